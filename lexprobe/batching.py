@@ -1,0 +1,72 @@
+"""Batching shared by all scorers, after lm-evaluation-harness's collator.
+
+Requests are sorted longest first so that an out-of-memory error shows on the
+first batch, not an hour in; on OOM the batch size halves and the batch is retried.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Callable, Iterator, Sequence, TypeVar
+
+import torch
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+log = logging.getLogger(__name__)
+
+
+def longest_first(items: Sequence[T], length: Callable[[T], int]) -> list[int]:
+    """Indices of ``items`` ordered by decreasing length (stable for ties)."""
+    return sorted(range(len(items)), key=lambda i: -length(items[i]))
+
+
+def _is_oom(err: BaseException) -> bool:
+    if isinstance(err, torch.cuda.OutOfMemoryError):
+        return True
+    return isinstance(err, RuntimeError) and "out of memory" in str(err).lower()
+
+
+def run_batched(
+    items: Sequence[T],
+    fn: Callable[[list[T]], list[R]],
+    batch_size: int,
+    length: Callable[[T], int] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[R]:
+    """Apply ``fn`` to batches of ``items`` and return results in the input order.
+
+    ``fn`` takes a list of items and returns one result per item. With ``length``
+    given, batches are formed longest first. On an out-of-memory error the batch
+    size halves (down to 1) and the failed batch is retried.
+    """
+    order = longest_first(items, length) if length else list(range(len(items)))
+    results: list[R | None] = [None] * len(items)
+    pos = 0
+    size = max(1, int(batch_size))
+    while pos < len(order):
+        idx = order[pos : pos + size]
+        try:
+            out = fn([items[i] for i in idx])
+        except Exception as err:  # noqa: BLE001 - re-raised unless it is an OOM
+            if not _is_oom(err) or size == 1:
+                raise
+            size //= 2
+            log.warning("out of memory; batch size lowered to %d", size)
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()
+            continue
+        if len(out) != len(idx):
+            raise RuntimeError(f"batch function returned {len(out)} results for {len(idx)} items")
+        for i, r in zip(idx, out):
+            results[i] = r
+        pos += len(idx)
+        if progress:
+            progress(len(idx))
+    return results  # type: ignore[return-value]
+
+
+def chunks(seq: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    for start in range(0, len(seq), size):
+        yield seq[start : start + size]

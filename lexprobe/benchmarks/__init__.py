@@ -1,0 +1,1 @@
+"""Benchmarks: one package each (data building, instances, evaluation, CLI)."""

@@ -1,0 +1,173 @@
+"""Build a CoDA21-style dataset from WordNet and SemCor (paper section 2.1).
+
+1. Synsets with contexts: a synset is eligible when SemCor has at least
+   ``min_contexts`` sentences of it (clean: 5, noisy: 1).
+2. Co-hyponym groups: parents are visited in WordNet order (``all_synsets``, i.e.
+   data-file order, as the official release did); the group of a parent is its
+   eligible hyponyms (hard) or hyponyms of its hyponyms (easy) not used before.
+   Instance hyponyms are not followed.
+3. Groups of mutually dissimilar synsets: complete-link clustering of definition
+   embeddings, with *similarity* as the merge distance, so a cluster's linkage value
+   is the largest similarity between two of its members. Merging stops before a
+   cluster would exceed ``k_max`` members or a merge would exceed similarity
+   ``theta``; the largest cluster (if it has ``k_min`` members) becomes a group, its
+   synsets are removed and clustering is repeated until fewer than ``k_min`` remain
+   or no large enough cluster forms.
+4. Each synset gets one context (see ``contexts.py``) and the groups are written in
+   the official JSON format.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+from scipy.cluster.hierarchy import linkage
+from scipy.spatial.distance import squareform
+
+from lexprobe.benchmarks.coda21.contexts import FirstContextSelector, Occurrence, collect_contexts
+from lexprobe.benchmarks.coda21.dataset import Candidate, Group
+from lexprobe.errors import DataError
+
+log = logging.getLogger(__name__)
+
+Embed = Callable[[Sequence[str]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    variant: str = "clean-hard"  # clean|noisy - hard|easy
+    k_min: int = 5
+    k_max: int = 10
+    theta: float = 0.8
+    pos: tuple[str, ...] = ("n", "v")
+    max_groups: int | None = None  # per POS; for small builds
+
+    @property
+    def min_contexts(self) -> int:
+        return 5 if self.variant.startswith("clean") else 1
+
+    @property
+    def relation(self) -> str:
+        return "grandparent" if self.variant.endswith("easy") else "parent"
+
+    def validate(self) -> None:
+        clean, _, hard = self.variant.partition("-")
+        if clean not in ("clean", "noisy") or hard not in ("hard", "easy"):
+            raise DataError(f"unknown CoDA21 variant {self.variant!r}; use clean-hard, clean-easy, noisy-hard or noisy-easy")
+        if not 2 <= self.k_min <= self.k_max:
+            raise DataError(f"group sizes need 2 <= k_min <= k_max, got {self.k_min}..{self.k_max}")
+
+
+def largest_dissimilar_cluster(embeddings: np.ndarray, k_max: int, theta: float) -> list[int]:
+    """Indices of the largest complete-link cluster whose members are all <= theta similar.
+
+    ``embeddings`` are L2-normalised rows. Ties between equally large clusters go to
+    the one formed first.
+    """
+    n = len(embeddings)
+    if n == 0:
+        return []
+    if n == 1:
+        return [0]
+    sim = np.clip(embeddings @ embeddings.T, -1.0, 1.0)
+    dist = 1.0 + sim  # monotone in similarity and >= 0, as linkage expects
+    np.fill_diagonal(dist, 0.0)
+    dist = (dist + dist.T) / 2
+    z = linkage(squareform(dist, checks=False), method="complete")
+    clusters: dict[int, list[int]] = {i: [i] for i in range(n)}
+    for step, (a, b, height, size) in enumerate(z):
+        if size > k_max or height - 1.0 > theta:
+            break
+        clusters[n + step] = clusters.pop(int(a)) + clusters.pop(int(b))
+    # the largest; among equals the earliest formed (singletons count as formed first)
+    return sorted(max(clusters.items(), key=lambda kv: (len(kv[1]), -kv[0]))[1])
+
+
+def split_into_groups(names: Sequence[str], embeddings: np.ndarray, k_min: int = 5, k_max: int = 10,
+                      theta: float = 0.8) -> list[list[str]]:
+    """Repeatedly take the largest dissimilar cluster out of a co-hyponym group."""
+    remaining = list(range(len(names)))
+    groups = []
+    while len(remaining) >= k_min:
+        picked = largest_dissimilar_cluster(embeddings[remaining], k_max, theta)
+        if len(picked) < k_min:
+            break
+        groups.append([names[remaining[i]] for i in picked])
+        taken = {remaining[i] for i in picked}
+        remaining = [i for i in remaining if i not in taken]
+    return groups
+
+
+def _children(synset, relation: str) -> list:
+    if relation == "parent":
+        return list(synset.hyponyms())
+    seen, out = set(), []
+    for child in synset.hyponyms():
+        for grandchild in child.hyponyms():
+            if grandchild.name() not in seen:
+                seen.add(grandchild.name())
+                out.append(grandchild)
+    return out
+
+
+def synset_groups(wn, eligible: set[str], embed: Embed, config: BuildConfig,
+                  parents: Iterable[str] | None = None) -> list[tuple[str, str, list[str]]]:
+    """(pos, parent, member names) for every synset group, in construction order."""
+    used: set[str] = set()
+    embedding_cache: dict[str, np.ndarray] = {}
+    out: list[tuple[str, str, list[str]]] = []
+    per_pos: dict[str, int] = {}
+    if parents is None:
+        parent_iter = (s for p in config.pos for s in wn.all_synsets(p))
+    else:
+        parent_iter = (wn.synset(name) for name in parents)
+    for parent in parent_iter:
+        pos = parent.pos()
+        if pos not in config.pos:
+            continue
+        if config.max_groups is not None and per_pos.get(pos, 0) >= config.max_groups:
+            if all(per_pos.get(p, 0) >= config.max_groups for p in config.pos):
+                break
+            continue
+        members = sorted(({s.name() for s in _children(parent, config.relation)} & eligible) - used)
+        if len(members) < config.k_min:
+            continue
+        missing = [m for m in members if m not in embedding_cache]
+        if missing:
+            vectors = np.asarray(embed([wn.synset(m).definition() for m in missing]), dtype=np.float64)
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            embedding_cache.update(zip(missing, vectors))
+        vectors = np.stack([embedding_cache[m] for m in members])
+        for group in split_into_groups(members, vectors, config.k_min, config.k_max, config.theta):
+            if config.max_groups is not None and per_pos.get(pos, 0) >= config.max_groups:
+                break
+            used.update(group)
+            out.append((pos, parent.name(), group))
+            per_pos[pos] = per_pos.get(pos, 0) + 1
+    return out
+
+
+def build_coda(wn, sentences: Iterable[Any], embed: Embed, config: BuildConfig = BuildConfig(),
+               selector: Any = None, parents: Iterable[str] | None = None,
+               contexts: dict[str, list[Occurrence]] | None = None) -> list[Group]:
+    """Build CoDA21 groups. ``sentences`` are SemCor-like sentence objects (or pass
+    ``contexts`` already collected); ``embed`` maps definitions to vectors;
+    ``selector`` picks one context per synset (default: the first)."""
+    config.validate()
+    if contexts is None:
+        contexts = collect_contexts(sentences, wn, config.pos)
+    eligible = {s for s, occ in contexts.items() if len(occ) >= config.min_contexts}
+    log.info("%d synsets with >= %d contexts", len(eligible), config.min_contexts)
+    raw_groups = synset_groups(wn, eligible, embed, config, parents)
+    needed = {s for _, _, members in raw_groups for s in members}
+    selector = selector or FirstContextSelector()
+    chosen = selector.select({s: contexts[s] for s in sorted(needed)})
+    groups, index = [], {p: 0 for p in config.pos}
+    for pos, parent, members in raw_groups:
+        cands = [Candidate(s, wn.synset(s).definition(), chosen[s].context, chosen[s].word) for s in members]
+        groups.append(Group(f"{pos}/{index[pos]}", pos, config.relation, parent, cands))
+        index[pos] += 1
+    return groups

@@ -1,0 +1,154 @@
+"""Contexts of synsets for the CoDA21 builder: collect them from SemCor, pick one.
+
+The paper takes, among the SemCor sentences of a synset, the one in which
+bert-base-uncased gives the masked target word the highest log-probability
+(averaged over the word's subword tokens) — a context that points at the word.
+``MaskedContextSelector`` does that with any masked LM: all subword tokens of the
+target are masked together, and the score is the mean log-probability of the
+original tokens. ``FirstContextSelector`` (the first sentence in corpus order) is
+the model-free fallback used by the small dataset that ``lexprobe run`` builds.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """A sentence in which a synset occurs, and where its word is (character span)."""
+
+    context: str
+    word: str
+    start: int
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.word)
+
+
+def synset_of_key(wn, key: str) -> str | None:
+    try:
+        return wn.lemma_from_key(key).synset().name()
+    except Exception:  # noqa: BLE001 - keys missing from this WordNet are skipped
+        return None
+
+
+def collect_contexts(sentences: Iterable[Any], wn, pos: Sequence[str] = ("n", "v")) -> dict[str, list[Occurrence]]:
+    """Map synset name -> its distinct SemCor sentences (first occurrence per sentence).
+
+    ``sentences`` yields objects with ``.tokens`` and ``.annotations`` (each with
+    ``.index`` and ``.sense_key``), as ``lexprobe.data.semcor.iter_semcor_sentences``.
+    Underscores joining a multi-word token become spaces.
+    """
+    contexts: dict[str, list[Occurrence]] = defaultdict(list)
+    key_cache: dict[str, str | None] = {}
+    for sent in sentences:
+        tokens = [t.replace("_", " ") for t in sent.tokens]
+        text = " ".join(tokens)
+        starts, offset = [], 0
+        for t in tokens:
+            starts.append(offset)
+            offset += len(t) + 1
+        seen_here: set[str] = set()
+        for ann in sent.annotations:
+            key = ann.sense_key
+            if key not in key_cache:
+                key_cache[key] = synset_of_key(wn, key)
+            name = key_cache[key]
+            if name is None or name.split(".")[-2] not in pos or name in seen_here:
+                continue
+            if not 0 <= ann.index < len(tokens) or not tokens[ann.index].strip():
+                continue
+            seen_here.add(name)
+            contexts[name].append(Occurrence(text, tokens[ann.index], starts[ann.index]))
+    return dict(contexts)
+
+
+class FirstContextSelector:
+    """The first context in corpus order; no model needed."""
+
+    name = "first"
+
+    def select(self, candidates: dict[str, list[Occurrence]]) -> dict[str, Occurrence]:
+        return {s: occ[0] for s, occ in candidates.items() if occ}
+
+
+class MaskedContextSelector:
+    """The context where a masked LM predicts the (fully masked) target word best.
+
+    ``scorer`` is MaskedLMScorer-like: ``.model``, ``.tokenizer`` (fast, with
+    offsets), ``.device``, ``.batch_size``. Ties go to the earlier context.
+    """
+
+    name = "masked-lm"
+
+    def __init__(self, scorer: Any, progress: Callable[[int], None] | None = None):
+        self.scorer = scorer
+        self.progress = progress
+
+    def target_logprobs(self, occurrences: Sequence[Occurrence]) -> np.ndarray:
+        """Mean log-probability of the target's tokens, all masked at once, per occurrence."""
+        import torch
+
+        from lexprobe.batching import run_batched
+
+        tok = self.scorer.tokenizer
+        max_len = min(getattr(tok, "model_max_length", 512) or 512, 512)
+        items = []
+        for occ in occurrences:
+            enc = tok(occ.context, return_offsets_mapping=True, truncation=True, max_length=max_len)
+            ids = list(enc["input_ids"])
+            target = [i for i, (a, b) in enumerate(enc["offset_mapping"])
+                      if b > a and a < occ.end and b > occ.start]
+            items.append((ids, target))
+
+        model, device = self.scorer.model, self.scorer.device
+        pad = tok.pad_token_id if tok.pad_token_id is not None else 0
+
+        def forward(batch):
+            width = max(len(ids) for ids, _ in batch)
+            input_ids = torch.full((len(batch), width), pad, dtype=torch.long)
+            attention = torch.zeros((len(batch), width), dtype=torch.long)
+            for row, (ids, target) in enumerate(batch):
+                masked = list(ids)
+                for t in target:
+                    masked[t] = tok.mask_token_id
+                input_ids[row, : len(ids)] = torch.tensor(masked)
+                attention[row, : len(ids)] = 1
+            with torch.no_grad():
+                logits = model(input_ids=input_ids.to(device), attention_mask=attention.to(device)).logits
+            logp = torch.log_softmax(logits.float(), dim=-1)
+            out = []
+            for row, (ids, target) in enumerate(batch):
+                if not target:
+                    out.append(float("-inf"))  # truncated away or not tokenised: never chosen
+                    continue
+                pos = torch.tensor(target)
+                gold = torch.tensor([ids[t] for t in target])
+                out.append(float(logp[row, pos, gold.to(logp.device)].mean()))
+            if hasattr(self.scorer, "count"):
+                self.scorer.count("forward_passes", 1)
+            return out
+
+        scores = run_batched(items, forward, self.scorer.batch_size, length=lambda it: len(it[0]),
+                             progress=self.progress)
+        return np.asarray(scores, dtype=np.float64)
+
+    def select(self, candidates: dict[str, list[Occurrence]]) -> dict[str, Occurrence]:
+        flat = [(s, occ) for s, occs in candidates.items() if len(occs) > 1 for occ in occs]
+        scores = self.target_logprobs([occ for _, occ in flat]) if flat else np.empty(0)
+        best: dict[str, tuple[float, Occurrence]] = {}
+        for (s, occ), score in zip(flat, scores):
+            if s not in best or score > best[s][0]:  # strict: ties keep the earlier context
+                best[s] = (float(score), occ)
+        chosen = {s: occ[0] for s, occ in candidates.items() if len(occ) == 1}
+        chosen.update({s: occ for s, (_, occ) in best.items()})
+        return chosen

@@ -1,0 +1,230 @@
+"""CoDA21 data: the official JSON format, its validation, Table-1 statistics.
+
+Official format (github lksenel/CoDA21)::
+
+    {"n": [group, ...], "v": [group, ...]}            (other top-level keys, e.g. a canary, ignored)
+    group = {"common_ancestor_info": {"relation": "parent"|"grandparent", "ancestor_name": SYNSET},
+             "candidates": [{"synset_name": ..., "definition": ...,
+                             "contexts": [SENTENCE], "words_in_contexts": [SURFACE FORM]}, ...]}
+
+A malformed group does not stop a run: ``load_coda`` keeps the good groups and
+reports each bad one as a ``GroupProblem`` naming the group and what is wrong, and
+the evaluation counts them as skipped. The builder (``builder.py``) writes the same
+format.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from lexprobe.errors import DataError
+
+POS_NAMES = {"n": "noun", "v": "verb"}
+VARIANTS = ("clean-hard", "clean-easy", "noisy-hard", "noisy-easy")
+MIN_GROUP_SIZE = 2  # an alignment of one item is trivially right
+
+
+@dataclass(frozen=True)
+class Candidate:
+    synset: str
+    definition: str
+    context: str
+    word: str  # surface form of the target in ``context`` (hidden from the model)
+
+
+@dataclass
+class Group:
+    id: str  # "<pos>/<index in the file>", stable across runs
+    pos: str
+    relation: str
+    ancestor: str
+    candidates: list[Candidate]
+
+    @property
+    def k(self) -> int:
+        return len(self.candidates)
+
+
+@dataclass(frozen=True)
+class GroupProblem:
+    group_id: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"group {self.group_id}: {self.reason}"
+
+
+@dataclass
+class CodaData:
+    groups: list[Group]
+    problems: list[GroupProblem] = field(default_factory=list)
+    source: str = ""
+
+    def by_pos(self, pos: str) -> list[Group]:
+        return [g for g in self.groups if g.pos == pos]
+
+
+# --- hiding the target -------------------------------------------------------------
+
+def _target_pattern(word: str, flags: int = 0) -> re.Pattern:
+    # whole-word: not preceded or followed by a word character (the released code
+    # replaced substrings, so "art" also hit "party"; we do not)
+    return re.compile(r"(?<!\w)" + re.escape(word) + r"(?!\w)", flags)
+
+
+def find_target(context: str, word: str) -> list[tuple[int, int]]:
+    """Character spans of whole-word occurrences of ``word`` (case-insensitive fallback)."""
+    spans = [m.span() for m in _target_pattern(word).finditer(context)]
+    if not spans:
+        spans = [m.span() for m in _target_pattern(word, re.IGNORECASE).finditer(context)]
+    return spans
+
+
+def replace_target(context: str, word: str, replacement: str) -> str:
+    """``context`` with every whole-word occurrence of ``word`` replaced.
+
+    An empty replacement removes the word (and the doubled space it leaves).
+    """
+    spans = find_target(context, word)
+    if not spans:
+        raise ValueError(f"target {word!r} not found in context {context[:80]!r}")
+    out, last = [], 0
+    for start, end in spans:
+        out.append(context[last:start])
+        out.append(replacement)
+        last = end
+    out.append(context[last:])
+    text = "".join(out)
+    if not replacement:
+        text = re.sub(r"\s{2,}", " ", text).strip()
+    return text
+
+
+# --- loading and validation --------------------------------------------------------
+
+def _parse_group(raw: Any, group_id: str, pos: str) -> Group:
+    """Build a Group or raise ValueError with the reason."""
+    if not isinstance(raw, dict):
+        raise ValueError("is not an object")
+    info = raw.get("common_ancestor_info") or {}
+    cands = raw.get("candidates")
+    if not isinstance(cands, list):
+        raise ValueError("has no 'candidates' list")
+    out = []
+    for i, c in enumerate(cands):
+        if not isinstance(c, dict):
+            raise ValueError(f"candidate {i} is not an object")
+        missing = [key for key in ("synset_name", "definition", "contexts", "words_in_contexts") if key not in c]
+        if missing:
+            raise ValueError(f"candidate {i} lacks {', '.join(missing)}")
+        contexts, words = c["contexts"], c["words_in_contexts"]
+        if isinstance(contexts, str):
+            contexts = [contexts]
+        if isinstance(words, str):
+            words = [words]
+        if not contexts or not words or not str(contexts[0]).strip() or not str(words[0]).strip():
+            raise ValueError(f"candidate {i} ({c['synset_name']}) has an empty context or target word")
+        if not str(c["definition"]).strip():
+            raise ValueError(f"candidate {i} ({c['synset_name']}) has an empty definition")
+        context, word = str(contexts[0]), str(words[0])
+        if not find_target(context, word):
+            raise ValueError(f"target word {word!r} of {c['synset_name']} not found in its context")
+        out.append(Candidate(str(c["synset_name"]), str(c["definition"]).strip(), context, word))
+    if len(out) < MIN_GROUP_SIZE:
+        raise ValueError(f"has {len(out)} candidate(s); an alignment needs at least {MIN_GROUP_SIZE}")
+    return Group(group_id, pos, str(info.get("relation", "")), str(info.get("ancestor_name", "")), out)
+
+
+def parse_coda(obj: Any, source: str = "", pos: Iterable[str] = ("n", "v")) -> CodaData:
+    if not isinstance(obj, dict) or not any(p in obj for p in POS_NAMES):
+        raise DataError(f"{source or 'data'} is not a CoDA21 file: expected a JSON object with keys 'n' and/or 'v'")
+    data = CodaData(groups=[], source=source)
+    for p in pos:
+        raw_groups = obj.get(p, [])
+        if not isinstance(raw_groups, list):
+            raise DataError(f"{source}: '{p}' must be a list of groups")
+        for i, raw in enumerate(raw_groups):
+            gid = f"{p}/{i}"
+            try:
+                data.groups.append(_parse_group(raw, gid, p))
+            except ValueError as err:
+                data.problems.append(GroupProblem(gid, str(err)))
+    return data
+
+
+def load_coda(path: str | Path, pos: Iterable[str] = ("n", "v")) -> CodaData:
+    """Read a CoDA21 JSON file; malformed groups are reported in ``.problems``, not raised."""
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"CoDA21 file {path} not found; pass --data with a CoDA-*.json file")
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise DataError(f"{path} is not valid JSON ({err}); pass an official CoDA21 file") from err
+    return parse_coda(obj, source=str(path), pos=pos)
+
+
+def groups_to_official(groups: Sequence[Group]) -> dict[str, list[dict]]:
+    """The official JSON structure for ``groups`` (both POS keys always present)."""
+    out: dict[str, list[dict]] = {"n": [], "v": []}
+    for g in groups:
+        out[g.pos].append({
+            "common_ancestor_info": {"relation": g.relation, "ancestor_name": g.ancestor},
+            "candidates": [
+                {"synset_name": c.synset, "definition": c.definition,
+                 "contexts": [c.context], "words_in_contexts": [c.word]}
+                for c in g.candidates
+            ],
+        })
+    return out
+
+
+# --- statistics ----------------------------------------------------------------------
+
+def coda_stats(data: CodaData) -> dict[str, dict[str, Any]]:
+    """Table-1 statistics per POS: groups, unique synsets (USC), group sizes, relation."""
+    stats = {}
+    for pos in POS_NAMES:
+        groups = data.by_pos(pos)
+        sizes = [g.k for g in groups]
+        synsets = {c.synset for g in groups for c in g.candidates}
+        stats[pos] = {
+            "groups": len(groups),
+            "unique_synsets": len(synsets),
+            "candidates": sum(sizes),
+            "k_min": min(sizes) if sizes else 0,
+            "k_mean": round(sum(sizes) / len(sizes), 2) if sizes else 0.0,
+            "k_max": max(sizes) if sizes else 0,
+            "relations": sorted({g.relation for g in groups}),
+            "skipped": sum(1 for p in data.problems if p.group_id.startswith(pos + "/")),
+        }
+    return stats
+
+
+def format_stats(stats: dict[str, dict[str, Any]], title: str = "") -> str:
+    headers = ["POS", "# of G", "USC", "candidates", "k min/mean/max", "relation", "skipped"]
+    rows = [
+        [POS_NAMES[p], s["groups"], s["unique_synsets"], s["candidates"],
+         f"{s['k_min']}/{s['k_mean']}/{s['k_max']}", ",".join(s["relations"]) or "-", s["skipped"]]
+        for p, s in stats.items()
+    ]
+    table = format_rows(headers, rows)
+    return f"{title}\n{table}" if title else table
+
+
+def format_rows(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    try:
+        from lexprobe.reporting import format_table
+    except ImportError:  # the shared reporter is optional here
+        format_table = None
+    if format_table is not None:
+        return format_table(list(headers), [list(r) for r in rows])
+    cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)

@@ -1,0 +1,131 @@
+"""``lexprobe senserank eval|finetune`` and the sense-ranking part of ``lexprobe run``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from lexprobe.errors import LexprobeError
+
+CORPUS_CHOICES = ("semcor", "ontonotes", "pdep", "streusle")
+FINETUNE_SIZES = (100, 250, 500, 1000, 2500)
+#: ``lexprobe run`` sample: whole SemCor lemmas (seed 0) until D+Q reaches this many instances
+DEFAULT_SAMPLE_INSTANCES = 6000
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("senserank", help="CWE similarity ranking (query-by-example word-sense retrieval)")
+    sub = p.add_subparsers(dest="senserank_command", metavar="COMMAND")
+    sub.required = True
+
+    e = sub.add_parser("eval", help="rank same-lemma database instances for every query; MAP@50 per bucket")
+    e.add_argument("--corpus", choices=CORPUS_CHOICES, default="semcor")
+    e.add_argument("--path", help="corpus file or directory (needed for ontonotes and pdep)")
+    e.add_argument("--model", default="all-MiniLM-L6-v2", help="Hugging Face name or local path (default: bundled MiniLM)")
+    e.add_argument("--layer", type=int, default=-1,
+                   help="hidden_states index (0 = embeddings, -1 = last; the original code's layer L is L+1)")
+    e.add_argument("--pos", nargs="+", choices=("n", "v", "a", "r", "p"), help="keep only these coarse POS")
+    e.add_argument("--limit", type=int, help="evaluate at most N queries (seeded sample)")
+    e.add_argument("--max-instances", type=int,
+                   help="sample whole lemmas (seeded) until database + queries reach this size")
+    e.add_argument("--match-pos", action="store_true", help="restrict neighbours to the same lemma AND POS")
+    e.add_argument("--min-sense-count", type=int, default=5)
+    e.add_argument("--freq-edges", default="0,500,inf", help="lemma-frequency bucket edges (default 0,500,inf)")
+    e.add_argument("--rarity-edges", default="0,0.25,1", help="sense-proportion bucket edges (default 0,0.25,1)")
+    e.add_argument("--device", default="auto")
+    e.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"))
+    e.add_argument("--batch-size", type=int, default=32)
+    e.add_argument("--seed", type=int, default=0, help="seed of the SemCor document split and of samples")
+    e.add_argument("--out", required=True, help="result JSON (a .png of P@k curves is written next to it)")
+    e.set_defaults(func=_cmd_eval)
+
+    f = sub.add_parser("finetune", help="inoculation fine-tuning on STREUSLE 4.4 supersenses")
+    f.add_argument("--model", default="all-MiniLM-L6-v2")
+    f.add_argument("--instances", type=int, choices=FINETUNE_SIZES, required=True,
+                   help="training instances, equal numbers of nouns, verbs and prepositions")
+    f.add_argument("--out", required=True, help="directory for the fine-tuned encoder")
+    f.add_argument("--path", help="STREUSLE 4.4 directory (default: ../shared/data/streusle-4.4)")
+    f.add_argument("--epochs", type=int, default=40)
+    f.add_argument("--patience", type=int, default=3, help="epochs without dev improvement before stopping")
+    f.add_argument("--lr", type=float, default=2e-5)
+    f.add_argument("--batch-size", type=int, default=16)
+    f.add_argument("--device", default="auto")
+    f.add_argument("--seed", type=int, default=0)
+    f.set_defaults(func=_cmd_finetune)
+
+
+def _edges(text: str, what: str):
+    from lexprobe.metrics.retrieval import parse_edges
+
+    try:
+        return parse_edges(text)
+    except ValueError as err:
+        raise LexprobeError(f"--{what}: {err}") from None
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from lexprobe.benchmarks.senserank.evaluate import EvalConfig
+
+    cfg = EvalConfig(
+        corpus=args.corpus, path=args.path, model=args.model, layer=args.layer,
+        pos=tuple(args.pos) if args.pos else None, limit=args.limit, max_instances=args.max_instances,
+        min_sense_count=args.min_sense_count, match_pos=args.match_pos,
+        freq_edges=_edges(args.freq_edges, "freq-edges"), rarity_edges=_edges(args.rarity_edges, "rarity-edges"),
+        seed=args.seed, batch_size=args.batch_size, device=args.device, dtype=args.dtype,
+    )
+    run_and_save(cfg, Path(args.out))
+    return 0
+
+
+def run_and_save(cfg, out: Path, progress: bool = True, quiet: bool = False) -> dict:
+    from lexprobe.benchmarks.senserank.evaluate import evaluate, format_report, save_curves_plot
+    from lexprobe.reporting import write_json
+
+    result = evaluate(cfg, progress=progress)
+    plot = out.with_suffix(".png")
+    save_curves_plot(result, plot)
+    result["plot"] = str(plot)
+    write_json(out, result)
+    if not quiet:
+        print(format_report(result))
+        print(f"wrote {out} and {plot} ({result['timing']['total_s']:.1f} s)")
+    return result
+
+
+def _cmd_finetune(args: argparse.Namespace) -> int:
+    from lexprobe.benchmarks.senserank.finetune import FinetuneConfig, finetune
+
+    cfg = FinetuneConfig(
+        model=args.model, instances=args.instances, out=args.out, path=args.path, epochs=args.epochs,
+        patience=args.patience, lr=args.lr, batch_size=args.batch_size, device=args.device, seed=args.seed,
+    )
+    summary = finetune(cfg)
+    print(
+        f"fine-tuned {args.model} on {summary['train_instances']} STREUSLE instances "
+        f"({summary['epochs_run']} epochs, best dev accuracy {summary['best_dev_accuracy']:.3f} "
+        f"at epoch {summary['best_epoch']}); encoder saved to {args.out}; evaluate it with "
+        f"`lexprobe senserank eval --model {args.out} --out FILE.json`",
+        file=sys.stdout,
+    )
+    return 0
+
+
+def run_default(out_dir, model: str = "all-MiniLM-L6-v2") -> dict:
+    """SemCor sample for ``lexprobe run``: whole lemmas (seed 0) up to DEFAULT_SAMPLE_INSTANCES instances."""
+    from lexprobe.benchmarks.senserank.evaluate import EvalConfig
+
+    cfg = EvalConfig(corpus="semcor", model=model, max_instances=DEFAULT_SAMPLE_INSTANCES, seed=0)
+    out = Path(out_dir) / "senserank-semcor.json"
+    result = run_and_save(cfg, out, progress=False, quiet=True)
+    m = result["metrics"]
+    return {
+        "benchmark": "senserank",
+        "task": "semcor-sample",
+        "result": str(out),
+        "queries": m.get("queries", 0),
+        "map50": m.get("map"),
+        "pooled_precision": m.get("pooled"),
+        "random": m.get("pooled_random"),
+        "oracle": m.get("pooled_oracle"),
+    }

@@ -1,0 +1,112 @@
+"""``lexprobe wdlmpro build|stats|sample-human|eval`` and WDLMPro's part of ``lexprobe run``."""
+
+from __future__ import annotations
+
+import argparse
+import random
+from pathlib import Path
+
+from lexprobe.benchmarks.wdlmpro import dataset_cli
+from lexprobe.benchmarks.wdlmpro.attributes import target_attributes
+from lexprobe.benchmarks.wdlmpro.dataset import (
+    MIN_GROUP_SIZE, SynsetGroup, default_dataset, group_members, load_dataset, pos_list, sample_groups,
+)
+from lexprobe.benchmarks.wdlmpro.evaluate import evaluate
+from lexprobe.benchmarks.wdlmpro.report import full_report
+from lexprobe.cache import partial_path
+from lexprobe.cli_common import add_model_args, scorer_from_args
+from lexprobe.errors import DataError
+from lexprobe.reporting import write_json
+
+TASK_CHOICES = {"w2d": ("w2d",), "d2w": ("d2w",), "both": ("w2d", "d2w")}
+
+
+def register(sub) -> None:
+    p = sub.add_parser("wdlmpro", help="WDLMPro: word <-> definition matching among WordNet sisters")
+    wsub = p.add_subparsers(dest="wdlmpro_command", metavar="COMMAND")
+    wsub.required = True
+    dataset_cli.add_build_parser(wsub)
+    dataset_cli.add_stats_parser(wsub)
+    dataset_cli.add_sample_human_parser(wsub)
+
+    e = wsub.add_parser("eval", help="evaluate a model on W2D and/or D2W",
+                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    add_model_args(e)
+    e.add_argument("--task", choices=TASK_CHOICES, default="both")
+    e.add_argument("--pos", choices=("n", "v", "both"), default="both")
+    e.add_argument("--data", help="dataset dir or JSONL from `wdlmpro build` (default: build/cached from WordNet)")
+    e.add_argument("--limit", type=int, help="evaluate a seeded sample of N groups per POS")
+    e.add_argument("--counts", help="word<TAB>count file for frequency bands (default: wordfreq Zipf bands)")
+    e.add_argument("--chunk-size", type=int, default=2000, help="groups per resumable unit")
+    e.add_argument("--no-instances", action="store_true", help="leave per-instance records out of the result file")
+    e.add_argument("--out", required=True, help="result JSON file")
+    e.set_defaults(func=cmd_eval)
+
+
+def _groups(args) -> list[SynsetGroup]:
+    groups: list[SynsetGroup] = []
+    for pos in pos_list(args.pos):
+        pool = load_dataset(args.data, pos) if args.data else default_dataset(pos)
+        groups.extend(sample_groups(pool, args.limit, seed=args.seed) if args.limit else pool)
+    return groups
+
+
+def run_eval(scorer, groups, tasks, out, config, counts=None, chunk_size=2000, keep_instances=True) -> dict:
+    attrs_fn = lambda chunk: [a for g in chunk for a in [target_attributes([g], counts)[g.target]]]  # noqa: E731
+    result = evaluate(scorer, groups, tasks, out=out, config=config, chunk_size=chunk_size, attributes_fn=attrs_fn)
+    if not keep_instances:
+        result.pop("instances")
+    write_json(out, result)
+    partial_path(out).unlink(missing_ok=True)
+    return result
+
+
+def cmd_eval(args) -> int:
+    out = Path(args.out)
+    groups = _groups(args)  # data errors before the (slow) model load
+    if not groups:
+        raise DataError("no WDLMPro groups selected; check --data, --pos and --limit")
+    scorer = scorer_from_args(args)
+    config = {"task": args.task, "pos": args.pos, "data": args.data, "limit": args.limit, "seed": args.seed,
+              "counts": args.counts, "dtype": args.dtype}
+    result = run_eval(scorer, groups, TASK_CHOICES[args.task], out, config, counts=args.counts,
+                      chunk_size=args.chunk_size, keep_instances=not args.no_instances)
+    print(full_report(result))
+    print(f"\nresults written to {out}")
+    return 0
+
+
+def quick_sample(pos: str, n: int, seed: int = 0) -> list[SynsetGroup]:
+    """A uniform seeded sample of n groups without building the whole dataset.
+
+    Targets are visited in a seeded random order and kept when their group has at
+    least MIN_GROUP_SIZE members: rejection sampling, so every valid group is equally
+    likely. (Not the same sample as ``--limit``, which samples the built dataset.)
+    """
+    from lexprobe.data.wordnet import load_wordnet
+
+    wn = load_wordnet()
+    synsets = sorted(s.name() for s in wn.all_synsets(pos))
+    random.Random(seed).shuffle(synsets)
+    groups = []
+    for name in synsets:
+        members = group_members(wn.synset(name))
+        if len(members) >= MIN_GROUP_SIZE:
+            groups.append(SynsetGroup(name, pos, members[0].word, tuple(members)))
+            if len(groups) == n:
+                break
+    return groups
+
+
+def run_default(out_dir: Path, model: str, n_per_pos: int = 150, seed: int = 0) -> dict:
+    """WDLMPro on a seeded sample (both POS, both tasks) with the given model."""
+    from lexprobe.models import load_scorer
+
+    groups = quick_sample("n", n_per_pos, seed) + quick_sample("v", n_per_pos, seed)
+    scorer = load_scorer(model)
+    out = Path(out_dir) / "wdlmpro.json"
+    config = {"sample": "quick_sample", "n_per_pos": n_per_pos, "seed": seed, "task": "both", "pos": "both"}
+    result = run_eval(scorer, groups, ("w2d", "d2w"), out, config)
+    print(full_report(result))
+    print(f"WDLMPro results written to {out}")
+    return result

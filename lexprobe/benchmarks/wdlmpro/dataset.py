@@ -1,0 +1,309 @@
+"""WDLMPro data: synset groups built from WordNet, their JSONL file, statistics, samples.
+
+A group G(t) holds the target synset t first, then every hyponym of every direct
+hypernym of t (its taxonomic sisters), hypernyms and hyponyms each sorted by name. Instance relations
+are not followed. By default a candidate is skipped when its string form or its
+definition already occurs in the group (the released dataset does this; it gives the
+paper's 51,260 noun / 8,487 verb groups); ``keep_duplicates=True`` keeps them
+(51,559 / 8,602). Groups with fewer than 5 members are dropped.
+
+JSONL format, one group per line, target first among the candidates::
+
+    {"target": "beckon.v.01", "pos": "v", "word": "beckon",
+     "candidates": [{"synset": "beckon.v.01", "word": "beckon",
+                     "definition": "signal with the hands or nod"}, ...]}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from lexprobe.cache import cache_dir
+from lexprobe.data.wordnet import load_wordnet, synset_string
+from lexprobe.errors import DataError
+from lexprobe.reporting import format_table
+
+MIN_GROUP_SIZE = 5
+POS_NAMES = {"n": "noun", "v": "verb"}
+BUILDER_VERSION = 1  # bump when the construction changes: invalidates cached builds
+BUILD_HINT = "rebuild it with `lexprobe wdlmpro build --out DIR`"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    synset: str
+    word: str
+    definition: str
+
+
+@dataclass(frozen=True)
+class SynsetGroup:
+    target: str
+    pos: str
+    word: str
+    candidates: tuple[Candidate, ...]  # target first
+
+    @property
+    def size(self) -> int:
+        return len(self.candidates)
+
+    @property
+    def definition(self) -> str:
+        return self.candidates[0].definition
+
+
+# ---------------------------------------------------------------- construction
+
+
+def _candidate(synset) -> Candidate:
+    name = synset.name()
+    return Candidate(name, synset_string(name), synset.definition())
+
+
+def _by_name(synsets) -> list:
+    return sorted(synsets, key=lambda s: s.name())
+
+
+def group_members(target, keep_duplicates: bool = False) -> list[Candidate]:
+    """Target, then hyponyms of each direct hypernym (no instance relations), sorted by name.
+
+    NLTK >= 3.9 returns related synsets in the iteration order of a set, which changes
+    from one process to the next (string hashing is randomised); older NLTK sorted them
+    by name. The order decides which of two duplicates the dedup keeps (crooning.n.01
+    or crooning.n.02 in a_cappella_singing.n.01's group), so we sort by name: the
+    groups are the same in every run and match the paper's examples.
+    """
+    members = [_candidate(target)]
+    seen_synsets = {target.name()}
+    seen_words = {members[0].word}
+    seen_definitions = {members[0].definition}
+    for hypernym in _by_name(target.hypernyms()):
+        for sister in _by_name(hypernym.hyponyms()):
+            name = sister.name()
+            if name in seen_synsets:
+                continue
+            seen_synsets.add(name)
+            cand = _candidate(sister)
+            if not keep_duplicates and (cand.word in seen_words or cand.definition in seen_definitions):
+                continue
+            seen_words.add(cand.word)
+            seen_definitions.add(cand.definition)
+            members.append(cand)
+    return members
+
+
+def build_groups(
+    pos: str,
+    keep_duplicates: bool = False,
+    wn=None,
+    targets: Iterable[Any] | None = None,
+    progress: bool = False,
+) -> list[SynsetGroup]:
+    """Build the groups of one POS in WordNet's data-file order (or of ``targets``, in their order).
+
+    ``targets`` (synset names or synsets) builds a subset, e.g. for tests; groups
+    under ``MIN_GROUP_SIZE`` are dropped either way.
+    """
+    if pos not in POS_NAMES:
+        raise DataError(f"unknown part of speech {pos!r}; use n or v")
+    wn = wn if wn is not None else load_wordnet()
+    if targets is None:
+        synsets: Iterable[Any] = wn.all_synsets(pos)
+    else:
+        synsets = [wn.synset(t) if isinstance(t, str) else t for t in targets]
+    if progress:
+        from tqdm import tqdm
+
+        synsets = tqdm(synsets, desc=f"WDLMPro {POS_NAMES[pos]} groups", unit=" synsets", mininterval=1.0)
+    groups = []
+    for target in synsets:
+        members = group_members(target, keep_duplicates)
+        if len(members) >= MIN_GROUP_SIZE:
+            groups.append(SynsetGroup(target.name(), pos, members[0].word, tuple(members)))
+    return groups
+
+
+# ---------------------------------------------------------------- JSONL
+
+
+def group_to_dict(group: SynsetGroup) -> dict:
+    return {
+        "target": group.target,
+        "pos": group.pos,
+        "word": group.word,
+        "candidates": [{"synset": c.synset, "word": c.word, "definition": c.definition} for c in group.candidates],
+    }
+
+
+def write_jsonl(groups: Iterable[SynsetGroup], path: str | Path) -> Path:
+    """Write one group per line; atomic (a temporary file renamed into place)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        for group in groups:
+            f.write(json.dumps(group_to_dict(group), ensure_ascii=False) + "\n")
+    os.replace(tmp, path)
+    return path
+
+
+def _group_from_dict(obj: Any) -> SynsetGroup:
+    """Parse one JSONL record; raises ValueError saying what is wrong."""
+    if not isinstance(obj, dict):
+        raise ValueError("expected a JSON object")
+    missing = [k for k in ("target", "pos", "word", "candidates") if k not in obj]
+    if missing:
+        raise ValueError("missing key(s) " + ", ".join(missing))
+    if obj["pos"] not in POS_NAMES:
+        raise ValueError(f"pos must be n or v, got {obj['pos']!r}")
+    raw = obj["candidates"]
+    if not isinstance(raw, list) or len(raw) < 2:
+        raise ValueError("candidates must be a list of at least 2 entries")
+    cands = []
+    for i, c in enumerate(raw):
+        if not isinstance(c, dict) or not all(isinstance(c.get(k), str) for k in ("synset", "word", "definition")):
+            raise ValueError(f"candidate {i} needs string fields synset, word, definition")
+        cands.append(Candidate(c["synset"], c["word"], c["definition"]))
+    if cands[0].synset != obj["target"]:
+        raise ValueError(f"the first candidate must be the target {obj['target']!r}, got {cands[0].synset!r}")
+    return SynsetGroup(str(obj["target"]), obj["pos"], str(obj["word"]), tuple(cands))
+
+
+def load_groups(path: str | Path) -> list[SynsetGroup]:
+    """Read a WDLMPro JSONL file; an empty or malformed file raises DataError (file, line, fix)."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"WDLMPro dataset file {path} not found; {BUILD_HINT}")
+    groups = []
+    with path.open(encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                groups.append(_group_from_dict(json.loads(line)))
+            except (json.JSONDecodeError, ValueError) as exc:
+                raise DataError(
+                    f"{path}:{lineno}: malformed WDLMPro group ({exc}); fix the line or {BUILD_HINT}"
+                ) from None
+    if not groups:
+        raise DataError(f"WDLMPro dataset file {path} is empty; {BUILD_HINT}")
+    return groups
+
+
+def pos_list(pos: str) -> list[str]:
+    if pos == "both":
+        return ["n", "v"]
+    if pos in POS_NAMES:
+        return [pos]
+    raise DataError(f"unknown part of speech {pos!r}; use n, v or both")
+
+
+def dataset_filename(pos: str) -> str:
+    return f"wdlmpro_{pos}.jsonl"
+
+
+def load_dataset(data: str | Path, pos: str = "both") -> list[SynsetGroup]:
+    """Groups from a JSONL file, or from DIR/wdlmpro_{n,v}.jsonl for the requested POS."""
+    data = Path(data)
+    if data.is_dir():
+        groups = []
+        for p in pos_list(pos):
+            groups.extend(load_groups(data / dataset_filename(p)))
+        return groups
+    wanted = set(pos_list(pos))
+    return [g for g in load_groups(data) if g.pos in wanted]
+
+
+# ---------------------------------------------------------------- cached default build
+
+
+def _cache_path(pos: str, keep_duplicates: bool, wn) -> Path:
+    version = str(wn.get_version()).replace("/", "_")
+    variant = "keepdup" if keep_duplicates else "dedup"
+    return cache_dir() / "wdlmpro" / f"wordnet-{version}_b{BUILDER_VERSION}_{variant}_{pos}.jsonl"
+
+
+def default_dataset(pos: str = "both", keep_duplicates: bool = False, progress: bool = True) -> list[SynsetGroup]:
+    """The full dataset, built once (about a minute per POS) and cached as JSONL under cache_dir()/wdlmpro/.
+
+    The cache file name carries the WordNet version, the builder version and the
+    variant, so a different WordNet or construction never reuses a stale build.
+    """
+    wn = load_wordnet()
+    groups = []
+    for p in pos_list(pos):
+        path = _cache_path(p, keep_duplicates, wn)
+        if path.exists():
+            try:
+                groups.extend(load_groups(path))
+                continue
+            except DataError:
+                pass  # a damaged cache file is rebuilt
+        built = build_groups(p, keep_duplicates, wn=wn, progress=progress)
+        write_jsonl(built, path)
+        groups.extend(built)
+    return groups
+
+
+# ---------------------------------------------------------------- statistics (Table 2)
+
+
+def dataset_stats(groups: Sequence[SynsetGroup]) -> dict[str, dict]:
+    """Per POS present: number of groups, average / min / max number of candidates."""
+    stats: dict[str, dict] = {}
+    for p in POS_NAMES:
+        sizes = [g.size for g in groups if g.pos == p]
+        if not sizes:
+            continue
+        stats[p] = {
+            "groups": len(sizes),
+            "candidates": sum(sizes),
+            "avg_candidates": sum(sizes) / len(sizes),
+            "min_candidates": min(sizes),
+            "max_candidates": max(sizes),
+        }
+    return stats
+
+
+def format_stats_table(stats: dict[str, dict], title: str | None = "WDLMPro statistics (Table 2)") -> str:
+    """Table-2-style text: one column per POS."""
+    cols = [p for p in POS_NAMES if p in stats]
+    rows = [
+        ["# of synset groups"] + [f"{stats[p]['groups']:,}" for p in cols],
+        ["average # of candidates"] + [f"{stats[p]['avg_candidates']:.1f}" for p in cols],
+        ["min / max # of candidates"] + [f"{stats[p]['min_candidates']} / {stats[p]['max_candidates']}" for p in cols],
+    ]
+    headers = [""] + [POS_NAMES[p].capitalize() for p in cols]
+    return format_table(headers, rows, title=title)
+
+
+# ---------------------------------------------------------------- sampling
+
+
+def sample_groups(
+    groups: Sequence[SynsetGroup], n: int | None, seed: int = 0, max_candidates: int | None = None
+) -> list[SynsetGroup]:
+    """A seeded sample of ``n`` groups (all if n is None or larger), kept in dataset order.
+
+    ``max_candidates`` first restricts to groups with at most that many candidates.
+    The same (groups, n, seed, max_candidates) always gives the same sample.
+    """
+    pool = [g for g in groups if max_candidates is None or g.size <= max_candidates]
+    if n is None or n >= len(pool):
+        return list(pool)
+    if n < 0:
+        raise DataError(f"sample size must be >= 0, got {n}")
+    picked = sorted(random.Random(seed).sample(range(len(pool)), n))
+    return [pool[i] for i in picked]
+
+
+def sample_human(groups: Sequence[SynsetGroup], n: int = 20, max_candidates: int = 10, seed: int = 0) -> dict:
+    """The paper's human subset for W2D and D2W; see ``human.py``."""
+    from lexprobe.benchmarks.wdlmpro.human import sample_human as _sample_human
+
+    return _sample_human(groups, n=n, max_candidates=max_candidates, seed=seed)

@@ -1,0 +1,104 @@
+"""Dataset commands of ``lexprobe wdlmpro``: build, stats, sample-human.
+
+``cli.py`` calls the ``add_*_parser(sub)`` functions with its sub-parser collection;
+each sets ``func`` to a callable(args) -> exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from lexprobe.benchmarks.wdlmpro import dataset as ds
+from lexprobe.benchmarks.wdlmpro.human import write_human_sample
+
+
+def _add_pos(parser: argparse.ArgumentParser, default: str = "both") -> None:
+    parser.add_argument("--pos", choices=("n", "v", "both"), default=default, help="part of speech (default: %(default)s)")
+
+
+def _add_data(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data",
+        metavar="DIR_OR_FILE",
+        help="a dataset directory (wdlmpro_n.jsonl, wdlmpro_v.jsonl) or one JSONL file; "
+        "default: build from WordNet once and cache",
+    )
+    parser.add_argument(
+        "--keep-duplicates",
+        action="store_true",
+        help="with no --data: the variant that keeps candidates repeating a word or definition",
+    )
+
+
+def groups_from_args(args: argparse.Namespace) -> list[ds.SynsetGroup]:
+    """The groups selected by --data / --keep-duplicates / --pos."""
+    pos = getattr(args, "pos", "both")
+    if getattr(args, "data", None):
+        return ds.load_dataset(args.data, pos)
+    return ds.default_dataset(pos, keep_duplicates=getattr(args, "keep_duplicates", False))
+
+
+# ---------------------------------------------------------------- build
+
+
+def add_build_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("build", help="build the dataset from WordNet and write JSONL files")
+    p.add_argument("--out", required=True, metavar="DIR", help="writes DIR/wdlmpro_n.jsonl and DIR/wdlmpro_v.jsonl")
+    _add_pos(p)
+    p.add_argument("--keep-duplicates", action="store_true", help="keep candidates repeating a word or definition")
+    p.set_defaults(func=cmd_build)
+    return p
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    all_groups = []
+    for pos in ds.pos_list(args.pos):
+        start = time.perf_counter()
+        groups = ds.build_groups(pos, keep_duplicates=args.keep_duplicates, progress=True)
+        path = ds.write_jsonl(groups, out / ds.dataset_filename(pos))
+        print(f"wrote {len(groups):,} {ds.POS_NAMES[pos]} groups to {path} ({time.perf_counter() - start:.0f} s)")
+        all_groups.extend(groups)
+    print(ds.format_stats_table(ds.dataset_stats(all_groups)))
+    return 0
+
+
+# ---------------------------------------------------------------- stats
+
+
+def add_stats_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("stats", help="print Table-2 statistics of the dataset")
+    _add_data(p)
+    _add_pos(p)
+    p.set_defaults(func=cmd_stats)
+    return p
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    print(ds.format_stats_table(ds.dataset_stats(groups_from_args(args))))
+    return 0
+
+
+# ---------------------------------------------------------------- sample-human
+
+
+def add_sample_human_parser(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser("sample-human", help="export the paper's human subset (JSON, printable sheet, answer key)")
+    p.add_argument("--n", type=int, default=20, help="groups per task (default: %(default)s)")
+    p.add_argument("--max-candidates", type=int, default=10, help="only groups this small (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True, metavar="DIR")
+    _add_data(p)
+    _add_pos(p)
+    p.set_defaults(func=cmd_sample_human)
+    return p
+
+
+def cmd_sample_human(args: argparse.Namespace) -> int:
+    sample = ds.sample_human(groups_from_args(args), n=args.n, max_candidates=args.max_candidates, seed=args.seed)
+    paths = write_human_sample(sample, args.out)
+    for kind, path in paths.items():
+        print(f"{kind:>11}: {path}")
+    return 0

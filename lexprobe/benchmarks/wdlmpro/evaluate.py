@@ -1,0 +1,145 @@
+"""WDLMPro evaluation: rank candidates, record every instance, aggregate and break down.
+
+Groups are scored in chunks; each finished chunk's instance records go to a resume
+log next to the output file, so an interrupted run restarts where it stopped.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Callable, Sequence
+
+from tqdm.auto import tqdm
+
+from lexprobe.benchmarks.wdlmpro.scoring import TASKS, score_groups, word_token_count
+from lexprobe.cache import ResumeLog, partial_path
+from lexprobe.errors import DataError
+from lexprobe.metrics.ranking import gold_rank, predicted_index, random_expectation, rank_score, summarize
+
+log = logging.getLogger(__name__)
+POS_LABEL = {"n": "noun", "v": "verb"}
+BREAKDOWNS = ("pos", "frequency", "depth", "word_tokens")
+
+
+def token_band(n: int) -> str:
+    return str(n) if n < 4 else "4+"
+
+
+def instance_records(scorer, groups, tasks, attributes: Sequence[dict], progress=False) -> list[dict]:
+    scores = score_groups(scorer, groups, tasks, progress=progress)
+    records = []
+    for i, g in enumerate(groups):
+        n_tokens = word_token_count(scorer, g.word)
+        for task in tasks:
+            s = scores[(task, i)]
+            k = gold_rank(s, gold=0)
+            pred = g.candidates[predicted_index(s, gold=0)]
+            records.append({
+                "task": task, "target": g.target, "pos": g.pos, "word": g.word,
+                "n_candidates": len(g.candidates), "gold_rank": k,
+                "rank_score": rank_score(len(g.candidates), k), "predicted": pred.synset,
+                "word_tokens": n_tokens, **attributes[i],
+            })
+    return records
+
+
+def evaluate(
+    scorer,
+    groups,
+    tasks: Sequence[str] = TASKS,
+    out: str | Path | None = None,
+    chunk_size: int = 2000,
+    config: dict | None = None,
+    attributes_fn: Callable[[Sequence], list[dict]] | None = None,
+    progress: bool = True,
+) -> dict:
+    """Evaluate ``scorer`` on ``groups``; returns the result dict (see ``result_dict``)."""
+    if not groups:
+        raise DataError("no WDLMPro groups to evaluate; check --data, --pos and --limit")
+    for task in tasks:
+        if task not in TASKS:
+            raise DataError(f"unknown task {task!r}; use w2d, d2w or both")
+    config = dict(config or {})
+    resume = ResumeLog(partial_path(out), {"config": config, "scorer": scorer.describe(), "chunk": chunk_size}) if out else None
+    done = resume.load() if resume else {}
+    if done:
+        log.warning("resuming: %d chunks already done", len(done))
+    records: list[dict] = []
+    started = time.time()
+    chunk_ids = range(0, len(groups), chunk_size)
+    bar = tqdm(total=len(groups), desc=f"WDLMPro {scorer.name}", unit="group", disable=not progress)
+    for start in chunk_ids:
+        unit = f"{start}:{start + chunk_size}"
+        chunk = groups[start : start + chunk_size]
+        if unit in done:
+            records.extend(done[unit])
+        else:
+            attrs = attributes_fn(chunk) if attributes_fn else [{} for _ in chunk]
+            chunk_records = instance_records(scorer, chunk, tasks, attrs, progress=progress and len(groups) > chunk_size)
+            if resume:
+                resume.append(unit, chunk_records)
+            records.extend(chunk_records)
+        bar.update(len(chunk))
+    bar.close()
+    result = result_dict(scorer, tasks, records, config)
+    result["timing"] = {"seconds": round(time.time() - started, 2), "scorer_stats": dict(scorer.stats)}
+    return result
+
+
+def aggregate(records: Sequence[dict]) -> dict:
+    agg = summarize([r["gold_rank"] for r in records], [r["n_candidates"] for r in records])
+    rnd = random_expectation([r["n_candidates"] for r in records])
+    agg["random_p_at_1"] = rnd["p_at_1"]
+    agg["random_rank_score"] = rnd["rank_score"]
+    agg["mean_candidates"] = (sum(r["n_candidates"] for r in records) / len(records)) if records else None
+    return agg
+
+
+def result_dict(scorer, tasks, records, config) -> dict:
+    by_task = defaultdict(list)
+    for r in records:
+        by_task[r["task"]].append(r)
+    metrics, baseline, breakdowns = {}, {}, {}
+    for task in tasks:
+        recs = by_task[task]
+        metrics[task], baseline[task], breakdowns[task] = {}, {}, {}
+        for pos in sorted({r["pos"] for r in recs}) + ["all"]:
+            sub = [r for r in recs if pos == "all" or r["pos"] == pos]
+            a = aggregate(sub)
+            metrics[task][pos] = {k: a[k] for k in ("p_at_1", "rank_score", "n")}
+            baseline[task][pos] = {"p_at_1": a["random_p_at_1"], "rank_score": a["random_rank_score"], "n": a["n"]}
+        for name in BREAKDOWNS:
+            key = {"frequency": "frequency_band", "depth": "depth_band"}.get(name, name)
+            for pos in sorted({r["pos"] for r in recs}):
+                bands = defaultdict(list)
+                for r in recs:
+                    if r["pos"] != pos or (name != "pos" and key not in r):
+                        continue
+                    value = r["pos"] if name == "pos" else r[key]
+                    if name == "word_tokens":
+                        value = token_band(value)
+                    bands[str(value)].append(r)
+                if bands:
+                    breakdowns[task].setdefault(name, {})[pos] = {b: aggregate(v) for b, v in sorted(bands.items(), key=_band_order)}
+    return {
+        "benchmark": "wdlmpro",
+        "task": list(tasks),
+        "model": scorer.describe(),
+        "config": config,
+        "metrics": metrics,
+        "random_baseline": baseline,
+        "breakdowns": breakdowns,
+        "instances": records,
+    }
+
+
+def _band_order(item):
+    name = item[0]
+    order = {"rare": 0, "medium": 1, "frequent": 2}
+    if name in order:
+        return (0, order[name], name)
+    digits = "".join(ch for ch in name.split("–")[0].split("-")[0] if ch.isdigit())
+    return (1, int(digits) if digits else 10**6, name)

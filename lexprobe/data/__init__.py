@@ -1,0 +1,1 @@
+"""Readers for lexical resources (WordNet) and sense-annotated corpora."""

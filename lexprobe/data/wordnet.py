@@ -1,0 +1,101 @@
+"""WordNet 3.0 through NLTK, from wherever it is installed.
+
+On a user's machine ``nltk.download("wordnet")`` puts WordNet where NLTK finds it.
+On Debian/Ubuntu the ``wordnet-base`` package installs the same database under
+``/usr/share/wordnet``; NLTK (>= 3.9) reads a corpus only from under a directory on
+``nltk.data.path``, rejects symlinks and needs a ``lexnames`` file that Debian does
+not ship, so we copy the files into ``<cache>/nltk_data/corpora/wordnet/`` once and
+write ``lexnames`` ourselves. Synsets are keyed by name or sense key, never by byte
+offset (some Debian verb offsets differ from Princeton's).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from functools import lru_cache
+from pathlib import Path
+
+from lexprobe.cache import cache_dir
+from lexprobe.errors import DataError
+
+DEBIAN_WORDNET_DIRS = ("/usr/share/wordnet", "/usr/local/share/wordnet")
+_REQUIRED = ("data.noun", "data.verb", "index.noun", "index.verb", "index.sense")
+
+# lexnames(5WN): number, name, syntactic category (1 noun, 2 verb, 3 adj, 4 adv)
+LEXNAMES = [
+    "adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal", "noun.artifact",
+    "noun.attribute", "noun.body", "noun.cognition", "noun.communication", "noun.event",
+    "noun.feeling", "noun.food", "noun.group", "noun.location", "noun.motive", "noun.object",
+    "noun.person", "noun.phenomenon", "noun.plant", "noun.possession", "noun.process",
+    "noun.quantity", "noun.relation", "noun.shape", "noun.state", "noun.substance", "noun.time",
+    "verb.body", "verb.change", "verb.cognition", "verb.communication", "verb.competition",
+    "verb.consumption", "verb.contact", "verb.creation", "verb.emotion", "verb.motion",
+    "verb.perception", "verb.possession", "verb.social", "verb.stative", "verb.weather",
+    "adj.ppl",
+]
+_CATEGORY = {"adj": 3, "adv": 4, "noun": 1, "verb": 2}
+
+
+def lexnames_text() -> str:
+    lines = []
+    for i, name in enumerate(LEXNAMES):
+        lines.append(f"{i:02d}\t{name}\t{_CATEGORY[name.split('.')[0]]}")
+    return "\n".join(lines) + "\n"
+
+
+def _candidate_source_dirs() -> list[Path]:
+    dirs = []
+    env = os.environ.get("LEXPROBE_WORDNET")
+    if env:
+        dirs.append(Path(env))
+    dirs.extend(Path(d) for d in DEBIAN_WORDNET_DIRS)
+    return dirs
+
+
+def _install_into_nltk_data(src: Path) -> Path:
+    """Copy a WordNet dict directory into an NLTK data root under our cache; return the root."""
+    root = cache_dir() / "nltk_data"
+    target = root / "corpora" / "wordnet"
+    marker = target / ".lexprobe-source"
+    if marker.exists() and marker.read_text() == str(src.resolve()):
+        return root
+    target.mkdir(parents=True, exist_ok=True)
+    for item in src.iterdir():
+        if item.is_file():
+            shutil.copyfile(item.resolve(), target / item.name)
+    if not (target / "lexnames").exists():
+        (target / "lexnames").write_text(lexnames_text())
+    marker.write_text(str(src.resolve()))
+    return root
+
+
+@lru_cache(maxsize=1)
+def load_wordnet():
+    """Return NLTK's WordNet reader (WordNet 3.0), setting NLTK up if needed."""
+    import nltk
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    looked: list[str] = []
+    for src in _candidate_source_dirs():
+        looked.append(str(src))
+        if all((src / f).exists() for f in _REQUIRED):
+            root = _install_into_nltk_data(src)
+            if str(root) not in nltk.data.path:
+                nltk.data.path.insert(0, str(root))
+            return WordNetCorpusReader(str(root / "corpora" / "wordnet"), None)
+    try:  # nltk.download("wordnet") on a user's machine
+        path = nltk.data.find("corpora/wordnet")
+        return WordNetCorpusReader(str(path), None)
+    except LookupError:
+        looked.append("nltk_data (nltk.data.path)")
+    raise DataError(
+        "WordNet 3.0 not found (looked in " + ", ".join(looked) + "); install it with "
+        "`apt-get install wordnet-base wordnet-sense-index` or "
+        "`python -c \"import nltk; nltk.download('wordnet')\"`, or set LEXPROBE_WORDNET to a WordNet dict directory"
+    )
+
+
+def synset_string(name: str) -> str:
+    """String form of a synset: ``warm_up.v.04`` -> ``warm up``."""
+    return name.rsplit(".", 2)[0].replace("_", " ")

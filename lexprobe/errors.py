@@ -1,0 +1,17 @@
+"""User-facing errors.
+
+A ``LexprobeError`` carries one line that names the problem and the fix; the CLI
+prints it without a traceback (``--traceback`` shows one) and exits non-zero.
+"""
+
+
+class LexprobeError(Exception):
+    """An error caused by the user's input or environment, not by a bug."""
+
+
+class DataError(LexprobeError):
+    """Missing, empty or malformed data file."""
+
+
+class ModelError(LexprobeError):
+    """Unknown or unloadable model, or a model lacking the head a task needs."""

@@ -1,0 +1,1 @@
+"""Metrics: ranking (WDLMPro), alignment (CoDA21), retrieval (sense ranking)."""

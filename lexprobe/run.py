@@ -1,0 +1,50 @@
+"""``lexprobe run``: the main job: every benchmark on the embedded default model.
+
+Each benchmark runs a sample sized to finish in minutes on two CPU cores; its
+result file and table land in ``--out-dir``. A benchmark that fails is reported
+and the others still run, so one missing data file loses nothing else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import time
+from pathlib import Path
+
+from lexprobe.errors import LexprobeError
+from lexprobe.models import DEFAULT_MODEL
+from lexprobe.reporting import write_json
+
+BENCHMARKS = ("wdlmpro", "coda21", "senserank")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("run", help="run every benchmark on the embedded default model (a quick sample)")
+    p.add_argument("--model", default=DEFAULT_MODEL, help=f"model to evaluate (default: {DEFAULT_MODEL})")
+    p.add_argument("--out-dir", default="results", help="directory for result files (default: results)")
+    p.add_argument("--only", nargs="+", choices=BENCHMARKS, help="run only these benchmarks")
+    p.set_defaults(func=cmd_run)
+
+
+def cmd_run(args) -> int:
+    out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    summary, failed = {}, []
+    for name in args.only or BENCHMARKS:
+        try:
+            module = importlib.import_module(f"lexprobe.benchmarks.{name}.cli")
+        except ModuleNotFoundError:
+            continue
+        print(f"\n=== {name} ===", flush=True)
+        started = time.time()
+        try:
+            result = module.run_default(out_dir, args.model)
+        except LexprobeError as err:
+            print(f"lexprobe: {name} skipped: {err}", file=sys.stderr)
+            failed.append(name)
+            continue
+        summary[name] = {"seconds": round(time.time() - started, 1), "metrics": result.get("metrics")}
+    write_json(out_dir / "summary.json", {"model": args.model, "benchmarks": summary, "failed": failed})
+    print(f"\nsummary written to {out_dir / 'summary.json'}")
+    return 1 if failed else 0

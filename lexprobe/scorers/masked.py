@@ -1,0 +1,136 @@
+"""Masked-LM slot scoring: log-probabilities of a word's tokens in a run of mask tokens.
+
+A WDLMPro query is a pattern with the definition filled in and ``n`` mask tokens
+where the word goes; it depends only on (prefix tokens, n, suffix tokens), never on
+the word. So the engine groups every request by its query, runs each distinct
+query once, keeps only the rows at the masked positions and reads off the scores of
+every word of that token length from the same log-softmax.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from lexprobe.batching import chunks, longest_first
+from lexprobe.scorers.base import Scorer
+
+
+@dataclass(frozen=True)
+class SlotRequest:
+    """Token ids before the slot, of the word in the slot, and after the slot."""
+
+    prefix: tuple[int, ...]
+    word: tuple[int, ...]
+    suffix: tuple[int, ...]
+
+    @property
+    def query(self) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+        return self.prefix, len(self.word), self.suffix
+
+
+def _detect_case_sensitive(tokenizer) -> bool:
+    try:
+        return tokenizer.tokenize("Apple") != tokenizer.tokenize("apple")
+    except Exception:  # noqa: BLE001 - a tokenizer that cannot say is treated as cased
+        return True
+
+
+class MaskedLMScorer(Scorer):
+    def __init__(self, name: str, model, tokenizer, device: torch.device, batch_size: int = 64):
+        super().__init__(name)
+        self.kind = "masked"
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.device = device
+        self.batch_size = batch_size
+        self.mask_id = tokenizer.mask_token_id
+        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+        self.case_sensitive = _detect_case_sensitive(tokenizer)
+
+    # ------------------------------------------------------------------ tokenisation
+    def slot_request(self, left: str, word: str, right: str) -> SlotRequest:
+        """Tokenise ``left + word + right`` and cut the ids around the word's tokens.
+
+        Tokenising the filled-in sentence (rather than the word alone) gives the
+        word the tokens it has in running text, e.g. RoBERTa's leading-space tokens.
+        """
+        enc = self.tokenizer(left + word + right, return_offsets_mapping=True, add_special_tokens=True)
+        ids, offsets = enc["input_ids"], enc["offset_mapping"]
+        start, end = len(left), len(left) + len(word)
+        special = set(self.tokenizer.all_special_ids)
+        inside = [
+            i for i, (a, b) in enumerate(offsets)
+            if b > a and a < end and b > start and ids[i] not in special
+        ]
+        if not inside:
+            raise ValueError(f"word {word!r} has no tokens in {left + word + right!r}")
+        first, last = inside[0], inside[-1]
+        # A zero-width token just before the word (byte-level BPE's lone "Ġ" when no
+        # merge covers the space) is the word's leading space: it belongs to the word.
+        while first > 0 and offsets[first - 1][0] == offsets[first - 1][1] == start and ids[first - 1] not in special:
+            first -= 1
+        return SlotRequest(tuple(ids[:first]), tuple(ids[first : last + 1]), tuple(ids[last + 1 :]))
+
+    # ------------------------------------------------------------------ scoring
+    @torch.inference_mode()
+    def slot_logprobs(self, requests: Sequence[SlotRequest], progress: bool = False) -> list[np.ndarray]:
+        """Per-token log P(word token i | query) for every request; one forward per distinct query."""
+        by_query: dict[tuple, list[int]] = defaultdict(list)
+        for i, req in enumerate(requests):
+            by_query[req.query].append(i)
+        queries = list(by_query)
+        order = longest_first(queries, lambda q: len(q[0]) + q[1] + len(q[2]))
+        results: list[np.ndarray | None] = [None] * len(requests)
+        bar = tqdm(total=len(queries), desc="masked LM", unit="query", disable=not progress, leave=False)
+        for idx in chunks(order, self.batch_size):
+            batch = [queries[i] for i in idx]
+            for query, logp in zip(batch, self._forward_queries(batch)):
+                for r in by_query[query]:
+                    word = requests[r].word
+                    results[r] = logp[np.arange(len(word)), list(word)]
+            bar.update(len(batch))
+        bar.close()
+        return results  # type: ignore[return-value]
+
+    def _forward_queries(self, queries) -> list[np.ndarray]:
+        seqs = [list(p) + [self.mask_id] * n + list(s) for p, n, s in queries]
+        width = max(len(s) for s in seqs)
+        ids = torch.full((len(seqs), width), self.pad_id, dtype=torch.long)
+        attn = torch.zeros((len(seqs), width), dtype=torch.long)
+        for b, s in enumerate(seqs):
+            ids[b, : len(s)] = torch.tensor(s)
+            attn[b, : len(s)] = 1
+        rows = torch.tensor([b for b, (p, n, _) in enumerate(queries) for _ in range(n)])
+        cols = torch.tensor([len(p) + j for p, n, _ in queries for j in range(n)])
+        logits = self._masked_logits(ids.to(self.device), attn.to(self.device), rows, cols)
+        self.count("forward_passes")
+        self.count("queries", len(queries))
+        logp = torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
+        out, k = [], 0
+        for _, n, _ in queries:
+            out.append(logp[k : k + n])
+            k += n
+        return out
+
+    def _masked_logits(self, ids, attn, rows, cols):
+        """Vocabulary logits at the masked positions only (the LM head runs on those rows)."""
+        head = _lm_head(self.model)
+        if head is None:
+            return self.model(input_ids=ids, attention_mask=attn).logits[rows, cols]
+        hidden = self.model.base_model(input_ids=ids, attention_mask=attn)[0]
+        return head(hidden[rows.to(hidden.device), cols.to(hidden.device)])
+
+
+def _lm_head(model):
+    """The module mapping hidden states to vocabulary logits, for architectures we know."""
+    for attr in ("cls", "lm_head"):  # BERT-style, RoBERTa/XLM-R/ModernBERT-style
+        head = getattr(model, attr, None)
+        if head is not None and callable(head):
+            return head
+    return None

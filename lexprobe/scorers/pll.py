@@ -1,0 +1,176 @@
+"""Masked-LM pseudo-log-likelihood (PLL) of a continuation after a prefix (CoDA21).
+
+CoDA21 scores a definition ``d`` after a prompt ``Q`` with a masked LM as
+``sum_i log P(d_i | Q, d_-i)``: each definition token is masked in turn (Salazar et
+al.'s PLL). ``variant="word-l2r"`` is Kauf & Ivanova's (2023) fix for words split
+into several tokens: when token i is scored, the later tokens *of the same word*
+are masked too, so a word's own tail cannot give its first piece away.
+
+Efficiency: every (pair, position) masked copy is an independent sequence, so all
+copies of all pairs are pooled and batched together, longest first
+(``run_batched``); only the real copies are built (no padding of a definition to
+48 positions), and the LM head runs only at the scored position of each row.
+``pll_reference`` is the plain per-pair version used by tests and the benchmark
+script.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import torch
+
+from lexprobe.batching import run_batched
+
+VARIANTS = ("token", "word-l2r")
+
+
+@dataclass(frozen=True)
+class MaskedCopy:
+    """One input row: ``ids`` with ``masked`` positions masked; score ``ids[target]``."""
+
+    pair: int
+    ids: tuple[int, ...]
+    masked: tuple[int, ...]
+    target: int
+
+
+def encode_pair(tokenizer, prefix: str, continuation: str, max_tokens: int | None = 48,
+                max_length: int | None = None) -> tuple[list[int], list[int], list[int | None]]:
+    """Token ids of ``prefix + continuation``, the continuation's positions and word ids.
+
+    The two are encoded together so the continuation is tokenised as in running
+    text. Continuation tokens after the first ``max_tokens`` are dropped from the
+    input; if the sequence is longer than ``max_length`` the prefix loses tokens
+    from its start.
+    """
+    enc = tokenizer(prefix + continuation, return_offsets_mapping=True, add_special_tokens=True)
+    ids = list(enc["input_ids"])
+    offsets = enc["offset_mapping"]
+    words = enc.word_ids() if hasattr(enc, "word_ids") else [None] * len(ids)
+    special = set(tokenizer.all_special_ids)
+    boundary = len(prefix)
+    cont = [i for i, (a, b) in enumerate(offsets) if b > a and a >= boundary and ids[i] not in special]
+    if not cont:
+        raise ValueError(f"continuation {continuation!r} has no tokens")
+    if max_tokens is not None and len(cont) > max_tokens:
+        drop = set(cont[max_tokens:])
+        keep = [i for i in range(len(ids)) if i not in drop]
+        ids, words = [ids[i] for i in keep], [words[i] for i in keep]
+        cont = cont[:max_tokens]
+    limit = max_length or getattr(tokenizer, "model_max_length", None) or 512
+    limit = min(limit, 100_000)
+    excess = len(ids) - limit
+    if excess > 0:
+        first_prefix = 1 if ids and ids[0] in special else 0
+        prefix_tokens = cont[0] - first_prefix
+        if excess > prefix_tokens:
+            raise ValueError(f"continuation alone is longer than the model's {limit} tokens")
+        del ids[first_prefix:first_prefix + excess]
+        del words[first_prefix:first_prefix + excess]
+        cont = [i - excess for i in cont]
+    return ids, cont, list(words)
+
+
+def masked_copies(pair: int, ids: Sequence[int], cont: Sequence[int], words: Sequence[int | None],
+                  variant: str = "token") -> list[MaskedCopy]:
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown PLL variant {variant!r}; use one of {', '.join(VARIANTS)}")
+    out = []
+    for j, pos in enumerate(cont):
+        masked = [pos]
+        if variant == "word-l2r" and words[pos] is not None:
+            masked += [q for q in cont[j + 1:] if words[q] == words[pos]]
+        out.append(MaskedCopy(pair, tuple(ids), tuple(masked), pos))
+    return out
+
+
+def _lm_head(model):
+    for attr in ("cls", "lm_head"):  # BERT-style; RoBERTa/XLM-R-style
+        head = getattr(model, attr, None)
+        if head is not None and callable(head):
+            return head
+    return None
+
+
+def _forward_copies(scorer: Any, batch: Sequence[MaskedCopy]) -> list[float]:
+    tok = scorer.tokenizer
+    pad = tok.pad_token_id if tok.pad_token_id is not None else 0
+    width = max(len(c.ids) for c in batch)
+    ids = torch.full((len(batch), width), pad, dtype=torch.long)
+    attn = torch.zeros((len(batch), width), dtype=torch.long)
+    for row, c in enumerate(batch):
+        ids[row, : len(c.ids)] = torch.tensor(c.ids)
+        ids[row, list(c.masked)] = tok.mask_token_id
+        attn[row, : len(c.ids)] = 1
+    ids, attn = ids.to(scorer.device), attn.to(scorer.device)
+    rows = torch.arange(len(batch), device=scorer.device)
+    cols = torch.tensor([c.target for c in batch], device=scorer.device)
+    gold = torch.tensor([c.ids[c.target] for c in batch], device=scorer.device)
+    with torch.inference_mode():
+        head = _lm_head(scorer.model)
+        if head is not None:
+            hidden = scorer.model.base_model(input_ids=ids, attention_mask=attn)[0]
+            logits = head(hidden[rows, cols])
+        else:
+            logits = scorer.model(input_ids=ids, attention_mask=attn).logits[rows, cols]
+        logp = torch.log_softmax(logits.float(), dim=-1)[rows, gold]
+    if hasattr(scorer, "count"):
+        scorer.count("forward_passes")
+        scorer.count("pll_rows", len(batch))
+    return logp.double().cpu().tolist()
+
+
+def pll_token_logprobs(scorer: Any, requests: Sequence[tuple[str, str]], variant: str = "token",
+                       max_tokens: int | None = 48,
+                       progress: Callable[[int], None] | None = None) -> list[np.ndarray]:
+    """Per-token PLL terms of each (prefix, continuation) request, batched across requests.
+
+    ``scorer`` is MaskedLMScorer-like (``.model``, ``.tokenizer``, ``.device``,
+    ``.batch_size``). Sum a result for the PLL of the continuation.
+    """
+    copies: list[MaskedCopy] = []
+    lengths = []
+    for i, (prefix, cont) in enumerate(requests):
+        ids, positions, words = encode_pair(scorer.tokenizer, prefix, cont, max_tokens)
+        copies.extend(masked_copies(i, ids, positions, words, variant))
+        lengths.append(len(positions))
+    scores = run_batched(copies, lambda b: _forward_copies(scorer, b), scorer.batch_size,
+                         length=lambda c: len(c.ids), progress=progress)
+    out = [np.empty(n, dtype=np.float64) for n in lengths]
+    filled = [0] * len(requests)
+    for c, s in zip(copies, scores):  # copies of a pair are in position order
+        out[c.pair][filled[c.pair]] = s
+        filled[c.pair] += 1
+    return out
+
+
+def pll_scores(scorer: Any, requests: Sequence[tuple[str, str]], variant: str = "token",
+               max_tokens: int | None = 48, normalize: str = "sum",
+               progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """PLL of each continuation: summed (default) or mean over its tokens."""
+    terms = pll_token_logprobs(scorer, requests, variant, max_tokens, progress)
+    reduce = np.mean if normalize == "mean" else np.sum
+    return np.array([float(reduce(t)) for t in terms])
+
+
+@torch.inference_mode()
+def pll_reference(scorer: Any, prefix: str, continuation: str, variant: str = "token",
+                  max_tokens: int | None = 48) -> np.ndarray:
+    """Plain reference: one forward pass per masked copy of one pair, full logits."""
+    ids, cont, words = encode_pair(scorer.tokenizer, prefix, continuation, max_tokens)
+    out = []
+    for j, pos in enumerate(cont):
+        masked = list(ids)
+        masked[pos] = scorer.tokenizer.mask_token_id
+        if variant == "word-l2r" and words[pos] is not None:
+            for q in cont[j + 1:]:
+                if words[q] == words[pos]:
+                    masked[q] = scorer.tokenizer.mask_token_id
+        logits = scorer.model(input_ids=torch.tensor([masked], device=scorer.device)).logits[0, pos].float()
+        if hasattr(scorer, "count"):
+            scorer.count("reference_forward_passes")
+        out.append(float(torch.log_softmax(logits, dim=-1)[ids[pos]]))
+    return np.array(out)

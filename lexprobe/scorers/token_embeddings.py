@@ -1,0 +1,222 @@
+"""Contextual embeddings of target words, from any Hugging Face encoder.
+
+The embedding of a target is the mean of its subword vectors at one layer. Subwords
+are found by character offsets (the fast tokenizer's ``offset_mapping``) against the
+target's span in the sentence text, so the same code serves WordPiece, BPE and
+SentencePiece models. A target none of whose subwords survives (truncated away, or a
+tokenizer that maps it to nothing) is *skipped* and counted, never silently zeroed.
+
+Layers: ``layer`` indexes Hugging Face's ``hidden_states`` tuple, where entry 0 is the
+embedding layer's output and entry i the output of transformer block i; the default
+-1 is the last layer (the paper's choice). The original "BERT Has Uncommon Sense"
+code numbers layers from the first transformer block, so its layer L is
+``hidden_states[L + 1]`` here: pass ``--layer L+1`` to reproduce it.
+
+Each distinct sentence is encoded once, whatever the number of targets in it.
+Sentences are processed in chunks of ``CHUNK`` (longest first within a batch via
+``run_batched``); each chunk's vectors are cached on disk under
+``cache_dir()/token-embeddings/``, keyed by the model files, layer, max length and the
+chunk's content, so an interrupted run resumes and a rerun is free.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from lexprobe.batching import run_batched
+from lexprobe.cache import cache_dir, stable_hash
+from lexprobe.data.instances import SenseInstance, token_char_spans
+from lexprobe.errors import ModelError
+
+log = logging.getLogger(__name__)
+
+CHUNK = 2048  # sentences per cache file
+_CACHE_VERSION = 1
+
+
+@dataclass
+class EmbeddedTargets:
+    vectors: np.ndarray  # (n, d) float32; rows of skipped targets are zero
+    ok: np.ndarray  # (n,) bool: False where the target did not align
+    stats: dict
+
+    @property
+    def skipped(self) -> int:
+        return int((~self.ok).sum())
+
+
+class TokenEmbedder:
+    """Mean-of-subwords target embeddings at one layer of an encoder (or decoder)."""
+
+    def __init__(
+        self,
+        model: str = "all-MiniLM-L6-v2",
+        layer: int = -1,
+        device: str | None = None,
+        batch_size: int = 32,
+        max_length: int | None = None,
+        dtype: str | None = None,
+        use_cache: bool = True,
+    ):
+        from transformers import AutoModel, AutoTokenizer
+
+        from lexprobe.models import model_files_fingerprint, pick_device, resolve_model_path
+
+        self.name = model
+        self.path = resolve_model_path(model)
+        self.device = pick_device(device)
+        self.batch_size = max(1, int(batch_size or 32))
+        self.layer = int(layer)
+        self.use_cache = use_cache
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(self.path, use_fast=True, trust_remote_code=False)
+        except (OSError, ValueError) as err:
+            raise ModelError(f"cannot load the tokenizer of {model!r}: {str(err).splitlines()[0]}") from None
+        if not getattr(self.tokenizer, "is_fast", False):
+            raise ModelError(f"model {model!r} has no fast tokenizer; target words are located by character offsets")
+        torch_dtype = {"bfloat16": torch.bfloat16, "float16": torch.float16}.get(dtype or "", torch.float32)
+        try:
+            self.model = AutoModel.from_pretrained(self.path, trust_remote_code=False, dtype=torch_dtype)
+        except (OSError, ValueError) as err:
+            raise ModelError(f"cannot load model {model!r}: {str(err).splitlines()[0]}") from None
+        self.model.to(self.device).eval()
+        n_layers = self.model.config.num_hidden_layers
+        if not -(n_layers + 1) <= self.layer <= n_layers:
+            raise ModelError(
+                f"layer {self.layer} does not exist: {model!r} has hidden_states 0..{n_layers} "
+                f"(0 = embeddings, {n_layers} = last; negative counts from the end)"
+            )
+        self.n_layers = n_layers
+        limit = getattr(self.model.config, "max_position_embeddings", 512) or 512
+        if self.model.config.model_type in ("roberta", "xlm-roberta", "camembert"):
+            limit -= 2  # RoBERTa positions start after the padding index
+        self.max_length = min(max_length or 512, limit)
+        if self.tokenizer.pad_token is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token or self.tokenizer.unk_token
+        self.fingerprint = model_files_fingerprint(self.path)
+        self.stats = {"sentences_encoded": 0, "cached_chunks": 0, "forward_batches": 0}
+
+    def describe(self) -> dict:
+        return {"name": self.name, "layer": self.layer, "hidden_states_index": self.layer % (self.n_layers + 1),
+                "max_length": self.max_length}
+
+    # ------------------------------------------------------------------ public
+    def embed(self, instances: Sequence[SenseInstance], progress: bool = True) -> EmbeddedTargets:
+        """One vector per instance (float32, not normalised), computed sentence by sentence."""
+        sentences: "OrderedDict[tuple, list[int]]" = OrderedDict()
+        for i, inst in enumerate(instances):
+            sentences.setdefault(inst.sentence_key, []).append(i)
+        keys = sorted(sentences, key=lambda k: (-len(" ".join(k[2])), k))
+        vectors: np.ndarray | None = None
+        ok = np.zeros(len(instances), dtype=bool)
+        bar = _progress(len(keys), progress)
+        for start in range(0, len(keys), CHUNK):
+            chunk = keys[start : start + CHUNK]
+            jobs = [(k[2], sorted({instances[i].index for i in sentences[k]})) for k in chunk]
+            vecs, mask = self._chunk(jobs)
+            if vectors is None:
+                vectors = np.zeros((len(instances), vecs.shape[1]), dtype=np.float32)
+            row = 0
+            for k, (_, idxs) in zip(chunk, jobs):
+                pos = {t: row + j for j, t in enumerate(idxs)}
+                for i in sentences[k]:
+                    r = pos[instances[i].index]
+                    vectors[i] = vecs[r]
+                    ok[i] = mask[r]
+                row += len(idxs)
+            if bar is not None:
+                bar.update(len(chunk))
+        if bar is not None:
+            bar.close()
+        if vectors is None:
+            vectors = np.zeros((0, self.model.config.hidden_size), dtype=np.float32)
+        return EmbeddedTargets(vectors, ok, dict(self.stats, skipped=int((~ok).sum())))
+
+    def embed_sentence(self, tokens: Sequence[str], indices: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """Vectors of ``tokens[i]`` for i in ``indices`` (no cache), and which aligned."""
+        return self._encode_batch([(tuple(tokens), list(indices))])[0]
+
+    # ------------------------------------------------------------------ internals
+    def _chunk(self, jobs: list[tuple[tuple[str, ...], list[int]]]) -> tuple[np.ndarray, np.ndarray]:
+        path = None
+        if self.use_cache:
+            key = stable_hash([_CACHE_VERSION, self.fingerprint, self.path, self.layer, self.max_length, jobs])
+            path = cache_dir() / "token-embeddings" / f"{key}.npz"
+            if path.exists():
+                try:
+                    with np.load(path) as z:
+                        self.stats["cached_chunks"] += 1
+                        return z["vectors"], z["ok"]
+                except Exception:  # noqa: BLE001 - a damaged cache file is recomputed
+                    pass
+        results = run_batched(jobs, self._encode_batch, self.batch_size, length=lambda j: len(" ".join(j[0])))
+        vecs = np.concatenate([r[0] for r in results], axis=0)
+        ok = np.concatenate([r[1] for r in results], axis=0)
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
+            np.savez(tmp, vectors=vecs, ok=ok)
+            os.replace(tmp, path)
+        return vecs, ok
+
+    @torch.inference_mode()
+    def _encode_batch(self, jobs: list[tuple[tuple[str, ...], list[int]]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        texts = [" ".join(tokens) for tokens, _ in jobs]
+        enc = self.tokenizer(
+            texts, return_offsets_mapping=True, padding=True, truncation=True,
+            max_length=self.max_length, return_tensors="pt",
+        )
+        offsets = enc.pop("offset_mapping").numpy()
+        enc = {k: v.to(self.device) for k, v in enc.items()}
+        out = self.model(**enc, output_hidden_states=self.layer not in (-1, self.n_layers))
+        if self.layer in (-1, self.n_layers):
+            hidden = out.last_hidden_state
+        else:
+            hidden = out.hidden_states[self.layer]
+        hidden = hidden.float().cpu().numpy()
+        self.stats["sentences_encoded"] += len(jobs)
+        self.stats["forward_batches"] += 1
+        attn = enc["attention_mask"].cpu().numpy().astype(bool)
+        results = []
+        for b, (tokens, idxs) in enumerate(jobs):
+            spans = token_char_spans(tokens)
+            starts, ends = offsets[b, :, 0], offsets[b, :, 1]
+            real = attn[b] & (ends > starts)  # special and padding tokens have empty offsets
+            vecs = np.zeros((len(idxs), hidden.shape[-1]), dtype=np.float32)
+            mask = np.zeros(len(idxs), dtype=bool)
+            for j, t in enumerate(idxs):
+                s, e = spans[t]
+                sel = real & (starts < e) & (ends > s)
+                if sel.any():
+                    vecs[j] = hidden[b, sel].mean(axis=0)
+                    mask[j] = True
+            results.append((vecs, mask))
+        return results
+
+
+def _progress(total: int, enabled: bool):
+    if not enabled or total == 0:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover
+        return None
+    import sys
+
+    return tqdm(total=total, unit="sent", desc="encoding", disable=not sys.stderr.isatty(), leave=False)
+
+
+def normalize_rows(x: np.ndarray) -> np.ndarray:
+    """L2-normalised copy (zero rows stay zero), so dot products are cosines."""
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return (x / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+
+
+__all__ = ["TokenEmbedder", "EmbeddedTargets", "normalize_rows", "CHUNK"]

@@ -1,0 +1,51 @@
+import numpy as np
+import pytest
+
+from lexprobe.models import load_scorer
+from lexprobe.scorers import reference
+
+
+@pytest.fixture(scope="module")
+def gpt2(tiny_gpt2):
+    return load_scorer(str(tiny_gpt2), batch_size=3)
+
+
+REQUESTS = [
+    ("The dog is", " a signal"),
+    ("The dog is", " singing"),
+    ("The dog is", " x"),
+    ("signal with the hands or nod is the definition of", " beckon"),
+    ("signal with the hands or nod is the definition of", " wink nod"),
+    ("A cat means ", "water"),  # trailing space moves to the continuation
+    ("", " hello there"),  # empty context: the BOS/EOS token stands in
+    ("to move is the definition of", " bow"),
+]
+
+
+def test_engine_equals_plain_reference(gpt2):
+    got = gpt2.continuation_logprobs(REQUESTS)
+    for (ctx, cont), lp in zip(REQUESTS, got):
+        ref = reference.causal_continuation_logprobs(gpt2, ctx, cont)
+        assert lp.shape == ref.shape
+        np.testing.assert_allclose(lp, ref, atol=1e-4)
+        assert np.all(lp <= 0)
+
+
+def test_each_context_is_encoded_once(gpt2):
+    gpt2.stats.clear()
+    gpt2.continuation_logprobs(REQUESTS)
+    distinct_contexts = len({gpt2.split(c, x)[0] for c, x in REQUESTS})
+    assert gpt2.stats["context_forwards"] == distinct_contexts
+
+
+def test_batch_size_does_not_change_scores(tiny_gpt2):
+    one = load_scorer(str(tiny_gpt2), batch_size=1).continuation_logprobs(REQUESTS)
+    many = load_scorer(str(tiny_gpt2), batch_size=16).continuation_logprobs(REQUESTS)
+    for a, b in zip(one, many):
+        np.testing.assert_allclose(a, b, atol=1e-4)
+
+
+def test_split_encodes_together(gpt2):
+    ctx, cont = gpt2.split("The dog is", " a signal")
+    whole = gpt2.tokenizer("The dog is a signal")["input_ids"]
+    assert list(ctx) + list(cont) == whole

@@ -1,0 +1,49 @@
+import numpy as np
+import pytest
+
+from lexprobe.models import load_scorer
+from lexprobe.scorers import reference
+
+SENTENCES = [
+    ("", "dog", " is a small animal"),
+    ("", "wink nod", " is a small animal"),
+    ("definition of ", "bow", " is to move"),
+    ("definition of ", "beckon", " is to move"),
+    ("to signal with the hands is the definition of ", "nod", ""),
+    ("to signal with the hands is the definition of ", "cat", ""),
+]
+
+
+@pytest.mark.parametrize("fixture", ["tiny_bert", "tiny_roberta"])
+def test_slot_scores_equal_reference(fixture, request):
+    scorer = load_scorer(str(request.getfixturevalue(fixture)), batch_size=2)
+    reqs = [scorer.slot_request(*s) for s in SENTENCES]
+    got = scorer.slot_logprobs(reqs)
+    for r, lp in zip(reqs, got):
+        ref = reference.masked_slot_logprobs(scorer, r.prefix, r.word, r.suffix)
+        np.testing.assert_allclose(lp, ref, atol=1e-4)
+        assert len(lp) == len(r.word)
+
+
+def test_one_forward_per_distinct_query(tiny_bert):
+    scorer = load_scorer(str(tiny_bert), batch_size=64)
+    # "dog" and "cat" are one token each: same query; "beckon" is several tokens
+    reqs = [scorer.slot_request("", w, " is a small animal") for w in ("dog", "cat", "bow", "beckon")]
+    assert reqs[0].query == reqs[1].query
+    scorer.stats.clear()
+    scorer.slot_logprobs(reqs)
+    assert scorer.stats["queries"] == len({r.query for r in reqs})
+    assert scorer.stats["forward_passes"] == 1
+
+
+def test_slot_request_cuts_the_word_out(tiny_roberta):
+    scorer = load_scorer(str(tiny_roberta))
+    r = scorer.slot_request("definition of ", "bow", " is to move")
+    whole = scorer.tokenizer("definition of bow is to move")["input_ids"]
+    assert list(r.prefix) + list(r.word) + list(r.suffix) == whole
+    assert scorer.tokenizer.decode(list(r.word)).strip() == "bow"
+
+
+def test_case_sensitivity_detected(tiny_bert, tiny_roberta):
+    assert load_scorer(str(tiny_bert)).case_sensitive is False
+    assert load_scorer(str(tiny_roberta)).case_sensitive is True

@@ -1,0 +1,139 @@
+"""Tiny randomly initialised BERT / RoBERTa / GPT-2 models built offline.
+
+The tokenizers are built with the ``tokenizers`` library from vocabularies written
+here (the WordPiece trainer is not deterministic), wrapped in a fast tokenizer,
+saved with ``save_pretrained`` and reloaded by the code under test through the
+real ``from_pretrained`` path. The models are random: scores are meaningless but
+fully deterministic, which is what engine-vs-reference tests need.
+"""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+
+import torch
+from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+from tokenizers.pre_tokenizers import ByteLevel
+
+WORDS = (
+    "the is of to a and in definition defined as means that with for by or on it one "
+    "signal hand hands nod wink bow singing song dog cat animal act person make move "
+    "water light small large bkatuhla"
+).split()
+
+
+def _bert_tokenizer():
+    from transformers import PreTrainedTokenizerFast
+
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    chars = list(string.ascii_lowercase + string.digits + string.punctuation)
+    vocab_list = specials + chars + ["##" + c for c in string.ascii_lowercase + string.digits] + WORDS
+    vocab = {tok: i for i, tok in enumerate(dict.fromkeys(vocab_list))}
+    tok = Tokenizer(models.WordPiece(vocab=vocab, unk_token="[UNK]", max_input_chars_per_word=100))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True, strip_accents=True, clean_text=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])],
+    )
+    tok.decoder = decoders.WordPiece()
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]",
+        do_lower_case=True,
+    ), len(vocab)
+
+
+def _byte_level_vocab(specials: list[str]):
+    """Byte-level BPE vocabulary: specials, the 256 byte symbols, and merges spelling WORDS."""
+    alphabet = ByteLevel.alphabet()
+    vocab_list = list(specials) + sorted(alphabet)
+    merges: list[tuple[str, str]] = []
+    for word in WORDS + [w.capitalize() for w in WORDS[:10]]:
+        for form in (word, "Ġ" + word):
+            symbols = list(form)
+            current = symbols[0]
+            for nxt in symbols[1:]:
+                pair = (current, nxt)
+                current = current + nxt
+                if pair not in merges:
+                    merges.append(pair)
+                vocab_list.append(current)
+    vocab = {tok: i for i, tok in enumerate(dict.fromkeys(vocab_list))}
+    merges = [m for m in merges if m[0] in vocab and m[1] in vocab and m[0] + m[1] in vocab]
+    return vocab, merges
+
+
+def _roberta_tokenizer():
+    from transformers import PreTrainedTokenizerFast
+
+    specials = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+    vocab, merges = _byte_level_vocab(specials)
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=merges, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.post_processor = processors.RobertaProcessing(("</s>", vocab["</s>"]), ("<s>", vocab["<s>"]))
+    tok.add_special_tokens([AddedToken("<mask>", lstrip=True, special=True)])
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        bos_token="<s>", eos_token="</s>", unk_token="<unk>", pad_token="<pad>", mask_token="<mask>",
+        cls_token="<s>", sep_token="</s>",
+    ), len(vocab)
+
+
+def _gpt2_tokenizer():
+    from transformers import PreTrainedTokenizerFast
+
+    specials = ["<|endoftext|>"]
+    vocab, merges = _byte_level_vocab(specials)
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=merges))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok, bos_token="<|endoftext|>", eos_token="<|endoftext|>", unk_token="<|endoftext|>",
+    ), len(vocab)
+
+
+def build_tiny_bert(out: Path) -> Path:
+    from transformers import BertConfig, BertForMaskedLM
+
+    tokenizer, size = _bert_tokenizer()
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=256, pad_token_id=tokenizer.pad_token_id,
+    )
+    BertForMaskedLM(config).save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return Path(out)
+
+
+def build_tiny_roberta(out: Path) -> Path:
+    from transformers import RobertaConfig, RobertaForMaskedLM
+
+    tokenizer, size = _roberta_tokenizer()
+    torch.manual_seed(1)
+    config = RobertaConfig(
+        vocab_size=size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=258, pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, type_vocab_size=1,
+    )
+    RobertaForMaskedLM(config).save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return Path(out)
+
+
+def build_tiny_gpt2(out: Path) -> Path:
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    tokenizer, size = _gpt2_tokenizer()
+    torch.manual_seed(2)
+    config = GPT2Config(
+        vocab_size=size, n_embd=32, n_layer=2, n_head=2, n_positions=256,
+        bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+    )
+    GPT2LMHeadModel(config).save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return Path(out)
