@@ -8,6 +8,7 @@ and the others still run, so one missing data file loses nothing else.
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ def register(sub) -> None:
     p.add_argument("--model", default=DEFAULT_MODEL, help=f"model to evaluate (default: {DEFAULT_MODEL})")
     p.add_argument("--out-dir", default="results", help="directory for result files (default: results)")
     p.add_argument("--only", nargs="+", choices=BENCHMARKS, help="run only these benchmarks")
+    p.add_argument("--sample", type=int, help="override each benchmark's default sample size (groups/queries)")
     p.set_defaults(func=cmd_run)
 
 
@@ -39,7 +41,10 @@ def cmd_run(args) -> int:
         print(f"\n=== {name} ===", flush=True)
         started = time.time()
         try:
-            result = module.run_default(out_dir, args.model)
+            kwargs = {}
+            if args.sample is not None and "sample" in inspect.signature(module.run_default).parameters:
+                kwargs["sample"] = args.sample
+            result = module.run_default(out_dir, args.model, **kwargs)
         except LexprobeError as err:
             print(f"lexprobe: {name} skipped: {err}", file=sys.stderr)
             failed.append(name)

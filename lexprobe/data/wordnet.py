@@ -73,8 +73,13 @@ def _install_into_nltk_data(src: Path) -> Path:
 @lru_cache(maxsize=1)
 def load_wordnet():
     """Return NLTK's WordNet reader (WordNet 3.0), setting NLTK up if needed."""
+    import warnings
+
     import nltk
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    # NLTK warns that Open Multilingual WordNet is absent; lexprobe never uses it
+    warnings.filterwarnings("ignore", message="The multilingual functions are not available")
 
     looked: list[str] = []
     for src in _candidate_source_dirs():

@@ -6,9 +6,8 @@ from lexprobe.scorers.pll import encode_pair, masked_copies, pll_reference, pll_
 
 REQUESTS = [
     ("the dog is a bkatuhla . definition of bkatuhla is", " a small animal"),
-    ("the dog is a bkatuhla . definition of bkatuhla is", " to signal with the hands"),
-    ("he made a wink . definition of bkatuhla is to", " move the hand"),
-    ("singing", " a song sung by one person with a beckoning gesture"),  # multi-piece words
+    ("the dog is a bkatuhla . definition of bkatuhla is", " to signal with hands"),
+    ("singing", " a song by one beckoning person"),  # "beckoning": several word pieces
 ]
 
 

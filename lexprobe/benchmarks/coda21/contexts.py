@@ -152,3 +152,41 @@ class MaskedContextSelector:
         chosen = {s: occ[0] for s, occ in candidates.items() if len(occ) == 1}
         chosen.update({s: occ for s, (_, occ) in best.items()})
         return chosen
+
+
+def _word_forms(lemma: str) -> list[str]:
+    base = lemma.replace("_", " ")
+    forms = [base, base + "s", base + "es", base + "ed", base + "d", base + "ing"]
+    if base.endswith("e"):
+        forms.append(base[:-1] + "ing")
+    if base.endswith("y"):
+        forms += [base[:-1] + "ies", base[:-1] + "ied"]
+    return sorted(set(forms), key=len, reverse=True)
+
+
+def example_contexts(wn, pos: Sequence[str] = ("n", "v")) -> dict[str, list[Occurrence]]:
+    """Contexts from WordNet's own example sentences, for when SemCor is not at hand.
+
+    A synset's example counts when one of its lemmas (or a regular inflection of it)
+    occurs in it as a whole word. Used only by the small dataset ``lexprobe run``
+    builds without SemCor; the paper's contexts come from SemCor.
+    """
+    import re
+
+    out: dict[str, list[Occurrence]] = {}
+    for p in pos:
+        for synset in wn.all_synsets(p):
+            found = []
+            for example in synset.examples():
+                for lemma in synset.lemma_names():
+                    m = None
+                    for form in _word_forms(lemma):
+                        m = re.search(r"(?<!\w)" + re.escape(form) + r"(?!\w)", example, re.IGNORECASE)
+                        if m:
+                            break
+                    if m:
+                        found.append(Occurrence(example, m.group(0), m.start()))
+                        break
+            if found:
+                out[synset.name()] = found
+    return out

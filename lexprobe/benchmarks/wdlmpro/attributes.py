@@ -117,20 +117,34 @@ def frequency_bander(counts_file: str | Path | None = None) -> Callable[[str], s
     return band
 
 
-def target_attributes(groups: Sequence, counts_file: str | Path | None = None, wn=None) -> dict[str, dict]:
-    """{target synset: {depth, depth_band, frequency_band, n_words}} for breakdowns."""
+def attributes_fn(counts_file: str | Path | None = None, wn=None) -> Callable[[Sequence], list[dict]]:
+    """A function groups -> [attributes of each group's target] (same order), for chunked runs.
+
+    The counts file (or wordfreq) and WordNet are loaded once, not once per chunk.
+    """
     if wn is None:
         from lexprobe.data.wordnet import load_wordnet
 
         wn = load_wordnet()
     band = frequency_bander(counts_file)
-    attrs = {}
-    for g in groups:
-        depth = synset_depth(g.target, wn)
-        attrs[g.target] = {
-            "depth": depth,
-            "depth_band": depth_band(depth),
-            "frequency_band": band(g.word),
-            "n_words": len(word_tokens(g.word)),
-        }
-    return attrs
+
+    def attributes_of(groups: Sequence) -> list[dict]:
+        out = []
+        for g in groups:
+            depth = synset_depth(g.target, wn)
+            out.append(
+                {
+                    "depth": depth,
+                    "depth_band": depth_band(depth),
+                    "frequency_band": band(g.word),
+                    "n_words": len(word_tokens(g.word)),
+                }
+            )
+        return out
+
+    return attributes_of
+
+
+def target_attributes(groups: Sequence, counts_file: str | Path | None = None, wn=None) -> dict[str, dict]:
+    """{target synset: {depth, depth_band, frequency_band, n_words}} for breakdowns."""
+    return {g.target: a for g, a in zip(groups, attributes_fn(counts_file, wn)(groups))}

@@ -98,14 +98,14 @@ def quick_sample(pos: str, n: int, seed: int = 0) -> list[SynsetGroup]:
     return groups
 
 
-def run_default(out_dir: Path, model: str, n_per_pos: int = 150, seed: int = 0) -> dict:
+def run_default(out_dir: Path, model: str, sample: int = 100, seed: int = 0) -> dict:
     """WDLMPro on a seeded sample (both POS, both tasks) with the given model."""
     from lexprobe.models import load_scorer
 
-    groups = quick_sample("n", n_per_pos, seed) + quick_sample("v", n_per_pos, seed)
+    groups = quick_sample("n", sample, seed) + quick_sample("v", sample, seed)
     scorer = load_scorer(model)
     out = Path(out_dir) / "wdlmpro.json"
-    config = {"sample": "quick_sample", "n_per_pos": n_per_pos, "seed": seed, "task": "both", "pos": "both"}
+    config = {"sample": "quick_sample", "n_per_pos": sample, "seed": seed, "task": "both", "pos": "both"}
     result = run_eval(scorer, groups, ("w2d", "d2w"), out, config)
     print(full_report(result))
     print(f"WDLMPro results written to {out}")

@@ -19,11 +19,12 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from lexprobe.cache import cache_dir
+from lexprobe.cache import cache_dir, stable_hash
 from lexprobe.data.wordnet import load_wordnet, synset_string
 from lexprobe.errors import DataError
 from lexprobe.reporting import format_table
@@ -60,16 +61,20 @@ class SynsetGroup:
 # ---------------------------------------------------------------- construction
 
 
-def _candidate(synset) -> Candidate:
+def _candidate(synset, memo: dict[str, Candidate]) -> Candidate:
+    """One shared Candidate per synset (a synset is a candidate in ~50 groups)."""
     name = synset.name()
-    return Candidate(name, synset_string(name), synset.definition())
+    cand = memo.get(name)
+    if cand is None:
+        cand = memo[name] = Candidate(name, synset_string(name), synset.definition())
+    return cand
 
 
 def _by_name(synsets) -> list:
     return sorted(synsets, key=lambda s: s.name())
 
 
-def group_members(target, keep_duplicates: bool = False) -> list[Candidate]:
+def group_members(target, keep_duplicates: bool = False, memo: dict[str, Candidate] | None = None) -> list[Candidate]:
     """Target, then hyponyms of each direct hypernym (no instance relations), sorted by name.
 
     NLTK >= 3.9 returns related synsets in the iteration order of a set, which changes
@@ -78,7 +83,8 @@ def group_members(target, keep_duplicates: bool = False) -> list[Candidate]:
     or crooning.n.02 in a_cappella_singing.n.01's group), so we sort by name: the
     groups are the same in every run and match the paper's examples.
     """
-    members = [_candidate(target)]
+    memo = {} if memo is None else memo
+    members = [_candidate(target, memo)]
     seen_synsets = {target.name()}
     seen_words = {members[0].word}
     seen_definitions = {members[0].definition}
@@ -88,7 +94,7 @@ def group_members(target, keep_duplicates: bool = False) -> list[Candidate]:
             if name in seen_synsets:
                 continue
             seen_synsets.add(name)
-            cand = _candidate(sister)
+            cand = _candidate(sister, memo)
             if not keep_duplicates and (cand.word in seen_words or cand.definition in seen_definitions):
                 continue
             seen_words.add(cand.word)
@@ -121,8 +127,9 @@ def build_groups(
 
         synsets = tqdm(synsets, desc=f"WDLMPro {POS_NAMES[pos]} groups", unit=" synsets", mininterval=1.0)
     groups = []
+    memo: dict[str, Candidate] = {}
     for target in synsets:
-        members = group_members(target, keep_duplicates)
+        members = group_members(target, keep_duplicates, memo)
         if len(members) >= MIN_GROUP_SIZE:
             groups.append(SynsetGroup(target.name(), pos, members[0].word, tuple(members)))
     return groups
@@ -152,8 +159,14 @@ def write_jsonl(groups: Iterable[SynsetGroup], path: str | Path) -> Path:
     return path
 
 
-def _group_from_dict(obj: Any) -> SynsetGroup:
-    """Parse one JSONL record; raises ValueError saying what is wrong."""
+def _group_from_dict(obj: Any, interned: dict | None = None) -> SynsetGroup:
+    """Parse one JSONL record; raises ValueError saying what is wrong.
+
+    ``interned`` maps (synset, word, definition) to one shared Candidate: a synset
+    occurs in about 50 groups, and sharing its Candidate makes loading several
+    times faster and the loaded dataset several times smaller.
+    """
+    interned = {} if interned is None else interned
     if not isinstance(obj, dict):
         raise ValueError("expected a JSON object")
     missing = [k for k in ("target", "pos", "word", "candidates") if k not in obj]
@@ -166,9 +179,13 @@ def _group_from_dict(obj: Any) -> SynsetGroup:
         raise ValueError("candidates must be a list of at least 2 entries")
     cands = []
     for i, c in enumerate(raw):
-        if not isinstance(c, dict) or not all(isinstance(c.get(k), str) for k in ("synset", "word", "definition")):
-            raise ValueError(f"candidate {i} needs string fields synset, word, definition")
-        cands.append(Candidate(c["synset"], c["word"], c["definition"]))
+        key = (c.get("synset"), c.get("word"), c.get("definition")) if isinstance(c, dict) else None
+        cand = interned.get(key)
+        if cand is None:
+            if key is None or not all(isinstance(v, str) for v in key):
+                raise ValueError(f"candidate {i} needs string fields synset, word, definition")
+            cand = interned[key] = Candidate(*key)
+        cands.append(cand)
     if cands[0].synset != obj["target"]:
         raise ValueError(f"the first candidate must be the target {obj['target']!r}, got {cands[0].synset!r}")
     return SynsetGroup(str(obj["target"]), obj["pos"], str(obj["word"]), tuple(cands))
@@ -180,12 +197,13 @@ def load_groups(path: str | Path) -> list[SynsetGroup]:
     if not path.is_file():
         raise DataError(f"WDLMPro dataset file {path} not found; {BUILD_HINT}")
     groups = []
+    interned: dict = {}
     with path.open(encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
             if not line.strip():
                 continue
             try:
-                groups.append(_group_from_dict(json.loads(line)))
+                groups.append(_group_from_dict(json.loads(line), interned))
             except (json.JSONDecodeError, ValueError) as exc:
                 raise DataError(
                     f"{path}:{lineno}: malformed WDLMPro group ({exc}); fix the line or {BUILD_HINT}"
@@ -222,31 +240,80 @@ def load_dataset(data: str | Path, pos: str = "both") -> list[SynsetGroup]:
 # ---------------------------------------------------------------- cached default build
 
 
-def _cache_path(pos: str, keep_duplicates: bool, wn) -> Path:
-    version = str(wn.get_version()).replace("/", "_")
+def _wordnet_key() -> str:
+    """Identify the installed WordNet without loading it (NLTK's reader takes ~20 s to start).
+
+    Looks where ``load_wordnet`` looks first; the key holds the version from the
+    data files' header and a hash of their sizes. Falls back to loading WordNet.
+    """
+    from lexprobe.data import wordnet as wn_setup
+
+    for src in wn_setup._candidate_source_dirs():
+        if all((src / f).exists() for f in wn_setup._REQUIRED):
+            files = [src / "data.noun", src / "data.verb"]
+            with files[0].open(encoding="utf-8", errors="replace") as f:
+                match = re.search(r"WordNet (\d+(?:\.\d+)*) Copyright", f.read(4000))
+            version = match.group(1) if match else "unknown"
+            return f"wordnet-{version}-{stable_hash([p.stat().st_size for p in files], 8)}"
+    return f"wordnet-{load_wordnet().get_version()}"
+
+
+def _cache_path(pos: str, keep_duplicates: bool) -> Path:
     variant = "keepdup" if keep_duplicates else "dedup"
-    return cache_dir() / "wdlmpro" / f"wordnet-{version}_b{BUILDER_VERSION}_{variant}_{pos}.jsonl"
+    return cache_dir() / "wdlmpro" / f"{_wordnet_key()}_b{BUILDER_VERSION}_{variant}_{pos}.json"
+
+
+def _write_cache(groups: Sequence[SynsetGroup], path: Path) -> None:
+    """Compact form: each candidate once in a table, groups as lists of table indices."""
+    index: dict[Candidate, int] = {}
+    table = []
+    rows = []
+    for g in groups:
+        row = []
+        for c in g.candidates:
+            if c not in index:
+                index[c] = len(table)
+                table.append([c.synset, c.word, c.definition])
+            row.append(index[c])
+        rows.append(row)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as f:
+        json.dump({"format": "wdlmpro-cache/1", "pos": groups[0].pos if groups else None,
+                   "candidates": table, "groups": rows}, f, ensure_ascii=False, separators=(",", ":"))
+    os.replace(tmp, path)
+
+
+def _read_cache(path: Path, pos: str) -> list[SynsetGroup] | None:
+    """The cached groups, or None when the file is missing or unusable (then we rebuild)."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            data = json.load(f)
+        table = [Candidate(*c) for c in data["candidates"]]
+        groups = []
+        for row in data["groups"]:
+            cands = tuple(table[i] for i in row)
+            groups.append(SynsetGroup(cands[0].synset, pos, cands[0].word, cands))
+        return groups
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
 
 
 def default_dataset(pos: str = "both", keep_duplicates: bool = False, progress: bool = True) -> list[SynsetGroup]:
-    """The full dataset, built once (about a minute per POS) and cached as JSONL under cache_dir()/wdlmpro/.
+    """The full dataset, built once (1-3 minutes) and cached under cache_dir()/wdlmpro/.
 
-    The cache file name carries the WordNet version, the builder version and the
-    variant, so a different WordNet or construction never reuses a stale build.
+    The cache file name carries the WordNet version and fingerprint, the builder
+    version and the variant, so a different WordNet or construction never reuses a
+    stale build; a damaged cache file is rebuilt. Loading the cache takes seconds.
     """
-    wn = load_wordnet()
     groups = []
     for p in pos_list(pos):
-        path = _cache_path(p, keep_duplicates, wn)
-        if path.exists():
-            try:
-                groups.extend(load_groups(path))
-                continue
-            except DataError:
-                pass  # a damaged cache file is rebuilt
-        built = build_groups(p, keep_duplicates, wn=wn, progress=progress)
-        write_jsonl(built, path)
-        groups.extend(built)
+        path = _cache_path(p, keep_duplicates)
+        cached = _read_cache(path, p) if path.exists() else None
+        if cached is None:
+            cached = build_groups(p, keep_duplicates, wn=load_wordnet(), progress=progress)
+            _write_cache(cached, path)
+        groups.extend(cached)
     return groups
 
 

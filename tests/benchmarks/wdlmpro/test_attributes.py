@@ -123,3 +123,7 @@ def test_target_attributes(wn, tmp_path):
     assert attrs["a_cappella_singing.n.01"] == {"depth": 9, "depth_band": "9–11", "frequency_band": "medium", "n_words": 3}
     assert attrs["cattalo.n.01"] == {"depth": 18, "depth_band": "15–19", "frequency_band": "rare", "n_words": 1}
     assert attrs["entity.n.01"]["depth_band"] == "0–2"
+    fn = at.attributes_fn(counts, wn=wn)
+    counts.write_text("cattalo\t500\n", encoding="utf-8")  # loaded once: later edits are not seen
+    assert fn([group("cattalo.n.01", "cattalo"), group("dog.n.01", "dog")]) == [
+        attrs["cattalo.n.01"], {"depth": 8, "depth_band": "6–8", "frequency_band": "rare", "n_words": 1}]

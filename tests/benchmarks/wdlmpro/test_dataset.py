@@ -163,15 +163,34 @@ def test_default_dataset_builds_once_then_loads_cache(monkeypatch, tmp_path):
         return real_build(pos, keep_duplicates, wn=fake, targets=targets)
 
     monkeypatch.setattr(ds, "load_wordnet", lambda: fake)
+    monkeypatch.setattr(ds, "_wordnet_key", lambda: "wordnet-toy")
     monkeypatch.setattr(ds, "build_groups", counting_build)
     first = ds.default_dataset("n")
     assert calls == [("n", False)] and [g.target for g in first] == ["t.n.01", "a.n.01"]
     assert ds.default_dataset("n") == first and len(calls) == 1  # second call read the cache
-    cached = list((tmp_path / "lexprobe-cache" / "wdlmpro").glob("*.jsonl"))
-    assert [p.name for p in cached] == ["wordnet-toy_b1_dedup_n.jsonl"]
+    cached = list((tmp_path / "lexprobe-cache" / "wdlmpro").glob("*.json"))
+    assert [p.name for p in cached] == ["wordnet-toy_b1_dedup_n.json"]
+    again = ds.default_dataset("n")
+    assert again[0].candidates[1] is again[1].candidates[0]  # a.n.01 is one shared object
     assert len(ds.default_dataset("n", keep_duplicates=True)) == 5 and calls[-1] == ("n", True)
     cached[0].write_text("garbage\n")  # a damaged cache is rebuilt, not fatal
     assert ds.default_dataset("n") == first and len(calls) == 3
+
+
+def test_wordnet_key_without_loading_wordnet(monkeypatch):
+    from lexprobe.data import wordnet as wn_setup
+
+    if not any((d / "data.noun").exists() for d in wn_setup._candidate_source_dirs()):
+        pytest.skip("no WordNet dict directory installed")
+    monkeypatch.setattr(ds, "load_wordnet", lambda: pytest.fail("must not load WordNet"))
+    key = ds._wordnet_key()
+    assert key.startswith("wordnet-3.0-") and key == ds._wordnet_key()
+
+
+def test_load_groups_shares_candidates(tmp_path):
+    groups = ds.build_groups("n", keep_duplicates=True, wn=toy_wordnet())
+    loaded = ds.load_groups(ds.write_jsonl(groups, tmp_path / "g.jsonl"))
+    assert loaded == groups and loaded[0].candidates[1] is loaded[1].candidates[0]
 
 
 # ---------------------------------------------------------------- statistics

@@ -1,0 +1,5 @@
+import sys
+
+from lexprobe.cli import main
+
+sys.exit(main())

@@ -1,0 +1,214 @@
+"""``lexprobe coda eval|build|stats|heatmap`` and CoDA21's part of ``lexprobe run``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from lexprobe.benchmarks.coda21.dataset import VARIANTS, CodaData, coda_stats, format_stats, groups_to_official, load_coda
+from lexprobe.benchmarks.coda21.evaluate import ALIGN_METHODS, PATTERNS, EvalConfig, evaluate, format_result
+from lexprobe.cache import partial_path
+from lexprobe.errors import DataError, LexprobeError
+from lexprobe.reporting import write_json
+
+OFFICIAL_FILES = {"clean-easy": "CoDA-clean-easy.json", "clean-hard": "CoDA-clean-hard.json"}
+DEFAULT_CONTEXT_MODEL = "bert-base-uncased"
+
+
+def default_coda_dir() -> Path:
+    """``$LEXPROBE_CODA_DIR`` or ``<repo>/../shared/data/coda21``."""
+    env = os.environ.get("LEXPROBE_CODA_DIR")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[3].parent / "shared" / "data" / "coda21"
+
+
+def register(sub) -> None:
+    from lexprobe.cli_common import add_model_args
+
+    p = sub.add_parser("coda", help="CoDA21: align contexts with definitions of hidden words")
+    csub = p.add_subparsers(dest="coda_command", metavar="COMMAND")
+    csub.required = True
+    fmt = argparse.ArgumentDefaultsHelpFormatter
+
+    e = csub.add_parser("eval", help="evaluate a model on a CoDA21 file", formatter_class=fmt)
+    e.add_argument("--data", required=True, help="CoDA21 JSON file (official format)")
+    add_model_args(e)
+    e.add_argument("--pos", choices=("n", "v", "both"), default="both")
+    e.add_argument("--limit", type=int, help="evaluate only the first N groups of each POS")
+    e.add_argument("--align", choices=ALIGN_METHODS, default="optimal",
+                   help="optimal: Hungarian; exhaustive: all k! alignments (reference); none: simple matching")
+    e.add_argument("--nonce", default="bkatuhla", help="made-up word that replaces the target")
+    e.add_argument("--pattern", choices=tuple(PATTERNS), default="definition-of", help="prompt pattern (LMs)")
+    e.add_argument("--normalize", choices=("sum", "mean"), default="sum",
+                   help="sum or average the definition's token log-probabilities (LMs)")
+    e.add_argument("--pll", choices=("token", "word-l2r"), default="token",
+                   help="masked LMs: mask one token at a time, or also the later pieces of the same word")
+    e.add_argument("--out", required=True, help="result JSON file (per-group matrices included)")
+    e.set_defaults(func=cmd_eval)
+
+    b = csub.add_parser("build", help="build a CoDA21-style dataset from WordNet and SemCor", formatter_class=fmt)
+    b.add_argument("--variant", choices=VARIANTS, default="clean-hard")
+    b.add_argument("--out", required=True, help="output JSON file (official format)")
+    b.add_argument("--pos", choices=("n", "v", "both"), default="both")
+    b.add_argument("--semcor", help="SemCor 3.0 NAF archive (default: ../shared/data/semcor3.0/, $LEXPROBE_SEMCOR)")
+    b.add_argument("--embed-model", default="all-MiniLM-L6-v2",
+                   help="sentence-embedding model for clustering definitions (paper: stsb-distilbert-base)")
+    b.add_argument("--context-model", default=DEFAULT_CONTEXT_MODEL,
+                   help="masked LM that picks each synset's context (paper: bert-base-uncased); "
+                        "`first` takes the first SemCor sentence instead")
+    b.add_argument("--k-min", type=int, default=5)
+    b.add_argument("--k-max", type=int, default=10)
+    b.add_argument("--theta", type=float, default=0.8, help="maximum definition similarity within a group")
+    b.add_argument("--max-groups", type=int, help="stop after N groups per POS (small builds)")
+    b.add_argument("--device", default="auto")
+    b.add_argument("--batch-size", type=int, default=None)
+    b.set_defaults(func=cmd_build)
+
+    s = csub.add_parser("stats", help="Table-1 statistics of CoDA21 files")
+    s.add_argument("files", nargs="+", help="CoDA21 JSON files")
+    s.set_defaults(func=cmd_stats)
+
+    h = csub.add_parser("heatmap", help="draw one group's match scores with predicted and gold alignment")
+    h.add_argument("--result", required=True, help="result JSON of `lexprobe coda eval`")
+    h.add_argument("--group", required=True, help="group id (n/3) or index into the result's groups")
+    h.add_argument("--out", required=True, help="image file (.png, .pdf, .svg)")
+    h.set_defaults(func=cmd_heatmap)
+
+
+# --- eval ----------------------------------------------------------------------------
+
+def run_eval(data: CodaData, scorer, config: EvalConfig, out: Path, progress: bool = True) -> dict:
+    result = evaluate(data, scorer, config, out=out, progress=progress)
+    write_json(out, result)
+    partial_path(out).unlink(missing_ok=True)
+    return result
+
+
+def cmd_eval(args) -> int:
+    from lexprobe.cli_common import scorer_from_args
+
+    config = EvalConfig(align=args.align, pos=args.pos, limit=args.limit, nonce=args.nonce,
+                        pattern=args.pattern, normalize=args.normalize, pll_variant=args.pll)
+    config.validate()
+    data = load_coda(args.data)  # data errors before the (slow) model load
+    for problem in data.problems:
+        print(f"lexprobe: skipping {problem}")
+    if not data.groups:
+        raise DataError(f"{args.data} has no usable CoDA21 groups ({len(data.problems)} malformed)")
+    scorer = scorer_from_args(args)
+    result = run_eval(data, scorer, config, Path(args.out))
+    print(format_result(result))
+    print(f"\nresults written to {args.out}")
+    return 0
+
+
+# --- build ---------------------------------------------------------------------------
+
+def _embedder(model: str, device: str | None, batch_size: int | None):
+    from lexprobe.models import load_scorer
+
+    scorer = load_scorer(model, kind="embedding", device=device, batch_size=batch_size)
+    return scorer.encode
+
+
+def _context_selector(model: str, device: str | None, batch_size: int | None):
+    from lexprobe.benchmarks.coda21.contexts import FirstContextSelector, MaskedContextSelector
+    from lexprobe.models import load_scorer
+
+    if model == "first":
+        return FirstContextSelector()
+    try:
+        scorer = load_scorer(model, kind="masked", device=device, batch_size=batch_size)
+    except LexprobeError as err:
+        raise LexprobeError(f"{err} (for --context-model; pass a local masked LM or `--context-model first`)") from None
+    return MaskedContextSelector(scorer)
+
+
+def cmd_build(args) -> int:
+    from lexprobe.benchmarks.coda21.builder import BuildConfig, build_coda
+    from lexprobe.data.semcor import iter_semcor_sentences
+    from lexprobe.data.wordnet import load_wordnet
+
+    config = BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
+                         pos=("n", "v") if args.pos == "both" else (args.pos,), max_groups=args.max_groups)
+    config.validate()
+    wn = load_wordnet()
+    selector = _context_selector(args.context_model, args.device, args.batch_size)
+    embed = _embedder(args.embed_model, args.device, args.batch_size)
+    groups = build_coda(wn, iter_semcor_sentences(args.semcor), embed, config, selector=selector)
+    write_json(args.out, groups_to_official(groups))
+    print(format_stats(coda_stats(CodaData(groups)), title=f"CoDA21-{args.variant} (built)"))
+    print(f"\ndataset written to {args.out}")
+    return 0
+
+
+# --- stats / heatmap ---------------------------------------------------------------
+
+def cmd_stats(args) -> int:
+    for i, path in enumerate(args.files):
+        data = load_coda(path)
+        if i:
+            print()
+        print(format_stats(coda_stats(data), title=str(path)))
+        for problem in data.problems:
+            print(f"  malformed: {problem}")
+    return 0
+
+
+def cmd_heatmap(args) -> int:
+    from lexprobe.benchmarks.coda21.heatmap import draw_heatmap, find_group, load_result
+
+    instance = find_group(load_result(args.result), args.group)
+    path = draw_heatmap(instance, args.out)
+    print(f"heatmap of group {instance['id']} written to {path}")
+    return 0
+
+
+# --- lexprobe run --------------------------------------------------------------------
+
+def build_small(out_dir: Path, embed, max_groups: int = 15) -> Path:
+    """A small CoDA21-style file from WordNet and SemCor (or WordNet's own examples)."""
+    from lexprobe.benchmarks.coda21.builder import BuildConfig, build_coda
+    from lexprobe.benchmarks.coda21.contexts import collect_contexts, example_contexts
+    from lexprobe.data.semcor import default_archive, iter_semcor_sentences
+    from lexprobe.data.wordnet import load_wordnet
+
+    wn = load_wordnet()
+    if default_archive().is_file():
+        contexts, variant = collect_contexts(iter_semcor_sentences(), wn), "clean-hard"
+    else:
+        print("SemCor not found: contexts come from WordNet's example sentences")
+        contexts, variant = example_contexts(wn), "noisy-hard"
+    groups = build_coda(wn, None, embed, BuildConfig(variant=variant, max_groups=max_groups), contexts=contexts)
+    path = Path(out_dir) / f"coda21-small-{variant}.json"
+    write_json(path, groups_to_official(groups))
+    print(format_stats(coda_stats(CodaData(groups)), title=f"small CoDA21-{variant} built at {path}"))
+    return path
+
+
+def run_default(out_dir: Path, model: str) -> dict:
+    """CoDA21 on the official clean files when present, else on a small self-built set."""
+    from lexprobe.models import load_scorer
+
+    out_dir = Path(out_dir)
+    scorer = load_scorer(model)
+    coda_dir = default_coda_dir()
+    files = {name: coda_dir / f for name, f in OFFICIAL_FILES.items() if (coda_dir / f).is_file()}
+    if not files:
+        print(f"official CoDA21 files not found in {coda_dir} (set LEXPROBE_CODA_DIR); building a small set")
+        if scorer.kind == "embedding":
+            embed = scorer.encode
+        else:
+            embed = load_scorer("all-MiniLM-L6-v2", kind="embedding").encode
+        files = {"small": build_small(out_dir, embed)}
+    metrics = {}
+    for name, path in files.items():
+        data = load_coda(path)
+        out = out_dir / f"coda21-{name}.json"
+        result = run_eval(data, scorer, EvalConfig(), out, progress=False)
+        print(format_result(result) if len(files) == 1 else f"{name}:\n{format_result(result)}")
+        print(f"CoDA21 {name} results written to {out}")
+        metrics[name] = result["metrics"]
+    return {"metrics": metrics}

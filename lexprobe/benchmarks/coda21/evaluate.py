@@ -1,0 +1,281 @@
+"""CoDA21 evaluation: match-score matrices, alignment, accuracy per POS.
+
+For every group the k x k matrix ``scores[c, d]`` (context c, definition d) is
+computed with whatever scorer the model gives:
+
+- causal LM: log P(" " + definition | prompt), definition cut to 48 tokens, summed
+  (``normalize="mean"``: averaged); prompt = context with the target replaced by the
+  nonce word, then ``Definition of <nonce> is`` (verbs: ``... is to``). The k
+  definitions of a context share its prompt, which the causal engine encodes once.
+- masked LM: pseudo-log-likelihood of the definition after the same prompt
+  (``lexprobe.scorers.pll``), one token masked at a time or word-level l2r.
+- sentence embeddings / static vectors: cosine of the context with the target
+  removed and the definition; each text is encoded once.
+- random: seeded scores per group.
+
+The target is replaced as a whole word, everywhere it occurs (the released code
+replaced substrings). Groups are solved with ``lexprobe.metrics.alignment``;
+finished groups go to a ResumeLog so an interrupted run resumes.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from lexprobe.benchmarks.coda21.dataset import POS_NAMES, CodaData, Group, GroupProblem, replace_target
+from lexprobe.cache import ResumeLog, partial_path, stable_hash
+from lexprobe.errors import LexprobeError
+from lexprobe.metrics import alignment as al
+
+log = logging.getLogger(__name__)
+
+PATTERNS = {
+    "definition-of": "{context} Definition of {nonce} is",
+    "defined-as": "{context} {nonce} is defined as",
+    "is": "{context} {nonce} is",
+}
+ALIGN_METHODS = ("optimal", "exhaustive", "none")
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    align: str = "optimal"
+    pos: str = "both"  # n, v or both
+    limit: int | None = None  # first N groups per POS
+    nonce: str = "bkatuhla"
+    pattern: str = "definition-of"
+    normalize: str = "sum"  # sum | mean of definition token log-probs (LM scorers)
+    pll_variant: str = "token"  # token | word-l2r (masked LMs)
+    max_definition_tokens: int = 48
+    exhaustive_max_k: int = al.EXHAUSTIVE_MAX_K
+    groups_per_chunk: int = 16
+
+    def validate(self) -> None:
+        if self.align not in ALIGN_METHODS:
+            raise LexprobeError(f"unknown --align {self.align!r}; use optimal, exhaustive or none")
+        if self.pattern not in PATTERNS:
+            raise LexprobeError(f"unknown --pattern {self.pattern!r}; use {', '.join(PATTERNS)}")
+        if self.pos not in ("n", "v", "both"):
+            raise LexprobeError(f"unknown --pos {self.pos!r}; use n, v or both")
+        if self.normalize not in ("sum", "mean"):
+            raise LexprobeError(f"unknown --normalize {self.normalize!r}; use sum or mean")
+        if not self.nonce.strip():
+            raise LexprobeError("--nonce must be a non-empty word")
+
+
+# --- texts --------------------------------------------------------------------------
+
+def prompt(context: str, word: str, pos: str, nonce: str = "bkatuhla", pattern: str = "definition-of") -> str:
+    text = PATTERNS[pattern].format(context=replace_target(context, word, nonce), nonce=nonce)
+    return text + " to" if pos == "v" else text
+
+
+def context_without_target(context: str, word: str) -> str:
+    return replace_target(context, word, "")
+
+
+# --- match scores -------------------------------------------------------------------
+
+def _lm_requests(groups: Sequence[Group], config: EvalConfig) -> list[tuple[str, str]]:
+    requests = []
+    for g in groups:
+        prompts = [prompt(c.context, c.word, g.pos, config.nonce, config.pattern) for c in g.candidates]
+        for p in prompts:
+            for d in g.candidates:
+                requests.append((p, " " + d.definition))
+    return requests
+
+
+def _split_matrices(groups: Sequence[Group], flat: Sequence[float]) -> list[np.ndarray]:
+    out, pos = [], 0
+    for g in groups:
+        n = g.k * g.k
+        out.append(np.asarray(flat[pos:pos + n], dtype=np.float64).reshape(g.k, g.k))
+        pos += n
+    return out
+
+
+def match_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig = EvalConfig()) -> list[np.ndarray]:
+    """One k x k matrix per group, rows = contexts, columns = definitions."""
+    if not groups:
+        return []
+    kind = scorer.kind
+    if kind == "causal":
+        reduce = np.mean if config.normalize == "mean" else np.sum
+        per_token = scorer.continuation_logprobs(_lm_requests(groups, config))
+        flat = [float(reduce(lp[: config.max_definition_tokens])) for lp in per_token]
+        return _split_matrices(groups, flat)
+    if kind == "masked":
+        from lexprobe.scorers.pll import pll_scores
+
+        flat = pll_scores(scorer, _lm_requests(groups, config), variant=config.pll_variant,
+                          max_tokens=config.max_definition_tokens, normalize=config.normalize)
+        return _split_matrices(groups, flat)
+    if kind in ("embedding", "static"):
+        contexts = [context_without_target(c.context, c.word) for g in groups for c in g.candidates]
+        definitions = [c.definition for g in groups for c in g.candidates]
+        texts = list(dict.fromkeys(contexts + definitions))  # each distinct text encoded once
+        index = {t: i for i, t in enumerate(texts)}
+        vectors = np.asarray(scorer.encode(texts), dtype=np.float64)
+        out, start = [], 0
+        for g in groups:
+            ctx = vectors[[index[t] for t in contexts[start:start + g.k]]]
+            dfn = vectors[[index[t] for t in definitions[start:start + g.k]]]
+            out.append(ctx @ dfn.T)
+            start += g.k
+        return out
+    if kind == "random":
+        return [np.asarray(scorer.scores(f"coda21:{g.id}", g.k * g.k), dtype=np.float64).reshape(g.k, g.k)
+                for g in groups]
+    raise LexprobeError(f"CoDA21 cannot use a scorer of kind {kind!r}")
+
+
+# --- one group -------------------------------------------------------------------------
+
+def group_record(group: Group, scores: np.ndarray, config: EvalConfig) -> dict[str, Any]:
+    order = al.tie_break_order(group.id, group.k)
+    assignment = al.align(scores, config.align, order, max_k=config.exhaustive_max_k)
+    simple = assignment if config.align == "none" else al.align(scores, "none", order)
+    return {
+        "id": group.id,
+        "pos": group.pos,
+        "k": group.k,
+        "ancestor": group.ancestor,
+        "relation": group.relation,
+        "synsets": [c.synset for c in group.candidates],
+        "scores": np.round(scores, 6).tolist(),
+        # optimal/exhaustive: the definition of each context; none: the context of each definition
+        "assignment": assignment.tolist(),
+        "predicted_pairs": _pairs(assignment, config.align),  # [context, definition]
+        "accuracy": al.accuracy(assignment),
+        "simple_accuracy": al.accuracy(simple),
+    }
+
+
+def _pairs(assignment: np.ndarray, method: str) -> list[list[int]]:
+    if method == "none":
+        return [[int(c), d] for d, c in enumerate(assignment)]
+    return [[c, int(d)] for c, d in enumerate(assignment)]
+
+
+def _check_group(group: Group, config: EvalConfig) -> str | None:
+    if config.align == "exhaustive" and group.k > config.exhaustive_max_k:
+        return (f"has k={group.k} > {config.exhaustive_max_k}, too many for --align exhaustive "
+                f"(use --align optimal)")
+    try:
+        for c in group.candidates:
+            replace_target(c.context, c.word, config.nonce)
+    except ValueError as err:
+        return str(err)
+    return None
+
+
+# --- metrics ---------------------------------------------------------------------------
+
+def summarise(records: Sequence[dict], problems: Sequence[GroupProblem], pos: Sequence[str]) -> dict[str, Any]:
+    metrics: dict[str, Any] = {}
+    for key, members in [(p, [r for r in records if r["pos"] == p]) for p in pos] + [("both", list(records))]:
+        metrics[key] = {
+            "accuracy": float(np.mean([r["accuracy"] for r in members])) if members else None,
+            "simple_accuracy": float(np.mean([r["simple_accuracy"] for r in members])) if members else None,
+            "random_baseline": al.random_baseline([r["k"] for r in members]) if members else None,
+            "groups": len(members),
+            "skipped": sum(1 for p in problems if key == "both" or p.group_id.startswith(key + "/")),
+        }
+    return metrics
+
+
+def breakdown_by_k(records: Sequence[dict]) -> dict[str, dict[str, Any]]:
+    out = {}
+    for k in sorted({r["k"] for r in records}):
+        accs = [r["accuracy"] for r in records if r["k"] == k]
+        out[str(k)] = {"groups": len(accs), "accuracy": float(np.mean(accs)), "random_baseline": 1.0 / k}
+    return out
+
+
+# --- the run ---------------------------------------------------------------------------
+
+def select_groups(data: CodaData, config: EvalConfig) -> list[Group]:
+    pos_list = ("n", "v") if config.pos == "both" else (config.pos,)
+    chosen = []
+    for p in pos_list:
+        groups = data.by_pos(p)
+        chosen.extend(groups[: config.limit] if config.limit is not None else groups)
+    return chosen
+
+
+def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out: str | Path | None = None,
+             progress: bool = False) -> dict[str, Any]:
+    """Evaluate ``scorer`` on ``data``; with ``out`` given, finished groups are logged and resumed."""
+    config.validate()
+    groups = select_groups(data, config)
+    pos_list = ("n", "v") if config.pos == "both" else (config.pos,)
+    problems = [p for p in data.problems if p.group_id.split("/")[0] in pos_list]
+    runnable = []
+    for g in groups:
+        reason = _check_group(g, config)
+        if reason:
+            problems.append(GroupProblem(g.id, reason))
+        else:
+            runnable.append(g)
+    for p in problems:
+        log.warning("skipping %s", p)
+
+    run_config = {
+        "benchmark": "coda21",
+        "scorer": scorer.describe(),
+        "config": asdict(config),
+        "data": stable_hash([[g.id, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]]
+                             for g in runnable]),
+    }
+    resume = ResumeLog(partial_path(out), run_config) if out is not None else None
+    done = resume.load() if resume else {}
+    pending = [g for g in runnable if g.id not in done]
+    bar = tqdm(total=len(runnable), initial=len(runnable) - len(pending), desc="CoDA21 groups",
+               unit="group", disable=not progress)
+    step = max(1, config.groups_per_chunk)
+    if scorer.kind in ("embedding", "static", "random"):
+        step *= 16  # cheap per group; bigger chunks batch the encoder better
+    for start in range(0, len(pending), step):
+        chunk = pending[start:start + step]
+        for g, scores in zip(chunk, match_matrices(chunk, scorer, config)):
+            record = group_record(g, scores, config)
+            done[g.id] = record
+            if resume:
+                resume.append(g.id, record)
+        bar.update(len(chunk))
+    bar.close()
+
+    records = [done[g.id] for g in runnable]
+    return {
+        "benchmark": "coda21",
+        "task": "context-definition alignment",
+        "model": scorer.describe(),
+        "config": {**asdict(config), "data": data.source},
+        "metrics": summarise(records, problems, pos_list),
+        "breakdowns": {"by_k": breakdown_by_k(records)},
+        "skipped": [{"group": p.group_id, "reason": p.reason} for p in problems],
+        "instances": records,
+    }
+
+
+def format_result(result: dict[str, Any]) -> str:
+    from lexprobe.benchmarks.coda21.dataset import format_rows
+
+    rows = []
+    for key, m in result["metrics"].items():
+        if m["groups"] == 0 and m["skipped"] == 0:
+            continue
+        name = POS_NAMES.get(key, key)
+        fmt = (lambda v: "-" if v is None else f"{v:.3f}")
+        rows.append([name, m["groups"], fmt(m["accuracy"]), fmt(m["simple_accuracy"]),
+                     fmt(m["random_baseline"]), m["skipped"]])
+    align = result["config"]["align"]
+    acc_name = "accuracy" if align != "none" else "accuracy (simple)"
+    return format_rows(["POS", "groups", acc_name, "simple matching", "random (exact)", "skipped"], rows)

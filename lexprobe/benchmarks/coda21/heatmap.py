@@ -1,0 +1,82 @@
+"""Figure-2-style heatmap of one group's match scores.
+
+Rows are contexts, columns definitions, each cell shows its score; the predicted
+alignment is drawn in bold with a black frame and the gold alignment (context i
+with definition i) is marked with a white dot, so right and wrong pairs are seen at
+a glance. Reads a result file written by ``lexprobe coda eval``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lexprobe.errors import DataError
+
+
+def find_group(result: dict[str, Any], group: str) -> dict[str, Any]:
+    """A group by id (``n/3``) or by position in the result's instances (``3``)."""
+    instances = result.get("instances") or []
+    for inst in instances:
+        if inst.get("id") == group:
+            return inst
+    if group.isdigit() and int(group) < len(instances):
+        return instances[int(group)]
+    ids = ", ".join(i.get("id", "?") for i in instances[:5])
+    raise DataError(f"group {group!r} not in the result file (it has {len(instances)} groups: {ids}, ...); "
+                    "pass an id such as n/0 or an index")
+
+
+def load_result(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"result file {path} not found; write one with `lexprobe coda eval --out FILE.json`")
+    try:
+        result = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise DataError(f"{path} is not a JSON result file ({err})") from None
+    if result.get("benchmark") != "coda21" or "instances" not in result:
+        raise DataError(f"{path} is not a CoDA21 result file (written by `lexprobe coda eval`)")
+    return result
+
+
+def draw_heatmap(instance: dict[str, Any], out: str | Path, title: str | None = None) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    scores = np.asarray(instance["scores"], dtype=float)
+    k = scores.shape[0]
+    predicted = {tuple(p) for p in instance.get("predicted_pairs", [])}
+    fig, ax = plt.subplots(figsize=(1.0 + 0.9 * k, 0.8 + 0.8 * k))
+    image = ax.imshow(scores, cmap="viridis", aspect="equal")
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="match score")
+    spread = float(scores.max() - scores.min()) or 1.0
+    for c in range(k):
+        for d in range(k):
+            value = scores[c, d]
+            light = (value - scores.min()) / spread > 0.6
+            ax.text(d, c, f"{value:.3g}" if abs(value) < 1000 else f"{value:.0f}", ha="center", va="center",
+                    fontsize=8, color="black" if light else "white",
+                    fontweight="bold" if (c, d) in predicted else "normal")
+            if (c, d) in predicted:
+                ax.add_patch(Rectangle((d - 0.5, c - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=2.5))
+        ax.plot(c, c, marker="o", markersize=4, color="white", markeredgecolor="black", linestyle="none")
+    ax.set_xticks(range(k), [str(i + 1) for i in range(k)])
+    ax.set_yticks(range(k), [str(i + 1) for i in range(k)])
+    ax.set_xlabel("definition")
+    ax.set_ylabel("context")
+    correct = sum(1 for c, d in predicted if c == d)
+    ax.set_title(title or f"group {instance.get('id')} ({instance.get('ancestor', '')}): "
+                 f"{correct}/{k} correct\nframed: predicted, dot: gold", fontsize=9)
+    fig.tight_layout()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=150)
+    plt.close(fig)
+    return out

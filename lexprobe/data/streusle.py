@@ -1,0 +1,212 @@
+"""STREUSLE 4.4 supersense annotations of single-word nouns, verbs and prepositions.
+
+Three formats are read (gzip or plain):
+- ``.json``: the release's JSON (``toks`` and single-word expressions ``swes``);
+- ``.conllulex``: CoNLL-U plus 9 lexical-semantic columns (SMWE, LEXCAT, LEXLEMMA,
+  SS, SS2, WMWE, WCAT, WLEMMA, LEXTAG);
+- ``.vis``: one line per sentence, ``sent_id<TAB>`` then ``word|LEXCAT-ss[:ss2]``
+  items, strong MWEs joined with ``_`` (gappy ones as ``a_ ... _b``) and weak MWE
+  links with ``~``. It is the only train-split file here, and it has no lemmas.
+
+A target is a single-word expression with lexical category N, V or P and a
+supersense; its label is the first supersense (``ss``; for prepositions the scene
+role, as in the paper). Lemmas come from the data (JSON/conllulex) or, for
+``.vis``, from WordNet's morphy (prepositions: lower case).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterator
+
+from lexprobe.data.instances import SenseInstance
+from lexprobe.errors import DataError
+
+LEXCATS = {"N": "n", "V": "v", "P": "p"}
+_CLITICS = {"'s": "be", "'re": "be", "'m": "be", "'ve": "have", "'d": "have", "'ll": "will"}
+
+
+def _open(path: Path):
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8")
+    return path.open(encoding="utf-8")
+
+
+def _doc_of(sent_id: str) -> str:
+    return sent_id.rsplit("-", 1)[0]
+
+
+def read_streusle_json(path: str | Path, split: str) -> list[SenseInstance]:
+    path = Path(path)
+    try:
+        with _open(path) as f:
+            sentences = json.load(f)
+    except (OSError, json.JSONDecodeError, EOFError) as err:
+        raise DataError(f"cannot read STREUSLE JSON {path}: {err}") from err
+    out = []
+    for s in sentences:
+        tokens = tuple(t["word"] for t in s["toks"])
+        for swe in s.get("swes", {}).values():
+            pos = LEXCATS.get(swe.get("lexcat"))
+            if pos is None or not swe.get("ss") or len(swe["toknums"]) != 1:
+                continue
+            out.append(SenseInstance(_doc_of(s["sent_id"]), tokens, swe["toknums"][0] - 1,
+                                     swe["lexlemma"], pos, swe["ss"], split, s["sent_id"]))
+    return out
+
+
+def read_streusle_conllulex(path: str | Path, split: str) -> list[SenseInstance]:
+    path = Path(path)
+    out = []
+    for sent_id, rows in _conll_blocks(path):
+        tokens = tuple(r[1] for r in rows)
+        for i, r in enumerate(rows):
+            if len(r) < 19:
+                raise DataError(f"{path}: sentence {sent_id} has a {len(r)}-column line; conllulex has 19 columns")
+            smwe, lexcat, lexlemma, ss = r[10], r[11], r[12], r[13]
+            pos = LEXCATS.get(lexcat)
+            if pos is None or smwe != "_" or ss == "_":
+                continue
+            out.append(SenseInstance(_doc_of(sent_id), tokens, i, lexlemma, pos, ss, split, sent_id))
+    return out
+
+
+def _conll_blocks(path: Path) -> Iterator[tuple[str, list[list[str]]]]:
+    sent_id, rows = "", []
+    try:
+        with _open(path) as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if not line:
+                    if rows:
+                        yield sent_id, rows
+                    sent_id, rows = "", []
+                elif line.startswith("#"):
+                    if line.startswith("# sent_id"):
+                        sent_id = line.split("=", 1)[1].strip()
+                else:
+                    cols = line.split("\t")
+                    if "-" in cols[0] or "." in cols[0]:
+                        continue  # multiword-token ranges and empty (ellipsis) nodes
+                    rows.append(cols)
+    except (OSError, EOFError, UnicodeDecodeError) as err:
+        raise DataError(f"cannot read {path}: {err}") from err
+    if rows:
+        yield sent_id, rows
+
+
+def parse_vis_line(line: str) -> tuple[str, tuple[str, ...], list[tuple[int, str, str]]]:
+    """``(sent_id, tokens, [(token index, lexcat, label)])`` of single-word items of one .vis line."""
+    sent_id, _, rest = line.rstrip("\n").partition("\t")
+    tokens: list[str] = []
+    singles: list[tuple[int, str, str]] = []
+    for chunk in rest.split(" "):
+        if not chunk:
+            continue
+        for part in _weak_parts(chunk):
+            word, bar, tag = part.rpartition("|")
+            if not bar:  # "a_" opening a gappy strong MWE: no label yet
+                word, tag = part, ""
+            pieces = word.split("_")
+            opened = word.startswith("_") and len(word) > 1
+            pieces = [p for p in pieces if p != ""] or [word]
+            start = len(tokens)
+            tokens.extend(pieces)
+            if tag and len(pieces) == 1 and not opened and not word.endswith("_"):
+                lexcat, _, ss = tag.partition("-")
+                singles.append((start, lexcat, ss))
+    return sent_id, tuple(tokens), singles
+
+
+def _weak_parts(chunk: str) -> list[str]:
+    """Split ``a|X~b|Y`` at weak-MWE links; a lone ``~`` token stays a token."""
+    if chunk.startswith("~|") or chunk == "~":
+        return [chunk]
+    return [p for p in chunk.split("~") if p]
+
+
+def read_streusle_vis(path: str | Path, split: str) -> list[SenseInstance]:
+    path = Path(path)
+    out = []
+    try:
+        with _open(path) as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                sent_id, tokens, singles = parse_vis_line(line)
+                for index, lexcat, tag in singles:
+                    pos = LEXCATS.get(lexcat)
+                    if pos is None or not tag:
+                        continue
+                    ss = tag.split(":", 1)[0]
+                    out.append(SenseInstance(_doc_of(sent_id), tokens, index, _lemma(tokens[index], pos),
+                                             pos, ss, split, sent_id))
+    except (OSError, EOFError, UnicodeDecodeError) as err:
+        raise DataError(f"cannot read STREUSLE .vis file {path}: {err}") from err
+    return out
+
+
+@lru_cache(maxsize=None)
+def _lemma(word: str, pos: str) -> str:
+    low = word.lower()
+    if pos == "p":
+        return low
+    if pos == "v" and low in _CLITICS:
+        return _CLITICS[low]
+    wn = _wordnet()
+    if wn is None:
+        return low
+    # NLTK's morphy() prefers the surface form when WordNet lists it too ("years", "found");
+    # a reduced base form is the better lemma for grouping instances
+    try:
+        candidates = wn._morphy(low, pos)
+    except Exception:  # noqa: BLE001
+        candidates = []
+    reduced = [c for c in candidates if c != low]
+    return (reduced or candidates or [low])[0]
+
+
+@lru_cache(maxsize=1)
+def _wordnet():
+    try:
+        from lexprobe.data.wordnet import load_wordnet
+
+        return load_wordnet()
+    except Exception:  # noqa: BLE001 - lemmas fall back to lower case without WordNet
+        return None
+
+
+def default_root() -> Path:
+    from lexprobe.data.corpora import shared_data_dir
+
+    return shared_data_dir() / "streusle-4.4"
+
+
+def read_split(root: Path, split: str) -> list[SenseInstance]:
+    """The best available file of a split: JSON, then conllulex, then .vis."""
+    folder = root / split
+    for pattern, reader in (("*.json.gz", read_streusle_json), ("*.json", read_streusle_json),
+                            ("*.conllulex.gz", read_streusle_conllulex), ("*.conllulex", read_streusle_conllulex),
+                            ("*.vis.gz", read_streusle_vis), ("*.vis", read_streusle_vis)):
+        files = sorted(folder.glob(pattern))
+        if files:
+            return [inst for f in files for inst in reader(f, split)]
+    raise DataError(f"no STREUSLE {split} file (.json, .conllulex or .vis, optionally .gz) under {folder}")
+
+
+def streusle_instances(
+    root: str | Path | None = None, splits=("train", "dev", "test"), uniform_lemmas: bool = True
+) -> list[SenseInstance]:
+    """All splits. With ``uniform_lemmas`` every lemma comes from the same lemmatizer
+    (the one ``.vis`` needs), so that same-lemma ranking pairs train and dev/test alike."""
+    root = Path(root) if root is not None else default_root()
+    if not root.is_dir():
+        raise DataError(f"STREUSLE 4.4 directory not found at {root}; pass --path to the streusle-4.4 folder")
+    out = [inst for split in splits for inst in read_split(root, split)]
+    if uniform_lemmas:
+        out = [replace(i, lemma=_lemma(i.word, i.pos)) for i in out]
+    return out

@@ -1,0 +1,86 @@
+"""Target embeddings (batched, cached, located by character offsets) vs a plain reference."""
+
+import numpy as np
+import pytest
+import torch
+
+from lexprobe.data.instances import SenseInstance
+from lexprobe.scorers.token_embeddings import TokenEmbedder
+
+SENTENCES = [
+    ("the", "dog", "is", "singing", "a", "song", "."),
+    ("a", "small", "cat", "makes", "a", "wink", "with", "one", "hand"),
+    ("water", "light", "bkatuhla", "the", "signal"),
+]
+
+
+def _instances():
+    out = []
+    for s, toks in enumerate(SENTENCES):
+        for i in range(len(toks)):
+            out.append(SenseInstance(f"d{s}", toks, i, toks[i], "n", toks[i], "train", str(s)))
+    return out
+
+
+def _reference(path, tokens, index, layer):
+    """One sentence at a time, unpadded; subwords found through the tokenizer's word_ids()
+    (every test token is one pre-tokenizer word), not through character offsets."""
+    from transformers import AutoModel, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(path)
+    model = AutoModel.from_pretrained(path).eval()
+    enc = tok(" ".join(tokens), return_tensors="pt")
+    with torch.no_grad():
+        hs = model(**enc, output_hidden_states=True).hidden_states[layer][0]
+    sel = [j for j, w in enumerate(enc.word_ids()) if w == index]
+    return hs[sel].mean(0).numpy()
+
+
+@pytest.mark.parametrize("layer", [-1, 0, 1])
+def test_matches_reference_bert(tiny_bert, layer):
+    emb = TokenEmbedder(str(tiny_bert), layer=layer, batch_size=2, device="cpu")
+    insts = _instances()
+    out = emb.embed(insts, progress=False)
+    assert out.ok.all() and out.skipped == 0
+    for inst, vec in zip(insts, out.vectors):
+        ref = _reference(str(tiny_bert), inst.tokens, inst.index, layer)
+        assert np.allclose(vec, ref, atol=1e-4), (inst.word, layer)
+    # each sentence encoded once although it has several targets
+    assert emb.stats["sentences_encoded"] == len(SENTENCES)
+
+
+def test_matches_reference_roberta(tiny_roberta):
+    emb = TokenEmbedder(str(tiny_roberta), batch_size=3, device="cpu")
+    insts = _instances()
+    out = emb.embed(insts, progress=False)
+    assert out.ok.all()
+    for inst, vec in zip(insts, out.vectors):
+        assert np.allclose(vec, _reference(str(tiny_roberta), inst.tokens, inst.index, -1), atol=1e-4)
+
+
+def test_cache_is_reused_and_keyed_by_layer(tiny_bert):
+    insts = _instances()
+    first = TokenEmbedder(str(tiny_bert), device="cpu").embed(insts, progress=False)
+    again = TokenEmbedder(str(tiny_bert), device="cpu")
+    second = again.embed(insts, progress=False)
+    assert again.stats["sentences_encoded"] == 0 and again.stats["cached_chunks"] == 1
+    assert np.array_equal(first.vectors, second.vectors)
+    other = TokenEmbedder(str(tiny_bert), layer=1, device="cpu")
+    other.embed(insts, progress=False)
+    assert other.stats["sentences_encoded"] == len(SENTENCES)
+
+
+def test_truncated_target_is_skipped(tiny_bert):
+    toks = tuple(["dog"] * 30 + ["cat"])
+    insts = [SenseInstance("d", toks, 30, "cat", "n", "c", "train", "1"),
+             SenseInstance("d", toks, 0, "dog", "n", "d", "train", "1")]
+    out = TokenEmbedder(str(tiny_bert), max_length=16, device="cpu").embed(insts, progress=False)
+    assert out.ok.tolist() == [False, True]
+    assert out.skipped == 1 and not out.vectors[0].any()
+
+
+def test_bad_layer_is_a_clear_error(tiny_bert):
+    from lexprobe.errors import ModelError
+
+    with pytest.raises(ModelError, match="layer 99"):
+        TokenEmbedder(str(tiny_bert), layer=99, device="cpu")
