@@ -75,6 +75,12 @@ def _quiet_libraries() -> None:
         hf_logging.disable_progress_bar()
     except ImportError:  # pragma: no cover
         pass
+    try:
+        from huggingface_hub.utils import logging as hub_logging
+
+        hub_logging.set_verbosity_error()  # offline retries are reported once, as our own error
+    except ImportError:  # pragma: no cover
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

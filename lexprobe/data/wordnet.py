@@ -53,6 +53,14 @@ def _candidate_source_dirs() -> list[Path]:
     return dirs
 
 
+def wordnet_source_dir() -> Path | None:
+    """The first WordNet dict directory lexprobe would copy from (None: rely on nltk_data)."""
+    for src in _candidate_source_dirs():
+        if all((src / f).exists() for f in _REQUIRED):
+            return src
+    return None
+
+
 def _install_into_nltk_data(src: Path) -> Path:
     """Copy a WordNet dict directory into an NLTK data root under our cache; return the root."""
     root = cache_dir() / "nltk_data"

@@ -74,6 +74,15 @@ def encode_pair(tokenizer, prefix: str, continuation: str, max_tokens: int | Non
     return ids, cont, list(words)
 
 
+def max_input_length(scorer: Any) -> int:
+    """Longest input the model takes: the tokenizer's limit, else the position table's."""
+    limit = getattr(scorer.tokenizer, "model_max_length", None)
+    if limit and limit < 100_000:
+        return int(limit)
+    positions = getattr(getattr(scorer.model, "config", None), "max_position_embeddings", None)
+    return int(positions) - 2 if positions else 512  # RoBERTa-style tables reserve two rows
+
+
 def masked_copies(pair: int, ids: Sequence[int], cont: Sequence[int], words: Sequence[int | None],
                   variant: str = "token") -> list[MaskedCopy]:
     if variant not in VARIANTS:
@@ -133,8 +142,9 @@ def pll_token_logprobs(scorer: Any, requests: Sequence[tuple[str, str]], variant
     """
     copies: list[MaskedCopy] = []
     lengths = []
+    limit = max_input_length(scorer)
     for i, (prefix, cont) in enumerate(requests):
-        ids, positions, words = encode_pair(scorer.tokenizer, prefix, cont, max_tokens)
+        ids, positions, words = encode_pair(scorer.tokenizer, prefix, cont, max_tokens, limit)
         copies.extend(masked_copies(i, ids, positions, words, variant))
         lengths.append(len(positions))
     scores = run_batched(copies, lambda b: _forward_copies(scorer, b), scorer.batch_size,
@@ -160,7 +170,7 @@ def pll_scores(scorer: Any, requests: Sequence[tuple[str, str]], variant: str = 
 def pll_reference(scorer: Any, prefix: str, continuation: str, variant: str = "token",
                   max_tokens: int | None = 48) -> np.ndarray:
     """Plain reference: one forward pass per masked copy of one pair, full logits."""
-    ids, cont, words = encode_pair(scorer.tokenizer, prefix, continuation, max_tokens)
+    ids, cont, words = encode_pair(scorer.tokenizer, prefix, continuation, max_tokens, max_input_length(scorer))
     out = []
     for j, pos in enumerate(cont):
         masked = list(ids)

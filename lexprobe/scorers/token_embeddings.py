@@ -38,7 +38,7 @@ from lexprobe.errors import ModelError
 log = logging.getLogger(__name__)
 
 CHUNK = 2048  # sentences per cache file
-_CACHE_VERSION = 1
+_CACHE_VERSION = 2
 
 
 @dataclass
@@ -171,9 +171,10 @@ class TokenEmbedder:
         texts = [" ".join(tokens) for tokens, _ in jobs]
         enc = self.tokenizer(
             texts, return_offsets_mapping=True, padding=True, truncation=True,
-            max_length=self.max_length, return_tensors="pt",
+            max_length=self.max_length, return_tensors="pt", return_special_tokens_mask=True,
         )
         offsets = enc.pop("offset_mapping").numpy()
+        special = enc.pop("special_tokens_mask").numpy().astype(bool)
         enc = {k: v.to(self.device) for k, v in enc.items()}
         out = self.model(**enc, output_hidden_states=self.layer not in (-1, self.n_layers))
         if self.layer in (-1, self.n_layers):
@@ -188,17 +189,24 @@ class TokenEmbedder:
         for b, (tokens, idxs) in enumerate(jobs):
             spans = token_char_spans(tokens)
             starts, ends = offsets[b, :, 0], offsets[b, :, 1]
-            real = attn[b] & (ends > starts)  # special and padding tokens have empty offsets
+            real = attn[b] & ~special[b]
             vecs = np.zeros((len(idxs), hidden.shape[-1]), dtype=np.float32)
             mask = np.zeros(len(idxs), dtype=bool)
             for j, t in enumerate(idxs):
-                s, e = spans[t]
-                sel = real & (starts < e) & (ends > s)
+                sel = target_subwords(starts, ends, real, *spans[t])
                 if sel.any():
                     vecs[j] = hidden[b, sel].mean(axis=0)
                     mask[j] = True
             results.append((vecs, mask))
         return results
+
+
+def target_subwords(starts: np.ndarray, ends: np.ndarray, real: np.ndarray, s: int, e: int) -> np.ndarray:
+    """Subwords of the word at characters [s, e): those overlapping it, plus zero-width
+    pieces at its start (a byte-level BPE space token the tokenizer assigns to the word)."""
+    overlap = (starts < e) & (ends > s)
+    zero_width_at_start = (starts == ends) & (starts == s)
+    return real & (overlap | zero_width_at_start)
 
 
 def _progress(total: int, enabled: bool):
@@ -219,4 +227,4 @@ def normalize_rows(x: np.ndarray) -> np.ndarray:
     return (x / np.where(norms == 0, 1.0, norms)).astype(np.float32)
 
 
-__all__ = ["TokenEmbedder", "EmbeddedTargets", "normalize_rows", "CHUNK"]
+__all__ = ["TokenEmbedder", "EmbeddedTargets", "normalize_rows", "target_subwords", "CHUNK"]

@@ -1,5 +1,7 @@
 """Target embeddings (batched, cached, located by character offsets) vs a plain reference."""
 
+import functools
+
 import numpy as np
 import pytest
 import torch
@@ -22,13 +24,17 @@ def _instances():
     return out
 
 
+@functools.lru_cache(maxsize=4)
+def _load(path):
+    from transformers import AutoModel, AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(path), AutoModel.from_pretrained(path).eval()
+
+
 def _reference(path, tokens, index, layer):
     """One sentence at a time, unpadded; subwords found through the tokenizer's word_ids()
     (every test token is one pre-tokenizer word), not through character offsets."""
-    from transformers import AutoModel, AutoTokenizer
-
-    tok = AutoTokenizer.from_pretrained(path)
-    model = AutoModel.from_pretrained(path).eval()
+    tok, model = _load(path)
     enc = tok(" ".join(tokens), return_tensors="pt")
     with torch.no_grad():
         hs = model(**enc, output_hidden_states=True).hidden_states[layer][0]

@@ -64,26 +64,36 @@ class BuildConfig:
 def largest_dissimilar_cluster(embeddings: np.ndarray, k_max: int, theta: float) -> list[int]:
     """Indices of the largest complete-link cluster whose members are all <= theta similar.
 
-    ``embeddings`` are L2-normalised rows. Ties between equally large clusters go to
-    the one formed first.
+    ``embeddings`` are L2-normalised rows; see ``cluster_by_similarity``.
     """
-    n = len(embeddings)
+    embeddings = np.asarray(embeddings, dtype=np.float64)
+    return cluster_by_similarity(embeddings @ embeddings.T, k_max, theta)
+
+
+def cluster_by_similarity(sim: np.ndarray, k_max: int, theta: float) -> list[int]:
+    """Complete-link clustering with similarity as the merge distance; the largest cluster.
+
+    Merging stops at the first merge that would make a cluster larger than ``k_max``
+    or join two clusters with a pair more similar than ``theta``. Ties between
+    equally large clusters go to the one formed first (singletons: lowest index).
+    """
+    n = len(sim)
     if n == 0:
         return []
     if n == 1:
         return [0]
-    sim = np.clip(embeddings @ embeddings.T, -1.0, 1.0)
-    dist = 1.0 + sim  # monotone in similarity and >= 0, as linkage expects
-    np.fill_diagonal(dist, 0.0)
+    dist = 1.0 + np.clip(np.asarray(sim, dtype=np.float64), -1.0, 1.0)  # monotone, >= 0 as linkage wants
     dist = (dist + dist.T) / 2
+    np.fill_diagonal(dist, 0.0)
     z = linkage(squareform(dist, checks=False), method="complete")
     clusters: dict[int, list[int]] = {i: [i] for i in range(n)}
     for step, (a, b, height, size) in enumerate(z):
-        if size > k_max or height - 1.0 > theta:
+        if size > k_max or height - 1.0 > theta + 1e-12:
             break
         clusters[n + step] = clusters.pop(int(a)) + clusters.pop(int(b))
-    # the largest; among equals the earliest formed (singletons count as formed first)
-    return sorted(max(clusters.items(), key=lambda kv: (len(kv[1]), -kv[0]))[1])
+    formed = {cid: (cid - n if cid >= n else -1, min(m)) for cid, m in clusters.items()}
+    best = max(clusters, key=lambda cid: (len(clusters[cid]), -formed[cid][0], -formed[cid][1]))
+    return sorted(clusters[best])
 
 
 def split_into_groups(names: Sequence[str], embeddings: np.ndarray, k_min: int = 5, k_max: int = 10,

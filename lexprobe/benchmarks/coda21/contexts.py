@@ -99,9 +99,10 @@ class MaskedContextSelector:
         import torch
 
         from lexprobe.batching import run_batched
+        from lexprobe.scorers.pll import max_input_length
 
         tok = self.scorer.tokenizer
-        max_len = min(getattr(tok, "model_max_length", 512) or 512, 512)
+        max_len = max_input_length(self.scorer)
         items = []
         for occ in occurrences:
             enc = tok(occ.context, return_offsets_mapping=True, truncation=True, max_length=max_len)

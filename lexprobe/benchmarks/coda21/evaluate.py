@@ -54,7 +54,7 @@ class EvalConfig:
     pll_variant: str = "token"  # token | word-l2r (masked LMs)
     max_definition_tokens: int = 48
     exhaustive_max_k: int = al.EXHAUSTIVE_MAX_K
-    groups_per_chunk: int = 16
+    groups_per_chunk: int | None = None  # resumable unit; default 16 for LMs, 256 for cheap scorers
 
     def validate(self) -> None:
         if self.align not in ALIGN_METHODS:
@@ -239,9 +239,7 @@ def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out
     pending = [g for g in runnable if g.id not in done]
     bar = tqdm(total=len(runnable), initial=len(runnable) - len(pending), desc="CoDA21 groups",
                unit="group", disable=not progress)
-    step = max(1, config.groups_per_chunk)
-    if scorer.kind in ("embedding", "static", "random"):
-        step *= 16  # cheap per group; bigger chunks batch the encoder better
+    step = config.groups_per_chunk or (256 if scorer.kind in ("embedding", "static", "random") else 16)
     for start in range(0, len(pending), step):
         chunk = pending[start:start + step]
         for g, scores in zip(chunk, match_matrices(chunk, scorer, config)):

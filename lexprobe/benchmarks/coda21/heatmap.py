@@ -1,8 +1,8 @@
 """Figure-2-style heatmap of one group's match scores.
 
 Rows are contexts, columns definitions, each cell shows its score; the predicted
-alignment is drawn in bold with a black frame and the gold alignment (context i
-with definition i) is marked with a white dot, so right and wrong pairs are seen at
+alignment is drawn in bold with a red frame and the gold alignment (context i
+with definition i) with a dashed white frame, so right and wrong pairs are seen at
 a glance. Reads a result file written by ``lexprobe coda eval``.
 """
 
@@ -65,15 +65,16 @@ def draw_heatmap(instance: dict[str, Any], out: str | Path, title: str | None = 
                     fontsize=8, color="black" if light else "white",
                     fontweight="bold" if (c, d) in predicted else "normal")
             if (c, d) in predicted:
-                ax.add_patch(Rectangle((d - 0.5, c - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=2.5))
-        ax.plot(c, c, marker="o", markersize=4, color="white", markeredgecolor="black", linestyle="none")
+                ax.add_patch(Rectangle((d - 0.47, c - 0.47), 0.94, 0.94, fill=False, edgecolor="red", linewidth=2.5))
+        ax.add_patch(Rectangle((c - 0.36, c - 0.36), 0.72, 0.72, fill=False, edgecolor="white",
+                               linewidth=1.5, linestyle="--"))
     ax.set_xticks(range(k), [str(i + 1) for i in range(k)])
     ax.set_yticks(range(k), [str(i + 1) for i in range(k)])
     ax.set_xlabel("definition")
     ax.set_ylabel("context")
     correct = sum(1 for c, d in predicted if c == d)
     ax.set_title(title or f"group {instance.get('id')} ({instance.get('ancestor', '')}): "
-                 f"{correct}/{k} correct\nframed: predicted, dot: gold", fontsize=9)
+                 f"{correct}/{k} correct\nred frame: predicted, dashed: gold", fontsize=9)
     fig.tight_layout()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

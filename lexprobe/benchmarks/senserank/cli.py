@@ -11,7 +11,7 @@ from lexprobe.errors import LexprobeError
 CORPUS_CHOICES = ("semcor", "ontonotes", "pdep", "streusle")
 FINETUNE_SIZES = (100, 250, 500, 1000, 2500)
 #: ``lexprobe run`` sample: whole SemCor lemmas (seed 0) until D+Q reaches this many instances
-DEFAULT_SAMPLE_INSTANCES = 6000
+DEFAULT_SAMPLE_INSTANCES = 4000
 
 
 def register(subparsers) -> None:
@@ -111,21 +111,24 @@ def _cmd_finetune(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_default(out_dir, model: str = "all-MiniLM-L6-v2") -> dict:
-    """SemCor sample for ``lexprobe run``: whole lemmas (seed 0) up to DEFAULT_SAMPLE_INSTANCES instances."""
+def run_default(out_dir, model: str = "all-MiniLM-L6-v2", sample: int | None = None) -> dict:
+    """SemCor sample for ``lexprobe run``: whole SemCor lemmas, drawn with seed 0, until the
+    database plus queries reach ``sample`` instances (default DEFAULT_SAMPLE_INSTANCES)."""
     from lexprobe.benchmarks.senserank.evaluate import EvalConfig
 
-    cfg = EvalConfig(corpus="semcor", model=model, max_instances=DEFAULT_SAMPLE_INSTANCES, seed=0)
+    cfg = EvalConfig(corpus="semcor", model=model, max_instances=sample or DEFAULT_SAMPLE_INSTANCES, seed=0)
     out = Path(out_dir) / "senserank-semcor.json"
-    result = run_and_save(cfg, out, progress=False, quiet=True)
+    result = run_and_save(cfg, out, progress=False)
     m = result["metrics"]
     return {
         "benchmark": "senserank",
         "task": "semcor-sample",
         "result": str(out),
-        "queries": m.get("queries", 0),
-        "map50": m.get("map"),
-        "pooled_precision": m.get("pooled"),
-        "random": m.get("pooled_random"),
-        "oracle": m.get("pooled_oracle"),
+        "metrics": {
+            "queries": m.get("queries", 0),
+            "map50_paper": m.get("pooled"),
+            "map50_paper_random": m.get("pooled_random"),
+            "map50_paper_oracle": m.get("pooled_oracle"),
+            "map50_per_query_ap": m.get("map"),
+        },
     }

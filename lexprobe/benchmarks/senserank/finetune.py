@@ -81,16 +81,17 @@ class SupersenseTagger(nn.Module):
 
 def encode_targets(tokenizer, instances: Sequence[SenseInstance], max_length: int):
     """Tokenised batch and a (B, T) mask of each target's subwords (located by character offsets)."""
+    from lexprobe.scorers.token_embeddings import target_subwords
+
     enc = tokenizer([i.text for i in instances], return_offsets_mapping=True, padding=True, truncation=True,
-                    max_length=max_length, return_tensors="pt")
-    offsets = enc.pop("offset_mapping")
-    starts, ends = offsets[..., 0], offsets[..., 1]
-    mask = torch.zeros(starts.shape, dtype=torch.float32)
+                    max_length=max_length, return_tensors="pt", return_special_tokens_mask=True)
+    offsets = enc.pop("offset_mapping").numpy()
+    real = (enc["attention_mask"].numpy() > 0) & ~enc.pop("special_tokens_mask").numpy().astype(bool)
+    mask = np.zeros(offsets.shape[:2], dtype=np.float32)
     for b, inst in enumerate(instances):
         s, e = token_char_spans(inst.tokens)[inst.index]
-        sel = (enc["attention_mask"][b] > 0) & (ends[b] > starts[b]) & (starts[b] < e) & (ends[b] > s)
-        mask[b] = sel.float()
-    return enc, mask
+        mask[b] = target_subwords(offsets[b, :, 0], offsets[b, :, 1], real[b], s, e)
+    return enc, torch.from_numpy(mask)
 
 
 def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = None,
@@ -147,7 +148,7 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            total += float(loss) * len(batch)
+            total += loss.item() * len(batch)
         acc = _accuracy(model, tokenizer, dev, label_id, device, cfg.batch_size, max_length)
         history.append({"epoch": epoch, "train_loss": total / len(train), "dev_accuracy": acc})
         if progress:

@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 
 from lexprobe.benchmarks.wdlmpro import dataset_cli
-from lexprobe.benchmarks.wdlmpro.attributes import target_attributes
+from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
 from lexprobe.benchmarks.wdlmpro.dataset import (
     MIN_GROUP_SIZE, SynsetGroup, default_dataset, group_members, load_dataset, pos_list, sample_groups,
 )
@@ -52,8 +52,8 @@ def _groups(args) -> list[SynsetGroup]:
 
 
 def run_eval(scorer, groups, tasks, out, config, counts=None, chunk_size=2000, keep_instances=True) -> dict:
-    attrs_fn = lambda chunk: [a for g in chunk for a in [target_attributes([g], counts)[g.target]]]  # noqa: E731
-    result = evaluate(scorer, groups, tasks, out=out, config=config, chunk_size=chunk_size, attributes_fn=attrs_fn)
+    result = evaluate(scorer, groups, tasks, out=out, config=config, chunk_size=chunk_size,
+                      attributes_fn=attributes_fn(counts))
     if not keep_instances:
         result.pop("instances")
     write_json(out, result)

@@ -246,15 +246,15 @@ def _wordnet_key() -> str:
     Looks where ``load_wordnet`` looks first; the key holds the version from the
     data files' header and a hash of their sizes. Falls back to loading WordNet.
     """
-    from lexprobe.data import wordnet as wn_setup
+    from lexprobe.data.wordnet import wordnet_source_dir
 
-    for src in wn_setup._candidate_source_dirs():
-        if all((src / f).exists() for f in wn_setup._REQUIRED):
-            files = [src / "data.noun", src / "data.verb"]
-            with files[0].open(encoding="utf-8", errors="replace") as f:
-                match = re.search(r"WordNet (\d+(?:\.\d+)*) Copyright", f.read(4000))
-            version = match.group(1) if match else "unknown"
-            return f"wordnet-{version}-{stable_hash([p.stat().st_size for p in files], 8)}"
+    src = wordnet_source_dir()
+    if src is not None:
+        files = [src / "data.noun", src / "data.verb"]
+        with files[0].open(encoding="utf-8", errors="replace") as f:
+            match = re.search(r"WordNet (\d+(?:\.\d+)*) Copyright", f.read(4000))
+        version = match.group(1) if match else "unknown"
+        return f"wordnet-{version}-{stable_hash([p.stat().st_size for p in files], 8)}"
     return f"wordnet-{load_wordnet().get_version()}"
 
 

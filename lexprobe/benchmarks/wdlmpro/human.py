@@ -77,7 +77,7 @@ def sample_human(groups: Sequence[SynsetGroup], n: int = 20, max_candidates: int
 def format_sheet(sample: dict) -> str:
     """Printable plain text: per task, the prompt and its lettered options with a blank to rank."""
     out = []
-    wrap = textwrap.TextWrapper(width=88, subsequent_indent="          ")
+    wrap = textwrap.TextWrapper(width=88, subsequent_indent=" " * 12)
     for task in TASKS:
         title = "Word to definition (W2D)" if task == "w2d" else "Definition to word (D2W)"
         out += [title, "=" * len(title), INSTRUCTIONS[task], ""]

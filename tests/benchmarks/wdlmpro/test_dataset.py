@@ -300,6 +300,18 @@ def test_cli_build_stats_sample_human(monkeypatch, tmp_path, capsys):
         run_cli(["sample-human", "--data", str(out), "--pos", "n", "--n", "6", "--out", str(human)])
 
 
+def test_lexprobe_cli_stats_and_bad_file(tmp_path, capsys):
+    from lexprobe.cli import main
+
+    path = ds.write_jsonl(toy_groups(4, [5, 6, 9, 12]), tmp_path / "g.jsonl")
+    assert main(["wdlmpro", "stats", "--data", str(path)]) == 0
+    assert "7.0" in capsys.readouterr().out  # nouns 5 and 9, verbs 6 and 12 -> 7.0 / 9.0
+    path.write_text("{oops\n", encoding="utf-8")
+    assert main(["wdlmpro", "stats", "--data", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("lexprobe: error:") and "\n" not in err and f"{path}:1:" in err
+
+
 # ---------------------------------------------------------------- full WordNet (slow)
 
 

@@ -1,0 +1,134 @@
+"""OntoNotes 5.0 in CoNLL-2012 format: noun and verb sense groupings.
+
+Columns of a ``*_conll`` line (whitespace separated): 0 document id, 1 part,
+2 word number, 3 word, 4 POS, 5 parse bit, 6 predicate lemma, 7 frameset id,
+8 word sense, 9 speaker, 10 named entities, then predicate arguments and
+coreference. Sentences are separated by blank lines; ``#begin document`` /
+``#end document`` lines frame documents.
+
+A word with a sense in column 8 and a noun (NN*) or verb (VB*) tag is a target.
+Its label is ``<lemma>_<n|v>_<sense>`` with the sense written as a float
+(``5`` -> ``5.0``), the form of the "none of the above" list shipped with the
+paper's code (``../shared/data/pdep/ontonotes_nota_senses.txt``); those senses are
+dropped, as in the paper. The split is read from the path: a ``train``,
+``development``/``dev`` or ``test`` directory (the CoNLL-2012 layout).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Iterator
+
+from lexprobe.data.instances import SenseInstance
+from lexprobe.errors import DataError
+
+log = logging.getLogger(__name__)
+
+SPLIT_NAMES = {"train": "train", "development": "dev", "dev": "dev", "validation": "dev", "valid": "dev",
+               "test": "test", "conll-2012-test": "test"}
+
+
+def split_from_path(path: Path) -> str | None:
+    for part in reversed(path.parts[:-1]):
+        if part.lower() in SPLIT_NAMES:
+            return SPLIT_NAMES[part.lower()]
+    name = path.name.lower()
+    for key, split in SPLIT_NAMES.items():
+        if key in name:
+            return split
+    return None
+
+
+def default_nota_path() -> Path:
+    from lexprobe.data.corpora import shared_data_dir
+
+    return shared_data_dir() / "pdep" / "ontonotes_nota_senses.txt"
+
+
+def load_nota_senses(path: str | Path | None = None) -> set[str]:
+    """The "none of the above" labels (``lemma_pos_sense``); empty with a warning if the default is absent."""
+    p = Path(path) if path is not None else default_nota_path()
+    if not p.is_file():
+        if path is not None:
+            raise DataError(f"none-of-the-above sense list not found at {p}")
+        log.warning("OntoNotes none-of-the-above list not found at %s; no senses are dropped", p)
+        return set()
+    return {line.strip() for line in p.read_text(encoding="utf-8").splitlines() if line.strip()}
+
+
+def sense_label(lemma: str, pos: str, sense: str) -> str:
+    try:
+        value = str(float(sense))
+    except ValueError:
+        value = sense
+    return f"{lemma}_{pos}_{value}"
+
+
+def conll_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    files = sorted(p for p in path.rglob("*") if p.is_file() and (p.name.endswith("_conll") or p.suffix == ".conll"))
+    if not files:
+        raise DataError(f"no CoNLL-2012 files (*_conll, *.conll) under {path}")
+    return files
+
+
+def read_ontonotes(
+    path: str | Path, nota: set[str] | None = None, split: str | None = None
+) -> list[SenseInstance]:
+    """Every sense-tagged noun and verb under ``path`` (a file or a CoNLL-2012 tree)."""
+    root = Path(path)
+    if not root.exists():
+        raise DataError(f"OntoNotes data not found at {root}; pass --path to the CoNLL-2012 directory")
+    nota = load_nota_senses() if nota is None else nota
+    out = []
+    for f in conll_files(root):
+        file_split = split or split_from_path(f)
+        if file_split is None:
+            raise DataError(
+                f"cannot tell the split of {f}; put files under train/, development/ and test/ directories "
+                "(the CoNLL-2012 layout)"
+            )
+        for doc_id, sent_no, rows in _sentences(f):
+            tokens = tuple(r[3] for r in rows)
+            for i, r in enumerate(rows):
+                if len(r) < 11:
+                    raise DataError(f"{f}: a line with {len(r)} columns; CoNLL-2012 lines have at least 11")
+                sense, tag = r[8], r[4]
+                if sense in ("-", "_", "") or not (tag.startswith("NN") or tag.startswith("VB")):
+                    continue
+                pos = "n" if tag.startswith("NN") else "v"
+                lemma = r[6] if r[6] not in ("-", "_", "") else r[3].lower()
+                label = sense_label(lemma, pos, sense)
+                if label in nota:
+                    continue
+                out.append(SenseInstance(doc_id, tokens, i, lemma, pos, label, file_split, str(sent_no)))
+    return out
+
+
+def _sentences(path: Path) -> Iterator[tuple[str, int, list[list[str]]]]:
+    rows: list[list[str]] = []
+    sent_no = 0
+    doc_id = path.stem
+    try:
+        with path.open(encoding="utf-8") as f:
+            for line in f:
+                line = line.strip()
+                if line.startswith("#begin document"):
+                    doc_id = line[len("#begin document"):].strip().split(";")[0].strip("() ")
+                    sent_no = 0
+                    continue
+                if line.startswith("#"):
+                    continue
+                if not line:
+                    if rows:
+                        yield doc_id, sent_no, rows
+                        sent_no += 1
+                    rows = []
+                    continue
+                rows.append(line.split())
+    except (OSError, UnicodeDecodeError) as err:
+        raise DataError(f"cannot read {path}: {err}") from err
+    if rows:
+        yield doc_id, sent_no, rows

@@ -1,0 +1,75 @@
+import json
+
+import pytest
+
+from lexprobe.benchmarks.coda21 import cli as coda_cli
+from lexprobe.benchmarks.coda21.heatmap import draw_heatmap, find_group, load_result
+from lexprobe.cli import main
+from lexprobe.errors import DataError
+from tests.benchmarks.coda21.helpers import small_coda, write_small
+
+
+def test_eval_stats_heatmap_commands(tmp_path, capsys):
+    data = write_small(tmp_path / "small.json")
+    out = tmp_path / "res.json"
+    assert main(["coda", "eval", "--data", str(data), "--model", "random", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "random (exact)" in printed and "noun" in printed
+    result = json.loads(out.read_text())
+    assert result["benchmark"] == "coda21" and result["model"]["kind"] == "random"
+    assert [i["id"] for i in result["instances"]] == ["n/0", "n/1", "v/0"]
+    assert not (tmp_path / "res.json.partial.jsonl").exists()
+
+    assert main(["coda", "stats", str(data)]) == 0
+    assert "# of G" in capsys.readouterr().out
+
+    fig = tmp_path / "fig.png"
+    assert main(["coda", "heatmap", "--result", str(out), "--group", "v/0", "--out", str(fig)]) == 0
+    assert fig.stat().st_size > 1000
+
+
+def test_eval_reports_malformed_groups(tmp_path, capsys):
+    obj = small_coda()
+    obj["v"].append({"candidates": "oops"})
+    data = write_small(tmp_path / "c.json", obj)
+    out = tmp_path / "res.json"
+    assert main(["coda", "eval", "--data", str(data), "--model", "random", "--out", str(out)]) == 0
+    assert "skipping group v/1: has no 'candidates' list" in capsys.readouterr().out
+    assert json.loads(out.read_text())["metrics"]["v"]["skipped"] == 1
+
+
+def test_user_errors_are_one_line(tmp_path, capsys):
+    assert main(["coda", "eval", "--data", str(tmp_path / "nope.json"), "--model", "random",
+                 "--out", str(tmp_path / "o.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("lexprobe: error:") and "not found" in err and err.count("\n") == 1
+
+
+def test_heatmap_group_lookup(tmp_path):
+    result = {"benchmark": "coda21", "instances": [
+        {"id": "n/0", "k": 2, "scores": [[1.0, 0.0], [0.5, 2.0]], "predicted_pairs": [[0, 0], [1, 1]]}]}
+    assert find_group(result, "n/0") is result["instances"][0]
+    assert find_group(result, "0") is result["instances"][0]
+    with pytest.raises(DataError, match="n/5"):
+        find_group(result, "n/5")
+    (tmp_path / "r.json").write_text(json.dumps({"benchmark": "wdlmpro"}))
+    with pytest.raises(DataError, match="not a CoDA21 result"):
+        load_result(tmp_path / "r.json")
+    assert draw_heatmap(result["instances"][0], tmp_path / "h.png").exists()
+
+
+def test_run_default_uses_official_files_when_present(tmp_path, monkeypatch):
+    coda_dir = tmp_path / "coda"
+    coda_dir.mkdir()
+    write_small(coda_dir / "CoDA-clean-easy.json")
+    write_small(coda_dir / "CoDA-clean-hard.json")
+    monkeypatch.setenv("LEXPROBE_CODA_DIR", str(coda_dir))
+    summary = coda_cli.run_default(tmp_path / "out", "random")
+    assert set(summary["metrics"]) == {"clean-easy", "clean-hard"}
+    assert summary["metrics"]["clean-hard"]["both"]["groups"] == 3
+    assert (tmp_path / "out" / "coda21-clean-easy.json").exists()
+
+
+def test_default_coda_dir(monkeypatch):
+    monkeypatch.delenv("LEXPROBE_CODA_DIR", raising=False)
+    assert coda_cli.default_coda_dir().parts[-3:] == ("shared", "data", "coda21")
