@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,8 @@ SHARED_DATA = Path(os.environ.get("LEXPROBE_SHARED_DATA", REPO_ROOT.parent / "sh
 
 
 def pytest_configure(config):
+    # one copy of WordNet's files for the whole session (the per-test caches below do not hold it)
+    os.environ.setdefault("LEXPROBE_NLTK_DATA", str(Path(tempfile.mkdtemp(prefix="lexprobe-nltk-"))))
     config.addinivalue_line("markers", "slow: long-running test (full WordNet builds, real-model runs)")
 
 
@@ -55,5 +58,5 @@ def minilm_path() -> Path:
 
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path, monkeypatch):
-    """Each test gets its own result cache, except that WordNet's NLTK copy is shared."""
+    """Each test gets its own cache directory; WordNet's NLTK copy is shared (LEXPROBE_NLTK_DATA)."""
     monkeypatch.setenv("LEXPROBE_CACHE", str(tmp_path / "lexprobe-cache"))

@@ -129,7 +129,8 @@ def _weak_parts(chunk: str) -> list[str]:
     return [p for p in chunk.split("~") if p]
 
 
-def read_streusle_vis(path: str | Path, split: str) -> list[SenseInstance]:
+def read_streusle_vis(path: str | Path, split: str, lemmatize: bool = True) -> list[SenseInstance]:
+    """Targets of a .vis file; lemmas from WordNet morphy, or lower case without ``lemmatize``."""
     path = Path(path)
     out = []
     try:
@@ -143,7 +144,8 @@ def read_streusle_vis(path: str | Path, split: str) -> list[SenseInstance]:
                     if pos is None or not tag:
                         continue
                     ss = tag.split(":", 1)[0]
-                    out.append(SenseInstance(_doc_of(sent_id), tokens, index, _lemma(tokens[index], pos),
+                    lemma = _lemma(tokens[index], pos) if lemmatize else tokens[index].lower()
+                    out.append(SenseInstance(_doc_of(sent_id), tokens, index, lemma,
                                              pos, ss, split, sent_id))
     except (OSError, EOFError, UnicodeDecodeError) as err:
         raise DataError(f"cannot read STREUSLE .vis file {path}: {err}") from err
@@ -186,14 +188,17 @@ def default_root() -> Path:
     return shared_data_dir() / "streusle-4.4"
 
 
-def read_split(root: Path, split: str) -> list[SenseInstance]:
-    """The best available file of a split: JSON, then conllulex, then .vis."""
+def read_split(root: Path, split: str, lemmatize: bool = True) -> list[SenseInstance]:
+    """The best available file of a split: JSON, then conllulex, then .vis (``lemmatize``: see
+    ``read_streusle_vis``; fine-tuning needs no lemmas)."""
     folder = root / split
     for pattern, reader in (("*.json.gz", read_streusle_json), ("*.json", read_streusle_json),
                             ("*.conllulex.gz", read_streusle_conllulex), ("*.conllulex", read_streusle_conllulex),
                             ("*.vis.gz", read_streusle_vis), ("*.vis", read_streusle_vis)):
         files = sorted(folder.glob(pattern))
         if files:
+            if reader is read_streusle_vis:
+                return [inst for f in files for inst in read_streusle_vis(f, split, lemmatize)]
             return [inst for f in files for inst in reader(f, split)]
     raise DataError(f"no STREUSLE {split} file (.json, .conllulex or .vis, optionally .gz) under {folder}")
 

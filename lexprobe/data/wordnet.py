@@ -63,7 +63,7 @@ def wordnet_source_dir() -> Path | None:
 
 def _install_into_nltk_data(src: Path) -> Path:
     """Copy a WordNet dict directory into an NLTK data root under our cache; return the root."""
-    root = cache_dir() / "nltk_data"
+    root = Path(os.environ.get("LEXPROBE_NLTK_DATA", cache_dir() / "nltk_data"))
     target = root / "corpora" / "wordnet"
     marker = target / ".lexprobe-source"
     if marker.exists() and marker.read_text() == str(src.resolve()):

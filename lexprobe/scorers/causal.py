@@ -31,6 +31,7 @@ class CausalLMScorer(Scorer):
         fallback = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else fallback
         self.prefix_id = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else fallback
+        self.max_length = _max_length(model, tokenizer)
 
     # ------------------------------------------------------------------ tokenisation
     def _encode(self, text: str) -> list[int]:
@@ -49,6 +50,11 @@ class CausalLMScorer(Scorer):
             ctx = [self.prefix_id]
         if not cont:
             raise ValueError(f"empty continuation after tokenisation: {continuation!r}")
+        if self.max_length and len(ctx) + len(cont) > self.max_length:
+            if len(cont) >= self.max_length:
+                raise ValueError(f"continuation of {len(cont)} tokens does not fit the model's {self.max_length}")
+            ctx = ctx[len(ctx) + len(cont) - self.max_length :]  # keep the context's end, nearest the continuation
+            self.count("truncated_contexts")
         return tuple(ctx), tuple(cont)
 
     # ------------------------------------------------------------------ scoring
@@ -135,3 +141,14 @@ class CausalLMScorer(Scorer):
         for j, (_, cont, lp) in enumerate(rows):
             target = torch.tensor(cont[1:], device=dev)
             lp[1:] = logp[j, torch.arange(len(cont) - 1, device=dev), target].double().cpu().numpy()
+
+
+def _max_length(model, tokenizer) -> int | None:
+    """Longest input the model takes: its position table, or the tokenizer's limit if sane."""
+    config = getattr(model, "config", None)
+    for attr in ("n_positions", "max_position_embeddings", "n_ctx"):
+        value = getattr(config, attr, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    limit = getattr(tokenizer, "model_max_length", None)
+    return limit if isinstance(limit, int) and 0 < limit < 10**6 else None

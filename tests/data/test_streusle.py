@@ -1,5 +1,6 @@
 """STREUSLE readers (json, conllulex, .vis) on small files written here; they must agree."""
 
+import functools
 import gzip
 import json
 
@@ -73,15 +74,31 @@ def test_three_formats_agree(tmp_path):
     with gzip.open(tmp_path / "a.json.gz", "wt") as f:
         json.dump(JSON, f)
     (tmp_path / "a.conllulex").write_text(CONLLULEX)
-    vis = read_streusle_vis(tmp_path / "a.vis", "train")
+    vis = read_streusle_vis(tmp_path / "a.vis", "train", lemmatize=False)
     js = read_streusle_json(tmp_path / "a.json.gz", "dev")
     cx = read_streusle_conllulex(tmp_path / "a.conllulex", "test")
     assert set(map(_key, vis)) == set(map(_key, js)) == set(map(_key, cx)) == EXPECTED
     assert {i.tokens for i in vis} == {i.tokens for i in js} == {i.tokens for i in cx}
     assert {i.split for i in vis} == {"train"} and vis[0].doc_id == "reviews-1"
+    assert [i.lemma for i in vis][-1] == "cars"  # no lemmatizer asked for: lower case
 
 
-def test_split_directory_and_errors(tmp_path):
+class FakeWordNet:
+    """Stands in for NLTK WordNet (loading the real one takes tens of seconds)."""
+
+    def _morphy(self, form, pos):
+        return [form, form[:-1]] if form.endswith("s") else [form]
+
+
+@pytest.fixture()
+def fake_wordnet(monkeypatch):
+    from lexprobe.data import streusle
+
+    monkeypatch.setattr(streusle, "_wordnet", lambda: FakeWordNet())
+    monkeypatch.setattr(streusle, "_lemma", functools.lru_cache(None)(streusle._lemma.__wrapped__))
+
+
+def test_split_directory_and_errors(tmp_path, fake_wordnet):
     for split in ("train", "dev", "test"):
         (tmp_path / split).mkdir()
     (tmp_path / "train" / "x.vis").write_text(VIS)
@@ -91,6 +108,8 @@ def test_split_directory_and_errors(tmp_path):
     (tmp_path / "test" / "x.conllulex").write_text(CONLLULEX)
     insts = streusle_instances(tmp_path)
     assert len(insts) == 15 and len(read_split(tmp_path, "dev")) == 5
+    # one lemmatizer for every split, so train and dev/test pool alike
+    assert {i.lemma for i in insts if i.word == "cars"} == {"car"}
     with pytest.raises(DataError, match="not found"):
         streusle_instances(tmp_path / "missing")
 
@@ -100,7 +119,7 @@ def test_real_dev_formats_agree(shared_data):
     if not root.is_dir():
         pytest.skip("STREUSLE not present")
     js = read_streusle_json(root / "streusle.ud_dev.json.gz", "dev")
-    vis = read_streusle_vis(root / "streusle.ud_dev.vis", "dev")
+    vis = read_streusle_vis(root / "streusle.ud_dev.vis", "dev", lemmatize=False)
     assert len(js) == 1818
     assert set((i.sent_id, i.tokens, i.index, i.label) for i in js) == set(
         (i.sent_id, i.tokens, i.index, i.label) for i in vis)

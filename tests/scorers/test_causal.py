@@ -49,3 +49,13 @@ def test_split_encodes_together(gpt2):
     ctx, cont = gpt2.split("The dog is", " a signal")
     whole = gpt2.tokenizer("The dog is a signal")["input_ids"]
     assert list(ctx) + list(cont) == whole
+
+
+def test_long_contexts_keep_their_end(gpt2):
+    long_context = "the dog is a small animal " * 80  # far beyond the tiny model's 256 positions
+    ctx, cont = gpt2.split(long_context.strip(), " nod")
+    assert len(ctx) + len(cont) == gpt2.max_length
+    full_ctx = gpt2.tokenizer(long_context.strip())["input_ids"]
+    assert list(ctx) == full_ctx[-len(ctx):]
+    lp = gpt2.continuation_logprobs([(long_context.strip(), " nod")])[0]
+    assert np.all(np.isfinite(lp))

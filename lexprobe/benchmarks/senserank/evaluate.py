@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import random
 import time
-from pathlib import Path
 from collections import defaultdict
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Sequence
+
+import numpy as np
 
 from lexprobe.benchmarks.senserank.ranking import lemma_key, rank_same_lemma
 from lexprobe.data.instances import SenseInstance
@@ -40,7 +42,6 @@ class EvalConfig:
     batch_size: int = 32
     device: str | None = None
     dtype: str | None = None
-    extra: dict = field(default_factory=dict)
 
     def public(self) -> dict:
         d = asdict(self)
@@ -131,8 +132,6 @@ def evaluate(
     emb = embedder.embed(list(database) + to_embed, progress=progress)
     t_embed = time.time() - t1
     db_vecs, db_ok = emb.vectors[: len(database)], emb.ok[: len(database)]
-    import numpy as np
-
     q_vecs = np.zeros((len(queries), emb.vectors.shape[1]), dtype=np.float32)
     q_ok = np.zeros(len(queries), dtype=bool)
     for i, q in enumerate(queries):

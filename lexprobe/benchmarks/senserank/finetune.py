@@ -109,8 +109,8 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
         root = Path(cfg.path) if cfg.path else default_root()
         if not root.is_dir():
             raise DataError(f"STREUSLE 4.4 directory not found at {root}; pass --path to the streusle-4.4 folder")
-        train_pool = read_split(root, "train") if train_pool is None else train_pool
-        dev_pool = read_split(root, "dev") if dev_pool is None else dev_pool
+        train_pool = read_split(root, "train", lemmatize=False) if train_pool is None else train_pool
+        dev_pool = read_split(root, "dev", lemmatize=False) if dev_pool is None else dev_pool
     train = sample_balanced(train_pool, cfg.instances, rng)
     n_dev = cfg.dev_instances or max(60, cfg.instances // 2)
     dev = sample_balanced(dev_pool, min(n_dev, _balanced_capacity(dev_pool)), rng)

@@ -1,5 +1,6 @@
 """End to end: evaluation on synthetic instances with the tiny BERT, the CLI, and fine-tuning."""
 
+import functools
 import json
 
 import numpy as np
@@ -87,9 +88,14 @@ def _streusle_dir(tmp_path):
     return root
 
 
-def test_finetune_end_to_end_and_eval_via_cli(tiny_bert, tmp_path, capsys):
+def test_finetune_end_to_end_and_eval_via_cli(tiny_bert, tmp_path, capsys, monkeypatch):
     from lexprobe.benchmarks.senserank.finetune import FinetuneConfig, finetune
     from lexprobe.cli import main
+    from lexprobe.data import streusle
+
+    # lower-case lemmas (real WordNet is slow to load); a fresh lemma cache, restored afterwards
+    monkeypatch.setattr(streusle, "_wordnet", lambda: None)
+    monkeypatch.setattr(streusle, "_lemma", functools.lru_cache(None)(streusle._lemma.__wrapped__))
 
     root = _streusle_dir(tmp_path)
     out = tmp_path / "ft"
