@@ -84,6 +84,50 @@ def test_reads_tokens_and_sense_keys(small_archive):
     assert s1.annotations[0].wn_pos == "n"
 
 
+def _etree_reference(path):
+    """Plain ElementTree reading of the archive: the reference for the regex parser."""
+    import xml.etree.ElementTree as ET
+
+    out = []
+    with tarfile.open(path) as tar:
+        for m in tar:
+            if not m.name.endswith(".naf"):
+                continue
+            root = ET.parse(tar.extractfile(m)).getroot()
+            doc = "/".join(m.name.split("/")[-2:])[:-4]
+            where, sents = {}, {}
+            for wf in root.iter("wf"):
+                toks = sents.setdefault(wf.get("sent"), [])
+                where[wf.get("id")] = (wf.get("sent"), len(toks))
+                toks.append(wf.text)
+            anns = {k: [] for k in sents}
+            for term in root.iter("term"):
+                keys = [r.get("reference") for r in term.iter("externalRef") if r.get("reftype") == "lexical_key"]
+                if keys:
+                    targets = [t.get("id") for t in term.iter("target")]
+                    sent, i = where[targets[0]]
+                    multi = len(targets) > 1 or "_" in sents[sent][i]
+                    anns[sent].append((i, term.get("lemma"), term.get("pos"), f"{term.get('lemma')}%{keys[0]}", multi))
+            for sent, toks in sents.items():
+                out.append((doc, sent, tuple(t.replace("_", " ") for t in toks), sorted(anns[sent])))
+    return out
+
+
+def test_regex_parser_matches_elementtree(tmp_path):
+    tricky = _naf([["Salt", "&amp;", "pepper", "ran"]], {(1, 3): ("run", "VB", "2:38:00::", "x")})
+    # attribute order, self-closing variants and a two-target (discontinuous) term
+    tricky = tricky.replace(b'<wf id="w0" offset="0" sent="1" para="1">', b'<wf sent="1" id="w0" para="1">')
+    tricky = tricky.replace(b'<span><target id="w2"/></span>', b'<span><target id="w2"/><target id="w1"/></span>'
+                            b'<externalReferences><externalRef reftype="lexical_key" resource="x" '
+                            b'reference="1:13:00::"/></externalReferences>')
+    path = _archive(tmp_path / "t.tar.xz", {"semcor3.0/brownv/br-t1.naf": tricky})
+    got = [(s.doc_id, s.sent_id, s.tokens, sorted(tuple(a) for a in s.annotations))
+           for s in iter_semcor_sentences(path)]
+    assert got == _etree_reference(path)
+    assert got[0][2] == ("Salt", "&", "pepper", "ran")
+    assert got[0][3] == [(2, "pepper", "DT", "pepper%1:13:00::", True), (3, "run", "VB", "run%2:38:00::", False)]
+
+
 def test_cache_makes_second_pass_skip_parsing(small_archive, monkeypatch):
     first = list(iter_semcor_sentences(small_archive))
 

@@ -188,8 +188,11 @@ def build_small(out_dir: Path, embed, max_groups: int = 15) -> Path:
     return path
 
 
-def run_default(out_dir: Path, model: str) -> dict:
-    """CoDA21 on the official clean files when present, else on a small self-built set."""
+def run_default(out_dir: Path, model: str, sample: int | None = None) -> dict:
+    """CoDA21 on the official clean files when present, else on a small self-built set.
+
+    ``sample`` limits each file to its first N groups per POS (all by default).
+    """
     from lexprobe.models import load_scorer
 
     out_dir = Path(out_dir)
@@ -207,7 +210,7 @@ def run_default(out_dir: Path, model: str) -> dict:
     for name, path in files.items():
         data = load_coda(path)
         out = out_dir / f"coda21-{name}.json"
-        result = run_eval(data, scorer, EvalConfig(), out, progress=False)
+        result = run_eval(data, scorer, EvalConfig(limit=sample), out, progress=False)
         print(format_result(result) if len(files) == 1 else f"{name}:\n{format_result(result)}")
         print(f"CoDA21 {name} results written to {out}")
         metrics[name] = result["metrics"]

@@ -127,7 +127,7 @@ def test_finetune_same_seed_same_sample(tmp_path):
     from lexprobe.data.streusle import read_split
     from lexprobe.errors import DataError
 
-    pool = read_split(_streusle_dir(tmp_path), "train")
+    pool = read_split(_streusle_dir(tmp_path), "train", lemmatize=False)
     a = sample_balanced(pool, 6, random.Random(5))
     assert a == sample_balanced(pool, 6, random.Random(5))
     with pytest.raises(DataError, match="only"):
