@@ -1,11 +1,13 @@
-"""Integration: `lexprobe run` with the real bundled MiniLM on a small WDLMPro sample."""
+"""Integration: `lexprobe run` with the real bundled MiniLM on small samples of each benchmark."""
 
 import json
+
+import pytest
 
 from lexprobe.cli import main
 
 
-def test_lexprobe_run_with_minilm(minilm_path, tmp_path, capsys):
+def test_run_wdlmpro_with_minilm(minilm_path, tmp_path, capsys):
     code = main(["run", "--only", "wdlmpro", "--sample", "8", "--out-dir", str(tmp_path)])
     assert code == 0
     result = json.loads((tmp_path / "wdlmpro.json").read_text())
@@ -13,10 +15,22 @@ def test_lexprobe_run_with_minilm(minilm_path, tmp_path, capsys):
     for task in ("w2d", "d2w"):
         m = result["metrics"][task]
         assert m["n"]["n"] == 8 and m["v"]["n"] == 8
-        # a real sentence encoder beats the random expectation on W2D/D2W by a wide margin on average
-        assert 0.0 <= m["all"]["rank_score"] <= 1.0
-    w2d = result["metrics"]["w2d"]["all"]["rank_score"]
-    assert w2d > 0.6, w2d
+    # the seeded sample is fixed, so this is deterministic; chance is 0.5
+    assert result["metrics"]["w2d"]["all"]["rank_score"] > 0.6
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["failed"] == []
     assert "W2D (match word to definition)" in capsys.readouterr().out
+
+
+def test_run_coda21_on_official_files(minilm_path, shared_data, tmp_path, monkeypatch):
+    monkeypatch.setenv("LEXPROBE_CODA_DIR", str(shared_data / "coda21"))
+    assert main(["run", "--only", "coda21", "--sample", "4", "--out-dir", str(tmp_path)]) == 0
+    result = json.loads((tmp_path / "coda21-clean-hard.json").read_text())
+    assert result["metrics"]["n"]["groups"] == 4 and result["metrics"]["v"]["groups"] == 4
+
+
+def test_run_senserank_on_semcor(minilm_path, shared_data, tmp_path):
+    assert main(["run", "--only", "senserank", "--sample", "800", "--out-dir", str(tmp_path)]) == 0
+    result = json.loads((tmp_path / "senserank-semcor.json").read_text())
+    assert result["metrics"]["queries"] > 0
+    assert (tmp_path / "senserank-semcor.png").stat().st_size > 0
