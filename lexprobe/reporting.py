@@ -37,5 +37,8 @@ def write_json(path: str | Path, obj: Any) -> Path:
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         json.dump(obj, f, ensure_ascii=False, indent=1)
         f.write("\n")
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; results are ordinary files
     os.replace(tmp, path)
     return path

@@ -38,8 +38,8 @@ _PROBE_DEFINITION = "a word"
 
 def fill(pattern: str, definition: str) -> tuple[str, str]:
     """(text before the blank, text after the blank) of a pattern with the definition in."""
-    left, right = pattern.replace("<DEF>", definition).split("_")
-    return left, right
+    left, right = pattern.split("_")  # split first: a definition may itself contain "_"
+    return left.replace("<DEF>", definition), right.replace("<DEF>", definition)
 
 
 def display_word(word: str, left: str, case_sensitive: bool) -> str:

@@ -107,3 +107,9 @@ def test_embedding_scores_are_cosines(tmp_path):
     got = score_groups(scorer, [g], ("w2d",))[("w2d", 0)]
     # "wink"=(1,0) vs "signal by winking"=(1/2,1/2) normalised, "signal with the hands or nod"=(1,2)
     np.testing.assert_allclose(got[:2], [2 ** -0.5, 1 / 5 ** 0.5], atol=1e-6)
+
+
+def test_fill_handles_underscores_in_definitions():
+    # three WordNet 3.0 definitions contain "_"; the blank is the pattern's own
+    assert fill("_ is <DEF>", "a snake_case name") == ("", " is a snake_case name")
+    assert fill("to <DEF> is the definition of _", "x_y") == ("to x_y is the definition of ", "")
