@@ -52,6 +52,7 @@ class MaskedLMScorer(Scorer):
         self.mask_id = tokenizer.mask_token_id
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         self.case_sensitive = _detect_case_sensitive(tokenizer)
+        self.max_length = max_input_length(self)
 
     # ------------------------------------------------------------------ tokenisation
     def slot_request(self, left: str, word: str, right: str) -> SlotRequest:
@@ -75,7 +76,9 @@ class MaskedLMScorer(Scorer):
         # merge covers the space) is the word's leading space: it belongs to the word.
         while first > 0 and offsets[first - 1][0] == offsets[first - 1][1] == start and ids[first - 1] not in special:
             first -= 1
-        return SlotRequest(tuple(ids[:first]), tuple(ids[first : last + 1]), tuple(ids[last + 1 :]))
+        word_ids = tuple(ids[first : last + 1])
+        prefix, suffix = fit_query(tuple(ids[:first]), len(word_ids), tuple(ids[last + 1 :]), self.max_length)
+        return SlotRequest(prefix, word_ids, suffix)
 
     # ------------------------------------------------------------------ scoring
     @torch.inference_mode()
@@ -120,17 +123,42 @@ class MaskedLMScorer(Scorer):
 
     def _masked_logits(self, ids, attn, rows, cols):
         """Vocabulary logits at the masked positions only (the LM head runs on those rows)."""
-        head = _lm_head(self.model)
+        head = lm_head(self.model)
         if head is None:
             return self.model(input_ids=ids, attention_mask=attn).logits[rows, cols]
         hidden = self.model.base_model(input_ids=ids, attention_mask=attn)[0]
         return head(hidden[rows.to(hidden.device), cols.to(hidden.device)])
 
 
-def _lm_head(model):
+def lm_head(model):
     """The module mapping hidden states to vocabulary logits, for architectures we know."""
     for attr in ("cls", "lm_head"):  # BERT-style, RoBERTa/XLM-R/ModernBERT-style
         head = getattr(model, attr, None)
         if head is not None and callable(head):
             return head
     return None
+
+
+def max_input_length(scorer) -> int:
+    """Longest input the model takes: the tokenizer's limit, else the position table's."""
+    limit = getattr(scorer.tokenizer, "model_max_length", None)
+    if limit and limit < 100_000:
+        return int(limit)
+    positions = getattr(getattr(scorer.model, "config", None), "max_position_embeddings", None)
+    return int(positions) - 2 if positions else 512  # RoBERTa-style tables reserve two rows
+
+
+def fit_query(prefix: tuple[int, ...], n_masks: int, suffix: tuple[int, ...], limit: int):
+    """Shorten an over-long query by cutting text far from the slot, keeping the special tokens.
+
+    The definition is the long part of a WDLMPro query; the end of a suffix (or the
+    start of a prefix) is what gets cut, the tokens next to the masks stay.
+    """
+    excess = len(prefix) + n_masks + len(suffix) - limit
+    if excess <= 0:
+        return prefix, suffix
+    if len(suffix) - 1 >= len(prefix) - 1:  # cut the suffix's end, keep its last ([SEP]) token
+        keep = max(len(suffix) - excess, 1)
+        return prefix, suffix[: keep - 1] + suffix[-1:]
+    keep = max(len(prefix) - excess, 1)  # cut the prefix's start, keep its first ([CLS]) token
+    return prefix[:1] + prefix[len(prefix) - keep + 1 :], suffix

@@ -23,6 +23,8 @@ import numpy as np
 import torch
 
 from lexprobe.batching import run_batched
+from lexprobe.scorers.masked import lm_head as _lm_head
+from lexprobe.scorers.masked import max_input_length
 
 VARIANTS = ("token", "word-l2r")
 
@@ -74,15 +76,6 @@ def encode_pair(tokenizer, prefix: str, continuation: str, max_tokens: int | Non
     return ids, cont, list(words)
 
 
-def max_input_length(scorer: Any) -> int:
-    """Longest input the model takes: the tokenizer's limit, else the position table's."""
-    limit = getattr(scorer.tokenizer, "model_max_length", None)
-    if limit and limit < 100_000:
-        return int(limit)
-    positions = getattr(getattr(scorer.model, "config", None), "max_position_embeddings", None)
-    return int(positions) - 2 if positions else 512  # RoBERTa-style tables reserve two rows
-
-
 def masked_copies(pair: int, ids: Sequence[int], cont: Sequence[int], words: Sequence[int | None],
                   variant: str = "token") -> list[MaskedCopy]:
     if variant not in VARIANTS:
@@ -94,14 +87,6 @@ def masked_copies(pair: int, ids: Sequence[int], cont: Sequence[int], words: Seq
             masked += [q for q in cont[j + 1:] if words[q] == words[pos]]
         out.append(MaskedCopy(pair, tuple(ids), tuple(masked), pos))
     return out
-
-
-def _lm_head(model):
-    for attr in ("cls", "lm_head"):  # BERT-style; RoBERTa/XLM-R-style
-        head = getattr(model, attr, None)
-        if head is not None and callable(head):
-            return head
-    return None
 
 
 def _forward_copies(scorer: Any, batch: Sequence[MaskedCopy]) -> list[float]:

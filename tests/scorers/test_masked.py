@@ -47,3 +47,23 @@ def test_slot_request_cuts_the_word_out(tiny_roberta):
 def test_case_sensitivity_detected(tiny_bert, tiny_roberta):
     assert load_scorer(str(tiny_bert)).case_sensitive is False
     assert load_scorer(str(tiny_roberta)).case_sensitive is True
+
+
+def test_fit_query_cuts_far_from_the_slot():
+    from lexprobe.scorers.masked import fit_query
+
+    # suffix longer: its end is cut, its last ([SEP]) token kept
+    assert fit_query((101, 5), 2, (7, 8, 9, 10, 102), 6) == ((101, 5), (7, 102))
+    # prefix longer: its start is cut, its first ([CLS]) token kept
+    assert fit_query((101, 1, 2, 3, 4, 5), 1, (102,), 5) == ((101, 4, 5), (102,))
+    assert fit_query((101,), 1, (102,), 512) == ((101,), (102,))
+
+
+def test_overlong_definitions_are_scored(tiny_bert):
+    scorer = load_scorer(str(tiny_bert))
+    long_def = " ".join(["singing without instrumental accompaniment"] * 40)
+    for left, right in (("", " is " + long_def), ("to " + long_def + " is the definition of ", "")):
+        r = scorer.slot_request(left, "nod", right)
+        assert len(r.prefix) + len(r.word) + len(r.suffix) <= scorer.max_length
+        lp = scorer.slot_logprobs([r])[0]
+        np.testing.assert_allclose(lp, reference.masked_slot_logprobs(scorer, r.prefix, r.word, r.suffix), atol=1e-4)

@@ -25,7 +25,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from lexprobe.scorers.masked import SlotRequest
+from lexprobe.scorers.masked import SlotRequest, fit_query
 
 TASKS = ("w2d", "d2w")
 MASKED_PATTERNS = {
@@ -95,7 +95,9 @@ class MaskedRequests:
             shown = display_word(word, left, self.scorer.case_sensitive)
             self._word[wkey] = self.scorer.slot_request(left, shown, right).word
         prefix, suffix = self._context[key]
-        return SlotRequest(prefix, self._word[wkey], suffix)
+        word = self._word[wkey]
+        prefix, suffix = fit_query(prefix, len(word), suffix, self.scorer.max_length)
+        return SlotRequest(prefix, word, suffix)
 
 
 def masked_pair_values(scorer, pairs: Iterable[tuple[str, str, str]], progress=False) -> dict:
@@ -136,7 +138,11 @@ class CausalRequests:
         if (pos, word) not in self._word:
             probe_left, _ = fill(pattern, _PROBE_DEFINITION)
             self._word[(pos, word)] = self.scorer.split(probe_left.rstrip(), " " + word)[1]
-        return self._context[(pos, definition)], self._word[(pos, word)]
+        ctx, cont = self._context[(pos, definition)], self._word[(pos, word)]
+        limit = self.scorer.max_length
+        if limit and len(ctx) + len(cont) > limit:  # as CausalLMScorer.split: keep the context's end
+            ctx = ctx[len(ctx) + len(cont) - limit :]
+        return ctx, cont
 
 
 def causal_pair_values(scorer, pairs, tasks, progress=False) -> dict:
