@@ -133,6 +133,8 @@ class CausalLMScorer(Scorer):
         cache = DynamicCache([(k.index_select(0, sel), v.index_select(0, sel)) for k, v in kv])
         attention = torch.cat([ctx_mask.index_select(0, sel), cmask], dim=1)
         positions = ctx_lengths.index_select(0, sel)[:, None] + torch.arange(n, device=dev)[None, :]
+        if self.max_length:  # padding columns of short rows may run past the table; they are masked
+            positions = positions.clamp(max=self.max_length - 1)
         out = self.model(
             input_ids=ids, attention_mask=attention, position_ids=positions, past_key_values=cache, use_cache=True
         )

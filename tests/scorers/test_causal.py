@@ -59,3 +59,12 @@ def test_long_contexts_keep_their_end(gpt2):
     assert list(ctx) == full_ctx[-len(ctx):]
     lp = gpt2.continuation_logprobs([(long_context.strip(), " nod")])[0]
     assert np.all(np.isfinite(lp))
+
+
+def test_long_and_short_rows_batched_together(gpt2):
+    # a context filling the position table next to one with a long continuation
+    long_context = ("the dog is a small animal " * 80).strip()
+    reqs = [(long_context, " nod wink"), (long_context, " wink"), ("A", " singing singing singing singing")]
+    got = gpt2.continuation_logprobs(reqs)
+    for (c, x), lp in zip(reqs, got):
+        np.testing.assert_allclose(lp, reference.causal_continuation_logprobs(gpt2, c, x), atol=1e-4)
