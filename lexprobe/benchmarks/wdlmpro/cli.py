@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import random
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from lexprobe.benchmarks.wdlmpro.dataset import (
     MIN_GROUP_SIZE, SynsetGroup, default_dataset, group_members, load_dataset, pos_list, sample_groups,
 )
 from lexprobe.benchmarks.wdlmpro.evaluate import evaluate
+from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
 from lexprobe.benchmarks.wdlmpro.report import full_report
 from lexprobe.cache import partial_path
 from lexprobe.cli_common import add_model_args, scorer_from_args
@@ -40,7 +42,13 @@ def register(sub) -> None:
     e.add_argument("--chunk-size", type=int, default=2000, help="groups per resumable unit")
     e.add_argument("--no-instances", action="store_true", help="leave per-instance records out of the result file")
     e.add_argument("--out", required=True, help="result JSON file")
+    e.add_argument("--plot", help="also draw the breakdowns to this PNG (default: next to --out)")
     e.set_defaults(func=cmd_eval)
+
+    pl = wsub.add_parser("plot", help="draw P@1 by frequency, depth and token count from a result file")
+    pl.add_argument("--result", required=True, help="result JSON of `wdlmpro eval`")
+    pl.add_argument("--out", required=True, help="PNG file")
+    pl.set_defaults(func=cmd_plot)
 
 
 def _groups(args) -> list[SynsetGroup]:
@@ -72,7 +80,23 @@ def cmd_eval(args) -> int:
     result = run_eval(scorer, groups, TASK_CHOICES[args.task], out, config, counts=args.counts,
                       chunk_size=args.chunk_size, keep_instances=not args.no_instances)
     print(full_report(result))
-    print(f"\nresults written to {out}")
+    figure = plot_breakdowns(result, args.plot or out.with_suffix(".png"))
+    print(f"\nresults written to {out}, breakdown plot to {figure}")
+    return 0
+
+
+def cmd_plot(args) -> int:
+    path = Path(args.result)
+    if not path.is_file():
+        raise DataError(f"result file {path} not found; run `lexprobe wdlmpro eval ... --out {path}` first")
+    try:
+        result = json.loads(path.read_text(encoding="utf-8"))
+        if result.get("benchmark") != "wdlmpro":
+            raise KeyError("benchmark")
+        figure = plot_breakdowns(result, args.out)
+    except (json.JSONDecodeError, KeyError, ValueError) as err:
+        raise DataError(f"{path} is not a WDLMPro result file ({err}); pass the --out file of `wdlmpro eval`") from None
+    print(f"breakdown plot written to {figure}")
     return 0
 
 
@@ -108,5 +132,6 @@ def run_default(out_dir: Path, model: str, sample: int = 100, seed: int = 0) -> 
     config = {"sample": "quick_sample", "n_per_pos": sample, "seed": seed, "task": "both", "pos": "both"}
     result = run_eval(scorer, groups, ("w2d", "d2w"), out, config)
     print(full_report(result))
-    print(f"WDLMPro results written to {out}")
+    figure = plot_breakdowns(result, out.with_suffix(".png"))
+    print(f"WDLMPro results written to {out}, breakdown plot to {figure}")
     return result

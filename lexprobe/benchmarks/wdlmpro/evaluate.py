@@ -123,7 +123,7 @@ def result_dict(scorer, tasks, records, config) -> dict:
                         value = token_band(value)
                     bands[str(value)].append(r)
                 if bands:
-                    breakdowns[task].setdefault(name, {})[pos] = {b: aggregate(v) for b, v in sorted(bands.items(), key=_band_order)}
+                    breakdowns[task].setdefault(name, {})[pos] = {b: aggregate(v) for b, v in sorted(bands.items(), key=band_order)}
     return {
         "benchmark": "wdlmpro",
         "task": list(tasks),
@@ -136,7 +136,7 @@ def result_dict(scorer, tasks, records, config) -> dict:
     }
 
 
-def _band_order(item):
+def band_order(item):
     name = item[0]
     order = {"rare": 0, "medium": 1, "frequent": 2}
     if name in order:

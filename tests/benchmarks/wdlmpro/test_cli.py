@@ -61,3 +61,18 @@ def test_unknown_model(small_dataset, tmp_path, capsys):
                  "--out", str(tmp_path / "o.json")])
     assert code == 2
     assert "cannot load model" in capsys.readouterr().err
+
+
+def test_eval_draws_breakdown_plot_and_plot_command(small_dataset, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    assert main(["wdlmpro", "eval", "--model", "random", "--data", str(small_dataset), "--out", str(out)]) == 0
+    png = tmp_path / "r.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    again = tmp_path / "again.png"
+    assert main(["wdlmpro", "plot", "--result", str(out), "--out", str(again)]) == 0
+    assert again.stat().st_size > 1000
+    bad = tmp_path / "other.json"
+    bad.write_text('{"benchmark": "coda21"}')
+    capsys.readouterr()
+    assert main(["wdlmpro", "plot", "--result", str(bad), "--out", str(tmp_path / "x.png")]) == 2
+    assert "not a WDLMPro result file" in capsys.readouterr().err
