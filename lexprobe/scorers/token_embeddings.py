@@ -83,7 +83,9 @@ class TokenEmbedder:
             raise ModelError(f"model {model!r} has no fast tokenizer; target words are located by character offsets")
         torch_dtype = {"bfloat16": torch.bfloat16, "float16": torch.float16}.get(dtype or "", torch.float32)
         try:
-            self.model = AutoModel.from_pretrained(self.path, trust_remote_code=False, dtype=torch_dtype)
+            self.model = AutoModel.from_pretrained(
+                self.path, trust_remote_code=False, use_safetensors=True, dtype=torch_dtype
+            )
         except (OSError, ValueError) as err:
             raise ModelError(f"cannot load model {model!r}: {str(err).splitlines()[0]}") from None
         self.model.to(self.device).eval()

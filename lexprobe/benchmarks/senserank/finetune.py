@@ -120,7 +120,7 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
     path = resolve_model_path(cfg.model)
     try:
         tokenizer = AutoTokenizer.from_pretrained(path, use_fast=True, trust_remote_code=False)
-        encoder = AutoModel.from_pretrained(path, trust_remote_code=False)
+        encoder = AutoModel.from_pretrained(path, trust_remote_code=False, use_safetensors=True)
     except (OSError, ValueError) as err:
         raise ModelError(f"cannot load model {cfg.model!r}: {str(err).splitlines()[0]}") from None
     if not getattr(tokenizer, "is_fast", False):
