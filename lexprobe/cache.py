@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 
 def cache_dir() -> Path:
@@ -74,15 +74,6 @@ class ResumeLog:
             if new:
                 f.write(json.dumps({"config_hash": self.config_hash}) + "\n")
             f.write(json.dumps({"id": unit_id, "record": record}, ensure_ascii=False) + "\n")
-
-    def extend(self, items: Iterable[tuple[str, Any]]) -> None:
-        for unit_id, record in items:
-            self.append(unit_id, record)
-
-    def remove(self) -> None:
-        """Drop the log once the final result file is written."""
-        if self.path.exists():
-            self.path.unlink()
 
 
 def partial_path(out: str | Path) -> Path:

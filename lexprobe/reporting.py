@@ -42,3 +42,14 @@ def write_json(path: str | Path, obj: Any) -> Path:
     os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; results are ordinary files
     os.replace(tmp, path)
     return path
+
+
+def save_figure(fig, out: str | Path, dpi: int = 120) -> Path:
+    """Save a matplotlib figure (creating its folder) and free it."""
+    import matplotlib.pyplot as plt
+
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=dpi)
+    plt.close(fig)
+    return out

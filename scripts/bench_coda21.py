@@ -30,6 +30,7 @@ from lexprobe.benchmarks.coda21.evaluate import EvalConfig, match_matrices, prom
 from lexprobe.models import load_scorer  # noqa: E402
 from lexprobe.scorers import reference  # noqa: E402
 from lexprobe.scorers.pll import pll_reference  # noqa: E402
+from scripts.bench_report import report  # noqa: E402
 
 
 def reference_matrices(scorer, groups, config: EvalConfig) -> list[np.ndarray]:
@@ -58,20 +59,12 @@ def bench(model: str, groups, device: str, config: EvalConfig) -> None:
     t0 = time.perf_counter()
     engine = match_matrices(groups, scorer, config)
     t_engine = time.perf_counter() - t0
-    passes_engine = scorer.stats.get("forward_passes", 0)
     t0 = time.perf_counter()
     ref = reference_matrices(scorer, groups, config)
     t_ref = time.perf_counter() - t0
-    passes_ref = scorer.stats.get("reference_forward_passes", 0)
     diff = max(float(np.max(np.abs(a - b))) for a, b in zip(engine, ref))
     pairs = sum(g.k * g.k for g in groups)
-    print(f"{model} ({scorer.kind}, {scorer.device}): {len(groups)} groups, {pairs} context-definition pairs")
-    print(f"  reference: {passes_ref:7d} forward passes  {t_ref:8.2f} s")
-    print(f"  engine:    {passes_engine:7d} forward passes  {t_engine:8.2f} s")
-    print(f"  speed-up: {t_ref / t_engine:.1f}x wall, {passes_ref / max(passes_engine, 1):.1f}x fewer forward passes;"
-          f" max |score diff| = {diff:.2e}")
-    if diff > 1e-4:
-        raise SystemExit(f"engine and reference disagree by {diff:.2e}")
+    report(model, scorer, f"{len(groups)} groups, {pairs} context-definition pairs", t_ref, t_engine, diff)
 
 
 def main() -> None:

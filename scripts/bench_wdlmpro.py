@@ -29,6 +29,7 @@ from lexprobe.benchmarks.wdlmpro.scoring import (  # noqa: E402
 )
 from lexprobe.models import load_scorer  # noqa: E402
 from lexprobe.scorers import reference  # noqa: E402
+from scripts.bench_report import report  # noqa: E402
 
 
 def reference_scores(scorer, groups):
@@ -63,21 +64,13 @@ def bench(model: str, groups, device: str) -> None:
     t0 = time.perf_counter()
     engine = score_groups(scorer, groups, ("w2d", "d2w"))
     t_engine = time.perf_counter() - t0
-    passes_engine = scorer.stats.get("forward_passes", 0)
     t0 = time.perf_counter()
     ref = reference_scores(scorer, groups)
     t_ref = time.perf_counter() - t0
-    passes_ref = scorer.stats.get("reference_forward_passes", 0)
     diff = max(float(np.max(np.abs(engine[k] - ref[k]))) for k in ref)
     pairs = sum(len(g.candidates) for g in groups)
-    print(f"{model} ({scorer.kind}, {scorer.device}): {len(groups)} groups, {pairs} candidates x 2 tasks")
-    print(f"  reference: {passes_ref:7d} forward passes  {t_ref:8.2f} s")
-    print(f"  engine:    {passes_engine:7d} forward passes  {t_engine:8.2f} s"
-          f"  ({scorer.stats.get('queries', scorer.stats.get('context_forwards', 0))} distinct queries/contexts)")
-    print(f"  speed-up: {t_ref / t_engine:.1f}x wall, {passes_ref / max(passes_engine, 1):.1f}x fewer forward passes;"
-          f" max |score diff| = {diff:.2e}")
-    if diff > 1e-4:
-        raise SystemExit(f"engine and reference disagree by {diff:.2e}")
+    report(model, scorer, f"{len(groups)} groups, {pairs} candidates x 2 tasks", t_ref, t_engine, diff,
+           extra=f"  ({scorer.stats.get('queries', scorer.stats.get('context_forwards', 0))} distinct queries/contexts)")
 
 
 def main() -> None:

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from lexprobe.batching import chunks, longest_first
+from lexprobe.batching import chunks, run_batched
 from lexprobe.scorers.base import Scorer
 
 
@@ -75,15 +75,16 @@ class CausalLMScorer(Scorer):
         for i, (ctx, _) in enumerate(requests):
             by_context[ctx].append(i)
         contexts = list(by_context)
-        order = longest_first(contexts, len)
         results: list[np.ndarray | None] = [None] * len(requests)
-        bar = tqdm(total=len(requests), desc="causal LM", unit="req", disable=not progress, leave=False)
-        for idx in chunks(order, self.batch_size):
-            batch_contexts = [contexts[i] for i in idx]
+        bar = tqdm(total=len(contexts), desc="causal LM", unit="context", disable=not progress, leave=False)
+
+        def score(batch_contexts):
             members = [[(r, requests[r][1]) for r in by_context[c]] for c in batch_contexts]
-            for r, lp in self._score_context_batch(batch_contexts, members):
+            return self._score_context_batch(batch_contexts, members)
+
+        for per_context in run_batched(contexts, score, self.batch_size, length=len, progress=bar.update):
+            for r, lp in per_context:
                 results[r] = lp
-            bar.update(sum(len(m) for m in members))
         bar.close()
         return results  # type: ignore[return-value]
 
@@ -104,13 +105,13 @@ class CausalLMScorer(Scorer):
         kv = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
         ctx_lengths = mask.sum(-1)
 
-        scored = []
+        scored: list[list] = [[] for _ in contexts]  # one list of (request, log-probs) per context
         rows = []  # continuations longer than one token need a second forward pass
         for b, group in enumerate(members):
             for r, cont in group:
                 lp = np.empty(len(cont), dtype=np.float64)
                 lp[0] = first[b, cont[0]].item()
-                scored.append((r, lp))
+                scored[b].append((r, lp))
                 if len(cont) > 1:
                     rows.append((b, cont, lp))
         rows.sort(key=lambda row: -len(row[1]))

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from lexprobe.batching import chunks, longest_first
+from lexprobe.batching import run_batched
 from lexprobe.scorers.base import Scorer
 
 
@@ -88,16 +88,14 @@ class MaskedLMScorer(Scorer):
         for i, req in enumerate(requests):
             by_query[req.query].append(i)
         queries = list(by_query)
-        order = longest_first(queries, lambda q: len(q[0]) + q[1] + len(q[2]))
         results: list[np.ndarray | None] = [None] * len(requests)
         bar = tqdm(total=len(queries), desc="masked LM", unit="query", disable=not progress, leave=False)
-        for idx in chunks(order, self.batch_size):
-            batch = [queries[i] for i in idx]
-            for query, logp in zip(batch, self._forward_queries(batch)):
-                for r in by_query[query]:
-                    word = requests[r].word
-                    results[r] = logp[np.arange(len(word)), list(word)]
-            bar.update(len(batch))
+        logps = run_batched(queries, self._forward_queries, self.batch_size,
+                            length=lambda q: len(q[0]) + q[1] + len(q[2]), progress=bar.update)
+        for query, logp in zip(queries, logps):
+            for r in by_query[query]:
+                word = requests[r].word
+                results[r] = logp[np.arange(len(word)), list(word)]
         bar.close()
         return results  # type: ignore[return-value]
 

@@ -68,3 +68,22 @@ def test_long_and_short_rows_batched_together(gpt2):
     got = gpt2.continuation_logprobs(reqs)
     for (c, x), lp in zip(reqs, got):
         np.testing.assert_allclose(lp, reference.causal_continuation_logprobs(gpt2, c, x), atol=1e-4)
+
+
+def test_out_of_memory_halves_the_batch(tiny_gpt2, monkeypatch):
+    scorer = load_scorer(str(tiny_gpt2), batch_size=8)
+    expected = scorer.continuation_logprobs(REQUESTS)
+    real = scorer._score_context_batch
+    sizes = []
+
+    def flaky(contexts, members):
+        sizes.append(len(contexts))
+        if len(contexts) > 2:
+            raise RuntimeError("CUDA out of memory. Tried to allocate 1 GiB")
+        return real(contexts, members)
+
+    monkeypatch.setattr(scorer, "_score_context_batch", flaky)
+    got = scorer.continuation_logprobs(REQUESTS)
+    assert max(sizes) > 2 and sizes[-1] <= 2
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a, b, atol=1e-6)

@@ -67,3 +67,23 @@ def test_overlong_definitions_are_scored(tiny_bert):
         assert len(r.prefix) + len(r.word) + len(r.suffix) <= scorer.max_length
         lp = scorer.slot_logprobs([r])[0]
         np.testing.assert_allclose(lp, reference.masked_slot_logprobs(scorer, r.prefix, r.word, r.suffix), atol=1e-4)
+
+
+def test_out_of_memory_halves_the_batch(tiny_bert, monkeypatch):
+    scorer = load_scorer(str(tiny_bert), batch_size=8)
+    reqs = [scorer.slot_request(*s) for s in SENTENCES]
+    expected = scorer.slot_logprobs(reqs)
+    real = scorer._forward_queries
+    sizes = []
+
+    def flaky(batch):
+        sizes.append(len(batch))
+        if len(batch) > 2:
+            raise RuntimeError("CUDA out of memory. Tried to allocate 1 GiB")
+        return real(batch)
+
+    monkeypatch.setattr(scorer, "_forward_queries", flaky)
+    got = scorer.slot_logprobs(reqs)
+    assert max(sizes) > 2 and sizes[-1] <= 2
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a, b, atol=1e-6)

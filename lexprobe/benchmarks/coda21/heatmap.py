@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from lexprobe.errors import DataError
+from lexprobe.reporting import save_figure
 
 
 def find_group(result: dict[str, Any], group: str) -> dict[str, Any]:
@@ -76,8 +77,4 @@ def draw_heatmap(instance: dict[str, Any], out: str | Path, title: str | None = 
     ax.set_title(title or f"group {instance.get('id')} ({instance.get('ancestor', '')}): "
                  f"{correct}/{k} correct\nred frame: predicted, dashed: gold", fontsize=9)
     fig.tight_layout()
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=150)
-    plt.close(fig)
-    return out
+    return save_figure(fig, out, dpi=150)

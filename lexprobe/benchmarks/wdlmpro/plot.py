@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lexprobe.benchmarks.wdlmpro.evaluate import band_order
+from lexprobe.reporting import save_figure
 
 POS_NAME = {"n": "nouns", "v": "verbs"}
 PANELS = ("frequency", "depth", "word_tokens")
@@ -48,8 +49,4 @@ def plot_breakdowns(result: dict, out: str | Path) -> Path:
         ax.legend(fontsize=7)
     fig.suptitle(f"WDLMPro: {result['model']['name']} (bar labels: number of targets)", fontsize=11)
     fig.tight_layout()
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return save_figure(fig, out, dpi=120)
