@@ -7,6 +7,40 @@ import argparse
 from lexprobe.models import DEFAULT_MODEL, KINDS, load_scorer
 
 
+PROTOCOLS = ("paper", "authors", "choose")
+PROTOCOL_HELP = {
+    "paper": "follow the paper's text (default)",
+    "authors": "reproduce the authors' released code",
+    "choose": "ask an instruction/causal LM to choose (prompting; causal LMs only)",
+}
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (0 and negatives are one-line errors, never 'everything')."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def batch_size_arg(text: str) -> int | str:
+    """argparse type for --batch-size: ``auto`` or a positive integer."""
+    if text == "auto":
+        return "auto"
+    return positive_int(text)
+
+
+def add_protocol_arg(parser: argparse.ArgumentParser, choices=("paper", "authors")) -> None:
+    """``--protocol``: which recipe produces the scores; recorded in every result's config."""
+    parser.add_argument(
+        "--protocol", choices=choices, default="paper",
+        help="; ".join(f"{c}: {PROTOCOL_HELP[c]}" for c in choices),
+    )
+
+
 def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = DEFAULT_MODEL) -> None:
     g = parser.add_argument_group("model")
     g.add_argument(

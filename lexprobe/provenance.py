@@ -1,0 +1,68 @@
+"""Identities that make results comparable and resume logs safe.
+
+Shared by resume logs (which must never mix two inputs), result files (the run
+record) and ``compare``: a digest of the exact items evaluated and a revision of
+the model's weights.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".vec", ".txt", ".pt", ".gguf")
+
+
+def items_digest(items: Any) -> str:
+    """SHA-256 (hex) of a JSON-serialisable description of the exact items evaluated.
+
+    Pass what determines the scores: texts, candidates, gold labels — not file paths.
+    Dataclasses should be converted first (``dataclasses.asdict``); ``default=str``
+    is the last resort for anything else.
+    """
+    blob = json.dumps(items, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def file_sha256(path: str | Path, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(chunk), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+_REVISION_CACHE: dict[tuple, str] = {}
+
+
+def model_revision(name_or_path: str) -> str:
+    """What exactly the weights were: a hub commit hash or the SHA-256 of local files.
+
+    ``random`` is ``"random"``. A Hugging Face cache snapshot directory
+    (``.../snapshots/<commit>/``) gives its commit; any other local file or folder
+    gives ``sha256:<hex>`` over its weight files and config (cached per process by
+    path, size and mtime so repeated calls are cheap). A name that is not a local
+    path is returned as ``name:<name>`` (resolved hub revisions need the network).
+    """
+    if name_or_path == "random":
+        return "random"
+    p = Path(name_or_path)
+    if not p.exists():
+        return f"name:{name_or_path}"
+    p = p.resolve()
+    if p.is_dir() and p.parent.name == "snapshots" and len(p.name) == 40:
+        return f"hub:{p.name}"
+    files = [p] if p.is_file() else sorted(
+        f for f in p.rglob("*")
+        if f.is_file() and (f.suffix in _WEIGHT_SUFFIXES or f.name.endswith(".json")) and ".cache" not in f.parts
+    )
+    key = tuple((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in files)
+    if key not in _REVISION_CACHE:
+        h = hashlib.sha256()
+        for f in files:
+            rel = f.name if p.is_file() else str(f.relative_to(p))
+            h.update(rel.encode() + b"\0" + file_sha256(f).encode() + b"\n")
+        _REVISION_CACHE[key] = "sha256:" + h.hexdigest()
+    return _REVISION_CACHE[key]
