@@ -18,8 +18,7 @@ import torch
 
 from lexprobe.errors import ModelError
 
-KINDS = ("masked", "causal", "embedding", "static", "random")
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
+from lexprobe.model_names import DEFAULT_MODEL, KINDS  # noqa: E402  (import-light for the CLI parser)
 _DEFAULT_ALIASES = {
     "default", "minilm", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2",
 }

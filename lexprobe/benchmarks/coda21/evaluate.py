@@ -29,9 +29,11 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.coda21.dataset import POS_NAMES, CodaData, Group, GroupProblem, replace_target
-from lexprobe.cache import ResumeLog, partial_path, stable_hash
+from lexprobe.cache import ResumeLog, partial_path, resume_key, scorer_revision
 from lexprobe.errors import LexprobeError
 from lexprobe.metrics import alignment as al
+from lexprobe.outputs import check_output_file
+from lexprobe.reporting import write_json
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +67,10 @@ class EvalConfig:
             raise LexprobeError(f"unknown --pos {self.pos!r}; use n, v or both")
         if self.normalize not in ("sum", "mean"):
             raise LexprobeError(f"unknown --normalize {self.normalize!r}; use sum or mean")
+        for name in ("limit", "groups_per_chunk"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+                raise LexprobeError(f"{name} must be a positive integer or None (all), got {value!r}")
         if not self.nonce.strip():
             raise LexprobeError("--nonce must be a non-empty word")
 
@@ -212,7 +218,8 @@ def select_groups(data: CodaData, config: EvalConfig) -> list[Group]:
 
 def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out: str | Path | None = None,
              progress: bool = False) -> dict[str, Any]:
-    """Evaluate ``scorer`` on ``data``; with ``out`` given, finished groups are logged and resumed."""
+    """Evaluate ``scorer`` on ``data``; with ``out`` given, finished groups are logged and resumed,
+    and the result is written to ``out`` (the file ``lexprobe coda eval --out`` writes)."""
     config.validate()
     groups = select_groups(data, config)
     pos_list = ("n", "v") if config.pos == "both" else (config.pos,)
@@ -227,30 +234,43 @@ def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out
     for p in problems:
         log.warning("skipping %s", p)
 
-    run_config = {
-        "benchmark": "coda21",
-        "scorer": scorer.describe(),
-        "config": asdict(config),
-        "data": stable_hash([[g.id, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]]
-                             for g in runnable]),
-    }
-    resume = ResumeLog(partial_path(out), run_config) if out is not None else None
-    done = resume.load() if resume else {}
-    pending = [g for g in runnable if g.id not in done]
-    bar = tqdm(total=len(runnable), initial=len(runnable) - len(pending), desc="CoDA21 groups",
-               unit="group", disable=not progress)
-    step = config.groups_per_chunk or (256 if scorer.kind in ("embedding", "static", "random") else 16)
-    for start in range(0, len(pending), step):
-        chunk = pending[start:start + step]
-        for g, scores in zip(chunk, match_matrices(chunk, scorer, config)):
-            record = group_record(g, scores, config)
-            done[g.id] = record
-            if resume:
-                resume.append(g.id, record)
-        bar.update(len(chunk))
-    bar.close()
+    resume = None
+    if out is not None:
+        check_output_file(out)
+        options = {k: v for k, v in asdict(config).items() if k not in ("limit", "pos", "groups_per_chunk")}
+        key = resume_key(
+            [[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]] for g in runnable],
+            scorer_revision(scorer), getattr(config, "protocol", None),
+            {"scorer": scorer.describe(), **options},
+        )
+        resume = ResumeLog(partial_path(out), key)
+    try:
+        done = resume.load() if resume else {}
+        pending = [g for g in runnable if g.id not in done]
+        bar = tqdm(total=len(runnable), initial=len(runnable) - len(pending), desc="CoDA21 groups",
+                   unit="group", disable=not progress)
+        step = config.groups_per_chunk or (256 if scorer.kind in ("embedding", "static", "random") else 16)
+        for start in range(0, len(pending), step):
+            chunk = pending[start:start + step]
+            for g, scores in zip(chunk, match_matrices(chunk, scorer, config)):
+                record = group_record(g, scores, config)
+                done[g.id] = record
+                if resume:
+                    resume.append(g.id, record)
+            bar.update(len(chunk))
+        bar.close()
+        records = [done[g.id] for g in runnable]
+        result = _result(data, scorer, config, records, problems, pos_list)
+        if resume:
+            write_json(out, result)  # the API writes the same result file as the CLI
+            resume.finish()
+    finally:
+        if resume:
+            resume.close()
+    return result
 
-    records = [done[g.id] for g in runnable]
+
+def _result(data, scorer, config, records, problems, pos_list) -> dict[str, Any]:
     return {
         "benchmark": "coda21",
         "task": "context-definition alignment",

@@ -15,13 +15,18 @@ from typing import Callable, Sequence
 from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.wdlmpro.scoring import TASKS, score_groups, word_token_count
-from lexprobe.cache import ResumeLog, partial_path
+from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict
+from lexprobe.cache import ResumeLog, partial_path, resume_key, scorer_revision
 from lexprobe.errors import DataError
+from lexprobe.outputs import check_output_file
+from lexprobe.reporting import write_json
 from lexprobe.metrics.ranking import gold_rank, predicted_index, random_expectation, rank_score, summarize
 
 log = logging.getLogger(__name__)
 POS_LABEL = {"n": "noun", "v": "verb"}
 BREAKDOWNS = ("pos", "frequency", "depth", "word_tokens")
+#: groups per resumable unit: small enough that Ctrl-C keeps nearly all work, and the bar moves per chunk
+DEFAULT_CHUNK_SIZE = 32
 
 
 def token_band(n: int) -> str:
@@ -51,41 +56,66 @@ def evaluate(
     groups,
     tasks: Sequence[str] = TASKS,
     out: str | Path | None = None,
-    chunk_size: int = 2000,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
     config: dict | None = None,
     attributes_fn: Callable[[Sequence], list[dict]] | None = None,
     progress: bool = True,
+    keep_instances: bool = True,
 ) -> dict:
-    """Evaluate ``scorer`` on ``groups``; returns the result dict (see ``result_dict``)."""
+    """Evaluate ``scorer`` on ``groups``; returns the result dict (see ``result_dict``).
+
+    With ``out`` the result is written there (as ``lexprobe wdlmpro eval --out`` does;
+    ``keep_instances=False`` leaves per-instance records out of the file) and every
+    finished chunk of ``chunk_size`` groups goes to a resume log beside it first.
+    """
     if not groups:
         raise DataError("no WDLMPro groups to evaluate; check --data, --pos and --limit")
     for task in tasks:
         if task not in TASKS:
             raise DataError(f"unknown task {task!r}; use w2d, d2w or both")
+    if chunk_size < 1:
+        raise DataError(f"chunk_size must be at least 1, got {chunk_size}")
     config = dict(config or {})
-    resume = ResumeLog(partial_path(out), {"config": config, "scorer": scorer.describe(), "chunk": chunk_size}) if out else None
-    done = resume.load() if resume else {}
-    if done:
-        log.warning("resuming: %d chunks already done", len(done))
-    records: list[dict] = []
-    started = time.time()
-    chunk_ids = range(0, len(groups), chunk_size)
-    bar = tqdm(total=len(groups), desc=f"WDLMPro {scorer.name}", unit="group", disable=not progress)
-    for start in chunk_ids:
-        unit = f"{start}:{start + chunk_size}"
-        chunk = groups[start : start + chunk_size]
-        if unit in done:
-            records.extend(done[unit])
-        else:
-            attrs = attributes_fn(chunk) if attributes_fn else [{} for _ in chunk]
-            chunk_records = instance_records(scorer, chunk, tasks, attrs, progress=progress and len(groups) > chunk_size)
-            if resume:
-                resume.append(unit, chunk_records)
-            records.extend(chunk_records)
-        bar.update(len(chunk))
-    bar.close()
-    result = result_dict(scorer, tasks, records, config)
-    result["timing"] = {"seconds": round(time.time() - started, 2), "scorer_stats": dict(scorer.stats)}
+    resume = None
+    if out is not None:
+        check_output_file(out)
+        # keyed by the exact groups, the weights and every score-changing option (never the data path)
+        key = resume_key(
+            {"groups": [group_to_dict(g) for g in groups], "tasks": list(tasks)},
+            scorer_revision(scorer), config.get("protocol"),
+            {"scorer": scorer.describe(), "chunk": chunk_size,
+             "config": {k: v for k, v in config.items() if k != "data"}},
+        )
+        resume = ResumeLog(partial_path(out), key)
+    try:
+        done = resume.load() if resume else {}
+        if done:
+            log.warning("resuming: %d chunks already done", len(done))
+        records: list[dict] = []
+        started = time.time()
+        bar = tqdm(total=len(groups), desc=f"WDLMPro {scorer.name}", unit="group", disable=not progress)
+        for start in range(0, len(groups), chunk_size):
+            unit = f"{start}:{start + chunk_size}"
+            chunk = groups[start : start + chunk_size]
+            if unit in done:
+                records.extend(done[unit])
+            else:
+                attrs = attributes_fn(chunk) if attributes_fn else [{} for _ in chunk]
+                chunk_records = instance_records(scorer, chunk, tasks, attrs)
+                if resume:
+                    resume.append(unit, chunk_records)
+                records.extend(chunk_records)
+            bar.update(len(chunk))
+        bar.close()
+        result = result_dict(scorer, tasks, records, config)
+        result["timing"] = {"seconds": round(time.time() - started, 2), "scorer_stats": dict(scorer.stats)}
+        if resume:
+            out_result = result if keep_instances else {k: v for k, v in result.items() if k != "instances"}
+            write_json(out, out_result)  # the API writes the same result file as the CLI
+            resume.finish()
+    finally:
+        if resume:
+            resume.close()
     return result
 
 
