@@ -43,6 +43,20 @@ class EvalConfig:
     device: str | None = None
     dtype: str | None = None
 
+    def validate(self) -> None:
+        """Numeric options are checked here too, for Python callers (the CLI's parser checks first)."""
+        for name in ("limit", "max_instances"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise DataError(f"{name} must be a positive integer or None (all), got {value!r}")
+        for name in ("k", "min_sense_count"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise DataError(f"{name} must be a positive integer, got {value!r}")
+        if self.batch_size != "auto" and (isinstance(self.batch_size, bool) or not isinstance(self.batch_size, int)
+                                          or self.batch_size < 1):
+            raise DataError(f"batch_size must be a positive integer or 'auto', got {self.batch_size!r}")
+
     def public(self) -> dict:
         d = asdict(self)
         d["freq_edges"] = [str(x) if x == float("inf") else x for x in self.freq_edges]
@@ -107,8 +121,28 @@ def evaluate(
     instances: Sequence[SenseInstance] | None = None,
     embedder=None,
     progress: bool = True,
+    out: str | Path | None = None,
 ) -> dict:
-    """Run the benchmark; returns the result dict written as JSON by the CLI."""
+    """Run the benchmark; returns the result dict. With ``out`` it is also written there,
+    with the P@k plot beside it (``<out>.png``), exactly as ``lexprobe senserank eval --out``."""
+    cfg.validate()
+    if out is not None:
+        from lexprobe.outputs import check_output_file
+
+        check_output_file(out)
+        check_output_file(Path(out).with_suffix(".png"), "--out (plot)")
+    result = _evaluate(cfg, instances, embedder, progress)
+    if out is not None:
+        from lexprobe.reporting import write_json
+
+        plot = Path(out).with_suffix(".png")
+        save_curves_plot(result, plot)
+        result["plot"] = str(plot)
+        write_json(out, result)
+    return result
+
+
+def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool) -> dict:
     t0 = time.time()
     if instances is None:
         from lexprobe.data.corpora import load_corpus
@@ -116,6 +150,10 @@ def evaluate(
         instances = load_corpus(cfg.corpus, cfg.path, seed=cfg.seed)
     database, queries, info = select_instances(instances, cfg)
     t_read = time.time() - t0
+    if embedder is None and cfg.model == "random":
+        from lexprobe.scorers.random import RandomTargetEmbedder
+
+        embedder = RandomTargetEmbedder(cfg.seed)
     if embedder is None:
         from lexprobe.scorers.token_embeddings import TokenEmbedder
 
