@@ -83,6 +83,12 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"lexprobe: error: {err}", file=sys.stderr)
         return 2
+    except Exception as err:  # noqa: BLE001 - damaged weight files deserve one line too
+        if args.traceback or type(err).__name__ != "SafetensorError":
+            raise
+        print(f"lexprobe: error: cannot read the model's safetensors weights ({err}); the file is damaged "
+              "or truncated: download or save the model again", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("lexprobe: interrupted; finished work is kept and a rerun resumes", file=sys.stderr)
         return 130

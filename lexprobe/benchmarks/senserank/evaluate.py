@@ -155,8 +155,10 @@ def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool) -> dict:
 
         embedder = RandomTargetEmbedder(cfg.seed)
     if embedder is None:
+        from lexprobe.models import check_model_reference
         from lexprobe.scorers.token_embeddings import TokenEmbedder
 
+        check_model_reference(cfg.model)
         embedder = TokenEmbedder(cfg.model, layer=cfg.layer, device=cfg.device, batch_size=cfg.batch_size,
                                  dtype=cfg.dtype)
     t1 = time.time()
