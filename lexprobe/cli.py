@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     except LexprobeError as err:
         if args.traceback:
             raise
-        print(f"lexprobe: error: {err}", file=sys.stderr)
+        print(f"lexprobe: error: {'; '.join(line for line in str(err).splitlines() if line.strip())}",
+              file=sys.stderr)
         return 2
     except Exception as err:  # noqa: BLE001 - damaged weight files deserve one line too
         if args.traceback or type(err).__name__ != "SafetensorError":

@@ -158,7 +158,8 @@ def _naf_members(path: Path) -> Iterator[tuple[str, str, str]]:
     try:
         tar = tarfile.open(path, "r:*")
     except (tarfile.TarError, OSError, EOFError) as err:
-        raise DataError(f"cannot read SemCor archive {path} ({err}); expected semcor3.0_naf.tar.xz") from None
+        raise DataError(f"cannot read SemCor archive {path} (not a readable tar archive: "
+                        f"{str(err).splitlines()[0][:80]}); expected semcor3.0_naf.tar.xz") from None
     with tar:
         for member in tar:
             if not (member.isfile() and member.name.endswith(".naf")):
