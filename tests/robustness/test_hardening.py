@@ -403,3 +403,70 @@ def test_8_second_run_on_the_same_out_is_refused(datasets, tmp_path, capsys):
         holder.wait()
     assert code == 2 and "another lexprobe run is writing" in err and "\n" not in err
     assert not out.exists()
+
+
+# --- 9. plots read without the docs -----------------------------------------------------------
+
+def _captured(monkeypatch, module):
+    figures = []
+    monkeypatch.setattr(module, "save_figure", lambda fig, out, dpi=120: figures.append(fig) or Path(out))
+    return figures
+
+
+def test_9_wdlmpro_plot_explains_bands_and_marks_zero_bars(monkeypatch, tmp_path):
+    import lexprobe.benchmarks.wdlmpro.plot as plot
+    from lexprobe.benchmarks.wdlmpro.evaluate import result_dict
+    from lexprobe.scorers.random import RandomScorer
+
+    records = [{"task": "w2d", "target": f"t{i}.n.01", "pos": "n", "word": "w", "n_candidates": 5,
+                "gold_rank": 3, "rank_score": 0.5, "predicted": "x", "word_tokens": 1,
+                "frequency_band": "rare", "depth_band": "3–5"} for i in range(4)]
+    result = result_dict(RandomScorer(0), ("w2d",), records, {})
+    figures = _captured(monkeypatch, plot)
+    plot.plot_breakdowns(result, tmp_path / "p.png")
+    axes = [ax for ax in figures[0].axes if ax.get_visible()]
+    labels = " ".join(ax.get_xlabel() for ax in axes)
+    assert "Zipf" in labels and "rare <" in labels and "WordNet depth" in labels and "tokenizer" in labels
+    for ax in axes:  # every bar has P@1 = 0: a marker in the series colour shows it
+        bar_colour = ax.patches[0].get_facecolor()
+        markers = [line for line in ax.lines if line.get_marker() == "^"]
+        from matplotlib.colors import to_rgb
+
+        assert markers and all(to_rgb(m.get_color()) == to_rgb(bar_colour) for m in markers)
+
+
+def test_9_coda_heatmap_names_synsets_and_frames_gold_in_black_and_white(monkeypatch, tmp_path):
+    import lexprobe.benchmarks.coda21.heatmap as heatmap
+
+    figures = _captured(monkeypatch, heatmap)
+    instance = {"id": "n/0", "ancestor": "a.n.01", "synsets": ["dust.n.01", "marble.n.01"],
+                "scores": [[0.1, 0.9], [0.8, 0.2]], "predicted_pairs": [[0, 1], [1, 0]]}
+    heatmap.draw_heatmap(instance, tmp_path / "h.png")
+    ax = figures[0].axes[0]
+    ticks = [t.get_text() for t in ax.get_xticklabels()] + [t.get_text() for t in ax.get_yticklabels()]
+    assert any("dust.n.01" in t for t in ticks) and any("marble.n.01" in t for t in ticks)
+    edge = {tuple(p.get_edgecolor()[:3]) for p in ax.patches}
+    assert (0.0, 0.0, 0.0) in edge and (1.0, 1.0, 1.0) in edge  # one of them contrasts with any cell colour
+
+
+def test_9_senserank_plot_explains_l_and_r(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lexprobe.benchmarks.senserank.evaluate import save_curves_plot
+
+    curves = {"model": [0.5] * 3, "random": [0.4] * 3, "oracle": [1.0] * 3}
+    bucket = {"queries": 2, "curves": curves}
+    result = {"task": "semcor", "model": "m", "metrics": {"queries": 2},
+              "breakdowns": {"buckets": {"l<500 r<0.25": bucket}, "overall_curves": curves}}
+    captured = []
+    monkey_close = plt.close
+    plt.close = lambda fig=None: captured.append(fig)
+    try:
+        save_curves_plot(result, tmp_path / "s.png")
+    finally:
+        plt.close = monkey_close
+    texts = " ".join(t.get_text() for t in captured[0].texts) + " ".join(ax.get_title() for ax in captured[0].axes)
+    assert "ℓ" in texts and "sense proportion" in texts and "lemma frequency" in texts

@@ -10,6 +10,7 @@ oracle figures, overall and per (lemma frequency x sense proportion) bucket.
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections import defaultdict
 from dataclasses import asdict, dataclass
@@ -291,10 +292,10 @@ def save_curves_plot(result: dict, path) -> None:
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
     for ax, (name, s) in zip(axes.flat, panels):
         ks = range(1, len(s["curves"]["model"]) + 1)
-        ax.plot(ks, s["curves"]["oracle"], "k--", label="oracle")
+        ax.plot(ks, s["curves"]["oracle"], "k--", label="oracle (relevant first)")
         ax.plot(ks, s["curves"]["model"], "C0-", label=result["model"])
-        ax.plot(ks, s["curves"]["random"], "C3:", label="random")
-        ax.set_title(f"{name} (n={s['queries']})", fontsize=9)
+        ax.plot(ks, s["curves"]["random"], "C3:", label="random (exact expectation)")
+        ax.set_title(f"{re.sub(r'(?<![a-z])l(?![a-z])', 'ℓ', name)} (n={s['queries']})", fontsize=9)
         ax.set_xlabel("k")
         ax.set_ylabel("precision at k")
         ax.set_ylim(0, 1.02)
@@ -302,8 +303,12 @@ def save_curves_plot(result: dict, path) -> None:
     for ax in list(axes.flat)[len(panels):]:
         ax.axis("off")
     axes.flat[0].legend(fontsize=7)
-    fig.suptitle(f"senserank {result['task']}: {result['model']}", fontsize=10)
-    fig.tight_layout()
+    fig.suptitle(f"senserank {result['task']}: {result['model']} — precision of the k nearest same-lemma "
+                 "instances having the query's sense", fontsize=9)
+    fig.text(0.5, 0.005, "panels: ℓ = number of same-lemma instances in the database (lemma frequency); "
+             "r = share of them with the query's sense (sense proportion); n = queries in the panel",
+             ha="center", va="bottom", fontsize=7.5)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
