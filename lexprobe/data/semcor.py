@@ -102,7 +102,7 @@ def count_semcor(archive: str | Path | None = None) -> dict[str, int]:
 
 def _cache_file(path: Path) -> Path:
     st = path.stat()
-    key = stable_hash([str(path.resolve()), st.st_size, int(st.st_mtime), _CACHE_VERSION])
+    key = stable_hash([str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ino, _CACHE_VERSION])
     return cache_dir() / "semcor" / f"semcor-{key}.pkl"
 
 

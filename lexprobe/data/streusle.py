@@ -238,6 +238,8 @@ def streusle_instances(
     """All splits. With ``uniform_lemmas`` every lemma comes from the same lemmatizer
     (the one ``.vis`` needs), so that same-lemma ranking pairs train and dev/test alike."""
     root = Path(root) if root is not None else default_root()
+    if root.is_file():
+        raise DataError(f"STREUSLE path {root} is a file; pass --path to the streusle-4.4 folder")
     if not root.is_dir():
         raise DataError(f"STREUSLE 4.4 directory not found at {root}; pass --path to the streusle-4.4 folder")
     out = [inst for split in splits for inst in read_split(root, split)]
