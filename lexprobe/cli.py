@@ -22,6 +22,7 @@ COMMANDS = {
     "coda": ("lexprobe.benchmarks.coda21.cli", "CoDA21: align contexts with definitions of hidden words"),
     "senserank": ("lexprobe.benchmarks.senserank.cli",
                   "CWE similarity ranking (query-by-example word-sense retrieval)"),
+    "human": ("lexprobe.human.cli", "human baselines: a local web page where people take the models' items"),
 }
 #: further modules whose ``register`` is always called (commands not listed in COMMANDS)
 BENCHMARK_CLIS: tuple[str, ...] = ()
