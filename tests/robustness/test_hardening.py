@@ -464,3 +464,14 @@ def test_9_senserank_plot_explains_l_and_r(tmp_path):
         plt.close = monkey_close
     texts = " ".join(t.get_text() for t in captured[0].texts) + " ".join(ax.get_title() for ax in captured[0].axes)
     assert "ℓ" in texts and "sense proportion" in texts and "lemma frequency" in texts
+
+
+def test_7_import_light_copies_of_constants_match_their_sources():
+    from lexprobe.benchmarks.coda21 import cli as coda_cli
+    from lexprobe.benchmarks.coda21 import evaluate as coda_eval
+    from lexprobe.benchmarks.wdlmpro import cli as wdl_cli
+    from lexprobe.benchmarks.wdlmpro import evaluate as wdl_eval
+
+    assert tuple(coda_cli.PATTERN_NAMES) == tuple(coda_eval.PATTERNS)
+    assert tuple(coda_cli.ALIGN_METHODS) == tuple(coda_eval.ALIGN_METHODS)
+    assert wdl_cli.DEFAULT_CHUNK_SIZE == wdl_eval.DEFAULT_CHUNK_SIZE
