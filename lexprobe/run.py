@@ -11,7 +11,6 @@ import importlib
 import inspect
 import sys
 import time
-from pathlib import Path
 
 from lexprobe.cli_common import positive_int
 from lexprobe.errors import LexprobeError

@@ -29,7 +29,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.coda21.dataset import POS_NAMES, CodaData, Group, GroupProblem, replace_target
-from lexprobe.cache import ResumeLog, partial_path, resume_key, scorer_revision
+from lexprobe.cache import ResumeLog, partial_path, resume_key, scorer_options, scorer_revision
 from lexprobe.errors import LexprobeError
 from lexprobe.metrics import alignment as al
 from lexprobe.outputs import check_output_file
@@ -241,7 +241,7 @@ def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out
         key = resume_key(
             [[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]] for g in runnable],
             scorer_revision(scorer), getattr(config, "protocol", None),
-            {"scorer": scorer.describe(), **options},
+            {"scorer": scorer_options(scorer), **options},
         )
         resume = ResumeLog(partial_path(out), key)
     try:

@@ -16,7 +16,7 @@ from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.wdlmpro.scoring import TASKS, score_groups, word_token_count
 from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict
-from lexprobe.cache import ResumeLog, partial_path, resume_key, scorer_revision
+from lexprobe.cache import ResumeLog, partial_path, resume_key, scorer_options, scorer_revision
 from lexprobe.errors import DataError
 from lexprobe.outputs import check_output_file
 from lexprobe.reporting import write_json
@@ -83,7 +83,7 @@ def evaluate(
         key = resume_key(
             {"groups": [group_to_dict(g) for g in groups], "tasks": list(tasks)},
             scorer_revision(scorer), config.get("protocol"),
-            {"scorer": scorer.describe(), "chunk": chunk_size,
+            {"scorer": scorer_options(scorer), "chunk": chunk_size,
              "config": {k: v for k, v in config.items() if k != "data"}},
         )
         resume = ResumeLog(partial_path(out), key)
