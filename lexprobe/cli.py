@@ -34,6 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     from lexprobe import run as run_module
 
     run_module.register(sub)
+    from lexprobe.report import cli as report_cli
+
+    report_cli.register(sub)
     for name in BENCHMARK_CLIS:
         try:
             module = importlib.import_module(name)
