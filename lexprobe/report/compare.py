@@ -125,4 +125,6 @@ def format_comparison(c: dict) -> str:
              f"B = {c['b']['model']} ({Path(c['b']['file']).name}); figures x100, difference = A - B")
     text = format_table(["task", "POS", "metric", "n", "A", "B", "A-B", "95% CI (paired bootstrap)", "test", "p"],
                         rows, title=title)
-    return text
+    unit = UNIT_NAME.get(c["benchmark"], "item")
+    return (text + f"\nn = paired {unit}s; interval: paired bootstrap of the mean difference; p: two-sided, exact "
+            "McNemar for P@1, paired permutation for scores (exact up to 16 differing units, else 10,000 seeded sign flips)")

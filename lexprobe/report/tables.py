@@ -101,10 +101,10 @@ def wdlmpro_tables(results: list[dict]) -> list[Table]:
             table.rows.append([_label(r, names)] + [_cell(m.get(p), key) for p in cols for key in ("p_at_1", "rank_score")]
                               + [m.get("all", {}).get("n")])
         for r in members:
-            if _digest(r) in seen or "random_baseline" not in r:
+            b = (r.get("random_baseline") or {}).get(task)
+            if _digest(r) in seen or not b:
                 continue
             seen.add(_digest(r))
-            b = r["random_baseline"][task]
             table.rows.append([_baseline_label("Random (expected)", r, digests)]
                               + [_cell(b.get(p), key) for p in cols for key in ("p_at_1", "rank_score")]
                               + [b.get("all", {}).get("n")])
@@ -195,8 +195,9 @@ def to_markdown(table: Table) -> str:
     def esc(s: str) -> str:
         return s.replace("|", "\\|")
 
+    numeric = [any(isinstance(row[j], Cell) for row in table.rows) for j in range(len(table.headers))]
     lines = [f"### {table.title}", "", "| " + " | ".join(esc(h) for h in table.headers) + " |",
-             "|" + "|".join(["---"] + ["---:"] * (len(table.headers) - 1)) + "|"]
+             "|" + "|".join("---:" if j and numeric[j] else "---" for j in range(len(table.headers))) + "|"]
     lines += ["| " + " | ".join(esc(_plain(c)) for c in row) + " |" for row in table.rows]
     if table.note:
         lines += ["", table.note]
