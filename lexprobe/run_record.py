@@ -130,12 +130,26 @@ def _revision(scorer: Any, model: Any) -> str | None:
             candidates.append(resolve_model_path(name))
         except Exception:  # noqa: BLE001 - a record is best effort, never a failure
             candidates.append(name)
-    config = getattr(model, "config", None)
+    config = _hf_config(model)
     candidates.append(getattr(config, "name_or_path", None))
     for c in candidates:
         if c and Path(str(c)).exists():
             return model_revision(str(c))
+    commit = getattr(config, "_commit_hash", None)  # set by from_pretrained for hub downloads
+    if commit:
+        return f"hub:{commit}"
     return model_revision(str(name)) if name else None
+
+
+def _hf_config(model: Any) -> Any:
+    """The transformers config of a model, also inside a sentence-transformers model."""
+    config = getattr(model, "config", None)
+    if config is None and model is not None:
+        try:
+            config = getattr(getattr(model[0], "auto_model", None), "config", None)
+        except (TypeError, IndexError, KeyError):
+            config = None
+    return config
 
 
 def _device(scorer: Any, model: Any) -> str | None:

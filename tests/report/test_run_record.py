@@ -44,3 +44,21 @@ def test_items_digest_is_the_digest_of_the_items(result_files):
 ])
 def test_command_line(argv, expected):
     assert command_line(argv) == expected
+
+
+def test_hub_model_revision_from_the_config_commit():
+    from types import SimpleNamespace
+
+    from lexprobe.run_record import run_record
+
+    class Model:
+        config = SimpleNamespace(name_or_path="org/not-local", _commit_hash="a" * 40)
+
+        def parameters(self):
+            return iter(())
+
+    scorer = SimpleNamespace(name="org/not-local", kind="causal", model=Model(), batch_size=8)
+    run = run_record(scorer, [{"x": 1}], {"seed": 2, "protocol": "authors"})
+    assert run["model_revision"] == "hub:" + "a" * 40
+    assert (run["batch_size"], run["seed"], run["protocol"], run["n_items"]) == (8, 2, "authors", 1)
+    assert run["items_digest"] == items_digest([{"x": 1}])
