@@ -30,6 +30,8 @@ def cmd_compare(args) -> int:
     from lexprobe.report.compare import compare_files, format_comparison
 
     comparison = compare_files(args.a, args.b)
+    for note in comparison["notes"]:
+        print(f"note: {note}", file=sys.stderr)
     for note in comparison["warnings"]:
         print(f"warning: the runs differ in more than the model: {note}", file=sys.stderr)
     print(format_comparison(comparison))

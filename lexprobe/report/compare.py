@@ -27,7 +27,11 @@ def compare_files(path_a, path_b) -> dict:
                         "compare two runs of the same benchmark")
     units_a, units_b = units(a), units(b)
     check_same_items(a, b, units_a, units_b)
+    tasks_a, tasks_b = {u.task for u in units_a}, {u.task for u in units_b}
+    notes = [] if tasks_a == tasks_b else [
+        f"compared on the common task(s) {', '.join(sorted(tasks_a & tasks_b))} (A has {_tasks(units_a)}, B {_tasks(units_b)})"]
     return {
+        "notes": notes,
         "benchmark": a["benchmark"],
         "a": {"file": str(path_a), "model": model_name(a)},
         "b": {"file": str(path_b), "model": model_name(b)},

@@ -108,3 +108,13 @@ def test_human_result_compares_like_a_model(result_files, tmp_path):
     cmp = compare_files(path, result_files["wdlmpro-bert"])
     assert {r["metric"] for r in cmp["rows"]} == {"P@1"}
     assert cmp["warnings"] == []
+
+
+def test_wdlmpro_runs_of_different_tasks_compare_on_the_common_one(result_files, tmp_path):
+    one = _load(result_files["wdlmpro-random"])
+    one["instances"] = [i for i in one["instances"] if i["task"] == "d2w"]
+    path = tmp_path / "d2w.json"
+    path.write_text(json.dumps(one))
+    cmp = compare_files(path, result_files["wdlmpro-bert"])
+    assert {r["task"] for r in cmp["rows"]} == {"d2w"}
+    assert cmp["notes"] == ["compared on the common task(s) d2w (A has d2w, B d2w,w2d)"]
