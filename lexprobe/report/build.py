@@ -20,7 +20,7 @@ def write_report(paths, out_dir: str | Path) -> Path:
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise DataError(f"--out {out_dir} is a file; pass a directory for the report")
-    results = [load_result(p) for p in paths]  # every input checked before anything is written
+    results = [load_result(p) for p in expand(paths)]  # every input checked before anything is written
     if not results:
         raise DataError("no result files given; pass one or more result JSON files")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -42,19 +42,37 @@ def write_report(paths, out_dir: str | Path) -> Path:
     return index
 
 
-def report_new_results(folder: str | Path, since: float) -> Path | None:
-    """The report of the result files written in ``folder`` since ``since`` (``lexprobe run``)."""
+def expand(paths) -> list[Path]:
+    """Files as given; a directory stands for the result files directly in it (other JSON is skipped)."""
+    out = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = result_files_in(p)
+            if not found:
+                raise DataError(f"{p} holds no lexprobe result files; pass result JSON files or their folder")
+            out += found
+        else:
+            out.append(p)
+    return out
+
+
+def result_files_in(folder: Path, since: float | None = None) -> list[Path]:
     import json
 
-    folder = Path(folder)
-    fresh = []
+    found = []
     for path in sorted(folder.glob("*.json")):
-        if path.stat().st_mtime < since:
+        if since is not None and path.stat().st_mtime < since:
             continue
         try:
             obj = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(obj, dict) and "benchmark" in obj and "metrics" in obj and "instances" in obj:
-            fresh.append(path)
-    return write_report(fresh, folder / "report") if fresh else None
+        if isinstance(obj, dict) and obj.get("benchmark") and "metrics" in obj:
+            found.append(path)
+    return found
+
+
+def report_new_results(folder: str | Path, since: float) -> Path | None:
+    """The report of the result files written in ``folder`` since ``since`` (``lexprobe run``)."""
+    fresh = result_files_in(Path(folder), since)
+    return write_report(fresh, Path(folder) / "report") if fresh else None

@@ -7,7 +7,7 @@ import sys
 
 def register(sub) -> None:
     p = sub.add_parser("report", help="HTML report, Markdown and LaTeX tables of result files (models side by side)")
-    p.add_argument("results", nargs="+", metavar="RESULT.json", help="result files of `eval` commands or `lexprobe run`")
+    p.add_argument("results", nargs="+", metavar="RESULT.json", help="result files of `eval` commands, or folders of them (e.g. the --out-dir of `lexprobe run`)")
     p.add_argument("--out", required=True, metavar="DIR", help="directory for index.html, tables.md, tables.tex")
     p.set_defaults(func=cmd_report)
 

@@ -175,3 +175,15 @@ def test_human_result_goes_through_report(result_files, tmp_path):
     page = read_page((out / "index.html").read_text())
     assert row_by_label(page.tables["WDLMPro W2D (word to definition)"], "human:P01")
     shutil.rmtree(out)
+
+
+def test_a_folder_stands_for_its_result_files(result_files, tmp_path):
+    folder = tmp_path / "results"
+    folder.mkdir()
+    for key in ("coda21-random", "coda21-gpt2"):
+        shutil.copy(result_files[key], folder)
+    (folder / "summary.json").write_text('{"model": "x", "benchmarks": {}}')  # not a result: skipped
+    assert main(["report", str(folder), "--out", str(tmp_path / "rep")]) == 0
+    rows = read_page((tmp_path / "rep" / "index.html").read_text()).tables["Run records"]
+    assert [c[0] for c in rows[0]][1:] == ["coda21-gpt2.json", "coda21-random.json"]
+    assert main(["report", str(tmp_path / "rep" / "figures"), "--out", str(tmp_path / "rep2")]) == 2
