@@ -85,8 +85,8 @@ def _page(title: str, body: str, script: str = "") -> str:
 
 
 def _json_block(obj) -> str:
-    # "</" cannot end the script element early; JSON reads "<\\/" back as "</"
-    return json.dumps(obj, ensure_ascii=False).replace("</", "<\\/")
+    # no "<" at all inside the script element ("</script>", "<!--"); JSON reads "\\u003c" back as "<"
+    return json.dumps(obj, ensure_ascii=False).replace("<", "\\u003c")
 
 
 def index_page(tables: list[Table], figures, record: Table, results: list[dict], pages: dict[str, str],

@@ -187,3 +187,18 @@ def test_a_folder_stands_for_its_result_files(result_files, tmp_path):
     rows = read_page((tmp_path / "rep" / "index.html").read_text()).tables["Run records"]
     assert [c[0] for c in rows[0]][1:] == ["coda21-gpt2.json", "coda21-random.json"]
     assert main(["report", str(tmp_path / "rep" / "figures"), "--out", str(tmp_path / "rep2")]) == 2
+
+
+def test_item_texts_cannot_break_out_of_the_page():
+    import html as html_module
+
+    from lexprobe.report.html import failure_page
+
+    evil = "</script><script>alert(1)</script><!--"
+    row = {"model": "<b>m</b>", "task": "w2d", "pos": "n", "item": evil, "gold": evil, "chosen": "", "score": "1 of 2",
+           "ok": False}
+    page = failure_page("wdlmpro", [row])
+    block = page.split("<script type='application/json' id='data'>", 1)[1].split("</script>", 1)[0]
+    assert "<" not in block
+    assert json.loads(block)["rows"][0]["item"] == evil
+    assert "alert(1)" not in html_module.unescape(page.replace(block, ""))
