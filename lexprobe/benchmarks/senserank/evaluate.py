@@ -23,6 +23,7 @@ from lexprobe.benchmarks.senserank.ranking import lemma_key, rank_same_lemma
 from lexprobe.data.instances import SenseInstance
 from lexprobe.errors import DataError
 from lexprobe.metrics import retrieval as R
+from lexprobe.run_record import finish_result
 
 
 @dataclass
@@ -226,7 +227,7 @@ def build_result(cfg, embedder, database, queries, report, info, timing) -> dict
         lemmas_in_database=len(report.lemma_freq),
     )
     model_info = embedder.describe() if hasattr(embedder, "describe") else {"name": cfg.model}
-    return {
+    return finish_result(scorer=embedder, items={"database": database, "queries": queries}, unit="query", result={
         "benchmark": "senserank",
         "task": cfg.corpus,
         "model": model_info.get("name", cfg.model),
@@ -236,7 +237,7 @@ def build_result(cfg, embedder, database, queries, report, info, timing) -> dict
         "counts": counts,
         "timing": {k: round(v, 2) for k, v in timing.items()},
         "instances": per_query,
-    }
+    })
 
 
 def format_report(result: dict) -> str:
