@@ -1,0 +1,99 @@
+"""Reading a causal LM's answer to a prompt: label likelihood and greedy generation.
+
+Both compose the causal scorer's primitives. Label likelihood asks
+``CausalLMScorer.token_logprobs`` for each label as a continuation of the prompt;
+labels sharing the prompt share its forward pass (one pass per prompt when every
+label is one token, a second short pass otherwise). Prompt and label are encoded
+together and split, as the scorer does for any continuation. A chat-templated
+prompt already holds its special tokens, so it is encoded without adding any.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from lexprobe.batching import run_batched
+
+
+def encode(tokenizer, text: str, chat: bool) -> list[int]:
+    return list(tokenizer(text, add_special_tokens=not chat)["input_ids"])
+
+
+def label_requests(tokenizer, prompt: str, continuations: Sequence[str], chat: bool):
+    """(context ids, continuation ids) of each continuation after ``prompt``."""
+    n_ctx = len(encode(tokenizer, prompt, chat))
+    out = []
+    for cont in continuations:
+        whole = encode(tokenizer, prompt + cont, chat)
+        if len(whole) <= n_ctx:
+            raise ValueError(f"continuation {cont!r} vanished in tokenisation after the prompt")
+        out.append((tuple(whole[:n_ctx]), tuple(whole[n_ctx:])))
+    return out
+
+
+def prompt_length(tokenizer, prompt: str, chat: bool) -> int:
+    return len(encode(tokenizer, prompt, chat))
+
+
+def label_logprobs(scorer, prompts: Sequence[str], continuations: Sequence[Sequence[str]], chat: bool,
+                   progress: bool = False) -> list[np.ndarray]:
+    """Summed log P(continuation | prompt) of every continuation of every prompt."""
+    requests, owner = [], []
+    for p, (prompt, conts) in enumerate(zip(prompts, continuations)):
+        for req in label_requests(scorer.tokenizer, prompt, conts, chat):
+            requests.append(req)
+            owner.append(p)
+    logps = scorer.token_logprobs(requests, progress=progress)
+    out: list[list[float]] = [[] for _ in prompts]
+    for p, lp in zip(owner, logps):
+        out[p].append(float(np.sum(lp)))
+    return [np.asarray(x, dtype=np.float64) for x in out]
+
+
+@torch.inference_mode()
+def greedy_generate(scorer, prompts: Sequence[str], chat: bool, max_new_tokens: int) -> list[str]:
+    """Greedy continuation of each prompt (left-padded batches, longest first), decoded."""
+    tok = scorer.tokenizer
+    ids = [encode(tok, p, chat) for p in prompts]
+    eos = tok.eos_token_id
+
+    def run(batch: list[list[int]]) -> list[str]:
+        width = max(len(x) for x in batch)
+        input_ids = torch.full((len(batch), width), scorer.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(batch), width), dtype=torch.long)
+        for b, x in enumerate(batch):
+            input_ids[b, width - len(x):] = torch.tensor(x)
+            mask[b, width - len(x):] = 1
+        out = scorer.model.generate(
+            input_ids=input_ids.to(scorer.device), attention_mask=mask.to(scorer.device),
+            max_new_tokens=max_new_tokens, do_sample=False, num_beams=1, temperature=None, top_p=None,
+            top_k=None, pad_token_id=scorer.pad_id, eos_token_id=eos,
+        )
+        scorer.count("generate_calls")
+        new = out[:, width:].tolist()
+        texts = []
+        for row in new:
+            if eos is not None and eos in row:
+                row = row[: row.index(eos)]
+            texts.append(tok.decode(row, skip_special_tokens=True))
+        return texts
+
+    return run_batched(ids, run, scorer.batch_size, length=len)
+
+
+@torch.inference_mode()
+def greedy_generate_reference(scorer, prompt: str, chat: bool, max_new_tokens: int) -> str:
+    """Plain reference: one prompt, full forward pass per new token, argmax, no cache."""
+    tok = scorer.tokenizer
+    ids = encode(tok, prompt, chat)
+    new: list[int] = []
+    for _ in range(max_new_tokens):
+        logits = scorer.model(input_ids=torch.tensor([ids + new], device=scorer.device)).logits[0, -1]
+        nxt = int(torch.argmax(logits.float()))
+        if nxt == tok.eos_token_id:
+            break
+        new.append(nxt)
+    return tok.decode(new, skip_special_tokens=True)
