@@ -103,7 +103,7 @@ def generation_summary(records: Sequence[dict], score_key: str) -> dict:
     return {
         score_key: float(np.mean([g[score_key] for g in gen])),
         "valid": float(np.mean([g["failure"] is None for g in gen])),
-        "failures": {mode: failures.get(mode, 0) for mode in FAILURES if mode in failures or mode == "unparseable"},
+        "failures": {mode: failures.get(mode, 0) for mode in FAILURES},
         "n": len(gen),
     }
 

@@ -16,8 +16,9 @@ from lexprobe.benchmarks.wdlmpro.evaluate import evaluate
 from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
 from lexprobe.benchmarks.wdlmpro.report import full_report
 from lexprobe.cache import partial_path
-from lexprobe.cli_common import add_model_args, scorer_from_args
+from lexprobe.cli_common import PROTOCOLS, add_model_args, add_protocol_arg, scorer_from_args
 from lexprobe.errors import DataError
+from lexprobe.protocols.choose_cli import add_choose_args, check_choose_args
 from lexprobe.reporting import write_json
 
 TASK_CHOICES = {"w2d": ("w2d",), "d2w": ("d2w",), "both": ("w2d", "d2w")}
@@ -34,6 +35,8 @@ def register(sub) -> None:
     e = wsub.add_parser("eval", help="evaluate a model on W2D and/or D2W",
                         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     add_model_args(e)
+    add_protocol_arg(e, choices=PROTOCOLS)
+    add_choose_args(e)
     e.add_argument("--task", choices=TASK_CHOICES, default="both")
     e.add_argument("--pos", choices=("n", "v", "both"), default="both")
     e.add_argument("--data", help="dataset dir or JSONL from `wdlmpro build` (default: build/cached from WordNet)")
@@ -71,12 +74,17 @@ def run_eval(scorer, groups, tasks, out, config, counts=None, chunk_size=2000, k
 
 def cmd_eval(args) -> int:
     out = Path(args.out)
+    check_choose_args(args)
     groups = _groups(args)  # data errors before the (slow) model load
     if not groups:
         raise DataError("no WDLMPro groups selected; check --data, --pos and --limit")
+    if args.protocol == "choose":
+        from lexprobe.protocols.choose_cli import cmd_wdlmpro
+
+        return cmd_wdlmpro(args, groups, TASK_CHOICES[args.task])
     scorer = scorer_from_args(args)
     config = {"task": args.task, "pos": args.pos, "data": args.data, "limit": args.limit, "seed": args.seed,
-              "counts": args.counts, "dtype": args.dtype}
+              "counts": args.counts, "dtype": args.dtype, "protocol": args.protocol}
     result = run_eval(scorer, groups, TASK_CHOICES[args.task], out, config, counts=args.counts,
                       chunk_size=args.chunk_size, keep_instances=not args.no_instances)
     print(full_report(result))
