@@ -203,3 +203,21 @@ def test_cli_choose_and_its_errors(tiny_llama, tiny_gpt2, tmp_path, capsys):
     assert "only apply with --protocol choose" in capsys.readouterr().err
     assert main(args + ["--model", "random", "--protocol", "choose"]) == 2
     assert "needs a causal LM" in capsys.readouterr().err
+
+
+def test_cli_wdlmpro_choose(tiny_qwen2, tmp_path, capsys):
+    from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
+
+    data = write_jsonl(GROUPS, tmp_path / "groups.jsonl")
+    out = tmp_path / "w.json"
+    args = ["wdlmpro", "eval", "--data", str(data), "--model", str(tiny_qwen2), "--out", str(out)]
+    assert main(args + ["--protocol", "choose", "--template", "letters", "--reading", "likelihood",
+                        "--max-candidates", "3", "--seed", "5"]) == 0
+    result = json.loads(out.read_text())
+    assert result["config"]["protocol"] == "choose" and result["config"]["seed"] == 5
+    assert result["config"]["template"]["labels"] == "letters"
+    assert set(result["metrics"]) == {"w2d", "d2w"} and "generation" not in result["metrics"]["w2d"]["all"]
+    assert all(len(r["order"]) == 3 for r in result["instances"])
+    assert "label P@1" in capsys.readouterr().out
+    with pytest.raises(SystemExit):  # argparse: a usage line and exit 2
+        main(args + ["--protocol", "choose", "--permutations", "0"])
