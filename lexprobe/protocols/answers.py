@@ -39,18 +39,30 @@ def prompt_length(tokenizer, prompt: str, chat: bool) -> int:
 
 
 def label_logprobs(scorer, prompts: Sequence[str], continuations: Sequence[Sequence[str]], chat: bool,
-                   progress: bool = False) -> list[np.ndarray]:
-    """Summed log P(continuation | prompt) of every continuation of every prompt."""
-    requests, owner = [], []
+                   progress: bool = False, prefixes: Sequence[Sequence[str]] | None = None) -> list[np.ndarray]:
+    """Summed log P(continuation | prompt) of every continuation of every prompt.
+
+    With ``prefixes``, prompt p is asked once per prefix r and the result for p is a
+    matrix: entry [r, j] = log P(continuation j | prompt + prefix r). All rows share the
+    prompt's forward pass (prefix + label is scored as one continuation and only the
+    label's tokens are summed), so a CoDA21 group costs one pass over its long prompt.
+    """
+    tok = scorer.tokenizer
+    requests, where = [], []
     for p, (prompt, conts) in enumerate(zip(prompts, continuations)):
-        for req in label_requests(scorer.tokenizer, prompt, conts, chat):
-            requests.append(req)
-            owner.append(p)
+        rows = prefixes[p] if prefixes is not None else [""]
+        for r, row in enumerate(rows):
+            n_row = len(encode(tok, prompt + row, chat)) - len(encode(tok, prompt, chat))
+            for j, req in enumerate(label_requests(tok, prompt, [row + c for c in conts], chat)):
+                if len(req[1]) <= n_row:
+                    raise ValueError(f"label {conts[j]!r} vanished in tokenisation after {row!r}")
+                requests.append(req)
+                where.append((p, r, j, n_row))
     logps = scorer.token_logprobs(requests, progress=progress)
-    out: list[list[float]] = [[] for _ in prompts]
-    for p, lp in zip(owner, logps):
-        out[p].append(float(np.sum(lp)))
-    return [np.asarray(x, dtype=np.float64) for x in out]
+    out = [np.zeros((len(prefixes[p]) if prefixes is not None else 1, len(c))) for p, c in enumerate(continuations)]
+    for (p, r, j, n_row), lp in zip(where, logps):
+        out[p][r, j] = float(np.sum(lp[n_row:]))
+    return out if prefixes is not None else [m[0] for m in out]
 
 
 @torch.inference_mode()
@@ -58,7 +70,7 @@ def greedy_generate(scorer, prompts: Sequence[str], chat: bool, max_new_tokens: 
     """Greedy continuation of each prompt (left-padded batches, longest first), decoded."""
     tok = scorer.tokenizer
     ids = [encode(tok, p, chat) for p in prompts]
-    eos = tok.eos_token_id
+    stops = stop_ids(scorer)
 
     def run(batch: list[list[int]]) -> list[str]:
         width = max(len(x) for x in batch)
@@ -70,18 +82,27 @@ def greedy_generate(scorer, prompts: Sequence[str], chat: bool, max_new_tokens: 
         out = scorer.model.generate(
             input_ids=input_ids.to(scorer.device), attention_mask=mask.to(scorer.device),
             max_new_tokens=max_new_tokens, do_sample=False, num_beams=1, temperature=None, top_p=None,
-            top_k=None, pad_token_id=scorer.pad_id, eos_token_id=eos,
+            top_k=None, pad_token_id=scorer.pad_id, eos_token_id=stops or None,
         )
         scorer.count("generate_calls")
-        new = out[:, width:].tolist()
-        texts = []
-        for row in new:
-            if eos is not None and eos in row:
-                row = row[: row.index(eos)]
-            texts.append(tok.decode(row, skip_special_tokens=True))
-        return texts
+        return [tok.decode(_until_stop(row, stops), skip_special_tokens=True) for row in out[:, width:].tolist()]
 
     return run_batched(ids, run, scorer.batch_size, length=len)
+
+
+def stop_ids(scorer) -> list[int]:
+    """The tokenizer's EOS and the model's generation EOS ids (chat models end a turn with their own)."""
+    ids = [scorer.tokenizer.eos_token_id]
+    configured = getattr(getattr(scorer.model, "generation_config", None), "eos_token_id", None)
+    ids += configured if isinstance(configured, list) else [configured]
+    return list(dict.fromkeys(i for i in ids if i is not None))
+
+
+def _until_stop(row: list[int], stops: list[int]) -> list[int]:
+    for i, t in enumerate(row):
+        if t in stops:
+            return row[:i]
+    return row
 
 
 @torch.inference_mode()
@@ -93,7 +114,7 @@ def greedy_generate_reference(scorer, prompt: str, chat: bool, max_new_tokens: i
     for _ in range(max_new_tokens):
         logits = scorer.model(input_ids=torch.tensor([ids + new], device=scorer.device)).logits[0, -1]
         nxt = int(torch.argmax(logits.float()))
-        if nxt == tok.eos_token_id:
+        if nxt in stop_ids(scorer):
             break
         new.append(nxt)
     return tok.decode(new, skip_special_tokens=True)

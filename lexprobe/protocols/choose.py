@@ -63,14 +63,13 @@ def too_long(scorer, prompt: str, config: ChooseConfig, room: int) -> str | None
 
 
 def read_answers(scorer, prompts: Sequence[str], continuations: Sequence[Sequence[str]], config: ChooseConfig,
-                 max_new_tokens: int, gen_prompts: Sequence[str] | None = None):
-    """(label log-prob arrays or None, generated texts or None) for the requested readings."""
-    logps = (label_logprobs(scorer, prompts, continuations, config.chat)
+                 max_new_tokens: int, prefixes: Sequence[Sequence[str]] | None = None):
+    """(label log-probs per prompt or None, generated texts or None) for the requested readings."""
+    logps = (label_logprobs(scorer, prompts, continuations, config.chat, prefixes=prefixes)
              if "likelihood" in config.readings else None)
     texts = None
     if "generation" in config.readings:
-        texts = greedy_generate(scorer, list(gen_prompts if gen_prompts is not None else prompts), config.chat,
-                                config.max_new_tokens or max_new_tokens)
+        texts = greedy_generate(scorer, list(prompts), config.chat, config.max_new_tokens or max_new_tokens)
     return logps, texts
 
 

@@ -4,7 +4,8 @@ Each (group, permutation) is one prompt, contexts and definitions each listed in
 their own seeded order. Likelihood reading: for context row c, the log-probability
 of every definition letter after the prompt and `` c:`` — a k x k matrix solved with
 the benchmark's optimal alignment (``lexprobe.metrics.alignment``, with the same
-tie-break order as ``coda eval``); k prompts, one forward pass each. Generation
+tie-break order as ``coda eval``); the k rows share one forward pass over the prompt
+(and one short pass over the k x k row-and-letter continuations). Generation
 reading: the greedy answer ``1: B, 2: A, ...`` parsed strictly; an invalid answer
 scores 0 for the whole group.
 """
@@ -57,17 +58,12 @@ def score_items(scorer, items: list[dict], config: ChooseConfig) -> list[dict]:
             it["skipped"] = reason
         else:
             runnable.append(it)
-    rows, conts = [], []  # one row prompt per context of each item
-    for it in runnable:
-        m = len(it["shown"])
-        letters = [" " + lab for lab in option_labels(m, "letters")]
-        for c in range(m):
-            rows.append(it["prompt"] + t.coda_row.format(context=c + 1))
-            conts.append(letters)
-    max_new = max((answer_tokens(len(it["shown"])) for it in runnable), default=1)
-    logps, texts = read_answers(scorer, rows, conts, config, max_new,
-                                gen_prompts=[it["prompt"] for it in runnable]) if runnable else (None, None)
-    start = 0
+    sizes = [len(it["shown"]) for it in runnable]
+    max_new = max((answer_tokens(m) for m in sizes), default=1)
+    logps, texts = read_answers(  # row c of an item: its prompt + " c:", then each definition letter
+        scorer, [it["prompt"] for it in runnable], [[" " + x for x in option_labels(m, "letters")] for m in sizes],
+        config, max_new, prefixes=[[t.coda_row.format(context=c + 1) for c in range(m)] for m in sizes],
+    ) if runnable else (None, None)
     for j, it in enumerate(runnable):
         m = len(it["shown"])
         where = {cand: a for a, cand in enumerate(it["shown"])}
@@ -76,8 +72,7 @@ def score_items(scorer, items: list[dict], config: ChooseConfig) -> list[dict]:
         if logps is not None:
             matrix = np.empty((m, m))
             for i in range(m):
-                matrix[ctx_pos[i], def_pos] = logps[start + i]
-            start += m
+                matrix[ctx_pos[i], def_pos] = logps[j][i]
             order = al.tie_break_order(f"{it['id']}:{it['permutation']}", m)
             assignment = al.align(matrix, "optimal", order)
             it["likelihood"] = {"label_logprobs": np.round(matrix, 6).tolist(), "assignment": assignment.tolist(),
@@ -97,7 +92,7 @@ def score_items(scorer, items: list[dict], config: ChooseConfig) -> list[dict]:
 
 
 def evaluate_choose(data, scorer, config: ChooseConfig = ChooseConfig(), pos: str = "both", limit: int | None = None,
-                    out: str | Path | None = None, progress: bool = True) -> dict:
+                    out: str | Path | None = None, progress: bool = True, groups_per_unit: int = 16) -> dict:
     """Ask ``scorer`` every CoDA21 group as one matching question; returns the result dict."""
     config.validate()
     check_scorer(scorer, config)
@@ -117,8 +112,9 @@ def evaluate_choose(data, scorer, config: ChooseConfig = ChooseConfig(), pos: st
     started = time.time()
     run_config = {"benchmark": "coda21", "config": config.record(), "scorer": scorer.describe(),
                   "groups": [g.id for g in groups], "data": data.source}
-    units = [(g.id, g) for g in groups]
-    records = run_units(units, lambda g: score_items(scorer, build_items([g], config, scorer.tokenizer), config),
+    units = [(f"{chunk[0].id}..{chunk[-1].id}", chunk)
+             for chunk in (groups[i:i + groups_per_unit] for i in range(0, len(groups), groups_per_unit))]
+    records = run_units(units, lambda chunk: score_items(scorer, build_items(chunk, config, scorer.tokenizer), config),
                         out, run_config, f"CoDA21 choose {scorer.name}", progress)
     metrics = {key: summarise([r for r in records if key == "both" or r["pos"] == key])
                for key in list(pos_list) + ["both"]}

@@ -55,7 +55,6 @@ def build_items(groups, tasks: Sequence[str], config: ChooseConfig, tokenizer=No
 
 
 def score_items(scorer, items: list[dict], config: ChooseConfig) -> list[dict]:
-    labels_of = [option_labels(len(it["order"]), config.template.labels) for it in items]
     runnable = []
     for it in items:
         reason = too_long(scorer, it["prompt"], config, ANSWER_TOKENS)
@@ -65,7 +64,8 @@ def score_items(scorer, items: list[dict], config: ChooseConfig) -> list[dict]:
             runnable.append(it)
     logps, texts = read_answers(
         scorer, [it["prompt"] for it in runnable],
-        [[" " + lab for lab in labels_of[items.index(it)]] for it in runnable], config, ANSWER_TOKENS,
+        [[" " + lab for lab in option_labels(len(it["order"]), config.template.labels)] for it in runnable],
+        config, ANSWER_TOKENS,
     ) if runnable else (None, None)
     for j, it in enumerate(runnable):
         n, gold = len(it["order"]), it["gold_position"]

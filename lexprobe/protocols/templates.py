@@ -191,5 +191,10 @@ def build_prompt(t: Template, question: str, tokenizer=None, chat: bool = False)
         return f"{head}{question}\n{t.answer}"
     messages = ([{"role": "system", "content": t.system}] if t.system else []) + [
         {"role": "user", "content": question}]
-    text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    try:
+        text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    except Exception as err:  # noqa: BLE001 - jinja2 raises TemplateError from inside the template
+        hint = (" (some chat templates reject a system message: use a template without `system`)"
+                if t.system else "")
+        raise ModelError(f"the model's chat template failed on the prompt: {err}{hint}") from None
     return text + t.answer

@@ -345,3 +345,12 @@ def test_labels():
     assert option_labels(3, "letters") == ["A", "B", "C"]
     with pytest.raises(DataError, match="lower --max-candidates"):
         option_labels(27, "letters")
+
+
+def test_chat_template_that_rejects_system_messages():
+    tok = _qwen2_tokenizer()[0]
+    tok.chat_template = ("{% for m in messages %}{% if m['role'] == 'system' %}"
+                         "{{ raise_exception('System role not supported') }}{% endif %}{{ m['content'] }}{% endfor %}")
+    t = SHIPPED["dictionary"]
+    with pytest.raises(ModelError, match="System role not supported.*without `system`"):
+        build_prompt(t, QUESTIONS["w2d"](t), tok, chat=True)
