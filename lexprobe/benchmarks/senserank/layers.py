@@ -90,7 +90,9 @@ def sweep(cfg, layers: Sequence[int] | str, instances=None, embedder=None, progr
         "benchmark": "senserank",
         "task": cfg.corpus,
         "model": first["model"],
-        "config": dict(first["config"], layer=None, layers=indices, embedder=embedder.describe()),
+        "config": dict(first["config"], layer=None, layers=indices,
+                       embedder={k: v for k, v in embedder.describe().items()
+                                 if k not in ("layer", "hidden_states_index")}),
         "layers": {str(x): {"metrics": r["metrics"], "breakdowns": {"buckets": r["breakdowns"]["buckets"]}}
                    for x, r in per_layer.items()},
         "best_layer": best,
