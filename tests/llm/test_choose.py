@@ -221,3 +221,14 @@ def test_cli_wdlmpro_choose(tiny_qwen2, tmp_path, capsys):
     assert "label P@1" in capsys.readouterr().out
     with pytest.raises(SystemExit):  # argparse: a usage line and exit 2
         main(args + ["--protocol", "choose", "--permutations", "0"])
+
+
+def test_prompts_too_long_are_skipped_and_counted(llama, monkeypatch):
+    monkeypatch.setattr(llama, "max_length", 146)  # prompts of 138 and 117 tokens (+8) fit, 148 does not
+    cfg = ChooseConfig(readings=("likelihood",))
+    result = choose_wdlmpro.evaluate_choose(llama, GROUPS, ("w2d",), cfg, progress=False)
+    lengths = {r["target"]: r.get("skipped") for r in result["instances"]}
+    assert all(lengths[g.target] is None for g in GROUPS[:2])
+    assert "exceeds the model's 146 positions" in lengths[GROUPS[2].target]
+    m = result["metrics"]["w2d"]
+    assert (m["all"]["n"], m["all"]["skipped"], m["n"]["skipped"]) == (2, 1, 1)
