@@ -28,7 +28,8 @@ def add_choose_args(parser: argparse.ArgumentParser) -> None:
                    help="ask every item in this many seeded option orders and average")
     g.add_argument("--reading", choices=tuple(READING_CHOICES), default="both",
                    help="read answers by option-label likelihood, by parsed greedy generation, or both")
-    g.add_argument("--max-new-tokens", type=positive_int, help="generation length in tokens (None: enough for the answer format)")
+    g.add_argument("--max-new-tokens", type=positive_int,
+                   help="generation length in tokens (None: enough for the answer format)")
 
 
 def check_choose_args(args: argparse.Namespace) -> None:
