@@ -81,10 +81,12 @@ def test_wdlmpro_likelihood_scoring(llm):
 
 def test_coda21_likelihood_scoring(llm, tmp_path):
     data = load_coda(write_small(tmp_path / "coda.json"))
-    result = evaluate(data, llm, EvalConfig(pos="v"))  # the short verb group: the reference is slow
+    config = EvalConfig(pos="v")  # the short verb group: the reference is slow
+    result = evaluate(data, llm, config)
     from lexprobe.benchmarks.coda21.evaluate import prompt
 
+    cut = config.max_definition_tokens  # the definition's first 48 tokens
     for inst, g in zip(result["instances"], data.by_pos("v")):
-        ref = [[reference.causal_continuation_logprobs(llm, prompt(c.context, c.word, g.pos), " " + d.definition)[:48].sum()
-                for d in g.candidates] for c in g.candidates]
+        ref = [[reference.causal_continuation_logprobs(llm, prompt(c.context, c.word, g.pos), " " + d.definition)
+                [:cut].sum() for d in g.candidates] for c in g.candidates]
         np.testing.assert_allclose(inst["scores"], ref, atol=1e-4)
