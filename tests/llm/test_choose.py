@@ -224,11 +224,18 @@ def test_cli_wdlmpro_choose(tiny_qwen2, tmp_path, capsys):
 
 
 def test_prompts_too_long_are_skipped_and_counted(llama, monkeypatch):
-    monkeypatch.setattr(llama, "max_length", 146)  # prompts of 138 and 117 tokens (+8) fit, 148 does not
+    from lexprobe.protocols.answers import prompt_length
+
     cfg = ChooseConfig(readings=("likelihood",))
+    items = choose_wdlmpro.build_items(GROUPS, ("w2d",), cfg, llama.tokenizer)
+    sizes = {it["target"]: prompt_length(llama.tokenizer, it["prompt"], False) for it in items}
+    longest = max(sizes, key=sizes.get)
+    limit = sorted(sizes.values())[-2] + choose_wdlmpro.ANSWER_TOKENS  # all but the longest prompt fit
+    monkeypatch.setattr(llama, "max_length", limit)
     result = choose_wdlmpro.evaluate_choose(llama, GROUPS, ("w2d",), cfg, progress=False)
-    lengths = {r["target"]: r.get("skipped") for r in result["instances"]}
-    assert all(lengths[g.target] is None for g in GROUPS[:2])
-    assert "exceeds the model's 146 positions" in lengths[GROUPS[2].target]
+    reasons = {r["target"]: r.get("skipped") for r in result["instances"]}
+    assert [t for t, why in reasons.items() if why] == [longest], (sizes, limit, reasons)
+    assert f"exceeds the model's {limit} positions" in reasons[longest]
     m = result["metrics"]["w2d"]
-    assert (m["all"]["n"], m["all"]["skipped"], m["n"]["skipped"]) == (2, 1, 1)
+    assert (m["all"]["n"], m["all"]["skipped"]) == (2, 1)
+    assert all("likelihood" in r for r in result["instances"] if r["target"] != longest)
