@@ -16,7 +16,7 @@ from lexprobe.benchmarks.wdlmpro.evaluate import evaluate
 from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
 from lexprobe.benchmarks.wdlmpro.report import full_report
 from lexprobe.cache import partial_path
-from lexprobe.cli_common import add_model_args, scorer_from_args
+from lexprobe.cli_common import add_model_args, add_protocol_arg, scorer_from_args
 from lexprobe.errors import DataError
 from lexprobe.reporting import write_json
 
@@ -38,6 +38,7 @@ def register(sub) -> None:
     e.add_argument("--pos", choices=("n", "v", "both"), default="both")
     e.add_argument("--data", help="dataset dir or JSONL from `wdlmpro build` (default: build/cached from WordNet)")
     e.add_argument("--limit", type=int, help="evaluate a seeded sample of N groups per POS")
+    add_protocol_arg(e, ("paper", "authors"))
     e.add_argument("--counts", help="word<TAB>count file for frequency bands (default: wordfreq Zipf bands)")
     e.add_argument("--chunk-size", type=int, default=2000, help="groups per resumable unit")
     e.add_argument("--no-instances", action="store_true", help="leave per-instance records out of the result file")
@@ -59,9 +60,10 @@ def _groups(args) -> list[SynsetGroup]:
     return groups
 
 
-def run_eval(scorer, groups, tasks, out, config, counts=None, chunk_size=2000, keep_instances=True) -> dict:
+def run_eval(scorer, groups, tasks, out, config, counts=None, chunk_size=2000, keep_instances=True,
+             protocol="paper") -> dict:
     result = evaluate(scorer, groups, tasks, out=out, config=config, chunk_size=chunk_size,
-                      attributes_fn=attributes_fn(counts))
+                      attributes_fn=attributes_fn(counts), protocol=protocol)
     if not keep_instances:
         result.pop("instances")
     write_json(out, result)
@@ -76,9 +78,9 @@ def cmd_eval(args) -> int:
         raise DataError("no WDLMPro groups selected; check --data, --pos and --limit")
     scorer = scorer_from_args(args)
     config = {"task": args.task, "pos": args.pos, "data": args.data, "limit": args.limit, "seed": args.seed,
-              "counts": args.counts, "dtype": args.dtype}
+              "counts": args.counts, "dtype": args.dtype, "protocol": args.protocol}
     result = run_eval(scorer, groups, TASK_CHOICES[args.task], out, config, counts=args.counts,
-                      chunk_size=args.chunk_size, keep_instances=not args.no_instances)
+                      chunk_size=args.chunk_size, keep_instances=not args.no_instances, protocol=args.protocol)
     print(full_report(result))
     figure = plot_breakdowns(result, args.plot or out.with_suffix(".png"))
     print(f"\nresults written to {out}, breakdown plot to {figure}")
