@@ -74,7 +74,14 @@ def synset_depth(synset_name: str, wn=None) -> int:
         from lexprobe.data.wordnet import load_wordnet
 
         wn = load_wordnet()
-    return wn.synset(synset_name).min_depth() + 1
+    try:
+        synset = wn.synset(synset_name)
+    except Exception as err:  # NLTK raises WordNetError / ValueError for unknown names
+        raise DataError(
+            f"target {synset_name!r} is not a WordNet synset ({err}); depth bands need the targets of "
+            "`lexprobe wdlmpro build` (for other data use `stats --no-breakdowns`)"
+        ) from None
+    return synset.min_depth() + 1
 
 
 @lru_cache(maxsize=1)
