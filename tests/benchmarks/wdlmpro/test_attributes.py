@@ -155,3 +155,30 @@ def test_target_attributes(wn, tmp_path):
     counts.write_text("cattalo\t500\n", encoding="utf-8")  # loaded once: later edits are not seen
     assert fn([group("cattalo.n.01", "cattalo"), group("dog.n.01", "dog")]) == [
         attrs["cattalo.n.01"], {"depth": 9, "depth_band": "9–11", "frequency_band": "rare", "n_words": 1}]
+
+
+def test_stats_prints_depth_and_frequency_bands_beside_paper(wn, tmp_path, capsys):
+    """Hand-checked: dog.n.01 depth 9 (12 candidates), a_cappella_singing.n.01 10 (16),
+    cattalo.n.01 19 (8); beckon.v.01 5 (act < interact < communicate < gesticulate < beckon; 11)."""
+    import re
+
+    from lexprobe.benchmarks.wdlmpro import band_stats as bs
+    from lexprobe.benchmarks.wdlmpro.dataset import build_groups, write_jsonl
+    from lexprobe.cli import main
+
+    groups = build_groups("n", targets=["dog.n.01", "a_cappella_singing.n.01", "cattalo.n.01"], wn=wn)
+    groups += build_groups("v", targets=["beckon.v.01"], wn=wn)
+    counts = tmp_path / "c.tsv"
+    counts.write_text("dog\t150\na cappella singing\t12\nbeckon\t50\n", encoding="utf-8")
+    attrs = at.attributes_fn(counts, wn=wn)(groups)
+    assert bs.band_counts(groups, attrs, "depth_band") == {"n": {"9–11": (2, 14.0), "15–19": (1, 8.0)}, "v": {"3–5": (1, 11.0)}}
+    assert bs.band_counts(groups, attrs, "frequency_band") == {
+        "n": {"frequent": (1, 12.0), "medium": (1, 16.0), "rare": (1, 8.0)}, "v": {"medium": (1, 11.0)}}
+
+    data = write_jsonl(groups, tmp_path / "g.jsonl")
+    assert main(["wdlmpro", "stats", "--data", str(data), "--counts", str(counts)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"Noun\s+9–11\s+2\s+18,521\s+14\s+45", out)
+    assert re.search(r"Noun\s+3–5\s+0\s+2,106\s+110", out)  # the paper's bands are all shown
+    assert re.search(r"Verb\s+3–5\s+1\s+11", out)
+    assert re.search(r"Noun\s+rare\s+1\s+10,703\s+-10,702", out) and re.search(r"Verb\s+frequent\s+0\s+6,754", out)
