@@ -17,10 +17,14 @@ import dataclasses
 import time
 
 from lexprobe.benchmarks.wdlmpro.dataset import default_dataset, sample_groups
-from lexprobe.benchmarks.wdlmpro.evaluate import evaluate
+from lexprobe.benchmarks.wdlmpro.evaluate import rank_of_gold
 from lexprobe.benchmarks.wdlmpro.protocol import AUTHORS, PAPER
+from lexprobe.benchmarks.wdlmpro.scoring import score_groups
+from lexprobe.metrics.ranking import summarize
 from lexprobe.models import load_scorer
 from lexprobe.reporting import format_table
+
+TASKS = ("w2d", "d2w")
 
 SINGLE_CHOICES = {
     "capitalisation (str.capitalize, definition at start)": dict(python_capitalize=True, capitalize_definition=True),
@@ -50,15 +54,24 @@ def main() -> None:
                      for i, (name, change) in enumerate(SINGLE_CHOICES.items())})
     variants["authors (all choices)"] = AUTHORS
 
+    scored: dict = {}  # the tie rule does not change scores; embeddings ignore every other choice
     rows, base = [], None
     for name, protocol in variants.items():
         start = time.perf_counter()
-        result = evaluate(scorer, groups, ("w2d", "d2w"), protocol=protocol, progress=False)
-        ranks = {(r["task"], r["target"]): r["gold_rank"] for r in result["instances"]}
+        key = "any" if scorer.kind not in ("masked", "causal") else repr(
+            dataclasses.replace(protocol, name="", ties=PAPER.ties))
+        if key not in scored:
+            scored[key] = score_groups(scorer, groups, TASKS, progress=True, protocol=protocol)
+        scores = scored[key]
+        ranks = {(t, i): rank_of_gold(scores[(t, i)], protocol)[0] for t in TASKS for i in range(len(groups))}
         base = base or ranks
         changed = sum(ranks[k] != base[k] for k in ranks)
-        m = result["metrics"]
-        cells = [f"{100 * m[t][p]['p_at_1']:.1f} / {m[t][p]['rank_score']:.3f}" for t in ("w2d", "d2w") for p in ("n", "v")]
+        cells = []
+        for t in TASKS:
+            for pos in ("n", "v"):
+                idx = [i for i, g in enumerate(groups) if g.pos == pos]
+                m = summarize([ranks[(t, i)] for i in idx], [groups[i].size for i in idx])
+                cells.append(f"{100 * m['p_at_1']:.1f} / {m['rank_score']:.3f}")
         rows.append([name] + cells + [f"{changed} / {len(ranks)}", f"{time.perf_counter() - start:.0f}"])
     headers = ["protocol", "W2D noun P@1/RS", "W2D verb", "D2W noun", "D2W verb", "ranks changed", "s"]
     print(format_table(headers, rows, title=f"{scorer.name} ({scorer.kind}), {args.limit} groups per POS, seed {args.seed}"))

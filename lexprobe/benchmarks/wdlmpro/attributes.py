@@ -44,8 +44,8 @@ ZIPF_MEDIUM, ZIPF_FREQUENT = 1.0, 2.0
 COUNT_MEDIUM, COUNT_FREQUENT = 10, 100
 # Zipf points taken off a phrase's rarest word per extra word (log10 of the share of the
 # rarest word's occurrences that are inside the phrase). Calibrated once on the band
-# sizes of the paper (both POS together), see docs/wdlmpro.md; 0 gives wordfreq's own
-# estimate's upper bound.
+# sizes of the authors (both POS together), see docs/wdlmpro.md. With 0 a phrase gets its
+# rarest word's Zipf, a little above wordfreq's own phrase estimate.
 PHRASE_PENALTY = 1.75
 
 
