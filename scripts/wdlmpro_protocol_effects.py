@@ -36,6 +36,18 @@ SINGLE_CHOICES = {
 }
 
 
+def recipe_key(protocol, kind: str) -> str:
+    """What the scores depend on for this kind of model (the tie rule never changes scores)."""
+    if kind not in ("masked", "causal"):
+        return "any"
+    irrelevant = dict(name="", ties=PAPER.ties)
+    if kind == "causal":  # one pattern: nothing to average
+        irrelevant.update(masked_patterns=PAPER.masked_patterns, w2d_average=PAPER.w2d_average)
+    else:
+        irrelevant.update(causal_patterns=PAPER.causal_patterns)
+    return repr(dataclasses.replace(protocol, **irrelevant))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", required=True)
@@ -58,8 +70,7 @@ def main() -> None:
     rows, base = [], None
     for name, protocol in variants.items():
         start = time.perf_counter()
-        key = "any" if scorer.kind not in ("masked", "causal") else repr(
-            dataclasses.replace(protocol, name="", ties=PAPER.ties))
+        key = recipe_key(protocol, scorer.kind)
         if key not in scored:
             scored[key] = score_groups(scorer, groups, TASKS, progress=True, protocol=protocol)
         scores = scored[key]
