@@ -6,8 +6,9 @@ lksenel/definition_benchmark (WDLaMPro/W2D and D2W ``definition_processor.py``,
 ``evaluate.py``):
 
 - text shown: a word or definition that starts the input is capitalised with
-  ``str.capitalize()`` (which also lower-cases the rest: "DNA" -> "Dna"), for every
-  model; the paper capitalises only the word's first letter, for case-sensitive models;
+  ``str.capitalize()`` (which also lower-cases the rest: "genus Canis" -> "genus canis"),
+  for every model; the paper capitalises only the word's first letter, for case-sensitive
+  models (WDLMPro words are lower-case synset names, so for words the two agree);
 - D2W verb patterns start with a capital ("Definition of _ is to <DEF>", "To <DEF> is
   the definition of _"; causal "To <DEF> is the definition of"); W2D keeps the paper's;
 - definitions are cut to their first 48 model tokens (``convert_tokens_to_string(
