@@ -61,7 +61,7 @@ def _groups(args) -> list[SynsetGroup]:
 
 
 def run_eval(scorer, groups, tasks, out, config, counts=None, chunk_size=DEFAULT_CHUNK_SIZE, keep_instances=True,
-             progress=True) -> dict:
+             progress=True, protocol="paper") -> dict:
     from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
     from lexprobe.benchmarks.wdlmpro.evaluate import evaluate
 
@@ -70,7 +70,8 @@ def run_eval(scorer, groups, tasks, out, config, counts=None, chunk_size=DEFAULT
 
         config = dict(config, counts_sha256=file_sha256(counts))  # bands change with the file's contents
     result = evaluate(scorer, groups, tasks, out=out, config=config, chunk_size=chunk_size,
-                      attributes_fn=attributes_fn(counts), keep_instances=keep_instances, progress=progress)
+                      attributes_fn=attributes_fn(counts), keep_instances=keep_instances, progress=progress,
+                      protocol=protocol)
     if not keep_instances:
         result.pop("instances")
     return result
@@ -98,7 +99,7 @@ def cmd_eval(args) -> int:
     config = {"task": args.task, "pos": args.pos, "data": args.data, "limit": args.limit, "seed": args.seed,
               "counts": args.counts, "dtype": args.dtype, "protocol": args.protocol}
     result = run_eval(scorer, groups, TASK_CHOICES[args.task], out, config, counts=args.counts,
-                      chunk_size=args.chunk_size, keep_instances=not args.no_instances)
+                      chunk_size=args.chunk_size, keep_instances=not args.no_instances, protocol=args.protocol)
     print(full_report(result))
     figure = plot_breakdowns(result, args.plot or out.with_suffix(".png"))
     print(f"\nresults written to {out}, breakdown plot to {figure}")
