@@ -215,6 +215,7 @@ def test_cli_protocol_option(tmp_path, capsys):
     assert main(["wdlmpro", "eval", "--model", "random", "--protocol", "authors", "--data", str(data),
                  "--out", str(out), "--plot", str(tmp_path / "r.png")]) == 0
     assert json.loads(out.read_text())["config"]["protocol"] == "authors"
-    with pytest.raises(SystemExit) as exc:
-        main(["wdlmpro", "eval", "--model", "random", "--protocol", "choose", "--data", str(data), "--out", str(out)])
-    assert exc.value.code == 2
+    # choose is the prompting protocol: a random model cannot be asked (one line, exit 2)
+    assert main(["wdlmpro", "eval", "--model", "random", "--protocol", "choose", "--data", str(data),
+                 "--out", str(out)]) == 2
+    assert "needs a causal LM" in capsys.readouterr().err
