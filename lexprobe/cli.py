@@ -18,6 +18,7 @@ BENCHMARK_CLIS = (
     "lexprobe.benchmarks.wdlmpro.cli",
     "lexprobe.benchmarks.coda21.cli",
     "lexprobe.benchmarks.senserank.cli",
+    "lexprobe.data.cli",
 )
 
 

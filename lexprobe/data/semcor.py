@@ -1,8 +1,13 @@
-"""SemCor 3.0 in NAF, read straight from its tar.xz archive.
+"""SemCor 3.0 in NAF, read straight from an archive or from an unpacked tree.
 
 Why this shape:
-- The archive is read member by member with ``tarfile`` streaming; nothing is
-  unpacked to disk (unpacked it is ~220 MB).
+- Three packagings of the same 352 NAF documents are read alike: GitHub's archive
+  of the wsd_corpora repository (what ``lexprobe data fetch semcor`` downloads;
+  only its ``semcor3.0/brown*/`` members are read), the lab's
+  ``semcor3.0_naf.tar.xz``, or an unpacked ``semcor3.0/`` tree. Archives are read
+  member by member with ``tarfile`` streaming; nothing is unpacked to disk
+  (unpacked it is ~220 MB). Documents come out sorted by name whatever the
+  packaging.
 - The sense key is ``lemma + '%' + lexical_key`` built from the term's
   ``externalRef[@reftype='lexical_key']``. The ``synset`` externalRefs are never
   used: about 62k of them (mostly verbs) point at wrong offsets.
@@ -64,12 +69,19 @@ class SemcorSentence(NamedTuple):
 
 
 def default_archive() -> Path:
-    """``$LEXPROBE_SEMCOR`` or ``<repo>/../shared/data/semcor3.0/semcor3.0_naf.tar.xz``."""
+    """``$LEXPROBE_SEMCOR``, else SemCor in the data directory (fetched or imported; the
+    expected download location when neither is there)."""
     env = os.environ.get("LEXPROBE_SEMCOR")
     if env:
         return Path(env)
-    repo_root = Path(__file__).resolve().parents[2]
-    return repo_root.parent / "shared" / "data" / "semcor3.0" / "semcor3.0_naf.tar.xz"
+    from lexprobe.data.store import entry_path
+
+    return entry_path("semcor")
+
+
+def sample_archive() -> Path:
+    """The small SemCor sample shipped inside the package (see ``data/samples/README.md``)."""
+    return Path(__file__).resolve().parent / "samples" / "semcor3.0-sample.tar.xz"
 
 
 def iter_semcor_sentences(archive: str | Path | None = None) -> Iterator[SemcorSentence]:
@@ -78,10 +90,15 @@ def iter_semcor_sentences(archive: str | Path | None = None) -> Iterator[SemcorS
     Sentences without any sense-tagged term are included too (``annotations`` empty).
     """
     path = Path(archive) if archive is not None else default_archive()
-    if not path.is_file():
+    if not path.exists():
+        if archive is None and "LEXPROBE_SEMCOR" not in os.environ:
+            raise DataError(
+                f"SemCor 3.0 not found in the data directory ({path.parent}); run `lexprobe data fetch semcor` "
+                "(or `lexprobe data import semcor semcor3.0_naf.tar.xz`), or pass the archive's path"
+            )
         raise DataError(
-            f"SemCor archive not found at {path}; put semcor3.0_naf.tar.xz there "
-            "or set LEXPROBE_SEMCOR=/path/to/semcor3.0_naf.tar.xz"
+            f"SemCor archive not found at {path}; pass an existing SemCor NAF archive or semcor3.0 folder "
+            "(LEXPROBE_SEMCOR, --semcor/--path) or run `lexprobe data fetch semcor`"
         )
     yield from _load_cached(path)
 
@@ -98,8 +115,13 @@ def count_semcor(archive: str | Path | None = None) -> dict[str, int]:
 
 
 def _cache_file(path: Path) -> Path:
-    st = path.stat()
-    key = stable_hash([str(path.resolve()), st.st_size, int(st.st_mtime), _CACHE_VERSION])
+    if path.is_dir():
+        stats = [f.stat() for f in _tree_files(path)]
+        size, mtime = [len(stats), sum(s.st_size for s in stats)], max((int(s.st_mtime) for s in stats), default=0)
+    else:
+        st = path.stat()
+        size, mtime = st.st_size, int(st.st_mtime)
+    key = stable_hash([str(path.resolve()), size, mtime, _CACHE_VERSION])
     return cache_dir() / "semcor" / f"semcor-{key}.pkl"
 
 
@@ -111,7 +133,7 @@ def _load_cached(path: Path) -> list[SemcorSentence]:
                 return _from_rows(pickle.load(f))
         except Exception:  # noqa: BLE001 - a damaged cache is rebuilt
             pass
-    sentences = list(_parse_archive(path))
+    sentences = sorted(_parse_archive(path), key=lambda s: s.doc_id)  # stable: sentence order kept
     cache.parent.mkdir(parents=True, exist_ok=True)
     tmp = cache.with_suffix(f".tmp{os.getpid()}")
     with tmp.open("wb") as f:
@@ -131,27 +153,71 @@ def _from_rows(rows: list[tuple]) -> list[SemcorSentence]:
     ]
 
 
-def _parse_archive(path: Path) -> Iterator[SemcorSentence]:
+def _is_semcor_member(name: str, repo_archive: bool) -> bool:
+    """A NAF document of SemCor 3.0: in a wsd_corpora repository archive only those under
+    ``semcor3.0/``; in any other archive or tree every ``.naf`` file."""
+    if not name.endswith(".naf"):
+        return False
+    return "semcor3.0" in name.split("/")[:-1] or not repo_archive
+
+
+def naf_relpath(name: str) -> str:
+    """``.../semcor3.0/brown1/br-a01.naf`` -> ``semcor3.0/brown1/br-a01.naf`` (else the last two parts)."""
+    parts = name.split("/")
+    if "semcor3.0" in parts[:-1]:
+        return "/".join(parts[parts.index("semcor3.0"):])
+    return "/".join(parts[-2:])
+
+
+def _tree_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.naf") if p.is_file())
+
+
+def iter_naf_members(path: str | Path) -> Iterator[tuple[str, bytes]]:
+    """``(relpath, bytes)`` of every SemCor NAF document of an archive or an unpacked tree."""
+    path = Path(path)
+    if path.is_dir():
+        files = _tree_files(path)
+        if not files:
+            raise DataError(f"no .naf files under {path}; expected SemCor 3.0 NAF documents (semcor3.0/brown*/*.naf)")
+        repo = any("semcor3.0" in f.relative_to(path).parts[:-1] for f in files)
+        for f in files:
+            rel = f.relative_to(path).as_posix()
+            if _is_semcor_member(rel, repo):
+                yield naf_relpath(f"{path.name}/{rel}"), f.read_bytes()
+        return
     try:
         tar = tarfile.open(path, "r:*")
     except (tarfile.TarError, OSError) as err:
-        raise DataError(f"cannot read SemCor archive {path} ({err}); expected semcor3.0_naf.tar.xz") from err
+        raise DataError(
+            f"cannot read SemCor archive {path} ({err}); expected a tar archive of SemCor NAF documents "
+            "(semcor3.0_naf.tar.xz or the wsd_corpora repository archive)"
+        ) from err
     with tar:
-        for member in tar:
-            if not (member.isfile() and member.name.endswith(".naf")):
-                continue
-            f = tar.extractfile(member)
-            if f is None:
-                continue
-            parts = member.name.split("/")
-            doc_id = "/".join(parts[-2:])[: -len(".naf")]
-            try:
-                text = f.read().decode("utf-8")
-            except UnicodeDecodeError as err:
-                raise DataError(f"NAF member {member.name} in {path} is not UTF-8: {err}") from err
-            if "<NAF" not in text:
-                raise DataError(f"member {member.name} in {path} is not a NAF document")
-            yield from _parse_document(doc_id, text)
+        repo_archive = None
+        try:
+            for member in tar:
+                if repo_archive is None:
+                    repo_archive = member.name.split("/")[0].startswith("wsd_corpora")
+                if not (member.isfile() and _is_semcor_member(member.name, repo_archive)):
+                    continue
+                f = tar.extractfile(member)
+                if f is not None:
+                    yield naf_relpath(member.name), f.read()
+        except (tarfile.TarError, EOFError, OSError) as err:
+            raise DataError(f"SemCor archive {path} is damaged ({err}); fetch or import it again") from err
+
+
+def _parse_archive(path: Path) -> Iterator[SemcorSentence]:
+    for name, data in iter_naf_members(path):
+        doc_id = "/".join(name.split("/")[-2:])[: -len(".naf")]
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise DataError(f"NAF member {name} in {path} is not UTF-8: {err}") from err
+        if "<NAF" not in text:
+            raise DataError(f"member {name} in {path} is not a NAF document")
+        yield from _parse_document(doc_id, text)
 
 
 # The NAF files are machine-written and regular, so a few regular expressions read

@@ -21,7 +21,7 @@ def register(subparsers) -> None:
 
     e = sub.add_parser("eval", help="rank same-lemma database instances for every query; MAP@50 per bucket")
     e.add_argument("--corpus", choices=CORPUS_CHOICES, default="semcor")
-    e.add_argument("--path", help="corpus file or directory (needed for ontonotes and pdep)")
+    e.add_argument("--path", help="corpus file or directory (default: the data directory; `lexprobe data list`)")
     e.add_argument("--model", default="all-MiniLM-L6-v2", help="Hugging Face name or local path (default: bundled MiniLM)")
     e.add_argument("--layer", type=int, default=-1,
                    help="hidden_states index (0 = embeddings, -1 = last; the original code's layer L is L+1)")
@@ -45,7 +45,7 @@ def register(subparsers) -> None:
     f.add_argument("--instances", type=int, choices=FINETUNE_SIZES, required=True,
                    help="training instances, equal numbers of nouns, verbs and prepositions")
     f.add_argument("--out", required=True, help="directory for the fine-tuned encoder")
-    f.add_argument("--path", help="STREUSLE 4.4 directory (default: ../shared/data/streusle-4.4)")
+    f.add_argument("--path", help="STREUSLE 4.4 directory (default: the data directory, `lexprobe data fetch streusle`)")
     f.add_argument("--epochs", type=int, default=40)
     f.add_argument("--patience", type=int, default=3, help="epochs without dev improvement before stopping")
     f.add_argument("--lr", type=float, default=2e-5)
