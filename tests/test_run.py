@@ -29,8 +29,9 @@ def test_run_coda21_on_official_files(minilm_path, shared_data, tmp_path, monkey
     assert result["metrics"]["n"]["groups"] == 4 and result["metrics"]["v"]["groups"] == 4
 
 
-def test_run_senserank_on_semcor(minilm_path, shared_data, tmp_path):
+def test_run_senserank_on_semcor(minilm_path, imported_data, tmp_path):
     assert main(["run", "--only", "senserank", "--sample", "800", "--out-dir", str(tmp_path)]) == 0
     result = json.loads((tmp_path / "senserank-semcor.json").read_text())
     assert result["metrics"]["queries"] > 0
     assert (tmp_path / "senserank-semcor.png").stat().st_size > 0
+    assert json.loads((tmp_path / "summary.json").read_text())["ran_on_samples"] == {}

@@ -224,6 +224,10 @@ def run_default(out_dir: Path, model: str, sample: int | None = None) -> dict:
         else:
             embed = load_scorer("all-MiniLM-L6-v2", kind="embedding").encode
         files = {"small": build_small(out_dir, embed)}
+        sample_data = {"what": "a small CoDA21-style set built from WordNet (the official files are missing)",
+                       "get": "lexprobe data fetch coda21"}
+    else:
+        sample_data = None
     metrics = {}
     for name, path in files.items():
         data = load_coda(path)
@@ -232,4 +236,4 @@ def run_default(out_dir: Path, model: str, sample: int | None = None) -> dict:
         print(format_result(result) if len(files) == 1 else f"{name}:\n{format_result(result)}")
         print(f"CoDA21 {name} results written to {out}")
         metrics[name] = result["metrics"]
-    return {"metrics": metrics}
+    return {"metrics": metrics, "sample_data": sample_data}

@@ -115,8 +115,15 @@ def run_default(out_dir, model: str = "all-MiniLM-L6-v2", sample: int | None = N
     """SemCor sample for ``lexprobe run``: whole SemCor lemmas, drawn with seed 0, until the
     database plus queries reach ``sample`` instances (default DEFAULT_SAMPLE_INSTANCES)."""
     from lexprobe.benchmarks.senserank.evaluate import EvalConfig
+    from lexprobe.data.semcor import default_archive, sample_archive
 
-    cfg = EvalConfig(corpus="semcor", model=model, max_instances=sample or DEFAULT_SAMPLE_INSTANCES, seed=0)
+    path, sample_data = None, None
+    if not default_archive().exists():  # no SemCor in the data directory: the sample shipped in the package
+        path = str(sample_archive())
+        sample_data = {"what": "the SemCor sample shipped with lexprobe (1,202 sentences, 12,747 instances)",
+                       "get": "lexprobe data fetch semcor"}
+        print("SemCor not in the data directory: ranking senses on the bundled SemCor sample")
+    cfg = EvalConfig(corpus="semcor", path=path, model=model, max_instances=sample or DEFAULT_SAMPLE_INSTANCES, seed=0)
     out = Path(out_dir) / "senserank-semcor.json"
     result = run_and_save(cfg, out, progress=False)
     m = result["metrics"]
@@ -124,6 +131,7 @@ def run_default(out_dir, model: str = "all-MiniLM-L6-v2", sample: int | None = N
         "benchmark": "senserank",
         "task": "semcor-sample",
         "result": str(out),
+        "sample_data": sample_data,
         "metrics": {
             "queries": m.get("queries", 0),
             "map50_paper": m.get("pooled"),
