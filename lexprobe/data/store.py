@@ -25,6 +25,8 @@ from lexprobe.errors import DataError
 
 STATE_DIR = ".lexprobe"
 NLTK_INDEX_URL = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/index.xml"
+#: what NLTK's downloader fetches for "wordnet" (NLTK's data server has no pinned revisions)
+NLTK_WORDNET_URL = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/packages/corpora/wordnet.zip"
 
 Say = Callable[[str], None]
 
@@ -197,48 +199,87 @@ def _wordnet_location() -> Path | None:
 
 
 def _fetch_wordnet(progress: bool, force: bool, say: Say) -> Path:
-    import socket
-
-    import nltk
-
     where = _wordnet_location()
     if where is not None and not force:
         say(f"wordnet: already installed at {where}")
         return where
     root = data_dir() / "nltk_data"
     root.mkdir(parents=True, exist_ok=True)
-    mirror = os.environ.get("LEXPROBE_DATA_MIRROR")
-    index = mirror_url(NLTK_INDEX_URL) if mirror else None
-    say(f"wordnet: fetching with NLTK's downloader into {root}" + (f" (index {index})" if index else ""))
-    previous = socket.getdefaulttimeout()
-    socket.setdefaulttimeout(timeout_s())  # NLTK's downloader opens URLs without a timeout
-    try:
-        ok = nltk.downloader.Downloader(server_index_url=index, download_dir=str(root)).download(
-            "wordnet", quiet=not progress, raise_on_error=True)
-    except Exception as err:  # noqa: BLE001 - NLTK raises ValueError, URLError, OSError...
-        raise NetworkError(f"NLTK's downloader could not fetch wordnet ({err}); install Debian's wordnet-base, or "
-                           "`lexprobe data import wordnet DICT_DIR` a WordNet 3.0 dict folder") from None
-    finally:
-        socket.setdefaulttimeout(previous)
     archive = root / "corpora" / "wordnet.zip"
+    state = read_state("wordnet")
+    pinned = (state.get("files") or {}).get("nltk_data/corpora/wordnet.zip")
+    if os.environ.get("LEXPROBE_DATA_MIRROR"):
+        # NLTK's downloader refuses private and loopback hosts, and its index names absolute
+        # upstream URLs: from a mirror, fetch the same zip ourselves and unpack it as NLTK does
+        url = mirror_url(NLTK_WORDNET_URL)
+        say(f"wordnet: fetching {url}")
+        download(url, archive, sha256=None if force else pinned, label="wordnet.zip", progress=progress,
+                 check=_check_wordnet_zip)
+        _unzip_wordnet(archive)
+        ok, source = True, url
+    else:
+        say(f"wordnet: fetching with NLTK's downloader into {root}")
+        ok, source = _nltk_download_wordnet(root, progress), f"nltk.download('wordnet') ({NLTK_INDEX_URL})"
     if not ok or not archive.exists():
         raise DataError(f"NLTK's downloader did not install wordnet under {root}")
-    state = read_state("wordnet")
     digest = sha256_of(archive)
-    pinned = (state.get("files") or {}).get("nltk_data/corpora/wordnet.zip")
     if pinned and pinned != digest and not force:
         raise DataError(f"checksum mismatch for {archive}: sha256 {digest}, pinned on first fetch {pinned}; "
                         "rerun with --force to accept the new file")
     _write_state("wordnet", {"name": "wordnet", "version": "3.0", "entry": "nltk_data",
                              "files": {"nltk_data/corpora/wordnet.zip": digest},
                              "pinned_on_first_fetch": ["nltk_data/corpora/wordnet.zip"],
-                             "source": f"nltk.download('wordnet') from {index or NLTK_INDEX_URL}",
-                             "fetched": _now(), "verified": _now()})
+                             "source": source, "fetched": _now(), "verified": _now()})
     from lexprobe.data import wordnet
 
     wordnet.load_wordnet.cache_clear()
     say(f"wordnet: ready at {archive}")
     return archive
+
+
+def _nltk_download_wordnet(root: Path, progress: bool) -> bool:
+    import socket
+
+    import nltk
+
+    previous = socket.getdefaulttimeout()
+    socket.setdefaulttimeout(timeout_s())  # NLTK's downloader opens URLs without a timeout
+    try:
+        return nltk.downloader.Downloader(download_dir=str(root)).download(
+            "wordnet", quiet=not progress, raise_on_error=True)
+    except Exception as err:  # noqa: BLE001 - NLTK raises ValueError, URLError, OSError...
+        raise NetworkError(f"NLTK's downloader could not fetch wordnet ({err}); install Debian's wordnet-base, or "
+                           "`lexprobe data import wordnet DICT_DIR` a WordNet 3.0 dict folder") from None
+    finally:
+        socket.setdefaulttimeout(previous)
+
+
+def _check_wordnet_zip(path: Path) -> None:
+    import zipfile
+
+    from lexprobe.data.wordnet import REQUIRED_FILES
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = set(z.namelist())
+    except (zipfile.BadZipFile, OSError) as err:
+        raise DataError(f"{path.name} is not NLTK's wordnet.zip ({err})") from None
+    missing = [f for f in REQUIRED_FILES if f"wordnet/{f}" not in names]
+    if missing:
+        raise DataError(f"{path.name} is not NLTK's wordnet.zip (no wordnet/{', wordnet/'.join(missing)})")
+
+
+def _unzip_wordnet(archive: Path) -> None:
+    """Unpack ``wordnet/*`` beside the zip, as NLTK's downloader does."""
+    import zipfile
+
+    def fill(tmp: Path) -> None:
+        with zipfile.ZipFile(archive) as z:
+            for info in z.infolist():
+                if info.filename.startswith("wordnet/") and not info.is_dir():
+                    (tmp / Path(info.filename).name).write_bytes(z.read(info))
+
+    _install_tree(archive.parent / "wordnet", fill)
 
 
 # --- import --------------------------------------------------------------------------------

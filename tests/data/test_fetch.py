@@ -346,3 +346,42 @@ def test_readers_say_the_fetch_command():
         load_corpus("ontonotes")
     with pytest.raises(DataError, match=r"`lexprobe data fetch pdep-inventory`"):
         pdep_definitions()
+
+
+def test_fetch_wordnet_from_a_mirror(server, mirror_root, monkeypatch):
+    """`data fetch wordnet` from a mirror (NLTK's downloader refuses local hosts, so from a mirror the
+    zip it would fetch is downloaded and unpacked directly): a wordnet.zip made from the installed
+    WordNet, then WordNet loads from the data directory."""
+    import hashlib
+    import zipfile
+
+    from lexprobe.data import wordnet
+
+    src = wordnet.wordnet_source_dir()
+    if src is None:
+        pytest.skip("no WordNet dict folder to build the package from")
+    pkg = mirror_root / "raw.githubusercontent.com" / "nltk" / "nltk_data" / "gh-pages"
+    (pkg / "packages" / "corpora").mkdir(parents=True, exist_ok=True)
+    zpath = pkg / "packages" / "corpora" / "wordnet.zip"
+    with zipfile.ZipFile(zpath, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+        for f in sorted(src.iterdir()):
+            if f.is_file():
+                z.write(f, f"wordnet/{f.name}")
+        if not (src / "lexnames").exists():
+            z.writestr("wordnet/lexnames", wordnet.lexnames_text())
+    monkeypatch.setattr(wordnet, "DEBIAN_WORDNET_DIRS", ())
+    monkeypatch.delenv("LEXPROBE_WORDNET", raising=False)
+    monkeypatch.setenv("LEXPROBE_NLTK_DATA", str(registry.data_dir() / "unused-nltk-copy"))
+    assert store.locate("wordnet") is None
+    store.fetch("wordnet", progress=False, say=lambda line: None)
+    assert store.locate("wordnet") == registry.data_dir() / "nltk_data" / "corpora" / "wordnet"
+    assert store.read_state("wordnet")["files"]["nltk_data/corpora/wordnet.zip"] == download.sha256_of(zpath)
+    import nltk
+
+    monkeypatch.setattr(nltk.data, "path", list(nltk.data.path))
+    wordnet.load_wordnet.cache_clear()
+    try:
+        assert wordnet.load_wordnet().synset("dog.n.01").definition().startswith("a member of the genus Canis")
+    finally:
+        wordnet.load_wordnet.cache_clear()
+    assert store.verify("wordnet") == ("ok", [])
