@@ -173,7 +173,7 @@ def ensure(names: Iterable[str], allow_fetch: bool = True, say: Say = print) -> 
         path = locate(name)
         if path is None and not offline:
             try:
-                path = fetch(name, progress=False, say=say)
+                path = fetch(name, progress=True, say=say)
             except NetworkError as err:
                 say(f"lexprobe: could not fetch {name}: {err}")
                 offline = True
