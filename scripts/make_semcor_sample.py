@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import io
 import random
-import re
 import sys
 import tarfile
 from collections import Counter, defaultdict

@@ -352,7 +352,6 @@ def test_fetch_wordnet_from_a_mirror(server, mirror_root, monkeypatch):
     """`data fetch wordnet` from a mirror (NLTK's downloader refuses local hosts, so from a mirror the
     zip it would fetch is downloaded and unpacked directly): a wordnet.zip made from the installed
     WordNet, then WordNet loads from the data directory."""
-    import hashlib
     import zipfile
 
     from lexprobe.data import wordnet
