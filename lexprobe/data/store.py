@@ -57,7 +57,12 @@ def _now() -> str:
 
 
 def entry_path(name: str) -> Path:
-    """What a reader opens for dataset ``name`` (it may not exist yet)."""
+    """What a reader opens for dataset ``name`` (it may not exist yet); the per-dataset overrides
+    ``LEXPROBE_SEMCOR`` and ``LEXPROBE_CODA_DIR`` come first."""
+    if name == "semcor" and os.environ.get("LEXPROBE_SEMCOR"):
+        return Path(os.environ["LEXPROBE_SEMCOR"])
+    if name.startswith("coda21-") and os.environ.get("LEXPROBE_CODA_DIR"):
+        return Path(os.environ["LEXPROBE_CODA_DIR"]) / Path(DATASETS[name].entry).name
     entry = read_state(name).get("entry") or DATASETS[name].entry
     return data_dir() / entry
 
