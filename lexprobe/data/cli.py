@@ -64,6 +64,7 @@ def cmd_list(args) -> int:
     from lexprobe.data.registry import DATASETS, GROUPS, data_dir
 
     rows = []
+    registry_root = data_dir()
     for ds in DATASETS.values():
         info = store.status(ds.name)
         if ds.content_sha256:
@@ -76,8 +77,12 @@ def cmd_list(args) -> int:
             pin = "pinned on first fetch (recorded here)"
         else:
             pin = "pinned on first fetch" + (" (partly pinned in registry)" if any(f.sha256 for f in ds.files) else "")
+        size = ds.size
+        if size is None and info["present"]:  # not known upstream: what is here
+            here = [registry_root / rel for rel in (store.read_state(ds.name).get("files") or {})]
+            size = sum(p.stat().st_size for p in here if p.is_file()) or None
         rows.append({**info, "version": ds.version, "title": ds.title, "upstream": ds.upstream, "pin": ds.pin,
-                     "upstream_path": ds.upstream_path, "licence": ds.licence, "size": ds.size,
+                     "upstream_path": ds.upstream_path, "licence": ds.licence, "size": size,
                      "format": ds.reader_format, "checksum": pin, "method": ds.method,
                      "urls": [f.url for f in ds.files if f.url]})
     if args.json:
