@@ -24,6 +24,7 @@ COMMANDS = {
                   "CWE similarity ranking (query-by-example word-sense retrieval)"),
     "report": ("lexprobe.report.cli", "write an HTML/Markdown/LaTeX report of result files"),
     "compare": ("lexprobe.report.cli", "compare two runs item by item (paired intervals and exact tests)"),
+    "data": ("lexprobe.data.cli", "list, fetch, import and verify the datasets the benchmarks use"),
     "human": ("lexprobe.human.cli", "human baselines: a local web page where people take the models' items"),
 }
 #: further modules whose ``register`` is always called (commands not listed in COMMANDS)

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Set up a fresh Debian/Ubuntu machine for lexprobe: WordNet 3.0, pinned Python packages, lexprobe itself.
+# Without apt (macOS, conda, ...) WordNet comes from NLTK's downloader (`lexprobe data fetch wordnet`).
+# Corpora are fetched on demand into ~/.cache/lexprobe/data (`lexprobe data list`; docs/data.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -f /usr/share/wordnet/data.noun ]; then
+if [ ! -f /usr/share/wordnet/data.noun ] && command -v apt-get >/dev/null 2>&1; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq wordnet-base wordnet-sense-index >/dev/null
@@ -14,3 +16,6 @@ if [ ! -x /usr/bin/chromium ]; then  # Debian's Chromium: the report tests drive
 fi
 python3 -m pip install -q --disable-pip-version-check -r requirements.txt
 python3 -m pip install -q --disable-pip-version-check --no-deps -e .
+if [ ! -f /usr/share/wordnet/data.noun ]; then
+  python3 -m lexprobe data fetch wordnet
+fi

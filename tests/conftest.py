@@ -1,4 +1,12 @@
-"""Shared fixtures: tiny offline models, the bundled MiniLM, the shared data folder."""
+"""Shared fixtures: tiny offline models, the bundled MiniLM, the shared data folder.
+
+Data plumbing: every test gets an empty data directory (``LEXPROBE_DATA``) and no test
+reaches the internet (HTTP(S) proxies point at a closed local port; localhost is
+exempt, for the tests' own HTTP servers). ``shared_data`` is the folder of real
+corpora beside the clone (tests may read its files directly); ``imported_data``
+is a data directory filled from it once per session through ``lexprobe data
+import``, the only way the package itself gets to see those files.
+"""
 
 from __future__ import annotations
 
@@ -13,13 +21,18 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = Path(os.environ.get("LEXPROBE_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+SHARED_DATA = Path(os.environ.get("LEXPROBE_TEST_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+#: a local port nothing listens on: "the network" as seen by the tests
+NO_NETWORK_PROXY = "http://127.0.0.1:9"
 
 
 def pytest_configure(config):
     # one copy of WordNet's files for the whole session (the per-test caches below do not hold it)
     os.environ.setdefault("LEXPROBE_NLTK_DATA", str(Path(tempfile.mkdtemp(prefix="lexprobe-nltk-"))))
     config.addinivalue_line("markers", "slow: long-running test (full WordNet builds, real-model runs)")
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+        os.environ[var] = NO_NETWORK_PROXY
+    os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
 
 
 @pytest.fixture(scope="session")
@@ -27,6 +40,35 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared data not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def imported_data_dir(shared_data, tmp_path_factory) -> Path:
+    """A data directory holding every dataset of ``shared_data``, put there by ``lexprobe data import``."""
+    from lexprobe.data import store
+
+    root = tmp_path_factory.mktemp("imported-data")
+    previous = os.environ.get("LEXPROBE_DATA")
+    os.environ["LEXPROBE_DATA"] = str(root)
+    try:
+        for name, rel in (("coda21", "coda21"), ("semcor", "semcor3.0/semcor3.0_naf.tar.xz"),
+                          ("streusle", "streusle-4.4"), ("pdep-inventory", "pdep/prepdefs.sqlite"),
+                          ("ontonotes-nota", "pdep/ontonotes_nota_senses.txt")):
+            if (shared_data / rel).exists():
+                store.import_dataset(name, [shared_data / rel], say=lambda line: None)
+    finally:
+        if previous is None:
+            os.environ.pop("LEXPROBE_DATA", None)
+        else:
+            os.environ["LEXPROBE_DATA"] = previous
+    return root
+
+
+@pytest.fixture()
+def imported_data(imported_data_dir, monkeypatch) -> Path:
+    """Use the session's imported data directory as this test's ``LEXPROBE_DATA``."""
+    monkeypatch.setenv("LEXPROBE_DATA", str(imported_data_dir))
+    return imported_data_dir
 
 
 @pytest.fixture(scope="session")
@@ -74,5 +116,9 @@ def minilm_path() -> Path:
 
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path, monkeypatch):
-    """Each test gets its own cache directory; WordNet's NLTK copy is shared (LEXPROBE_NLTK_DATA)."""
+    """Each test gets its own cache and (empty) data directory, and no mirror; WordNet's NLTK
+    copy is shared (LEXPROBE_NLTK_DATA)."""
     monkeypatch.setenv("LEXPROBE_CACHE", str(tmp_path / "lexprobe-cache"))
+    monkeypatch.setenv("LEXPROBE_DATA", str(tmp_path / "lexprobe-data"))
+    for var in ("LEXPROBE_DATA_MIRROR", "LEXPROBE_SEMCOR", "LEXPROBE_CODA_DIR"):
+        monkeypatch.delenv(var, raising=False)

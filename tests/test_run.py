@@ -33,8 +33,24 @@ def test_run_coda21_on_official_files(minilm_path, shared_data, tmp_path, monkey
     assert result["metrics"]["n"]["groups"] == 4 and result["metrics"]["v"]["groups"] == 4
 
 
-def test_run_senserank_on_semcor(minilm_path, shared_data, tmp_path):
+def test_run_senserank_on_semcor(minilm_path, imported_data, tmp_path):
     assert main(["run", "--only", "senserank", "--sample", "800", "--out-dir", str(tmp_path)]) == 0
     result = json.loads((tmp_path / "senserank-semcor.json").read_text())
     assert result["metrics"]["queries"] > 0
     assert (tmp_path / "senserank-semcor.png").stat().st_size > 0
+    assert json.loads((tmp_path / "summary.json").read_text())["ran_on_samples"] == {}
+
+
+def test_run_on_a_fresh_machine_without_network(minilm_path, tmp_path, capsys):
+    """Empty data directory, no mirror, no network (the tests' proxy is a closed port): the run
+    still exits 0, on the bundled SemCor sample, and says so and how to get the full corpus."""
+    code = main(["run", "--only", "senserank", "--sample", "100", "--out-dir", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert "could not fetch semcor: cannot reach github.com" in err
+    assert "Ran on sample data" in out and "`lexprobe data fetch semcor`" in out
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["failed"] == [] and summary["ran_on_samples"]["senserank"]["get"] == "lexprobe data fetch semcor"
+    result = json.loads((tmp_path / "senserank-semcor.json").read_text())
+    assert result["config"]["path"].endswith("semcor3.0-sample.tar.xz")
+    assert result["metrics"]["queries"] > 0

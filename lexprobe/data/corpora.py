@@ -1,14 +1,12 @@
 """Registry of the sense-annotated corpora: name -> reader producing ``SenseInstance``s.
 
 Every reader returns single-word targets with their split (``train`` is the
-database D of sense ranking; ``dev`` and ``test`` are queries). A path is optional
-for the corpora shipped under ``../shared/data``; the others (OntoNotes, the PDEP
-corpus) need ``--path``.
+database D of sense ranking; ``dev`` and ``test`` are queries). Without a path a
+corpus is read from the data directory (``lexprobe data fetch|import``).
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -17,20 +15,12 @@ from lexprobe.data.instances import SenseInstance
 from lexprobe.errors import DataError
 
 
-def shared_data_dir() -> Path:
-    """``$LEXPROBE_SHARED_DATA`` or ``<repo>/../shared/data``."""
-    env = os.environ.get("LEXPROBE_SHARED_DATA")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[2].parent / "shared" / "data"
-
-
 @dataclass(frozen=True)
 class Corpus:
     name: str
     description: str
     load: Callable[..., list[SenseInstance]]  # load(path=None, seed=0)
-    needs_path: bool = False
+    dataset: str  # its name in the data registry (``lexprobe data list``)
 
 
 def _semcor(path=None, seed=0):
@@ -42,13 +32,22 @@ def _semcor(path=None, seed=0):
 def _ontonotes(path=None, seed=0):
     from lexprobe.data.ontonotes import read_ontonotes
 
-    return read_ontonotes(path)
+    return read_ontonotes(path if path is not None else _stored("ontonotes"))
 
 
 def _pdep(path=None, seed=0):
     from lexprobe.data.pdep import read_pdep
 
-    return read_pdep(path)
+    return read_pdep(path if path is not None else _stored("pdep-corpus"))
+
+
+def _stored(dataset: str) -> Path:
+    from lexprobe.data.store import locate, missing_message
+
+    found = locate(dataset)
+    if found is None:
+        raise DataError(missing_message(dataset) + ", or pass --path to your copy")
+    return found
 
 
 def _streusle(path=None, seed=0):
@@ -58,22 +57,20 @@ def _streusle(path=None, seed=0):
 
 
 CORPORA: dict[str, Corpus] = {
-    "semcor": Corpus("semcor", "SemCor 3.0 NAF (WordNet 3.0 sense keys; seeded 80/20 document split)", _semcor),
-    "ontonotes": Corpus("ontonotes", "OntoNotes 5.0 in CoNLL-2012 format (sense groupings)", _ontonotes, True),
-    "pdep": Corpus("pdep", "PDEP preposition corpus in CoNLL-U (Sense= in MISC)", _pdep, True),
-    "streusle": Corpus("streusle", "STREUSLE 4.4 supersenses of single-word N, V, P", _streusle),
+    "semcor": Corpus("semcor", "SemCor 3.0 NAF (WordNet 3.0 sense keys; seeded 80/20 document split)", _semcor,
+                     "semcor"),
+    "ontonotes": Corpus("ontonotes", "OntoNotes 5.0 in CoNLL-2012 format (sense groupings)", _ontonotes, "ontonotes"),
+    "pdep": Corpus("pdep", "PDEP preposition corpus in CoNLL-U (Sense= in MISC)", _pdep, "pdep-corpus"),
+    "streusle": Corpus("streusle", "STREUSLE 4.4 supersenses of single-word N, V, P", _streusle, "streusle"),
 }
 
 
 def load_corpus(name: str, path: str | Path | None = None, seed: int = 0) -> list[SenseInstance]:
     if name not in CORPORA:
         raise DataError(f"unknown corpus {name!r}; choose one of {', '.join(CORPORA)}")
-    corpus = CORPORA[name]
-    if corpus.needs_path and path is None:
-        raise DataError(f"corpus {name} is not distributed with lexprobe; pass --path to your copy ({corpus.description})")
     if path is not None and not Path(path).exists():
         raise DataError(f"{name} data not found at {path}; check --path")
-    instances = corpus.load(path, seed=seed)
+    instances = CORPORA[name].load(path, seed=seed)
     if not instances:
         raise DataError(f"no sense-tagged single-word targets found in the {name} data at {_where(name, path)}")
     return instances

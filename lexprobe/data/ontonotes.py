@@ -9,7 +9,7 @@ coreference. Sentences are separated by blank lines; ``#begin document`` /
 A word with a sense in column 8 and a noun (NN*) or verb (VB*) tag is a target.
 Its label is ``<lemma>_<n|v>_<sense>`` with the sense written as a float
 (``5`` -> ``5.0``), the form of the "none of the above" list shipped with the
-paper's code (``../shared/data/pdep/ontonotes_nota_senses.txt``); those senses are
+paper's code (``lexprobe data fetch ontonotes-nota``); those senses are
 dropped, as in the paper. The split is read from the path: a ``train``,
 ``development``/``dev`` or ``test`` directory (the CoNLL-2012 layout).
 """
@@ -41,9 +41,9 @@ def split_from_path(path: Path) -> str | None:
 
 
 def default_nota_path() -> Path:
-    from lexprobe.data.corpora import shared_data_dir
+    from lexprobe.data.store import entry_path
 
-    return shared_data_dir() / "pdep" / "ontonotes_nota_senses.txt"
+    return entry_path("ontonotes-nota")
 
 
 def load_nota_senses(path: str | Path | None = None) -> set[str]:
@@ -52,7 +52,8 @@ def load_nota_senses(path: str | Path | None = None) -> set[str]:
     if not p.is_file():
         if path is not None:
             raise DataError(f"none-of-the-above sense list not found at {p}")
-        log.warning("OntoNotes none-of-the-above list not found at %s; no senses are dropped", p)
+        log.warning("OntoNotes none-of-the-above list not found at %s; no senses are dropped "
+                    "(`lexprobe data fetch ontonotes-nota` gets it)", p)
         return set()
     return {line.strip() for line in p.read_text(encoding="utf-8").splitlines() if line.strip()}
 

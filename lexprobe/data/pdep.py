@@ -7,7 +7,7 @@ label is ``<lemma>_<sense>`` (e.g. ``on_20(8)``), unique across prepositions.
 
 The split comes from the file name or its directory (``train``, ``dev``/``valid``,
 ``test``). The sense inventory with definitions is ``prepdefs.sqlite``
-(``pdep_definitions``), shipped under ``../shared/data/pdep``.
+(``pdep_definitions``): ``lexprobe data fetch pdep`` gets both into the data directory.
 """
 
 from __future__ import annotations
@@ -83,9 +83,11 @@ def read_pdep(path: str | Path, split: str | None = None) -> list[SenseInstance]
 def pdep_definitions(path: str | Path | None = None) -> dict[tuple[str, str], str]:
     """``{(preposition, sense id): definition}`` from ``prepdefs.sqlite``."""
     if path is None:
-        from lexprobe.data.corpora import shared_data_dir
+        from lexprobe.data.store import entry_path, missing_message
 
-        path = shared_data_dir() / "pdep" / "prepdefs.sqlite"
+        path = entry_path("pdep-inventory")
+        if not path.is_file():
+            raise DataError(missing_message("pdep-inventory"))
     p = Path(path)
     if not p.is_file():
         raise DataError(f"PDEP definitions not found at {p}")

@@ -1,8 +1,13 @@
-"""SemCor 3.0 in NAF, read straight from its tar.xz archive.
+"""SemCor 3.0 in NAF, read straight from an archive or from an unpacked tree.
 
 Why this shape:
-- The archive is read member by member with ``tarfile`` streaming; nothing is
-  unpacked to disk (unpacked it is ~220 MB).
+- Three packagings of the same 352 NAF documents are read alike: GitHub's archive
+  of the wsd_corpora repository (what ``lexprobe data fetch semcor`` downloads;
+  only its ``semcor3.0/brown*/`` members are read), the lab's
+  ``semcor3.0_naf.tar.xz``, or an unpacked ``semcor3.0/`` tree. Archives are read
+  member by member with ``tarfile`` streaming; nothing is unpacked to disk
+  (unpacked it is ~220 MB). Documents come out sorted by name whatever the
+  packaging.
 - The sense key is ``lemma + '%' + lexical_key`` built from the term's
   ``externalRef[@reftype='lexical_key']``. The ``synset`` externalRefs are never
   used: about 62k of them (mostly verbs) point at wrong offsets.
@@ -20,10 +25,12 @@ terms, 16,793 of them multi-word (217,343 single-token targets).
 from __future__ import annotations
 
 import html
+import lzma
 import os
 import pickle
 import re
 import tarfile
+import zlib
 from pathlib import Path
 from typing import Iterator, NamedTuple
 
@@ -64,12 +71,19 @@ class SemcorSentence(NamedTuple):
 
 
 def default_archive() -> Path:
-    """``$LEXPROBE_SEMCOR`` or ``<repo>/../shared/data/semcor3.0/semcor3.0_naf.tar.xz``."""
+    """``$LEXPROBE_SEMCOR``, else SemCor in the data directory (fetched or imported; the
+    expected download location when neither is there)."""
     env = os.environ.get("LEXPROBE_SEMCOR")
     if env:
         return Path(env)
-    repo_root = Path(__file__).resolve().parents[2]
-    return repo_root.parent / "shared" / "data" / "semcor3.0" / "semcor3.0_naf.tar.xz"
+    from lexprobe.data.store import entry_path
+
+    return entry_path("semcor")
+
+
+def sample_archive() -> Path:
+    """The small SemCor sample shipped inside the package (see ``data/samples/README.md``)."""
+    return Path(__file__).resolve().parent / "samples" / "semcor3.0-sample.tar.xz"
 
 
 def iter_semcor_sentences(archive: str | Path | None = None) -> Iterator[SemcorSentence]:
@@ -78,13 +92,15 @@ def iter_semcor_sentences(archive: str | Path | None = None) -> Iterator[SemcorS
     Sentences without any sense-tagged term are included too (``annotations`` empty).
     """
     path = Path(archive) if archive is not None else default_archive()
-    if path.is_dir():
-        raise DataError(f"SemCor path {path} is a folder; pass the semcor3.0_naf.tar.xz file itself")
-    if not path.is_file():
-        where = "LEXPROBE_SEMCOR points at" if archive is None and os.environ.get("LEXPROBE_SEMCOR") else "at"
+    if not path.exists():
+        if archive is None and "LEXPROBE_SEMCOR" not in os.environ:
+            raise DataError(
+                f"SemCor 3.0 not found in the data directory ({path.parent}); run `lexprobe data fetch semcor` "
+                "(or `lexprobe data import semcor semcor3.0_naf.tar.xz`), or pass the archive's path"
+            )
         raise DataError(
-            f"SemCor archive not found {where} {path}; put semcor3.0_naf.tar.xz there "
-            "or set LEXPROBE_SEMCOR=/path/to/semcor3.0_naf.tar.xz"
+            f"SemCor archive not found at {path}; pass an existing SemCor NAF archive or semcor3.0 folder "
+            "(LEXPROBE_SEMCOR, --semcor/--path) or run `lexprobe data fetch semcor`"
         )
     yield from _load_cached(path)
 
@@ -101,8 +117,14 @@ def count_semcor(archive: str | Path | None = None) -> dict[str, int]:
 
 
 def _cache_file(path: Path) -> Path:
-    st = path.stat()
-    key = stable_hash([str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ino, _CACHE_VERSION])
+    if path.is_dir():
+        stats = [f.stat() for f in _tree_files(path)]
+        size, mtime = [len(stats), sum(s.st_size for s in stats)], max((s.st_mtime_ns for s in stats), default=0)
+        inode = None
+    else:
+        st = path.stat()
+        size, mtime, inode = st.st_size, st.st_mtime_ns, st.st_ino
+    key = stable_hash([str(path.resolve()), size, mtime, inode, _CACHE_VERSION])
     return cache_dir() / "semcor" / f"semcor-{key}.pkl"
 
 
@@ -114,7 +136,7 @@ def _load_cached(path: Path) -> list[SemcorSentence]:
                 return _from_rows(pickle.load(f))
         except Exception:  # noqa: BLE001 - a damaged cache is rebuilt
             pass
-    sentences = list(_parse_archive(path))
+    sentences = sorted(_parse_archive(path), key=lambda s: s.doc_id)  # stable: sentence order kept
     cache.parent.mkdir(parents=True, exist_ok=True)
     tmp = cache.with_suffix(f".tmp{os.getpid()}")
     with tmp.open("wb") as f:
@@ -134,48 +156,79 @@ def _from_rows(rows: list[tuple]) -> list[SemcorSentence]:
     ]
 
 
-def _parse_archive(path: Path) -> Iterator[SemcorSentence]:
-    """Every sentence of the archive; a damaged archive (truncated, corrupted) is one DataError."""
-    import lzma
-    import zlib
-
-    documents = 0
-    member_name = "the start"
-    try:
-        for member_name, doc_id, text in _naf_members(path):
-            documents += 1
-            yield from _parse_document(doc_id, text)
-    except (tarfile.TarError, EOFError, lzma.LZMAError, zlib.error, OSError) as err:
-        raise DataError(
-            f"SemCor archive {path} is damaged or truncated (after {member_name}: {type(err).__name__}: "
-            f"{str(err)[:80] or 'unexpected end of data'}); download semcor3.0_naf.tar.xz again"
-        ) from None
-    if documents == 0:
-        raise DataError(f"SemCor archive {path} contains no NAF documents (*.naf); expected semcor3.0_naf.tar.xz")
+def _is_semcor_member(name: str, repo_archive: bool) -> bool:
+    """A NAF document of SemCor 3.0: in a wsd_corpora repository archive only those under
+    ``semcor3.0/``; in any other archive or tree every ``.naf`` file."""
+    if not name.endswith(".naf"):
+        return False
+    return "semcor3.0" in name.split("/")[:-1] or not repo_archive
 
 
-def _naf_members(path: Path) -> Iterator[tuple[str, str, str]]:
+def naf_relpath(name: str) -> str:
+    """``.../semcor3.0/brown1/br-a01.naf`` -> ``semcor3.0/brown1/br-a01.naf`` (else the last two parts)."""
+    parts = name.split("/")
+    if "semcor3.0" in parts[:-1]:
+        return "/".join(parts[parts.index("semcor3.0"):])
+    return "/".join(parts[-2:])
+
+
+def _tree_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*.naf") if p.is_file())
+
+
+def iter_naf_members(path: str | Path) -> Iterator[tuple[str, bytes]]:
+    """``(relpath, bytes)`` of every SemCor NAF document of an archive or an unpacked tree."""
+    path = Path(path)
+    if path.is_dir():
+        files = _tree_files(path)
+        if not files:
+            raise DataError(f"no .naf files under {path}; expected SemCor 3.0 NAF documents (semcor3.0/brown*/*.naf)")
+        repo = any("semcor3.0" in f.relative_to(path).parts[:-1] for f in files)
+        for f in files:
+            rel = f.relative_to(path).as_posix()
+            if _is_semcor_member(rel, repo):
+                yield naf_relpath(f"{path.name}/{rel}"), f.read_bytes()
+        return
     try:
         tar = tarfile.open(path, "r:*")
-    except (tarfile.TarError, OSError, EOFError) as err:
-        raise DataError(f"cannot read SemCor archive {path} (not a readable tar archive: "
-                        f"{str(err).splitlines()[0][:80]}); expected semcor3.0_naf.tar.xz") from None
+    except (tarfile.TarError, OSError, EOFError, lzma.LZMAError, zlib.error) as err:
+        raise DataError(
+            f"cannot read SemCor archive {path} ({str(err).splitlines()[0][:80] if str(err) else type(err).__name__}); "
+            "expected a tar archive of SemCor NAF documents (semcor3.0_naf.tar.xz or the wsd_corpora repository archive)"
+        ) from None
     with tar:
-        for member in tar:
-            if not (member.isfile() and member.name.endswith(".naf")):
-                continue
-            f = tar.extractfile(member)
-            if f is None:
-                continue
-            parts = member.name.split("/")
-            doc_id = "/".join(parts[-2:])[: -len(".naf")]
-            try:
-                text = f.read().decode("utf-8")
-            except UnicodeDecodeError as err:
-                raise DataError(f"NAF member {member.name} in {path} is not UTF-8: {err}") from None
-            if "<NAF" not in text:
-                raise DataError(f"member {member.name} in {path} is not a NAF document")
-            yield member.name, doc_id, text
+        repo_archive = None
+        try:
+            for member in tar:
+                if repo_archive is None:
+                    repo_archive = member.name.split("/")[0].startswith("wsd_corpora")
+                if not (member.isfile() and _is_semcor_member(member.name, repo_archive)):
+                    continue
+                f = tar.extractfile(member)
+                if f is not None:
+                    yield naf_relpath(member.name), f.read()
+        except (tarfile.TarError, EOFError, OSError, lzma.LZMAError, zlib.error) as err:
+            raise DataError(
+                f"SemCor archive {path} is damaged or truncated ({type(err).__name__}: "
+                f"{str(err)[:80] or 'unexpected end of data'}); fetch or import it again"
+            ) from None
+
+
+def _parse_archive(path: Path) -> Iterator[SemcorSentence]:
+    """Every sentence of the archive or tree; a damaged archive is one DataError."""
+    documents = 0
+    for name, data in iter_naf_members(path):
+        documents += 1
+        doc_id = "/".join(name.split("/")[-2:])[: -len(".naf")]
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise DataError(f"NAF member {name} in {path} is not UTF-8: {err}") from err
+        if "<NAF" not in text:
+            raise DataError(f"member {name} in {path} is not a NAF document")
+        yield from _parse_document(doc_id, text)
+    if documents == 0:
+        raise DataError(f"SemCor archive {path} contains no NAF documents (*.naf); expected SemCor 3.0 NAF documents")
 
 
 # The NAF files are machine-written and regular, so a few regular expressions read

@@ -212,9 +212,10 @@ def _wordnet():
 
 
 def default_root() -> Path:
-    from lexprobe.data.corpora import shared_data_dir
+    """STREUSLE 4.4 in the data directory (``lexprobe data fetch streusle``)."""
+    from lexprobe.data.store import entry_path
 
-    return shared_data_dir() / "streusle-4.4"
+    return entry_path("streusle")
 
 
 def read_split(root: Path, split: str, lemmatize: bool = True) -> list[SenseInstance]:
@@ -237,6 +238,10 @@ def streusle_instances(
 ) -> list[SenseInstance]:
     """All splits. With ``uniform_lemmas`` every lemma comes from the same lemmatizer
     (the one ``.vis`` needs), so that same-lemma ranking pairs train and dev/test alike."""
+    if root is None and not default_root().is_dir():
+        from lexprobe.data.store import missing_message
+
+        raise DataError(missing_message("streusle") + ", or pass --path to a streusle-4.4 folder")
     root = Path(root) if root is not None else default_root()
     if root.is_file():
         raise DataError(f"STREUSLE path {root} is a file; pass --path to the streusle-4.4 folder")

@@ -1,6 +1,7 @@
 """WordNet 3.0 through NLTK, from wherever it is installed.
 
-On a user's machine ``nltk.download("wordnet")`` puts WordNet where NLTK finds it.
+On a user's machine ``nltk.download("wordnet")`` (or ``lexprobe data fetch wordnet``,
+which runs it into the data directory) puts WordNet where NLTK finds it.
 On Debian/Ubuntu the ``wordnet-base`` package installs the same database under
 ``/usr/share/wordnet``; NLTK (>= 3.9) reads a corpus only from under a directory on
 ``nltk.data.path``, rejects symlinks and needs a ``lexnames`` file that Debian does
@@ -20,7 +21,7 @@ from lexprobe.cache import cache_dir
 from lexprobe.errors import DataError
 
 DEBIAN_WORDNET_DIRS = ("/usr/share/wordnet", "/usr/local/share/wordnet")
-_REQUIRED = ("data.noun", "data.verb", "index.noun", "index.verb", "index.sense")
+REQUIRED_FILES = ("data.noun", "data.verb", "index.noun", "index.verb", "index.sense")
 
 # lexnames(5WN): number, name, syntactic category (1 noun, 2 verb, 3 adj, 4 adv)
 LEXNAMES = [
@@ -50,13 +51,16 @@ def _candidate_source_dirs() -> list[Path]:
     if env:
         dirs.append(Path(env))
     dirs.extend(Path(d) for d in DEBIAN_WORDNET_DIRS)
+    from lexprobe.data.registry import data_dir
+
+    dirs.append(data_dir() / "wordnet" / "dict")  # `lexprobe data import wordnet DIR`
     return dirs
 
 
 def wordnet_source_dir() -> Path | None:
     """The first WordNet dict directory lexprobe would copy from (None: rely on nltk_data)."""
     for src in _candidate_source_dirs():
-        if all((src / f).exists() for f in _REQUIRED):
+        if all((src / f).exists() for f in REQUIRED_FILES):
             return src
     return None
 
@@ -92,20 +96,25 @@ def load_wordnet():
     looked: list[str] = []
     for src in _candidate_source_dirs():
         looked.append(str(src))
-        if all((src / f).exists() for f in _REQUIRED):
+        if all((src / f).exists() for f in REQUIRED_FILES):
             root = _install_into_nltk_data(src)
             if str(root) not in nltk.data.path:
                 nltk.data.path.insert(0, str(root))
             return WordNetCorpusReader(str(root / "corpora" / "wordnet"), None)
+    from lexprobe.data.registry import data_dir
+
+    fetched = data_dir() / "nltk_data"  # `lexprobe data fetch wordnet`
+    if fetched.is_dir() and str(fetched) not in nltk.data.path:
+        nltk.data.path.append(str(fetched))
     try:  # nltk.download("wordnet") on a user's machine
         path = nltk.data.find("corpora/wordnet")
         return WordNetCorpusReader(str(path), None)
     except LookupError:
         looked.append("nltk_data (nltk.data.path)")
     raise DataError(
-        "WordNet 3.0 not found (looked in " + ", ".join(looked) + "); install it with "
-        "`apt-get install wordnet-base wordnet-sense-index` or "
-        "`python -c \"import nltk; nltk.download('wordnet')\"`, or set LEXPROBE_WORDNET to a WordNet dict directory"
+        "WordNet 3.0 not found (looked in " + ", ".join(looked) + "); run `lexprobe data fetch wordnet` "
+        "(NLTK's downloader) or `apt-get install wordnet-base wordnet-sense-index`, "
+        "or set LEXPROBE_WORDNET to a WordNet dict directory"
     )
 
 

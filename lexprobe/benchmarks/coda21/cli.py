@@ -21,11 +21,25 @@ DEFAULT_CONTEXT_MODEL = "bert-base-uncased"
 
 
 def default_coda_dir() -> Path:
-    """``$LEXPROBE_CODA_DIR`` or ``<repo>/../shared/data/coda21``."""
+    """``$LEXPROBE_CODA_DIR`` or the data directory's ``coda21/`` (``lexprobe data fetch coda21``)."""
     env = os.environ.get("LEXPROBE_CODA_DIR")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[3].parent / "shared" / "data" / "coda21"
+    from lexprobe.data.registry import data_dir
+
+    return data_dir() / "coda21"
+
+
+def resolve_coda_file(value: str) -> Path:
+    """``--data``: a CoDA21 JSON file, or a variant name (``clean-hard``) read from the data directory."""
+    if value in VARIANTS and not Path(value).exists():
+        path = default_coda_dir() / f"CoDA-{value}.json"
+        if not path.is_file():
+            from lexprobe.data.store import missing_message
+
+            raise DataError(missing_message(f"coda21-{value}"))
+        return path
+    return Path(value)
 
 
 def register(sub) -> None:
@@ -38,7 +52,9 @@ def register(sub) -> None:
     fmt = argparse.ArgumentDefaultsHelpFormatter
 
     e = csub.add_parser("eval", help="evaluate a model on a CoDA21 file", formatter_class=fmt)
-    e.add_argument("--data", required=True, help="CoDA21 JSON file (official format)")
+    e.add_argument("--data", required=True,
+                   help="CoDA21 JSON file (official format), or a variant name (clean-easy, clean-hard, noisy-easy, "
+                        "noisy-hard) read from the data directory (`lexprobe data fetch coda21`)")
     add_model_args(e)
     add_protocol_arg(e, choices=PROTOCOLS)
     add_choose_args(e)
@@ -59,7 +75,8 @@ def register(sub) -> None:
     b.add_argument("--variant", choices=VARIANTS, default="clean-hard", help="which CoDA21 variant to build")
     b.add_argument("--out", required=True, help="output JSON file (official format)")
     b.add_argument("--pos", choices=("n", "v", "both"), default="both", help="part of speech")
-    b.add_argument("--semcor", help="SemCor 3.0 NAF archive (default: $LEXPROBE_SEMCOR or the data folder)")
+    b.add_argument("--semcor", help="SemCor 3.0 NAF archive or folder (default: the data directory, "
+                                     "`lexprobe data fetch semcor`; $LEXPROBE_SEMCOR)")
     b.add_argument("--embed-model", default="all-MiniLM-L6-v2",
                    help="sentence-embedding model for clustering definitions (paper: stsb-distilbert-base)")
     b.add_argument("--context-model", default=DEFAULT_CONTEXT_MODEL,
@@ -103,7 +120,7 @@ def cmd_eval(args) -> int:
                         pattern=args.pattern, normalize=args.normalize, pll_variant=args.pll)
     config.validate()
     check_output_file(args.out)
-    data = load_coda(args.data)  # data and output errors before the (slow) model load
+    data = load_coda(resolve_coda_file(args.data))  # data and output errors before the (slow) model load
     for problem in data.problems:
         print(f"lexprobe: skipping {problem}")
     if not data.groups:
@@ -193,7 +210,7 @@ def build_small(out_dir: Path, embed, max_groups: int = 15) -> Path:
     from lexprobe.data.wordnet import load_wordnet
 
     wn = load_wordnet()
-    if default_archive().is_file():
+    if default_archive().exists():
         contexts, variant = collect_contexts(iter_semcor_sentences(), wn), "clean-hard"
     else:
         print("SemCor not found: contexts come from WordNet's example sentences")
@@ -218,12 +235,17 @@ def run_default(out_dir: Path, model: str, sample: int | None = None) -> dict:
     coda_dir = default_coda_dir()
     files = {name: coda_dir / f for name, f in OFFICIAL_FILES.items() if (coda_dir / f).is_file()}
     if not files:
-        print(f"official CoDA21 files not found in {coda_dir} (set LEXPROBE_CODA_DIR); building a small set")
+        print(f"official CoDA21 files not found in {coda_dir} (`lexprobe data fetch coda21` gets them); "
+              "building a small set from WordNet")
         if scorer.kind == "embedding":
             embed = scorer.encode
         else:
             embed = load_scorer("all-MiniLM-L6-v2", kind="embedding").encode
         files = {"small": build_small(out_dir, embed)}
+        sample_data = {"what": "a small CoDA21-style set built from WordNet (the official files are missing)",
+                       "get": "lexprobe data fetch coda21"}
+    else:
+        sample_data = None
     metrics = {}
     for name, path in files.items():
         data = load_coda(path)
@@ -232,4 +254,4 @@ def run_default(out_dir: Path, model: str, sample: int | None = None) -> dict:
         print(format_result(result) if len(files) == 1 else f"{name}:\n{format_result(result)}")
         print(f"CoDA21 {name} results written to {out}")
         metrics[name] = result["metrics"]
-    return {"metrics": metrics}
+    return {"metrics": metrics, "sample_data": sample_data}

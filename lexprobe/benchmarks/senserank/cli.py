@@ -23,7 +23,7 @@ def register(subparsers) -> None:
 
     e = sub.add_parser("eval", help="rank same-lemma database instances for every query; MAP@50 per bucket")
     e.add_argument("--corpus", choices=CORPUS_CHOICES, default="semcor", help="sense-annotated corpus")
-    e.add_argument("--path", help="corpus file or folder (needed for ontonotes and pdep; default: the data folder)")
+    e.add_argument("--path", help="corpus file or folder (default: the data directory; `lexprobe data list`)")
     e.add_argument("--model", default="all-MiniLM-L6-v2",
                    help="Hugging Face name or local path, or `random` for the random baseline (default: bundled MiniLM)")
     e.add_argument("--layer", type=int, default=-1,
@@ -53,7 +53,7 @@ def register(subparsers) -> None:
     f.add_argument("--instances", type=int, choices=FINETUNE_SIZES, required=True,
                    help="training instances, equal numbers of nouns, verbs and prepositions")
     f.add_argument("--out", required=True, help="folder for the fine-tuned encoder")
-    f.add_argument("--path", help="STREUSLE 4.4 folder (default: the data folder's streusle-4.4)")
+    f.add_argument("--path", help="STREUSLE 4.4 folder (default: the data directory, `lexprobe data fetch streusle`)")
     f.add_argument("--epochs", type=positive_int, default=40, help="most training epochs")
     f.add_argument("--patience", type=positive_int, default=3, help="epochs without dev improvement before stopping")
     f.add_argument("--lr", type=positive_float, default=2e-5, help="learning rate")
@@ -141,8 +141,15 @@ def run_default(out_dir, model: str = "all-MiniLM-L6-v2", sample: int | None = N
     """SemCor sample for ``lexprobe run``: whole SemCor lemmas, drawn with seed 0, until the
     database plus queries reach ``sample`` instances (default DEFAULT_SAMPLE_INSTANCES)."""
     from lexprobe.benchmarks.senserank.evaluate import EvalConfig
+    from lexprobe.data.semcor import default_archive, sample_archive
 
-    cfg = EvalConfig(corpus="semcor", model=model, max_instances=sample or DEFAULT_SAMPLE_INSTANCES, seed=0)
+    path, sample_data = None, None
+    if not default_archive().exists():  # no SemCor in the data directory: the sample shipped in the package
+        path = str(sample_archive())
+        sample_data = {"what": "the SemCor sample shipped with lexprobe (1,202 sentences, 12,747 instances)",
+                       "get": "lexprobe data fetch semcor"}
+        print("SemCor not in the data directory: ranking senses on the bundled SemCor sample")
+    cfg = EvalConfig(corpus="semcor", path=path, model=model, max_instances=sample or DEFAULT_SAMPLE_INSTANCES, seed=0)
     out = Path(out_dir) / "senserank-semcor.json"
     result = run_and_save(cfg, out, progress=True)
     m = result["metrics"]
@@ -150,6 +157,7 @@ def run_default(out_dir, model: str = "all-MiniLM-L6-v2", sample: int | None = N
         "benchmark": "senserank",
         "task": "semcor-sample",
         "result": str(out),
+        "sample_data": sample_data,
         "metrics": {
             "queries": m.get("queries", 0),
             "map50_paper": m.get("pooled"),

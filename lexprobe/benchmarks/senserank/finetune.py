@@ -108,6 +108,10 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
     if train_pool is None or dev_pool is None:
         root = Path(cfg.path) if cfg.path else default_root()
         if not root.is_dir():
+            if not cfg.path:
+                from lexprobe.data.store import missing_message
+
+                raise DataError(missing_message("streusle") + ", or pass --path to a streusle-4.4 folder")
             raise DataError(f"STREUSLE 4.4 directory not found at {root}; pass --path to the streusle-4.4 folder")
         train_pool = read_split(root, "train", lemmatize=False) if train_pool is None else train_pool
         dev_pool = read_split(root, "dev", lemmatize=False) if dev_pool is None else dev_pool

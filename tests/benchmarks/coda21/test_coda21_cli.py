@@ -70,6 +70,12 @@ def test_run_default_uses_official_files_when_present(tmp_path, monkeypatch):
     assert (tmp_path / "out" / "coda21-clean-easy.json").exists()
 
 
-def test_default_coda_dir(monkeypatch):
+def test_default_coda_dir_is_in_the_data_directory(tmp_path, monkeypatch):
     monkeypatch.delenv("LEXPROBE_CODA_DIR", raising=False)
-    assert coda_cli.default_coda_dir().parts[-3:] == ("shared", "data", "coda21")
+    monkeypatch.setenv("LEXPROBE_DATA", str(tmp_path / "data"))
+    assert coda_cli.default_coda_dir() == tmp_path / "data" / "coda21"
+    with pytest.raises(DataError, match="lexprobe data fetch coda21-clean-hard"):
+        coda_cli.resolve_coda_file("clean-hard")
+    (tmp_path / "data" / "coda21").mkdir(parents=True)
+    write_small(tmp_path / "data" / "coda21" / "CoDA-clean-hard.json")
+    assert coda_cli.resolve_coda_file("clean-hard") == tmp_path / "data" / "coda21" / "CoDA-clean-hard.json"

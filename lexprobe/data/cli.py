@@ -1,0 +1,161 @@
+"""``lexprobe data list|fetch|import|verify``: get the datasets the benchmarks read."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from lexprobe.errors import DataError
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "data", help="list, fetch, import and verify the datasets (WordNet, CoDA21, SemCor, STREUSLE, PDEP, OntoNotes)",
+        description="Datasets live in the data directory ($LEXPROBE_DATA, default ~/.cache/lexprobe/data). "
+                    "LEXPROBE_DATA_MIRROR=URL fetches https://HOST/PATH from URL/HOST/PATH instead.",
+    )
+    dsub = p.add_subparsers(dest="data_command", metavar="COMMAND")
+    dsub.required = True
+
+    lst = dsub.add_parser("list", help="every dataset: version, upstream, licence, size, present/verified")
+    lst.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    lst.set_defaults(func=cmd_list)
+
+    f = dsub.add_parser("fetch", help="download datasets (pinned URLs, SHA-256 verified, resumable)")
+    f.add_argument("names", nargs="*", metavar="NAME", help="datasets or groups (coda21, pdep); see `data list`")
+    f.add_argument("--all", action="store_true", help="every dataset that can be downloaded")
+    f.add_argument("--force", action="store_true", help="download again even if present")
+    f.add_argument("--no-progress", action="store_true", help="no progress bar")
+    f.set_defaults(func=cmd_fetch)
+
+    i = dsub.add_parser("import", help="validate a copy you have and put it in the data directory")
+    i.add_argument("name", metavar="NAME", help="dataset or group (e.g. semcor, coda21, ontonotes)")
+    i.add_argument("paths", nargs="+", metavar="PATH", help="file(s) or folder of your copy")
+    i.set_defaults(func=cmd_import)
+
+    v = dsub.add_parser("verify", help="re-check the checksums of every dataset present (or of NAME...)")
+    v.add_argument("names", nargs="*", metavar="NAME")
+    v.set_defaults(func=cmd_verify)
+
+
+def _size(n: int | None) -> str:
+    if n is None:
+        return "?"
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return "?"  # pragma: no cover
+
+
+def _status_text(info: dict, ds) -> str:
+    if not info["present"]:
+        return f"missing: {ds.fetch_command}"
+    if info["source"] == "system installation":
+        return f"present ({info['path']})"
+    if info["verified"]:
+        return f"verified {info['verified']}"
+    return f"present, not verified: lexprobe data verify {ds.name}"
+
+
+def cmd_list(args) -> int:
+    from lexprobe.data import store
+    from lexprobe.data.registry import DATASETS, GROUPS, data_dir
+
+    rows = []
+    registry_root = data_dir()
+    for ds in DATASETS.values():
+        info = store.status(ds.name)
+        if ds.content_sha256:
+            pin = f"content sha256 {ds.content_sha256[:12]}… (NAF documents)"
+        elif ds.method == "import-only":
+            pin = "checked by format on import"
+        elif any(f.sha256 for f in ds.files) and not ds.pinned_on_first_fetch:
+            pin = "sha256 " + ", ".join(f.sha256[:12] + "…" for f in ds.files)
+        elif ds.pinned_on_first_fetch and info["pinned_on_first_fetch"]:
+            pin = "pinned on first fetch (recorded here)"
+        else:
+            pin = "pinned on first fetch" + (" (partly pinned in registry)" if any(f.sha256 for f in ds.files) else "")
+        size = ds.size
+        if size is None and info["present"]:  # not known upstream: what is here
+            here = [registry_root / rel for rel in (store.read_state(ds.name).get("files") or {})]
+            size = sum(p.stat().st_size for p in here if p.is_file()) or None
+        rows.append({**info, "version": ds.version, "title": ds.title, "upstream": ds.upstream, "pin": ds.pin,
+                     "upstream_path": ds.upstream_path, "licence": ds.licence, "size": size,
+                     "format": ds.reader_format, "checksum": pin, "method": ds.method,
+                     "urls": [f.url for f in ds.files if f.url]})
+    if args.json:
+        print(json.dumps({"data_dir": str(data_dir()), "datasets": rows}, indent=1))
+        return 0
+    print(f"data directory: {data_dir()}  (LEXPROBE_DATA to move it)")
+    width = max(len(r["name"]) for r in rows)
+    for r, ds in zip(rows, DATASETS.values()):
+        print(f"\n{r['name']:<{width}}  {r['version']:<8} {_size(r['size']):>9}  {_status_text(r, ds)}")
+        print(f"{'':<{width}}  {r['title']}")
+        print(f"{'':<{width}}  upstream: {r['upstream']} @ {r['pin']} {r['upstream_path']}")
+        print(f"{'':<{width}}  licence: {r['licence']}")
+        print(f"{'':<{width}}  checksum: {r['checksum']}; format: {r['format']}")
+    print("\ngroups: " + "; ".join(f"{g} = {' '.join(m)}" for g, m in GROUPS.items()))
+    return 0
+
+
+def cmd_fetch(args) -> int:
+    from lexprobe.data import store
+    from lexprobe.data.registry import DATASETS, expand_names
+
+    if args.all == bool(args.names):
+        raise DataError("give dataset names or --all (see `lexprobe data list`)")
+    if args.all:
+        names = [n for n, ds in DATASETS.items() if ds.method != "import-only"]
+    else:
+        names = expand_names(args.names)
+        for n in names:
+            if DATASETS[n].method == "import-only":
+                raise DataError(f"{n} cannot be downloaded ({DATASETS[n].licence}); run `lexprobe data import {n} PATH`")
+    failures = store.fetch_many(names, progress=not args.no_progress, force=args.force)
+    if failures:
+        for line in failures[:-1]:
+            print(f"lexprobe: error: {line}", file=sys.stderr)
+        raise DataError(failures[-1])
+    return 0
+
+
+def cmd_import(args) -> int:
+    from lexprobe.data import store
+    from lexprobe.data.registry import expand_names
+
+    expand_names([args.name])  # unknown names first
+    store.import_dataset(args.name, [Path(p) for p in args.paths])
+    return 0
+
+
+def cmd_verify(args) -> int:
+    from lexprobe.data import store
+    from lexprobe.data.registry import DATASETS, expand_names
+
+    names = expand_names(args.names) if args.names else list(DATASETS)
+    bad, checked = [], 0
+    for name in names:
+        state, problems = store.verify(name)
+        if state == "missing":
+            if args.names:
+                print(f"{name}: not present ({DATASETS[name].fetch_command})")
+            continue
+        checked += 1
+        if state == "system":
+            print(f"{name}: system installation at {store.locate(name)} (not checksummed)")
+        elif problems:
+            bad.extend(f"{name}: {p}" for p in problems)
+            print(f"{name}: FAILED")
+        else:
+            print(f"{name}: ok")
+    if bad:
+        for line in bad[:-1]:
+            print(f"lexprobe: error: {line}", file=sys.stderr)
+        raise DataError(bad[-1] + "; fetch or import it again (`lexprobe data fetch NAME --force`)")
+    if not checked:
+        print("nothing to verify: no dataset is present (see `lexprobe data list`)")
+    return 0
+
+

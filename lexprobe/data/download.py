@@ -1,0 +1,184 @@
+"""Streamed, resumable, verified downloads.
+
+A file is written to ``<target>.part`` beside its target and renamed into place
+only after its size and SHA-256 are checked, so a target is either absent or
+complete. An interrupted transfer keeps the ``.part`` file: the next attempt asks
+for the rest with an HTTP ``Range`` request and starts over cleanly when the
+server does not honour it. A checksum mismatch deletes the ``.part`` file. Network
+errors are one line; a short socket timeout means a dead network never hangs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import os
+import socket
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable
+from urllib.error import HTTPError, URLError
+from urllib.parse import urlsplit
+from urllib.request import Request, urlopen
+
+from lexprobe.errors import DataError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no cross-process lock
+    fcntl = None
+
+CHUNK = 1 << 20
+ATTEMPTS = 3  # one download, then up to two resumes after an interruption
+
+
+class NetworkError(DataError):
+    """The host could not be reached (no network, DNS failure, refused, timed out)."""
+
+
+class _Interrupted(Exception):
+    pass
+
+
+#: hosts that failed to connect in this process: later downloads from them fail at once
+_unreachable: dict[str, str] = {}
+
+
+def timeout_s() -> float:
+    """``$LEXPROBE_DATA_TIMEOUT`` seconds (default 15) for connecting and for each read."""
+    try:
+        return float(os.environ.get("LEXPROBE_DATA_TIMEOUT", "15"))
+    except ValueError:
+        raise DataError("LEXPROBE_DATA_TIMEOUT must be a number of seconds") from None
+
+
+def sha256_of(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(CHUNK), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@contextmanager
+def _locked(target: Path):
+    """Only one process downloads a given target at a time."""
+    if fcntl is None:  # pragma: no cover
+        yield
+        return
+    lock = target.with_name(f".{target.name}.lock")
+    with open(lock, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+            lock.unlink(missing_ok=True)
+
+
+def download(
+    url: str,
+    target: str | Path,
+    sha256: str | None = None,
+    size: int | None = None,
+    label: str | None = None,
+    progress: bool = True,
+    check: Callable[[Path], None] | None = None,
+) -> str:
+    """Fetch ``url`` to ``target``; return the file's SHA-256.
+
+    ``sha256``/``size``: expected values (None: not known; the caller pins the result).
+    ``check(part_path)`` may raise ``DataError`` to reject the content before the rename.
+    """
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(target.name + ".part")
+    host = urlsplit(url).netloc or url
+    if host in _unreachable:
+        raise NetworkError(_unreachable[host])
+    with _locked(target):
+        for attempt in range(ATTEMPTS):
+            try:
+                _stream(url, part, label or target.name, progress)
+                break
+            except _Interrupted as err:
+                if attempt == ATTEMPTS - 1:
+                    raise DataError(
+                        f"download of {url} was interrupted ({err}); rerun the same command to resume it"
+                    ) from None
+        got_size = part.stat().st_size
+        digest = sha256_of(part)
+        if (sha256 and digest != sha256) or (size is not None and got_size != size):
+            part.unlink(missing_ok=True)
+            raise DataError(
+                f"checksum mismatch for {target.name} downloaded from {url}: expected sha256 {sha256} "
+                f"({size} bytes), got {digest} ({got_size} bytes); the download was deleted. "
+                "Check LEXPROBE_DATA_MIRROR or report the changed upstream file"
+            )
+        if check is not None:
+            try:
+                check(part)
+            except BaseException:
+                part.unlink(missing_ok=True)
+                raise
+        os.replace(part, target)
+    return digest
+
+
+def _open(url: str, offset: int):
+    headers = {"User-Agent": "lexprobe-data", "Accept-Encoding": "identity"}
+    if offset:
+        headers["Range"] = f"bytes={offset}-"
+    host = urlsplit(url).netloc or url
+    try:
+        return urlopen(Request(url, headers=headers), timeout=timeout_s())
+    except HTTPError as err:
+        if err.code == 416 and offset:
+            return None  # our partial file does not fit the resource: start over
+        raise DataError(f"cannot download {url}: HTTP {err.code} {err.reason}") from None
+    except (URLError, OSError, http.client.HTTPException) as err:
+        reason = getattr(err, "reason", err)
+        if isinstance(reason, (socket.timeout, TimeoutError)):
+            reason = f"no answer within {timeout_s():g} s"
+        if url.startswith("file:"):
+            raise DataError(f"cannot read {url}: {reason}") from None
+        message = (
+            f"cannot reach {host} ({reason}); check the network, or set LEXPROBE_DATA_MIRROR to a mirror, "
+            "or copy the files over and use `lexprobe data import`"
+        )
+        _unreachable[host] = message
+        raise NetworkError(message) from None
+
+
+def _stream(url: str, part: Path, label: str, progress: bool) -> None:
+    from tqdm.auto import tqdm
+
+    have = part.stat().st_size if part.exists() else 0
+    resp = _open(url, have)
+    if resp is None:
+        part.unlink(missing_ok=True)
+        have = 0
+        resp = _open(url, 0)
+    with resp:
+        status = getattr(resp, "status", None) or 200
+        content_range = resp.headers.get("Content-Range", "") if hasattr(resp, "headers") else ""
+        resumed = have > 0 and status == 206 and content_range.startswith(f"bytes {have}-")
+        if not resumed:
+            have = 0
+        length = resp.headers.get("Content-Length") if hasattr(resp, "headers") else None
+        total = have + int(length) if length and length.isdigit() else None
+        with open(part, "ab" if resumed else "wb") as f, tqdm(
+            total=total, initial=have, unit="B", unit_scale=True, unit_divisor=1024,
+            desc=label, disable=not progress, leave=False,
+        ) as bar:
+            while True:
+                try:
+                    chunk = resp.read(CHUNK)
+                except (http.client.IncompleteRead, OSError, http.client.HTTPException) as err:
+                    raise _Interrupted(type(err).__name__) from None
+                if not chunk:
+                    break
+                f.write(chunk)
+                bar.update(len(chunk))
+    if total is not None and part.stat().st_size < total:
+        raise _Interrupted(f"connection closed after {part.stat().st_size} of {total} bytes")

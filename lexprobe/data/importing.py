@@ -1,0 +1,247 @@
+"""``lexprobe data import``: validate a copy the user has, then copy it into the data directory.
+
+Each dataset is checked before anything is copied: by its pinned checksum where the
+registry has one (gzipped copies by their decompressed bytes), by SemCor's content
+digest, and by reading it with its reader (format). Copies are atomic: a file is
+written beside its target and renamed, a folder is built beside its target and
+swapped in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+from lexprobe.data.download import sha256_of
+from lexprobe.data.registry import DATASETS, GROUPS, Dataset, data_dir, expand_names
+from lexprobe.data.store import Say, _check_content, _copy_file, _install_tree, _now, _write_state
+from lexprobe.errors import DataError
+
+
+def _content_sha(path: Path) -> str:
+    """SHA-256 of a file's bytes, or of its decompressed bytes for ``.gz``."""
+    if path.suffix != ".gz":
+        return sha256_of(path)
+    import gzip
+
+    h = hashlib.sha256()
+    with gzip.open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _check_pinned(ds: Dataset, relpath: str, src: Path) -> None:
+    """A file the registry pins must match (``.gz`` copies: their decompressed content)."""
+    plain = relpath[:-3] if relpath.endswith(".gz") else relpath
+    pin = next((f.sha256 for f in ds.files if f.relpath == plain and f.sha256), None)
+    if pin is None:
+        return
+    digest = _content_sha(src)
+    if digest != pin:
+        raise DataError(f"{src} is not the pinned {ds.title} file {Path(plain).name} "
+                        f"(sha256 {digest}, expected {pin}); nothing was imported")
+
+
+def _check_coda_json(path: Path) -> None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise DataError(f"{path} is not a CoDA21 JSON file ({err})") from None
+    groups = [g for pos in ("n", "v") for g in (data.get(pos) or [])] if isinstance(data, dict) else []
+    if not groups or not all(isinstance(g, dict) and isinstance(g.get("candidates"), list) for g in groups):
+        raise DataError(f'{path} is not a CoDA21 JSON file: expected {{"n": [group], "v": [group]}} with candidates')
+
+
+def _check_prepdefs(path: Path) -> None:
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as con:
+            con.execute("SELECT prep, sense, def FROM prepdefs LIMIT 1").fetchall()
+    except sqlite3.Error as err:
+        raise DataError(f"{path} is not the PDEP inventory (prepdefs.sqlite with table prepdefs): {err}") from None
+
+
+def _check_nota(path: Path) -> None:
+    try:
+        lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    except (OSError, UnicodeDecodeError) as err:
+        raise DataError(f"cannot read {path}: {err}") from None
+    if not lines or not all(ln.count("_") >= 2 for ln in lines):
+        raise DataError(f"{path} is not a none-of-the-above sense list (lines lemma_pos_sense)")
+
+
+_SINGLE_FILE_DATASETS = set(GROUPS["coda21"]) | {"pdep-inventory", "ontonotes-nota"}
+_FILE_CHECKS = {"coda21": _check_coda_json, "pdep-inventory": _check_prepdefs, "ontonotes-nota": _check_nota}
+
+
+def import_dataset(name: str, sources: list[Path], say: Say = print) -> list[str]:
+    """Validate and copy a user's copy into the data directory; returns the dataset names imported."""
+    sources = [Path(s).expanduser() for s in sources]
+    for s in sources:
+        if not s.exists():
+            raise DataError(f"{s} does not exist; give the path of your copy of {name}")
+    names = expand_names([name])
+    if name in GROUPS or names[0] in _SINGLE_FILE_DATASETS:
+        return _import_single_files(name, names, sources, say)
+    handler = {"semcor": _import_semcor, "streusle": _import_streusle, "pdep-corpus": _import_pdep_corpus,
+               "ontonotes": _import_ontonotes, "wordnet": _import_wordnet}.get(names[0])
+    if handler is None:  # pragma: no cover - every dataset has an importer
+        raise DataError(f"{name} cannot be imported")
+    handler(sources, say)
+    return names
+
+
+def _import_single_files(name: str, names: list[str], sources: list[Path], say: Say) -> list[str]:
+    candidates: list[Path] = []
+    for s in sources:
+        candidates.extend(sorted(p for p in s.iterdir() if p.is_file()) if s.is_dir() else [s])
+    done = []
+    for member in names:
+        if name == "pdep" and member == "pdep-corpus":
+            conllu = [p for p in candidates if p.suffix == ".conllu"]
+            if conllu:
+                _import_pdep_corpus(conllu, say)
+                done.append(member)
+            continue
+        ds = DATASETS[member]
+        f = ds.files[0]
+        basename = Path(f.relpath).name
+        match = [p for p in candidates if p.name == basename]
+        if not match and len(names) == 1 and len(candidates) == 1:
+            match = candidates  # `data import coda21-clean-hard my-copy.json`
+        if not match:
+            continue
+        src = match[0]
+        _FILE_CHECKS["coda21" if member.startswith("coda21") else member](src)
+        _check_pinned(ds, f.relpath, src)
+        _copy_file(src, data_dir() / f.relpath)
+        digest = sha256_of(data_dir() / f.relpath)
+        _record_import(member, ds.entry, {f.relpath: digest}, src, say, pinned_now=[] if f.sha256 else [f.relpath])
+        done.append(member)
+    if not done:
+        wanted = ", ".join(Path(DATASETS[m].files[0].relpath).name for m in names if DATASETS[m].files)
+        raise DataError(f"no file of {name} in {', '.join(map(str, sources))}; expected {wanted}")
+    return done
+
+
+def _record_import(name: str, entry: str, files: dict, src: Path, say: Say, pinned_now=(), **extra) -> None:
+    _write_state(name, {"name": name, "version": DATASETS[name].version, "entry": entry, "files": files,
+                        "pinned_on_first_fetch": sorted(pinned_now), "source": f"import {src.resolve()}",
+                        "imported": _now(), "verified": _now(), **extra})
+    say(f"{name}: imported {src} -> {data_dir() / entry}")
+
+
+def _import_semcor(sources: list[Path], say: Say) -> None:
+    ds = DATASETS["semcor"]
+    src = sources[0]
+    _check_content(ds, src, str(src))
+    if src.is_dir():
+        from lexprobe.data.semcor import iter_naf_members
+
+        def fill(tmp: Path) -> None:
+            for rel, data in iter_naf_members(src):
+                (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+                (tmp / rel).write_bytes(data)
+
+        _install_tree(data_dir() / "semcor" / "tree", fill)
+        entry, files = "semcor/tree/semcor3.0", {}
+    else:
+        entry = f"semcor/{src.name}"
+        _copy_file(src, data_dir() / entry)
+        files = {entry: sha256_of(data_dir() / entry)}
+    _record_import("semcor", entry, files, src, say, content_sha256=ds.content_sha256)
+
+
+_STREUSLE_PATTERNS = ("*.json", "*.json.gz", "*.conllulex", "*.conllulex.gz", "*.vis", "*.vis.gz")
+
+
+def _import_streusle(sources: list[Path], say: Say) -> None:
+    from lexprobe.data.streusle import read_split
+
+    ds = DATASETS["streusle"]
+    src = sources[0]
+    if not src.is_dir():
+        raise DataError(f"{src} is not a folder; give the streusle-4.4 folder (with train/, dev/, test/)")
+    chosen: list[tuple[Path, str]] = []
+    for split in ("train", "dev", "test"):
+        read_split(src, split, lemmatize=False)  # format check: raises on missing or malformed files
+        for pattern in _STREUSLE_PATTERNS:
+            for p in sorted((src / split).glob(pattern)):
+                if ".govobj." in p.name or ".autoid." in p.name:
+                    continue
+                rel = f"streusle-4.4/{split}/{p.name}"
+                _check_pinned(ds, rel, p)
+                chosen.append((p, rel))
+
+    def fill(tmp: Path) -> None:
+        for p, rel in chosen:
+            dest = tmp / rel.split("/", 1)[1]
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(p, dest)
+
+    _install_tree(data_dir() / "streusle-4.4", fill)
+    files = {rel: sha256_of(data_dir() / rel) for _, rel in chosen}
+    _record_import("streusle", ds.entry, files, src, say)
+
+
+def _import_pdep_corpus(sources: list[Path], say: Say) -> None:
+    from lexprobe.data.pdep import conllu_files, read_pdep
+
+    files = [f for s in sources for f in conllu_files(s)]
+    for f in files:
+        read_pdep(f)  # format and split-name check
+    names = [f.name for f in files]
+    if len(set(names)) != len(names):
+        raise DataError(f"two PDEP files share a name ({', '.join(names)}); import them one folder at a time")
+
+    def fill(tmp: Path) -> None:
+        for f in files:
+            shutil.copyfile(f, tmp / f.name)
+
+    _install_tree(data_dir() / "pdep" / "corpus", fill)
+    recorded = {f"pdep/corpus/{n}": sha256_of(data_dir() / "pdep" / "corpus" / n) for n in names}
+    _record_import("pdep-corpus", "pdep/corpus", recorded, sources[0], say, pinned_now=list(recorded))
+
+
+def _import_ontonotes(sources: list[Path], say: Say) -> None:
+    from lexprobe.data.ontonotes import conll_files, read_ontonotes
+
+    src = sources[0]
+    files = conll_files(src)
+    read_ontonotes(files[0], nota=set(), split=None if src.is_dir() else "test")
+    base = src if src.is_dir() else src.parent
+
+    def fill(tmp: Path) -> None:
+        for f in files:
+            dest = tmp / f.relative_to(base)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(f, dest)
+
+    _install_tree(data_dir() / "ontonotes" / "conll-2012", fill)
+    say(f"ontonotes: {len(files)} CoNLL-2012 files")
+    _record_import("ontonotes", "ontonotes/conll-2012", {}, src, say)
+
+
+def _import_wordnet(sources: list[Path], say: Say) -> None:
+    from lexprobe.data.wordnet import REQUIRED_FILES, lexnames_text
+
+    src = sources[0]
+    missing = [f for f in REQUIRED_FILES if not (src / f).is_file()]
+    if missing:
+        raise DataError(f"{src} is not a WordNet 3.0 dict folder (missing {', '.join(missing)})")
+
+    def fill(tmp: Path) -> None:
+        for item in src.iterdir():
+            if item.is_file():
+                shutil.copyfile(item.resolve(), tmp / item.name)
+        if not (tmp / "lexnames").exists():
+            (tmp / "lexnames").write_text(lexnames_text())
+
+    _install_tree(data_dir() / "wordnet" / "dict", fill)
+    _record_import("wordnet", "wordnet/dict", {}, src, say)
+    from lexprobe.data import wordnet
+
+    wordnet.load_wordnet.cache_clear()

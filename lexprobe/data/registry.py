@@ -1,0 +1,260 @@
+"""Where every dataset lexprobe uses comes from: the data registry.
+
+Each entry names the dataset's version, its upstream (repository, commit or tag,
+path), the pinned URLs of its files (a commit or a tag, never a moving branch),
+its licence, its size and SHA-256 checksums. A checksum is ``None`` where the file
+was not available when the registry was written (CoDA21 noisy-easy, the PDEP
+corpus, the STREUSLE train JSON, GitHub's SemCor repository archive): such a file
+is pinned on first fetch (its checksum is recorded in the data directory and
+checked from then on) and ``lexprobe data list`` says so.
+
+SemCor is also pinned by content: ``content_sha256`` is a digest of its 352 NAF
+documents (see ``naf_content_digest``), the same whether they come from the
+repository archive, the lab's ``semcor3.0_naf.tar.xz`` or an unpacked tree.
+
+The data directory is ``$LEXPROBE_DATA`` or ``~/.cache/lexprobe/data``.
+``$LEXPROBE_DATA_MIRROR`` (http(s):// or file://) replaces the upstream hosts: a
+file at ``https://HOST/PATH`` is fetched from ``<mirror>/HOST/PATH``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from lexprobe.errors import DataError
+
+CODA_COMMIT = "f5393e66eefcbc1b289a6f674527ac7522377382"
+SEMCOR_COMMIT = "c31b9b8eb6d6ca726b6868f19123aaf7e5eb1d88"
+STREUSLE_TAG = "v4.4"
+UNCOMMON_SENSE_COMMIT = "d12dcfeeb7e70d3ebd011c6d2e0b3c876dea341b"
+
+_CODA_LICENCE = "no licence file upstream: use for evaluation, do not redistribute"
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """One file of a dataset: where it lives in the data directory and where it comes from."""
+
+    relpath: str  # relative to the data directory
+    url: str | None  # pinned upstream URL (None: cannot be downloaded)
+    sha256: str | None = None  # None: pinned on first fetch
+    size: int | None = None  # bytes, where known
+
+
+@dataclass(frozen=True)
+class Dataset:
+    name: str
+    title: str
+    version: str
+    upstream: str  # repository or distributor
+    pin: str  # commit, tag or release
+    upstream_path: str
+    licence: str
+    reader_format: str
+    files: tuple[RemoteFile, ...] = ()
+    entry: str = ""  # what readers take, relative to the data directory (file or folder)
+    method: str = "http"  # http | nltk | import-only
+    content_sha256: str | None = None  # format-independent digest (SemCor NAF documents)
+    redistributable: bool = True
+    notes: str = ""
+    size_hint: int | None = field(default=None)  # bytes, where files carry no sizes
+
+    @property
+    def size(self) -> int | None:
+        sizes = [f.size for f in self.files]
+        if sizes and all(s is not None for s in sizes):
+            return sum(sizes)  # type: ignore[arg-type]
+        return self.size_hint
+
+    @property
+    def pinned_on_first_fetch(self) -> list[RemoteFile]:
+        return [f for f in self.files if f.sha256 is None]
+
+    @property
+    def fetch_command(self) -> str:
+        if self.method == "import-only":
+            return f"lexprobe data import {self.name} PATH"
+        return f"lexprobe data fetch {self.name}"
+
+
+def _gh_raw(repo: str, pin: str, path: str) -> str:
+    return f"https://raw.githubusercontent.com/{repo}/{pin}/{path}"
+
+
+def _coda(variant: str, sha256: str | None, size: int | None) -> Dataset:
+    name = f"CoDA-{variant}.json"
+    return Dataset(
+        name=f"coda21-{variant}",
+        title=f"CoDA21 {variant} (official release)",
+        version=CODA_COMMIT[:7],
+        upstream="github.com/lksenel/CoDA21",
+        pin=CODA_COMMIT,
+        upstream_path=f"Data/{name}",
+        licence=_CODA_LICENCE,
+        reader_format='CoDA21 JSON {"n": [group], "v": [group]}',
+        files=(RemoteFile(f"coda21/{name}", _gh_raw("lksenel/CoDA21", CODA_COMMIT, f"Data/{name}"), sha256, size),),
+        entry=f"coda21/{name}",
+        redistributable=False,
+    )
+
+
+_SEMCOR_ARCHIVE = f"semcor/wsd_corpora-{SEMCOR_COMMIT}.tar.gz"
+
+DATASETS: dict[str, Dataset] = {d.name: d for d in (
+    Dataset(
+        name="wordnet",
+        title="WordNet 3.0",
+        version="3.0",
+        upstream="NLTK data (`wordnet` package) or Debian wordnet-base",
+        pin="3.0",
+        upstream_path="corpora/wordnet.zip",
+        licence="WordNet 3.0 licence (Princeton University; free use and redistribution with notice)",
+        reader_format="WordNet dict files read by NLTK",
+        files=(RemoteFile("nltk_data/corpora/wordnet.zip",
+                          "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/packages/corpora/wordnet.zip"),),
+        entry="nltk_data",
+        method="nltk",
+        notes="fetched with NLTK's downloader (whose server has no pinned revisions: the zip is pinned on "
+              "first fetch); `scripts/setup.sh` installs Debian's wordnet-base instead",
+    ),
+    _coda("clean-easy", "e9636d3e43a633d106ab6f7c35344d7afc491c09f1f7a5668bc19cbc9c9eda37", 1_145_382),
+    _coda("clean-hard", "1c797391da14d68b8c3527e4065564b89e66456472b20b4b774960291fdfabef", 584_311),
+    _coda("noisy-easy", None, None),
+    _coda("noisy-hard", "cf3baad012beb72f5bd8a9c4c7d68b0d04b68026815a6ed07e4c872d6d502bf6", 2_919_726),
+    Dataset(
+        name="semcor",
+        title="SemCor 3.0 in NAF (WordNet 3.0 sense keys)",
+        version="3.0",
+        upstream="github.com/rubenIzquierdo/wsd_corpora",
+        pin=SEMCOR_COMMIT,
+        upstream_path="semcor3.0/brown*/*.naf (repository archive)",
+        licence="SemCor: Princeton WordNet licence; NAF packaging: Apache-2.0",
+        reader_format="NAF XML per document; a tar archive (any compression) or an unpacked tree",
+        files=(RemoteFile(_SEMCOR_ARCHIVE, f"https://github.com/rubenIzquierdo/wsd_corpora/archive/{SEMCOR_COMMIT}.tar.gz"),),
+        entry=_SEMCOR_ARCHIVE,
+        content_sha256="3699a1cf7333265bd890a5c05f2ee3762d7e3011eaeee5dd5f6b7b8366a22ecd",
+        notes="the repository archive also holds other WSD corpora; only semcor3.0/brown*/ is read",
+    ),
+    Dataset(
+        name="streusle",
+        title="STREUSLE 4.4 (train, dev, test)",
+        version="4.4",
+        upstream="github.com/nert-nlp/streusle",
+        pin=STREUSLE_TAG,
+        upstream_path="{train,dev,test}/streusle.ud_<split>.json",
+        licence="CC BY-SA 4.0 annotations (English Web Treebank text)",
+        reader_format="STREUSLE JSON per split (conllulex and .vis also read)",
+        files=(
+            RemoteFile("streusle-4.4/train/streusle.ud_train.json",
+                       _gh_raw("nert-nlp/streusle", STREUSLE_TAG, "train/streusle.ud_train.json")),
+            RemoteFile("streusle-4.4/dev/streusle.ud_dev.json",
+                       _gh_raw("nert-nlp/streusle", STREUSLE_TAG, "dev/streusle.ud_dev.json"),
+                       "4481069966a1c9f88f8357dfa393ffb5e21dee406d562273a500d3cb6cee7993", 1_850_404),
+            RemoteFile("streusle-4.4/test/streusle.ud_test.json",
+                       _gh_raw("nert-nlp/streusle", STREUSLE_TAG, "test/streusle.ud_test.json"),
+                       "f79217b717dffa9f58cf0f2addf10c41a4d84c930c444fcf8c2b24d3e43ca9dc", 1_848_016),
+        ),
+        entry="streusle-4.4",
+    ),
+    Dataset(
+        name="pdep-inventory",
+        title="PDEP preposition sense inventory (prepdefs.sqlite)",
+        version=UNCOMMON_SENSE_COMMIT[:7],
+        upstream="github.com/lgessler/bert-has-uncommon-sense",
+        pin=UNCOMMON_SENSE_COMMIT,
+        upstream_path="data/pdep/SQL/prepdefs.sqlite",
+        licence="PDEP (The Preposition Project), as distributed with the paper's code",
+        reader_format="SQLite table prepdefs(prep, sense, def)",
+        files=(RemoteFile("pdep/prepdefs.sqlite",
+                          _gh_raw("lgessler/bert-has-uncommon-sense", UNCOMMON_SENSE_COMMIT, "data/pdep/SQL/prepdefs.sqlite"),
+                          "3fcce72f385e1dac36b33b006992e84a1779420442116a9928970d758fe0ae8d", 139_264),),
+        entry="pdep/prepdefs.sqlite",
+    ),
+    Dataset(
+        name="pdep-corpus",
+        title="PDEP corpus of sense-tagged prepositions (train, test)",
+        version=UNCOMMON_SENSE_COMMIT[:7],
+        upstream="github.com/lgessler/bert-has-uncommon-sense",
+        pin=UNCOMMON_SENSE_COMMIT,
+        upstream_path="data/pdep/pdep_{train,test}.conllu",
+        licence="PDEP (The Preposition Project), as distributed with the paper's code",
+        reader_format="CoNLL-U with Sense= in MISC",
+        files=tuple(
+            RemoteFile(f"pdep/corpus/pdep_{split}.conllu",
+                       _gh_raw("lgessler/bert-has-uncommon-sense", UNCOMMON_SENSE_COMMIT, f"data/pdep/pdep_{split}.conllu"))
+            for split in ("train", "test")
+        ),
+        entry="pdep/corpus",
+    ),
+    Dataset(
+        name="ontonotes-nota",
+        title="OntoNotes 'none of the above' sense list (dropped senses)",
+        version=UNCOMMON_SENSE_COMMIT[:7],
+        upstream="github.com/lgessler/bert-has-uncommon-sense",
+        pin=UNCOMMON_SENSE_COMMIT,
+        upstream_path="data/ontonotes_nota_senses.txt",
+        licence="as distributed with the paper's code",
+        reader_format="text, one lemma_pos_sense per line",
+        files=(RemoteFile("ontonotes/ontonotes_nota_senses.txt",
+                          _gh_raw("lgessler/bert-has-uncommon-sense", UNCOMMON_SENSE_COMMIT, "data/ontonotes_nota_senses.txt"),
+                          "4094cede2497855e89a725993b49088983df0fa89fe2cd4d8f6b0abb6fade0a5", 45_198),),
+        entry="ontonotes/ontonotes_nota_senses.txt",
+    ),
+    Dataset(
+        name="ontonotes",
+        title="OntoNotes 5.0 in CoNLL-2012 format (word senses)",
+        version="5.0",
+        upstream="LDC (LDC2013T19)",
+        pin="LDC2013T19",
+        upstream_path="CoNLL-2012 *_conll files (train/, development/, test/)",
+        licence="LDC licence: bring your own copy",
+        reader_format="CoNLL-2012 *_conll with the word-sense column",
+        entry="ontonotes/conll-2012",
+        method="import-only",
+        redistributable=False,
+    ),
+)}
+
+#: names that stand for several datasets on the command line
+GROUPS: dict[str, tuple[str, ...]] = {
+    "coda21": ("coda21-clean-easy", "coda21-clean-hard", "coda21-noisy-easy", "coda21-noisy-hard"),
+    "pdep": ("pdep-inventory", "pdep-corpus"),
+}
+
+
+def expand_names(names) -> list[str]:
+    """Dataset names with groups expanded, in order, without repeats; unknown names are an error."""
+    out: list[str] = []
+    for name in names:
+        members = GROUPS.get(name, (name,))
+        for m in members:
+            if m not in DATASETS:
+                choices = ", ".join([*DATASETS, *GROUPS])
+                raise DataError(f"unknown dataset {name!r}; choose one of {choices} (see `lexprobe data list`)")
+            if m not in out:
+                out.append(m)
+    return out
+
+
+def get(name: str) -> Dataset:
+    return DATASETS[expand_names([name])[0]]
+
+
+def data_dir() -> Path:
+    """``$LEXPROBE_DATA`` or ``~/.cache/lexprobe/data`` (not created here)."""
+    env = os.environ.get("LEXPROBE_DATA")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "lexprobe" / "data"
+
+
+def mirror_url(url: str, mirror: str | None = None) -> str:
+    """The URL to fetch: ``url`` itself, or ``<mirror>/<host>/<path>`` under ``$LEXPROBE_DATA_MIRROR``."""
+    mirror = os.environ.get("LEXPROBE_DATA_MIRROR", "") if mirror is None else mirror
+    if not mirror:
+        return url
+    if not mirror.startswith(("http://", "https://", "file://")):
+        raise DataError(f"LEXPROBE_DATA_MIRROR={mirror!r} must start with http://, https:// or file://")
+    parts = urlsplit(url)
+    return f"{mirror.rstrip('/')}/{parts.netloc}{parts.path}"

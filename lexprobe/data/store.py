@@ -1,0 +1,383 @@
+"""The data directory: what is in it, and fetching, importing and verifying datasets.
+
+Layout: every dataset's files sit at their registry ``relpath`` under the data
+directory (``coda21/CoDA-clean-hard.json``, ``semcor/wsd_corpora-<commit>.tar.gz``,
+``streusle-4.4/dev/...``), and ``.lexprobe/<name>.json`` records what was put
+there: the files' SHA-256 (the pin for files the registry could not pin), where
+they came from, what readers should open (``entry``) and when they were last
+verified. Files copied in by hand are found too and pinned on ``data verify``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Callable, Iterable
+
+from lexprobe.data.download import NetworkError, download, sha256_of, timeout_s
+from lexprobe.data.registry import DATASETS, Dataset, data_dir, mirror_url
+from lexprobe.errors import DataError
+
+STATE_DIR = ".lexprobe"
+NLTK_INDEX_URL = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/index.xml"
+#: what NLTK's downloader fetches for "wordnet" (NLTK's data server has no pinned revisions)
+NLTK_WORDNET_URL = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/packages/corpora/wordnet.zip"
+
+Say = Callable[[str], None]
+
+
+# --- state ---------------------------------------------------------------------------
+
+def _state_file(name: str) -> Path:
+    return data_dir() / STATE_DIR / f"{name}.json"
+
+
+def read_state(name: str) -> dict:
+    try:
+        return json.loads(_state_file(name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_state(name: str, state: dict) -> None:
+    path = _state_file(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(state, indent=1, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
+
+
+def entry_path(name: str) -> Path:
+    """What a reader opens for dataset ``name`` (it may not exist yet); the per-dataset overrides
+    ``LEXPROBE_SEMCOR`` and ``LEXPROBE_CODA_DIR`` come first."""
+    if name == "semcor" and os.environ.get("LEXPROBE_SEMCOR"):
+        return Path(os.environ["LEXPROBE_SEMCOR"])
+    if name.startswith("coda21-") and os.environ.get("LEXPROBE_CODA_DIR"):
+        return Path(os.environ["LEXPROBE_CODA_DIR"]) / Path(DATASETS[name].entry).name
+    entry = read_state(name).get("entry") or DATASETS[name].entry
+    return data_dir() / entry
+
+
+def locate(name: str) -> Path | None:
+    """The dataset's entry in the data directory, or None when it is not there."""
+    if name == "wordnet":
+        return _wordnet_location()
+    path = entry_path(name)
+    if not path.exists():
+        return None
+    if path.is_dir() and not any(p.is_file() for p in path.rglob("*")):
+        return None
+    return path
+
+
+def missing_message(name: str, what: str | None = None) -> str:
+    """One line saying a dataset is not in the data directory and the command that gets it."""
+    ds = DATASETS[name]
+    how = f"run `{ds.fetch_command}`"
+    if ds.method == "http":
+        how += f" (or `lexprobe data import {name} PATH` for a copy you have)"
+    return f"{what or ds.title} not found in the data directory {data_dir()}; {how}"
+
+
+def _pin(ds: Dataset, relpath: str, state: dict) -> str | None:
+    for f in ds.files:
+        if f.relpath == relpath and f.sha256:
+            return f.sha256
+    return (state.get("files") or {}).get(relpath)
+
+
+# --- SemCor content digest -------------------------------------------------------------
+
+def naf_content_digest(path: Path) -> tuple[str, int]:
+    """SHA-256 over ``relpath<TAB>sha256(bytes)`` lines of the SemCor NAF documents, sorted,
+    and their number: the same for the repository archive, a tar.xz or an unpacked tree."""
+    from lexprobe.data.semcor import iter_naf_members
+
+    lines = sorted(f"{rel}\t{hashlib.sha256(data).hexdigest()}\n" for rel, data in iter_naf_members(path))
+    if not lines:
+        raise DataError(f"no SemCor NAF documents in {path}")
+    return hashlib.sha256("".join(lines).encode()).hexdigest(), len(lines)
+
+
+def _check_content(ds: Dataset, path: Path, shown: str) -> None:
+    if not ds.content_sha256:
+        return
+    digest, n = naf_content_digest(path)
+    if digest != ds.content_sha256:
+        raise DataError(
+            f"{shown} is not {ds.title} at {ds.pin[:12]}: its {n} NAF documents have content digest "
+            f"{digest[:16]}..., expected {ds.content_sha256[:16]}... (352 documents)"
+        )
+
+
+# --- fetch -----------------------------------------------------------------------------
+
+def fetch(name: str, progress: bool = True, force: bool = False, say: Say = print) -> Path:
+    """Download dataset ``name`` into the data directory (skipping files already verified there)."""
+    ds = DATASETS[name]
+    if ds.method == "import-only":
+        raise DataError(f"{ds.title} cannot be downloaded ({ds.licence}); run `lexprobe data import {name} PATH`")
+    if ds.method == "nltk":
+        return _fetch_wordnet(progress, force, say)
+    root = data_dir()
+    state = read_state(name)
+    if state.get("entry") and state["entry"] != ds.entry and locate(name) and not force:
+        say(f"{name}: already imported at {entry_path(name)} (use --force to download the upstream copy)")
+        return entry_path(name)
+    files = dict(state.get("files") or {}) if state.get("entry", ds.entry) == ds.entry else {}
+    pinned_here = set(state.get("pinned_on_first_fetch") or [])
+    for f in ds.files:
+        target = root / f.relpath
+        pin = _pin(ds, f.relpath, {"files": files})
+        if target.exists() and not force and pin and files.get(f.relpath) == pin:
+            continue  # fetched and verified before
+        url = mirror_url(f.url)
+        say(f"{name}: fetching {url}")
+        check = (lambda p: _check_content(ds, p, url)) if ds.content_sha256 else None
+        digest = download(url, target, sha256=f.sha256 or (None if force else pin), size=f.size,
+                          label=f"{name} {Path(f.relpath).name}", progress=progress, check=check)
+        files[f.relpath] = digest
+        if f.sha256 is None and f.relpath not in pinned_here:
+            pinned_here.add(f.relpath)
+            say(f"{name}: {Path(f.relpath).name} pinned on first fetch: sha256 {digest}")
+    _write_state(name, {
+        "name": name, "version": ds.version, "entry": ds.entry, "files": files,
+        "pinned_on_first_fetch": sorted(pinned_here), "source": "fetch " + ", ".join(mirror_url(f.url) for f in ds.files),
+        "fetched": _now(), "verified": _now(),
+    })
+    say(f"{name}: ready at {root / ds.entry}")
+    return root / ds.entry
+
+
+def fetch_many(names: Iterable[str], progress: bool = True, force: bool = False, say: Say = print) -> list[str]:
+    """Fetch each dataset; returns one line per failure (every dataset is tried)."""
+    failures = []
+    for name in names:
+        try:
+            fetch(name, progress=progress, force=force, say=say)
+        except DataError as err:
+            failures.append(f"{name}: {err}")
+    return failures
+
+
+def ensure(names: Iterable[str], allow_fetch: bool = True, say: Say = print) -> dict[str, Path | None]:
+    """For ``lexprobe run``: each dataset's location, fetching what is missing while the network
+    answers (after one unreachable host no further download is tried)."""
+    found: dict[str, Path | None] = {}
+    offline = not allow_fetch
+    for name in names:
+        path = locate(name)
+        if path is None and not offline:
+            try:
+                path = fetch(name, progress=True, say=say)
+            except NetworkError as err:
+                say(f"lexprobe: could not fetch {name}: {err}")
+                offline = True
+            except DataError as err:
+                say(f"lexprobe: could not fetch {name}: {err}")
+        found[name] = path
+    return found
+
+
+# --- WordNet -----------------------------------------------------------------------------
+
+def _wordnet_location() -> Path | None:
+    from lexprobe.data.wordnet import wordnet_source_dir
+
+    src = wordnet_source_dir()
+    if src is not None:
+        return src
+    nltk_root = data_dir() / "nltk_data" / "corpora"
+    for p in (nltk_root / "wordnet", nltk_root / "wordnet.zip"):
+        if p.exists():
+            return p
+    return None
+
+
+def _fetch_wordnet(progress: bool, force: bool, say: Say) -> Path:
+    where = _wordnet_location()
+    if where is not None and not force:
+        say(f"wordnet: already installed at {where}")
+        return where
+    root = data_dir() / "nltk_data"
+    root.mkdir(parents=True, exist_ok=True)
+    archive = root / "corpora" / "wordnet.zip"
+    state = read_state("wordnet")
+    pinned = (state.get("files") or {}).get("nltk_data/corpora/wordnet.zip")
+    if os.environ.get("LEXPROBE_DATA_MIRROR"):
+        # NLTK's downloader refuses private and loopback hosts, and its index names absolute
+        # upstream URLs: from a mirror, fetch the same zip ourselves and unpack it as NLTK does
+        url = mirror_url(NLTK_WORDNET_URL)
+        say(f"wordnet: fetching {url}")
+        download(url, archive, sha256=None if force else pinned, label="wordnet.zip", progress=progress,
+                 check=_check_wordnet_zip)
+        _unzip_wordnet(archive)
+        ok, source = True, url
+    else:
+        say(f"wordnet: fetching with NLTK's downloader into {root}")
+        ok, source = _nltk_download_wordnet(root, progress), f"nltk.download('wordnet') ({NLTK_INDEX_URL})"
+    if not ok or not archive.exists():
+        raise DataError(f"NLTK's downloader did not install wordnet under {root}")
+    digest = sha256_of(archive)
+    if pinned and pinned != digest and not force:
+        raise DataError(f"checksum mismatch for {archive}: sha256 {digest}, pinned on first fetch {pinned}; "
+                        "rerun with --force to accept the new file")
+    _write_state("wordnet", {"name": "wordnet", "version": "3.0", "entry": "nltk_data",
+                             "files": {"nltk_data/corpora/wordnet.zip": digest},
+                             "pinned_on_first_fetch": ["nltk_data/corpora/wordnet.zip"],
+                             "source": source, "fetched": _now(), "verified": _now()})
+    from lexprobe.data import wordnet
+
+    wordnet.load_wordnet.cache_clear()
+    say(f"wordnet: ready at {archive}")
+    return archive
+
+
+def _nltk_download_wordnet(root: Path, progress: bool) -> bool:
+    import socket
+
+    import nltk
+
+    previous = socket.getdefaulttimeout()
+    socket.setdefaulttimeout(timeout_s())  # NLTK's downloader opens URLs without a timeout
+    try:
+        return nltk.downloader.Downloader(download_dir=str(root)).download(
+            "wordnet", quiet=not progress, raise_on_error=True)
+    except Exception as err:  # noqa: BLE001 - NLTK raises ValueError, URLError, OSError...
+        raise NetworkError(f"NLTK's downloader could not fetch wordnet ({err}); install Debian's wordnet-base, or "
+                           "`lexprobe data import wordnet DICT_DIR` a WordNet 3.0 dict folder") from None
+    finally:
+        socket.setdefaulttimeout(previous)
+
+
+def _check_wordnet_zip(path: Path) -> None:
+    import zipfile
+
+    from lexprobe.data.wordnet import REQUIRED_FILES
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            names = set(z.namelist())
+    except (zipfile.BadZipFile, OSError) as err:
+        raise DataError(f"{path.name} is not NLTK's wordnet.zip ({err})") from None
+    missing = [f for f in REQUIRED_FILES if f"wordnet/{f}" not in names]
+    if missing:
+        raise DataError(f"{path.name} is not NLTK's wordnet.zip (no wordnet/{', wordnet/'.join(missing)})")
+
+
+def _unzip_wordnet(archive: Path) -> None:
+    """Unpack ``wordnet/*`` beside the zip, as NLTK's downloader does."""
+    import zipfile
+
+    def fill(tmp: Path) -> None:
+        with zipfile.ZipFile(archive) as z:
+            for info in z.infolist():
+                if info.filename.startswith("wordnet/") and not info.is_dir():
+                    (tmp / Path(info.filename).name).write_bytes(z.read(info))
+
+    _install_tree(archive.parent / "wordnet", fill)
+
+
+# --- import --------------------------------------------------------------------------------
+
+def _copy_file(src: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(dest.name + ".part")
+    try:
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _install_tree(dest: Path, fill: Callable[[Path], None]) -> None:
+    """Build a folder beside ``dest`` and swap it in, so ``dest`` is never half written."""
+    tmp = dest.with_name(dest.name + ".part")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    try:
+        fill(tmp)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if dest.exists():
+        old = dest.with_name(dest.name + ".old")
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(dest, old)
+        shutil.rmtree(old, ignore_errors=True)
+    os.replace(tmp, dest)
+
+
+def import_dataset(name: str, sources: list[Path], say: Say = print) -> list[str]:
+    """Validate and copy a user's copy into the data directory (see ``importing``)."""
+    from lexprobe.data.importing import import_dataset as _import
+
+    return _import(name, sources, say)
+
+
+
+# --- verify and status ----------------------------------------------------------------------
+
+def verify(name: str) -> tuple[str, list[str]]:
+    """Re-check a present dataset: ``("ok"|"missing"|"system", problems)``; pins unpinned files."""
+    ds = DATASETS[name]
+    if name == "wordnet":
+        where = _wordnet_location()
+        if where is None:
+            return "missing", []
+        state = read_state(name)
+        if not (state.get("files") and str(where).startswith(str(data_dir()))):
+            return "system", []
+    path = locate(name)
+    if path is None:
+        return "missing", []
+    state = read_state(name)
+    files = dict(state.get("files") or {})
+    if not state:
+        files = {f.relpath: None for f in ds.files if (data_dir() / f.relpath).is_file()}
+    problems, pinned_now = [], []
+    for rel, recorded in files.items():
+        p = data_dir() / rel
+        if not p.is_file():
+            problems.append(f"{p} is missing (recorded when the data was fetched or imported)")
+            continue
+        digest = sha256_of(p)
+        pin = _pin(ds, rel, state) or recorded
+        if pin and digest != pin:
+            problems.append(f"{p}: sha256 {digest} differs from the pinned {pin}")
+        elif not pin:
+            files[rel] = digest
+            pinned_now.append(rel)
+    if ds.content_sha256 and not problems:
+        try:
+            _check_content(ds, path, str(path))
+        except DataError as err:
+            problems.append(str(err))
+    if not problems:
+        state.update(files=files, verified=_now(), entry=state.get("entry") or ds.entry, name=name)
+        state["pinned_on_first_fetch"] = sorted(set(state.get("pinned_on_first_fetch") or []) | set(pinned_now))
+        _write_state(name, state)
+    return "ok", problems
+
+
+def status(name: str) -> dict:
+    """What ``data list`` shows: presence, location, verification, pins (no hashing: fast)."""
+    ds = DATASETS[name]
+    path = locate(name)
+    state = read_state(name)
+    info = {"name": name, "present": path is not None, "path": str(path) if path else None,
+            "verified": state.get("verified") if path else None, "source": state.get("source"),
+            "pinned_on_first_fetch": state.get("pinned_on_first_fetch") or []}
+    if name == "wordnet" and path is not None and not state.get("files"):
+        info["verified"] = None
+        info["source"] = "system installation"
+    return info
+
