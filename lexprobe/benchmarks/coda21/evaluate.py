@@ -114,6 +114,7 @@ def match_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig = Ev
     if kind == "masked":
         from lexprobe.scorers.pll import pll_scores
 
+        # CoDA21's 48-token cut of definitions is made here; the PLL API scores whole texts
         flat = pll_scores(scorer, _lm_requests(groups, config), variant=config.pll_variant,
                           max_tokens=config.max_definition_tokens, normalize=config.normalize)
         return _split_matrices(groups, flat)
