@@ -25,7 +25,7 @@ def default_coda_dir() -> Path:
 
 
 def register(sub) -> None:
-    from lexprobe.cli_common import add_model_args
+    from lexprobe.cli_common import add_model_args, positive_int
 
     p = sub.add_parser("coda", help="CoDA21: align contexts with definitions of hidden words")
     csub = p.add_subparsers(dest="coda_command", metavar="COMMAND")
@@ -69,6 +69,15 @@ def register(sub) -> None:
     s = csub.add_parser("stats", help="Table-1 statistics of CoDA21 files")
     s.add_argument("files", nargs="+", help="CoDA21 JSON files")
     s.set_defaults(func=cmd_stats)
+
+    hs = csub.add_parser("sample-human", formatter_class=fmt,
+                         help="the paper's human-evaluation subset S20 (20 clean-easy noun groups, seed 42)")
+    hs.add_argument("--data", help="CoDA-clean-easy.json (default: the official file in the CoDA21 data folder)")
+    hs.add_argument("--out", required=True, help="output JSON file (official format; `coda eval --data` reads it)")
+    hs.add_argument("--size", type=positive_int, default=20)
+    hs.add_argument("--seed", type=int, default=42)
+    hs.add_argument("--pos", choices=("n", "v"), default="n")
+    hs.set_defaults(func=cmd_sample_human)
 
     h = csub.add_parser("heatmap", help="draw one group's match scores with predicted and gold alignment")
     h.add_argument("--result", required=True, help="result JSON of `lexprobe coda eval`")
@@ -154,6 +163,19 @@ def cmd_stats(args) -> int:
         print(format_stats(coda_stats(data), title=str(path)))
         for problem in data.problems:
             print(f"  malformed: {problem}")
+    return 0
+
+
+def cmd_sample_human(args) -> int:
+    from lexprobe.benchmarks.coda21.human import write_sample
+
+    source = args.data or default_coda_dir() / OFFICIAL_FILES["clean-easy"]
+    sample = write_sample(source, args.out, size=args.size, seed=args.seed, pos=args.pos)
+    groups = sample[args.pos]
+    print(f"{len(groups)} groups sampled from {source} (seed {args.seed}, duplicate contexts skipped):")
+    for gid, g in zip(sample["sample"]["groups"], groups):
+        print(f"  {gid:7s} k={len(g['candidates']):2d}  {g['common_ancestor_info'].get('ancestor_name', '')}")
+    print(f"sample written to {args.out}")
     return 0
 
 
