@@ -25,7 +25,7 @@ def default_coda_dir() -> Path:
 
 
 def register(sub) -> None:
-    from lexprobe.cli_common import add_model_args, positive_int
+    from lexprobe.cli_common import add_model_args, add_protocol_arg, positive_int
 
     p = sub.add_parser("coda", help="CoDA21: align contexts with definitions of hidden words")
     csub = p.add_subparsers(dest="coda_command", metavar="COMMAND")
@@ -64,6 +64,7 @@ def register(sub) -> None:
     b.add_argument("--max-groups", type=int, help="stop after N groups per POS (small builds)")
     b.add_argument("--device", default="auto")
     b.add_argument("--batch-size", type=int, default=None)
+    add_protocol_arg(b)
     b.set_defaults(func=cmd_build)
 
     s = csub.add_parser("stats", help="Table-1 statistics of CoDA21 files")
@@ -122,7 +123,7 @@ def _embedder(model: str, device: str | None, batch_size: int | None):
     return scorer.encode
 
 
-def _context_selector(model: str, device: str | None, batch_size: int | None):
+def _context_selector(model: str, device: str | None, batch_size: int | None, protocol: str = "paper"):
     from lexprobe.benchmarks.coda21.contexts import FirstContextSelector, MaskedContextSelector
     from lexprobe.models import load_scorer
 
@@ -132,7 +133,7 @@ def _context_selector(model: str, device: str | None, batch_size: int | None):
         scorer = load_scorer(model, kind="masked", device=device, batch_size=batch_size)
     except LexprobeError as err:
         raise LexprobeError(f"{err} (for --context-model; pass a local masked LM or `--context-model first`)") from None
-    return MaskedContextSelector(scorer)
+    return MaskedContextSelector(scorer, average="prob" if protocol == "authors" else "log")
 
 
 def cmd_build(args) -> int:
@@ -141,10 +142,11 @@ def cmd_build(args) -> int:
     from lexprobe.data.wordnet import load_wordnet
 
     config = BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
-                         pos=("n", "v") if args.pos == "both" else (args.pos,), max_groups=args.max_groups)
+                         pos=("n", "v") if args.pos == "both" else (args.pos,), max_groups=args.max_groups,
+                         cluster=args.protocol)
     config.validate()
     wn = load_wordnet()
-    selector = _context_selector(args.context_model, args.device, args.batch_size)
+    selector = _context_selector(args.context_model, args.device, args.batch_size, args.protocol)
     embed = _embedder(args.embed_model, args.device, args.batch_size)
     groups = build_coda(wn, iter_semcor_sentences(args.semcor), embed, config, selector=selector)
     write_json(args.out, groups_to_official(groups))
