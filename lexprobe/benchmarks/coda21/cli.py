@@ -45,6 +45,7 @@ def register(sub) -> None:
                    help="sum or average the definition's token log-probabilities (LMs)")
     e.add_argument("--pll", choices=("token", "word-l2r"), default="token",
                    help="masked LMs: mask one token at a time, or also the later pieces of the same word")
+    add_protocol_arg(e)
     e.add_argument("--out", required=True, help="result JSON file (per-group matrices included)")
     e.set_defaults(func=cmd_eval)
 
@@ -100,7 +101,8 @@ def cmd_eval(args) -> int:
     from lexprobe.cli_common import scorer_from_args
 
     config = EvalConfig(align=args.align, pos=args.pos, limit=args.limit, nonce=args.nonce,
-                        pattern=args.pattern, normalize=args.normalize, pll_variant=args.pll)
+                        pattern=args.pattern, normalize=args.normalize, pll_variant=args.pll,
+                        protocol=args.protocol)
     config.validate()
     data = load_coda(args.data)  # data errors before the (slow) model load
     for problem in data.problems:
