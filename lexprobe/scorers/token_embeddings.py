@@ -12,6 +12,11 @@ embedding layer's output and entry i the output of transformer block i; the defa
 code numbers layers from the first transformer block, so its layer L is
 ``hidden_states[L + 1]`` here: pass ``--layer L+1`` to reproduce it.
 
+``words_alone=True`` is the authors' tokenisation (AllenNLP's mismatched indexer):
+every word is tokenised on its own and the pieces are joined, so a byte-level BPE
+model (RoBERTa, GPT-2) sees each word without the prefix space it has in running
+text ("dog", not "Ġdog"). WordPiece models are barely affected.
+
 Each distinct sentence is encoded once, whatever the number of targets in it.
 Sentences are processed in chunks of ``CHUNK`` (longest first within a batch via
 ``run_batched``); each chunk's vectors are cached on disk under
@@ -64,6 +69,7 @@ class TokenEmbedder:
         max_length: int | None = None,
         dtype: str | None = None,
         use_cache: bool = True,
+        words_alone: bool = False,
     ):
         from transformers import AutoModel, AutoTokenizer
 
@@ -75,6 +81,7 @@ class TokenEmbedder:
         self.batch_size = max(1, int(batch_size or 32))
         self.layer = int(layer)
         self.use_cache = use_cache
+        self.words_alone = bool(words_alone)
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(self.path, use_fast=True, trust_remote_code=False)
         except (OSError, ValueError) as err:
@@ -107,7 +114,7 @@ class TokenEmbedder:
 
     def describe(self) -> dict:
         return {"name": self.name, "layer": self.layer, "hidden_states_index": self.layer % (self.n_layers + 1),
-                "max_length": self.max_length}
+                "max_length": self.max_length, "words_alone": self.words_alone}
 
     # ------------------------------------------------------------------ public
     def embed(self, instances: Sequence[SenseInstance], progress: bool = True) -> EmbeddedTargets:
@@ -141,6 +148,14 @@ class TokenEmbedder:
             vectors = np.zeros((0, self.model.config.hidden_size), dtype=np.float32)
         return EmbeddedTargets(vectors, ok, dict(self.stats, skipped=int((~ok).sum())))
 
+    def _hidden(self, enc: dict) -> np.ndarray:
+        out = self.model(**enc, output_hidden_states=self.layer not in (-1, self.n_layers))
+        if self.layer in (-1, self.n_layers):
+            hidden = out.last_hidden_state
+        else:
+            hidden = out.hidden_states[self.layer]
+        return hidden.float().cpu().numpy()
+
     def embed_sentence(self, tokens: Sequence[str], indices: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """Vectors of ``tokens[i]`` for i in ``indices`` (no cache), and which aligned."""
         return self._encode_batch([(tuple(tokens), list(indices))])[0]
@@ -149,7 +164,8 @@ class TokenEmbedder:
     def _chunk(self, jobs: list[tuple[tuple[str, ...], list[int]]]) -> tuple[np.ndarray, np.ndarray]:
         path = None
         if self.use_cache:
-            key = stable_hash([_CACHE_VERSION, self.fingerprint, self.path, self.layer, self.max_length, jobs])
+            key = stable_hash([_CACHE_VERSION, self.fingerprint, self.path, self.layer, self.max_length,
+                               "words-alone" if self.words_alone else "text", jobs])
             path = cache_dir() / "token-embeddings" / f"{key}.npz"
             if path.exists():
                 try:
@@ -168,8 +184,45 @@ class TokenEmbedder:
             os.replace(tmp, path)
         return vecs, ok
 
+    def _words_alone_batch(self, jobs: list[tuple[tuple[str, ...], list[int]]]):
+        """Inputs of words tokenised one by one, and each word's piece positions."""
+        tok = self.tokenizer
+        prefix, suffix = _special_frame(tok)
+        rows, word_pieces = [], []
+        for tokens, _ in jobs:
+            ids, where = [], []
+            for word in tokens:
+                pieces = tok(word, add_special_tokens=False)["input_ids"]
+                where.append(list(range(len(ids), len(ids) + len(pieces))))
+                ids.extend(pieces)
+            keep = max(0, self.max_length - len(prefix) - len(suffix))
+            rows.append(prefix + ids[:keep] + suffix)
+            word_pieces.append([[p + len(prefix) for p in w if p < keep] for w in where])
+        width = max(len(r) for r in rows)
+        input_ids = torch.full((len(rows), width), tok.pad_token_id, dtype=torch.long)
+        attention = torch.zeros((len(rows), width), dtype=torch.long)
+        for b, r in enumerate(rows):
+            input_ids[b, : len(r)] = torch.tensor(r)
+            attention[b, : len(r)] = 1
+        return {"input_ids": input_ids, "attention_mask": attention}, word_pieces
+
     @torch.inference_mode()
     def _encode_batch(self, jobs: list[tuple[tuple[str, ...], list[int]]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        if self.words_alone:
+            enc, word_pieces = self._words_alone_batch(jobs)
+            hidden = self._hidden({k: v.to(self.device) for k, v in enc.items()})
+            self.stats["sentences_encoded"] += len(jobs)
+            self.stats["forward_batches"] += 1
+            results = []
+            for b, (_, idxs) in enumerate(jobs):
+                vecs = np.zeros((len(idxs), hidden.shape[-1]), dtype=np.float32)
+                mask = np.zeros(len(idxs), dtype=bool)
+                for j, t in enumerate(idxs):
+                    if word_pieces[b][t]:
+                        vecs[j] = hidden[b, word_pieces[b][t]].mean(axis=0)
+                        mask[j] = True
+                results.append((vecs, mask))
+            return results
         texts = [" ".join(tokens) for tokens, _ in jobs]
         enc = self.tokenizer(
             texts, return_offsets_mapping=True, padding=True, truncation=True,
@@ -178,12 +231,7 @@ class TokenEmbedder:
         offsets = enc.pop("offset_mapping").numpy()
         special = enc.pop("special_tokens_mask").numpy().astype(bool)
         enc = {k: v.to(self.device) for k, v in enc.items()}
-        out = self.model(**enc, output_hidden_states=self.layer not in (-1, self.n_layers))
-        if self.layer in (-1, self.n_layers):
-            hidden = out.last_hidden_state
-        else:
-            hidden = out.hidden_states[self.layer]
-        hidden = hidden.float().cpu().numpy()
+        hidden = self._hidden(enc)
         self.stats["sentences_encoded"] += len(jobs)
         self.stats["forward_batches"] += 1
         attn = enc["attention_mask"].cpu().numpy().astype(bool)
@@ -201,6 +249,16 @@ class TokenEmbedder:
                     mask[j] = True
             results.append((vecs, mask))
         return results
+
+
+def _special_frame(tok) -> tuple[list[int], list[int]]:
+    """The special tokens the tokenizer puts before and after a single text."""
+    plain = tok("a", add_special_tokens=False)["input_ids"]
+    full = tok("a")["input_ids"]
+    for i in range(len(full) - len(plain) + 1):
+        if full[i : i + len(plain)] == plain:
+            return full[:i], full[i + len(plain):]
+    return [], []
 
 
 def target_subwords(starts: np.ndarray, ends: np.ndarray, real: np.ndarray, s: int, e: int) -> np.ndarray:

@@ -15,6 +15,8 @@ DEFAULT_SAMPLE_INSTANCES = 4000
 
 
 def register(subparsers) -> None:
+    from lexprobe.cli_common import add_protocol_arg
+
     p = subparsers.add_parser("senserank", help="CWE similarity ranking (query-by-example word-sense retrieval)")
     sub = p.add_subparsers(dest="senserank_command", metavar="COMMAND")
     sub.required = True
@@ -31,12 +33,16 @@ def register(subparsers) -> None:
                    help="sample whole lemmas (seeded) until database + queries reach this size")
     e.add_argument("--match-pos", action="store_true", help="restrict neighbours to the same lemma AND POS")
     e.add_argument("--min-sense-count", type=int, default=5)
-    e.add_argument("--freq-edges", default="0,500,inf", help="lemma-frequency bucket edges (default 0,500,inf)")
+    e.add_argument("--freq-edges", default="0,500,inf", help="frequency (l) bucket edges (default 0,500,inf)")
+    e.add_argument("--bucket-by", choices=("sense", "lemma"), default="sense",
+                   help="l = the query sense's frequency in D (the authors' code, Table 1; default) "
+                        "or the lemma's (the paper's text)")
     e.add_argument("--rarity-edges", default="0,0.25,1", help="sense-proportion bucket edges (default 0,0.25,1)")
     e.add_argument("--device", default="auto")
     e.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"))
     e.add_argument("--batch-size", type=int, default=32)
     e.add_argument("--seed", type=int, default=0, help="seed of the SemCor document split and of samples")
+    add_protocol_arg(e)
     e.add_argument("--out", required=True, help="result JSON (a .png of P@k curves is written next to it)")
     e.set_defaults(func=_cmd_eval)
 
@@ -52,6 +58,7 @@ def register(subparsers) -> None:
     f.add_argument("--batch-size", type=int, default=16)
     f.add_argument("--device", default="auto")
     f.add_argument("--seed", type=int, default=0)
+    add_protocol_arg(f)
     f.set_defaults(func=_cmd_finetune)
 
 
@@ -73,6 +80,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         min_sense_count=args.min_sense_count, match_pos=args.match_pos,
         freq_edges=_edges(args.freq_edges, "freq-edges"), rarity_edges=_edges(args.rarity_edges, "rarity-edges"),
         seed=args.seed, batch_size=args.batch_size, device=args.device, dtype=args.dtype,
+        bucket_by=args.bucket_by, protocol=args.protocol,
     )
     run_and_save(cfg, Path(args.out))
     return 0
@@ -99,12 +107,16 @@ def _cmd_finetune(args: argparse.Namespace) -> int:
     cfg = FinetuneConfig(
         model=args.model, instances=args.instances, out=args.out, path=args.path, epochs=args.epochs,
         patience=args.patience, lr=args.lr, batch_size=args.batch_size, device=args.device, seed=args.seed,
+        protocol=args.protocol,
     )
     summary = finetune(cfg)
+    if summary["best_dev_accuracy"] is None:
+        kept = f"last epoch kept, lowest training loss at epoch {summary['best_epoch']}"
+    else:
+        kept = f"best dev accuracy {summary['best_dev_accuracy']:.3f} at epoch {summary['best_epoch']}"
     print(
         f"fine-tuned {args.model} on {summary['train_instances']} STREUSLE instances "
-        f"({summary['epochs_run']} epochs, best dev accuracy {summary['best_dev_accuracy']:.3f} "
-        f"at epoch {summary['best_epoch']}); encoder saved to {args.out}; evaluate it with "
+        f"({summary['epochs_run']} epochs, {kept}); encoder saved to {args.out}; evaluate it with "
         f"`lexprobe senserank eval --model {args.out} --out FILE.json`",
         file=sys.stdout,
     )
