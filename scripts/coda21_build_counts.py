@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 import time
 
+import numpy as np
+
 from lexprobe.benchmarks.coda21.builder import BuildConfig, build_coda
 from lexprobe.benchmarks.coda21.contexts import collect_contexts
 from lexprobe.benchmarks.coda21.dataset import CodaData, coda_stats
@@ -30,7 +32,14 @@ def main() -> None:
     t0 = time.time()
     contexts = collect_contexts(iter_semcor_sentences(), wn)
     print(f"SemCor contexts of {len(contexts)} synsets in {time.time() - t0:.0f} s")
-    embed = load_scorer(args.embed_model, kind="embedding").encode
+    encode = load_scorer(args.embed_model, kind="embedding").encode
+    memo: dict[str, np.ndarray] = {}
+
+    def embed(texts):  # definitions are embedded once for all four builds
+        missing = [t for t in dict.fromkeys(texts) if t not in memo]
+        if missing:
+            memo.update(zip(missing, np.asarray(encode(missing), dtype=np.float64)))
+        return np.stack([memo[t] for t in texts])
     p = PAPER[args.variant]
     print(f"{'build':40s} noun G / USC   verb G / USC")
     print(f"{'release (Table 1)':40s} {p[0]:6d} / {p[1]:4d}   {p[2]:6d} / {p[3]:4d}")

@@ -46,6 +46,12 @@ def register(subparsers) -> None:
     e.add_argument("--out", required=True, help="result JSON (a .png of P@k curves is written next to it)")
     e.set_defaults(func=_cmd_eval)
 
+    c = sub.add_parser("pdep-convert", help="make the paper's PDEP corpus (CoNLL-U, 80/20) from PDEP's prepcorp table")
+    c.add_argument("--prepcorp", required=True, help="PDEP SQLite file with the prepcorp table (prepcorp.sqlite)")
+    c.add_argument("--out", required=True, help="directory for pdep_train.conllu and pdep_test.conllu")
+    c.add_argument("--seed", type=int, default=0, help="seed of the 80/20 shuffle (the authors' was unseeded)")
+    c.set_defaults(func=_cmd_pdep_convert)
+
     f = sub.add_parser("finetune", help="inoculation fine-tuning on STREUSLE 4.4 supersenses")
     f.add_argument("--model", default="all-MiniLM-L6-v2")
     f.add_argument("--instances", type=int, choices=FINETUNE_SIZES, required=True,
@@ -99,6 +105,22 @@ def run_and_save(cfg, out: Path, progress: bool = True, quiet: bool = False) -> 
         print(format_report(result))
         print(f"wrote {out} and {plot} ({result['timing']['total_s']:.1f} s)")
     return result
+
+
+def _cmd_pdep_convert(args: argparse.Namespace) -> int:
+    from lexprobe.data.pdep_rules import convert_prepcorp, read_prepcorp
+    from lexprobe.errors import DataError
+
+    if not Path(args.prepcorp).is_file():
+        raise DataError(f"{args.prepcorp} not found; pass PDEP's prepcorp.sqlite with --prepcorp")
+    train, test, counts = convert_prepcorp(read_prepcorp(args.prepcorp), seed=args.seed)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "pdep_train.conllu").write_text(train, encoding="utf-8")
+    (out / "pdep_test.conllu").write_text(test, encoding="utf-8")
+    print(", ".join(f"{reason}: {n}" for reason, n in counts.most_common()))
+    print(f"wrote {out / 'pdep_train.conllu'} and {out / 'pdep_test.conllu'}")
+    return 0
 
 
 def _cmd_finetune(args: argparse.Namespace) -> int:

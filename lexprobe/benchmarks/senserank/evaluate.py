@@ -147,7 +147,16 @@ def evaluate(
         raise DataError(f"unknown protocol {cfg.protocol!r} for sense ranking; use paper or authors")
     if instances is None:
         instances = load_instances(cfg)
+    pdep_counts = None
+    if cfg.corpus == "pdep":  # the paper's 48 prepositions and sense filters (PDEP corpus rules)
+        from lexprobe.data.pdep_rules import filter_pdep_instances
+
+        instances, pdep_counts = filter_pdep_instances(instances)
+        if not instances:
+            raise DataError("no PDEP instance passes the corpus rules (48 prepositions, sense filters)")
     database, queries, info = select_instances(instances, cfg)
+    if pdep_counts is not None:
+        info["pdep_rules"] = dict(pdep_counts)
     t_read = time.time() - t0
     if embedder is None:
         from lexprobe.scorers.token_embeddings import TokenEmbedder

@@ -1,7 +1,5 @@
 import json
 import random
-import subprocess
-import sys
 
 import pytest
 
@@ -26,14 +24,15 @@ def test_sample_is_python_random_42_shuffle_without_duplicate_context_groups():
         sample_human({"n": groups[:3]}, size=5)
 
 
-def test_s20_contains_table5_material_group(shared_data, tmp_path):
+def test_s20_contains_table5_material_group(shared_data, tmp_path, capsys):
+    from lexprobe.cli import main
+
     source = shared_data / "coda21" / "CoDA-clean-easy.json"
     if not source.is_file():
         pytest.skip("official CoDA-clean-easy.json not available")
     out = tmp_path / "s20.json"
-    proc = subprocess.run([sys.executable, "-m", "lexprobe", "coda", "sample-human", "--data", str(source),
-                           "--out", str(out)], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
+    assert main(["coda", "sample-human", "--data", str(source), "--out", str(out)]) == 0
+    assert "material.n.01" in capsys.readouterr().out
     sample = json.loads(out.read_text())
     assert len(sample["n"]) == 20 and sample["v"] == []
     material = [g for g in sample["n"] if g["common_ancestor_info"]["ancestor_name"] == "material.n.01"]
