@@ -145,6 +145,8 @@ def evaluate(
     t0 = time.time()
     if cfg.protocol not in ("paper", "authors"):
         raise DataError(f"unknown protocol {cfg.protocol!r} for sense ranking; use paper or authors")
+    if cfg.bucket_by not in BUCKET_BY:
+        raise DataError(f"unknown bucket_by {cfg.bucket_by!r}; use sense or lemma")
     if instances is None:
         instances = load_instances(cfg)
     pdep_counts = None
