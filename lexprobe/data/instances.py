@@ -28,6 +28,7 @@ class SenseInstance:
     label: str  # the sense label, unique across lemmas (e.g. "bank%1:14:00::", "on_20")
     split: str  # train / dev / test
     sent_id: str = ""
+    query: bool = True  # False: a database candidate only (OntoNotes "none of the above" senses)
 
     @property
     def text(self) -> str:

@@ -6,12 +6,15 @@ Columns of a ``*_conll`` line (whitespace separated): 0 document id, 1 part,
 coreference. Sentences are separated by blank lines; ``#begin document`` /
 ``#end document`` lines frame documents.
 
-A word with a sense in column 8 and a noun (NN*) or verb (VB*) tag is a target.
-Its label is ``<lemma>_<n|v>_<sense>`` with the sense written as a float
-(``5`` -> ``5.0``), the form of the "none of the above" list shipped with the
-paper's code (``lexprobe data fetch ontonotes-nota``); those senses are
-dropped, as in the paper. The split is read from the path: a ``train``,
-``development``/``dev`` or ``test`` directory (the CoNLL-2012 layout).
+Every word with a sense in column 8 is a target, whatever its POS tag (as the
+authors' reader). Its label is ``<lemma>_<n|v>_<sense>`` (tags N*: n, V*: v; any
+other tag: ``x``, which the authors' code wrote ``None``) with the sense written as a
+float (``5`` -> ``5.0``), the form of the "none of the above" list shipped with the
+paper's code (``lexprobe data fetch ontonotes-nota``). Those senses are kept, marked
+``query=False``: they are never queries but stay in the database as candidates
+and count in the frequencies, as in the authors' code. The split is read from the
+path: a ``train``, ``development``/``dev`` or ``test`` directory (the CoNLL-2012
+layout).
 """
 
 from __future__ import annotations
@@ -78,7 +81,7 @@ def conll_files(path: Path) -> list[Path]:
 def read_ontonotes(
     path: str | Path, nota: set[str] | None = None, split: str | None = None
 ) -> list[SenseInstance]:
-    """Every sense-tagged noun and verb under ``path`` (a file or a CoNLL-2012 tree)."""
+    """Every sense-tagged word under ``path`` (a file or a CoNLL-2012 tree); ``nota`` senses get ``query=False``."""
     root = Path(path)
     if not root.exists():
         raise DataError(f"OntoNotes data not found at {root}; pass --path to the CoNLL-2012 directory")
@@ -95,14 +98,13 @@ def read_ontonotes(
             tokens = tuple(r[3] for r in rows)
             for i, r in enumerate(rows):
                 sense, tag = r[8], r[4]
-                if sense in ("-", "_", "") or not (tag.startswith("NN") or tag.startswith("VB")):
+                if sense in ("-", "_", ""):
                     continue
-                pos = "n" if tag.startswith("NN") else "v"
+                pos = "n" if tag.startswith("N") else "v" if tag.startswith("V") else "x"
                 lemma = r[6] if r[6] not in ("-", "_", "") else r[3].lower()
                 label = sense_label(lemma, pos, sense)
-                if label in nota:
-                    continue
-                out.append(SenseInstance(doc_id, tokens, i, lemma, pos, label, file_split, str(sent_no)))
+                out.append(SenseInstance(doc_id, tokens, i, lemma, pos, label, file_split, str(sent_no),
+                                         query=label not in nota))
     return out
 
 

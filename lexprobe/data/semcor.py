@@ -282,28 +282,37 @@ def _parse_document(doc_id: str, text: str) -> Iterator[SemcorSentence]:
 
 
 def semcor_instances(
-    archive: str | Path | None = None, seed: int = 0, train_fraction: float = 0.8
+    archive: str | Path | None = None, seed: int = 0, train_fraction: float = 0.8, split_by: str = "document"
 ):
     """Single-token sense-tagged targets of SemCor as ``SenseInstance``s, with a document split.
 
     SemCor has no official split. Documents (not sentences, so that no document
     feeds both D and Q) are shuffled with ``random.Random(seed)``; the first
     ``train_fraction`` of them are ``train`` (the database D), the rest ``test``
-    (the queries Q). Labels are sense keys; ``lemma`` is the term's lemma and
-    ``pos`` the sense key's coarse POS (n, v, a, r).
+    (the queries Q). ``split_by="sentence"`` is the authors' split: sentences are
+    shuffled with ``random.Random(seed)`` (they used 42) and the first
+    ``int(n * train_fraction)`` are ``train``. Labels are sense keys; ``lemma`` is
+    the term's lemma and ``pos`` the sense key's coarse POS (n, v, a, r).
     """
     import random
 
     from lexprobe.data.instances import SenseInstance
 
     sentences = list(iter_semcor_sentences(archive))
-    docs = sorted({s.doc_id for s in sentences})
-    random.Random(seed).shuffle(docs)
-    n_train = int(round(len(docs) * train_fraction))
-    train_docs = set(docs[:n_train])
+    if split_by == "sentence":
+        order = list(range(len(sentences)))
+        random.Random(seed).shuffle(order)
+        train_sents = set(order[: int(len(sentences) * train_fraction)])
+        in_train = [i in train_sents for i in range(len(sentences))]
+    else:
+        docs = sorted({s.doc_id for s in sentences})
+        random.Random(seed).shuffle(docs)
+        n_train = int(round(len(docs) * train_fraction))
+        train_docs = set(docs[:n_train])
+        in_train = [s.doc_id in train_docs for s in sentences]
     out = []
-    for s in sentences:
-        split = "train" if s.doc_id in train_docs else "test"
+    for s, train in zip(sentences, in_train):
+        split = "train" if train else "test"
         for a in s.annotations:
             if a.multiword:
                 continue

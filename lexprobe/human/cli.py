@@ -31,10 +31,10 @@ def register(sub) -> None:
                    help="`paper` (WDLMPro: 20 groups per task with <= 10 candidates; CoDA21: S20) or a number "
                         "of groups (default: paper)")
     s.add_argument("--seed", type=int, help="sampling seed (default: 0 for WDLMPro, 42 for CoDA21 as in S20)")
-    s.add_argument("--data", help="WDLMPro dataset dir/JSONL or CoDA21 JSON file "
-                                  "(default: WDLMPro built from WordNet; CoDA21 clean-easy)")
+    s.add_argument("--data", help="WDLMPro dataset dir/JSONL, or CoDA21 JSON file or variant name "
+                                  "(default: WDLMPro built from WordNet; CoDA21 clean-easy from the data directory)")
     s.add_argument("--pos", choices=("n", "v", "both"),
-                   help="part of speech (default: both for WDLMPro, n for CoDA21 as in S20)")
+                   help="part of speech (default: both for WDLMPro; n for CoDA21 as in S20, which takes n or v)")
     s.add_argument("--max-candidates", type=int, default=10,
                    help="WDLMPro: only groups with at most this many candidates (default: 10)")
     s.add_argument("--db", default="lexprobe-human.sqlite", help="answer database (default: lexprobe-human.sqlite)")
@@ -61,20 +61,21 @@ def item_set_from_args(args) -> dict:
             raise DataError("--max-candidates must be at least 2")
         return items.wdlmpro_item_set(groups, n, args.max_candidates, 0 if args.seed is None else args.seed,
                                       str(args.subset))
-    from lexprobe.benchmarks.coda21.cli import OFFICIAL_FILES, default_coda_dir
-    from lexprobe.benchmarks.coda21.dataset import load_coda
+    from lexprobe.benchmarks.coda21.cli import resolve_coda_file
+    from lexprobe.benchmarks.coda21.dataset import parse_coda
+    from lexprobe.benchmarks.coda21.human import S20_SEED, S20_SIZE, build_sample
 
-    path = Path(args.data) if args.data else default_coda_dir() / OFFICIAL_FILES[items.PAPER_CODA["variant"]]
-    if not path.is_file():
-        raise DataError(f"CoDA21 file {path} not found; pass --data with a CoDA21 JSON file")
-    pos = args.pos or items.PAPER_CODA["pos"]
-    data = load_coda(path, ("n", "v") if pos == "both" else (pos,))
-    seed = items.PAPER_CODA["seed"] if args.seed is None else args.seed
-    n = items.PAPER_CODA["n"] if args.subset == "paper" else args.subset
-    groups = items.paper_coda_subset(data.groups, n=n, seed=seed, pos=pos)
-    if len(groups) < n:
-        raise DataError(f"{path} has only {len(groups)} usable groups for --pos {pos}, fewer than the {n} asked for")
-    return items.coda_item_set(groups, seed, str(args.subset), source=path.name)
+    path = resolve_coda_file(args.data or "clean-easy")
+    pos = args.pos or "n"
+    if pos == "both":
+        raise DataError("CoDA21 human subsets are drawn from one part of speech; pass --pos n or --pos v")
+    seed = S20_SEED if args.seed is None else args.seed
+    n = S20_SIZE if args.subset == "paper" else args.subset
+    # the same groups, in the same order and with the same ids, as `coda sample-human` writes for the models
+    data = parse_coda(build_sample(path, size=n, seed=seed, pos=pos), source=path.name, pos=(pos,))
+    if data.problems:
+        raise DataError(f"{path}: the sampled group {data.problems[0]}; repair the file or choose another --seed")
+    return items.coda_item_set(data.groups, seed, str(args.subset), source=path.name)
 
 
 def cmd_serve(args) -> int:

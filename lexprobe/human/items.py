@@ -23,7 +23,6 @@ from lexprobe.provenance import items_digest
 
 BLANK = "_____"
 PAPER_WDLMPRO = {"n": 20, "max_candidates": 10}
-PAPER_CODA = {"variant": "clean-easy", "pos": "n", "n": 20, "seed": 42}
 
 
 def groups_digest(groups: Sequence) -> str:
@@ -66,22 +65,6 @@ def wdlmpro_item_set(groups: Sequence, n: int, max_candidates: int, seed: int, s
 
 
 # ------------------------------------------------------------------ CoDA21
-
-
-def paper_coda_subset(groups: Sequence, n: int = 20, seed: int = 42, pos: str = "n") -> list:
-    """CoDA21's S20: shuffle the clean-easy noun groups with ``seed``, skip groups whose
-    contexts repeat, take ``n``."""
-    pool = [g for g in groups if pos == "both" or g.pos == pos]
-    random.Random(seed).shuffle(pool)
-    chosen = []
-    for g in pool:
-        contexts = [c.context for c in g.candidates]
-        if len(set(contexts)) != len(contexts):
-            continue
-        chosen.append(g)
-        if len(chosen) == n:
-            break
-    return chosen
 
 
 def coda_item_set(groups: Sequence, seed: int, subset: str, source: str = "") -> dict:

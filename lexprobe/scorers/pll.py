@@ -39,14 +39,14 @@ class MaskedCopy:
     target: int
 
 
-def encode_pair(tokenizer, prefix: str, continuation: str, max_tokens: int | None = 48,
+def encode_pair(tokenizer, prefix: str, continuation: str, max_tokens: int | None = None,
                 max_length: int | None = None) -> tuple[list[int], list[int], list[int | None]]:
     """Token ids of ``prefix + continuation``, the continuation's positions and word ids.
 
     The two are encoded together so the continuation is tokenised as in running
-    text. Continuation tokens after the first ``max_tokens`` are dropped from the
-    input; if the sequence is longer than ``max_length`` the prefix loses tokens
-    from its start.
+    text. With ``max_tokens`` given (CoDA21 cuts definitions to 48), continuation
+    tokens after the first ``max_tokens`` are dropped from the input; if the
+    sequence is longer than ``max_length`` the prefix loses tokens from its start.
     """
     enc = tokenizer(prefix + continuation, return_offsets_mapping=True, add_special_tokens=True)
     ids = list(enc["input_ids"])
@@ -118,12 +118,13 @@ def _forward_copies(scorer: Any, batch: Sequence[MaskedCopy]) -> list[float]:
 
 
 def pll_token_logprobs(scorer: Any, requests: Sequence[tuple[str, str]], variant: str = "token",
-                       max_tokens: int | None = 48,
+                       max_tokens: int | None = None,
                        progress: Callable[[int], None] | None = None) -> list[np.ndarray]:
     """Per-token PLL terms of each (prefix, continuation) request, batched across requests.
 
     ``scorer`` is MaskedLMScorer-like (``.model``, ``.tokenizer``, ``.device``,
-    ``.batch_size``). Sum a result for the PLL of the continuation.
+    ``.batch_size``). Sum a result for the PLL of the continuation. The whole
+    continuation is scored unless ``max_tokens`` cuts it (a benchmark's choice).
     """
     copies: list[MaskedCopy] = []
     lengths = []
@@ -143,7 +144,7 @@ def pll_token_logprobs(scorer: Any, requests: Sequence[tuple[str, str]], variant
 
 
 def pll_scores(scorer: Any, requests: Sequence[tuple[str, str]], variant: str = "token",
-               max_tokens: int | None = 48, normalize: str = "sum",
+               max_tokens: int | None = None, normalize: str = "sum",
                progress: Callable[[int], None] | None = None) -> np.ndarray:
     """PLL of each continuation: summed (default) or mean over its tokens."""
     terms = pll_token_logprobs(scorer, requests, variant, max_tokens, progress)
@@ -153,7 +154,7 @@ def pll_scores(scorer: Any, requests: Sequence[tuple[str, str]], variant: str = 
 
 @torch.inference_mode()
 def pll_reference(scorer: Any, prefix: str, continuation: str, variant: str = "token",
-                  max_tokens: int | None = 48) -> np.ndarray:
+                  max_tokens: int | None = None) -> np.ndarray:
     """Plain reference: one forward pass per masked copy of one pair, full logits."""
     ids, cont, words = encode_pair(scorer.tokenizer, prefix, continuation, max_tokens, max_input_length(scorer))
     out = []

@@ -21,6 +21,11 @@ vector is the mean of its subword states, which see only the words before them
 (no bidirectional context). Batches are right-padded for every model, so a causal
 model's states of real tokens never depend on the padding.
 
+``words_alone=True`` is the authors' tokenisation (AllenNLP's mismatched indexer):
+every word is tokenised on its own and the pieces are joined, so a byte-level BPE
+model (RoBERTa, GPT-2) sees each word without the prefix space it has in running
+text ("dog", not "Ġdog"). WordPiece models are barely affected.
+
 Each distinct sentence is encoded once, whatever the number of targets in it.
 Sentences are processed in chunks of ``CHUNK`` (longest first within a batch via
 ``run_batched``); each chunk's vectors are cached on disk under
@@ -85,6 +90,7 @@ class TokenEmbedder:
         max_length: int | None = None,
         dtype: str | None = None,
         use_cache: bool = True,
+        words_alone: bool = False,
     ):
         from transformers import AutoModel, AutoTokenizer
 
@@ -96,6 +102,7 @@ class TokenEmbedder:
         self.batch_size = max(1, int(batch_size or 32))
         self.layer = int(layer)
         self.use_cache = use_cache
+        self.words_alone = bool(words_alone)
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(self.path, use_fast=True, trust_remote_code=False)
         except (OSError, ValueError) as err:
@@ -129,7 +136,7 @@ class TokenEmbedder:
 
     def describe(self) -> dict:
         return {"name": self.name, "layer": self.layer, "hidden_states_index": self.layer % (self.n_layers + 1),
-                "max_length": self.max_length}
+                "max_length": self.max_length, "words_alone": self.words_alone}
 
     def layer_index(self, layer: int) -> int:
         """A hidden_states index (negative counts from the end) as a non-negative one; checked."""
@@ -175,6 +182,15 @@ class TokenEmbedder:
             vectors = np.zeros((0, len(layers), self.model.config.hidden_size), dtype=np.float32)
         return LayerEmbeddings(vectors, layers, ok, dict(self.stats, skipped=int((~ok).sum())))
 
+    def _hidden(self, enc: dict, layers: list[int]) -> np.ndarray:
+        """Hidden states [batch, tokens, len(layers), d] of the given (non-negative) layer indices."""
+        if layers == [self.n_layers]:
+            hidden = self.model(**enc).last_hidden_state[:, :, None]
+        else:
+            states = self.model(**enc, output_hidden_states=True).hidden_states
+            hidden = torch.stack([states[x] for x in layers], dim=2)
+        return hidden.float().cpu().numpy()
+
     def embed_sentence(self, tokens: Sequence[str], indices: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """Vectors of ``tokens[i]`` for i in ``indices`` (no cache), and which aligned."""
         vecs, ok = self._encode_batch([(tuple(tokens), list(indices))], [self.layer_index(self.layer)])[0]
@@ -184,7 +200,8 @@ class TokenEmbedder:
     def _chunk(self, jobs: list[tuple[tuple[str, ...], list[int]]], layers: list[int]) -> tuple[np.ndarray, np.ndarray]:
         path = None
         if self.use_cache:
-            key = stable_hash([_CACHE_VERSION, self.fingerprint, self.path, layers, self.max_length, jobs])
+            key = stable_hash([_CACHE_VERSION, self.fingerprint, self.path, layers, self.max_length,
+                               "words-alone" if self.words_alone else "text", jobs])
             path = cache_dir() / "token-embeddings" / f"{key}.npz"
             if path.exists():
                 try:
@@ -204,10 +221,47 @@ class TokenEmbedder:
             os.replace(tmp, path)
         return vecs, ok
 
+    def _words_alone_batch(self, jobs: list[tuple[tuple[str, ...], list[int]]]):
+        """Inputs of words tokenised one by one, and each word's piece positions."""
+        tok = self.tokenizer
+        prefix, suffix = _special_frame(tok)
+        rows, word_pieces = [], []
+        for tokens, _ in jobs:
+            ids, where = [], []
+            for word in tokens:
+                pieces = tok(word, add_special_tokens=False)["input_ids"]
+                where.append(list(range(len(ids), len(ids) + len(pieces))))
+                ids.extend(pieces)
+            keep = max(0, self.max_length - len(prefix) - len(suffix))
+            rows.append(prefix + ids[:keep] + suffix)
+            word_pieces.append([[p + len(prefix) for p in w if p < keep] for w in where])
+        width = max(len(r) for r in rows)
+        input_ids = torch.full((len(rows), width), tok.pad_token_id, dtype=torch.long)
+        attention = torch.zeros((len(rows), width), dtype=torch.long)
+        for b, r in enumerate(rows):
+            input_ids[b, : len(r)] = torch.tensor(r)
+            attention[b, : len(r)] = 1
+        return {"input_ids": input_ids, "attention_mask": attention}, word_pieces
+
     @torch.inference_mode()
     def _encode_batch(self, jobs: list[tuple[tuple[str, ...], list[int]]],
                       layers: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per sentence: vectors [n_targets, len(layers), d] and which targets aligned."""
+        if self.words_alone:
+            enc, word_pieces = self._words_alone_batch(jobs)
+            hidden = self._hidden({k: v.to(self.device) for k, v in enc.items()}, layers)
+            self.stats["sentences_encoded"] += len(jobs)
+            self.stats["forward_batches"] += 1
+            results = []
+            for b, (_, idxs) in enumerate(jobs):
+                vecs = np.zeros((len(idxs), len(layers), hidden.shape[-1]), dtype=np.float32)
+                mask = np.zeros(len(idxs), dtype=bool)
+                for j, t in enumerate(idxs):
+                    if word_pieces[b][t]:
+                        vecs[j] = hidden[b, word_pieces[b][t]].mean(axis=0)
+                        mask[j] = True
+                results.append((vecs, mask))
+            return results
         texts = [" ".join(tokens) for tokens, _ in jobs]
         enc = self.tokenizer(
             texts, return_offsets_mapping=True, padding=True, truncation=True,
@@ -216,12 +270,7 @@ class TokenEmbedder:
         offsets = enc.pop("offset_mapping").numpy()
         special = enc.pop("special_tokens_mask").numpy().astype(bool)
         enc = {k: v.to(self.device) for k, v in enc.items()}
-        if layers == [self.n_layers]:
-            hidden = self.model(**enc).last_hidden_state[:, :, None]
-        else:
-            states = self.model(**enc, output_hidden_states=True).hidden_states
-            hidden = torch.stack([states[x] for x in layers], dim=2)
-        hidden = hidden.float().cpu().numpy()  # [batch, tokens, layers, d]
+        hidden = self._hidden(enc, layers)  # [batch, tokens, layers, d]
         self.stats["sentences_encoded"] += len(jobs)
         self.stats["forward_batches"] += 1
         attn = enc["attention_mask"].cpu().numpy().astype(bool)
@@ -239,6 +288,16 @@ class TokenEmbedder:
                     mask[j] = True
             results.append((vecs, mask))
         return results
+
+
+def _special_frame(tok) -> tuple[list[int], list[int]]:
+    """The special tokens the tokenizer puts before and after a single text."""
+    plain = tok("a", add_special_tokens=False)["input_ids"]
+    full = tok("a")["input_ids"]
+    for i in range(len(full) - len(plain) + 1):
+        if full[i : i + len(plain)] == plain:
+            return full[:i], full[i + len(plain):]
+    return [], []
 
 
 def target_subwords(starts: np.ndarray, ends: np.ndarray, real: np.ndarray, s: int, e: int) -> np.ndarray:

@@ -19,7 +19,7 @@ DOC = "\n".join([
     "",
     _line("nw/wsj/00/wsj_0001", 0, "Reports", "NNS", "report", "2"),
     _line("nw/wsj/00/wsj_0001", 1, "came", "VBD", "come", "-"),
-    _line("nw/wsj/00/wsj_0001", 2, "fast", "RB", "fast", "1"),  # not a noun or verb
+    _line("nw/wsj/00/wsj_0001", 2, "fast", "RB", "fast", "1"),  # not a noun or verb: kept (authors' reader)
     "",
     "#end document",
     "",
@@ -34,17 +34,19 @@ def _tree(tmp_path):
     return tmp_path / "conll-2012"
 
 
-def test_reads_senses_splits_and_drops_nota(tmp_path):
+def test_reads_senses_splits_and_marks_nota(tmp_path):
     root = _tree(tmp_path)
     insts = read_ontonotes(root, nota={"file_v_5.0"})
     assert {i.split for i in insts} == {"train", "dev", "test"}
     train = [i for i in insts if i.split == "train"]
-    assert [(i.sent_id, i.index, i.lemma, i.pos, i.label) for i in train] == [
-        ("0", 3, "report", "n", "report_n_1.1"), ("1", 0, "report", "n", "report_n_2.0")]
+    assert [(i.sent_id, i.index, i.lemma, i.pos, i.label, i.query) for i in train] == [
+        ("0", 1, "file", "v", "file_v_5.0", False),  # none of the above: a candidate, never a query
+        ("0", 3, "report", "n", "report_n_1.1", True), ("1", 0, "report", "n", "report_n_2.0", True),
+        ("1", 2, "fast", "x", "fast_x_1.0", True)]
     assert train[0].doc_id == "nw/wsj/00/wsj_0001"
     assert train[0].tokens == ("He", "filed", "a", "report")
     kept = read_ontonotes(root, nota=set())
-    assert "file_v_5.0" in {i.label for i in kept}
+    assert all(i.query for i in kept)
 
 
 def test_default_nota_list_is_the_papers(shared_data):

@@ -18,7 +18,8 @@ def test_wdlmpro_items_are_the_groups_with_a_hidden_answer(tmp_path):
 
 
 def test_coda_items_hide_the_target_and_shuffle_definitions(tmp_path):
-    s = item_set(tmp_path, "coda21", pos="both", subset=3)
+    s = item_set(tmp_path, "coda21", subset=2)
+    assert len(s["items"]) == 2 and {it["pos"] for it in s["items"]} == {"n"}
     item = next(it for it in s["items"] if "dust.n.01" in it["synsets"])
     assert item["contexts"][0] == "his horse kicking up clouds of _____ , shouting :"
     order = item["definition_order"]
@@ -31,8 +32,8 @@ def test_coda_items_hide_the_target_and_shuffle_definitions(tmp_path):
 
 
 def test_check_answer_refuses_every_malformed_answer(tmp_path):
-    s = item_set(tmp_path, "coda21", pos="both", subset=3)
-    align = next(it for it in s["items"] if it["id"] == "n/0")  # k = 3, labels A-C
+    s = item_set(tmp_path, "coda21", subset=2)
+    align = next(it for it in s["items"] if "dust.n.01" in it["synsets"])  # k = 3, labels A-C
     assert check_answer(align, ["B", "A", "C"]) == ["B", "A", "C"]
     for bad, why in [(["A", "B"], "each of the 3"), (["A", "A", "B"], "one-to-one"), (["A", "B", "Z"], "labels"),
                      ("ABC", "each of the 3"), (None, "each of the 3"), ([1, 2, 3], "labels")]:
@@ -59,3 +60,16 @@ def test_store_keeps_one_row_per_participant_and_item_across_reopen(tmp_path):
     assert again.item_sets() == [s]
     (count,) = again._db.execute("SELECT COUNT(*) FROM answers").fetchone()
     assert count == 2
+
+
+def test_coda_paper_subset_is_the_s20_file_the_models_get(tmp_path, shared_data):
+    """Same groups, order and ids as `coda sample-human` (S20 contains Table 5's material.n.01 group)."""
+    from lexprobe.benchmarks.coda21.dataset import load_coda
+    from lexprobe.benchmarks.coda21.human import write_sample
+
+    source = shared_data / "coda21" / "CoDA-clean-easy.json"
+    s = item_set(tmp_path, "coda21", subset="paper", data=str(source))
+    s20 = load_coda(write_sample(source, tmp_path / "s20.json") and tmp_path / "s20.json")
+    assert [it["id"] for it in s["items"]] == [g.id for g in s20.groups] and len(s["items"]) == 20
+    assert [it["synsets"] for it in s["items"]] == [[c.synset for c in g.candidates] for g in s20.groups]
+    assert any(it["ancestor"] == "material.n.01" and len(it["contexts"]) == 7 for it in s["items"])

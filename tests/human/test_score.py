@@ -34,17 +34,16 @@ def test_wdlmpro_scores_are_p_at_1_per_task(tmp_path):
 
 
 def test_coda_scores_are_alignment_accuracy(tmp_path):
-    s = item_set(tmp_path, "coda21", pos="both", subset=3)
-    items = {it["id"]: it for it in s["items"]}
-    g = items["n/0"]  # k = 3
+    s = item_set(tmp_path, "coda21", subset=2)
+    g = next(it for it in s["items"] if "dust.n.01" in it["synsets"])  # k = 3
+    other = next(it for it in s["items"] if it is not g)  # k = 2
     gold = g["answer"]
     swapped = [gold[1], gold[0], gold[2]]  # contexts 0 and 1 swapped: 1 of 3 right
-    res = results_for(s, {"ann": {"n/0": swapped, "v/0": items["v/0"]["answer"]}})["ann"]
+    res = results_for(s, {"ann": {g["id"]: swapped, other["id"]: other["answer"]}})["ann"]
     assert res["run"]["items_digest"] == s["digests"]["alignment"] and res["intervals"]["unit"] == "group"
-    rec = next(r for r in res["instances"] if r["id"] == "n/0")
+    rec = next(r for r in res["instances"] if r["id"] == g["id"])
     assert rec["assignment"] == [1, 0, 2]
     assert rec["accuracy"] == pytest.approx(1 / 3)
-    assert res["metrics"]["n"]["accuracy"] == pytest.approx(1 / 3)
-    assert res["metrics"]["v"]["accuracy"] == 1.0
+    assert res["metrics"]["n"]["accuracy"] == pytest.approx((1 / 3 + 1) / 2)
     assert res["metrics"]["both"]["accuracy"] == pytest.approx((1 / 3 + 1) / 2)
-    assert res["metrics"]["both"]["random_baseline"] == pytest.approx(1 / 3)
+    assert res["metrics"]["both"]["random_baseline"] == pytest.approx((1 / 3 + 1 / 2) / 2)

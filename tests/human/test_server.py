@@ -10,10 +10,15 @@ from tests.human.helpers import RunningServer, item_set
 
 @pytest.fixture
 def server(tmp_path):
-    s = item_set(tmp_path, "coda21", pos="both", subset=3)
+    s = item_set(tmp_path, "coda21", subset=2)
     srv = RunningServer(s, tmp_path / "answers.sqlite")
     yield srv, s
     srv.stop()
+
+
+def dust(s):
+    """The k = 3 item (dust, marble, feather)."""
+    return next(it for it in s["items"] if "dust.n.01" in it["synsets"])
 
 
 def call(url, body=None, raw=None, headers=None):
@@ -31,24 +36,26 @@ def test_items_never_carry_answers_and_answers_are_stored(server):
     status, body = call(srv.url + "api/items")
     assert status == 200 and body["set_id"] == s["set_id"]
     assert "answer" not in json.dumps(body) and "synset" not in json.dumps(body)
-    item = next(it for it in s["items"] if it["id"] == "n/0")
-    status, body = call(srv.url + "api/answer", {"participant": "p-1", "item": "n/0", "answer": item["answer"]})
-    assert status == 200 and body["answered"] == {"n/0": item["answer"]} and body["total"] == 3
-    assert srv.store.answers(s["set_id"]) == {"p-1": {"n/0": item["answer"]}}
-    assert call(srv.url + "api/progress?participant=p-1")[1]["answered"] == {"n/0": item["answer"]}
+    item = dust(s)
+    status, body = call(srv.url + "api/answer", {"participant": "p-1", "item": item["id"], "answer": item["answer"]})
+    assert status == 200 and body["answered"] == {item["id"]: item["answer"]} and body["total"] == 2
+    assert srv.store.answers(s["set_id"]) == {"p-1": {item["id"]: item["answer"]}}
+    assert call(srv.url + "api/progress?participant=p-1")[1]["answered"] == {item["id"]: item["answer"]}
 
 
 @pytest.mark.parametrize("body,status,message", [
     ({"participant": "p", "item": "n/99", "answer": ["A"]}, 404, "unknown item"),
-    ({"participant": "p", "item": "n/0", "answer": ["A", "B"]}, 400, "each of the 3 contexts"),
-    ({"participant": "p", "item": "n/0", "answer": ["A", "A", "B"]}, 400, "one-to-one"),
-    ({"participant": "../etc/passwd", "item": "n/0", "answer": ["A", "B", "C"]}, 400, "participant code"),
-    ({"participant": "p'; DROP TABLE answers;--", "item": "n/0", "answer": ["A", "B", "C"]}, 400, "participant code"),
-    ({"participant": "p", "item": ["n/0"], "answer": ["A", "B", "C"]}, 404, "unknown item"),
+    ({"participant": "p", "item": "DUST", "answer": ["A", "B"]}, 400, "each of the 3 contexts"),
+    ({"participant": "p", "item": "DUST", "answer": ["A", "A", "B"]}, 400, "one-to-one"),
+    ({"participant": "../etc/passwd", "item": "DUST", "answer": ["A", "B", "C"]}, 400, "participant code"),
+    ({"participant": "p'; DROP TABLE answers;--", "item": "DUST", "answer": ["A", "B", "C"]}, 400, "participant code"),
+    ({"participant": "p", "item": ["DUST"], "answer": ["A", "B", "C"]}, 404, "unknown item"),
     ([1, 2], 400, "JSON object"),
 ])
 def test_bad_answers_are_refused_with_a_message(server, body, status, message):
     srv, s = server
+    if isinstance(body, dict):  # DUST stands for the k = 3 item's id
+        body = {k: (dust(s)["id"] if v == "DUST" else [dust(s)["id"]] if v == ["DUST"] else v) for k, v in body.items()}
     got, reply = call(srv.url + "api/answer", body)
     assert got == status and message in reply["error"]
     assert srv.store.answers(s["set_id"]) == {}

@@ -47,8 +47,40 @@ def test_truncation_to_max_tokens(tiny_bert):
     ids, cont, _ = encode_pair(scorer.tokenizer, "prefix", long_def, max_tokens=48)
     assert len(cont) == 48
     assert ids[-1] == scorer.tokenizer.sep_token_id  # the closing special token is kept
-    (lp,) = pll_token_logprobs(scorer, [("prefix", long_def)])
+    (lp,) = pll_token_logprobs(scorer, [("prefix", long_def)], max_tokens=48)
     assert len(lp) == 48
+
+
+def _plain_sentence_pll(scorer, sentence):
+    """Salazar et al./minicons PLL of a whole sentence: mask each non-special token in turn."""
+    import torch
+
+    ids = scorer.tokenizer(sentence)["input_ids"]
+    special = set(scorer.tokenizer.all_special_ids)
+    out = []
+    for pos, tok in enumerate(ids):
+        if tok in special:
+            continue
+        masked = list(ids)
+        masked[pos] = scorer.tokenizer.mask_token_id
+        with torch.no_grad():
+            logits = scorer.model(input_ids=torch.tensor([masked])).logits[0, pos]
+        out.append(float(torch.log_softmax(logits.float(), dim=-1)[tok]))
+    return np.array(out)
+
+
+def test_whole_sentence_is_scored_without_a_cut(tiny_bert):
+    # the 48-token cut is CoDA21's choice for definitions, not the API's: a 60-word
+    # sentence gets 60 terms, equal to the plain per-token loop
+    scorer = load_scorer(str(tiny_bert), kind="masked", batch_size=16)
+    sentence = " ".join(["the dog is a small animal"] * 10)
+    ref = _plain_sentence_pll(scorer, sentence)
+    assert len(ref) == 60
+    (lp,) = pll_token_logprobs(scorer, [("", sentence)])
+    assert len(lp) == 60
+    np.testing.assert_allclose(lp, ref, atol=1e-4)
+    np.testing.assert_allclose(pll_scores(scorer, [("", sentence)]), [ref.sum()], atol=1e-3)
+    assert len(pll_reference(scorer, "", sentence)) == 60
 
 
 def test_only_real_copies_are_batched(tiny_bert):

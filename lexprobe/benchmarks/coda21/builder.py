@@ -5,12 +5,17 @@
 2. Co-hyponym groups: parents are visited in WordNet order (``all_synsets``, i.e.
    data-file order, as the official release did); the group of a parent is its
    eligible hyponyms (hard) or hyponyms of its hyponyms (easy) not used before.
-   Instance hyponyms are not followed.
+   Instance hyponyms are not followed. A candidate whose word (the head word of
+   its synset name, ``native`` of ``native.n.02``) is already in the group is
+   skipped, as the authors' ``create_CoDA.py`` did: no official group has two
+   synsets of one word, and the context would give the other's word away.
 3. Groups of mutually dissimilar synsets: complete-link clustering of definition
    embeddings, with *similarity* as the merge distance, so a cluster's linkage value
-   is the largest similarity between two of its members. Merging stops before a
-   cluster would exceed ``k_max`` members or a merge would exceed similarity
-   ``theta``; the largest cluster (if it has ``k_min`` members) becomes a group, its
+   is the largest similarity between two of its members. Paper (``cluster="paper"``):
+   merging stops before a cluster would exceed ``k_max`` members or a merge would
+   exceed similarity ``theta``. Authors' code (``cluster="authors"``): the largest
+   cluster of at most ``k_max`` members below ``theta`` anywhere in the full merge
+   tree. The largest cluster (if it has ``k_min`` members) becomes a group, its
    synsets are removed and clustering is repeated until fewer than ``k_min`` remain
    or no large enough cluster forms.
 4. Each synset gets one context (see ``contexts.py``) and the groups are written in
@@ -34,6 +39,7 @@ from lexprobe.errors import DataError
 log = logging.getLogger(__name__)
 
 Embed = Callable[[Sequence[str]], np.ndarray]
+CLUSTER_RULES = ("paper", "authors")
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,8 @@ class BuildConfig:
     theta: float = 0.8
     pos: tuple[str, ...] = ("n", "v")
     max_groups: int | None = None  # per POS; for small builds
+    cluster: str = "paper"  # paper: stop merging at the first violation; authors: anywhere in the tree
+    skip_shared_words: bool = True  # the release's rule; False only to measure its effect
 
     @property
     def min_contexts(self) -> int:
@@ -57,25 +65,30 @@ class BuildConfig:
         clean, _, hard = self.variant.partition("-")
         if clean not in ("clean", "noisy") or hard not in ("hard", "easy"):
             raise DataError(f"unknown CoDA21 variant {self.variant!r}; use clean-hard, clean-easy, noisy-hard or noisy-easy")
+        if self.cluster not in CLUSTER_RULES:
+            raise DataError(f"unknown cluster rule {self.cluster!r}; use {' or '.join(CLUSTER_RULES)}")
         if not 2 <= self.k_min <= self.k_max:
             raise DataError(f"group sizes need 2 <= k_min <= k_max, got {self.k_min}..{self.k_max}")
 
 
-def largest_dissimilar_cluster(embeddings: np.ndarray, k_max: int, theta: float) -> list[int]:
+def largest_dissimilar_cluster(embeddings: np.ndarray, k_max: int, theta: float, rule: str = "paper") -> list[int]:
     """Indices of the largest complete-link cluster whose members are all <= theta similar.
 
     ``embeddings`` are L2-normalised rows; see ``cluster_by_similarity``.
     """
     embeddings = np.asarray(embeddings, dtype=np.float64)
-    return cluster_by_similarity(embeddings @ embeddings.T, k_max, theta)
+    return cluster_by_similarity(embeddings @ embeddings.T, k_max, theta, rule)
 
 
-def cluster_by_similarity(sim: np.ndarray, k_max: int, theta: float) -> list[int]:
+def cluster_by_similarity(sim: np.ndarray, k_max: int, theta: float, rule: str = "paper") -> list[int]:
     """Complete-link clustering with similarity as the merge distance; the largest cluster.
 
-    Merging stops at the first merge that would make a cluster larger than ``k_max``
-    or join two clusters with a pair more similar than ``theta``. Ties between
-    equally large clusters go to the one formed first (singletons: lowest index).
+    ``rule="paper"``: merging stops at the first merge that would make a cluster
+    larger than ``k_max`` or join two clusters with a pair more similar than
+    ``theta``. ``rule="authors"``: every cluster of the full merge tree with at most
+    ``k_max`` members and linkage <= ``theta`` is a candidate, even one formed
+    after some other merge broke a limit. Ties between equally large clusters go to
+    the one formed first (singletons: lowest index).
     """
     n = len(sim)
     if n == 0:
@@ -86,23 +99,31 @@ def cluster_by_similarity(sim: np.ndarray, k_max: int, theta: float) -> list[int
     dist = (dist + dist.T) / 2
     np.fill_diagonal(dist, 0.0)
     z = linkage(squareform(dist, checks=False), method="complete")
-    clusters: dict[int, list[int]] = {i: [i] for i in range(n)}
-    for step, (a, b, height, size) in enumerate(z):
-        if size > k_max or height - 1.0 > theta + 1e-12:
-            break
-        clusters[n + step] = clusters.pop(int(a)) + clusters.pop(int(b))
+    if rule == "authors":
+        members: dict[int, list[int]] = {i: [i] for i in range(n)}
+        clusters = {i: [i] for i in range(n)}
+        for step, (a, b, height, size) in enumerate(z):
+            members[n + step] = members[int(a)] + members[int(b)]
+            if size <= k_max and height - 1.0 <= theta + 1e-12:
+                clusters[n + step] = members[n + step]
+    else:
+        clusters = {i: [i] for i in range(n)}
+        for step, (a, b, height, size) in enumerate(z):
+            if size > k_max or height - 1.0 > theta + 1e-12:
+                break
+            clusters[n + step] = clusters.pop(int(a)) + clusters.pop(int(b))
     formed = {cid: (cid - n if cid >= n else -1, min(m)) for cid, m in clusters.items()}
     best = max(clusters, key=lambda cid: (len(clusters[cid]), -formed[cid][0], -formed[cid][1]))
     return sorted(clusters[best])
 
 
 def split_into_groups(names: Sequence[str], embeddings: np.ndarray, k_min: int = 5, k_max: int = 10,
-                      theta: float = 0.8) -> list[list[str]]:
+                      theta: float = 0.8, rule: str = "paper") -> list[list[str]]:
     """Repeatedly take the largest dissimilar cluster out of a co-hyponym group."""
     remaining = list(range(len(names)))
     groups = []
     while len(remaining) >= k_min:
-        picked = largest_dissimilar_cluster(embeddings[remaining], k_max, theta)
+        picked = largest_dissimilar_cluster(embeddings[remaining], k_max, theta, rule)
         if len(picked) < k_min:
             break
         groups.append([names[remaining[i]] for i in picked])
@@ -120,6 +141,22 @@ def _children(synset, relation: str) -> list:
             if grandchild.name() not in seen:
                 seen.add(grandchild.name())
                 out.append(grandchild)
+    return out
+
+
+def synset_word(name: str) -> str:
+    """The word of a synset name: ``native`` for ``native.n.02``."""
+    return name.rsplit(".", 2)[0].lower()
+
+
+def distinct_words(names: Sequence[str]) -> list[str]:
+    """``names`` without a synset whose word an earlier one already has (sorted input: lowest sense kept)."""
+    seen, out = set(), []
+    for name in names:
+        word = synset_word(name)
+        if word not in seen:
+            seen.add(word)
+            out.append(name)
     return out
 
 
@@ -143,6 +180,8 @@ def synset_groups(wn, eligible: set[str], embed: Embed, config: BuildConfig,
                 break
             continue
         members = sorted(({s.name() for s in _children(parent, config.relation)} & eligible) - used)
+        if config.skip_shared_words:
+            members = distinct_words(members)
         if len(members) < config.k_min:
             continue
         missing = [m for m in members if m not in embedding_cache]
@@ -151,7 +190,7 @@ def synset_groups(wn, eligible: set[str], embed: Embed, config: BuildConfig,
             vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
             embedding_cache.update(zip(missing, vectors))
         vectors = np.stack([embedding_cache[m] for m in members])
-        for group in split_into_groups(members, vectors, config.k_min, config.k_max, config.theta):
+        for group in split_into_groups(members, vectors, config.k_min, config.k_max, config.theta, config.cluster):
             if config.max_groups is not None and per_pos.get(pos, 0) >= config.max_groups:
                 break
             used.update(group)

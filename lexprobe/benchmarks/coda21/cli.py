@@ -68,6 +68,7 @@ def register(sub) -> None:
                    help="sum or average the definition's token log-probabilities (LMs)")
     e.add_argument("--pll", choices=("token", "word-l2r"), default="token",
                    help="masked LMs: mask one token at a time, or also the later pieces of the same word")
+    add_protocol_arg(e)
     e.add_argument("--out", required=True, help="result JSON file (per-group matrices included)")
     e.set_defaults(func=cmd_eval)
 
@@ -89,11 +90,21 @@ def register(sub) -> None:
     b.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
     b.add_argument("--batch-size", type=batch_size_arg, default=None,
                    help="initial batch size of the embedding and context models (default: the model's)")
+    add_protocol_arg(b)
     b.set_defaults(func=cmd_build)
 
     s = csub.add_parser("stats", help="Table-1 statistics of CoDA21 files")
     s.add_argument("files", nargs="+", help="CoDA21 JSON files")
     s.set_defaults(func=cmd_stats)
+
+    hs = csub.add_parser("sample-human", formatter_class=fmt,
+                         help="the paper's human-evaluation subset S20 (20 clean-easy noun groups, seed 42)")
+    hs.add_argument("--data", help="CoDA-clean-easy.json (default: the official file in the CoDA21 data folder)")
+    hs.add_argument("--out", required=True, help="output JSON file (official format; `coda eval --data` reads it)")
+    hs.add_argument("--size", type=positive_int, default=20)
+    hs.add_argument("--seed", type=int, default=42)
+    hs.add_argument("--pos", choices=("n", "v"), default="n")
+    hs.set_defaults(func=cmd_sample_human)
 
     h = csub.add_parser("heatmap", help="draw one group's match scores with predicted and gold alignment")
     h.add_argument("--result", required=True, help="result JSON of `lexprobe coda eval`")
@@ -117,7 +128,8 @@ def cmd_eval(args) -> int:
 
     check_choose_args(args)
     config = EvalConfig(align=args.align, pos=args.pos, limit=args.limit, nonce=args.nonce,
-                        pattern=args.pattern, normalize=args.normalize, pll_variant=args.pll)
+                        pattern=args.pattern, normalize=args.normalize, pll_variant=args.pll,
+                        protocol="paper" if args.protocol == "choose" else args.protocol)  # choose: own config
     config.validate()
     check_output_file(args.out)
     data = load_coda(resolve_coda_file(args.data))  # data and output errors before the (slow) model load
@@ -145,7 +157,7 @@ def _embedder(model: str, device: str | None, batch_size: int | None):
     return scorer.encode
 
 
-def _context_selector(model: str, device: str | None, batch_size: int | None):
+def _context_selector(model: str, device: str | None, batch_size: int | None, protocol: str = "paper"):
     from lexprobe.benchmarks.coda21.contexts import FirstContextSelector, MaskedContextSelector
     from lexprobe.models import load_scorer
 
@@ -155,7 +167,7 @@ def _context_selector(model: str, device: str | None, batch_size: int | None):
         scorer = load_scorer(model, kind="masked", device=device, batch_size=batch_size)
     except LexprobeError as err:
         raise LexprobeError(f"{err} (for --context-model; pass a local masked LM or `--context-model first`)") from None
-    return MaskedContextSelector(scorer)
+    return MaskedContextSelector(scorer, average="prob" if protocol == "authors" else "log")
 
 
 def cmd_build(args) -> int:
@@ -164,11 +176,12 @@ def cmd_build(args) -> int:
     from lexprobe.data.wordnet import load_wordnet
 
     config = BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
-                         pos=("n", "v") if args.pos == "both" else (args.pos,), max_groups=args.max_groups)
+                         pos=("n", "v") if args.pos == "both" else (args.pos,), max_groups=args.max_groups,
+                         cluster=args.protocol)
     config.validate()
     check_output_file(args.out)
     wn = load_wordnet()
-    selector = _context_selector(args.context_model, args.device, args.batch_size)
+    selector = _context_selector(args.context_model, args.device, args.batch_size, args.protocol)
     embed = _embedder(args.embed_model, args.device, args.batch_size)
     groups = build_coda(wn, iter_semcor_sentences(args.semcor), embed, config, selector=selector)
     write_json(args.out, groups_to_official(groups))
@@ -187,6 +200,19 @@ def cmd_stats(args) -> int:
         print(format_stats(coda_stats(data), title=str(path)))
         for problem in data.problems:
             print(f"  malformed: {problem}")
+    return 0
+
+
+def cmd_sample_human(args) -> int:
+    from lexprobe.benchmarks.coda21.human import write_sample
+
+    source = args.data or default_coda_dir() / OFFICIAL_FILES["clean-easy"]
+    sample = write_sample(source, args.out, size=args.size, seed=args.seed, pos=args.pos)
+    groups = sample[args.pos]
+    print(f"{len(groups)} groups sampled from {source} (seed {args.seed}, duplicate contexts skipped):")
+    for gid, g in zip(sample["sample"]["groups"], groups):
+        print(f"  {gid:7s} k={len(g['candidates']):2d}  {g['common_ancestor_info'].get('ancestor_name', '')}")
+    print(f"sample written to {args.out}")
     return 0
 
 

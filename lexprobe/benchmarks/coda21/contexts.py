@@ -5,7 +5,8 @@ bert-base-uncased gives the masked target word the highest log-probability
 (averaged over the word's subword tokens) — a context that points at the word.
 ``MaskedContextSelector`` does that with any masked LM: all subword tokens of the
 target are masked together, and the score is the mean log-probability of the
-original tokens. ``FirstContextSelector`` (the first sentence in corpus order) is
+original tokens (``average="prob"``, the authors' code and the paper's footnote 4:
+the mean of the tokens' probabilities instead). ``FirstContextSelector`` (the first sentence in corpus order) is
 the model-free fallback used by the small dataset that ``lexprobe run`` builds.
 """
 
@@ -90,12 +91,16 @@ class MaskedContextSelector:
 
     name = "masked-lm"
 
-    def __init__(self, scorer: Any, progress: Callable[[int], None] | None = None):
+    def __init__(self, scorer: Any, progress: Callable[[int], None] | None = None, average: str = "log"):
+        if average not in ("log", "prob"):
+            raise ValueError(f"unknown average {average!r}; use log or prob")
         self.scorer = scorer
         self.progress = progress
+        self.average = average
 
     def target_logprobs(self, occurrences: Sequence[Occurrence]) -> np.ndarray:
-        """Mean log-probability of the target's tokens, all masked at once, per occurrence."""
+        """Mean log-probability (``average="prob"``: log mean probability) of the target's
+        tokens, all masked at once, per occurrence."""
         import torch
 
         from lexprobe.batching import run_batched
@@ -134,7 +139,11 @@ class MaskedContextSelector:
                     continue
                 pos = torch.tensor(target)
                 gold = torch.tensor([ids[t] for t in target])
-                out.append(float(logp[row, pos, gold.to(logp.device)].mean()))
+                terms = logp[row, pos, gold.to(logp.device)]
+                if self.average == "prob":  # log of the mean probability (a multi-token word)
+                    out.append(float(torch.logsumexp(terms, 0) - np.log(len(target))))
+                else:
+                    out.append(float(terms.mean()))
             if hasattr(self.scorer, "count"):
                 self.scorer.count("forward_passes", 1)
             return out

@@ -13,9 +13,12 @@ computed with whatever scorer the model gives:
   removed and the definition; each text is encoded once.
 - random: seeded scores per group.
 
-The target is replaced as a whole word, everywhere it occurs (the released code
-replaced substrings). Groups are solved with ``lexprobe.metrics.alignment``;
-finished groups go to a ResumeLog so an interrupted run resumes.
+The target is replaced as a whole word, everywhere it occurs; ``protocol="authors"``
+replaces substrings (``str.replace``) as the released code did. Groups are solved
+with ``lexprobe.metrics.alignment``: ties never favour the gold alignment (the
+definitions are put in a fixed pseudo-random order first); ``protocol="authors"``
+keeps the file order and the first best permutation in enumeration order, as the
+released code did. Finished groups go to a ResumeLog so an interrupted run resumes.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ class EvalConfig:
     max_definition_tokens: int = 48
     exhaustive_max_k: int = al.EXHAUSTIVE_MAX_K
     groups_per_chunk: int | None = None  # resumable unit; default 16 for LMs, 256 for cheap scorers
+    protocol: str = "paper"  # paper | authors (substring replacement, first best permutation on ties)
 
     def validate(self) -> None:
         if self.align not in ALIGN_METHODS:
@@ -73,19 +77,31 @@ class EvalConfig:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
                 raise LexprobeError(f"{name} must be a positive integer or None (all), got {value!r}")
+        if self.protocol not in ("paper", "authors"):
+            raise LexprobeError(f"unknown --protocol {self.protocol!r} for CoDA21; use paper or authors")
         if not self.nonce.strip():
             raise LexprobeError("--nonce must be a non-empty word")
 
 
 # --- texts --------------------------------------------------------------------------
 
-def prompt(context: str, word: str, pos: str, nonce: str = "bkatuhla", pattern: str = "definition-of") -> str:
-    text = PATTERNS[pattern].format(context=replace_target(context, word, nonce), nonce=nonce)
+def hide_target(context: str, word: str, replacement: str, protocol: str = "paper") -> str:
+    """paper: whole-word replacement; authors: ``str.replace`` (also inside longer words)."""
+    if protocol == "authors":
+        if word not in context:
+            raise ValueError(f"target {word!r} not found in context {context[:80]!r}")
+        return context.replace(word, replacement)
+    return replace_target(context, word, replacement)
+
+
+def prompt(context: str, word: str, pos: str, nonce: str = "bkatuhla", pattern: str = "definition-of",
+           protocol: str = "paper") -> str:
+    text = PATTERNS[pattern].format(context=hide_target(context, word, nonce, protocol), nonce=nonce)
     return text + " to" if pos == "v" else text
 
 
-def context_without_target(context: str, word: str) -> str:
-    return replace_target(context, word, "")
+def context_without_target(context: str, word: str, protocol: str = "paper") -> str:
+    return hide_target(context, word, "", protocol)
 
 
 # --- match scores -------------------------------------------------------------------
@@ -93,7 +109,8 @@ def context_without_target(context: str, word: str) -> str:
 def _lm_requests(groups: Sequence[Group], config: EvalConfig) -> list[tuple[str, str]]:
     requests = []
     for g in groups:
-        prompts = [prompt(c.context, c.word, g.pos, config.nonce, config.pattern) for c in g.candidates]
+        prompts = [prompt(c.context, c.word, g.pos, config.nonce, config.pattern, config.protocol)
+                   for c in g.candidates]
         for p in prompts:
             for d in g.candidates:
                 requests.append((p, " " + d.definition))
@@ -122,11 +139,12 @@ def match_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig = Ev
     if kind == "masked":
         from lexprobe.scorers.pll import pll_scores
 
+        # CoDA21's 48-token cut of definitions is made here; the PLL API scores whole texts
         flat = pll_scores(scorer, _lm_requests(groups, config), variant=config.pll_variant,
                           max_tokens=config.max_definition_tokens, normalize=config.normalize)
         return _split_matrices(groups, flat)
     if kind in ("embedding", "static"):
-        contexts = [context_without_target(c.context, c.word) for g in groups for c in g.candidates]
+        contexts = [context_without_target(c.context, c.word, config.protocol) for g in groups for c in g.candidates]
         definitions = [c.definition for g in groups for c in g.candidates]
         texts = list(dict.fromkeys(contexts + definitions))  # each distinct text encoded once
         index = {t: i for i, t in enumerate(texts)}
@@ -147,8 +165,13 @@ def match_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig = Ev
 # --- one group -------------------------------------------------------------------------
 
 def group_record(group: Group, scores: np.ndarray, config: EvalConfig) -> dict[str, Any]:
-    order = al.tie_break_order(group.id, group.k)
-    assignment = al.align(scores, config.align, order, max_k=config.exhaustive_max_k)
+    method = config.align
+    if config.protocol == "authors":  # file order, first best permutation (the released enumeration)
+        order = np.arange(group.k)
+        method = "first-best" if config.align == "optimal" else config.align
+    else:
+        order = al.tie_break_order(group.id, group.k)
+    assignment = al.align(scores, method, order, max_k=config.exhaustive_max_k)
     simple = assignment if config.align == "none" else al.align(scores, "none", order)
     return {
         "id": group.id,
@@ -180,7 +203,7 @@ def _check_group(group: Group, config: EvalConfig) -> str | None:
                 f"(use --align optimal)")
     try:
         for c in group.candidates:
-            replace_target(c.context, c.word, config.nonce)
+            hide_target(c.context, c.word, config.nonce, config.protocol)
     except ValueError as err:
         return str(err)
     return None

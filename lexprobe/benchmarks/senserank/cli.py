@@ -17,6 +17,8 @@ DEFAULT_SAMPLE_INSTANCES = 4000
 
 
 def register(subparsers) -> None:
+    from lexprobe.cli_common import add_protocol_arg
+
     p = subparsers.add_parser("senserank", help="CWE similarity ranking (query-by-example word-sense retrieval)")
     sub = p.add_subparsers(dest="senserank_command", metavar="COMMAND")
     sub.required = True
@@ -37,16 +39,26 @@ def register(subparsers) -> None:
     e.add_argument("--match-pos", action="store_true", help="restrict neighbours to the same lemma AND POS")
     e.add_argument("--min-sense-count", type=positive_int, default=5,
                    help="drop queries whose sense has fewer instances in the database")
-    e.add_argument("--freq-edges", default="0,500,inf", help="lemma-frequency bucket edges")
-    e.add_argument("--rarity-edges", default="0,0.25,1", help="sense-proportion bucket edges")
+    e.add_argument("--freq-edges", default="0,500,inf", help="frequency (l) bucket edges")
+    e.add_argument("--bucket-by", choices=("sense", "lemma"), default="sense",
+                   help="l = the query sense's frequency in D (the authors' code, Table 1; default) "
+                        "or the lemma's (the paper's text)")
+    e.add_argument("--rarity-edges", default="0,0.25,1", help="sense-proportion (r) bucket edges")
     e.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
     e.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"),
                    help="weights' floating-point type")
     e.add_argument("--batch-size", type=batch_size_arg, default=32, help="sentences per forward pass")
     e.add_argument("--seed", type=non_negative_int, default=0,
                    help="seed of the SemCor document split, of samples and of the random baseline")
+    add_protocol_arg(e)
     e.add_argument("--out", required=True, help="result JSON (a .png of P@k curves is written next to it)")
     e.set_defaults(func=_cmd_eval)
+
+    c = sub.add_parser("pdep-convert", help="make the paper's PDEP corpus (CoNLL-U, 80/20) from PDEP's prepcorp table")
+    c.add_argument("--prepcorp", required=True, help="PDEP SQLite file with the prepcorp table (prepcorp.sqlite)")
+    c.add_argument("--out", required=True, help="directory for pdep_train.conllu and pdep_test.conllu")
+    c.add_argument("--seed", type=non_negative_int, default=0, help="seed of the 80/20 shuffle (the authors' was unseeded)")
+    c.set_defaults(func=_cmd_pdep_convert)
 
     f = sub.add_parser("finetune", help="inoculation fine-tuning on STREUSLE 4.4 supersenses")
     f.add_argument("--model", default="all-MiniLM-L6-v2", help="encoder to fine-tune")
@@ -60,6 +72,7 @@ def register(subparsers) -> None:
     f.add_argument("--batch-size", type=positive_int, default=16, help="training batch size")
     f.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
     f.add_argument("--seed", type=non_negative_int, default=0, help="seed of the sample and the training")
+    add_protocol_arg(f)
     f.set_defaults(func=_cmd_finetune)
 
 
@@ -81,6 +94,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         min_sense_count=args.min_sense_count, match_pos=args.match_pos,
         freq_edges=_edges(args.freq_edges, "freq-edges"), rarity_edges=_edges(args.rarity_edges, "rarity-edges"),
         seed=args.seed, batch_size=args.batch_size, device=args.device, dtype=args.dtype,
+        bucket_by=args.bucket_by, protocol=args.protocol,
     )
     if args.layers:
         from lexprobe.benchmarks.senserank.layers import parse_layers
@@ -117,6 +131,22 @@ def run_and_save(cfg, out: Path, progress: bool = True, quiet: bool = False) -> 
     return result
 
 
+def _cmd_pdep_convert(args: argparse.Namespace) -> int:
+    from lexprobe.data.pdep_rules import convert_prepcorp, read_prepcorp
+    from lexprobe.errors import DataError
+
+    if not Path(args.prepcorp).is_file():
+        raise DataError(f"{args.prepcorp} not found; pass PDEP's prepcorp.sqlite with --prepcorp")
+    train, test, counts = convert_prepcorp(read_prepcorp(args.prepcorp), seed=args.seed)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "pdep_train.conllu").write_text(train, encoding="utf-8")
+    (out / "pdep_test.conllu").write_text(test, encoding="utf-8")
+    print(", ".join(f"{reason}: {n}" for reason, n in counts.most_common()))
+    print(f"wrote {out / 'pdep_train.conllu'} and {out / 'pdep_test.conllu'}")
+    return 0
+
+
 def _cmd_finetune(args: argparse.Namespace) -> int:
     from lexprobe.benchmarks.senserank.finetune import FinetuneConfig, finetune
 
@@ -125,12 +155,16 @@ def _cmd_finetune(args: argparse.Namespace) -> int:
     cfg = FinetuneConfig(
         model=args.model, instances=args.instances, out=args.out, path=args.path, epochs=args.epochs,
         patience=args.patience, lr=args.lr, batch_size=args.batch_size, device=args.device, seed=args.seed,
+        protocol=args.protocol,
     )
     summary = finetune(cfg)
+    if summary["best_dev_accuracy"] is None:
+        kept = f"last epoch kept, lowest training loss at epoch {summary['best_epoch']}"
+    else:
+        kept = f"best dev accuracy {summary['best_dev_accuracy']:.3f} at epoch {summary['best_epoch']}"
     print(
         f"fine-tuned {args.model} on {summary['train_instances']} STREUSLE instances "
-        f"({summary['epochs_run']} epochs, best dev accuracy {summary['best_dev_accuracy']:.3f} "
-        f"at epoch {summary['best_epoch']}); encoder saved to {args.out}; evaluate it with "
+        f"({summary['epochs_run']} epochs, {kept}); encoder saved to {args.out}; evaluate it with "
         f"`lexprobe senserank eval --model {args.out} --out FILE.json`",
         file=sys.stdout,
     )

@@ -4,7 +4,14 @@ Pipeline: read the corpus into ``SenseInstance``s -> D = train split, Q = the re
 -> drop query senses with fewer than ``min_sense_count`` instances in D -> embed
 every target (mean of subwords at one layer) -> rank same-lemma D instances by
 cosine -> per-query AP@50 and the paper's pooled precision, with exact random and
-oracle figures, overall and per (lemma frequency x sense proportion) bucket.
+oracle figures, overall and per (frequency x sense proportion) bucket.
+
+Buckets (Table 1): ℓ is the query sense's frequency in D (``label_freq_in_train`` in
+the authors' code, which produced Table 1; ``bucket_by="lemma"``: the lemma's
+frequency, as the paper's text says); r = R / N, the share of the query's sense
+among its lemma's D instances. For OntoNotes the authors' lemmas carry their POS
+(``make_v``), so r = R / count(lemma+POS in D), while retrieval still pools every
+D instance of the lemma.
 """
 
 from __future__ import annotations
@@ -41,6 +48,8 @@ class EvalConfig:
     freq_edges: tuple[float, ...] = R.DEFAULT_FREQ_EDGES
     rarity_edges: tuple[float, ...] = R.DEFAULT_RARITY_EDGES
     seed: int = 0
+    bucket_by: str = "sense"  # ℓ = the query sense's frequency in D (Table 1); "lemma": the paper's text
+    protocol: str = "paper"  # paper | authors (SemCor sentence split with random.Random(42), ...)
     batch_size: int = 32
     device: str | None = None
     dtype: str | None = None
@@ -66,9 +75,15 @@ class EvalConfig:
         return d
 
 
+#: corpora whose sense proportion r divides by the lemma+POS count (the authors' lemma "make_v")
+RARITY_BY_LEMMA_POS = ("ontonotes",)
+BUCKET_BY = ("sense", "lemma")
+
+
 def split_database_queries(instances: Sequence[SenseInstance]) -> tuple[list, list]:
+    """D = train; Q = dev/test instances that may be queries (OntoNotes NOTA senses may not)."""
     database = [i for i in instances if i.split == "train"]
-    queries = [i for i in instances if i.split != "train"]
+    queries = [i for i in instances if i.split != "train" and i.query]
     if not database or not queries:
         raise DataError(
             f"the corpus needs a train split (database) and a dev/test split (queries); got "
@@ -83,7 +98,8 @@ def select_instances(instances: Sequence[SenseInstance], cfg: EvalConfig) -> tup
     if cfg.pos:
         instances = [i for i in instances if i.pos in cfg.pos]
     database, queries = split_database_queries(instances)
-    info.update(database_full=len(database), queries_full=len(queries))
+    info.update(database_full=len(database), queries_full=len(queries),
+                not_query_senses=sum(1 for i in instances if i.split != "train" and not i.query))
     key = lambda x: lemma_key(x, cfg.match_pos)  # noqa: E731
     sense_count: dict = defaultdict(int)
     for d in database:
@@ -118,6 +134,23 @@ def select_instances(instances: Sequence[SenseInstance], cfg: EvalConfig) -> tup
     return database, queries, info
 
 
+#: the authors' SemCor split: sentences shuffled with random.Random(42), first 80% = D
+AUTHORS_SEMCOR_SEED = 42
+
+
+def load_instances(cfg: EvalConfig) -> list[SenseInstance]:
+    """The corpus; under ``protocol="authors"`` SemCor is split by sentence with seed 42."""
+    if cfg.protocol == "authors" and cfg.corpus == "semcor":
+        from lexprobe.data.semcor import semcor_instances
+
+        if cfg.path is not None and not Path(cfg.path).exists():
+            raise DataError(f"semcor data not found at {cfg.path}; check --path")
+        return semcor_instances(cfg.path, seed=AUTHORS_SEMCOR_SEED, split_by="sentence")
+    from lexprobe.data.corpora import load_corpus
+
+    return load_corpus(cfg.corpus, cfg.path, seed=cfg.seed)
+
+
 def evaluate(
     cfg: EvalConfig,
     instances: Sequence[SenseInstance] | None = None,
@@ -146,11 +179,22 @@ def evaluate(
 
 def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool) -> dict:
     t0 = time.time()
+    if cfg.protocol not in ("paper", "authors"):
+        raise DataError(f"unknown protocol {cfg.protocol!r} for sense ranking; use paper or authors")
+    if cfg.bucket_by not in BUCKET_BY:
+        raise DataError(f"unknown bucket_by {cfg.bucket_by!r}; use sense or lemma")
     if instances is None:
-        from lexprobe.data.corpora import load_corpus
+        instances = load_instances(cfg)
+    pdep_counts = None
+    if cfg.corpus == "pdep":  # the paper's 48 prepositions and sense filters (PDEP corpus rules)
+        from lexprobe.data.pdep_rules import filter_pdep_instances
 
-        instances = load_corpus(cfg.corpus, cfg.path, seed=cfg.seed)
+        instances, pdep_counts = filter_pdep_instances(instances)
+        if not instances:
+            raise DataError("no PDEP instance passes the corpus rules (48 prepositions, sense filters)")
     database, queries, info = select_instances(instances, cfg)
+    if pdep_counts is not None:
+        info["pdep_rules"] = dict(pdep_counts)
     t_read = time.time() - t0
     if embedder is None and cfg.model == "random":
         from lexprobe.scorers.random import RandomTargetEmbedder
@@ -162,7 +206,7 @@ def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool) -> dict:
 
         check_model_reference(cfg.model)
         embedder = TokenEmbedder(cfg.model, layer=cfg.layer, device=cfg.device, batch_size=cfg.batch_size,
-                                 dtype=cfg.dtype)
+                                 dtype=cfg.dtype, words_alone=cfg.protocol == "authors")
     t1 = time.time()
     # queries whose sense is too rare in D are never ranked: do not spend time encoding them
     key = lambda x: lemma_key(x, cfg.match_pos)  # noqa: E731
@@ -189,18 +233,35 @@ def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool) -> dict:
     t_rank = time.time() - t2
     return build_result(cfg, embedder, database, queries, report, info,
                         timing={"read_s": t_read, "embed_s": t_embed, "rank_s": t_rank,
-                                "total_s": time.time() - t0})
+                                "total_s": time.time() - t0}, db_ok=db_ok)
 
 
-def build_result(cfg, embedder, database, queries, report, info, timing) -> dict:
+def rarity_denominators(cfg, database: Sequence[SenseInstance], db_ok=None):
+    """N of r = R / N per query: None (the same-lemma pool) or a (lemma, pos) -> count map."""
+    if cfg.corpus not in RARITY_BY_LEMMA_POS:
+        return None
+    ok = np.ones(len(database), bool) if db_ok is None else np.asarray(db_ok, bool)
+    counts: dict = defaultdict(int)
+    for d, good in zip(database, ok):
+        if good:
+            counts[(d.lemma, d.pos)] += 1
+    return counts
+
+
+def build_result(cfg, embedder, database, queries, report, info, timing, db_ok=None) -> dict:
+    if cfg.bucket_by not in BUCKET_BY:
+        raise DataError(f"unknown bucket_by {cfg.bucket_by!r}; use sense or lemma")
     outcomes, per_query = [], []
     buckets: dict[str, list] = defaultdict(list)
     single_sense = 0
+    pos_counts = rarity_denominators(cfg, database, db_ok)
     for rq in report.ranked:
         q = queries[rq.query]
-        rarity = rq.n_relevant / rq.n_candidates
+        denominator = rq.n_candidates if pos_counts is None else pos_counts.get((q.lemma, q.pos), 0)
+        rarity = rq.n_relevant / denominator if denominator else 1.0
         single_sense += rarity == 1.0
-        bucket = R.bucket_of(rq.n_candidates, rarity, cfg.freq_edges, cfg.rarity_edges)
+        freq = rq.n_relevant if cfg.bucket_by == "sense" else rq.n_candidates
+        bucket = R.bucket_of(freq, rarity, cfg.freq_edges, cfg.rarity_edges)
         outcome = R.QueryOutcome(rq.hits, rq.n_relevant, rq.n_candidates)
         outcomes.append(outcome)
         if bucket is not None:
@@ -209,6 +270,7 @@ def build_result(cfg, embedder, database, queries, report, info, timing) -> dict
             "id": f"{q.doc_id}#{q.sent_id}#{q.index}",
             "lemma": q.lemma, "pos": q.pos, "label": q.label,
             "n_candidates": rq.n_candidates, "n_relevant": rq.n_relevant, "rarity": round(rarity, 6),
+            "bucket_freq": freq,
             "bucket": bucket,
             "ap": round(R.average_precision(rq.hits, rq.n_relevant, cfg.k), 6),
             "hits": "".join(str(int(h)) for h in rq.hits),
@@ -265,9 +327,10 @@ def format_report(result: dict) -> str:
         ["queries"] + [str(cells[c].get("queries", 0)) for c in cols],
     ]
     c = result["counts"]
+    by = result["config"].get("bucket_by", "sense")
     title = (
         f"CWE similarity ranking on {result['task']}: mean over k=1..{result['config']['k']} of pooled P@k "
-        f"(the paper's MAP@50), x100"
+        f"(the paper's MAP@50), x100; l = {'the query sense' if by == 'sense' else 'the lemma'}'s frequency in D"
     )
     notes = (
         f"D={c['database']} instances ({c['lemmas_in_database']} lemmas), Q={c['queries']} -> "

@@ -14,6 +14,11 @@ best epoch's encoder is kept and training stops after ``patience`` epochs withou
 improvement. Everything is seeded. The encoder is saved with ``save_pretrained``
 (safetensors) plus its tokenizer, so ``senserank eval --model DIR`` loads it like
 any other model; the head and a training log are saved beside it.
+
+``protocol="authors"`` follows the authors' released fine-tuning instead: n // 3
+instances of each POS (33/33/33 for "100"), batch size 8, weight decay 0, early
+stopping with patience 5 on the *training* loss (no dev set) and the last epoch's
+weights kept.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from __future__ import annotations
 import copy
 import json
 import random
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -47,12 +52,22 @@ class FinetuneConfig:
     seed: int = 0
     max_length: int = 256
     dev_instances: int | None = None
+    protocol: str = "paper"  # paper | authors (33/33/33, batch 8, no weight decay, patience 5 on train loss)
+    weight_decay: float = 0.01  # torch AdamW's default; the authors' code: 0
+
+    def effective(self) -> "FinetuneConfig":
+        """The settings actually used: the authors' protocol fixes batch size, decay and patience."""
+        if self.protocol == "authors":
+            return replace(self, batch_size=8, weight_decay=0.0, patience=5)
+        return self
 
 
-def sample_balanced(instances: Sequence[SenseInstance], n: int, rng: random.Random) -> list[SenseInstance]:
-    """n instances, equal numbers of nouns, verbs and prepositions (remainder: nouns first)."""
+def sample_balanced(instances: Sequence[SenseInstance], n: int, rng: random.Random,
+                    remainder: bool = True) -> list[SenseInstance]:
+    """n instances, equal numbers of nouns, verbs and prepositions (remainder: nouns first;
+    ``remainder=False``: n // 3 each, the authors' 33/33/33 for 100)."""
     quota = {p: n // 3 for p in ("n", "v", "p")}
-    for p in ("n", "v", "p")[: n % 3]:
+    for p in ("n", "v", "p")[: n % 3 if remainder else 0]:
         quota[p] += 1
     picked = []
     for pos, want in quota.items():
@@ -102,6 +117,10 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
     from lexprobe.data.streusle import read_split, default_root
     from lexprobe.models import pick_device, resolve_model_path
 
+    if cfg.protocol not in ("paper", "authors"):
+        raise DataError(f"unknown protocol {cfg.protocol!r} for fine-tuning; use paper or authors")
+    cfg = cfg.effective()
+    authors = cfg.protocol == "authors"
     rng = random.Random(cfg.seed)
     torch.manual_seed(cfg.seed)
     np.random.seed(cfg.seed)
@@ -115,9 +134,9 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
             raise DataError(f"STREUSLE 4.4 directory not found at {root}; pass --path to the streusle-4.4 folder")
         train_pool = read_split(root, "train", lemmatize=False) if train_pool is None else train_pool
         dev_pool = read_split(root, "dev", lemmatize=False) if dev_pool is None else dev_pool
-    train = sample_balanced(train_pool, cfg.instances, rng)
+    train = sample_balanced(train_pool, cfg.instances, rng, remainder=not authors)
     n_dev = cfg.dev_instances or max(60, cfg.instances // 2)
-    dev = sample_balanced(dev_pool, min(n_dev, _balanced_capacity(dev_pool)), rng)
+    dev = [] if authors else sample_balanced(dev_pool, min(n_dev, _balanced_capacity(dev_pool)), rng)
     labels = sorted({i.label for i in train})
     label_id = {lab: k for k, lab in enumerate(labels)}
 
@@ -133,7 +152,7 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
         tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
     device = pick_device(cfg.device)
     model = SupersenseTagger(encoder, len(labels)).to(device)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     loss_fn = nn.CrossEntropyLoss()
     max_length = min(cfg.max_length, getattr(encoder.config, "max_position_embeddings", 512) or 512)
 
@@ -153,10 +172,23 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
             loss.backward()
             optimizer.step()
             total += loss.item() * len(batch)
+        train_loss = total / len(train)
+        if authors:  # early stopping on the training loss; the last epoch's weights are kept
+            history.append({"epoch": epoch, "train_loss": train_loss, "dev_accuracy": None})
+            if progress:
+                print(f"epoch {epoch}: train loss {train_loss:.4f}", flush=True)
+            best_loss = min([h["train_loss"] for h in history[:-1]], default=float("inf"))
+            if train_loss < best_loss:
+                best_epoch, stale = epoch, 0
+            else:
+                stale += 1
+                if stale >= cfg.patience:
+                    break
+            continue
         acc = _accuracy(model, tokenizer, dev, label_id, device, cfg.batch_size, max_length)
-        history.append({"epoch": epoch, "train_loss": total / len(train), "dev_accuracy": acc})
+        history.append({"epoch": epoch, "train_loss": train_loss, "dev_accuracy": acc})
         if progress:
-            print(f"epoch {epoch}: train loss {total / len(train):.4f}, dev accuracy {acc:.3f}", flush=True)
+            print(f"epoch {epoch}: train loss {train_loss:.4f}, dev accuracy {acc:.3f}", flush=True)
         if acc > best_acc:
             best_acc, best_epoch, stale = acc, epoch, 0
             best_state = copy.deepcopy({k: v.detach().cpu() for k, v in model.state_dict().items()})
@@ -178,8 +210,9 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
         "train_by_pos": {p: sum(i.pos == p for i in train) for p in ("n", "v", "p")},
         "dev_instances": len(dev),
         "epochs_run": len(history),
-        "best_epoch": best_epoch,
-        "best_dev_accuracy": best_acc,
+        "best_epoch": best_epoch,  # authors: the epoch of the lowest training loss (the last epoch is kept)
+        "kept_epoch": len(history) if authors else best_epoch,
+        "best_dev_accuracy": None if authors else best_acc,
         "history": history,
     }
     (out / "lexprobe_finetune.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")

@@ -173,8 +173,9 @@ def test_masked_selector_matches_plain_computation(tiny_bert):
             Occurrence("a small dog with a beckoning hand", "dog", 8),
             Occurrence("the beckoning person", "beckoning", 4)]
     got = MaskedContextSelector(scorer).target_logprobs(occs)
+    by_prob = MaskedContextSelector(scorer, average="prob").target_logprobs(occs)
     tok = scorer.tokenizer
-    for occ, value in zip(occs, got):
+    for occ, value, value_prob in zip(occs, got, by_prob):
         enc = tok(occ.context, return_offsets_mapping=True)
         ids = enc["input_ids"]
         target = [i for i, (a, b) in enumerate(enc["offset_mapping"]) if b > a and a < occ.end and b > occ.start]
@@ -183,8 +184,56 @@ def test_masked_selector_matches_plain_computation(tiny_bert):
             logp = torch.log_softmax(scorer.model(input_ids=torch.tensor([masked])).logits[0], -1)
         want = float(np.mean([logp[i, ids[i]].item() for i in target]))
         assert value == pytest.approx(want, abs=1e-4)
+        # footnote 4 / authors' code: average the probabilities of the word's pieces
+        want_prob = float(np.log(np.mean([np.exp(logp[i, ids[i]].item()) for i in target])))
+        assert value_prob == pytest.approx(want_prob, abs=1e-4)
+        if len(target) > 1:  # the two averages differ exactly on multi-piece words (Jensen)
+            assert value_prob > value + 1e-6
+        else:
+            assert value_prob == pytest.approx(value, abs=1e-6)
     assert len([i for i, (a, b) in enumerate(tok("the beckoning person", return_offsets_mapping=True)
                                               ["offset_mapping"]) if a >= 4 and b <= 13 and b > a]) > 1
     chosen = MaskedContextSelector(scorer).select({"dog.n.01": occs[:2], "x.n.01": occs[2:]})
     assert chosen["dog.n.01"] == occs[int(np.argmax(got[:2]))]
     assert chosen["x.n.01"] == occs[2]  # a single context needs no model
+
+
+def test_authors_cluster_rule_looks_past_the_first_violation():
+    # a-b 0.0, c-d 0.05, ab-cd 0.1 (a cluster of 4 > k_max=3: the paper's rule stops here),
+    # e-f 0.2, g-ef 0.3 (a valid cluster of 3 formed later), everything else 0.7
+    sim = np.full((7, 7), 0.7)
+    for (i, j), v in {(0, 1): 0.0, (2, 3): 0.05, (0, 2): 0.1, (0, 3): 0.1, (1, 2): 0.1, (1, 3): 0.1,
+                      (4, 5): 0.2, (4, 6): 0.3, (5, 6): 0.3}.items():
+        sim[i, j] = sim[j, i] = v
+    np.fill_diagonal(sim, 1.0)
+    assert cluster_by_similarity(sim, k_max=3, theta=0.8, rule="paper") == [0, 1]
+    assert cluster_by_similarity(sim, k_max=3, theta=0.8, rule="authors") == [4, 5, 6]
+    # theta still binds the authors' rule: below 0.3 the best is again a pair
+    assert cluster_by_similarity(sim, k_max=3, theta=0.25, rule="authors") == [0, 1]
+    # no limit broken before the end: both rules agree
+    assert cluster_by_similarity(sim, k_max=10, theta=0.8, rule="authors") == list(range(7))
+    with pytest.raises(DataError, match="cluster rule"):
+        BuildConfig(cluster="mine").validate()
+
+
+def test_candidate_sharing_a_word_with_the_group_is_skipped(wn):
+    # native.n.01 ("an indigenous person ...") and native.n.02 ("a person born in a particular
+    # place ...") are both children of person.n.01: only the first stays (authors' create_CoDA.py)
+    names = ["native.n.01", "native.n.02", "national.n.01", "adult.n.01", "adventurer.n.01",
+             "juvenile.n.01", "expert.n.01", "worker.n.01"]
+    counts = {name: 5 for name in names}
+    index = {wn.synset(n).definition(): i for i, n in enumerate(names)}
+
+    def embed(texts):  # mutually orthogonal definitions: clustering keeps everyone
+        out = np.zeros((len(texts), len(names)))
+        for row, t in enumerate(texts):
+            out[row, index[t]] = 1.0
+        return out
+
+    (group,) = build_coda(wn, _sample(wn, counts), embed, BuildConfig("clean-hard"), parents=["person.n.01"])
+    members = [c.synset for c in group.candidates]
+    assert "native.n.01" in members and "native.n.02" not in members
+    assert sorted(members) == sorted(set(names) - {"native.n.02"})
+    kept = build_coda(wn, _sample(wn, counts), embed, BuildConfig("clean-hard", skip_shared_words=False),
+                      parents=["person.n.01"])
+    assert {"native.n.01", "native.n.02"} <= {c.synset for c in kept[0].candidates}

@@ -1,0 +1,177 @@
+"""Sense ranking vs the paper and the authors' code: buckets, OntoNotes, protocol choices."""
+
+import random
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from lexprobe.benchmarks.senserank.evaluate import EvalConfig, evaluate
+from lexprobe.data.instances import SenseInstance
+
+
+class LabelEmbedder:
+    """Each sense gets its own direction: a perfect ranker, no model needed."""
+
+    def __init__(self):
+        self.dirs = {}
+
+    def describe(self):
+        return {"name": "labels"}
+
+    def embed(self, instances, progress=False):
+        for i in instances:
+            self.dirs.setdefault(i.label, len(self.dirs))
+        vectors = np.zeros((len(instances), max(1, len(self.dirs))), dtype=np.float32)
+        for row, i in enumerate(instances):
+            vectors[row, self.dirs[i.label]] = 1.0
+        return SimpleNamespace(vectors=vectors, ok=np.ones(len(instances), bool))
+
+
+def _many(lemma, label, n, split, pos="n", query=True):
+    return [SenseInstance(f"{label}-{split}-{i}", ("a", lemma), 1, lemma, pos, label, split, "1", query=query)
+            for i in range(n)]
+
+
+def _corpus():
+    # bank: 510 + 10 in D. The rare sense's query: sense frequency 10 (l < 500), lemma frequency 520 (l >= 500)
+    # run: 500 + 1600 in D. run_1's query: sense frequency 500 (l >= 500) and r = 500/2100 < .25
+    return (_many("bank", "bank_1", 510, "train") + _many("bank", "bank_2", 10, "train")
+            + _many("bank", "bank_1", 1, "test") + _many("bank", "bank_2", 1, "test")
+            + _many("run", "run_1", 500, "train") + _many("run", "run_2", 1600, "train")
+            + _many("run", "run_1", 1, "test"))
+
+
+def _by_label(result):
+    return {q["label"]: q for q in result["instances"]}
+
+
+def test_bucket_by_sense_frequency_hand_checked():
+    sense = evaluate(EvalConfig(corpus="synthetic"), instances=_corpus(), embedder=LabelEmbedder(), progress=False)
+    lemma = evaluate(EvalConfig(corpus="synthetic", bucket_by="lemma"), instances=_corpus(),
+                     embedder=LabelEmbedder(), progress=False)
+    s, m = _by_label(sense), _by_label(lemma)
+    assert (s["bank_2"]["n_relevant"], s["bank_2"]["n_candidates"]) == (10, 520)
+    assert s["bank_2"]["bucket"] == "l<500 r<0.25" and m["bank_2"]["bucket"] == "l>=500 r<0.25"
+    assert s["bank_1"]["bucket"] == m["bank_1"]["bucket"] == "l>=500 0.25<=r<1"
+    assert s["run_1"]["bucket"] == m["run_1"]["bucket"] == "l>=500 r<0.25"
+    assert sense["config"]["bucket_by"] == "sense" and lemma["config"]["bucket_by"] == "lemma"
+    # Table 1's tell-tale: with l = sense frequency the oracle of l >= 500, r < .25 is exactly 100.00
+    assert sense["breakdowns"]["buckets"]["l>=500 r<0.25"]["pooled_oracle"] == 1.0
+    # with the lemma's frequency the rare bank_2 (R = 10 < 50) joins that cell and its oracle drops
+    cell = lemma["breakdowns"]["buckets"]["l>=500 r<0.25"]
+    assert cell["queries"] == 2
+    assert cell["pooled_oracle"] == pytest.approx(np.mean([1.0, np.mean([min(k, 10) / k for k in range(1, 51)])]))
+
+
+def _line(doc, i, word, pos, lemma="-", sense="-"):
+    return f"{doc} 0 {i} {word} {pos} * {lemma} - {sense} speaker * * -"
+
+
+def _conll(rows):
+    lines = ["#begin document (nw/x); part 000"]
+    for sent in rows:
+        lines += [_line("nw/x", i, *r) for i, r in enumerate(sent)] + [""]
+    return "\n".join(lines + ["#end document", ""])
+
+
+def test_ontonotes_nota_in_d_pos_rarity_and_any_tag(tmp_path):
+    from lexprobe.data.ontonotes import read_ontonotes
+
+    train = ([[("He", "PRP"), ("filed", "VBD", "file", "1")]] * 6 + [[("a", "DT"), ("file", "NN", "file", "1")]] * 6
+             + [[("a", "DT"), ("file", "NN", "file", "5")]] * 3  # file_n_5.0: none of the above
+             + [[("very", "RB"), ("fast", "RB", "fast", "1")]])  # a sense on an adverb tag is kept too
+    test = [[("a", "DT"), ("file", "NN", "file", "1")], [("a", "DT"), ("file", "NN", "file", "5")]]
+    for split, rows in (("train", train), ("test", test)):
+        (tmp_path / split).mkdir()
+        (tmp_path / split / "x.gold_conll").write_text(_conll(rows))
+    insts = read_ontonotes(tmp_path, nota={"file_n_5.0"})
+    nota = [i for i in insts if i.label == "file_n_5.0"]
+    assert len(nota) == 4 and not any(i.query for i in nota)  # kept, but never a query
+    assert [(i.pos, i.label) for i in insts if i.lemma == "fast"] == [("x", "fast_x_1.0")]
+
+    result = evaluate(EvalConfig(corpus="ontonotes", min_sense_count=1), instances=insts,
+                      embedder=LabelEmbedder(), progress=False)
+    (q,) = result["instances"]  # the NOTA query is skipped; the file_n_1.0 one is ranked
+    assert q["label"] == "file_n_1.0" and result["counts"]["not_query_senses"] == 1
+    # retrieval pools the lemma over both POS and the NOTA instances: N = 6 + 6 + 3
+    assert (q["n_candidates"], q["n_relevant"]) == (15, 6)
+    # r = R / count(lemma+POS) = 6 / (6 + 3): NOTA senses count in the frequencies
+    assert q["rarity"] == pytest.approx(6 / 9)
+    # other corpora: r = R / N
+    other = evaluate(EvalConfig(corpus="synthetic", min_sense_count=1), instances=insts,
+                     embedder=LabelEmbedder(), progress=False)
+    assert other["instances"][0]["rarity"] == pytest.approx(6 / 15)
+
+
+def test_authors_semcor_split_is_by_sentence(monkeypatch):
+    from lexprobe.data import semcor
+
+    ann = semcor.SemcorAnnotation(1, "dog", "NN", "dog%1:05:00::")
+    sentences = [semcor.SemcorSentence(f"doc{d}", str(s), ("a", "dog"), (ann,)) for d in range(4) for s in range(5)]
+    monkeypatch.setattr(semcor, "iter_semcor_sentences", lambda archive=None: iter(sentences))
+    by_sentence = semcor.semcor_instances(seed=42, split_by="sentence")
+    order = list(range(20))
+    random.Random(42).shuffle(order)  # the authors: random.Random(42).shuffle(sentences), first int(.8 n) = train
+    assert [i.split == "train" for i in by_sentence] == [j in set(order[:16]) for j in range(20)]
+    # documents straddle the two splits, which the document split never allows
+    docs = {}
+    for i in by_sentence:
+        docs.setdefault(i.doc_id, set()).add(i.split)
+    assert any(len(s) == 2 for s in docs.values())
+    by_doc = semcor.semcor_instances(seed=42)
+    assert all(len({i.split for i in by_doc if i.doc_id == d}) == 1 for d in docs)
+
+
+def test_words_alone_tokenisation(tiny_roberta, tiny_bert):
+    import torch
+
+    from lexprobe.scorers.token_embeddings import TokenEmbedder
+
+    words = ("the", "dog", "is", "a", "small", "animal")
+    plain = TokenEmbedder(str(tiny_roberta), device="cpu", use_cache=False)
+    alone = TokenEmbedder(str(tiny_roberta), device="cpu", use_cache=False, words_alone=True)
+    tok = alone.tokenizer
+    pieces = [tok(w, add_special_tokens=False)["input_ids"] for w in words]  # no prefix space: "dog", not "Ġdog"
+    assert pieces[1] != tok(" dog", add_special_tokens=False)["input_ids"]
+    ids = [tok.bos_token_id] + [p for ps in pieces for p in ps] + [tok.eos_token_id]
+    with torch.no_grad():
+        hidden = alone.model(input_ids=torch.tensor([ids])).last_hidden_state[0].numpy()
+    start = 1 + sum(len(p) for p in pieces[:4])
+    want = hidden[start:start + len(pieces[4])].mean(axis=0)  # "small" may be several pieces
+    got, ok = alone.embed_sentence(words, [4])
+    assert ok.all()
+    np.testing.assert_allclose(got[0], want, atol=1e-5)
+    assert not np.allclose(plain.embed_sentence(words, [4])[0][0], got[0], atol=1e-3)
+    # WordPiece: the same pieces either way
+    b_plain = TokenEmbedder(str(tiny_bert), device="cpu", use_cache=False).embed_sentence(words, [1, 5])[0]
+    b_alone = TokenEmbedder(str(tiny_bert), device="cpu", use_cache=False, words_alone=True).embed_sentence(
+        words, [1, 5])[0]
+    np.testing.assert_allclose(b_plain, b_alone, atol=1e-5)
+
+
+def test_authors_finetuning_recipe(tiny_bert, tmp_path, monkeypatch):
+    import functools
+
+    from lexprobe.benchmarks.senserank.finetune import FinetuneConfig, finetune, sample_balanced
+    from lexprobe.data import streusle
+    from tests.benchmarks.senserank.test_evaluate import _streusle_dir
+
+    pool = [SenseInstance("d", ("x",), 0, "x", p, "l", "train", str(i)) for p in "nvp" for i in range(40)]
+    paper = sample_balanced(pool, 100, random.Random(0))
+    authors = sample_balanced(pool, 100, random.Random(0), remainder=False)
+    assert [sum(i.pos == p for i in paper) for p in "nvp"] == [34, 33, 33]
+    assert [sum(i.pos == p for i in authors) for p in "nvp"] == [33, 33, 33]
+    eff = FinetuneConfig(protocol="authors").effective()
+    assert (eff.batch_size, eff.weight_decay, eff.patience) == (8, 0.0, 5)
+    assert FinetuneConfig().effective() == FinetuneConfig()
+
+    monkeypatch.setattr(streusle, "_wordnet", lambda: None)
+    monkeypatch.setattr(streusle, "_lemma", functools.lru_cache(None)(streusle._lemma.__wrapped__))
+    root = _streusle_dir(tmp_path)
+    summary = finetune(FinetuneConfig(model=str(tiny_bert), instances=7, out=str(tmp_path / "ft"), path=str(root),
+                                      epochs=3, lr=1e-3, device="cpu", protocol="authors"), progress=False)
+    assert summary["train_by_pos"] == {"n": 2, "v": 2, "p": 2}
+    assert summary["dev_instances"] == 0 and summary["best_dev_accuracy"] is None
+    assert summary["kept_epoch"] == summary["epochs_run"] == 3  # patience 5 never runs out in 3 epochs
+    assert summary["config"]["batch_size"] == 8 and summary["config"]["weight_decay"] == 0.0
