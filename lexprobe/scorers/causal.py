@@ -10,6 +10,7 @@ of left-padded contexts, and then gathered row by row for all its continuations.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -32,6 +33,13 @@ class CausalLMScorer(Scorer):
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else fallback
         self.prefix_id = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else fallback
         self.max_length = _max_length(model, tokenizer)
+        #: "packed": a context and its continuations in one row with a 4-D mask (default);
+        #: "cache": the context's key/value cache copied per continuation (flash attention takes no 4-D mask)
+        self.strategy = "cache" if _attn_implementation(model) == "flash_attention_2" else "packed"
+        self.pack_tokens = 512  # longest packed row; a context with more continuations gets more rows
+        self.max_batch_tokens: int | None = None  # padded tokens per forward pass (set by --batch-size auto)
+        self.logit_elements = 1 << 24  # vocabulary logits materialised at once (64 MB in fp32)
+        self._head, self._softcap, self.vocab_size = _output_head(model)
 
     # ------------------------------------------------------------------ tokenisation
     def _encode(self, text: str) -> list[int]:
@@ -76,17 +84,119 @@ class CausalLMScorer(Scorer):
             by_context[ctx].append(i)
         contexts = list(by_context)
         results: list[np.ndarray | None] = [None] * len(requests)
-        bar = tqdm(total=len(contexts), desc="causal LM", unit="context", disable=not progress, leave=False)
+        if self.strategy == "packed":
+            rows = pack_rows(contexts, by_context, requests, self.pack_tokens)
+            bar = tqdm(total=len(rows), desc="causal LM", unit="sequence", disable=not progress, leave=False)
+            scored = run_batched(rows, self._score_packed_rows, self.batch_size, length=len,
+                                 max_tokens=self.max_batch_tokens, progress=bar.update)
+            for per_row in scored:
+                for r, lp in per_row:
+                    results[r] = lp
+        else:
+            bar = tqdm(total=len(contexts), desc="causal LM", unit="context", disable=not progress, leave=False)
 
-        def score(batch_contexts):
-            members = [[(r, requests[r][1]) for r in by_context[c]] for c in batch_contexts]
-            return self._score_context_batch(batch_contexts, members)
+            def score(batch_contexts):
+                members = [[(r, requests[r][1]) for r in by_context[c]] for c in batch_contexts]
+                return self._score_context_batch(batch_contexts, members)
 
-        for per_context in run_batched(contexts, score, self.batch_size, length=len, progress=bar.update):
-            for r, lp in per_context:
-                results[r] = lp
+            for per_context in run_batched(contexts, score, self.batch_size, length=len, progress=bar.update):
+                for r, lp in per_context:
+                    results[r] = lp
         bar.close()
         return results  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ packed strategy
+    def _score_packed_rows(self, rows: Sequence["PackedRow"]) -> list[list[tuple[int, np.ndarray]]]:
+        """One forward pass over rows of [context, continuation 1[:-1], continuation 2[:-1], ...].
+
+        A 4-D attention mask lets every continuation see the whole context and itself
+        only; its positions restart right after the context, so each continuation token
+        gets exactly the hidden state it would get in ``context + continuation``.
+        """
+        dev = self.device
+        width = max(len(r) for r in rows)
+        ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
+        segment = torch.full((len(rows), width), -1, dtype=torch.long)  # -1 padding, 0 context, s continuation s
+        positions = torch.zeros((len(rows), width), dtype=torch.long)
+        gather_rows, gather_cols, targets = [], [], []
+        for b, row in enumerate(rows):
+            n = len(row.context)
+            ids[b, :n] = torch.tensor(row.context)
+            segment[b, :n] = 0
+            positions[b, :n] = torch.arange(n)
+            # the context's last position predicts every continuation's first token: gathered once
+            gather_rows.append(b)
+            gather_cols.append(n - 1)
+            at = n
+            for s, (_, cont) in enumerate(row.members, start=1):
+                k = len(cont) - 1
+                if k:
+                    ids[b, at:at + k] = torch.tensor(cont[:-1])
+                    segment[b, at:at + k] = s
+                    positions[b, at:at + k] = torch.arange(n, n + k)
+                    gather_rows.extend([b] * k)
+                    gather_cols.extend(range(at, at + k))
+                    targets.extend(cont[1:])
+                    at += k
+        mask = packed_attention_mask(segment, self.model.dtype).to(dev)
+        hidden = self._hidden(ids.to(dev), mask, positions.to(dev))
+        self.count("forward_passes")
+        self.count("context_forwards", len({r.context for r in rows}))
+        self.count("packed_tokens", int((segment >= 0).sum()))
+        # (scored position, target token) in output order: first tokens read the context's last position
+        where, tokens = [], []
+        k = 0
+        for row in rows:
+            first, at = k, k + 1
+            for _, cont in row.members:
+                where.append(first)
+                tokens.append(cont[0])
+                for j in range(1, len(cont)):
+                    where.append(at)
+                    tokens.append(cont[j])
+                    at += 1
+            k = at
+        values = self._target_logprobs(
+            hidden, torch.tensor(gather_rows, device=hidden.device), torch.tensor(gather_cols, device=hidden.device),
+            torch.tensor(where, device=hidden.device), torch.tensor(tokens, device=hidden.device),
+        )
+        out: list[list[tuple[int, np.ndarray]]] = []
+        k = 0
+        for row in rows:
+            scored = []
+            for r, cont in row.members:
+                scored.append((r, values[k:k + len(cont)].copy()))
+                k += len(cont)
+            out.append(scored)
+        return out
+
+    def _hidden(self, ids, mask, positions):
+        """Final hidden states (after the last norm), without the LM head."""
+        if self._head is None:
+            return self.model(input_ids=ids, attention_mask=mask, position_ids=positions).logits
+        return self.model.base_model(input_ids=ids, attention_mask=mask, position_ids=positions)[0]
+
+    def _target_logprobs(self, hidden, rows, cols, where, tokens) -> np.ndarray:
+        """log P(tokens[i]) at scored position where[i]; scored position j is hidden[rows[j], cols[j]].
+
+        The LM head and the full-vocabulary log-softmax run only on scored positions,
+        in chunks of at most ``logit_elements`` logits, so memory stays bounded for
+        128k vocabularies.
+        """
+        picked = hidden[rows, cols]
+        vocab = picked.shape[-1] if self._head is None else self.vocab_size
+        step = max(1, self.logit_elements // max(vocab, 1))
+        values = torch.empty(len(where), dtype=torch.float64)
+        for start in range(0, picked.shape[0], step):
+            stop = min(start + step, picked.shape[0])
+            logits = picked[start:stop] if self._head is None else self._head(picked[start:stop])
+            logits = logits.float()
+            if self._softcap:
+                logits = torch.tanh(logits / self._softcap) * self._softcap
+            logp = torch.log_softmax(logits, dim=-1)
+            sel = ((where >= start) & (where < stop)).nonzero().squeeze(-1)
+            values[sel.cpu()] = logp[where[sel] - start, tokens[sel]].double().cpu()
+        return values.numpy()
 
     def _score_context_batch(self, contexts, members):
         dev = self.device
@@ -144,6 +254,67 @@ class CausalLMScorer(Scorer):
         for j, (_, cont, lp) in enumerate(rows):
             target = torch.tensor(cont[1:], device=dev)
             lp[1:] = logp[j, torch.arange(len(cont) - 1, device=dev), target].double().cpu().numpy()
+
+
+@dataclass(frozen=True)
+class PackedRow:
+    """One packed input row: a context and some of its continuations, as (request index, ids)."""
+
+    context: tuple[int, ...]
+    members: tuple[tuple[int, tuple[int, ...]], ...]
+
+    def __len__(self) -> int:
+        return len(self.context) + sum(len(c) - 1 for _, c in self.members)
+
+
+def pack_rows(contexts, by_context, requests, pack_tokens: int) -> list[PackedRow]:
+    """Each context with as many of its continuations as fit ``pack_tokens`` (at least one)."""
+    rows = []
+    for ctx in contexts:
+        members: list[tuple[int, tuple[int, ...]]] = []
+        size = len(ctx)
+        for r in by_context[ctx]:
+            cont = tuple(requests[r][1])
+            if members and size + len(cont) - 1 > pack_tokens:
+                rows.append(PackedRow(ctx, tuple(members)))
+                members, size = [], len(ctx)
+            members.append((r, cont))
+            size += len(cont) - 1
+        rows.append(PackedRow(ctx, tuple(members)))
+    return rows
+
+
+def packed_attention_mask(segment: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """Additive [batch, 1, L, L] mask from segment ids (-1 padding, 0 context, s >= 1 continuation s).
+
+    Query i sees key j when j <= i and j is context or in i's own segment; padding
+    rows see themselves only (their outputs are never read).
+    """
+    n = segment.shape[1]
+    causal = torch.ones(n, n, dtype=torch.bool).tril()
+    q, k = segment[:, :, None], segment[:, None, :]
+    allowed = causal & (k >= 0) & ((k == 0) | (k == q))
+    allowed |= torch.eye(n, dtype=torch.bool)
+    mask = torch.zeros(allowed.shape, dtype=dtype)
+    mask.masked_fill_(~allowed, torch.finfo(dtype).min)
+    return mask[:, None]
+
+
+def _attn_implementation(model) -> str | None:
+    return getattr(getattr(model, "config", None), "_attn_implementation", None)
+
+
+def _output_head(model):
+    """(LM head module, logit soft-cap, vocabulary size); head None: use the model's full logits."""
+    config = getattr(model, "config", None)
+    head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    base = getattr(model, "base_model", None)
+    if head is None or base is None or base is model or getattr(config, "logit_scale", None) is not None:
+        return None, None, None
+    vocab = head.weight.shape[0] if getattr(head, "weight", None) is not None else getattr(config, "vocab_size", None)
+    if vocab is None:
+        return None, None, None
+    return head, getattr(config, "final_logit_softcapping", None), int(vocab)
 
 
 def _max_length(model, tokenizer) -> int | None:
