@@ -81,3 +81,32 @@ def run_batched(
 def chunks(seq: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for start in range(0, len(seq), size):
         yield seq[start : start + size]
+
+
+#: token budget of ``--batch-size auto`` on CPU, where memory errors do not show as OOM exceptions
+CPU_TOKEN_BUDGET = 8192
+#: first token budget tried by the search on an accelerator
+START_TOKEN_BUDGET = 1 << 17
+
+
+def find_token_budget(probe: Callable[[int], int | None], start: int = START_TOKEN_BUDGET, minimum: int = 1) -> int:
+    """The largest budget, halving from ``start``, for which ``probe(budget)`` runs without OOM.
+
+    ``probe`` runs one worst-case forward pass of at most ``budget`` padded tokens
+    and returns how many it ran (the budget then becomes that verified count).
+    lm-evaluation-harness's auto batch size probes one batch shape and then still
+    runs out of memory on longer batches; a token budget bounds every batch, and
+    ``run_batched`` keeps halving on OOM as a safety net.
+    """
+    budget = max(int(start), minimum)
+    while True:
+        try:
+            ran = probe(budget)
+            return int(ran) if ran else budget
+        except Exception as err:  # noqa: BLE001 - re-raised unless it is an OOM
+            if not _is_oom(err) or budget <= minimum:
+                raise
+            budget = max(budget // 2, minimum)
+            log.info("auto batch size: out of memory, trying %d tokens", budget)
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()

@@ -36,7 +36,8 @@ class CausalLMScorer(Scorer):
         #: "packed": a context and its continuations in one row with a 4-D mask (default);
         #: "cache": the context's key/value cache copied per continuation (flash attention takes no 4-D mask)
         self.strategy = "cache" if _attn_implementation(model) == "flash_attention_2" else "packed"
-        self.pack_tokens = 512  # longest packed row; a context with more continuations gets more rows
+        self.pack_tokens = 512  # longest unit (context + continuations); more continuations make more units
+        self.row_tokens = 256  # units share rows of this many tokens (or the longest unit)
         self.max_batch_tokens: int | None = None  # padded tokens per forward pass (set by --batch-size auto)
         self.logit_elements = 1 << 24  # vocabulary logits materialised at once (64 MB in fp32)
         self._head, self._softcap, self.vocab_size = _output_head(model)
@@ -85,10 +86,12 @@ class CausalLMScorer(Scorer):
         contexts = list(by_context)
         results: list[np.ndarray | None] = [None] * len(requests)
         if self.strategy == "packed":
-            rows = pack_rows(contexts, by_context, requests, self.pack_tokens)
+            units = pack_units(contexts, by_context, requests, self.pack_tokens)
+            rows = pack_rows(units, max(self.row_tokens, max(map(len, units))))
             bar = tqdm(total=len(rows), desc="causal LM", unit="sequence", disable=not progress, leave=False)
-            scored = run_batched(rows, self._score_packed_rows, self.batch_size, length=len,
-                                 max_tokens=self.max_batch_tokens, progress=bar.update)
+            size, budget = self.batching(max(map(_row_length, rows)), self._probe_packed)
+            scored = run_batched(rows, self._score_packed_rows, size, length=_row_length, max_tokens=budget,
+                                 progress=bar.update)
             for per_row in scored:
                 for r, lp in per_row:
                     results[r] = lp
@@ -99,82 +102,88 @@ class CausalLMScorer(Scorer):
                 members = [[(r, requests[r][1]) for r in by_context[c]] for c in batch_contexts]
                 return self._score_context_batch(batch_contexts, members)
 
-            for per_context in run_batched(contexts, score, self.batch_size, length=len, progress=bar.update):
+            size = self.batch_size if self.batch_size != "auto" else 32
+            for per_context in run_batched(contexts, score, size, length=len, progress=bar.update):
                 for r, lp in per_context:
                     results[r] = lp
         bar.close()
         return results  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ packed strategy
-    def _score_packed_rows(self, rows: Sequence["PackedRow"]) -> list[list[tuple[int, np.ndarray]]]:
-        """One forward pass over rows of [context, continuation 1[:-1], continuation 2[:-1], ...].
+    def _probe_packed(self, width: int, n_rows: int) -> None:
+        """A worst-case batch for the token-budget search: n_rows full rows of ``width`` tokens."""
+        pad = self.pad_id
+        unit = PackedUnit((pad,) * max(width - 1, 1), ((0, (pad, pad)),))
+        self._score_packed_rows([(unit,)] * n_rows)
 
-        A 4-D attention mask lets every continuation see the whole context and itself
-        only; its positions restart right after the context, so each continuation token
-        gets exactly the hidden state it would get in ``context + continuation``.
+    def _score_packed_rows(self, rows: Sequence[tuple["PackedUnit", ...]]) -> list[list[tuple[int, np.ndarray]]]:
+        """One forward pass over rows of packed units [context, continuation 1[:-1], continuation 2[:-1], ...].
+
+        A 4-D attention mask lets every continuation see its own context and itself
+        only; positions restart at each context and right after it for every
+        continuation, so each token gets exactly the hidden state it would get in
+        ``context + continuation`` alone. Several units share a row to avoid padding.
         """
         dev = self.device
-        width = max(len(r) for r in rows)
+        width = max(map(_row_length, rows))
         ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
-        segment = torch.full((len(rows), width), -1, dtype=torch.long)  # -1 padding, 0 context, s continuation s
+        unit_of = torch.full((len(rows), width), -1, dtype=torch.long)  # -1 padding
+        segment = torch.zeros((len(rows), width), dtype=torch.long)  # 0 context, s >= 1 continuation s
         positions = torch.zeros((len(rows), width), dtype=torch.long)
-        gather_rows, gather_cols, targets = [], [], []
+        gather_rows, gather_cols = [], []  # scored positions
+        where, tokens = [], []  # (scored position, target token) in output order
+        n_units = 0
         for b, row in enumerate(rows):
-            n = len(row.context)
-            ids[b, :n] = torch.tensor(row.context)
-            segment[b, :n] = 0
-            positions[b, :n] = torch.arange(n)
-            # the context's last position predicts every continuation's first token: gathered once
-            gather_rows.append(b)
-            gather_cols.append(n - 1)
-            at = n
-            for s, (_, cont) in enumerate(row.members, start=1):
-                k = len(cont) - 1
-                if k:
-                    ids[b, at:at + k] = torch.tensor(cont[:-1])
-                    segment[b, at:at + k] = s
-                    positions[b, at:at + k] = torch.arange(n, n + k)
-                    gather_rows.extend([b] * k)
-                    gather_cols.extend(range(at, at + k))
-                    targets.extend(cont[1:])
-                    at += k
-        mask = packed_attention_mask(segment, self.model.dtype).to(dev)
+            at = 0
+            for unit in row:
+                n = len(unit.context)
+                ids[b, at:at + n] = torch.tensor(unit.context)
+                unit_of[b, at:at + n] = n_units
+                positions[b, at:at + n] = torch.arange(n)
+                # the context's last position predicts every continuation's first token: gathered once
+                first = len(gather_rows)
+                gather_rows.append(b)
+                gather_cols.append(at + n - 1)
+                at += n
+                for s_id, (_, cont) in enumerate(unit.members, start=1):
+                    where.append(first)
+                    tokens.append(cont[0])
+                    k = len(cont) - 1
+                    if k:
+                        ids[b, at:at + k] = torch.tensor(cont[:-1])
+                        unit_of[b, at:at + k] = n_units
+                        segment[b, at:at + k] = s_id
+                        positions[b, at:at + k] = torch.arange(n, n + k)
+                        where.extend(range(len(gather_rows), len(gather_rows) + k))
+                        tokens.extend(cont[1:])
+                        gather_rows.extend([b] * k)
+                        gather_cols.extend(range(at, at + k))
+                        at += k
+                n_units += 1
+        mask = packed_attention_mask(unit_of, segment, self.model.dtype).to(dev)
         hidden = self._hidden(ids.to(dev), mask, positions.to(dev))
         self.count("forward_passes")
-        self.count("context_forwards", len({r.context for r in rows}))
-        self.count("packed_tokens", int((segment >= 0).sum()))
-        # (scored position, target token) in output order: first tokens read the context's last position
-        where, tokens = [], []
-        k = 0
-        for row in rows:
-            first, at = k, k + 1
-            for _, cont in row.members:
-                where.append(first)
-                tokens.append(cont[0])
-                for j in range(1, len(cont)):
-                    where.append(at)
-                    tokens.append(cont[j])
-                    at += 1
-            k = at
-        values = self._target_logprobs(
-            hidden, torch.tensor(gather_rows, device=hidden.device), torch.tensor(gather_cols, device=hidden.device),
-            torch.tensor(where, device=hidden.device), torch.tensor(tokens, device=hidden.device),
-        )
+        self.count("context_forwards", n_units)
+        self.count("packed_tokens", int((unit_of >= 0).sum()))
+        on = hidden.device
+        values = self._target_logprobs(hidden, torch.tensor(gather_rows, device=on), torch.tensor(gather_cols, device=on),
+                                       torch.tensor(where, device=on), torch.tensor(tokens, device=on))
         out: list[list[tuple[int, np.ndarray]]] = []
         k = 0
         for row in rows:
             scored = []
-            for r, cont in row.members:
-                scored.append((r, values[k:k + len(cont)].copy()))
-                k += len(cont)
+            for unit in row:
+                for r, cont in unit.members:
+                    scored.append((r, values[k:k + len(cont)].copy()))
+                    k += len(cont)
             out.append(scored)
         return out
 
     def _hidden(self, ids, mask, positions):
         """Final hidden states (after the last norm), without the LM head."""
         if self._head is None:
-            return self.model(input_ids=ids, attention_mask=mask, position_ids=positions).logits
-        return self.model.base_model(input_ids=ids, attention_mask=mask, position_ids=positions)[0]
+            return self.model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=False).logits
+        return self.model.base_model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=False)[0]
 
     def _target_logprobs(self, hidden, rows, cols, where, tokens) -> np.ndarray:
         """log P(tokens[i]) at scored position where[i]; scored position j is hidden[rows[j], cols[j]].
@@ -225,7 +234,7 @@ class CausalLMScorer(Scorer):
                 if len(cont) > 1:
                     rows.append((b, cont, lp))
         rows.sort(key=lambda row: -len(row[1]))
-        for chunk in chunks(rows, max(self.batch_size * 4, 1)):
+        for chunk in chunks(rows, max(int(self.batch_size if self.batch_size != "auto" else 32) * 4, 1)):
             self._score_continuation_rows(chunk, kv, mask, ctx_lengths)
         return scored
 
@@ -257,8 +266,8 @@ class CausalLMScorer(Scorer):
 
 
 @dataclass(frozen=True)
-class PackedRow:
-    """One packed input row: a context and some of its continuations, as (request index, ids)."""
+class PackedUnit:
+    """A context and some of its continuations, as (request index, ids), fed as one block."""
 
     context: tuple[int, ...]
     members: tuple[tuple[int, tuple[int, ...]], ...]
@@ -267,33 +276,54 @@ class PackedRow:
         return len(self.context) + sum(len(c) - 1 for _, c in self.members)
 
 
-def pack_rows(contexts, by_context, requests, pack_tokens: int) -> list[PackedRow]:
+def pack_units(contexts, by_context, requests, pack_tokens: int) -> list[PackedUnit]:
     """Each context with as many of its continuations as fit ``pack_tokens`` (at least one)."""
-    rows = []
+    units = []
     for ctx in contexts:
         members: list[tuple[int, tuple[int, ...]]] = []
         size = len(ctx)
         for r in by_context[ctx]:
             cont = tuple(requests[r][1])
             if members and size + len(cont) - 1 > pack_tokens:
-                rows.append(PackedRow(ctx, tuple(members)))
+                units.append(PackedUnit(ctx, tuple(members)))
                 members, size = [], len(ctx)
             members.append((r, cont))
             size += len(cont) - 1
-        rows.append(PackedRow(ctx, tuple(members)))
-    return rows
+        units.append(PackedUnit(ctx, tuple(members)))
+    return units
 
 
-def packed_attention_mask(segment: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """Additive [batch, 1, L, L] mask from segment ids (-1 padding, 0 context, s >= 1 continuation s).
+def pack_rows(units: Sequence[PackedUnit], capacity: int) -> list[tuple[PackedUnit, ...]]:
+    """First-fit decreasing: units into rows of at most ``capacity`` tokens (deterministic)."""
+    rows: list[list[PackedUnit]] = []
+    free: list[int] = []
+    for unit in sorted(units, key=lambda u: -len(u)):
+        for i, room in enumerate(free):
+            if len(unit) <= room:
+                rows[i].append(unit)
+                free[i] -= len(unit)
+                break
+        else:
+            rows.append([unit])
+            free.append(capacity - len(unit))
+    return [tuple(r) for r in rows]
 
-    Query i sees key j when j <= i and j is context or in i's own segment; padding
-    rows see themselves only (their outputs are never read).
+
+def _row_length(row: Sequence[PackedUnit]) -> int:
+    return sum(map(len, row))
+
+
+def packed_attention_mask(unit: torch.Tensor, segment: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """Additive [batch, 1, L, L] mask from unit ids (-1 padding) and segment ids (0 context, s continuation s).
+
+    Query i sees key j when j <= i in the same unit and j is context or in i's own
+    segment; padding rows see themselves only (their outputs are never read).
     """
-    n = segment.shape[1]
+    n = unit.shape[1]
     causal = torch.ones(n, n, dtype=torch.bool).tril()
+    same_unit = (unit[:, :, None] == unit[:, None, :]) & (unit[:, None, :] >= 0)
     q, k = segment[:, :, None], segment[:, None, :]
-    allowed = causal & (k >= 0) & ((k == 0) | (k == q))
+    allowed = causal & same_unit & ((k == 0) | (k == q))
     allowed |= torch.eye(n, dtype=torch.bool)
     mask = torch.zeros(allowed.shape, dtype=dtype)
     mask.masked_fill_(~allowed, torch.finfo(dtype).min)

@@ -72,7 +72,10 @@ def test_long_and_short_rows_batched_together(gpt2):
 
 def test_out_of_memory_halves_the_batch(tiny_gpt2, monkeypatch):
     scorer = load_scorer(str(tiny_gpt2), batch_size=8)
-    expected = scorer.continuation_logprobs(REQUESTS)
+    scorer.row_tokens = 1  # rows as long as the longest unit: eight equal contexts, one row each
+    requests = [(f"{w} " + "the dog is a small animal " * 6, " nod") for w in
+                ("a", "the", "one", "dog", "cat", "hand", "song", "water")]
+    expected = scorer.continuation_logprobs(requests)
     real = scorer._score_packed_rows
     sizes = []
 
@@ -83,7 +86,7 @@ def test_out_of_memory_halves_the_batch(tiny_gpt2, monkeypatch):
         return real(rows)
 
     monkeypatch.setattr(scorer, "_score_packed_rows", flaky)
-    got = scorer.continuation_logprobs(REQUESTS)
-    assert max(sizes) > 2 and sizes[-1] <= 2
+    got = scorer.continuation_logprobs(requests)
+    assert sizes[:3] == [8, 4, 2] and max(sizes[3:]) <= 2
     for a, b in zip(got, expected):
         np.testing.assert_allclose(a, b, atol=1e-6)
