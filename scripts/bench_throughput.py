@@ -162,14 +162,14 @@ def wdlmpro_masked_requests(scorer, seeds_per_pos: int, seed: int):
     return [builder.request(p, word, definition) for pos, word, definition in pairs for p in MASKED_PATTERNS[pos]]
 
 
-def coda21_requests(path: str | None, n_groups: int) -> list[tuple[str, str]]:
+def coda21_requests(path: str | None, n_groups: int, limit: int | None = None) -> list[tuple[str, str]]:
     from lexprobe.benchmarks.coda21.cli import default_coda_dir
     from lexprobe.benchmarks.coda21.dataset import load_coda
     from lexprobe.benchmarks.coda21.evaluate import EvalConfig, _lm_requests
 
     data = load_coda(path or default_coda_dir() / "CoDA-clean-hard.json")
     groups = data.by_pos("n")[: n_groups // 2] + data.by_pos("v")[: n_groups - n_groups // 2]
-    return _lm_requests(groups, EvalConfig())
+    return _lm_requests(groups, EvalConfig())[:limit]
 
 
 # ---------------------------------------------------------------------------- kinds
@@ -205,12 +205,28 @@ def bench_causal(args, model_path, device):
     sample = requests[:: max(1, len(requests) // 20)]
     ref = [float(reference.causal_continuation_logprobs(scorer, c, x).sum()) for c, x in sample]
     check("lexprobe vs plain reference (sample)", packed[:: max(1, len(requests) // 20)], ref, args.tolerance)
+    if args.bf16_check:
+        low = load_scorer(model_path, kind="causal", device=args.device, dtype="bfloat16", batch_size=args.batch_size)
+        bf16_report("causal", packed, [float(lp.sum()) for lp in low.continuation_logprobs(requests)], low)
+        bf16_report("causal, batch size 1", [float(lp.sum()) for lp in low.continuation_logprobs(requests[:64])],
+                    [float(lp.sum()) for lp in _with_batch(low, 1).continuation_logprobs(requests[:64])], low)
+
+
+def _with_batch(scorer, size):
+    scorer.batch_size = size
+    return scorer
+
+
+def bf16_report(what, fp32, bf16, scorer):
+    d = np.abs(np.asarray(fp32) - np.asarray(bf16))
+    print(f"  bfloat16 vs float32 ({what}, {scorer.device}): max |diff| {d.max():.3g}, mean {d.mean():.3g}, "
+          f"median {np.median(d):.3g} nats per request")
 
 
 def bench_pll(args, model_path, device):
     from lexprobe.scorers.pll import pll_reference, pll_token_logprobs
 
-    requests = coda21_requests(args.coda, args.coda_groups)
+    requests = coda21_requests(args.coda, args.coda_groups, args.coda_requests)
     scorer = load_scorer(model_path, kind="masked", device=args.device, dtype=args.dtype, batch_size=args.batch_size)
     no_cut = {"max_tokens": None} if "max_tokens" in inspect.signature(pll_token_logprobs).parameters else {}
     tokens = sum(len(scorer.tokenizer(p + c)["input_ids"]) for p, c in requests)
@@ -244,6 +260,9 @@ def bench_pll(args, model_path, device):
     step = max(1, len(requests) // 10)
     ref = [float(pll_reference(scorer, p, c, "token", **no_cut).sum()) for p, c in requests[::step]]
     check("lexprobe vs plain reference (sample)", ours[::step], ref, args.tolerance)
+    if args.bf16_check:
+        low = load_scorer(model_path, kind="masked", device=args.device, dtype="bfloat16", batch_size=args.batch_size)
+        bf16_report("pll", ours, [float(lp.sum()) for lp in pll_token_logprobs(low, requests, "token", **no_cut)], low)
 
 
 def bench_masked(args, model_path, device):
@@ -284,6 +303,7 @@ def main() -> None:
                     help="WDLMPro seed groups per POS (each expanded to its co-hyponyms' groups)")
     ap.add_argument("--coda", help="CoDA21 file (default: the official clean-hard file)")
     ap.add_argument("--coda-groups", type=int, default=6, help="CoDA21 groups (half nouns, half verbs)")
+    ap.add_argument("--coda-requests", type=int, default=None, help="keep only the first N CoDA21 requests")
     ap.add_argument("--minicons-batch", type=int, default=8, help="requests per minicons call")
     ap.add_argument("--peers", default="lm-eval,minicons", help="peer tools to run (comma list; '' for none)")
     ap.add_argument("--with-previous", action="store_true", help="also time lexprobe's previous causal design")
@@ -291,6 +311,8 @@ def main() -> None:
     ap.add_argument("--dtype", default="float32")
     ap.add_argument("--batch-size", default=None, help="lexprobe batch size (int or auto; default per scorer)")
     ap.add_argument("--tolerance", type=float, default=1e-5)
+    ap.add_argument("--bf16-check", action="store_true",
+                    help="also score in bfloat16 and print its distance from float32 (and across batch sizes)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--nproc", type=int, default=1,
                     help="N-process figures: launch this script with torchrun --nproc-per-node N; "

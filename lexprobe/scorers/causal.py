@@ -53,7 +53,7 @@ class CausalLMScorer(Scorer):
             continuation = context[-trailing:] + continuation
             context = context[:-trailing]
         whole = self._encode(context + continuation)
-        n_ctx = len(self._encode(context)) if context else 0
+        n_ctx = len(self._encode(context))  # an empty context still holds a BOS the tokenizer adds
         ctx, cont = whole[:n_ctx], whole[n_ctx:]
         if not ctx:
             ctx = [self.prefix_id]

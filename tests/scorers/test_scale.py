@@ -62,7 +62,10 @@ def test_packed_rows_equal_plain_reference(model, request):
     assert scorer.strategy == "packed"
     if model == "tiny_llama":  # BOS added, no pad token
         assert scorer.tokenizer.pad_token_id is None
-        assert scorer.split("The dog is", " a signal")[0][0] == scorer.tokenizer.bos_token_id
+        bos = scorer.tokenizer.bos_token_id
+        assert scorer.split("The dog is", " a signal")[0][0] == bos
+        ctx, cont = scorer.split("", " hello there")
+        assert ctx == (bos,) and bos not in cont
     scorer.stats.clear()
     got = scorer.continuation_logprobs(CAUSAL)
     _assert_reference(scorer, CAUSAL, got)
