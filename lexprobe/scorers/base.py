@@ -54,7 +54,12 @@ class Scorer:
                     probe(width, rows)
                     return rows * width
 
-                self._token_budget = find_token_budget(run, minimum=width)
+                saved = dict(self.stats)  # probe passes are not work: keep the counters honest
+                try:
+                    self._token_budget = find_token_budget(run, minimum=width)
+                finally:
+                    self.stats.clear()
+                    self.stats.update(saved)
             else:
                 self._token_budget = CPU_TOKEN_BUDGET
             self.count("auto_token_budget", self._token_budget)
