@@ -2,9 +2,17 @@
 
 Context and continuation are encoded together and split (as lm-evaluation-harness
 does), so a continuation is tokenised exactly as the model sees it in running text
-and no boundary token is mis-tokenised. Requests that share a context share one
-forward pass over it: the context's key/value cache is computed once, in batches
-of left-padded contexts, and then gathered row by row for all its continuations.
+and no boundary token is mis-tokenised.
+
+Requests that share a context are packed into one unit, ``[context, continuation 1
+[:-1], continuation 2[:-1], ...]``, under a 4-D attention mask: each continuation
+sees its context and itself only, its positions restart right after the context,
+so every token gets the hidden state it has in ``context + continuation`` alone.
+Units share rows (first-fit), the LM head and the log-softmax run only where a
+token is scored. The context is fed once and each continuation token once, so the
+saving in tokens shows in wall time (docs/scale.md). Flash attention takes no 4-D
+mask: there the context's key/value cache is computed once per batch and copied
+for every continuation row (the ``cache`` strategy).
 """
 
 from __future__ import annotations
@@ -217,7 +225,8 @@ class CausalLMScorer(Scorer):
             mask[b, n_ctx - len(c):] = 1
         ids, mask = ids.to(dev), mask.to(dev)
         positions = (mask.cumsum(-1) - 1).clamp(min=0)
-        out = self.model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True)
+        last_only = {"logits_to_keep": 1} if _takes(self.model, "logits_to_keep") else {}
+        out = self.model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, **last_only)
         self.count("forward_passes")
         self.count("context_forwards", len(contexts))
         first = torch.log_softmax(out.logits[:, -1, :].float(), dim=-1)
@@ -328,6 +337,15 @@ def packed_attention_mask(unit: torch.Tensor, segment: torch.Tensor, dtype: torc
     mask = torch.zeros(allowed.shape, dtype=dtype)
     mask.masked_fill_(~allowed, torch.finfo(dtype).min)
     return mask[:, None]
+
+
+def _takes(model, argument: str) -> bool:
+    import inspect
+
+    try:
+        return argument in inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _attn_implementation(model) -> str | None:
