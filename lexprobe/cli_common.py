@@ -50,11 +50,11 @@ def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = 
     g.add_argument("--kind", choices=KINDS, help="force the scorer kind instead of detecting it from the config")
     g.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N (default: auto)")
     g.add_argument("--dtype", default="float32", choices=DTYPES,
-                   help="weights and activations; auto: bfloat16 on a GPU that supports it, else float32 (default: float32)")
+                   help="weights and activations; auto: bfloat16 on a GPU that supports it, else float32")
     g.add_argument("--batch-size", type=batch_size_arg, default=None,
                    help="initial batch size, or auto: the largest token budget that fits the device (halves on out-of-memory)")
     g.add_argument("--attn", choices=ATTN_IMPLEMENTATIONS, default=None,
-                   help="attention implementation passed to from_pretrained (default: the model's own choice)")
+                   help="attention implementation passed to from_pretrained (none: the model's own choice)")
     g.add_argument("--device-map", choices=("auto",), default=None,
                    help="auto: spread a model too big for one GPU over all visible GPUs (needs accelerate)")
     g.add_argument("--seed", type=int, default=0, help="seed for sampling and the random scorer")
