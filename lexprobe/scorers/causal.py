@@ -95,7 +95,7 @@ class CausalLMScorer(Scorer):
         results: list[np.ndarray | None] = [None] * len(requests)
         if self.strategy == "packed":
             units = pack_units(contexts, by_context, requests, self.pack_tokens)
-            rows = pack_rows(units, max(self.row_tokens, max(map(len, units))))
+            rows = pack_rows(units, _row_capacity(units, self.row_tokens))
             bar = tqdm(total=len(rows), desc="causal LM", unit="sequence", disable=not progress, leave=False)
             size, budget = self.batching(max(map(_row_length, rows)), self._probe_packed)
             scored = run_batched(rows, self._score_packed_rows, size, length=_row_length, max_tokens=budget,
@@ -302,13 +302,14 @@ def pack_units(contexts, by_context, requests, pack_tokens: int) -> list[PackedU
     return units
 
 
-def pack_rows(units: Sequence[PackedUnit], capacity: int) -> list[tuple[PackedUnit, ...]]:
-    """First-fit decreasing: units into rows of at most ``capacity`` tokens (deterministic)."""
+def pack_rows(units: Sequence[PackedUnit], capacity: int, window: int = 64) -> list[tuple[PackedUnit, ...]]:
+    """First-fit decreasing over the last ``window`` open rows: units into rows of at most
+    ``capacity`` tokens (deterministic; linear time for large runs)."""
     rows: list[list[PackedUnit]] = []
     free: list[int] = []
     for unit in sorted(units, key=lambda u: -len(u)):
-        for i, room in enumerate(free):
-            if len(unit) <= room:
+        for i in range(max(0, len(rows) - window), len(rows)):
+            if len(unit) <= free[i]:
                 rows[i].append(unit)
                 free[i] -= len(unit)
                 break
@@ -316,6 +317,18 @@ def pack_rows(units: Sequence[PackedUnit], capacity: int) -> list[tuple[PackedUn
             rows.append([unit])
             free.append(capacity - len(unit))
     return [tuple(r) for r in rows]
+
+
+def _row_capacity(units: Sequence[PackedUnit], row_tokens: int) -> int:
+    """Rows of about ``row_tokens``, evened out so that the last row is not mostly padding."""
+    total, longest = sum(map(len, units)), max(map(len, units))
+    n_rows = max(1, -(-total // max(row_tokens, 1)))
+    capacity = max(longest, -(-total // n_rows))
+    for _ in range(16):
+        if len(pack_rows(units, capacity)) <= n_rows:
+            return capacity
+        capacity += max(4, capacity // 32)
+    return max(longest, row_tokens)
 
 
 def _row_length(row: Sequence[PackedUnit]) -> int:
