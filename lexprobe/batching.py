@@ -34,25 +34,36 @@ def run_batched(
     batch_size: int,
     length: Callable[[T], int] | None = None,
     progress: Callable[[int], None] | None = None,
+    max_tokens: int | None = None,
 ) -> list[R]:
     """Apply ``fn`` to batches of ``items`` and return results in the input order.
 
     ``fn`` takes a list of items and returns one result per item. With ``length``
-    given, batches are formed longest first. On an out-of-memory error the batch
-    size halves (down to 1) and the failed batch is retried.
+    given, batches are formed longest first; with ``max_tokens`` too, a batch also
+    stops before its padded size (items x longest length) passes ``max_tokens``. On an
+    out-of-memory error the batch size (and the token budget) halves, down to one
+    item, and the failed batch is retried.
     """
     order = longest_first(items, length) if length else list(range(len(items)))
     results: list[R | None] = [None] * len(items)
     pos = 0
     size = max(1, int(batch_size))
+    budget = max_tokens if (max_tokens and length) else None
     while pos < len(order):
-        idx = order[pos : pos + size]
+        take = size
+        if budget:  # longest first: the first item of the batch sets the padded width
+            take = max(1, min(size, budget // max(length(items[order[pos]]), 1)))
+        idx = order[pos : pos + take]
         try:
             out = fn([items[i] for i in idx])
         except Exception as err:  # noqa: BLE001 - re-raised unless it is an OOM
-            if not _is_oom(err) or size == 1:
+            if not _is_oom(err) or len(idx) == 1:
                 raise
-            size //= 2
+            if budget and take < size:  # the token budget made this batch: halve the budget
+                budget = max(1, budget // 2)
+            else:
+                size = max(1, size // 2)
+                budget = max(1, budget // 2) if budget else None
             log.warning("out of memory; batch size lowered to %d", size)
             if torch.cuda.is_available():
                 torch.cuda.empty_cache()
@@ -70,3 +81,32 @@ def run_batched(
 def chunks(seq: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for start in range(0, len(seq), size):
         yield seq[start : start + size]
+
+
+#: token budget of ``--batch-size auto`` on CPU, where memory errors do not show as OOM exceptions
+CPU_TOKEN_BUDGET = 8192
+#: first token budget tried by the search on an accelerator
+START_TOKEN_BUDGET = 1 << 17
+
+
+def find_token_budget(probe: Callable[[int], int | None], start: int = START_TOKEN_BUDGET, minimum: int = 1) -> int:
+    """The largest budget, halving from ``start``, for which ``probe(budget)`` runs without OOM.
+
+    ``probe`` runs one worst-case forward pass of at most ``budget`` padded tokens
+    and returns how many it ran (the budget then becomes that verified count).
+    lm-evaluation-harness's auto batch size probes one batch shape and then still
+    runs out of memory on longer batches; a token budget bounds every batch, and
+    ``run_batched`` keeps halving on OOM as a safety net.
+    """
+    budget = max(int(start), minimum)
+    while True:
+        try:
+            ran = probe(budget)
+            return int(ran) if ran else budget
+        except Exception as err:  # noqa: BLE001 - re-raised unless it is an OOM
+            if not _is_oom(err) or budget <= minimum:
+                raise
+            budget = max(budget // 2, minimum)
+            log.info("auto batch size: out of memory, trying %d tokens", budget)
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from lexprobe.model_names import DEFAULT_MODEL, KINDS
+from lexprobe.model_names import ATTN_IMPLEMENTATIONS, DEFAULT_MODEL, DTYPES, KINDS
 
 
 PROTOCOLS = ("paper", "authors", "choose")
@@ -115,10 +115,15 @@ def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = 
     )
     g.add_argument("--kind", choices=KINDS, help="force the scorer kind instead of detecting it from the config")
     g.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N (default: auto)")
-    g.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"),
-                   help="weights' floating-point type")
+    g.add_argument("--dtype", default="float32", choices=DTYPES,
+                   help="weights and activations; auto: bfloat16 on a GPU that supports it, else float32")
     g.add_argument("--batch-size", type=batch_size_arg, default=None,
-                   help="initial batch size, halves on out-of-memory (default: the scorer's)")
+                   help="initial batch size, or auto: the largest token budget that fits the device "
+                        "(halves on out-of-memory; default: the scorer's)")
+    g.add_argument("--attn", choices=ATTN_IMPLEMENTATIONS, default=None,
+                   help="attention implementation passed to from_pretrained (default: the model's own choice)")
+    g.add_argument("--device-map", choices=("auto",), default=None,
+                   help="auto: spread a model too big for one GPU over all visible GPUs (needs accelerate)")
     g.add_argument("--seed", type=non_negative_int, default=0, help="seed for sampling and the random scorer")
 
 
@@ -128,4 +133,5 @@ def scorer_from_args(args: argparse.Namespace):
     return load_scorer(
         args.model, kind=args.kind, device=args.device, dtype=args.dtype,
         batch_size=args.batch_size, seed=args.seed,
+        attn=getattr(args, "attn", None), device_map=getattr(args, "device_map", None),
     )

@@ -18,7 +18,7 @@ import torch
 
 from lexprobe.errors import ModelError
 
-from lexprobe.model_names import DEFAULT_MODEL, KINDS  # noqa: E402  (import-light for the CLI parser)
+from lexprobe.model_names import ATTN_IMPLEMENTATIONS, DEFAULT_MODEL, DTYPES, KINDS  # noqa: E402  (import-light for the CLI parser)
 _DEFAULT_ALIASES = {
     "default", "minilm", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2",
 }
@@ -57,13 +57,49 @@ def pick_device(device: str | None = None) -> torch.device:
     return dev
 
 
-def _dtype(name: str | None, device: torch.device):
-    if name in (None, "", "auto", "float32"):
+
+
+def resolve_dtype(name: str | None, device: torch.device) -> torch.dtype:
+    """``auto``: bfloat16 on a GPU that supports it, float32 otherwise (CPU, older GPUs)."""
+    if name in (None, "", "float32"):
+        return torch.float32
+    if name == "auto":
+        if device.type == "cuda" and torch.cuda.is_bf16_supported():
+            return torch.bfloat16
         return torch.float32
     table = {"bfloat16": torch.bfloat16, "float16": torch.float16}
     if name not in table:
-        raise ModelError(f"unknown dtype {name!r}; use float32, bfloat16 or float16")
+        raise ModelError(f"unknown dtype {name!r}; use {', '.join(DTYPES)}")
     return table[name]
+
+
+def _dtype(name: str | None, device: torch.device):
+    return resolve_dtype(name, device)
+
+
+def check_device_map(device_map: str | None) -> None:
+    """``--device-map auto`` loads through accelerate (an optional dependency)."""
+    if device_map is None:
+        return
+    if device_map != "auto":
+        raise ModelError(f"unknown device map {device_map!r}; use --device-map auto")
+    import importlib.util
+
+    if importlib.util.find_spec("accelerate") is None:
+        raise ModelError("--device-map auto needs accelerate; run `pip install accelerate` or drop --device-map")
+
+
+def check_attn(attn: str | None) -> None:
+    if attn is not None and attn not in ATTN_IMPLEMENTATIONS:
+        raise ModelError(f"unknown attention implementation {attn!r}; use {', '.join(ATTN_IMPLEMENTATIONS)}")
+
+
+def input_device(model, fallback: torch.device) -> torch.device:
+    """Where inputs go: the device of the input embeddings (the first shard under a device map)."""
+    try:
+        return model.get_input_embeddings().weight.device
+    except (AttributeError, NotImplementedError):
+        return fallback
 
 
 def _is_sentence_transformer(path: str) -> bool:
@@ -126,12 +162,25 @@ def detect_kind(name_or_path: str) -> str:
     return "embedding"  # a bare encoder: mean-pooled sentence embeddings
 
 
-def _load_with_head(auto_cls, path: str, kind: str, device, dtype):
+def _load_with_head(auto_cls, path: str, kind: str, device, dtype, attn: str | None = None,
+                    device_map: str | None = None):
+    extra = {}
+    if attn:
+        extra["attn_implementation"] = attn
+    if device_map:
+        extra["device_map"] = device_map
     try:
         model, info = auto_cls.from_pretrained(
-            path, output_loading_info=True, trust_remote_code=False, use_safetensors=True, dtype=dtype,
+            path, output_loading_info=True, trust_remote_code=False, use_safetensors=True, dtype=dtype, **extra,
         )
+    except ImportError as err:  # e.g. flash_attention_2 without the flash-attn package
+        raise ModelError(f"cannot load {path!r} with --attn {attn}: {str(err).splitlines()[0]}") from None
     except ValueError as err:
+        if attn and "attn" in str(err).lower():
+            raise ModelError(
+                f"model {path!r} does not support --attn {attn} ({str(err).splitlines()[0]}); "
+                f"choose another of {', '.join(ATTN_IMPLEMENTATIONS)}"
+            ) from None
         raise ModelError(
             f"model {path!r} cannot be loaded as a {kind} LM ({str(err).splitlines()[0]}); "
             "choose another --kind or model"
@@ -152,7 +201,7 @@ def _load_with_head(auto_cls, path: str, kind: str, device, dtype):
             f"model {path!r} has no trained {kind}-LM head (missing weights such as {missing[0]}); "
             f"use --kind embedding or a checkpoint with a {kind}-LM head"
         )
-    return model.to(device)
+    return model if device_map else model.to(device)
 
 
 def load_scorer(
@@ -160,14 +209,24 @@ def load_scorer(
     kind: str | None = None,
     device: str | None = None,
     dtype: str | None = None,
-    batch_size: int | None = None,
+    batch_size: int | str | None = None,
     seed: int = 0,
+    attn: str | None = None,
+    device_map: str | None = None,
 ):
-    """Load ``name_or_path`` as a scorer of ``kind`` (detected when None)."""
+    """Load ``name_or_path`` as a scorer of ``kind`` (detected when None).
+
+    ``dtype="auto"`` is bfloat16 on a GPU that supports it, else float32;
+    ``batch_size="auto"`` finds the largest token budget that fits (then halves on
+    OOM); ``attn`` is passed to ``from_pretrained``; ``device_map="auto"`` spreads
+    a model over the visible GPUs (and CPU) with accelerate.
+    """
     from lexprobe.scorers.random import RandomScorer
 
     if kind is not None and kind not in KINDS:
         raise ModelError(f"unknown kind {kind!r}; choose one of {', '.join(KINDS)}")
+    check_attn(attn)
+    check_device_map(device_map)
     detected = detect_kind(name_or_path)
     if kind in ("masked", "causal") and detected in ("masked", "causal") and kind != detected:
         raise ModelError(
@@ -184,15 +243,13 @@ def load_scorer(
         return StaticVectorsScorer.load(path, name=name)
     dev = pick_device(device)
     torch_dtype = _dtype(dtype, dev)
-    if dev.type == "cuda":
-        torch.backends.cuda.matmul.allow_tf32 = True
     if kind == "embedding":
         from lexprobe.scorers.embedding import SentenceEmbeddingScorer
 
         if not Path(path).exists():
             _load_config(path)  # a clear error for unknown names before sentence-transformers tries
         try:
-            return SentenceEmbeddingScorer.load(name, path, dev, batch_size=batch_size or 64)
+            return SentenceEmbeddingScorer.load(name, path, dev, batch_size=_int_batch(batch_size, 64))
         except (OSError, ValueError) as err:
             raise ModelError(f"cannot load {path!r} as a sentence-embedding model: {str(err).splitlines()[0]}") from None
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
@@ -209,14 +266,19 @@ def load_scorer(
 
         if tokenizer.mask_token_id is None:
             raise ModelError(f"tokenizer of {path!r} has no mask token; it cannot be scored as a masked LM")
-        model = _load_with_head(AutoModelForMaskedLM, path, kind, dev, torch_dtype)
-        return MaskedLMScorer(name, model, tokenizer, dev, batch_size=batch_size or 64)
+        model = _load_with_head(AutoModelForMaskedLM, path, kind, dev, torch_dtype, attn, device_map)
+        return MaskedLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size or 64)
     if kind == "causal":
         from lexprobe.scorers.causal import CausalLMScorer
 
-        model = _load_with_head(AutoModelForCausalLM, path, kind, dev, torch_dtype)
-        return CausalLMScorer(name, model, tokenizer, dev, batch_size=batch_size or 32)
+        model = _load_with_head(AutoModelForCausalLM, path, kind, dev, torch_dtype, attn, device_map)
+        return CausalLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size or 32)
     raise ModelError(f"unknown kind {kind!r}")  # pragma: no cover
+
+
+def _int_batch(batch_size, default: int) -> int:
+    """Scorers without a token-budget search take ``auto`` as their default batch size."""
+    return default if batch_size in (None, "auto") else int(batch_size)
 
 
 def model_files_fingerprint(path: str) -> str:

@@ -39,3 +39,31 @@ def test_other_errors_propagate():
 
     with pytest.raises(RuntimeError, match="shape mismatch"):
         run_batched([1, 2], fn, batch_size=2)
+
+
+def test_token_budget_bounds_padded_batches():
+    items = ["a" * n for n in (10, 9, 3, 3, 2, 2, 2, 1)]
+    seen = []
+
+    def fn(batch):
+        seen.append([len(x) for x in batch])
+        return [len(x) for x in batch]
+
+    assert run_batched(items, fn, batch_size=100, length=len, max_tokens=10) == [len(x) for x in items]
+    assert all(len(b) * max(b) <= 10 for b in seen)
+    assert seen[0] == [10] and seen[1] == [9]
+
+
+def test_find_token_budget_halves_to_what_fits():
+    from lexprobe.batching import find_token_budget
+
+    tried = []
+
+    def probe(budget):
+        tried.append(budget)
+        if budget > 1000:
+            raise RuntimeError("CUDA out of memory")
+        return budget - budget % 7  # whole rows of 7 tokens
+
+    assert find_token_budget(probe, start=8192) == 511
+    assert tried == [8192, 4096, 2048, 1024, 512]

@@ -9,7 +9,7 @@ directly, so one engine serves every benchmark and kind of model.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 
 @dataclass
@@ -27,3 +27,40 @@ class Scorer:
 
     def count(self, key: str, n: int = 1) -> None:
         self.stats[key] = self.stats.get(key, 0) + n
+
+    #: ``--batch-size auto`` probes forward passes for the largest token budget (None: on accelerators only)
+    probe_memory = None
+    _token_budget = None
+
+    def batching(self, width: int, probe: Callable[[int, int], Any]) -> tuple[int, int | None]:
+        """(batch size, token budget) for items of up to ``width`` tokens.
+
+        A fixed ``batch_size`` is used as given. ``auto`` searches once per scorer for
+        the largest padded-token budget one forward pass fits (``probe(width, rows)``
+        runs a worst-case batch), then bounds every batch by it; on CPU, where
+        memory errors are not exceptions, it uses a fixed budget.
+        """
+        from lexprobe.batching import CPU_TOKEN_BUDGET, find_token_budget
+
+        size = getattr(self, "batch_size", None)
+        if size != "auto":
+            return int(size or 1), getattr(self, "max_batch_tokens", None)
+        if self._token_budget is None:
+            device = getattr(self, "device", None)
+            search = self.probe_memory if self.probe_memory is not None else getattr(device, "type", "cpu") != "cpu"
+            if search:
+                def run(budget: int) -> int:
+                    rows = max(1, budget // width)
+                    probe(width, rows)
+                    return rows * width
+
+                saved = dict(self.stats)  # probe passes are not work: keep the counters honest
+                try:
+                    self._token_budget = find_token_budget(run, minimum=width)
+                finally:
+                    self.stats.clear()
+                    self.stats.update(saved)
+            else:
+                self._token_budget = CPU_TOKEN_BUDGET
+            self.count("auto_token_budget", self._token_budget)
+        return self._token_budget, self._token_budget  # the budget binds: at most one row per token

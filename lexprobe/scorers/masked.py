@@ -90,14 +90,19 @@ class MaskedLMScorer(Scorer):
         queries = list(by_query)
         results: list[np.ndarray | None] = [None] * len(requests)
         bar = tqdm(total=len(queries), desc="masked LM", unit="query", disable=not progress, leave=False)
-        logps = run_batched(queries, self._forward_queries, self.batch_size,
-                            length=lambda q: len(q[0]) + q[1] + len(q[2]), progress=bar.update)
+        length = lambda q: len(q[0]) + q[1] + len(q[2])  # noqa: E731
+        size, budget = self.batching(max(map(length, queries), default=1), self._probe_queries)
+        logps = run_batched(queries, self._forward_queries, size, length=length, progress=bar.update,
+                            max_tokens=budget)
         for query, logp in zip(queries, logps):
             for r in by_query[query]:
                 word = requests[r].word
                 results[r] = logp[np.arange(len(word)), list(word)]
         bar.close()
         return results  # type: ignore[return-value]
+
+    def _probe_queries(self, width: int, n: int) -> None:
+        self._forward_queries([((self.pad_id,) * max(width - 1, 0), 1, ())] * n)
 
     def _forward_queries(self, queries) -> list[np.ndarray]:
         seqs = [list(p) + [self.mask_id] * n + list(s) for p, n, s in queries]
@@ -112,6 +117,7 @@ class MaskedLMScorer(Scorer):
         logits = self._masked_logits(ids.to(self.device), attn.to(self.device), rows, cols)
         self.count("forward_passes")
         self.count("queries", len(queries))
+        self.count("query_tokens", int(attn.sum()))
         logp = torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
         out, k = [], 0
         for _, n, _ in queries:

@@ -114,6 +114,7 @@ def _forward_copies(scorer: Any, batch: Sequence[MaskedCopy]) -> list[float]:
     if hasattr(scorer, "count"):
         scorer.count("forward_passes")
         scorer.count("pll_rows", len(batch))
+        scorer.count("pll_tokens", int(attn.sum()))
     return logp.double().cpu().tolist()
 
 
@@ -133,8 +134,15 @@ def pll_token_logprobs(scorer: Any, requests: Sequence[tuple[str, str]], variant
         ids, positions, words = encode_pair(scorer.tokenizer, prefix, cont, max_tokens, limit)
         copies.extend(masked_copies(i, ids, positions, words, variant))
         lengths.append(len(positions))
-    scores = run_batched(copies, lambda b: _forward_copies(scorer, b), scorer.batch_size,
-                         length=lambda c: len(c.ids), progress=progress)
+    width = max((len(c.ids) for c in copies), default=1)
+    if hasattr(scorer, "batching"):
+        pad = scorer.tokenizer.pad_token_id or 0
+        size, budget = scorer.batching(width, lambda w, n: _forward_copies(
+            scorer, [MaskedCopy(0, (pad,) * w, (0,), 0)] * n))
+    else:
+        size, budget = scorer.batch_size, None
+    scores = run_batched(copies, lambda b: _forward_copies(scorer, b), size,
+                         length=lambda c: len(c.ids), progress=progress, max_tokens=budget)
     out = [np.empty(n, dtype=np.float64) for n in lengths]
     filled = [0] * len(requests)
     for c, s in zip(copies, scores):  # copies of a pair are in position order

@@ -72,18 +72,21 @@ def test_long_and_short_rows_batched_together(gpt2):
 
 def test_out_of_memory_halves_the_batch(tiny_gpt2, monkeypatch):
     scorer = load_scorer(str(tiny_gpt2), batch_size=8)
-    expected = scorer.continuation_logprobs(REQUESTS)
-    real = scorer._score_context_batch
+    scorer.row_tokens = 1  # rows as long as the longest unit: eight equal contexts, one row each
+    requests = [(f"{w} " + "the dog is a small animal " * 6, " nod") for w in
+                ("a", "the", "one", "dog", "cat", "hand", "song", "water")]
+    expected = scorer.continuation_logprobs(requests)
+    real = scorer._score_packed_rows
     sizes = []
 
-    def flaky(contexts, members):
-        sizes.append(len(contexts))
-        if len(contexts) > 2:
+    def flaky(rows):
+        sizes.append(len(rows))
+        if len(rows) > 2:
             raise RuntimeError("CUDA out of memory. Tried to allocate 1 GiB")
-        return real(contexts, members)
+        return real(rows)
 
-    monkeypatch.setattr(scorer, "_score_context_batch", flaky)
-    got = scorer.continuation_logprobs(REQUESTS)
-    assert max(sizes) > 2 and sizes[-1] <= 2
+    monkeypatch.setattr(scorer, "_score_packed_rows", flaky)
+    got = scorer.continuation_logprobs(requests)
+    assert sizes[:3] == [8, 4, 2] and max(sizes[3:]) <= 2
     for a, b in zip(got, expected):
         np.testing.assert_allclose(a, b, atol=1e-6)
