@@ -79,15 +79,21 @@ def register(sub) -> None:
 
 # --- eval ----------------------------------------------------------------------------
 
-def run_eval(data: CodaData, scorer, config: EvalConfig, out: Path, progress: bool = True) -> dict:
+def run_eval(data: CodaData, scorer, config: EvalConfig, out: Path, progress: bool = True) -> dict | None:
+    """Evaluate and write ``out``; under torchrun only rank 0 gets (and writes) the result."""
+    from lexprobe.distributed import remove_logs
+
     result = evaluate(data, scorer, config, out=out, progress=progress)
+    if result is None:
+        return None
     write_json(out, result)
-    partial_path(out).unlink(missing_ok=True)
+    remove_logs(partial_path(out))
     return result
 
 
 def cmd_eval(args) -> int:
     from lexprobe.cli_common import scorer_from_args
+    from lexprobe.distributed import context
 
     config = EvalConfig(align=args.align, pos=args.pos, limit=args.limit, nonce=args.nonce,
                         pattern=args.pattern, normalize=args.normalize, pll_variant=args.pll)
@@ -97,8 +103,11 @@ def cmd_eval(args) -> int:
         print(f"lexprobe: skipping {problem}")
     if not data.groups:
         raise DataError(f"{args.data} has no usable CoDA21 groups ({len(data.problems)} malformed)")
+    context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
     scorer = scorer_from_args(args)
     result = run_eval(data, scorer, config, Path(args.out))
+    if result is None:
+        return 0
     print(format_result(result))
     print(f"\nresults written to {args.out}")
     return 0

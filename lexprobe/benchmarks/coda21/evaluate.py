@@ -29,7 +29,8 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.coda21.dataset import POS_NAMES, CodaData, Group, GroupProblem, replace_target
-from lexprobe.cache import ResumeLog, partial_path, stable_hash
+from lexprobe.cache import partial_path, stable_hash
+from lexprobe.distributed import context, run_units, token_counts
 from lexprobe.errors import LexprobeError
 from lexprobe.metrics import alignment as al
 
@@ -210,9 +211,20 @@ def select_groups(data: CodaData, config: EvalConfig) -> list[Group]:
     return chosen
 
 
+def group_costs(scorer: Any, groups: Sequence[Group]) -> list[float]:
+    """Tokens a group costs: k prompts, each followed by the k definitions."""
+    texts = sorted({t for g in groups for c in g.candidates for t in (c.context, c.definition)})
+    count = dict(zip(texts, token_counts(scorer, texts)))
+    return [g.k * sum(count[c.context] + count[c.definition] for c in g.candidates) for g in groups]
+
+
 def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out: str | Path | None = None,
-             progress: bool = False) -> dict[str, Any]:
-    """Evaluate ``scorer`` on ``data``; with ``out`` given, finished groups are logged and resumed."""
+             progress: bool = False) -> dict[str, Any] | None:
+    """Evaluate ``scorer`` on ``data``; with ``out`` given, finished groups are logged and resumed.
+
+    Under ``torchrun`` the groups are split across ranks by token count; rank 0 gets the
+    result, the other ranks None.
+    """
     config.validate()
     groups = select_groups(data, config)
     pos_list = ("n", "v") if config.pos == "both" else (config.pos,)
@@ -234,23 +246,20 @@ def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out
         "data": stable_hash([[g.id, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]]
                              for g in runnable]),
     }
-    resume = ResumeLog(partial_path(out), run_config) if out is not None else None
-    done = resume.load() if resume else {}
-    pending = [g for g in runnable if g.id not in done]
-    bar = tqdm(total=len(runnable), initial=len(runnable) - len(pending), desc="CoDA21 groups",
-               unit="group", disable=not progress)
+    ctx = context()
+    bar = tqdm(total=len(runnable), desc="CoDA21 groups", unit="group", disable=not (progress and ctx.is_main))
     step = config.groups_per_chunk or (256 if scorer.kind in ("embedding", "static", "random") else 16)
-    for start in range(0, len(pending), step):
-        chunk = pending[start:start + step]
-        for g, scores in zip(chunk, match_matrices(chunk, scorer, config)):
-            record = group_record(g, scores, config)
-            done[g.id] = record
-            if resume:
-                resume.append(g.id, record)
-        bar.update(len(chunk))
-    bar.close()
 
-    records = [done[g.id] for g in runnable]
+    def compute(indices: list[int]) -> list[dict]:
+        chunk = [runnable[i] for i in indices]
+        return [group_record(g, scores, config) for g, scores in zip(chunk, match_matrices(chunk, scorer, config))]
+
+    records = run_units([g.id for g in runnable], compute, group_costs(scorer, runnable), step=step,
+                        log_base=partial_path(out) if out is not None else None, log_config=run_config,
+                        on_done=bar.update)
+    bar.close()
+    if records is None:  # another rank than 0: rank 0 writes the result
+        return None
     return {
         "benchmark": "coda21",
         "task": "context-definition alignment",

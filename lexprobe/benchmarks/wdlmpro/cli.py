@@ -17,6 +17,7 @@ from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
 from lexprobe.benchmarks.wdlmpro.report import full_report
 from lexprobe.cache import partial_path
 from lexprobe.cli_common import add_model_args, scorer_from_args
+from lexprobe.distributed import context, remove_logs
 from lexprobe.errors import DataError
 from lexprobe.reporting import write_json
 
@@ -59,13 +60,16 @@ def _groups(args) -> list[SynsetGroup]:
     return groups
 
 
-def run_eval(scorer, groups, tasks, out, config, counts=None, chunk_size=2000, keep_instances=True) -> dict:
+def run_eval(scorer, groups, tasks, out, config, counts=None, chunk_size=2000, keep_instances=True) -> dict | None:
+    """Evaluate and write ``out``; under torchrun only rank 0 gets (and writes) the result."""
     result = evaluate(scorer, groups, tasks, out=out, config=config, chunk_size=chunk_size,
                       attributes_fn=attributes_fn(counts))
+    if result is None:
+        return None
     if not keep_instances:
         result.pop("instances")
     write_json(out, result)
-    partial_path(out).unlink(missing_ok=True)
+    remove_logs(partial_path(out))
     return result
 
 
@@ -74,11 +78,14 @@ def cmd_eval(args) -> int:
     groups = _groups(args)  # data errors before the (slow) model load
     if not groups:
         raise DataError("no WDLMPro groups selected; check --data, --pos and --limit")
+    context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
     scorer = scorer_from_args(args)
     config = {"task": args.task, "pos": args.pos, "data": args.data, "limit": args.limit, "seed": args.seed,
               "counts": args.counts, "dtype": args.dtype}
     result = run_eval(scorer, groups, TASK_CHOICES[args.task], out, config, counts=args.counts,
                       chunk_size=args.chunk_size, keep_instances=not args.no_instances)
+    if result is None:
+        return 0
     print(full_report(result))
     figure = plot_breakdowns(result, args.plot or out.with_suffix(".png"))
     print(f"\nresults written to {out}, breakdown plot to {figure}")

@@ -15,7 +15,8 @@ from typing import Callable, Sequence
 from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.wdlmpro.scoring import TASKS, score_groups, word_token_count
-from lexprobe.cache import ResumeLog, partial_path
+from lexprobe.cache import partial_path
+from lexprobe.distributed import is_main, run_units, token_counts
 from lexprobe.errors import DataError
 from lexprobe.metrics.ranking import gold_rank, predicted_index, random_expectation, rank_score, summarize
 
@@ -46,6 +47,30 @@ def instance_records(scorer, groups, tasks, attributes: Sequence[dict], progress
     return records
 
 
+def unit_ids(groups) -> list[str]:
+    """Resume keys: the target synset, made unique if a dataset repeats one."""
+    seen: dict[str, int] = {}
+    out = []
+    for g in groups:
+        n = seen.get(g.target, 0)
+        seen[g.target] = n + 1
+        out.append(g.target if n == 0 else f"{g.target}#{n}")
+    return out
+
+
+def sister_bundle(group) -> tuple[str, ...]:
+    """Sister groups have the same members; W2D of one and D2W of another ask for the same pairs."""
+    return tuple(sorted(c.synset for c in group.candidates))
+
+
+def group_costs(scorer, groups) -> list[float]:
+    """Tokens a group's pairs cost: both tasks pair every candidate with the target's word/definition."""
+    texts = sorted({t for g in groups for c in g.candidates for t in (c.word, c.definition)})
+    count = dict(zip(texts, token_counts(scorer, texts)))
+    return [sum(count[c.word] + count[c.definition] + count[g.word] + count[g.definition] for c in g.candidates)
+            for g in groups]
+
+
 def evaluate(
     scorer,
     groups,
@@ -55,35 +80,37 @@ def evaluate(
     config: dict | None = None,
     attributes_fn: Callable[[Sequence], list[dict]] | None = None,
     progress: bool = True,
-) -> dict:
-    """Evaluate ``scorer`` on ``groups``; returns the result dict (see ``result_dict``)."""
+) -> dict | None:
+    """Evaluate ``scorer`` on ``groups``; returns the result dict (see ``result_dict``).
+
+    Under ``torchrun`` the groups are split across ranks (sister groups, which share
+    most of their pairs, stay together) and only rank 0 gets the result; the others
+    get None.
+    """
     if not groups:
         raise DataError("no WDLMPro groups to evaluate; check --data, --pos and --limit")
     for task in tasks:
         if task not in TASKS:
             raise DataError(f"unknown task {task!r}; use w2d, d2w or both")
     config = dict(config or {})
-    resume = ResumeLog(partial_path(out), {"config": config, "scorer": scorer.describe(), "chunk": chunk_size}) if out else None
-    done = resume.load() if resume else {}
-    if done:
-        log.warning("resuming: %d chunks already done", len(done))
-    records: list[dict] = []
+    log_config = {"config": config, "scorer": scorer.describe()}  # not the rank count: any may resume
+    units = unit_ids(groups)
     started = time.time()
-    chunk_ids = range(0, len(groups), chunk_size)
-    bar = tqdm(total=len(groups), desc=f"WDLMPro {scorer.name}", unit="group", disable=not progress)
-    for start in chunk_ids:
-        unit = f"{start}:{start + chunk_size}"
-        chunk = groups[start : start + chunk_size]
-        if unit in done:
-            records.extend(done[unit])
-        else:
-            attrs = attributes_fn(chunk) if attributes_fn else [{} for _ in chunk]
-            chunk_records = instance_records(scorer, chunk, tasks, attrs, progress=progress and len(groups) > chunk_size)
-            if resume:
-                resume.append(unit, chunk_records)
-            records.extend(chunk_records)
-        bar.update(len(chunk))
+    bar = tqdm(total=len(groups), desc=f"WDLMPro {scorer.name}", unit="group", disable=not (progress and is_main()))
+
+    def compute(indices: list[int]) -> list[list[dict]]:
+        chunk = [groups[i] for i in indices]
+        attrs = attributes_fn(chunk) if attributes_fn else [{} for _ in chunk]
+        flat = instance_records(scorer, chunk, tasks, attrs, progress=progress and len(groups) > chunk_size and is_main())
+        return [flat[j * len(tasks):(j + 1) * len(tasks)] for j in range(len(chunk))]
+
+    per_group = run_units(units, compute, group_costs(scorer, groups), step=chunk_size,
+                          log_base=partial_path(out) if out else None, log_config=log_config,
+                          bundles=[sister_bundle(g) for g in groups], on_done=bar.update)
     bar.close()
+    if per_group is None:  # another rank than 0: rank 0 writes the result
+        return None
+    records = [r for recs in per_group for r in recs]
     result = result_dict(scorer, tasks, records, config)
     result["timing"] = {"seconds": round(time.time() - started, 2), "scorer_stats": dict(scorer.stats)}
     return result
