@@ -141,6 +141,10 @@ class TokenEmbedder:
             vectors = np.zeros((0, self.model.config.hidden_size), dtype=np.float32)
         return EmbeddedTargets(vectors, ok, dict(self.stats, skipped=int((~ok).sum())))
 
+    def encode_jobs(self, jobs: list[tuple[tuple[str, ...], list[int]]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(vectors, aligned) of each (tokens, target indices) job, batched longest first, no cache."""
+        return run_batched(jobs, self._encode_batch, self.batch_size, length=lambda j: len(" ".join(j[0])))
+
     def embed_sentence(self, tokens: Sequence[str], indices: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """Vectors of ``tokens[i]`` for i in ``indices`` (no cache), and which aligned."""
         return self._encode_batch([(tuple(tokens), list(indices))])[0]

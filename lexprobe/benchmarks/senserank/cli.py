@@ -38,6 +38,9 @@ def register(subparsers) -> None:
     e.add_argument("--batch-size", type=int, default=32)
     e.add_argument("--seed", type=int, default=0, help="seed of the SemCor document split and of samples")
     e.add_argument("--out", required=True, help="result JSON (a .png of P@k curves is written next to it)")
+    e.add_argument("--keep-embeddings", action="store_true",
+                   help="keep the memory-mapped target vectors in OUT.embeddings/ after the run (reruns with "
+                        "the same model then skip encoding); by default they are removed once the result is written")
     e.set_defaults(func=_cmd_eval)
 
     f = sub.add_parser("finetune", help="inoculation fine-tuning on STREUSLE 4.4 supersenses")
@@ -74,19 +77,27 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         freq_edges=_edges(args.freq_edges, "freq-edges"), rarity_edges=_edges(args.rarity_edges, "rarity-edges"),
         seed=args.seed, batch_size=args.batch_size, device=args.device, dtype=args.dtype,
     )
-    run_and_save(cfg, Path(args.out))
+    run_and_save(cfg, Path(args.out), keep_embeddings=args.keep_embeddings)
     return 0
 
 
-def run_and_save(cfg, out: Path, progress: bool = True, quiet: bool = False) -> dict:
+def run_and_save(cfg, out: Path, progress: bool = True, quiet: bool = False, keep_embeddings: bool = False) -> dict | None:
+    """Evaluate and write ``out`` and its plot; under torchrun only rank 0 does (others get None)."""
     from lexprobe.benchmarks.senserank.evaluate import evaluate, format_report, save_curves_plot
+    from lexprobe.cache import partial_path
     from lexprobe.reporting import write_json
 
-    result = evaluate(cfg, progress=progress)
+    from lexprobe.distributed import context, remove_logs
+
+    context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
+    result = evaluate(cfg, progress=progress, out=out, keep_embeddings=keep_embeddings)
+    if result is None:  # another rank than 0
+        return None
     plot = out.with_suffix(".png")
     save_curves_plot(result, plot)
     result["plot"] = str(plot)
     write_json(out, result)
+    remove_logs(partial_path(out))
     if not quiet:
         print(format_report(result))
         print(f"wrote {out} and {plot} ({result['timing']['total_s']:.1f} s)")

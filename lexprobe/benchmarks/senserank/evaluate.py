@@ -9,7 +9,10 @@ oracle figures, overall and per (lemma frequency x sense proportion) bucket.
 
 from __future__ import annotations
 
+import json
 import random
+import shutil
+import tempfile
 import time
 from collections import defaultdict
 from dataclasses import asdict, dataclass
@@ -18,10 +21,18 @@ from typing import Sequence
 
 import numpy as np
 
-from lexprobe.benchmarks.senserank.ranking import lemma_key, rank_same_lemma
+from tqdm.auto import tqdm
+
+from lexprobe.benchmarks.senserank.ranking import RankedQuery, RankingReport, lemma_key, plan_ranking, rank_lemma
+from lexprobe.benchmarks.senserank.store import EmbeddingStore, sentence_digest
+from lexprobe.cache import partial_path
 from lexprobe.data.instances import SenseInstance
-from lexprobe.errors import DataError
+from lexprobe.distributed import assign, barrier, broadcast, context, run_units, token_counts
+from lexprobe.errors import DataError, LexprobeError
+from lexprobe.provenance import items_digest, model_revision
 from lexprobe.metrics import retrieval as R
+
+CHUNK = 2048  # sentences per append to the embedding store (what an interruption can lose per rank)
 
 
 @dataclass
@@ -107,8 +118,18 @@ def evaluate(
     instances: Sequence[SenseInstance] | None = None,
     embedder=None,
     progress: bool = True,
-) -> dict:
-    """Run the benchmark; returns the result dict written as JSON by the CLI."""
+    out: str | Path | None = None,
+    keep_embeddings: bool = False,
+) -> dict | None:
+    """Run the benchmark; returns the result dict written as JSON by the CLI.
+
+    Target vectors go to a memory-mapped store (``<out>.embeddings/``, or a temporary
+    folder without ``out``) as they are computed, and lemma rankings to the resume log
+    ``<out>.partial.jsonl``: a rerun after an interruption keeps both. Under
+    ``torchrun`` sentences and lemmas are split across ranks (the store must then be
+    on a filesystem all ranks see); rank 0 gets the result, the other ranks None.
+    """
+    ctx = context()
     t0 = time.time()
     if instances is None:
         from lexprobe.data.corpora import load_corpus
@@ -121,33 +142,148 @@ def evaluate(
 
         embedder = TokenEmbedder(cfg.model, layer=cfg.layer, device=cfg.device, batch_size=cfg.batch_size,
                                  dtype=cfg.dtype)
+    if out is None and ctx.enabled:
+        raise LexprobeError("a distributed sense-ranking run needs --out on a filesystem every rank sees")
     t1 = time.time()
     # queries whose sense is too rare in D are never ranked: do not spend time encoding them
     key = lambda x: lemma_key(x, cfg.match_pos)  # noqa: E731
     db_senses: dict = defaultdict(int)
     for d in database:
         db_senses[(key(d), d.label)] += 1
-    to_embed = [q for q in queries if db_senses[(key(q), q.label)] >= cfg.min_sense_count]
-    pos_of = {id(q): j for j, q in enumerate(to_embed)}
-    emb = embedder.embed(list(database) + to_embed, progress=progress)
-    t_embed = time.time() - t1
-    db_vecs, db_ok = emb.vectors[: len(database)], emb.ok[: len(database)]
-    q_vecs = np.zeros((len(queries), emb.vectors.shape[1]), dtype=np.float32)
-    q_ok = np.zeros(len(queries), dtype=bool)
-    for i, q in enumerate(queries):
-        j = pos_of.get(id(q))
-        if j is not None:
-            q_vecs[i] = emb.vectors[len(database) + j]
-            q_ok[i] = emb.ok[len(database) + j]
-        else:
-            q_ok[i] = True  # dropped as rare by the ranking, not as unaligned
-    t2 = time.time()
-    report = rank_same_lemma(database, db_vecs, queries, q_vecs, k=cfg.k, min_sense_count=cfg.min_sense_count,
-                             match_pos=cfg.match_pos, db_ok=db_ok, q_ok=q_ok)
+    embedded_q = np.array([db_senses[(key(q), q.label)] >= cfg.min_sense_count for q in queries], dtype=bool)
+    targets = list(database) + [q for q, e in zip(queries, embedded_q) if e]
+    with tempfile.TemporaryDirectory(prefix="lexprobe-embeddings-") as tmp:
+        root = Path(str(out) + ".embeddings") if out is not None else Path(tmp) / "store"
+        store = EmbeddingStore(root, embedder_identity(embedder))
+        locations, ok, stats = embed_to_store(embedder, targets, store, progress)
+        t_embed = time.time() - t1
+        db_ok = ok[: len(database)]
+        q_loc = np.zeros((len(queries), 2), dtype=np.int64)
+        q_loc[embedded_q] = locations[len(database):]
+        q_ok = np.ones(len(queries), dtype=bool)  # queries dropped as rare are not "unaligned"
+        q_ok[embedded_q] = ok[len(database):]
+        t2 = time.time()
+        report = rank_from_store(cfg, store, database, locations[: len(database)], db_ok, queries, q_loc, q_ok,
+                                 device=ranking_device(embedder), log_base=partial_path(out) if out else None)
+        if report is not None and out is not None and not keep_embeddings:
+            shutil.rmtree(root, ignore_errors=True)
+    if report is None:  # another rank than 0: rank 0 writes the result
+        return None
     t_rank = time.time() - t2
-    return build_result(cfg, embedder, database, queries, report, info,
-                        timing={"read_s": t_read, "embed_s": t_embed, "rank_s": t_rank,
-                                "total_s": time.time() - t0})
+    result = build_result(cfg, embedder, database, queries, report, info,
+                          timing={"read_s": t_read, "embed_s": t_embed, "rank_s": t_rank,
+                                  "total_s": time.time() - t0})
+    result["counts"]["sentences_encoded"] = stats["sentences_encoded"]
+    result["counts"]["sentences_from_store"] = stats["sentences_from_store"]
+    return result
+
+
+def embedder_identity(embedder) -> dict:
+    """What a stored vector depends on: the weights, the layer(s), max length and dtype."""
+    describe = embedder.describe() if hasattr(embedder, "describe") else {}
+    path = getattr(embedder, "path", None) or describe.get("name", "")
+    model = getattr(embedder, "model", None)
+    return {"model": model_revision(str(path)), "embedder": describe,
+            "dtype": str(getattr(model, "dtype", "float32"))}
+
+
+def ranking_device(embedder):
+    """The embedder's GPU, if it has one; None ranks with numpy on the CPU."""
+    dev = getattr(embedder, "device", None)
+    return dev if dev is not None and getattr(dev, "type", "cpu") == "cuda" else None
+
+
+def embed_to_store(embedder, targets: Sequence[SenseInstance], store: EmbeddingStore, progress: bool = True):
+    """Embed every distinct sentence not yet in ``store``; returns (writer, row) per target, aligned flags, stats.
+
+    Sentences are dealt to ranks by token count and appended to each rank's files in
+    chunks of ``CHUNK`` sentences, so an interruption loses at most one chunk per rank.
+    """
+    ctx = context()
+    sentences: dict[str, tuple[tuple[str, ...], set]] = {}
+    digests = []
+    for t in targets:
+        d = sentence_digest(t.tokens)
+        digests.append(d)
+        sentences.setdefault(d, (tuple(t.tokens), set()))[1].add(t.index)
+    pending = None
+    if ctx.is_main:
+        store.prepare()
+        store.load_index()
+        pending = []
+        for d, (_, idx) in sentences.items():
+            stored = set(store.entries[d][2]) if d in store.entries else set()
+            if not idx <= stored:  # a stored sentence missing a target is embedded again with all of them
+                pending.append((d, sorted(idx | stored)))
+    pending = broadcast(pending)
+    jobs = [(sentences[d][0], idx) for d, idx in pending]
+    costs = token_counts(embedder, [" ".join(tokens) for tokens, _ in jobs])
+    mine = [jobs[i] for i in assign(costs, ctx.world_size)[ctx.rank]]
+    mine.sort(key=lambda j: (-len(" ".join(j[0])), j))  # longest first: similar lengths share a batch
+    writer = store.writer(ctx.rank)
+    bar = tqdm(total=len(mine), unit="sent", desc="encoding", disable=not (progress and ctx.is_main), leave=False)
+    for start in range(0, len(mine), CHUNK):
+        chunk = mine[start : start + CHUNK]
+        encoded = embedder.encode_jobs([(tokens, list(idx)) for tokens, idx in chunk])
+        writer.append([tokens for tokens, _ in chunk], [idx for _, idx in chunk],
+                      [v for v, _ in encoded], [m for _, m in encoded])
+        bar.update(len(chunk))
+    bar.close()
+    barrier()
+    store.load_index()
+    if pending and not all(d in store.entries for d, _ in pending):
+        raise LexprobeError(f"embeddings written by other ranks are not visible in {store.root}; "
+                            "put --out on a filesystem every rank sees")
+    locations = np.zeros((len(targets), 2), dtype=np.int64)
+    ok = np.zeros(len(targets), dtype=bool)
+    for i, (t, d) in enumerate(zip(targets, digests)):
+        writer_id, row, targets_in, flags = store.entries[d]
+        j = targets_in.index(t.index)
+        locations[i] = (writer_id, row + j)
+        ok[i] = flags[j] == "1"
+    stats = {"sentences_encoded": len(pending), "sentences_from_store": len(sentences) - len(pending)}
+    return locations, ok, stats
+
+
+def rank_from_store(cfg, store: EmbeddingStore, database, db_loc, db_ok, queries, q_loc, q_ok, device=None,
+                    log_base: Path | None = None) -> RankingReport | None:
+    """Rank lemma by lemma, reading only each lemma's vectors from the store; lemmas are
+    resume units (and are dealt to ranks by |Q| x |D|). Rank 0 gets the report."""
+    report, pools, by_lemma = plan_ranking(database, queries, cfg.min_sense_count, cfg.match_pos, db_ok, q_ok)
+    lemmas = sorted(by_lemma, key=str)
+    units = [json.dumps(k) for k in lemmas]
+
+    def compute(indices: list[int]) -> list[list[dict]]:
+        records = []
+        for i in indices:
+            lem = lemmas[i]
+            qidx, pool = by_lemma[lem], pools[lem]
+            ranked = rank_lemma(lem, qidx, pool, store.fetch(q_loc[qidx]), store.fetch(db_loc[pool]),
+                                queries, database, report.sense_freq, cfg.k, device)
+            records.append([{"q": int(r.query), "top": r.top.tolist(), "scores": np.round(r.scores, 6).tolist(),
+                             "hits": "".join(map(str, r.hits.tolist())), "R": r.n_relevant, "N": r.n_candidates}
+                            for r in ranked])
+        return records
+
+    log_config = {
+        "store": store.identity, "k": cfg.k, "min_sense_count": cfg.min_sense_count, "match_pos": cfg.match_pos,
+        "items": items_digest([[_instance_key(x) for x in database], [_instance_key(x) for x in queries]]),
+    }
+    per_lemma = run_units(units, compute, [len(by_lemma[k]) * len(pools[k]) for k in lemmas], step=64,
+                          log_base=log_base, log_config=log_config)
+    if per_lemma is None:
+        return None
+    report.ranked = sorted(
+        (RankedQuery(r["q"], np.asarray(r["top"], dtype=np.int64), np.asarray(r["scores"], dtype=np.float32),
+                     np.array([int(h) for h in r["hits"]], dtype=np.int8), r["R"], r["N"])
+         for recs in per_lemma for r in recs),
+        key=lambda r: r.query,
+    )
+    return report
+
+
+def _instance_key(x: SenseInstance) -> list:
+    return [x.doc_id, x.sent_id, list(x.tokens), x.index, x.lemma, x.pos, x.label, x.split]
 
 
 def build_result(cfg, embedder, database, queries, report, info, timing) -> dict:
