@@ -2,13 +2,14 @@
 
 ``python -m torch.distributed.run --standalone --nproc-per-node 2 tests/distributed_cases.py SPEC``
 runs every case of SPEC (JSON: models, data folder, output folder, mode) on each rank;
-rank 0 writes one result file per case, as the CLI does.
+rank 0 writes one result file per case, as the CLI does. The cases under ``interrupt`` are
+stopped on every rank after its first unit and leave their resume logs and stores behind.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -114,17 +115,15 @@ def run_case(name: str, spec: dict, fail_after: int | None = None):
         if bench == "wdlmpro":
             from lexprobe.benchmarks.wdlmpro import evaluate as we
 
-            if fail_after is not None:
-                we.instance_records = _failing(we.instance_records, fail_after)
-            result = we.evaluate(scorer, wdlmpro_groups(), out=out, chunk_size=2, progress=False)
+            with _patched(we, "instance_records", fail_after):
+                result = we.evaluate(scorer, wdlmpro_groups(), out=out, chunk_size=2, progress=False)
         else:
             from lexprobe.benchmarks.coda21 import evaluate as ce
             from lexprobe.benchmarks.coda21.dataset import load_coda
 
-            if fail_after is not None:
-                ce.match_matrices = _failing(ce.match_matrices, fail_after)
             data = load_coda(spec["coda"])
-            result = ce.evaluate(data, scorer, ce.EvalConfig(groups_per_chunk=1), out=out)
+            with _patched(ce, "match_matrices", fail_after):
+                result = ce.evaluate(data, scorer, ce.EvalConfig(groups_per_chunk=1), out=out)
     if result is not None and out is not None:
         result.pop("timing", None)
         write_json(out, result)
@@ -132,15 +131,30 @@ def run_case(name: str, spec: dict, fail_after: int | None = None):
     return result
 
 
+@contextlib.contextmanager
+def _patched(module, name: str, fail_after: int | None):
+    real = getattr(module, name)
+    if fail_after is not None:
+        setattr(module, name, _failing(real, fail_after))
+    try:
+        yield
+    finally:
+        setattr(module, name, real)
+
+
+class Interrupted(BaseException):
+    """Stands for Ctrl-C or a kill between two units: what is on disk is what a kill leaves."""
+
+
 def _failing(fn, after: int):
-    """``fn`` that dies (as a killed process would) on call number ``after + 1``."""
+    """``fn`` that is interrupted on call number ``after + 1``. Every rank must get more than
+    ``after`` calls, so that all ranks stop before the next collective (as a killed job does)."""
     calls = [0]
 
     def wrapped(*args, **kwargs):
         calls[0] += 1
         if calls[0] > after:
-            sys.stdout.flush()
-            os._exit(3)
+            raise Interrupted
         return fn(*args, **kwargs)
 
     return wrapped
@@ -149,7 +163,14 @@ def _failing(fn, after: int):
 def main(spec_path: str) -> int:
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
     for name in spec["cases"]:
-        run_case(name, spec, fail_after=spec.get("fail_after"))
+        run_case(name, spec)
+    for name in spec.get("interrupt", []):  # outputs go to <out>/interrupted/
+        try:
+            run_case(name, dict(spec, out=str(Path(spec["out"]) / "interrupted")), fail_after=1)
+        except Interrupted:
+            pass
+        else:
+            raise SystemExit(f"{name} was not interrupted")
     for argv in spec.get("cli", []):
         from lexprobe.cli import main as cli_main
 

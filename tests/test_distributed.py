@@ -1,12 +1,13 @@
 """Distributed runs for real: torchrun with two gloo processes on CPU against one process.
 
-Every benchmark with every scorer kind runs in one torchrun launch (plus the CLI), and
-an interrupted two-process run is resumed by one process. Launches are few because
+Every benchmark with every scorer kind runs in one torchrun launch (plus the CLI, plus
+two runs interrupted on both ranks, resumed here by one process). One launch, because
 each costs two interpreter starts with torch and transformers.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -25,14 +26,27 @@ REPO = Path(__file__).resolve().parents[1]
 CASES = [f"{b}-{k}" for b in ("wdlmpro", "coda") for k in dc.KINDS] + ["senserank-token"]
 
 
-def _torchrun(spec: dict, folder: Path, timeout: int = 300) -> subprocess.CompletedProcess:
+def _torchrun(spec: dict, folder: Path, timeout: int = 400) -> subprocess.CompletedProcess:
     path = folder / "spec.json"
     path.write_text(json.dumps(spec), encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-               OMP_NUM_THREADS="1", LEXPROBE_DIST_BACKEND="gloo")
+               OMP_NUM_THREADS="1", LEXPROBE_DIST_BACKEND="gloo", LEXPROBE_DIST_TIMEOUT_S="120")
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
            str(REPO / "tests" / "distributed_cases.py"), str(path)]
     return subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True, timeout=timeout)
+
+
+@contextlib.contextmanager
+def one_thread():
+    """As in the torchrun workers (OMP_NUM_THREADS=1): torch's thread pool crawls on a loaded machine."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="module")
@@ -58,19 +72,32 @@ def assert_same(a, b, where="result"):
         assert a == b, f"{where}: {a!r} != {b!r}"
 
 
-def test_two_processes_give_the_one_process_result(models, tmp_path):
-    out = tmp_path / "out"
-    out.mkdir()
-    coda = dc.coda_groups_file(tmp_path)
-    spec = {"models": models, "coda": str(coda), "out": str(out), "cases": CASES,
+INTERRUPTED = ["coda-masked", "senserank-token"]
+
+
+@pytest.fixture(scope="module")
+def launch(models, tmp_path_factory):
+    """One torchrun launch (two gloo processes) for every test below: start-up is the cost."""
+    folder = tmp_path_factory.mktemp("dist")
+    out = folder / "out"
+    (out / "interrupted").mkdir(parents=True)
+    coda = dc.coda_groups_file(folder)
+    spec = {"models": models, "coda": str(coda), "out": str(out), "cases": CASES, "interrupt": INTERRUPTED,
             "cli": [["coda", "eval", "--data", str(coda), "--model", models["gpt2"], "--device", "cpu",
                      "--out", str(out / "cli-coda.json")]]}
-    proc = _torchrun(spec, tmp_path)
+    proc = _torchrun(spec, folder)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    return spec, proc
+
+
+def test_two_processes_give_the_one_process_result(launch):
+    spec, proc = launch
+    out = Path(spec["out"])
     # rank 0 wrote one file per run; no resume log, no embedding store, nothing from rank 1 is left
-    assert sorted(p.name for p in out.iterdir()) == sorted([f"{c}.json" for c in CASES] + ["cli-coda.json"])
+    assert sorted(p.name for p in out.iterdir()) == sorted([f"{c}.json" for c in CASES] + ["cli-coda.json", "interrupted"])
     assert proc.stdout.count("results written to") == 1  # the CLI reported once (rank 0)
-    reference = {name: dc.run_case(name, dict(spec, out=None)) for name in CASES}
+    with one_thread():
+        reference = {name: dc.run_case(name, dict(spec, out=None)) for name in CASES}
     for name in CASES:
         got = json.loads((out / f"{name}.json").read_text(encoding="utf-8"))
         assert_same(got, json.loads(json.dumps(reference[name])), name)
@@ -79,31 +106,56 @@ def test_two_processes_give_the_one_process_result(models, tmp_path):
     assert reference["senserank-token"]["metrics"]["queries"] == 5
 
 
-@pytest.mark.parametrize("name", ["coda-masked"])
-def test_interrupted_two_process_run_resumes_with_one(models, tmp_path, monkeypatch, name):
+def _logged_units(paths) -> int:
+    n = 0
+    for p in paths:
+        for line in p.read_text(encoding="utf-8").splitlines()[1:]:
+            try:
+                n += "id" in json.loads(line)
+            except ValueError:
+                break  # cut off by the kill
+    return n
+
+
+@pytest.mark.parametrize("name", INTERRUPTED)
+def test_interrupted_two_process_run_resumes_with_one(launch, monkeypatch, name):
     from lexprobe.benchmarks.coda21 import evaluate as ce
 
-    out = tmp_path / "out"
-    out.mkdir()
-    spec = {"models": models, "coda": str(dc.coda_groups_file(tmp_path)), "out": str(out), "cases": [name],
-            "fail_after": 1}
-    proc = _torchrun(spec, tmp_path)
-    assert proc.returncode != 0  # both ranks died after their first group
-    base = out / f"{name}.json.partial.jsonl"
-    logs = log_paths(base)
-    assert logs and all(p.name.startswith(base.name + ".rank") for p in logs) and not (out / f"{name}.json").exists()
-    saved = sum(len(p.read_text().splitlines()) - 1 for p in logs)
-    assert saved >= 1
+    spec, _ = launch
+    spec = dict(spec, out=str(Path(spec["out"]) / "interrupted"))
+    out = Path(spec["out"])
+    assert not (out / f"{name}.json").exists()
     computed = []
     real = ce.match_matrices
     monkeypatch.setattr(ce, "match_matrices", lambda groups, *a, **k: computed.extend(groups) or real(groups, *a, **k))
-    resumed = dc.run_case(name, dict(spec, fail_after=None))  # one process: reads both rank logs
-    total = len(resumed["instances"])
-    assert len(computed) == total - saved  # only what no rank had logged
+    base = out / f"{name}.json.partial.jsonl"
+    if name.startswith("coda"):
+        logs = log_paths(base)
+        assert [p.name for p in logs] == [base.name + ".rank0", base.name + ".rank1"]
+        saved = _logged_units(logs)
+        assert saved == 2  # one group per rank
+    else:
+        store = out / f"{name}.json.embeddings"
+        assert (store / "index.r0.jsonl").exists() and (store / "index.r1.jsonl").exists()
+    with one_thread():
+        resumed = dc.run_case(name, spec)  # one process reads what both ranks kept
+    if name.startswith("coda"):
+        assert len(computed) == len(resumed["instances"]) - saved  # only what no rank had logged
+    else:
+        c = resumed["counts"]
+        assert not store.exists()  # the store goes once the result is written
     assert not log_paths(base)  # logs removed once the result is written
     monkeypatch.setattr(ce, "match_matrices", real)
-    fresh = dc.run_case(name, dict(spec, out=None, fail_after=None))
-    assert_same(json.loads((out / f"{name}.json").read_text()), json.loads(json.dumps(fresh)))
+    with one_thread():
+        fresh = dc.run_case(name, dict(spec, out=None))
+    if not name.startswith("coda"):
+        assert c["sentences_from_store"] == 6  # one chunk (CHUNK = 3) per rank was not encoded again
+        assert c["sentences_encoded"] + c["sentences_from_store"] == fresh["counts"]["sentences_encoded"]
+    got = json.loads((out / f"{name}.json").read_text())
+    for r in (got, fresh):
+        for k in ("sentences_encoded", "sentences_from_store"):
+            r.get("counts", {}).pop(k, None)
+    assert_same(got, json.loads(json.dumps(fresh)))
 
 
 def test_assign_balances_tokens_and_is_deterministic():
