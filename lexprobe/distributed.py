@@ -215,7 +215,7 @@ def run_units(
     log_base: Path | None = None,
     log_config: Any = None,
     bundles: Sequence[Hashable] | None = None,
-    on_done: Callable[[int], None] | None = None,
+    bar: Any = None,
 ) -> list[Any] | None:
     """Records of all ``units`` (in order) on rank 0; None on other ranks.
 
@@ -223,7 +223,8 @@ def run_units(
     already in any resume log under ``log_base`` are not recomputed; the rest are
     dealt to ranks (``assign``) and computed ``step`` units at a time, each batch
     appended to this rank's log as soon as it is done. ``log_config`` must not
-    depend on the rank or the number of processes.
+    depend on the rank or the number of processes. ``bar`` (tqdm) counts the units
+    already done plus this rank's share.
     """
     from lexprobe.cache import ResumeLog
 
@@ -238,10 +239,13 @@ def run_units(
     done_ids = broadcast(sorted(done) if ctx.enabled else None)
     done_set = set(done) if not ctx.enabled else set(done_ids)
     pending = [i for i, u in enumerate(units) if u not in done_set]
-    if on_done:
-        on_done(len(units) - len(pending))
     shares = assign([costs[i] for i in pending], ctx.world_size, [bundles[i] for i in pending] if bundles else None)
     mine = [pending[j] for j in shares[ctx.rank]]
+    if bar is not None:
+        bar.reset(total=len(units) - len(pending) + len(mine))
+        bar.update(len(units) - len(pending))
+        if ctx.enabled:
+            bar.set_postfix_str(f"rank {ctx.rank}'s share of {ctx.world_size}")
     writer = ResumeLog(rank_log_path(Path(log_base), ctx.rank, ctx.world_size), log_config) if log_base else None
     new: dict[str, Any] = {}
     for start in range(0, len(mine), max(1, step)):
@@ -253,8 +257,8 @@ def run_units(
             new[units[i]] = rec
             if writer is not None:
                 writer.append(units[i], rec)
-        if on_done:
-            on_done(len(batch))
+        if bar is not None:
+            bar.update(len(batch))
     parts = gather(new)
     if parts is None:
         return None

@@ -256,7 +256,7 @@ def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out
 
     records = run_units([g.id for g in runnable], compute, group_costs(scorer, runnable), step=step,
                         log_base=partial_path(out) if out is not None else None, log_config=run_config,
-                        on_done=bar.update)
+                        bar=bar)
     bar.close()
     if records is None:  # another rank than 0: rank 0 writes the result
         return None

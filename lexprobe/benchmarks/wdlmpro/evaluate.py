@@ -106,7 +106,7 @@ def evaluate(
 
     per_group = run_units(units, compute, group_costs(scorer, groups), step=chunk_size,
                           log_base=partial_path(out) if out else None, log_config=log_config,
-                          bundles=[sister_bundle(g) for g in groups], on_done=bar.update)
+                          bundles=[sister_bundle(g) for g in groups], bar=bar)
     bar.close()
     if per_group is None:  # another rank than 0: rank 0 writes the result
         return None
