@@ -225,7 +225,7 @@ def embed_to_store(embedder, targets: Sequence[SenseInstance], store: EmbeddingS
     for start in range(0, len(mine), CHUNK):
         chunk = mine[start : start + CHUNK]
         encoded = embedder.encode_jobs([(tokens, list(idx)) for tokens, idx in chunk])
-        writer.append([tokens for tokens, _ in chunk], [idx for _, idx in chunk],
+        writer.append([sentence_digest(tokens) for tokens, _ in chunk], [idx for _, idx in chunk],
                       [v for v, _ in encoded], [m for _, m in encoded])
         bar.update(len(chunk))
     bar.close()

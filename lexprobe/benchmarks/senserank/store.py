@@ -10,12 +10,13 @@ an interrupted run keeps everything it embedded. Rows are ``[layers, dim]``.
 The folder belongs to one model: ``identity.json`` holds the model's revision (weights
 hash) and every option that changes a vector (layer, max length, dtype). A store
 written under another identity is set aside (``<dir>.stale``), never mixed in. Entries
-are keyed by the digest of the sentence's tokens, so a different input simply has
+are keyed by a SHA-256 digest of the sentence's tokens, so a different input simply has
 other keys.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -25,7 +26,6 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from lexprobe.provenance import items_digest
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,8 @@ _INDEX = re.compile(r"^index\.r(\d+)\.jsonl$")
 
 
 def sentence_digest(tokens: Sequence[str]) -> str:
-    return items_digest(list(tokens))[:32]
+    """Key of a sentence's vectors: they depend on its tokens only (and the store's model)."""
+    return hashlib.sha256("\0".join(tokens).encode("utf-8")).hexdigest()[:32]
 
 
 class EmbeddingStore:
@@ -142,9 +143,10 @@ class StoreWriter:
             with self.vectors.open("r+b") as f:  # rows written after the last indexed sentence
                 f.truncate(self.rows * int(np.prod(self.shape)) * 4)
 
-    def append(self, sentences: Sequence[Sequence[str]], targets: Sequence[Sequence[int]],
+    def append(self, sentences: Sequence[Sequence[str] | str], targets: Sequence[Sequence[int]],
                vectors: Sequence[np.ndarray], ok: Sequence[np.ndarray]) -> None:
-        """Per sentence: its tokens, target indices, (n, dim) or (n, layers, dim) vectors, aligned flags."""
+        """Per sentence: its tokens (or ``sentence_digest``), target indices, (n, dim) or
+        (n, layers, dim) vectors, aligned flags."""
         blocks = [v.reshape(len(t), -1, v.shape[-1]).astype(np.float32, copy=False) for v, t in zip(vectors, targets)]
         if not blocks:
             return
@@ -158,7 +160,8 @@ class StoreWriter:
                 f.write(np.ascontiguousarray(b).tobytes())
         lines = []
         for tokens, t, flags in zip(sentences, targets, ok):
-            lines.append(json.dumps({"s": sentence_digest(tokens), "row": self.rows, "t": list(map(int, t)),
+            key = tokens if isinstance(tokens, str) else sentence_digest(tokens)
+            lines.append(json.dumps({"s": key, "row": self.rows, "t": list(map(int, t)),
                                      "ok": "".join("1" if x else "0" for x in flags)}))
             self.rows += len(t)
         with self.index.open("a", encoding="utf-8") as f:  # index last: a row is used only once indexed
