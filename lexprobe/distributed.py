@@ -77,7 +77,16 @@ def context() -> DistContext:
         if use_cuda:
             torch.cuda.set_device(local_rank)
         timeout = datetime.timedelta(seconds=_env_int("LEXPROBE_DIST_TIMEOUT_S", DEFAULT_TIMEOUT_S))
-        dist.init_process_group(backend=backend, timeout=timeout)
+        try:
+            dist.init_process_group(backend=backend, timeout=timeout)
+        except (RuntimeError, ValueError) as err:
+            from lexprobe.errors import LexprobeError
+
+            raise LexprobeError(
+                f"WORLD_SIZE={world} is set but rank {rank} cannot join the {backend} process group "
+                f"({str(err).splitlines()[0]}); start lexprobe with torchrun or accelerate launch, "
+                "or unset WORLD_SIZE for one process"
+            ) from None
         import atexit
 
         atexit.register(_shutdown)

@@ -40,7 +40,8 @@ def register(sub) -> None:
     e.add_argument("--data", help="dataset dir or JSONL from `wdlmpro build` (default: build/cached from WordNet)")
     e.add_argument("--limit", type=int, help="evaluate a seeded sample of N groups per POS")
     e.add_argument("--counts", help="word<TAB>count file for frequency bands (default: wordfreq Zipf bands)")
-    e.add_argument("--chunk-size", type=int, default=2000, help="groups per resumable unit")
+    e.add_argument("--chunk-size", type=int, default=2000,
+                   help="groups scored together (they share pairs); each finished group is logged for resuming")
     e.add_argument("--no-instances", action="store_true", help="leave per-instance records out of the result file")
     e.add_argument("--out", required=True, help="result JSON file")
     e.add_argument("--plot", help="also draw the breakdowns to this PNG (default: next to --out)")
