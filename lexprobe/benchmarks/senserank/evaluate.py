@@ -246,9 +246,10 @@ def embed_to_store(embedder, targets: Sequence[SenseInstance], store: EmbeddingS
 
 
 def rank_from_store(cfg, store: EmbeddingStore, database, db_loc, db_ok, queries, q_loc, q_ok, device=None,
-                    log_base: Path | None = None) -> RankingReport | None:
-    """Rank lemma by lemma, reading only each lemma's vectors from the store; lemmas are
-    resume units (and are dealt to ranks by |Q| x |D|). Rank 0 gets the report."""
+                    log_base: Path | None = None, layer: int = 0) -> RankingReport | None:
+    """Rank lemma by lemma, reading only each lemma's vectors (row ``layer`` of a multi-layer
+    store) from the store; lemmas are resume units (and are dealt to ranks by |Q| x |D|).
+    Rank 0 gets the report."""
     report, pools, by_lemma = plan_ranking(database, queries, cfg.min_sense_count, cfg.match_pos, db_ok, q_ok)
     lemmas = sorted(by_lemma, key=str)
     units = [json.dumps(k) for k in lemmas]
@@ -258,7 +259,7 @@ def rank_from_store(cfg, store: EmbeddingStore, database, db_loc, db_ok, queries
         for i in indices:
             lem = lemmas[i]
             qidx, pool = by_lemma[lem], pools[lem]
-            ranked = rank_lemma(lem, qidx, pool, store.fetch(q_loc[qidx]), store.fetch(db_loc[pool]),
+            ranked = rank_lemma(lem, qidx, pool, store.fetch(q_loc[qidx], layer), store.fetch(db_loc[pool], layer),
                                 queries, database, report.sense_freq, cfg.k, device)
             records.append([{"q": int(r.query), "top": r.top.tolist(), "scores": np.round(r.scores, 6).tolist(),
                              "hits": "".join(map(str, r.hits.tolist())), "R": r.n_relevant, "N": r.n_candidates}
@@ -266,7 +267,7 @@ def rank_from_store(cfg, store: EmbeddingStore, database, db_loc, db_ok, queries
         return records
 
     log_config = {
-        "store": store.identity, "k": cfg.k, "min_sense_count": cfg.min_sense_count, "match_pos": cfg.match_pos,
+        "store": store.identity, "layer": layer, "k": cfg.k, "min_sense_count": cfg.min_sense_count, "match_pos": cfg.match_pos,
         "items": items_digest([[_instance_key(x) for x in database], [_instance_key(x) for x in queries]]),
     }
     per_lemma = run_units(units, compute, [len(by_lemma[k]) * len(pools[k]) for k in lemmas], step=64,
