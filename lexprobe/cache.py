@@ -1,10 +1,16 @@
 """Where lexprobe keeps caches, and an append-only log that makes long runs resumable.
 
-A run writes each finished unit (a WDLMPro chunk, a CoDA group, ...) to
-``<out>.partial.jsonl`` as soon as it is done. A rerun with the same configuration
-reads the log back and skips the finished units, so an interrupted run loses
-nothing. The first line of the log records a hash of the configuration; a log
-written under another configuration is set aside rather than mixed in.
+A run writes each finished unit (a WDLMPro chunk, a CoDA group, a sentence's
+embeddings, ...) to ``<out>.partial.jsonl`` as soon as it is done. A rerun reads
+the log back and skips the finished units, so an interrupted run loses nothing.
+
+The log's first line records the run's *key*: a digest of the exact items
+evaluated (never a file path: the file behind a path can change), the model's
+identity (a hash of its weights), the protocol and every option that changes a
+score (see ``resume_key``). A log written under another key is set aside as
+``<log>.stale`` with a one-line notice naming what changed, never mixed in. While
+a run writes the log it holds an exclusive lock on ``<log>.lock``; a second run
+on the same output stops at once with one line (``OutputBusyError``).
 """
 
 from __future__ import annotations
@@ -12,8 +18,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Mapping
+
+from lexprobe.errors import LexprobeError
+
+LOG_FORMAT = "lexprobe-resume/2"
+
+
+class OutputBusyError(LexprobeError):
+    """Another process holds the resume log of the same output."""
 
 
 def cache_dir() -> Path:
@@ -29,53 +44,167 @@ def stable_hash(obj: Any, length: int = 16) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:length]
 
 
-class ResumeLog:
-    """Append-only JSONL log of finished units, keyed by a unit id.
+def scorer_revision(scorer: Any) -> str:
+    """The weights' identity behind a loaded scorer (``provenance.model_revision`` of its source)."""
+    from lexprobe.provenance import model_revision
 
-    >>> log = ResumeLog(path, config)         # doctest: +SKIP
-    >>> done = log.load()                     # {unit_id: record}
-    >>> log.append(unit_id, record)           # flushed immediately
+    name = getattr(scorer, "path", None) or getattr(scorer, "name", "")
+    if getattr(scorer, "kind", "") == "random" or name == "random":
+        return "random"
+    if not Path(str(name)).exists():
+        try:  # the default model's aliases map to the bundled copy
+            from lexprobe.models import resolve_model_path
+
+            name = resolve_model_path(str(name))
+        except Exception:  # noqa: BLE001 - an unresolvable name stays a name
+            pass
+    return model_revision(str(name))
+
+
+def resume_key(items: Any, model: str, protocol: str | None = None, options: Mapping | None = None) -> dict:
+    """The identity of a run: what a resume log (or cache) must match to be reused.
+
+    ``items``: the exact items evaluated (texts, candidates, gold), digested with
+    ``provenance.items_digest``; ``model``: ``provenance.model_revision`` (or
+    ``scorer_revision``); ``options``: every option that changes a score.
+    """
+    from lexprobe.provenance import items_digest
+
+    return {"items": items_digest(items), "model": model, "protocol": protocol, "options": dict(options or {})}
+
+
+class ResumeLog:
+    """Append-only JSONL log of finished units, keyed by a unit id, locked while in use.
+
+    >>> with ResumeLog(partial_path(out), resume_key(items, revision, protocol, options)) as log:  # doctest: +SKIP
+    ...     done = log.load()                 # {unit_id: record}; a stale log is set aside
+    ...     log.append(unit_id, record)       # flushed and fsynced line by line
+    ...     write_json(out, result); log.finish()   # the result exists: drop the log
+
+    Without ``with`` the lock is taken by ``load``/``append`` and released by
+    ``finish``/``close`` (or at process exit). Records must be JSON-serialisable.
+    Several logs (e.g. one per stage: embeddings per sentence, rankings per lemma)
+    can sit beside one output as ``partial_path(out, stage)``; each has its own lock.
     """
 
-    def __init__(self, path: str | Path, config: Any):
+    def __init__(self, path: str | Path, key: Any, notice: Callable[[str], None] | None = None):
         self.path = Path(path)
-        self.config_hash = stable_hash(config)
+        self.key = key
+        self.key_hash = stable_hash(key, length=64)
+        self.notice = notice or (lambda msg: print(f"lexprobe: {msg}", file=sys.stderr, flush=True))
+        self._lock_fd: int | None = None
 
+    # --- locking -------------------------------------------------------------------
+    @property
+    def lock_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".lock")
+
+    def acquire(self) -> None:
+        if self._lock_fd is not None:
+            return
+        import fcntl
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise OutputBusyError(
+                f"another lexprobe run is writing {self.path} (lock {self.lock_path.name} is held); "
+                "wait for it to finish or pass another --out"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._lock_fd = fd
+
+    def close(self) -> None:
+        """Release the lock (the log stays for a later resume)."""
+        if self._lock_fd is None:
+            return
+        try:
+            self.lock_path.unlink(missing_ok=True)
+        finally:
+            os.close(self._lock_fd)  # closing the descriptor releases the flock
+            self._lock_fd = None
+
+    def __enter__(self) -> "ResumeLog":
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):  # pragma: no cover - best effort
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001
+            pass
+
+    # --- reading and writing ----------------------------------------------------------
     def load(self) -> dict[str, Any]:
+        """Finished units of a log written under the same key; a stale log is set aside."""
+        self.acquire()
         if not self.path.exists():
             return {}
         done: dict[str, Any] = {}
-        with self.path.open(encoding="utf-8") as f:
-            header = f.readline()
+        good_end = 0
+        with self.path.open("rb") as f:
+            header_line = f.readline()
             try:
-                ok = json.loads(header).get("config_hash") == self.config_hash
-            except (json.JSONDecodeError, AttributeError):
-                ok = False
-            if not ok:
-                stale = self.path.with_suffix(self.path.suffix + ".stale")
+                header = json.loads(header_line)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                header = None
+            if not isinstance(header, dict) or header.get("key_hash") != self.key_hash:
                 f.close()
-                self.path.replace(stale)
+                self._set_aside(header)
                 return {}
-            for line in f:
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    entry = json.loads(line)
-                except json.JSONDecodeError:
+            good_end = f.tell()
+            for raw in f:
+                if not raw.endswith(b"\n"):
                     break  # a line cut off by an interruption; everything before it is good
-                done[entry["id"]] = entry["record"]
+                line = raw.strip()
+                if line:
+                    try:
+                        entry = json.loads(line)
+                        done[entry["id"]] = entry["record"]
+                    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError):
+                        break
+                good_end += len(raw)
+        if good_end < self.path.stat().st_size:
+            os.truncate(self.path, good_end)  # the next append starts on a clean line
         return done
 
+    def _set_aside(self, header: Any) -> None:
+        stale = self.path.with_name(self.path.name + ".stale")
+        self.path.replace(stale)
+        old = header.get("key") if isinstance(header, dict) else None
+        if isinstance(old, dict) and isinstance(self.key, dict):
+            changed = [k for k in sorted(set(old) | set(self.key)) if old.get(k) != self.key.get(k)]
+            why = f"different {', '.join(changed) or 'settings'}"
+        else:
+            why = "an older format or other settings"
+        self.notice(f"resume log {self.path.name} was written for {why}; set aside as {stale.name}, starting afresh")
+
     def append(self, unit_id: str, record: Any) -> None:
-        new = not self.path.exists()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.acquire()
+        line = json.dumps({"id": unit_id, "record": record}, ensure_ascii=False) + "\n"
+        new = not self.path.exists() or self.path.stat().st_size == 0
         with self.path.open("a", encoding="utf-8") as f:
             if new:
-                f.write(json.dumps({"config_hash": self.config_hash}) + "\n")
-            f.write(json.dumps({"id": unit_id, "record": record}, ensure_ascii=False) + "\n")
+                f.write(json.dumps({"format": LOG_FORMAT, "key_hash": self.key_hash, "key": self.key},
+                                   ensure_ascii=False, default=str) + "\n")
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+
+    def finish(self) -> None:
+        """The final result is written: remove the log and release the lock."""
+        self.path.unlink(missing_ok=True)
+        self.close()
 
 
-def partial_path(out: str | Path) -> Path:
+def partial_path(out: str | Path, stage: str | None = None) -> Path:
+    """``<out>.partial.jsonl`` (or ``<out>.<stage>.partial.jsonl``), beside the output."""
     out = Path(out)
-    return out.with_name(out.name + ".partial.jsonl")
+    return out.with_name(out.name + (f".{stage}" if stage else "") + ".partial.jsonl")

@@ -14,14 +14,31 @@ import sys
 
 from lexprobe.errors import LexprobeError
 
-BENCHMARK_CLIS = (
-    "lexprobe.benchmarks.wdlmpro.cli",
-    "lexprobe.benchmarks.coda21.cli",
-    "lexprobe.benchmarks.senserank.cli",
-)
+#: command -> (module with ``register(subparsers)``, one-line help). Only the module of the
+#: command being run is imported, so ``lexprobe --help`` never loads torch (well under 1 s).
+COMMANDS = {
+    "run": ("lexprobe.run", "run every benchmark on the embedded default model (a quick sample)"),
+    "wdlmpro": ("lexprobe.benchmarks.wdlmpro.cli", "WDLMPro: word <-> definition matching among WordNet sisters"),
+    "coda": ("lexprobe.benchmarks.coda21.cli", "CoDA21: align contexts with definitions of hidden words"),
+    "senserank": ("lexprobe.benchmarks.senserank.cli",
+                  "CWE similarity ranking (query-by-example word-sense retrieval)"),
+    "human": ("lexprobe.human.cli", "human baselines: a local web page where people take the models' items"),
+}
+#: further modules whose ``register`` is always called (commands not listed in COMMANDS)
+BENCHMARK_CLIS: tuple[str, ...] = ()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _chosen_command(argv: list[str] | None) -> str | None:
+    for token in argv or ():
+        if not token.startswith("-"):
+            return token
+    return None
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The full parser (``argv`` None), or one whose only fully built command is the one in ``argv``."""
+    from lexprobe.cli_common import use_defaults_formatter
+
     parser = argparse.ArgumentParser(
         prog="lexprobe",
         description="Benchmarks of word-meaning understanding: WDLMPro, CoDA21, CWE sense ranking.",
@@ -31,23 +48,28 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
-    from lexprobe import run as run_module
-
-    run_module.register(sub)
-    for name in BENCHMARK_CLIS:
+    chosen = _chosen_command(argv) if argv is not None else None
+    for name, (module_name, help_text) in COMMANDS.items():
+        if argv is not None and name != chosen:
+            sub.add_parser(name, help=help_text, add_help=False)  # a placeholder: help line only
+            continue
         try:
-            module = importlib.import_module(name)
+            module = importlib.import_module(module_name)
         except ModuleNotFoundError as err:
-            if err.name == name:
+            if err.name == module_name:
                 continue  # benchmark not installed in this build
             raise
         module.register(sub)
+    for module_name in BENCHMARK_CLIS:
+        importlib.import_module(module_name).register(sub)
+    use_defaults_formatter(parser)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
@@ -60,7 +82,14 @@ def main(argv: list[str] | None = None) -> int:
     except LexprobeError as err:
         if args.traceback:
             raise
-        print(f"lexprobe: error: {err}", file=sys.stderr)
+        print(f"lexprobe: error: {'; '.join(line for line in str(err).splitlines() if line.strip())}",
+              file=sys.stderr)
+        return 2
+    except Exception as err:  # noqa: BLE001 - damaged weight files deserve one line too
+        if args.traceback or type(err).__name__ != "SafetensorError":
+            raise
+        print(f"lexprobe: error: cannot read the model's safetensors weights ({err}); the file is damaged "
+              "or truncated: download or save the model again", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("lexprobe: interrupted; finished work is kept and a rerun resumes", file=sys.stderr)

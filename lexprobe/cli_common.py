@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from lexprobe.models import DEFAULT_MODEL, KINDS, load_scorer
+from lexprobe.model_names import DEFAULT_MODEL, KINDS
 
 
 PROTOCOLS = ("paper", "authors", "choose")
@@ -26,6 +26,71 @@ def positive_int(text: str) -> int:
     return value
 
 
+def non_negative_int(text: str) -> int:
+    """argparse type: an integer >= 0 (for options where 0 is meaningful, e.g. a seed)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0 (learning rates, ...)."""
+    value = _finite_float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """argparse type: a finite number >= 0 (thresholds, ...)."""
+    value = _finite_float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return value
+
+
+def _finite_float(text: str) -> float:
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+class DefaultsHelpFormatter(argparse.HelpFormatter):
+    """Appends ``(default: X)`` once: not when the help already says its default, not for
+    required options, flags or options without a default."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if (
+            "default" in text
+            or action.required
+            or action.default is None or action.default is False or action.default == argparse.SUPPRESS
+            or not action.option_strings
+            or action.nargs == 0
+        ):
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def use_defaults_formatter(parser: argparse.ArgumentParser) -> None:
+    """Give ``parser`` and every sub-parser below it ``DefaultsHelpFormatter``."""
+    parser.formatter_class = DefaultsHelpFormatter
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                use_defaults_formatter(sub)
+
+
 def batch_size_arg(text: str) -> int | str:
     """argparse type for --batch-size: ``auto`` or a positive integer."""
     if text == "auto":
@@ -45,16 +110,21 @@ def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = 
     g = parser.add_argument_group("model")
     g.add_argument(
         "--model", default=default_model, required=default_model is None,
-        help=f"Hugging Face name or local path, `random`, or a .vec/.bin vectors file (default: {default_model})",
+        help="Hugging Face name or local path, `random`, or a .vec/.bin vectors file"
+             + (f" (default: {default_model})" if default_model else " (required)"),
     )
     g.add_argument("--kind", choices=KINDS, help="force the scorer kind instead of detecting it from the config")
     g.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N (default: auto)")
-    g.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"))
-    g.add_argument("--batch-size", type=int, default=None, help="initial batch size (halves on out-of-memory)")
-    g.add_argument("--seed", type=int, default=0, help="seed for sampling and the random scorer")
+    g.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"),
+                   help="weights' floating-point type")
+    g.add_argument("--batch-size", type=batch_size_arg, default=None,
+                   help="initial batch size, halves on out-of-memory (default: the scorer's)")
+    g.add_argument("--seed", type=non_negative_int, default=0, help="seed for sampling and the random scorer")
 
 
 def scorer_from_args(args: argparse.Namespace):
+    from lexprobe.models import load_scorer
+
     return load_scorer(
         args.model, kind=args.kind, device=args.device, dtype=args.dtype,
         batch_size=args.batch_size, seed=args.seed,

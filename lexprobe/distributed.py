@@ -170,12 +170,18 @@ def remove_logs(base: Path) -> None:
         p.unlink(missing_ok=True)
 
 
-def _load_done(base: Path, config: Any) -> dict[str, Any]:
+def _load_done(base: Path, key: Any, own) -> dict[str, Any]:
+    """Units finished in any log (``own``: this process's log, already locked); a log of
+    another run is set aside, and one another run is writing stops us (exit 2)."""
     from lexprobe.cache import ResumeLog
 
     done: dict[str, Any] = {}
     for p in log_paths(base):
-        done.update(ResumeLog(p, config).load())
+        if p == own.path:
+            done.update(own.load())
+        else:
+            with ResumeLog(p, key) as log_file:
+                done.update(log_file.load())
     return done
 
 
@@ -222,7 +228,7 @@ def run_units(
     *,
     step: int,
     log_base: Path | None = None,
-    log_config: Any = None,
+    log_key: Any = None,
     bundles: Sequence[Hashable] | None = None,
     bar: Any = None,
 ) -> list[Any] | None:
@@ -231,8 +237,9 @@ def run_units(
     ``compute(indices)`` returns one JSON-serialisable record per unit index. Units
     already in any resume log under ``log_base`` are not recomputed; the rest are
     dealt to ranks (``assign``) and computed ``step`` units at a time, each batch
-    appended to this rank's log as soon as it is done. ``log_config`` must not
-    depend on the rank or the number of processes. ``bar`` (tqdm) counts the units
+    appended to this rank's log as soon as it is done. ``log_key`` (``cache.resume_key``)
+    must not depend on the rank or the number of processes. The caller removes the
+    logs (``remove_logs``) once the result is written. ``bar`` (tqdm) counts the units
     already done plus this rank's share.
     """
     from lexprobe.cache import ResumeLog
@@ -241,21 +248,49 @@ def run_units(
         raise ValueError("unit ids must be unique")
     ctx = context()
     done: dict[str, Any] = {}
-    if log_base is not None and ctx.is_main:
-        done = _load_done(Path(log_base), log_config)
+    writer = ResumeLog(rank_log_path(Path(log_base), ctx.rank, ctx.world_size), log_key) if log_base else None
+    try:
+        new = _run_share(units, compute, costs, step, writer, log_base, log_key, bundles, bar, done)
+    finally:
+        if writer is not None:
+            writer.close()  # the log stays (for a resume) until the result is written
+    parts = gather(new)
+    if parts is None:
+        return None
+    for part in parts:
+        done.update(part)
+    missing = [u for u in units if u not in done]
+    if missing:  # pragma: no cover - a rank returned early; never write a partial result
+        raise RuntimeError(f"{len(missing)} units missing after gathering, e.g. {missing[0]!r}")
+    return [done[u] for u in units]
+
+
+def _run_share(units, compute, costs, step, writer, log_base, log_key, bundles, bar, done) -> dict[str, Any]:
+    """Load the logs (rank 0), deal the pending units, compute this rank's share."""
+    ctx = context()
+    if writer is not None and ctx.is_main:
+        writer.acquire()  # a second run on this output stops here, before any work
+        done.update(_load_done(Path(log_base), log_key, writer))
         if done:
             log.warning("resuming: %d of %d units already done", sum(u in done for u in units), len(units))
     done_ids = broadcast(sorted(done) if ctx.enabled else None)
+    if writer is not None and not ctx.is_main:
+        writer.acquire()  # after rank 0 has read (and released) every log
     done_set = set(done) if not ctx.enabled else set(done_ids)
     pending = [i for i, u in enumerate(units) if u not in done_set]
     shares = assign([costs[i] for i in pending], ctx.world_size, [bundles[i] for i in pending] if bundles else None)
     mine = [pending[j] for j in shares[ctx.rank]]
     if bar is not None:
-        bar.reset(total=len(units) - len(pending) + len(mine))
-        bar.update(len(units) - len(pending))
+        bar.total = len(units) - len(pending) + len(mine)
         if ctx.enabled:
-            bar.set_postfix_str(f"rank {ctx.rank}'s share of {ctx.world_size}")
-    writer = ResumeLog(rank_log_path(Path(log_base), ctx.rank, ctx.world_size), log_config) if log_base else None
+            bar.desc = f"{bar.desc} (rank {ctx.rank}'s share of {ctx.world_size})"
+        if len(units) > len(pending):
+            bar.update(len(units) - len(pending))
+    if bundles is not None:  # a bundle's units in one batch where possible: they share work
+        first: dict[Hashable, int] = {}
+        for i in mine:
+            first.setdefault(bundles[i], i)
+        mine.sort(key=lambda i: (first[bundles[i]], i))
     new: dict[str, Any] = {}
     for start in range(0, len(mine), max(1, step)):
         batch = mine[start : start + max(1, step)]
@@ -268,12 +303,4 @@ def run_units(
                 writer.append(units[i], rec)
         if bar is not None:
             bar.update(len(batch))
-    parts = gather(new)
-    if parts is None:
-        return None
-    for part in parts:
-        done.update(part)
-    missing = [u for u in units if u not in done]
-    if missing:  # pragma: no cover - a rank returned early; never write a partial result
-        raise RuntimeError(f"{len(missing)} units missing after gathering, e.g. {missing[0]!r}")
-    return [done[u] for u in units]
+    return new

@@ -15,3 +15,7 @@ class DataError(LexprobeError):
 
 class ModelError(LexprobeError):
     """Unknown or unloadable model, or a model lacking the head a task needs."""
+
+
+class OutputError(LexprobeError):
+    """An output location that cannot be written (checked before any work starts)."""

@@ -18,8 +18,7 @@ import torch
 
 from lexprobe.errors import ModelError
 
-KINDS = ("masked", "causal", "embedding", "static", "random")
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
+from lexprobe.model_names import DEFAULT_MODEL, KINDS  # noqa: E402  (import-light for the CLI parser)
 _DEFAULT_ALIASES = {
     "default", "minilm", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2",
 }
@@ -85,10 +84,24 @@ def _load_config(path: str):
         ) from None
 
 
+def check_model_reference(name_or_path: str) -> None:
+    """A reference that can only be a local path (``./x``, ``/x``, ``~/x``, ``a/b/c``, ``x.vec``) must exist;
+    otherwise it would be reported as an invalid Hugging Face name."""
+    text = str(name_or_path)
+    looks_local = (
+        text.startswith(("/", ".", "~")) or text.count("/") >= 2 or os.sep != "/" and os.sep in text
+        or text.endswith(STATIC_SUFFIXES + (".safetensors",))
+    )
+    if looks_local and not Path(text).expanduser().exists():
+        raise ModelError(f"model path {text} does not exist; pass an existing local folder or vectors file, "
+                         "a Hugging Face name, or `random`")
+
+
 def detect_kind(name_or_path: str) -> str:
     """masked / causal / embedding / static / random, from the model's files and config."""
     if name_or_path == "random":
         return "random"
+    check_model_reference(name_or_path)
     path = resolve_model_path(name_or_path)
     if Path(path).is_file() and path.endswith(STATIC_SUFFIXES):
         return "static"
@@ -123,7 +136,12 @@ def _load_with_head(auto_cls, path: str, kind: str, device, dtype):
             f"model {path!r} cannot be loaded as a {kind} LM ({str(err).splitlines()[0]}); "
             "choose another --kind or model"
         ) from None
-    except OSError as err:
+    except Exception as err:  # noqa: BLE001
+        if type(err).__name__ != "SafetensorError" and not isinstance(err, OSError):
+            raise
+        if not isinstance(err, OSError):
+            raise ModelError(f"cannot read the safetensors weights of {path!r} ({err}); the file is damaged "
+                             "or truncated: download or save the model again") from None
         raise ModelError(
             f"cannot load model weights from {path!r}: {str(err).splitlines()[0]}; lexprobe loads "
             "safetensors weights only (convert the checkpoint with save_pretrained(safe_serialization=True))"

@@ -13,8 +13,10 @@ import sys
 import time
 from pathlib import Path
 
+from lexprobe.cli_common import positive_int
 from lexprobe.errors import LexprobeError
-from lexprobe.models import DEFAULT_MODEL
+from lexprobe.model_names import DEFAULT_MODEL
+from lexprobe.outputs import check_output_dir
 from lexprobe.reporting import write_json
 
 BENCHMARKS = ("wdlmpro", "coda21", "senserank")
@@ -22,16 +24,16 @@ BENCHMARKS = ("wdlmpro", "coda21", "senserank")
 
 def register(sub) -> None:
     p = sub.add_parser("run", help="run every benchmark on the embedded default model (a quick sample)")
-    p.add_argument("--model", default=DEFAULT_MODEL, help=f"model to evaluate (default: {DEFAULT_MODEL})")
-    p.add_argument("--out-dir", default="results", help="directory for result files (default: results)")
-    p.add_argument("--only", nargs="+", choices=BENCHMARKS, help="run only these benchmarks")
-    p.add_argument("--sample", type=int, help="override each benchmark's default sample size (groups/queries)")
+    p.add_argument("--model", default=DEFAULT_MODEL, help="model to evaluate")
+    p.add_argument("--out-dir", default="results", help="folder for result files")
+    p.add_argument("--only", nargs="+", choices=BENCHMARKS, help="run only these benchmarks (default: all)")
+    p.add_argument("--sample", type=positive_int,
+                   help="override each benchmark's default sample size (groups/queries; default: each benchmark's)")
     p.set_defaults(func=cmd_run)
 
 
 def cmd_run(args) -> int:
-    out_dir = Path(args.out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = check_output_dir(args.out_dir)  # before any work: nothing computed is lost to a bad folder
     summary, failed = {}, []
     for name in args.only or BENCHMARKS:
         try:

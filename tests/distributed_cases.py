@@ -91,8 +91,6 @@ def model_for(kind: str, models: dict) -> tuple[str, str]:
 
 def run_case(name: str, spec: dict, fail_after: int | None = None):
     """Evaluate one case; returns the result (rank 0) or None (other ranks). Writes ``<out>/<name>.json``."""
-    from lexprobe.distributed import remove_logs
-    from lexprobe.cache import partial_path
     from lexprobe.reporting import write_json
 
     out = Path(spec["out"]) / f"{name}.json" if spec.get("out") else None
@@ -124,10 +122,9 @@ def run_case(name: str, spec: dict, fail_after: int | None = None):
             data = load_coda(spec["coda"])
             with _patched(ce, "match_matrices", fail_after):
                 result = ce.evaluate(data, scorer, ce.EvalConfig(groups_per_chunk=1), out=out)
-    if result is not None and out is not None:
+    if result is not None and out is not None:  # evaluate wrote it; again without the timings
         result.pop("timing", None)
         write_json(out, result)
-        remove_logs(partial_path(out))
     return result
 
 

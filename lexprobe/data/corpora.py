@@ -75,5 +75,19 @@ def load_corpus(name: str, path: str | Path | None = None, seed: int = 0) -> lis
         raise DataError(f"{name} data not found at {path}; check --path")
     instances = corpus.load(path, seed=seed)
     if not instances:
-        raise DataError(f"no sense-tagged single-word targets found in the {name} data at {path or 'the default location'}")
+        raise DataError(f"no sense-tagged single-word targets found in the {name} data at {_where(name, path)}")
     return instances
+
+
+def _where(name: str, path) -> str:
+    """The location actually read, and how it was chosen (an option, a variable, or the default)."""
+    if path is not None:
+        return f"{path} (--path)"
+    variable = {"semcor": "LEXPROBE_SEMCOR"}.get(name)
+    if variable and os.environ.get(variable):
+        return f"{os.environ[variable]} (set by {variable})"
+    if name == "semcor":
+        from lexprobe.data.semcor import default_archive
+
+        return f"{default_archive()} (the default location)"
+    return "the default location"

@@ -93,8 +93,6 @@ def read_ontonotes(
         for doc_id, sent_no, rows in _sentences(f):
             tokens = tuple(r[3] for r in rows)
             for i, r in enumerate(rows):
-                if len(r) < 11:
-                    raise DataError(f"{f}: a line with {len(r)} columns; CoNLL-2012 lines have at least 11")
                 sense, tag = r[8], r[4]
                 if sense in ("-", "_", "") or not (tag.startswith("NN") or tag.startswith("VB")):
                     continue
@@ -113,7 +111,7 @@ def _sentences(path: Path) -> Iterator[tuple[str, int, list[list[str]]]]:
     doc_id = path.stem
     try:
         with path.open(encoding="utf-8") as f:
-            for line in f:
+            for lineno, line in enumerate(f, 1):
                 line = line.strip()
                 if line.startswith("#begin document"):
                     doc_id = line[len("#begin document"):].strip().split(";")[0].strip("() ")
@@ -127,8 +125,13 @@ def _sentences(path: Path) -> Iterator[tuple[str, int, list[list[str]]]]:
                         sent_no += 1
                     rows = []
                     continue
-                rows.append(line.split())
+                cols = line.split()
+                if len(cols) < 11:
+                    raise DataError(f"{path}:{lineno}: a line with {len(cols)} columns; CoNLL-2012 lines have "
+                                    "at least 11 (document, part, word number, word, POS, parse, lemma, "
+                                    "frameset, sense, speaker, entities)")
+                rows.append(cols)
     except (OSError, UnicodeDecodeError) as err:
-        raise DataError(f"cannot read {path}: {err}") from err
+        raise DataError(f"cannot read {path}: {err}") from None
     if rows:
         yield doc_id, sent_no, rows

@@ -49,18 +49,21 @@ def read_pdep(path: str | Path, split: str | None = None) -> list[SenseInstance]
         try:
             lines = f.read_text(encoding="utf-8").splitlines() + [""]
         except (OSError, UnicodeDecodeError) as err:
-            raise DataError(f"cannot read {f}: {err}") from err
-        for line in lines:
+            raise DataError(f"cannot read {f}: {err}") from None
+        for lineno, line in enumerate(lines, 1):
             if line.startswith("#"):
                 if line.startswith("# sent_id"):
-                    sent_id = line.split("=", 1)[1].strip()
+                    sent_id = line.partition("=")[2].strip()
                 continue
             if line.strip():
                 cols = line.split("\t")
                 if len(cols) != 10:
-                    raise DataError(f"{f}: a line with {len(cols)} tab-separated columns; CoNLL-U has 10")
+                    raise DataError(f"{f}:{lineno}: a line with {len(cols)} tab-separated columns; CoNLL-U has 10")
                 if "-" in cols[0] or "." in cols[0]:
                     continue
+                if not cols[0].isdigit() or not cols[1].strip():
+                    raise DataError(f"{f}:{lineno}: expected a token number and a word form in the first two "
+                                    f"columns, got {cols[0][:20]!r} and {cols[1][:20]!r}")
                 rows.append(cols)
                 continue
             if rows:

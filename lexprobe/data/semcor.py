@@ -78,9 +78,12 @@ def iter_semcor_sentences(archive: str | Path | None = None) -> Iterator[SemcorS
     Sentences without any sense-tagged term are included too (``annotations`` empty).
     """
     path = Path(archive) if archive is not None else default_archive()
+    if path.is_dir():
+        raise DataError(f"SemCor path {path} is a folder; pass the semcor3.0_naf.tar.xz file itself")
     if not path.is_file():
+        where = "LEXPROBE_SEMCOR points at" if archive is None and os.environ.get("LEXPROBE_SEMCOR") else "at"
         raise DataError(
-            f"SemCor archive not found at {path}; put semcor3.0_naf.tar.xz there "
+            f"SemCor archive not found {where} {path}; put semcor3.0_naf.tar.xz there "
             "or set LEXPROBE_SEMCOR=/path/to/semcor3.0_naf.tar.xz"
         )
     yield from _load_cached(path)
@@ -99,7 +102,7 @@ def count_semcor(archive: str | Path | None = None) -> dict[str, int]:
 
 def _cache_file(path: Path) -> Path:
     st = path.stat()
-    key = stable_hash([str(path.resolve()), st.st_size, int(st.st_mtime), _CACHE_VERSION])
+    key = stable_hash([str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ino, _CACHE_VERSION])
     return cache_dir() / "semcor" / f"semcor-{key}.pkl"
 
 
@@ -132,10 +135,31 @@ def _from_rows(rows: list[tuple]) -> list[SemcorSentence]:
 
 
 def _parse_archive(path: Path) -> Iterator[SemcorSentence]:
+    """Every sentence of the archive; a damaged archive (truncated, corrupted) is one DataError."""
+    import lzma
+    import zlib
+
+    documents = 0
+    member_name = "the start"
+    try:
+        for member_name, doc_id, text in _naf_members(path):
+            documents += 1
+            yield from _parse_document(doc_id, text)
+    except (tarfile.TarError, EOFError, lzma.LZMAError, zlib.error, OSError) as err:
+        raise DataError(
+            f"SemCor archive {path} is damaged or truncated (after {member_name}: {type(err).__name__}: "
+            f"{str(err)[:80] or 'unexpected end of data'}); download semcor3.0_naf.tar.xz again"
+        ) from None
+    if documents == 0:
+        raise DataError(f"SemCor archive {path} contains no NAF documents (*.naf); expected semcor3.0_naf.tar.xz")
+
+
+def _naf_members(path: Path) -> Iterator[tuple[str, str, str]]:
     try:
         tar = tarfile.open(path, "r:*")
-    except (tarfile.TarError, OSError) as err:
-        raise DataError(f"cannot read SemCor archive {path} ({err}); expected semcor3.0_naf.tar.xz") from err
+    except (tarfile.TarError, OSError, EOFError) as err:
+        raise DataError(f"cannot read SemCor archive {path} (not a readable tar archive: "
+                        f"{str(err).splitlines()[0][:80]}); expected semcor3.0_naf.tar.xz") from None
     with tar:
         for member in tar:
             if not (member.isfile() and member.name.endswith(".naf")):
@@ -148,10 +172,10 @@ def _parse_archive(path: Path) -> Iterator[SemcorSentence]:
             try:
                 text = f.read().decode("utf-8")
             except UnicodeDecodeError as err:
-                raise DataError(f"NAF member {member.name} in {path} is not UTF-8: {err}") from err
+                raise DataError(f"NAF member {member.name} in {path} is not UTF-8: {err}") from None
             if "<NAF" not in text:
                 raise DataError(f"member {member.name} in {path} is not a NAF document")
-            yield from _parse_document(doc_id, text)
+            yield member.name, doc_id, text
 
 
 # The NAF files are machine-written and regular, so a few regular expressions read

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -40,22 +41,48 @@ def _doc_of(sent_id: str) -> str:
     return sent_id.rsplit("-", 1)[0]
 
 
+_READ_ERRORS = (OSError, EOFError, ValueError, zlib.error)  # ValueError: JSON and UTF-8 decoding
+
+
+def _problem(err: Exception) -> str:
+    if isinstance(err, KeyError):
+        return f"missing field {err}"
+    return f"{type(err).__name__}: {str(err)[:100]}"
+
+
 def read_streusle_json(path: str | Path, split: str) -> list[SenseInstance]:
     path = Path(path)
     try:
         with _open(path) as f:
             sentences = json.load(f)
-    except (OSError, json.JSONDecodeError, EOFError) as err:
-        raise DataError(f"cannot read STREUSLE JSON {path}: {err}") from err
+    except (*_READ_ERRORS, RecursionError) as err:
+        raise DataError(f"cannot read STREUSLE JSON {path}: {_problem(err)}") from None
+    if not isinstance(sentences, list):
+        raise DataError(f"{path}: expected a JSON list of sentences, got {type(sentences).__name__}")
     out = []
-    for s in sentences:
-        tokens = tuple(t["word"] for t in s["toks"])
-        for swe in s.get("swes", {}).values():
-            pos = LEXCATS.get(swe.get("lexcat"))
-            if pos is None or not swe.get("ss") or len(swe["toknums"]) != 1:
-                continue
-            out.append(SenseInstance(_doc_of(s["sent_id"]), tokens, swe["toknums"][0] - 1,
-                                     swe["lexlemma"], pos, swe["ss"], split, s["sent_id"]))
+    for n, s in enumerate(sentences):
+        try:
+            out.extend(_json_sentence(s, split))
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
+            sid = s.get("sent_id", "?") if isinstance(s, dict) else "?"
+            raise DataError(f"{path}: sentence {n} (sent_id {sid}): malformed record ({_problem(err)}); "
+                            "use the STREUSLE 4.4 release files") from None
+    return out
+
+
+def _json_sentence(s: dict, split: str) -> list[SenseInstance]:
+    tokens = tuple(str(t["word"]) for t in s["toks"])
+    sent_id = str(s["sent_id"])
+    out = []
+    for swe in s.get("swes", {}).values():
+        pos = LEXCATS.get(swe.get("lexcat"))
+        if pos is None or not swe.get("ss") or len(swe["toknums"]) != 1:
+            continue
+        index = int(swe["toknums"][0]) - 1
+        if not 0 <= index < len(tokens):
+            raise IndexError(f"token number {index + 1} outside a {len(tokens)}-token sentence")
+        out.append(SenseInstance(_doc_of(sent_id), tokens, index, str(swe["lexlemma"]), pos, str(swe["ss"]),
+                                 split, sent_id))
     return out
 
 
@@ -63,10 +90,12 @@ def read_streusle_conllulex(path: str | Path, split: str) -> list[SenseInstance]
     path = Path(path)
     out = []
     for sent_id, rows in _conll_blocks(path):
+        for r in rows:
+            if len(r) < 19:
+                raise DataError(f"{path}: sentence {sent_id or '?'} (token {r[0]!r}) has a {len(r)}-column line; "
+                                "conllulex has 19 columns")
         tokens = tuple(r[1] for r in rows)
         for i, r in enumerate(rows):
-            if len(r) < 19:
-                raise DataError(f"{path}: sentence {sent_id} has a {len(r)}-column line; conllulex has 19 columns")
             smwe, lexcat, lexlemma, ss = r[10], r[11], r[12], r[13]
             pos = LEXCATS.get(lexcat)
             if pos is None or smwe != "_" or ss == "_":
@@ -87,14 +116,14 @@ def _conll_blocks(path: Path) -> Iterator[tuple[str, list[list[str]]]]:
                     sent_id, rows = "", []
                 elif line.startswith("#"):
                     if line.startswith("# sent_id"):
-                        sent_id = line.split("=", 1)[1].strip()
+                        sent_id = line.partition("=")[2].strip()
                 else:
                     cols = line.split("\t")
                     if "-" in cols[0] or "." in cols[0]:
                         continue  # multiword-token ranges and empty (ellipsis) nodes
                     rows.append(cols)
-    except (OSError, EOFError, UnicodeDecodeError) as err:
-        raise DataError(f"cannot read {path}: {err}") from err
+    except _READ_ERRORS as err:
+        raise DataError(f"cannot read {path}: {_problem(err)}") from None
     if rows:
         yield sent_id, rows
 
@@ -147,8 +176,8 @@ def read_streusle_vis(path: str | Path, split: str, lemmatize: bool = True) -> l
                     lemma = _lemma(tokens[index], pos) if lemmatize else tokens[index].lower()
                     out.append(SenseInstance(_doc_of(sent_id), tokens, index, lemma,
                                              pos, ss, split, sent_id))
-    except (OSError, EOFError, UnicodeDecodeError) as err:
-        raise DataError(f"cannot read STREUSLE .vis file {path}: {err}") from err
+    except _READ_ERRORS as err:
+        raise DataError(f"cannot read STREUSLE .vis file {path}: {_problem(err)}") from None
     return out
 
 
@@ -209,6 +238,8 @@ def streusle_instances(
     """All splits. With ``uniform_lemmas`` every lemma comes from the same lemmatizer
     (the one ``.vis`` needs), so that same-lemma ranking pairs train and dev/test alike."""
     root = Path(root) if root is not None else default_root()
+    if root.is_file():
+        raise DataError(f"STREUSLE path {root} is a file; pass --path to the streusle-4.4 folder")
     if not root.is_dir():
         raise DataError(f"STREUSLE 4.4 directory not found at {root}; pass --path to the streusle-4.4 folder")
     out = [inst for split in splits for inst in read_split(root, split)]

@@ -25,3 +25,33 @@ class RandomScorer(Scorer):
     def scores(self, key: str, n: int) -> np.ndarray:
         rng = np.random.default_rng([self.seed, zlib.crc32(key.encode("utf-8"))])
         return rng.random(n)
+
+
+class RandomTargetEmbedder:
+    """Seeded random target vectors: the sense-ranking random baseline (``--model random``).
+
+    A target's vector depends on (seed, document, sentence, token index) only, so the
+    ranking of every query is a uniformly random order of its candidates, whatever
+    the order or batching of the instances; results match the exact random
+    expectation on average.
+    """
+
+    name = "random"
+    dim = 64
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+        self.stats = {"sentences_encoded": 0}
+
+    def describe(self) -> dict:
+        return {"name": "random", "kind": "random", "seed": self.seed}
+
+    def embed(self, instances, progress: bool = False):
+        from lexprobe.scorers.token_embeddings import EmbeddedTargets
+
+        vectors = np.zeros((len(instances), self.dim), dtype=np.float32)
+        for i, inst in enumerate(instances):
+            key = f"{inst.doc_id}\0{inst.sent_id}\0{' '.join(inst.tokens)}\0{inst.index}"
+            rng = np.random.default_rng([self.seed, zlib.crc32(key.encode("utf-8"))])
+            vectors[i] = rng.standard_normal(self.dim)
+        return EmbeddedTargets(vectors, np.ones(len(instances), dtype=bool), {"random": True})

@@ -7,10 +7,14 @@ import os
 from pathlib import Path
 
 from lexprobe.benchmarks.coda21.dataset import VARIANTS, CodaData, coda_stats, format_stats, groups_to_official, load_coda
-from lexprobe.benchmarks.coda21.evaluate import ALIGN_METHODS, PATTERNS, EvalConfig, evaluate, format_result
-from lexprobe.cache import partial_path
+from lexprobe.cli_common import non_negative_float, positive_int
 from lexprobe.errors import DataError, LexprobeError
+from lexprobe.outputs import check_output_file
 from lexprobe.reporting import write_json
+
+# repeated from evaluate.py (numpy/scipy) so that building the parser stays import-light
+ALIGN_METHODS = ("optimal", "exhaustive", "none")
+PATTERN_NAMES = ("definition-of", "defined-as", "is")
 
 OFFICIAL_FILES = {"clean-easy": "CoDA-clean-easy.json", "clean-hard": "CoDA-clean-hard.json"}
 DEFAULT_CONTEXT_MODEL = "bert-base-uncased"
@@ -25,7 +29,7 @@ def default_coda_dir() -> Path:
 
 
 def register(sub) -> None:
-    from lexprobe.cli_common import add_model_args
+    from lexprobe.cli_common import add_model_args, batch_size_arg
 
     p = sub.add_parser("coda", help="CoDA21: align contexts with definitions of hidden words")
     csub = p.add_subparsers(dest="coda_command", metavar="COMMAND")
@@ -35,12 +39,12 @@ def register(sub) -> None:
     e = csub.add_parser("eval", help="evaluate a model on a CoDA21 file", formatter_class=fmt)
     e.add_argument("--data", required=True, help="CoDA21 JSON file (official format)")
     add_model_args(e)
-    e.add_argument("--pos", choices=("n", "v", "both"), default="both")
-    e.add_argument("--limit", type=int, help="evaluate only the first N groups of each POS")
+    e.add_argument("--pos", choices=("n", "v", "both"), default="both", help="part of speech")
+    e.add_argument("--limit", type=positive_int, help="evaluate only the first N groups of each POS (default: all)")
     e.add_argument("--align", choices=ALIGN_METHODS, default="optimal",
                    help="optimal: Hungarian; exhaustive: all k! alignments (reference); none: simple matching")
     e.add_argument("--nonce", default="bkatuhla", help="made-up word that replaces the target")
-    e.add_argument("--pattern", choices=tuple(PATTERNS), default="definition-of", help="prompt pattern (LMs)")
+    e.add_argument("--pattern", choices=PATTERN_NAMES, default="definition-of", help="prompt pattern (LMs)")
     e.add_argument("--normalize", choices=("sum", "mean"), default="sum",
                    help="sum or average the definition's token log-probabilities (LMs)")
     e.add_argument("--pll", choices=("token", "word-l2r"), default="token",
@@ -49,21 +53,22 @@ def register(sub) -> None:
     e.set_defaults(func=cmd_eval)
 
     b = csub.add_parser("build", help="build a CoDA21-style dataset from WordNet and SemCor", formatter_class=fmt)
-    b.add_argument("--variant", choices=VARIANTS, default="clean-hard")
+    b.add_argument("--variant", choices=VARIANTS, default="clean-hard", help="which CoDA21 variant to build")
     b.add_argument("--out", required=True, help="output JSON file (official format)")
-    b.add_argument("--pos", choices=("n", "v", "both"), default="both")
-    b.add_argument("--semcor", help="SemCor 3.0 NAF archive (default: ../shared/data/semcor3.0/, $LEXPROBE_SEMCOR)")
+    b.add_argument("--pos", choices=("n", "v", "both"), default="both", help="part of speech")
+    b.add_argument("--semcor", help="SemCor 3.0 NAF archive (default: $LEXPROBE_SEMCOR or the data folder)")
     b.add_argument("--embed-model", default="all-MiniLM-L6-v2",
                    help="sentence-embedding model for clustering definitions (paper: stsb-distilbert-base)")
     b.add_argument("--context-model", default=DEFAULT_CONTEXT_MODEL,
                    help="masked LM that picks each synset's context (paper: bert-base-uncased); "
                         "`first` takes the first SemCor sentence instead")
-    b.add_argument("--k-min", type=int, default=5)
-    b.add_argument("--k-max", type=int, default=10)
-    b.add_argument("--theta", type=float, default=0.8, help="maximum definition similarity within a group")
-    b.add_argument("--max-groups", type=int, help="stop after N groups per POS (small builds)")
-    b.add_argument("--device", default="auto")
-    b.add_argument("--batch-size", type=int, default=None)
+    b.add_argument("--k-min", type=positive_int, default=5, help="smallest group size")
+    b.add_argument("--k-max", type=positive_int, default=10, help="largest group size")
+    b.add_argument("--theta", type=non_negative_float, default=0.8, help="maximum definition similarity within a group")
+    b.add_argument("--max-groups", type=positive_int, help="stop after N groups per POS (small builds; default: all)")
+    b.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
+    b.add_argument("--batch-size", type=batch_size_arg, default=None,
+                   help="initial batch size of the embedding and context models (default: the model's)")
     b.set_defaults(func=cmd_build)
 
     s = csub.add_parser("stats", help="Table-1 statistics of CoDA21 files")
@@ -79,26 +84,23 @@ def register(sub) -> None:
 
 # --- eval ----------------------------------------------------------------------------
 
-def run_eval(data: CodaData, scorer, config: EvalConfig, out: Path, progress: bool = True) -> dict | None:
-    """Evaluate and write ``out``; under torchrun only rank 0 gets (and writes) the result."""
-    from lexprobe.distributed import remove_logs
+def run_eval(data: CodaData, scorer, config, out: Path, progress: bool = True) -> dict | None:
+    """Evaluate and write ``out``; under torchrun only rank 0 gets (and writes) the result (others: None)."""
+    from lexprobe.benchmarks.coda21.evaluate import evaluate
 
-    result = evaluate(data, scorer, config, out=out, progress=progress)
-    if result is None:
-        return None
-    write_json(out, result)
-    remove_logs(partial_path(out))
-    return result
+    return evaluate(data, scorer, config, out=out, progress=progress)  # writes `out`
 
 
 def cmd_eval(args) -> int:
+    from lexprobe.benchmarks.coda21.evaluate import EvalConfig, format_result
     from lexprobe.cli_common import scorer_from_args
     from lexprobe.distributed import context
 
     config = EvalConfig(align=args.align, pos=args.pos, limit=args.limit, nonce=args.nonce,
                         pattern=args.pattern, normalize=args.normalize, pll_variant=args.pll)
     config.validate()
-    data = load_coda(args.data)  # data errors before the (slow) model load
+    check_output_file(args.out)
+    data = load_coda(args.data)  # data and output errors before the (slow) model load
     for problem in data.problems:
         print(f"lexprobe: skipping {problem}")
     if not data.groups:
@@ -143,6 +145,7 @@ def cmd_build(args) -> int:
     config = BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
                          pos=("n", "v") if args.pos == "both" else (args.pos,), max_groups=args.max_groups)
     config.validate()
+    check_output_file(args.out)
     wn = load_wordnet()
     selector = _context_selector(args.context_model, args.device, args.batch_size)
     embed = _embedder(args.embed_model, args.device, args.batch_size)
@@ -157,7 +160,7 @@ def cmd_build(args) -> int:
 
 def cmd_stats(args) -> int:
     for i, path in enumerate(args.files):
-        data = load_coda(path)
+        data = load_coda(path, option="the file argument of `coda stats`")
         if i:
             print()
         print(format_stats(coda_stats(data), title=str(path)))
@@ -169,6 +172,7 @@ def cmd_stats(args) -> int:
 def cmd_heatmap(args) -> int:
     from lexprobe.benchmarks.coda21.heatmap import draw_heatmap, find_group, load_result
 
+    check_output_file(args.out)
     instance = find_group(load_result(args.result), args.group)
     path = draw_heatmap(instance, args.out)
     print(f"heatmap of group {instance['id']} written to {path}")
@@ -202,6 +206,7 @@ def run_default(out_dir: Path, model: str, sample: int | None = None) -> dict:
 
     ``sample`` limits each file to its first N groups per POS (all by default).
     """
+    from lexprobe.benchmarks.coda21.evaluate import EvalConfig, format_result
     from lexprobe.models import load_scorer
 
     out_dir = Path(out_dir)
@@ -219,7 +224,7 @@ def run_default(out_dir: Path, model: str, sample: int | None = None) -> dict:
     for name, path in files.items():
         data = load_coda(path)
         out = out_dir / f"coda21-{name}.json"
-        result = run_eval(data, scorer, EvalConfig(limit=sample), out, progress=False)
+        result = run_eval(data, scorer, EvalConfig(limit=sample), out, progress=True)
         print(format_result(result) if len(files) == 1 else f"{name}:\n{format_result(result)}")
         print(f"CoDA21 {name} results written to {out}")
         metrics[name] = result["metrics"]

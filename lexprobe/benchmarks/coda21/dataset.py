@@ -111,6 +111,8 @@ def _parse_group(raw: Any, group_id: str, pos: str) -> Group:
     if not isinstance(raw, dict):
         raise ValueError("is not an object")
     info = raw.get("common_ancestor_info") or {}
+    if not isinstance(info, dict):
+        raise ValueError("'common_ancestor_info' is not an object")
     cands = raw.get("candidates")
     if not isinstance(cands, list):
         raise ValueError("has no 'candidates' list")
@@ -126,6 +128,13 @@ def _parse_group(raw: Any, group_id: str, pos: str) -> Group:
             contexts = [contexts]
         if isinstance(words, str):
             words = [words]
+        for field_name, value in (("contexts", contexts), ("words_in_contexts", words)):
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ValueError(f"candidate {i}: '{field_name}' must be a list of strings, "
+                                 f"got {type(value).__name__}")
+        for field_name in ("synset_name", "definition"):
+            if not isinstance(c[field_name], str):
+                raise ValueError(f"candidate {i}: '{field_name}' must be a string, got {type(c[field_name]).__name__}")
         if not contexts or not words or not str(contexts[0]).strip() or not str(words[0]).strip():
             raise ValueError(f"candidate {i} ({c['synset_name']}) has an empty context or target word")
         if not str(c["definition"]).strip():
@@ -151,20 +160,27 @@ def parse_coda(obj: Any, source: str = "", pos: Iterable[str] = ("n", "v")) -> C
             gid = f"{p}/{i}"
             try:
                 data.groups.append(_parse_group(raw, gid, p))
-            except ValueError as err:
+            except (ValueError, TypeError, AttributeError, KeyError) as err:
                 data.problems.append(GroupProblem(gid, str(err)))
     return data
 
 
-def load_coda(path: str | Path, pos: Iterable[str] = ("n", "v")) -> CodaData:
-    """Read a CoDA21 JSON file; malformed groups are reported in ``.problems``, not raised."""
+def load_coda(path: str | Path, pos: Iterable[str] = ("n", "v"), option: str = "--data") -> CodaData:
+    """Read a CoDA21 JSON file; malformed groups are reported in ``.problems``, not raised.
+
+    ``option`` names where the path came from, for the error messages.
+    """
     path = Path(path)
     if not path.exists():
-        raise DataError(f"CoDA21 file {path} not found; pass --data with a CoDA-*.json file")
+        raise DataError(f"CoDA21 file {path} not found; pass a CoDA-*.json file as {option}")
+    if path.is_dir():
+        raise DataError(f"{path} is a folder; pass a CoDA-*.json file as {option}")
     try:
         obj = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise DataError(f"{path} is not valid JSON ({err}); pass an official CoDA21 file") from err
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
+        raise DataError(f"{path} is not valid JSON ({str(err)[:120]}); pass an official CoDA21 file") from None
+    except OSError as err:
+        raise DataError(f"cannot read {path} ({err.strerror or err}); pass a readable CoDA21 file") from None
     return parse_coda(obj, source=str(path), pos=pos)
 
 

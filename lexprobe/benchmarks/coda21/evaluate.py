@@ -29,10 +29,12 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.coda21.dataset import POS_NAMES, CodaData, Group, GroupProblem, replace_target
-from lexprobe.cache import partial_path, stable_hash
-from lexprobe.distributed import context, run_units, token_counts
+from lexprobe.cache import partial_path, resume_key, scorer_revision
+from lexprobe.distributed import context, remove_logs, run_units, token_counts
 from lexprobe.errors import LexprobeError
 from lexprobe.metrics import alignment as al
+from lexprobe.outputs import check_output_file
+from lexprobe.reporting import write_json
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +68,10 @@ class EvalConfig:
             raise LexprobeError(f"unknown --pos {self.pos!r}; use n, v or both")
         if self.normalize not in ("sum", "mean"):
             raise LexprobeError(f"unknown --normalize {self.normalize!r}; use sum or mean")
+        for name in ("limit", "groups_per_chunk"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+                raise LexprobeError(f"{name} must be a positive integer or None (all), got {value!r}")
         if not self.nonce.strip():
             raise LexprobeError("--nonce must be a non-empty word")
 
@@ -220,10 +226,11 @@ def group_costs(scorer: Any, groups: Sequence[Group]) -> list[float]:
 
 def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out: str | Path | None = None,
              progress: bool = False) -> dict[str, Any] | None:
-    """Evaluate ``scorer`` on ``data``; with ``out`` given, finished groups are logged and resumed.
+    """Evaluate ``scorer`` on ``data``; with ``out`` given, finished groups are logged and resumed,
+    and the result is written to ``out`` (the file ``lexprobe coda eval --out`` writes).
 
-    Under ``torchrun`` the groups are split across ranks by token count; rank 0 gets the
-    result, the other ranks None.
+    Under ``torchrun`` the groups are split across ranks by token count; rank 0 writes and
+    gets the result, the other ranks get None.
     """
     config.validate()
     groups = select_groups(data, config)
@@ -239,13 +246,15 @@ def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out
     for p in problems:
         log.warning("skipping %s", p)
 
-    run_config = {
-        "benchmark": "coda21",
-        "scorer": scorer.describe(),
-        "config": asdict(config),
-        "data": stable_hash([[g.id, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]]
-                             for g in runnable]),
-    }
+    key = None
+    if out is not None:
+        check_output_file(out)
+        options = {k: v for k, v in asdict(config).items() if k not in ("limit", "pos", "groups_per_chunk")}
+        key = resume_key(
+            [[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]] for g in runnable],
+            scorer_revision(scorer), getattr(config, "protocol", None),
+            {"scorer": scorer.describe(), **options},
+        )
     ctx = context()
     bar = tqdm(total=len(runnable), desc="CoDA21 groups", unit="group", disable=not (progress and ctx.is_main))
     step = config.groups_per_chunk or (256 if scorer.kind in ("embedding", "static", "random") else 16)
@@ -255,11 +264,18 @@ def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out
         return [group_record(g, scores, config) for g, scores in zip(chunk, match_matrices(chunk, scorer, config))]
 
     records = run_units([g.id for g in runnable], compute, group_costs(scorer, runnable), step=step,
-                        log_base=partial_path(out) if out is not None else None, log_config=run_config,
-                        bar=bar)
+                        log_base=partial_path(out) if out is not None else None, log_key=key, bar=bar)
     bar.close()
     if records is None:  # another rank than 0: rank 0 writes the result
         return None
+    result = _result(data, scorer, config, records, problems, pos_list)
+    if out is not None:
+        write_json(out, result)  # the API writes the same result file as the CLI
+        remove_logs(partial_path(out))
+    return result
+
+
+def _result(data, scorer, config, records, problems, pos_list) -> dict[str, Any]:
     return {
         "benchmark": "coda21",
         "task": "context-definition alignment",

@@ -2,8 +2,8 @@
 
 Rows are contexts, columns definitions, each cell shows its score; the predicted
 alignment is drawn in bold with a red frame and the gold alignment (context i
-with definition i) with a dashed white frame, so right and wrong pairs are seen at
-a glance. Reads a result file written by ``lexprobe coda eval``.
+with definition i) with a dashed white frame inside a black one (visible on any
+cell colour); rows and columns are labelled with the synset names. Reads a result file written by ``lexprobe coda eval``.
 """
 
 from __future__ import annotations
@@ -54,9 +54,12 @@ def draw_heatmap(instance: dict[str, Any], out: str | Path, title: str | None = 
     scores = np.asarray(instance["scores"], dtype=float)
     k = scores.shape[0]
     predicted = {tuple(p) for p in instance.get("predicted_pairs", [])}
-    fig, ax = plt.subplots(figsize=(1.0 + 0.9 * k, 0.8 + 0.8 * k))
+    names = [str(n) for n in instance.get("synsets") or []]
+    if len(names) != k:
+        names = [str(i + 1) for i in range(k)]
+    fig, ax = plt.subplots(figsize=(2.4 + 0.95 * k, 1.6 + 0.8 * k))
     image = ax.imshow(scores, cmap="viridis", aspect="equal")
-    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="match score")
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="match score (higher = better match)")
     spread = float(scores.max() - scores.min()) or 1.0
     for c in range(k):
         for d in range(k):
@@ -67,14 +70,17 @@ def draw_heatmap(instance: dict[str, Any], out: str | Path, title: str | None = 
                     fontweight="bold" if (c, d) in predicted else "normal")
             if (c, d) in predicted:
                 ax.add_patch(Rectangle((d - 0.47, c - 0.47), 0.94, 0.94, fill=False, edgecolor="red", linewidth=2.5))
-        ax.add_patch(Rectangle((c - 0.36, c - 0.36), 0.72, 0.72, fill=False, edgecolor="white",
-                               linewidth=1.5, linestyle="--"))
-    ax.set_xticks(range(k), [str(i + 1) for i in range(k)])
-    ax.set_yticks(range(k), [str(i + 1) for i in range(k)])
-    ax.set_xlabel("definition")
-    ax.set_ylabel("context")
+        # gold: a white frame inside a black one, visible on every cell colour
+        ax.add_patch(Rectangle((c - 0.36, c - 0.36), 0.72, 0.72, fill=False, edgecolor="black", linewidth=3.2))
+        ax.add_patch(Rectangle((c - 0.36, c - 0.36), 0.72, 0.72, fill=False, edgecolor="white", linewidth=1.4,
+                               linestyle=(0, (3, 2))))
+    ax.set_xticks(range(k), [f"{i + 1}: {n}" for i, n in enumerate(names)], rotation=35, ha="right", fontsize=8)
+    ax.set_yticks(range(k), [f"{i + 1}: {n}" for i, n in enumerate(names)], fontsize=8)
+    ax.set_xlabel("definition of synset")
+    ax.set_ylabel("context of synset (target word hidden)")
     correct = sum(1 for c, d in predicted if c == d)
-    ax.set_title(title or f"group {instance.get('id')} ({instance.get('ancestor', '')}): "
-                 f"{correct}/{k} correct\nred frame: predicted, dashed: gold", fontsize=9)
+    ax.set_title(title or f"CoDA21 group {instance.get('id')} ({instance.get('ancestor', '')}): "
+                 f"{correct}/{k} correct\nred frame: predicted pair; black-and-white dashed frame: gold pair",
+                 fontsize=9)
     fig.tight_layout()
     return save_figure(fig, out, dpi=150)

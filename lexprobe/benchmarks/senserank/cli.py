@@ -6,7 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from lexprobe.cli_common import batch_size_arg, non_negative_int, positive_float, positive_int
 from lexprobe.errors import LexprobeError
+from lexprobe.outputs import check_output_dir
 
 CORPUS_CHOICES = ("semcor", "ontonotes", "pdep", "streusle")
 FINETUNE_SIZES = (100, 250, 500, 1000, 2500)
@@ -20,23 +22,27 @@ def register(subparsers) -> None:
     sub.required = True
 
     e = sub.add_parser("eval", help="rank same-lemma database instances for every query; MAP@50 per bucket")
-    e.add_argument("--corpus", choices=CORPUS_CHOICES, default="semcor")
-    e.add_argument("--path", help="corpus file or directory (needed for ontonotes and pdep)")
-    e.add_argument("--model", default="all-MiniLM-L6-v2", help="Hugging Face name or local path (default: bundled MiniLM)")
+    e.add_argument("--corpus", choices=CORPUS_CHOICES, default="semcor", help="sense-annotated corpus")
+    e.add_argument("--path", help="corpus file or folder (needed for ontonotes and pdep; default: the data folder)")
+    e.add_argument("--model", default="all-MiniLM-L6-v2",
+                   help="Hugging Face name or local path, or `random` for the random baseline (default: bundled MiniLM)")
     e.add_argument("--layer", type=int, default=-1,
                    help="hidden_states index (0 = embeddings, -1 = last; the original code's layer L is L+1)")
-    e.add_argument("--pos", nargs="+", choices=("n", "v", "a", "r", "p"), help="keep only these coarse POS")
-    e.add_argument("--limit", type=int, help="evaluate at most N queries (seeded sample)")
-    e.add_argument("--max-instances", type=int,
-                   help="sample whole lemmas (seeded) until database + queries reach this size")
+    e.add_argument("--pos", nargs="+", choices=("n", "v", "a", "r", "p"), help="keep only these coarse POS (default: all)")
+    e.add_argument("--limit", type=positive_int, help="evaluate at most N queries (seeded sample; default: all)")
+    e.add_argument("--max-instances", type=positive_int,
+                   help="sample whole lemmas (seeded) until database + queries reach this size (default: all)")
     e.add_argument("--match-pos", action="store_true", help="restrict neighbours to the same lemma AND POS")
-    e.add_argument("--min-sense-count", type=int, default=5)
-    e.add_argument("--freq-edges", default="0,500,inf", help="lemma-frequency bucket edges (default 0,500,inf)")
-    e.add_argument("--rarity-edges", default="0,0.25,1", help="sense-proportion bucket edges (default 0,0.25,1)")
-    e.add_argument("--device", default="auto")
-    e.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"))
-    e.add_argument("--batch-size", type=int, default=32)
-    e.add_argument("--seed", type=int, default=0, help="seed of the SemCor document split and of samples")
+    e.add_argument("--min-sense-count", type=positive_int, default=5,
+                   help="drop queries whose sense has fewer instances in the database")
+    e.add_argument("--freq-edges", default="0,500,inf", help="lemma-frequency bucket edges")
+    e.add_argument("--rarity-edges", default="0,0.25,1", help="sense-proportion bucket edges")
+    e.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
+    e.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"),
+                   help="weights' floating-point type")
+    e.add_argument("--batch-size", type=batch_size_arg, default=32, help="sentences per forward pass")
+    e.add_argument("--seed", type=non_negative_int, default=0,
+                   help="seed of the SemCor document split, of samples and of the random baseline")
     e.add_argument("--out", required=True, help="result JSON (a .png of P@k curves is written next to it)")
     e.add_argument("--keep-embeddings", action="store_true",
                    help="keep the memory-mapped target vectors in OUT.embeddings/ after the run (reruns with "
@@ -44,17 +50,17 @@ def register(subparsers) -> None:
     e.set_defaults(func=_cmd_eval)
 
     f = sub.add_parser("finetune", help="inoculation fine-tuning on STREUSLE 4.4 supersenses")
-    f.add_argument("--model", default="all-MiniLM-L6-v2")
+    f.add_argument("--model", default="all-MiniLM-L6-v2", help="encoder to fine-tune")
     f.add_argument("--instances", type=int, choices=FINETUNE_SIZES, required=True,
                    help="training instances, equal numbers of nouns, verbs and prepositions")
-    f.add_argument("--out", required=True, help="directory for the fine-tuned encoder")
-    f.add_argument("--path", help="STREUSLE 4.4 directory (default: ../shared/data/streusle-4.4)")
-    f.add_argument("--epochs", type=int, default=40)
-    f.add_argument("--patience", type=int, default=3, help="epochs without dev improvement before stopping")
-    f.add_argument("--lr", type=float, default=2e-5)
-    f.add_argument("--batch-size", type=int, default=16)
-    f.add_argument("--device", default="auto")
-    f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--out", required=True, help="folder for the fine-tuned encoder")
+    f.add_argument("--path", help="STREUSLE 4.4 folder (default: the data folder's streusle-4.4)")
+    f.add_argument("--epochs", type=positive_int, default=40, help="most training epochs")
+    f.add_argument("--patience", type=positive_int, default=3, help="epochs without dev improvement before stopping")
+    f.add_argument("--lr", type=positive_float, default=2e-5, help="learning rate")
+    f.add_argument("--batch-size", type=positive_int, default=16, help="training batch size")
+    f.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
+    f.add_argument("--seed", type=non_negative_int, default=0, help="seed of the sample and the training")
     f.set_defaults(func=_cmd_finetune)
 
 
@@ -83,29 +89,23 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 def run_and_save(cfg, out: Path, progress: bool = True, quiet: bool = False, keep_embeddings: bool = False) -> dict | None:
     """Evaluate and write ``out`` and its plot; under torchrun only rank 0 does (others get None)."""
-    from lexprobe.benchmarks.senserank.evaluate import evaluate, format_report, save_curves_plot
-    from lexprobe.cache import partial_path
-    from lexprobe.reporting import write_json
-
-    from lexprobe.distributed import context, remove_logs
+    from lexprobe.benchmarks.senserank.evaluate import evaluate, format_report
+    from lexprobe.distributed import context
 
     context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
-    result = evaluate(cfg, progress=progress, out=out, keep_embeddings=keep_embeddings)
+    result = evaluate(cfg, progress=progress, out=out, keep_embeddings=keep_embeddings)  # checks `out`, writes it
     if result is None:  # another rank than 0
         return None
-    plot = out.with_suffix(".png")
-    save_curves_plot(result, plot)
-    result["plot"] = str(plot)
-    write_json(out, result)
-    remove_logs(partial_path(out))
     if not quiet:
         print(format_report(result))
-        print(f"wrote {out} and {plot} ({result['timing']['total_s']:.1f} s)")
+        print(f"wrote {out} and {result['plot']} ({result['timing']['total_s']:.1f} s)")
     return result
 
 
 def _cmd_finetune(args: argparse.Namespace) -> int:
     from lexprobe.benchmarks.senserank.finetune import FinetuneConfig, finetune
+
+    check_output_dir(args.out, "--out")
 
     cfg = FinetuneConfig(
         model=args.model, instances=args.instances, out=args.out, path=args.path, epochs=args.epochs,
@@ -129,7 +129,7 @@ def run_default(out_dir, model: str = "all-MiniLM-L6-v2", sample: int | None = N
 
     cfg = EvalConfig(corpus="semcor", model=model, max_instances=sample or DEFAULT_SAMPLE_INSTANCES, seed=0)
     out = Path(out_dir) / "senserank-semcor.json"
-    result = run_and_save(cfg, out, progress=False)
+    result = run_and_save(cfg, out, progress=True)
     m = result["metrics"]
     return {
         "benchmark": "senserank",

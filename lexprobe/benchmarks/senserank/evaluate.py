@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 import tempfile
 import time
@@ -25,11 +26,11 @@ from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.senserank.ranking import RankedQuery, RankingReport, lemma_key, plan_ranking, rank_lemma
 from lexprobe.benchmarks.senserank.store import EmbeddingStore, sentence_digest
-from lexprobe.cache import partial_path
+from lexprobe.cache import partial_path, resume_key
 from lexprobe.data.instances import SenseInstance
-from lexprobe.distributed import assign, barrier, broadcast, context, run_units, token_counts
+from lexprobe.distributed import assign, barrier, broadcast, context, remove_logs, run_units, token_counts
 from lexprobe.errors import DataError, LexprobeError
-from lexprobe.provenance import items_digest, model_revision
+from lexprobe.provenance import model_revision
 from lexprobe.metrics import retrieval as R
 
 CHUNK = 2048  # sentences per append to the embedding store (what an interruption can lose per rank)
@@ -53,6 +54,20 @@ class EvalConfig:
     batch_size: int = 32
     device: str | None = None
     dtype: str | None = None
+
+    def validate(self) -> None:
+        """Numeric options are checked here too, for Python callers (the CLI's parser checks first)."""
+        for name in ("limit", "max_instances"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise DataError(f"{name} must be a positive integer or None (all), got {value!r}")
+        for name in ("k", "min_sense_count"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise DataError(f"{name} must be a positive integer, got {value!r}")
+        if self.batch_size != "auto" and (isinstance(self.batch_size, bool) or not isinstance(self.batch_size, int)
+                                          or self.batch_size < 1):
+            raise DataError(f"batch_size must be a positive integer or 'auto', got {self.batch_size!r}")
 
     def public(self) -> dict:
         d = asdict(self)
@@ -121,14 +136,44 @@ def evaluate(
     out: str | Path | None = None,
     keep_embeddings: bool = False,
 ) -> dict | None:
-    """Run the benchmark; returns the result dict written as JSON by the CLI.
+    """Run the benchmark; returns the result dict. With ``out`` it is also written there,
+    with the P@k plot beside it (``<out>.png``), exactly as ``lexprobe senserank eval --out``.
 
     Target vectors go to a memory-mapped store (``<out>.embeddings/``, or a temporary
     folder without ``out``) as they are computed, and lemma rankings to the resume log
-    ``<out>.partial.jsonl``: a rerun after an interruption keeps both. Under
-    ``torchrun`` sentences and lemmas are split across ranks (the store must then be
-    on a filesystem all ranks see); rank 0 gets the result, the other ranks None.
+    ``<out>.partial.jsonl``: a rerun after an interruption keeps both. The store is
+    removed once the result is written, unless ``keep_embeddings``. Under ``torchrun``
+    sentences and lemmas are split across ranks (the store must then be on a filesystem
+    all ranks see); rank 0 writes and gets the result, the other ranks get None.
     """
+    cfg.validate()
+    if out is not None:
+        from lexprobe.outputs import check_output_file
+
+        check_output_file(out)
+        check_output_file(Path(out).with_suffix(".png"), "--out (plot)")
+    result = _evaluate(cfg, instances, embedder, progress, out)
+    if result is None:  # another rank than 0: rank 0 writes the result
+        return None
+    if out is not None:
+        from lexprobe.reporting import write_json
+
+        plot = Path(out).with_suffix(".png")
+        save_curves_plot(result, plot)
+        result["plot"] = str(plot)
+        write_json(out, result)
+        remove_logs(partial_path(out))
+        if not keep_embeddings:
+            shutil.rmtree(store_path(out), ignore_errors=True)
+    return result
+
+
+def store_path(out: str | Path) -> Path:
+    """The embedding store beside the output: ``<out>.embeddings/``."""
+    return Path(str(out) + ".embeddings")
+
+
+def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool, out: str | Path | None) -> dict | None:
     ctx = context()
     t0 = time.time()
     if instances is None:
@@ -137,9 +182,15 @@ def evaluate(
         instances = load_corpus(cfg.corpus, cfg.path, seed=cfg.seed)
     database, queries, info = select_instances(instances, cfg)
     t_read = time.time() - t0
+    if embedder is None and cfg.model == "random":
+        from lexprobe.scorers.random import RandomTargetEmbedder
+
+        embedder = RandomTargetEmbedder(cfg.seed)
     if embedder is None:
+        from lexprobe.models import check_model_reference
         from lexprobe.scorers.token_embeddings import TokenEmbedder
 
+        check_model_reference(cfg.model)
         embedder = TokenEmbedder(cfg.model, layer=cfg.layer, device=cfg.device, batch_size=cfg.batch_size,
                                  dtype=cfg.dtype)
     if out is None and ctx.enabled:
@@ -153,9 +204,15 @@ def evaluate(
     embedded_q = np.array([db_senses[(key(q), q.label)] >= cfg.min_sense_count for q in queries], dtype=bool)
     targets = list(database) + [q for q, e in zip(queries, embedded_q) if e]
     with tempfile.TemporaryDirectory(prefix="lexprobe-embeddings-") as tmp:
-        root = Path(str(out) + ".embeddings") if out is not None else Path(tmp) / "store"
-        store = EmbeddingStore(root, embedder_identity(embedder))
-        locations, ok, stats = embed_to_store(embedder, targets, store, progress)
+        identity = embedder_identity(embedder)
+        if hasattr(embedder, "encode_jobs"):
+            store = EmbeddingStore(store_path(out) if out is not None else Path(tmp) / "store", identity)
+            locations, ok, stats = embed_to_store(embedder, targets, store, progress)
+        else:  # e.g. the random baseline: vectors made on the fly, nothing worth storing
+            emb = embedder.embed(targets, progress=progress)
+            store = InMemoryVectors(emb.vectors, identity)
+            locations = np.stack([np.zeros(len(targets), np.int64), np.arange(len(targets))], axis=1)
+            ok, stats = emb.ok, {"sentences_encoded": len({t.sentence_key for t in targets}), "sentences_from_store": 0}
         t_embed = time.time() - t1
         db_ok = ok[: len(database)]
         q_loc = np.zeros((len(queries), 2), dtype=np.int64)
@@ -165,8 +222,6 @@ def evaluate(
         t2 = time.time()
         report = rank_from_store(cfg, store, database, locations[: len(database)], db_ok, queries, q_loc, q_ok,
                                  device=ranking_device(embedder), log_base=partial_path(out) if out else None)
-        if report is not None and out is not None and not keep_embeddings:
-            shutil.rmtree(root, ignore_errors=True)
     if report is None:  # another rank than 0: rank 0 writes the result
         return None
     t_rank = time.time() - t2
@@ -176,6 +231,16 @@ def evaluate(
     result["counts"]["sentences_encoded"] = stats["sentences_encoded"]
     result["counts"]["sentences_from_store"] = stats["sentences_from_store"]
     return result
+
+
+class InMemoryVectors:
+    """``EmbeddingStore``'s reading side over an array (one row per target, writer 0)."""
+
+    def __init__(self, vectors: np.ndarray, identity: dict):
+        self.vectors, self.identity = np.asarray(vectors, dtype=np.float32), identity
+
+    def fetch(self, locations: np.ndarray, layer: int = 0) -> np.ndarray:
+        return self.vectors[np.asarray(locations, dtype=np.int64).reshape(-1, 2)[:, 1]]
 
 
 def embedder_identity(embedder) -> dict:
@@ -222,13 +287,16 @@ def embed_to_store(embedder, targets: Sequence[SenseInstance], store: EmbeddingS
     mine.sort(key=lambda j: (-len(" ".join(j[0])), j))  # longest first: similar lengths share a batch
     writer = store.writer(ctx.rank)
     bar = tqdm(total=len(mine), unit="sent", desc="encoding", disable=not (progress and ctx.is_main), leave=False)
-    for start in range(0, len(mine), CHUNK):
-        chunk = mine[start : start + CHUNK]
-        encoded = embedder.encode_jobs([(tokens, list(idx)) for tokens, idx in chunk])
-        writer.append([sentence_digest(tokens) for tokens, _ in chunk], [idx for _, idx in chunk],
-                      [v for v, _ in encoded], [m for _, m in encoded])
-        bar.update(len(chunk))
-    bar.close()
+    try:
+        for start in range(0, len(mine), CHUNK):
+            chunk = mine[start : start + CHUNK]
+            encoded = embedder.encode_jobs([(tokens, list(idx)) for tokens, idx in chunk])
+            writer.append([sentence_digest(tokens) for tokens, _ in chunk], [idx for _, idx in chunk],
+                          [v for v, _ in encoded], [m for _, m in encoded])
+            bar.update(len(chunk))
+    finally:
+        writer.close()
+        bar.close()
     barrier()
     store.load_index()
     if pending and not all(d in store.entries for d, _ in pending):
@@ -266,12 +334,14 @@ def rank_from_store(cfg, store: EmbeddingStore, database, db_loc, db_ok, queries
                             for r in ranked])
         return records
 
-    log_config = {
-        "store": store.identity, "layer": layer, "k": cfg.k, "min_sense_count": cfg.min_sense_count, "match_pos": cfg.match_pos,
-        "items": items_digest([[_instance_key(x) for x in database], [_instance_key(x) for x in queries]]),
-    }
+    key = resume_key(
+        [[_instance_key(x) for x in database], [_instance_key(x) for x in queries]],
+        str(store.identity.get("model")), None,
+        {"store": store.identity, "layer": layer, "k": cfg.k, "min_sense_count": cfg.min_sense_count,
+         "match_pos": cfg.match_pos},
+    )
     per_lemma = run_units(units, compute, [len(by_lemma[k]) * len(pools[k]) for k in lemmas], step=64,
-                          log_base=log_base, log_config=log_config)
+                          log_base=log_base, log_key=key)
     if per_lemma is None:
         return None
     report.ranked = sorted(
@@ -388,10 +458,10 @@ def save_curves_plot(result: dict, path) -> None:
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
     for ax, (name, s) in zip(axes.flat, panels):
         ks = range(1, len(s["curves"]["model"]) + 1)
-        ax.plot(ks, s["curves"]["oracle"], "k--", label="oracle")
+        ax.plot(ks, s["curves"]["oracle"], "k--", label="oracle (relevant first)")
         ax.plot(ks, s["curves"]["model"], "C0-", label=result["model"])
-        ax.plot(ks, s["curves"]["random"], "C3:", label="random")
-        ax.set_title(f"{name} (n={s['queries']})", fontsize=9)
+        ax.plot(ks, s["curves"]["random"], "C3:", label="random (exact expectation)")
+        ax.set_title(f"{re.sub(r'(?<![a-z])l(?![a-z])', 'ℓ', name)} (n={s['queries']})", fontsize=9)
         ax.set_xlabel("k")
         ax.set_ylabel("precision at k")
         ax.set_ylim(0, 1.02)
@@ -399,8 +469,12 @@ def save_curves_plot(result: dict, path) -> None:
     for ax in list(axes.flat)[len(panels):]:
         ax.axis("off")
     axes.flat[0].legend(fontsize=7)
-    fig.suptitle(f"senserank {result['task']}: {result['model']}", fontsize=10)
-    fig.tight_layout()
+    fig.suptitle(f"senserank {result['task']}: {result['model']} — precision of the k nearest same-lemma "
+                 "instances having the query's sense", fontsize=9)
+    fig.text(0.5, 0.005, "panels: ℓ = number of same-lemma instances in the database (lemma frequency); "
+             "r = share of them with the query's sense (sense proportion); n = queries in the panel",
+             ha="center", va="bottom", fontsize=7.5)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import re
 import shutil
 from pathlib import Path
@@ -133,6 +134,7 @@ class StoreWriter:
 
     def __init__(self, vectors: Path, index: Path):
         self.vectors, self.index = vectors, index
+        self._lock_fd = _lock(index.with_name(index.name + ".lock"))
         self.shape: tuple[int, ...] | None = None
         self.rows = 0
         if index.exists():
@@ -142,6 +144,12 @@ class StoreWriter:
         if self.vectors.exists() and self.shape is not None:
             with self.vectors.open("r+b") as f:  # rows written after the last indexed sentence
                 f.truncate(self.rows * int(np.prod(self.shape)) * 4)
+
+    def close(self) -> None:
+        """Release this writer's lock (its files stay for later runs)."""
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
     def append(self, sentences: Sequence[Sequence[str] | str], targets: Sequence[Sequence[int]],
                vectors: Sequence[np.ndarray], ok: Sequence[np.ndarray]) -> None:
@@ -166,6 +174,22 @@ class StoreWriter:
             self.rows += len(t)
         with self.index.open("a", encoding="utf-8") as f:  # index last: a row is used only once indexed
             f.write("\n".join(lines) + "\n")
+
+
+def _lock(path: Path) -> int:
+    """An exclusive flock: two runs never append to one writer's files."""
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        from lexprobe.cache import OutputBusyError
+
+        raise OutputBusyError(f"another lexprobe run is writing the embedding store {path.parent}; "
+                              "wait for it to finish or pass another --out") from None
+    return fd
 
 
 def _read_index(path: Path) -> tuple[tuple[int, ...] | None, dict[str, tuple[int, tuple[int, ...], str]]]:

@@ -8,18 +8,15 @@ import random
 from pathlib import Path
 
 from lexprobe.benchmarks.wdlmpro import dataset_cli
-from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
 from lexprobe.benchmarks.wdlmpro.dataset import (
     MIN_GROUP_SIZE, SynsetGroup, default_dataset, group_members, load_dataset, pos_list, sample_groups,
 )
-from lexprobe.benchmarks.wdlmpro.evaluate import evaluate
-from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
-from lexprobe.benchmarks.wdlmpro.report import full_report
-from lexprobe.cache import partial_path
-from lexprobe.cli_common import add_model_args, scorer_from_args
-from lexprobe.distributed import context, remove_logs
+from lexprobe.cli_common import add_model_args, positive_int
 from lexprobe.errors import DataError
-from lexprobe.reporting import write_json
+from lexprobe.outputs import check_output_file
+
+#: groups per resumable unit (also in evaluate.DEFAULT_CHUNK_SIZE; repeated here to keep `--help` import-light)
+DEFAULT_CHUNK_SIZE = 32
 
 TASK_CHOICES = {"w2d": ("w2d",), "d2w": ("d2w",), "both": ("w2d", "d2w")}
 
@@ -32,18 +29,19 @@ def register(sub) -> None:
     dataset_cli.add_stats_parser(wsub)
     dataset_cli.add_sample_human_parser(wsub)
 
-    e = wsub.add_parser("eval", help="evaluate a model on W2D and/or D2W",
-                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    e = wsub.add_parser("eval", help="evaluate a model on W2D and/or D2W")
     add_model_args(e)
-    e.add_argument("--task", choices=TASK_CHOICES, default="both")
-    e.add_argument("--pos", choices=("n", "v", "both"), default="both")
-    e.add_argument("--data", help="dataset dir or JSONL from `wdlmpro build` (default: build/cached from WordNet)")
-    e.add_argument("--limit", type=int, help="evaluate a seeded sample of N groups per POS")
+    e.add_argument("--task", choices=TASK_CHOICES, default="both",
+                   help="w2d: word -> definition, d2w: definition -> word, or both (default: both)")
+    e.add_argument("--pos", choices=("n", "v", "both"), default="both", help="part of speech (default: both)")
+    e.add_argument("--data", help="dataset folder or JSONL file from `wdlmpro build` (default: built from WordNet once, cached)")
+    e.add_argument("--limit", type=positive_int, help="evaluate a seeded sample of N groups per POS (default: all)")
     e.add_argument("--counts", help="word<TAB>count file for frequency bands (default: wordfreq Zipf bands)")
-    e.add_argument("--chunk-size", type=int, default=2000,
-                   help="groups scored together (they share pairs); each finished group is logged for resuming")
+    e.add_argument("--chunk-size", type=positive_int, default=DEFAULT_CHUNK_SIZE,
+                   help="groups scored together (sister groups share pairs); every finished group is logged, "
+                        f"so Ctrl-C keeps all finished chunks (default: {DEFAULT_CHUNK_SIZE})")
     e.add_argument("--no-instances", action="store_true", help="leave per-instance records out of the result file")
-    e.add_argument("--out", required=True, help="result JSON file")
+    e.add_argument("--out", required=True, help="result JSON file (required)")
     e.add_argument("--plot", help="also draw the breakdowns to this PNG (default: next to --out)")
     e.set_defaults(func=cmd_eval)
 
@@ -61,28 +59,44 @@ def _groups(args) -> list[SynsetGroup]:
     return groups
 
 
-def run_eval(scorer, groups, tasks, out, config, counts=None, chunk_size=2000, keep_instances=True) -> dict | None:
+def run_eval(scorer, groups, tasks, out, config, counts=None, chunk_size=DEFAULT_CHUNK_SIZE, keep_instances=True,
+             progress=True) -> dict | None:
     """Evaluate and write ``out``; under torchrun only rank 0 gets (and writes) the result."""
+    from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
+    from lexprobe.benchmarks.wdlmpro.evaluate import evaluate
+
+    if counts:
+        from lexprobe.provenance import file_sha256
+
+        config = dict(config, counts_sha256=file_sha256(counts))  # bands change with the file's contents
     result = evaluate(scorer, groups, tasks, out=out, config=config, chunk_size=chunk_size,
-                      attributes_fn=attributes_fn(counts))
+                      attributes_fn=attributes_fn(counts), keep_instances=keep_instances, progress=progress)
     if result is None:
         return None
     if not keep_instances:
         result.pop("instances")
-    write_json(out, result)
-    remove_logs(partial_path(out))
     return result
 
 
 def cmd_eval(args) -> int:
-    out = Path(args.out)
-    groups = _groups(args)  # data errors before the (slow) model load
+    from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
+    from lexprobe.benchmarks.wdlmpro.report import full_report
+    from lexprobe.cli_common import scorer_from_args
+
+    out = check_output_file(args.out)
+    if args.plot:
+        check_output_file(args.plot, "--plot")
+    if args.counts and not Path(args.counts).is_file():
+        raise DataError(f"--counts {args.counts} is not a file; pass a word<TAB>count file")
+    groups = _groups(args)  # data and output errors before the (slow) model load
     if not groups:
         raise DataError("no WDLMPro groups selected; check --data, --pos and --limit")
+    from lexprobe.distributed import context
+
     context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
     scorer = scorer_from_args(args)
     config = {"task": args.task, "pos": args.pos, "data": args.data, "limit": args.limit, "seed": args.seed,
-              "counts": args.counts, "dtype": args.dtype}
+              "counts": args.counts, "dtype": args.dtype, "protocol": getattr(args, "protocol", "paper")}
     result = run_eval(scorer, groups, TASK_CHOICES[args.task], out, config, counts=args.counts,
                       chunk_size=args.chunk_size, keep_instances=not args.no_instances)
     if result is None:
@@ -94,7 +108,10 @@ def cmd_eval(args) -> int:
 
 
 def cmd_plot(args) -> int:
+    from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
+
     path = Path(args.result)
+    check_output_file(args.out)
     if not path.is_file():
         raise DataError(f"result file {path} not found; run `lexprobe wdlmpro eval ... --out {path}` first")
     try:
@@ -132,11 +149,13 @@ def quick_sample(pos: str, n: int, seed: int = 0) -> list[SynsetGroup]:
 
 def run_default(out_dir: Path, model: str, sample: int = 100, seed: int = 0) -> dict:
     """WDLMPro on a seeded sample (both POS, both tasks) with the given model."""
+    from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
+    from lexprobe.benchmarks.wdlmpro.report import full_report
     from lexprobe.models import load_scorer
 
+    out = check_output_file(Path(out_dir) / "wdlmpro.json")
     groups = quick_sample("n", sample, seed) + quick_sample("v", sample, seed)
     scorer = load_scorer(model)
-    out = Path(out_dir) / "wdlmpro.json"
     config = {"sample": "quick_sample", "n_per_pos": sample, "seed": seed, "task": "both", "pos": "both"}
     result = run_eval(scorer, groups, ("w2d", "d2w"), out, config)
     print(full_report(result))

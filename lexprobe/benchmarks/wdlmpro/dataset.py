@@ -180,12 +180,14 @@ def _group_from_dict(obj: Any, interned: dict | None = None) -> SynsetGroup:
     cands = []
     for i, c in enumerate(raw):
         key = (c.get("synset"), c.get("word"), c.get("definition")) if isinstance(c, dict) else None
+        if key is None or not all(isinstance(v, str) and v.strip() for v in key):
+            raise ValueError(f"candidate {i} needs non-empty string fields synset, word, definition")
         cand = interned.get(key)
         if cand is None:
-            if key is None or not all(isinstance(v, str) for v in key):
-                raise ValueError(f"candidate {i} needs string fields synset, word, definition")
             cand = interned[key] = Candidate(*key)
         cands.append(cand)
+    if not isinstance(obj["target"], str) or not isinstance(obj["word"], str) or not obj["word"].strip():
+        raise ValueError("target and word must be non-empty strings")
     if cands[0].synset != obj["target"]:
         raise ValueError(f"the first candidate must be the target {obj['target']!r}, got {cands[0].synset!r}")
     return SynsetGroup(str(obj["target"]), obj["pos"], str(obj["word"]), tuple(cands))
@@ -198,16 +200,20 @@ def load_groups(path: str | Path) -> list[SynsetGroup]:
         raise DataError(f"WDLMPro dataset file {path} not found; {BUILD_HINT}")
     groups = []
     interned: dict = {}
-    with path.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                groups.append(_group_from_dict(json.loads(line), interned))
-            except (json.JSONDecodeError, ValueError) as exc:
-                raise DataError(
-                    f"{path}:{lineno}: malformed WDLMPro group ({exc}); fix the line or {BUILD_HINT}"
-                ) from None
+    lineno = 0
+    try:
+        with path.open(encoding="utf-8") as f:
+            for lineno, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    groups.append(_group_from_dict(json.loads(line), interned))
+                except (json.JSONDecodeError, ValueError, TypeError, AttributeError) as exc:
+                    raise DataError(
+                        f"{path}:{lineno}: malformed WDLMPro group ({exc}); fix the line or {BUILD_HINT}"
+                    ) from None
+    except (UnicodeDecodeError, OSError) as exc:
+        raise DataError(f"{path}:{lineno + 1}: cannot read the WDLMPro file ({exc}); {BUILD_HINT}") from None
     if not groups:
         raise DataError(f"WDLMPro dataset file {path} is empty; {BUILD_HINT}")
     return groups
@@ -228,7 +234,13 @@ def dataset_filename(pos: str) -> str:
 def load_dataset(data: str | Path, pos: str = "both") -> list[SynsetGroup]:
     """Groups from a JSONL file, or from DIR/wdlmpro_{n,v}.jsonl for the requested POS."""
     data = Path(data)
+    if not data.exists():
+        raise DataError(f"WDLMPro data {data} not found; pass a JSONL file or a folder from `wdlmpro build`")
     if data.is_dir():
+        missing = [dataset_filename(p) for p in pos_list(pos) if not (data / dataset_filename(p)).is_file()]
+        if missing:
+            raise DataError(f"--data {data} is a folder without {', '.join(missing)}; pass a JSONL file "
+                            f"or a folder written by `lexprobe wdlmpro build --out {data}`")
         groups = []
         for p in pos_list(pos):
             groups.extend(load_groups(data / dataset_filename(p)))

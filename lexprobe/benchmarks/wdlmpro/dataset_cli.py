@@ -12,6 +12,8 @@ from pathlib import Path
 
 from lexprobe.benchmarks.wdlmpro import dataset as ds
 from lexprobe.benchmarks.wdlmpro.human import write_human_sample
+from lexprobe.cli_common import non_negative_int, positive_int
+from lexprobe.outputs import check_output_dir
 
 
 def _add_pos(parser: argparse.ArgumentParser, default: str = "both") -> None:
@@ -53,7 +55,7 @@ def add_build_parser(sub) -> argparse.ArgumentParser:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    out = Path(args.out)
+    out = check_output_dir(args.out, "--out")
     all_groups = []
     for pos in ds.pos_list(args.pos):
         start = time.perf_counter()
@@ -86,10 +88,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 def add_sample_human_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("sample-human", help="export the paper's human subset (JSON, printable sheet, answer key)")
-    p.add_argument("--n", type=int, default=20, help="groups per task (default: %(default)s)")
-    p.add_argument("--max-candidates", type=int, default=10, help="only groups this small (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--n", type=positive_int, default=20, help="groups per task (default: %(default)s)")
+    p.add_argument("--max-candidates", type=positive_int, default=10, help="only groups this small (default: %(default)s)")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the sample (default: %(default)s)")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the JSON, the printable sheet and the key")
     _add_data(p)
     _add_pos(p)
     p.set_defaults(func=cmd_sample_human)
@@ -97,6 +99,7 @@ def add_sample_human_parser(sub) -> argparse.ArgumentParser:
 
 
 def cmd_sample_human(args: argparse.Namespace) -> int:
+    check_output_dir(args.out, "--out")
     sample = ds.sample_human(groups_from_args(args), n=args.n, max_candidates=args.max_candidates, seed=args.seed)
     paths = write_human_sample(sample, args.out)
     for kind, path in paths.items():

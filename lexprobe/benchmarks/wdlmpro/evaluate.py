@@ -15,14 +15,19 @@ from typing import Callable, Sequence
 from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.wdlmpro.scoring import TASKS, score_groups, word_token_count
-from lexprobe.cache import partial_path
-from lexprobe.distributed import is_main, run_units, token_counts
+from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict
+from lexprobe.cache import partial_path, resume_key, scorer_revision
+from lexprobe.distributed import is_main, remove_logs, run_units, token_counts
 from lexprobe.errors import DataError
+from lexprobe.outputs import check_output_file
+from lexprobe.reporting import write_json
 from lexprobe.metrics.ranking import gold_rank, predicted_index, random_expectation, rank_score, summarize
 
 log = logging.getLogger(__name__)
 POS_LABEL = {"n": "noun", "v": "verb"}
 BREAKDOWNS = ("pos", "frequency", "depth", "word_tokens")
+#: groups per resumable unit: small enough that Ctrl-C keeps nearly all work, and the bar moves per chunk
+DEFAULT_CHUNK_SIZE = 32
 
 
 def token_band(n: int) -> str:
@@ -76,24 +81,38 @@ def evaluate(
     groups,
     tasks: Sequence[str] = TASKS,
     out: str | Path | None = None,
-    chunk_size: int = 2000,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
     config: dict | None = None,
     attributes_fn: Callable[[Sequence], list[dict]] | None = None,
     progress: bool = True,
+    keep_instances: bool = True,
 ) -> dict | None:
     """Evaluate ``scorer`` on ``groups``; returns the result dict (see ``result_dict``).
 
-    Under ``torchrun`` the groups are split across ranks (sister groups, which share
-    most of their pairs, stay together) and only rank 0 gets the result; the others
-    get None.
+    With ``out`` the result is written there (as ``lexprobe wdlmpro eval --out`` does;
+    ``keep_instances=False`` leaves per-instance records out of the file) and every
+    finished group goes to a resume log beside it first. Under ``torchrun`` the groups
+    are split across ranks (sister groups, which share most of their pairs, stay
+    together); only rank 0 writes and gets the result, the others get None.
     """
     if not groups:
         raise DataError("no WDLMPro groups to evaluate; check --data, --pos and --limit")
     for task in tasks:
         if task not in TASKS:
             raise DataError(f"unknown task {task!r}; use w2d, d2w or both")
+    if chunk_size < 1:
+        raise DataError(f"chunk_size must be at least 1, got {chunk_size}")
     config = dict(config or {})
-    log_config = {"config": config, "scorer": scorer.describe()}  # not the rank count: any may resume
+    key = None
+    if out is not None:
+        check_output_file(out)
+        # keyed by the exact groups, the weights and every score-changing option (never the data
+        # path, nor the number of processes: any number may resume)
+        key = resume_key(
+            {"groups": [group_to_dict(g) for g in groups], "tasks": list(tasks)},
+            scorer_revision(scorer), config.get("protocol"),
+            {"scorer": scorer.describe(), "config": {k: v for k, v in config.items() if k != "data"}},
+        )
     units = unit_ids(groups)
     started = time.time()
     bar = tqdm(total=len(groups), desc=f"WDLMPro {scorer.name}", unit="group", disable=not (progress and is_main()))
@@ -101,11 +120,11 @@ def evaluate(
     def compute(indices: list[int]) -> list[list[dict]]:
         chunk = [groups[i] for i in indices]
         attrs = attributes_fn(chunk) if attributes_fn else [{} for _ in chunk]
-        flat = instance_records(scorer, chunk, tasks, attrs, progress=progress and len(groups) > chunk_size and is_main())
+        flat = instance_records(scorer, chunk, tasks, attrs)
         return [flat[j * len(tasks):(j + 1) * len(tasks)] for j in range(len(chunk))]
 
     per_group = run_units(units, compute, group_costs(scorer, groups), step=chunk_size,
-                          log_base=partial_path(out) if out else None, log_config=log_config,
+                          log_base=partial_path(out) if out is not None else None, log_key=key,
                           bundles=[sister_bundle(g) for g in groups], bar=bar)
     bar.close()
     if per_group is None:  # another rank than 0: rank 0 writes the result
@@ -113,6 +132,10 @@ def evaluate(
     records = [r for recs in per_group for r in recs]
     result = result_dict(scorer, tasks, records, config)
     result["timing"] = {"seconds": round(time.time() - started, 2), "scorer_stats": dict(scorer.stats)}
+    if out is not None:
+        out_result = result if keep_instances else {k: v for k, v in result.items() if k != "instances"}
+        write_json(out, out_result)  # the API writes the same result file as the CLI
+        remove_logs(partial_path(out))
     return result
 
 

@@ -8,7 +8,7 @@ import pytest
 from lexprobe.benchmarks.senserank import evaluate as se
 from lexprobe.benchmarks.senserank.ranking import rank_same_lemma, top_k_cosine
 from lexprobe.benchmarks.senserank.store import EmbeddingStore
-from lexprobe.cache import partial_path
+from lexprobe.cache import OutputBusyError, partial_path
 from lexprobe.scorers.token_embeddings import TokenEmbedder
 from tests.distributed_cases import sense_instances
 
@@ -25,6 +25,9 @@ def test_store_round_trip_multi_layer_and_tail_repair(tmp_path):
     w = store.writer(0)
     w.append([("a", "b"), ("c",)], [[0, 1], [0]], [_rows(2), _rows(1, start=100)],
              [np.array([True, False]), np.array([True])])
+    with pytest.raises(OutputBusyError):  # one writer per file at a time
+        store.writer(0)
+    w.close()
     store.load_index()
     assert store.lookup(("a", "b"), 1)[1:] == (1, False) and store.lookup(("c",), 0) == (0, 2, True)
     assert store.lookup(("a", "b"), 5) is None and store.lookup(("z",), 0) is None
@@ -47,7 +50,9 @@ def test_store_round_trip_multi_layer_and_tail_repair(tmp_path):
 def test_store_of_another_model_is_set_aside(tmp_path, caplog):
     store = EmbeddingStore(tmp_path / "s", ID)
     store.prepare()
-    store.writer(0).append([("a",)], [[0]], [np.ones((1, 3), np.float32)], [np.array([True])])
+    w = store.writer(0)
+    w.append([("a",)], [[0]], [np.ones((1, 3), np.float32)], [np.array([True])])
+    w.close()
     other = EmbeddingStore(tmp_path / "s", dict(ID, model="sha256:y"))
     other.prepare()
     assert not other.load_index().entries and "set aside" in caplog.text
@@ -74,13 +79,14 @@ def test_interrupted_sense_ranking_keeps_embedded_sentences(tiny_bert, tmp_path,
     monkeypatch.setattr(emb, "encode_jobs", real)
     resumed = se.evaluate(cfg, instances=sense_instances(), embedder=emb, progress=False, out=out)
     assert resumed["counts"]["sentences_from_store"] == 8  # two chunks of 4 survived
-    assert partial_path(out).exists()  # lemma rankings were logged (the CLI removes the log after writing)
+    assert json.loads(out.read_text())["instances"] == resumed["instances"]  # the API wrote the result
+    assert not partial_path(out).exists() and not (tmp_path / "r.json.embeddings").exists()  # both cleaned up
     fresh = se.evaluate(cfg, instances=sense_instances(), embedder=emb, progress=False)
     assert resumed["instances"] == fresh["instances"] and resumed["metrics"] == fresh["metrics"]
-    assert not (tmp_path / "r.json.embeddings").exists()  # removed once the run finished
-    # a rerun resumes the lemma rankings from the log, with the same result
+    # --keep-embeddings: a rerun with the same model encodes nothing
+    se.evaluate(cfg, instances=sense_instances(), embedder=emb, progress=False, out=out, keep_embeddings=True)
     again = se.evaluate(cfg, instances=sense_instances(), embedder=emb, progress=False, out=out)
-    assert json.dumps(again["instances"]) == json.dumps(fresh["instances"])
+    assert again["counts"]["sentences_encoded"] == 0 and again["instances"] == fresh["instances"]
 
 
 def test_torch_ranking_equals_numpy_with_ties(monkeypatch):

@@ -1,0 +1,127 @@
+"""``lexprobe human serve|score``: collect human baselines on the models' items."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from lexprobe.errors import DataError
+
+
+def _subset(text: str) -> str | int:
+    if text == "paper":
+        return text
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected `paper` or a positive number of groups, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"a subset needs at least 1 group, got {n}")
+    return n
+
+
+def register(sub) -> None:
+    p = sub.add_parser("human", help="human baselines: a local web page where people take the models' items")
+    hsub = p.add_subparsers(dest="human_command", metavar="COMMAND")
+    hsub.required = True
+
+    s = hsub.add_parser("serve", help="serve the test page; answers are saved to an SQLite file as they are given")
+    s.add_argument("--benchmark", choices=("wdlmpro", "coda21"), required=True, help="which benchmark's items")
+    s.add_argument("--subset", type=_subset, default="paper",
+                   help="`paper` (WDLMPro: 20 groups per task with <= 10 candidates; CoDA21: S20) or a number "
+                        "of groups (default: paper)")
+    s.add_argument("--seed", type=int, help="sampling seed (default: 0 for WDLMPro, 42 for CoDA21 as in S20)")
+    s.add_argument("--data", help="WDLMPro dataset dir/JSONL or CoDA21 JSON file "
+                                  "(default: WDLMPro built from WordNet; CoDA21 clean-easy)")
+    s.add_argument("--pos", choices=("n", "v", "both"),
+                   help="part of speech (default: both for WDLMPro, n for CoDA21 as in S20)")
+    s.add_argument("--max-candidates", type=int, default=10,
+                   help="WDLMPro: only groups with at most this many candidates (default: 10)")
+    s.add_argument("--db", default="lexprobe-human.sqlite", help="answer database (default: lexprobe-human.sqlite)")
+    s.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
+    s.add_argument("--port", type=int, default=8765, help="port (default: 8765)")
+    s.set_defaults(func=cmd_serve)
+
+    sc = hsub.add_parser("score", help="turn stored answers into result files (per participant and pooled)")
+    sc.add_argument("--db", required=True, help="answer database written by `human serve`")
+    sc.add_argument("--out", default="human-results", help="folder for result JSON files (default: human-results)")
+    sc.set_defaults(func=cmd_score)
+
+
+def item_set_from_args(args) -> dict:
+    from lexprobe.human import items
+
+    if args.benchmark == "wdlmpro":
+        from lexprobe.benchmarks.wdlmpro import dataset as ds
+
+        pos = args.pos or "both"
+        groups = ds.load_dataset(args.data, pos) if args.data else ds.default_dataset(pos)
+        n = items.PAPER_WDLMPRO["n"] if args.subset == "paper" else args.subset
+        if args.max_candidates < 2:
+            raise DataError("--max-candidates must be at least 2")
+        return items.wdlmpro_item_set(groups, n, args.max_candidates, 0 if args.seed is None else args.seed,
+                                      str(args.subset))
+    from lexprobe.benchmarks.coda21.cli import OFFICIAL_FILES, default_coda_dir
+    from lexprobe.benchmarks.coda21.dataset import load_coda
+
+    path = Path(args.data) if args.data else default_coda_dir() / OFFICIAL_FILES[items.PAPER_CODA["variant"]]
+    if not path.is_file():
+        raise DataError(f"CoDA21 file {path} not found; pass --data with a CoDA21 JSON file")
+    pos = args.pos or items.PAPER_CODA["pos"]
+    data = load_coda(path, ("n", "v") if pos == "both" else (pos,))
+    seed = items.PAPER_CODA["seed"] if args.seed is None else args.seed
+    n = items.PAPER_CODA["n"] if args.subset == "paper" else args.subset
+    groups = items.paper_coda_subset(data.groups, n=n, seed=seed, pos=pos)
+    if len(groups) < n:
+        raise DataError(f"{path} has only {len(groups)} usable groups for --pos {pos}, fewer than the {n} asked for")
+    return items.coda_item_set(groups, seed, str(args.subset), source=path.name)
+
+
+def cmd_serve(args) -> int:
+    from lexprobe.human.server import HumanApp, make_server
+    from lexprobe.human.store import AnswerStore
+
+    store = AnswerStore(args.db)  # an unusable --db fails before the items are built
+    item_set = item_set_from_args(args)
+    app = HumanApp(item_set, store)
+    try:
+        server = make_server(app, args.host, args.port)
+    except OSError as err:
+        raise DataError(f"cannot listen on {args.host}:{args.port} ({err.strerror}); choose another --port") from None
+    host, port = server.server_address[:2]
+    print(f"{len(item_set['items'])} {item_set['benchmark']} items (set {item_set['set_id']}) at "
+          f"http://{host}:{port}/ — answers are saved to {args.db}; Ctrl-C stops; "
+          f"`lexprobe human score --db {args.db}` scores them", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        print("stopped; every answer given so far is saved")
+    finally:
+        server.server_close()
+        store.close()
+    return 0
+
+
+def cmd_score(args) -> int:
+    from lexprobe.human.score import results_for
+    from lexprobe.human.store import AnswerStore
+    from lexprobe.reporting import write_json
+
+    if not Path(args.db).is_file():
+        raise DataError(f"answer database {args.db} not found; pass the --db of `lexprobe human serve`")
+    store = AnswerStore(args.db)
+    out = Path(args.out)
+    written = 0
+    for item_set in store.item_sets():
+        answers = store.answers(item_set["set_id"])
+        for who, result in results_for(item_set, answers).items():
+            path = write_json(out / f"human-{item_set['benchmark']}-{item_set['set_id']}-{who}.json", result)
+            m = result["metrics"]
+            summary = (", ".join(f"{t} P@1 {m[t]['all']['p_at_1']:.3f}" for t in result["task"] if m[t]['all']['n'])
+                       if result["benchmark"] == "wdlmpro" else f"accuracy {m['both']['accuracy']:.3f}")
+            print(f"{who}: {result['config']['answered']}/{result['config']['total']} answered, {summary} -> {path}")
+            written += 1
+    store.close()
+    if not written:
+        raise DataError(f"{args.db} holds no answers yet; people answer at the page of `lexprobe human serve`")
+    return 0

@@ -1,0 +1,44 @@
+import pytest
+
+from lexprobe.human.score import POOLED, results_for
+from tests.human.helpers import item_set
+
+
+def test_wdlmpro_scores_are_p_at_1_per_task(tmp_path):
+    s = item_set(tmp_path, "wdlmpro")
+    items = {it["id"]: it for it in s["items"]}
+    wrong = lambda i: next(o["label"] for o in items[i]["options"] if o["label"] != items[i]["answer"])  # noqa: E731
+    answers = {
+        "ann": {"w2d/1": items["w2d/1"]["answer"], "w2d/2": wrong("w2d/2"), "d2w/1": items["d2w/1"]["answer"],
+                "d2w/2": items["d2w/2"]["answer"]},
+        "bob": {"w2d/1": wrong("w2d/1")},
+    }
+    res = results_for(s, answers)
+    assert set(res) == {"ann", "bob", POOLED}
+    ann = res["ann"]
+    assert ann["model"] == {"name": "human:ann", "kind": "human"}
+    assert ann["metrics"]["w2d"]["all"] == {"p_at_1": 0.5, "rank_score": None, "n": 2}
+    assert ann["metrics"]["d2w"]["all"]["p_at_1"] == 1.0
+    assert ann["config"]["complete"] is True and res["bob"]["config"]["complete"] is False
+    # random P@1 is the mean of 1/L: groups of 4 and 3 candidates
+    assert ann["random_baseline"]["w2d"]["all"]["p_at_1"] == pytest.approx((1 / 4 + 1 / 3) / 2)
+    pooled = res[POOLED]["metrics"]["w2d"]["all"]
+    assert pooled == {"p_at_1": pytest.approx(1 / 3), "rank_score": None, "n": 3}
+    rec = next(r for r in ann["instances"] if r["task"] == "w2d" and not r["correct"])
+    assert rec["gold_rank"] is None and rec["predicted"] != rec["target"]
+
+
+def test_coda_scores_are_alignment_accuracy(tmp_path):
+    s = item_set(tmp_path, "coda21", pos="both", subset=3)
+    items = {it["id"]: it for it in s["items"]}
+    g = items["n/0"]  # k = 3
+    gold = g["answer"]
+    swapped = [gold[1], gold[0], gold[2]]  # contexts 0 and 1 swapped: 1 of 3 right
+    res = results_for(s, {"ann": {"n/0": swapped, "v/0": items["v/0"]["answer"]}})["ann"]
+    rec = next(r for r in res["instances"] if r["id"] == "n/0")
+    assert rec["assignment"] == [1, 0, 2]
+    assert rec["accuracy"] == pytest.approx(1 / 3)
+    assert res["metrics"]["n"]["accuracy"] == pytest.approx(1 / 3)
+    assert res["metrics"]["v"]["accuracy"] == 1.0
+    assert res["metrics"]["both"]["accuracy"] == pytest.approx((1 / 3 + 1) / 2)
+    assert res["metrics"]["both"]["random_baseline"] == pytest.approx(1 / 3)
