@@ -282,8 +282,8 @@ def _run_share(units, compute, costs, step, writer, log_base, log_key, bundles, 
     mine = [pending[j] for j in shares[ctx.rank]]
     if bar is not None:
         bar.total = len(units) - len(pending) + len(mine)
-        if ctx.enabled:
-            bar.desc = f"{bar.desc} (rank {ctx.rank}'s share of {ctx.world_size})"
+        if ctx.enabled and not getattr(bar, "disable", True):
+            bar.set_description(f"{bar.desc} (rank {ctx.rank}'s share of {ctx.world_size})")
         if len(units) > len(pending):
             bar.update(len(units) - len(pending))
     if bundles is not None:  # a bundle's units in one batch where possible: they share work
