@@ -61,6 +61,15 @@ def scorer_revision(scorer: Any) -> str:
     return model_revision(str(name))
 
 
+def scorer_options(scorer: Any) -> dict:
+    """What of a loaded scorer changes its scores besides the weights: its description and dtype."""
+    described = dict(scorer.describe()) if hasattr(scorer, "describe") else {"name": str(scorer)}
+    model = getattr(scorer, "model", None)
+    if model is not None and hasattr(model, "dtype"):
+        described["dtype"] = str(model.dtype)
+    return described
+
+
 def resume_key(items: Any, model: str, protocol: str | None = None, options: Mapping | None = None) -> dict:
     """The identity of a run: what a resume log (or cache) must match to be reused.
 

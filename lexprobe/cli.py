@@ -22,6 +22,8 @@ COMMANDS = {
     "coda": ("lexprobe.benchmarks.coda21.cli", "CoDA21: align contexts with definitions of hidden words"),
     "senserank": ("lexprobe.benchmarks.senserank.cli",
                   "CWE similarity ranking (query-by-example word-sense retrieval)"),
+    "report": ("lexprobe.report.cli", "write an HTML/Markdown/LaTeX report of result files"),
+    "compare": ("lexprobe.report.cli", "compare two runs item by item (paired intervals and exact tests)"),
     "human": ("lexprobe.human.cli", "human baselines: a local web page where people take the models' items"),
 }
 #: further modules whose ``register`` is always called (commands not listed in COMMANDS)
@@ -49,10 +51,17 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     sub.required = True
 
     chosen = _chosen_command(argv) if argv is not None else None
+    chosen_module = COMMANDS[chosen][0] if chosen in COMMANDS else None
+    registered: set[str] = set()
     for name, (module_name, help_text) in COMMANDS.items():
-        if argv is not None and name != chosen:
+        if name in sub.choices:
+            continue  # added by a module that registers several commands
+        if argv is not None and module_name != chosen_module:
             sub.add_parser(name, help=help_text, add_help=False)  # a placeholder: help line only
             continue
+        if module_name in registered:
+            continue
+        registered.add(module_name)
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as err:

@@ -93,8 +93,8 @@ def check_model_reference(name_or_path: str) -> None:
         or text.endswith(STATIC_SUFFIXES + (".safetensors",))
     )
     if looks_local and not Path(text).expanduser().exists():
-        raise ModelError(f"model path {text} does not exist; pass an existing local folder or vectors file, "
-                         "a Hugging Face name, or `random`")
+        raise ModelError(f"cannot load model {text}: this local path does not exist; pass an existing local "
+                         "folder or vectors file, a Hugging Face name, or `random`")
 
 
 def detect_kind(name_or_path: str) -> str:

@@ -11,7 +11,6 @@ import importlib
 import inspect
 import sys
 import time
-from pathlib import Path
 
 from lexprobe.cli_common import positive_int
 from lexprobe.errors import LexprobeError
@@ -35,6 +34,7 @@ def register(sub) -> None:
 def cmd_run(args) -> int:
     out_dir = check_output_dir(args.out_dir)  # before any work: nothing computed is lost to a bad folder
     summary, failed = {}, []
+    run_started = time.time() - 1
     for name in args.only or BENCHMARKS:
         try:
             module = importlib.import_module(f"lexprobe.benchmarks.{name}.cli")
@@ -54,4 +54,12 @@ def cmd_run(args) -> int:
         summary[name] = {"seconds": round(time.time() - started, 1), "metrics": result.get("metrics")}
     write_json(out_dir / "summary.json", {"model": args.model, "benchmarks": summary, "failed": failed})
     print(f"\nsummary written to {out_dir / 'summary.json'}")
+    try:
+        from lexprobe.report.build import report_new_results
+
+        index = report_new_results(out_dir, since=run_started)
+        if index:
+            print(f"report written to {index}")
+    except LexprobeError as err:
+        print(f"lexprobe: no report: {err}", file=sys.stderr)
     return 1 if failed else 0

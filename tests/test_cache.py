@@ -91,3 +91,15 @@ def test_finish_removes_log_and_lock(tmp_path):
 def test_partial_path_sits_next_to_output(tmp_path):
     assert partial_path(tmp_path / "out.json") == tmp_path / "out.json.partial.jsonl"
     assert partial_path(tmp_path / "out.json", "embeddings") == tmp_path / "out.json.embeddings.partial.jsonl"
+
+
+def test_scorer_options_include_dtype():
+    from types import SimpleNamespace
+
+    from lexprobe.cache import scorer_options
+
+    def scorer(dtype):
+        return SimpleNamespace(describe=lambda: {"name": "m", "kind": "causal"}, model=SimpleNamespace(dtype=dtype))
+
+    assert scorer_options(scorer("torch.float32")) != scorer_options(scorer("torch.bfloat16"))
+    assert scorer_options(scorer("torch.float32"))["name"] == "m"

@@ -19,7 +19,11 @@ def test_run_wdlmpro_with_minilm(minilm_path, tmp_path, capsys):
     assert result["metrics"]["w2d"]["all"]["rank_score"] > 0.6
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["failed"] == []
-    assert "W2D (match word to definition)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "W2D (match word to definition)" in out
+    # the run ends with the report of what it wrote
+    assert f"report written to {tmp_path / 'report' / 'index.html'}" in out
+    assert "WDLMPro W2D" in (tmp_path / "report" / "index.html").read_text()
 
 
 def test_run_coda21_on_official_files(minilm_path, shared_data, tmp_path, monkeypatch):

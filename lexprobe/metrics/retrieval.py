@@ -34,6 +34,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from lexprobe.stats.bootstrap import mean_intervals
+
 DEFAULT_K = 50
 #: lemma frequency in D: [0, 500) and [500, inf)
 DEFAULT_FREQ_EDGES = (0, 500, math.inf)
@@ -104,10 +106,13 @@ def summarize(outcomes: Sequence[QueryOutcome], k: int = DEFAULT_K) -> dict:
     oracle = np.zeros(k)
     rand = np.zeros(k)
     aps, rand_aps = [], []
+    per_query = {"pooled": [], "pooled_random": [], "pooled_oracle": []}  # pooled = mean of these over queries
     for o in outcomes:
-        model += cumulative_hits(o.hits, k)
-        oracle += oracle_hits(o.n_relevant, o.n_candidates, k)
-        rand += random_expected_hits(o.n_relevant, o.n_candidates, k)
+        for name, acc, h in (("pooled", model, cumulative_hits(o.hits, k)),
+                             ("pooled_oracle", oracle, oracle_hits(o.n_relevant, o.n_candidates, k)),
+                             ("pooled_random", rand, random_expected_hits(o.n_relevant, o.n_candidates, k))):
+            acc += h
+            per_query[name].append(float(np.mean(h / ranks)))
         aps.append(average_precision(o.hits, o.n_relevant, k))
         rand_aps.append(random_expected_ap(o.n_relevant, o.n_candidates, k))
     denom = n * ranks
@@ -121,6 +126,7 @@ def summarize(outcomes: Sequence[QueryOutcome], k: int = DEFAULT_K) -> dict:
         "pooled_random": float(curves["random"].mean()),
         "pooled_oracle": float(curves["oracle"].mean()),
         "curves": {name: [float(x) for x in c] for name, c in curves.items()},
+        "ci": mean_intervals({"map": aps, "map_random": rand_aps, **per_query}),  # bootstrap over queries
     }
 
 

@@ -30,11 +30,6 @@ def run_cli(argv, capsys):
     return code, capsys.readouterr().err.strip()
 
 
-def one_line(err: str) -> bool:
-    return err.count("\n") == 0 or all(line.startswith("usage:") or line.startswith(" ") or line.startswith("lexprobe")
-                                       for line in err.splitlines())
-
-
 @pytest.fixture(scope="module")
 def datasets(tmp_path_factory):
     from lexprobe.benchmarks.wdlmpro.dataset import build_groups, write_jsonl
@@ -334,7 +329,6 @@ def test_7_help_texts_complete_and_not_doubled():
             if not action.help:
                 problems.append(f"{name}: no help")
                 continue
-            text = formatter._expand_help(action) if action.help else ""
             text = formatter._get_help_string(action) % dict(vars(action), prog=parser.prog)
             if text.count("(default") > 1:
                 problems.append(f"{name}: doubled default: {text}")
@@ -373,7 +367,7 @@ def test_7_progress_moves_per_chunk_and_ctrl_c_keeps_most_work(tmp_path, monkeyp
 
     def interrupted(*args, **kwargs):
         calls.append(1)
-        if sum(len(a[1]) for a in [args]) and len(calls) * ev.DEFAULT_CHUNK_SIZE >= 150:
+        if len(calls) * ev.DEFAULT_CHUNK_SIZE >= 150:  # Ctrl-C while scoring group ~150 of 200
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
@@ -470,3 +464,14 @@ def test_9_senserank_plot_explains_l_and_r(tmp_path):
         plt.close = monkey_close
     texts = " ".join(t.get_text() for t in captured[0].texts) + " ".join(ax.get_title() for ax in captured[0].axes)
     assert "ℓ" in texts and "sense proportion" in texts and "lemma frequency" in texts
+
+
+def test_7_import_light_copies_of_constants_match_their_sources():
+    from lexprobe.benchmarks.coda21 import cli as coda_cli
+    from lexprobe.benchmarks.coda21 import evaluate as coda_eval
+    from lexprobe.benchmarks.wdlmpro import cli as wdl_cli
+    from lexprobe.benchmarks.wdlmpro import evaluate as wdl_eval
+
+    assert tuple(coda_cli.PATTERN_NAMES) == tuple(coda_eval.PATTERNS)
+    assert tuple(coda_cli.ALIGN_METHODS) == tuple(coda_eval.ALIGN_METHODS)
+    assert wdl_cli.DEFAULT_CHUNK_SIZE == wdl_eval.DEFAULT_CHUNK_SIZE

@@ -15,7 +15,6 @@ import lzma
 import random
 import signal
 import tarfile
-from pathlib import Path
 
 import pytest
 

@@ -29,12 +29,14 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.coda21.dataset import POS_NAMES, CodaData, Group, GroupProblem, replace_target
-from lexprobe.cache import partial_path, resume_key, scorer_revision
+from lexprobe.cache import partial_path, resume_key, scorer_options, scorer_revision
 from lexprobe.distributed import context, remove_logs, run_units, token_counts
 from lexprobe.errors import LexprobeError
 from lexprobe.metrics import alignment as al
 from lexprobe.outputs import check_output_file
 from lexprobe.reporting import write_json
+from lexprobe.run_record import finish_result
+from lexprobe.stats.bootstrap import mean_intervals
 
 log = logging.getLogger(__name__)
 
@@ -156,6 +158,8 @@ def group_record(group: Group, scores: np.ndarray, config: EvalConfig) -> dict[s
         "ancestor": group.ancestor,
         "relation": group.relation,
         "synsets": [c.synset for c in group.candidates],
+        "words": [c.word for c in group.candidates], "definitions": [c.definition for c in group.candidates],
+        "contexts": [c.context for c in group.candidates],
         "scores": np.round(scores, 6).tolist(),
         # optimal/exhaustive: the definition of each context; none: the context of each definition
         "assignment": assignment.tolist(),
@@ -194,6 +198,8 @@ def summarise(records: Sequence[dict], problems: Sequence[GroupProblem], pos: Se
             "random_baseline": al.random_baseline([r["k"] for r in members]) if members else None,
             "groups": len(members),
             "skipped": sum(1 for p in problems if key == "both" or p.group_id.startswith(key + "/")),
+            "ci": mean_intervals({"accuracy": [r["accuracy"] for r in members], "simple_accuracy": [
+                r["simple_accuracy"] for r in members], "random_baseline": [1.0 / r["k"] for r in members]}),
         }
     return metrics
 
@@ -202,7 +208,8 @@ def breakdown_by_k(records: Sequence[dict]) -> dict[str, dict[str, Any]]:
     out = {}
     for k in sorted({r["k"] for r in records}):
         accs = [r["accuracy"] for r in records if r["k"] == k]
-        out[str(k)] = {"groups": len(accs), "accuracy": float(np.mean(accs)), "random_baseline": 1.0 / k}
+        out[str(k)] = {"groups": len(accs), "accuracy": float(np.mean(accs)), "random_baseline": 1.0 / k,
+                       "ci": mean_intervals({"accuracy": accs, "random_baseline": [1.0 / k] * len(accs)})}
     return out
 
 
@@ -253,7 +260,7 @@ def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out
         key = resume_key(
             [[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]] for g in runnable],
             scorer_revision(scorer), getattr(config, "protocol", None),
-            {"scorer": scorer.describe(), **options},
+            {"scorer": scorer_options(scorer), **options},
         )
     ctx = context()
     bar = tqdm(total=len(runnable), desc="CoDA21 groups", unit="group", disable=not (progress and ctx.is_main))
@@ -268,15 +275,15 @@ def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out
     bar.close()
     if records is None:  # another rank than 0: rank 0 writes the result
         return None
-    result = _result(data, scorer, config, records, problems, pos_list)
+    result = _result(data, scorer, config, records, problems, pos_list, runnable)
     if out is not None:
         write_json(out, result)  # the API writes the same result file as the CLI
         remove_logs(partial_path(out))
     return result
 
 
-def _result(data, scorer, config, records, problems, pos_list) -> dict[str, Any]:
-    return {
+def _result(data, scorer, config, records, problems, pos_list, runnable) -> dict[str, Any]:
+    return finish_result(scorer=scorer, items=runnable, unit="group", result={
         "benchmark": "coda21",
         "task": "context-definition alignment",
         "model": scorer.describe(),
@@ -285,7 +292,7 @@ def _result(data, scorer, config, records, problems, pos_list) -> dict[str, Any]
         "breakdowns": {"by_k": breakdown_by_k(records)},
         "skipped": [{"group": p.group_id, "reason": p.reason} for p in problems],
         "instances": records,
-    }
+    })
 
 
 def format_result(result: dict[str, Any]) -> str:

@@ -32,6 +32,7 @@ from lexprobe.distributed import assign, barrier, broadcast, context, remove_log
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.provenance import model_revision
 from lexprobe.metrics import retrieval as R
+from lexprobe.run_record import finish_result
 
 CHUNK = 2048  # sentences per append to the embedding store (what an interruption can lose per rank)
 
@@ -392,7 +393,7 @@ def build_result(cfg, embedder, database, queries, report, info, timing) -> dict
         lemmas_in_database=len(report.lemma_freq),
     )
     model_info = embedder.describe() if hasattr(embedder, "describe") else {"name": cfg.model}
-    return {
+    return finish_result(scorer=embedder, items={"database": database, "queries": queries}, unit="query", result={
         "benchmark": "senserank",
         "task": cfg.corpus,
         "model": model_info.get("name", cfg.model),
@@ -402,7 +403,7 @@ def build_result(cfg, embedder, database, queries, report, info, timing) -> dict
         "counts": counts,
         "timing": {k: round(v, 2) for k, v in timing.items()},
         "instances": per_query,
-    }
+    })
 
 
 def format_report(result: dict) -> str:

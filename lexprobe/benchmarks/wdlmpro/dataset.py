@@ -239,8 +239,8 @@ def load_dataset(data: str | Path, pos: str = "both") -> list[SynsetGroup]:
     if data.is_dir():
         missing = [dataset_filename(p) for p in pos_list(pos) if not (data / dataset_filename(p)).is_file()]
         if missing:
-            raise DataError(f"--data {data} is a folder without {', '.join(missing)}; pass a JSONL file "
-                            f"or a folder written by `lexprobe wdlmpro build --out {data}`")
+            raise DataError(f"{data / missing[0]} not found: the folder {data} lacks {', '.join(missing)}; pass "
+                            f"a JSONL file or a folder written by `lexprobe wdlmpro build --out {data}`")
         groups = []
         for p in pos_list(pos):
             groups.extend(load_groups(data / dataset_filename(p)))

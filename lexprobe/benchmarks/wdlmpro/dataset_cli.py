@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 from lexprobe.benchmarks.wdlmpro import dataset as ds
 from lexprobe.benchmarks.wdlmpro.human import write_human_sample

@@ -16,12 +16,14 @@ from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.wdlmpro.scoring import TASKS, score_groups, word_token_count
 from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict
-from lexprobe.cache import partial_path, resume_key, scorer_revision
+from lexprobe.cache import partial_path, resume_key, scorer_options, scorer_revision
 from lexprobe.distributed import is_main, remove_logs, run_units, token_counts
 from lexprobe.errors import DataError
 from lexprobe.outputs import check_output_file
 from lexprobe.reporting import write_json
 from lexprobe.metrics.ranking import gold_rank, predicted_index, random_expectation, rank_score, summarize
+from lexprobe.run_record import finish_result
+from lexprobe.stats.bootstrap import mean_intervals
 
 log = logging.getLogger(__name__)
 POS_LABEL = {"n": "noun", "v": "verb"}
@@ -47,6 +49,7 @@ def instance_records(scorer, groups, tasks, attributes: Sequence[dict], progress
                 "task": task, "target": g.target, "pos": g.pos, "word": g.word,
                 "n_candidates": len(g.candidates), "gold_rank": k,
                 "rank_score": rank_score(len(g.candidates), k), "predicted": pred.synset,
+                "gold_definition": g.definition, "predicted_word": pred.word, "predicted_definition": pred.definition,
                 "word_tokens": n_tokens, **attributes[i],
             })
     return records
@@ -111,7 +114,7 @@ def evaluate(
         key = resume_key(
             {"groups": [group_to_dict(g) for g in groups], "tasks": list(tasks)},
             scorer_revision(scorer), config.get("protocol"),
-            {"scorer": scorer.describe(), "config": {k: v for k, v in config.items() if k != "data"}},
+            {"scorer": scorer_options(scorer), "config": {k: v for k, v in config.items() if k != "data"}},
         )
     units = unit_ids(groups)
     started = time.time()
@@ -130,7 +133,7 @@ def evaluate(
     if per_group is None:  # another rank than 0: rank 0 writes the result
         return None
     records = [r for recs in per_group for r in recs]
-    result = result_dict(scorer, tasks, records, config)
+    result = finish_result(result_dict(scorer, tasks, records, config), scorer, groups, unit="target")
     result["timing"] = {"seconds": round(time.time() - started, 2), "scorer_stats": dict(scorer.stats)}
     if out is not None:
         out_result = result if keep_instances else {k: v for k, v in result.items() if k != "instances"}
@@ -145,6 +148,9 @@ def aggregate(records: Sequence[dict]) -> dict:
     agg["random_p_at_1"] = rnd["p_at_1"]
     agg["random_rank_score"] = rnd["rank_score"]
     agg["mean_candidates"] = (sum(r["n_candidates"] for r in records) / len(records)) if records else None
+    agg["ci"] = mean_intervals({  # bootstrap over targets
+        "p_at_1": [float(r["gold_rank"] == 1) for r in records], "rank_score": [r["rank_score"] for r in records],
+        "random_p_at_1": [1.0 / r["n_candidates"] for r in records], "random_rank_score": [0.5] * len(records)})
     return agg
 
 
@@ -159,8 +165,11 @@ def result_dict(scorer, tasks, records, config) -> dict:
         for pos in sorted({r["pos"] for r in recs}) + ["all"]:
             sub = [r for r in recs if pos == "all" or r["pos"] == pos]
             a = aggregate(sub)
-            metrics[task][pos] = {k: a[k] for k in ("p_at_1", "rank_score", "n")}
-            baseline[task][pos] = {"p_at_1": a["random_p_at_1"], "rank_score": a["random_rank_score"], "n": a["n"]}
+            ci = a["ci"]
+            metrics[task][pos] = {k: a[k] for k in ("p_at_1", "rank_score", "n")} | {
+                "ci": {k: ci[k] for k in ("p_at_1", "rank_score") if k in ci}}
+            baseline[task][pos] = {"p_at_1": a["random_p_at_1"], "rank_score": a["random_rank_score"], "n": a["n"],
+                                   "ci": {k: ci[f"random_{k}"] for k in ("p_at_1", "rank_score") if f"random_{k}" in ci}}
         for name in BREAKDOWNS:
             key = {"frequency": "frequency_band", "depth": "depth_band"}.get(name, name)
             for pos in sorted({r["pos"] for r in recs}):

@@ -51,7 +51,11 @@ def test_hand_computed_accuracies(small, align):
     assert first["id"] == "n/0" and first["assignment"] == [0, 1, 2]
     assert first["predicted_pairs"] == [[0, 0], [1, 1], [2, 2]]
     assert first["scores"] == MATRICES["n/0"]
-    assert result["breakdowns"]["by_k"]["2"] == {"groups": 1, "accuracy": 0.0, "random_baseline": 0.5}
+    assert result["breakdowns"]["by_k"]["2"] == {"groups": 1, "accuracy": 0.0, "random_baseline": 0.5,
+                                                 "ci": {"accuracy": [0.0, 0.0], "random_baseline": [0.5, 0.5]}}
+    # n: groups with accuracy 1 and 0; a bootstrap over two groups spans both
+    assert m["n"]["ci"]["accuracy"] == [0.0, 1.0]
+    assert result["run"]["items_digest"] and result["intervals"]["unit"] == "group"
 
 
 def test_simple_matching_mode(small):

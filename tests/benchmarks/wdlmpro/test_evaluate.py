@@ -47,7 +47,9 @@ TABLE = {
 def test_metrics_hand_computed():
     r = evaluate(ScriptedScorer(TABLE), GROUPS, progress=False)
     w2d = r["metrics"]["w2d"]
-    assert w2d["n"] == {"p_at_1": 0.5, "rank_score": pytest.approx((1 + 1 / 3) / 2), "n": 2}
+    assert w2d["n"] == {"p_at_1": 0.5, "rank_score": pytest.approx((1 + 1 / 3) / 2), "n": 2,
+                        # two targets (RS 1 and 1/3): the bootstrap interval spans both
+                        "ci": {"p_at_1": [0.0, 1.0], "rank_score": [0.333333, 1.0]}}
     assert w2d["v"]["rank_score"] == pytest.approx(0.5)
     assert w2d["all"]["p_at_1"] == pytest.approx(1 / 3)
     assert w2d["all"]["rank_score"] == pytest.approx((1 + 1 / 3 + 0.5) / 3)

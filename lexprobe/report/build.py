@@ -1,0 +1,78 @@
+"""``write_report``: tables (Markdown, LaTeX, HTML), figures and failure pages of result files."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+
+from lexprobe.errors import DataError
+from lexprobe.report.failures import failure_rows
+from lexprobe.report.figures import draw_figures
+from lexprobe.report.html import BENCH_TITLE, failure_page, index_page
+from lexprobe.report.results import load_result
+from lexprobe.report.tables import build_tables, run_record_table, to_latex, to_markdown
+
+
+def write_report(paths, out_dir: str | Path) -> Path:
+    """Write ``index.html``, ``tables.md``, ``tables.tex``, per-benchmark pages and figures; return index.html."""
+    from lexprobe import __version__
+
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise DataError(f"--out {out_dir} is a file; pass a directory for the report")
+    results = [load_result(p) for p in expand(paths)]  # every input checked before anything is written
+    if not results:
+        raise DataError("no result files given; pass one or more result JSON files")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tables = build_tables(results)
+    record = run_record_table(results)
+    figures = draw_figures(results, out_dir / "figures")
+    pages = {}
+    for bench in BENCH_TITLE:
+        members = [r for r in results if r["benchmark"] == bench and r.get("instances")]
+        if members:
+            pages[bench] = f"{bench}.html"
+            (out_dir / pages[bench]).write_text(failure_page(bench, failure_rows(members)), encoding="utf-8")
+    (out_dir / "tables.md").write_text("\n\n".join(to_markdown(t) for t in tables + [record]) + "\n", encoding="utf-8")
+    (out_dir / "tables.tex").write_text(
+        "% needs \\usepackage{booktabs}\n" + "\n\n".join(to_latex(t) for t in tables) + "\n", encoding="utf-8")
+    generated = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    index = out_dir / "index.html"
+    index.write_text(index_page(tables, figures, record, results, pages, generated, __version__), encoding="utf-8")
+    return index
+
+
+def expand(paths) -> list[Path]:
+    """Files as given; a directory stands for the result files directly in it (other JSON is skipped)."""
+    out = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = result_files_in(p)
+            if not found:
+                raise DataError(f"{p} holds no lexprobe result files; pass result JSON files or their folder")
+            out += found
+        else:
+            out.append(p)
+    return out
+
+
+def result_files_in(folder: Path, since: float | None = None) -> list[Path]:
+    import json
+
+    found = []
+    for path in sorted(folder.glob("*.json")):
+        if since is not None and path.stat().st_mtime < since:
+            continue
+        try:
+            obj = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(obj, dict) and obj.get("benchmark") and "metrics" in obj:
+            found.append(path)
+    return found
+
+
+def report_new_results(folder: str | Path, since: float) -> Path | None:
+    """The report of the result files written in ``folder`` since ``since`` (``lexprobe run``)."""
+    fresh = result_files_in(Path(folder), since)
+    return write_report(fresh, Path(folder) / "report") if fresh else None

@@ -1,0 +1,134 @@
+"""``lexprobe compare A.json B.json``: two runs paired item by item.
+
+Runs are compared only on the same items: the run records' item digests must
+match (and the item ids), else the comparison is refused with the reason. Each
+metric of each task/POS slice gets A, B, the mean paired difference A - B with a
+paired bootstrap interval, and an exact paired test (``lexprobe.stats.paired``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from lexprobe.errors import DataError
+from lexprobe.report.results import UNIT_METRICS, UNIT_NAME, Unit, load_result, model_name, units
+from lexprobe.run_record import INCIDENTAL_FIELDS, MODEL_FIELDS
+from lexprobe.stats.paired import paired_difference
+
+#: config keys that name the model or a data location rather than how the numbers were made
+_CONFIG_MODEL_KEYS = ("model", "embedder", "scorer", "data", "path")
+
+
+def compare_files(path_a, path_b) -> dict:
+    a, b = load_result(path_a), load_result(path_b)
+    if a["benchmark"] != b["benchmark"]:
+        raise DataError(f"{path_a} is a {a['benchmark']} result and {path_b} a {b['benchmark']} one; "
+                        "compare two runs of the same benchmark")
+    units_a, units_b = units(a), units(b)
+    check_same_items(a, b, units_a, units_b)
+    tasks_a, tasks_b = {u.task for u in units_a}, {u.task for u in units_b}
+    notes = [] if tasks_a == tasks_b else [
+        f"compared on the common task(s) {', '.join(sorted(tasks_a & tasks_b))} (A has {_tasks(units_a)}, B {_tasks(units_b)})"]
+    return {
+        "notes": notes,
+        "benchmark": a["benchmark"],
+        "a": {"file": str(path_a), "model": model_name(a)},
+        "b": {"file": str(path_b), "model": model_name(b)},
+        "warnings": run_differences(a, b),
+        "rows": paired_rows(a["benchmark"], units_a, units_b),
+    }
+
+
+def check_same_items(a: dict, b: dict, units_a: list[Unit], units_b: list[Unit]) -> None:
+    """Refuse (one line, exit 2) runs on different items."""
+    what = UNIT_NAME[a["benchmark"]] + "s"
+    digest_a = (a.get("run") or {}).get("items_digest")
+    digest_b = (b.get("run") or {}).get("items_digest")
+    keys_a = {u.key for u in units_a}
+    keys_b = {u.key for u in units_b}
+    if a["benchmark"] == "wdlmpro":  # a run of one task is comparable on that task
+        tasks = {u.task for u in units_a} & {u.task for u in units_b}
+        if not tasks:
+            raise DataError(f"the runs share no WDLMPro task ({_tasks(units_a)} vs {_tasks(units_b)})")
+        keys_a = {u.key for u in units_a if u.task in tasks}
+        keys_b = {u.key for u in units_b if u.task in tasks}
+    if keys_a != keys_b:
+        only_a, only_b = sorted(keys_a - keys_b), sorted(keys_b - keys_a)
+        example = (only_a or only_b)[0]
+        raise DataError(
+            f"the runs are on different items: A has {len(keys_a)} {what}, B {len(keys_b)}; {len(only_a)} only in A, "
+            f"{len(only_b)} only in B (e.g. {example}); evaluate both on the same data, sample and seed")
+    if digest_a and digest_b and digest_a != digest_b:
+        raise DataError(
+            f"the runs have the same {len(keys_a)} {what} but different item contents (items digest "
+            f"{digest_a[:12]} vs {digest_b[:12]}): the data changed between the runs; evaluate both on the same data")
+
+
+def _tasks(us: list[Unit]) -> str:
+    return ",".join(sorted({u.task for u in us}))
+
+
+def run_differences(a: dict, b: dict) -> list[str]:
+    """What, besides the model, differs between the two runs' records and configs."""
+    ra, rb = a.get("run") or {}, b.get("run") or {}
+    notes = []
+    if not ra or not rb:
+        missing = " and ".join(x for x, r in (("A", ra), ("B", rb)) if not r)
+        notes.append(f"{missing} has no run record: items were matched by id only")
+    skip = set(MODEL_FIELDS) | set(INCIDENTAL_FIELDS) | {"items_digest", "git_dirty"}
+    for key in sorted(set(ra) & set(rb) - skip):
+        # None: not applicable to that model (a random scorer has no device), so not a difference
+        if ra[key] is not None and rb[key] is not None and ra[key] != rb[key]:
+            notes.append(f"{key}: {ra[key]} vs {rb[key]}")
+    ca, cb = a.get("config") or {}, b.get("config") or {}
+    for key in sorted(set(ca) | set(cb)):
+        if key in _CONFIG_MODEL_KEYS or key in ra:
+            continue
+        if ca.get(key) != cb.get(key):
+            notes.append(f"config {key}: {ca.get(key)} vs {cb.get(key)}")
+    return notes
+
+
+def paired_rows(benchmark: str, units_a: list[Unit], units_b: list[Unit]) -> list[dict]:
+    by_key_b = {u.key: u for u in units_b}
+    slices: dict[tuple[str, str], list[tuple[Unit, Unit]]] = defaultdict(list)
+    pos_of_task = defaultdict(set)
+    for ua in units_a:
+        pos_of_task[ua.task].add(ua.pos)
+    for ua in units_a:
+        ub = by_key_b.get(ua.key)
+        if ub is None:
+            continue
+        slices[(ua.task, "all")].append((ua, ub))
+        if len(pos_of_task[ua.task]) > 1:  # one POS only: its slice is "all"
+            slices[(ua.task, ua.pos)].append((ua, ub))
+    rows = []
+    for (task, pos) in sorted(slices, key=lambda s: (s[0], s[1] == "all", s[1])):
+        pairs = slices[(task, pos)]
+        for metric, label in UNIT_METRICS[benchmark]:
+            va = [ua.values.get(metric) for ua, _ in pairs]
+            vb = [ub.values.get(metric) for _, ub in pairs]
+            if any(v is None for v in va + vb):
+                continue  # e.g. a rank score that a person's single choice cannot give
+            binary = metric == "p_at_1"
+            r = paired_difference(va, vb, binary=binary)
+            rows.append({"task": task, "pos": pos, "metric": label, **r.as_dict()})
+    return rows
+
+
+def format_comparison(c: dict) -> str:
+    from lexprobe.reporting import format_table
+
+    def pct(x):
+        return f"{100 * x:.2f}"
+
+    rows = [[r["task"], r["pos"], r["metric"], r["n"], pct(r["a"]), pct(r["b"]), pct(r["difference"]),
+             f"[{pct(r['ci'][0])}, {pct(r['ci'][1])}]", r["test"], f"{r['p_value']:.4g}"] for r in c["rows"]]
+    title = (f"{c['benchmark']}: A = {c['a']['model']} ({Path(c['a']['file']).name}), "
+             f"B = {c['b']['model']} ({Path(c['b']['file']).name}); figures x100, difference = A - B")
+    text = format_table(["task", "POS", "metric", "n", "A", "B", "A-B", "95% CI (paired bootstrap)", "test", "p"],
+                        rows, title=title)
+    unit = UNIT_NAME.get(c["benchmark"], "item")
+    return (text + f"\nn = paired {unit}s; interval: paired bootstrap of the mean difference; p: two-sided, exact "
+            "McNemar for P@1, paired permutation for scores (exact up to 16 differing units, else 10,000 seeded sign flips)")

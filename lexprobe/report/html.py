@@ -1,0 +1,136 @@
+"""Self-contained HTML pages: no external scripts, styles or fonts; images as data URIs.
+
+``index.html`` holds the tables, the figures and the run records; one page per
+benchmark lists every item with what the model chose, filterable in the browser
+(inline JavaScript over an embedded JSON block; works from ``file://``).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+
+from lexprobe.report.failures import COLUMNS
+from lexprobe.report.tables import Table, to_html
+
+BENCH_TITLE = {"wdlmpro": "WDLMPro", "coda21": "CoDA21", "senserank": "Sense ranking"}
+#: rows drawn at once on a failure page (the filter counts all of them)
+PAGE_ROWS = 500
+
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em auto;max-width:1300px;color:#222;padding:0 1em}
+h1{font-size:1.5em}h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;margin:.8em 0;font-size:.9em}
+caption{text-align:left;font-weight:600;padding:.3em 0}
+th,td{border:1px solid #ddd;padding:.25em .5em;vertical-align:top}th{background:#f3f3f3}
+td.num{text-align:right;white-space:nowrap}.ci{color:#777;font-size:.85em}
+.note{color:#555;font-size:.85em;margin-top:0}
+figure{display:inline-block;margin:.5em 1em .5em 0}figure img{max-width:100%;border:1px solid #eee}
+figcaption{font-size:.85em;color:#555}
+.controls{display:flex;gap:.8em;flex-wrap:wrap;align-items:center;margin:1em 0}
+#items td{max-width:40em}#items td.details{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:.85em}
+tr.fail td:first-child{border-left:3px solid #c33}tr.ok td:first-child{border-left:3px solid #3a3}
+pre{background:#f7f7f7;padding:.6em;overflow:auto;font-size:.8em}
+"""
+
+FILTER_JS = """
+const DATA = JSON.parse(document.getElementById('data').textContent);
+const LIMIT = %d;
+const $ = id => document.getElementById(id);
+for (const r of DATA.rows) {
+  r._text = DATA.columns.map(c => String(r[c[0]] ?? '')).join(' ').toLowerCase();
+}
+function fill(select, key) {
+  const values = [...new Set(DATA.rows.map(r => r[key]))].sort();
+  for (const v of values) { const o = document.createElement('option'); o.value = v; o.textContent = v; select.appendChild(o); }
+}
+fill($('model'), 'model'); fill($('task'), 'task'); fill($('pos'), 'pos');
+function render() {
+  const q = $('search').value.trim().toLowerCase();
+  const m = $('model').value, t = $('task').value, p = $('pos').value, failures = $('failures').checked;
+  const body = $('items').tBodies[0];
+  body.replaceChildren();
+  let matched = 0, shown = 0;
+  for (const r of DATA.rows) {
+    if (failures && r.ok) continue;
+    if ((m && r.model !== m) || (t && r.task !== t) || (p && r.pos !== p)) continue;
+    if (q && !r._text.includes(q)) continue;
+    matched++;
+    if (shown >= LIMIT) continue;
+    const tr = document.createElement('tr');
+    tr.className = r.ok ? 'ok' : 'fail';
+    for (const [key] of DATA.columns) {
+      const td = document.createElement('td');
+      td.textContent = r[key] ?? '';
+      td.className = key;
+      tr.appendChild(td);
+    }
+    body.appendChild(tr);
+    shown++;
+  }
+  $('count').textContent = matched + ' of ' + DATA.rows.length + ' items match' +
+    (matched > shown ? ' (first ' + shown + ' shown; narrow the filter to see others)' : '');
+}
+for (const id of ['search', 'model', 'task', 'pos', 'failures']) { $(id).addEventListener('input', render); }
+render();
+""" % PAGE_ROWS
+
+
+def _page(title: str, body: str, script: str = "") -> str:
+    js = f"<script>{script}</script>" if script else ""
+    return (f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+            f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{html.escape(title)}</title>"
+            f"<style>{CSS}</style></head><body>\n{body}\n{js}</body></html>\n")
+
+
+def _json_block(obj) -> str:
+    # no "<" at all inside the script element ("</script>", "<!--"); JSON reads "\\u003c" back as "<"
+    return json.dumps(obj, ensure_ascii=False).replace("<", "\\u003c")
+
+
+def index_page(tables: list[Table], figures, record: Table, results: list[dict], pages: dict[str, str],
+               generated: str, version: str) -> str:
+    parts = [f"<h1>lexprobe report</h1><p class='note'>{len(results)} result file(s); generated {html.escape(generated)} "
+             f"by lexprobe {html.escape(version)}.</p>"]
+    if pages:
+        links = " · ".join(f"<a href='{html.escape(f)}'>{html.escape(BENCH_TITLE[b])} items and failures</a>"
+                           for b, f in pages.items())
+        parts.append(f"<p>Browse every item: {links}</p>")
+    for bench in BENCH_TITLE:
+        bench_tables = [t for t in tables if t.benchmark == bench]
+        bench_figures = [f for f in figures if f.benchmark == bench]
+        if not bench_tables and not bench_figures:
+            continue
+        parts.append(f"<h2 id='{bench}'>{BENCH_TITLE[bench]}</h2>")
+        parts += [to_html(t) for t in bench_tables]
+        for f in bench_figures:
+            data = base64.b64encode(f.png()).decode("ascii")
+            parts.append(f"<figure><img alt='{html.escape(f.title)}' src='data:image/png;base64,{data}'>"
+                         f"<figcaption>{html.escape(f.title)}</figcaption></figure>")
+    parts.append("<h2 id='runs'>Run records</h2>" + to_html(record))
+    for r in results:
+        run = {k: v for k, v in (r.get("run") or {}).items()}
+        extra = {"config": r.get("config"), "intervals": r.get("intervals"), "run": run}
+        parts.append(f"<details><summary>{html.escape(r['_path'])}</summary>"
+                     f"<pre>{html.escape(json.dumps(extra, indent=1, ensure_ascii=False, default=str))}</pre></details>")
+    return _page("lexprobe report", "\n".join(parts))
+
+
+def failure_page(bench: str, rows: list[dict]) -> str:
+    columns = COLUMNS[bench]
+    data = {"columns": columns, "rows": rows}
+    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in columns)
+    body = f"""<h1>{BENCH_TITLE[bench]}: items and failures</h1>
+<p><a href='index.html'>back to the report</a></p>
+<div class='controls'>
+<label>search <input id='search' type='search' placeholder='word, definition, sense…'></label>
+<label>model <select id='model'><option value=''>all</option></select></label>
+<label>task <select id='task'><option value=''>all</option></select></label>
+<label>POS <select id='pos'><option value=''>all</option></select></label>
+<label><input id='failures' type='checkbox' checked> failures only</label>
+<span id='count'></span>
+</div>
+<table id='items'><thead><tr>{head}</tr></thead><tbody></tbody></table>
+<script type='application/json' id='data'>{_json_block(data)}</script>"""
+    return _page(f"{BENCH_TITLE[bench]} failures", body, FILTER_JS)

@@ -1,0 +1,171 @@
+"""The run record of a result file: exactly what produced its numbers.
+
+``finish_result`` is the one call every benchmark's result builder makes: it adds
+``run`` (software versions, git commit, device, dtype, batch size, the model's
+resolved revision, a digest of the exact items evaluated, protocol, seed, command
+line) and ``intervals`` (how the ``ci`` of every metric was obtained). ``compare``
+reads ``run`` to refuse runs on different items and to warn when two runs differ
+in more than the model; ``report`` shows it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import functools
+import platform
+import shlex
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from lexprobe.provenance import items_digest, model_revision
+from lexprobe.stats.bootstrap import describe as describe_intervals
+
+#: fields of ``run`` that identify the model (compare expects these to differ)
+MODEL_FIELDS = ("model", "model_kind", "model_revision")
+#: fields that say nothing about how the numbers were produced
+INCIDENTAL_FIELDS = ("command", "created", "n_items")
+
+
+def finish_result(result: dict, scorer: Any, items: Any, unit: str) -> dict:
+    """Add ``run`` and ``intervals`` to ``result`` (in place) and return it."""
+    result["run"] = run_record(scorer, items, result.get("config") or {})
+    result["intervals"] = describe_intervals(unit)
+    return result
+
+
+def run_record(scorer: Any, items: Any, config: dict) -> dict:
+    """The record of one run; ``scorer`` may be None (a person's answers)."""
+    plain = _plain(items)
+    model = _model_object(scorer)
+    seed = config.get("seed", getattr(scorer, "seed", None))
+    describe = scorer.describe() if hasattr(scorer, "describe") else {}
+    return {
+        "lexprobe": _lexprobe_version(),
+        **_git(),
+        "python": platform.python_version(),
+        "torch": _version("torch"),
+        "transformers": _version("transformers"),
+        "model": getattr(scorer, "name", None) or describe.get("name"),
+        "model_kind": getattr(scorer, "kind", None) or describe.get("kind"),
+        "model_revision": _revision(scorer, model),
+        "device": _device(scorer, model),
+        "dtype": _dtype(model) or config.get("dtype"),
+        "batch_size": getattr(scorer, "batch_size", None),
+        "items_digest": items_digest(plain),
+        "n_items": len(plain) if isinstance(plain, (list, tuple)) else None,
+        "protocol": config.get("protocol", "paper"),
+        "seed": seed,
+        "command": command_line(),
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def command_line(argv: list[str] | None = None) -> str:
+    """The command as a user would type it (``lexprobe ...`` for the CLI)."""
+    argv = list(sys.argv if argv is None else argv)
+    if argv and (argv[0].endswith(("lexprobe", "lexprobe/__main__.py")) or argv[0] == "-m"):
+        argv[0] = "lexprobe"
+    return shlex.join(argv)
+
+
+def _plain(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return dataclasses.asdict(obj)
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(x) for x in obj]
+    return obj
+
+
+def _lexprobe_version() -> str:
+    from lexprobe import __version__
+
+    return __version__
+
+
+@functools.lru_cache(maxsize=1)
+def _git() -> dict:
+    """Commit of the lexprobe source checkout (and whether it had local changes), if any."""
+    root = Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        return {"git_commit": None, "git_dirty": None}
+    try:
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
+                                text=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return {"git_commit": None, "git_dirty": None}
+    return {"git_commit": commit or None, "git_dirty": bool(dirty)}
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _model_object(scorer: Any) -> Any:
+    model = getattr(scorer, "model", None)
+    return model if hasattr(model, "parameters") else None
+
+
+def _revision(scorer: Any, model: Any) -> str | None:
+    if scorer is None:
+        return None
+    if getattr(scorer, "kind", None) == "random":
+        return "random"
+    candidates = [getattr(scorer, "path", None)]
+    name = getattr(scorer, "name", None)
+    if name:
+        try:
+            from lexprobe.models import resolve_model_path
+
+            candidates.append(resolve_model_path(name))
+        except Exception:  # noqa: BLE001 - a record is best effort, never a failure
+            candidates.append(name)
+    config = _hf_config(model)
+    candidates.append(getattr(config, "name_or_path", None))
+    for c in candidates:
+        if c and Path(str(c)).exists():
+            return model_revision(str(c))
+    commit = getattr(config, "_commit_hash", None)  # set by from_pretrained for hub downloads
+    if commit:
+        return f"hub:{commit}"
+    return model_revision(str(name)) if name else None
+
+
+def _hf_config(model: Any) -> Any:
+    """The transformers config of a model, also inside a sentence-transformers model."""
+    config = getattr(model, "config", None)
+    if config is None and model is not None:
+        try:
+            config = getattr(getattr(model[0], "auto_model", None), "config", None)
+        except (TypeError, IndexError, KeyError):
+            config = None
+    return config
+
+
+def _device(scorer: Any, model: Any) -> str | None:
+    device = getattr(scorer, "device", None) or getattr(model, "device", None)
+    if device is None and model is not None:
+        try:
+            device = next(model.parameters()).device
+        except StopIteration:
+            device = None
+    return None if device is None else str(device)
+
+
+def _dtype(model: Any) -> str | None:
+    if model is None:
+        return None
+    try:
+        return str(next(model.parameters()).dtype).replace("torch.", "")
+    except StopIteration:
+        return None

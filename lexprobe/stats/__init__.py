@@ -1,0 +1,1 @@
+"""Uncertainty of benchmark figures: bootstrap intervals and exact paired tests."""
