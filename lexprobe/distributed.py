@@ -230,7 +230,7 @@ def run_units(
     log_base: Path | None = None,
     log_key: Any = None,
     bundles: Sequence[Hashable] | None = None,
-    bar: Any = None,
+    make_bar: Callable[[], Any] | None = None,
 ) -> list[Any] | None:
     """Records of all ``units`` (in order) on rank 0; None on other ranks.
 
@@ -239,8 +239,9 @@ def run_units(
     dealt to ranks (``assign``) and computed ``step`` units at a time, each batch
     appended to this rank's log as soon as it is done. ``log_key`` (``cache.resume_key``)
     must not depend on the rank or the number of processes. The caller removes the
-    logs (``remove_logs``) once the result is written. ``bar`` (tqdm) counts the units
-    already done plus this rank's share.
+    logs (``remove_logs``) once the result is written. ``make_bar`` makes a tqdm bar
+    (after the logs are locked and read), which counts the units already done plus this
+    rank's share.
     """
     from lexprobe.cache import ResumeLog
 
@@ -250,7 +251,7 @@ def run_units(
     done: dict[str, Any] = {}
     writer = ResumeLog(rank_log_path(Path(log_base), ctx.rank, ctx.world_size), log_key) if log_base else None
     try:
-        new = _run_share(units, compute, costs, step, writer, log_base, log_key, bundles, bar, done)
+        new = _run_share(units, compute, costs, step, writer, log_base, log_key, bundles, make_bar, done)
     finally:
         if writer is not None:
             writer.close()  # the log stays (for a resume) until the result is written
@@ -265,7 +266,7 @@ def run_units(
     return [done[u] for u in units]
 
 
-def _run_share(units, compute, costs, step, writer, log_base, log_key, bundles, bar, done) -> dict[str, Any]:
+def _run_share(units, compute, costs, step, writer, log_base, log_key, bundles, make_bar, done) -> dict[str, Any]:
     """Load the logs (rank 0), deal the pending units, compute this rank's share."""
     ctx = context()
     if writer is not None and ctx.is_main:
@@ -280,6 +281,7 @@ def _run_share(units, compute, costs, step, writer, log_base, log_key, bundles, 
     pending = [i for i, u in enumerate(units) if u not in done_set]
     shares = assign([costs[i] for i in pending], ctx.world_size, [bundles[i] for i in pending] if bundles else None)
     mine = [pending[j] for j in shares[ctx.rank]]
+    bar = make_bar() if make_bar is not None else None
     if bar is not None:
         bar.total = len(units) - len(pending) + len(mine)
         if ctx.enabled and not getattr(bar, "disable", True):
@@ -303,4 +305,6 @@ def _run_share(units, compute, costs, step, writer, log_base, log_key, bundles, 
                 writer.append(units[i], rec)
         if bar is not None:
             bar.update(len(batch))
+    if bar is not None:
+        bar.close()
     return new

@@ -263,7 +263,6 @@ def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out
             {"scorer": scorer_options(scorer), **options},
         )
     ctx = context()
-    bar = tqdm(total=len(runnable), desc="CoDA21 groups", unit="group", disable=not (progress and ctx.is_main))
     step = config.groups_per_chunk or (256 if scorer.kind in ("embedding", "static", "random") else 16)
 
     def compute(indices: list[int]) -> list[dict]:
@@ -271,8 +270,9 @@ def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out
         return [group_record(g, scores, config) for g, scores in zip(chunk, match_matrices(chunk, scorer, config))]
 
     records = run_units([g.id for g in runnable], compute, group_costs(scorer, runnable), step=step,
-                        log_base=partial_path(out) if out is not None else None, log_key=key, bar=bar)
-    bar.close()
+                        log_base=partial_path(out) if out is not None else None, log_key=key,
+                        make_bar=lambda: tqdm(total=len(runnable), desc="CoDA21 groups", unit="group",
+                                              disable=not (progress and ctx.is_main)))
     if records is None:  # another rank than 0: rank 0 writes the result
         return None
     result = _result(data, scorer, config, records, problems, pos_list, runnable)

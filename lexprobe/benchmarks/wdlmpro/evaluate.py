@@ -118,7 +118,6 @@ def evaluate(
         )
     units = unit_ids(groups)
     started = time.time()
-    bar = tqdm(total=len(groups), desc=f"WDLMPro {scorer.name}", unit="group", disable=not (progress and is_main()))
 
     def compute(indices: list[int]) -> list[list[dict]]:
         chunk = [groups[i] for i in indices]
@@ -128,8 +127,9 @@ def evaluate(
 
     per_group = run_units(units, compute, group_costs(scorer, groups), step=chunk_size,
                           log_base=partial_path(out) if out is not None else None, log_key=key,
-                          bundles=[sister_bundle(g) for g in groups], bar=bar)
-    bar.close()
+                          bundles=[sister_bundle(g) for g in groups],
+                          make_bar=lambda: tqdm(total=len(groups), desc=f"WDLMPro {scorer.name}", unit="group",
+                                                disable=not (progress and is_main())))
     if per_group is None:  # another rank than 0: rank 0 writes the result
         return None
     records = [r for recs in per_group for r in recs]
