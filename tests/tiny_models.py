@@ -1,4 +1,4 @@
-"""Tiny randomly initialised BERT / RoBERTa / GPT-2 models built offline.
+"""Tiny randomly initialised BERT / RoBERTa / GPT-2 / Llama / Qwen2 models built offline.
 
 The tokenizers are built with the ``tokenizers`` library from vocabularies written
 here (the WordPiece trainer is not deterministic), wrapped in a fast tokenizer,
@@ -9,6 +9,7 @@ fully deterministic, which is what engine-vs-reference tests need.
 
 from __future__ import annotations
 
+import json
 import string
 from pathlib import Path
 
@@ -136,4 +137,94 @@ def build_tiny_gpt2(out: Path) -> Path:
     )
     GPT2LMHeadModel(config).save_pretrained(out)
     tokenizer.save_pretrained(out)
+    return Path(out)
+
+
+# ---------------------------------------------------------------- decoder LLMs of today's shape
+
+#: A small chat template in the Llama style: BOS written by the template, role headers.
+TINY_LLAMA_CHAT_TEMPLATE = (
+    "{{ bos_token }}{% for m in messages %}[{{ m['role'] }}] {{ m['content'] }}\n{% endfor %}"
+    "{% if add_generation_prompt %}[assistant] {% endif %}"
+)
+#: ChatML as Qwen2 writes it (no BOS token at all).
+TINY_QWEN2_CHAT_TEMPLATE = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def _llama_tokenizer():
+    """Byte-level BPE that prepends BOS (as Llama 3 does), with no pad token."""
+    from transformers import PreTrainedTokenizerFast
+
+    vocab, merges = _byte_level_vocab(["<s>", "</s>", "<unk>"])
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=merges, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.post_processor = processors.TemplateProcessing(
+        single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", vocab["<s>"])],
+    )
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>", add_bos_token=True,
+    )
+    fast.chat_template = TINY_LLAMA_CHAT_TEMPLATE
+    return fast, len(vocab)
+
+
+def _qwen2_tokenizer():
+    """Byte-level BPE with no BOS, no pad token, left padding, ChatML specials."""
+    from transformers import PreTrainedTokenizerFast
+
+    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+    vocab, merges = _byte_level_vocab(specials)
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=merges))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.add_special_tokens([AddedToken(s, special=True) for s in specials])
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, eos_token="<|im_end|>", unk_token=None, padding_side="left",
+        additional_special_tokens=specials[1:],
+    )
+    fast.chat_template = TINY_QWEN2_CHAT_TEMPLATE
+    return fast, len(vocab)
+
+
+def build_tiny_llama(out: Path) -> Path:
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    tokenizer, size = _llama_tokenizer()
+    torch.manual_seed(3)
+    config = LlamaConfig(
+        vocab_size=size, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=2, max_position_embeddings=512, bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id, pad_token_id=None, tie_word_embeddings=False,
+    )
+    LlamaForCausalLM(config).save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return Path(out)
+
+
+#: Qwen2-style: the embedding table is much larger than the tokenizer (padded vocabulary).
+TINY_QWEN2_VOCAB = 8192
+
+
+def build_tiny_qwen2(out: Path) -> Path:
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    tokenizer, size = _qwen2_tokenizer()
+    assert size < TINY_QWEN2_VOCAB
+    torch.manual_seed(4)
+    config = Qwen2Config(
+        vocab_size=TINY_QWEN2_VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512, bos_token_id=None,
+        eos_token_id=tokenizer.eos_token_id, pad_token_id=None, tie_word_embeddings=True,
+    )
+    Qwen2ForCausalLM(config).save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    # Qwen2Tokenizer fills in a default pad token unless the config says none
+    config_file = Path(out) / "tokenizer_config.json"
+    saved = json.loads(config_file.read_text(encoding="utf-8"))
+    saved.update(pad_token=None, bos_token=None)
+    config_file.write_text(json.dumps(saved, indent=2), encoding="utf-8")
     return Path(out)

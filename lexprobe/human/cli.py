@@ -117,8 +117,12 @@ def cmd_score(args) -> int:
         for who, result in results_for(item_set, answers).items():
             path = write_json(out / f"human-{item_set['benchmark']}-{item_set['set_id']}-{who}.json", result)
             m = result["metrics"]
-            summary = (", ".join(f"{t} P@1 {m[t]['all']['p_at_1']:.3f}" for t in result["task"] if m[t]['all']['n'])
-                       if result["benchmark"] == "wdlmpro" else f"accuracy {m['both']['accuracy']:.3f}")
+            head = m[result["task"][0]]["all"] if result["benchmark"] == "wdlmpro" else m["both"]
+            metric = "p_at_1" if "p_at_1" in head else "accuracy"
+            value, ci = head.get(metric), head.get("ci", {}).get(metric)
+            summary = "no answers" if value is None else (
+                f"{'P@1' if metric == 'p_at_1' else 'accuracy'} {value:.3f}"
+                + (f" [95% CI {ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""))
             print(f"{who}: {result['config']['answered']}/{result['config']['total']} answered, {summary} -> {path}")
             written += 1
     store.close()

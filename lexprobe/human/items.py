@@ -19,14 +19,23 @@ import string
 from typing import Any, Sequence
 
 from lexprobe.cache import stable_hash
+from lexprobe.provenance import items_digest
 
 BLANK = "_____"
 PAPER_WDLMPRO = {"n": 20, "max_candidates": 10}
 PAPER_CODA = {"variant": "clean-easy", "pos": "n", "n": 20, "seed": 42}
 
 
-def _set(benchmark: str, subset: str, seed: int, items: list[dict], source: str = "") -> dict:
-    body = {"benchmark": benchmark, "subset": subset, "seed": seed, "source": source, "items": items}
+def groups_digest(groups: Sequence) -> str:
+    """The run record's ``items_digest`` of a model evaluated on exactly these groups."""
+    from lexprobe.run_record import _plain
+
+    return items_digest(_plain(list(groups)))
+
+
+def _set(benchmark: str, subset: str, seed: int, items: list[dict], digests: dict[str, str], source: str = "") -> dict:
+    body = {"benchmark": benchmark, "subset": subset, "seed": seed, "source": source, "digests": digests,
+            "items": items}
     return {"set_id": stable_hash(body, length=12), **body}
 
 
@@ -38,8 +47,9 @@ def wdlmpro_item_set(groups: Sequence, n: int, max_candidates: int, seed: int, s
     from lexprobe.benchmarks.wdlmpro.human import TASKS, sample_human
 
     sample = sample_human(groups, n=n, max_candidates=max_candidates, seed=seed)
-    items = []
+    items, digests = [], {}
     for task in TASKS:
+        digests[task] = groups_digest(sample[task]["groups"])
         for group, item in zip(sample[task]["groups"], sample[task]["items"]):
             items.append({
                 "id": f"{task}/{item['item']}",
@@ -52,7 +62,7 @@ def wdlmpro_item_set(groups: Sequence, n: int, max_candidates: int, seed: int, s
                 "target": group.target,
                 "word": group.word,
             })
-    return _set("wdlmpro", subset, seed, items)
+    return _set("wdlmpro", subset, seed, items, digests)
 
 
 # ------------------------------------------------------------------ CoDA21
@@ -98,7 +108,7 @@ def coda_item_set(groups: Sequence, seed: int, subset: str, source: str = "") ->
             "ancestor": g.ancestor,
             "relation": g.relation,
         })
-    return _set("coda21", subset, seed, items, source)
+    return _set("coda21", subset, seed, items, {"alignment": groups_digest(groups)}, source)
 
 
 # ------------------------------------------------------------------ shared

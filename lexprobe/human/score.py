@@ -3,8 +3,11 @@
 A person picks one option, so WDLMPro results carry P@1 (rank score needs a full
 ranking and is left empty: ``None``, never guessed); CoDA21 results carry the same
 per-group alignment accuracy as the models. Results have the models' layout
-(``benchmark``, ``model``, ``config``, ``metrics``, ``instances``), with
-``model.kind = "human"``, so ``lexprobe report`` and ``lexprobe compare`` take them.
+(``benchmark``, ``model``, ``config``, ``metrics`` with bootstrap ``ci``, ``run``,
+``instances``), with ``model.kind = "human"``, so ``lexprobe report`` and ``lexprobe
+compare`` take them. WDLMPro gets one file per task: the W2D and D2W subsets are
+different groups, and a model evaluated on ``human_<task>.jsonl`` has the same items
+(and the same ``run.items_digest``) as the people's file of that task.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import numpy as np
 
 from lexprobe.metrics.alignment import accuracy as alignment_accuracy
 from lexprobe.metrics.alignment import random_baseline as alignment_random_baseline
+from lexprobe.stats.bootstrap import describe as describe_intervals
+from lexprobe.stats.bootstrap import mean_intervals
 
 POOLED = "pooled"
 
@@ -24,13 +29,25 @@ def _model(participant: str) -> dict:
     return {"name": f"human:{participant}", "kind": "human"}
 
 
-def _config(item_set: dict, participant: str, answered: int, participants: Sequence[str]) -> dict:
+def _config(item_set: dict, items: Sequence[dict], participant: str, answered: int,
+            participants: Sequence[str]) -> dict:
+    total = len(items) * max(1, len(participants))
     return {
         "protocol": "human", "subset": item_set["subset"], "seed": item_set["seed"], "set_id": item_set["set_id"],
         "source": item_set.get("source", ""), "participant": participant, "participants": list(participants),
-        "answered": answered, "total": len(item_set["items"]) * max(1, len(participants)),
-        "complete": answered == len(item_set["items"]) * max(1, len(participants)),
+        "answered": answered, "total": total, "complete": answered == total,
     }
+
+
+def _finish(result: dict, digest: str, n_items: int, unit: str) -> dict:
+    from lexprobe.run_record import run_record
+
+    run = run_record(None, [], result["config"])
+    run.update(model=result["model"]["name"], model_kind="human", model_revision=None,
+               items_digest=digest, n_items=n_items)
+    result["run"] = run
+    result["intervals"] = describe_intervals(unit)
+    return result
 
 
 # ------------------------------------------------------------------ WDLMPro
@@ -49,29 +66,30 @@ def _choice_record(item: dict, answer: str, participant: str) -> dict:
 def _p_at_1(records: Sequence[dict]) -> dict:
     if not records:
         return {"p_at_1": None, "rank_score": None, "n": 0}
-    return {"p_at_1": float(np.mean([r["correct"] for r in records])), "rank_score": None, "n": len(records)}
+    correct = [float(r["correct"]) for r in records]
+    return {"p_at_1": float(np.mean(correct)), "rank_score": None, "n": len(records),
+            "ci": mean_intervals({"p_at_1": correct})}
 
 
-def wdlmpro_result(item_set: dict, answers: dict[str, dict[str, Any]], participant: str) -> dict:
-    items = {it["id"]: it for it in item_set["items"]}
+def wdlmpro_result(item_set: dict, answers: dict[str, dict[str, Any]], participant: str, task: str) -> dict:
+    """One participant's (or the pooled) result on one task's subset."""
+    items = {it["id"]: it for it in item_set["items"] if it["task"] == task}
     who = sorted(answers) if participant == POOLED else [participant]
     records = [_choice_record(items[i], a, p) for p in who for i, a in answers.get(p, {}).items() if i in items]
-    tasks = [t for t in ("w2d", "d2w") if any(it["task"] == t for it in item_set["items"])]
-    metrics, baseline = {}, {}
-    for task in tasks:
-        recs = [r for r in records if r["task"] == task]
-        metrics[task], baseline[task] = {}, {}
-        for pos in sorted({r["pos"] for r in recs}) + ["all"]:
-            sub = [r for r in recs if pos == "all" or r["pos"] == pos]
-            metrics[task][pos] = _p_at_1(sub)
-            sizes = [r["n_candidates"] for r in sub]
-            baseline[task][pos] = {"p_at_1": float(np.mean([1 / s for s in sizes])) if sizes else None,
-                                   "rank_score": 0.5 if sizes else None, "n": len(sizes)}
-    return {
-        "benchmark": "wdlmpro", "task": tasks, "model": _model(participant),
-        "config": _config(item_set, participant, len(records), who),
+    metrics, baseline = {task: {}}, {task: {}}
+    for pos in sorted({r["pos"] for r in records}) + ["all"]:
+        sub = [r for r in records if pos == "all" or r["pos"] == pos]
+        metrics[task][pos] = _p_at_1(sub)
+        chance = [1 / r["n_candidates"] for r in sub]
+        baseline[task][pos] = {"p_at_1": float(np.mean(chance)) if sub else None,
+                               "rank_score": 0.5 if sub else None, "n": len(sub),
+                               "ci": mean_intervals({"p_at_1": chance})}
+    result = {
+        "benchmark": "wdlmpro", "task": [task], "model": _model(participant),
+        "config": {**_config(item_set, list(items.values()), participant, len(records), who), "task": task},
         "metrics": metrics, "random_baseline": baseline, "breakdowns": {}, "instances": records,
     }
+    return _finish(result, item_set["digests"][task], len(items), "target")
 
 
 # ------------------------------------------------------------------ CoDA21
@@ -101,24 +119,28 @@ def coda_result(item_set: dict, answers: dict[str, dict[str, Any]], participant:
             "accuracy": float(np.mean([r["accuracy"] for r in sub])) if sub else None,
             "random_baseline": alignment_random_baseline([r["k"] for r in sub]) if sub else None,
             "groups": len(sub), "skipped": 0,
+            "ci": mean_intervals({"accuracy": [r["accuracy"] for r in sub],
+                                  "random_baseline": [1.0 / r["k"] for r in sub]}),
         }
     by_k = defaultdict(list)
     for r in records:
         by_k[r["k"]].append(r["accuracy"])
-    return {
+    result = {
         "benchmark": "coda21", "task": "context-definition alignment", "model": _model(participant),
-        "config": {**_config(item_set, participant, len(records), who), "align": "human"},
+        "config": {**_config(item_set, item_set["items"], participant, len(records), who), "align": "human"},
         "metrics": metrics,
         "breakdowns": {"by_k": {str(k): {"groups": len(v), "accuracy": float(np.mean(v)), "random_baseline": 1 / k}
                                 for k, v in sorted(by_k.items())}},
         "skipped": [], "instances": records,
     }
+    return _finish(result, item_set["digests"]["alignment"], len(items), "group")
 
 
 def results_for(item_set: dict, answers: dict[str, dict[str, Any]]) -> dict[str, dict]:
-    """{participant or "pooled": result} for one item set."""
-    build = wdlmpro_result if item_set["benchmark"] == "wdlmpro" else coda_result
-    out = {p: build(item_set, answers, p) for p in sorted(answers)}
-    if len(answers) > 1:
-        out[POOLED] = build(item_set, answers, POOLED)
-    return out
+    """{name: result} for one item set; name is ``<participant>`` (CoDA21) or
+    ``<task>-<participant>`` (WDLMPro), with ``pooled`` for all participants together."""
+    who = sorted(answers) + ([POOLED] if len(answers) > 1 else [])
+    if item_set["benchmark"] == "coda21":
+        return {p: coda_result(item_set, answers, p) for p in who}
+    tasks = [t for t in ("w2d", "d2w") if any(it["task"] == t for it in item_set["items"])]
+    return {f"{t}-{p}": wdlmpro_result(item_set, answers, p, t) for t in tasks for p in who}

@@ -98,7 +98,9 @@ class CausalLMScorer(Scorer):
             mask[b, n_ctx - len(c):] = 1
         ids, mask = ids.to(dev), mask.to(dev)
         positions = (mask.cumsum(-1) - 1).clamp(min=0)
-        out = self.model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True)
+        # only the last position's logits are needed: with a 150k vocabulary, all of them would not fit
+        keep = {"logits_to_keep": 1} if _takes_logits_to_keep(self.model) else {}
+        out = self.model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, **keep)
         self.count("forward_passes")
         self.count("context_forwards", len(contexts))
         first = torch.log_softmax(out.logits[:, -1, :].float(), dim=-1)
@@ -144,6 +146,12 @@ class CausalLMScorer(Scorer):
         for j, (_, cont, lp) in enumerate(rows):
             target = torch.tensor(cont[1:], device=dev)
             lp[1:] = logp[j, torch.arange(len(cont) - 1, device=dev), target].double().cpu().numpy()
+
+
+def _takes_logits_to_keep(model) -> bool:
+    import inspect
+
+    return "logits_to_keep" in inspect.signature(model.forward).parameters
 
 
 def _max_length(model, tokenizer) -> int | None:

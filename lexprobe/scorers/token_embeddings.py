@@ -12,6 +12,15 @@ embedding layer's output and entry i the output of transformer block i; the defa
 code numbers layers from the first transformer block, so its layer L is
 ``hidden_states[L + 1]`` here: pass ``--layer L+1`` to reproduce it.
 
+Several layers at once: ``embed_layers(instances, layers)`` runs one forward pass
+with every hidden state and returns ``LayerEmbeddings`` (vectors shaped
+``[n_targets, n_layers, dim]``); ``embed`` is its one-layer case.
+
+Decoder LMs (GPT-2, Llama, Qwen2, ...) load the same way (``AutoModel``): a target's
+vector is the mean of its subword states, which see only the words before them
+(no bidirectional context). Batches are right-padded for every model, so a causal
+model's states of real tokens never depend on the padding.
+
 Each distinct sentence is encoded once, whatever the number of targets in it.
 Sentences are processed in chunks of ``CHUNK`` (longest first within a batch via
 ``run_batched``); each chunk's vectors are cached on disk under
@@ -38,7 +47,7 @@ from lexprobe.errors import ModelError
 log = logging.getLogger(__name__)
 
 CHUNK = 2048  # sentences per cache file
-_CACHE_VERSION = 2
+_CACHE_VERSION = 3
 
 
 @dataclass
@@ -50,6 +59,18 @@ class EmbeddedTargets:
     @property
     def skipped(self) -> int:
         return int((~self.ok).sum())
+
+
+@dataclass
+class LayerEmbeddings:
+    vectors: np.ndarray  # (n, n_layers, d) float32; rows of skipped targets are zero
+    layers: list[int]  # hidden_states indices (non-negative), in the order of axis 1
+    ok: np.ndarray  # (n,) bool
+    stats: dict
+
+    def layer(self, index: int) -> EmbeddedTargets:
+        """The vectors of one hidden_states index, as ``TokenEmbedder.embed`` gives them."""
+        return EmbeddedTargets(np.ascontiguousarray(self.vectors[:, self.layers.index(index)]), self.ok, self.stats)
 
 
 class TokenEmbedder:
@@ -102,6 +123,7 @@ class TokenEmbedder:
         self.max_length = min(max_length or 512, limit)
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token or self.tokenizer.unk_token
+        self.tokenizer.padding_side = "right"  # left padding would shift a decoder's default positions
         self.fingerprint = model_files_fingerprint(self.path)
         self.stats = {"sentences_encoded": 0, "cached_chunks": 0, "forward_batches": 0}
 
@@ -109,9 +131,21 @@ class TokenEmbedder:
         return {"name": self.name, "layer": self.layer, "hidden_states_index": self.layer % (self.n_layers + 1),
                 "max_length": self.max_length}
 
+    def layer_index(self, layer: int) -> int:
+        """A hidden_states index (negative counts from the end) as a non-negative one; checked."""
+        if not -(self.n_layers + 1) <= layer <= self.n_layers:
+            raise ModelError(f"layer {layer} does not exist: {self.name!r} has hidden_states 0..{self.n_layers}")
+        return layer % (self.n_layers + 1)
+
     # ------------------------------------------------------------------ public
     def embed(self, instances: Sequence[SenseInstance], progress: bool = True) -> EmbeddedTargets:
         """One vector per instance (float32, not normalised), computed sentence by sentence."""
+        return self.embed_layers(instances, [self.layer], progress).layer(self.layer_index(self.layer))
+
+    def embed_layers(self, instances: Sequence[SenseInstance], layers: Sequence[int],
+                     progress: bool = True) -> LayerEmbeddings:
+        """Vectors of every instance at each of ``layers``, all from one forward pass per batch."""
+        layers = list(dict.fromkeys(self.layer_index(x) for x in layers))
         sentences: "OrderedDict[tuple, list[int]]" = OrderedDict()
         for i, inst in enumerate(instances):
             sentences.setdefault(inst.sentence_key, []).append(i)
@@ -122,9 +156,9 @@ class TokenEmbedder:
         for start in range(0, len(keys), CHUNK):
             chunk = keys[start : start + CHUNK]
             jobs = [(k[2], sorted({instances[i].index for i in sentences[k]})) for k in chunk]
-            vecs, mask = self._chunk(jobs)
+            vecs, mask = self._chunk(jobs, layers)
             if vectors is None:
-                vectors = np.zeros((len(instances), vecs.shape[1]), dtype=np.float32)
+                vectors = np.zeros((len(instances),) + vecs.shape[1:], dtype=np.float32)
             row = 0
             for k, (_, idxs) in zip(chunk, jobs):
                 pos = {t: row + j for j, t in enumerate(idxs)}
@@ -138,8 +172,8 @@ class TokenEmbedder:
         if bar is not None:
             bar.close()
         if vectors is None:
-            vectors = np.zeros((0, self.model.config.hidden_size), dtype=np.float32)
-        return EmbeddedTargets(vectors, ok, dict(self.stats, skipped=int((~ok).sum())))
+            vectors = np.zeros((0, len(layers), self.model.config.hidden_size), dtype=np.float32)
+        return LayerEmbeddings(vectors, layers, ok, dict(self.stats, skipped=int((~ok).sum())))
 
     def encode_jobs(self, jobs: list[tuple[tuple[str, ...], list[int]]]) -> list[tuple[np.ndarray, np.ndarray]]:
         """(vectors, aligned) of each (tokens, target indices) job, batched longest first, no cache."""
@@ -147,13 +181,14 @@ class TokenEmbedder:
 
     def embed_sentence(self, tokens: Sequence[str], indices: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """Vectors of ``tokens[i]`` for i in ``indices`` (no cache), and which aligned."""
-        return self._encode_batch([(tuple(tokens), list(indices))])[0]
+        vecs, ok = self._encode_batch([(tuple(tokens), list(indices))], [self.layer_index(self.layer)])[0]
+        return vecs[:, 0], ok
 
     # ------------------------------------------------------------------ internals
-    def _chunk(self, jobs: list[tuple[tuple[str, ...], list[int]]]) -> tuple[np.ndarray, np.ndarray]:
+    def _chunk(self, jobs: list[tuple[tuple[str, ...], list[int]]], layers: list[int]) -> tuple[np.ndarray, np.ndarray]:
         path = None
         if self.use_cache:
-            key = stable_hash([_CACHE_VERSION, self.fingerprint, self.path, self.layer, self.max_length, jobs])
+            key = stable_hash([_CACHE_VERSION, self.fingerprint, self.path, layers, self.max_length, jobs])
             path = cache_dir() / "token-embeddings" / f"{key}.npz"
             if path.exists():
                 try:
@@ -162,7 +197,8 @@ class TokenEmbedder:
                         return z["vectors"], z["ok"]
                 except Exception:  # noqa: BLE001 - a damaged cache file is recomputed
                     pass
-        results = run_batched(jobs, self._encode_batch, self.batch_size, length=lambda j: len(" ".join(j[0])))
+        results = run_batched(jobs, lambda batch: self._encode_batch(batch, layers), self.batch_size,
+                              length=lambda j: len(" ".join(j[0])))
         vecs = np.concatenate([r[0] for r in results], axis=0)
         ok = np.concatenate([r[1] for r in results], axis=0)
         if path is not None:
@@ -173,7 +209,9 @@ class TokenEmbedder:
         return vecs, ok
 
     @torch.inference_mode()
-    def _encode_batch(self, jobs: list[tuple[tuple[str, ...], list[int]]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _encode_batch(self, jobs: list[tuple[tuple[str, ...], list[int]]],
+                      layers: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per sentence: vectors [n_targets, len(layers), d] and which targets aligned."""
         texts = [" ".join(tokens) for tokens, _ in jobs]
         enc = self.tokenizer(
             texts, return_offsets_mapping=True, padding=True, truncation=True,
@@ -182,12 +220,12 @@ class TokenEmbedder:
         offsets = enc.pop("offset_mapping").numpy()
         special = enc.pop("special_tokens_mask").numpy().astype(bool)
         enc = {k: v.to(self.device) for k, v in enc.items()}
-        out = self.model(**enc, output_hidden_states=self.layer not in (-1, self.n_layers))
-        if self.layer in (-1, self.n_layers):
-            hidden = out.last_hidden_state
+        if layers == [self.n_layers]:
+            hidden = self.model(**enc).last_hidden_state[:, :, None]
         else:
-            hidden = out.hidden_states[self.layer]
-        hidden = hidden.float().cpu().numpy()
+            states = self.model(**enc, output_hidden_states=True).hidden_states
+            hidden = torch.stack([states[x] for x in layers], dim=2)
+        hidden = hidden.float().cpu().numpy()  # [batch, tokens, layers, d]
         self.stats["sentences_encoded"] += len(jobs)
         self.stats["forward_batches"] += 1
         attn = enc["attention_mask"].cpu().numpy().astype(bool)
@@ -196,7 +234,7 @@ class TokenEmbedder:
             spans = token_char_spans(tokens)
             starts, ends = offsets[b, :, 0], offsets[b, :, 1]
             real = attn[b] & ~special[b]
-            vecs = np.zeros((len(idxs), hidden.shape[-1]), dtype=np.float32)
+            vecs = np.zeros((len(idxs),) + hidden.shape[2:], dtype=np.float32)
             mask = np.zeros(len(idxs), dtype=bool)
             for j, t in enumerate(idxs):
                 sel = target_subwords(starts, ends, real, *spans[t])
@@ -233,4 +271,4 @@ def normalize_rows(x: np.ndarray) -> np.ndarray:
     return (x / np.where(norms == 0, 1.0, norms)).astype(np.float32)
 
 
-__all__ = ["TokenEmbedder", "EmbeddedTargets", "normalize_rows", "target_subwords", "CHUNK"]
+__all__ = ["TokenEmbedder", "EmbeddedTargets", "LayerEmbeddings", "normalize_rows", "target_subwords", "CHUNK"]

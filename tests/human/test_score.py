@@ -14,18 +14,23 @@ def test_wdlmpro_scores_are_p_at_1_per_task(tmp_path):
         "bob": {"w2d/1": wrong("w2d/1")},
     }
     res = results_for(s, answers)
-    assert set(res) == {"ann", "bob", POOLED}
-    ann = res["ann"]
+    assert set(res) == {f"{t}-{p}" for t in ("w2d", "d2w") for p in ("ann", "bob", POOLED)}
+    ann = res["w2d-ann"]
     assert ann["model"] == {"name": "human:ann", "kind": "human"}
-    assert ann["metrics"]["w2d"]["all"] == {"p_at_1": 0.5, "rank_score": None, "n": 2}
-    assert ann["metrics"]["d2w"]["all"]["p_at_1"] == 1.0
-    assert ann["config"]["complete"] is True and res["bob"]["config"]["complete"] is False
+    assert ann["task"] == ["w2d"] and set(ann["metrics"]) == {"w2d"}
+    assert ann["metrics"]["w2d"]["all"] == {"p_at_1": 0.5, "rank_score": None, "n": 2,
+                                            "ci": {"p_at_1": [0.0, 1.0]}}
+    assert res["d2w-ann"]["metrics"]["d2w"]["all"]["p_at_1"] == 1.0
+    assert res["d2w-ann"]["metrics"]["d2w"]["all"]["ci"] == {"p_at_1": [1.0, 1.0]}
+    assert ann["config"]["complete"] is True and res["w2d-bob"]["config"]["complete"] is False
+    assert res["d2w-bob"]["metrics"]["d2w"]["all"]["n"] == 0
     # random P@1 is the mean of 1/L: groups of 4 and 3 candidates
     assert ann["random_baseline"]["w2d"]["all"]["p_at_1"] == pytest.approx((1 / 4 + 1 / 3) / 2)
-    pooled = res[POOLED]["metrics"]["w2d"]["all"]
-    assert pooled == {"p_at_1": pytest.approx(1 / 3), "rank_score": None, "n": 3}
-    rec = next(r for r in ann["instances"] if r["task"] == "w2d" and not r["correct"])
+    pooled = res[f"w2d-{POOLED}"]["metrics"]["w2d"]["all"]
+    assert pooled["p_at_1"] == pytest.approx(1 / 3) and pooled["n"] == 3
+    rec = next(r for r in ann["instances"] if not r["correct"])
     assert rec["gold_rank"] is None and rec["predicted"] != rec["target"]
+    assert ann["run"]["model_kind"] == "human" and ann["run"]["items_digest"] == s["digests"]["w2d"]
 
 
 def test_coda_scores_are_alignment_accuracy(tmp_path):
@@ -35,6 +40,7 @@ def test_coda_scores_are_alignment_accuracy(tmp_path):
     gold = g["answer"]
     swapped = [gold[1], gold[0], gold[2]]  # contexts 0 and 1 swapped: 1 of 3 right
     res = results_for(s, {"ann": {"n/0": swapped, "v/0": items["v/0"]["answer"]}})["ann"]
+    assert res["run"]["items_digest"] == s["digests"]["alignment"] and res["intervals"]["unit"] == "group"
     rec = next(r for r in res["instances"] if r["id"] == "n/0")
     assert rec["assignment"] == [1, 0, 2]
     assert rec["accuracy"] == pytest.approx(1 / 3)

@@ -29,7 +29,8 @@ def default_coda_dir() -> Path:
 
 
 def register(sub) -> None:
-    from lexprobe.cli_common import add_model_args, batch_size_arg
+    from lexprobe.cli_common import PROTOCOLS, add_model_args, add_protocol_arg, batch_size_arg
+    from lexprobe.protocols.choose_cli import add_choose_args
 
     p = sub.add_parser("coda", help="CoDA21: align contexts with definitions of hidden words")
     csub = p.add_subparsers(dest="coda_command", metavar="COMMAND")
@@ -39,6 +40,8 @@ def register(sub) -> None:
     e = csub.add_parser("eval", help="evaluate a model on a CoDA21 file", formatter_class=fmt)
     e.add_argument("--data", required=True, help="CoDA21 JSON file (official format)")
     add_model_args(e)
+    add_protocol_arg(e, choices=PROTOCOLS)
+    add_choose_args(e)
     e.add_argument("--pos", choices=("n", "v", "both"), default="both", help="part of speech")
     e.add_argument("--limit", type=positive_int, help="evaluate only the first N groups of each POS (default: all)")
     e.add_argument("--align", choices=ALIGN_METHODS, default="optimal",
@@ -95,7 +98,9 @@ def cmd_eval(args) -> int:
     from lexprobe.benchmarks.coda21.evaluate import EvalConfig, format_result
     from lexprobe.cli_common import scorer_from_args
     from lexprobe.distributed import context
+    from lexprobe.protocols.choose_cli import check_choose_args
 
+    check_choose_args(args)
     config = EvalConfig(align=args.align, pos=args.pos, limit=args.limit, nonce=args.nonce,
                         pattern=args.pattern, normalize=args.normalize, pll_variant=args.pll)
     config.validate()
@@ -105,6 +110,10 @@ def cmd_eval(args) -> int:
         print(f"lexprobe: skipping {problem}")
     if not data.groups:
         raise DataError(f"{args.data} has no usable CoDA21 groups ({len(data.problems)} malformed)")
+    if args.protocol == "choose":  # (not split across ranks: run it in one process)
+        from lexprobe.protocols.choose_cli import cmd_coda
+
+        return cmd_coda(args, data)
     context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
     scorer = scorer_from_args(args)
     result = run_eval(data, scorer, config, Path(args.out))

@@ -28,6 +28,8 @@ def register(subparsers) -> None:
                    help="Hugging Face name or local path, or `random` for the random baseline (default: bundled MiniLM)")
     e.add_argument("--layer", type=int, default=-1,
                    help="hidden_states index (0 = embeddings, -1 = last; the original code's layer L is L+1)")
+    e.add_argument("--layers", help="layer sweep: `all` or a list like 0,4,8-12,-1 (one forward pass; "
+                                    "metric per layer, with a plot)")
     e.add_argument("--pos", nargs="+", choices=("n", "v", "a", "r", "p"), help="keep only these coarse POS (default: all)")
     e.add_argument("--limit", type=positive_int, help="evaluate at most N queries (seeded sample; default: all)")
     e.add_argument("--max-instances", type=positive_int,
@@ -83,8 +85,29 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         freq_edges=_edges(args.freq_edges, "freq-edges"), rarity_edges=_edges(args.rarity_edges, "rarity-edges"),
         seed=args.seed, batch_size=args.batch_size, device=args.device, dtype=args.dtype,
     )
+    if args.layers:
+        from lexprobe.benchmarks.senserank.layers import parse_layers
+
+        if args.layer != -1:
+            raise LexprobeError("--layer and --layers exclude each other; pass one of them")
+        from lexprobe.outputs import check_output_file
+
+        run_sweep_and_save(cfg, parse_layers(args.layers), check_output_file(args.out))  # before any work
+        return 0
     run_and_save(cfg, Path(args.out), keep_embeddings=args.keep_embeddings)
     return 0
+
+
+def run_sweep_and_save(cfg, layers, out: Path, progress: bool = True) -> dict:
+    from lexprobe.benchmarks.senserank.layers import format_sweep, plot_sweep, sweep
+    from lexprobe.reporting import write_json
+
+    result = sweep(cfg, layers, progress=progress)
+    result["plot"] = str(plot_sweep(result, out.with_suffix(".png")))
+    write_json(out, result)
+    print(format_sweep(result))
+    print(f"wrote {out} and {result['plot']} ({result['timing']['total_s']:.1f} s)")
+    return result
 
 
 def run_and_save(cfg, out: Path, progress: bool = True, quiet: bool = False, keep_embeddings: bool = False) -> dict | None:

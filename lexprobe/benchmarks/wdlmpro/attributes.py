@@ -1,25 +1,36 @@
 """Per-target attributes for result breakdowns: WordNet depth band and frequency band.
 
-Depth (Table 6 of the paper) is the length of the shortest hypernym path from the
-target to a root, NLTK's ``Synset.min_depth()`` (entity.n.01 has depth 0). The paper's
-bands are 3-5, 6-8, 9-11, 12-14 and 15-19; depths outside them get their own bands
+Depth (Table 6 of the paper) counts the nodes on the shortest hypernym path from the
+target to a root, as the authors' code does: ``min(len(p) for p in s.hypernym_paths())``,
+which is NLTK's ``min_depth() + 1`` (entity.n.01 has depth 1, dog.n.01 depth 9). With
+it every noun target falls in the paper's bands 3-5, 6-8, 9-11, 12-14, 15-19 and the
+band sizes are Table 6's exactly; depths outside them (verbs) get their own bands
 ("0-2", "20+") so no target is lost from a breakdown.
 
 Frequency (Table 7) puts a target's string form into rare / medium / frequent. The
 paper counts occurrences in the Westbury Wikipedia Corpus (rare < 10, medium 10-99,
 frequent >= 100), which we do not have. By default we use the ``wordfreq`` package:
-Zipf < 1 rare, 1 <= Zipf < 2 medium, Zipf >= 2 frequent. A user may instead supply a
+Zipf < 1 rare, 1 <= Zipf < 2 medium, Zipf >= 2 frequent (Zipf = log10 of the count per
+10^9 words, and WWC has about 10^9 words, so the thresholds are the paper's). wordfreq
+estimates a phrase from its words as if they always occurred together ("a cappella
+singing" gets Zipf 2.75), which puts most multi-word targets in "frequent". For a
+phrase we therefore take its rarest word's Zipf (an upper bound: a phrase is never
+more frequent than its rarest word) minus ``PHRASE_PENALTY`` per extra word (see
+``phrase_zipf``; docs/wdlmpro.md shows the calibration). A user may instead supply a
 counts file (TSV ``word<TAB>count``, one per line) and get the paper's thresholds;
-keys are matched case-insensitively (counts of case variants are summed). Either way,
-as in the paper, a target of more than 3 tokens is rare without a lookup. Tokens are
-found without NLTK's tokenizer models: the string form is split on whitespace and
-hyphens ("jack-in-the-pulpit" has 4 tokens, "a cappella singing" 3).
+keys are matched case-insensitively (counts of case variants are summed), as the
+string form or as its NLTK tokens joined by spaces (the authors' key: "white man 's
+burden"). Either way, as in the paper (footnote 5), a target of more than 3 NLTK
+tokens is rare without a lookup. Tokens come from ``nltk.tokenize.NLTKWordTokenizer``
+(the word tokenizer behind ``nltk.word_tokenize``, which needs no model data):
+"jack-in-the-pulpit" is 1 token, "white man's burden" 4.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -31,8 +42,11 @@ FREQUENCY_BANDS = ("rare", "medium", "frequent")
 MAX_COUNTED_TOKENS = 3
 ZIPF_MEDIUM, ZIPF_FREQUENT = 1.0, 2.0
 COUNT_MEDIUM, COUNT_FREQUENT = 10, 100
-
-_TOKEN_SPLIT = re.compile(r"[\s\-]+")
+# Zipf points taken off a phrase's rarest word per extra word (log10 of the share of the
+# rarest word's occurrences that are inside the phrase). Calibrated once on the band
+# sizes of the authors (both POS together), see docs/wdlmpro.md. With 0 a phrase gets its
+# rarest word's Zipf, a little above wordfreq's own phrase estimate.
+PHRASE_PENALTY = 1.75
 
 
 def depth_band(depth: int) -> str:
@@ -51,17 +65,49 @@ def depth_band_order() -> list[str]:
 
 
 def synset_depth(synset_name: str, wn=None) -> int:
-    """Shortest hypernym-path length from the synset to a root (NLTK ``min_depth``)."""
+    """Nodes on the shortest hypernym path to a root, the synset included (the authors' depth).
+
+    Equals ``min(len(p) for p in synset.hypernym_paths())``; ``min_depth()`` counts the
+    edges of that path, one less, and is far cheaper than listing every path.
+    """
     if wn is None:
         from lexprobe.data.wordnet import load_wordnet
 
         wn = load_wordnet()
-    return wn.synset(synset_name).min_depth()
+    try:
+        synset = wn.synset(synset_name)
+    except Exception as err:  # NLTK raises WordNetError / ValueError for unknown names
+        raise DataError(
+            f"target {synset_name!r} is not a WordNet synset ({err}); depth bands need the targets of "
+            "`lexprobe wdlmpro build` (for other data use `stats --no-breakdowns`)"
+        ) from None
+    return synset.min_depth() + 1
+
+
+@lru_cache(maxsize=1)
+def _nltk_tokenizer():
+    from nltk.tokenize import NLTKWordTokenizer
+
+    return NLTKWordTokenizer()
 
 
 def word_tokens(word: str) -> list[str]:
-    """Tokens of a string form: split on whitespace and hyphens (NLTK-free)."""
-    return [t for t in _TOKEN_SPLIT.split(word) if t]
+    """NLTK word tokens of a string form (``NLTKWordTokenizer``; no tokenizer models needed)."""
+    return _nltk_tokenizer().tokenize(word)
+
+
+def phrase_zipf(word: str, penalty: float = PHRASE_PENALTY) -> float:
+    """wordfreq Zipf of a word; of a phrase, its rarest word's Zipf minus ``penalty`` per extra word.
+
+    Words are wordfreq's own tokens (as ``zipf_frequency`` would split the phrase); an
+    unknown word has Zipf 0, so a phrase containing one is rare.
+    """
+    from wordfreq import tokenize, zipf_frequency
+
+    parts = tokenize(word, "en")
+    if len(parts) <= 1:
+        return zipf_frequency(word, "en")
+    return min(zipf_frequency(p, "en") for p in parts) - penalty * (len(parts) - 1)
 
 
 def zipf_band(zipf: float) -> str:
@@ -99,25 +145,30 @@ def load_counts(path: str | Path) -> dict[str, int]:
     return dict(counts)
 
 
-def frequency_bander(counts_file: str | Path | None = None) -> Callable[[str], str]:
-    """A function word -> band: from a counts file if given, else from wordfreq's Zipf values."""
+def frequency_bander(counts_file: str | Path | None = None, phrase_penalty: float = PHRASE_PENALTY) -> Callable[[str], str]:
+    """A function word -> band: from a counts file if given, else from wordfreq (``phrase_zipf``)."""
     if counts_file is not None:
         counts = load_counts(counts_file)
-        lookup = lambda w: count_band(counts.get(w.lower(), 0))  # noqa: E731
-    else:
-        from wordfreq import zipf_frequency
 
-        lookup = lambda w: zipf_band(zipf_frequency(w, "en"))  # noqa: E731
+        def lookup(word: str, tokens: list[str]) -> str:
+            key = word.lower()
+            if key not in counts:  # the authors key their WWC counts by NLTK tokens joined by spaces
+                key = " ".join(tokens).lower()
+            return count_band(counts.get(key, 0))
+    else:
+        def lookup(word: str, tokens: list[str]) -> str:
+            return zipf_band(phrase_zipf(word, phrase_penalty))
 
     def band(word: str) -> str:
-        if len(word_tokens(word)) > MAX_COUNTED_TOKENS:
+        tokens = word_tokens(word)
+        if len(tokens) > MAX_COUNTED_TOKENS:
             return "rare"
-        return lookup(word)
+        return lookup(word, tokens)
 
     return band
 
 
-def attributes_fn(counts_file: str | Path | None = None, wn=None) -> Callable[[Sequence], list[dict]]:
+def attributes_fn(counts_file: str | Path | None = None, wn=None, phrase_penalty: float = PHRASE_PENALTY) -> Callable[[Sequence], list[dict]]:
     """A function groups -> [attributes of each group's target] (same order), for chunked runs.
 
     The counts file (or wordfreq) and WordNet are loaded once, not once per chunk.
@@ -126,7 +177,7 @@ def attributes_fn(counts_file: str | Path | None = None, wn=None) -> Callable[[S
         from lexprobe.data.wordnet import load_wordnet
 
         wn = load_wordnet()
-    band = frequency_bander(counts_file)
+    band = frequency_bander(counts_file, phrase_penalty)
 
     def attributes_of(groups: Sequence) -> list[dict]:
         out = []

@@ -10,9 +10,10 @@ from lexprobe.benchmarks.wdlmpro import dataset_cli
 from lexprobe.benchmarks.wdlmpro.dataset import (
     MIN_GROUP_SIZE, SynsetGroup, default_dataset, group_members, load_dataset, pos_list, sample_groups,
 )
-from lexprobe.cli_common import add_model_args, positive_int
+from lexprobe.cli_common import PROTOCOLS, add_model_args, add_protocol_arg, positive_int
 from lexprobe.errors import DataError
 from lexprobe.outputs import check_output_file
+from lexprobe.protocols.choose_cli import add_choose_args, check_choose_args
 
 #: groups per resumable unit (also in evaluate.DEFAULT_CHUNK_SIZE; repeated here to keep `--help` import-light)
 DEFAULT_CHUNK_SIZE = 32
@@ -30,6 +31,8 @@ def register(sub) -> None:
 
     e = wsub.add_parser("eval", help="evaluate a model on W2D and/or D2W")
     add_model_args(e)
+    add_protocol_arg(e, choices=PROTOCOLS)
+    add_choose_args(e)
     e.add_argument("--task", choices=TASK_CHOICES, default="both",
                    help="w2d: word -> definition, d2w: definition -> word, or both (default: both)")
     e.add_argument("--pos", choices=("n", "v", "both"), default="both", help="part of speech (default: both)")
@@ -59,7 +62,7 @@ def _groups(args) -> list[SynsetGroup]:
 
 
 def run_eval(scorer, groups, tasks, out, config, counts=None, chunk_size=DEFAULT_CHUNK_SIZE, keep_instances=True,
-             progress=True) -> dict | None:
+             progress=True, protocol="paper") -> dict | None:
     """Evaluate and write ``out``; under torchrun only rank 0 gets (and writes) the result."""
     from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
     from lexprobe.benchmarks.wdlmpro.evaluate import evaluate
@@ -69,7 +72,8 @@ def run_eval(scorer, groups, tasks, out, config, counts=None, chunk_size=DEFAULT
 
         config = dict(config, counts_sha256=file_sha256(counts))  # bands change with the file's contents
     result = evaluate(scorer, groups, tasks, out=out, config=config, chunk_size=chunk_size,
-                      attributes_fn=attributes_fn(counts), keep_instances=keep_instances, progress=progress)
+                      attributes_fn=attributes_fn(counts), keep_instances=keep_instances, progress=progress,
+                      protocol=protocol)
     if result is None:
         return None
     if not keep_instances:
@@ -87,17 +91,22 @@ def cmd_eval(args) -> int:
         check_output_file(args.plot, "--plot")
     if args.counts and not Path(args.counts).is_file():
         raise DataError(f"--counts {args.counts} is not a file; pass a word<TAB>count file")
+    check_choose_args(args)
     groups = _groups(args)  # data and output errors before the (slow) model load
     if not groups:
         raise DataError("no WDLMPro groups selected; check --data, --pos and --limit")
+    if args.protocol == "choose":  # (not split across ranks: run it in one process)
+        from lexprobe.protocols.choose_cli import cmd_wdlmpro
+
+        return cmd_wdlmpro(args, groups, TASK_CHOICES[args.task])
     from lexprobe.distributed import context
 
     context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
     scorer = scorer_from_args(args)
     config = {"task": args.task, "pos": args.pos, "data": args.data, "limit": args.limit, "seed": args.seed,
-              "counts": args.counts, "dtype": args.dtype, "protocol": getattr(args, "protocol", "paper")}
+              "counts": args.counts, "dtype": args.dtype, "protocol": args.protocol}
     result = run_eval(scorer, groups, TASK_CHOICES[args.task], out, config, counts=args.counts,
-                      chunk_size=args.chunk_size, keep_instances=not args.no_instances)
+                      chunk_size=args.chunk_size, keep_instances=not args.no_instances, protocol=args.protocol)
     if result is None:
         return 0
     print(full_report(result))

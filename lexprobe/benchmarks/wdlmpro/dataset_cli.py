@@ -70,15 +70,33 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def add_stats_parser(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("stats", help="print Table-2 statistics of the dataset")
+    p = sub.add_parser("stats", help="print the dataset's statistics (Table 2) and its targets per depth band "
+                       "(Table 6) and frequency band, beside the paper's")
     _add_data(p)
     _add_pos(p)
+    p.add_argument("--counts", metavar="FILE", help="word<TAB>count file for the frequency bands "
+                   "(default: wordfreq, with the phrase estimate of docs/wdlmpro.md)")
+    p.add_argument("--no-breakdowns", action="store_true",
+                   help="print Table 2 only (skips loading WordNet for the depth and frequency bands)")
     p.set_defaults(func=cmd_stats)
     return p
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    print(ds.format_stats_table(ds.dataset_stats(groups_from_args(args))))
+    from lexprobe.benchmarks.wdlmpro import band_stats as bs
+    from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
+
+    counts = getattr(args, "counts", None)
+    bander = attributes_fn(counts) if counts and not getattr(args, "no_breakdowns", False) else None  # bad file: fail first
+    groups = groups_from_args(args)
+    print(ds.format_stats_table(ds.dataset_stats(groups)))
+    if getattr(args, "no_breakdowns", False):
+        return 0
+    attrs = (bander or attributes_fn(counts))(groups)
+    print()
+    print(bs.format_depth_table(bs.band_counts(groups, attrs, "depth_band")))
+    print()
+    print(bs.format_frequency_table(bs.band_counts(groups, attrs, "frequency_band"), bs.frequency_source(counts)))
     return 0
 
 

@@ -14,6 +14,7 @@ from typing import Callable, Sequence
 
 from tqdm.auto import tqdm
 
+from lexprobe.benchmarks.wdlmpro.protocol import PAPER, Protocol, argsort_rank, get_protocol
 from lexprobe.benchmarks.wdlmpro.scoring import TASKS, score_groups, word_token_count
 from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict
 from lexprobe.cache import partial_path, resume_key, scorer_options, scorer_revision
@@ -36,15 +37,24 @@ def token_band(n: int) -> str:
     return str(n) if n < 4 else "4+"
 
 
-def instance_records(scorer, groups, tasks, attributes: Sequence[dict], progress=False) -> list[dict]:
-    scores = score_groups(scorer, groups, tasks, progress=progress)
+def rank_of_gold(scores, protocol: Protocol = PAPER) -> tuple[int, int]:
+    """(gold rank k, predicted index) for a group whose gold item is candidate 0."""
+    if protocol.ties == "argsort":
+        return argsort_rank(scores, gold=0)
+    return gold_rank(scores, gold=0), predicted_index(scores, gold=0)
+
+
+def instance_records(scorer, groups, tasks, attributes: Sequence[dict], progress=False,
+                     protocol: Protocol | str = PAPER) -> list[dict]:
+    protocol = get_protocol(protocol)
+    scores = score_groups(scorer, groups, tasks, progress=progress, protocol=protocol)
     records = []
     for i, g in enumerate(groups):
         n_tokens = word_token_count(scorer, g.word)
         for task in tasks:
             s = scores[(task, i)]
-            k = gold_rank(s, gold=0)
-            pred = g.candidates[predicted_index(s, gold=0)]
+            k, best = rank_of_gold(s, protocol)
+            pred = g.candidates[best]
             records.append({
                 "task": task, "target": g.target, "pos": g.pos, "word": g.word,
                 "n_candidates": len(g.candidates), "gold_rank": k,
@@ -89,15 +99,19 @@ def evaluate(
     attributes_fn: Callable[[Sequence], list[dict]] | None = None,
     progress: bool = True,
     keep_instances: bool = True,
+    protocol: str = "paper",
 ) -> dict | None:
     """Evaluate ``scorer`` on ``groups``; returns the result dict (see ``result_dict``).
 
     With ``out`` the result is written there (as ``lexprobe wdlmpro eval --out`` does;
     ``keep_instances=False`` leaves per-instance records out of the file) and every
-    finished group goes to a resume log beside it first. Under ``torchrun`` the groups
-    are split across ranks (sister groups, which share most of their pairs, stay
-    together); only rank 0 writes and gets the result, the others get None.
+    finished group goes to a resume log beside it first. ``protocol``: ``paper`` (the
+    paper's text) or ``authors`` (the authors' released code; see ``protocol.py``);
+    recorded in the result's ``config``. Under ``torchrun`` the groups are split across
+    ranks (sister groups, which share most of their pairs, stay together); only rank 0
+    writes and gets the result, the others get None.
     """
+    recipe = get_protocol(protocol)
     if not groups:
         raise DataError("no WDLMPro groups to evaluate; check --data, --pos and --limit")
     for task in tasks:
@@ -105,7 +119,7 @@ def evaluate(
             raise DataError(f"unknown task {task!r}; use w2d, d2w or both")
     if chunk_size < 1:
         raise DataError(f"chunk_size must be at least 1, got {chunk_size}")
-    config = dict(config or {})
+    config = {**(config or {}), "protocol": recipe.name}
     key = None
     if out is not None:
         check_output_file(out)
@@ -122,7 +136,7 @@ def evaluate(
     def compute(indices: list[int]) -> list[list[dict]]:
         chunk = [groups[i] for i in indices]
         attrs = attributes_fn(chunk) if attributes_fn else [{} for _ in chunk]
-        flat = instance_records(scorer, chunk, tasks, attrs)
+        flat = instance_records(scorer, chunk, tasks, attrs, protocol=recipe)
         return [flat[j * len(tasks):(j + 1) * len(tasks)] for j in range(len(chunk))]
 
     per_group = run_units(units, compute, group_costs(scorer, groups), step=chunk_size,

@@ -14,6 +14,10 @@ pairs are de-duplicated across groups and tasks and each is scored once:
   first token's; each context is encoded once for all its words.
 - embeddings: cosine of word and definition vectors; random: seeded per instance.
 
+The protocol (``protocol.py``: ``paper`` or ``authors``) decides the patterns per task
+and POS, how the word and definition are shown, and how patterns are averaged; a
+request shared by both tasks still runs once.
+
 Tokenisation is done per piece (definition context, word) and memoised; the pieces
 are exactly what tokenising the whole filled-in pattern gives, because the word
 always sits between spaces (tests check this against whole-sentence tokenisation).
@@ -21,18 +25,16 @@ always sits between spaces (tests check this against whole-sentence tokenisation
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 
+from lexprobe.benchmarks.wdlmpro.protocol import PAPER, Protocol, get_protocol
 from lexprobe.scorers.masked import SlotRequest, fit_query
 
 TASKS = ("w2d", "d2w")
-MASKED_PATTERNS = {
-    "n": ("_ is <DEF>", "_ means <DEF>", "_ is defined as <DEF>"),
-    "v": ("definition of _ is to <DEF>", "to <DEF> is the definition of _"),
-}
-CAUSAL_PATTERNS = {"n": "<DEF> is the definition of _", "v": "to <DEF> is the definition of _"}
+MASKED_PATTERNS = {pos: PAPER.masked_patterns[("w2d", pos)] for pos in ("n", "v")}
+CAUSAL_PATTERNS = {pos: PAPER.causal_patterns[("w2d", pos)] for pos in ("n", "v")}
 _PROBE_DEFINITION = "a word"
 
 
@@ -42,34 +44,46 @@ def fill(pattern: str, definition: str) -> tuple[str, str]:
     return left.replace("<DEF>", definition), right.replace("<DEF>", definition)
 
 
-def display_word(word: str, left: str, case_sensitive: bool) -> str:
-    """Capitalise the word where it starts the input (for case-sensitive models)."""
-    if case_sensitive and left == "" and word:
-        return word[0].upper() + word[1:]
-    return word
+def display_word(word: str, left: str, case_sensitive: bool, protocol: Protocol = PAPER) -> str:
+    """Capitalise the word where it starts the input (paper: for case-sensitive models)."""
+    return protocol.show_word(word, left == "", case_sensitive)
 
 
-def pairs_for(groups, tasks: Sequence[str]) -> set[tuple[str, str, str]]:
-    """Distinct (pos, word, definition) pairs the tasks need."""
-    pairs = set()
+def pairs_for(groups, tasks: Sequence[str]) -> dict[str, set[tuple[str, str, str]]]:
+    """Distinct (pos, word, definition) pairs each task needs."""
+    pairs: dict[str, set] = {task: set() for task in tasks}
     for g in groups:
         for c in g.candidates:
             if "w2d" in tasks:
-                pairs.add((g.pos, g.word, c.definition))
+                pairs["w2d"].add((g.pos, g.word, c.definition))
             if "d2w" in tasks:
-                pairs.add((g.pos, c.word, g.definition))
+                pairs["d2w"].add((g.pos, c.word, g.definition))
     return pairs
 
 
-def group_score_vectors(groups, tasks, pair_value) -> dict[tuple[str, int], np.ndarray]:
-    """Assemble per-group candidate scores from a pair -> (w2d score, d2w score) table."""
+def group_score_vectors(groups, tasks, task_values) -> dict[tuple[str, int], np.ndarray]:
+    """Assemble per-group candidate scores from {task: {pair: score}}."""
     out = {}
     for i, g in enumerate(groups):
         if "w2d" in tasks:
-            out[("w2d", i)] = np.array([pair_value[(g.pos, g.word, c.definition)][0] for c in g.candidates])
+            out[("w2d", i)] = np.array([task_values["w2d"][(g.pos, g.word, c.definition)] for c in g.candidates])
         if "d2w" in tasks:
-            out[("d2w", i)] = np.array([pair_value[(g.pos, c.word, g.definition)][1] for c in g.candidates])
+            out[("d2w", i)] = np.array([task_values["d2w"][(g.pos, c.word, g.definition)] for c in g.candidates])
     return out
+
+
+class _DefinitionText:
+    """The definition as the protocol shows it in a pattern (capitalised at the start, cut), memoised."""
+
+    def __init__(self, protocol: Protocol, tokenizer):
+        self.protocol, self.tokenizer = protocol, tokenizer
+        self._memo: dict[tuple[bool, str], str] = {}
+
+    def __call__(self, pattern: str, definition: str) -> str:
+        key = (pattern.startswith("<DEF>"), definition)
+        if key not in self._memo:
+            self._memo[key] = self.protocol.show_definition(definition, key[0], self.tokenizer)
+        return self._memo[key]
 
 
 # ---------------------------------------------------------------- masked LM
@@ -78,21 +92,23 @@ def group_score_vectors(groups, tasks, pair_value) -> dict[tuple[str, int], np.n
 class MaskedRequests:
     """Builds slot requests for (pattern, word, definition) with memoised tokenisation."""
 
-    def __init__(self, scorer):
+    def __init__(self, scorer, protocol: Protocol | str = PAPER):
         self.scorer = scorer
+        self.protocol = get_protocol(protocol)
+        self._definition = _DefinitionText(self.protocol, getattr(scorer, "tokenizer", None))
         self._context: dict[tuple[str, str], tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self._word: dict[tuple[str, str], tuple[int, ...]] = {}
 
     def request(self, pattern: str, word: str, definition: str) -> SlotRequest:
         key = (pattern, definition)
         if key not in self._context:
-            left, right = fill(pattern, definition)
-            probe = self.scorer.slot_request(left, display_word("x", left, False), right)
+            left, right = fill(pattern, self._definition(pattern, definition))
+            probe = self.scorer.slot_request(left, "x", right)
             self._context[key] = (probe.prefix, probe.suffix)
         wkey = (pattern, word)
         if wkey not in self._word:
             left, right = fill(pattern, _PROBE_DEFINITION)
-            shown = display_word(word, left, self.scorer.case_sensitive)
+            shown = display_word(word, left, self.scorer.case_sensitive, self.protocol)
             self._word[wkey] = self.scorer.slot_request(left, shown, right).word
         prefix, suffix = self._context[key]
         word = self._word[wkey]
@@ -100,23 +116,29 @@ class MaskedRequests:
         return SlotRequest(prefix, word, suffix)
 
 
-def masked_pair_values(scorer, pairs: Iterable[tuple[str, str, str]], progress=False) -> dict:
-    builder = MaskedRequests(scorer)
-    pairs = sorted(pairs)
-    requests, index = [], []
-    for p, (pos, word, definition) in enumerate(pairs):
-        for pattern in MASKED_PATTERNS[pos]:
-            requests.append(builder.request(pattern, word, definition))
-            index.append(p)
+def masked_task_values(scorer, task_pairs: dict, protocol: Protocol = PAPER, progress=False) -> dict:
+    """{task: {pair: score}}: W2D sums the word's token log-probabilities, D2W averages them;
+    the protocol averages over its patterns. A query shared by both tasks runs once."""
+    builder = MaskedRequests(scorer, protocol)
+    requests, request_index = [], {}
+    plan = []  # (task, pair, [request indices])
+    for task, pairs in task_pairs.items():
+        for pair in sorted(pairs):
+            pos, word, definition = pair
+            idx = []
+            for pattern in protocol.masked_patterns[(task, pos)]:
+                key = (pattern, word, definition)
+                if key not in request_index:
+                    request_index[key] = len(requests)
+                    requests.append(builder.request(pattern, word, definition))
+                idx.append(request_index[key])
+            plan.append((task, pair, idx))
     logps = scorer.slot_logprobs(requests, progress=progress)
-    sums = np.zeros(len(pairs))
-    means = np.zeros(len(pairs))
-    counts = np.zeros(len(pairs))
-    for p, lp in zip(index, logps):
-        sums[p] += lp.sum()
-        means[p] += lp.mean()
-        counts[p] += 1
-    return {pair: (sums[i] / counts[i], means[i] / counts[i]) for i, pair in enumerate(pairs)}
+    values: dict[str, dict] = {task: {} for task in task_pairs}
+    for task, pair, idx in plan:
+        per_pattern = [float(logps[i].sum()) if task == "w2d" else float(logps[i].mean()) for i in idx]
+        values[task][pair] = protocol.average_patterns(task, per_pattern)
+    return values
 
 
 # ---------------------------------------------------------------- causal LM
@@ -125,57 +147,75 @@ def masked_pair_values(scorer, pairs: Iterable[tuple[str, str, str]], progress=F
 class CausalRequests:
     """(context ids, continuation ids) with memoised tokenisation per definition and per word."""
 
-    def __init__(self, scorer):
+    def __init__(self, scorer, protocol: Protocol | str = PAPER):
         self.scorer = scorer
+        self.protocol = get_protocol(protocol)
+        self._definition = _DefinitionText(self.protocol, getattr(scorer, "tokenizer", None))
         self._context: dict[tuple[str, str], tuple[int, ...]] = {}
         self._word: dict[tuple[str, str], tuple[int, ...]] = {}
 
-    def request(self, pos: str, word: str, definition: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        pattern = CAUSAL_PATTERNS[pos]
-        left, _ = fill(pattern, definition)
-        if (pos, definition) not in self._context:
-            self._context[(pos, definition)] = self.scorer.split(left.rstrip(), " x")[0]
-        if (pos, word) not in self._word:
+    def request(self, pos: str, word: str, definition: str, task: str = "w2d") -> tuple[tuple[int, ...], tuple[int, ...]]:
+        pattern = self.protocol.causal_patterns[(task, pos)]
+        if (pattern, definition) not in self._context:
+            left, _ = fill(pattern, self._definition(pattern, definition))
+            self._context[(pattern, definition)] = self.scorer.split(left.rstrip(), " x")[0]
+        if (pattern, word) not in self._word:
             probe_left, _ = fill(pattern, _PROBE_DEFINITION)
-            self._word[(pos, word)] = self.scorer.split(probe_left.rstrip(), " " + word)[1]
-        ctx, cont = self._context[(pos, definition)], self._word[(pos, word)]
+            self._word[(pattern, word)] = self.scorer.split(probe_left.rstrip(), " " + word)[1]
+        ctx, cont = self._context[(pattern, definition)], self._word[(pattern, word)]
         limit = self.scorer.max_length
         if limit and len(ctx) + len(cont) > limit:  # as CausalLMScorer.split: keep the context's end
             ctx = ctx[len(ctx) + len(cont) - limit :]
         return ctx, cont
 
 
-def causal_pair_values(scorer, pairs, tasks, progress=False) -> dict:
-    builder = CausalRequests(scorer)
-    pairs = sorted(pairs)
-    requests = [builder.request(*pair) for pair in pairs]
-    if "w2d" not in tasks:  # D2W needs only the first token: skip the second forward pass
-        requests = [(ctx, cont[:1]) for ctx, cont in requests]
+def causal_task_values(scorer, task_pairs: dict, protocol: Protocol = PAPER, progress=False) -> dict:
+    """{task: {pair: score}}: W2D the word's summed log-probability, D2W its first token's.
+
+    A (context, word) request shared by both tasks runs once; D2W alone needs only the
+    first token, so without W2D the second pass is skipped.
+    """
+    builder = CausalRequests(scorer, protocol)
+    first_only = "w2d" not in task_pairs
+    requests, request_index, plan = [], {}, []
+    for task, pairs in task_pairs.items():
+        for pair in sorted(pairs):
+            ctx, cont = builder.request(*pair, task=task)
+            if first_only:
+                cont = cont[:1]
+            key = (ctx, cont)
+            if key not in request_index:
+                request_index[key] = len(requests)
+                requests.append(key)
+            plan.append((task, pair, request_index[key]))
     logps = scorer.token_logprobs(requests, progress=progress)
-    return {pair: (float(lp.sum()), float(lp[0])) for pair, lp in zip(pairs, logps)}
+    values: dict[str, dict] = {task: {} for task in task_pairs}
+    for task, pair, i in plan:
+        values[task][pair] = float(logps[i].sum()) if task == "w2d" else float(logps[i][0])
+    return values
 
 
 # ---------------------------------------------------------------- embeddings
 
 
-def embedding_pair_values(scorer, pairs, progress=False) -> dict:
-    pairs = sorted(pairs)
+def embedding_task_values(scorer, task_pairs: dict, progress=False) -> dict:
+    """{task: {pair: cosine of word and definition vectors}}; each text is encoded once."""
+    pairs = sorted(set().union(*task_pairs.values()))
     words = sorted({w for _, w, _ in pairs})
     defs = sorted({d for _, _, d in pairs})
     wv = dict(zip(words, scorer.encode(words, progress=progress)))
     dv = dict(zip(defs, scorer.encode(defs, progress=progress)))
-    out = {}
-    for pair in pairs:
-        cos = float(np.dot(wv[pair[1]], dv[pair[2]]))
-        out[pair] = (cos, cos)
-    return out
+    return {task: {pair: float(np.dot(wv[pair[1]], dv[pair[2]])) for pair in ps} for task, ps in task_pairs.items()}
 
 
 # ---------------------------------------------------------------- dispatch
 
 
-def score_groups(scorer, groups, tasks: Sequence[str], progress: bool = False) -> dict[tuple[str, int], np.ndarray]:
+def score_groups(
+    scorer, groups, tasks: Sequence[str], progress: bool = False, protocol: Protocol | str = PAPER
+) -> dict[tuple[str, int], np.ndarray]:
     """Candidate scores of every group for every task: {(task, group index): scores}."""
+    protocol = get_protocol(protocol)
     if scorer.kind == "random":
         return {
             (task, i): scorer.scores(f"wdlmpro:{task}:{g.target}", len(g.candidates))
@@ -183,11 +223,11 @@ def score_groups(scorer, groups, tasks: Sequence[str], progress: bool = False) -
         }
     pairs = pairs_for(groups, tasks)
     if scorer.kind == "masked":
-        values = masked_pair_values(scorer, pairs, progress)
+        values = masked_task_values(scorer, pairs, protocol, progress)
     elif scorer.kind == "causal":
-        values = causal_pair_values(scorer, pairs, tasks, progress)
+        values = causal_task_values(scorer, pairs, protocol, progress)
     elif scorer.kind in ("embedding", "static"):
-        values = embedding_pair_values(scorer, pairs, progress)
+        values = embedding_task_values(scorer, pairs, progress)
     else:  # pragma: no cover
         raise ValueError(f"no WDLMPro scoring for kind {scorer.kind!r}")
     return group_score_vectors(groups, tasks, values)

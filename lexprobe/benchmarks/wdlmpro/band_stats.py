@@ -1,0 +1,62 @@
+"""Targets per depth band (Table 6) and per frequency band, beside the published figures.
+
+``lexprobe wdlmpro stats`` prints these so a user sees at once whether the breakdowns
+of a run can be compared with the paper's: the depth bands must equal Table 6 (they do
+with WordNet 3.0), the frequency bands depend on the frequency source.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Sequence
+
+from lexprobe.benchmarks.wdlmpro.attributes import FREQUENCY_BANDS, PHRASE_PENALTY, depth_band_order
+from lexprobe.reporting import format_table
+
+POS_NAMES = {"n": "Noun", "v": "Verb"}
+# Table 6 of the paper (nouns): targets and mean candidates per depth band
+PAPER_DEPTH = {"3–5": (2106, 110), "6–8": (25232, 53), "9–11": (18521, 45), "12–14": (4473, 19), "15–19": (928, 13)}
+# targets per frequency band in the authors' release (WWC counts)
+PAPER_FREQUENCY = {"n": {"rare": 10703, "medium": 12981, "frequent": 27576},
+                   "v": {"rare": 799, "medium": 934, "frequent": 6754}}
+
+
+def band_counts(groups: Sequence, attributes: Sequence[dict], key: str) -> dict[str, dict[str, tuple[int, float]]]:
+    """{pos: {band: (number of targets, mean number of candidates)}}."""
+    sizes: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for g, a in zip(groups, attributes):
+        sizes[g.pos][a[key]].append(g.size)
+    return {pos: {band: (len(v), sum(v) / len(v)) for band, v in bands.items()} for pos, bands in sizes.items()}
+
+
+def format_depth_table(counts: dict) -> str:
+    rows = []
+    for pos in (p for p in POS_NAMES if p in counts):
+        for band in depth_band_order():
+            n, mean = counts[pos].get(band, (0, None))
+            paper = PAPER_DEPTH.get(band) if pos == "n" else None
+            if n == 0 and paper is None:
+                continue
+            rows.append([POS_NAMES[pos], band, f"{n:,}", f"{paper[0]:,}" if paper else "",
+                         f"{mean:.0f}" if mean is not None else "", f"{paper[1]}" if paper else ""])
+    headers = ["POS", "depth", "# targets", "paper", "mean # cand.", "paper"]
+    return format_table(headers, rows, title="Targets by WordNet depth (Table 6; depth = nodes on the shortest path to the root)")
+
+
+def format_frequency_table(counts: dict, source: str) -> str:
+    rows = []
+    for pos in (p for p in POS_NAMES if p in counts):
+        for band in FREQUENCY_BANDS:
+            n, mean = counts[pos].get(band, (0, None))
+            paper = PAPER_FREQUENCY[pos][band]
+            rows.append([POS_NAMES[pos], band, f"{n:,}", f"{paper:,}", f"{n - paper:+,}",
+                         f"{mean:.0f}" if mean is not None else ""])
+    headers = ["POS", "frequency", "# targets", "authors (WWC)", "difference", "mean # cand."]
+    return format_table(headers, rows, title=f"Targets by frequency band ({source})")
+
+
+def frequency_source(counts_file=None, phrase_penalty: float = PHRASE_PENALTY) -> str:
+    if counts_file is not None:
+        return f"counts file {counts_file}: < 10 rare, 10-99 medium, >= 100 frequent"
+    return (f"wordfreq Zipf < 1 rare, < 2 medium; a phrase: its rarest word's Zipf - {phrase_penalty:g} per extra word; "
+            "> 3 NLTK tokens rare")

@@ -1,0 +1,220 @@
+"""`--protocol authors` for WDLMPro: each choice of the authors' code differs from the paper where it should."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
+from lexprobe.benchmarks.wdlmpro.evaluate import evaluate, rank_of_gold
+from lexprobe.benchmarks.wdlmpro.protocol import AUTHORS, PAPER, argsort_rank, get_protocol
+from lexprobe.benchmarks.wdlmpro.scoring import CausalRequests, MaskedRequests, fill, score_groups
+from lexprobe.errors import DataError
+from lexprobe.models import load_scorer
+from lexprobe.scorers import reference
+from lexprobe.scorers.base import Scorer
+from lexprobe.scorers.masked import SlotRequest
+
+
+def _group(pos, items):
+    cands = tuple(Candidate(f"{w.replace(' ', '_')}.{pos}.01", w, d) for w, d in items)
+    return SynsetGroup(cands[0].synset, pos, cands[0].word, cands)
+
+
+class TextMaskedScorer(Scorer):
+    """A masked 'model' whose token ids are the text pieces; log-probabilities come from a table."""
+
+    def __init__(self, table):
+        super().__init__("text-masked")
+        self.kind, self.case_sensitive, self.max_length, self.tokenizer = "masked", True, 10_000, None
+        self.table, self.seen = table, []
+
+    def slot_request(self, left, word, right):
+        return SlotRequest((left,), (word,), (right,))
+
+    def slot_logprobs(self, requests, progress=False):
+        self.seen.extend((r.prefix[0], r.word[0], r.suffix[0]) for r in requests)
+        return [np.array([self.table.get((r.prefix[0], r.word[0], r.suffix[0]), math.log(1e-3))]) for r in requests]
+
+
+# ---------------------------------------------------------------- W2D pattern averaging
+
+
+def test_w2d_averages_probabilities_not_logprobs():
+    # gold definition: per-pattern P = 0.9, 0.001, 0.001 -> mean P 0.3007, mean log P -4.64
+    # sister definition: 0.05 in every pattern      -> mean P 0.05,   mean log P -3.00
+    table = {("", "Alpha", " is gold def"): math.log(0.9)}
+    for right in (" is sister def", " means sister def", " is defined as sister def"):
+        table[("", "Alpha", right)] = math.log(0.05)
+    group = _group("n", [("alpha", "gold def"), ("beta", "sister def")])
+    assert PAPER.average_patterns("w2d", [math.log(0.9), math.log(1e-3), math.log(1e-3)]) == pytest.approx(
+        (math.log(0.9) + 2 * math.log(1e-3)) / 3)
+    assert AUTHORS.average_patterns("w2d", [math.log(0.9), math.log(1e-3), math.log(1e-3)]) == pytest.approx(
+        math.log((0.9 + 2e-3) / 3))
+    assert AUTHORS.average_patterns("d2w", [-1.0, -3.0]) == PAPER.average_patterns("d2w", [-1.0, -3.0]) == -2.0
+
+    paper = evaluate(TextMaskedScorer(table), [group], ("w2d",), progress=False)
+    authors = evaluate(TextMaskedScorer(table), [group], ("w2d",), progress=False, protocol="authors")
+    assert paper["instances"][0]["gold_rank"] == 2 and authors["instances"][0]["gold_rank"] == 1
+    assert (paper["config"]["protocol"], authors["config"]["protocol"]) == ("paper", "authors")
+
+
+# ---------------------------------------------------------------- patterns and capitalisation
+
+
+def test_d2w_verb_patterns_capitalised_w2d_verb_patterns_not():
+    group = _group("v", [("beckon", "signal with the hands or nod"), ("wink", "signal by winking")])
+    seen = {}
+    for protocol in ("paper", "authors"):
+        scorer = TextMaskedScorer({})
+        score_groups(scorer, [group], ("d2w",), protocol=protocol)
+        seen[("d2w", protocol)] = {(left, right) for left, _, right in scorer.seen}
+        scorer = TextMaskedScorer({})
+        score_groups(scorer, [group], ("w2d",), protocol=protocol)
+        seen[("w2d", protocol)] = {(left, right) for left, _, right in scorer.seen}
+    d = "signal with the hands or nod"
+    assert seen[("d2w", "paper")] == {("definition of ", f" is to {d}"), (f"to {d} is the definition of ", "")}
+    assert seen[("d2w", "authors")] == {("Definition of ", f" is to {d}"), (f"To {d} is the definition of ", "")}
+    assert seen[("w2d", "authors")] == seen[("w2d", "paper")]  # W2D keeps lower-case verb patterns in their code
+    assert ("definition of ", " is to signal by winking") in seen[("w2d", "paper")]
+
+
+def test_word_capitalised_with_str_capitalize_for_every_model():
+    # paper: first letter, and only for case-sensitive models; authors: str.capitalize() always
+    assert PAPER.show_word("dNA polymerase", True, case_sensitive=True) == "DNA polymerase"
+    assert PAPER.show_word("dNA polymerase", True, case_sensitive=False) == "dNA polymerase"
+    assert AUTHORS.show_word("dNA polymerase", True, case_sensitive=False) == "Dna polymerase"
+    assert AUTHORS.show_word("dog", False, case_sensitive=True) == "dog"  # not at the start: unchanged
+    scorer = TextMaskedScorer({})
+    assert MaskedRequests(scorer, "authors").request("_ is <DEF>", "DNA", "a molecule").word == ("Dna",)
+    assert MaskedRequests(scorer, "paper").request("_ is <DEF>", "DNA", "a molecule").word == ("DNA",)
+
+
+def test_definition_capitalised_where_it_starts_the_input(tiny_gpt2):
+    scorer = load_scorer(str(tiny_gpt2))
+    definition = "a member of the genus Canis"
+    paper_ctx, _ = CausalRequests(scorer, "paper").request("n", "dog", definition)
+    authors_ctx, _ = CausalRequests(scorer, "authors").request("n", "dog", definition)
+    assert paper_ctx == scorer.split("a member of the genus Canis is the definition of", " x")[0]
+    assert authors_ctx == scorer.split("A member of the genus canis is the definition of", " x")[0]  # str.capitalize()
+    # verbs: the definition follows "to"/"To" and keeps its case; D2W's pattern starts with "To"
+    assert CausalRequests(scorer, "authors").request("v", "nod", "signal Yes", task="w2d")[0] == scorer.split(
+        "to signal Yes is the definition of", " x")[0]
+    assert CausalRequests(scorer, "authors").request("v", "nod", "signal Yes", task="d2w")[0] == scorer.split(
+        "To signal Yes is the definition of", " x")[0]
+
+
+def test_definitions_cut_to_48_tokens(tiny_gpt2):
+    scorer = load_scorer(str(tiny_gpt2))
+    tok = scorer.tokenizer
+    definition = " ".join(f"part{i} of a long gloss" for i in range(30))
+    assert len(tok.tokenize(definition)) > 48
+    cut = tok.convert_tokens_to_string(tok.tokenize(definition)[:48])
+    assert len(tok.tokenize(cut)) == 48 and definition.startswith(cut)
+    assert AUTHORS.show_definition(definition, False, tok) == cut
+    assert PAPER.show_definition(definition, False, tok) == definition
+    paper_ctx, _ = CausalRequests(scorer, "paper").request("v", "nod", definition)
+    authors_ctx, _ = CausalRequests(scorer, "authors").request("v", "nod", definition)
+    assert authors_ctx == scorer.split(f"to {cut} is the definition of", " x")[0]
+    assert len(paper_ctx) > len(authors_ctx)
+
+
+# ---------------------------------------------------------------- engine vs a literal reference
+
+
+def _authors_masked_reference(scorer, task, pos, word, definition):
+    per_pattern = []
+    for pattern in AUTHORS.masked_patterns[(task, pos)]:
+        shown = AUTHORS.show_definition(definition, pattern.startswith("<DEF>"), scorer.tokenizer)
+        left, right = fill(pattern, shown)
+        r = scorer.slot_request(left, word.capitalize() if left == "" else word, right)
+        lp = reference.masked_slot_logprobs(scorer, r.prefix, r.word, r.suffix)
+        per_pattern.append(lp.sum() if task == "w2d" else lp.mean())
+    if task == "w2d":
+        return math.log(np.mean(np.exp(per_pattern)))  # the mean of the patterns' probabilities
+    return float(np.mean(per_pattern))
+
+
+def test_authors_masked_engine_matches_reference(tiny_roberta):
+    scorer = load_scorer(str(tiny_roberta), batch_size=4)
+    groups = [
+        _group("v", [("beckon", "signal with the hands or nod"), ("wink", "signal by winking")]),
+        _group("n", [("bel canto", "a style of operatic singing"), ("crooning", "singing in a soft low tone")]),
+    ]
+    got = score_groups(scorer, groups, ("w2d", "d2w"), protocol="authors")
+    paper = score_groups(scorer, groups, ("w2d", "d2w"), protocol="paper")
+    for i, g in enumerate(groups):
+        w2d = [_authors_masked_reference(scorer, "w2d", g.pos, g.word, c.definition) for c in g.candidates]
+        d2w = [_authors_masked_reference(scorer, "d2w", g.pos, c.word, g.definition) for c in g.candidates]
+        np.testing.assert_allclose(got[("w2d", i)], w2d, atol=1e-4)
+        np.testing.assert_allclose(got[("d2w", i)], d2w, atol=1e-4)
+        # log of the mean probability >= the mean log-probability (Jensen), equal only if the patterns agree
+        assert np.all(got[("w2d", i)] >= paper[("w2d", i)] - 1e-9) and np.any(got[("w2d", i)] > paper[("w2d", i)] + 1e-9)
+    # "Definition of", "To" for verbs: other inputs (the tiny random model is nearly indifferent to them;
+    # test_d2w_verb_patterns_capitalised_w2d_verb_patterns_not shows the inputs themselves)
+    assert not np.allclose(got[("d2w", 0)], paper[("d2w", 0)], rtol=0, atol=1e-7)
+    np.testing.assert_allclose(got[("d2w", 1)], paper[("d2w", 1)], atol=1e-6)  # nouns: same patterns, word capitalised alike
+
+
+# ---------------------------------------------------------------- ties
+
+
+def test_argsort_ties_and_nan():
+    # [nan, 1, 2, 3, 0]: np.argsort -> [4, 1, 2, 3, 0] (NaN sorts last): gold at position 4 of 4 -> rank 1
+    assert argsort_rank([np.nan, 1.0, 2.0, 3.0, 0.0]) == (1, 0)
+    assert rank_of_gold([np.nan, 1.0, 2.0, 3.0, 0.0], PAPER) == (5, 3)  # paper: NaN ranks last
+    assert argsort_rank([0.5, 0.9, 0.1]) == rank_of_gold([0.5, 0.9, 0.1], PAPER) == (2, 1)  # no ties: the same
+    assert argsort_rank([0.5, 0.5, 0.5]) == (3 - list(np.argsort([0.5, 0.5, 0.5])).index(0), int(np.argsort([0.5] * 3)[-1]))
+
+
+def test_argsort_rank_follows_unstable_sort_on_large_tied_groups():
+    # paper: k = 1 + #{others >= gold} = L - (gold's place in a *stable* ascending sort);
+    # authors: L - (gold's place in np.argsort's default, unstable, sort). Find scores with
+    # ties where the two sorts place the gold item differently (about half of such draws).
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        scores = rng.integers(0, 3, size=40).astype(float)
+        unstable = list(np.argsort(scores)).index(0)
+        if unstable != list(np.argsort(scores, kind="stable")).index(0):
+            break
+    else:
+        pytest.skip("np.argsort sorted every draw stably on this platform")
+    k, best = argsort_rank(scores)
+    assert (k, best) == (40 - unstable, int(np.argsort(scores)[-1]))
+    paper_k = 1 + int(np.sum(scores[1:] >= scores[0]))
+    assert rank_of_gold(scores, PAPER)[0] == paper_k != k
+
+
+class ScriptedScorer(Scorer):
+    def __init__(self, table):
+        super().__init__("scripted")
+        self.kind, self.table = "random", table
+
+    def scores(self, key, n):
+        return np.asarray(self.table[key.split(":", 2)[2]], dtype=float)
+
+
+def test_evaluate_records_protocol_and_applies_tie_rule(tmp_path):
+    groups = [_group("n", [("a", "d0"), ("b", "d1"), ("c", "d2")])]
+    table = {"a.n.01": [np.nan, 0.2, 0.1]}
+    paper = evaluate(ScriptedScorer(table), groups, ("w2d",), progress=False, out=tmp_path / "p.json")
+    authors = evaluate(ScriptedScorer(table), groups, ("w2d",), progress=False, protocol="authors", out=tmp_path / "a.json")
+    assert paper["metrics"]["w2d"]["all"]["p_at_1"] == 0.0 and authors["metrics"]["w2d"]["all"]["p_at_1"] == 1.0
+    assert authors["config"]["protocol"] == "authors" and authors["instances"][0]["predicted"] == "a.n.01"
+    with pytest.raises(DataError, match="unknown WDLMPro protocol 'choose'"):
+        get_protocol("choose")
+
+
+def test_cli_protocol_option(tmp_path, capsys):
+    from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
+    from lexprobe.cli import main
+
+    data = write_jsonl([_group("n", [("dog", "a canine"), ("cat", "a feline"), ("fox", "a vulpine")])], tmp_path / "g.jsonl")
+    out = tmp_path / "r.json"
+    assert main(["wdlmpro", "eval", "--model", "random", "--protocol", "authors", "--data", str(data),
+                 "--out", str(out), "--plot", str(tmp_path / "r.png")]) == 0
+    assert json.loads(out.read_text())["config"]["protocol"] == "authors"
+    with pytest.raises(SystemExit) as exc:
+        main(["wdlmpro", "eval", "--model", "random", "--protocol", "choose", "--data", str(data), "--out", str(out)])
+    assert exc.value.code == 2

@@ -1,0 +1,241 @@
+"""--protocol choose on tiny Llama / Qwen2 models: label likelihood against a plain per-option
+reference, generation against a plain greedy loop, scoring and summaries by hand, seeds, CLI."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from lexprobe.benchmarks.coda21.dataset import load_coda
+from lexprobe.cli import main
+from lexprobe.metrics import alignment as al
+from lexprobe.models import load_scorer
+from lexprobe.protocols import choose_coda, choose_wdlmpro
+from lexprobe.protocols.answers import encode, greedy_generate, greedy_generate_reference, label_logprobs
+from lexprobe.protocols.choose import ChooseConfig
+from lexprobe.protocols.options import option_order, sample_candidates
+from tests.benchmarks.coda21.helpers import write_small
+from tests.benchmarks.wdlmpro.test_scoring import GROUPS
+
+
+@pytest.fixture(scope="module")
+def llama(tiny_llama):
+    return load_scorer(str(tiny_llama), batch_size=4)
+
+
+@pytest.fixture(scope="module")
+def qwen2(tiny_qwen2):
+    return load_scorer(str(tiny_qwen2), batch_size=4)
+
+
+# ---------------------------------------------------------------- seeded options
+
+
+def test_candidate_sample_keeps_gold_and_is_seeded():
+    picks = [sample_candidates(25, 10, seed=0, item=f"g{i}") for i in range(20)]
+    assert all(len(p) == 10 and 0 in p and p == sorted(set(p)) for p in picks)
+    assert picks == [sample_candidates(25, 10, seed=0, item=f"g{i}") for i in range(20)]
+    assert picks != [sample_candidates(25, 10, seed=1, item=f"g{i}") for i in range(20)]
+    assert sample_candidates(6, 10, seed=0, item="small") == list(range(6))
+    assert len(set(sample_candidates(12, 5, seed=0, item="x", keep=None))) == 5
+
+
+def test_option_order_is_reproducible_and_varies_with_permutation():
+    shown = list(range(8))
+    orders = [option_order(shown, 0, "w2d:dog.n.01", p) for p in range(6)]
+    assert orders == [option_order(shown, 0, "w2d:dog.n.01", p) for p in range(6)]
+    assert all(sorted(o) == shown for o in orders)
+    assert len({tuple(o) for o in orders}) == 6
+    assert option_order(shown, 1, "w2d:dog.n.01", 0) != orders[0]
+
+
+def test_items_are_reproducible_by_seed(llama):
+    cfg = ChooseConfig(max_candidates=3, permutations=3, seed=7)
+    a = choose_wdlmpro.build_items(GROUPS, ("w2d", "d2w"), cfg)
+    assert a == choose_wdlmpro.build_items(GROUPS, ("w2d", "d2w"), cfg)
+    for it in a:
+        assert len(it["order"]) == min(3, it["n_candidates"]) and it["order"][it["gold_position"]] == 0
+    b = choose_wdlmpro.build_items(GROUPS, ("w2d", "d2w"), ChooseConfig(max_candidates=3, permutations=3, seed=8))
+    assert [it["order"] for it in a] != [it["order"] for it in b]
+
+
+# ---------------------------------------------------------------- the two readings vs plain references
+
+
+@torch.inference_mode()
+def _reference_label_logprob(scorer, prompt, label, chat):
+    """One full forward pass over prompt + label, nothing shared or batched."""
+    n = len(encode(scorer.tokenizer, prompt, chat))
+    ids = encode(scorer.tokenizer, prompt + label, chat)
+    logp = torch.log_softmax(scorer.model(input_ids=torch.tensor([ids])).logits[0].float(), -1)
+    return sum(logp[i - 1, ids[i]].item() for i in range(n, len(ids)))
+
+
+@pytest.mark.parametrize("model, chat", [("llama", False), ("llama", True), ("qwen2", True)])
+def test_label_likelihood_equals_per_option_reference(model, chat, request):
+    scorer = request.getfixturevalue(model)
+    cfg = ChooseConfig(chat=chat, max_candidates=4)
+    items = choose_wdlmpro.build_items(GROUPS[:2], ("w2d",), cfg, scorer.tokenizer)
+    prompts = [it["prompt"] for it in items]
+    labels = [[f" {i + 1}" for i in range(len(it["order"]))] for it in items]
+    scorer.stats.clear()
+    got = label_logprobs(scorer, prompts, labels, chat)
+    assert scorer.stats["context_forwards"] == len(prompts)  # the labels of a prompt share its pass
+    for prompt, labs, lp in zip(prompts, labels, got):
+        ref = [_reference_label_logprob(scorer, prompt, lab, chat) for lab in labs]
+        np.testing.assert_allclose(lp, ref, atol=1e-5)
+
+
+@pytest.mark.parametrize("model, chat", [("llama", True), ("qwen2", False)])
+def test_batched_generation_equals_plain_greedy_loop(model, chat, request):
+    scorer = request.getfixturevalue(model)
+    items = choose_wdlmpro.build_items(GROUPS, ("d2w",), ChooseConfig(chat=chat), scorer.tokenizer)
+    prompts = [it["prompt"] for it in items]
+    got = greedy_generate(scorer, prompts, chat, max_new_tokens=5)
+    assert got == [greedy_generate_reference(scorer, p, chat, 5) for p in prompts]
+
+
+# ---------------------------------------------------------------- scoring and summaries
+
+
+def _scripted(texts):
+    calls = iter(texts)
+    return lambda scorer, prompts, chat, max_new: [next(calls) for _ in prompts]
+
+
+def test_wdlmpro_scores_by_hand(llama, monkeypatch):
+    cfg = ChooseConfig(max_candidates=3, permutations=2, seed=3)
+    items = choose_wdlmpro.build_items(GROUPS, ("w2d",), cfg)
+    golds = [it["gold_position"] + 1 for it in items]
+    # per item: right, wrong label, out of range, prose, right in brackets, echo of the option
+    wrong = [1 if g != 1 else 2 for g in golds]
+    texts = [str(golds[0]), str(wrong[1]), "7", "It is 2", f"({golds[4]})", f"{golds[5]}. signal"]
+    monkeypatch.setattr("lexprobe.protocols.choose.greedy_generate", _scripted(texts))
+    result = choose_wdlmpro.evaluate_choose(llama, GROUPS, ("w2d",), cfg, progress=False)
+    recs = result["instances"]
+    assert [r["generation"]["correct"] for r in recs] == [True, False, False, False, True, False]
+    assert [r["generation"]["failure"] for r in recs] == [None, None, "out_of_range", "unparseable", None,
+                                                         "unparseable"]
+    m = result["metrics"]["w2d"]["all"]
+    assert m["generation"]["p_at_1"] == pytest.approx(2 / 6)
+    assert m["generation"]["failures"]["unparseable"] == 2 and m["generation"]["failures"]["out_of_range"] == 1
+    for r in recs:  # the likelihood reading: the best label, gold rank never favoured on ties
+        lp = np.array(r["likelihood"]["label_logprobs"])
+        g = r["gold_position"]
+        assert r["likelihood"]["gold_rank"] == 1 + sum(lp[j] >= lp[g] for j in range(len(lp)) if j != g)
+        assert r["likelihood"]["correct"] == (r["likelihood"]["gold_rank"] == 1)
+    assert m["likelihood"]["p_at_1"] == pytest.approx(np.mean([r["likelihood"]["correct"] for r in recs]))
+    assert m["random"]["p_at_1"] == pytest.approx(1 / 3)
+    assert result["config"]["protocol"] == "choose" and result["config"]["permutations"] == 2
+
+
+def test_coda_matrix_rows_and_alignment(llama, tmp_path, monkeypatch):
+    data = load_coda(write_small(tmp_path / "coda.json"))
+    cfg = ChooseConfig(permutations=1, seed=0)
+    monkeypatch.setattr("lexprobe.protocols.choose.greedy_generate",
+                        _scripted(["1: A, 2: B, 3: C", "1: B, 1: A", "1: A, 2: B, 3: C"]))
+    result = choose_coda.evaluate_choose(data, llama, cfg, pos="v", progress=False)
+    (rec,) = result["instances"]
+    g = data.by_pos("v")[0]
+    prompt = choose_coda.build_items([g], cfg)[0]["prompt"]
+    ctx, dfn = rec["context_order"], rec["definition_order"]
+    for i in range(3):  # presented row i asks for context ctx[i]; letter j names definition dfn[j]
+        for j, letter in enumerate("ABC"):
+            ref = _reference_label_logprob(llama, prompt + f" {i + 1}:", f" {letter}", False)
+            assert rec["likelihood"]["label_logprobs"][ctx[i]][dfn[j]] == pytest.approx(ref, abs=1e-5)
+    matrix = np.array(rec["likelihood"]["label_logprobs"])
+    expected = al.align(matrix, "optimal", al.tie_break_order(f"{g.id}:0", 3))
+    assert rec["likelihood"]["assignment"] == expected.tolist()
+    # generated "1: A, 2: B, 3: C" means presented context i -> presented definition i
+    gen_assignment = [0] * 3
+    for i in range(3):
+        gen_assignment[ctx[i]] = dfn[i]
+    assert rec["generation"]["assignment"] == gen_assignment
+    assert rec["generation"]["accuracy"] == pytest.approx(al.accuracy(gen_assignment))
+
+
+def test_invalid_matching_scores_zero(llama, tmp_path, monkeypatch):
+    data = load_coda(write_small(tmp_path / "coda.json"))
+    monkeypatch.setattr("lexprobe.protocols.choose.greedy_generate", _scripted(["1: A, 2: A, 3: B"]))
+    result = choose_coda.evaluate_choose(data, llama, ChooseConfig(readings=("generation",)), pos="v",
+                                         progress=False)
+    gen = result["metrics"]["both"]["generation"]
+    assert gen["accuracy"] == 0.0 and gen["failures"]["not_one_to_one"] == 1
+    assert "likelihood" not in result["instances"][0]
+
+
+def test_rerun_resumes_from_the_log(llama, tmp_path):
+    data = load_coda(write_small(tmp_path / "coda.json"))
+    out = tmp_path / "r.json"
+    cfg = ChooseConfig(readings=("likelihood",))
+    first = choose_coda.evaluate_choose(data, llama, cfg, pos="v", out=out, progress=False)
+
+    class Broken:
+        kind, name, tokenizer, stats = "causal", llama.name, llama.tokenizer, {}
+
+        def describe(self):
+            return llama.describe()
+
+        def token_logprobs(self, *a, **k):
+            raise AssertionError("finished groups must not be scored again")
+
+    again = choose_coda.evaluate_choose(data, Broken(), cfg, pos="v", out=out, progress=False)
+    assert again["instances"] == first["instances"]
+
+
+# ---------------------------------------------------------------- CLI
+
+
+def test_cli_choose_and_its_errors(tiny_llama, tiny_gpt2, tmp_path, capsys):
+    data = write_small(tmp_path / "coda.json")
+    out = tmp_path / "choose.json"
+    args = ["coda", "eval", "--data", str(data), "--pos", "v", "--out", str(out)]
+    assert main(args + ["--model", str(tiny_llama), "--protocol", "choose", "--chat", "--template", "dictionary",
+                        "--max-new-tokens", "4"]) == 0
+    result = json.loads(out.read_text())
+    assert result["config"]["protocol"] == "choose" and result["config"]["chat"] is True
+    assert result["config"]["template"]["name"] == "dictionary"
+    assert "label accuracy" in capsys.readouterr().out
+    assert main(args + ["--model", str(tiny_gpt2), "--protocol", "choose", "--chat"]) == 2
+    assert "has no chat template" in capsys.readouterr().err
+    assert main(args + ["--model", "random", "--chat"]) == 2
+    assert "only apply with --protocol choose" in capsys.readouterr().err
+    assert main(args + ["--model", "random", "--protocol", "choose"]) == 2
+    assert "needs a causal LM" in capsys.readouterr().err
+
+
+def test_cli_wdlmpro_choose(tiny_qwen2, tmp_path, capsys):
+    from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
+
+    data = write_jsonl(GROUPS, tmp_path / "groups.jsonl")
+    out = tmp_path / "w.json"
+    args = ["wdlmpro", "eval", "--data", str(data), "--model", str(tiny_qwen2), "--out", str(out)]
+    assert main(args + ["--protocol", "choose", "--template", "letters", "--reading", "likelihood",
+                        "--max-candidates", "3", "--seed", "5"]) == 0
+    result = json.loads(out.read_text())
+    assert result["config"]["protocol"] == "choose" and result["config"]["seed"] == 5
+    assert result["config"]["template"]["labels"] == "letters"
+    assert set(result["metrics"]) == {"w2d", "d2w"} and "generation" not in result["metrics"]["w2d"]["all"]
+    assert all(len(r["order"]) == 3 for r in result["instances"])
+    assert "label P@1" in capsys.readouterr().out
+    with pytest.raises(SystemExit):  # argparse: a usage line and exit 2
+        main(args + ["--protocol", "choose", "--permutations", "0"])
+
+
+def test_prompts_too_long_are_skipped_and_counted(llama, monkeypatch):
+    from lexprobe.protocols.answers import prompt_length
+
+    cfg = ChooseConfig(readings=("likelihood",))
+    items = choose_wdlmpro.build_items(GROUPS, ("w2d",), cfg, llama.tokenizer)
+    sizes = {it["target"]: prompt_length(llama.tokenizer, it["prompt"], False) for it in items}
+    longest = max(sizes, key=sizes.get)
+    limit = sorted(sizes.values())[-2] + choose_wdlmpro.ANSWER_TOKENS  # all but the longest prompt fit
+    monkeypatch.setattr(llama, "max_length", limit)
+    result = choose_wdlmpro.evaluate_choose(llama, GROUPS, ("w2d",), cfg, progress=False)
+    reasons = {r["target"]: r.get("skipped") for r in result["instances"]}
+    assert [t for t, why in reasons.items() if why] == [longest], (sizes, limit, reasons)
+    assert f"exceeds the model's {limit} positions" in reasons[longest]
+    m = result["metrics"]["w2d"]
+    assert (m["all"]["n"], m["all"]["skipped"]) == (2, 1)
+    assert all("likelihood" in r for r in result["instances"] if r["target"] != longest)

@@ -1,0 +1,74 @@
+"""Layer sweeps: one forward pass for all layers gives exactly the per-layer single runs,
+for an encoder (BERT) and a decoder LM (Llama)."""
+
+import numpy as np
+import pytest
+
+from lexprobe.benchmarks.senserank.evaluate import EvalConfig, evaluate
+from lexprobe.benchmarks.senserank.layers import format_sweep, parse_layers, plot_sweep, sweep
+from lexprobe.errors import LexprobeError
+from lexprobe.scorers.token_embeddings import TokenEmbedder
+from tests.benchmarks.senserank.test_evaluate import _instances
+
+
+@pytest.mark.parametrize("fixture", ["tiny_bert", "tiny_llama"])
+def test_sweep_equals_single_layer_runs(fixture, request, tmp_path):
+    path = str(request.getfixturevalue(fixture))
+    instances = _instances()
+    cfg = EvalConfig(corpus="synthetic", model=path, k=10, device="cpu")
+    embedder = TokenEmbedder(path, device="cpu", use_cache=False)
+    result = sweep(cfg, "all", instances=instances, embedder=embedder, progress=False)
+    assert list(result["layers"]) == ["0", "1", "2"]
+    assert embedder.stats["forward_batches"] == 1  # all layers of the one batch in one pass
+    for layer in (0, 1, 2):
+        single = evaluate(EvalConfig(corpus="synthetic", model=path, k=10, device="cpu", layer=layer),
+                          instances=instances, embedder=TokenEmbedder(path, layer=layer, device="cpu",
+                                                                      use_cache=False), progress=False)
+        assert result["layers"][str(layer)]["metrics"] == single["metrics"]
+        assert result["layers"][str(layer)]["breakdowns"]["buckets"] == single["breakdowns"]["buckets"]
+    assert "best layer" in format_sweep(result)
+    assert plot_sweep(result, tmp_path / "layers.png").stat().st_size > 1000
+
+
+def test_layer_vectors_equal_single_layer_embedder(tiny_llama):
+    instances = _instances()[:6]
+    every = TokenEmbedder(str(tiny_llama), device="cpu", use_cache=False).embed_layers(instances, [0, -1, 1],
+                                                                                       progress=False)
+    assert every.vectors.shape[:2] == (6, 3) and every.layers == [0, 2, 1]
+    for layer in (0, 1, 2):
+        one = TokenEmbedder(str(tiny_llama), layer=layer, device="cpu", use_cache=False).embed(instances,
+                                                                                             progress=False)
+        np.testing.assert_allclose(every.layer(layer).vectors, one.vectors, atol=1e-5)
+        assert every.ok.all() and one.ok.all()
+
+
+def test_decoder_vectors_ignore_padding_and_later_words(tiny_llama, tiny_qwen2):
+    """A causal model's vector of a word depends only on the words up to it, padded in a batch or not
+    (the Qwen2 tokenizer pads on the left by default)."""
+    from lexprobe.data.instances import SenseInstance
+
+    short = ("the", "dog", "is")
+    long = ("the", "dog", "is", "a", "small", "animal", "and", "water")
+    batch = [SenseInstance("d1", short, 1, "dog", "n", "dog_1", "train"),
+             SenseInstance("d2", long, 1, "dog", "n", "dog_1", "train")]
+    for path in (tiny_llama, tiny_qwen2):
+        emb = TokenEmbedder(str(path), device="cpu", use_cache=False)
+        together = emb.embed(batch, progress=False).vectors
+        alone, _ = emb.embed_sentence(short, [1])
+        np.testing.assert_allclose(together[0], alone[0], atol=1e-5)
+        np.testing.assert_allclose(together[1], alone[0], atol=1e-5)
+
+
+def test_layer_and_layers_exclude_each_other(tmp_path, capsys):
+    from lexprobe.cli import main
+
+    assert main(["senserank", "eval", "--layer", "2", "--layers", "all", "--out", str(tmp_path / "x.json")]) == 2
+    assert "exclude each other" in capsys.readouterr().err
+
+
+def test_parse_layers():
+    assert parse_layers("all") == "all"
+    assert parse_layers("0,3-5,-1") == [0, 3, 4, 5, -1]
+    for bad in ("x", "5-3", "1,,2"):
+        with pytest.raises(LexprobeError, match="--layers"):
+            parse_layers(bad)
