@@ -175,9 +175,13 @@ class TokenEmbedder:
             vectors = np.zeros((0, len(layers), self.model.config.hidden_size), dtype=np.float32)
         return LayerEmbeddings(vectors, layers, ok, dict(self.stats, skipped=int((~ok).sum())))
 
-    def encode_jobs(self, jobs: list[tuple[tuple[str, ...], list[int]]]) -> list[tuple[np.ndarray, np.ndarray]]:
-        """(vectors, aligned) of each (tokens, target indices) job, batched longest first, no cache."""
-        return run_batched(jobs, self._encode_batch, self.batch_size, length=lambda j: len(" ".join(j[0])))
+    def encode_jobs(self, jobs: list[tuple[tuple[str, ...], list[int]]],
+                    layers: Sequence[int] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(vectors [n_targets, len(layers), d], aligned) of each (tokens, target indices) job, batched
+        longest first, no cache; ``layers``: hidden_states indices (default: this embedder's layer)."""
+        layers = [self.layer_index(self.layer)] if layers is None else [self.layer_index(x) for x in layers]
+        return run_batched(jobs, lambda batch: self._encode_batch(batch, layers), self.batch_size,
+                           length=lambda j: len(" ".join(j[0])))
 
     def embed_sentence(self, tokens: Sequence[str], indices: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """Vectors of ``tokens[i]`` for i in ``indices`` (no cache), and which aligned."""
