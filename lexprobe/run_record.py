@@ -60,8 +60,16 @@ def run_record(scorer: Any, items: Any, config: dict) -> dict:
         "protocol": config.get("protocol", "paper"),
         "seed": seed,
         "command": command_line(),
+        "processes": _processes(),
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     }
+
+
+def _processes() -> int:
+    """Processes that computed the result (torchrun's WORLD_SIZE; the result is the same for any)."""
+    from lexprobe.distributed import context
+
+    return context().world_size
 
 
 def command_line(argv: list[str] | None = None) -> str:

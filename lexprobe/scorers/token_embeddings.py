@@ -190,6 +190,13 @@ class TokenEmbedder:
             states = self.model(**enc, output_hidden_states=True).hidden_states
             hidden = torch.stack([states[x] for x in layers], dim=2)
         return hidden.float().cpu().numpy()
+    def encode_jobs(self, jobs: list[tuple[tuple[str, ...], list[int]]],
+                    layers: Sequence[int] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(vectors [n_targets, len(layers), d], aligned) of each (tokens, target indices) job, batched
+        longest first, no cache; ``layers``: hidden_states indices (default: this embedder's layer)."""
+        layers = [self.layer_index(self.layer)] if layers is None else [self.layer_index(x) for x in layers]
+        return run_batched(jobs, lambda batch: self._encode_batch(batch, layers), self.batch_size,
+                           length=lambda j: len(" ".join(j[0])))
 
     def embed_sentence(self, tokens: Sequence[str], indices: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """Vectors of ``tokens[i]`` for i in ``indices`` (no cache), and which aligned."""

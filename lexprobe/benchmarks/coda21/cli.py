@@ -115,7 +115,8 @@ def register(sub) -> None:
 
 # --- eval ----------------------------------------------------------------------------
 
-def run_eval(data: CodaData, scorer, config, out: Path, progress: bool = True) -> dict:
+def run_eval(data: CodaData, scorer, config, out: Path, progress: bool = True) -> dict | None:
+    """Evaluate and write ``out``; under torchrun only rank 0 gets (and writes) the result (others: None)."""
     from lexprobe.benchmarks.coda21.evaluate import evaluate
 
     return evaluate(data, scorer, config, out=out, progress=progress)  # writes `out`
@@ -124,6 +125,7 @@ def run_eval(data: CodaData, scorer, config, out: Path, progress: bool = True) -
 def cmd_eval(args) -> int:
     from lexprobe.benchmarks.coda21.evaluate import EvalConfig, format_result
     from lexprobe.cli_common import scorer_from_args
+    from lexprobe.distributed import context
     from lexprobe.protocols.choose_cli import check_choose_args
 
     check_choose_args(args)
@@ -137,12 +139,15 @@ def cmd_eval(args) -> int:
         print(f"lexprobe: skipping {problem}")
     if not data.groups:
         raise DataError(f"{args.data} has no usable CoDA21 groups ({len(data.problems)} malformed)")
-    if args.protocol == "choose":
+    if args.protocol == "choose":  # (not split across ranks: run it in one process)
         from lexprobe.protocols.choose_cli import cmd_coda
 
         return cmd_coda(args, data)
+    context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
     scorer = scorer_from_args(args)
     result = run_eval(data, scorer, config, Path(args.out))
+    if result is None:
+        return 0
     print(format_result(result))
     print(f"\nresults written to {args.out}")
     return 0

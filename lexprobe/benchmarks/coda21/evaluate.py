@@ -32,7 +32,8 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.coda21.dataset import POS_NAMES, CodaData, Group, GroupProblem, replace_target
-from lexprobe.cache import ResumeLog, partial_path, resume_key, scorer_options, scorer_revision
+from lexprobe.cache import partial_path, resume_key, scorer_options, scorer_revision
+from lexprobe.distributed import context, remove_logs, run_units, token_counts
 from lexprobe.errors import LexprobeError
 from lexprobe.metrics import alignment as al
 from lexprobe.outputs import check_output_file
@@ -246,10 +247,21 @@ def select_groups(data: CodaData, config: EvalConfig) -> list[Group]:
     return chosen
 
 
+def group_costs(scorer: Any, groups: Sequence[Group]) -> list[float]:
+    """Tokens a group costs: k prompts, each followed by the k definitions."""
+    texts = sorted({t for g in groups for c in g.candidates for t in (c.context, c.definition)})
+    count = dict(zip(texts, token_counts(scorer, texts)))
+    return [g.k * sum(count[c.context] + count[c.definition] for c in g.candidates) for g in groups]
+
+
 def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out: str | Path | None = None,
-             progress: bool = False) -> dict[str, Any]:
+             progress: bool = False) -> dict[str, Any] | None:
     """Evaluate ``scorer`` on ``data``; with ``out`` given, finished groups are logged and resumed,
-    and the result is written to ``out`` (the file ``lexprobe coda eval --out`` writes)."""
+    and the result is written to ``out`` (the file ``lexprobe coda eval --out`` writes).
+
+    Under ``torchrun`` the groups are split across ranks by token count; rank 0 writes and
+    gets the result, the other ranks get None.
+    """
     config.validate()
     groups = select_groups(data, config)
     pos_list = ("n", "v") if config.pos == "both" else (config.pos,)
@@ -264,7 +276,7 @@ def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out
     for p in problems:
         log.warning("skipping %s", p)
 
-    resume = None
+    key = None
     if out is not None:
         check_output_file(out)
         options = {k: v for k, v in asdict(config).items() if k not in ("limit", "pos", "groups_per_chunk")}
@@ -273,30 +285,23 @@ def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out
             scorer_revision(scorer), getattr(config, "protocol", None),
             {"scorer": scorer_options(scorer), **options},
         )
-        resume = ResumeLog(partial_path(out), key)
-    try:
-        done = resume.load() if resume else {}
-        pending = [g for g in runnable if g.id not in done]
-        bar = tqdm(total=len(runnable), initial=len(runnable) - len(pending), desc="CoDA21 groups",
-                   unit="group", disable=not progress)
-        step = config.groups_per_chunk or (256 if scorer.kind in ("embedding", "static", "random") else 16)
-        for start in range(0, len(pending), step):
-            chunk = pending[start:start + step]
-            for g, scores in zip(chunk, match_matrices(chunk, scorer, config)):
-                record = group_record(g, scores, config)
-                done[g.id] = record
-                if resume:
-                    resume.append(g.id, record)
-            bar.update(len(chunk))
-        bar.close()
-        records = [done[g.id] for g in runnable]
-        result = _result(data, scorer, config, records, problems, pos_list, runnable)
-        if resume:
-            write_json(out, result)  # the API writes the same result file as the CLI
-            resume.finish()
-    finally:
-        if resume:
-            resume.close()
+    ctx = context()
+    step = config.groups_per_chunk or (256 if scorer.kind in ("embedding", "static", "random") else 16)
+
+    def compute(indices: list[int]) -> list[dict]:
+        chunk = [runnable[i] for i in indices]
+        return [group_record(g, scores, config) for g, scores in zip(chunk, match_matrices(chunk, scorer, config))]
+
+    records = run_units([g.id for g in runnable], compute, group_costs(scorer, runnable), step=step,
+                        log_base=partial_path(out) if out is not None else None, log_key=key,
+                        make_bar=lambda: tqdm(total=len(runnable), desc="CoDA21 groups", unit="group",
+                                              disable=not (progress and ctx.is_main)))
+    if records is None:  # another rank than 0: rank 0 writes the result
+        return None
+    result = _result(data, scorer, config, records, problems, pos_list, runnable)
+    if out is not None:
+        write_json(out, result)  # the API writes the same result file as the CLI
+        remove_logs(partial_path(out))
     return result
 
 

@@ -52,6 +52,9 @@ def register(subparsers) -> None:
                    help="seed of the SemCor document split, of samples and of the random baseline")
     add_protocol_arg(e)
     e.add_argument("--out", required=True, help="result JSON (a .png of P@k curves is written next to it)")
+    e.add_argument("--keep-embeddings", action="store_true",
+                   help="keep the memory-mapped target vectors in OUT.embeddings/ after the run (reruns with "
+                        "the same model then skip encoding); by default they are removed once the result is written")
     e.set_defaults(func=_cmd_eval)
 
     c = sub.add_parser("pdep-convert", help="make the paper's PDEP corpus (CoNLL-U, 80/20) from PDEP's prepcorp table")
@@ -105,7 +108,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
         run_sweep_and_save(cfg, parse_layers(args.layers), check_output_file(args.out))  # before any work
         return 0
-    run_and_save(cfg, Path(args.out))
+    run_and_save(cfg, Path(args.out), keep_embeddings=args.keep_embeddings)
     return 0
 
 
@@ -121,10 +124,15 @@ def run_sweep_and_save(cfg, layers, out: Path, progress: bool = True) -> dict:
     return result
 
 
-def run_and_save(cfg, out: Path, progress: bool = True, quiet: bool = False) -> dict:
+def run_and_save(cfg, out: Path, progress: bool = True, quiet: bool = False, keep_embeddings: bool = False) -> dict | None:
+    """Evaluate and write ``out`` and its plot; under torchrun only rank 0 does (others get None)."""
     from lexprobe.benchmarks.senserank.evaluate import evaluate, format_report
+    from lexprobe.distributed import context
 
-    result = evaluate(cfg, progress=progress, out=out)  # checks `out` before any work, then writes it
+    context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
+    result = evaluate(cfg, progress=progress, out=out, keep_embeddings=keep_embeddings)  # checks `out`, writes it
+    if result is None:  # another rank than 0
+        return None
     if not quiet:
         print(format_report(result))
         print(f"wrote {out} and {result['plot']} ({result['timing']['total_s']:.1f} s)")

@@ -16,8 +16,11 @@ D instance of the lemma.
 
 from __future__ import annotations
 
+import json
 import random
 import re
+import shutil
+import tempfile
 import time
 from collections import defaultdict
 from dataclasses import asdict, dataclass
@@ -26,11 +29,19 @@ from typing import Sequence
 
 import numpy as np
 
-from lexprobe.benchmarks.senserank.ranking import lemma_key, rank_same_lemma
+from tqdm.auto import tqdm
+
+from lexprobe.benchmarks.senserank.ranking import RankedQuery, RankingReport, lemma_key, plan_ranking, rank_lemma
+from lexprobe.benchmarks.senserank.store import EmbeddingStore, sentence_digest
+from lexprobe.cache import partial_path, resume_key
 from lexprobe.data.instances import SenseInstance
-from lexprobe.errors import DataError
+from lexprobe.distributed import assign, barrier, broadcast, context, remove_logs, run_units, token_counts
+from lexprobe.errors import DataError, LexprobeError
+from lexprobe.provenance import model_revision
 from lexprobe.metrics import retrieval as R
 from lexprobe.run_record import finish_result
+
+CHUNK = 2048  # sentences per append to the embedding store (what an interruption can lose per rank)
 
 
 @dataclass
@@ -157,16 +168,27 @@ def evaluate(
     embedder=None,
     progress: bool = True,
     out: str | Path | None = None,
-) -> dict:
+    keep_embeddings: bool = False,
+) -> dict | None:
     """Run the benchmark; returns the result dict. With ``out`` it is also written there,
-    with the P@k plot beside it (``<out>.png``), exactly as ``lexprobe senserank eval --out``."""
+    with the P@k plot beside it (``<out>.png``), exactly as ``lexprobe senserank eval --out``.
+
+    Target vectors go to a memory-mapped store (``<out>.embeddings/``, or a temporary
+    folder without ``out``) as they are computed, and lemma rankings to the resume log
+    ``<out>.partial.jsonl``: a rerun after an interruption keeps both. The store is
+    removed once the result is written, unless ``keep_embeddings``. Under ``torchrun``
+    sentences and lemmas are split across ranks (the store must then be on a filesystem
+    all ranks see); rank 0 writes and gets the result, the other ranks get None.
+    """
     cfg.validate()
     if out is not None:
         from lexprobe.outputs import check_output_file
 
         check_output_file(out)
         check_output_file(Path(out).with_suffix(".png"), "--out (plot)")
-    result = _evaluate(cfg, instances, embedder, progress)
+    result = _evaluate(cfg, instances, embedder, progress, out)
+    if result is None:  # another rank than 0: rank 0 writes the result
+        return None
     if out is not None:
         from lexprobe.reporting import write_json
 
@@ -174,10 +196,19 @@ def evaluate(
         save_curves_plot(result, plot)
         result["plot"] = str(plot)
         write_json(out, result)
+        remove_logs(partial_path(out))
+        if not keep_embeddings:
+            shutil.rmtree(store_path(out), ignore_errors=True)
     return result
 
 
-def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool) -> dict:
+def store_path(out: str | Path) -> Path:
+    """The embedding store beside the output: ``<out>.embeddings/``."""
+    return Path(str(out) + ".embeddings")
+
+
+def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool, out: str | Path | None) -> dict | None:
+    ctx = context()
     t0 = time.time()
     if cfg.protocol not in ("paper", "authors"):
         raise DataError(f"unknown protocol {cfg.protocol!r} for sense ranking; use paper or authors")
@@ -207,33 +238,168 @@ def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool) -> dict:
         check_model_reference(cfg.model)
         embedder = TokenEmbedder(cfg.model, layer=cfg.layer, device=cfg.device, batch_size=cfg.batch_size,
                                  dtype=cfg.dtype, words_alone=cfg.protocol == "authors")
+    if out is None and ctx.enabled:
+        raise LexprobeError("a distributed sense-ranking run needs --out on a filesystem every rank sees")
     t1 = time.time()
     # queries whose sense is too rare in D are never ranked: do not spend time encoding them
     key = lambda x: lemma_key(x, cfg.match_pos)  # noqa: E731
     db_senses: dict = defaultdict(int)
     for d in database:
         db_senses[(key(d), d.label)] += 1
-    to_embed = [q for q in queries if db_senses[(key(q), q.label)] >= cfg.min_sense_count]
-    pos_of = {id(q): j for j, q in enumerate(to_embed)}
-    emb = embedder.embed(list(database) + to_embed, progress=progress)
-    t_embed = time.time() - t1
-    db_vecs, db_ok = emb.vectors[: len(database)], emb.ok[: len(database)]
-    q_vecs = np.zeros((len(queries), emb.vectors.shape[1]), dtype=np.float32)
-    q_ok = np.zeros(len(queries), dtype=bool)
-    for i, q in enumerate(queries):
-        j = pos_of.get(id(q))
-        if j is not None:
-            q_vecs[i] = emb.vectors[len(database) + j]
-            q_ok[i] = emb.ok[len(database) + j]
-        else:
-            q_ok[i] = True  # dropped as rare by the ranking, not as unaligned
-    t2 = time.time()
-    report = rank_same_lemma(database, db_vecs, queries, q_vecs, k=cfg.k, min_sense_count=cfg.min_sense_count,
-                             match_pos=cfg.match_pos, db_ok=db_ok, q_ok=q_ok)
+    embedded_q = np.array([db_senses[(key(q), q.label)] >= cfg.min_sense_count for q in queries], dtype=bool)
+    targets = list(database) + [q for q, e in zip(queries, embedded_q) if e]
+    with tempfile.TemporaryDirectory(prefix="lexprobe-embeddings-") as tmp:
+        identity = embedder_identity(embedder)
+        if hasattr(embedder, "encode_jobs"):
+            store = EmbeddingStore(store_path(out) if out is not None else Path(tmp) / "store", identity)
+            locations, ok, stats = embed_to_store(embedder, targets, store, progress)
+        else:  # e.g. the random baseline: vectors made on the fly, nothing worth storing
+            emb = embedder.embed(targets, progress=progress)
+            store = InMemoryVectors(emb.vectors, identity)
+            locations = np.stack([np.zeros(len(targets), np.int64), np.arange(len(targets))], axis=1)
+            ok, stats = emb.ok, {"sentences_encoded": len({t.sentence_key for t in targets}), "sentences_from_store": 0}
+        t_embed = time.time() - t1
+        db_ok = ok[: len(database)]
+        q_loc = np.zeros((len(queries), 2), dtype=np.int64)
+        q_loc[embedded_q] = locations[len(database):]
+        q_ok = np.ones(len(queries), dtype=bool)  # queries dropped as rare are not "unaligned"
+        q_ok[embedded_q] = ok[len(database):]
+        t2 = time.time()
+        report = rank_from_store(cfg, store, database, locations[: len(database)], db_ok, queries, q_loc, q_ok,
+                                 device=ranking_device(embedder), log_base=partial_path(out) if out else None)
+    if report is None:  # another rank than 0: rank 0 writes the result
+        return None
     t_rank = time.time() - t2
-    return build_result(cfg, embedder, database, queries, report, info,
-                        timing={"read_s": t_read, "embed_s": t_embed, "rank_s": t_rank,
-                                "total_s": time.time() - t0}, db_ok=db_ok)
+    result = build_result(cfg, embedder, database, queries, report, info,
+                          timing={"read_s": t_read, "embed_s": t_embed, "rank_s": t_rank,
+                                  "total_s": time.time() - t0}, db_ok=db_ok)
+    result["counts"]["sentences_encoded"] = stats["sentences_encoded"]
+    result["counts"]["sentences_from_store"] = stats["sentences_from_store"]
+    return result
+
+
+class InMemoryVectors:
+    """``EmbeddingStore``'s reading side over an array (one row per target, writer 0)."""
+
+    def __init__(self, vectors: np.ndarray, identity: dict):
+        self.vectors, self.identity = np.asarray(vectors, dtype=np.float32), identity
+
+    def fetch(self, locations: np.ndarray, layer: int = 0) -> np.ndarray:
+        return self.vectors[np.asarray(locations, dtype=np.int64).reshape(-1, 2)[:, 1]]
+
+
+def embedder_identity(embedder) -> dict:
+    """What a stored vector depends on: the weights, the layer(s), max length and dtype."""
+    describe = embedder.describe() if hasattr(embedder, "describe") else {}
+    path = getattr(embedder, "path", None) or describe.get("name", "")
+    model = getattr(embedder, "model", None)
+    return {"model": model_revision(str(path)), "embedder": describe,
+            "dtype": str(getattr(model, "dtype", "float32"))}
+
+
+def ranking_device(embedder):
+    """The embedder's GPU, if it has one; None ranks with numpy on the CPU."""
+    dev = getattr(embedder, "device", None)
+    return dev if dev is not None and getattr(dev, "type", "cpu") == "cuda" else None
+
+
+def embed_to_store(embedder, targets: Sequence[SenseInstance], store: EmbeddingStore, progress: bool = True):
+    """Embed every distinct sentence not yet in ``store``; returns (writer, row) per target, aligned flags, stats.
+
+    Sentences are dealt to ranks by token count and appended to each rank's files in
+    chunks of ``CHUNK`` sentences, so an interruption loses at most one chunk per rank.
+    """
+    ctx = context()
+    sentences: dict[str, tuple[tuple[str, ...], set]] = {}
+    digests = []
+    for t in targets:
+        d = sentence_digest(t.tokens)
+        digests.append(d)
+        sentences.setdefault(d, (tuple(t.tokens), set()))[1].add(t.index)
+    pending = None
+    if ctx.is_main:
+        store.prepare()
+        store.load_index()
+        pending = []
+        for d, (_, idx) in sentences.items():
+            stored = set(store.entries[d][2]) if d in store.entries else set()
+            if not idx <= stored:  # a stored sentence missing a target is embedded again with all of them
+                pending.append((d, sorted(idx | stored)))
+    pending = broadcast(pending)
+    jobs = [(sentences[d][0], idx) for d, idx in pending]
+    costs = token_counts(embedder, [" ".join(tokens) for tokens, _ in jobs])
+    mine = [jobs[i] for i in assign(costs, ctx.world_size)[ctx.rank]]
+    mine.sort(key=lambda j: (-len(" ".join(j[0])), j))  # longest first: similar lengths share a batch
+    writer = store.writer(ctx.rank)
+    bar = tqdm(total=len(mine), unit="sent", desc="encoding", disable=not (progress and ctx.is_main), leave=False)
+    try:
+        for start in range(0, len(mine), CHUNK):
+            chunk = mine[start : start + CHUNK]
+            encoded = embedder.encode_jobs([(tokens, list(idx)) for tokens, idx in chunk])
+            writer.append([sentence_digest(tokens) for tokens, _ in chunk], [idx for _, idx in chunk],
+                          [v for v, _ in encoded], [m for _, m in encoded])
+            bar.update(len(chunk))
+    finally:
+        writer.close()
+        bar.close()
+    barrier()
+    store.load_index()
+    if pending and not all(d in store.entries for d, _ in pending):
+        raise LexprobeError(f"embeddings written by other ranks are not visible in {store.root}; "
+                            "put --out on a filesystem every rank sees")
+    locations = np.zeros((len(targets), 2), dtype=np.int64)
+    ok = np.zeros(len(targets), dtype=bool)
+    for i, (t, d) in enumerate(zip(targets, digests)):
+        writer_id, row, targets_in, flags = store.entries[d]
+        j = targets_in.index(t.index)
+        locations[i] = (writer_id, row + j)
+        ok[i] = flags[j] == "1"
+    stats = {"sentences_encoded": len(pending), "sentences_from_store": len(sentences) - len(pending)}
+    return locations, ok, stats
+
+
+def rank_from_store(cfg, store: EmbeddingStore, database, db_loc, db_ok, queries, q_loc, q_ok, device=None,
+                    log_base: Path | None = None, layer: int = 0) -> RankingReport | None:
+    """Rank lemma by lemma, reading only each lemma's vectors (row ``layer`` of a multi-layer
+    store) from the store; lemmas are resume units (and are dealt to ranks by |Q| x |D|).
+    Rank 0 gets the report."""
+    report, pools, by_lemma = plan_ranking(database, queries, cfg.min_sense_count, cfg.match_pos, db_ok, q_ok)
+    lemmas = sorted(by_lemma, key=str)
+    units = [json.dumps(k) for k in lemmas]
+
+    def compute(indices: list[int]) -> list[list[dict]]:
+        records = []
+        for i in indices:
+            lem = lemmas[i]
+            qidx, pool = by_lemma[lem], pools[lem]
+            ranked = rank_lemma(lem, qidx, pool, store.fetch(q_loc[qidx], layer), store.fetch(db_loc[pool], layer),
+                                queries, database, report.sense_freq, cfg.k, device)
+            records.append([{"q": int(r.query), "top": r.top.tolist(), "scores": np.round(r.scores, 6).tolist(),
+                             "hits": "".join(map(str, r.hits.tolist())), "R": r.n_relevant, "N": r.n_candidates}
+                            for r in ranked])
+        return records
+
+    key = resume_key(
+        [[_instance_key(x) for x in database], [_instance_key(x) for x in queries]],
+        str(store.identity.get("model")), None,
+        {"store": store.identity, "layer": layer, "k": cfg.k, "min_sense_count": cfg.min_sense_count,
+         "match_pos": cfg.match_pos},
+    )
+    per_lemma = run_units(units, compute, [len(by_lemma[k]) * len(pools[k]) for k in lemmas], step=64,
+                          log_base=log_base, log_key=key)
+    if per_lemma is None:
+        return None
+    report.ranked = sorted(
+        (RankedQuery(r["q"], np.asarray(r["top"], dtype=np.int64), np.asarray(r["scores"], dtype=np.float32),
+                     np.array([int(h) for h in r["hits"]], dtype=np.int8), r["R"], r["N"])
+         for recs in per_lemma for r in recs),
+        key=lambda r: r.query,
+    )
+    return report
+
+
+def _instance_key(x: SenseInstance) -> list:
+    return [x.doc_id, x.sent_id, list(x.tokens), x.index, x.lemma, x.pos, x.label, x.split]
 
 
 def rarity_denominators(cfg, database: Sequence[SenseInstance], db_ok=None):

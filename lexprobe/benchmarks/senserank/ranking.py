@@ -2,7 +2,7 @@
 
 For each lemma, the queries' vectors are multiplied once by the lemma's database
 vectors (one matrix product per lemma, in query blocks that bound memory), and the
-top k are kept. No all-pairs matrix over the corpus is ever formed, so the cost is
+top k are kept; on a GPU the products and the top-k sort run there. No all-pairs matrix over the corpus is ever formed, so the cost is
 sum over lemmas of |Q_lemma| * |D_lemma| and memory stays at one block.
 
 Ties are broken by database order (lower index first), so results are deterministic.
@@ -47,27 +47,17 @@ def lemma_key(inst: SenseInstance, match_pos: bool = False):
     return (inst.lemma, inst.pos) if match_pos else inst.lemma
 
 
-def rank_same_lemma(
+def plan_ranking(
     database: Sequence[SenseInstance],
-    db_vectors: np.ndarray,
     queries: Sequence[SenseInstance],
-    q_vectors: np.ndarray,
-    k: int = 50,
     min_sense_count: int = 5,
     match_pos: bool = False,
     db_ok: np.ndarray | None = None,
     q_ok: np.ndarray | None = None,
-) -> RankingReport:
-    """Rank, for every eligible query, the same-lemma database instances by cosine.
-
-    Vectors need not be normalised (they are normalised here). Database instances
-    whose target did not align (``db_ok`` False) are not candidates.
-    """
+) -> tuple[RankingReport, dict, dict]:
+    """Counts and drops (no vectors needed), each lemma's database pool and its eligible queries."""
     db_ok = np.ones(len(database), bool) if db_ok is None else np.asarray(db_ok, bool)
     q_ok = np.ones(len(queries), bool) if q_ok is None else np.asarray(q_ok, bool)
-    db_vectors = _normalize(db_vectors)
-    q_vectors = _normalize(q_vectors)
-
     pools: dict = defaultdict(list)
     for i, inst in enumerate(database):
         if db_ok[i]:
@@ -76,7 +66,6 @@ def rank_same_lemma(
     report = RankingReport([], db_unaligned=int((~db_ok).sum()))
     report.lemma_freq = {key: len(ix) for key, ix in pools.items()}
     report.sense_freq = dict(sense_freq)
-
     by_lemma: dict = defaultdict(list)
     for qi, q in enumerate(queries):
         key = lemma_key(q, match_pos)
@@ -87,31 +76,92 @@ def rank_same_lemma(
             report.dropped_unaligned += 1
             continue
         by_lemma[key].append(qi)
+    return report, {key: np.asarray(ix) for key, ix in pools.items()}, dict(by_lemma)
 
-    db_labels = np.array([d.label for d in database], dtype=object)
+
+def rank_lemma(
+    key,
+    qidx: Sequence[int],
+    pool: np.ndarray,
+    q_vectors: np.ndarray,
+    pool_vectors: np.ndarray,
+    queries: Sequence[SenseInstance],
+    database: Sequence[SenseInstance],
+    sense_freq: dict,
+    k: int = 50,
+    device=None,
+) -> list[RankedQuery]:
+    """Rank one lemma's queries (vectors ``q_vectors``, in ``qidx`` order) against its pool."""
+    top, scores = top_k_cosine(q_vectors, pool_vectors, min(k, len(pool)), device)
+    pool_labels = np.array([database[i].label for i in pool], dtype=object)
+    out = []
+    for row, qi in enumerate(qidx):
+        order = top[row]
+        label = queries[qi].label
+        out.append(RankedQuery(query=qi, top=pool[order], scores=scores[row],
+                               hits=(pool_labels[order] == label).astype(np.int8),
+                               n_relevant=sense_freq[(key, label)], n_candidates=len(pool)))
+    return out
+
+
+def top_k_cosine(q: np.ndarray, pool: np.ndarray, k: int, device=None) -> tuple[np.ndarray, np.ndarray]:
+    """Indices and cosines of the k most similar pool rows per query, best first, ties by lower index.
+
+    Vectors are normalised here. Queries go in blocks of ``MAX_BLOCK_CELLS`` similarity
+    cells. ``device`` None: numpy; a torch device (``cuda`` when there is one): the
+    products and the stable sort run there, in full float32 (TF32 off).
+    """
+    q, pool = _normalize(q), _normalize(pool)
+    block = max(1, MAX_BLOCK_CELLS // max(1, len(pool)))
+    tops, vals = [], []
+    if device is None:
+        for b in range(0, len(q), block):
+            sims = q[b : b + block] @ pool.T
+            top = _top_k(sims, k)
+            tops.append(top)
+            vals.append(np.take_along_axis(sims, top, axis=1))
+    else:
+        import torch
+
+        allow = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = False  # cosines as exact as on the CPU
+        try:
+            pool_t = torch.from_numpy(pool).to(device)
+            for b in range(0, len(q), block):
+                sims = torch.from_numpy(q[b : b + block]).to(device) @ pool_t.T
+                v, i = torch.sort(sims, dim=1, descending=True, stable=True)
+                tops.append(i[:, :k].cpu().numpy())
+                vals.append(v[:, :k].cpu().numpy())
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = allow
+    if not tops:
+        return np.zeros((0, k), dtype=np.int64), np.zeros((0, k), dtype=np.float32)
+    return np.concatenate(tops), np.concatenate(vals)
+
+
+def rank_same_lemma(
+    database: Sequence[SenseInstance],
+    db_vectors: np.ndarray,
+    queries: Sequence[SenseInstance],
+    q_vectors: np.ndarray,
+    k: int = 50,
+    min_sense_count: int = 5,
+    match_pos: bool = False,
+    db_ok: np.ndarray | None = None,
+    q_ok: np.ndarray | None = None,
+    device=None,
+) -> RankingReport:
+    """Rank, for every eligible query, the same-lemma database instances by cosine.
+
+    Vectors need not be normalised (they are normalised here). Database instances
+    whose target did not align (``db_ok`` False) are not candidates. ``device``: see
+    ``top_k_cosine``.
+    """
+    report, pools, by_lemma = plan_ranking(database, queries, min_sense_count, match_pos, db_ok, q_ok)
     for key, qidx in by_lemma.items():
-        pool = np.asarray(pools[key])
-        pool_vecs = db_vectors[pool]
-        pool_labels = db_labels[pool]
-        kk = min(k, len(pool))
-        block = max(1, MAX_BLOCK_CELLS // max(1, len(pool)))
-        for b in range(0, len(qidx), block):
-            qs = qidx[b : b + block]
-            sims = q_vectors[qs] @ pool_vecs.T  # one product per lemma (per block of queries)
-            top = _top_k(sims, kk)
-            for row, qi in enumerate(qs):
-                order = top[row]
-                label = queries[qi].label
-                report.ranked.append(
-                    RankedQuery(
-                        query=qi,
-                        top=pool[order],
-                        scores=sims[row, order],
-                        hits=(pool_labels[order] == label).astype(np.int8),
-                        n_relevant=sense_freq[(key, label)],
-                        n_candidates=len(pool),
-                    )
-                )
+        pool = pools[key]
+        report.ranked.extend(rank_lemma(key, qidx, pool, np.asarray(q_vectors)[qidx], np.asarray(db_vectors)[pool],
+                                        queries, database, report.sense_freq, k, device))
     report.ranked.sort(key=lambda r: r.query)
     return report
 

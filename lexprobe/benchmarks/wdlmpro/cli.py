@@ -40,7 +40,8 @@ def register(sub) -> None:
     e.add_argument("--limit", type=positive_int, help="evaluate a seeded sample of N groups per POS (default: all)")
     e.add_argument("--counts", help="word<TAB>count file for frequency bands (default: wordfreq Zipf bands)")
     e.add_argument("--chunk-size", type=positive_int, default=DEFAULT_CHUNK_SIZE,
-                   help=f"groups per resumable unit: Ctrl-C keeps every finished chunk (default: {DEFAULT_CHUNK_SIZE})")
+                   help="groups scored together (sister groups share pairs); every finished group is logged, "
+                        f"so Ctrl-C keeps all finished chunks (default: {DEFAULT_CHUNK_SIZE})")
     e.add_argument("--no-instances", action="store_true", help="leave per-instance records out of the result file")
     e.add_argument("--out", required=True, help="result JSON file (required)")
     e.add_argument("--plot", help="also draw the breakdowns to this PNG (default: next to --out)")
@@ -61,7 +62,8 @@ def _groups(args) -> list[SynsetGroup]:
 
 
 def run_eval(scorer, groups, tasks, out, config, counts=None, chunk_size=DEFAULT_CHUNK_SIZE, keep_instances=True,
-             progress=True, protocol="paper") -> dict:
+             progress=True, protocol="paper") -> dict | None:
+    """Evaluate and write ``out``; under torchrun only rank 0 gets (and writes) the result."""
     from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
     from lexprobe.benchmarks.wdlmpro.evaluate import evaluate
 
@@ -72,6 +74,8 @@ def run_eval(scorer, groups, tasks, out, config, counts=None, chunk_size=DEFAULT
     result = evaluate(scorer, groups, tasks, out=out, config=config, chunk_size=chunk_size,
                       attributes_fn=attributes_fn(counts), keep_instances=keep_instances, progress=progress,
                       protocol=protocol)
+    if result is None:
+        return None
     if not keep_instances:
         result.pop("instances")
     return result
@@ -91,15 +95,20 @@ def cmd_eval(args) -> int:
     groups = _groups(args)  # data and output errors before the (slow) model load
     if not groups:
         raise DataError("no WDLMPro groups selected; check --data, --pos and --limit")
-    if args.protocol == "choose":
+    if args.protocol == "choose":  # (not split across ranks: run it in one process)
         from lexprobe.protocols.choose_cli import cmd_wdlmpro
 
         return cmd_wdlmpro(args, groups, TASK_CHOICES[args.task])
+    from lexprobe.distributed import context
+
+    context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
     scorer = scorer_from_args(args)
     config = {"task": args.task, "pos": args.pos, "data": args.data, "limit": args.limit, "seed": args.seed,
               "counts": args.counts, "dtype": args.dtype, "protocol": args.protocol}
     result = run_eval(scorer, groups, TASK_CHOICES[args.task], out, config, counts=args.counts,
                       chunk_size=args.chunk_size, keep_instances=not args.no_instances, protocol=args.protocol)
+    if result is None:
+        return 0
     print(full_report(result))
     figure = plot_breakdowns(result, args.plot or out.with_suffix(".png"))
     print(f"\nresults written to {out}, breakdown plot to {figure}")

@@ -17,7 +17,8 @@ from tqdm.auto import tqdm
 from lexprobe.benchmarks.wdlmpro.protocol import PAPER, Protocol, argsort_rank, get_protocol
 from lexprobe.benchmarks.wdlmpro.scoring import TASKS, score_groups, word_token_count
 from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict
-from lexprobe.cache import ResumeLog, partial_path, resume_key, scorer_options, scorer_revision
+from lexprobe.cache import partial_path, resume_key, scorer_options, scorer_revision
+from lexprobe.distributed import is_main, remove_logs, run_units, token_counts
 from lexprobe.errors import DataError
 from lexprobe.outputs import check_output_file
 from lexprobe.reporting import write_json
@@ -64,6 +65,30 @@ def instance_records(scorer, groups, tasks, attributes: Sequence[dict], progress
     return records
 
 
+def unit_ids(groups) -> list[str]:
+    """Resume keys: the target synset, made unique if a dataset repeats one."""
+    seen: dict[str, int] = {}
+    out = []
+    for g in groups:
+        n = seen.get(g.target, 0)
+        seen[g.target] = n + 1
+        out.append(g.target if n == 0 else f"{g.target}#{n}")
+    return out
+
+
+def sister_bundle(group) -> tuple[str, ...]:
+    """Sister groups have the same members; W2D of one and D2W of another ask for the same pairs."""
+    return tuple(sorted(c.synset for c in group.candidates))
+
+
+def group_costs(scorer, groups) -> list[float]:
+    """Tokens a group's pairs cost: both tasks pair every candidate with the target's word/definition."""
+    texts = sorted({t for g in groups for c in g.candidates for t in (c.word, c.definition)})
+    count = dict(zip(texts, token_counts(scorer, texts)))
+    return [sum(count[c.word] + count[c.definition] + count[g.word] + count[g.definition] for c in g.candidates)
+            for g in groups]
+
+
 def evaluate(
     scorer,
     groups,
@@ -75,14 +100,16 @@ def evaluate(
     progress: bool = True,
     keep_instances: bool = True,
     protocol: str = "paper",
-) -> dict:
+) -> dict | None:
     """Evaluate ``scorer`` on ``groups``; returns the result dict (see ``result_dict``).
 
     With ``out`` the result is written there (as ``lexprobe wdlmpro eval --out`` does;
     ``keep_instances=False`` leaves per-instance records out of the file) and every
-    finished chunk of ``chunk_size`` groups goes to a resume log beside it first.
-    ``protocol``: ``paper`` (the paper's text) or ``authors`` (the authors' released
-    code; see ``protocol.py``); recorded in the result's ``config``.
+    finished group goes to a resume log beside it first. ``protocol``: ``paper`` (the
+    paper's text) or ``authors`` (the authors' released code; see ``protocol.py``);
+    recorded in the result's ``config``. Under ``torchrun`` the groups are split across
+    ranks (sister groups, which share most of their pairs, stay together); only rank 0
+    writes and gets the result, the others get None.
     """
     recipe = get_protocol(protocol)
     if not groups:
@@ -93,46 +120,39 @@ def evaluate(
     if chunk_size < 1:
         raise DataError(f"chunk_size must be at least 1, got {chunk_size}")
     config = {**(config or {}), "protocol": recipe.name}
-    resume = None
+    key = None
     if out is not None:
         check_output_file(out)
-        # keyed by the exact groups, the weights and every score-changing option (never the data path)
+        # keyed by the exact groups, the weights and every score-changing option (never the data
+        # path, nor the number of processes: any number may resume)
         key = resume_key(
             {"groups": [group_to_dict(g) for g in groups], "tasks": list(tasks)},
             scorer_revision(scorer), config.get("protocol"),
-            {"scorer": scorer_options(scorer), "chunk": chunk_size,
-             "config": {k: v for k, v in config.items() if k != "data"}},
+            {"scorer": scorer_options(scorer), "config": {k: v for k, v in config.items() if k != "data"}},
         )
-        resume = ResumeLog(partial_path(out), key)
-    try:
-        done = resume.load() if resume else {}
-        if done:
-            log.warning("resuming: %d chunks already done", len(done))
-        records: list[dict] = []
-        started = time.time()
-        bar = tqdm(total=len(groups), desc=f"WDLMPro {scorer.name}", unit="group", disable=not progress)
-        for start in range(0, len(groups), chunk_size):
-            unit = f"{start}:{start + chunk_size}"
-            chunk = groups[start : start + chunk_size]
-            if unit in done:
-                records.extend(done[unit])
-            else:
-                attrs = attributes_fn(chunk) if attributes_fn else [{} for _ in chunk]
-                chunk_records = instance_records(scorer, chunk, tasks, attrs, protocol=recipe)
-                if resume:
-                    resume.append(unit, chunk_records)
-                records.extend(chunk_records)
-            bar.update(len(chunk))
-        bar.close()
-        result = finish_result(result_dict(scorer, tasks, records, config), scorer, groups, unit="target")
-        result["timing"] = {"seconds": round(time.time() - started, 2), "scorer_stats": dict(scorer.stats)}
-        if resume:
-            out_result = result if keep_instances else {k: v for k, v in result.items() if k != "instances"}
-            write_json(out, out_result)  # the API writes the same result file as the CLI
-            resume.finish()
-    finally:
-        if resume:
-            resume.close()
+    units = unit_ids(groups)
+    started = time.time()
+
+    def compute(indices: list[int]) -> list[list[dict]]:
+        chunk = [groups[i] for i in indices]
+        attrs = attributes_fn(chunk) if attributes_fn else [{} for _ in chunk]
+        flat = instance_records(scorer, chunk, tasks, attrs, protocol=recipe)
+        return [flat[j * len(tasks):(j + 1) * len(tasks)] for j in range(len(chunk))]
+
+    per_group = run_units(units, compute, group_costs(scorer, groups), step=chunk_size,
+                          log_base=partial_path(out) if out is not None else None, log_key=key,
+                          bundles=[sister_bundle(g) for g in groups],
+                          make_bar=lambda: tqdm(total=len(groups), desc=f"WDLMPro {scorer.name}", unit="group",
+                                                disable=not (progress and is_main())))
+    if per_group is None:  # another rank than 0: rank 0 writes the result
+        return None
+    records = [r for recs in per_group for r in recs]
+    result = finish_result(result_dict(scorer, tasks, records, config), scorer, groups, unit="target")
+    result["timing"] = {"seconds": round(time.time() - started, 2), "scorer_stats": dict(scorer.stats)}
+    if out is not None:
+        out_result = result if keep_instances else {k: v for k, v in result.items() if k != "instances"}
+        write_json(out, out_result)  # the API writes the same result file as the CLI
+        remove_logs(partial_path(out))
     return result
 
 

@@ -1,0 +1,310 @@
+"""Data parallelism on torch.distributed: ``torchrun``, ``accelerate launch``, ``srun torchrun``.
+
+A launcher sets ``RANK``, ``WORLD_SIZE`` and ``LOCAL_RANK``; ``context()`` then joins
+the process group (nccl on GPUs, gloo on CPUs) and pins the rank to
+``cuda:LOCAL_RANK``. Without those variables everything runs in one process and this
+module costs nothing.
+
+``run_units`` is the one place where work is split. A benchmark names its units by
+content (a CoDA21 group id, a WDLMPro target, a sentence digest), gives each a cost in
+tokens and, optionally, a bundle key (units that share work, e.g. WDLMPro sister
+groups, stay on one rank). Units are dealt to ranks longest-processing-time first, which
+is deterministic and balances tokens; each rank appends what it finishes to its own
+resume log (``<out>.partial.jsonl.rank<R>``); rank 0 gathers the records and alone
+writes the result. A resume reads every rank's log (and a one-process log), so it may
+use any number of processes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Hashable, Sequence
+
+log = logging.getLogger(__name__)
+
+_RANK_SUFFIX = re.compile(r"\.rank(\d+)$")
+DEFAULT_TIMEOUT_S = 6 * 3600  # ranks that finish early wait this long for the slowest one
+
+
+@dataclass(frozen=True)
+class DistContext:
+    rank: int = 0
+    world_size: int = 1
+    local_rank: int = 0
+    backend: str | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.world_size > 1
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+
+_CONTEXT: DistContext | None = None
+
+
+def _env_int(name: str, default: int) -> int:
+    try:
+        return int(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+def context() -> DistContext:
+    """This process's place in the run; joins the process group on first call under a launcher."""
+    global _CONTEXT
+    if _CONTEXT is not None:
+        return _CONTEXT
+    world = _env_int("WORLD_SIZE", 1)
+    if world <= 1:
+        _CONTEXT = DistContext()
+        return _CONTEXT
+    import datetime
+
+    import torch
+    import torch.distributed as dist
+
+    rank, local_rank = _env_int("RANK", 0), _env_int("LOCAL_RANK", 0)
+    if not dist.is_initialized():
+        use_cuda = torch.cuda.is_available() and os.environ.get("LEXPROBE_DIST_BACKEND") != "gloo"
+        backend = "nccl" if use_cuda else "gloo"
+        if use_cuda:
+            torch.cuda.set_device(local_rank)
+        timeout = datetime.timedelta(seconds=_env_int("LEXPROBE_DIST_TIMEOUT_S", DEFAULT_TIMEOUT_S))
+        try:
+            dist.init_process_group(backend=backend, timeout=timeout)
+        except (RuntimeError, ValueError) as err:
+            from lexprobe.errors import LexprobeError
+
+            raise LexprobeError(
+                f"WORLD_SIZE={world} is set but rank {rank} cannot join the {backend} process group "
+                f"({str(err).splitlines()[0]}); start lexprobe with torchrun or accelerate launch, "
+                "or unset WORLD_SIZE for one process"
+            ) from None
+        import atexit
+
+        atexit.register(_shutdown)
+    elif torch.cuda.is_available() and dist.get_backend() == "nccl":
+        torch.cuda.set_device(local_rank)
+    _CONTEXT = DistContext(dist.get_rank(), dist.get_world_size(), local_rank, dist.get_backend())
+    return _CONTEXT
+
+
+def _shutdown() -> None:
+    import torch.distributed as dist
+
+    if dist.is_initialized():
+        dist.destroy_process_group()
+
+
+def is_main() -> bool:
+    return context().is_main
+
+
+# --- splitting --------------------------------------------------------------------------
+
+
+def assign(costs: Sequence[float], world_size: int, bundles: Sequence[Hashable] | None = None) -> list[list[int]]:
+    """Deal unit indices to ``world_size`` ranks, longest processing time first.
+
+    Units with the same bundle key go to the same rank. Bundles are taken by
+    decreasing cost (ties: first appearance) and each goes to the least-loaded rank
+    (ties: lowest rank), so the split depends only on the units, their costs and the
+    world size. Each rank's indices come back in ascending order.
+    """
+    if world_size < 1:
+        raise ValueError("world_size must be at least 1")
+    members: dict[Hashable, list[int]] = {}
+    for i in range(len(costs)):
+        members.setdefault(bundles[i] if bundles is not None else i, []).append(i)
+    ordered = sorted(members.values(), key=lambda ix: (-sum(costs[i] for i in ix), ix[0]))
+    load = [0.0] * world_size
+    out: list[list[int]] = [[] for _ in range(world_size)]
+    for ix in ordered:
+        r = min(range(world_size), key=lambda j: (load[j], j))
+        out[r].extend(ix)
+        load[r] += sum(costs[i] for i in ix)
+    return [sorted(ix) for ix in out]
+
+
+def token_counts(scorer: Any, texts: Sequence[str]) -> list[int]:
+    """Tokens per text with the scorer's tokenizer (whitespace words when it has none)."""
+    tok = getattr(scorer, "tokenizer", None)
+    if tok is not None and callable(tok) and texts:
+        try:
+            ids = tok(list(texts), add_special_tokens=False)["input_ids"]
+            return [len(x) for x in ids]
+        except Exception:  # noqa: BLE001 - a cost estimate only; fall back to words
+            pass
+    return [len(t.split()) + 1 for t in texts]
+
+
+# --- resume logs -------------------------------------------------------------------------
+
+
+def rank_log_path(base: Path, rank: int, world_size: int) -> Path:
+    """The log a rank appends to: the plain log in one process, ``<base>.rank<R>`` otherwise."""
+    return base if world_size == 1 else base.with_name(f"{base.name}.rank{rank}")
+
+
+def log_paths(base: Path) -> list[Path]:
+    """Every log a resume must read: the one-process log and all rank logs, in a fixed order."""
+    found = [base] if base.exists() else []
+    ranked = []
+    for p in base.parent.glob(f"{base.name}.rank*") if base.parent.exists() else []:
+        m = _RANK_SUFFIX.search(p.name)
+        if m and p.name == f"{base.name}.rank{m.group(1)}":
+            ranked.append((int(m.group(1)), p))
+    return found + [p for _, p in sorted(ranked)]
+
+
+def remove_logs(base: Path) -> None:
+    """Drop every log once the result file is written (rank 0 only)."""
+    for p in log_paths(base):
+        p.unlink(missing_ok=True)
+
+
+def _load_done(base: Path, key: Any, own) -> dict[str, Any]:
+    """Units finished in any log (``own``: this process's log, already locked); a log of
+    another run is set aside, and one another run is writing stops us (exit 2)."""
+    from lexprobe.cache import ResumeLog
+
+    done: dict[str, Any] = {}
+    for p in log_paths(base):
+        if p == own.path:
+            done.update(own.load())
+        else:
+            with ResumeLog(p, key) as log_file:
+                done.update(log_file.load())
+    return done
+
+
+# --- collectives ---------------------------------------------------------------------------
+
+
+def broadcast(obj: Any) -> Any:
+    """Rank 0's ``obj`` on every rank."""
+    if not context().enabled:
+        return obj
+    import torch.distributed as dist
+
+    box = [obj]
+    dist.broadcast_object_list(box, src=0)
+    return box[0]
+
+
+def gather(obj: Any) -> list[Any] | None:
+    """Every rank's ``obj`` on rank 0 (in rank order); None on the other ranks."""
+    ctx = context()
+    if not ctx.enabled:
+        return [obj]
+    import torch.distributed as dist
+
+    box = [None] * ctx.world_size if ctx.is_main else None
+    dist.gather_object(obj, box, dst=0)
+    return box
+
+
+def barrier() -> None:
+    if context().enabled:
+        import torch.distributed as dist
+
+        dist.barrier()
+
+
+# --- the loop ----------------------------------------------------------------------------------
+
+
+def run_units(
+    units: Sequence[str],
+    compute: Callable[[list[int]], list[Any]],
+    costs: Sequence[float],
+    *,
+    step: int,
+    log_base: Path | None = None,
+    log_key: Any = None,
+    bundles: Sequence[Hashable] | None = None,
+    make_bar: Callable[[], Any] | None = None,
+) -> list[Any] | None:
+    """Records of all ``units`` (in order) on rank 0; None on other ranks.
+
+    ``compute(indices)`` returns one JSON-serialisable record per unit index. Units
+    already in any resume log under ``log_base`` are not recomputed; the rest are
+    dealt to ranks (``assign``) and computed ``step`` units at a time, each batch
+    appended to this rank's log as soon as it is done. ``log_key`` (``cache.resume_key``)
+    must not depend on the rank or the number of processes. The caller removes the
+    logs (``remove_logs``) once the result is written. ``make_bar`` makes a tqdm bar
+    (after the logs are locked and read), which counts the units already done plus this
+    rank's share.
+    """
+    from lexprobe.cache import ResumeLog
+
+    if len(set(units)) != len(units):
+        raise ValueError("unit ids must be unique")
+    ctx = context()
+    done: dict[str, Any] = {}
+    writer = ResumeLog(rank_log_path(Path(log_base), ctx.rank, ctx.world_size), log_key) if log_base else None
+    try:
+        new = _run_share(units, compute, costs, step, writer, log_base, log_key, bundles, make_bar, done)
+    finally:
+        if writer is not None:
+            writer.close()  # the log stays (for a resume) until the result is written
+    parts = gather(new)
+    if parts is None:
+        return None
+    for part in parts:
+        done.update(part)
+    missing = [u for u in units if u not in done]
+    if missing:  # pragma: no cover - a rank returned early; never write a partial result
+        raise RuntimeError(f"{len(missing)} units missing after gathering, e.g. {missing[0]!r}")
+    return [done[u] for u in units]
+
+
+def _run_share(units, compute, costs, step, writer, log_base, log_key, bundles, make_bar, done) -> dict[str, Any]:
+    """Load the logs (rank 0), deal the pending units, compute this rank's share."""
+    ctx = context()
+    if writer is not None and ctx.is_main:
+        writer.acquire()  # a second run on this output stops here, before any work
+        done.update(_load_done(Path(log_base), log_key, writer))
+        if done:
+            log.warning("resuming: %d of %d units already done", sum(u in done for u in units), len(units))
+    done_ids = broadcast(sorted(done) if ctx.enabled else None)
+    if writer is not None and not ctx.is_main:
+        writer.acquire()  # after rank 0 has read (and released) every log
+    done_set = set(done) if not ctx.enabled else set(done_ids)
+    pending = [i for i, u in enumerate(units) if u not in done_set]
+    shares = assign([costs[i] for i in pending], ctx.world_size, [bundles[i] for i in pending] if bundles else None)
+    mine = [pending[j] for j in shares[ctx.rank]]
+    bar = make_bar() if make_bar is not None else None
+    if bar is not None:
+        bar.total = len(units) - len(pending) + len(mine)
+        if ctx.enabled and not getattr(bar, "disable", True):
+            bar.set_description(f"{bar.desc} (rank {ctx.rank}'s share of {ctx.world_size})")
+        if len(units) > len(pending):
+            bar.update(len(units) - len(pending))
+    if bundles is not None:  # a bundle's units in one batch where possible: they share work
+        first: dict[Hashable, int] = {}
+        for i in mine:
+            first.setdefault(bundles[i], i)
+        mine.sort(key=lambda i: (first[bundles[i]], i))
+    new: dict[str, Any] = {}
+    for start in range(0, len(mine), max(1, step)):
+        batch = mine[start : start + max(1, step)]
+        records = compute(batch)
+        if len(records) != len(batch):
+            raise RuntimeError(f"compute returned {len(records)} records for {len(batch)} units")
+        for i, rec in zip(batch, records):
+            new[units[i]] = rec
+            if writer is not None:
+                writer.append(units[i], rec)
+        if bar is not None:
+            bar.update(len(batch))
+    if bar is not None:
+        bar.close()
+    return new
