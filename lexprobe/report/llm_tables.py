@@ -128,6 +128,7 @@ def summary_table(results: list[dict]) -> Table | None:
                         row[_COL[column]] = {}
                     row[_COL[column]][part] = value
                     return
+            value = {part: value}
         for k, row in zip(keys, rows):
             if k == key and row[_COL[column]] is None:
                 row[_COL[column]] = value
