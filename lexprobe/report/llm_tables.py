@@ -210,9 +210,6 @@ class _Tagged(Cell):
     def main(self) -> str:
         return f"{super().main()} ({self.tag})" if self.value is not None else super().main()
 
-    def text(self) -> str:
-        return f"{super().main()} {self.interval()}".strip()
-
 
 def _extras(put, key, m: dict, reading: str, part: str) -> None:
     if reading == "generation" and m.get("valid") is not None:
