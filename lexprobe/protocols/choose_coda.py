@@ -27,9 +27,9 @@ from lexprobe.protocols.choose import (
 )
 from lexprobe.protocols.options import option_order, sample_candidates
 from lexprobe.protocols.parse import parse_matching
+from lexprobe.protocols.templates import BLANK, build_prompt, coda_question, option_labels
 from lexprobe.run_record import finish_result
 from lexprobe.stats.bootstrap import mean_intervals
-from lexprobe.protocols.templates import BLANK, build_prompt, coda_question, option_labels
 
 
 def answer_tokens(k: int) -> int:

@@ -24,9 +24,9 @@ from lexprobe.protocols.choose import (
 )
 from lexprobe.protocols.options import option_order, sample_candidates
 from lexprobe.protocols.parse import parse_choice
+from lexprobe.protocols.templates import build_prompt, d2w_question, option_labels, w2d_question
 from lexprobe.run_record import finish_result
 from lexprobe.stats.bootstrap import mean_intervals
-from lexprobe.protocols.templates import build_prompt, d2w_question, option_labels, w2d_question
 
 TASKS = ("w2d", "d2w")
 ANSWER_TOKENS = 8  # "12" and a little room: the first line is all that is read

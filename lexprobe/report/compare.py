@@ -178,5 +178,8 @@ def format_comparison(c: dict) -> str:
     text = format_table(["task", "POS", "metric", "n", "A", "B", "A-B", "95% CI (paired bootstrap)", "test", "p"],
                         rows, title=title)
     unit = UNIT_NAME.get(c["benchmark"], "item")
+    left_out = max((r.get("left_out", 0) for r in c["rows"]), default=0)
+    if left_out:
+        text += f"\nup to {left_out} {unit}(s) per row left out: not answered in one of the runs (e.g. skipped as too long)"
     return (text + f"\nn = paired {unit}s; interval: paired bootstrap of the mean difference; p: two-sided, exact "
             "McNemar for P@1, paired permutation for scores (exact up to 16 differing units, else 10,000 seeded sign flips)")

@@ -228,3 +228,15 @@ def test_a_layer_sweep_cannot_be_paired(llm_files, capsys):
     assert main(["compare", str(llm_files["sweep"]), str(llm_files["sweep"])]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "layer sweep" in err and "--layer L" in err
+
+
+def test_a_folder_of_choose_and_sweep_results(llm_files, tmp_path):
+    import shutil
+
+    folder = tmp_path / "results"
+    folder.mkdir()
+    for key in ("sweep", "coda-choose"):
+        shutil.copy(llm_files[key], folder)
+    assert main(["report", str(folder), "--out", str(tmp_path / "rep")]) == 0
+    rows = read_page((tmp_path / "rep" / "index.html").read_text()).tables["Run records"]
+    assert [c[0] for c in rows[0]][1:] == ["coda-choose.json", "sweep.json"]
