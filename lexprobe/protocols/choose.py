@@ -107,6 +107,22 @@ def generation_summary(records: Sequence[dict], score_key: str) -> dict:
     }
 
 
+def item_means(records: Sequence[dict], value: Callable[[dict], float | None]) -> list[float | None]:
+    """Per-item mean of ``value`` over the item's option orders (the bootstrap's unit is the item)."""
+    by_item: dict[str, list] = {}
+    for r in records:
+        by_item.setdefault(r["item"], []).append(value(r))
+    return [None if any(v is None for v in vs) else float(np.mean(vs)) for vs in by_item.values()]
+
+
+def reading_intervals(records: Sequence[dict], reading: str, keys: dict[str, Callable[[dict], float]]) -> dict:
+    """Bootstrap intervals over items of a reading's metrics (items answered in that reading)."""
+    from lexprobe.stats.bootstrap import mean_intervals
+
+    answered = [r for r in records if reading in r]
+    return mean_intervals({name: item_means(answered, lambda r, f=f: f(r[reading])) for name, f in keys.items()})
+
+
 def agreement(records: Sequence[dict], reading: str, answer_key: str) -> float | None:
     """Share of items answered the same (in original candidate indices) under every option order."""
     by_item: dict[str, list] = {}

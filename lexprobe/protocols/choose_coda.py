@@ -22,11 +22,14 @@ from lexprobe.benchmarks.coda21.dataset import replace_target
 from lexprobe.errors import DataError
 from lexprobe.metrics import alignment as al
 from lexprobe.protocols.choose import (
-    ChooseConfig, agreement, check_scorer, generation_summary, read_answers, run_units, too_long,
+    ChooseConfig, agreement, check_scorer, generation_summary, item_means, read_answers, reading_intervals, run_units,
+    too_long,
 )
 from lexprobe.protocols.options import option_order, sample_candidates
 from lexprobe.protocols.parse import parse_matching
 from lexprobe.protocols.templates import BLANK, build_prompt, coda_question, option_labels
+from lexprobe.run_record import finish_result
+from lexprobe.stats.bootstrap import mean_intervals
 
 
 def answer_tokens(k: int) -> int:
@@ -45,7 +48,11 @@ def build_items(groups, config: ChooseConfig, tokenizer=None) -> list[dict]:
             prompt = build_prompt(config.template, coda_question(config.template, contexts, definitions),
                                   tokenizer, config.chat)
             items.append({"item": g.id, "id": g.id, "pos": g.pos, "k": g.k, "permutation": p, "shown": shown,
-                          "context_order": ctx_order, "definition_order": def_order, "prompt": prompt})
+                          "context_order": ctx_order, "definition_order": def_order, "prompt": prompt,
+                          # the shown pairs' texts (shown order), for the report's failure pages
+                          "contexts": [replace_target(g.candidates[i].context, g.candidates[i].word, BLANK)
+                                       for i in shown],
+                          "definitions": [g.candidates[i].definition for i in shown]})
     return items
 
 
@@ -118,10 +125,12 @@ def evaluate_choose(data, scorer, config: ChooseConfig = ChooseConfig(), pos: st
                         out, run_config, f"CoDA21 choose {scorer.name}", progress)
     metrics = {key: summarise([r for r in records if key == "both" or r["pos"] == key])
                for key in list(pos_list) + ["both"]}
-    return {"benchmark": "coda21", "task": "context-definition alignment (ask to choose)",
-            "model": scorer.describe(), "config": {**config.record(), "pos": pos, "limit": limit, "data": data.source},
-            "metrics": metrics, "skipped": problems, "instances": records,
-            "timing": {"seconds": round(time.time() - started, 2), "scorer_stats": dict(scorer.stats)}}
+    result = finish_result(scorer=scorer, items=groups, unit="group", result={
+        "benchmark": "coda21", "task": "context-definition alignment (ask to choose)",
+        "model": scorer.describe(), "config": {**config.record(), "pos": pos, "limit": limit, "data": data.source},
+        "metrics": metrics, "skipped": problems, "instances": records})
+    result["timing"] = {"seconds": round(time.time() - started, 2), "scorer_stats": dict(scorer.stats)}
+    return result
 
 
 def summarise(records: Sequence[dict]) -> dict:
@@ -131,10 +140,15 @@ def summarise(records: Sequence[dict]) -> dict:
     lik = [r["likelihood"] for r in asked if "likelihood" in r]
     if lik:
         out["likelihood"] = {"accuracy": float(np.mean([x["accuracy"] for x in lik])), "n": len(lik),
-                             "agreement": agreement(asked, "likelihood", "assignment")}
+                             "agreement": agreement(asked, "likelihood", "assignment"),
+                             "ci": reading_intervals(asked, "likelihood", {"accuracy": lambda x: x["accuracy"]})}
     if any("generation" in r for r in asked):
         out["generation"] = dict(generation_summary(asked, "accuracy"),
-                                 agreement=agreement(asked, "generation", "assignment"))
+                                 agreement=agreement(asked, "generation", "assignment"),
+                                 ci=reading_intervals(asked, "generation", {
+                                     "accuracy": lambda x: x["accuracy"], "valid": lambda x: float(x["failure"] is None)}))
+    if asked:
+        out["ci"] = mean_intervals({"random_baseline": item_means(asked, lambda r: 1.0 / len(r["shown"]))})
     return out
 
 

@@ -19,11 +19,14 @@ import numpy as np
 from lexprobe.errors import DataError
 from lexprobe.metrics.ranking import gold_rank, predicted_index, random_expectation, rank_score
 from lexprobe.protocols.choose import (
-    ChooseConfig, agreement, check_scorer, generation_summary, read_answers, run_units, too_long,
+    ChooseConfig, agreement, check_scorer, generation_summary, item_means, read_answers, reading_intervals, run_units,
+    too_long,
 )
 from lexprobe.protocols.options import option_order, sample_candidates
 from lexprobe.protocols.parse import parse_choice
 from lexprobe.protocols.templates import build_prompt, d2w_question, option_labels, w2d_question
+from lexprobe.run_record import finish_result
+from lexprobe.stats.bootstrap import mean_intervals
 
 TASKS = ("w2d", "d2w")
 ANSWER_TOKENS = 8  # "12" and a little room: the first line is all that is read
@@ -49,6 +52,8 @@ def build_items(groups, tasks: Sequence[str], config: ChooseConfig, tokenizer=No
                     "item": f"{task}:{g.target}", "task": task, "target": g.target, "pos": g.pos, "word": g.word,
                     "permutation": p, "n_candidates": len(g.candidates), "order": order,
                     "gold_position": order.index(0),
+                    "definition": g.definition,  # the report's failure pages show the texts
+                    "options": [g.candidates[i].definition if task == "w2d" else g.candidates[i].word for i in order],
                     "prompt": item_prompt(g, task, order, config, tokenizer),
                 })
     return items
@@ -102,7 +107,7 @@ def evaluate_choose(scorer, groups, tasks: Sequence[str] = TASKS, config: Choose
         return score_items(scorer, build_items(chunk, tasks, config, scorer.tokenizer), config)
 
     records = run_units(units, unit, out, run_config, f"WDLMPro choose {scorer.name}", progress)
-    result = result_dict(scorer, tasks, records, config)
+    result = finish_result(result_dict(scorer, tasks, records, config), scorer, groups, unit="target")
     result["timing"] = {"seconds": round(time.time() - started, 2), "scorer_stats": dict(scorer.stats)}
     return result
 
@@ -114,14 +119,21 @@ def summarise(records: Sequence[dict]) -> dict:
     if lik:
         out["likelihood"] = {"p_at_1": float(np.mean([x["correct"] for x in lik])),
                              "rank_score": float(np.mean([x["rank_score"] for x in lik])), "n": len(lik),
-                             "agreement": agreement(asked, "likelihood", "choice")}
+                             "agreement": agreement(asked, "likelihood", "choice"),
+                             "ci": reading_intervals(asked, "likelihood", {
+                                 "p_at_1": lambda x: float(x["correct"]), "rank_score": lambda x: x["rank_score"]})}
     if any("generation" in r for r in asked):
         gen = generation_summary(asked, "correct")
         gen["p_at_1"] = gen.pop("correct")
         gen["agreement"] = agreement(asked, "generation", "choice")
+        gen["ci"] = reading_intervals(asked, "generation", {
+            "p_at_1": lambda x: float(x["correct"]), "valid": lambda x: float(x["failure"] is None)})
         out["generation"] = gen
     shown = [len(r["order"]) for r in asked]
     out["random"] = {k: v for k, v in random_expectation(shown).items() if k != "n"} if shown else None
+    if shown:
+        out["random"]["ci"] = mean_intervals({"p_at_1": item_means(asked, lambda r: 1.0 / len(r["order"])),
+                                              "rank_score": item_means(asked, lambda r: 0.5)})
     return out
 
 

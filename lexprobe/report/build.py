@@ -67,7 +67,7 @@ def result_files_in(folder: Path, since: float | None = None) -> list[Path]:
             obj = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(obj, dict) and obj.get("benchmark") and "metrics" in obj:
+        if isinstance(obj, dict) and obj.get("benchmark") and ("metrics" in obj or "layers" in obj):
             found.append(path)
     return found
 

@@ -12,7 +12,9 @@ from collections import defaultdict
 from pathlib import Path
 
 from lexprobe.errors import DataError
-from lexprobe.report.results import UNIT_METRICS, UNIT_NAME, Unit, load_result, model_name, units
+from lexprobe.report.results import (
+    READINGS, UNIT_NAME, Unit, is_choose, load_result, model_name, unit_metrics, units,
+)
 from lexprobe.run_record import INCIDENTAL_FIELDS, MODEL_FIELDS
 from lexprobe.stats.paired import paired_difference
 
@@ -30,13 +32,17 @@ def compare_files(path_a, path_b) -> dict:
     tasks_a, tasks_b = {u.task for u in units_a}, {u.task for u in units_b}
     notes = [] if tasks_a == tasks_b else [
         f"compared on the common task(s) {', '.join(sorted(tasks_a & tasks_b))} (A has {_tasks(units_a)}, B {_tasks(units_b)})"]
+    metrics = metric_pairs(a, b)
+    if is_choose(a) != is_choose(b):
+        notes.append(f"A is a {_protocol(a)} run and B a {_protocol(b)} run: compared on the common metrics, the "
+                     "likelihood protocol's figure against each choose reading's")
     return {
         "notes": notes,
         "benchmark": a["benchmark"],
         "a": {"file": str(path_a), "model": model_name(a)},
         "b": {"file": str(path_b), "model": model_name(b)},
         "warnings": run_differences(a, b),
-        "rows": paired_rows(a["benchmark"], units_a, units_b),
+        "rows": paired_rows(metrics, units_a, units_b),
     }
 
 
@@ -86,11 +92,47 @@ def run_differences(a: dict, b: dict) -> list[str]:
         if key in _CONFIG_MODEL_KEYS or key in ra:
             continue
         if ca.get(key) != cb.get(key):
-            notes.append(f"config {key}: {ca.get(key)} vs {cb.get(key)}")
+            notes.append(f"config {key}: {_short(ca.get(key))} vs {_short(cb.get(key))}")
     return notes
 
 
-def paired_rows(benchmark: str, units_a: list[Unit], units_b: list[Unit]) -> list[dict]:
+def _protocol(r: dict) -> str:
+    return str((r.get("config") or {}).get("protocol") or (r.get("run") or {}).get("protocol") or "paper")
+
+
+def metric_pairs(a: dict, b: dict) -> list[tuple[str, str, str]]:
+    """(key in A's units, key in B's units, label) of every metric the two runs share.
+
+    Two runs of one kind share all their metrics (a choose run's per reading). A likelihood
+    (paper/authors) run and a choose run share the paper's metric: P@1 and RS against the
+    label-likelihood reading, P@1 / accuracy also against the generation reading.
+    """
+    if is_choose(a) == is_choose(b):
+        return [(key, key, label) for key, label in unit_metrics(a)]
+    choose = unit_metrics(a if is_choose(a) else b)
+    choose_keys = {key for key, _ in choose}
+    pairs = []
+    for key, label in unit_metrics(b if is_choose(a) else a):
+        for reading, reading_label in READINGS:
+            other = f"{reading}.{key}"
+            if other not in choose_keys:
+                continue
+            if is_choose(a):
+                pairs.append((other, key, f"{label}: A choose {reading_label} vs B {_protocol(b)}"))
+            else:
+                pairs.append((key, other, f"{label}: A {_protocol(a)} vs B choose {reading_label}"))
+    return pairs
+
+
+def _short(value) -> str:
+    """A config value in one short phrase (a choose template by its name)."""
+    if isinstance(value, dict) and "name" in value:
+        return f"{value['name']} (template)"
+    text = str(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def paired_rows(metrics: list[tuple[str, str, str]], units_a: list[Unit], units_b: list[Unit]) -> list[dict]:
     by_key_b = {u.key: u for u in units_b}
     slices: dict[tuple[str, str], list[tuple[Unit, Unit]]] = defaultdict(list)
     pos_of_task = defaultdict(set)
@@ -106,14 +148,20 @@ def paired_rows(benchmark: str, units_a: list[Unit], units_b: list[Unit]) -> lis
     rows = []
     for (task, pos) in sorted(slices, key=lambda s: (s[0], s[1] == "all", s[1])):
         pairs = slices[(task, pos)]
-        for metric, label in UNIT_METRICS[benchmark]:
-            va = [ua.values.get(metric) for ua, _ in pairs]
-            vb = [ub.values.get(metric) for _, ub in pairs]
-            if any(v is None for v in va + vb):
-                continue  # e.g. a rank score that a person's single choice cannot give
-            binary = metric == "p_at_1"
+        for key_a, key_b, label in metrics:
+            # None: a rank score that a person's single choice cannot give, a choose item skipped as too long
+            both = [(ua.values.get(key_a), ub.values.get(key_b)) for ua, ub in pairs]
+            both = [(x, y) for x, y in both if x is not None and y is not None]
+            if not both:
+                continue
+            va, vb = [x for x, _ in both], [y for _, y in both]
+            # McNemar where every unit is right or wrong (P@1; choose readings averaged over several
+            # option orders are fractions and get the permutation test)
+            binary = key_a.endswith(("p_at_1", "valid")) and all(v in (0.0, 1.0) for v in va + vb)
             r = paired_difference(va, vb, binary=binary)
             rows.append({"task": task, "pos": pos, "metric": label, **r.as_dict()})
+            if len(both) < len(pairs):
+                rows[-1]["left_out"] = len(pairs) - len(both)
     return rows
 
 
@@ -130,5 +178,8 @@ def format_comparison(c: dict) -> str:
     text = format_table(["task", "POS", "metric", "n", "A", "B", "A-B", "95% CI (paired bootstrap)", "test", "p"],
                         rows, title=title)
     unit = UNIT_NAME.get(c["benchmark"], "item")
+    left_out = max((r.get("left_out", 0) for r in c["rows"]), default=0)
+    if left_out:
+        text += f"\nup to {left_out} {unit}(s) per row left out: not answered in one of the runs (e.g. skipped as too long)"
     return (text + f"\nn = paired {unit}s; interval: paired bootstrap of the mean difference; p: two-sided, exact "
             "McNemar for P@1, paired permutation for scores (exact up to 16 differing units, else 10,000 seeded sign flips)")

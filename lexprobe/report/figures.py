@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from lexprobe.report.results import model_name
+from lexprobe.report.results import is_choose, is_sweep, model_name
 
 log = logging.getLogger(__name__)
 HEATMAPS_PER_RESULT = 2
@@ -42,6 +42,13 @@ def _draw(r: dict, folder: Path, stem: str) -> list[Figure]:
         from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
 
         return [Figure(bench, f"WDLMPro breakdowns: {name}", plot_breakdowns(r, folder / f"{stem}.png"))]
+    if is_sweep(r):
+        from lexprobe.benchmarks.senserank.layers import plot_sweep
+
+        path = plot_sweep(r, folder / f"{stem}-layers.png")
+        return [Figure(bench, f"Sense ranking {r.get('task', '')} by layer: {name}", Path(path))]
+    if is_choose(r):
+        return []  # the choose tables hold its figures; heatmaps need the likelihood protocol's score matrices
     if bench == "coda21" and r.get("instances"):
         from lexprobe.benchmarks.coda21.heatmap import draw_heatmap
 

@@ -15,6 +15,8 @@ from lexprobe.report.failures import COLUMNS
 from lexprobe.report.tables import Table, to_html
 
 BENCH_TITLE = {"wdlmpro": "WDLMPro", "coda21": "CoDA21", "senserank": "Sense ranking"}
+#: sections of index.html: the benchmarks, then docs/llm.md's table of models by protocol
+SECTION_TITLE = {**BENCH_TITLE, "llm": "Models by protocol"}
 #: rows drawn at once on a failure page (the filter counts all of them)
 PAGE_ROWS = 500
 
@@ -97,12 +99,12 @@ def index_page(tables: list[Table], figures, record: Table, results: list[dict],
         links = " · ".join(f"<a href='{html.escape(f)}'>{html.escape(BENCH_TITLE[b])} items and failures</a>"
                            for b, f in pages.items())
         parts.append(f"<p>Browse every item: {links}</p>")
-    for bench in BENCH_TITLE:
+    for bench in SECTION_TITLE:
         bench_tables = [t for t in tables if t.benchmark == bench]
         bench_figures = [f for f in figures if f.benchmark == bench]
         if not bench_tables and not bench_figures:
             continue
-        parts.append(f"<h2 id='{bench}'>{BENCH_TITLE[bench]}</h2>")
+        parts.append(f"<h2 id='{bench}'>{SECTION_TITLE[bench]}</h2>")
         parts += [to_html(t) for t in bench_tables]
         for f in bench_figures:
             data = base64.b64encode(f.png()).decode("ascii")

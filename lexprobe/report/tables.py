@@ -68,14 +68,22 @@ def _baseline_label(kind: str, result: dict, digests: set) -> str:
 
 
 def build_tables(results: list[dict]) -> list[Table]:
+    """The likelihood tables per benchmark, then the choose and layer-sweep tables, then docs/llm.md's summary."""
+    from lexprobe.report.llm_tables import choose_tables, summary_table, sweep_tables
+    from lexprobe.report.results import is_choose, is_sweep
+
     by_bench = defaultdict(list)
     for r in results:
-        by_bench[r["benchmark"]].append(r)
+        if not is_choose(r) and not is_sweep(r):
+            by_bench[r["benchmark"]].append(r)
     tables = []
     tables += wdlmpro_tables(by_bench.get("wdlmpro", []))
     tables += coda21_tables(by_bench.get("coda21", []))
     tables += senserank_tables(by_bench.get("senserank", []))
-    return tables
+    tables += choose_tables([r for r in results if is_choose(r)])
+    tables += sweep_tables([r for r in results if is_sweep(r)])
+    summary = summary_table(results)
+    return tables + ([summary] if summary else [])
 
 
 def _name_counts(results):

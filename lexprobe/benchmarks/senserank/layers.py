@@ -97,6 +97,9 @@ def sweep(cfg, layers: Sequence[int] | str, instances=None, embedder=None, progr
                    for x, r in per_layer.items()},
         "best_layer": best,
         "counts": first["counts"],
+        # every layer ran on the same items with the same embedder; the layer itself is in `layers`
+        "run": first.get("run"),
+        "intervals": first.get("intervals"),
         "timing": {"total_s": round(time.time() - t0, 2)},
     }
 

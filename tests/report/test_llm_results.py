@@ -1,0 +1,242 @@
+"""`report` and `compare` on the results of docs/llm.md: --protocol choose (both readings) and
+senserank --layers sweeps, from tiny models. Generation is scripted (a random tiny model never
+writes a parsable answer), so the generation reading's counts can be checked by hand."""
+
+import json
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from lexprobe.cli import main
+from lexprobe.report.build import write_report
+from lexprobe.report.compare import compare_files
+from lexprobe.report.results import load_result, units
+from lexprobe.stats.bootstrap import mean_intervals
+from tests.report.htmltables import read_page
+
+
+def _answers(text):
+    return lambda scorer, prompts, chat, max_new_tokens: [text] * len(prompts)
+
+
+@pytest.fixture(scope="module")
+def llm_files(tmp_path_factory, tiny_llama, tiny_bert):
+    from lexprobe.benchmarks.senserank.evaluate import EvalConfig
+    from lexprobe.benchmarks.senserank.layers import sweep
+    from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
+    from lexprobe.reporting import write_json
+    from lexprobe.scorers.token_embeddings import TokenEmbedder
+    from tests.benchmarks.coda21.helpers import write_small
+    from tests.benchmarks.senserank.test_evaluate import _instances
+
+    folder = tmp_path_factory.mktemp("llm")
+    from tests.benchmarks.wdlmpro.test_scoring import GROUPS
+
+    wdl = write_jsonl(GROUPS, folder / "wdl.jsonl")
+    coda = write_small(folder / "coda.json")
+    files = {}
+    model = ["--model", str(tiny_llama), "--device", "cpu"]
+    runs = {  # name: (command, scripted generation or None)
+        "wdl-choose-a": (["wdlmpro", "eval", "--data", str(wdl), "--protocol", "choose"], "1"),
+        "wdl-choose-b": (["wdlmpro", "eval", "--data", str(wdl), "--protocol", "choose"], "2"),
+        "wdl-choose-p2": (["wdlmpro", "eval", "--data", str(wdl), "--protocol", "choose", "--permutations", "2",
+                           "--reading", "likelihood"], None),
+        "wdl-paper": (["wdlmpro", "eval", "--data", str(wdl)], None),
+        "coda-choose": (["coda", "eval", "--data", str(coda), "--protocol", "choose"], "1: A, 2: B"),
+        "coda-paper": (["coda", "eval", "--data", str(coda)], None),
+    }
+    for name, (command, answer) in runs.items():
+        out = files[name] = folder / f"{name}.json"
+        with pytest.MonkeyPatch.context() as mp:
+            if answer is not None:
+                mp.setattr("lexprobe.protocols.choose.greedy_generate", _answers(answer))
+            assert main(command + model + ["--out", str(out)]) == 0
+    cfg = EvalConfig(corpus="synthetic", model=str(tiny_bert), k=10, device="cpu")
+    result = sweep(cfg, "all", instances=_instances(), embedder=TokenEmbedder(str(tiny_bert), device="cpu"),
+                   progress=False)
+    files["sweep"] = write_json(folder / "sweep.json", result)
+    return files
+
+
+@pytest.fixture(scope="module")
+def llm_report(llm_files, tmp_path_factory):
+    out = tmp_path_factory.mktemp("llm-report")
+    write_report([llm_files[k] for k in ("wdl-choose-a", "wdl-choose-p2", "wdl-paper", "coda-choose", "coda-paper",
+                                         "sweep")], out)
+    return out
+
+
+def _load(path):
+    return json.loads(path.read_text())
+
+
+def _value(cell):
+    return float(cell[1]["data-value"])
+
+
+def _ci(cell):
+    return [float(cell[1]["data-lo"]), float(cell[1]["data-hi"])]
+
+
+def test_choose_results_carry_intervals_and_a_run_record(llm_files):
+    r, paper = _load(llm_files["wdl-choose-a"]), _load(llm_files["wdl-paper"])
+    assert r["run"]["protocol"] == "choose" and r["intervals"]["unit"] == "target"
+    assert r["run"]["items_digest"] == paper["run"]["items_digest"]  # the same groups, asked another way
+    recs = [i for i in r["instances"] if i["task"] == "w2d"]
+    m = r["metrics"]["w2d"]["all"]
+    assert m["likelihood"]["ci"] == mean_intervals({"p_at_1": [float(i["likelihood"]["correct"]) for i in recs],
+                                                    "rank_score": [i["likelihood"]["rank_score"] for i in recs]})
+    assert m["generation"]["ci"]["p_at_1"] == mean_intervals(
+        {"x": [float(i["gold_position"] == 0) for i in recs]})["x"]  # "1" is right where gold is shown first
+    coda = _load(llm_files["coda-choose"])
+    assert coda["run"]["items_digest"] == _load(llm_files["coda-paper"])["run"]["items_digest"]
+    both = coda["metrics"]["both"]
+    assert both["generation"]["failures"]["incomplete"] == sum(len(i["shown"]) > 2 for i in coda["instances"])
+    assert both["generation"]["ci"]["valid"][1] <= 1.0 and "random_baseline" in both["ci"]
+
+
+def test_choose_tables_in_html_equal_the_json(llm_files, llm_report):
+    page = read_page((llm_report / "index.html").read_text())
+    r = _load(llm_files["wdl-choose-a"])
+    rows = page.tables["WDLMPro W2D (word to definition), ask to choose (--protocol choose)"]
+    header = [c[0] for c in rows[0]]
+    mine = [row for row in rows[1:] if row[0][0] == r["model"]["name"] and "1 order" in row[1][0]]
+    by_pos = {row[header.index("POS")][0]: row for row in mine}
+    for pos, name in (("v", "Verbs"), ("all", "All")):
+        m, row = r["metrics"]["w2d"][pos], by_pos[name]
+        assert _value(row[header.index("Label P@1 (%)")]) == m["likelihood"]["p_at_1"]
+        assert _ci(row[header.index("Label RS")]) == m["likelihood"]["ci"]["rank_score"]
+        assert _value(row[header.index("Generated P@1 (%)")]) == m["generation"]["p_at_1"]
+        assert _ci(row[header.index("Generated P@1 (%)")]) == m["generation"]["ci"]["p_at_1"]
+        assert _value(row[header.index("Parsed (%)")]) == m["generation"]["valid"] == 1.0
+        assert _value(row[header.index("Random P@1 (%)")]) == m["random"]["p_at_1"]
+        assert row[header.index("Asked")][0] == str(m["n"])
+    coda = _load(llm_files["coda-choose"])
+    rows = [row for row in page.tables["CoDA21 coda, ask to choose (--protocol choose)"][1:] if row[2][0] == "All"]
+    (row,) = rows
+    m = coda["metrics"]["both"]
+    assert [_value(row[i]) for i in (3, 4, 5, 7)] == [m["likelihood"]["accuracy"], m["generation"]["accuracy"],
+                                                      m["generation"]["valid"], m["random_baseline"]]
+    assert row[6][0] == f"incomplete {m['generation']['failures']['incomplete']}"
+    # the table template of docs/llm.md
+    summary = page.tables["Models by protocol (the table template of docs/llm.md)"]
+    head = [c[0] for c in summary[0]]
+    by_protocol = {}
+    for row in summary[1:]:
+        if row[0][0] == r["model"]["name"]:
+            by_protocol.setdefault(row[1][0], row)  # the first row of each: run A's, then the likelihood run's
+    gen = by_protocol["choose, generation"]
+    assert _value(gen[head.index("W2D P@1 (%)")]) == r["metrics"]["w2d"]["all"]["generation"]["p_at_1"]
+    assert _value(gen[head.index("CoDA21 acc. (%)")]) == m["generation"]["accuracy"]
+    paper = _load(llm_files["wdl-paper"])
+    assert _value(by_protocol["paper (likelihood)"][head.index("D2W P@1 (%)")]) == paper["metrics"]["d2w"]["all"]["p_at_1"]
+    sweep = _load(llm_files["sweep"])
+    best = sweep["layers"][str(sweep["best_layer"])]["metrics"]
+    (emb,) = [row for row in summary[1:] if row[0][0] == sweep["model"] and row[1][0] == "embeddings"]
+    cell = emb[head.index("Sense ranking MAP@50 (layer)")]
+    assert _value(cell) == best["pooled"] and f"(best layer {sweep['best_layer']})" in cell[0]
+    p2 = _load(llm_files["wdl-choose-p2"])["metrics"]["w2d"]["all"]["likelihood"]
+    agreement = [row for row in summary[1:] if row[1][0] == "choose, label likelihood"]
+    assert f"{100 * p2['agreement']:.1f} / " in " ".join(row[head.index(
+        "Agreement over orders (W2D / D2W / CoDA21, %)")][0] for row in agreement)
+    md = (llm_report / "tables.md").read_text()
+    assert "### Models by protocol" in md and "| choose, generation | default |" in md
+    assert "Models by protocol" in (llm_report / "tables.tex").read_text()
+
+
+def test_layer_sweep_table_and_plot(llm_files, llm_report):
+    html = (llm_report / "index.html").read_text()
+    page = read_page(html)
+    sweep = _load(llm_files["sweep"])
+    (caption,) = [c for c in page.tables if "by layer" in c]
+    rows = page.tables[caption][1:]
+    assert [row[0][0].split()[0] for row in rows] == list(sweep["layers"])
+    for row, entry in zip(rows, sweep["layers"].values()):
+        assert _value(row[1]) == entry["metrics"]["pooled"]
+        assert _ci(row[2]) == entry["metrics"]["ci"]["map"]
+        assert _value(row[4]) == entry["metrics"]["pooled_oracle"]
+    assert "(best)" in rows[int(sweep["best_layer"])][0][0]
+    assert "by layer" in html and list((llm_report / "figures").glob("*-layers.png"))
+
+
+def _page_rows(path):
+    text = path.read_text()
+    start = text.index("id='data'>") + len("id='data'>")
+    return json.loads(text[start:text.index("</script>", start)])["rows"]
+
+
+def test_failure_pages_show_the_answer_and_the_gold_one(llm_files, llm_report):
+    r = _load(llm_files["wdl-choose-a"])
+    rows = [x for x in _page_rows(llm_report / "wdlmpro.html") if x["model"].endswith("[choose: generation]")]
+    assert len(rows) == len(r["instances"]) * 1 + len(_load(llm_files["wdl-choose-p2"])["instances"]) * 0
+    for row, inst in zip(rows, r["instances"]):
+        gold = inst["options"][inst["gold_position"]]
+        assert gold in row["gold"] and "answered '1'" in row["chosen"]
+        assert row["ok"] == (inst["gold_position"] == 0)
+    coda = [x for x in _page_rows(llm_report / "coda21.html") if x["model"].endswith("[choose: generation]")]
+    assert any("incomplete" in x["details"] for x in coda)
+    assert any("✓" in x["details"] or "✗" in x["details"] for x in coda)  # a parsed k=2 matching, pair by pair
+
+
+def test_compare_two_choose_runs_pairs_each_reading(llm_files, tmp_path, capsys):
+    a, b = llm_files["wdl-choose-a"], llm_files["wdl-choose-b"]
+    out = tmp_path / "cmp.json"
+    assert main(["compare", str(a), str(b), "--json", str(out)]) == 0
+    rows = {(r["task"], r["pos"], r["metric"]): r for r in _load(out)["rows"]}
+    insts = [i for i in _load(a)["instances"] if i["task"] == "w2d"]
+    # A always answered "1", B "2", with the same option orders (same seed): by hand
+    only_a = sum(i["gold_position"] == 0 for i in insts)
+    only_b = sum(i["gold_position"] == 1 for i in insts)
+    gen = rows[("w2d", "all", "P@1 (choose, generation)")]
+    assert (gen["only_a"], gen["only_b"], gen["test"]) == (only_a, only_b, "McNemar exact")
+    assert gen["p_value"] == pytest.approx(binomtest(only_a, only_a + only_b).pvalue if only_a + only_b else 1.0)
+    assert gen["n"] == len(insts) and gen["difference"] == pytest.approx((only_a - only_b) / len(insts))
+    lik = rows[("w2d", "all", "P@1 (choose, label likelihood)")]  # the same model asked the same way
+    assert (lik["only_a"], lik["only_b"], lik["p_value"]) == (0, 0, 1.0)
+
+
+def test_compare_choose_with_likelihood_protocol_on_the_common_metric(llm_files):
+    c = compare_files(llm_files["wdl-paper"], llm_files["wdl-choose-a"])
+    assert any("compared on the common metrics" in n for n in c["notes"])
+    assert any(w.startswith("protocol: paper vs choose") for w in c["warnings"])
+    rows = {(r["task"], r["pos"], r["metric"]): r for r in c["rows"]}
+    paper, choose = _load(llm_files["wdl-paper"]), _load(llm_files["wdl-choose-a"])
+    for task in ("w2d", "d2w"):
+        row = rows[(task, "all", "P@1: A paper vs B choose label likelihood")]
+        assert row["a"] == pytest.approx(paper["metrics"][task]["all"]["p_at_1"])
+        assert row["b"] == pytest.approx(choose["metrics"][task]["all"]["likelihood"]["p_at_1"])
+        rs = rows[(task, "all", "RS: A paper vs B choose label likelihood")]
+        assert rs["b"] == pytest.approx(choose["metrics"][task]["all"]["likelihood"]["rank_score"])
+        gen = rows[(task, "all", "P@1: A paper vs B choose generation")]
+        assert gen["b"] == pytest.approx(choose["metrics"][task]["all"]["generation"]["p_at_1"])
+    coda = compare_files(llm_files["coda-choose"], llm_files["coda-paper"])
+    metrics = {r["metric"] for r in coda["rows"]}
+    assert metrics == {"accuracy: A choose label likelihood vs B paper", "accuracy: A choose generation vs B paper"}
+
+
+def test_units_of_choose_runs_average_the_option_orders(llm_files):
+    r = load_result(llm_files["wdl-choose-p2"])
+    us = [u for u in units(r) if u.task == "d2w"]
+    assert len(us) == 3 and len([i for i in r["instances"] if i["task"] == "d2w"]) == 6
+    assert np.mean([u.values["likelihood.p_at_1"] for u in us]) == pytest.approx(
+        r["metrics"]["d2w"]["all"]["likelihood"]["p_at_1"])
+    assert all(u.values["generation.p_at_1"] is None for u in us)  # --reading likelihood
+
+
+def test_a_layer_sweep_cannot_be_paired(llm_files, capsys):
+    assert main(["compare", str(llm_files["sweep"]), str(llm_files["sweep"])]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "layer sweep" in err and "--layer L" in err
+
+
+def test_a_folder_of_choose_and_sweep_results(llm_files, tmp_path):
+    import shutil
+
+    folder = tmp_path / "results"
+    folder.mkdir()
+    for key in ("sweep", "coda-choose"):
+        shutil.copy(llm_files[key], folder)
+    assert main(["report", str(folder), "--out", str(tmp_path / "rep")]) == 0
+    rows = read_page((tmp_path / "rep" / "index.html").read_text()).tables["Run records"]
+    assert [c[0] for c in rows[0]][1:] == ["coda-choose.json", "sweep.json"]
