@@ -68,7 +68,6 @@ def register(sub) -> None:
                    help="sum or average the definition's token log-probabilities (LMs)")
     e.add_argument("--pll", choices=("token", "word-l2r"), default="token",
                    help="masked LMs: mask one token at a time, or also the later pieces of the same word")
-    add_protocol_arg(e)
     e.add_argument("--out", required=True, help="result JSON file (per-group matrices included)")
     e.set_defaults(func=cmd_eval)
 
