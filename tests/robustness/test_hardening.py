@@ -257,7 +257,7 @@ def test_5_folder_as_data_is_one_line(argv, tmp_path, capsys):
 
 # --- 6. messages say what is true -----------------------------------------------------------
 
-def test_6_senserank_random_baseline(shared_data, tmp_path, capsys):
+def test_6_senserank_random_baseline(imported_data, tmp_path, capsys):
     out = tmp_path / "r.json"
     code, err = run_cli(["senserank", "eval", "--corpus", "streusle", "--model", "random", "--min-sense-count", "2",
                          "--out", str(out)], capsys)

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from lexprobe.benchmarks.coda21.dataset import VARIANTS, CodaData, coda_stats, format_stats, groups_to_official, load_coda
-from lexprobe.cli_common import non_negative_float, positive_int
+from lexprobe.cli_common import non_negative_float, non_negative_int, positive_int
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.outputs import check_output_file
 from lexprobe.reporting import write_json
@@ -100,9 +100,9 @@ def register(sub) -> None:
                          help="the paper's human-evaluation subset S20 (20 clean-easy noun groups, seed 42)")
     hs.add_argument("--data", help="CoDA-clean-easy.json (default: the official file in the CoDA21 data folder)")
     hs.add_argument("--out", required=True, help="output JSON file (official format; `coda eval --data` reads it)")
-    hs.add_argument("--size", type=positive_int, default=20)
-    hs.add_argument("--seed", type=int, default=42)
-    hs.add_argument("--pos", choices=("n", "v"), default="n")
+    hs.add_argument("--size", type=positive_int, default=20, help="number of groups")
+    hs.add_argument("--seed", type=non_negative_int, default=42, help="seed of the shuffle (the paper's S20: 42)")
+    hs.add_argument("--pos", choices=("n", "v"), default="n", help="part of speech of the groups")
     hs.set_defaults(func=cmd_sample_human)
 
     h = csub.add_parser("heatmap", help="draw one group's match scores with predicted and gold alignment")
