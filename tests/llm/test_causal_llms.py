@@ -56,15 +56,25 @@ def test_split_keeps_bos_once(tiny_llama):
 
 
 def test_context_pass_keeps_only_the_last_logits(llm):
-    """With a 150k-word vocabulary, logits for every context position would not fit in memory."""
-    shapes = []
-    hook = llm.model.register_forward_hook(lambda m, a, kw, out: shapes.append(tuple(out.logits.shape)),
-                                           with_kwargs=True)
+    """With a 150k-word vocabulary, logits for every context position would not fit in memory:
+    the LM head sees only the positions that are scored, and a whole-model pass (the
+    key/value-cache path) returns the last position's logits only."""
+    request = ("signal with the hands or nod is the definition of", " beckon")
+    _, cont = llm.split(*request)
+    head_rows, full_logits = [], []
+    head = llm.model.get_output_embeddings()
+    hooks = [
+        head.register_forward_hook(lambda m, a, out: head_rows.append(out.shape[:-1].numel())),
+        llm.model.register_forward_hook(lambda m, a, kw, out: full_logits.append(tuple(out.logits.shape)),
+                                        with_kwargs=True),
+    ]
     try:
-        llm.continuation_logprobs([("signal with the hands or nod is the definition of", " beckon")])
+        llm.continuation_logprobs([request])
     finally:
-        hook.remove()
-    assert shapes[0][1] == 1, f"context forward returned logits of shape {shapes[0]}"
+        for h in hooks:
+            h.remove()
+    assert sum(head_rows) == len(cont), f"the LM head ran on {sum(head_rows)} positions for {len(cont)} scored"
+    assert all(shape[1] == 1 for shape in full_logits), f"a forward returned logits of shapes {full_logits}"
 
 
 def test_wdlmpro_likelihood_scoring(llm):
