@@ -9,14 +9,18 @@ from lexprobe.errors import DataError
 
 
 def _subset(text: str) -> str | int:
-    if text == "paper":
-        return text
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected `paper` or a positive number of groups, got {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"a subset needs at least 1 group, got {n}")
+    """``paper`` or a positive number of groups."""
+    from lexprobe.cli_common import positive_int
+
+    return text if text == "paper" else positive_int(text)
+
+
+def _at_least_two(text: str) -> int:
+    from lexprobe.cli_common import positive_int
+
+    n = positive_int(text)
+    if n < 2:
+        raise argparse.ArgumentTypeError("a choice needs at least 2 candidates")
     return n
 
 
@@ -35,7 +39,7 @@ def register(sub) -> None:
                                   "(default: WDLMPro built from WordNet; CoDA21 clean-easy from the data directory)")
     s.add_argument("--pos", choices=("n", "v", "both"),
                    help="part of speech (default: both for WDLMPro; n for CoDA21 as in S20, which takes n or v)")
-    s.add_argument("--max-candidates", type=int, default=10,
+    s.add_argument("--max-candidates", type=_at_least_two, default=10,
                    help="WDLMPro: only groups with at most this many candidates (default: 10)")
     s.add_argument("--db", default="lexprobe-human.sqlite", help="answer database (default: lexprobe-human.sqlite)")
     s.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
@@ -57,8 +61,6 @@ def item_set_from_args(args) -> dict:
         pos = args.pos or "both"
         groups = ds.load_dataset(args.data, pos) if args.data else ds.default_dataset(pos)
         n = items.PAPER_WDLMPRO["n"] if args.subset == "paper" else args.subset
-        if args.max_candidates < 2:
-            raise DataError("--max-candidates must be at least 2")
         return items.wdlmpro_item_set(groups, n, args.max_candidates, 0 if args.seed is None else args.seed,
                                       str(args.subset))
     from lexprobe.benchmarks.coda21.cli import resolve_coda_file
