@@ -26,13 +26,25 @@ SHARED_DATA = Path(os.environ.get("LEXPROBE_TEST_SHARED_DATA", REPO_ROOT.parent 
 NO_NETWORK_PROXY = "http://127.0.0.1:9"
 
 
+_SESSION_NLTK_DIR: list[str] = []
+
+
 def pytest_configure(config):
     # one copy of WordNet's files for the whole session (the per-test caches below do not hold it)
-    os.environ.setdefault("LEXPROBE_NLTK_DATA", str(Path(tempfile.mkdtemp(prefix="lexprobe-nltk-"))))
+    if "LEXPROBE_NLTK_DATA" not in os.environ:
+        _SESSION_NLTK_DIR.append(tempfile.mkdtemp(prefix="lexprobe-nltk-"))
+        os.environ["LEXPROBE_NLTK_DATA"] = _SESSION_NLTK_DIR[0]
     config.addinivalue_line("markers", "slow: long-running test (full WordNet builds, real-model runs)")
     for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
         os.environ[var] = NO_NETWORK_PROXY
     os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
+
+
+def pytest_unconfigure(config):
+    import shutil
+
+    for folder in _SESSION_NLTK_DIR:  # the session's WordNet copy: not left behind in /tmp
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
