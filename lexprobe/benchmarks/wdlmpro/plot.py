@@ -75,7 +75,7 @@ def axis_label(name: str, result: dict) -> str:
         return (f"target word frequency (wordfreq Zipf): rare < {at.ZIPF_MEDIUM:g}, "
                 f"medium < {at.ZIPF_FREQUENT:g}, frequent ≥ {at.ZIPF_FREQUENT:g}")
     if name == "depth":
-        return "WordNet depth of the target (hypernym steps from the root)"
+        return "WordNet depth of the target (synsets on its shortest path from the root, root = 1)"
     if name == "word_tokens":
         return "tokens of the target word in the model's tokenizer"
     return name
