@@ -172,7 +172,7 @@ def nproc_race(kind, model, score, requests, costs, bundles, n_tokens, repeat, d
 
     ctx = context()
     units = [str(i) for i in range(len(requests))]
-    best = None
+    best, peak_all = None, 0  # a rank's peak: the largest of any round (later rounds reuse memory)
     for _ in range(repeat):
         spent = {"seconds": 0.0, "peak": 0, "requests": 0, "tokens": 0}
 
@@ -188,6 +188,7 @@ def nproc_race(kind, model, score, requests, costs, bundles, n_tokens, repeat, d
         t0 = time.perf_counter()
         gathered = run_units(units, compute, costs, step=len(units), bundles=bundles)
         wall = time.perf_counter() - t0
+        peak_all = spent["peak"] = max(peak_all, spent["peak"])
         per_rank = gather(spent)
         if ctx.is_main and (best is None or wall < best[0]):
             best = (wall, per_rank, gathered)
