@@ -22,7 +22,14 @@ tokenizers built offline (scripts/base_models.py); --gpt2/--bert take real ones.
     pip install -r requirements-bench.txt
     python scripts/bench_throughput.py                       # all kinds, CPU
     python scripts/bench_throughput.py --kind causal --groups 10 --device cuda --dtype auto
-    torchrun --nproc-per-node 4 scripts/bench_throughput.py --kind causal   # N processes (see --help)
+    torchrun --standalone --nproc-per-node 2 scripts/bench_throughput.py --kind causal --threads 1 --peers ''
+
+Under torchrun (gloo on CPU, nccl on GPUs) rank 0 first prints the 1-process row, then every
+rank scores its share of the same requests, dealt as lexprobe's evaluate paths deal units
+(lexprobe.distributed.run_units: token cost, longest first; requests sharing a context or
+query stay on one rank); rank 0 gathers, checks the scores against the 1-process ones
+(--tolerance) and prints the N-process row: aggregate requests/s and tokens/s (wall time from
+a barrier until rank 0 holds every score), peak memory per rank.
 """
 
 from __future__ import annotations
@@ -138,10 +145,12 @@ def race(kind, model, tools, n_requests, n_tokens, repeat, device):
 model_of: dict[str, torch.nn.Module] = {}
 
 
-def record(kind, model, tool, n_requests, n_tokens, seconds, peak, tf="-"):
-    ROWS.append((kind, model, tool, n_requests / seconds, n_tokens / seconds, seconds, peak / 2**20, tf))
+def record(kind, model, tool, n_requests, n_tokens, seconds, peak, tf="-", peaks=None):
+    """``peaks``: per-rank peak MiB ("a / b") for an N-process row; else the one peak."""
+    peaks = peaks or f"{peak / 2**20:.0f}"
+    ROWS.append((kind, model, tool, n_requests / seconds, n_tokens / seconds, seconds, peaks, tf))
     print(f"  {tool:<34} {seconds:8.2f} s  {n_requests / seconds:9.1f} req/s  {n_tokens / seconds:9.0f} tok/s"
-          f"  peak {peak / 2**20:7.0f} MiB  TFLOP/s {tf}", flush=True)
+          f"  peak {peaks:>7} MiB  TFLOP/s {tf}", flush=True)
 
 
 def check(name, a, b, tolerance):
@@ -149,6 +158,59 @@ def check(name, a, b, tolerance):
     print(f"  max |score diff| {name}: {diff:.2e}")
     if diff > tolerance:
         raise SystemExit(f"scores differ by {diff:.2e} (> {tolerance:g}): {name}")
+
+
+# ---------------------------------------------------------------------------- N processes
+def nproc_race(kind, model, score, requests, costs, bundles, n_tokens, repeat, device, one_process, tolerance):
+    """Score ``requests`` split over the torchrun ranks, dealt as lexprobe's evaluate paths deal
+    their units (``run_units``: longest processing time first by token cost, bundled units on one
+    rank); rank 0 gathers, checks against the 1-process scores and records the fastest round.
+
+    Aggregate wall time: from a barrier (all ranks ready) until rank 0 holds every score.
+    """
+    from lexprobe.distributed import barrier, context, gather, run_units
+
+    ctx = context()
+    units = [str(i) for i in range(len(requests))]
+    best, peak_all = None, 0  # a rank's peak: the largest of any round (later rounds reuse memory)
+    for _ in range(repeat):
+        spent = {"seconds": 0.0, "peak": 0, "requests": 0, "tokens": 0}
+
+        def compute(indices):
+            mine = [requests[i] for i in indices]
+            out, sec, peak = timed(lambda: score(mine), device)
+            spent.update(seconds=spent["seconds"] + sec, peak=max(spent["peak"], peak),
+                         requests=spent["requests"] + len(indices),
+                         tokens=spent["tokens"] + int(sum(costs[i] for i in indices)))
+            return [float(x) for x in out]
+
+        barrier()
+        t0 = time.perf_counter()
+        gathered = run_units(units, compute, costs, step=len(units), bundles=bundles)
+        wall = time.perf_counter() - t0
+        peak_all = spent["peak"] = max(peak_all, spent["peak"])
+        per_rank = gather(spent)
+        if ctx.is_main and (best is None or wall < best[0]):
+            best = (wall, per_rank, gathered)
+    if not ctx.is_main:
+        return
+    wall, per_rank, gathered = best
+    check(f"{ctx.world_size} processes vs 1 process", gathered, one_process, tolerance)
+    peaks = " / ".join(f"{r['peak'] / 2**20:.0f}" for r in per_rank)
+    record(kind, model, f"lexprobe, {ctx.world_size} processes ({ctx.backend})", len(requests), n_tokens, wall,
+           max(r["peak"] for r in per_rank), "-", peaks)
+    for rank, r in enumerate(per_rank):
+        print(f"    rank {rank}: {r['requests']} requests, {r['tokens']} tokens, scoring {r['seconds']:.2f} s, "
+              f"peak {r['peak'] / 2**20:.0f} MiB")
+    if device.type == "cpu":
+        print("    (CPU peaks are resident-set growth: rank 0 reuses memory freed after its 1-process pass, "
+              "so its figure reads low; the other ranks' figures are the fair per-rank peak)")
+
+
+def is_main_rank() -> bool:
+    from lexprobe.distributed import context
+
+    return context().is_main
 
 
 # ---------------------------------------------------------------------------- requests
@@ -165,21 +227,28 @@ def wdlmpro_groups(seeds_per_pos: int, seed: int):
     return groups
 
 
+def wdlmpro_pairs(seeds_per_pos: int, seed: int) -> list[tuple[str, str, str]]:
+    """Distinct (pos, word, definition) pairs that both tasks need, in a fixed order."""
+    from lexprobe.benchmarks.wdlmpro.scoring import pairs_for
+
+    return sorted(set().union(*pairs_for(wdlmpro_groups(seeds_per_pos, seed), ("w2d", "d2w")).values()))
+
+
 def wdlmpro_causal_requests(seeds_per_pos: int, seed: int) -> list[tuple[str, str]]:
-    from lexprobe.benchmarks.wdlmpro.scoring import CAUSAL_PATTERNS, fill, pairs_for
+    from lexprobe.benchmarks.wdlmpro.scoring import CAUSAL_PATTERNS, fill
 
     out = []
-    for pos, word, definition in sorted(pairs_for(wdlmpro_groups(seeds_per_pos, seed), ("w2d", "d2w"))):
+    for pos, word, definition in wdlmpro_pairs(seeds_per_pos, seed):
         left, _ = fill(CAUSAL_PATTERNS[pos], definition)
         out.append((left.rstrip(), " " + word))
     return out
 
 
 def wdlmpro_masked_requests(scorer, seeds_per_pos: int, seed: int):
-    from lexprobe.benchmarks.wdlmpro.scoring import MASKED_PATTERNS, MaskedRequests, pairs_for
+    from lexprobe.benchmarks.wdlmpro.scoring import MASKED_PATTERNS, MaskedRequests
 
     builder = MaskedRequests(scorer)
-    pairs = sorted(pairs_for(wdlmpro_groups(seeds_per_pos, seed), ("w2d", "d2w")))
+    pairs = wdlmpro_pairs(seeds_per_pos, seed)
     return [builder.request(p, word, definition) for pos, word, definition in pairs for p in MASKED_PATTERNS[pos]]
 
 
@@ -203,6 +272,13 @@ def bench_causal(args, model_path, device):
     print(f"causal: {len(requests)} WDLMPro requests, {len({c for c, _ in requests})} contexts, "
           f"{tokens} request tokens; {model_path} on {scorer.device}")
     model_of["causal"] = scorer.model
+    score = lambda reqs: [float(lp.sum()) for lp in scorer.continuation_logprobs(reqs)]  # noqa: E731
+    costs = [sum(map(len, scorer.split(c, x))) for c, x in requests]
+    nproc = lambda one: nproc_race("causal", model_path, score, requests, costs,  # noqa: E731
+                                   [c for c, _ in requests],  # requests sharing a context share its forward pass
+                                   tokens, args.repeat, scorer.device, one, args.tolerance)
+    if not is_main_rank():
+        return nproc(None)
     tools = [("lexprobe (packed, 4-D mask)", lambda: scorer.continuation_logprobs(requests),
               lambda: scorer.stats.get("packed_tokens", 0) // args.repeat, scorer_dtype(scorer))]
     if args.with_previous:
@@ -233,6 +309,8 @@ def bench_causal(args, model_path, device):
     sample = requests[:: max(1, len(requests) // 20)]
     ref = [float(reference.causal_continuation_logprobs(scorer, c, x).sum()) for c, x in sample]
     check("lexprobe vs plain reference (sample)", packed[:: max(1, len(requests) // 20)], ref, args.tolerance)
+    if args.world_size > 1:
+        nproc(packed)
     if args.bf16_check:
         low = load_scorer(model_path, kind="causal", device=args.device, dtype="bfloat16", batch_size=args.batch_size)
         bf16_report("causal", packed, [float(lp.sum()) for lp in low.continuation_logprobs(requests)], low)
@@ -261,6 +339,12 @@ def bench_pll(args, model_path, device):
     print(f"pll: {len(requests)} CoDA21 (prompt, definition) requests, {tokens} request tokens; "
           f"{model_path} on {scorer.device}")
     model_of["pll"] = scorer.model
+    score = lambda reqs: [float(lp.sum()) for lp in pll_token_logprobs(scorer, reqs, "token", **no_cut)]  # noqa: E731
+    costs = [len(scorer.tokenizer(p + c)["input_ids"]) for p, c in requests]
+    nproc = lambda one: nproc_race("pll", model_path, score, requests, costs, None, tokens,  # noqa: E731
+                                   args.repeat, scorer.device, one, args.tolerance)
+    if not is_main_rank():
+        return nproc(None)
     tools = [("lexprobe PLL", lambda: pll_token_logprobs(scorer, requests, "token", **no_cut),
               lambda: scorer.stats.get("pll_tokens", 0) // args.repeat, scorer_dtype(scorer))]
     b = args.minicons_batch
@@ -292,6 +376,8 @@ def bench_pll(args, model_path, device):
     step = max(1, len(requests) // 10)
     ref = [float(pll_reference(scorer, p, c, "token", **no_cut).sum()) for p, c in requests[::step]]
     check("lexprobe vs plain reference (sample)", ours[::step], ref, args.tolerance)
+    if args.world_size > 1:
+        nproc(ours)
     if args.bf16_check:
         low = load_scorer(model_path, kind="masked", device=args.device, dtype="bfloat16", batch_size=args.batch_size)
         bf16_report("pll", ours, [float(lp.sum()) for lp in pll_token_logprobs(low, requests, "token", **no_cut)], low)
@@ -304,10 +390,20 @@ def bench_masked(args, model_path, device):
     print(f"masked: {len(requests)} WDLMPro slot requests ({len({r.query for r in requests})} distinct queries), "
           f"{tokens} request tokens; {model_path} on {scorer.device}")
     model_of["masked"] = scorer.model
+    score = lambda reqs: [float(lp.sum()) for lp in scorer.slot_logprobs(reqs)]  # noqa: E731
+    costs = [len(r.prefix) + len(r.word) + len(r.suffix) for r in requests]
+    nproc = lambda one: nproc_race("masked", model_path, score, requests, costs,  # noqa: E731
+                                   [r.query for r in requests],  # one forward pass per distinct query
+                                   tokens, args.repeat, scorer.device, one, args.tolerance)
+    if not is_main_rank():
+        return nproc(None)
     scorer.stats.clear()
-    race("masked", model_path, [("lexprobe slot scoring", lambda: scorer.slot_logprobs(requests),
-                                 lambda: scorer.stats.get("query_tokens", 0) // args.repeat, scorer_dtype(scorer))],
-         len(requests), tokens, args.repeat, scorer.device)
+    out = race("masked", model_path, [("lexprobe slot scoring", lambda: scorer.slot_logprobs(requests),
+                                       lambda: scorer.stats.get("query_tokens", 0) // args.repeat,
+                                       scorer_dtype(scorer))],
+               len(requests), tokens, args.repeat, scorer.device)
+    if args.world_size > 1:
+        nproc([float(lp.sum()) for lp in out["lexprobe slot scoring"]])
 
 
 def scorer_dtype(scorer) -> str:
@@ -315,13 +411,17 @@ def scorer_dtype(scorer) -> str:
 
 
 def print_table():
-    print("\n| kind | model | tool | requests/s | tokens/s | wall s | peak MiB | TFLOP/s |")
+    print("\n| kind | model | tool | requests/s | tokens/s | wall s | peak MiB (per rank) | TFLOP/s |")
     print("|---|---|---|---:|---:|---:|---:|---|")
     for kind, model, tool, rps, tps, sec, mib, tf in ROWS:
-        print(f"| {kind} | {Path(model).name} | {tool} | {rps:.1f} | {tps:.0f} | {sec:.2f} | {mib:.0f} | {tf} |")
+        print(f"| {kind} | {Path(model).name} | {tool} | {rps:.1f} | {tps:.0f} | {sec:.2f} | {mib} | {tf} |")
     by: dict[tuple[str, str], float] = {}
     for r in ROWS:  # the first row of each tool family: lexprobe's current path comes first
         by.setdefault((r[0], r[2].split(" ")[0]), r[5])
+    for kind, name in {(r[0], r[2]) for r in ROWS if r[2].startswith("lexprobe, ")}:
+        n = next(r for r in ROWS if r[0] == kind and r[2] == name)
+        one = next(r for r in ROWS if r[0] == kind and r[2].split(" ")[0] == "lexprobe")
+        print(f"{kind}: {name.split(', ')[1]} give {n[3] / one[3]:.2f}x the 1-process requests/s")
     for kind, peer in (("causal", "lm-eval"), ("pll", "minicons")):
         if (kind, "lexprobe") in by and (kind, peer) in by:
             print(f"{kind}: lexprobe is {by[(kind, peer)] / by[(kind, 'lexprobe')]:.1f}x faster than {peer}")
@@ -351,8 +451,8 @@ def main() -> None:
                     help="also score in bfloat16 and print its distance from float32 (and across batch sizes)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--nproc", type=int, default=1,
-                    help="N-process figures: launch this script with torchrun --nproc-per-node N; "
-                         "needs lexprobe.distributed (the distributed launcher)")
+                    help="N-process figures: launch this script with torchrun --standalone --nproc-per-node N "
+                         "(this option only checks that the launch matches); rank 0 also prints the 1-process row")
     ap.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
     args = ap.parse_args()
     if args.threads:
@@ -360,12 +460,17 @@ def main() -> None:
     if args.batch_size not in (None, "auto"):
         args.batch_size = int(args.batch_size)
     args.peers = [p for p in args.peers.split(",") if p]
-    if args.nproc > 1 or int(os.environ.get("WORLD_SIZE", "1")) > 1:
-        try:
-            import lexprobe.distributed  # noqa: F401
-        except ImportError:
-            raise SystemExit("N-process figures need lexprobe.distributed, which is not in this checkout; "
-                             "run with one process") from None
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    if args.nproc > 1 and world != args.nproc:
+        raise SystemExit(f"--nproc {args.nproc} needs the script started by torchrun with {args.nproc} processes: "
+                         f"torchrun --standalone --nproc-per-node {args.nproc} scripts/bench_throughput.py ...")
+    if world > 1:
+        from lexprobe.distributed import context
+
+        ctx = context()  # gloo on CPU, nccl (one GPU per rank) on GPUs
+        if not ctx.is_main:  # one report, from rank 0
+            sys.stdout = open(os.devnull, "w")
+    args.world_size = world
     kinds = args.kind or ["causal", "pll", "masked"]
     models = {}
     if not (args.gpt2 and args.bert):
@@ -373,7 +478,8 @@ def main() -> None:
 
         models = {k: str(v) for k, v in base_model_dirs().items()}
     gpt2, bert = args.gpt2 or models.get("gpt2"), args.bert or models.get("bert")
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; "
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads"
+          f"{f' per process, {world} processes' if world > 1 else ''}; "
           f"dtype {args.dtype}; batch size {args.batch_size or 'default'}")
     device = torch.device("cpu")
     if "causal" in kinds:
@@ -382,7 +488,8 @@ def main() -> None:
         bench_pll(args, bert, device)
     if "masked" in kinds:
         bench_masked(args, bert, device)
-    print_table()
+    if is_main_rank():
+        print_table()
 
 
 if __name__ == "__main__":
