@@ -253,11 +253,12 @@ def wdlmpro_masked_requests(scorer, seeds_per_pos: int, seed: int):
 
 
 def coda21_requests(path: str | None, n_groups: int, limit: int | None = None) -> list[tuple[str, str]]:
-    from lexprobe.benchmarks.coda21.cli import default_coda_dir
+    from lexprobe.benchmarks.coda21.cli import resolve_coda_file
     from lexprobe.benchmarks.coda21.dataset import load_coda
     from lexprobe.benchmarks.coda21.evaluate import EvalConfig, _lm_requests
 
-    data = load_coda(path or default_coda_dir() / "CoDA-clean-hard.json")
+    # a file, or the official clean-hard file of the data directory (`lexprobe data fetch coda21-clean-hard`)
+    data = load_coda(resolve_coda_file(path or "clean-hard"))
     groups = data.by_pos("n")[: n_groups // 2] + data.by_pos("v")[: n_groups - n_groups // 2]
     return _lm_requests(groups, EvalConfig())[:limit]
 
@@ -435,7 +436,8 @@ def main() -> None:
     ap.add_argument("--bert", help="masked model (default: random BERT-base shape, built offline)")
     ap.add_argument("--groups", type=int, default=2,
                     help="WDLMPro seed groups per POS (each expanded to its co-hyponyms' groups)")
-    ap.add_argument("--coda", help="CoDA21 file (default: the official clean-hard file)")
+    ap.add_argument("--coda", help="CoDA21 file or variant name (default: clean-hard from the data directory; "
+                                   "`lexprobe data fetch coda21-clean-hard`)")
     ap.add_argument("--coda-groups", type=int, default=6, help="CoDA21 groups (half nouns, half verbs)")
     ap.add_argument("--coda-requests", type=int, default=None, help="keep only the first N CoDA21 requests")
     ap.add_argument("--minicons-batch", type=int, default=8, help="requests per minicons call")
@@ -493,4 +495,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from lexprobe.errors import LexprobeError
+
+    try:
+        main()
+    except LexprobeError as err:
+        sys.exit(f"bench_throughput: error: {err}")
