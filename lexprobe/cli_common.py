@@ -15,26 +15,24 @@ PROTOCOL_HELP = {
 }
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1 (0 and negatives are one-line errors, never 'everything')."""
+def _int_at_least(text: str, minimum: int, what: str, bound: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+        raise argparse.ArgumentTypeError(f"expected a {what} integer, got {text!r}") from None
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (0 and negatives are one-line errors, never 'everything')."""
+    return _int_at_least(text, 1, "positive", "at least 1")
 
 
 def non_negative_int(text: str) -> int:
     """argparse type: an integer >= 0 (for options where 0 is meaningful, e.g. a seed)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
+    return _int_at_least(text, 0, "non-negative", "0 or more")
 
 
 def positive_float(text: str) -> float:

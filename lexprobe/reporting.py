@@ -29,6 +29,19 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: s
     return "\n".join(out)
 
 
+def read_json(path: str | Path, fix: str) -> Any:
+    """A JSON file's content; unreadable or malformed files are one DataError ending in ``fix``."""
+    from lexprobe.errors import DataError
+
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
+        raise DataError(f"{path} is not valid JSON ({str(err)[:120]}); {fix}") from None
+    except OSError as err:
+        raise DataError(f"cannot read {path} ({err.strerror or err}); {fix}") from None
+
+
 def write_json(path: str | Path, obj: Any) -> Path:
     """Write atomically (temp file + rename) so an interrupted write never leaves half a file."""
     path = Path(path)

@@ -15,13 +15,13 @@ recorded in every result.
 
 from __future__ import annotations
 
-import json
 import string
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Sequence
 
 from lexprobe.errors import DataError, ModelError
+from lexprobe.reporting import read_json
 
 LABEL_STYLES = ("numbers", "letters")
 BLANK = "___"
@@ -123,10 +123,7 @@ def load_template(name_or_path: str) -> Template:
     if not path.is_file():
         raise DataError(f"--template {name_or_path!r} is neither a shipped template "
                         f"({', '.join(SHIPPED)}) nor a JSON file")
-    try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise DataError(f"template file {path} is not valid JSON ({err}); see docs/llm.md for the fields") from None
+    obj = read_json(path, "see docs/llm.md for a template's fields")
     if not isinstance(obj, dict):
         raise DataError(f"template file {path} must hold a JSON object; see docs/llm.md for the fields")
     known = {f.name for f in fields(Template)}

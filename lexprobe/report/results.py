@@ -8,7 +8,6 @@ in one task, a CoDA21 group, a sense-ranking query. Results of people (``model.k
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from lexprobe.errors import DataError
+from lexprobe.reporting import read_json
 
 BENCHMARKS = ("wdlmpro", "coda21", "senserank")
 #: metrics per benchmark, as (per-unit key, label) -- the order tables and compare use
@@ -58,10 +58,7 @@ def load_result(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if not path.is_file():
         raise DataError(f"result file {path} not found; pass the --out file of an `eval` (or `lexprobe run`)")
-    try:
-        result = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise DataError(f"{path} is not a JSON result file ({err}); pass the --out file of an `eval`") from None
+    result = read_json(path, "pass the --out file of an `eval`")
     if (not isinstance(result, dict) or result.get("benchmark") not in BENCHMARKS
             or ("metrics" not in result and not is_sweep(result))):
         raise DataError(f"{path} is not a lexprobe result file (no benchmark/metrics); pass the --out file of an `eval`")

@@ -15,13 +15,13 @@ format.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from lexprobe.errors import DataError
+from lexprobe.reporting import read_json
 
 POS_NAMES = {"n": "noun", "v": "verb"}
 VARIANTS = ("clean-hard", "clean-easy", "noisy-hard", "noisy-easy")
@@ -175,12 +175,7 @@ def load_coda(path: str | Path, pos: Iterable[str] = ("n", "v"), option: str = "
         raise DataError(f"CoDA21 file {path} not found; pass a CoDA-*.json file as {option}")
     if path.is_dir():
         raise DataError(f"{path} is a folder; pass a CoDA-*.json file as {option}")
-    try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
-        raise DataError(f"{path} is not valid JSON ({str(err)[:120]}); pass an official CoDA21 file") from None
-    except OSError as err:
-        raise DataError(f"cannot read {path} ({err.strerror or err}); pass a readable CoDA21 file") from None
+    obj = read_json(path, "pass an official CoDA21 file")
     return parse_coda(obj, source=str(path), pos=pos)
 
 

@@ -8,14 +8,13 @@ cell colour); rows and columns are labelled with the synset names. Reads a resul
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from lexprobe.errors import DataError
-from lexprobe.reporting import save_figure
+from lexprobe.reporting import read_json, save_figure
 
 
 def find_group(result: dict[str, Any], group: str) -> dict[str, Any]:
@@ -35,11 +34,8 @@ def load_result(path: str | Path) -> dict[str, Any]:
     path = Path(path)
     if not path.exists():
         raise DataError(f"result file {path} not found; write one with `lexprobe coda eval --out FILE.json`")
-    try:
-        result = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise DataError(f"{path} is not a JSON result file ({err})") from None
-    if result.get("benchmark") != "coda21" or "instances" not in result:
+    result = read_json(path, "pass the --out file of `lexprobe coda eval`")
+    if not isinstance(result, dict) or result.get("benchmark") != "coda21" or "instances" not in result:
         raise DataError(f"{path} is not a CoDA21 result file (written by `lexprobe coda eval`)")
     return result
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lexprobe.errors import DataError
+from lexprobe.reporting import read_json
 
 S20_SIZE = 20
 S20_SEED = 42
@@ -45,10 +46,7 @@ def build_sample(source: str | Path, size: int = S20_SIZE, seed: int = S20_SEED,
     source = Path(source)
     if not source.is_file():
         raise DataError(f"CoDA21 file {source} not found; pass --data with CoDA-clean-easy.json")
-    try:
-        obj = json.loads(source.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise DataError(f"{source} is not valid JSON ({err}); pass an official CoDA21 file") from None
+    obj = read_json(source, "pass an official CoDA21 file")
     if not isinstance(obj, dict):
         raise DataError(f"{source} is not a CoDA21 file: expected a JSON object with keys 'n' and/or 'v'")
     picked = sample_human(obj, size, seed, pos)
