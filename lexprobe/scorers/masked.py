@@ -19,6 +19,7 @@ from tqdm.auto import tqdm
 
 from lexprobe.batching import run_batched
 from lexprobe.scorers.base import Scorer
+from lexprobe.scorers.encoder_tail import last_layer_cut, scored_logits
 
 
 @dataclass(frozen=True)
@@ -126,21 +127,11 @@ class MaskedLMScorer(Scorer):
         return out
 
     def _masked_logits(self, ids, attn, rows, cols):
-        """Vocabulary logits at the masked positions only (the LM head runs on those rows)."""
-        head = lm_head(self.model)
-        if head is None:
-            return self.model(input_ids=ids, attention_mask=attn).logits[rows, cols]
-        hidden = self.model.base_model(input_ids=ids, attention_mask=attn)[0]
-        return head(hidden[rows.to(hidden.device), cols.to(hidden.device)])
-
-
-def lm_head(model):
-    """The module mapping hidden states to vocabulary logits, for architectures we know."""
-    for attr in ("cls", "lm_head"):  # BERT-style, RoBERTa/XLM-R/ModernBERT-style
-        head = getattr(model, attr, None)
-        if head is not None and callable(head):
-            return head
-    return None
+        """Vocabulary logits at the masked positions only (LM head and, where supported, the
+        last encoder layer run on those rows: ``encoder_tail``)."""
+        logits = scored_logits(self.model, ids, attn, rows, cols)
+        self.count("last_layer_cut_passes" if last_layer_cut(self.model) else "full_encoder_passes")
+        return logits
 
 
 def max_input_length(scorer) -> int:

@@ -9,7 +9,8 @@ are masked too, so a word's own tail cannot give its first piece away.
 Efficiency: every (pair, position) masked copy is an independent sequence, so all
 copies of all pairs are pooled and batched together, longest first
 (``run_batched``); only the real copies are built (no padding of a definition to
-48 positions), and the LM head runs only at the scored position of each row.
+48 positions), and the LM head and the last encoder layer's query, output and
+feed-forward blocks run only at the scored position of each row (``encoder_tail``).
 ``pll_reference`` is the plain per-pair version used by tests and the benchmark
 script.
 """
@@ -23,7 +24,7 @@ import numpy as np
 import torch
 
 from lexprobe.batching import run_batched
-from lexprobe.scorers.masked import lm_head as _lm_head
+from lexprobe.scorers.encoder_tail import last_layer_cut, scored_logits
 from lexprobe.scorers.masked import max_input_length
 
 VARIANTS = ("token", "word-l2r")
@@ -104,15 +105,11 @@ def _forward_copies(scorer: Any, batch: Sequence[MaskedCopy]) -> list[float]:
     cols = torch.tensor([c.target for c in batch], device=scorer.device)
     gold = torch.tensor([c.ids[c.target] for c in batch], device=scorer.device)
     with torch.inference_mode():
-        head = _lm_head(scorer.model)
-        if head is not None:
-            hidden = scorer.model.base_model(input_ids=ids, attention_mask=attn)[0]
-            logits = head(hidden[rows, cols])
-        else:
-            logits = scorer.model(input_ids=ids, attention_mask=attn).logits[rows, cols]
+        logits = scored_logits(scorer.model, ids, attn, rows, cols)
         logp = torch.log_softmax(logits.float(), dim=-1)[rows, gold]
     if hasattr(scorer, "count"):
         scorer.count("forward_passes")
+        scorer.count("last_layer_cut_passes" if last_layer_cut(scorer.model) else "full_encoder_passes")
         scorer.count("pll_rows", len(batch))
         scorer.count("pll_tokens", int(attn.sum()))
     return logp.double().cpu().tolist()

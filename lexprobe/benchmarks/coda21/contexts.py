@@ -104,6 +104,7 @@ class MaskedContextSelector:
         import torch
 
         from lexprobe.batching import run_batched
+        from lexprobe.scorers.encoder_tail import scored_logits
         from lexprobe.scorers.pll import max_input_length
 
         tok = self.scorer.tokenizer
@@ -129,17 +130,23 @@ class MaskedContextSelector:
                     masked[t] = tok.mask_token_id
                 input_ids[row, : len(ids)] = torch.tensor(masked)
                 attention[row, : len(ids)] = 1
-            with torch.no_grad():
-                logits = model(input_ids=input_ids.to(device), attention_mask=attention.to(device)).logits
-            logp = torch.log_softmax(logits.float(), dim=-1)
-            out = []
-            for row, (ids, target) in enumerate(batch):
+            rows = [row for row, (_, target) in enumerate(batch) for _ in target]
+            cols = [t for _, target in batch for t in target]
+            if not cols:
+                return [float("-inf")] * len(batch)
+            with torch.inference_mode():  # the LM head (and last layer) only at the target tokens
+                logits = scored_logits(model, input_ids.to(device), attention.to(device),
+                                       torch.tensor(rows, dtype=torch.long), torch.tensor(cols, dtype=torch.long))
+            gold = torch.tensor([ids[t] for ids, target in batch for t in target], dtype=torch.long)
+            terms_all = torch.log_softmax(logits.float(), dim=-1)[torch.arange(len(cols), device=logits.device),
+                                                                gold.to(logits.device)]
+            out, k = [], 0
+            for ids, target in batch:
                 if not target:
                     out.append(float("-inf"))  # truncated away or not tokenised: never chosen
                     continue
-                pos = torch.tensor(target)
-                gold = torch.tensor([ids[t] for t in target])
-                terms = logp[row, pos, gold.to(logp.device)]
+                terms = terms_all[k : k + len(target)]
+                k += len(target)
                 if self.average == "prob":  # log of the mean probability (a multi-token word)
                     out.append(float(torch.logsumexp(terms, 0) - np.log(len(target))))
                 else:
