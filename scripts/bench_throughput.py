@@ -348,6 +348,9 @@ def bench_pll(args, model_path, device):
         return nproc(None)
     tools = [("lexprobe PLL", lambda: pll_token_logprobs(scorer, requests, "token", **no_cut),
               lambda: scorer.stats.get("pll_tokens", 0) // args.repeat, scorer_dtype(scorer))]
+    if args.with_full_last_layer:
+        tools.append(_full_last_layer_tool("lexprobe PLL", scorer, lambda: pll_token_logprobs(
+            scorer, requests, "token", **no_cut)))
     b = args.minicons_batch
     if "minicons" in args.peers:
         from minicons.scorer import MaskedLMScorer
@@ -370,8 +373,10 @@ def bench_pll(args, model_path, device):
     outputs = race("pll", model_path, tools, len(requests), tokens, args.repeat, scorer.device)
     per_token = outputs["lexprobe PLL"]
     ours = [float(lp.sum()) for lp in per_token]
+    if args.with_full_last_layer:
+        _report_last_layer_cut("pll", per_token, outputs[FULL_LAST_LAYER.format("lexprobe PLL")], args.tolerance)
     if "minicons" in args.peers:
-        theirs = outputs[tools[1][0]]
+        theirs = outputs[next(t[0] for t in tools if t[0].startswith("minicons"))]
         # per-token terms (sums of ~15 float32 terms of -10 each differ by float32 rounding alone)
         check("lexprobe vs minicons, per token", np.concatenate(per_token), np.concatenate(theirs), args.tolerance)
     step = max(1, len(requests) // 10)
@@ -399,12 +404,41 @@ def bench_masked(args, model_path, device):
     if not is_main_rank():
         return nproc(None)
     scorer.stats.clear()
-    out = race("masked", model_path, [("lexprobe slot scoring", lambda: scorer.slot_logprobs(requests),
-                                       lambda: scorer.stats.get("query_tokens", 0) // args.repeat,
-                                       scorer_dtype(scorer))],
-               len(requests), tokens, args.repeat, scorer.device)
+    tools = [("lexprobe slot scoring", lambda: scorer.slot_logprobs(requests),
+              lambda: scorer.stats.get("query_tokens", 0) // args.repeat, scorer_dtype(scorer))]
+    if args.with_full_last_layer:
+        tools.append(_full_last_layer_tool("lexprobe slot scoring", scorer, lambda: scorer.slot_logprobs(requests)))
+    out = race("masked", model_path, tools, len(requests), tokens, args.repeat, scorer.device)
+    if args.with_full_last_layer:
+        _report_last_layer_cut("masked", out["lexprobe slot scoring"],
+                               out[FULL_LAST_LAYER.format("lexprobe slot scoring")], args.tolerance)
     if args.world_size > 1:
         nproc([float(lp.sum()) for lp in out["lexprobe slot scoring"]])
+
+
+FULL_LAST_LAYER = "{} (full last layer)"
+
+
+def _full_last_layer_tool(name, scorer, fn):
+    """The same scoring with the encoder's last layer run at every position (encoder_tail off)."""
+    from lexprobe.scorers.encoder_tail import full_last_layer
+
+    def run():
+        with full_last_layer(scorer.model):
+            return fn()
+
+    return FULL_LAST_LAYER.format(name), run, None, scorer_dtype(scorer)
+
+
+def _report_last_layer_cut(kind, cut, full, tolerance):
+    from lexprobe.scorers.encoder_tail import last_layer_cut
+
+    model = model_of[kind]
+    seconds = {r[2]: r[5] for r in ROWS if r[0] == kind}
+    name = next(n for n in seconds if n.startswith("lexprobe") and "full last layer" not in n)
+    print(f"  last layer at scored positions only ({'on' if last_layer_cut(model) else 'NOT supported: off'}): "
+          f"{seconds[FULL_LAST_LAYER.format(name)] / seconds[name]:.3f}x the full-last-layer speed")
+    check("last-layer cut vs full last layer, per token", np.concatenate(cut), np.concatenate(full), tolerance)
 
 
 def scorer_dtype(scorer) -> str:
@@ -443,6 +477,8 @@ def main() -> None:
     ap.add_argument("--minicons-batch", type=int, default=8, help="requests per minicons call")
     ap.add_argument("--peers", default="lm-eval,minicons", help="peer tools to run (comma list; '' for none)")
     ap.add_argument("--with-previous", action="store_true", help="also time lexprobe's previous causal design")
+    ap.add_argument("--with-full-last-layer", action="store_true",
+                    help="pll/masked: also time lexprobe with the last encoder layer run at every position")
     ap.add_argument("--device", default="auto")
     ap.add_argument("--dtype", default="float32")
     ap.add_argument("--batch-size", default=None, help="lexprobe batch size (int or auto; default per scorer)")

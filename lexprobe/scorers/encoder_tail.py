@@ -23,6 +23,7 @@ full pass. ``last_layer_cut(model)`` tells which path a model takes.
 from __future__ import annotations
 
 import weakref
+from contextlib import contextmanager
 
 import torch
 import torch.nn.functional as F
@@ -82,6 +83,17 @@ def last_layer_cut(model) -> bool:
     if model not in _decisions:
         _decisions[model] = _cut_supported(model)
     return _decisions[model] and not model.training
+
+
+@contextmanager
+def full_last_layer(model):
+    """Run ``model``'s last layer at every position inside the block (for side-by-side timings)."""
+    last_layer_cut(model)  # decide first, so the decision is what gets restored
+    saved, _decisions[model] = _decisions[model], False
+    try:
+        yield
+    finally:
+        _decisions[model] = saved
 
 
 def _last_layer_input(model, input_ids, attention_mask):
