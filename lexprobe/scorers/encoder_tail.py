@@ -68,6 +68,9 @@ def _cut_supported(model) -> bool:
     for where in (config, attention):  # older transformers kept relative positions on both
         if getattr(where, "position_embedding_type", "absolute") not in (None, "absolute"):
             return False
+    if attention is not None and getattr(getattr(attention, "query", None), "weight", None) is not None \
+            and attention.query.weight.device.type == "meta":  # offloaded weights: leave them to accelerate
+        return False
     needed = (attention, getattr(layer.attention, "output", None), getattr(layer, "intermediate", None),
               getattr(layer, "output", None))
     return all(m is not None for m in needed) and all(
@@ -156,9 +159,11 @@ def scored_hidden_states(model, input_ids, attention_mask, rows, cols) -> torch.
     if full is not None:  # the hook never fired: this model is not what it looked like
         _decisions[model] = False
         return full[rows.to(full.device), cols.to(full.device)]
-    rows, cols = rows.to(before.device), cols.to(before.device)
-    mask = None if attention_mask is None else attention_mask.to(before.device)
-    return _last_layer_at(_last_layer(model), before, mask, rows, cols)
+    layer = _last_layer(model)
+    device = layer.attention.self.query.weight.device  # under a device map, the layer's own device
+    before, rows, cols = before.to(device), rows.to(device), cols.to(device)
+    mask = None if attention_mask is None else attention_mask.to(device)
+    return _last_layer_at(layer, before, mask, rows, cols)
 
 
 def scored_logits(model, input_ids, attention_mask, rows, cols) -> torch.Tensor:
