@@ -65,17 +65,15 @@ def _cut_supported(model) -> bool:
     if getattr(config, "is_decoder", False) or getattr(config, "add_cross_attention", False):
         return False
     attention = getattr(getattr(layer, "attention", None), "self", None)
+    parts = ("query", "key", "value", "num_attention_heads", "attention_head_size", "scaling")
+    if attention is None or not all(hasattr(attention, a) for a in parts):
+        return False
+    if not all(hasattr(m, a) for m, a in ((layer.attention, "output"), (layer, "intermediate"), (layer, "output"))):
+        return False
     for where in (config, attention):  # older transformers kept relative positions on both
         if getattr(where, "position_embedding_type", "absolute") not in (None, "absolute"):
             return False
-    if attention is not None and getattr(getattr(attention, "query", None), "weight", None) is not None \
-            and attention.query.weight.device.type == "meta":  # offloaded weights: leave them to accelerate
-        return False
-    needed = (attention, getattr(layer.attention, "output", None), getattr(layer, "intermediate", None),
-              getattr(layer, "output", None))
-    return all(m is not None for m in needed) and all(
-        hasattr(attention, a) for a in ("query", "key", "value", "num_attention_heads", "attention_head_size",
-                                        "scaling"))
+    return attention.query.weight.device.type != "meta"  # offloaded weights: leave them to accelerate
 
 
 def last_layer_cut(model) -> bool:

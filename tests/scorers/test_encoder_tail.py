@@ -92,7 +92,21 @@ def _tiny_prelayernorm_roberta():
     return RobertaPreLayerNormForMaskedLM(config).eval()
 
 
-@pytest.mark.parametrize("build", [_tiny_distilbert, _tiny_prelayernorm_roberta])
+def _tiny_bert_with(**options):
+    """BERT configured as something the cut does not handle (transformers 5 ignores relative positions)."""
+    from transformers import BertConfig, BertForMaskedLM
+
+    def build():
+        torch.manual_seed(0)
+        config = BertConfig(vocab_size=60, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                            intermediate_size=64, max_position_embeddings=64, **options)
+        return BertForMaskedLM(config).eval()
+
+    return build
+
+
+@pytest.mark.parametrize("build", [_tiny_distilbert, _tiny_prelayernorm_roberta,
+                                   _tiny_bert_with(position_embedding_type="relative_key")])
 def test_other_architectures_fall_back_to_full_pass(build):
     model = build()
     assert not last_layer_cut(model)
