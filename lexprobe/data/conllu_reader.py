@@ -2,11 +2,11 @@
 
 ``conllu`` does the sentence splitting, comment metadata (``sent_id``) and token ids
 (multiword-token ranges ``(1, '-', 2)`` and empty nodes ``(1, '.', 1)``, skipped here).
-It accepts lines with too few or too many columns silently, so the id parser below
-checks the column count; columns the readers never use (FEATS, HEAD, DEPS) are kept
-as raw strings, so a malformed dependency column does not reject a sense-annotated
-file, and reading stays fast. Every problem becomes one ``DataError`` line naming
-the file and line.
+It accepts lines with too few or too many columns silently (and splits at two or
+more spaces as well as at tabs), so the id parser below checks the column count.
+Columns the readers never use (FEATS, HEAD, DEPS) stay raw strings: a malformed
+dependency column does not reject a sense-annotated file, and reading stays fast.
+Every problem becomes one ``DataError`` line naming the file and line.
 """
 
 from __future__ import annotations
