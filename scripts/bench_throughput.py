@@ -124,9 +124,21 @@ def tflops(model, forwarded_tokens: int, seconds: float, device, dtype: str) -> 
 ROWS: list[tuple] = []
 
 
-def race(kind, model, tools, n_requests, n_tokens, repeat, device):
+def race(kind, model, tools, n_requests, n_tokens, repeat, device, floor_reset=None):
     """Run each (name, fn, forwarded-tokens fn, dtype) ``repeat`` times, alternating tools round by
-    round so that machine load drifts over all of them alike; record each tool's fastest run."""
+    round so that machine load drifts over all of them alike; record each tool's fastest run.
+
+    With ``floor_reset`` (called after the untimed tracing runs, to reset the scorer's counters)
+    each tool's linear layers are also replayed alone in the same rounds (``linear_floor``)."""
+    floors = {}
+    if floor_reset is not None:
+        from scripts.linear_floor import replayer, trace_linears
+
+        for name, fn, _, _ in list(tools):
+            trace = trace_linears(model_of[kind], fn)
+            floors[name] = f"floor: {name.split(' (')[0]}, linear layers alone", trace.flops
+            tools = tools + [(floors[name][0], replayer(trace), None, None)]
+        floor_reset()
     best: dict[str, tuple] = {}
     outputs = {}
     for _ in range(repeat):
@@ -139,7 +151,16 @@ def race(kind, model, tools, n_requests, n_tokens, repeat, device):
         sec, peak, fwd, dtype = best[name]
         tf = tflops(model_of[kind], fwd, sec, device, dtype) if fwd else "-"
         record(kind, model, name, n_requests, n_tokens, sec, peak, tf)
+    for name, (floor_name, flops) in floors.items():
+        wall, alone = best[name][0], best[floor_name][0]
+        FLOORS.append((kind, name, wall, alone))
+        print(f"  {name}: {flops / 1e9:.0f} GFLOP in linear layers; alone they take {alone:.2f} s "
+              f"({flops / alone / 1e9:.0f} GFLOP/s), {100 * alone / wall:.0f}% of its {wall:.2f} s")
     return outputs
+
+
+#: (kind, tool, wall seconds, its linear layers alone in seconds), for the closing lines
+FLOORS: list[tuple[str, str, float, float]] = []
 
 
 model_of: dict[str, torch.nn.Module] = {}
@@ -301,7 +322,8 @@ def bench_causal(args, model_path, device):
         tools.append(("lm-eval loglikelihood (batch 32)", lambda: lm.loglikelihood(instances, disable_tqdm=True),
                       None, None))
     scorer.stats.clear()
-    outputs = race("causal", model_path, tools, len(requests), tokens, args.repeat, scorer.device)
+    outputs = race("causal", model_path, tools, len(requests), tokens, args.repeat, scorer.device,
+                   scorer.stats.clear if args.floor else None)
     packed = [float(lp.sum()) for lp in outputs[tools[0][0]]]
     if args.with_previous:
         check("packed vs previous", packed, [float(lp.sum()) for lp in outputs[tools[1][0]]], args.tolerance)
@@ -370,7 +392,8 @@ def bench_pll(args, model_path, device):
 
         tools.append((f"minicons conditional_score (batch {b})", run, None, None))
     scorer.stats.clear()
-    outputs = race("pll", model_path, tools, len(requests), tokens, args.repeat, scorer.device)
+    outputs = race("pll", model_path, tools, len(requests), tokens, args.repeat, scorer.device,
+                   scorer.stats.clear if args.floor else None)
     per_token = outputs["lexprobe PLL"]
     ours = [float(lp.sum()) for lp in per_token]
     if args.with_full_last_layer:
@@ -408,7 +431,8 @@ def bench_masked(args, model_path, device):
               lambda: scorer.stats.get("query_tokens", 0) // args.repeat, scorer_dtype(scorer))]
     if args.with_full_last_layer:
         tools.append(_full_last_layer_tool("lexprobe slot scoring", scorer, lambda: scorer.slot_logprobs(requests)))
-    out = race("masked", model_path, tools, len(requests), tokens, args.repeat, scorer.device)
+    out = race("masked", model_path, tools, len(requests), tokens, args.repeat, scorer.device,
+               scorer.stats.clear if args.floor else None)
     if args.with_full_last_layer:
         _report_last_layer_cut("masked", out["lexprobe slot scoring"],
                                out[FULL_LAST_LAYER.format("lexprobe slot scoring")], args.tolerance)
@@ -416,7 +440,7 @@ def bench_masked(args, model_path, device):
         nproc([float(lp.sum()) for lp in out["lexprobe slot scoring"]])
 
 
-FULL_LAST_LAYER = "{} (full last layer)"
+FULL_LAST_LAYER = "{}, full last layer"  # no " (": --floor names rows by the text before it
 
 
 def _full_last_layer_tool(name, scorer, fn):
@@ -460,6 +484,13 @@ def print_table():
     for kind, peer in (("causal", "lm-eval"), ("pll", "minicons")):
         if (kind, "lexprobe") in by and (kind, peer) in by:
             print(f"{kind}: lexprobe is {by[(kind, peer)] / by[(kind, 'lexprobe')]:.1f}x faster than {peer}")
+    for kind, tool, wall, alone in FLOORS:
+        if tool.startswith("lexprobe") and (kind, "lexprobe") in by and by[(kind, "lexprobe")] == wall:
+            peers = [(p, by[(kind, p)]) for k, p in (("causal", "lm-eval"), ("pll", "minicons")) if k == kind
+                     and (kind, p) in by]
+            for peer, theirs in peers:
+                print(f"{kind}: a tool that ran lexprobe's linear layers and nothing else would be "
+                      f"{theirs / alone:.1f}x faster than {peer} (the ceiling for lexprobe's exact work on this device)")
 
 
 def main() -> None:
@@ -492,6 +523,9 @@ def main() -> None:
                     help="N-process figures: launch this script with torchrun --standalone --nproc-per-node N "
                          "(this option only checks that the launch matches); rank 0 also prints the 1-process row")
     ap.add_argument("--threads", type=int, help="torch CPU threads (default: torch's choice)")
+    ap.add_argument("--floor", action="store_true",
+                    help="also replay each tool's linear layers alone (same shapes, nothing else), in the same "
+                         "rounds: how close each tool is to its floor, and the ceiling of any exact speed-up")
     args = ap.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)

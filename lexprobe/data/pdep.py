@@ -15,6 +15,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from lexprobe.data.conllu_reader import read_sentences
 from lexprobe.data.instances import SenseInstance
 from lexprobe.data.ontonotes import split_from_path
 from lexprobe.errors import DataError
@@ -29,13 +30,6 @@ def conllu_files(path: Path) -> list[Path]:
     return files
 
 
-def _misc_sense(misc: str) -> str | None:
-    for item in misc.split("|"):
-        if item.startswith("Sense="):
-            return item[len("Sense="):]
-    return None
-
-
 def read_pdep(path: str | Path, split: str | None = None) -> list[SenseInstance]:
     root = Path(path)
     if not root.exists():
@@ -45,38 +39,16 @@ def read_pdep(path: str | Path, split: str | None = None) -> list[SenseInstance]
         file_split = split or split_from_path(f)
         if file_split is None:
             raise DataError(f"cannot tell the split of {f}; name files like pdep_train.conllu / pdep_test.conllu")
-        sent_id, rows, n = "", [], 0
-        try:
-            lines = f.read_text(encoding="utf-8").splitlines() + [""]
-        except (OSError, UnicodeDecodeError) as err:
-            raise DataError(f"cannot read {f}: {err}") from None
-        for lineno, line in enumerate(lines, 1):
-            if line.startswith("#"):
-                if line.startswith("# sent_id"):
-                    sent_id = line.partition("=")[2].strip()
-                continue
-            if line.strip():
-                cols = line.split("\t")
-                if len(cols) != 10:
-                    raise DataError(f"{f}:{lineno}: a line with {len(cols)} tab-separated columns; CoNLL-U has 10")
-                if "-" in cols[0] or "." in cols[0]:
+        for n, sentence in enumerate(read_sentences(f), 1):
+            tokens = tuple(w["form"] for w in sentence.words)
+            for i, w in enumerate(sentence.words):
+                misc = w["misc"] or {}
+                if "Sense" not in misc:
                     continue
-                if not cols[0].isdigit() or not cols[1].strip():
-                    raise DataError(f"{f}:{lineno}: expected a token number and a word form in the first two "
-                                    f"columns, got {cols[0][:20]!r} and {cols[1][:20]!r}")
-                rows.append(cols)
-                continue
-            if rows:
-                n += 1
-                tokens = tuple(r[1] for r in rows)
-                for i, r in enumerate(rows):
-                    sense = _misc_sense(r[9])
-                    if sense is None:
-                        continue
-                    lemma = r[2] if r[2] not in ("_", "") else r[1].lower()
-                    out.append(SenseInstance(f.stem, tokens, i, lemma, "p", f"{lemma}_{sense}", file_split,
-                                             sent_id or str(n)))
-            sent_id, rows = "", []
+                sense = misc["Sense"] or ""  # conllu reads "Sense=" as None
+                lemma = w["lemma"] if w["lemma"] not in ("_", "") else w["form"].lower()
+                out.append(SenseInstance(f.stem, tokens, i, lemma, "p", f"{lemma}_{sense}", file_split,
+                                         sentence.sent_id or str(n)))
     return out
 
 

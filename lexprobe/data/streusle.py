@@ -3,7 +3,7 @@
 Three formats are read (gzip or plain):
 - ``.json``: the release's JSON (``toks`` and single-word expressions ``swes``);
 - ``.conllulex``: CoNLL-U plus 9 lexical-semantic columns (SMWE, LEXCAT, LEXLEMMA,
-  SS, SS2, WMWE, WCAT, WLEMMA, LEXTAG);
+  SS, SS2, WMWE, WCAT, WLEMMA, LEXTAG), read with the ``conllu`` library;
 - ``.vis``: one line per sentence, ``sent_id<TAB>`` then ``word|LEXCAT-ss[:ss2]``
   items, strong MWEs joined with ``_`` (gappy ones as ``a_ ... _b``) and weak MWE
   links with ``~``. It is the only train-split file here, and it has no lemmas.
@@ -16,14 +16,12 @@ role, as in the paper). Lemmas come from the data (JSON/conllulex) or, for
 
 from __future__ import annotations
 
-import gzip
 import json
-import zlib
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator
 
+from lexprobe.data.conllu_reader import CONLLULEX_FIELDS, READ_ERRORS, open_text, read_sentences
 from lexprobe.data.instances import SenseInstance
 from lexprobe.errors import DataError
 
@@ -31,17 +29,11 @@ LEXCATS = {"N": "n", "V": "v", "P": "p"}
 _CLITICS = {"'s": "be", "'re": "be", "'m": "be", "'ve": "have", "'d": "have", "'ll": "will"}
 
 
-def _open(path: Path):
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return path.open(encoding="utf-8")
-
-
 def _doc_of(sent_id: str) -> str:
     return sent_id.rsplit("-", 1)[0]
 
 
-_READ_ERRORS = (OSError, EOFError, ValueError, zlib.error)  # ValueError: JSON and UTF-8 decoding
+_READ_ERRORS = READ_ERRORS  # ValueError also covers JSON decoding
 
 
 def _problem(err: Exception) -> str:
@@ -53,7 +45,7 @@ def _problem(err: Exception) -> str:
 def read_streusle_json(path: str | Path, split: str) -> list[SenseInstance]:
     path = Path(path)
     try:
-        with _open(path) as f:
+        with open_text(path) as f:
             sentences = json.load(f)
     except (*_READ_ERRORS, RecursionError) as err:
         raise DataError(f"cannot read STREUSLE JSON {path}: {_problem(err)}") from None
@@ -89,43 +81,14 @@ def _json_sentence(s: dict, split: str) -> list[SenseInstance]:
 def read_streusle_conllulex(path: str | Path, split: str) -> list[SenseInstance]:
     path = Path(path)
     out = []
-    for sent_id, rows in _conll_blocks(path):
-        for r in rows:
-            if len(r) < 19:
-                raise DataError(f"{path}: sentence {sent_id or '?'} (token {r[0]!r}) has a {len(r)}-column line; "
-                                "conllulex has 19 columns")
-        tokens = tuple(r[1] for r in rows)
-        for i, r in enumerate(rows):
-            smwe, lexcat, lexlemma, ss = r[10], r[11], r[12], r[13]
-            pos = LEXCATS.get(lexcat)
-            if pos is None or smwe != "_" or ss == "_":
+    for sent_id, words in read_sentences(path, CONLLULEX_FIELDS, exact=False, name="conllulex"):
+        tokens = tuple(w["form"] for w in words)
+        for i, w in enumerate(words):
+            pos = LEXCATS.get(w["lexcat"])
+            if pos is None or w["smwe"] != "_" or w["ss"] == "_":
                 continue
-            out.append(SenseInstance(_doc_of(sent_id), tokens, i, lexlemma, pos, ss, split, sent_id))
+            out.append(SenseInstance(_doc_of(sent_id), tokens, i, w["lexlemma"], pos, w["ss"], split, sent_id))
     return out
-
-
-def _conll_blocks(path: Path) -> Iterator[tuple[str, list[list[str]]]]:
-    sent_id, rows = "", []
-    try:
-        with _open(path) as f:
-            for line in f:
-                line = line.rstrip("\n")
-                if not line:
-                    if rows:
-                        yield sent_id, rows
-                    sent_id, rows = "", []
-                elif line.startswith("#"):
-                    if line.startswith("# sent_id"):
-                        sent_id = line.partition("=")[2].strip()
-                else:
-                    cols = line.split("\t")
-                    if "-" in cols[0] or "." in cols[0]:
-                        continue  # multiword-token ranges and empty (ellipsis) nodes
-                    rows.append(cols)
-    except _READ_ERRORS as err:
-        raise DataError(f"cannot read {path}: {_problem(err)}") from None
-    if rows:
-        yield sent_id, rows
 
 
 def parse_vis_line(line: str) -> tuple[str, tuple[str, ...], list[tuple[int, str, str]]]:
@@ -163,7 +126,7 @@ def read_streusle_vis(path: str | Path, split: str, lemmatize: bool = True) -> l
     path = Path(path)
     out = []
     try:
-        with _open(path) as f:
+        with open_text(path) as f:
             for line in f:
                 if not line.strip():
                     continue

@@ -123,3 +123,42 @@ def test_real_dev_formats_agree(shared_data):
     assert len(js) == 1818
     assert set((i.sent_id, i.tokens, i.index, i.label) for i in js) == set(
         (i.sent_id, i.tokens, i.index, i.label) for i in vis)
+
+
+@pytest.mark.parametrize("split, count", [("dev", 1818), ("test", 1837)])
+def test_real_conllulex_matches_json(shared_data, split, count):
+    """The conllu-based conllulex reader gives exactly the JSON reader's instances, in order."""
+    root = shared_data / "streusle-4.4" / split
+    if not root.is_dir():
+        pytest.skip("STREUSLE not present")
+    cx = read_streusle_conllulex(root / f"streusle.ud_{split}.conllulex.gz", split)
+    assert cx == read_streusle_json(root / f"streusle.ud_{split}.json.gz", split)
+    assert len(cx) == count and len({i.label for i in cx}) == 76
+    if split == "dev":  # hand-checked in the file: "Rusted_out" is a strong MWE, so not a target
+        first = {(i.sent_id, i.index): (i.word, i.lemma, i.pos, i.label) for i in cx[:8]}
+        assert first[("reviews-001961-0001", 0)] == ("Buyer", "buyer", "n", "n.PERSON")
+        assert first[("reviews-001961-0003", 5)] == ("before", "before", "p", "p.Time")
+        assert ("reviews-001961-0002", 0) not in first and cx[2].word == "cars"
+        assert cx[0].tokens == ("Buyer", "Beware", "!!") and cx[0].doc_id == "reviews-001961"
+
+
+def test_conllulex_skips_multiword_tokens_and_empty_nodes(tmp_path):
+    lines = CONLLULEX.split("\n")
+    at = lines.index(_row(2, "had", smwe="1:1", lexcat="V.LVC.full", lexlemma="have surgery", ss="v.social"))
+    lines.insert(at, "\t".join(["2-3", "hada"] + ["_"] * 17))
+    lines.insert(at + 3, "\t".join(["3.1", "ellided"] + ["_"] * 8))  # an empty node: UD columns only
+    (tmp_path / "a.conllulex").write_text("\n".join(lines))
+    assert set(map(_key, read_streusle_conllulex(tmp_path / "a.conllulex", "dev"))) == EXPECTED
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("4\troutine\troutine\tX\tX", r"a\.conllulex:5: a line with 5 tab-separated columns; conllulex has 19"),
+    ("x" + _row(4, "routine"), r"a\.conllulex:5: expected a token number and a word form .* got 'x4' and 'routine'"),
+    ("4routine", r"a\.conllulex:5: .*line must contain either tabs.*; conllulex has 19 tab-separated columns"),
+])
+def test_conllulex_errors_name_file_and_line(tmp_path, bad, message):
+    path = tmp_path / "a.conllulex"
+    path.write_text(CONLLULEX.replace(_row(4, "routine"), bad))
+    with pytest.raises(DataError, match=message) as err:
+        read_streusle_conllulex(path, "dev")
+    assert "\n" not in str(err.value)
