@@ -28,13 +28,25 @@ class LinearTrace:
     @property
     def flops(self) -> int:
         """Multiply-adds x 2 of every recorded call."""
-        return sum(2 * shape.numel() // shape[-1] * m.in_features * m.out_features for m, shape in self.calls)
+        return sum(2 * shape.numel() // shape[-1] * _features(m)[0] * _features(m)[1] for m, shape in self.calls)
+
+
+def _is_linear(m: torch.nn.Module) -> bool:
+    """``nn.Linear``, or transformers' ``Conv1D`` (GPT-2's projections: a linear layer with the
+    weight stored transposed)."""
+    return isinstance(m, torch.nn.Linear) or (type(m).__name__ == "Conv1D" and hasattr(m, "nf"))
+
+
+def _features(m: torch.nn.Module) -> tuple[int, int]:
+    if isinstance(m, torch.nn.Linear):
+        return m.in_features, m.out_features
+    return m.weight.shape[0], m.weight.shape[1]  # Conv1D: (in, out)
 
 
 def trace_linears(model: torch.nn.Module, run: Callable[[], object]) -> LinearTrace:
     trace = LinearTrace()
     hooks = [m.register_forward_pre_hook(lambda mod, args: trace.calls.append((mod, args[0].shape)))
-             for m in model.modules() if isinstance(m, torch.nn.Linear)]
+             for m in model.modules() if _is_linear(m)]
     try:
         run()
     finally:
@@ -48,15 +60,20 @@ def replayer(trace: LinearTrace) -> Callable[[], None]:
     shapes (allocated here, outside the timed call)."""
     inputs: dict[tuple, torch.Tensor] = {}
     for m, shape in trace.calls:
-        key = (m.in_features, m.weight.dtype, m.weight.device)
+        key = (_features(m)[0], m.weight.dtype, m.weight.device)
         if key not in inputs or inputs[key].numel() < shape.numel():
             inputs[key] = torch.randn(shape.numel(), dtype=m.weight.dtype, device=m.weight.device)
-    calls = [(m, inputs[(m.in_features, m.weight.dtype, m.weight.device)][: shape.numel()].view(shape))
-             for m, shape in trace.calls]
+    calls = []
+    for m, shape in trace.calls:
+        x = inputs[(_features(m)[0], m.weight.dtype, m.weight.device)][: shape.numel()].view(shape)
+        if isinstance(m, torch.nn.Linear):
+            calls.append((torch.nn.functional.linear, (x, m.weight, m.bias)))
+        else:  # Conv1D's own computation
+            calls.append((torch.addmm, (m.bias, x.view(-1, shape[-1]), m.weight)))
 
     @torch.inference_mode()
     def run() -> None:
-        for m, x in calls:
-            torch.nn.functional.linear(x, m.weight, m.bias)
+        for op, args in calls:
+            op(*args)
 
     return run

@@ -37,3 +37,17 @@ def test_replay_runs_the_recorded_shapes_and_nothing_else(tiny_bert):
             hk.remove()
     assert seen == []  # the modules themselves do not run: only their matrix products
     assert calls == [(tuple(s), tuple(m.weight.shape)) for m, s in trace.calls]
+
+
+def test_gpt2_conv1d_projections_are_counted_and_replayed(tiny_gpt2):
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(tiny_gpt2).eval()
+    with torch.inference_mode():
+        trace = trace_linears(model, lambda: model(input_ids=torch.tensor([[1, 2, 3, 4]])))
+    # n_embd 32, inner 4 x 32 = 128, 2 layers, 4 positions: c_attn (32 -> 96), c_proj, c_fc, mlp c_proj; LM head
+    n, h, vocab = 4, 32, model.config.vocab_size
+    per_layer = 2 * n * h * 3 * h + 2 * n * h * h + 2 * (2 * n * h * 4 * h)
+    assert len(trace.calls) == 2 * 4 + 1
+    assert trace.flops == 2 * per_layer + 2 * n * h * vocab
+    replayer(trace)()  # Conv1D weights are (in, out): a wrong orientation would raise a shape error
