@@ -1,7 +1,8 @@
 """Evaluations run both in one process (the reference) and under torchrun (tests/test_distributed.py).
 
 ``python -m torch.distributed.run --standalone --nproc-per-node 2 tests/distributed_cases.py SPEC``
-runs every case of SPEC (JSON: models, data folder, output folder, mode) on each rank;
+runs every case of SPEC (JSON: models, data folder, output folder, mode, device: cpu by default,
+``cuda`` for this rank's GPU under nccl) on each rank;
 rank 0 writes one result file per case, as the CLI does. The cases under ``interrupt`` are
 stopped on every rank after its first unit and leave their resume logs and stores behind.
 """
@@ -94,22 +95,23 @@ def run_case(name: str, spec: dict, fail_after: int | None = None):
     from lexprobe.reporting import write_json
 
     out = Path(spec["out"]) / f"{name}.json" if spec.get("out") else None
+    device = spec.get("device", "cpu")
     bench, kind = name.split("-", 1)
     if bench == "senserank":
         from lexprobe.benchmarks.senserank import evaluate as se
         from lexprobe.scorers.token_embeddings import TokenEmbedder
 
         se.CHUNK = 3  # several store appends per rank
-        embedder = TokenEmbedder(spec["models"]["bert"], device="cpu")
+        embedder = TokenEmbedder(spec["models"]["bert"], device=device)
         if fail_after is not None:
             embedder.encode_jobs = _failing(embedder.encode_jobs, fail_after)
-        cfg = se.EvalConfig(corpus="synthetic", model=spec["models"]["bert"], k=10, device="cpu")
+        cfg = se.EvalConfig(corpus="synthetic", model=spec["models"]["bert"], k=10, device=device)
         result = se.evaluate(cfg, instances=sense_instances(), embedder=embedder, progress=False, out=out)
     else:
         from lexprobe.models import load_scorer
 
         path, kind = model_for(kind, spec["models"])
-        scorer = load_scorer(path, kind=kind, device="cpu", batch_size=4)
+        scorer = load_scorer(path, kind=kind, device=device, batch_size=4)
         if bench == "wdlmpro":
             from lexprobe.benchmarks.wdlmpro import evaluate as we
 
@@ -158,7 +160,10 @@ def _failing(fn, after: int):
 
 
 def main(spec_path: str) -> int:
+    from lexprobe.distributed import context
+
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))
+    context()  # join the process group and pin this rank's GPU before loading models, as the CLI does
     for name in spec["cases"]:
         run_case(name, spec)
     for name in spec.get("interrupt", []):  # outputs go to <out>/interrupted/

@@ -26,11 +26,12 @@ REPO = Path(__file__).resolve().parents[1]
 CASES = [f"{b}-{k}" for b in ("wdlmpro", "coda") for k in dc.KINDS] + ["senserank-token"]
 
 
-def _torchrun(spec: dict, folder: Path, timeout: int = 400) -> subprocess.CompletedProcess:
+def _torchrun(spec: dict, folder: Path, timeout: int = 400, backend: str = "gloo") -> subprocess.CompletedProcess:
+    """Two processes on ``spec`` (gloo on CPU; ``nccl`` for the GPU test in tests/gpu)."""
     path = folder / "spec.json"
     path.write_text(json.dumps(spec), encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-               OMP_NUM_THREADS="1", LEXPROBE_DIST_BACKEND="gloo", LEXPROBE_DIST_TIMEOUT_S="120")
+               OMP_NUM_THREADS="1", LEXPROBE_DIST_BACKEND=backend, LEXPROBE_DIST_TIMEOUT_S="120")
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
            str(REPO / "tests" / "distributed_cases.py"), str(path)]
     return subprocess.run(cmd, env=env, cwd=REPO, capture_output=True, text=True, timeout=timeout)

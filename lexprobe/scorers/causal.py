@@ -259,7 +259,9 @@ class CausalLMScorer(Scorer):
             ids[j, : len(cont) - 1] = torch.tensor(cont[:-1])
             cmask[j, : len(cont) - 1] = 1
         ids, cmask = ids.to(dev), cmask.to(dev)
-        cache = DynamicCache([(k.index_select(0, sel), v.index_select(0, sel)) for k, v in kv])
+        # under a device map each layer's cache lives on that layer's device
+        cache = DynamicCache([(k.index_select(0, sel.to(k.device)), v.index_select(0, sel.to(v.device)))
+                              for k, v in kv])
         attention = torch.cat([ctx_mask.index_select(0, sel), cmask], dim=1)
         positions = ctx_lengths.index_select(0, sel)[:, None] + torch.arange(n, device=dev)[None, :]
         if self.max_length:  # padding columns of short rows may run past the table; they are masked
@@ -269,9 +271,10 @@ class CausalLMScorer(Scorer):
         )
         self.count("forward_passes")
         logp = torch.log_softmax(out.logits.float(), dim=-1)
+        on = logp.device
         for j, (_, cont, lp) in enumerate(rows):
-            target = torch.tensor(cont[1:], device=dev)
-            lp[1:] = logp[j, torch.arange(len(cont) - 1, device=dev), target].double().cpu().numpy()
+            target = torch.tensor(cont[1:], device=on)
+            lp[1:] = logp[j, torch.arange(len(cont) - 1, device=on), target].double().cpu().numpy()
 
 
 @dataclass(frozen=True)
