@@ -7,18 +7,20 @@ runs on, and ``test_check_runs_on_cpu`` runs each one with the CPU in the GPU's 
 is exercised wherever the suite runs. Only the nccl launch has no CPU stand-in (its
 plumbing is the gloo test's, tests/test_distributed.py).
 
-Tolerances (log-probabilities of these tiny random models lie in [-6.6, -5.9], spread
-0.12 nats, std over tokens):
+Tolerances (log-probabilities of these tiny random models lie in [-6.6, -5.9]):
 - ``DEVICE_ATOL`` 1e-4, float32 GPU vs CPU: only the summation order differs (~1e-6
   relative, ~1e-5 absolute on values near -6); TF32 is switched off for these tests
   (it keeps 10 mantissa bits, ~1e-3 relative) and lexprobe never switches it on.
 - ``BATCH_ATOL`` 1e-5, float32 on one device with other batch shapes or a device map:
   what tests/scorers/test_scale.py asks of the CPU.
-- ``LOW_PRECISION_ATOL`` 0.02 nats per token, bfloat16 (8 mantissa bits) vs CPU float32:
-  on a CPU the largest error over these requests is 1.6e-3 (causal, both strategies)
-  and 1.6e-3 (PLL); GPU kernels may reduce in bfloat16 (cuBLAS) or tile differently
-  (flash attention), hence >10x room. It is still 6x under the tokens' spread, and each
-  check asserts the spread, so a token scored in a wrong context fails.
+- ``LOW_PRECISION_ATOL`` 0.01 nats per token, bfloat16 (8 mantissa bits) vs CPU float32:
+  on a CPU the largest error over these requests is 1.5e-3 (causal, both strategies,
+  GPT-2 and Llama) and 1.6e-3 (PLL); GPU kernels round differently (cuBLAS may reduce
+  in bfloat16, flash attention tiles), hence ~6x room. These random models barely
+  depend on context: letting a continuation also see its sibling continuations (the
+  packed mask without its segment rule) moves tokens by only 0.015 (GPT-2) to 0.021
+  (Llama) nats, which this tolerance still catches; finer logic errors are the float32
+  checks' job.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from tests.scorers.test_scale import CAUSAL, PLL
 
 DEVICE_ATOL = 1e-4
 BATCH_ATOL = 1e-5
-LOW_PRECISION_ATOL = 0.02
+LOW_PRECISION_ATOL = 0.01
 SLOTS = [("the ", "dog", " is a small animal ."), ("a ", "beckoning", " signal with the hands"),
          ("to ", "nod", " is to move the head ."), ("", "x", "")]
 
@@ -99,12 +101,6 @@ def assert_close(got, expected, atol, what):
         np.testing.assert_allclose(a, b, atol=atol, rtol=0, err_msg=f"{what}, request {i}")
 
 
-def assert_discriminating(scores, atol):
-    """The tolerance is well under the differences between tokens (else the comparison proves nothing)."""
-    spread = float(np.concatenate(scores).std())
-    assert spread > 3 * atol, f"log-probs spread {spread:.3g} is too flat for a tolerance of {atol}"
-
-
 def _device(d) -> torch.device:
     """A device-map entry (GPU index or "cpu") as a torch device."""
     return torch.device("cuda", d) if isinstance(d, int) else torch.device(d)
@@ -135,13 +131,11 @@ def check_low_precision(models, device, dtype, expected_dtype):
     """Causal (packed and cache strategies) and PLL scores with ``dtype`` on ``device`` vs CPU float32."""
     for name in ("gpt2", "llama"):
         _, reference = causal_run(models[name], "cpu")
-        assert_discriminating(reference, LOW_PRECISION_ATOL)
         for strategy in ("packed", "cache"):
             scorer, got = causal_run(models[name], device, dtype=dtype, strategy=strategy)
             assert scorer.model.dtype == expected_dtype
             assert_close(got, reference, LOW_PRECISION_ATOL, f"{name} {strategy} {dtype}")
     reference = pll_token_logprobs(masked(models["roberta"], "cpu"), PLL)
-    assert_discriminating(reference, LOW_PRECISION_ATOL)
     scorer = masked(models["roberta"], device, dtype=dtype)
     assert scorer.model.dtype == expected_dtype
     assert_close(pll_token_logprobs(scorer, PLL), reference, LOW_PRECISION_ATOL, f"PLL {dtype}")
@@ -241,7 +235,6 @@ def check_attn_against_sdpa(models, device, attn, dtype, strategy):
     assert scorer.model.config._attn_implementation == attn
     assert scorer.strategy == strategy
     assert scorer.stats["forward_passes"] > 0
-    assert_discriminating(reference, LOW_PRECISION_ATOL)
     assert_close(got, sdpa, LOW_PRECISION_ATOL, f"{attn} vs sdpa ({dtype})")
     assert_close(got, reference, LOW_PRECISION_ATOL, f"{attn} ({dtype}) vs CPU float32")
 
