@@ -107,16 +107,19 @@ def _device(d) -> torch.device:
 
 
 @contextmanager
-def memory_cap(device, cap_bytes):
-    """Limit the caching allocator on a CUDA ``device`` to ``cap_bytes`` (no-op elsewhere)."""
+def memory_cap(device, headroom_bytes):
+    """Let the caching allocator on a CUDA ``device`` reserve only ``headroom_bytes`` more than it
+    holds now (the models, cuBLAS workspaces); no-op elsewhere."""
     dev = torch.device(device)
-    if cap_bytes is None or dev.type != "cuda":
+    if headroom_bytes is None or dev.type != "cuda":
         yield
         return
     index = dev.index if dev.index is not None else torch.cuda.current_device()
     gc.collect()
     torch.cuda.empty_cache()  # earlier tests' cached blocks would count against the cap
-    torch.cuda.set_per_process_memory_fraction(cap_bytes / torch.cuda.get_device_properties(index).total_memory, index)
+    cap = torch.cuda.memory_reserved(index) + headroom_bytes
+    torch.cuda.set_per_process_memory_fraction(min(1.0, cap / torch.cuda.get_device_properties(index).total_memory),
+                                               index)
     try:
         yield
     finally:
@@ -179,9 +182,9 @@ def check_batch_invariance(models, device):
     assert_close(got, expected, BATCH_ATOL, "PLL batch 64 vs 1")
 
 
-def check_auto_batch(models, device, cap_bytes=None):
-    """``batch_size="auto"``: the token-budget search runs its probes (under ``cap_bytes`` of GPU
-    memory it must back off) and the scores equal a fixed batch size's."""
+def check_auto_batch(models, device, headroom_bytes=None):
+    """``batch_size="auto"``: the token-budget search runs its probes (with only ``headroom_bytes``
+    of GPU memory to spare it must back off) and the scores equal a fixed batch size's."""
     from lexprobe.batching import START_TOKEN_BUDGET
 
     _, expected = causal_run(models["llama"], device, batch_size=1, row_tokens=16)
@@ -192,18 +195,18 @@ def check_auto_batch(models, device, cap_bytes=None):
     scorer._probe_packed = lambda width, rows: probes.append(width * rows) or real_probe(width, rows)
     if torch.device(device).type == "cpu":
         scorer.probe_memory = True  # search as on a GPU (a CPU never reports running out of memory)
-    with memory_cap(device, cap_bytes):
+    with memory_cap(device, headroom_bytes):
         got = scorer.continuation_logprobs(CAUSAL)
     budget = scorer.stats["auto_token_budget"]
     assert probes and budget == probes[-1] <= START_TOKEN_BUDGET  # the last probe ran and set the budget
-    if cap_bytes is not None:
+    if headroom_bytes is not None:
         assert len(probes) >= 2 and budget < START_TOKEN_BUDGET, probes  # out of memory at first, then halved
     assert_close(got, expected, BATCH_ATOL, f"auto batch ({budget} tokens) vs batch 1")
 
     pll_auto = masked(models["roberta"], device, batch_size="auto")
     if torch.device(device).type == "cpu":
         pll_auto.probe_memory = True
-    with memory_cap(device, cap_bytes):
+    with memory_cap(device, headroom_bytes):
         got = pll_token_logprobs(pll_auto, PLL)
     assert 0 < pll_auto.stats["auto_token_budget"] <= START_TOKEN_BUDGET
     assert_close(got, pll_token_logprobs(masked(models["roberta"], device, batch_size=2), PLL), BATCH_ATOL,
@@ -316,9 +319,9 @@ def test_batch_size_does_not_change_gpu_scores(models):
 @needs_gpu
 def test_auto_batch_size_probes_gpu_memory(models):
     check_auto_batch(models, "cuda")  # a tiny model: the first probe fits
-    # 32 MiB: one 131072-token hidden state of the tiny Llama alone is 16 MiB, so the first probes
-    # run out of memory; a batch of one row (a few KiB) fits
-    check_auto_batch(models, "cuda", cap_bytes=32 << 20)
+    # 32 MiB to spare: one 131072-token hidden state of the tiny Llama is 16 MiB and a layer holds
+    # several, so the first probes run out of memory; a batch of one row (a few KiB) fits
+    check_auto_batch(models, "cuda", headroom_bytes=32 << 20)
 
 
 @needs_gpu
