@@ -106,7 +106,8 @@ def _forward_copies(scorer: Any, batch: Sequence[MaskedCopy]) -> list[float]:
     gold = torch.tensor([c.ids[c.target] for c in batch], device=scorer.device)
     with torch.inference_mode():
         logits = scored_logits(scorer.model, ids, attn, rows, cols)
-        logp = torch.log_softmax(logits.float(), dim=-1)[rows, gold]
+        # under a device map the head may sit on another GPU than the inputs
+        logp = torch.log_softmax(logits.float(), dim=-1)[rows.to(logits.device), gold.to(logits.device)]
     if hasattr(scorer, "count"):
         scorer.count("forward_passes")
         scorer.count("last_layer_cut_passes" if last_layer_cut(scorer.model) else "full_encoder_passes")
