@@ -78,6 +78,19 @@ def run_batched(
     return results  # type: ignore[return-value]
 
 
+def pad_batch(rows: Sequence[Sequence[int]], pad_id: int, left: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token-id rows as one padded ``[len(rows), longest]`` id tensor and its attention mask
+    (right padding; ``left`` for generation, where every row must end at the last column)."""
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for b, r in enumerate(rows):
+        cols = slice(width - len(r), width) if left else slice(0, len(r))
+        ids[b, cols] = torch.tensor(list(r), dtype=torch.long)
+        mask[b, cols] = 1
+    return ids, mask
+
+
 def chunks(seq: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for start in range(0, len(seq), size):
         yield seq[start : start + size]

@@ -67,3 +67,14 @@ def test_find_token_budget_halves_to_what_fits():
 
     assert find_token_budget(probe, start=8192) == 511
     assert tried == [8192, 4096, 2048, 1024, 512]
+
+
+def test_pad_batch_right_and_left():
+    from lexprobe.batching import pad_batch
+
+    ids, mask = pad_batch([[5, 6, 7], [8]], pad_id=0)
+    assert ids.tolist() == [[5, 6, 7], [8, 0, 0]]
+    assert mask.tolist() == [[1, 1, 1], [1, 0, 0]]
+    ids, mask = pad_batch([(5, 6, 7), (8,)], pad_id=9, left=True)
+    assert ids.tolist() == [[5, 6, 7], [9, 9, 8]]
+    assert mask.tolist() == [[1, 1, 1], [0, 0, 1]]

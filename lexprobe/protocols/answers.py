@@ -15,7 +15,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from lexprobe.batching import run_batched
+from lexprobe.batching import pad_batch, run_batched
 
 
 def encode(tokenizer, text: str, chat: bool) -> list[int]:
@@ -73,19 +73,14 @@ def greedy_generate(scorer, prompts: Sequence[str], chat: bool, max_new_tokens: 
     stops = stop_ids(scorer)
 
     def run(batch: list[list[int]]) -> list[str]:
-        width = max(len(x) for x in batch)
-        input_ids = torch.full((len(batch), width), scorer.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(batch), width), dtype=torch.long)
-        for b, x in enumerate(batch):
-            input_ids[b, width - len(x):] = torch.tensor(x)
-            mask[b, width - len(x):] = 1
+        input_ids, mask = pad_batch(batch, scorer.pad_id, left=True)
         out = scorer.model.generate(
             input_ids=input_ids.to(scorer.device), attention_mask=mask.to(scorer.device),
             max_new_tokens=max_new_tokens, do_sample=False, num_beams=1, temperature=None, top_p=None,
             top_k=None, pad_token_id=scorer.pad_id, eos_token_id=stops or None,
         )
         scorer.count("generate_calls")
-        return [tok.decode(_until_stop(row, stops), skip_special_tokens=True) for row in out[:, width:].tolist()]
+        return [tok.decode(_until_stop(row, stops), skip_special_tokens=True) for row in out[:, input_ids.shape[1]:].tolist()]
 
     return run_batched(ids, run, scorer.batch_size, length=len)
 

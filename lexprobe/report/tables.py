@@ -120,6 +120,14 @@ def wdlmpro_tables(results: list[dict]) -> list[Table]:
     return tables
 
 
+def _by_task(results: list[dict]) -> dict[str, list[dict]]:
+    """Results grouped by task name, in first-seen order."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for r in results:
+        groups[task_name(r)].append(r)
+    return groups
+
+
 def _cell(metrics: dict | None, key: str, scale: float = 100.0, digits: int = 1) -> Cell:
     if not metrics:
         return Cell(None)
@@ -129,10 +137,7 @@ def _cell(metrics: dict | None, key: str, scale: float = 100.0, digits: int = 1)
 def coda21_tables(results: list[dict]) -> list[Table]:
     tables = []
     names = _name_counts(results)
-    by_task = defaultdict(list)
-    for r in results:
-        by_task[task_name(r)].append(r)
-    for task, members in by_task.items():
+    for task, members in _by_task(results).items():
         cols = [p for p in ("n", "v", "both") if any((r["metrics"].get(p) or {}).get("groups") for r in members)]
         headers = ["Model"] + [f"{POS_NAME[p]} {m}" for p in cols for m in ("acc. (%)", "simple (%)")] + ["groups"]
         table = Table("coda21", f"CoDA21 {task}", headers,
@@ -160,10 +165,7 @@ def coda21_tables(results: list[dict]) -> list[Table]:
 def senserank_tables(results: list[dict]) -> list[Table]:
     tables = []
     names = _name_counts(results)
-    by_task = defaultdict(list)
-    for r in results:
-        by_task[task_name(r)].append(r)
-    for task, members in by_task.items():
+    for task, members in _by_task(results).items():
         buckets = list(dict.fromkeys(b for r in members for b in r.get("breakdowns", {}).get("buckets", {})))
         cols = buckets + ["all"]
 

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from lexprobe.batching import run_batched
+from lexprobe.batching import pad_batch, run_batched
 from lexprobe.scorers.base import Scorer
 from lexprobe.scorers.encoder_tail import last_layer_cut, scored_logits
 
@@ -107,12 +107,7 @@ class MaskedLMScorer(Scorer):
 
     def _forward_queries(self, queries) -> list[np.ndarray]:
         seqs = [list(p) + [self.mask_id] * n + list(s) for p, n, s in queries]
-        width = max(len(s) for s in seqs)
-        ids = torch.full((len(seqs), width), self.pad_id, dtype=torch.long)
-        attn = torch.zeros((len(seqs), width), dtype=torch.long)
-        for b, s in enumerate(seqs):
-            ids[b, : len(s)] = torch.tensor(s)
-            attn[b, : len(s)] = 1
+        ids, attn = pad_batch(seqs, self.pad_id)
         rows = torch.tensor([b for b, (p, n, _) in enumerate(queries) for _ in range(n)])
         cols = torch.tensor([len(p) + j for p, n, _ in queries for j in range(n)])
         logits = self._masked_logits(ids.to(self.device), attn.to(self.device), rows, cols)

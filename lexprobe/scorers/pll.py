@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import torch
 
-from lexprobe.batching import run_batched
+from lexprobe.batching import pad_batch, run_batched
 from lexprobe.scorers.encoder_tail import last_layer_cut, scored_logits
 from lexprobe.scorers.masked import max_input_length
 
@@ -93,13 +93,9 @@ def masked_copies(pair: int, ids: Sequence[int], cont: Sequence[int], words: Seq
 def _forward_copies(scorer: Any, batch: Sequence[MaskedCopy]) -> list[float]:
     tok = scorer.tokenizer
     pad = tok.pad_token_id if tok.pad_token_id is not None else 0
-    width = max(len(c.ids) for c in batch)
-    ids = torch.full((len(batch), width), pad, dtype=torch.long)
-    attn = torch.zeros((len(batch), width), dtype=torch.long)
+    ids, attn = pad_batch([c.ids for c in batch], pad)
     for row, c in enumerate(batch):
-        ids[row, : len(c.ids)] = torch.tensor(c.ids)
         ids[row, list(c.masked)] = tok.mask_token_id
-        attn[row, : len(c.ids)] = 1
     ids, attn = ids.to(scorer.device), attn.to(scorer.device)
     rows = torch.arange(len(batch), device=scorer.device)
     cols = torch.tensor([c.target for c in batch], device=scorer.device)

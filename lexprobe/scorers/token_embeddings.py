@@ -44,7 +44,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from lexprobe.batching import run_batched
+from lexprobe.batching import pad_batch, run_batched
 from lexprobe.cache import cache_dir, stable_hash
 from lexprobe.data.instances import SenseInstance, token_char_spans
 from lexprobe.errors import ModelError
@@ -242,12 +242,7 @@ class TokenEmbedder:
             keep = max(0, self.max_length - len(prefix) - len(suffix))
             rows.append(prefix + ids[:keep] + suffix)
             word_pieces.append([[p + len(prefix) for p in w if p < keep] for w in where])
-        width = max(len(r) for r in rows)
-        input_ids = torch.full((len(rows), width), tok.pad_token_id, dtype=torch.long)
-        attention = torch.zeros((len(rows), width), dtype=torch.long)
-        for b, r in enumerate(rows):
-            input_ids[b, : len(r)] = torch.tensor(r)
-            attention[b, : len(r)] = 1
+        input_ids, attention = pad_batch(rows, tok.pad_token_id)
         return {"input_ids": input_ids, "attention_mask": attention}, word_pieces
 
     @torch.inference_mode()

@@ -103,7 +103,7 @@ class MaskedContextSelector:
         tokens, all masked at once, per occurrence."""
         import torch
 
-        from lexprobe.batching import run_batched
+        from lexprobe.batching import pad_batch, run_batched
         from lexprobe.scorers.encoder_tail import scored_logits
         from lexprobe.scorers.pll import max_input_length
 
@@ -121,15 +121,9 @@ class MaskedContextSelector:
         pad = tok.pad_token_id if tok.pad_token_id is not None else 0
 
         def forward(batch):
-            width = max(len(ids) for ids, _ in batch)
-            input_ids = torch.full((len(batch), width), pad, dtype=torch.long)
-            attention = torch.zeros((len(batch), width), dtype=torch.long)
-            for row, (ids, target) in enumerate(batch):
-                masked = list(ids)
-                for t in target:
-                    masked[t] = tok.mask_token_id
-                input_ids[row, : len(ids)] = torch.tensor(masked)
-                attention[row, : len(ids)] = 1
+            input_ids, attention = pad_batch([ids for ids, _ in batch], pad)
+            for row, (_, target) in enumerate(batch):
+                input_ids[row, list(target)] = tok.mask_token_id
             rows = [row for row, (_, target) in enumerate(batch) for _ in target]
             cols = [t for _, target in batch for t in target]
             if not cols:
