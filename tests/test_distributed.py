@@ -111,6 +111,18 @@ def test_two_processes_give_the_one_process_result(launch):
     assert reference["senserank-token"]["metrics"]["queries"] == 5
 
 
+def test_two_processes_give_the_recorded_baseline(launch):
+    """The torchrun runs against the numbers recorded before the refactor of issue #16."""
+    from tests import behaviour_baseline as bb
+
+    fixture = json.loads(bb.FIXTURE.read_text(encoding="utf-8"))
+    out = Path(launch[0]["out"])
+    for name in CASES:
+        got = bb.behaviour(json.loads((out / f"{name}.json").read_text(encoding="utf-8")))
+        problems = bb.differences(fixture[f"dist-{name}"], got, name)
+        assert not problems, "\n".join(problems[:20])
+
+
 def _logged_units(paths) -> int:
     n = 0
     for p in paths:

