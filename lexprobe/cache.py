@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from lexprobe.errors import LexprobeError
+from lexprobe.provenance import scorer_options, scorer_revision  # noqa: F401  (their former home)
 
 LOG_FORMAT = "lexprobe-resume/2"
 
@@ -42,32 +43,6 @@ def stable_hash(obj: Any, length: int = 16) -> str:
     """Hash of a JSON-serialisable object that does not depend on dict order."""
     blob = json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:length]
-
-
-def scorer_revision(scorer: Any) -> str:
-    """The weights' identity behind a loaded scorer (``provenance.model_revision`` of its source)."""
-    from lexprobe.provenance import model_revision
-
-    name = getattr(scorer, "path", None) or getattr(scorer, "name", "")
-    if getattr(scorer, "kind", "") == "random" or name == "random":
-        return "random"
-    if not Path(str(name)).exists():
-        try:  # the default model's aliases map to the bundled copy
-            from lexprobe.models import resolve_model_path
-
-            name = resolve_model_path(str(name))
-        except Exception:  # noqa: BLE001 - an unresolvable name stays a name
-            pass
-    return model_revision(str(name))
-
-
-def scorer_options(scorer: Any) -> dict:
-    """What of a loaded scorer changes its scores besides the weights: its description and dtype."""
-    described = dict(scorer.describe()) if hasattr(scorer, "describe") else {"name": str(scorer)}
-    model = getattr(scorer, "model", None)
-    if model is not None and hasattr(model, "dtype"):
-        described["dtype"] = str(model.dtype)
-    return described
 
 
 def resume_key(items: Any, model: str, protocol: str | None = None, options: Mapping | None = None) -> dict:

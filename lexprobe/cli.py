@@ -14,21 +14,15 @@ import sys
 
 from lexprobe.errors import LexprobeError
 
-#: command -> (module with ``register(subparsers)``, one-line help). Only the module of the
-#: command being run is imported, so ``lexprobe --help`` never loads torch (well under 1 s).
+#: commands that are not benchmarks: command -> (module with ``register(subparsers)``, one-line help).
+#: Benchmarks come from ``benchmarks.registry`` (their ``eval`` derived from their ``Config``).
 COMMANDS = {
     "run": ("lexprobe.run", "run every benchmark on the embedded default model (a quick sample)"),
-    "wdlmpro": ("lexprobe.benchmarks.wdlmpro.cli", "WDLMPro: word <-> definition matching among WordNet sisters"),
-    "coda": ("lexprobe.benchmarks.coda21.cli", "CoDA21: align contexts with definitions of hidden words"),
-    "senserank": ("lexprobe.benchmarks.senserank.cli",
-                  "CWE similarity ranking (query-by-example word-sense retrieval)"),
     "report": ("lexprobe.report.cli", "write an HTML/Markdown/LaTeX report of result files"),
     "compare": ("lexprobe.report.cli", "compare two runs item by item (paired intervals and exact tests)"),
     "data": ("lexprobe.data.cli", "list, fetch, import and verify the datasets the benchmarks use"),
     "human": ("lexprobe.human.cli", "human baselines: a local web page where people take the models' items"),
 }
-#: further modules whose ``register`` is always called (commands not listed in COMMANDS)
-BENCHMARK_CLIS: tuple[str, ...] = ()
 
 
 def _chosen_command(argv: list[str] | None) -> str | None:
@@ -40,6 +34,8 @@ def _chosen_command(argv: list[str] | None) -> str | None:
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The full parser (``argv`` None), or one whose only fully built command is the one in ``argv``."""
+    from lexprobe.benchmarks.commands import register_benchmark
+    from lexprobe.benchmarks.registry import all_benchmarks
     from lexprobe.cli_common import use_defaults_formatter
 
     parser = argparse.ArgumentParser(
@@ -52,6 +48,14 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     sub.required = True
 
     chosen = _chosen_command(argv) if argv is not None else None
+    for bench in all_benchmarks():
+        names = (bench.meta.name, *bench.meta.aliases)
+        if argv is not None and chosen not in names:
+            for name in names:
+                sub.add_parser(name, help=bench.meta.help if name == names[0] else f"alias of {names[0]}",
+                               add_help=False)
+            continue
+        register_benchmark(sub, bench)
     chosen_module = COMMANDS[chosen][0] if chosen in COMMANDS else None
     registered: set[str] = set()
     for name, (module_name, help_text) in COMMANDS.items():
@@ -63,14 +67,6 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         if module_name in registered:
             continue
         registered.add(module_name)
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as err:
-            if err.name == module_name:
-                continue  # benchmark not installed in this build
-            raise
-        module.register(sub)
-    for module_name in BENCHMARK_CLIS:
         importlib.import_module(module_name).register(sub)
     use_defaults_formatter(parser)
     return parser

@@ -7,14 +7,6 @@ import argparse
 from lexprobe.model_names import ATTN_IMPLEMENTATIONS, DEFAULT_MODEL, DTYPES, KINDS
 
 
-PROTOCOLS = ("paper", "authors", "choose")
-PROTOCOL_HELP = {
-    "paper": "follow the paper's text (default)",
-    "authors": "reproduce the authors' released code",
-    "choose": "ask an instruction/causal LM to choose (prompting; causal LMs only)",
-}
-
-
 def _int_at_least(text: str, minimum: int, what: str, bound: str) -> int:
     try:
         value = int(text)
@@ -96,15 +88,10 @@ def batch_size_arg(text: str) -> int | str:
     return positive_int(text)
 
 
-def add_protocol_arg(parser: argparse.ArgumentParser, choices=("paper", "authors")) -> None:
-    """``--protocol``: which recipe produces the scores; recorded in every result's config."""
-    parser.add_argument(
-        "--protocol", choices=choices, default="paper",
-        help="; ".join(f"{c}: {PROTOCOL_HELP[c]}" for c in choices),
-    )
-
-
-def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = DEFAULT_MODEL) -> None:
+def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = DEFAULT_MODEL,
+                   seed: bool = True) -> None:
+    """The model options of every ``eval``: one resolution of model, kind, device, dtype, batch size,
+    attention and device map for all benchmarks (``seed``: also ``--seed``, when the config has none)."""
     g = parser.add_argument_group("model")
     g.add_argument(
         "--model", default=default_model, required=default_model is None,
@@ -122,14 +109,34 @@ def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = 
                    help="attention implementation passed to from_pretrained (default: the model's own choice)")
     g.add_argument("--device-map", choices=("auto",), default=None,
                    help="auto: spread a model too big for one GPU over all visible GPUs (needs accelerate)")
-    g.add_argument("--seed", type=non_negative_int, default=0, help="seed for sampling and the random scorer")
+    if seed:
+        g.add_argument("--seed", type=non_negative_int, default=0, help="seed for sampling and the random scorer")
 
 
-def scorer_from_args(args: argparse.Namespace):
+def scorer_from_args(args: argparse.Namespace, prefer: str | None = None, seed: int | None = None):
+    """The scorer the model options describe (``prefer``: the benchmark's kind when --kind is not given)."""
     from lexprobe.models import load_scorer
 
     return load_scorer(
         args.model, kind=args.kind, device=args.device, dtype=args.dtype,
-        batch_size=args.batch_size, seed=args.seed,
-        attn=getattr(args, "attn", None), device_map=getattr(args, "device_map", None),
+        batch_size=args.batch_size, seed=getattr(args, "seed", 0) if seed is None else seed,
+        attn=getattr(args, "attn", None), device_map=getattr(args, "device_map", None), prefer=prefer,
     )
+
+
+class _DeprecatedProtocol(argparse.Action):
+    """``--protocol paper|authors`` on commands with a recipe: ``--recipe``, with a one-line notice."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        import sys
+
+        print(f"lexprobe: --protocol is deprecated; use --recipe {values}", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def add_recipe_arg(parser: argparse.ArgumentParser, choices=("paper", "authors")) -> None:
+    """``--recipe``: how faithfully to follow the source (``--protocol`` kept as a deprecated alias)."""
+    parser.add_argument("--recipe", choices=choices, default="paper",
+                        help="paper: follow the paper's text; authors: reproduce the authors' released code")
+    parser.add_argument("--protocol", dest="recipe", choices=choices, action=_DeprecatedProtocol,
+                        help="deprecated alias of --recipe")

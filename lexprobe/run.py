@@ -11,31 +11,22 @@ others still run, so one missing data file loses nothing else.
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import sys
 import time
 
+from lexprobe.benchmarks.registry import get, names
 from lexprobe.cli_common import positive_int
 from lexprobe.errors import LexprobeError
 from lexprobe.model_names import DEFAULT_MODEL
 from lexprobe.outputs import check_output_dir
 from lexprobe.reporting import write_json
 
-BENCHMARKS = ("wdlmpro", "coda21", "senserank")
-#: datasets each benchmark's part of the run reads (fetched when missing)
-NEEDS = {
-    "wdlmpro": ("wordnet",),
-    "coda21": ("wordnet", "coda21-clean-easy", "coda21-clean-hard"),
-    "senserank": ("semcor",),
-}
-
 
 def register(sub) -> None:
     p = sub.add_parser("run", help="run every benchmark on the embedded default model (a quick sample)")
     p.add_argument("--model", default=DEFAULT_MODEL, help="model to evaluate")
     p.add_argument("--out-dir", default="results", help="folder for result files")
-    p.add_argument("--only", nargs="+", choices=BENCHMARKS, help="run only these benchmarks (default: all)")
+    p.add_argument("--only", nargs="+", choices=names(), help="run only these benchmarks (default: all)")
     p.add_argument("--sample", type=positive_int,
                    help="override each benchmark's default sample size (groups/queries; default: each benchmark's)")
     p.add_argument("--no-fetch", action="store_true",
@@ -47,20 +38,13 @@ def cmd_run(args) -> int:
     out_dir = check_output_dir(args.out_dir)  # before any work: nothing computed is lost to a bad folder
     summary, failed, samples = {}, [], {}
     run_started = time.time() - 1
-    chosen = args.only or BENCHMARKS
+    chosen = args.only or names()
     _prepare_data(chosen, fetch=not args.no_fetch)
     for name in chosen:
-        try:
-            module = importlib.import_module(f"lexprobe.benchmarks.{name}.cli")
-        except ModuleNotFoundError:
-            continue
         print(f"\n=== {name} ===", flush=True)
         started = time.time()
         try:
-            kwargs = {}
-            if args.sample is not None and "sample" in inspect.signature(module.run_default).parameters:
-                kwargs["sample"] = args.sample
-            result = module.run_default(out_dir, args.model, **kwargs)
+            result = get(name).default_run(out_dir, args.model, args.sample)
         except LexprobeError as err:
             print(f"lexprobe: {name} skipped: {err}", file=sys.stderr)
             failed.append(name)
@@ -91,5 +75,5 @@ def _prepare_data(benchmarks, fetch: bool) -> None:
     """Fetch the datasets the chosen benchmarks read, when missing; failures are notices, not errors."""
     from lexprobe.data.store import ensure
 
-    needed = list(dict.fromkeys(d for b in benchmarks for d in NEEDS.get(b, ())))
+    needed = list(dict.fromkeys(d for b in benchmarks for d in get(b).meta.datasets))
     ensure(needed, allow_fetch=fetch, say=lambda line: print(line, file=sys.stderr, flush=True))

@@ -32,7 +32,11 @@ INCIDENTAL_FIELDS = ("command", "created", "n_items")
 
 def finish_result(result: dict, scorer: Any, items: Any, unit: str) -> dict:
     """Add ``run`` and ``intervals`` to ``result`` (in place) and return it."""
-    result["run"] = run_record(scorer, items, result.get("config") or {})
+    config = dict(result.get("config") or {})
+    for key in ("method", "recipe"):  # schema 2 keeps them at the top level
+        if key in result:
+            config[key] = result[key]
+    result["run"] = run_record(scorer, items, config)
     result["intervals"] = describe_intervals(unit)
     return result
 
@@ -57,7 +61,9 @@ def run_record(scorer: Any, items: Any, config: dict) -> dict:
         "batch_size": getattr(scorer, "batch_size", None),
         "items_digest": items_digest(plain),
         "n_items": len(plain) if isinstance(plain, (list, tuple)) else None,
-        "protocol": config.get("protocol", "paper"),
+        "method": config.get("method") or {"choose": "choose", "human": "human"}.get(config.get("protocol"), "likelihood"),
+        "recipe": config.get("recipe") or (config.get("protocol") if config.get("protocol") != "choose" else "paper")
+        or "paper",
         "seed": seed,
         "command": command_line(),
         "processes": _processes(),
@@ -133,7 +139,7 @@ def _revision(scorer: Any, model: Any) -> str | None:
     name = getattr(scorer, "name", None)
     if name:
         try:
-            from lexprobe.models import resolve_model_path
+            from lexprobe.model_names import resolve_model_path
 
             candidates.append(resolve_model_path(name))
         except Exception:  # noqa: BLE001 - a record is best effort, never a failure

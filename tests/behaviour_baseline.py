@@ -84,11 +84,26 @@ def run_cli(argv: list[str], out: Path) -> dict:
     return json.loads(out.read_text(encoding="utf-8"))
 
 
+#: what is compared of a schema-2 result (the fixture is upgraded to schema 2 first)
+COMPARED = ("tasks", "method", "recipe", "readings", "metrics", "baselines", "breakdowns", "counts", "skipped",
+            "instances", "sweep")
+
+
+def compared(result: dict) -> dict:
+    """The numbers and per-unit records of a result in schema 2 (a fixture entry is upgraded first:
+    the refactor changed the layout of results, not their values)."""
+    from lexprobe.result_schema import upgrade
+
+    if result.get("schema_version") != 2:
+        result = upgrade(json.loads(json.dumps(result)))
+    return json.loads(json.dumps({k: result[k] for k in COMPARED if k in result}))
+
+
 def behaviour(result: dict) -> dict:
     """What the fixture keeps of a result: its numbers and per-unit records, without paths."""
     kept = {k: result[k] for k in SECTIONS if k in result}
     kept["config"] = {k: v for k, v in (result.get("config") or {}).items() if k not in PATH_KEYS}
-    kept["task"] = result.get("task") if result.get("benchmark") != "senserank" else None
+    kept["task"] = result.get("task") if result.get("benchmark") != "senserank" else None  # (senserank: config.corpus)
     kept["benchmark"] = result.get("benchmark")
     return json.loads(json.dumps(kept))
 

@@ -99,10 +99,10 @@ def run_case(name: str, spec: dict, fail_after: int | None = None):
     bench, kind = name.split("-", 1)
     if bench == "senserank":
         from lexprobe.benchmarks.senserank import evaluate as se
-        from lexprobe.scorers.token_embeddings import TokenEmbedder
+        from lexprobe.models import load_scorer
 
         se.CHUNK = 3  # several store appends per rank
-        embedder = TokenEmbedder(spec["models"]["bert"], device=device)
+        embedder = load_scorer(spec["models"]["bert"], kind="token", device=device)
         if fail_after is not None:
             embedder.encode_jobs = _failing(embedder.encode_jobs, fail_after)
         cfg = se.EvalConfig(corpus="synthetic", model=spec["models"]["bert"], k=10, device=device)

@@ -32,8 +32,8 @@ def test_the_fixture_lists_every_run(commands):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_numbers_unchanged(name, commands, tmp_path):
-    got = bb.behaviour(bb.run_cli(commands[name], tmp_path / f"{name}.json"))
-    problems = bb.differences(FIXTURE[name], got, name)
+    got = bb.compared(bb.run_cli(commands[name], tmp_path / f"{name}.json"))
+    problems = bb.differences(bb.compared(FIXTURE[name]), got, name)
     assert not problems, "\n".join(problems[:20])
 
 

@@ -118,8 +118,8 @@ def test_two_processes_give_the_recorded_baseline(launch):
     fixture = json.loads(bb.FIXTURE.read_text(encoding="utf-8"))
     out = Path(launch[0]["out"])
     for name in CASES:
-        got = bb.behaviour(json.loads((out / f"{name}.json").read_text(encoding="utf-8")))
-        problems = bb.differences(fixture[f"dist-{name}"], got, name)
+        got = bb.compared(json.loads((out / f"{name}.json").read_text(encoding="utf-8")))
+        problems = bb.differences(bb.compared(fixture[f"dist-{name}"]), got, name)
         assert not problems, "\n".join(problems[:20])
 
 

@@ -44,9 +44,9 @@ def split_from_path(path: Path) -> str | None:
 
 
 def default_nota_path() -> Path:
-    from lexprobe.data.store import entry_path
+    from lexprobe.data.locations import default_nota
 
-    return entry_path("ontonotes-nota")
+    return default_nota()
 
 
 def load_nota_senses(path: str | Path | None = None) -> set[str]:

@@ -73,12 +73,9 @@ class SemcorSentence(NamedTuple):
 def default_archive() -> Path:
     """``$LEXPROBE_SEMCOR``, else SemCor in the data directory (fetched or imported; the
     expected download location when neither is there)."""
-    env = os.environ.get("LEXPROBE_SEMCOR")
-    if env:
-        return Path(env)
-    from lexprobe.data.store import entry_path
+    from lexprobe.data.locations import default_semcor
 
-    return entry_path("semcor")
+    return default_semcor()
 
 
 def sample_archive() -> Path:

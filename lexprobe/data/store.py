@@ -19,52 +19,20 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from lexprobe.data.download import NetworkError, download, sha256_of, timeout_s
+from lexprobe.data.install import (  # noqa: F401  (shared with importing.py; formerly defined here)
+    Say, _check_content, _copy_file, _install_tree, _now, _write_state, naf_content_digest,
+)
+from lexprobe.data.locations import STATE_DIR, _state_file, entry_path, read_state  # noqa: F401
 from lexprobe.data.registry import DATASETS, Dataset, data_dir, mirror_url
 from lexprobe.errors import DataError
 
-STATE_DIR = ".lexprobe"
 NLTK_INDEX_URL = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/index.xml"
 #: what NLTK's downloader fetches for "wordnet" (NLTK's data server has no pinned revisions)
 NLTK_WORDNET_URL = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/packages/corpora/wordnet.zip"
 
-Say = Callable[[str], None]
 
 
 # --- state ---------------------------------------------------------------------------
-
-def _state_file(name: str) -> Path:
-    return data_dir() / STATE_DIR / f"{name}.json"
-
-
-def read_state(name: str) -> dict:
-    try:
-        return json.loads(_state_file(name).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-
-
-def _write_state(name: str, state: dict) -> None:
-    path = _state_file(name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(state, indent=1, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def _now() -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
-
-
-def entry_path(name: str) -> Path:
-    """What a reader opens for dataset ``name`` (it may not exist yet); the per-dataset overrides
-    ``LEXPROBE_SEMCOR`` and ``LEXPROBE_CODA_DIR`` come first."""
-    if name == "semcor" and os.environ.get("LEXPROBE_SEMCOR"):
-        return Path(os.environ["LEXPROBE_SEMCOR"])
-    if name.startswith("coda21-") and os.environ.get("LEXPROBE_CODA_DIR"):
-        return Path(os.environ["LEXPROBE_CODA_DIR"]) / Path(DATASETS[name].entry).name
-    entry = read_state(name).get("entry") or DATASETS[name].entry
-    return data_dir() / entry
-
 
 def locate(name: str) -> Path | None:
     """The dataset's entry in the data directory, or None when it is not there."""
@@ -95,28 +63,6 @@ def _pin(ds: Dataset, relpath: str, state: dict) -> str | None:
 
 
 # --- SemCor content digest -------------------------------------------------------------
-
-def naf_content_digest(path: Path) -> tuple[str, int]:
-    """SHA-256 over ``relpath<TAB>sha256(bytes)`` lines of the SemCor NAF documents, sorted,
-    and their number: the same for the repository archive, a tar.xz or an unpacked tree."""
-    from lexprobe.data.semcor import iter_naf_members
-
-    lines = sorted(f"{rel}\t{hashlib.sha256(data).hexdigest()}\n" for rel, data in iter_naf_members(path))
-    if not lines:
-        raise DataError(f"no SemCor NAF documents in {path}")
-    return hashlib.sha256("".join(lines).encode()).hexdigest(), len(lines)
-
-
-def _check_content(ds: Dataset, path: Path, shown: str) -> None:
-    if not ds.content_sha256:
-        return
-    digest, n = naf_content_digest(path)
-    if digest != ds.content_sha256:
-        raise DataError(
-            f"{shown} is not {ds.title} at {ds.pin[:12]}: its {n} NAF documents have content digest "
-            f"{digest[:16]}..., expected {ds.content_sha256[:16]}... (352 documents)"
-        )
-
 
 # --- fetch -----------------------------------------------------------------------------
 
@@ -287,34 +233,6 @@ def _unzip_wordnet(archive: Path) -> None:
 
 
 # --- import --------------------------------------------------------------------------------
-
-def _copy_file(src: Path, dest: Path) -> None:
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(dest.name + ".part")
-    try:
-        shutil.copyfile(src, tmp)
-        os.replace(tmp, dest)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def _install_tree(dest: Path, fill: Callable[[Path], None]) -> None:
-    """Build a folder beside ``dest`` and swap it in, so ``dest`` is never half written."""
-    tmp = dest.with_name(dest.name + ".part")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    try:
-        fill(tmp)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    if dest.exists():
-        old = dest.with_name(dest.name + ".old")
-        shutil.rmtree(old, ignore_errors=True)
-        os.replace(dest, old)
-        shutil.rmtree(old, ignore_errors=True)
-    os.replace(tmp, dest)
-
 
 def import_dataset(name: str, sources: list[Path], say: Say = print) -> list[str]:
     """Validate and copy a user's copy into the data directory (see ``importing``)."""

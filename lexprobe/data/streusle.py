@@ -176,9 +176,9 @@ def _wordnet():
 
 def default_root() -> Path:
     """STREUSLE 4.4 in the data directory (``lexprobe data fetch streusle``)."""
-    from lexprobe.data.store import entry_path
+    from lexprobe.data.locations import default_streusle
 
-    return entry_path("streusle")
+    return default_streusle()
 
 
 def read_split(root: Path, split: str, lemmatize: bool = True) -> list[SenseInstance]:

@@ -30,7 +30,7 @@ def register(sub) -> None:
     hsub.required = True
 
     s = hsub.add_parser("serve", help="serve the test page; answers are saved to an SQLite file as they are given")
-    s.add_argument("--benchmark", choices=("wdlmpro", "coda21"), required=True, help="which benchmark's items")
+    s.add_argument("--benchmark", choices=human_benchmarks(), required=True, help="which benchmark's items")
     s.add_argument("--subset", type=_subset, default="paper",
                    help="`paper` (WDLMPro: 20 groups per task with <= 10 candidates; CoDA21: S20) or a number "
                         "of groups (default: paper)")
@@ -52,32 +52,17 @@ def register(sub) -> None:
     sc.set_defaults(func=cmd_score)
 
 
+def human_benchmarks() -> list[str]:
+    """The registered benchmarks whose items people can take."""
+    from lexprobe.benchmarks.registry import all_benchmarks
+
+    return [b.meta.name for b in all_benchmarks() if b.has_human_items]
+
+
 def item_set_from_args(args) -> dict:
-    from lexprobe.human import items
+    from lexprobe.benchmarks.registry import get
 
-    if args.benchmark == "wdlmpro":
-        from lexprobe.benchmarks.wdlmpro import dataset as ds
-
-        pos = args.pos or "both"
-        groups = ds.load_dataset(args.data, pos) if args.data else ds.default_dataset(pos)
-        n = items.PAPER_WDLMPRO["n"] if args.subset == "paper" else args.subset
-        return items.wdlmpro_item_set(groups, n, args.max_candidates, 0 if args.seed is None else args.seed,
-                                      str(args.subset))
-    from lexprobe.benchmarks.coda21.cli import resolve_coda_file
-    from lexprobe.benchmarks.coda21.dataset import parse_coda
-    from lexprobe.benchmarks.coda21.human import S20_SEED, S20_SIZE, build_sample
-
-    path = resolve_coda_file(args.data or "clean-easy")
-    pos = args.pos or "n"
-    if pos == "both":
-        raise DataError("CoDA21 human subsets are drawn from one part of speech; pass --pos n or --pos v")
-    seed = S20_SEED if args.seed is None else args.seed
-    n = S20_SIZE if args.subset == "paper" else args.subset
-    # the same groups, in the same order and with the same ids, as `coda sample-human` writes for the models
-    data = parse_coda(build_sample(path, size=n, seed=seed, pos=pos), source=path.name, pos=(pos,))
-    if data.problems:
-        raise DataError(f"{path}: the sampled group {data.problems[0]}; repair the file or choose another --seed")
-    return items.coda_item_set(data.groups, seed, str(args.subset), source=path.name)
+    return get(args.benchmark).human_item_set(args)
 
 
 def cmd_serve(args) -> int:
@@ -119,8 +104,7 @@ def cmd_score(args) -> int:
         answers = store.answers(item_set["set_id"])
         for who, result in results_for(item_set, answers).items():
             path = write_json(out / f"human-{item_set['benchmark']}-{item_set['set_id']}-{who}.json", result)
-            m = result["metrics"]
-            head = m[result["task"][0]]["all"] if result["benchmark"] == "wdlmpro" else m["both"]
+            head = result["metrics"][result["tasks"][0]]["all"]
             metric = "p_at_1" if "p_at_1" in head else "accuracy"
             value, ci = head.get(metric), head.get("ci", {}).get(metric)
             summary = "no answers" if value is None else (

@@ -136,11 +136,28 @@ def coda_result(item_set: dict, answers: dict[str, dict[str, Any]], participant:
     return _finish(result, item_set["digests"]["alignment"], len(items), "group")
 
 
-def results_for(item_set: dict, answers: dict[str, dict[str, Any]]) -> dict[str, dict]:
-    """{name: result} for one item set; name is ``<participant>`` (CoDA21) or
-    ``<task>-<participant>`` (WDLMPro), with ``pooled`` for all participants together."""
-    who = sorted(answers) + ([POOLED] if len(answers) > 1 else [])
-    if item_set["benchmark"] == "coda21":
-        return {p: coda_result(item_set, answers, p) for p in who}
+def _who(answers: dict) -> list[str]:
+    return sorted(answers) + ([POOLED] if len(answers) > 1 else [])
+
+
+def coda_results(item_set: dict, answers: dict[str, dict[str, Any]]) -> dict[str, dict]:
+    """{participant: result} (``pooled``: all participants together), in schema 2."""
+    from lexprobe.benchmarks.coda21.results import upgrade
+
+    return {p: upgrade(coda_result(item_set, answers, p)) for p in _who(answers)}
+
+
+def wdlmpro_results(item_set: dict, answers: dict[str, dict[str, Any]]) -> dict[str, dict]:
+    """{<task>-<participant>: result} in schema 2."""
+    from lexprobe.benchmarks.wdlmpro.results import upgrade
+
     tasks = [t for t in ("w2d", "d2w") if any(it["task"] == t for it in item_set["items"])]
-    return {f"{t}-{p}": wdlmpro_result(item_set, answers, p, t) for t in tasks for p in who}
+    return {f"{t}-{p}": upgrade(wdlmpro_result(item_set, answers, p, t)) for t in tasks for p in _who(answers)}
+
+
+def results_for(item_set: dict, answers: dict[str, dict[str, Any]]) -> dict[str, dict]:
+    """{name: result} for one item set, from its benchmark (``Benchmark.human_results``); name is
+    ``<participant>`` (CoDA21) or ``<task>-<participant>`` (WDLMPro), ``pooled`` for all together."""
+    from lexprobe.benchmarks.registry import get
+
+    return get(item_set["benchmark"]).human_results(item_set, answers)

@@ -8,7 +8,7 @@ from pathlib import Path
 from lexprobe.errors import DataError
 from lexprobe.report.failures import failure_rows
 from lexprobe.report.figures import draw_figures
-from lexprobe.report.html import BENCH_TITLE, failure_page, index_page
+from lexprobe.report.html import bench_titles, failure_page, index_page
 from lexprobe.report.results import load_result
 from lexprobe.report.tables import build_tables, run_record_table, to_latex, to_markdown
 
@@ -28,7 +28,7 @@ def write_report(paths, out_dir: str | Path) -> Path:
     record = run_record_table(results)
     figures = draw_figures(results, out_dir / "figures")
     pages = {}
-    for bench in BENCH_TITLE:
+    for bench in bench_titles():
         members = [r for r in results if r["benchmark"] == bench and r.get("instances")]
         if members:
             pages[bench] = f"{bench}.html"
@@ -67,7 +67,7 @@ def result_files_in(folder: Path, since: float | None = None) -> list[Path]:
             obj = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(obj, dict) and obj.get("benchmark") and ("metrics" in obj or "layers" in obj):
+        if isinstance(obj, dict) and obj.get("benchmark") and ("metrics" in obj or "layers" in obj or "sweep" in obj):
             found.append(path)
     return found
 

@@ -12,9 +12,9 @@ from collections import defaultdict
 from pathlib import Path
 
 from lexprobe.errors import DataError
-from lexprobe.report.results import (
-    READINGS, UNIT_NAME, Unit, is_choose, load_result, model_name, unit_metrics, units,
-)
+from lexprobe.benchmarks.registry import get
+from lexprobe.protocols.readings import READINGS, label
+from lexprobe.report.results import Unit, load_result, model_name, unit_metrics, units
 from lexprobe.run_record import INCIDENTAL_FIELDS, MODEL_FIELDS
 from lexprobe.stats.paired import paired_difference
 
@@ -33,9 +33,9 @@ def compare_files(path_a, path_b) -> dict:
     notes = [] if tasks_a == tasks_b else [
         f"compared on the common task(s) {', '.join(sorted(tasks_a & tasks_b))} (A has {_tasks(units_a)}, B {_tasks(units_b)})"]
     metrics = metric_pairs(a, b)
-    if is_choose(a) != is_choose(b):
+    if _readings(a) != _readings(b):
         notes.append(f"A is a {_protocol(a)} run and B a {_protocol(b)} run: compared on the common metrics, the "
-                     "likelihood protocol's figure against each choose reading's")
+                     "single-reading figure against each reading's")
     return {
         "notes": notes,
         "benchmark": a["benchmark"],
@@ -48,15 +48,15 @@ def compare_files(path_a, path_b) -> dict:
 
 def check_same_items(a: dict, b: dict, units_a: list[Unit], units_b: list[Unit]) -> None:
     """Refuse (one line, exit 2) runs on different items."""
-    what = UNIT_NAME[a["benchmark"]] + "s"
+    what = get(a["benchmark"]).meta.unit + "s"
     digest_a = (a.get("run") or {}).get("items_digest")
     digest_b = (b.get("run") or {}).get("items_digest")
     keys_a = {u.key for u in units_a}
     keys_b = {u.key for u in units_b}
-    if a["benchmark"] == "wdlmpro":  # a run of one task is comparable on that task
-        tasks = {u.task for u in units_a} & {u.task for u in units_b}
+    tasks = {u.task for u in units_a} & {u.task for u in units_b}
+    if {u.task for u in units_a} != {u.task for u in units_b}:  # a run of one task is comparable on that task
         if not tasks:
-            raise DataError(f"the runs share no WDLMPro task ({_tasks(units_a)} vs {_tasks(units_b)})")
+            raise DataError(f"the runs share no task ({_tasks(units_a)} vs {_tasks(units_b)})")
         keys_a = {u.key for u in units_a if u.task in tasks}
         keys_b = {u.key for u in units_b if u.task in tasks}
     if keys_a != keys_b:
@@ -97,7 +97,11 @@ def run_differences(a: dict, b: dict) -> list[str]:
 
 
 def _protocol(r: dict) -> str:
-    return str((r.get("config") or {}).get("protocol") or (r.get("run") or {}).get("protocol") or "paper")
+    return f"{r['method']} ({r['recipe']})"
+
+
+def _readings(r: dict) -> bool:
+    return bool(r.get("readings"))
 
 
 def metric_pairs(a: dict, b: dict) -> list[tuple[str, str, str]]:
@@ -107,20 +111,20 @@ def metric_pairs(a: dict, b: dict) -> list[tuple[str, str, str]]:
     (paper/authors) run and a choose run share the paper's metric: P@1 and RS against the
     label-likelihood reading, P@1 / accuracy also against the generation reading.
     """
-    if is_choose(a) == is_choose(b):
-        return [(key, key, label) for key, label in unit_metrics(a)]
-    choose = unit_metrics(a if is_choose(a) else b)
+    if _readings(a) == _readings(b):
+        return [(key, key, name) for key, name in unit_metrics(a)]
+    choose = unit_metrics(a if _readings(a) else b)
     choose_keys = {key for key, _ in choose}
     pairs = []
-    for key, label in unit_metrics(b if is_choose(a) else a):
-        for reading, reading_label in READINGS:
+    for key, name in unit_metrics(b if _readings(a) else a):
+        for reading in READINGS:
             other = f"{reading}.{key}"
             if other not in choose_keys:
                 continue
-            if is_choose(a):
-                pairs.append((other, key, f"{label}: A choose {reading_label} vs B {_protocol(b)}"))
+            if _readings(a):
+                pairs.append((other, key, f"{name}: A {a['method']} {label(reading)} vs B {_protocol(b)}"))
             else:
-                pairs.append((key, other, f"{label}: A {_protocol(a)} vs B choose {reading_label}"))
+                pairs.append((key, other, f"{name}: A {_protocol(a)} vs B {b['method']} {label(reading)}"))
     return pairs
 
 
@@ -177,7 +181,7 @@ def format_comparison(c: dict) -> str:
              f"B = {c['b']['model']} ({Path(c['b']['file']).name}); figures x100, difference = A - B")
     text = format_table(["task", "POS", "metric", "n", "A", "B", "A-B", "95% CI (paired bootstrap)", "test", "p"],
                         rows, title=title)
-    unit = UNIT_NAME.get(c["benchmark"], "item")
+    unit = get(c["benchmark"]).meta.unit
     left_out = max((r.get("left_out", 0) for r in c["rows"]), default=0)
     if left_out:
         text += f"\nup to {left_out} {unit}(s) per row left out: not answered in one of the runs (e.g. skipped as too long)"

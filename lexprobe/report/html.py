@@ -11,12 +11,18 @@ import base64
 import html
 import json
 
-from lexprobe.report.failures import COLUMNS
-from lexprobe.report.tables import Table, to_html
+from lexprobe.benchmarks.registry import all_benchmarks
+from lexprobe.report.failures import columns as failure_columns
+from lexprobe.tables import Table, to_html
 
-BENCH_TITLE = {"wdlmpro": "WDLMPro", "coda21": "CoDA21", "senserank": "Sense ranking"}
-#: sections of index.html: the benchmarks, then docs/llm.md's table of models by protocol
-SECTION_TITLE = {**BENCH_TITLE, "llm": "Models by protocol"}
+
+def bench_titles() -> dict[str, str]:
+    return {b.meta.name: b.meta.title for b in all_benchmarks()}
+
+
+def section_titles() -> dict[str, str]:
+    """Sections of index.html: the benchmarks, then docs/llm.md's table of models by method."""
+    return {**bench_titles(), "llm": "Models by method"}
 #: rows drawn at once on a failure page (the filter counts all of them)
 PAGE_ROWS = 500
 
@@ -96,15 +102,17 @@ def index_page(tables: list[Table], figures, record: Table, results: list[dict],
     parts = [f"<h1>lexprobe report</h1><p class='note'>{len(results)} result file(s); generated {html.escape(generated)} "
              f"by lexprobe {html.escape(version)}.</p>"]
     if pages:
-        links = " · ".join(f"<a href='{html.escape(f)}'>{html.escape(BENCH_TITLE[b])} items and failures</a>"
+        titles = bench_titles()
+        links = " · ".join(f"<a href='{html.escape(f)}'>{html.escape(titles[b])} items and failures</a>"
                            for b, f in pages.items())
         parts.append(f"<p>Browse every item: {links}</p>")
-    for bench in SECTION_TITLE:
+    sections = section_titles()
+    for bench in sections:
         bench_tables = [t for t in tables if t.benchmark == bench]
         bench_figures = [f for f in figures if f.benchmark == bench]
         if not bench_tables and not bench_figures:
             continue
-        parts.append(f"<h2 id='{bench}'>{SECTION_TITLE[bench]}</h2>")
+        parts.append(f"<h2 id='{bench}'>{sections[bench]}</h2>")
         parts += [to_html(t) for t in bench_tables]
         for f in bench_figures:
             data = base64.b64encode(f.png()).decode("ascii")
@@ -120,10 +128,11 @@ def index_page(tables: list[Table], figures, record: Table, results: list[dict],
 
 
 def failure_page(bench: str, rows: list[dict]) -> str:
-    columns = COLUMNS[bench]
+    columns = failure_columns(bench)
+    title = bench_titles()[bench]
     data = {"columns": columns, "rows": rows}
     head = "".join(f"<th>{html.escape(label)}</th>" for _, label in columns)
-    body = f"""<h1>{BENCH_TITLE[bench]}: items and failures</h1>
+    body = f"""<h1>{title}: items and failures</h1>
 <p><a href='index.html'>back to the report</a></p>
 <div class='controls'>
 <label>search <input id='search' type='search' placeholder='word, definition, sense…'></label>
@@ -135,4 +144,4 @@ def failure_page(bench: str, rows: list[dict]) -> str:
 </div>
 <table id='items'><thead><tr>{head}</tr></thead><tbody></tbody></table>
 <script type='application/json' id='data'>{_json_block(data)}</script>"""
-    return _page(f"{BENCH_TITLE[bench]} failures", body, FILTER_JS)
+    return _page(f"{title} failures", body, FILTER_JS)

@@ -10,7 +10,7 @@ import zlib
 
 import numpy as np
 
-from lexprobe.scorers.base import Scorer
+from lexprobe.scorers.base import EmbeddedTargets, Scorer
 
 
 class RandomScorer(Scorer):
@@ -25,6 +25,10 @@ class RandomScorer(Scorer):
     def scores(self, key: str, n: int) -> np.ndarray:
         rng = np.random.default_rng([self.seed, zlib.crc32(key.encode("utf-8"))])
         return rng.random(n)
+
+    def embed(self, instances, progress: bool = False) -> EmbeddedTargets:
+        """Seeded random target vectors (the sense-ranking baseline); see ``RandomTargetEmbedder``."""
+        return RandomTargetEmbedder(self.seed).embed(instances, progress)
 
 
 class RandomTargetEmbedder:
@@ -46,9 +50,7 @@ class RandomTargetEmbedder:
     def describe(self) -> dict:
         return {"name": "random", "kind": "random", "seed": self.seed}
 
-    def embed(self, instances, progress: bool = False):
-        from lexprobe.scorers.token_embeddings import EmbeddedTargets
-
+    def embed(self, instances, progress: bool = False) -> EmbeddedTargets:
         vectors = np.zeros((len(instances), self.dim), dtype=np.float32)
         for i, inst in enumerate(instances):
             key = f"{inst.doc_id}\0{inst.sent_id}\0{' '.join(inst.tokens)}\0{inst.index}"

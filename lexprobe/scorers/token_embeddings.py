@@ -35,11 +35,11 @@ chunk's content, so an interrupted run resumes and a rerun is free.
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 from collections import OrderedDict
-from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import torch
@@ -48,6 +48,7 @@ from lexprobe.batching import pad_batch, run_batched
 from lexprobe.cache import cache_dir, stable_hash
 from lexprobe.data.instances import SenseInstance, token_char_spans
 from lexprobe.errors import ModelError
+from lexprobe.scorers.base import EmbeddedTargets, LayerEmbeddings, Scorer
 
 log = logging.getLogger(__name__)
 
@@ -55,75 +56,35 @@ CHUNK = 2048  # sentences per cache file
 _CACHE_VERSION = 3
 
 
-@dataclass
-class EmbeddedTargets:
-    vectors: np.ndarray  # (n, d) float32; rows of skipped targets are zero
-    ok: np.ndarray  # (n,) bool: False where the target did not align
-    stats: dict
+class TokenEmbedder(Scorer):
+    """Mean-of-subwords target embeddings at one layer of an encoder (or decoder).
 
-    @property
-    def skipped(self) -> int:
-        return int((~self.ok).sum())
+    Loaded by ``models.load_scorer(name, kind="token", ...)`` (device, dtype, batch size,
+    ``auto`` included, and attention resolved there as for every scorer); ``view`` gives the
+    same model at another layer or with the authors' word-by-word tokenisation.
+    """
 
-
-@dataclass
-class LayerEmbeddings:
-    vectors: np.ndarray  # (n, n_layers, d) float32; rows of skipped targets are zero
-    layers: list[int]  # hidden_states indices (non-negative), in the order of axis 1
-    ok: np.ndarray  # (n,) bool
-    stats: dict
-
-    def layer(self, index: int) -> EmbeddedTargets:
-        """The vectors of one hidden_states index, as ``TokenEmbedder.embed`` gives them."""
-        return EmbeddedTargets(np.ascontiguousarray(self.vectors[:, self.layers.index(index)]), self.ok, self.stats)
-
-
-class TokenEmbedder:
-    """Mean-of-subwords target embeddings at one layer of an encoder (or decoder)."""
-
-    def __init__(
-        self,
-        model: str = "all-MiniLM-L6-v2",
-        layer: int = -1,
-        device: str | None = None,
-        batch_size: int = 32,
-        max_length: int | None = None,
-        dtype: str | None = None,
-        use_cache: bool = True,
-        words_alone: bool = False,
-    ):
-        from transformers import AutoModel, AutoTokenizer
-
-        from lexprobe.models import model_files_fingerprint, pick_device, resolve_model_path
-
-        self.name = model
-        self.path = resolve_model_path(model)
-        self.device = pick_device(device)
-        self.batch_size = max(1, int(batch_size or 32))
-        self.layer = int(layer)
+    def __init__(self, name: str, model, tokenizer, device, path: str | None = None, layer: int = -1,
+                 batch_size: int | str | None = 32, max_length: int | None = None, use_cache: bool = True,
+                 words_alone: bool = False, fingerprint: str = ""):
+        super().__init__(name)
+        self.kind = "token"
+        self.path = path or name
+        self.model, self.tokenizer, self.device = model, tokenizer, device
+        self.batch_size = batch_size if batch_size == "auto" else max(1, int(batch_size or 32))
         self.use_cache = use_cache
         self.words_alone = bool(words_alone)
-        try:
-            self.tokenizer = AutoTokenizer.from_pretrained(self.path, use_fast=True, trust_remote_code=False)
-        except (OSError, ValueError) as err:
-            raise ModelError(f"cannot load the tokenizer of {model!r}: {str(err).splitlines()[0]}") from None
         if not getattr(self.tokenizer, "is_fast", False):
-            raise ModelError(f"model {model!r} has no fast tokenizer; target words are located by character offsets")
-        torch_dtype = {"bfloat16": torch.bfloat16, "float16": torch.float16}.get(dtype or "", torch.float32)
-        try:
-            self.model = AutoModel.from_pretrained(
-                self.path, trust_remote_code=False, use_safetensors=True, dtype=torch_dtype
-            )
-        except (OSError, ValueError) as err:
-            raise ModelError(f"cannot load model {model!r}: {str(err).splitlines()[0]}") from None
-        self.model.to(self.device).eval()
+            raise ModelError(f"model {name!r} has no fast tokenizer; target words are located by character offsets")
+        self.model.eval()
         n_layers = self.model.config.num_hidden_layers
+        self.n_layers = n_layers
+        self.layer = int(layer)
         if not -(n_layers + 1) <= self.layer <= n_layers:
             raise ModelError(
-                f"layer {self.layer} does not exist: {model!r} has hidden_states 0..{n_layers} "
+                f"layer {self.layer} does not exist: {name!r} has hidden_states 0..{n_layers} "
                 f"(0 = embeddings, {n_layers} = last; negative counts from the end)"
             )
-        self.n_layers = n_layers
         limit = getattr(self.model.config, "max_position_embeddings", 512) or 512
         if self.model.config.model_type in ("roberta", "xlm-roberta", "camembert"):
             limit -= 2  # RoBERTa positions start after the padding index
@@ -131,11 +92,40 @@ class TokenEmbedder:
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token or self.tokenizer.unk_token
         self.tokenizer.padding_side = "right"  # left padding would shift a decoder's default positions
-        self.fingerprint = model_files_fingerprint(self.path)
-        self.stats = {"sentences_encoded": 0, "cached_chunks": 0, "forward_batches": 0}
+        self.fingerprint = fingerprint
+        self.stats.update({"sentences_encoded": 0, "cached_chunks": 0, "forward_batches": 0})
+
+    def view(self, layer: int | None = None, words_alone: bool | None = None) -> "TokenEmbedder":
+        """The same loaded model read at another layer / with another tokenisation (shares the weights)."""
+        other = copy.copy(self)
+        if layer is not None:
+            self.layer_index(layer)
+            other.layer = int(layer)
+        if words_alone is not None:
+            other.words_alone = bool(words_alone)
+        return other
+
+    def _batching(self, jobs) -> tuple[int, int | None, Callable]:
+        """(batch size, token budget, length): a fixed size by characters, or ``auto``'s token budget."""
+        if self.batch_size != "auto":
+            return int(self.batch_size), None, lambda j: len(" ".join(j[0]))
+        lengths = {j[0]: n for j, n in zip(jobs, self._token_lengths(jobs))}
+        width = min(max(lengths.values(), default=1), self.max_length)
+        size, budget = self.batching(width, self._probe)
+        return size, budget, lambda j: lengths[j[0]]
+
+    def _token_lengths(self, jobs) -> list[int]:
+        texts = [" ".join(tokens) for tokens, _ in jobs]
+        ids = self.tokenizer(texts, add_special_tokens=True, truncation=True, max_length=self.max_length)["input_ids"]
+        return [len(x) for x in ids]
+
+    @torch.inference_mode()
+    def _probe(self, width: int, rows: int) -> None:
+        ids = torch.full((rows, width), self.tokenizer.pad_token_id or 0, dtype=torch.long, device=self.device)
+        self.model(input_ids=ids, attention_mask=torch.ones_like(ids), output_hidden_states=True)
 
     def describe(self) -> dict:
-        return {"name": self.name, "layer": self.layer, "hidden_states_index": self.layer % (self.n_layers + 1),
+        return {"name": self.name, "kind": self.kind, "layer": self.layer, "hidden_states_index": self.layer % (self.n_layers + 1),
                 "max_length": self.max_length, "words_alone": self.words_alone}
 
     def layer_index(self, layer: int) -> int:
@@ -195,8 +185,9 @@ class TokenEmbedder:
         """(vectors [n_targets, len(layers), d], aligned) of each (tokens, target indices) job, batched
         longest first, no cache; ``layers``: hidden_states indices (default: this embedder's layer)."""
         layers = [self.layer_index(self.layer)] if layers is None else [self.layer_index(x) for x in layers]
-        return run_batched(jobs, lambda batch: self._encode_batch(batch, layers), self.batch_size,
-                           length=lambda j: len(" ".join(j[0])))
+        size, budget, length = self._batching(jobs)
+        return run_batched(jobs, lambda batch: self._encode_batch(batch, layers), size, length=length,
+                           max_tokens=budget)
 
     def embed_sentence(self, tokens: Sequence[str], indices: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """Vectors of ``tokens[i]`` for i in ``indices`` (no cache), and which aligned."""
@@ -217,8 +208,9 @@ class TokenEmbedder:
                         return z["vectors"], z["ok"]
                 except Exception:  # noqa: BLE001 - a damaged cache file is recomputed
                     pass
-        results = run_batched(jobs, lambda batch: self._encode_batch(batch, layers), self.batch_size,
-                              length=lambda j: len(" ".join(j[0])))
+        size, budget, length = self._batching(jobs)
+        results = run_batched(jobs, lambda batch: self._encode_batch(batch, layers), size, length=length,
+                              max_tokens=budget)
         vecs = np.concatenate([r[0] for r in results], axis=0)
         ok = np.concatenate([r[1] for r in results], axis=0)
         if path is not None:

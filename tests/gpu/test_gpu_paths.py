@@ -146,7 +146,7 @@ def check_low_precision(models, device, dtype, expected_dtype):
 
 def check_float32_matches_cpu(models, device):
     """float32 on ``device`` = CPU float32: causal (both strategies), PLL, slots, token embeddings."""
-    from lexprobe.scorers.token_embeddings import TokenEmbedder
+    from lexprobe.models import load_scorer
     from tests.scorers.test_token_embeddings import _instances
 
     for name in ("gpt2", "llama"):
@@ -161,8 +161,8 @@ def check_float32_matches_cpu(models, device):
         assert_close(slot_run(masked(models[name], device)), slot_run(masked(models[name], "cpu")), DEVICE_ATOL,
                      f"{name} slots")
     instances = _instances()
-    reference = TokenEmbedder(models["bert"], device="cpu", use_cache=False).embed(instances, progress=False)
-    got = TokenEmbedder(models["bert"], device=device, use_cache=False).embed(instances, progress=False)
+    reference = load_scorer(models["bert"], kind="token", device="cpu", use_cache=False).embed(instances, progress=False)
+    got = load_scorer(models["bert"], kind="token", device=device, use_cache=False).embed(instances, progress=False)
     assert np.array_equal(got.ok, reference.ok) and got.ok.all()
     np.testing.assert_allclose(got.vectors, reference.vectors, atol=DEVICE_ATOL, rtol=0)
     assert not torch.backends.cuda.matmul.allow_tf32  # lexprobe left TF32 off

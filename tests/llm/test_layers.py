@@ -7,7 +7,7 @@ import pytest
 from lexprobe.benchmarks.senserank.evaluate import EvalConfig, evaluate
 from lexprobe.benchmarks.senserank.layers import format_sweep, parse_layers, plot_sweep, sweep
 from lexprobe.errors import LexprobeError
-from lexprobe.scorers.token_embeddings import TokenEmbedder
+from lexprobe.models import load_scorer
 from tests.benchmarks.senserank.test_evaluate import _instances
 
 
@@ -16,13 +16,13 @@ def test_sweep_equals_single_layer_runs(fixture, request, tmp_path):
     path = str(request.getfixturevalue(fixture))
     instances = _instances()
     cfg = EvalConfig(corpus="synthetic", model=path, k=10, device="cpu")
-    embedder = TokenEmbedder(path, device="cpu", use_cache=False)
+    embedder = load_scorer(path, kind="token", device="cpu", use_cache=False)
     result = sweep(cfg, "all", instances=instances, embedder=embedder, progress=False)
     assert list(result["layers"]) == ["0", "1", "2"]
     assert embedder.stats["forward_batches"] == 1  # all layers of the one batch in one pass
     for layer in (0, 1, 2):
         single = evaluate(EvalConfig(corpus="synthetic", model=path, k=10, device="cpu", layer=layer),
-                          instances=instances, embedder=TokenEmbedder(path, layer=layer, device="cpu",
+                          instances=instances, embedder=load_scorer(path, kind="token", layer=layer, device="cpu",
                                                                       use_cache=False), progress=False)
         assert result["layers"][str(layer)]["metrics"] == single["metrics"]
         assert result["layers"][str(layer)]["breakdowns"]["buckets"] == single["breakdowns"]["buckets"]
@@ -32,11 +32,11 @@ def test_sweep_equals_single_layer_runs(fixture, request, tmp_path):
 
 def test_layer_vectors_equal_single_layer_embedder(tiny_llama):
     instances = _instances()[:6]
-    every = TokenEmbedder(str(tiny_llama), device="cpu", use_cache=False).embed_layers(instances, [0, -1, 1],
+    every = load_scorer(str(tiny_llama), kind="token", device="cpu", use_cache=False).embed_layers(instances, [0, -1, 1],
                                                                                        progress=False)
     assert every.vectors.shape[:2] == (6, 3) and every.layers == [0, 2, 1]
     for layer in (0, 1, 2):
-        one = TokenEmbedder(str(tiny_llama), layer=layer, device="cpu", use_cache=False).embed(instances,
+        one = load_scorer(str(tiny_llama), kind="token", layer=layer, device="cpu", use_cache=False).embed(instances,
                                                                                              progress=False)
         np.testing.assert_allclose(every.layer(layer).vectors, one.vectors, atol=1e-5)
         assert every.ok.all() and one.ok.all()
@@ -52,7 +52,7 @@ def test_decoder_vectors_ignore_padding_and_later_words(tiny_llama, tiny_qwen2):
     batch = [SenseInstance("d1", short, 1, "dog", "n", "dog_1", "train"),
              SenseInstance("d2", long, 1, "dog", "n", "dog_1", "train")]
     for path in (tiny_llama, tiny_qwen2):
-        emb = TokenEmbedder(str(path), device="cpu", use_cache=False)
+        emb = load_scorer(str(path), kind="token", device="cpu", use_cache=False)
         together = emb.embed(batch, progress=False).vectors
         alone, _ = emb.embed_sentence(short, [1])
         np.testing.assert_allclose(together[0], alone[0], atol=1e-5)

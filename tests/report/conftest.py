@@ -14,7 +14,7 @@ def result_files(tmp_path_factory, tiny_bert, tiny_gpt2):
     from lexprobe.benchmarks.senserank.evaluate import EvalConfig, evaluate
     from lexprobe.benchmarks.wdlmpro.dataset import build_groups, write_jsonl
     from lexprobe.reporting import write_json
-    from lexprobe.scorers.token_embeddings import TokenEmbedder
+    from lexprobe.models import load_scorer
     from tests.benchmarks.coda21.helpers import write_small
     from tests.benchmarks.senserank.test_evaluate import _instances
 
@@ -32,6 +32,6 @@ def result_files(tmp_path_factory, tiny_bert, tiny_gpt2):
     for layer in (-1, 1):
         cfg = EvalConfig(corpus="synthetic", model=str(tiny_bert), k=10, device="cpu", layer=layer)
         result = evaluate(cfg, instances=_instances(), progress=False,
-                          embedder=TokenEmbedder(str(tiny_bert), device="cpu", layer=layer))
+                          embedder=load_scorer(str(tiny_bert), kind="token", device="cpu", layer=layer))
         files[f"senserank-layer{layer}"] = write_json(folder / f"senserank-layer{layer}.json", result)
     return files

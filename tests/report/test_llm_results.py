@@ -26,7 +26,7 @@ def llm_files(tmp_path_factory, tiny_llama, tiny_bert):
     from lexprobe.benchmarks.senserank.layers import sweep
     from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
     from lexprobe.reporting import write_json
-    from lexprobe.scorers.token_embeddings import TokenEmbedder
+    from lexprobe.models import load_scorer
     from tests.benchmarks.coda21.helpers import write_small
     from tests.benchmarks.senserank.test_evaluate import _instances
 
@@ -53,7 +53,7 @@ def llm_files(tmp_path_factory, tiny_llama, tiny_bert):
                 mp.setattr("lexprobe.protocols.choose.greedy_generate", _answers(answer))
             assert main(command + model + ["--out", str(out)]) == 0
     cfg = EvalConfig(corpus="synthetic", model=str(tiny_bert), k=10, device="cpu")
-    result = sweep(cfg, "all", instances=_instances(), embedder=TokenEmbedder(str(tiny_bert), device="cpu"),
+    result = sweep(cfg, "all", instances=_instances(), embedder=load_scorer(str(tiny_bert), kind="token", device="cpu"),
                    progress=False)
     files["sweep"] = write_json(folder / "sweep.json", result)
     return files

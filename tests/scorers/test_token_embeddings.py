@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from lexprobe.data.instances import SenseInstance
-from lexprobe.scorers.token_embeddings import TokenEmbedder
+from lexprobe.models import load_scorer
 
 SENTENCES = [
     ("the", "dog", "is", "singing", "a", "song", "."),
@@ -44,7 +44,7 @@ def _reference(path, tokens, index, layer):
 
 @pytest.mark.parametrize("layer", [-1, 0, 1])
 def test_matches_reference_bert(tiny_bert, layer):
-    emb = TokenEmbedder(str(tiny_bert), layer=layer, batch_size=2, device="cpu")
+    emb = load_scorer(str(tiny_bert), kind="token", layer=layer, batch_size=2, device="cpu")
     insts = _instances()
     out = emb.embed(insts, progress=False)
     assert out.ok.all() and out.skipped == 0
@@ -56,7 +56,7 @@ def test_matches_reference_bert(tiny_bert, layer):
 
 
 def test_matches_reference_roberta(tiny_roberta):
-    emb = TokenEmbedder(str(tiny_roberta), batch_size=3, device="cpu")
+    emb = load_scorer(str(tiny_roberta), kind="token", batch_size=3, device="cpu")
     insts = _instances()
     out = emb.embed(insts, progress=False)
     assert out.ok.all()
@@ -66,12 +66,12 @@ def test_matches_reference_roberta(tiny_roberta):
 
 def test_cache_is_reused_and_keyed_by_layer(tiny_bert):
     insts = _instances()
-    first = TokenEmbedder(str(tiny_bert), device="cpu").embed(insts, progress=False)
-    again = TokenEmbedder(str(tiny_bert), device="cpu")
+    first = load_scorer(str(tiny_bert), kind="token", device="cpu").embed(insts, progress=False)
+    again = load_scorer(str(tiny_bert), kind="token", device="cpu")
     second = again.embed(insts, progress=False)
     assert again.stats["sentences_encoded"] == 0 and again.stats["cached_chunks"] == 1
     assert np.array_equal(first.vectors, second.vectors)
-    other = TokenEmbedder(str(tiny_bert), layer=1, device="cpu")
+    other = load_scorer(str(tiny_bert), kind="token", layer=1, device="cpu")
     other.embed(insts, progress=False)
     assert other.stats["sentences_encoded"] == len(SENTENCES)
 
@@ -80,7 +80,7 @@ def test_truncated_target_is_skipped(tiny_bert):
     toks = tuple(["dog"] * 30 + ["cat"])
     insts = [SenseInstance("d", toks, 30, "cat", "n", "c", "train", "1"),
              SenseInstance("d", toks, 0, "dog", "n", "d", "train", "1")]
-    out = TokenEmbedder(str(tiny_bert), max_length=16, device="cpu").embed(insts, progress=False)
+    out = load_scorer(str(tiny_bert), kind="token", max_length=16, device="cpu").embed(insts, progress=False)
     assert out.ok.tolist() == [False, True]
     assert out.skipped == 1 and not out.vectors[0].any()
 
@@ -89,4 +89,4 @@ def test_bad_layer_is_a_clear_error(tiny_bert):
     from lexprobe.errors import ModelError
 
     with pytest.raises(ModelError, match="layer 99"):
-        TokenEmbedder(str(tiny_bert), layer=99, device="cpu")
+        load_scorer(str(tiny_bert), kind="token", layer=99, device="cpu")

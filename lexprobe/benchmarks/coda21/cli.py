@@ -1,4 +1,5 @@
-"""``lexprobe coda eval|build|stats|heatmap`` and CoDA21's part of ``lexprobe run``."""
+"""``lexprobe coda21 build|stats|sample-human|heatmap`` and CoDA21's part of ``lexprobe run``
+(``eval`` is derived from ``benchmark.CodaConfig``)."""
 
 from __future__ import annotations
 
@@ -12,22 +13,15 @@ from lexprobe.errors import DataError, LexprobeError
 from lexprobe.outputs import check_output_file
 from lexprobe.reporting import write_json
 
-# repeated from evaluate.py (numpy/scipy) so that building the parser stays import-light
-ALIGN_METHODS = ("optimal", "exhaustive", "none")
-PATTERN_NAMES = ("definition-of", "defined-as", "is")
-
 OFFICIAL_FILES = {"clean-easy": "CoDA-clean-easy.json", "clean-hard": "CoDA-clean-hard.json"}
 DEFAULT_CONTEXT_MODEL = "bert-base-uncased"
 
 
 def default_coda_dir() -> Path:
     """``$LEXPROBE_CODA_DIR`` or the data directory's ``coda21/`` (``lexprobe data fetch coda21``)."""
-    env = os.environ.get("LEXPROBE_CODA_DIR")
-    if env:
-        return Path(env)
-    from lexprobe.data.registry import data_dir
+    from lexprobe.data.locations import default_coda_dir as located
 
-    return data_dir() / "coda21"
+    return located()
 
 
 def resolve_coda_file(value: str) -> Path:
@@ -42,35 +36,11 @@ def resolve_coda_file(value: str) -> Path:
     return Path(value)
 
 
-def register(sub) -> None:
-    from lexprobe.cli_common import PROTOCOLS, add_model_args, add_protocol_arg, batch_size_arg
-    from lexprobe.protocols.choose_cli import add_choose_args
+def register_commands(csub) -> None:
+    """CoDA21's commands besides ``eval`` (which ``lexprobe.cli`` derives from ``CodaConfig``)."""
+    from lexprobe.cli_common import add_recipe_arg, batch_size_arg
 
-    p = sub.add_parser("coda", help="CoDA21: align contexts with definitions of hidden words")
-    csub = p.add_subparsers(dest="coda_command", metavar="COMMAND")
-    csub.required = True
     fmt = argparse.ArgumentDefaultsHelpFormatter
-
-    e = csub.add_parser("eval", help="evaluate a model on a CoDA21 file", formatter_class=fmt)
-    e.add_argument("--data", required=True,
-                   help="CoDA21 JSON file (official format), or a variant name (clean-easy, clean-hard, noisy-easy, "
-                        "noisy-hard) read from the data directory (`lexprobe data fetch coda21`)")
-    add_model_args(e)
-    add_protocol_arg(e, choices=PROTOCOLS)
-    add_choose_args(e)
-    e.add_argument("--pos", choices=("n", "v", "both"), default="both", help="part of speech")
-    e.add_argument("--limit", type=positive_int, help="evaluate only the first N groups of each POS (default: all)")
-    e.add_argument("--align", choices=ALIGN_METHODS, default="optimal",
-                   help="optimal: Hungarian; exhaustive: all k! alignments (reference); none: simple matching")
-    e.add_argument("--nonce", default="bkatuhla", help="made-up word that replaces the target")
-    e.add_argument("--pattern", choices=PATTERN_NAMES, default="definition-of", help="prompt pattern (LMs)")
-    e.add_argument("--normalize", choices=("sum", "mean"), default="sum",
-                   help="sum or average the definition's token log-probabilities (LMs)")
-    e.add_argument("--pll", choices=("token", "word-l2r"), default="token",
-                   help="masked LMs: mask one token at a time, or also the later pieces of the same word")
-    e.add_argument("--out", required=True, help="result JSON file (per-group matrices included)")
-    e.set_defaults(func=cmd_eval)
-
     b = csub.add_parser("build", help="build a CoDA21-style dataset from WordNet and SemCor", formatter_class=fmt)
     b.add_argument("--variant", choices=VARIANTS, default="clean-hard", help="which CoDA21 variant to build")
     b.add_argument("--out", required=True, help="output JSON file (official format)")
@@ -89,7 +59,7 @@ def register(sub) -> None:
     b.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
     b.add_argument("--batch-size", type=batch_size_arg, default=None,
                    help="initial batch size of the embedding and context models (default: the model's)")
-    add_protocol_arg(b)
+    add_recipe_arg(b)
     b.set_defaults(func=cmd_build)
 
     s = csub.add_parser("stats", help="Table-1 statistics of CoDA21 files")
@@ -112,46 +82,6 @@ def register(sub) -> None:
     h.set_defaults(func=cmd_heatmap)
 
 
-# --- eval ----------------------------------------------------------------------------
-
-def run_eval(data: CodaData, scorer, config, out: Path, progress: bool = True) -> dict | None:
-    """Evaluate and write ``out``; under torchrun only rank 0 gets (and writes) the result (others: None)."""
-    from lexprobe.benchmarks.coda21.evaluate import evaluate
-
-    return evaluate(data, scorer, config, out=out, progress=progress)  # writes `out`
-
-
-def cmd_eval(args) -> int:
-    from lexprobe.benchmarks.coda21.evaluate import EvalConfig, format_result
-    from lexprobe.cli_common import scorer_from_args
-    from lexprobe.distributed import context
-    from lexprobe.protocols.choose_cli import check_choose_args
-
-    check_choose_args(args)
-    config = EvalConfig(align=args.align, pos=args.pos, limit=args.limit, nonce=args.nonce,
-                        pattern=args.pattern, normalize=args.normalize, pll_variant=args.pll,
-                        protocol="paper" if args.protocol == "choose" else args.protocol)  # choose: own config
-    config.validate()
-    check_output_file(args.out)
-    data = load_coda(resolve_coda_file(args.data))  # data and output errors before the (slow) model load
-    for problem in data.problems:
-        print(f"lexprobe: skipping {problem}")
-    if not data.groups:
-        raise DataError(f"{args.data} has no usable CoDA21 groups ({len(data.problems)} malformed)")
-    if args.protocol == "choose":  # (not split across ranks: run it in one process)
-        from lexprobe.protocols.choose_cli import cmd_coda
-
-        return cmd_coda(args, data)
-    context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
-    scorer = scorer_from_args(args)
-    result = run_eval(data, scorer, config, Path(args.out))
-    if result is None:
-        return 0
-    print(format_result(result))
-    print(f"\nresults written to {args.out}")
-    return 0
-
-
 # --- build ---------------------------------------------------------------------------
 
 def _embedder(model: str, device: str | None, batch_size: int | None):
@@ -161,7 +91,7 @@ def _embedder(model: str, device: str | None, batch_size: int | None):
     return scorer.encode
 
 
-def _context_selector(model: str, device: str | None, batch_size: int | None, protocol: str = "paper"):
+def _context_selector(model: str, device: str | None, batch_size: int | None, recipe: str = "paper"):
     from lexprobe.benchmarks.coda21.contexts import FirstContextSelector, MaskedContextSelector
     from lexprobe.models import load_scorer
 
@@ -171,7 +101,9 @@ def _context_selector(model: str, device: str | None, batch_size: int | None, pr
         scorer = load_scorer(model, kind="masked", device=device, batch_size=batch_size)
     except LexprobeError as err:
         raise LexprobeError(f"{err} (for --context-model; pass a local masked LM or `--context-model first`)") from None
-    return MaskedContextSelector(scorer, average="prob" if protocol == "authors" else "log")
+    from lexprobe.benchmarks.coda21.recipe import RECIPES
+
+    return MaskedContextSelector(scorer, average=RECIPES[recipe].context_average)
 
 
 def cmd_build(args) -> int:
@@ -181,11 +113,11 @@ def cmd_build(args) -> int:
 
     config = BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
                          pos=("n", "v") if args.pos == "both" else (args.pos,), max_groups=args.max_groups,
-                         cluster=args.protocol)
+                         cluster=args.recipe)
     config.validate()
     check_output_file(args.out)
     wn = load_wordnet()
-    selector = _context_selector(args.context_model, args.device, args.batch_size, args.protocol)
+    selector = _context_selector(args.context_model, args.device, args.batch_size, args.recipe)
     embed = _embedder(args.embed_model, args.device, args.batch_size)
     groups = build_coda(wn, iter_semcor_sentences(args.semcor), embed, config, selector=selector)
     write_json(args.out, groups_to_official(groups))
@@ -257,7 +189,9 @@ def run_default(out_dir: Path, model: str, sample: int | None = None) -> dict:
 
     ``sample`` limits each file to its first N groups per POS (all by default).
     """
-    from lexprobe.benchmarks.coda21.evaluate import EvalConfig, format_result
+    from lexprobe.benchmarks.coda21.benchmark import CoDA21, CodaConfig
+    from lexprobe.benchmarks.coda21.evaluate import format_result
+    from lexprobe.benchmarks.evaluate import evaluate
     from lexprobe.models import load_scorer
 
     out_dir = Path(out_dir)
@@ -277,10 +211,11 @@ def run_default(out_dir: Path, model: str, sample: int | None = None) -> dict:
     else:
         sample_data = None
     metrics = {}
+    bench = CoDA21()
     for name, path in files.items():
-        data = load_coda(path)
+        config = CodaConfig(data=str(path), limit=sample)
         out = out_dir / f"coda21-{name}.json"
-        result = run_eval(data, scorer, EvalConfig(limit=sample), out, progress=True)
+        result = evaluate(bench, scorer, config, out, items=bench.load_items(config), progress=True)
         print(format_result(result) if len(files) == 1 else f"{name}:\n{format_result(result)}")
         print(f"CoDA21 {name} results written to {out}")
         metrics[name] = result["metrics"]

@@ -31,14 +31,12 @@ from typing import Any, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
+from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.benchmarks.coda21.dataset import POS_NAMES, CodaData, Group, GroupProblem, replace_target
-from lexprobe.cache import partial_path, resume_key, scorer_options, scorer_revision
-from lexprobe.distributed import context, remove_logs, run_units, token_counts
+from lexprobe.distributed import context, run_units, token_counts
 from lexprobe.errors import LexprobeError
 from lexprobe.metrics import alignment as al
-from lexprobe.outputs import check_output_file
-from lexprobe.reporting import write_json
-from lexprobe.run_record import finish_result
+from lexprobe.scorers.capabilities import RandomScores, SentenceEmbeddings, SlotLogprobs, TokenLogprobs, strategy
 from lexprobe.stats.bootstrap import mean_intervals
 
 log = logging.getLogger(__name__)
@@ -88,7 +86,7 @@ class EvalConfig:
 
 def hide_target(context: str, word: str, replacement: str, protocol: str = "paper") -> str:
     """paper: whole-word replacement; authors: ``str.replace`` (also inside longer words)."""
-    if protocol == "authors":
+    if RECIPES[protocol].replace_substrings:
         if word not in context:
             raise ValueError(f"target {word!r} not found in context {context[:80]!r}")
         return context.replace(word, replacement)
@@ -127,47 +125,59 @@ def _split_matrices(groups: Sequence[Group], flat: Sequence[float]) -> list[np.n
     return out
 
 
+def _causal_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[np.ndarray]:
+    reduce = np.mean if config.normalize == "mean" else np.sum
+    per_token = scorer.continuation_logprobs(_lm_requests(groups, config))
+    flat = [float(reduce(lp[: config.max_definition_tokens])) for lp in per_token]
+    return _split_matrices(groups, flat)
+
+
+def _masked_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[np.ndarray]:
+    from lexprobe.scorers.pll import pll_scores
+
+    # CoDA21's 48-token cut of definitions is made here; the PLL API scores whole texts
+    flat = pll_scores(scorer, _lm_requests(groups, config), variant=config.pll_variant,
+                      max_tokens=config.max_definition_tokens, normalize=config.normalize)
+    return _split_matrices(groups, flat)
+
+
+def _embedding_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[np.ndarray]:
+    contexts = [context_without_target(c.context, c.word, config.protocol) for g in groups for c in g.candidates]
+    definitions = [c.definition for g in groups for c in g.candidates]
+    texts = list(dict.fromkeys(contexts + definitions))  # each distinct text encoded once
+    index = {t: i for i, t in enumerate(texts)}
+    vectors = np.asarray(scorer.encode(texts), dtype=np.float64)
+    out, start = [], 0
+    for g in groups:
+        ctx = vectors[[index[t] for t in contexts[start:start + g.k]]]
+        dfn = vectors[[index[t] for t in definitions[start:start + g.k]]]
+        out.append(ctx @ dfn.T)
+        start += g.k
+    return out
+
+
+def _random_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[np.ndarray]:
+    return [np.asarray(scorer.scores(f"coda21:{g.id}", g.k * g.k), dtype=np.float64).reshape(g.k, g.k)
+            for g in groups]
+
+
+#: how a scorer fills the match-score matrices, by the first capability it offers (in this order)
+STRATEGIES = {RandomScores: _random_matrices, TokenLogprobs: _causal_matrices, SlotLogprobs: _masked_matrices,
+              SentenceEmbeddings: _embedding_matrices}
+
+
 def match_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig = EvalConfig()) -> list[np.ndarray]:
     """One k x k matrix per group, rows = contexts, columns = definitions."""
     if not groups:
         return []
-    kind = scorer.kind
-    if kind == "causal":
-        reduce = np.mean if config.normalize == "mean" else np.sum
-        per_token = scorer.continuation_logprobs(_lm_requests(groups, config))
-        flat = [float(reduce(lp[: config.max_definition_tokens])) for lp in per_token]
-        return _split_matrices(groups, flat)
-    if kind == "masked":
-        from lexprobe.scorers.pll import pll_scores
-
-        # CoDA21's 48-token cut of definitions is made here; the PLL API scores whole texts
-        flat = pll_scores(scorer, _lm_requests(groups, config), variant=config.pll_variant,
-                          max_tokens=config.max_definition_tokens, normalize=config.normalize)
-        return _split_matrices(groups, flat)
-    if kind in ("embedding", "static"):
-        contexts = [context_without_target(c.context, c.word, config.protocol) for g in groups for c in g.candidates]
-        definitions = [c.definition for g in groups for c in g.candidates]
-        texts = list(dict.fromkeys(contexts + definitions))  # each distinct text encoded once
-        index = {t: i for i, t in enumerate(texts)}
-        vectors = np.asarray(scorer.encode(texts), dtype=np.float64)
-        out, start = [], 0
-        for g in groups:
-            ctx = vectors[[index[t] for t in contexts[start:start + g.k]]]
-            dfn = vectors[[index[t] for t in definitions[start:start + g.k]]]
-            out.append(ctx @ dfn.T)
-            start += g.k
-        return out
-    if kind == "random":
-        return [np.asarray(scorer.scores(f"coda21:{g.id}", g.k * g.k), dtype=np.float64).reshape(g.k, g.k)
-                for g in groups]
-    raise LexprobeError(f"CoDA21 cannot use a scorer of kind {kind!r}")
+    return strategy(STRATEGIES, scorer, "CoDA21")(groups, scorer, config)
 
 
 # --- one group -------------------------------------------------------------------------
 
 def group_record(group: Group, scores: np.ndarray, config: EvalConfig) -> dict[str, Any]:
     method = config.align
-    if config.protocol == "authors":  # file order, first best permutation (the released enumeration)
+    if RECIPES[config.protocol].file_order_ties:  # file order, first best permutation (the released enumeration)
         order = np.arange(group.k)
         method = "first-best" if config.align == "optimal" else config.align
     else:
@@ -256,13 +266,18 @@ def group_costs(scorer: Any, groups: Sequence[Group]) -> list[float]:
 
 def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out: str | Path | None = None,
              progress: bool = False) -> dict[str, Any] | None:
-    """Evaluate ``scorer`` on ``data``; with ``out`` given, finished groups are logged and resumed,
-    and the result is written to ``out`` (the file ``lexprobe coda eval --out`` writes).
+    """CoDA21 through ``benchmarks.evaluate.evaluate`` (kept for Python callers of the old signature)."""
+    from lexprobe.benchmarks.coda21.benchmark import CoDA21, CodaConfig
+    from lexprobe.benchmarks.evaluate import evaluate as run
 
-    Under ``torchrun`` the groups are split across ranks by token count; rank 0 writes and
-    gets the result, the other ranks get None.
-    """
     config.validate()
+    fields = {k: v for k, v in asdict(config).items() if k != "protocol"}
+    cfg = CodaConfig(data=data.source, recipe=config.protocol, pll=fields.pop("pll_variant"), **fields)
+    return run(CoDA21(), scorer, cfg, out, items=data, progress=progress)
+
+
+def runnable_groups(data: CodaData, config: EvalConfig) -> tuple[list[Group], list[GroupProblem], tuple]:
+    """The groups of the run, the problems of those left out, the POS list."""
     groups = select_groups(data, config)
     pos_list = ("n", "v") if config.pos == "both" else (config.pos,)
     problems = [p for p in data.problems if p.group_id.split("/")[0] in pos_list]
@@ -275,38 +290,37 @@ def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out
             runnable.append(g)
     for p in problems:
         log.warning("skipping %s", p)
+    return runnable, problems, pos_list
 
-    key = None
-    if out is not None:
-        check_output_file(out)
-        options = {k: v for k, v in asdict(config).items() if k not in ("limit", "pos", "groups_per_chunk")}
-        key = resume_key(
-            [[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]] for g in runnable],
-            scorer_revision(scorer), getattr(config, "protocol", None),
-            {"scorer": scorer_options(scorer), **options},
-        )
-    ctx = context()
-    step = config.groups_per_chunk or (256 if scorer.kind in ("embedding", "static", "random") else 16)
+
+def run_likelihood(job) -> dict[str, Any] | None:
+    """The likelihood method: every group's match-score matrix, aligned; groups are resume units
+    (under ``torchrun`` split across ranks by token count)."""
+    data, scorer, config = job.items, job.scorer, job.config.engine()
+    config.validate()
+    runnable, problems, pos_list = runnable_groups(data, config)
+    key = job.key([[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]]
+                   for g in runnable])
+    cheap = not isinstance(scorer, (TokenLogprobs, SlotLogprobs))
+    step = config.groups_per_chunk or (256 if cheap else 16)
 
     def compute(indices: list[int]) -> list[dict]:
         chunk = [runnable[i] for i in indices]
         return [group_record(g, scores, config) for g, scores in zip(chunk, match_matrices(chunk, scorer, config))]
 
     records = run_units([g.id for g in runnable], compute, group_costs(scorer, runnable), step=step,
-                        log_base=partial_path(out) if out is not None else None, log_key=key,
+                        log_base=job.log_base, log_key=key,
                         make_bar=lambda: tqdm(total=len(runnable), desc="CoDA21 groups", unit="group",
-                                              disable=not (progress and ctx.is_main)))
+                                              disable=not (job.progress and context().is_main)))
     if records is None:  # another rank than 0: rank 0 writes the result
         return None
     result = _result(data, scorer, config, records, problems, pos_list, runnable)
-    if out is not None:
-        write_json(out, result)  # the API writes the same result file as the CLI
-        remove_logs(partial_path(out))
+    result["_items"] = runnable
     return result
 
 
 def _result(data, scorer, config, records, problems, pos_list, runnable) -> dict[str, Any]:
-    return finish_result(scorer=scorer, items=runnable, unit="group", result={
+    return {
         "benchmark": "coda21",
         "task": "context-definition alignment",
         "model": scorer.describe(),
@@ -315,20 +329,25 @@ def _result(data, scorer, config, records, problems, pos_list, runnable) -> dict
         "breakdowns": {"by_k": breakdown_by_k(records)},
         "skipped": [{"group": p.group_id, "reason": p.reason} for p in problems],
         "instances": records,
-    })
+    }
 
 
 def format_result(result: dict[str, Any]) -> str:
     from lexprobe.benchmarks.coda21.dataset import format_rows
 
+    fmt = (lambda v: "-" if v is None else f"{v:.3f}")  # noqa: E731
+    skipped: dict[str, int] = {}
+    for s in result["skipped"]:
+        pos = str(s["unit"]).split("/")[0]
+        skipped[pos] = skipped.get(pos, 0) + 1
     rows = []
-    for key, m in result["metrics"].items():
-        if m["groups"] == 0 and m["skipped"] == 0:
+    for key, m in result["metrics"]["alignment"].items():
+        gone = len(result["skipped"]) if key == "all" else skipped.get(key, 0)
+        if m["n"] == 0 and gone == 0:
             continue
-        name = POS_NAMES.get(key, key)
-        fmt = (lambda v: "-" if v is None else f"{v:.3f}")
-        rows.append([name, m["groups"], fmt(m["accuracy"]), fmt(m["simple_accuracy"]),
-                     fmt(m["random_baseline"]), m["skipped"]])
+        rnd = result["baselines"].get("random", {}).get("alignment", {}).get(key, {}).get("accuracy")
+        rows.append([POS_NAMES.get(key, "both" if key == "all" else key), m["n"], fmt(m.get("accuracy")),
+                     fmt(m.get("simple_accuracy")), fmt(rnd), gone])
     align = result["config"]["align"]
     acc_name = "accuracy" if align != "none" else "accuracy (simple)"
     return format_rows(["POS", "groups", acc_name, "simple matching", "random (exact)", "skipped"], rows)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import shutil
 import tempfile
 import time
 from collections import defaultdict
@@ -35,11 +34,10 @@ from lexprobe.benchmarks.senserank.ranking import RankedQuery, RankingReport, le
 from lexprobe.benchmarks.senserank.store import EmbeddingStore, sentence_digest
 from lexprobe.cache import partial_path, resume_key
 from lexprobe.data.instances import SenseInstance
-from lexprobe.distributed import assign, barrier, broadcast, context, remove_logs, run_units, token_counts
+from lexprobe.distributed import assign, barrier, broadcast, context, run_units, token_counts
 from lexprobe.errors import DataError, LexprobeError
-from lexprobe.provenance import model_revision
 from lexprobe.metrics import retrieval as R
-from lexprobe.run_record import finish_result
+from lexprobe.provenance import model_revision
 
 CHUNK = 2048  # sentences per append to the embedding store (what an interruption can lose per rank)
 
@@ -170,8 +168,8 @@ def evaluate(
     out: str | Path | None = None,
     keep_embeddings: bool = False,
 ) -> dict | None:
-    """Run the benchmark; returns the result dict. With ``out`` it is also written there,
-    with the P@k plot beside it (``<out>.png``), exactly as ``lexprobe senserank eval --out``.
+    """Sense ranking through ``benchmarks.evaluate.evaluate`` (kept for Python callers of the old
+    signature); ``embedder`` defaults to ``cfg.model`` loaded as token embeddings.
 
     Target vectors go to a memory-mapped store (``<out>.embeddings/``, or a temporary
     folder without ``out``) as they are computed, and lemma rankings to the resume log
@@ -180,26 +178,18 @@ def evaluate(
     sentences and lemmas are split across ranks (the store must then be on a filesystem
     all ranks see); rank 0 writes and gets the result, the other ranks get None.
     """
+    from lexprobe.benchmarks.evaluate import evaluate as run
+    from lexprobe.benchmarks.senserank.benchmark import SenseConfig, SenseRank
+
     cfg.validate()
-    if out is not None:
-        from lexprobe.outputs import check_output_file
+    config = SenseConfig.from_engine(cfg, keep_embeddings=keep_embeddings)
+    if embedder is None:
+        from lexprobe.models import check_model_reference, load_scorer
 
-        check_output_file(out)
-        check_output_file(Path(out).with_suffix(".png"), "--out (plot)")
-    result = _evaluate(cfg, instances, embedder, progress, out)
-    if result is None:  # another rank than 0: rank 0 writes the result
-        return None
-    if out is not None:
-        from lexprobe.reporting import write_json
-
-        plot = Path(out).with_suffix(".png")
-        save_curves_plot(result, plot)
-        result["plot"] = str(plot)
-        write_json(out, result)
-        remove_logs(partial_path(out))
-        if not keep_embeddings:
-            shutil.rmtree(store_path(out), ignore_errors=True)
-    return result
+        check_model_reference(cfg.model)
+        embedder = load_scorer(cfg.model, device=cfg.device, dtype=cfg.dtype, batch_size=cfg.batch_size,
+                               seed=cfg.seed, prefer="token")
+    return run(SenseRank(), embedder, config, out, items=instances, progress=progress)
 
 
 def store_path(out: str | Path) -> Path:
@@ -207,7 +197,8 @@ def store_path(out: str | Path) -> Path:
     return Path(str(out) + ".embeddings")
 
 
-def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool, out: str | Path | None) -> dict | None:
+def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool, out: str | Path | None,
+              run_key=None) -> dict | None:
     ctx = context()
     t0 = time.time()
     if cfg.protocol not in ("paper", "authors"):
@@ -227,17 +218,6 @@ def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool, out: str | P
     if pdep_counts is not None:
         info["pdep_rules"] = dict(pdep_counts)
     t_read = time.time() - t0
-    if embedder is None and cfg.model == "random":
-        from lexprobe.scorers.random import RandomTargetEmbedder
-
-        embedder = RandomTargetEmbedder(cfg.seed)
-    if embedder is None:
-        from lexprobe.models import check_model_reference
-        from lexprobe.scorers.token_embeddings import TokenEmbedder
-
-        check_model_reference(cfg.model)
-        embedder = TokenEmbedder(cfg.model, layer=cfg.layer, device=cfg.device, batch_size=cfg.batch_size,
-                                 dtype=cfg.dtype, words_alone=cfg.protocol == "authors")
     if out is None and ctx.enabled:
         raise LexprobeError("a distributed sense-ranking run needs --out on a filesystem every rank sees")
     t1 = time.time()
@@ -266,7 +246,8 @@ def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool, out: str | P
         q_ok[embedded_q] = ok[len(database):]
         t2 = time.time()
         report = rank_from_store(cfg, store, database, locations[: len(database)], db_ok, queries, q_loc, q_ok,
-                                 device=ranking_device(embedder), log_base=partial_path(out) if out else None)
+                                 device=ranking_device(embedder), log_base=partial_path(out) if out else None,
+                                 run_key=run_key)
     if report is None:  # another rank than 0: rank 0 writes the result
         return None
     t_rank = time.time() - t2
@@ -359,7 +340,7 @@ def embed_to_store(embedder, targets: Sequence[SenseInstance], store: EmbeddingS
 
 
 def rank_from_store(cfg, store: EmbeddingStore, database, db_loc, db_ok, queries, q_loc, q_ok, device=None,
-                    log_base: Path | None = None, layer: int = 0) -> RankingReport | None:
+                    log_base: Path | None = None, layer: int = 0, run_key=None) -> RankingReport | None:
     """Rank lemma by lemma, reading only each lemma's vectors (row ``layer`` of a multi-layer
     store) from the store; lemmas are resume units (and are dealt to ranks by |Q| x |D|).
     Rank 0 gets the report."""
@@ -379,12 +360,12 @@ def rank_from_store(cfg, store: EmbeddingStore, database, db_loc, db_ok, queries
                             for r in ranked])
         return records
 
-    key = resume_key(
-        [[_instance_key(x) for x in database], [_instance_key(x) for x in queries]],
-        str(store.identity.get("model")), None,
-        {"store": store.identity, "layer": layer, "k": cfg.k, "min_sense_count": cfg.min_sense_count,
-         "match_pos": cfg.match_pos},
-    )
+    items = [[_instance_key(x) for x in database], [_instance_key(x) for x in queries]]
+    options = {"store": store.identity, "layer": layer, "k": cfg.k, "min_sense_count": cfg.min_sense_count,
+               "match_pos": cfg.match_pos}
+    # the run's key (``evaluate``'s: weights, method, recipe, config) and what the ranking read
+    key = run_key(items, **options) if run_key is not None else resume_key(
+        items, str(store.identity.get("model")), None, options)
     per_lemma = run_units(units, compute, [len(by_lemma[k]) * len(pools[k]) for k in lemmas], step=64,
                           log_base=log_base, log_key=key)
     if per_lemma is None:
@@ -455,7 +436,8 @@ def build_result(cfg, embedder, database, queries, report, info, timing, db_ok=N
         lemmas_in_database=len(report.lemma_freq),
     )
     model_info = embedder.describe() if hasattr(embedder, "describe") else {"name": cfg.model}
-    return finish_result(scorer=embedder, items={"database": database, "queries": queries}, unit="query", result={
+    return {
+        "_items": {"database": database, "queries": queries},
         "benchmark": "senserank",
         "task": cfg.corpus,
         "model": model_info.get("name", cfg.model),
@@ -465,80 +447,7 @@ def build_result(cfg, embedder, database, queries, report, info, timing, db_ok=N
         "counts": counts,
         "timing": {k: round(v, 2) for k, v in timing.items()},
         "instances": per_query,
-    })
+    }
 
 
-def format_report(result: dict) -> str:
-    """Table 1 style: baseline, oracle and model per bucket (x100), with query counts."""
-    from lexprobe.reporting import format_table
-
-    buckets = result["breakdowns"]["buckets"]
-    names = list(buckets)
-    cols = names + ["all"]
-    cells = dict(buckets, all=dict(result["metrics"]))
-
-    def row(label, metric):
-        out = [label]
-        for c in cols:
-            s = cells[c]
-            out.append(f"{100 * s[metric]:.2f}" if s.get("queries") else "-")
-        return out
-
-    rows = [
-        row("Baseline (random, exact)", "pooled_random"),
-        row("Oracle", "pooled_oracle"),
-        row(result["model"], "pooled"),
-        row(f"{result['model']} MAP@50 (per-query AP)", "map"),
-        row("random MAP@50 (exact)", "map_random"),
-        ["queries"] + [str(cells[c].get("queries", 0)) for c in cols],
-    ]
-    c = result["counts"]
-    by = result["config"].get("bucket_by", "sense")
-    title = (
-        f"CWE similarity ranking on {result['task']}: mean over k=1..{result['config']['k']} of pooled P@k "
-        f"(the paper's MAP@50), x100; l = {'the query sense' if by == 'sense' else 'the lemma'}'s frequency in D"
-    )
-    notes = (
-        f"D={c['database']} instances ({c['lemmas_in_database']} lemmas), Q={c['queries']} -> "
-        f"{c['ranked_queries']} ranked; dropped {c['dropped_rare_sense']} queries whose sense has "
-        f"<{result['config']['min_sense_count']} instances in D, {c['dropped_unaligned']} unaligned queries, "
-        f"{c['database_unaligned']} unaligned D targets; {c['single_sense_queries']} ranked queries have r=1 "
-        f"(in no r bucket, as in the original code)."
-    )
-    return format_table(["model"] + cols, rows, title=title) + "\n" + notes
-
-
-def save_curves_plot(result: dict, path) -> None:
-    """P@k curves (model, random, oracle) per bucket, one panel each, as a PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    panels = [(n, s) for n, s in result["breakdowns"]["buckets"].items() if s.get("queries")]
-    panels.append(("all", {**result["metrics"], "curves": result["breakdowns"]["overall_curves"]}))
-    cols = min(3, len(panels))
-    rows = (len(panels) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
-    for ax, (name, s) in zip(axes.flat, panels):
-        ks = range(1, len(s["curves"]["model"]) + 1)
-        ax.plot(ks, s["curves"]["oracle"], "k--", label="oracle (relevant first)")
-        ax.plot(ks, s["curves"]["model"], "C0-", label=result["model"])
-        ax.plot(ks, s["curves"]["random"], "C3:", label="random (exact expectation)")
-        ax.set_title(f"{re.sub(r'(?<![a-z])l(?![a-z])', 'ℓ', name)} (n={s['queries']})", fontsize=9)
-        ax.set_xlabel("k")
-        ax.set_ylabel("precision at k")
-        ax.set_ylim(0, 1.02)
-        ax.grid(alpha=0.3)
-    for ax in list(axes.flat)[len(panels):]:
-        ax.axis("off")
-    axes.flat[0].legend(fontsize=7)
-    fig.suptitle(f"senserank {result['task']}: {result['model']} — precision of the k nearest same-lemma "
-                 "instances having the query's sense", fontsize=9)
-    fig.text(0.5, 0.005, "panels: ℓ = number of same-lemma instances in the database (lemma frequency); "
-             "r = share of them with the query's sense (sense proportion); n = queries in the panel",
-             ha="center", va="bottom", fontsize=7.5)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+from lexprobe.benchmarks.senserank.report import format_report, save_curves_plot  # noqa: E402,F401  (former home)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Sequence
 
 from lexprobe.errors import LexprobeError
-from lexprobe.scorers.token_embeddings import EmbeddedTargets
+from lexprobe.scorers.base import EmbeddedTargets
 
 
 def parse_layers(text: str) -> list[int] | str:
@@ -64,81 +64,53 @@ class _LayerView:
 
 
 def sweep(cfg, layers: Sequence[int] | str, instances=None, embedder=None, progress: bool = True) -> dict:
-    """Evaluate ``cfg`` at each layer; returns one result with the metrics per layer."""
-    from lexprobe.benchmarks.senserank.evaluate import evaluate
+    """Evaluate ``cfg`` at each layer through ``benchmarks.evaluate`` (a schema-2 result with ``sweep``)."""
+    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.benchmarks.senserank.benchmark import SenseConfig, SenseRank
 
-    t0 = time.time()
+    spec = layers if isinstance(layers, str) else ",".join(str(x) for x in layers)
+    if embedder is None:
+        from lexprobe.models import load_scorer
+
+        embedder = load_scorer(cfg.model, device=cfg.device, dtype=cfg.dtype, batch_size=cfg.batch_size,
+                               prefer="token")
     if instances is None:
         from lexprobe.data.corpora import load_corpus
 
         instances = load_corpus(cfg.corpus, cfg.path, seed=cfg.seed)
-    if embedder is None:
-        from lexprobe.scorers.token_embeddings import TokenEmbedder
+    return evaluate(SenseRank(), embedder, SenseConfig.from_engine(cfg, layers=spec), items=instances,
+                    progress=progress)
 
-        embedder = TokenEmbedder(cfg.model, layer=-1, device=cfg.device, batch_size=cfg.batch_size, dtype=cfg.dtype)
+
+def sweep_legacy(cfg, layers: Sequence[int] | str, instances, embedder, progress: bool = True, key=None) -> dict:
+    """The sweep as one schema-1 summary: ``evaluate._evaluate`` per layer on vectors of one pass."""
+    from lexprobe.benchmarks.senserank.evaluate import _evaluate
+
+    t0 = time.time()
+    if isinstance(layers, str):
+        layers = parse_layers(layers)
     wanted = range(embedder.n_layers + 1) if layers == "all" else layers
     indices = list(dict.fromkeys(embedder.layer_index(x) for x in wanted))
     view = _LayerView(embedder, indices)
     per_layer = {}
     for layer in indices:
         view.current = layer
-        per_layer[layer] = evaluate(replace(cfg, layer=layer), instances=instances, embedder=view,
-                                    progress=progress and layer == indices[0])
+        per_layer[layer] = _evaluate(replace(cfg, layer=layer), instances, view, progress and layer == indices[0],
+                                     None)
     first = per_layer[indices[0]]
     best = max(indices, key=lambda x: (per_layer[x]["metrics"].get("pooled") or 0.0, -x))
     return {
+        "_items": first["_items"],
         "benchmark": "senserank",
         "task": cfg.corpus,
         "model": first["model"],
-        "config": dict(first["config"], layer=None, layers=indices,
-                       embedder={k: v for k, v in embedder.describe().items()
-                                 if k not in ("layer", "hidden_states_index")}),
+        "config": dict(first["config"], layer=None, layers=indices),
         "layers": {str(x): {"metrics": r["metrics"], "breakdowns": {"buckets": r["breakdowns"]["buckets"]}}
                    for x, r in per_layer.items()},
         "best_layer": best,
         "counts": first["counts"],
-        # every layer ran on the same items with the same embedder; the layer itself is in `layers`
-        "run": first.get("run"),
-        "intervals": first.get("intervals"),
         "timing": {"total_s": round(time.time() - t0, 2)},
     }
 
 
-def format_sweep(result: dict) -> str:
-    from lexprobe.reporting import format_table
-
-    rows = []
-    for layer, r in result["layers"].items():
-        m = r["metrics"]
-        pct = (lambda v: "-" if v is None else f"{100 * v:.2f}")
-        rows.append([layer, pct(m.get("pooled")), pct(m.get("map")), pct(m.get("pooled_random")),
-                     pct(m.get("pooled_oracle")), m.get("queries", 0)])
-    title = (f"CWE similarity ranking on {result['task']} by layer ({result['model']}): the paper's MAP@50 x100; "
-             f"best layer {result['best_layer']} (hidden_states index, 0 = embeddings)")
-    return format_table(["layer", "MAP@50 (paper)", "per-query MAP@50", "random", "oracle", "queries"], rows,
-                        title=title)
-
-
-def plot_sweep(result: dict, path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from lexprobe.reporting import save_figure
-
-    layers = [int(x) for x in result["layers"]]
-    metric = lambda key: [100 * (r["metrics"].get(key) or 0.0) for r in result["layers"].values()]  # noqa: E731
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    ax.plot(layers, metric("pooled"), "o-", color="C0", label=f"{result['model']} (paper's MAP@50)")
-    ax.plot(layers, metric("map"), "s--", color="C2", label="per-query MAP@50")
-    ax.plot(layers, metric("pooled_oracle"), "k:", label="oracle")
-    ax.plot(layers, metric("pooled_random"), ":", color="C3", label="random")
-    ax.axvline(result["best_layer"], color="0.7", lw=1)
-    ax.set_xlabel("layer (hidden_states index; 0 = embeddings)")
-    ax.set_ylabel("MAP@50 x100")
-    ax.set_title(f"senserank {result['task']}: metric by layer", fontsize=10)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    return save_figure(fig, path)
+from lexprobe.benchmarks.senserank.report import format_sweep, plot_sweep  # noqa: E402,F401  (former home)

@@ -7,30 +7,24 @@ log next to the output file, so an interrupted run restarts where it stopped.
 from __future__ import annotations
 
 import logging
-import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Callable, Sequence
 
 from tqdm.auto import tqdm
 
+from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict
 from lexprobe.benchmarks.wdlmpro.protocol import PAPER, Protocol, argsort_rank, get_protocol
 from lexprobe.benchmarks.wdlmpro.scoring import TASKS, score_groups, word_token_count
-from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict
-from lexprobe.cache import partial_path, resume_key, scorer_options, scorer_revision
-from lexprobe.distributed import is_main, remove_logs, run_units, token_counts
+from lexprobe.distributed import is_main, run_units, token_counts
 from lexprobe.errors import DataError
-from lexprobe.outputs import check_output_file
-from lexprobe.reporting import write_json
 from lexprobe.metrics.ranking import gold_rank, predicted_index, random_expectation, rank_score, summarize
-from lexprobe.run_record import finish_result
 from lexprobe.stats.bootstrap import mean_intervals
 
 log = logging.getLogger(__name__)
 POS_LABEL = {"n": "noun", "v": "verb"}
 BREAKDOWNS = ("pos", "frequency", "depth", "word_tokens")
-#: groups per resumable unit: small enough that Ctrl-C keeps nearly all work, and the bar moves per chunk
-DEFAULT_CHUNK_SIZE = 32
+from lexprobe.benchmarks.wdlmpro.benchmark import DEFAULT_CHUNK_SIZE  # noqa: E402  (one definition)
 
 
 def token_band(n: int) -> str:
@@ -101,37 +95,42 @@ def evaluate(
     keep_instances: bool = True,
     protocol: str = "paper",
 ) -> dict | None:
-    """Evaluate ``scorer`` on ``groups``; returns the result dict (see ``result_dict``).
+    """WDLMPro through ``benchmarks.evaluate.evaluate`` (kept for Python callers of the old signature).
 
-    With ``out`` the result is written there (as ``lexprobe wdlmpro eval --out`` does;
-    ``keep_instances=False`` leaves per-instance records out of the file) and every
-    finished group goes to a resume log beside it first. ``protocol``: ``paper`` (the
-    paper's text) or ``authors`` (the authors' released code; see ``protocol.py``);
-    recorded in the result's ``config``. Under ``torchrun`` the groups are split across
-    ranks (sister groups, which share most of their pairs, stay together); only rank 0
-    writes and gets the result, the others get None.
+    ``tasks``/``protocol``/``chunk_size`` become the ``WDLMProConfig``; ``config`` (a dict) is
+    not recorded any more (the typed config is); ``attributes_fn`` gives the breakdowns'
+    attributes (none by default, as before).
     """
-    recipe = get_protocol(protocol)
-    if not groups:
-        raise DataError("no WDLMPro groups to evaluate; check --data, --pos and --limit")
+    from lexprobe.benchmarks.evaluate import evaluate as run
+    from lexprobe.benchmarks.wdlmpro.benchmark import WDLMPro, WDLMProConfig, WDLMProItems
+
     for task in tasks:
         if task not in TASKS:
             raise DataError(f"unknown task {task!r}; use w2d, d2w or both")
+    task = "both" if tuple(tasks) == TASKS else tasks[0] if len(tasks) == 1 else "both"
+    cfg = WDLMProConfig(task=task, recipe=protocol if isinstance(protocol, str) else protocol.name,
+                        chunk_size=chunk_size, **{k: v for k, v in (config or {}).items() if k in ("pos", "limit", "seed")})
+    return run(WDLMPro(), scorer, cfg, out, items=WDLMProItems(list(groups), attributes_fn, tuple(tasks)),
+               progress=progress, keep_instances=keep_instances)
+
+
+def run_likelihood(job) -> dict | None:
+    """The likelihood method: every group's candidates scored, in resumable chunks of groups."""
+    groups, tasks, attributes_fn = job.items.groups, job.items.tasks, job.items.attributes
+    recipe, scorer, chunk_size = job.recipe, job.scorer, job.config.chunk_size
+    if not groups:
+        raise DataError("no WDLMPro groups to evaluate; check --data, --pos and --limit")
     if chunk_size < 1:
         raise DataError(f"chunk_size must be at least 1, got {chunk_size}")
-    config = {**(config or {}), "protocol": recipe.name}
-    key = None
-    if out is not None:
-        check_output_file(out)
-        # keyed by the exact groups, the weights and every score-changing option (never the data
-        # path, nor the number of processes: any number may resume)
-        key = resume_key(
-            {"groups": [group_to_dict(g) for g in groups], "tasks": list(tasks)},
-            scorer_revision(scorer), config.get("protocol"),
-            {"scorer": scorer_options(scorer), "config": {k: v for k, v in config.items() if k != "data"}},
-        )
+    extra = {}
+    if job.config.counts:
+        from lexprobe.provenance import file_sha256
+
+        extra["counts_sha256"] = file_sha256(job.config.counts)  # bands change with the file's contents
+    # keyed by the exact groups, the weights and every score-changing option (never the data
+    # path, nor the number of processes: any number may resume)
+    key = job.key({"groups": [group_to_dict(g) for g in groups], "tasks": list(tasks)}, **extra)
     units = unit_ids(groups)
-    started = time.time()
 
     def compute(indices: list[int]) -> list[list[dict]]:
         chunk = [groups[i] for i in indices]
@@ -139,20 +138,15 @@ def evaluate(
         flat = instance_records(scorer, chunk, tasks, attrs, protocol=recipe)
         return [flat[j * len(tasks):(j + 1) * len(tasks)] for j in range(len(chunk))]
 
-    per_group = run_units(units, compute, group_costs(scorer, groups), step=chunk_size,
-                          log_base=partial_path(out) if out is not None else None, log_key=key,
-                          bundles=[sister_bundle(g) for g in groups],
+    per_group = run_units(units, compute, group_costs(scorer, groups), step=chunk_size, log_base=job.log_base,
+                          log_key=key, bundles=[sister_bundle(g) for g in groups],
                           make_bar=lambda: tqdm(total=len(groups), desc=f"WDLMPro {scorer.name}", unit="group",
-                                                disable=not (progress and is_main())))
+                                                disable=not (job.progress and is_main())))
     if per_group is None:  # another rank than 0: rank 0 writes the result
         return None
     records = [r for recs in per_group for r in recs]
-    result = finish_result(result_dict(scorer, tasks, records, config), scorer, groups, unit="target")
-    result["timing"] = {"seconds": round(time.time() - started, 2), "scorer_stats": dict(scorer.stats)}
-    if out is not None:
-        out_result = result if keep_instances else {k: v for k, v in result.items() if k != "instances"}
-        write_json(out, out_result)  # the API writes the same result file as the CLI
-        remove_logs(partial_path(out))
+    result = result_dict(scorer, tasks, records, {})
+    result["_items"] = groups
     return result
 
 

@@ -17,7 +17,7 @@ def plot_breakdowns(result: dict, out: str | Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    tasks = result["task"]
+    tasks = result["tasks"]
     panels = [(t, name) for t in tasks for name in PANELS if result["breakdowns"].get(t, {}).get(name)]
     if not panels:
         raise ValueError("the result has no breakdowns to plot")

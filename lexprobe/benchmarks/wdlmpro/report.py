@@ -17,7 +17,7 @@ def _rs(x):
 
 
 def main_table(result: dict, task: str) -> str:
-    metrics, base = result["metrics"][task], result["random_baseline"][task]
+    metrics, base = result["metrics"][task], result["baselines"]["random"][task]
     cols = [p for p in ("n", "v", "all") if p in metrics]
     headers = ["Model"] + [f"{POS_NAME[p]} {m}" for p in cols for m in ("P@1", "RS")] + ["N"]
     model_row = [result["model"]["name"]] + [v for p in cols for v in (_pct(metrics[p]["p_at_1"]), _rs(metrics[p]["rank_score"]))]
@@ -41,10 +41,27 @@ def breakdown_table(result: dict, task: str, name: str) -> str | None:
 
 def full_report(result: dict) -> str:
     parts = []
-    for task in result["task"]:
+    for task in result["tasks"]:
         parts.append(main_table(result, task))
         for name in ("frequency", "depth", "word_tokens"):
             t = breakdown_table(result, task, name)
             if t:
                 parts.append(t)
     return "\n\n".join(parts)
+
+
+def choose_report(result: dict) -> str:
+    """The ask-to-choose table: each reading's figures per task and POS, as fractions."""
+    from lexprobe.protocols.readings import choose_options
+
+    rows = []
+    for task, by_pos in result["metrics"].items():
+        for pos, m in by_pos.items():
+            rnd = result["baselines"].get("random", {}).get(task, {}).get(pos) or {}
+            rows.append([task.upper(), pos, m["n"], m.get("likelihood.p_at_1"), m.get("likelihood.rank_score"),
+                         m.get("generation.p_at_1"), m.get("generation.valid"), rnd.get("p_at_1")])
+    c = choose_options(result["config"])
+    title = (f"WDLMPro, ask to choose ({c.get('template')} template{', chat' if c.get('chat') else ''}, "
+             f"<= {c.get('max_candidates')} options, {c.get('permutations')} order(s)): P@1 as a fraction")
+    return format_table(["task", "pos", "asked", "label P@1", "label RS", "generated P@1", "parsed", "random P@1"],
+                        rows, title=title)

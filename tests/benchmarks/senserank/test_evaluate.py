@@ -9,7 +9,7 @@ import pytest
 from lexprobe.benchmarks.senserank.evaluate import EvalConfig, evaluate, format_report, save_curves_plot
 from lexprobe.data.instances import SenseInstance
 from lexprobe.metrics import retrieval as R
-from lexprobe.scorers.token_embeddings import TokenEmbedder
+from lexprobe.models import load_scorer
 
 CONTEXTS = {
     "hand_1": ["a {} signal", "the {} signal is a wink"],
@@ -34,7 +34,7 @@ def _instances():
 
 def test_evaluate_end_to_end(tiny_bert, tmp_path):
     cfg = EvalConfig(corpus="synthetic", model=str(tiny_bert), k=10, device="cpu")
-    result = evaluate(cfg, instances=_instances(), embedder=TokenEmbedder(str(tiny_bert), device="cpu"),
+    result = evaluate(cfg, instances=_instances(), embedder=load_scorer(str(tiny_bert), kind="token", device="cpu"),
                       progress=False)
     c = result["counts"]
     assert (c["database"], c["queries"], c["ranked_queries"], c["dropped_rare_sense"]) == (25, 5, 4, 1)
@@ -107,8 +107,8 @@ def test_finetune_end_to_end_and_eval_via_cli(tiny_bert, tmp_path, capsys, monke
     assert (out / "config.json").exists() and (out / "model.safetensors").exists()
     assert (out / "supersense_head.pt").exists()
     # the fine-tuned encoder differs from the original and evaluates like any model
-    before = TokenEmbedder(str(tiny_bert), device="cpu", use_cache=False).embed_sentence(("the", "dog"), [1])[0]
-    after = TokenEmbedder(str(out), device="cpu", use_cache=False).embed_sentence(("the", "dog"), [1])[0]
+    before = load_scorer(str(tiny_bert), kind="token", device="cpu", use_cache=False).embed_sentence(("the", "dog"), [1])[0]
+    after = load_scorer(str(out), kind="token", device="cpu", use_cache=False).embed_sentence(("the", "dog"), [1])[0]
     assert not np.allclose(before, after)
     res = tmp_path / "res.json"
     code = main(["senserank", "eval", "--corpus", "streusle", "--path", str(root), "--model", str(out),

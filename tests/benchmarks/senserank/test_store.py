@@ -9,7 +9,7 @@ from lexprobe.benchmarks.senserank import evaluate as se
 from lexprobe.benchmarks.senserank.ranking import rank_same_lemma, top_k_cosine
 from lexprobe.benchmarks.senserank.store import EmbeddingStore
 from lexprobe.cache import OutputBusyError, partial_path
-from lexprobe.scorers.token_embeddings import TokenEmbedder
+from lexprobe.models import load_scorer
 from tests.distributed_cases import sense_instances
 
 ID = {"model": "sha256:x", "embedder": {"layer": -1}, "dtype": "torch.float32"}
@@ -63,7 +63,7 @@ def test_interrupted_sense_ranking_keeps_embedded_sentences(tiny_bert, tmp_path,
     out = tmp_path / "r.json"
     cfg = se.EvalConfig(corpus="synthetic", model=str(tiny_bert), k=10, device="cpu")
     monkeypatch.setattr(se, "CHUNK", 4)
-    emb = TokenEmbedder(str(tiny_bert), device="cpu")
+    emb = load_scorer(str(tiny_bert), kind="token", device="cpu")
     real, calls = emb.encode_jobs, []
 
     def dying(jobs):

@@ -1,0 +1,228 @@
+"""The Benchmark contract: what one benchmark is, declared once, in its own package.
+
+A benchmark is a subclass of ``Benchmark`` with
+
+- ``meta``: a ``BenchmarkMeta`` record (after MTEB's ``TaskMetadata``): its one name (command,
+  package and result files), aliases, unit, tasks, datasets, main score, unit metrics;
+- ``Config``: a frozen dataclass of its options, each an ``option(...)`` field; the CLI derives
+  its ``eval`` options from it (``benchmarks.options``) and ``evaluate`` records it as given,
+  so the API and the CLI produce the same result;
+- ``recipes``: ``{name: recipe dataclass}``, how faithfully to follow a source (``paper``,
+  ``authors``);
+- ``methods``: ``{name: Method}``, how the model is asked (``likelihood``, ``choose``, ...); a
+  method names the scorer capabilities it needs (``scorers.capabilities``), checked where the
+  model enters with one line naming what is missing;
+- hooks for everything that loops over benchmarks: loading items, turning a run into result
+  sections (``result_schema``), per-unit values for intervals and paired tests, report tables,
+  figures, failure-page rows, the default run of ``lexprobe run``, human items.
+
+``benchmarks.evaluate.evaluate(benchmark, scorer, config, out)`` runs any benchmark; the
+registry (``benchmarks.registry``) is the one list that ``cli``, ``run``, ``report``,
+``compare`` and ``human`` loop over. docs/ARCHITECTURE.md has the recipe for a new benchmark.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, ClassVar
+
+from lexprobe.errors import LexprobeError
+
+
+@dataclass(frozen=True)
+class BenchmarkMeta:
+    name: str  #: the one name: command, package, ``benchmark`` of result files
+    title: str  #: as tables print it
+    help: str  #: one line for ``lexprobe --help``
+    unit: str  #: what intervals resample and compare pairs (target, group, query)
+    tasks: tuple[str, ...]  #: the tasks a result can hold
+    datasets: tuple[str, ...] = ()  #: data registry names its default run reads (fetched by ``lexprobe run``)
+    main_score: str = ""  #: the headline metric (sentence-transformers' ``primary_metric``)
+    unit_metrics: tuple[tuple[str, str], ...] = ()  #: (per-unit key, label), the order tables and compare use
+    aliases: tuple[str, ...] = ()  #: further command names (``coda`` for ``coda21``)
+    load_as: str | None = None  #: scorer kind to load a model as when --kind is not given (None: detected)
+
+
+def option(default: Any = None, help: str = "", *, choices: Any = None, type: Callable | None = None,
+           flag: str | None = None, cli: bool = True, record: bool = True, key: bool = True,
+           nargs: str | None = None, required: bool = False, method: str | None = None,
+           factory: Callable | None = None) -> Any:
+    """A config field with what the CLI needs to offer it.
+
+    ``record``: written to the result's ``config`` (False for output options such as a plot
+    path); ``key``: part of the resume key (False for what cannot change a score, e.g. a data
+    path: the items digest covers the data); ``method``: the method the option belongs to
+    (given with another method it is an error, not silently ignored).
+    """
+    metadata = {"help": help, "choices": choices, "type": type, "flag": flag, "cli": cli, "record": record,
+                "key": key and record, "nargs": nargs, "required": required, "method": method}
+    if factory is not None:
+        return field(default_factory=factory, metadata=metadata)
+    return field(default=default, metadata=metadata)
+
+
+def nested(cls: type, help: str = "", method: str | None = None) -> Any:
+    """A config field holding another option dataclass (e.g. the choose options), offered as a group."""
+    return field(default_factory=cls, metadata={"nested": cls, "help": help, "method": method, "record": True,
+                                                "key": True, "cli": True})
+
+
+def recorded(config: Any) -> dict:
+    """The config as the result records it: every field with ``record`` (nested ones as dicts)."""
+    out = {}
+    for f in dataclasses.fields(config):
+        if not f.metadata.get("record", True):
+            continue
+        value = getattr(config, f.name)
+        out[f.name] = recorded(value) if dataclasses.is_dataclass(value) else _plain(value)
+    return out
+
+
+def key_options(config: Any) -> dict:
+    """The config fields that change scores (``key``), for the resume key."""
+    out = {}
+    for f in dataclasses.fields(config):
+        if not f.metadata.get("key", True):
+            continue
+        value = getattr(config, f.name)
+        out[f.name] = key_options(value) if dataclasses.is_dataclass(value) else _plain(value)
+    return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and value == float("inf"):
+        return "inf"
+    return value
+
+
+class Method(ABC):
+    """How a benchmark asks the model. ``requires``: capabilities of which the scorer needs one."""
+
+    name: ClassVar[str]
+    requires: ClassVar[tuple[type, ...]] = ()
+    help: ClassVar[str] = ""
+
+    @abstractmethod
+    def run(self, job: "Job") -> dict | None:
+        """The result's sections (``result_schema``) on rank 0; None on other ranks."""
+
+
+@dataclass
+class Job:
+    """One evaluation as ``evaluate`` prepared it: what a method needs to run."""
+
+    benchmark: "Benchmark"
+    scorer: Any
+    config: Any
+    items: Any
+    recipe: Any
+    out: Path | None
+    progress: bool
+    key: Callable[..., dict]  #: ``key(items, **extra)``: the resume key of this run (``cache.resume_key``)
+
+    @property
+    def log_base(self) -> Path | None:
+        from lexprobe.cache import partial_path
+
+        return partial_path(self.out) if self.out is not None else None
+
+
+@dataclass
+class Unit:
+    """One unit of a result, as intervals and ``compare`` see it."""
+
+    key: str
+    task: str
+    pos: str
+    values: dict[str, float | None] = field(default_factory=dict)
+
+
+class Benchmark(ABC):
+    meta: ClassVar[BenchmarkMeta]
+    Config: ClassVar[type]
+    recipes: ClassVar[dict[str, Any]] = {}
+    methods: ClassVar[dict[str, Method]] = {}
+
+    # --- running -----------------------------------------------------------------------
+    def recipe(self, name: str) -> Any:
+        try:
+            return self.recipes[name]
+        except KeyError:
+            raise LexprobeError(f"unknown recipe {name!r} for {self.meta.name}; use one of: "
+                                f"{', '.join(self.recipes)}") from None
+
+    def method(self, name: str) -> Method:
+        try:
+            return self.methods[name]
+        except KeyError:
+            raise LexprobeError(f"unknown method {name!r} for {self.meta.name}; use one of: "
+                                f"{', '.join(self.methods)}") from None
+
+    def check_config(self, config: Any) -> None:
+        """One-line errors for option values no parser can see (called before any work)."""
+
+    def check_outputs(self, out: Path, config: Any) -> None:
+        """Further output files beside ``out`` to check before any work (e.g. a plot)."""
+
+    @abstractmethod
+    def load_items(self, config: Any) -> Any:
+        """The items a run evaluates (data errors surface here, before the model loads)."""
+
+    def written(self, result: dict, out: Path, config: Any) -> None:
+        """After the result file is written: plots beside it, stores removed."""
+
+    @abstractmethod
+    def upgrade(self, legacy: dict) -> dict:
+        """A result of schema 1 (today's files, or a method's own summary) in schema 2."""
+
+    # --- reading results ------------------------------------------------------------------
+    @abstractmethod
+    def unit_values(self, result: dict) -> list[Unit]:
+        """Per-unit metric values of a result's instances (``compare``, intervals)."""
+
+    def unit_metrics(self, result: dict) -> tuple[tuple[str, str], ...]:
+        return self.meta.unit_metrics
+
+    def table_group(self, result: dict) -> str:
+        """Which table of the benchmark a result belongs in (a data file, a corpus)."""
+        return self.meta.name
+
+    def tables(self, results: list[dict]) -> list:
+        """``lexprobe.tables.Table``s of these results (all of this benchmark)."""
+        return []
+
+    def figures(self, result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
+        """(title, PNG path) of each figure drawn for a report."""
+        return []
+
+    failure_columns: ClassVar[list[tuple[str, str]]] = []
+
+    def failure_rows(self, result: dict) -> list[dict]:
+        """Rows of the report's items page (one per instance and reading)."""
+        return []
+
+    def format_result(self, result: dict) -> str:
+        """The table the CLI prints after a run."""
+        return ""
+
+    # --- the rest of the command line ------------------------------------------------------
+    def register_commands(self, sub: Any) -> None:
+        """Commands besides ``eval`` (build, stats, plot, ...) on the benchmark's sub-parser."""
+
+    def default_run(self, out_dir: Path, model: str, sample: int | None = None) -> dict:
+        """``lexprobe run``'s part: a quick sample on ``model``; returns {metrics, sample_data}."""
+        raise LexprobeError(f"{self.meta.name} has no default run")
+
+    #: benchmarks whose items people can take (``lexprobe human``)
+    has_human_items: ClassVar[bool] = False
+
+    def human_item_set(self, args: Any) -> dict:
+        raise LexprobeError(f"{self.meta.name} has no human items")
+
+    def human_results(self, item_set: dict, answers: dict) -> dict[str, dict]:
+        raise LexprobeError(f"{self.meta.name} has no human items")

@@ -1,0 +1,221 @@
+"""CoDA21 as a ``Benchmark`` (command ``coda21``, alias ``coda``).
+
+Methods: ``likelihood`` (a k x k match-score matrix per group from the model's
+log-probabilities, pseudo-log-likelihoods, embedding cosines or random scores, then the
+alignment; ``evaluate.STRATEGIES`` picks by capability) and ``choose`` (the group as one
+matching question to a causal LM, ``protocols/choose_coda.py``). Recipes: ``recipe.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method, nested, option
+from lexprobe.benchmarks.coda21.recipe import RECIPES
+from lexprobe.cli_common import non_negative_int, positive_int
+from lexprobe.errors import DataError
+from lexprobe.protocols.choose_cli import ChooseOptions
+from lexprobe.scorers.capabilities import Generation, RandomScores, SentenceEmbeddings, SlotLogprobs, TokenLogprobs
+
+ALIGN_METHODS = ("optimal", "exhaustive", "none")
+PATTERN_NAMES = ("definition-of", "defined-as", "is")
+
+
+@dataclass(frozen=True)
+class CodaConfig:
+    data: str = option(None, "CoDA21 JSON file (official format), or a variant name (clean-easy, clean-hard, "
+                             "noisy-easy, noisy-hard) read from the data directory (`lexprobe data fetch coda21`)",
+                       required=True, key=False)
+    method: str = option("likelihood", "likelihood: a match score per (context, definition); choose: ask a "
+                         "causal LM to match them", choices=("likelihood", "choose"))
+    recipe: str = option("paper", "paper: the paper's text; authors: the authors' released code",
+                         choices=tuple(RECIPES))
+    pos: str = option("both", "part of speech", choices=("n", "v", "both"))
+    limit: int | None = option(None, "evaluate only the first N groups of each POS (default: all)",
+                               type=positive_int)
+    align: str = option("optimal", "optimal: Hungarian; exhaustive: all k! alignments (reference); none: simple "
+                        "matching", choices=ALIGN_METHODS)
+    nonce: str = option("bkatuhla", "made-up word that replaces the target")
+    pattern: str = option("definition-of", "prompt pattern (LMs)", choices=PATTERN_NAMES)
+    normalize: str = option("sum", "sum or average the definition's token log-probabilities (LMs)",
+                            choices=("sum", "mean"))
+    pll: str = option("token", "masked LMs: mask one token at a time, or also the later pieces of the same word",
+                      choices=("token", "word-l2r"))
+    seed: int = option(0, "seed of the choose options and of the random scorer", type=non_negative_int)
+    max_definition_tokens: int = option(48, "definitions cut to this many tokens (LMs)", cli=False)
+    exhaustive_max_k: int = option(10, "largest k for --align exhaustive", cli=False)
+    groups_per_chunk: int | None = option(None, "resumable unit (default: 16 groups for LMs, 256 for cheap "
+                                                "scorers)", cli=False, key=False)
+    choose: ChooseOptions = nested(ChooseOptions, "ask-to-choose prompting (--method choose; causal LMs)",
+                                   method="choose")
+
+    def engine(self):
+        """The likelihood engine's ``evaluate.EvalConfig`` of these options."""
+        from lexprobe.benchmarks.coda21.evaluate import EvalConfig
+
+        return EvalConfig(align=self.align, pos=self.pos, limit=self.limit, nonce=self.nonce, pattern=self.pattern,
+                          normalize=self.normalize, pll_variant=self.pll,
+                          max_definition_tokens=self.max_definition_tokens, exhaustive_max_k=self.exhaustive_max_k,
+                          groups_per_chunk=self.groups_per_chunk, protocol=self.recipe)
+
+
+class Likelihood(Method):
+    name = "likelihood"
+    requires = (RandomScores, TokenLogprobs, SlotLogprobs, SentenceEmbeddings)
+
+    def run(self, job):
+        from lexprobe.benchmarks.coda21.evaluate import run_likelihood
+
+        return run_likelihood(job)
+
+
+class Choose(Method):
+    name = "choose"
+    requires = (Generation,)
+
+    def run(self, job):  # (one process: the choose run keeps its own resume log)
+        from lexprobe.protocols.choose_coda import evaluate_choose
+
+        c = job.config
+        result = evaluate_choose(job.items, job.scorer, c.choose.to_config(seed=c.seed), pos=c.pos, limit=c.limit,
+                                 out=job.out, progress=job.progress)
+        result["_items"] = [g for p in (("n", "v") if c.pos == "both" else (c.pos,))
+                            for g in (job.items.by_pos(p)[: c.limit] if c.limit else job.items.by_pos(p))
+                            if g.id not in {s["group"] for s in result.get("skipped", [])}]
+        return result
+
+
+class CoDA21(Benchmark):
+    meta = BenchmarkMeta(
+        name="coda21", title="CoDA21", help="CoDA21: align contexts with definitions of hidden words",
+        unit="group", tasks=("alignment",), datasets=("wordnet", "coda21-clean-easy", "coda21-clean-hard"),
+        main_score="accuracy", unit_metrics=(("accuracy", "accuracy"), ("simple_accuracy", "simple matching")),
+        aliases=("coda",),
+    )
+    Config = CodaConfig
+    recipes = RECIPES
+    methods: ClassVar[dict[str, Method]] = {"likelihood": Likelihood(), "choose": Choose()}
+    has_human_items = True
+
+    def check_config(self, config: CodaConfig) -> None:
+        config.engine().validate()
+
+    def load_items(self, config: CodaConfig):
+        from lexprobe.benchmarks.coda21.cli import resolve_coda_file
+        from lexprobe.benchmarks.coda21.dataset import load_coda
+
+        if config.data is None:
+            raise DataError("CoDA21 needs --data: a CoDA21 JSON file or a variant name (clean-hard, ...)")
+        data = load_coda(resolve_coda_file(config.data))
+        if not data.groups:
+            raise DataError(f"{config.data} has no usable CoDA21 groups ({len(data.problems)} malformed)")
+        return data
+
+    def upgrade(self, legacy: dict) -> dict:
+        from lexprobe.benchmarks.coda21.results import upgrade
+
+        return upgrade(legacy)
+
+    def unit_values(self, result):
+        from lexprobe.benchmarks.coda21.results import unit_values
+
+        return unit_values(result)
+
+    def unit_metrics(self, result):
+        from lexprobe.benchmarks.coda21.results import CHOOSE_METRICS
+
+        return CHOOSE_METRICS if result.get("readings") else self.meta.unit_metrics
+
+    def table_group(self, result):
+        from lexprobe.benchmarks.coda21.results import data_name
+
+        return data_name(result)
+
+    def tables(self, results):
+        from lexprobe.benchmarks.coda21.tables import tables
+
+        return tables(results)
+
+    def figures(self, result, folder: Path, stem: str):
+        if result.get("readings") or not result["instances"]:
+            return []  # heatmaps need the likelihood method's score matrices
+        from lexprobe.benchmarks.coda21.heatmap import draw_heatmap
+        from lexprobe.result_schema import model_name
+
+        wrong = [g for g in result["instances"] if g["accuracy"] < 1]
+        right = [g for g in result["instances"] if g["accuracy"] == 1]
+        out = []
+        for what, group in (("a misaligned group", wrong[:1]), ("an aligned group", right[:1])):
+            for g in group:
+                slug = "".join(ch if ch.isalnum() else "-" for ch in g["id"])
+                path = draw_heatmap(g, folder / f"{stem}-{slug}.png")
+                out.append((f"CoDA21 {model_name(result)}: {what} ({g['id']})", path))
+        return out
+
+    @property
+    def failure_columns(self):  # type: ignore[override]
+        from lexprobe.benchmarks.coda21.results import FAILURE_COLUMNS
+
+        return FAILURE_COLUMNS
+
+    def failure_rows(self, result):
+        from lexprobe.benchmarks.coda21.results import failure_rows
+
+        return failure_rows(result)
+
+    def format_result(self, result):
+        if result.get("readings"):
+            return choose_report(result)
+        from lexprobe.benchmarks.coda21.evaluate import format_result
+
+        return format_result(result)
+
+    def register_commands(self, sub: Any) -> None:
+        from lexprobe.benchmarks.coda21.cli import register_commands
+
+        register_commands(sub)
+
+    def default_run(self, out_dir, model, sample=None):
+        from lexprobe.benchmarks.coda21.cli import run_default
+
+        return run_default(out_dir, model, sample)
+
+    def human_item_set(self, args):
+        from lexprobe.benchmarks.coda21.cli import resolve_coda_file
+        from lexprobe.benchmarks.coda21.dataset import parse_coda
+        from lexprobe.benchmarks.coda21.human import S20_SEED, S20_SIZE, build_sample
+        from lexprobe.human import items
+
+        path = resolve_coda_file(args.data or "clean-easy")
+        pos = args.pos or "n"
+        if pos == "both":
+            raise DataError("CoDA21 human subsets are drawn from one part of speech; pass --pos n or --pos v")
+        seed = S20_SEED if args.seed is None else args.seed
+        n = S20_SIZE if args.subset == "paper" else args.subset
+        # the same groups, in the same order and with the same ids, as `coda sample-human` writes for the models
+        data = parse_coda(build_sample(path, size=n, seed=seed, pos=pos), source=path.name, pos=(pos,))
+        if data.problems:
+            raise DataError(f"{path}: the sampled group {data.problems[0]}; repair the file or choose another --seed")
+        return items.coda_item_set(data.groups, seed, str(args.subset), source=path.name)
+
+    def human_results(self, item_set, answers):
+        from lexprobe.human.score import coda_results
+
+        return coda_results(item_set, answers)
+
+
+def choose_report(result: dict) -> str:
+    from lexprobe.protocols.readings import choose_options
+    from lexprobe.reporting import format_table
+
+    rows = []
+    for key, m in result["metrics"]["alignment"].items():
+        rnd = result["baselines"].get("random", {}).get("alignment", {}).get(key, {})
+        rows.append([key, m["n"], m.get("likelihood.accuracy"), m.get("generation.accuracy"),
+                     m.get("generation.valid"), rnd.get("accuracy")])
+    c = choose_options(result["config"])
+    title = (f"CoDA21, ask to choose ({c.get('template')} template{', chat' if c.get('chat') else ''}, "
+             f"<= {c.get('max_candidates')} pairs, {c.get('permutations')} order(s)): alignment accuracy")
+    return format_table(["pos", "asked", "label accuracy", "generated accuracy", "parsed", "random"], rows, title=title)

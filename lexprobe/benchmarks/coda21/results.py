@@ -1,0 +1,153 @@
+"""CoDA21 results in schema 2: sections from a run's summary, per-unit values, failure-page rows.
+
+One task, ``alignment``; slices ``n``, ``v`` and ``all``; a unit is a group. The likelihood
+method's metrics are ``accuracy`` (one-to-one alignment) and ``simple_accuracy`` (simple
+matching), with the exact random baseline's accuracy on the same groups; ask-to-choose
+results report each answer reading's accuracy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lexprobe.benchmarks.base import Unit
+from lexprobe.protocols.readings import (
+    READINGS, answered, choose_options, label, reading_slice, readings_of, skipped_row,
+)
+from lexprobe.result_schema import from_v1, model_name, v1_method_recipe
+
+TASK = "alignment"
+
+
+def _slice(key: str) -> str:
+    return "all" if key == "both" else key
+
+
+def upgrade(old: dict) -> dict:
+    """A schema-1 CoDA21 result (or a method's summary) in schema 2."""
+    method, recipe = v1_method_recipe(old)
+    metrics, random = {}, {}
+    old_metrics = old.get("metrics") or {}
+    readings = readings_of(old_metrics.values()) if method == "choose" else []
+    for key, m in old_metrics.items():
+        n = m.get("groups", m.get("n", 0))
+        ci = dict(m.get("ci") or {})
+        if method == "choose":
+            metrics[_slice(key)] = reading_slice(m, readings)
+        else:
+            metrics[_slice(key)] = {k: m[k] for k in ("accuracy", "simple_accuracy") if k in m}
+            metrics[_slice(key)].update(n=n, ci={k: v for k, v in ci.items() if k != "random_baseline"})
+        if m.get("random_baseline") is not None or n:
+            random[_slice(key)] = {"accuracy": m.get("random_baseline"), "n": n,
+                                   "ci": {"accuracy": ci["random_baseline"]} if "random_baseline" in ci else {}}
+    skipped = [{"unit": s.get("group"), "reason": s.get("reason")} for s in old.get("skipped") or []]
+    counts = {"skipped_groups": len(skipped)}
+    if method == "choose":
+        counts["skipped_too_long"] = (old_metrics.get("both") or {}).get("skipped", 0)
+    breakdowns = {TASK: old["breakdowns"]} if old.get("breakdowns") else {}
+    sections = {"tasks": [TASK], "readings": readings, "metrics": {TASK: metrics}, "baselines": {"random": {TASK: random}},
+                "breakdowns": breakdowns, "counts": counts, "skipped": skipped, "instances": old.get("instances") or []}
+    return from_v1(old, "coda21", sections, method, recipe)
+
+
+def unit_values(result: dict) -> list[Unit]:
+    if result.get("readings"):
+        return choose_units(result)
+    return [Unit(r["id"], TASK, r["pos"], {"accuracy": r["accuracy"], "simple_accuracy": r.get("simple_accuracy")})
+            for r in result["instances"]]
+
+
+def choose_units(result: dict) -> list[Unit]:
+    by_item: dict[str, list[dict]] = {}
+    for r in result["instances"]:
+        by_item.setdefault(r["item"], []).append(r)
+    out = []
+    for item, recs in by_item.items():
+        values: dict[str, float | None] = {}
+        for reading in READINGS:
+            answered_ = [r[reading] for r in recs if reading in r]
+            ok = len(answered_) == len(recs)
+            values[f"{reading}.accuracy"] = float(np.mean([float(a["accuracy"]) for a in answered_])) if ok else None
+            if reading == "generation":
+                values["generation.valid"] = float(np.mean([a["failure"] is None for a in answered_])) if ok else None
+        out.append(Unit(item, TASK, recs[0]["pos"], values))
+    return out
+
+
+CHOOSE_METRICS = (("likelihood.accuracy", "accuracy (choose, label likelihood)"),
+                  ("generation.accuracy", "accuracy (choose, generation)"),
+                  ("generation.valid", "answers parsed (choose, generation)"))
+
+FAILURE_COLUMNS = [("model", "Model"), ("task", "Data"), ("pos", "POS"), ("item", "Group"), ("score", "Accuracy"),
+                   ("details", "Alignment made (context → definition chosen)")]
+
+
+def data_name(result: dict) -> str:
+    from pathlib import Path
+
+    data = (result.get("config") or {}).get("data")
+    return Path(str(data)).stem if data else "CoDA21"
+
+
+def failure_rows(result: dict) -> list[dict]:
+    name, task = model_name(result), data_name(result)
+    if result.get("readings"):
+        return choose_rows(result, name, task)
+    rows = []
+    for g in result["instances"]:
+        row = _row(g, task)
+        row.update(model=name, pos=g.get("pos", ""))
+        rows.append(row)
+    return rows
+
+
+def _row(g: dict, task: str) -> dict:
+    contexts, definitions = g.get("contexts"), g.get("definitions")
+    lines = []
+    for c, d in g.get("predicted_pairs", []):
+        mark = "✓" if c == d else "✗"
+        if contexts and definitions:
+            line = f"{mark} context {c + 1}: {contexts[c]}\n    → definition {d + 1}: {definitions[d]}"
+            if c != d:
+                line += f"\n    (gold: {definitions[c]})"
+        else:
+            synsets = g.get("synsets", [])
+            line = f"{mark} context {c + 1} ({synsets[c] if c < len(synsets) else '?'}) → definition {d + 1}"
+        lines.append(line)
+    return {"task": task, "item": f"{g['id']} {g.get('ancestor', '')}".strip(), "ok": g["accuracy"] == 1,
+            "score": f"{g['accuracy']:.2f} (k={g.get('k')})", "details": "\n".join(lines)}
+
+
+def choose_rows(r: dict, name: str, task: str) -> list[dict]:
+    multi = choose_options(r.get("config") or {}).get("permutations", 1) > 1
+    rows = []
+    for inst in r["instances"]:
+        order = f" (order {inst.get('permutation', 0) + 1})" if multi else ""
+        if "skipped" in inst:
+            rows.append({"model": f"{name} [choose]", "pos": inst.get("pos", ""), "ok": False,
+                         **skipped_row(inst["item"], task, inst["skipped"], order)})
+        for reading in READINGS:
+            if reading not in inst:
+                continue
+            row = _choose_row(inst, inst[reading], reading, task)
+            row["item"] += order
+            row.update(model=f"{name} [choose: {label(reading)}]", pos=inst.get("pos", ""))
+            rows.append(row)
+    return rows
+
+
+def _choose_row(g: dict, answer: dict, reading: str, task: str) -> dict:
+    contexts, definitions = g.get("contexts"), g.get("definitions")
+    lines = [answered(answer)] if reading == "generation" else []
+    for c, d in enumerate(answer.get("assignment") or []):
+        mark = "✓" if c == d else "✗"
+        if contexts and definitions:
+            line = f"{mark} {contexts[c]}\n    → {definitions[d]}"
+            if c != d:
+                line += f"\n    (gold: {definitions[c]})"
+        else:
+            line = f"{mark} shown pair {c + 1} → definition of pair {d + 1}"
+        lines.append(line)
+    k = len(g.get("shown", [])) or g.get("k")
+    return {"task": task, "item": g["item"], "ok": answer["accuracy"] == 1,
+            "score": f"{answer['accuracy']:.2f} (k={k})", "details": "\n".join(lines)}

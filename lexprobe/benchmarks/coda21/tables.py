@@ -1,0 +1,67 @@
+"""CoDA21's report tables: models side by side per data file (likelihood), and the ask-to-choose table."""
+
+from __future__ import annotations
+
+from lexprobe.benchmarks.coda21.results import TASK, data_name
+from lexprobe.protocols.readings import failures_text, setting
+from lexprobe.result_schema import model_name
+from lexprobe.tables import (
+    POS_NAME, Cell, Table, baseline_label, by_group, cell, digest, label, name_counts,
+)
+
+
+def tables(results: list[dict]) -> list[Table]:
+    return (likelihood_tables([r for r in results if not r.get("readings")])
+            + choose_tables([r for r in results if r.get("readings")]))
+
+
+def _random(r: dict, pos: str) -> Cell:
+    b = r["baselines"].get("random", {}).get(TASK, {}).get(pos) or {}
+    return cell(b, "accuracy")
+
+
+def likelihood_tables(results: list[dict]) -> list[Table]:
+    tables = []
+    names = name_counts(results)
+    for task, members in by_group(results, data_name).items():
+        cols = [p for p in ("n", "v", "all") if any((r["metrics"][TASK].get(p) or {}).get("n") for r in members)]
+        headers = ["Model"] + [f"{POS_NAME[p]} {m}" for p in cols for m in ("acc. (%)", "simple (%)")] + ["groups"]
+        table = Table("coda21", f"CoDA21 {task}", headers,
+                      note="accuracy with the one-to-one alignment and with simple matching; "
+                           "95% bootstrap intervals over groups in brackets.")
+        for r in members:
+            m = r["metrics"][TASK]
+            table.rows.append([label(r, names)] + [cell(m.get(p), key) for p in cols
+                                                   for key in ("accuracy", "simple_accuracy")]
+                              + [(m.get("all") or {}).get("n")])
+        digests, seen = {digest(r) for r in members}, set()
+        for r in members:
+            if digest(r) in seen:
+                continue
+            seen.add(digest(r))
+            row = [baseline_label("Random (exact)", r, digests)]
+            for p in cols:
+                row += [_random(r, p), _random(r, p)]
+            table.rows.append(row + [(r["metrics"][TASK].get("all") or {}).get("n")])
+        tables.append(table)
+    return tables
+
+
+def choose_tables(results: list[dict]) -> list[Table]:
+    tables = []
+    for task, members in by_group(results, data_name).items():
+        table = Table("coda21", f"CoDA21 {task}, ask to choose (--method choose)",
+                      ["Model", "Setting", "POS", "Label acc. (%)", "Generated acc. (%)", "Parsed (%)",
+                       "Generation failures", "Random (%)", "Asked", "Skipped"],
+                      note="alignment accuracy of both readings of one run: the k x k label-likelihood matrix "
+                           "solved with the optimal alignment, and the generated matching parsed strictly (an "
+                           "invalid answer scores 0 for the group); random exact over the pairs shown; x100, 95% "
+                           "bootstrap intervals over groups in brackets; Asked counts group × order.")
+        for r in members:
+            for pos, m in r["metrics"][TASK].items():
+                table.rows.append([model_name(r), setting(r), POS_NAME.get(pos, pos), cell(m, "likelihood.accuracy"),
+                                   cell(m, "generation.accuracy"), cell(m, "generation.valid"), failures_text(m),
+                                   _random(r, pos), m.get("n"),
+                                   r["counts"].get("skipped_too_long") if pos == "all" else ""])
+        tables.append(table)
+    return tables

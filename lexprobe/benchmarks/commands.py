@@ -1,0 +1,59 @@
+"""``lexprobe <benchmark> eval`` for every registered benchmark, derived from its ``Config``.
+
+The options are the config's fields (``benchmarks.options``), the model's (``cli_common``),
+``--out`` and ``--no-instances``; the command loads the items (data errors before the slow
+model load), the scorer (the benchmark's preferred kind unless ``--kind``), runs
+``benchmarks.evaluate.evaluate`` and prints the benchmark's table and the run's counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register_benchmark(sub: Any, bench: Any) -> None:
+    """The benchmark's command (and its aliases), its ``eval`` and its other commands."""
+    from lexprobe.benchmarks.options import add_options, add_protocol_alias
+    from lexprobe.cli_common import add_model_args
+
+    meta = bench.meta
+    p = sub.add_parser(meta.name, help=meta.help, aliases=list(meta.aliases))
+    bsub = p.add_subparsers(dest=f"{meta.name}_command", metavar="COMMAND")
+    bsub.required = True
+    e = bsub.add_parser("eval", help=f"evaluate a model on {meta.title}")
+    add_model_args(e, seed=False)
+    add_options(e, bench.Config)
+    add_protocol_alias(e, tuple(bench.recipes) + tuple(m for m in bench.methods if m not in ("likelihood",
+                                                                                               "similarity")))
+    e.add_argument("--out", required=True, help="result JSON file (required)")
+    e.add_argument("--no-instances", action="store_true", help="leave per-instance records out of the result file")
+    e.set_defaults(func=lambda args: cmd_eval(bench, args))
+    bench.register_commands(bsub)
+
+
+def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
+    from lexprobe.benchmarks.evaluate import counts_line, evaluate
+    from lexprobe.benchmarks.options import config_from_args
+    from lexprobe.cli_common import scorer_from_args
+    from lexprobe.distributed import context
+    from lexprobe.outputs import check_output_file
+
+    config = config_from_args(bench.Config, args)
+    bench.method(config.method)
+    bench.recipe(config.recipe)
+    bench.check_config(config)
+    out = check_output_file(args.out)
+    bench.check_outputs(out, config)
+    items = bench.load_items(config)  # data and output errors before the (slow) model load
+    context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
+    scorer = scorer_from_args(args, prefer=bench.meta.load_as, seed=getattr(config, "seed", 0))
+    result = evaluate(bench, scorer, config, out, items=items, keep_instances=not args.no_instances)
+    if result is None:  # another rank than 0
+        return 0
+    print(bench.format_result(result))
+    line = counts_line(result)
+    if line:
+        print(line)
+    print(f"\nresults written to {out}" + (f", plot to {result['plot']}" if result.get("plot") else ""))
+    return 0

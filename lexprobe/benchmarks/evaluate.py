@@ -1,0 +1,101 @@
+"""``evaluate(benchmark, scorer, config, out)``: every benchmark, every method, one sequence.
+
+Checks the output before any work, checks the scorer's capabilities against the method,
+loads the items, builds the resume key (items digest, weights, method, recipe and every
+score-changing option), lets the method compute (its units go through
+``distributed.run_units``: resume logs, ranks, progress), turns the method's summary into
+a schema-2 result (``result_schema``), adds the run record and intervals, and writes the
+file (only rank 0; other ranks get None). The API and ``lexprobe <benchmark> eval`` both
+come here, so they write the same file.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from lexprobe.benchmarks.base import Benchmark, Job, key_options, recorded
+from lexprobe.errors import LexprobeError
+
+
+def resolve(benchmark: str | Benchmark) -> Benchmark:
+    if isinstance(benchmark, Benchmark):
+        return benchmark
+    from lexprobe.benchmarks.registry import get
+
+    return get(benchmark)
+
+
+def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: str | Path | None = None, *,
+             items: Any = None, progress: bool = True, keep_instances: bool = True) -> dict | None:
+    """Evaluate ``scorer`` on ``benchmark`` with ``config`` (its ``Config``; default options when None).
+
+    ``items``: already loaded items (default: ``benchmark.load_items(config)``). With ``out``
+    the result is written there and finished units are logged beside it first, so an
+    interrupted run resumes. Returns the schema-2 result (None on ranks other than 0).
+    """
+    from lexprobe.cache import resume_key
+    from lexprobe.outputs import check_output_file
+    from lexprobe.provenance import scorer_options, scorer_revision
+    from lexprobe.scorers.capabilities import require
+
+    bench = resolve(benchmark)
+    config = bench.Config() if config is None else config
+    if not isinstance(config, bench.Config):
+        raise LexprobeError(f"{bench.meta.name} takes a {bench.Config.__name__}, got {type(config).__name__}")
+    method, recipe = bench.method(config.method), bench.recipe(config.recipe)
+    bench.check_config(config)
+    require(scorer, method.requires, f"{bench.meta.name} --method {method.name}")
+    if out is not None:
+        out = check_output_file(out)
+        bench.check_outputs(out, config)
+    if items is None:
+        items = bench.load_items(config)
+    started = time.time()
+
+    def key(unit_items: Any, **extra: Any) -> dict:
+        return resume_key(unit_items, scorer_revision(scorer), f"{method.name}/{recipe.name}",
+                          {"scorer": scorer_options(scorer), "config": key_options(config), **extra})
+
+    legacy = method.run(Job(bench, scorer, config, items, recipe, out, progress, key))
+    if legacy is None:  # another rank than 0: rank 0 writes the result
+        return None
+    result = assemble(bench, scorer, config, legacy)
+    result["timing"] = {"seconds": round(time.time() - started, 2), **(legacy.get("timing") or {}),
+                        "scorer_stats": dict(getattr(scorer, "stats", {}) or {})}
+    if out is not None:
+        write(bench, result, Path(out), config, keep_instances)
+    return result
+
+
+def assemble(bench: Benchmark, scorer: Any, config: Any, legacy: dict) -> dict:
+    """The schema-2 result of a method's summary, with the run record and the intervals block."""
+    from lexprobe.result_schema import new_result
+    from lexprobe.run_record import finish_result
+
+    digest_items = legacy.pop("_items", None)
+    sections = bench.upgrade(legacy)
+    model = scorer.describe() if hasattr(scorer, "describe") else {"name": str(scorer)}
+    result = new_result(bench.meta.name, model, config.method, config.recipe, recorded(config), sections)
+    finish_result(result, scorer, digest_items if digest_items is not None else [], unit=bench.meta.unit)
+    return result
+
+
+def write(bench: Benchmark, result: dict, out: Path, config: Any, keep_instances: bool = True) -> None:
+    from lexprobe.cache import partial_path
+    from lexprobe.distributed import remove_logs
+    from lexprobe.reporting import write_json
+
+    bench.written(result, out, config)  # plots beside the result (their paths go into it)
+    write_json(out, result if keep_instances else {k: v for k, v in result.items() if k != "instances"})
+    remove_logs(partial_path(out))
+    finished = getattr(bench, "finished", None)
+    if finished is not None:
+        finished(out, config)
+
+
+def counts_line(result: dict) -> str | None:
+    """The non-zero truncations, skips and drops of a result, in one line (the CLI prints it)."""
+    parts = [f"{k.replace('_', ' ')} {v}" for k, v in (result.get("counts") or {}).items() if v]
+    return ("counts: " + ", ".join(parts)) if parts else None

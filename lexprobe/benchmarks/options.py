@@ -1,0 +1,103 @@
+"""CLI options derived from a benchmark's ``Config`` dataclass, and the config built back from them.
+
+Every ``option(...)`` field becomes ``--field-name`` (``flag`` overrides), with its help,
+choices, type and default; booleans are flags; a ``nested(...)`` field becomes an
+argument group. ``config_from_args`` builds the same dataclass from the parsed
+arguments, so ``lexprobe <benchmark> eval`` and ``evaluate(benchmark, scorer, Config(...))``
+record the same config. ``--protocol`` survives as a deprecated alias of ``--recipe`` /
+``--method`` with a one-line notice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from typing import Any
+
+from lexprobe.errors import LexprobeError
+
+PROTOCOL_ALIASES = {"paper": ("recipe", "paper"), "authors": ("recipe", "authors"), "choose": ("method", "choose")}
+
+
+def _flag(f: dataclasses.Field) -> str:
+    return f.metadata.get("flag") or "--" + f.name.replace("_", "-")
+
+
+def _default(f: dataclasses.Field) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
+        return f.default_factory()  # type: ignore[misc]
+    return None
+
+
+def add_options(parser: argparse.ArgumentParser, cls: type, title: str | None = None) -> None:
+    """Arguments for every CLI field of ``cls`` (recursively for nested option groups)."""
+    target: Any = parser.add_argument_group(title) if title else parser
+    for f in dataclasses.fields(cls):
+        md = f.metadata
+        if md.get("nested"):
+            add_options(parser, md["nested"], md.get("help") or f.name)
+            continue
+        if md.get("cli") is False:
+            continue
+        default = _default(f)
+        kwargs: dict[str, Any] = {"dest": f.name, "help": md.get("help") or ""}
+        if isinstance(default, bool) and md.get("type") is None:
+            kwargs.update(action="store_true", default=default)
+        else:
+            kwargs.update(default=default)
+            if md.get("type") is not None:
+                kwargs["type"] = md["type"]
+            if md.get("choices") is not None:
+                kwargs["choices"] = md["choices"]
+            if md.get("nargs"):
+                kwargs["nargs"] = md["nargs"]
+            if md.get("required"):
+                kwargs.update(required=True, default=None)
+        target.add_argument(_flag(f), **kwargs)
+
+
+def add_protocol_alias(parser: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
+    parser.add_argument("--protocol", choices=choices, default=None,
+                        help="deprecated: --protocol paper|authors is --recipe, --protocol choose is --method choose")
+
+
+def config_from_args(cls: type, args: argparse.Namespace) -> Any:
+    """The ``cls`` instance the parsed arguments describe (``--protocol`` mapped, with a notice)."""
+    protocol = getattr(args, "protocol", None)
+    if protocol is not None:
+        field_name, value = PROTOCOL_ALIASES[protocol]
+        print(f"lexprobe: --protocol is deprecated; use --{field_name} {value}", file=sys.stderr)
+        setattr(args, field_name, value)
+    config = _build(cls, args)
+    check_method_options(config)
+    return config
+
+
+def _build(cls: type, args: argparse.Namespace) -> Any:
+    values = {}
+    for f in dataclasses.fields(cls):
+        if f.metadata.get("nested"):
+            values[f.name] = _build(f.metadata["nested"], args)
+        elif f.metadata.get("cli") is not False and hasattr(args, f.name):
+            value = getattr(args, f.name)
+            values[f.name] = tuple(value) if isinstance(value, list) else value
+    return cls(**values)
+
+
+def check_method_options(config: Any) -> None:
+    """Options of another method than the chosen one, changed from their defaults: one-line error."""
+    method = getattr(config, "method", None)
+    for f in dataclasses.fields(config):
+        owner = f.metadata.get("method")
+        if owner is None or owner == method:
+            continue
+        value = getattr(config, f.name)
+        if f.metadata.get("nested"):
+            changed = [_flag(g) for g in dataclasses.fields(value) if getattr(value, g.name) != _default(g)]
+        else:
+            changed = [_flag(f)] if value != _default(f) else []
+        if changed:
+            raise LexprobeError(f"{', '.join(changed)} only apply with --method {owner}; add it or drop them")

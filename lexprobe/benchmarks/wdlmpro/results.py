@@ -1,0 +1,151 @@
+"""WDLMPro results in schema 2: sections from a run's summary, per-unit values, failure-page rows.
+
+A unit is a target in one task (``w2d:dog.n.01``). The likelihood method's metrics are
+``p_at_1`` and ``rank_score`` per task and POS slice, with the random baseline's expected
+values on the same targets; ask-to-choose results report each answer reading
+(``likelihood.p_at_1``, ``generation.p_at_1``, ``generation.valid``, ...), one record per
+target and option order, and the random baseline over the options shown.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lexprobe.benchmarks.base import Unit
+from lexprobe.protocols.readings import (
+    READINGS, answered, choose_options, label, reading_slice, readings_of, skipped_row,
+)
+from lexprobe.result_schema import from_v1, model_name, v1_method_recipe
+
+
+def upgrade(old: dict) -> dict:
+    """A schema-1 WDLMPro result (or a method's summary) in schema 2."""
+    method, recipe = v1_method_recipe(old)
+    tasks = list(old.get("task") or old.get("tasks") or ())
+    if method == "choose":
+        metrics, random, skipped = {}, {}, 0
+        readings = readings_of(m for t in old["metrics"].values() for m in t.values())
+        for task, by_pos in old["metrics"].items():
+            metrics[task] = {pos: reading_slice(m, readings) for pos, m in by_pos.items()}
+            random[task] = {pos: {**{k: v for k, v in (m.get("random") or {}).items()}, "n": m.get("n", 0)}
+                            for pos, m in by_pos.items() if m.get("random")}
+            skipped += (by_pos.get("all") or {}).get("skipped", 0)
+        sections = {"tasks": tasks, "readings": readings, "metrics": metrics, "baselines": {"random": random},
+                    "counts": {"skipped_too_long": skipped}, "instances": old.get("instances") or []}
+    else:
+        sections = {"tasks": tasks, "metrics": old.get("metrics") or {},
+                    "baselines": {"random": old["random_baseline"]} if old.get("random_baseline") else {},
+                    "breakdowns": old.get("breakdowns") or {}, "instances": old.get("instances") or []}
+    return from_v1(old, "wdlmpro", sections, method, recipe)
+
+
+def unit_values(result: dict) -> list[Unit]:
+    if result.get("readings"):
+        return choose_units(result)
+    out = []
+    for r in result["instances"]:
+        rank = r.get("gold_rank")
+        p1 = r.get("correct", None if rank is None else rank == 1)
+        out.append(Unit(f"{r['task']}:{r['target']}", r["task"], r["pos"],
+                        {"p_at_1": None if p1 is None else float(p1), "rank_score": r.get("rank_score")}))
+    return out
+
+
+def choose_units(result: dict) -> list[Unit]:
+    """One unit per target and task: each reading's value averaged over the item's option orders;
+    None where the item was skipped (prompt too long) or the reading not run."""
+    by_item: dict[str, list[dict]] = {}
+    for r in result["instances"]:
+        by_item.setdefault(r["item"], []).append(r)
+    out = []
+    for item, recs in by_item.items():
+        values: dict[str, float | None] = {}
+        for reading in READINGS:
+            answered = [r[reading] for r in recs if reading in r]
+            ok = len(answered) == len(recs)
+            values[f"{reading}.p_at_1"] = float(np.mean([float(a["correct"]) for a in answered])) if ok else None
+            if reading == "likelihood":
+                values["likelihood.rank_score"] = float(np.mean([a["rank_score"] for a in answered])) if ok else None
+            if reading == "generation":
+                values["generation.valid"] = float(np.mean([a["failure"] is None for a in answered])) if ok else None
+        out.append(Unit(item, recs[0].get("task", "w2d"), recs[0]["pos"], values))
+    return out
+
+
+CHOOSE_METRICS = (("likelihood.p_at_1", "P@1 (choose, label likelihood)"),
+                  ("likelihood.rank_score", "RS (choose, label likelihood)"),
+                  ("generation.p_at_1", "P@1 (choose, generation)"),
+                  ("generation.valid", "answers parsed (choose, generation)"))
+
+FAILURE_COLUMNS = [("model", "Model"), ("task", "Task"), ("pos", "POS"), ("item", "Item"), ("gold", "Gold answer"),
+                   ("chosen", "Chosen instead"), ("score", "Gold rank")]
+
+
+def failure_rows(result: dict) -> list[dict]:
+    name = model_name(result)
+    if result.get("readings"):
+        return choose_rows(result, name)
+    rows = []
+    for i in result["instances"]:
+        row = _row(i)
+        row.update(model=name, pos=i.get("pos", ""))
+        rows.append(row)
+    return rows
+
+
+def _row(i: dict) -> dict:
+    rank, n = i.get("gold_rank"), i.get("n_candidates")
+    ok = i.get("correct", rank == 1)
+    gold_def = i.get("gold_definition") or i["target"]
+    chosen_def = i.get("predicted_definition") or i.get("predicted", "")
+    if i["task"] == "d2w":
+        item, gold, chosen = gold_def, i.get("word", i["target"]), i.get("predicted_word") or i.get("predicted", "")
+    else:
+        item, gold, chosen = i.get("word", i["target"]), gold_def, chosen_def
+    if ok:
+        chosen = ""
+    elif i.get("predicted"):
+        chosen = f"{chosen} ({i['predicted']})"
+    return {"task": i["task"], "item": item, "gold": f"{gold} ({i['target']})", "chosen": chosen, "ok": bool(ok),
+            "score": "" if rank is None else f"{rank} of {n}"}
+
+
+def choose_rows(r: dict, name: str) -> list[dict]:
+    """Rows of an ask-to-choose result; the model column names the reading, so it filters."""
+    multi = choose_options(r.get("config") or {}).get("permutations", 1) > 1
+    rows = []
+    for inst in r["instances"]:
+        order = f" (order {inst.get('permutation', 0) + 1})" if multi else ""
+        if "skipped" in inst:
+            rows.append({"model": f"{name} [choose]", "pos": inst.get("pos", ""), "ok": False,
+                         **skipped_row(inst.get("word", inst["item"]), inst.get("task", ""), inst["skipped"], order)})
+        for reading in READINGS:
+            if reading not in inst:
+                continue
+            row = _choose_row(inst, inst[reading], reading)
+            row["item"] += order
+            row.update(model=f"{name} [choose: {label(reading)}]", pos=inst.get("pos", ""))
+            rows.append(row)
+    return rows
+
+
+def _choose_row(i: dict, answer: dict, reading: str) -> dict:
+    options = i.get("options") or []
+    order = i["order"]
+
+    def option(candidate: int | None) -> str:
+        if candidate is None:
+            return ""
+        at = order.index(candidate)
+        return f"option {at + 1}: {options[at]}" if at < len(options) else f"option {at + 1}"
+
+    ok = bool(answer["correct"])
+    if reading == "generation":
+        chosen = answered(answer) + ("" if answer.get("choice") is None else f" → {option(answer['choice'])}")
+        score = "right" if ok else (answer.get("failure") or "wrong").replace("_", " ")
+    else:
+        chosen = "" if ok else option(answer.get("choice"))
+        score = f"{answer['gold_rank']} of {len(order)}"
+    item = i.get("word", "") if i["task"] == "w2d" else i.get("definition", f"the definition of {i['target']}")
+    return {"task": i["task"], "item": item, "gold": f"{option(0)} ({i['target']})", "chosen": chosen, "ok": ok,
+            "score": score}

@@ -1,0 +1,64 @@
+"""WDLMPro's report tables: models side by side per task (likelihood), and the ask-to-choose table."""
+
+from __future__ import annotations
+
+from lexprobe.protocols.readings import failures_text, setting
+from lexprobe.result_schema import model_name
+from lexprobe.tables import POS_NAME, Table, baseline_label, cell, digest, label, name_counts
+
+TASK_TITLE = {"w2d": "W2D (word to definition)", "d2w": "D2W (definition to word)"}
+
+
+def tables(results: list[dict]) -> list[Table]:
+    plain = [r for r in results if not r.get("readings")]
+    return likelihood_tables(plain) + choose_tables([r for r in results if r.get("readings")])
+
+
+def likelihood_tables(results: list[dict]) -> list[Table]:
+    tables = []
+    names = name_counts(results)
+    for task in [t for t in TASK_TITLE if any(t in r["metrics"] for r in results)]:
+        members = [r for r in results if task in r["metrics"]]
+        cols = [p for p in ("n", "v", "all") if any(p in r["metrics"][task] for r in members)]
+        headers = ["Model"] + [f"{POS_NAME[p]} {m}" for p in cols for m in ("P@1 (%)", "RS")] + ["N"]
+        table = Table("wdlmpro", f"WDLMPro {TASK_TITLE[task]}", headers,
+                      note="95% bootstrap intervals over targets in brackets; RS = rank score (x100).")
+        digests, seen = {digest(r) for r in members}, set()
+        for r in members:
+            m = r["metrics"][task]
+            table.rows.append([label(r, names)] + [cell(m.get(p), key) for p in cols for key in ("p_at_1", "rank_score")]
+                              + [m.get("all", {}).get("n")])
+        for r in members:
+            b = r["baselines"].get("random", {}).get(task)
+            if digest(r) in seen or not b:
+                continue
+            seen.add(digest(r))
+            table.rows.append([baseline_label("Random (expected)", r, digests)]
+                              + [cell(b.get(p), key) for p in cols for key in ("p_at_1", "rank_score")]
+                              + [b.get("all", {}).get("n")])
+        tables.append(table)
+    return tables
+
+
+def choose_tables(results: list[dict]) -> list[Table]:
+    tables = []
+    for task, title in TASK_TITLE.items():
+        members = [r for r in results if task in r["metrics"]]
+        if not members:
+            continue
+        table = Table("wdlmpro", f"WDLMPro {title}, ask to choose (--method choose)",
+                      ["Model", "Setting", "POS", "Label P@1 (%)", "Label RS", "Generated P@1 (%)", "Parsed (%)",
+                       "Generation failures", "Random P@1 (%)", "Asked", "Skipped"],
+                      note="both readings of one run: label likelihood (most probable option label) and greedy "
+                           "generation parsed strictly (failures count as wrong); random = expected P@1 over the "
+                           "options shown; x100, 95% bootstrap intervals over targets (each averaged over its "
+                           "option orders) in brackets; Asked counts target × order.")
+        for r in members:
+            for pos, m in r["metrics"][task].items():
+                rnd = r["baselines"].get("random", {}).get(task, {}).get(pos)
+                table.rows.append([model_name(r), setting(r), POS_NAME.get(pos, pos), cell(m, "likelihood.p_at_1"),
+                                   cell(m, "likelihood.rank_score"), cell(m, "generation.p_at_1"),
+                                   cell(m, "generation.valid"), failures_text(m), cell(rnd, "p_at_1"), m.get("n"),
+                                   r["counts"].get("skipped_too_long") if pos == "all" else ""])
+        tables.append(table)
+    return tables

@@ -1,0 +1,63 @@
+"""Where every dataset lives by default: the one place readers' default paths come from.
+
+Readers take paths; when a command gives none, it asks here. A dataset's entry is in the
+data directory (``registry.data_dir``), unless ``lexprobe data import`` recorded another
+entry in its state file, or a per-dataset variable (``LEXPROBE_SEMCOR``,
+``LEXPROBE_CODA_DIR``) overrides it. Nothing here downloads or imports (``store`` does).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from lexprobe.data.registry import DATASETS, data_dir
+
+STATE_DIR = ".lexprobe"
+
+
+def _state_file(name: str) -> Path:
+    return data_dir() / STATE_DIR / f"{name}.json"
+
+
+def read_state(name: str) -> dict:
+    try:
+        return json.loads(_state_file(name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def entry_path(name: str) -> Path:
+    """What a reader opens for dataset ``name`` (it may not exist yet); the per-dataset overrides
+    ``LEXPROBE_SEMCOR`` and ``LEXPROBE_CODA_DIR`` come first."""
+    if name == "semcor" and os.environ.get("LEXPROBE_SEMCOR"):
+        return Path(os.environ["LEXPROBE_SEMCOR"])
+    if name.startswith("coda21-") and os.environ.get("LEXPROBE_CODA_DIR"):
+        return Path(os.environ["LEXPROBE_CODA_DIR"]) / Path(DATASETS[name].entry).name
+    entry = read_state(name).get("entry") or DATASETS[name].entry
+    return data_dir() / entry
+
+
+
+
+def default_semcor() -> Path:
+    """``$LEXPROBE_SEMCOR``, else SemCor in the data directory (fetched or imported; the
+    expected download location when neither is there)."""
+    return entry_path("semcor")
+
+
+def default_nota() -> Path:
+    """OntoNotes' "none of the above" sense list (``lexprobe data import ontonotes-nota``)."""
+    return entry_path("ontonotes-nota")
+
+
+def default_streusle() -> Path:
+    """STREUSLE 4.4 in the data directory (``lexprobe data fetch streusle``)."""
+    return entry_path("streusle")
+
+
+def default_coda_dir() -> Path:
+    """``$LEXPROBE_CODA_DIR`` or the data directory's ``coda21/`` (``lexprobe data fetch coda21``)."""
+    env = os.environ.get("LEXPROBE_CODA_DIR")
+    return Path(env) if env else data_dir() / "coda21"

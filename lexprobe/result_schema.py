@@ -1,0 +1,220 @@
+"""The shape of every lexprobe result file, field by field (after lm-eval's ``result_schema.py``).
+
+One top-level shape for every benchmark and method; ``report`` and ``compare`` read results
+only through ``load`` (which also upgrades files of schema 1) and the accessors below.
+
+``schema_version`` (int)
+    2. Files without it are schema 1 (lexprobe before the Benchmark contract) and are upgraded
+    on load by their benchmark's ``upgrade``; any other version is refused in one line.
+``benchmark`` (str)
+    The registry name: ``wdlmpro``, ``coda21``, ``senserank`` (the one name of command,
+    package and results).
+``tasks`` (list[str])
+    The tasks the result holds, keys of ``metrics``: ``w2d``/``d2w``; ``alignment``; the
+    sense-ranking corpus (``semcor``, ...).
+``model`` (dict)
+    The scorer's ``describe()``: at least ``name`` and ``kind`` (``human`` for people).
+``method`` (str) / ``recipe`` (str)
+    How the model was asked (``likelihood``, ``choose``, ``similarity``, ``human``) and how
+    faithfully the source was followed (``paper``, ``authors``). Both are in the resume key.
+``readings`` (list[str])
+    The answer readings of the method whose metrics are reported (``likelihood``,
+    ``generation``; a method may add any number). Empty for single-reading methods, whose
+    metric names are plain.
+``config`` (dict)
+    The benchmark's typed config as given (``benchmarks.base.recorded``).
+``metrics`` (dict)
+    ``{task: {slice: {metric: number | null, ..., "n": int, "ci": {metric: [lo, hi]}}}}``.
+    A slice is a part of speech (``n``, ``v``), a bucket, or ``all`` (always present). With
+    readings, a metric is named ``<reading>.<metric>`` (``generation.p_at_1``,
+    ``generation.valid``, ``generation.failures.unparseable``). ``n`` counts the units of the
+    slice; ``ci`` holds 95% bootstrap intervals (see ``intervals``).
+``baselines`` (dict)
+    ``{name: {task: {slice: {...as metrics...}}}}``: reference figures on the same units;
+    ``random`` (the random baseline: exact expectation, or over the options shown) always
+    when it can be computed, ``oracle`` where the benchmark has one.
+``breakdowns`` (dict)
+    ``{task: {name: ...}}``: benchmark-specific breakdowns (frequency bands, k, curves).
+``counts`` (dict[str, int])
+    Every truncation, skip and drop of the run, by name (``skipped_groups``,
+    ``skipped_too_long``, ``dropped_rare_sense``, ...), plus other tallies of the data; the
+    CLI prints the non-zero ones.
+``skipped`` (list[{"unit", "reason"}])
+    Units not evaluated, with the reason.
+``instances`` (list[dict])
+    One record per unit (per unit and option order for choose), benchmark-specific fields;
+    left out with ``--no-instances``. ``Benchmark.unit_values`` reads them.
+``sweep`` (dict, optional)
+    A parameter sweep (``senserank eval --layers``): ``{"parameter", "values": {value:
+    {"metrics", "baselines", "breakdowns"}}, "best"}``; ``metrics`` then holds the best value's.
+``run`` (dict)
+    The run record (``run_record.py``): versions, commit, device, dtype, batch size, model
+    revision, items digest, method, recipe, seed, command, processes.
+``intervals`` (dict)
+    How every ``ci`` was obtained (method, unit, level, resamples, seed).
+``timing`` (dict)
+    Seconds and scorer counters; never compared.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lexprobe.errors import DataError
+
+SCHEMA_VERSION = 2
+REQUIRED = ("schema_version", "benchmark", "tasks", "model", "method", "recipe", "readings", "config", "metrics",
+            "baselines", "breakdowns", "counts", "skipped", "instances")
+OPTIONAL = ("sweep", "run", "intervals", "timing", "plot")
+
+
+def new_result(benchmark: str, model: dict, method: str, recipe: str, config: dict, sections: dict) -> dict:
+    """A schema-2 result from its sections (missing ones empty), in the documented field order."""
+    result: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "benchmark": benchmark,
+                              "tasks": list(sections.get("tasks") or []), "model": model, "method": method,
+                              "recipe": recipe, "readings": list(sections.get("readings") or []), "config": config}
+    for name in ("metrics", "baselines", "breakdowns", "counts"):
+        result[name] = sections.get(name) or {}
+    result["skipped"] = sections.get("skipped") or []
+    result["instances"] = sections.get("instances") or []
+    if sections.get("sweep") is not None:
+        result["sweep"] = sections["sweep"]
+    return result
+
+
+def problems(result: Any) -> list[str]:
+    """What makes ``result`` not a schema-2 result (empty when it is one)."""
+    if not isinstance(result, dict):
+        return ["not a JSON object"]
+    out = [f"no {k!r}" for k in REQUIRED if k not in result]
+    if out:
+        return out
+    types = {"benchmark": str, "tasks": list, "model": dict, "method": str, "recipe": str, "readings": list,
+             "config": dict, "metrics": dict, "baselines": dict, "breakdowns": dict, "counts": dict,
+             "skipped": list, "instances": list}
+    out += [f"{k!r} is not a {t.__name__}" for k, t in types.items() if not isinstance(result[k], t)]
+    if out:
+        return out
+    if "name" not in result["model"]:
+        out.append("model has no name")
+    for name, tree in [("metrics", result["metrics"])] + [(f"baselines.{b}", t) for b, t in result["baselines"].items()]:
+        out += _slice_problems(name, tree, result["tasks"], name == "metrics")
+    out += [f"counts.{k} is not an integer" for k, v in result["counts"].items()
+            if not isinstance(v, int) or isinstance(v, bool)]
+    out += [f"skipped[{i}] lacks unit/reason" for i, s in enumerate(result["skipped"])
+            if not (isinstance(s, dict) and "unit" in s and "reason" in s)]
+    return out
+
+
+def _slice_problems(name: str, tree: Any, tasks: list, need_all: bool) -> list[str]:
+    out = []
+    if not isinstance(tree, dict):
+        return [f"{name} is not an object"]
+    for task, slices in tree.items():
+        if task not in tasks:
+            out.append(f"{name}.{task}: not among tasks {tasks}")
+        if not isinstance(slices, dict) or (need_all and "all" not in slices):
+            out.append(f"{name}.{task} has no 'all' slice")
+            continue
+        for sl, m in slices.items():
+            where = f"{name}.{task}.{sl}"
+            if not isinstance(m, dict):
+                out.append(f"{where} is not an object")
+                continue
+            if need_all and not isinstance(m.get("n"), int):
+                out.append(f"{where}.n is not an integer")
+            for key, value in m.items():
+                if key == "ci":
+                    if not isinstance(value, dict) or any(not (isinstance(v, list) and len(v) == 2)
+                                                          for v in value.values()):
+                        out.append(f"{where}.ci is not {{metric: [lo, hi]}}")
+                elif value is not None and not isinstance(value, (int, float)):
+                    out.append(f"{where}.{key} is not a number")
+    return out
+
+
+def upgrade(result: dict, where: str = "the result") -> dict:
+    """``result`` in schema 2: as it is, or upgraded from schema 1; other versions refused in one line."""
+    version = result.get("schema_version", 1)
+    if version == SCHEMA_VERSION:
+        return result
+    if version != 1:
+        raise DataError(f"{where} has result schema version {version!r}; this lexprobe reads versions 1 and "
+                        f"{SCHEMA_VERSION}: upgrade lexprobe or rerun the evaluation")
+    from lexprobe.benchmarks.registry import get
+
+    name = {"coda": "coda21"}.get(str(result.get("benchmark")), str(result.get("benchmark")))
+    try:
+        bench = get(name)
+    except Exception:  # noqa: BLE001 - an unknown benchmark is the one-line error below
+        raise DataError(f"{where} is not a lexprobe result file (no known benchmark); pass the --out file of "
+                        "an `eval`") from None
+    return bench.upgrade(result)
+
+
+def load(path: str | Path) -> dict:
+    """Read, upgrade and check one result file; the path is kept under ``_path``."""
+    from lexprobe.reporting import read_json
+
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"result file {path} not found; pass the --out file of an `eval` (or `lexprobe run`)")
+    raw = read_json(path, "pass the --out file of an `eval`")
+    if not isinstance(raw, dict) or "benchmark" not in raw or not (
+            "metrics" in raw or "layers" in raw or "sweep" in raw):
+        raise DataError(f"{path} is not a lexprobe result file (no benchmark/metrics); pass the --out file of an `eval`")
+    try:
+        result = upgrade(raw, str(path))
+    except (KeyError, TypeError, AttributeError, ValueError) as err:
+        raise DataError(f"{path} is a damaged lexprobe result file ({type(err).__name__}: {err}); rerun the "
+                        "evaluation") from None
+    wrong = problems(result)
+    if wrong:
+        raise DataError(f"{path} is not a valid lexprobe result ({'; '.join(wrong[:3])}); rerun the evaluation")
+    result["_path"] = str(path)
+    return result
+
+
+# --- accessors ---------------------------------------------------------------------------------
+
+def model_name(result: dict) -> str:
+    return str((result.get("model") or {}).get("name", "?"))
+
+
+def slice_metrics(result: dict, task: str, slice_: str = "all", baseline: str | None = None) -> dict:
+    """The metrics of one slice (or of a baseline's slice); {} where the result has none."""
+    tree = result["baselines"].get(baseline, {}) if baseline else result["metrics"]
+    return (tree.get(task) or {}).get(slice_) or {}
+
+
+def is_sweep(result: dict) -> bool:
+    return isinstance(result.get("sweep"), dict)
+
+
+def has_readings(result: dict) -> bool:
+    return bool(result.get("readings"))
+
+
+def v1_method_recipe(old: dict) -> tuple[str, str]:
+    """(method, recipe) of a schema-1 result, from its ``config.protocol``."""
+    protocol = (old.get("config") or {}).get("protocol") or "paper"
+    if protocol == "choose":
+        return "choose", "paper"
+    model = old.get("model")
+    if protocol == "human" or (isinstance(model, dict) and model.get("kind") == "human"):
+        return "human", "human"
+    return "likelihood", protocol
+
+
+def from_v1(old: dict, benchmark: str, sections: dict, method: str, recipe: str) -> dict:
+    """A schema-2 result from a schema-1 one and its sections (run record, intervals, timing kept)."""
+    model = old.get("model")
+    if not isinstance(model, dict):
+        model = {"name": str(model) if model is not None else "?", "kind": (old.get("config") or {}).get(
+            "embedder", {}).get("kind") if isinstance((old.get("config") or {}).get("embedder"), dict) else None}
+    result = new_result(benchmark, model, method, recipe, dict(old.get("config") or {}), sections)
+    for key in OPTIONAL:
+        if key in old and key != "sweep":
+            result[key] = old[key]
+    return result
