@@ -17,9 +17,13 @@ from pathlib import Path
 import torch
 
 from lexprobe.errors import ModelError
-
 from lexprobe.model_names import (  # the torch-free half: names and the default model's location
-    ATTN_IMPLEMENTATIONS, DEFAULT_MODEL, DTYPES, KINDS, STATIC_SUFFIXES, bundled_minilm_path, resolve_model_path,
+    ATTN_IMPLEMENTATIONS,
+    DEFAULT_MODEL,
+    DTYPES,
+    KINDS,
+    STATIC_SUFFIXES,
+    resolve_model_path,
 )
 
 log = logging.getLogger(__name__)

@@ -65,8 +65,9 @@ from lexprobe.errors import DataError
 
 SCHEMA_VERSION = 2
 REQUIRED = ("schema_version", "benchmark", "tasks", "model", "method", "recipe", "readings", "config", "metrics",
-            "baselines", "breakdowns", "counts", "skipped", "instances")
-OPTIONAL = ("sweep", "run", "intervals", "timing", "plot")
+            "baselines", "breakdowns", "counts", "skipped")
+#: ``instances`` is left out by ``--no-instances`` (``load`` then gives an empty list)
+OPTIONAL = ("instances", "sweep", "run", "intervals", "timing", "plot")
 
 
 def new_result(benchmark: str, model: dict, method: str, recipe: str, config: dict, sections: dict) -> dict:
@@ -92,8 +93,10 @@ def problems(result: Any) -> list[str]:
         return out
     types = {"benchmark": str, "tasks": list, "model": dict, "method": str, "recipe": str, "readings": list,
              "config": dict, "metrics": dict, "baselines": dict, "breakdowns": dict, "counts": dict,
-             "skipped": list, "instances": list}
+             "skipped": list}
     out += [f"{k!r} is not a {t.__name__}" for k, t in types.items() if not isinstance(result[k], t)]
+    if not isinstance(result.get("instances", []), list):
+        out.append("'instances' is not a list")
     if out:
         return out
     if "name" not in result["model"]:
@@ -172,6 +175,7 @@ def load(path: str | Path) -> dict:
     wrong = problems(result)
     if wrong:
         raise DataError(f"{path} is not a valid lexprobe result ({'; '.join(wrong[:3])}); rerun the evaluation")
+    result.setdefault("instances", [])
     result["_path"] = str(path)
     return result
 

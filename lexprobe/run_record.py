@@ -61,7 +61,7 @@ def run_record(scorer: Any, items: Any, config: dict) -> dict:
         "batch_size": getattr(scorer, "batch_size", None),
         "items_digest": items_digest(plain),
         "n_items": len(plain) if isinstance(plain, (list, tuple)) else None,
-        "method": config.get("method") or {"choose": "choose", "human": "human"}.get(config.get("protocol"), "likelihood"),
+        "method": config.get("method") or {"choose": "choose", "human": "human"}.get(str(config.get("protocol")), "likelihood"),
         "recipe": config.get("recipe") or (config.get("protocol") if config.get("protocol") != "choose" else "paper")
         or "paper",
         "seed": seed,

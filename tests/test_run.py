@@ -30,13 +30,14 @@ def test_run_coda21_on_official_files(minilm_path, shared_data, tmp_path, monkey
     monkeypatch.setenv("LEXPROBE_CODA_DIR", str(shared_data / "coda21"))
     assert main(["run", "--only", "coda21", "--sample", "4", "--out-dir", str(tmp_path)]) == 0
     result = json.loads((tmp_path / "coda21-clean-hard.json").read_text())
-    assert result["metrics"]["n"]["groups"] == 4 and result["metrics"]["v"]["groups"] == 4
+    m = result["metrics"]["alignment"]
+    assert m["n"]["n"] == 4 and m["v"]["n"] == 4
 
 
 def test_run_senserank_on_semcor(minilm_path, imported_data, tmp_path):
     assert main(["run", "--only", "senserank", "--sample", "800", "--out-dir", str(tmp_path)]) == 0
     result = json.loads((tmp_path / "senserank-semcor.json").read_text())
-    assert result["metrics"]["queries"] > 0
+    assert result["metrics"]["semcor"]["all"]["n"] > 0
     assert (tmp_path / "senserank-semcor.png").stat().st_size > 0
     assert json.loads((tmp_path / "summary.json").read_text())["ran_on_samples"] == {}
 
@@ -53,4 +54,4 @@ def test_run_on_a_fresh_machine_without_network(minilm_path, tmp_path, capsys):
     assert summary["failed"] == [] and summary["ran_on_samples"]["senserank"]["get"] == "lexprobe data fetch semcor"
     result = json.loads((tmp_path / "senserank-semcor.json").read_text())
     assert result["config"]["path"].endswith("semcor3.0-sample.tar.xz")
-    assert result["metrics"]["queries"] > 0
+    assert result["metrics"]["semcor"]["all"]["n"] > 0

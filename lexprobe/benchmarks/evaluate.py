@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from lexprobe.benchmarks.base import Benchmark, Job, key_options, recorded
 from lexprobe.errors import LexprobeError
@@ -42,6 +42,7 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
 
     bench = resolve(benchmark)
     config = bench.Config() if config is None else config
+    config = cast(Any, config)
     if not isinstance(config, bench.Config):
         raise LexprobeError(f"{bench.meta.name} takes a {bench.Config.__name__}, got {type(config).__name__}")
     method, recipe = bench.method(config.method), bench.recipe(config.recipe)
@@ -75,9 +76,13 @@ def assemble(bench: Benchmark, scorer: Any, config: Any, legacy: dict) -> dict:
     from lexprobe.run_record import finish_result
 
     digest_items = legacy.pop("_items", None)
+    resolved = legacy.pop("_config", {})  # what the method resolved from the config (e.g. a template's text)
     sections = bench.upgrade(legacy)
     model = scorer.describe() if hasattr(scorer, "describe") else {"name": str(scorer)}
-    result = new_result(bench.meta.name, model, config.method, config.recipe, recorded(config), sections)
+    config_record = recorded(config)
+    for key, extra in resolved.items():
+        config_record[key] = {**config_record.get(key, {}), **extra}
+    result = new_result(bench.meta.name, model, config.method, config.recipe, config_record, sections)
     finish_result(result, scorer, digest_items if digest_items is not None else [], unit=bench.meta.unit)
     return result
 

@@ -16,8 +16,8 @@ import sqlite3
 from pathlib import Path
 
 from lexprobe.data.download import sha256_of
-from lexprobe.data.registry import DATASETS, GROUPS, Dataset, data_dir, expand_names
 from lexprobe.data.install import Say, _check_content, _copy_file, _install_tree, _now, _write_state
+from lexprobe.data.registry import DATASETS, GROUPS, Dataset, data_dir, expand_names
 from lexprobe.errors import DataError
 
 

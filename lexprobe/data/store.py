@@ -10,17 +10,19 @@ verified. Files copied in by hand are found too and pinned on ``data verify``.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import shutil
-import time
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Iterable
 
 from lexprobe.data.download import NetworkError, download, sha256_of, timeout_s
 from lexprobe.data.install import (  # noqa: F401  (shared with importing.py; formerly defined here)
-    Say, _check_content, _copy_file, _install_tree, _now, _write_state, naf_content_digest,
+    Say,
+    _check_content,
+    _copy_file,
+    _install_tree,
+    _now,
+    _write_state,
+    naf_content_digest,
 )
 from lexprobe.data.locations import STATE_DIR, _state_file, entry_path, read_state  # noqa: F401
 from lexprobe.data.registry import DATASETS, Dataset, data_dir, mirror_url

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from lexprobe.errors import DataError
 from lexprobe.benchmarks.registry import get
+from lexprobe.errors import DataError
 from lexprobe.protocols.readings import READINGS, label
 from lexprobe.report.results import Unit, load_result, model_name, unit_metrics, units
 from lexprobe.run_record import INCIDENTAL_FIELDS, MODEL_FIELDS
@@ -152,7 +152,7 @@ def paired_rows(metrics: list[tuple[str, str, str]], units_a: list[Unit], units_
     rows = []
     for (task, pos) in sorted(slices, key=lambda s: (s[0], s[1] == "all", s[1])):
         pairs = slices[(task, pos)]
-        for key_a, key_b, label in metrics:
+        for key_a, key_b, metric in metrics:
             # None: a rank score that a person's single choice cannot give, a choose item skipped as too long
             both = [(ua.values.get(key_a), ub.values.get(key_b)) for ua, ub in pairs]
             both = [(x, y) for x, y in both if x is not None and y is not None]
@@ -163,7 +163,7 @@ def paired_rows(metrics: list[tuple[str, str, str]], units_a: list[Unit], units_
             # option orders are fractions and get the permutation test)
             binary = key_a.endswith(("p_at_1", "valid")) and all(v in (0.0, 1.0) for v in va + vb)
             r = paired_difference(va, vb, binary=binary)
-            rows.append({"task": task, "pos": pos, "metric": label, **r.as_dict()})
+            rows.append({"task": task, "pos": pos, "metric": metric, **r.as_dict()})
             if len(both) < len(pairs):
                 rows[-1]["left_out"] = len(pairs) - len(both)
     return rows

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from lexprobe.benchmarks.registry import all_benchmarks
-from lexprobe.result_schema import is_sweep, model_name
 from lexprobe.protocols.readings import choose_options, label, setting
+from lexprobe.result_schema import is_sweep, model_name
 from lexprobe.tables import Cell, Table, cell, to_html, to_latex, to_markdown  # noqa: F401  (renderers)
 
 
@@ -41,8 +41,8 @@ def run_record_table(results: list[dict]) -> Table:
 
     table = Table("run", "Run records", ["field"] + [Path(r["_path"]).name for r in results],
                   note="what produced each result file; empty where the file has no run record.")
-    for key, label in RECORD_FIELDS:
-        row = [label]
+    for key, title in RECORD_FIELDS:
+        row = [title]
         for r in results:
             run = r.get("run") or {}
             if key == "benchmark":

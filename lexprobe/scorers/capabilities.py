@@ -61,12 +61,12 @@ class RandomScores(Protocol):
     def scores(self, key: str, n: int) -> Any: ...
 
 
-NAMES = {TokenLogprobs: "token log-probabilities (a causal LM)", SlotLogprobs: "slot log-probabilities (a masked LM)",
+NAMES: dict[type, str] = {TokenLogprobs: "token log-probabilities (a causal LM)", SlotLogprobs: "slot log-probabilities (a masked LM)",
          SentenceEmbeddings: "sentence embeddings", TokenEmbeddings: "token embeddings",
          Generation: "generation (a causal LM)", RandomScores: "random scores"}
 
 
-def offers(scorer: Any) -> list[type]:
+def offers(scorer: Any) -> list[type]:  # noqa: D103
     return [cap for cap in NAMES if isinstance(scorer, cap)]
 
 

@@ -226,7 +226,8 @@ class TokenEmbedder(Scorer):
         prefix, suffix = _special_frame(tok)
         rows, word_pieces = [], []
         for tokens, _ in jobs:
-            ids, where = [], []
+            ids: list[int] = []
+            where: list[list[int]] = []
             for word in tokens:
                 pieces = tok(word, add_special_tokens=False)["input_ids"]
                 where.append(list(range(len(ids), len(ids) + len(pieces))))

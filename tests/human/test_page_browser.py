@@ -107,6 +107,6 @@ def test_coda_alignment_in_the_browser(tmp_path, browser):
     out = tmp_path / "results"
     assert main(["human", "score", "--db", str(db), "--out", str(out)]) == 0
     result = json.loads(next(out.glob("human-coda21-*-bob.json")).read_text())
-    both = result["metrics"]["both"]
-    assert both["accuracy"] == 1.0 and both["groups"] == 2
-    assert both["random_baseline"] == pytest.approx((1 / 3 + 1 / 2) / 2)
+    both = result["metrics"]["alignment"]["all"]
+    assert both["accuracy"] == 1.0 and both["n"] == 2
+    assert result["baselines"]["random"]["alignment"]["all"]["accuracy"] == pytest.approx((1 / 3 + 1 / 2) / 2)

@@ -17,7 +17,7 @@ def test_wdlmpro_scores_are_p_at_1_per_task(tmp_path):
     assert set(res) == {f"{t}-{p}" for t in ("w2d", "d2w") for p in ("ann", "bob", POOLED)}
     ann = res["w2d-ann"]
     assert ann["model"] == {"name": "human:ann", "kind": "human"}
-    assert ann["task"] == ["w2d"] and set(ann["metrics"]) == {"w2d"}
+    assert ann["tasks"] == ["w2d"] and set(ann["metrics"]) == {"w2d"} and ann["method"] == "human"
     assert ann["metrics"]["w2d"]["all"] == {"p_at_1": 0.5, "rank_score": None, "n": 2,
                                             "ci": {"p_at_1": [0.0, 1.0]}}
     assert res["d2w-ann"]["metrics"]["d2w"]["all"]["p_at_1"] == 1.0
@@ -25,7 +25,7 @@ def test_wdlmpro_scores_are_p_at_1_per_task(tmp_path):
     assert ann["config"]["complete"] is True and res["w2d-bob"]["config"]["complete"] is False
     assert res["d2w-bob"]["metrics"]["d2w"]["all"]["n"] == 0
     # random P@1 is the mean of 1/L: groups of 4 and 3 candidates
-    assert ann["random_baseline"]["w2d"]["all"]["p_at_1"] == pytest.approx((1 / 4 + 1 / 3) / 2)
+    assert ann["baselines"]["random"]["w2d"]["all"]["p_at_1"] == pytest.approx((1 / 4 + 1 / 3) / 2)
     pooled = res[f"w2d-{POOLED}"]["metrics"]["w2d"]["all"]
     assert pooled["p_at_1"] == pytest.approx(1 / 3) and pooled["n"] == 3
     rec = next(r for r in ann["instances"] if not r["correct"])
@@ -44,6 +44,7 @@ def test_coda_scores_are_alignment_accuracy(tmp_path):
     rec = next(r for r in res["instances"] if r["id"] == g["id"])
     assert rec["assignment"] == [1, 0, 2]
     assert rec["accuracy"] == pytest.approx(1 / 3)
-    assert res["metrics"]["n"]["accuracy"] == pytest.approx((1 / 3 + 1) / 2)
-    assert res["metrics"]["both"]["accuracy"] == pytest.approx((1 / 3 + 1) / 2)
-    assert res["metrics"]["both"]["random_baseline"] == pytest.approx((1 / 3 + 1 / 2) / 2)
+    m = res["metrics"]["alignment"]
+    assert m["n"]["accuracy"] == pytest.approx((1 / 3 + 1) / 2)
+    assert m["all"]["accuracy"] == pytest.approx((1 / 3 + 1) / 2)
+    assert res["baselines"]["random"]["alignment"]["all"]["accuracy"] == pytest.approx((1 / 3 + 1 / 2) / 2)

@@ -194,15 +194,16 @@ def test_cli_choose_and_its_errors(tiny_llama, tiny_gpt2, tmp_path, capsys):
     assert main(args + ["--model", str(tiny_llama), "--protocol", "choose", "--chat", "--template", "dictionary",
                         "--max-new-tokens", "4"]) == 0
     result = json.loads(out.read_text())
-    assert result["config"]["protocol"] == "choose" and result["config"]["chat"] is True
-    assert result["config"]["template"]["name"] == "dictionary"
+    assert result["method"] == "choose" and result["config"]["choose"]["chat"] is True
+    assert result["config"]["choose"]["template"] == "dictionary"
+    assert result["config"]["choose"]["template_record"]["name"] == "dictionary"
     assert "label accuracy" in capsys.readouterr().out
     assert main(args + ["--model", str(tiny_gpt2), "--protocol", "choose", "--chat"]) == 2
     assert "has no chat template" in capsys.readouterr().err
     assert main(args + ["--model", "random", "--chat"]) == 2
-    assert "only apply with --protocol choose" in capsys.readouterr().err
+    assert "only apply with --method choose" in capsys.readouterr().err
     assert main(args + ["--model", "random", "--protocol", "choose"]) == 2
-    assert "needs a causal LM" in capsys.readouterr().err
+    assert "needs generation (a causal LM)" in capsys.readouterr().err
 
 
 def test_cli_wdlmpro_choose(tiny_qwen2, tmp_path, capsys):
@@ -214,9 +215,9 @@ def test_cli_wdlmpro_choose(tiny_qwen2, tmp_path, capsys):
     assert main(args + ["--protocol", "choose", "--template", "letters", "--reading", "likelihood",
                         "--max-candidates", "3", "--seed", "5"]) == 0
     result = json.loads(out.read_text())
-    assert result["config"]["protocol"] == "choose" and result["config"]["seed"] == 5
-    assert result["config"]["template"]["labels"] == "letters"
-    assert set(result["metrics"]) == {"w2d", "d2w"} and "generation" not in result["metrics"]["w2d"]["all"]
+    assert result["method"] == "choose" and result["config"]["seed"] == 5 and result["readings"] == ["likelihood"]
+    assert result["config"]["choose"]["template_record"]["labels"] == "letters"
+    assert set(result["metrics"]) == {"w2d", "d2w"} and "generation.p_at_1" not in result["metrics"]["w2d"]["all"]
     assert all(len(r["order"]) == 3 for r in result["instances"])
     assert "label P@1" in capsys.readouterr().out
     with pytest.raises(SystemExit):  # argparse: a usage line and exit 2

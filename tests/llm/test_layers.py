@@ -18,14 +18,14 @@ def test_sweep_equals_single_layer_runs(fixture, request, tmp_path):
     cfg = EvalConfig(corpus="synthetic", model=path, k=10, device="cpu")
     embedder = load_scorer(path, kind="token", device="cpu", use_cache=False)
     result = sweep(cfg, "all", instances=instances, embedder=embedder, progress=False)
-    assert list(result["layers"]) == ["0", "1", "2"]
+    assert list(result["sweep"]["values"]) == ["0", "1", "2"]
     assert embedder.stats["forward_batches"] == 1  # all layers of the one batch in one pass
     for layer in (0, 1, 2):
         single = evaluate(EvalConfig(corpus="synthetic", model=path, k=10, device="cpu", layer=layer),
                           instances=instances, embedder=load_scorer(path, kind="token", layer=layer, device="cpu",
                                                                       use_cache=False), progress=False)
-        assert result["layers"][str(layer)]["metrics"] == single["metrics"]
-        assert result["layers"][str(layer)]["breakdowns"]["buckets"] == single["breakdowns"]["buckets"]
+        assert result["sweep"]["values"][str(layer)]["metrics"] == single["metrics"]
+        assert result["sweep"]["values"][str(layer)]["baselines"] == single["baselines"]
     assert "best layer" in format_sweep(result)
     assert plot_sweep(result, tmp_path / "layers.png").stat().st_size > 1000
 

@@ -81,68 +81,71 @@ def _ci(cell):
 
 def test_choose_results_carry_intervals_and_a_run_record(llm_files):
     r, paper = _load(llm_files["wdl-choose-a"]), _load(llm_files["wdl-paper"])
-    assert r["run"]["protocol"] == "choose" and r["intervals"]["unit"] == "target"
+    assert r["run"]["method"] == "choose" and r["intervals"]["unit"] == "target"
     assert r["run"]["items_digest"] == paper["run"]["items_digest"]  # the same groups, asked another way
     recs = [i for i in r["instances"] if i["task"] == "w2d"]
     m = r["metrics"]["w2d"]["all"]
-    assert m["likelihood"]["ci"] == mean_intervals({"p_at_1": [float(i["likelihood"]["correct"]) for i in recs],
-                                                    "rank_score": [i["likelihood"]["rank_score"] for i in recs]})
-    assert m["generation"]["ci"]["p_at_1"] == mean_intervals(
+    ci = mean_intervals({"p_at_1": [float(i["likelihood"]["correct"]) for i in recs],
+                         "rank_score": [i["likelihood"]["rank_score"] for i in recs]})
+    assert (m["ci"]["likelihood.p_at_1"], m["ci"]["likelihood.rank_score"]) == (ci["p_at_1"], ci["rank_score"])
+    assert m["ci"]["generation.p_at_1"] == mean_intervals(
         {"x": [float(i["gold_position"] == 0) for i in recs]})["x"]  # "1" is right where gold is shown first
     coda = _load(llm_files["coda-choose"])
     assert coda["run"]["items_digest"] == _load(llm_files["coda-paper"])["run"]["items_digest"]
-    both = coda["metrics"]["both"]
-    assert both["generation"]["failures"]["incomplete"] == sum(len(i["shown"]) > 2 for i in coda["instances"])
-    assert both["generation"]["ci"]["valid"][1] <= 1.0 and "random_baseline" in both["ci"]
+    both = coda["metrics"]["alignment"]["all"]
+    assert both["generation.failures.incomplete"] == sum(len(i["shown"]) > 2 for i in coda["instances"])
+    assert both["ci"]["generation.valid"][1] <= 1.0
+    assert "accuracy" in coda["baselines"]["random"]["alignment"]["all"]["ci"]
 
 
 def test_choose_tables_in_html_equal_the_json(llm_files, llm_report):
     page = read_page((llm_report / "index.html").read_text())
     r = _load(llm_files["wdl-choose-a"])
-    rows = page.tables["WDLMPro W2D (word to definition), ask to choose (--protocol choose)"]
+    rows = page.tables["WDLMPro W2D (word to definition), ask to choose (--method choose)"]
     header = [c[0] for c in rows[0]]
     mine = [row for row in rows[1:] if row[0][0] == r["model"]["name"] and "1 order" in row[1][0]]
     by_pos = {row[header.index("POS")][0]: row for row in mine}
     for pos, name in (("v", "Verbs"), ("all", "All")):
         m, row = r["metrics"]["w2d"][pos], by_pos[name]
-        assert _value(row[header.index("Label P@1 (%)")]) == m["likelihood"]["p_at_1"]
-        assert _ci(row[header.index("Label RS")]) == m["likelihood"]["ci"]["rank_score"]
-        assert _value(row[header.index("Generated P@1 (%)")]) == m["generation"]["p_at_1"]
-        assert _ci(row[header.index("Generated P@1 (%)")]) == m["generation"]["ci"]["p_at_1"]
-        assert _value(row[header.index("Parsed (%)")]) == m["generation"]["valid"] == 1.0
-        assert _value(row[header.index("Random P@1 (%)")]) == m["random"]["p_at_1"]
+        assert _value(row[header.index("Label P@1 (%)")]) == m["likelihood.p_at_1"]
+        assert _ci(row[header.index("Label RS")]) == m["ci"]["likelihood.rank_score"]
+        assert _value(row[header.index("Generated P@1 (%)")]) == m["generation.p_at_1"]
+        assert _ci(row[header.index("Generated P@1 (%)")]) == m["ci"]["generation.p_at_1"]
+        assert _value(row[header.index("Parsed (%)")]) == m["generation.valid"] == 1.0
+        assert _value(row[header.index("Random P@1 (%)")]) == r["baselines"]["random"]["w2d"][pos]["p_at_1"]
         assert row[header.index("Asked")][0] == str(m["n"])
     coda = _load(llm_files["coda-choose"])
-    rows = [row for row in page.tables["CoDA21 coda, ask to choose (--protocol choose)"][1:] if row[2][0] == "All"]
+    rows = [row for row in page.tables["CoDA21 coda, ask to choose (--method choose)"][1:] if row[2][0] == "All"]
     (row,) = rows
-    m = coda["metrics"]["both"]
-    assert [_value(row[i]) for i in (3, 4, 5, 7)] == [m["likelihood"]["accuracy"], m["generation"]["accuracy"],
-                                                      m["generation"]["valid"], m["random_baseline"]]
-    assert row[6][0] == f"incomplete {m['generation']['failures']['incomplete']}"
+    m = coda["metrics"]["alignment"]["all"]
+    assert [_value(row[i]) for i in (3, 4, 5, 7)] == [m["likelihood.accuracy"], m["generation.accuracy"],
+                                                      m["generation.valid"],
+                                                      coda["baselines"]["random"]["alignment"]["all"]["accuracy"]]
+    assert row[6][0] == f"incomplete {m['generation.failures.incomplete']}"
     # the table template of docs/llm.md
-    summary = page.tables["Models by protocol (the table template of docs/llm.md)"]
+    summary = page.tables["Models by method (the table template of docs/llm.md)"]
     head = [c[0] for c in summary[0]]
-    by_protocol = {}
+    by_method = {}
     for row in summary[1:]:
         if row[0][0] == r["model"]["name"]:
-            by_protocol.setdefault(row[1][0], row)  # the first row of each: run A's, then the likelihood run's
-    gen = by_protocol["choose, generation"]
-    assert _value(gen[head.index("W2D P@1 (%)")]) == r["metrics"]["w2d"]["all"]["generation"]["p_at_1"]
-    assert _value(gen[head.index("CoDA21 acc. (%)")]) == m["generation"]["accuracy"]
+            by_method.setdefault(row[1][0], row)  # the first row of each: run A's, then the likelihood run's
+    gen = by_method["choose, generation"]
+    assert _value(gen[head.index("W2D P@1 (%)")]) == r["metrics"]["w2d"]["all"]["generation.p_at_1"]
+    assert _value(gen[head.index("CoDA21 acc. (%)")]) == m["generation.accuracy"]
     paper = _load(llm_files["wdl-paper"])
-    assert _value(by_protocol["paper (likelihood)"][head.index("D2W P@1 (%)")]) == paper["metrics"]["d2w"]["all"]["p_at_1"]
+    assert _value(by_method["paper (likelihood)"][head.index("D2W P@1 (%)")]) == paper["metrics"]["d2w"]["all"]["p_at_1"]
     sweep = _load(llm_files["sweep"])
-    best = sweep["layers"][str(sweep["best_layer"])]["metrics"]
-    (emb,) = [row for row in summary[1:] if row[0][0] == sweep["model"] and row[1][0] == "embeddings"]
+    best = sweep["sweep"]["values"][str(sweep["sweep"]["best"])]["metrics"]["synthetic"]["all"]
+    (emb,) = [row for row in summary[1:] if row[0][0] == sweep["model"]["name"] and row[1][0] == "paper (similarity)"]
     cell = emb[head.index("Sense ranking MAP@50 (layer)")]
-    assert _value(cell) == best["pooled"] and f"(best layer {sweep['best_layer']})" in cell[0]
-    p2 = _load(llm_files["wdl-choose-p2"])["metrics"]["w2d"]["all"]["likelihood"]
+    assert _value(cell) == best["pooled"] and f"(best layer {sweep['sweep']['best']})" in cell[0]
+    p2 = _load(llm_files["wdl-choose-p2"])["metrics"]["w2d"]["all"]
     agreement = [row for row in summary[1:] if row[1][0] == "choose, label likelihood"]
-    assert f"{100 * p2['agreement']:.1f} / " in " ".join(row[head.index(
+    assert f"{100 * p2['likelihood.agreement']:.1f} / " in " ".join(row[head.index(
         "Agreement over orders (W2D / D2W / CoDA21, %)")][0] for row in agreement)
     md = (llm_report / "tables.md").read_text()
-    assert "### Models by protocol" in md and "| choose, generation | default |" in md
-    assert "Models by protocol" in (llm_report / "tables.tex").read_text()
+    assert "### Models by method" in md and "| choose, generation | default |" in md
+    assert "Models by method" in (llm_report / "tables.tex").read_text()
 
 
 def test_layer_sweep_table_and_plot(llm_files, llm_report):
@@ -151,12 +154,12 @@ def test_layer_sweep_table_and_plot(llm_files, llm_report):
     sweep = _load(llm_files["sweep"])
     (caption,) = [c for c in page.tables if "by layer" in c]
     rows = page.tables[caption][1:]
-    assert [row[0][0].split()[0] for row in rows] == list(sweep["layers"])
-    for row, entry in zip(rows, sweep["layers"].values()):
-        assert _value(row[1]) == entry["metrics"]["pooled"]
-        assert _ci(row[2]) == entry["metrics"]["ci"]["map"]
-        assert _value(row[4]) == entry["metrics"]["pooled_oracle"]
-    assert "(best)" in rows[int(sweep["best_layer"])][0][0]
+    assert [row[0][0].split()[0] for row in rows] == list(sweep["sweep"]["values"])
+    for row, entry in zip(rows, sweep["sweep"]["values"].values()):
+        assert _value(row[1]) == entry["metrics"]["synthetic"]["all"]["pooled"]
+        assert _ci(row[2]) == entry["metrics"]["synthetic"]["all"]["ci"]["map"]
+        assert _value(row[4]) == entry["baselines"]["oracle"]["synthetic"]["all"]["pooled"]
+    assert "(best)" in rows[int(sweep["sweep"]["best"])][0][0]
     assert "by layer" in html and list((llm_report / "figures").glob("*-layers.png"))
 
 
@@ -199,20 +202,21 @@ def test_compare_two_choose_runs_pairs_each_reading(llm_files, tmp_path, capsys)
 def test_compare_choose_with_likelihood_protocol_on_the_common_metric(llm_files):
     c = compare_files(llm_files["wdl-paper"], llm_files["wdl-choose-a"])
     assert any("compared on the common metrics" in n for n in c["notes"])
-    assert any(w.startswith("protocol: paper vs choose") for w in c["warnings"])
+    assert any(w.startswith("method: likelihood vs choose") for w in c["warnings"])
     rows = {(r["task"], r["pos"], r["metric"]): r for r in c["rows"]}
     paper, choose = _load(llm_files["wdl-paper"]), _load(llm_files["wdl-choose-a"])
     for task in ("w2d", "d2w"):
-        row = rows[(task, "all", "P@1: A paper vs B choose label likelihood")]
+        row = rows[(task, "all", "P@1: A likelihood (paper) vs B choose label likelihood")]
         assert row["a"] == pytest.approx(paper["metrics"][task]["all"]["p_at_1"])
-        assert row["b"] == pytest.approx(choose["metrics"][task]["all"]["likelihood"]["p_at_1"])
-        rs = rows[(task, "all", "RS: A paper vs B choose label likelihood")]
-        assert rs["b"] == pytest.approx(choose["metrics"][task]["all"]["likelihood"]["rank_score"])
-        gen = rows[(task, "all", "P@1: A paper vs B choose generation")]
-        assert gen["b"] == pytest.approx(choose["metrics"][task]["all"]["generation"]["p_at_1"])
+        assert row["b"] == pytest.approx(choose["metrics"][task]["all"]["likelihood.p_at_1"])
+        rs = rows[(task, "all", "RS: A likelihood (paper) vs B choose label likelihood")]
+        assert rs["b"] == pytest.approx(choose["metrics"][task]["all"]["likelihood.rank_score"])
+        gen = rows[(task, "all", "P@1: A likelihood (paper) vs B choose generation")]
+        assert gen["b"] == pytest.approx(choose["metrics"][task]["all"]["generation.p_at_1"])
     coda = compare_files(llm_files["coda-choose"], llm_files["coda-paper"])
     metrics = {r["metric"] for r in coda["rows"]}
-    assert metrics == {"accuracy: A choose label likelihood vs B paper", "accuracy: A choose generation vs B paper"}
+    assert metrics == {"accuracy: A choose label likelihood vs B likelihood (paper)",
+                       "accuracy: A choose generation vs B likelihood (paper)"}
 
 
 def test_units_of_choose_runs_average_the_option_orders(llm_files):
@@ -220,7 +224,7 @@ def test_units_of_choose_runs_average_the_option_orders(llm_files):
     us = [u for u in units(r) if u.task == "d2w"]
     assert len(us) == 3 and len([i for i in r["instances"] if i["task"] == "d2w"]) == 6
     assert np.mean([u.values["likelihood.p_at_1"] for u in us]) == pytest.approx(
-        r["metrics"]["d2w"]["all"]["likelihood"]["p_at_1"])
+        r["metrics"]["d2w"]["all"]["likelihood.p_at_1"])
     assert all(u.values["generation.p_at_1"] is None for u in us)  # --reading likelihood
 
 

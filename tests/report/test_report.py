@@ -40,25 +40,25 @@ def test_html_numbers_equal_the_json(report_dir, result_files):
             assert [float(attrs["data-lo"]), float(attrs["data-hi"])] == m["ci"][key]
             assert text == Cell(m[key], m["ci"][key]).text()
     base = row_by_label(rows, "Random (expected)")
-    assert float(base[header.index("All P@1 (%)")][1]["data-value"]) == bert["random_baseline"]["w2d"]["all"]["p_at_1"]
+    assert float(base[header.index("All P@1 (%)")][1]["data-value"]) == bert["baselines"]["random"]["w2d"]["all"]["p_at_1"]
 
     coda = _load(result_files["coda21-gpt2"])
     rows = page.tables["CoDA21 coda-small"]
     header = [c[0] for c in rows[0]]
     row = row_by_label(rows, coda["model"]["name"])
     cell = row[header.index("All acc. (%)")][1]
-    assert float(cell["data-value"]) == coda["metrics"]["both"]["accuracy"]
-    assert [float(cell["data-lo"]), float(cell["data-hi"])] == coda["metrics"]["both"]["ci"]["accuracy"]
+    assert float(cell["data-value"]) == coda["metrics"]["alignment"]["all"]["accuracy"]
+    assert [float(cell["data-lo"]), float(cell["data-hi"])] == coda["metrics"]["alignment"]["all"]["ci"]["accuracy"]
     rnd = row_by_label(rows, "Random (exact)")[header.index("Nouns acc. (%)")][1]
-    assert float(rnd["data-value"]) == coda["metrics"]["n"]["random_baseline"]
+    assert float(rnd["data-value"]) == coda["baselines"]["random"]["alignment"]["n"]["accuracy"]
 
     sr = _load(result_files["senserank-layer1"])
     rows = next(v for k, v in page.tables.items() if k.startswith("Sense ranking synthetic: mean pooled"))
     header = [c[0] for c in rows[0]]
     oracle = row_by_label(rows, "Oracle")[header.index("all")][1]
-    assert float(oracle["data-value"]) == sr["metrics"]["pooled_oracle"]
-    model = row_by_label(rows, f"{sr['model']} (senserank-layer1.json)")[header.index("all")][1]
-    assert float(model["data-value"]) == sr["metrics"]["pooled"]
+    assert float(oracle["data-value"]) == sr["baselines"]["oracle"]["synthetic"]["all"]["pooled"]
+    model = row_by_label(rows, f"{sr['model']['name']} (senserank-layer1.json)")[header.index("all")][1]
+    assert float(model["data-value"]) == sr["metrics"]["synthetic"]["all"]["pooled"]
 
 
 def test_markdown_and_latex_tables(report_dir, result_files):

@@ -14,9 +14,10 @@ def test_run_record_fields(result_files, tiny_bert):
     result = json.loads(Path(result_files["wdlmpro-bert"]).read_text())
     run = result["run"]
     assert {"lexprobe", "git_commit", "python", "torch", "transformers", "device", "dtype", "batch_size",
-            "model_revision", "items_digest", "protocol", "seed", "command", "created"} <= set(run)
+            "model_revision", "items_digest", "method", "recipe", "seed", "command", "created"} <= set(run)
     assert run["model_revision"] == model_revision(str(tiny_bert))
-    assert (run["device"], run["dtype"], run["batch_size"], run["protocol"], run["seed"]) == ("cpu", "float32", 64, "paper", 0)
+    assert (run["device"], run["dtype"], run["batch_size"], run["method"], run["recipe"], run["seed"]) == (
+        "cpu", "float32", 64, "likelihood", "paper", 0)
     assert run["n_items"] == 3
     assert result["intervals"]["unit"] == "target" and result["intervals"]["level"] == 0.95
     root = Path(__file__).resolve().parents[2]
@@ -60,5 +61,5 @@ def test_hub_model_revision_from_the_config_commit():
     scorer = SimpleNamespace(name="org/not-local", kind="causal", model=Model(), batch_size=8)
     run = run_record(scorer, [{"x": 1}], {"seed": 2, "protocol": "authors"})
     assert run["model_revision"] == "hub:" + "a" * 40
-    assert (run["batch_size"], run["seed"], run["protocol"], run["n_items"]) == (8, 2, "authors", 1)
+    assert (run["batch_size"], run["seed"], run["recipe"], run["n_items"]) == (8, 2, "authors", 1)
     assert run["items_digest"] == items_digest([{"x": 1}])

@@ -160,7 +160,7 @@ def test_3_readme_api_example_writes_the_result(datasets, tmp_path, tiny_gpt2, m
     result = json.loads((tmp_path / "gpt2.json").read_text())
     n_groups = len(dataset.load_groups(datasets / "nouns.jsonl"))
     assert result["benchmark"] == "wdlmpro" and len(result["instances"]) == 2 * n_groups
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["gpt2.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gpt2.json", "gpt2.png"]  # the result and its plot
 
 
 # --- 4. numeric options are validated in the parser --------------------------------------------
@@ -242,7 +242,7 @@ def test_5_coda_group_with_wrong_types_is_skipped_and_counted(tmp_path, capsys):
                       capsys)
     assert code == 0
     result = json.loads((tmp_path / "r.json").read_text())
-    assert result["metrics"]["both"]["groups"] == 1 and result["metrics"]["both"]["skipped"] == 1
+    assert result["metrics"]["alignment"]["all"]["n"] == 1 and result["counts"]["skipped_groups"] == 1
     assert "must be a list of strings" in result["skipped"][0]["reason"]
 
 
@@ -263,9 +263,10 @@ def test_6_senserank_random_baseline(imported_data, tmp_path, capsys):
                          "--out", str(out)], capsys)
     assert code == 0, err
     result = json.loads(out.read_text())
-    m = result["metrics"]
-    assert result["model"] == "random" and m["queries"] > 100
-    assert abs(m["pooled"] - m["pooled_random"]) < 0.05  # a random ranking scores its exact expectation
+    m = result["metrics"]["streusle"]["all"]
+    assert result["model"]["name"] == "random" and m["n"] > 100
+    rnd = result["baselines"]["random"]["streusle"]["all"]
+    assert abs(m["pooled"] - rnd["pooled"]) < 0.05  # a random ranking scores its exact expectation
 
 
 def test_6_missing_local_model_path_is_not_called_a_repo_id(datasets, tmp_path, capsys):
@@ -410,12 +411,13 @@ def _captured(monkeypatch, module):
 def test_9_wdlmpro_plot_explains_bands_and_marks_zero_bars(monkeypatch, tmp_path):
     import lexprobe.benchmarks.wdlmpro.plot as plot
     from lexprobe.benchmarks.wdlmpro.evaluate import result_dict
+    from lexprobe.benchmarks.wdlmpro.results import upgrade
     from lexprobe.scorers.random import RandomScorer
 
     records = [{"task": "w2d", "target": f"t{i}.n.01", "pos": "n", "word": "w", "n_candidates": 5,
                 "gold_rank": 3, "rank_score": 0.5, "predicted": "x", "word_tokens": 1,
                 "frequency_band": "rare", "depth_band": "3–5"} for i in range(4)]
-    result = result_dict(RandomScorer(0), ("w2d",), records, {})
+    result = upgrade(result_dict(RandomScorer(0), ("w2d",), records, {}))
     figures = _captured(monkeypatch, plot)
     plot.plot_breakdowns(result, tmp_path / "p.png")
     axes = [ax for ax in figures[0].axes if ax.get_visible()]
@@ -452,9 +454,9 @@ def test_9_senserank_plot_explains_l_and_r(tmp_path):
     from lexprobe.benchmarks.senserank.evaluate import save_curves_plot
 
     curves = {"model": [0.5] * 3, "random": [0.4] * 3, "oracle": [1.0] * 3}
-    bucket = {"queries": 2, "curves": curves}
-    result = {"task": "semcor", "model": "m", "metrics": {"queries": 2},
-              "breakdowns": {"buckets": {"l<500 r<0.25": bucket}, "overall_curves": curves}}
+    result = {"tasks": ["semcor"], "model": {"name": "m"},
+              "metrics": {"semcor": {"l<500 r<0.25": {"n": 2}, "all": {"n": 2}}},
+              "breakdowns": {"semcor": {"curves": {"l<500 r<0.25": curves, "all": curves}}}}
     captured = []
     monkey_close = plt.close
     plt.close = lambda fig=None: captured.append(fig)
@@ -467,11 +469,15 @@ def test_9_senserank_plot_explains_l_and_r(tmp_path):
 
 
 def test_7_import_light_copies_of_constants_match_their_sources():
-    from lexprobe.benchmarks.coda21 import cli as coda_cli
+    import dataclasses
+
+    from lexprobe.benchmarks.coda21 import benchmark as coda_bench
     from lexprobe.benchmarks.coda21 import evaluate as coda_eval
-    from lexprobe.benchmarks.wdlmpro import cli as wdl_cli
+    from lexprobe.benchmarks.wdlmpro import benchmark as wdl_bench
     from lexprobe.benchmarks.wdlmpro import evaluate as wdl_eval
 
-    assert tuple(coda_cli.PATTERN_NAMES) == tuple(coda_eval.PATTERNS)
-    assert tuple(coda_cli.ALIGN_METHODS) == tuple(coda_eval.ALIGN_METHODS)
-    assert wdl_cli.DEFAULT_CHUNK_SIZE == wdl_eval.DEFAULT_CHUNK_SIZE
+    fields = {f.name: f for f in dataclasses.fields(coda_bench.CodaConfig)}
+    assert tuple(fields["pattern"].metadata["choices"]) == tuple(coda_eval.PATTERNS)
+    assert tuple(fields["align"].metadata["choices"]) == tuple(coda_eval.ALIGN_METHODS)
+    assert fields["exhaustive_max_k"].default == coda_eval.al.EXHAUSTIVE_MAX_K
+    assert wdl_bench.WDLMProConfig().chunk_size == wdl_eval.DEFAULT_CHUNK_SIZE

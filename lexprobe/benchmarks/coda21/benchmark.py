@@ -79,8 +79,10 @@ class Choose(Method):
         from lexprobe.protocols.choose_coda import evaluate_choose
 
         c = job.config
-        result = evaluate_choose(job.items, job.scorer, c.choose.to_config(seed=c.seed), pos=c.pos, limit=c.limit,
-                                 out=job.out, progress=job.progress)
+        cfg = c.choose.to_config(seed=c.seed)
+        result = evaluate_choose(job.items, job.scorer, cfg, pos=c.pos, limit=c.limit, out=job.out,
+                                 progress=job.progress)
+        result["_config"] = {"choose": {"template_record": cfg.template.record()}}
         result["_items"] = [g for p in (("n", "v") if c.pos == "both" else (c.pos,))
                             for g in (job.items.by_pos(p)[: c.limit] if c.limit else job.items.by_pos(p))
                             if g.id not in {s["group"] for s in result.get("skipped", [])}]
@@ -109,6 +111,8 @@ class CoDA21(Benchmark):
         if config.data is None:
             raise DataError("CoDA21 needs --data: a CoDA21 JSON file or a variant name (clean-hard, ...)")
         data = load_coda(resolve_coda_file(config.data))
+        for problem in data.problems:
+            print(f"lexprobe: skipping {problem}")
         if not data.groups:
             raise DataError(f"{config.data} has no usable CoDA21 groups ({len(data.problems)} malformed)")
         return data

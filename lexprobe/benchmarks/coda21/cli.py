@@ -4,10 +4,16 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
-from lexprobe.benchmarks.coda21.dataset import VARIANTS, CodaData, coda_stats, format_stats, groups_to_official, load_coda
+from lexprobe.benchmarks.coda21.dataset import (
+    VARIANTS,
+    CodaData,
+    coda_stats,
+    format_stats,
+    groups_to_official,
+    load_coda,
+)
 from lexprobe.cli_common import non_negative_float, non_negative_int, positive_int
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.outputs import check_output_file
@@ -216,6 +222,7 @@ def run_default(out_dir: Path, model: str, sample: int | None = None) -> dict:
         config = CodaConfig(data=str(path), limit=sample)
         out = out_dir / f"coda21-{name}.json"
         result = evaluate(bench, scorer, config, out, items=bench.load_items(config), progress=True)
+        assert result is not None  # `lexprobe run` is one process (rank 0)
         print(format_result(result) if len(files) == 1 else f"{name}:\n{format_result(result)}")
         print(f"CoDA21 {name} results written to {out}")
         metrics[name] = result["metrics"]

@@ -135,7 +135,7 @@ class MaskedContextSelector:
             terms_all = torch.log_softmax(logits.float(), dim=-1)[torch.arange(len(cols), device=logits.device),
                                                                 gold.to(logits.device)]
             out, k = [], 0
-            for ids, target in batch:
+            for _ids, target in batch:
                 if not target:
                     out.append(float("-inf"))  # truncated away or not tokenised: never chosen
                     continue

@@ -31,8 +31,8 @@ from typing import Any, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
-from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.benchmarks.coda21.dataset import POS_NAMES, CodaData, Group, GroupProblem, replace_target
+from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.distributed import context, run_units, token_counts
 from lexprobe.errors import LexprobeError
 from lexprobe.metrics import alignment as al

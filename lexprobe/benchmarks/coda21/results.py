@@ -12,7 +12,13 @@ import numpy as np
 
 from lexprobe.benchmarks.base import Unit
 from lexprobe.protocols.readings import (
-    READINGS, answered, choose_options, label, reading_slice, readings_of, skipped_row,
+    READINGS,
+    answered,
+    choose_options,
+    label,
+    reading_slice,
+    readings_of,
+    skipped_row,
 )
 from lexprobe.result_schema import from_v1, model_name, v1_method_recipe
 

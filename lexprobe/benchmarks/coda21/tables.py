@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from lexprobe.benchmarks.coda21.results import TASK, data_name
 from lexprobe.protocols.readings import failures_text, setting
 from lexprobe.result_schema import model_name
 from lexprobe.tables import (
-    POS_NAME, Cell, Table, baseline_label, by_group, cell, digest, label, name_counts,
+    POS_NAME,
+    Cell,
+    Table,
+    baseline_label,
+    by_group,
+    cell,
+    digest,
+    label,
+    name_counts,
 )
 
 
@@ -39,7 +49,7 @@ def likelihood_tables(results: list[dict]) -> list[Table]:
             if digest(r) in seen:
                 continue
             seen.add(digest(r))
-            row = [baseline_label("Random (exact)", r, digests)]
+            row: list[Any] = [baseline_label("Random (exact)", r, digests)]
             for p in cols:
                 row += [_random(r, p), _random(r, p)]
             table.rows.append(row + [(r["metrics"][TASK].get("all") or {}).get("n")])

@@ -66,7 +66,7 @@ class SenseConfig:
         from lexprobe.benchmarks.senserank.evaluate import EvalConfig
         from lexprobe.metrics.retrieval import parse_edges
 
-        edges = {}
+        edges: dict[str, tuple[float, ...]] = {}
         for name in ("freq_edges", "rarity_edges"):
             try:
                 edges[name] = parse_edges(getattr(self, name))
@@ -76,7 +76,7 @@ class SenseConfig:
                           pos=tuple(self.pos) if self.pos else None, limit=self.limit,
                           max_instances=self.max_instances, k=self.k, min_sense_count=self.min_sense_count,
                           match_pos=self.match_pos, seed=self.seed, bucket_by=self.bucket_by, protocol=self.recipe,
-                          **edges)
+                          freq_edges=edges["freq_edges"], rarity_edges=edges["rarity_edges"])
 
     @classmethod
     def from_engine(cls, cfg, **changes) -> "SenseConfig":

@@ -100,6 +100,7 @@ def run_default(out_dir, model: str = "all-MiniLM-L6-v2", sample: int | None = N
     out = Path(out_dir) / "senserank-semcor.json"
     bench = SenseRank()
     result = evaluate(bench, load_scorer(model, prefer="token"), config, out, items=bench.load_items(config))
+    assert result is not None  # `lexprobe run` is one process (rank 0)
     print(format_report(result))
     print(f"wrote {out} and {result['plot']} ({result['timing']['seconds']:.1f} s)")
     m = result["metrics"]["semcor"]["all"]

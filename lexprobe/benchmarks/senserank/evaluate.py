@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import tempfile
 import time
 from collections import defaultdict
@@ -27,7 +26,6 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
-
 from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.senserank.ranking import RankedQuery, RankingReport, lemma_key, plan_ranking, rank_lemma
@@ -235,7 +233,7 @@ def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool, out: str | P
             locations, ok, stats = embed_to_store(embedder, targets, store, progress)
         else:  # e.g. the random baseline: vectors made on the fly, nothing worth storing
             emb = embedder.embed(targets, progress=progress)
-            store = InMemoryVectors(emb.vectors, identity)
+            store = InMemoryVectors(emb.vectors, identity)  # type: ignore[assignment]  (its reading side)
             locations = np.stack([np.zeros(len(targets), np.int64), np.arange(len(targets))], axis=1)
             ok, stats = emb.ok, {"sentences_encoded": len({t.sentence_key for t in targets}), "sentences_from_store": 0}
         t_embed = time.time() - t1

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from lexprobe.errors import LexprobeError
 from lexprobe.scorers.base import EmbeddedTargets
@@ -47,8 +46,8 @@ class _LayerView:
         self.embedder = embedder
         self.layers = list(layers)
         self.current = self.layers[0]
-        self._key = None
-        self._all = None
+        self._key: tuple | None = None
+        self._all: Any = None
 
     def embed(self, instances, progress: bool = True) -> EmbeddedTargets:
         key = tuple(i.sentence_key + (i.index,) for i in instances)
@@ -78,8 +77,11 @@ def sweep(cfg, layers: Sequence[int] | str, instances=None, embedder=None, progr
         from lexprobe.data.corpora import load_corpus
 
         instances = load_corpus(cfg.corpus, cfg.path, seed=cfg.seed)
-    return evaluate(SenseRank(), embedder, SenseConfig.from_engine(cfg, layers=spec), items=instances,
-                    progress=progress)
+    result = evaluate(SenseRank(), embedder, SenseConfig.from_engine(cfg, layers=spec), items=instances,
+                      progress=progress)
+    if result is None:
+        raise LexprobeError("a layer sweep runs in one process; start it without torchrun")
+    return result
 
 
 def sweep_legacy(cfg, layers: Sequence[int] | str, instances, embedder, progress: bool = True, key=None) -> dict:

@@ -18,7 +18,7 @@ def bucket_tables(results: list[dict]) -> list[Table]:
     for task, members in by_group(results, corpus).items():
         slices = list(dict.fromkeys(s for r in members for s in r["metrics"][task] if s != "all")) + ["all"]
 
-        def cells(tree: dict, key: str) -> list:
+        def cells(tree: dict, key: str, slices: list = slices) -> list:
             return [cell(tree.get(c) if (tree.get(c) or {}).get("n") else None, key, 100.0, 2) for c in slices]
 
         for metric, title in (("pooled", "mean pooled P@k, k=1..50 (the paper's MAP@50)"),

@@ -17,7 +17,11 @@ from lexprobe.cli_common import non_negative_int, positive_int
 from lexprobe.errors import DataError
 from lexprobe.protocols.choose_cli import ChooseOptions
 from lexprobe.scorers.capabilities import (
-    Generation, RandomScores, SentenceEmbeddings, SlotLogprobs, TokenLogprobs,
+    Generation,
+    RandomScores,
+    SentenceEmbeddings,
+    SlotLogprobs,
+    TokenLogprobs,
 )
 
 TASK_CHOICES = {"w2d": ("w2d",), "d2w": ("d2w",), "both": ("w2d", "d2w")}
@@ -77,6 +81,7 @@ class Choose(Method):
         result = evaluate_choose(job.scorer, job.items.groups, job.items.tasks, cfg, out=job.out,
                                  progress=job.progress)
         result["_items"] = job.items.groups
+        result["_config"] = {"choose": {"template_record": cfg.template.record()}}
         return result
 
 
@@ -151,7 +156,6 @@ class WDLMPro(Benchmark):
         if result.get("readings") or not any(result["breakdowns"].get(t) for t in result["tasks"]):
             return []
         from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
-
         from lexprobe.result_schema import model_name
 
         return [(f"WDLMPro breakdowns: {model_name(result)}", plot_breakdowns(result, folder / f"{stem}.png"))]

@@ -77,6 +77,7 @@ def run_default(out_dir: Path, model: str, sample: int = 100, seed: int = 0) -> 
     scorer = load_scorer(model)
     config = WDLMProConfig(seed=seed)
     result = evaluate(WDLMPro(), scorer, config, out, items=WDLMProItems(groups, attributes_fn(None)))
+    assert result is not None  # `lexprobe run` is one process (rank 0)
     print(full_report(result))
     print(f"WDLMPro results written to {out}, breakdown plot to {result.get('plot')}")
     return result

@@ -30,6 +30,7 @@ from typing import Sequence
 import numpy as np
 
 from lexprobe.benchmarks.wdlmpro.protocol import PAPER, Protocol, get_protocol
+from lexprobe.scorers.capabilities import RandomScores, SentenceEmbeddings, SlotLogprobs, TokenLogprobs, strategy
 from lexprobe.scorers.masked import SlotRequest, fit_query
 
 TASKS = ("w2d", "d2w")
@@ -211,26 +212,36 @@ def embedding_task_values(scorer, task_pairs: dict, progress=False) -> dict:
 # ---------------------------------------------------------------- dispatch
 
 
+def _random_scores(scorer, groups, tasks, protocol, progress):
+    return {
+        (task, i): scorer.scores(f"wdlmpro:{task}:{g.target}", len(g.candidates))
+        for i, g in enumerate(groups) for task in tasks
+    }
+
+
+def _masked_scores(scorer, groups, tasks, protocol, progress):
+    return group_score_vectors(groups, tasks, masked_task_values(scorer, pairs_for(groups, tasks), protocol, progress))
+
+
+def _causal_scores(scorer, groups, tasks, protocol, progress):
+    return group_score_vectors(groups, tasks, causal_task_values(scorer, pairs_for(groups, tasks), protocol, progress))
+
+
+def _embedding_scores(scorer, groups, tasks, protocol, progress):
+    return group_score_vectors(groups, tasks, embedding_task_values(scorer, pairs_for(groups, tasks), progress))
+
+
+#: how a scorer's candidate scores are made, by the first capability it offers (in this order)
+STRATEGIES = {RandomScores: _random_scores, SlotLogprobs: _masked_scores, TokenLogprobs: _causal_scores,
+              SentenceEmbeddings: _embedding_scores}
+
+
 def score_groups(
     scorer, groups, tasks: Sequence[str], progress: bool = False, protocol: Protocol | str = PAPER
 ) -> dict[tuple[str, int], np.ndarray]:
     """Candidate scores of every group for every task: {(task, group index): scores}."""
     protocol = get_protocol(protocol)
-    if scorer.kind == "random":
-        return {
-            (task, i): scorer.scores(f"wdlmpro:{task}:{g.target}", len(g.candidates))
-            for i, g in enumerate(groups) for task in tasks
-        }
-    pairs = pairs_for(groups, tasks)
-    if scorer.kind == "masked":
-        values = masked_task_values(scorer, pairs, protocol, progress)
-    elif scorer.kind == "causal":
-        values = causal_task_values(scorer, pairs, protocol, progress)
-    elif scorer.kind in ("embedding", "static"):
-        values = embedding_task_values(scorer, pairs, progress)
-    else:  # pragma: no cover
-        raise ValueError(f"no WDLMPro scoring for kind {scorer.kind!r}")
-    return group_score_vectors(groups, tasks, values)
+    return strategy(STRATEGIES, scorer, "WDLMPro")(scorer, groups, tasks, protocol, progress)
 
 
 def word_token_count(scorer, word: str) -> int:

@@ -35,7 +35,8 @@ def test_eval_reports_malformed_groups(tmp_path, capsys):
     out = tmp_path / "res.json"
     assert main(["coda", "eval", "--data", str(data), "--model", "random", "--out", str(out)]) == 0
     assert "skipping group v/1: has no 'candidates' list" in capsys.readouterr().out
-    assert json.loads(out.read_text())["metrics"]["v"]["skipped"] == 1
+    result = json.loads(out.read_text())
+    assert [s["unit"] for s in result["skipped"]] == ["v/1"] and result["counts"]["skipped_groups"] == 1
 
 
 def test_user_errors_are_one_line(tmp_path, capsys):
@@ -66,7 +67,7 @@ def test_run_default_uses_official_files_when_present(tmp_path, monkeypatch):
     monkeypatch.setenv("LEXPROBE_CODA_DIR", str(coda_dir))
     summary = coda_cli.run_default(tmp_path / "out", "random")
     assert set(summary["metrics"]) == {"clean-easy", "clean-hard"}
-    assert summary["metrics"]["clean-hard"]["both"]["groups"] == 3
+    assert summary["metrics"]["clean-hard"]["alignment"]["all"]["n"] == 3
     assert (tmp_path / "out" / "coda21-clean-easy.json").exists()
 
 

@@ -40,18 +40,18 @@ def test_prompts_and_target_removal():
 @pytest.mark.parametrize("align", ["optimal", "exhaustive"])
 def test_hand_computed_accuracies(small, align):
     result = evaluate(small, MatrixScorer(MATRICES), EvalConfig(align=align))
-    m = result["metrics"]
+    m, rnd = result["metrics"]["alignment"], result["baselines"]["random"]["alignment"]
     assert m["n"]["accuracy"] == pytest.approx((1 + 0) / 2)
     assert m["n"]["simple_accuracy"] == pytest.approx((2 / 3 + 0) / 2)
-    assert m["n"]["random_baseline"] == pytest.approx((1 / 3 + 1 / 2) / 2)
-    assert m["v"]["accuracy"] == 0.0 and m["v"]["groups"] == 1
-    assert m["both"]["accuracy"] == pytest.approx(1 / 3)
-    assert m["both"]["random_baseline"] == pytest.approx((1 / 3 + 1 / 2 + 1 / 3) / 3)
+    assert rnd["n"]["accuracy"] == pytest.approx((1 / 3 + 1 / 2) / 2)
+    assert m["v"]["accuracy"] == 0.0 and m["v"]["n"] == 1
+    assert m["all"]["accuracy"] == pytest.approx(1 / 3)
+    assert rnd["all"]["accuracy"] == pytest.approx((1 / 3 + 1 / 2 + 1 / 3) / 3)
     first = result["instances"][0]
     assert first["id"] == "n/0" and first["assignment"] == [0, 1, 2]
     assert first["predicted_pairs"] == [[0, 0], [1, 1], [2, 2]]
     assert first["scores"] == MATRICES["n/0"]
-    assert result["breakdowns"]["by_k"]["2"] == {"groups": 1, "accuracy": 0.0, "random_baseline": 0.5,
+    assert result["breakdowns"]["alignment"]["by_k"]["2"] == {"groups": 1, "accuracy": 0.0, "random_baseline": 0.5,
                                                  "ci": {"accuracy": [0.0, 0.0], "random_baseline": [0.5, 0.5]}}
     # n: groups with accuracy 1 and 0; a bootstrap over two groups spans both
     assert m["n"]["ci"]["accuracy"] == [0.0, 1.0]
@@ -60,11 +60,11 @@ def test_hand_computed_accuracies(small, align):
 
 def test_simple_matching_mode(small):
     result = evaluate(small, MatrixScorer(MATRICES), EvalConfig(align="none", pos="n"))
-    assert result["metrics"]["n"]["accuracy"] == pytest.approx(1 / 3)
+    assert result["metrics"]["alignment"]["n"]["accuracy"] == pytest.approx(1 / 3)
     first = result["instances"][0]
     assert first["assignment"] == [0, 0, 2]  # context chosen by each definition
     assert first["predicted_pairs"] == [[0, 0], [0, 1], [2, 2]]
-    assert "v" not in result["metrics"]
+    assert "v" not in result["metrics"]["alignment"]
 
 
 def test_skipped_groups_are_counted_and_named(tmp_path):
@@ -72,12 +72,13 @@ def test_skipped_groups_are_counted_and_named(tmp_path):
     obj["n"].append({"candidates": [{"synset_name": "a.n.01"}]})
     data = load_coda(write_small(tmp_path / "c.json", obj))
     result = evaluate(data, MatrixScorer(MATRICES), EvalConfig(align="exhaustive", exhaustive_max_k=2))
-    skipped = {s["group"]: s["reason"] for s in result["skipped"]}
+    skipped = {s["unit"]: s["reason"] for s in result["skipped"]}
     assert set(skipped) == {"n/0", "n/2", "v/0"}
     assert "exhaustive" in skipped["n/0"] and "lacks" in skipped["n/2"]
-    assert result["metrics"]["n"]["skipped"] == 2 and result["metrics"]["both"]["skipped"] == 3
-    assert result["metrics"]["n"]["groups"] == 1
-    assert result["metrics"]["v"]["groups"] == 0 and result["metrics"]["v"]["accuracy"] is None
+    assert result["counts"]["skipped_groups"] == 3  # n/0 and n/2, v/0 (named above)
+    m = result["metrics"]["alignment"]
+    assert m["n"]["n"] == 1
+    assert m["v"]["n"] == 0 and m["v"]["accuracy"] is None
 
 
 def test_limit_and_bad_config(small):
@@ -96,7 +97,7 @@ def test_resume_after_interruption(small, tmp_path):
     scorer = MatrixScorer(MATRICES)
     result = evaluate(small, scorer, config, out=out)
     assert scorer.calls == ["coda21:n/1", "coda21:v/0"]  # n/0 came from the log
-    assert result["metrics"]["both"]["accuracy"] == pytest.approx(1 / 3)
+    assert result["metrics"]["alignment"]["all"]["accuracy"] == pytest.approx(1 / 3)
 
 
 def test_random_scorer_is_seeded(small):

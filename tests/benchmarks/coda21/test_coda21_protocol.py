@@ -37,9 +37,9 @@ def test_ties_favour_gold_only_under_authors(tmp_path):
     paper = evaluate(data, MatrixScorer(flat), EvalConfig())
     authors = evaluate(data, MatrixScorer(flat), EvalConfig(protocol="authors"))
     # the released enumeration keeps the first permutation, the identity: all "right"
-    assert authors["metrics"]["both"]["accuracy"] == 1.0
-    assert authors["config"]["protocol"] == "authors" and paper["config"]["protocol"] == "paper"
+    assert authors["metrics"]["alignment"]["all"]["accuracy"] == 1.0
+    assert authors["config"]["recipe"] == "authors" and paper["config"]["recipe"] == "paper"
     # lexprobe's default breaks ties in a fixed pseudo-random order: no free credit
-    assert paper["metrics"]["both"]["accuracy"] < 1.0
+    assert paper["metrics"]["alignment"]["all"]["accuracy"] < 1.0
     with pytest.raises(LexprobeError, match="protocol"):
         EvalConfig(protocol="choose").validate()

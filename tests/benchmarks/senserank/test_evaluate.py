@@ -38,20 +38,21 @@ def test_evaluate_end_to_end(tiny_bert, tmp_path):
                       progress=False)
     c = result["counts"]
     assert (c["database"], c["queries"], c["ranked_queries"], c["dropped_rare_sense"]) == (25, 5, 4, 1)
-    assert result["metrics"]["queries"] == 4
+    m = result["metrics"]["synthetic"]
+    assert m["all"]["n"] == 4
     # recompute the summary from the per-query records
     outs = [R.QueryOutcome(np.array([int(h) for h in q["hits"]]), q["n_relevant"], q["n_candidates"])
             for q in result["instances"]]
     again = R.summarize(outs, k=10)
-    assert result["metrics"]["pooled"] == pytest.approx(again["pooled"])
-    assert result["metrics"]["map"] == pytest.approx(np.mean([q["ap"] for q in result["instances"]]), abs=1e-5)
+    assert m["all"]["pooled"] == pytest.approx(again["pooled"])
+    assert m["all"]["map"] == pytest.approx(np.mean([q["ap"] for q in result["instances"]]), abs=1e-5)
     for q in result["instances"]:
         assert (q["n_candidates"], q["n_relevant"]) == (24, 12)
         assert q["bucket"] == "l<500 0.25<=r<1"
         assert len(q["hits"]) == 10
-    b = result["breakdowns"]["buckets"]["l<500 0.25<=r<1"]
-    assert b["queries"] == 4 and b["pooled_random"] == pytest.approx(0.5)
-    assert b["pooled_oracle"] == pytest.approx(1.0)
+    cell = "l<500 0.25<=r<1"
+    assert m[cell]["n"] == 4 and result["baselines"]["random"]["synthetic"][cell]["pooled"] == pytest.approx(0.5)
+    assert result["baselines"]["oracle"]["synthetic"][cell]["pooled"] == pytest.approx(1.0)
     text = format_report(result)
     assert "Baseline" in text and "Oracle" in text and "l>=500 r<0.25" in text
     png = tmp_path / "curves.png"
@@ -115,8 +116,8 @@ def test_finetune_end_to_end_and_eval_via_cli(tiny_bert, tmp_path, capsys, monke
                  "--min-sense-count", "2", "--device", "cpu", "--out", str(res)])
     assert code == 0
     data = json.loads(res.read_text())
-    assert data["benchmark"] == "senserank" and data["task"] == "streusle"
-    assert data["metrics"]["queries"] > 0 and res.with_suffix(".png").exists()
+    assert data["benchmark"] == "senserank" and data["tasks"] == ["streusle"]
+    assert data["metrics"]["streusle"]["all"]["n"] > 0 and res.with_suffix(".png").exists()
     assert "Oracle" in capsys.readouterr().out
 
 

@@ -57,11 +57,10 @@ def test_bucket_by_sense_frequency_hand_checked():
     assert s["run_1"]["bucket"] == m["run_1"]["bucket"] == "l>=500 r<0.25"
     assert sense["config"]["bucket_by"] == "sense" and lemma["config"]["bucket_by"] == "lemma"
     # Table 1's tell-tale: with l = sense frequency the oracle of l >= 500, r < .25 is exactly 100.00
-    assert sense["breakdowns"]["buckets"]["l>=500 r<0.25"]["pooled_oracle"] == 1.0
+    assert sense["baselines"]["oracle"]["synthetic"]["l>=500 r<0.25"]["pooled"] == 1.0
     # with the lemma's frequency the rare bank_2 (R = 10 < 50) joins that cell and its oracle drops
-    cell = lemma["breakdowns"]["buckets"]["l>=500 r<0.25"]
-    assert cell["queries"] == 2
-    assert cell["pooled_oracle"] == pytest.approx(np.mean([1.0, np.mean([min(k, 10) / k for k in range(1, 51)])]))
+    assert lemma["metrics"]["synthetic"]["l>=500 r<0.25"]["n"] == 2
+    assert lemma["baselines"]["oracle"]["synthetic"]["l>=500 r<0.25"]["pooled"] == pytest.approx(np.mean([1.0, np.mean([min(k, 10) / k for k in range(1, 51)])]))
 
 
 def _line(doc, i, word, pos, lemma="-", sense="-"):

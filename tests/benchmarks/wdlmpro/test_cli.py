@@ -75,4 +75,4 @@ def test_eval_draws_breakdown_plot_and_plot_command(small_dataset, tmp_path, cap
     bad.write_text('{"benchmark": "coda21"}')
     capsys.readouterr()
     assert main(["wdlmpro", "plot", "--result", str(bad), "--out", str(tmp_path / "x.png")]) == 2
-    assert "not a WDLMPro result file" in capsys.readouterr().err
+    assert "not a lexprobe result file" in capsys.readouterr().err

@@ -56,14 +56,14 @@ def test_metrics_hand_computed():
     d2w = r["metrics"]["d2w"]
     assert d2w["all"]["p_at_1"] == pytest.approx(2 / 3)
     assert d2w["n"]["rank_score"] == pytest.approx(0.5)
-    base = r["random_baseline"]["w2d"]["all"]
+    base = r["baselines"]["random"]["w2d"]["all"]
     assert base["p_at_1"] == pytest.approx((1 / 5 + 1 / 4 + 1 / 3) / 3)
     assert base["rank_score"] == 0.5
     inst = {(i["task"], i["target"]): i for i in r["instances"]}
     assert inst[("w2d", "b.n.01")]["gold_rank"] == 3
     assert inst[("w2d", "b.n.01")]["predicted"] == "b1.n.01"
     assert inst[("d2w", "a.n.01")]["predicted"] == "a4.n.01"
-    assert set(r) >= {"benchmark", "task", "model", "config", "metrics", "breakdowns", "instances"}
+    assert set(r) >= {"schema_version", "benchmark", "tasks", "model", "config", "metrics", "baselines", "breakdowns", "instances"}
 
 
 def test_breakdowns_use_attributes():

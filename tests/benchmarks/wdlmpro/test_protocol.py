@@ -57,7 +57,7 @@ def test_w2d_averages_probabilities_not_logprobs():
     paper = evaluate(TextMaskedScorer(table), [group], ("w2d",), progress=False)
     authors = evaluate(TextMaskedScorer(table), [group], ("w2d",), progress=False, protocol="authors")
     assert paper["instances"][0]["gold_rank"] == 2 and authors["instances"][0]["gold_rank"] == 1
-    assert (paper["config"]["protocol"], authors["config"]["protocol"]) == ("paper", "authors")
+    assert (paper["recipe"], authors["recipe"]) == ("paper", "authors") == (paper["config"]["recipe"], authors["config"]["recipe"])
 
 
 # ---------------------------------------------------------------- patterns and capitalisation
@@ -201,7 +201,7 @@ def test_evaluate_records_protocol_and_applies_tie_rule(tmp_path):
     paper = evaluate(ScriptedScorer(table), groups, ("w2d",), progress=False, out=tmp_path / "p.json")
     authors = evaluate(ScriptedScorer(table), groups, ("w2d",), progress=False, protocol="authors", out=tmp_path / "a.json")
     assert paper["metrics"]["w2d"]["all"]["p_at_1"] == 0.0 and authors["metrics"]["w2d"]["all"]["p_at_1"] == 1.0
-    assert authors["config"]["protocol"] == "authors" and authors["instances"][0]["predicted"] == "a.n.01"
+    assert authors["recipe"] == "authors" and authors["instances"][0]["predicted"] == "a.n.01"
     with pytest.raises(DataError, match="unknown WDLMPro protocol 'choose'"):
         get_protocol("choose")
 
@@ -214,8 +214,8 @@ def test_cli_protocol_option(tmp_path, capsys):
     out = tmp_path / "r.json"
     assert main(["wdlmpro", "eval", "--model", "random", "--protocol", "authors", "--data", str(data),
                  "--out", str(out), "--plot", str(tmp_path / "r.png")]) == 0
-    assert json.loads(out.read_text())["config"]["protocol"] == "authors"
+    assert json.loads(out.read_text())["recipe"] == "authors"
     # choose is the prompting protocol: a random model cannot be asked (one line, exit 2)
     assert main(["wdlmpro", "eval", "--model", "random", "--protocol", "choose", "--data", str(data),
                  "--out", str(out)]) == 2
-    assert "needs a causal LM" in capsys.readouterr().err
+    assert "needs generation (a causal LM)" in capsys.readouterr().err

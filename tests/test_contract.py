@@ -1,0 +1,206 @@
+"""The Benchmark contract (issue #16): every registered benchmark x method runs through one
+``evaluate`` and gives a schema-2 result; the CLI gives the same result as the API; a fourth
+benchmark needs only its module and one registry line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lexprobe import result_schema
+from lexprobe.benchmarks import registry
+from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.cli import main
+from lexprobe.errors import DataError, ModelError
+from lexprobe.models import load_scorer
+from tests import distributed_cases as dc
+
+#: fields that differ between two runs of the same thing (time, command line, paths of plots)
+VOLATILE = {"timing", "created", "command", "plot", "_path"}
+
+
+def strip(obj):
+    if isinstance(obj, dict):
+        return {k: strip(v) for k, v in obj.items() if k not in VOLATILE}
+    if isinstance(obj, list):
+        return [strip(v) for v in obj]
+    return obj
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("contract")
+    return {"coda": str(dc.coda_groups_file(folder))}
+
+
+def _items_and_config(name: str, method: str, inputs):
+    bench = registry.get(name)
+    if name == "wdlmpro":
+        from lexprobe.benchmarks.wdlmpro.benchmark import WDLMProConfig, WDLMProItems
+
+        return WDLMProItems(dc.wdlmpro_groups()), WDLMProConfig(method=method)
+    if name == "coda21":
+        config = bench.Config(data=inputs["coda"], method=method)
+        return bench.load_items(config), config
+    return dc.sense_instances(), bench.Config(method=method, corpus="synthetic", k=10)
+
+
+def _model_for(name: str, method: str, tiny_bert, tiny_llama) -> str:
+    if method == "choose":
+        return str(tiny_llama)
+    return str(tiny_bert)
+
+
+@pytest.mark.parametrize("name,method", [(b, m) for b in registry.names() for m in registry.get(b).methods])
+def test_every_benchmark_and_method_gives_a_valid_result(name, method, inputs, tiny_bert, tiny_llama, tmp_path):
+    bench = registry.get(name)
+    items, config = _items_and_config(name, method, inputs)
+    models = ["random", _model_for(name, method, tiny_bert, tiny_llama)]
+    for model in models:
+        scorer = load_scorer(model, device="cpu", prefer=bench.meta.load_as)
+        if method == "choose" and model == "random":
+            with pytest.raises(ModelError, match="needs generation"):
+                evaluate(bench, scorer, config, items=items, progress=False)
+            continue
+        out = tmp_path / f"{Path(model).name}.json"
+        result = evaluate(bench, scorer, config, out, items=items, progress=False)
+        assert result_schema.problems(result) == [], (name, method, model)
+        assert result["benchmark"] == name and result["method"] == method and result["recipe"] == "paper"
+        assert result["run"]["method"] == method and result["run"]["items_digest"]
+        loaded = result_schema.load(out)
+        assert loaded["schema_version"] == 2 and loaded["metrics"] == json.loads(json.dumps(result["metrics"]))
+        assert bench.unit_values(loaded)  # per-unit values for intervals and compare
+
+
+def test_a_missing_capability_is_one_line(tmp_path, inputs):
+    bench = registry.get("senserank")
+    scorer = load_scorer(dc.write_vec(tmp_path / "w.vec").as_posix())  # static vectors: no token embeddings
+    with pytest.raises(ModelError) as err:
+        evaluate(bench, scorer, bench.Config(corpus="synthetic"), items=dc.sense_instances(), progress=False)
+    assert "needs token embeddings" in str(err.value) and "\n" not in str(err.value)
+
+
+def _cli(argv, out: Path) -> dict:
+    assert main([*argv, "--out", str(out)]) == 0
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_api_and_cli_give_the_same_result(tmp_path, inputs, tiny_bert):
+    from lexprobe.benchmarks.coda21.benchmark import CodaConfig
+
+    cli = _cli(["coda21", "eval", "--data", inputs["coda"], "--model", str(tiny_bert), "--device", "cpu",
+                "--recipe", "authors", "--align", "none"], tmp_path / "cli.json")
+    api = evaluate("coda21", load_scorer(str(tiny_bert), device="cpu"),
+                   CodaConfig(data=inputs["coda"], recipe="authors", align="none"), tmp_path / "api.json")
+    assert strip(cli) == strip(json.loads((tmp_path / "api.json").read_text())) == strip(json.loads(json.dumps(api)))
+    assert cli["config"]["recipe"] == "authors" and cli["recipe"] == "authors"
+
+
+def test_api_and_cli_give_the_same_sense_ranking(tmp_path, tiny_bert):
+    from lexprobe.benchmarks.senserank.benchmark import SenseConfig
+    from lexprobe.data.semcor import sample_archive
+
+    args = ["--corpus", "semcor", "--path", str(sample_archive()), "--max-instances", "150"]
+    cli = _cli(["senserank", "eval", "--model", str(tiny_bert), "--device", "cpu", *args], tmp_path / "cli.json")
+    config = SenseConfig(corpus="semcor", path=str(sample_archive()), max_instances=150)
+    api = evaluate("senserank", load_scorer(str(tiny_bert), device="cpu", prefer="token"), config,
+                   tmp_path / "api.json")
+    assert strip(cli) == strip(json.loads(json.dumps(api)))
+
+
+def test_senserank_takes_batch_size_auto_and_dtype_auto_as_the_other_benchmarks(tmp_path, tiny_bert):
+    """Before #16: `--batch-size auto` passed the parser and died in int(); `--dtype auto` meant float32
+    here and bfloat16-on-GPU elsewhere. Now one resolution: on this CPU auto is float32 and the token
+    budget, and the numbers equal a fixed batch size's."""
+    from lexprobe.data.semcor import sample_archive
+
+    args = ["senserank", "eval", "--model", str(tiny_bert), "--device", "cpu", "--corpus", "semcor",
+            "--path", str(sample_archive()), "--max-instances", "150"]
+    auto = _cli(args + ["--batch-size", "auto", "--dtype", "auto"], tmp_path / "auto.json")
+    fixed = _cli(args + ["--batch-size", "3"], tmp_path / "fixed.json")
+    assert auto["run"]["batch_size"] == "auto" and fixed["run"]["batch_size"] == 3
+    assert auto["run"]["dtype"] == fixed["run"]["dtype"] == "float32"
+    from tests.behaviour_baseline import differences
+
+    assert not differences(fixed["metrics"], auto["metrics"])
+    assert [q["ap"] for q in auto["instances"]] == pytest.approx([q["ap"] for q in fixed["instances"]], abs=1e-6)
+    from lexprobe.models import resolve_dtype, pick_device
+
+    embedder = load_scorer(str(tiny_bert), kind="token", device="cpu", dtype="auto")
+    assert embedder.model.dtype == resolve_dtype("auto", pick_device("cpu"))
+
+
+def test_protocol_is_a_deprecated_alias(tmp_path, inputs, capsys):
+    result = _cli(["coda", "eval", "--data", inputs["coda"], "--model", "random", "--protocol", "authors"],
+                  tmp_path / "a.json")
+    assert result["recipe"] == "authors" and result["method"] == "likelihood"
+    assert "--protocol is deprecated; use --recipe authors" in capsys.readouterr().err
+    chosen = _cli(["coda", "eval", "--data", inputs["coda"], "--model", "random", "--protocol", "paper"],
+                  tmp_path / "b.json")
+    assert chosen["recipe"] == "paper" and "use --recipe paper" in capsys.readouterr().err
+
+
+def test_method_options_with_another_method_are_an_error(tmp_path, inputs, capsys):
+    assert main(["coda21", "eval", "--data", inputs["coda"], "--model", "random", "--permutations", "2",
+                 "--out", str(tmp_path / "c.json")]) == 2
+    assert "--permutations only apply with --method choose" in capsys.readouterr().err
+
+
+def test_method_and_recipe_are_in_the_resume_key(inputs):
+    from lexprobe.benchmarks.base import Method
+    from lexprobe.benchmarks.coda21.benchmark import CoDA21
+
+    keys = []
+
+    class Spy(Method):
+        name = "likelihood"
+
+        def run(self, job):
+            keys.append(job.key(["the items"]))
+            return None  # as another rank would: nothing written
+
+    spy = type("SpyCoda", (CoDA21,), {"methods": {"likelihood": Spy()}})()
+    for recipe in ("paper", "authors"):
+        config = spy.Config(data=inputs["coda"], recipe=recipe)
+        assert evaluate(spy, load_scorer("random"), config, items=spy.load_items(config)) is None
+    assert [k["protocol"] for k in keys] == ["likelihood/paper", "likelihood/authors"]
+    assert keys[0]["items"] == keys[1]["items"] and keys[0]["options"]["config"]["recipe"] == "paper"
+
+
+def test_schema_1_files_load_and_unknown_versions_are_refused(tmp_path):
+    fixture = json.loads((Path(__file__).with_name("behaviour_baseline.json")).read_text(encoding="utf-8"))
+    old = dict(fixture["coda-random"], model={"name": "random", "kind": "random"})
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+    loaded = result_schema.load(path)
+    assert loaded["schema_version"] == 2 and loaded["tasks"] == ["alignment"]
+    assert loaded["metrics"]["alignment"]["all"]["accuracy"] == old["metrics"]["both"]["accuracy"]
+    assert loaded["baselines"]["random"]["alignment"]["all"]["accuracy"] == old["metrics"]["both"]["random_baseline"]
+    path.write_text(json.dumps(dict(old, schema_version=7)), encoding="utf-8")
+    with pytest.raises(DataError, match="schema version 7") as err:
+        result_schema.load(path)
+    assert "\n" not in str(err.value)
+
+
+# --- a fourth benchmark -----------------------------------------------------------------------------
+
+@pytest.fixture()
+def toy(monkeypatch):
+    monkeypatch.setitem(registry.REGISTRY, "toy", "tests.toy_benchmark:Toy")  # the one registry line
+    return registry.get("toy")
+
+
+def test_a_fourth_benchmark_works_in_eval_report_compare_and_run(toy, tmp_path, minilm_path, capsys):
+    a = _cli(["toy", "eval", "--model", "random"], tmp_path / "a.json")
+    b = _cli(["toy", "eval", "--model", str(minilm_path)], tmp_path / "b.json")
+    assert result_schema.problems(a) == [] and result_schema.problems(b) == []
+    assert b["metrics"]["pick"]["all"]["accuracy"] == 1.0  # MiniLM knows what a dog is
+    assert main(["report", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--out", str(tmp_path / "rep")]) == 0
+    assert "Toy: pick the definition" in (tmp_path / "rep" / "tables.md").read_text(encoding="utf-8")
+    assert main(["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
+    assert "accuracy" in capsys.readouterr().out
+    assert main(["run", "--only", "toy", "--no-fetch", "--out-dir", str(tmp_path / "run")]) == 0
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["benchmarks"]["toy"]["metrics"]["pick"]["all"]["n"] == 4
