@@ -36,9 +36,11 @@ only through ``load`` (which also upgrades files of schema 1) and the accessors 
 ``breakdowns`` (dict)
     ``{task: {name: ...}}``: benchmark-specific breakdowns (frequency bands, k, curves).
 ``counts`` (dict[str, int])
-    Every truncation, skip and drop of the run, by name (``skipped_groups``,
-    ``skipped_too_long``, ``dropped_rare_sense``, ...), plus other tallies of the data; the
-    CLI prints the non-zero ones.
+    Every truncation, skip and drop of the run, by a name that starts with ``skipped_``,
+    ``dropped_`` or ``truncated_`` (``skipped_groups``, ``skipped_too_long``,
+    ``dropped_rare_sense``, ``dropped_unaligned``; sense ranking's ``database_unaligned``
+    too), plus other tallies of the data (``database``, ``queries``, ...); the CLI prints the
+    non-zero losses.
 ``skipped`` (list[{"unit", "reason"}])
     Units not evaluated, with the reason.
 ``instances`` (list[dict])
@@ -156,6 +158,11 @@ def upgrade(result: dict, where: str = "the result") -> dict:
     return bench.upgrade(result)
 
 
+def looks_like_result(obj: Any) -> bool:
+    """Whether a JSON value is a lexprobe result of any schema version (before checking it)."""
+    return isinstance(obj, dict) and "benchmark" in obj and ("metrics" in obj or "layers" in obj or "sweep" in obj)
+
+
 def load(path: str | Path) -> dict:
     """Read, upgrade and check one result file; the path is kept under ``_path``."""
     from lexprobe.reporting import read_json
@@ -164,8 +171,7 @@ def load(path: str | Path) -> dict:
     if not path.is_file():
         raise DataError(f"result file {path} not found; pass the --out file of an `eval` (or `lexprobe run`)")
     raw = read_json(path, "pass the --out file of an `eval`")
-    if not isinstance(raw, dict) or "benchmark" not in raw or not (
-            "metrics" in raw or "layers" in raw or "sweep" in raw):
+    if not looks_like_result(raw):
         raise DataError(f"{path} is not a lexprobe result file (no benchmark/metrics); pass the --out file of an `eval`")
     try:
         result = upgrade(raw, str(path))

@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from lexprobe.result_schema import model_name
-
 POS_NAME = {"n": "Nouns", "v": "Verbs", "all": "All", "both": "All"}
+
+
+def model_name(result: dict) -> str:
+    return str((result.get("model") or {}).get("name", "?"))
 
 
 @dataclass

@@ -26,7 +26,8 @@ PACKAGE = ROOT / "lexprobe"
 LAYERS = (
     (4, ("lexprobe.cli", "lexprobe.run", "lexprobe.report", "lexprobe.human", "lexprobe.__main__")),
     (3, ("lexprobe.benchmarks.wdlmpro", "lexprobe.benchmarks.coda21", "lexprobe.benchmarks.senserank")),
-    (2, ("lexprobe.benchmarks", "lexprobe.protocols", "lexprobe.cli_common")),
+    (2, ("lexprobe.benchmarks", "lexprobe.protocols", "lexprobe.cli_common", "lexprobe.result_schema",
+         "lexprobe.human.items", "lexprobe.human.score")),
     (1, ("lexprobe.data", "lexprobe.scorers", "lexprobe.models")),
     (0, ("lexprobe",)),
 )

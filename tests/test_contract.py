@@ -98,6 +98,19 @@ def test_api_and_cli_give_the_same_result(tmp_path, inputs, tiny_bert):
     assert cli["config"]["recipe"] == "authors" and cli["recipe"] == "authors"
 
 
+def test_api_and_cli_give_the_same_wdlmpro_result(tmp_path, tiny_gpt2):
+    from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
+    from tests.behaviour_baseline import write_inputs
+
+    data = write_inputs(tmp_path / "in")["wdlmpro"]  # groups built from WordNet (frequency and depth bands)
+    cli = _cli(["wdlmpro", "eval", "--data", data, "--model", str(tiny_gpt2), "--device", "cpu", "--task", "w2d",
+                "--limit", "2"], tmp_path / "cli.json")
+    api = evaluate("wdlmpro", load_scorer(str(tiny_gpt2), device="cpu"),
+                   WDLMProConfig(data=data, task="w2d", limit=2), tmp_path / "api.json")
+    assert strip(cli) == strip(json.loads(json.dumps(api)))
+    assert cli["tasks"] == ["w2d"] and cli["breakdowns"]["w2d"]["frequency"]
+
+
 def test_api_and_cli_give_the_same_sense_ranking(tmp_path, tiny_bert):
     from lexprobe.benchmarks.senserank.benchmark import SenseConfig
     from lexprobe.data.semcor import sample_archive

@@ -42,9 +42,9 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
 
     bench = resolve(benchmark)
     config = bench.Config() if config is None else config
-    config = cast(Any, config)
     if not isinstance(config, bench.Config):
         raise LexprobeError(f"{bench.meta.name} takes a {bench.Config.__name__}, got {type(config).__name__}")
+    config = cast(Any, config)  # the benchmark's own dataclass (method, recipe, ...)
     method, recipe = bench.method(config.method), bench.recipe(config.recipe)
     bench.check_config(config)
     require(scorer, method.requires, f"{bench.meta.name} --method {method.name}")
@@ -100,7 +100,12 @@ def write(bench: Benchmark, result: dict, out: Path, config: Any, keep_instances
         finished(out, config)
 
 
+#: how the names of truncations, skips and drops in ``counts`` begin (``result_schema``)
+LOSSES = ("skipped", "dropped", "truncated")
+
+
 def counts_line(result: dict) -> str | None:
     """The non-zero truncations, skips and drops of a result, in one line (the CLI prints it)."""
-    parts = [f"{k.replace('_', ' ')} {v}" for k, v in (result.get("counts") or {}).items() if v]
+    parts = [f"{k.replace('_', ' ')} {v}" for k, v in (result.get("counts") or {}).items()
+             if v and (k.startswith(LOSSES) or "unaligned" in k)]
     return ("counts: " + ", ".join(parts)) if parts else None

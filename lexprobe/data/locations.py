@@ -41,6 +41,15 @@ def entry_path(name: str) -> Path:
 
 
 
+def missing_message(name: str, what: str | None = None) -> str:
+    """One line saying a dataset is not in the data directory and the command that gets it."""
+    ds = DATASETS[name]
+    how = f"run `{ds.fetch_command}`"
+    if ds.method == "http":
+        how += f" (or `lexprobe data import {name} PATH` for a copy you have)"
+    return f"{what or ds.title} not found in the data directory {data_dir()}; {how}"
+
+
 def default_semcor() -> Path:
     """``$LEXPROBE_SEMCOR``, else SemCor in the data directory (fetched or imported; the
     expected download location when neither is there)."""

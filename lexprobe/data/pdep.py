@@ -55,7 +55,7 @@ def read_pdep(path: str | Path, split: str | None = None) -> list[SenseInstance]
 def pdep_definitions(path: str | Path | None = None) -> dict[tuple[str, str], str]:
     """``{(preposition, sense id): definition}`` from ``prepdefs.sqlite``."""
     if path is None:
-        from lexprobe.data.store import entry_path, missing_message
+        from lexprobe.data.locations import entry_path, missing_message
 
         path = entry_path("pdep-inventory")
         if not path.is_file():

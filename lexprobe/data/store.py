@@ -24,7 +24,7 @@ from lexprobe.data.install import (  # noqa: F401  (shared with importing.py; fo
     _write_state,
     naf_content_digest,
 )
-from lexprobe.data.locations import STATE_DIR, _state_file, entry_path, read_state  # noqa: F401
+from lexprobe.data.locations import STATE_DIR, _state_file, entry_path, missing_message, read_state  # noqa: F401
 from lexprobe.data.registry import DATASETS, Dataset, data_dir, mirror_url
 from lexprobe.errors import DataError
 
@@ -46,15 +46,6 @@ def locate(name: str) -> Path | None:
     if path.is_dir() and not any(p.is_file() for p in path.rglob("*")):
         return None
     return path
-
-
-def missing_message(name: str, what: str | None = None) -> str:
-    """One line saying a dataset is not in the data directory and the command that gets it."""
-    ds = DATASETS[name]
-    how = f"run `{ds.fetch_command}`"
-    if ds.method == "http":
-        how += f" (or `lexprobe data import {name} PATH` for a copy you have)"
-    return f"{what or ds.title} not found in the data directory {data_dir()}; {how}"
 
 
 def _pin(ds: Dataset, relpath: str, state: dict) -> str | None:

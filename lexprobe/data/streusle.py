@@ -202,7 +202,7 @@ def streusle_instances(
     """All splits. With ``uniform_lemmas`` every lemma comes from the same lemmatizer
     (the one ``.vis`` needs), so that same-lemma ranking pairs train and dev/test alike."""
     if root is None and not default_root().is_dir():
-        from lexprobe.data.store import missing_message
+        from lexprobe.data.locations import missing_message
 
         raise DataError(missing_message("streusle") + ", or pass --path to a streusle-4.4 folder")
     root = Path(root) if root is not None else default_root()

@@ -77,6 +77,7 @@ def cmd_serve(args) -> int:
     except OSError as err:
         raise DataError(f"cannot listen on {args.host}:{args.port} ({err.strerror}); choose another --port") from None
     host, port = server.server_address[:2]
+    host = host.decode() if isinstance(host, bytes) else host
     print(f"{len(item_set['items'])} {item_set['benchmark']} items (set {item_set['set_id']}) at "
           f"http://{host}:{port}/ — answers are saved to {args.db}; Ctrl-C stops; "
           f"`lexprobe human score --db {args.db}` scores them", flush=True)

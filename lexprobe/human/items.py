@@ -14,15 +14,12 @@ each context. ``public_items`` strips the answers and what would give them away.
 
 from __future__ import annotations
 
-import random
-import string
 from typing import Any, Sequence
 
 from lexprobe.cache import stable_hash
 from lexprobe.provenance import items_digest
 
 BLANK = "_____"
-PAPER_WDLMPRO = {"n": 20, "max_candidates": 10}
 
 
 def groups_digest(groups: Sequence) -> str:
@@ -32,66 +29,10 @@ def groups_digest(groups: Sequence) -> str:
     return items_digest(_plain(list(groups)))
 
 
-def _set(benchmark: str, subset: str, seed: int, items: list[dict], digests: dict[str, str], source: str = "") -> dict:
+def make_item_set(benchmark: str, subset: str, seed: int, items: list[dict], digests: dict[str, str], source: str = "") -> dict:
     body = {"benchmark": benchmark, "subset": subset, "seed": seed, "source": source, "digests": digests,
             "items": items}
     return {"set_id": stable_hash(body, length=12), **body}
-
-
-# ------------------------------------------------------------------ WDLMPro
-
-
-def wdlmpro_item_set(groups: Sequence, n: int, max_candidates: int, seed: int, subset: str) -> dict:
-    """W2D and D2W items from ``wdlmpro.human.sample_human`` (the same sheets as on paper)."""
-    from lexprobe.benchmarks.wdlmpro.human import TASKS, sample_human
-
-    sample = sample_human(groups, n=n, max_candidates=max_candidates, seed=seed)
-    items, digests = [], {}
-    for task in TASKS:
-        digests[task] = groups_digest(sample[task]["groups"])
-        for group, item in zip(sample[task]["groups"], sample[task]["items"]):
-            items.append({
-                "id": f"{task}/{item['item']}",
-                "kind": "choice",
-                "task": task,
-                "pos": group.pos,
-                "prompt": item["prompt"],
-                "options": [{"label": o["label"], "text": o["text"], "synset": o["synset"]} for o in item["options"]],
-                "answer": item["answer"],
-                "target": group.target,
-                "word": group.word,
-            })
-    return _set("wdlmpro", subset, seed, items, digests)
-
-
-# ------------------------------------------------------------------ CoDA21
-
-
-def coda_item_set(groups: Sequence, seed: int, subset: str, source: str = "") -> dict:
-    """One ``align`` item per CoDA21 group; definitions shuffled per group (seeded)."""
-    from lexprobe.benchmarks.coda21.dataset import replace_target
-
-    items = []
-    for g in groups:
-        rng = random.Random(stable_hash([seed, g.id, [c.synset for c in g.candidates]]))
-        order = list(range(g.k))
-        rng.shuffle(order)  # order[j] = candidate shown as definition j
-        labels = string.ascii_uppercase[: g.k]
-        definitions = [{"label": labels[j], "text": g.candidates[ci].definition} for j, ci in enumerate(order)]
-        answer = [labels[order.index(c)] for c in range(g.k)]
-        items.append({
-            "id": g.id,
-            "kind": "align",
-            "pos": g.pos,
-            "contexts": [replace_target(c.context, c.word, BLANK) for c in g.candidates],
-            "definitions": definitions,
-            "answer": answer,
-            "definition_order": order,
-            "synsets": [c.synset for c in g.candidates],
-            "ancestor": g.ancestor,
-            "relation": g.relation,
-        })
-    return _set("coda21", subset, seed, items, {"alignment": groups_digest(groups)}, source)
 
 
 # ------------------------------------------------------------------ shared

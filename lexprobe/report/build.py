@@ -11,6 +11,7 @@ from lexprobe.report.figures import draw_figures
 from lexprobe.report.html import bench_titles, failure_page, index_page
 from lexprobe.report.results import load_result
 from lexprobe.report.tables import build_tables, run_record_table, to_latex, to_markdown
+from lexprobe.result_schema import looks_like_result
 
 
 def write_report(paths, out_dir: str | Path) -> Path:
@@ -67,7 +68,7 @@ def result_files_in(folder: Path, since: float | None = None) -> list[Path]:
             obj = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(obj, dict) and obj.get("benchmark") and ("metrics" in obj or "layers" in obj or "sweep" in obj):
+        if looks_like_result(obj):
             found.append(path)
     return found
 

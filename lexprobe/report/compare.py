@@ -155,17 +155,17 @@ def paired_rows(metrics: list[tuple[str, str, str]], units_a: list[Unit], units_
         for key_a, key_b, metric in metrics:
             # None: a rank score that a person's single choice cannot give, a choose item skipped as too long
             both = [(ua.values.get(key_a), ub.values.get(key_b)) for ua, ub in pairs]
-            both = [(x, y) for x, y in both if x is not None and y is not None]
-            if not both:
+            kept = [(float(x), float(y)) for x, y in both if x is not None and y is not None]
+            if not kept:
                 continue
-            va, vb = [x for x, _ in both], [y for _, y in both]
+            va, vb = [x for x, _ in kept], [y for _, y in kept]
             # McNemar where every unit is right or wrong (P@1; choose readings averaged over several
             # option orders are fractions and get the permutation test)
             binary = key_a.endswith(("p_at_1", "valid")) and all(v in (0.0, 1.0) for v in va + vb)
             r = paired_difference(va, vb, binary=binary)
             rows.append({"task": task, "pos": pos, "metric": metric, **r.as_dict()})
-            if len(both) < len(pairs):
-                rows[-1]["left_out"] = len(pairs) - len(both)
+            if len(kept) < len(pairs):
+                rows[-1]["left_out"] = len(pairs) - len(kept)
     return rows
 
 

@@ -9,7 +9,7 @@ methods, whatever its class (tests use small stand-ins).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from lexprobe.errors import ModelError
 
@@ -79,7 +79,7 @@ def require(scorer: Any, capabilities: Sequence[type], what: str) -> None:
                      f"{getattr(scorer, 'name', scorer)!r} offers {has}: choose another model, --kind or --method")
 
 
-def strategy(table: dict[type, Callable], scorer: Any, what: str) -> Callable:
+def strategy(table: Mapping[Any, Callable[..., Any]], scorer: Any, what: str) -> Callable[..., Any]:
     """The first strategy of ``table`` (in its order) whose capability ``scorer`` offers."""
     for cap, fn in table.items():
         if isinstance(scorer, cap):

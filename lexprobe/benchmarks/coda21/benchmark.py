@@ -8,57 +8,14 @@ matching question to a causal LM, ``protocols/choose_coda.py``). Recipes: ``reci
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method, nested, option
+from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method
+from lexprobe.benchmarks.coda21.config import ALIGN_METHODS, PATTERN_NAMES, CodaConfig  # noqa: F401  (its API)
 from lexprobe.benchmarks.coda21.recipe import RECIPES
-from lexprobe.cli_common import non_negative_int, positive_int
 from lexprobe.errors import DataError
-from lexprobe.protocols.choose_cli import ChooseOptions
 from lexprobe.scorers.capabilities import Generation, RandomScores, SentenceEmbeddings, SlotLogprobs, TokenLogprobs
-
-ALIGN_METHODS = ("optimal", "exhaustive", "none")
-PATTERN_NAMES = ("definition-of", "defined-as", "is")
-
-
-@dataclass(frozen=True)
-class CodaConfig:
-    data: str = option(None, "CoDA21 JSON file (official format), or a variant name (clean-easy, clean-hard, "
-                             "noisy-easy, noisy-hard) read from the data directory (`lexprobe data fetch coda21`)",
-                       required=True, key=False)
-    method: str = option("likelihood", "likelihood: a match score per (context, definition); choose: ask a "
-                         "causal LM to match them", choices=("likelihood", "choose"))
-    recipe: str = option("paper", "paper: the paper's text; authors: the authors' released code",
-                         choices=tuple(RECIPES))
-    pos: str = option("both", "part of speech", choices=("n", "v", "both"))
-    limit: int | None = option(None, "evaluate only the first N groups of each POS (default: all)",
-                               type=positive_int)
-    align: str = option("optimal", "optimal: Hungarian; exhaustive: all k! alignments (reference); none: simple "
-                        "matching", choices=ALIGN_METHODS)
-    nonce: str = option("bkatuhla", "made-up word that replaces the target")
-    pattern: str = option("definition-of", "prompt pattern (LMs)", choices=PATTERN_NAMES)
-    normalize: str = option("sum", "sum or average the definition's token log-probabilities (LMs)",
-                            choices=("sum", "mean"))
-    pll: str = option("token", "masked LMs: mask one token at a time, or also the later pieces of the same word",
-                      choices=("token", "word-l2r"))
-    seed: int = option(0, "seed of the choose options and of the random scorer", type=non_negative_int)
-    max_definition_tokens: int = option(48, "definitions cut to this many tokens (LMs)", cli=False)
-    exhaustive_max_k: int = option(10, "largest k for --align exhaustive", cli=False)
-    groups_per_chunk: int | None = option(None, "resumable unit (default: 16 groups for LMs, 256 for cheap "
-                                                "scorers)", cli=False, key=False)
-    choose: ChooseOptions = nested(ChooseOptions, "ask-to-choose prompting (--method choose; causal LMs)",
-                                   method="choose")
-
-    def engine(self):
-        """The likelihood engine's ``evaluate.EvalConfig`` of these options."""
-        from lexprobe.benchmarks.coda21.evaluate import EvalConfig
-
-        return EvalConfig(align=self.align, pos=self.pos, limit=self.limit, nonce=self.nonce, pattern=self.pattern,
-                          normalize=self.normalize, pll_variant=self.pll,
-                          max_definition_tokens=self.max_definition_tokens, exhaustive_max_k=self.exhaustive_max_k,
-                          groups_per_chunk=self.groups_per_chunk, protocol=self.recipe)
 
 
 class Likelihood(Method):
@@ -102,7 +59,9 @@ class CoDA21(Benchmark):
     has_human_items = True
 
     def check_config(self, config: CodaConfig) -> None:
-        config.engine().validate()
+        from lexprobe.benchmarks.coda21.evaluate import engine_config
+
+        engine_config(config).validate()
 
     def load_items(self, config: CodaConfig):
         from lexprobe.benchmarks.coda21.cli import resolve_coda_file
@@ -190,7 +149,6 @@ class CoDA21(Benchmark):
         from lexprobe.benchmarks.coda21.cli import resolve_coda_file
         from lexprobe.benchmarks.coda21.dataset import parse_coda
         from lexprobe.benchmarks.coda21.human import S20_SEED, S20_SIZE, build_sample
-        from lexprobe.human import items
 
         path = resolve_coda_file(args.data or "clean-easy")
         pos = args.pos or "n"
@@ -202,10 +160,12 @@ class CoDA21(Benchmark):
         data = parse_coda(build_sample(path, size=n, seed=seed, pos=pos), source=path.name, pos=(pos,))
         if data.problems:
             raise DataError(f"{path}: the sampled group {data.problems[0]}; repair the file or choose another --seed")
-        return items.coda_item_set(data.groups, seed, str(args.subset), source=path.name)
+        from lexprobe.benchmarks.coda21.human_set import coda_item_set
+
+        return coda_item_set(data.groups, seed, str(args.subset), source=path.name)
 
     def human_results(self, item_set, answers):
-        from lexprobe.human.score import coda_results
+        from lexprobe.benchmarks.coda21.human_set import coda_results
 
         return coda_results(item_set, answers)
 

@@ -195,9 +195,10 @@ def run_default(out_dir: Path, model: str, sample: int | None = None) -> dict:
 
     ``sample`` limits each file to its first N groups per POS (all by default).
     """
-    from lexprobe.benchmarks.coda21.benchmark import CoDA21, CodaConfig
+    from lexprobe.benchmarks.coda21.config import CodaConfig
     from lexprobe.benchmarks.coda21.evaluate import format_result
     from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.benchmarks.registry import get
     from lexprobe.models import load_scorer
 
     out_dir = Path(out_dir)
@@ -217,7 +218,7 @@ def run_default(out_dir: Path, model: str, sample: int | None = None) -> dict:
     else:
         sample_data = None
     metrics = {}
-    bench = CoDA21()
+    bench = get("coda21")
     for name, path in files.items():
         config = CodaConfig(data=str(path), limit=sample)
         out = out_dir / f"coda21-{name}.json"

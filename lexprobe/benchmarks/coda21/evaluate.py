@@ -82,6 +82,14 @@ class EvalConfig:
             raise LexprobeError("--nonce must be a non-empty word")
 
 
+def engine_config(config) -> EvalConfig:
+    """The likelihood engine's ``EvalConfig`` of a ``CodaConfig``."""
+    return EvalConfig(align=config.align, pos=config.pos, limit=config.limit, nonce=config.nonce,
+                      pattern=config.pattern, normalize=config.normalize, pll_variant=config.pll,
+                      max_definition_tokens=config.max_definition_tokens, exhaustive_max_k=config.exhaustive_max_k,
+                      groups_per_chunk=config.groups_per_chunk, protocol=config.recipe)
+
+
 # --- texts --------------------------------------------------------------------------
 
 def hide_target(context: str, word: str, replacement: str, protocol: str = "paper") -> str:
@@ -267,13 +275,13 @@ def group_costs(scorer: Any, groups: Sequence[Group]) -> list[float]:
 def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out: str | Path | None = None,
              progress: bool = False) -> dict[str, Any] | None:
     """CoDA21 through ``benchmarks.evaluate.evaluate`` (kept for Python callers of the old signature)."""
-    from lexprobe.benchmarks.coda21.benchmark import CoDA21, CodaConfig
+    from lexprobe.benchmarks.coda21.config import CodaConfig
     from lexprobe.benchmarks.evaluate import evaluate as run
 
     config.validate()
     fields = {k: v for k, v in asdict(config).items() if k != "protocol"}
     cfg = CodaConfig(data=data.source, recipe=config.protocol, pll=fields.pop("pll_variant"), **fields)
-    return run(CoDA21(), scorer, cfg, out, items=data, progress=progress)
+    return run("coda21", scorer, cfg, out, items=data, progress=progress)
 
 
 def runnable_groups(data: CodaData, config: EvalConfig) -> tuple[list[Group], list[GroupProblem], tuple]:
@@ -296,7 +304,7 @@ def runnable_groups(data: CodaData, config: EvalConfig) -> tuple[list[Group], li
 def run_likelihood(job) -> dict[str, Any] | None:
     """The likelihood method: every group's match-score matrix, aligned; groups are resume units
     (under ``torchrun`` split across ranks by token count)."""
-    data, scorer, config = job.items, job.scorer, job.config.engine()
+    data, scorer, config = job.items, job.scorer, engine_config(job.config)
     config.validate()
     runnable, problems, pos_list = runnable_groups(data, config)
     key = job.key([[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]]

@@ -84,7 +84,8 @@ def run_default(out_dir, model: str = "all-MiniLM-L6-v2", sample: int | None = N
     """SemCor sample for ``lexprobe run``: whole SemCor lemmas, drawn with seed 0, until the
     database plus queries reach ``sample`` instances (default DEFAULT_SAMPLE_INSTANCES)."""
     from lexprobe.benchmarks.evaluate import evaluate
-    from lexprobe.benchmarks.senserank.benchmark import SenseConfig, SenseRank
+    from lexprobe.benchmarks.registry import get
+    from lexprobe.benchmarks.senserank.config import SenseConfig
     from lexprobe.benchmarks.senserank.report import format_report
     from lexprobe.data.locations import default_semcor
     from lexprobe.data.semcor import sample_archive
@@ -98,7 +99,7 @@ def run_default(out_dir, model: str = "all-MiniLM-L6-v2", sample: int | None = N
         print("SemCor not in the data directory: ranking senses on the bundled SemCor sample")
     config = SenseConfig(corpus="semcor", path=path, max_instances=sample or DEFAULT_SAMPLE_INSTANCES, seed=0)
     out = Path(out_dir) / "senserank-semcor.json"
-    bench = SenseRank()
+    bench = get("senserank")
     result = evaluate(bench, load_scorer(model, prefer="token"), config, out, items=bench.load_items(config))
     assert result is not None  # `lexprobe run` is one process (rank 0)
     print(format_report(result))

@@ -82,6 +82,21 @@ class EvalConfig:
         return d
 
 
+def engine_config(config, model: str = "") -> EvalConfig:
+    """The ranking engine's ``EvalConfig`` of a ``SenseConfig`` (bucket edges parsed)."""
+    edges: dict[str, tuple[float, ...]] = {}
+    for name in ("freq_edges", "rarity_edges"):
+        try:
+            edges[name] = R.parse_edges(getattr(config, name))
+        except ValueError as err:
+            raise LexprobeError(f"--{name.replace('_', '-')}: {err}") from None
+    return EvalConfig(corpus=config.corpus, path=config.path, model=model, layer=config.layer,
+                      pos=tuple(config.pos) if config.pos else None, limit=config.limit,
+                      max_instances=config.max_instances, k=config.k, min_sense_count=config.min_sense_count,
+                      match_pos=config.match_pos, seed=config.seed, bucket_by=config.bucket_by,
+                      protocol=config.recipe, freq_edges=edges["freq_edges"], rarity_edges=edges["rarity_edges"])
+
+
 #: corpora whose sense proportion r divides by the lemma+POS count (the authors' lemma "make_v")
 RARITY_BY_LEMMA_POS = ("ontonotes",)
 BUCKET_BY = ("sense", "lemma")
@@ -177,7 +192,7 @@ def evaluate(
     all ranks see); rank 0 writes and gets the result, the other ranks get None.
     """
     from lexprobe.benchmarks.evaluate import evaluate as run
-    from lexprobe.benchmarks.senserank.benchmark import SenseConfig, SenseRank
+    from lexprobe.benchmarks.senserank.config import SenseConfig
 
     cfg.validate()
     config = SenseConfig.from_engine(cfg, keep_embeddings=keep_embeddings)
@@ -187,7 +202,7 @@ def evaluate(
         check_model_reference(cfg.model)
         embedder = load_scorer(cfg.model, device=cfg.device, dtype=cfg.dtype, batch_size=cfg.batch_size,
                                seed=cfg.seed, prefer="token")
-    return run(SenseRank(), embedder, config, out, items=instances, progress=progress)
+    return run("senserank", embedder, config, out, items=instances, progress=progress)
 
 
 def store_path(out: str | Path) -> Path:
@@ -233,7 +248,8 @@ def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool, out: str | P
             locations, ok, stats = embed_to_store(embedder, targets, store, progress)
         else:  # e.g. the random baseline: vectors made on the fly, nothing worth storing
             emb = embedder.embed(targets, progress=progress)
-            store = InMemoryVectors(emb.vectors, identity)  # type: ignore[assignment]  (its reading side)
+            # the reading side of a store, over an array
+            store = InMemoryVectors(emb.vectors, identity)  # type: ignore[assignment]
             locations = np.stack([np.zeros(len(targets), np.int64), np.arange(len(targets))], axis=1)
             ok, stats = emb.ok, {"sentences_encoded": len({t.sentence_key for t in targets}), "sentences_from_store": 0}
         t_embed = time.time() - t1

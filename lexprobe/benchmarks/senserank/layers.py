@@ -65,7 +65,7 @@ class _LayerView:
 def sweep(cfg, layers: Sequence[int] | str, instances=None, embedder=None, progress: bool = True) -> dict:
     """Evaluate ``cfg`` at each layer through ``benchmarks.evaluate`` (a schema-2 result with ``sweep``)."""
     from lexprobe.benchmarks.evaluate import evaluate
-    from lexprobe.benchmarks.senserank.benchmark import SenseConfig, SenseRank
+    from lexprobe.benchmarks.senserank.config import SenseConfig
 
     spec = layers if isinstance(layers, str) else ",".join(str(x) for x in layers)
     if embedder is None:
@@ -77,7 +77,7 @@ def sweep(cfg, layers: Sequence[int] | str, instances=None, embedder=None, progr
         from lexprobe.data.corpora import load_corpus
 
         instances = load_corpus(cfg.corpus, cfg.path, seed=cfg.seed)
-    result = evaluate(SenseRank(), embedder, SenseConfig.from_engine(cfg, layers=spec), items=instances,
+    result = evaluate("senserank", embedder, SenseConfig.from_engine(cfg, layers=spec), items=instances,
                       progress=progress)
     if result is None:
         raise LexprobeError("a layer sweep runs in one process; start it without torchrun")
@@ -97,8 +97,9 @@ def sweep_legacy(cfg, layers: Sequence[int] | str, instances, embedder, progress
     per_layer = {}
     for layer in indices:
         view.current = layer
-        per_layer[layer] = _evaluate(replace(cfg, layer=layer), instances, view, progress and layer == indices[0],
-                                     None)
+        result = _evaluate(replace(cfg, layer=layer), instances, view, progress and layer == indices[0], None)
+        assert result is not None  # one process (checked by the method)
+        per_layer[layer] = result
     first = per_layer[indices[0]]
     best = max(indices, key=lambda x: (per_layer[x]["metrics"].get("pooled") or 0.0, -x))
     return {

@@ -8,14 +8,17 @@ and ``choose`` (the candidates as a multiple-choice question to a causal LM,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
-from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method, nested, option
-from lexprobe.cli_common import non_negative_int, positive_int
+from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method
+from lexprobe.benchmarks.wdlmpro.config import (  # noqa: F401  (the config is part of the benchmark's API)
+    DEFAULT_CHUNK_SIZE,
+    TASK_CHOICES,
+    WDLMProConfig,
+    WDLMProItems,
+)
 from lexprobe.errors import DataError
-from lexprobe.protocols.choose_cli import ChooseOptions
 from lexprobe.scorers.capabilities import (
     Generation,
     RandomScores,
@@ -23,41 +26,6 @@ from lexprobe.scorers.capabilities import (
     SlotLogprobs,
     TokenLogprobs,
 )
-
-TASK_CHOICES = {"w2d": ("w2d",), "d2w": ("d2w",), "both": ("w2d", "d2w")}
-#: groups per resumable unit: small enough that Ctrl-C keeps nearly all work, and the bar moves per chunk
-DEFAULT_CHUNK_SIZE = 32
-
-
-@dataclass(frozen=True)
-class WDLMProConfig:
-    method: str = option("likelihood", "likelihood: score every candidate; choose: ask a causal LM to choose",
-                         choices=("likelihood", "choose"))
-    recipe: str = option("paper", "paper: the paper's text; authors: the authors' released code",
-                         choices=("paper", "authors"))
-    task: str = option("both", "w2d: word -> definition, d2w: definition -> word, or both",
-                       choices=tuple(TASK_CHOICES))
-    pos: str = option("both", "part of speech", choices=("n", "v", "both"))
-    data: str | None = option(None, "dataset folder or JSONL file from `wdlmpro build` (default: built from "
-                                    "WordNet once, cached)", key=False)
-    limit: int | None = option(None, "evaluate a seeded sample of N groups per POS (default: all)", type=positive_int)
-    counts: str | None = option(None, "word<TAB>count file for frequency bands (default: wordfreq Zipf bands)",
-                                key=False)
-    seed: int = option(0, "seed of the --limit sample, the choose options and the random scorer",
-                       type=non_negative_int)
-    chunk_size: int = option(DEFAULT_CHUNK_SIZE, "groups scored together (sister groups share pairs); every "
-                             "finished group is logged, so Ctrl-C keeps all finished chunks", type=positive_int,
-                             record=False)
-    plot: str | None = option(None, "also draw the breakdowns to this PNG (default: next to --out)", record=False)
-    choose: ChooseOptions = nested(ChooseOptions, "ask-to-choose prompting (--method choose; causal LMs)",
-                                   method="choose")
-
-
-@dataclass
-class WDLMProItems:
-    groups: list
-    attributes: Callable | None = None  #: groups -> per-target attributes for the breakdowns
-    tasks: tuple[str, ...] = ("w2d", "d2w")
 
 
 class Likelihood(Method):
@@ -193,15 +161,15 @@ class WDLMPro(Benchmark):
 
     def human_item_set(self, args):
         from lexprobe.benchmarks.wdlmpro import dataset as ds
-        from lexprobe.human import items
+        from lexprobe.benchmarks.wdlmpro.human_set import PAPER_SUBSET, wdlmpro_item_set
 
         pos = args.pos or "both"
         groups = ds.load_dataset(args.data, pos) if args.data else ds.default_dataset(pos)
-        n = items.PAPER_WDLMPRO["n"] if args.subset == "paper" else args.subset
-        return items.wdlmpro_item_set(groups, n, args.max_candidates, 0 if args.seed is None else args.seed,
-                                      str(args.subset))
+        n = PAPER_SUBSET["n"] if args.subset == "paper" else args.subset
+        return wdlmpro_item_set(groups, n, args.max_candidates, 0 if args.seed is None else args.seed,
+                                str(args.subset))
 
     def human_results(self, item_set, answers):
-        from lexprobe.human.score import wdlmpro_results
+        from lexprobe.benchmarks.wdlmpro.human_set import wdlmpro_results
 
         return wdlmpro_results(item_set, answers)

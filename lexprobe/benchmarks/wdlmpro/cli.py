@@ -68,7 +68,7 @@ def run_default(out_dir: Path, model: str, sample: int = 100, seed: int = 0) -> 
     """WDLMPro on a seeded sample (both POS, both tasks) with the given model."""
     from lexprobe.benchmarks.evaluate import evaluate
     from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
-    from lexprobe.benchmarks.wdlmpro.benchmark import WDLMPro, WDLMProConfig, WDLMProItems
+    from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
     from lexprobe.benchmarks.wdlmpro.report import full_report
     from lexprobe.models import load_scorer
 
@@ -76,7 +76,7 @@ def run_default(out_dir: Path, model: str, sample: int = 100, seed: int = 0) -> 
     groups = quick_sample("n", sample, seed) + quick_sample("v", sample, seed)
     scorer = load_scorer(model)
     config = WDLMProConfig(seed=seed)
-    result = evaluate(WDLMPro(), scorer, config, out, items=WDLMProItems(groups, attributes_fn(None)))
+    result = evaluate("wdlmpro", scorer, config, out, items=WDLMProItems(groups, attributes_fn(None)))
     assert result is not None  # `lexprobe run` is one process (rank 0)
     print(full_report(result))
     print(f"WDLMPro results written to {out}, breakdown plot to {result.get('plot')}")

@@ -379,10 +379,3 @@ def sample_groups(
         raise DataError(f"sample size must be >= 0, got {n}")
     picked = sorted(random.Random(seed).sample(range(len(pool)), n))
     return [pool[i] for i in picked]
-
-
-def sample_human(groups: Sequence[SynsetGroup], n: int = 20, max_candidates: int = 10, seed: int = 0) -> dict:
-    """The paper's human subset for W2D and D2W; see ``human.py``."""
-    from lexprobe.benchmarks.wdlmpro.human import sample_human as _sample_human
-
-    return _sample_human(groups, n=n, max_candidates=max_candidates, seed=seed)

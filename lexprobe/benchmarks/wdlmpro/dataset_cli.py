@@ -10,7 +10,7 @@ import argparse
 import time
 
 from lexprobe.benchmarks.wdlmpro import dataset as ds
-from lexprobe.benchmarks.wdlmpro.human import write_human_sample
+from lexprobe.benchmarks.wdlmpro.human import sample_human, write_human_sample
 from lexprobe.cli_common import non_negative_int, positive_int
 from lexprobe.outputs import check_output_dir
 
@@ -117,7 +117,7 @@ def add_sample_human_parser(sub) -> argparse.ArgumentParser:
 
 def cmd_sample_human(args: argparse.Namespace) -> int:
     check_output_dir(args.out, "--out")
-    sample = ds.sample_human(groups_from_args(args), n=args.n, max_candidates=args.max_candidates, seed=args.seed)
+    sample = sample_human(groups_from_args(args), n=args.n, max_candidates=args.max_candidates, seed=args.seed)
     paths = write_human_sample(sample, args.out)
     for kind, path in paths.items():
         print(f"{kind:>11}: {path}")

@@ -24,7 +24,7 @@ from lexprobe.stats.bootstrap import mean_intervals
 log = logging.getLogger(__name__)
 POS_LABEL = {"n": "noun", "v": "verb"}
 BREAKDOWNS = ("pos", "frequency", "depth", "word_tokens")
-from lexprobe.benchmarks.wdlmpro.benchmark import DEFAULT_CHUNK_SIZE  # noqa: E402  (one definition)
+from lexprobe.benchmarks.wdlmpro.config import DEFAULT_CHUNK_SIZE  # noqa: E402  (one definition)
 
 
 def token_band(n: int) -> str:
@@ -102,7 +102,7 @@ def evaluate(
     attributes (none by default, as before).
     """
     from lexprobe.benchmarks.evaluate import evaluate as run
-    from lexprobe.benchmarks.wdlmpro.benchmark import WDLMPro, WDLMProConfig, WDLMProItems
+    from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
 
     for task in tasks:
         if task not in TASKS:
@@ -110,7 +110,7 @@ def evaluate(
     task = "both" if tuple(tasks) == TASKS else tasks[0] if len(tasks) == 1 else "both"
     cfg = WDLMProConfig(task=task, recipe=protocol if isinstance(protocol, str) else protocol.name,
                         chunk_size=chunk_size, **{k: v for k, v in (config or {}).items() if k in ("pos", "limit", "seed")})
-    return run(WDLMPro(), scorer, cfg, out, items=WDLMProItems(list(groups), attributes_fn, tuple(tasks)),
+    return run("wdlmpro", scorer, cfg, out, items=WDLMProItems(list(groups), attributes_fn, tuple(tasks)),
                progress=progress, keep_instances=keep_instances)
 
 
@@ -166,7 +166,9 @@ def result_dict(scorer, tasks, records, config) -> dict:
     by_task = defaultdict(list)
     for r in records:
         by_task[r["task"]].append(r)
-    metrics, baseline, breakdowns = {}, {}, {}
+    metrics: dict = {}
+    baseline: dict = {}
+    breakdowns: dict = {}
     for task in tasks:
         recs = by_task[task]
         metrics[task], baseline[task], breakdowns[task] = {}, {}, {}

@@ -227,7 +227,7 @@ def test_sample_groups_seeded_and_filtered():
 def test_sample_human_items_and_files(tmp_path):
     groups = toy_groups(30, [5 + (i % 10) for i in range(30)])  # sizes 5..14
     sample = sample_human(groups, n=6, max_candidates=10, seed=7)
-    assert sample == ds.sample_human(groups, n=6, max_candidates=10, seed=7)
+    assert sample == sample_human(groups, n=6, max_candidates=10, seed=7)
     assert sample != sample_human(groups, n=6, max_candidates=10, seed=8)
     by_target = {g.target: g for g in groups}
     for task in ("w2d", "d2w"):

@@ -1,0 +1,42 @@
+"""CoDA21's options (``CodaConfig``, from which ``lexprobe coda21 eval`` is derived)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lexprobe.benchmarks.base import nested, option
+from lexprobe.benchmarks.coda21.recipe import RECIPES
+from lexprobe.cli_common import non_negative_int, positive_int
+from lexprobe.protocols.choose_cli import ChooseOptions
+
+ALIGN_METHODS = ("optimal", "exhaustive", "none")
+PATTERN_NAMES = ("definition-of", "defined-as", "is")
+
+
+@dataclass(frozen=True)
+class CodaConfig:
+    data: str = option(None, "CoDA21 JSON file (official format), or a variant name (clean-easy, clean-hard, "
+                             "noisy-easy, noisy-hard) read from the data directory (`lexprobe data fetch coda21`)",
+                       required=True, key=False)
+    method: str = option("likelihood", "likelihood: a match score per (context, definition); choose: ask a "
+                         "causal LM to match them", choices=("likelihood", "choose"))
+    recipe: str = option("paper", "paper: the paper's text; authors: the authors' released code",
+                         choices=tuple(RECIPES))
+    pos: str = option("both", "part of speech", choices=("n", "v", "both"))
+    limit: int | None = option(None, "evaluate only the first N groups of each POS (default: all)",
+                               type=positive_int)
+    align: str = option("optimal", "optimal: Hungarian; exhaustive: all k! alignments (reference); none: simple "
+                        "matching", choices=ALIGN_METHODS)
+    nonce: str = option("bkatuhla", "made-up word that replaces the target")
+    pattern: str = option("definition-of", "prompt pattern (LMs)", choices=PATTERN_NAMES)
+    normalize: str = option("sum", "sum or average the definition's token log-probabilities (LMs)",
+                            choices=("sum", "mean"))
+    pll: str = option("token", "masked LMs: mask one token at a time, or also the later pieces of the same word",
+                      choices=("token", "word-l2r"))
+    seed: int = option(0, "seed of the choose options and of the random scorer", type=non_negative_int)
+    max_definition_tokens: int = option(48, "definitions cut to this many tokens (LMs)", cli=False)
+    exhaustive_max_k: int = option(10, "largest k for --align exhaustive", cli=False)
+    groups_per_chunk: int | None = option(None, "resumable unit (default: 16 groups for LMs, 256 for cheap "
+                                                "scorers)", cli=False, key=False)
+    choose: ChooseOptions = nested(ChooseOptions, "ask-to-choose prompting (--method choose; causal LMs)",
+                                   method="choose")

@@ -1,0 +1,93 @@
+"""CoDA21 for people: one ``align`` item per group (definitions in a seeded order) and people's
+alignments as results with the models' per-group accuracy."""
+
+from __future__ import annotations
+
+import random
+import string
+from collections import defaultdict
+from typing import Any, Sequence
+
+import numpy as np
+
+from lexprobe.benchmarks.coda21.dataset import replace_target
+from lexprobe.benchmarks.coda21.results import upgrade
+from lexprobe.cache import stable_hash
+from lexprobe.human.items import BLANK, groups_digest, make_item_set
+from lexprobe.human.score import POOLED, finish_person_result, person_config, person_model, who
+from lexprobe.metrics.alignment import accuracy as alignment_accuracy
+from lexprobe.metrics.alignment import random_baseline as alignment_random_baseline
+from lexprobe.stats.bootstrap import mean_intervals
+
+
+def coda_item_set(groups: Sequence, seed: int, subset: str, source: str = "") -> dict:
+    """One ``align`` item per CoDA21 group; definitions shuffled per group (seeded)."""
+    items = []
+    for g in groups:
+        rng = random.Random(stable_hash([seed, g.id, [c.synset for c in g.candidates]]))
+        order = list(range(g.k))
+        rng.shuffle(order)  # order[j] = candidate shown as definition j
+        labels = string.ascii_uppercase[: g.k]
+        definitions = [{"label": labels[j], "text": g.candidates[ci].definition} for j, ci in enumerate(order)]
+        answer = [labels[order.index(c)] for c in range(g.k)]
+        items.append({
+            "id": g.id,
+            "kind": "align",
+            "pos": g.pos,
+            "contexts": [replace_target(c.context, c.word, BLANK) for c in g.candidates],
+            "definitions": definitions,
+            "answer": answer,
+            "definition_order": order,
+            "synsets": [c.synset for c in g.candidates],
+            "ancestor": g.ancestor,
+            "relation": g.relation,
+        })
+    return make_item_set("coda21", subset, seed, items, {"alignment": groups_digest(groups)}, source)
+
+
+def _align_record(item: dict, answer: list[str], participant: str) -> dict:
+    labels = [d["label"] for d in item["definitions"]]
+    order = item["definition_order"]
+    assignment = [order[labels.index(a)] for a in answer]  # original definition index of each context
+    return {
+        "id": item["id"], "pos": item["pos"], "k": len(item["contexts"]), "ancestor": item["ancestor"],
+        "relation": item["relation"], "synsets": item["synsets"], "assignment": assignment,
+        "predicted_pairs": [[c, d] for c, d in enumerate(assignment)],
+        "accuracy": alignment_accuracy(assignment), "answer": answer, "participant": participant,
+    }
+
+
+def coda_result(item_set: dict, answers: dict[str, dict[str, Any]], participant: str) -> dict:
+    items = {it["id"]: it for it in item_set["items"]}
+    who = sorted(answers) if participant == POOLED else [participant]
+    records = [_align_record(items[i], a, p) for p in who for i, a in answers.get(p, {}).items() if i in items]
+    pos_list = sorted({it["pos"] for it in item_set["items"]})
+    metrics = {}
+    for key in pos_list + ["both"]:
+        sub = [r for r in records if key == "both" or r["pos"] == key]
+        metrics[key] = {
+            "accuracy": float(np.mean([r["accuracy"] for r in sub])) if sub else None,
+            "random_baseline": alignment_random_baseline([r["k"] for r in sub]) if sub else None,
+            "groups": len(sub), "skipped": 0,
+            "ci": mean_intervals({"accuracy": [r["accuracy"] for r in sub],
+                                  "random_baseline": [1.0 / r["k"] for r in sub]}),
+        }
+    by_k = defaultdict(list)
+    for r in records:
+        by_k[r["k"]].append(r["accuracy"])
+    result = {
+        "benchmark": "coda21", "task": "context-definition alignment", "model": person_model(participant),
+        "config": {**person_config(item_set, item_set["items"], participant, len(records), who), "align": "human"},
+        "metrics": metrics,
+        "breakdowns": {"by_k": {str(k): {"groups": len(v), "accuracy": float(np.mean(v)), "random_baseline": 1 / k}
+                                for k, v in sorted(by_k.items())}},
+        "skipped": [], "instances": records,
+    }
+    return finish_person_result(result, item_set["digests"]["alignment"], len(items), "group")
+
+
+def coda_results(item_set: dict, answers: dict[str, dict[str, Any]]) -> dict[str, dict]:
+    """{participant: result} (``pooled``: all participants together), in schema 2."""
+    return {p: upgrade(coda_result(item_set, answers, p)) for p in who(answers)}
+
+

@@ -1,0 +1,45 @@
+"""WDLMPro's options (``WDLMProConfig``, from which ``lexprobe wdlmpro eval`` is derived) and items."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from lexprobe.benchmarks.base import nested, option
+from lexprobe.cli_common import non_negative_int, positive_int
+from lexprobe.protocols.choose_cli import ChooseOptions
+
+TASK_CHOICES = {"w2d": ("w2d",), "d2w": ("d2w",), "both": ("w2d", "d2w")}
+#: groups per resumable unit: small enough that Ctrl-C keeps nearly all work, and the bar moves per chunk
+DEFAULT_CHUNK_SIZE = 32
+
+
+@dataclass(frozen=True)
+class WDLMProConfig:
+    method: str = option("likelihood", "likelihood: score every candidate; choose: ask a causal LM to choose",
+                         choices=("likelihood", "choose"))
+    recipe: str = option("paper", "paper: the paper's text; authors: the authors' released code",
+                         choices=("paper", "authors"))
+    task: str = option("both", "w2d: word -> definition, d2w: definition -> word, or both",
+                       choices=tuple(TASK_CHOICES))
+    pos: str = option("both", "part of speech", choices=("n", "v", "both"))
+    data: str | None = option(None, "dataset folder or JSONL file from `wdlmpro build` (default: built from "
+                                    "WordNet once, cached)", key=False)
+    limit: int | None = option(None, "evaluate a seeded sample of N groups per POS (default: all)", type=positive_int)
+    counts: str | None = option(None, "word<TAB>count file for frequency bands (default: wordfreq Zipf bands)",
+                                key=False)
+    seed: int = option(0, "seed of the --limit sample, the choose options and the random scorer",
+                       type=non_negative_int)
+    chunk_size: int = option(DEFAULT_CHUNK_SIZE, "groups scored together (sister groups share pairs); every "
+                             "finished group is logged, so Ctrl-C keeps all finished chunks", type=positive_int,
+                             record=False)
+    plot: str | None = option(None, "also draw the breakdowns to this PNG (default: next to --out)", record=False)
+    choose: ChooseOptions = nested(ChooseOptions, "ask-to-choose prompting (--method choose; causal LMs)",
+                                   method="choose")
+
+
+@dataclass
+class WDLMProItems:
+    groups: list
+    attributes: Callable | None = None  #: groups -> per-target attributes for the breakdowns
+    tasks: tuple[str, ...] = ("w2d", "d2w")
