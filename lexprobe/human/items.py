@@ -9,7 +9,9 @@ rebuilds it::
 A ``choice`` item (WDLMPro W2D/D2W) has lettered ``options`` and an ``answer`` label;
 an ``align`` item (CoDA21) has numbered ``contexts`` (target hidden) and lettered
 ``definitions`` in a seeded order, and ``answer`` = the gold definition label of
-each context. ``public_items`` strips the answers and what would give them away.
+each context. ``public_items`` strips the answers and what would give them away. A
+benchmark builds its item set (``Benchmark.human_item_set``, in
+``benchmarks/<name>/human_set.py``) with ``make_item_set``.
 """
 
 from __future__ import annotations
