@@ -33,6 +33,18 @@ from lexprobe.errors import LexprobeError
 
 
 @dataclass(frozen=True)
+class SummaryColumn:
+    """A column of the report's cross-benchmark summary (docs/llm.md's table)."""
+
+    header: str  #: "W2D P@1 (%)"
+    metric: str  #: the metric of the ``all`` slice shown ("p_at_1"; a reading's is "<reading>.p_at_1")
+    task: str | None = None  #: None: the result's first task (e.g. the sense-ranking corpus)
+    part: str = ""  #: its name in the "parsed" and "agreement" columns of ask-to-choose runs
+    scale: float = 100.0
+    digits: int = 1
+
+
+@dataclass(frozen=True)
 class BenchmarkMeta:
     name: str  #: the one name: command, package, ``benchmark`` of result files
     title: str  #: as tables print it
@@ -44,6 +56,7 @@ class BenchmarkMeta:
     unit_metrics: tuple[tuple[str, str], ...] = ()  #: (per-unit key, label), the order tables and compare use
     aliases: tuple[str, ...] = ()  #: further command names (``coda`` for ``coda21``)
     load_as: str | None = None  #: scorer kind to load a model as when --kind is not given (None: detected)
+    summary: tuple[SummaryColumn, ...] = ()  #: its columns in the report's cross-benchmark summary
 
 
 def option(default: Any = None, help: str = "", *, choices: Any = None, type: Callable | None = None,
@@ -209,6 +222,10 @@ class Benchmark(ABC):
     def format_result(self, result: dict) -> str:
         """The table the CLI prints after a run."""
         return ""
+
+    def summary_tag(self, result: dict) -> str | None:
+        """A word after the result's figures in the summary table (e.g. the layer measured)."""
+        return None
 
     # --- the rest of the command line ------------------------------------------------------
     def register_commands(self, sub: Any) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lexprobe.benchmarks.registry import all_benchmarks
+from lexprobe.benchmarks.registry import all_benchmarks, get
 from lexprobe.protocols.readings import choose_options, label, setting
 from lexprobe.result_schema import is_sweep, model_name
 from lexprobe.tables import Cell, Table, cell, to_html, to_latex, to_markdown  # noqa: F401  (renderers)
@@ -58,22 +58,35 @@ def run_record_table(results: list[dict]) -> Table:
     return table
 
 
-SUMMARY_HEADERS = ["Model", "Method / recipe", "Template / chat", "W2D P@1 (%)", "D2W P@1 (%)", "CoDA21 acc. (%)",
-                   "Parsed (gen.; W2D / D2W / CoDA21, %)", "Agreement over orders (W2D / D2W / CoDA21, %)",
-                   "Sense ranking MAP@50 (layer)"]
-_PER_BENCH = ("W2D", "D2W", "CoDA21")
-_COL = {h: i for i, h in enumerate(SUMMARY_HEADERS)}
+def _columns() -> tuple[list, list[str], list]:
+    """(figure columns of benchmarks asked with readings, their parts, the other benchmarks' columns)."""
+    benches = all_benchmarks()
+    with_readings = [c for b in benches if len(b.methods) > 1 for c in b.meta.summary]
+    others = [c for b in benches if len(b.methods) <= 1 for c in b.meta.summary]
+    return with_readings, [c.part for c in with_readings], others
+
+
+def summary_headers() -> tuple[list[str], str, str]:
+    """(the headers, the "parsed" header, the "agreement" header)."""
+    with_readings, parts, others = _columns()
+    names = " / ".join(parts)
+    parsed, agreement = f"Parsed (gen.; {names}, %)", f"Agreement over orders ({names}, %)"
+    return (["Model", "Method / recipe", "Template / chat"] + [c.header for c in with_readings] + [parsed, agreement]
+            + [c.header for c in others]), parsed, agreement
 
 
 def summary_table(results: list[dict]) -> Table | None:
-    """docs/llm.md's table: one row per model and protocol (reading), the benchmarks side by side.
+    """docs/llm.md's table: one row per model and method (reading), the benchmarks side by side
+    (each benchmark's columns from its ``BenchmarkMeta.summary``).
 
     Only made when a choose result or a layer sweep is among the results (otherwise the
     per-benchmark tables say it all). A cell that two results would fill (e.g. two CoDA21
-    data files) starts a second row for that model and protocol.
+    data files) starts a second row for that model and method.
     """
     if not any(r.get("readings") or is_sweep(r) for r in results):
         return None
+    headers, parsed, agreement = summary_headers()
+    col = {h: i for i, h in enumerate(headers)}
     rows: list[list] = []
     keys: list[tuple] = []
 
@@ -81,67 +94,57 @@ def summary_table(results: list[dict]) -> Table | None:
         if part is not None:  # a "W2D / D2W / CoDA21" cell: one figure per benchmark, in the key's first row
             for k, row in zip(keys, rows):
                 if k == key:
-                    if row[_COL[column]] is None:
-                        row[_COL[column]] = {}
-                    row[_COL[column]][part] = value
+                    if row[col[column]] is None:
+                        row[col[column]] = {}
+                    row[col[column]][part] = value
                     return
             value = {part: value}
         for k, row in zip(keys, rows):
-            if k == key and row[_COL[column]] is None:
-                row[_COL[column]] = value
+            if k == key and row[col[column]] is None:
+                row[col[column]] = value
                 return
-        row = list(key) + [None] * (len(SUMMARY_HEADERS) - len(key))
-        row[_COL[column]] = value
+        row = list(key) + [None] * (len(headers) - len(key))
+        row[col[column]] = value
         rows.append(row)
         keys.append(key)
 
     for r in results:
-        name, bench = model_name(r), r["benchmark"]
-        rnd = r["baselines"].get("random", {})
+        bench = get(r["benchmark"])
+        name, rnd = model_name(r), r["baselines"].get("random", {})
+
+        def slices(c, tree=r["metrics"], r=r):
+            return ((tree.get(c.task or r["tasks"][0]) or {}).get("all")) or {}
+
         if r.get("readings"):
             template = setting(r).split(",")[0]
-            tasks = ("w2d", "d2w") if bench == "wdlmpro" else ("alignment",)
             for reading in r["readings"]:
                 key = (name, f"{r['method']}, {label(reading)}", template)
-                for task in tasks:
-                    m = (r["metrics"].get(task) or {}).get("all") or {}
-                    column, metric, part = _COLUMN_OF[(bench, task)]
-                    if f"{reading}.{metric}" in m:
-                        put(key, column, cell(m, f"{reading}.{metric}"))
-                        _extras(put, key, m, reading, part)
+                for c in bench.meta.summary:
+                    m = slices(c)
+                    if f"{reading}.{c.metric}" in m:
+                        put(key, c.header, cell(m, f"{reading}.{c.metric}", c.scale, c.digits))
+                        if m.get(f"{reading}.valid") is not None:
+                            put(key, parsed, m[f"{reading}.valid"], c.part)
+                        if m.get(f"{reading}.agreement") is not None:
+                            put(key, agreement, m[f"{reading}.agreement"], c.part)
             rkey = ("Random", "options shown (choose)", "–")
-            for task in tasks:
-                column, metric, _ = _COLUMN_OF[(bench, task)]
-                b = (rnd.get(task) or {}).get("all")
-                if b:
-                    put(rkey, column, cell(b, metric))
-            continue
-        key = (name, f"{r['recipe']} ({r['method']})", "–")
-        rkey = ("Random", "all candidates", "–")
-        if bench in ("wdlmpro", "coda21"):
-            for task in r["tasks"]:
-                column, metric, _ = _COLUMN_OF[(bench, task)]
-                m = (r["metrics"].get(task) or {}).get("all")
+        else:
+            key, rkey = (name, f"{r['recipe']} ({r['method']})", "–"), ("Random", "all candidates", "–")
+            tag = bench.summary_tag(r)
+            for c in bench.meta.summary:
+                m = slices(c)
                 if m:
-                    put(key, column, cell(m, metric))
-                b = (rnd.get(task) or {}).get("all")
-                if b:
-                    put(rkey, column, cell(b, metric))
-        elif bench == "senserank":
-            task = r["tasks"][0]
-            m, b = r["metrics"][task]["all"], (rnd.get(task) or {}).get("all")
-            if is_sweep(r):
-                tag = f"best layer {r['sweep']['best']}"
-            else:
-                layer = (r.get("config") or {}).get("layer")
-                tag = f"layer {layer}" if layer is not None else "default layer"
-            put(key, "Sense ranking MAP@50 (layer)", _Tagged(cell(m, "pooled", 100.0, 2), tag))
-            put(rkey, "Sense ranking MAP@50 (layer)", cell(b, "pooled", 100.0, 2))
+                    figure = cell(m, c.metric, c.scale, c.digits)
+                    put(key, c.header, _Tagged(figure, tag) if tag else figure)
+        for c in bench.meta.summary:
+            b = slices(c, rnd)
+            if b:
+                put(rkey, c.header, cell(b, c.metric, c.scale, c.digits))
     order = {"Random": 1}
     merged = sorted(zip(keys, rows), key=lambda kr: order.get(kr[0][0], 0))  # random rows last
-    table = Table("llm", "Models by method (the table template of docs/llm.md)", SUMMARY_HEADERS,
-                  note=summary_note(results))
-    table.rows = [[_per_bench(v) if isinstance(v, dict) else ("–" if v is None else v) for v in row]
+    table = Table("llm", "Models by method (the table template of docs/llm.md)", headers, note=summary_note(results))
+    parts = _columns()[1]
+    table.rows = [[_per_bench(v, parts) if isinstance(v, dict) else ("–" if v is None else v) for v in row]
                   for _, row in merged]
     return table
 
@@ -157,20 +160,8 @@ class _Tagged(Cell):
         return f"{super().main()} ({self.tag})" if self.value is not None else super().main()
 
 
-#: (benchmark, task) -> (summary column, metric, part of a "W2D / D2W / CoDA21" cell)
-_COLUMN_OF = {("wdlmpro", "w2d"): ("W2D P@1 (%)", "p_at_1", "W2D"), ("wdlmpro", "d2w"): ("D2W P@1 (%)", "p_at_1", "D2W"),
-              ("coda21", "alignment"): ("CoDA21 acc. (%)", "accuracy", "CoDA21")}
-
-
-def _extras(put, key, m: dict, reading: str, part: str) -> None:
-    if m.get(f"{reading}.valid") is not None:
-        put(key, SUMMARY_HEADERS[6], m[f"{reading}.valid"], part)
-    if m.get(f"{reading}.agreement") is not None:
-        put(key, SUMMARY_HEADERS[7], m[f"{reading}.agreement"], part)
-
-
-def _per_bench(values: dict) -> str:
-    return " / ".join("–" if values.get(b) is None else f"{100 * values[b]:.1f}" for b in _PER_BENCH)
+def _per_bench(values: dict, parts: list[str]) -> str:
+    return " / ".join("–" if values.get(b) is None else f"{100 * values[b]:.1f}" for b in parts)
 
 
 def summary_note(results: list[dict]) -> str:
@@ -194,6 +185,6 @@ def summary_note(results: list[dict]) -> str:
         if dtype:
             what.append(f"dtype {dtype}")
         parts.append(f"{Path(r['_path']).name} ({model_name(r)}, {r['benchmark']}): {', '.join(what)}")
-    return ("x100, 95% bootstrap intervals in brackets; WDLMPro figures over all POS, CoDA21 over both POS; "
+    return ("x100, 95% bootstrap intervals in brackets; every figure over all parts of speech; "
             "likelihood and choose rows are on the same items only when run with the same data, --limit and "
             "--seed. Runs: " + "; ".join(parts) + ".")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
-from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method
+from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method, SummaryColumn
 from lexprobe.benchmarks.coda21.config import ALIGN_METHODS, PATTERN_NAMES, CodaConfig  # noqa: F401  (its API)
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.errors import DataError
@@ -51,7 +51,7 @@ class CoDA21(Benchmark):
         name="coda21", title="CoDA21", help="CoDA21: align contexts with definitions of hidden words",
         unit="group", tasks=("alignment",), datasets=("wordnet", "coda21-clean-easy", "coda21-clean-hard"),
         main_score="accuracy", unit_metrics=(("accuracy", "accuracy"), ("simple_accuracy", "simple matching")),
-        aliases=("coda",),
+        aliases=("coda",), summary=(SummaryColumn("CoDA21 acc. (%)", "accuracy", "alignment", "CoDA21"),),
     )
     Config = CodaConfig
     recipes = RECIPES

@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 from typing import Any, ClassVar
 
-from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method
+from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method, SummaryColumn
 from lexprobe.benchmarks.senserank.config import (  # noqa: F401  (the config is part of the benchmark's API)
     CORPUS_CHOICES,
     RECIPES,
@@ -51,6 +51,7 @@ class SenseRank(Benchmark):
         name="senserank", title="Sense ranking", help="CWE similarity ranking (query-by-example word-sense retrieval)",
         unit="query", tasks=CORPUS_CHOICES, datasets=("semcor",), main_score="pooled",
         unit_metrics=(("pooled", "MAP@50 (paper, pooled)"), ("map", "MAP@50 (per-query AP)")), load_as="token",
+        summary=(SummaryColumn("Sense ranking MAP@50 (layer)", "pooled", digits=2),),
     )
     Config = SenseConfig
     recipes = RECIPES
@@ -148,6 +149,12 @@ class SenseRank(Benchmark):
         from lexprobe.benchmarks.senserank.report import format_report, format_sweep
 
         return format_sweep(result) if result.get("sweep") else format_report(result)
+
+    def summary_tag(self, result):
+        if result.get("sweep"):
+            return f"best layer {result['sweep']['best']}"
+        layer = (result.get("config") or {}).get("layer")
+        return f"layer {layer}" if layer is not None else "default layer"
 
     def register_commands(self, sub):
         from lexprobe.benchmarks.senserank.cli import register_commands

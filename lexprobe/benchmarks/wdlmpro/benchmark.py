@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
-from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method
+from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method, SummaryColumn
 from lexprobe.benchmarks.wdlmpro.config import (  # noqa: F401  (the config is part of the benchmark's API)
     DEFAULT_CHUNK_SIZE,
     TASK_CHOICES,
@@ -58,6 +58,7 @@ class WDLMPro(Benchmark):
         name="wdlmpro", title="WDLMPro", help="WDLMPro: word <-> definition matching among WordNet sisters",
         unit="target", tasks=("w2d", "d2w"), datasets=("wordnet",), main_score="p_at_1",
         unit_metrics=(("p_at_1", "P@1"), ("rank_score", "RS")),
+        summary=(SummaryColumn("W2D P@1 (%)", "p_at_1", "w2d", "W2D"), SummaryColumn("D2W P@1 (%)", "p_at_1", "d2w", "D2W")),
     )
     Config = WDLMProConfig
     methods: ClassVar[dict[str, Method]] = {"likelihood": Likelihood(), "choose": Choose()}
