@@ -149,9 +149,8 @@ def upgrade(result: dict, where: str = "the result") -> dict:
                         f"{SCHEMA_VERSION}: upgrade lexprobe or rerun the evaluation")
     from lexprobe.benchmarks.registry import get
 
-    name = {"coda": "coda21"}.get(str(result.get("benchmark")), str(result.get("benchmark")))
     try:
-        bench = get(name)
+        bench = get(str(result.get("benchmark")))  # (an alias, e.g. coda, names its benchmark too)
     except Exception:  # noqa: BLE001 - an unknown benchmark is the one-line error below
         raise DataError(f"{where} is not a lexprobe result file (no known benchmark); pass the --out file of "
                         "an `eval`") from None

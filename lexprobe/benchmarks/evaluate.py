@@ -35,6 +35,7 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     the result is written there and finished units are logged beside it first, so an
     interrupted run resumes. Returns the schema-2 result (None on ranks other than 0).
     """
+    from lexprobe.benchmarks.options import check_method_options
     from lexprobe.cache import resume_key
     from lexprobe.outputs import check_output_file
     from lexprobe.provenance import scorer_options, scorer_revision
@@ -46,6 +47,7 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
         raise LexprobeError(f"{bench.meta.name} takes a {bench.Config.__name__}, got {type(config).__name__}")
     config = cast(Any, config)  # the benchmark's own dataclass (method, recipe, ...)
     method, recipe = bench.method(config.method), bench.recipe(config.recipe)
+    check_method_options(config)
     bench.check_config(config)
     require(scorer, method.requires, f"{bench.meta.name} --method {method.name}")
     if out is not None:
