@@ -25,3 +25,13 @@ def test_instance_offsets_and_marking():
     validate(inst)
     with pytest.raises(ValueError):
         validate(SenseInstance("d", ("a",), 3, "a", "n", "x", "train"))
+
+
+def test_where_names_the_variable_that_chose_the_location(monkeypatch, tmp_path):
+    """The message of an empty corpus says where it was read; with LEXPROBE_SEMCOR set this raised
+    NameError (``os`` was not imported) instead of the one-line error."""
+    from lexprobe.data.corpora import _where
+
+    monkeypatch.setenv("LEXPROBE_SEMCOR", str(tmp_path / "semcor.tar.xz"))
+    assert _where("semcor", None) == f"{tmp_path / 'semcor.tar.xz'} (set by LEXPROBE_SEMCOR)"
+    assert _where("semcor", "x") == "x (--path)"
