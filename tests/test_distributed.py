@@ -109,7 +109,7 @@ def test_two_processes_give_the_one_process_result(launch):
     assert json.loads((out / "coda-causal.json").read_text())["run"]["processes"] == 2
     cli = json.loads((out / "cli-coda.json").read_text(encoding="utf-8"))
     assert_same(cli["instances"], json.loads(json.dumps(reference["coda-causal"]["instances"])), "cli")
-    assert reference["senserank-token"]["metrics"]["queries"] == 5
+    assert reference["senserank-token"]["metrics"]["synthetic"]["all"]["n"] == 5
 
 
 def test_two_processes_give_the_recorded_baseline(launch):
