@@ -210,6 +210,9 @@ def streusle_instances(
         raise DataError(f"STREUSLE path {root} is a file; pass --path to the streusle-4.4 folder")
     if not root.is_dir():
         raise DataError(f"STREUSLE 4.4 directory not found at {root}; pass --path to the streusle-4.4 folder")
+    from lexprobe.data.store import check_unchanged
+
+    check_unchanged(root)  # in the data directory: still what was pinned
     out = [inst for split in splits for inst in read_split(root, split)]
     if uniform_lemmas:
         out = [replace(i, lemma=_lemma(i.word, i.pos)) for i in out]
