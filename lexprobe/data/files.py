@@ -33,9 +33,9 @@ def require_regular(path: str | Path, fix: str = "pass a regular file") -> Path:
 def unique_keys(pairs: list[tuple[str, object]]) -> dict:
     """``object_pairs_hook`` for ``json.loads``: a key twice in one object is an error, not 'the
     last one wins' (a CoDA21 file with ``"n"`` twice would silently lose its first noun groups)."""
-    out: dict = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {key!r} in one JSON object")
-        out[key] = value
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise ValueError(f"duplicate key {twice!r} in one JSON object")
     return out

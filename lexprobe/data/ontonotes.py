@@ -77,7 +77,9 @@ def sense_label(lemma: str, pos: str, sense: str) -> str:
 
 
 def conll_files(path: Path) -> list[Path]:
-    if path.is_file():
+    from lexprobe.data.files import require_regular
+
+    if require_regular(path).is_file():
         return [path]
     files = sorted(p for p in path.rglob("*") if p.is_file() and (p.name.endswith("_conll") or p.suffix == ".conll"))
     if not files:

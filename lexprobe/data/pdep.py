@@ -22,7 +22,9 @@ from lexprobe.errors import DataError
 
 
 def conllu_files(path: Path) -> list[Path]:
-    if path.is_file():
+    from lexprobe.data.files import require_regular
+
+    if require_regular(path).is_file():
         return [path]
     files = sorted(p for p in path.rglob("*.conllu") if p.is_file())
     if not files:

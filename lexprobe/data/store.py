@@ -504,6 +504,17 @@ def verify(name: str) -> tuple[str, list[str]]:
     return "ok", problems
 
 
+def _stamps_changed(state: dict) -> bool:
+    """A recorded file's size, mtime, ctime or inode is not what it was at verification (a stat each)."""
+    for rel, recorded in (state.get("stamps") or {}).items():
+        try:
+            if stamp(data_dir() / rel) != recorded:
+                return True
+        except OSError:
+            return True
+    return False
+
+
 def status(name: str) -> dict:
     """What ``data list`` shows: presence, location, verification, pins (no hashing: fast)."""
     ds = DATASETS[name]
@@ -511,7 +522,8 @@ def status(name: str) -> dict:
     state = read_state(name)
     info = {"name": name, "present": path is not None, "path": str(path) if path else None,
             "verified": state.get("verified") if path else None, "source": state.get("source"),
-            "pinned_on_first_fetch": state.get("pinned_on_first_fetch") or []}
+            "pinned_on_first_fetch": state.get("pinned_on_first_fetch") or [],
+            "changed": _stamps_changed(state) if path else False}
     if name == "wordnet" and path is not None and not state.get("files"):
         info["verified"] = None
         info["source"] = "system installation"
