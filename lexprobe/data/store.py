@@ -517,7 +517,6 @@ def _stamps_changed(state: dict) -> bool:
 
 def status(name: str) -> dict:
     """What ``data list`` shows: presence, location, verification, pins (no hashing: fast)."""
-    ds = DATASETS[name]
     path = locate(name)
     state = read_state(name)
     info = {"name": name, "present": path is not None, "path": str(path) if path else None,
