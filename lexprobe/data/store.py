@@ -48,9 +48,10 @@ def _state_file(name: str) -> Path:
 
 def read_state(name: str) -> dict:
     try:
-        return json.loads(_state_file(name).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        state = json.loads(_state_file(name).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
         return {}
+    return state if isinstance(state, dict) else {}
 
 
 def _write_state(name: str, state: dict) -> None:
@@ -239,6 +240,8 @@ def validator(name: str, relpath: str) -> Callable[[Path], None] | None:
         return lambda p: importing.check_coda_json(p, expected=importing.CODA_PUBLISHED_GROUPS.get(variant))
     if ds.content_sha256:
         return lambda p: _check_content(ds, p, str(p))
+    if name == "wordnet":
+        return _check_wordnet_zip
     if name == "streusle" and relpath.endswith(".json"):
         from lexprobe.data.streusle import read_streusle_json
 
