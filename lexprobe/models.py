@@ -38,6 +38,13 @@ def pick_device(device: str | None = None) -> torch.device:
         raise ModelError(f"unknown device {device!r}; use cpu, cuda, cuda:N or auto") from None
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ModelError(f"device {device} requested but CUDA is not available; use --device cpu")
+    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
+        raise ModelError(f"device {device} requested but there are {torch.cuda.device_count()} CUDA devices; "
+                         "use cuda:0 or auto")
+    if dev.type == "mps" and not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
+        raise ModelError(f"device {device} (Apple GPU) requested but MPS is not available here; use --device cpu")
+    if dev.type not in ("cpu", "cuda", "mps"):  # meta holds no data; xla, hpu, ... are not supported
+        raise ModelError(f"device {device!r} cannot run lexprobe's models; use cpu, cuda, cuda:N, mps or auto")
     return dev
 
 

@@ -62,16 +62,18 @@ class BenchmarkMeta:
 def option(default: Any = None, help: str = "", *, choices: Any = None, type: Callable | None = None,
            flag: str | None = None, cli: bool = True, record: bool = True, key: bool = True,
            nargs: str | None = None, required: bool = False, method: str | None = None,
-           factory: Callable | None = None) -> Any:
+           factory: Callable | None = None, input: bool = False) -> Any:
     """A config field with what the CLI needs to offer it.
 
     ``record``: written to the result's ``config`` (False for output options such as a plot
     path); ``key``: part of the resume key (False for what cannot change a score, e.g. a data
     path: the items digest covers the data); ``method``: the method the option belongs to
-    (given with another method it is an error, not silently ignored).
+    (given with another method it is an error, not silently ignored); ``input``: a path the run
+    reads (no output may overwrite it).
     """
     metadata = {"help": help, "choices": choices, "type": type, "flag": flag, "cli": cli, "record": record,
-                "key": key and record, "nargs": nargs, "required": required, "method": method}
+                "key": key and record, "nargs": nargs, "required": required, "method": method,
+                "input": input}
     if factory is not None:
         return field(default_factory=factory, metadata=metadata)
     return field(default=default, metadata=metadata)
@@ -181,6 +183,10 @@ class Benchmark(ABC):
 
     def check_outputs(self, out: Path, config: Any) -> None:
         """Further output files beside ``out`` to check before any work (e.g. a plot)."""
+
+    def outputs(self, out: Path, config: Any) -> dict[str, list]:
+        """Every file a run writes, by option (none may overwrite an input): ``--out`` and its companions."""
+        return {"--out": [out]}
 
     @abstractmethod
     def load_items(self, config: Any) -> Any:

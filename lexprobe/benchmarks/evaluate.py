@@ -37,7 +37,7 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     """
     from lexprobe.benchmarks.options import check_method_options
     from lexprobe.cache import resume_key
-    from lexprobe.outputs import check_output_file
+    from lexprobe.outputs import check_not_inputs, check_output_file
     from lexprobe.provenance import scorer_options, scorer_revision
     from lexprobe.scorers.capabilities import require
 
@@ -53,6 +53,7 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     if out is not None:
         out = check_output_file(out)
         bench.check_outputs(out, config)
+        check_not_inputs(bench.outputs(out, config), {**inputs(config), "--model": getattr(scorer, "path", None)})
     if items is None:
         items = bench.load_items(config)
     started = time.time()
@@ -70,6 +71,14 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     if out is not None:
         write(bench, result, Path(out), config, keep_instances)
     return result
+
+
+def inputs(config: Any) -> dict[str, Any]:
+    """The paths a config reads, by option (``option(..., input=True)``)."""
+    import dataclasses
+
+    return {f"--{f.name.replace('_', '-')}": getattr(config, f.name) for f in dataclasses.fields(config)
+            if f.metadata.get("input")}
 
 
 def assemble(bench: Benchmark, scorer: Any, config: Any, legacy: dict) -> dict:

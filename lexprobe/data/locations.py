@@ -23,9 +23,10 @@ def _state_file(name: str) -> Path:
 
 def read_state(name: str) -> dict:
     try:
-        return json.loads(_state_file(name).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        state = json.loads(_state_file(name).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
         return {}
+    return state if isinstance(state, dict) else {}
 
 
 def entry_path(name: str) -> Path:
@@ -37,8 +38,6 @@ def entry_path(name: str) -> Path:
         return Path(os.environ["LEXPROBE_CODA_DIR"]) / Path(DATASETS[name].entry).name
     entry = read_state(name).get("entry") or DATASETS[name].entry
     return data_dir() / entry
-
-
 
 
 def missing_message(name: str, what: str | None = None) -> str:

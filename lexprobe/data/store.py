@@ -5,27 +5,33 @@ directory (``coda21/CoDA-clean-hard.json``, ``semcor/wsd_corpora-<commit>.tar.gz
 ``streusle-4.4/dev/...``), and ``.lexprobe/<name>.json`` records what was put
 there: the files' SHA-256 (the pin for files the registry could not pin), where
 they came from, what readers should open (``entry``) and when they were last
-verified. Files copied in by hand are found too and pinned on ``data verify``.
+verified, with each file's ``stamps`` (size, mtime, ctime, inode) at that time.
+Files copied in by hand are found too and pinned on ``data verify``.
+
+Nothing is pinned before it passed its format check (``validator``: parsed as the
+reader would, and the published record counts where there are any), so a mirror
+answering with an HTML page is refused, not pinned. Readers call
+``check_unchanged`` before opening a dataset file: the stamps make that a ``stat``,
+and a file whose stamps changed is hashed again and refused when it no longer
+matches its pin (``coda sample-human --out`` over the official file, an editor, ...).
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
-from lexprobe.data.download import NetworkError, download, sha256_of, timeout_s
+from lexprobe.data.download import NetworkError, download, file_lock, sha256_of, timeout_s
 from lexprobe.data.install import (  # noqa: F401  (shared with importing.py; formerly defined here)
-    Say,
-    _check_content,
-    _copy_file,
-    _install_tree,
-    _now,
-    _write_state,
-    naf_content_digest,
+    Say, _copy_file, _install_tree, _now, _write_state, disk_full_is_one_line,
 )
-from lexprobe.data.locations import STATE_DIR, _state_file, entry_path, missing_message, read_state  # noqa: F401
-from lexprobe.data.registry import DATASETS, Dataset, data_dir, mirror_url
+from lexprobe.data.content import _check_content, naf_content_digest  # noqa: F401
+from lexprobe.data.locations import (  # noqa: F401  (default locations live there)
+    STATE_DIR, _state_file, entry_path, missing_message, read_state,
+)
+from lexprobe.data.pins import _pin, check_unchanged, stamp, stamps  # noqa: F401  (readers use pins.py)
+from lexprobe.data.registry import DATASETS, data_dir, mirror_url
 from lexprobe.errors import DataError
 
 NLTK_INDEX_URL = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/index.xml"
@@ -35,6 +41,7 @@ NLTK_WORDNET_URL = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/pa
 
 
 # --- state ---------------------------------------------------------------------------
+
 
 def locate(name: str) -> Path | None:
     """The dataset's entry in the data directory, or None when it is not there."""
@@ -48,26 +55,56 @@ def locate(name: str) -> Path | None:
     return path
 
 
-def _pin(ds: Dataset, relpath: str, state: dict) -> str | None:
-    for f in ds.files:
-        if f.relpath == relpath and f.sha256:
-            return f.sha256
-    return (state.get("files") or {}).get(relpath)
-
-
 # --- SemCor content digest -------------------------------------------------------------
+
 
 # --- fetch -----------------------------------------------------------------------------
 
 def fetch(name: str, progress: bool = True, force: bool = False, say: Say = print) -> Path:
-    """Download dataset ``name`` into the data directory (skipping files already verified there)."""
+    """Download dataset ``name`` into the data directory (skipping files already verified there).
+
+    One process fetches a dataset at a time: a second one waits for the first (saying so)
+    and then finds the files verified instead of downloading them again.
+    """
     ds = DATASETS[name]
     if ds.method == "import-only":
         raise DataError(f"{ds.title} cannot be downloaded ({ds.licence}); run `lexprobe data import {name} PATH`")
-    if ds.method == "nltk":
-        return _fetch_wordnet(progress, force, say)
+    lock = data_dir() / STATE_DIR / f"{name}.fetch.lock"
+    waiting = lambda: say(f"{name}: another `lexprobe data fetch` is fetching it; waiting for it to finish")  # noqa: E731
+    with disk_full_is_one_line(f"fetching {name} into {data_dir()}"), file_lock(lock, on_wait=waiting):
+        if ds.method == "nltk":
+            return _fetch_wordnet(progress, force, say)
+        return _fetch_http(ds, progress, force, say)
+
+
+def validator(name: str, relpath: str) -> Callable[[Path], None] | None:
+    """The format check of one dataset file (``check(path)`` raises ``DataError``), or None."""
+    from lexprobe.data import importing
+
+    ds = DATASETS[name]
+    if name.startswith("coda21-"):
+        variant = name[len("coda21-"):]
+        return lambda p: importing.check_coda_json(p, expected=importing.CODA_PUBLISHED_GROUPS.get(variant))
+    if ds.content_sha256:
+        return lambda p: _check_content(ds, p, str(p))
+    if name == "wordnet":
+        return _check_wordnet_zip
+    if name == "streusle" and relpath.endswith(".json"):
+        from lexprobe.data.streusle import read_streusle_json
+
+        return lambda p: importing.require_records(read_streusle_json(p, "train"), p, "STREUSLE sentences")
+    if name == "pdep-corpus":
+        from lexprobe.data.pdep import read_pdep
+
+        split = "train" if "train" in Path(relpath).name else "test"
+        return lambda p: importing.require_records(read_pdep(p, split=split), p, "PDEP sense-tagged prepositions")
+    return importing.FILE_CHECKS.get(name)
+
+
+def _fetch_http(ds, progress: bool, force: bool, say: Say) -> Path:
+    name = ds.name
     root = data_dir()
-    state = read_state(name)
+    state = read_state(name)  # read under the lock: what another fetch just finished counts
     if state.get("entry") and state["entry"] != ds.entry and locate(name) and not force:
         say(f"{name}: already imported at {entry_path(name)} (use --force to download the upstream copy)")
         return entry_path(name)
@@ -80,15 +117,15 @@ def fetch(name: str, progress: bool = True, force: bool = False, say: Say = prin
             continue  # fetched and verified before
         url = mirror_url(f.url)
         say(f"{name}: fetching {url}")
-        check = (lambda p: _check_content(ds, p, url)) if ds.content_sha256 else None
         digest = download(url, target, sha256=f.sha256 or (None if force else pin), size=f.size,
-                          label=f"{name} {Path(f.relpath).name}", progress=progress, check=check)
+                          label=f"{name} {Path(f.relpath).name}", progress=progress,
+                          check=validator(name, f.relpath))  # a file that fails is deleted, never pinned
         files[f.relpath] = digest
         if f.sha256 is None and f.relpath not in pinned_here:
             pinned_here.add(f.relpath)
             say(f"{name}: {Path(f.relpath).name} pinned on first fetch: sha256 {digest}")
     _write_state(name, {
-        "name": name, "version": ds.version, "entry": ds.entry, "files": files,
+        "name": name, "version": ds.version, "entry": ds.entry, "files": files, "stamps": stamps(files),
         "pinned_on_first_fetch": sorted(pinned_here), "source": "fetch " + ", ".join(mirror_url(f.url) for f in ds.files),
         "fetched": _now(), "verified": _now(),
     })
@@ -171,6 +208,7 @@ def _fetch_wordnet(progress: bool, force: bool, say: Say) -> Path:
                         "rerun with --force to accept the new file")
     _write_state("wordnet", {"name": "wordnet", "version": "3.0", "entry": "nltk_data",
                              "files": {"nltk_data/corpora/wordnet.zip": digest},
+                             "stamps": stamps(["nltk_data/corpora/wordnet.zip"]),
                              "pinned_on_first_fetch": ["nltk_data/corpora/wordnet.zip"],
                              "source": source, "fetched": _now(), "verified": _now()})
     from lexprobe.data import wordnet
@@ -227,12 +265,13 @@ def _unzip_wordnet(archive: Path) -> None:
 
 # --- import --------------------------------------------------------------------------------
 
+
 def import_dataset(name: str, sources: list[Path], say: Say = print) -> list[str]:
     """Validate and copy a user's copy into the data directory (see ``importing``)."""
     from lexprobe.data.importing import import_dataset as _import
 
-    return _import(name, sources, say)
-
+    with disk_full_is_one_line(f"importing {name} into {data_dir()}"):
+        return _import(name, sources, say)
 
 
 # --- verify and status ----------------------------------------------------------------------
@@ -265,6 +304,13 @@ def verify(name: str) -> tuple[str, list[str]]:
         if pin and digest != pin:
             problems.append(f"{p}: sha256 {digest} differs from the pinned {pin}")
         elif not pin:
+            check = validator(name, rel)
+            try:
+                if check is not None:
+                    check(p)  # never pin what the reader would refuse
+            except DataError as err:
+                problems.append(f"{p} is not pinned: {err}")
+                continue
             files[rel] = digest
             pinned_now.append(rel)
     if ds.content_sha256 and not problems:
@@ -273,20 +319,32 @@ def verify(name: str) -> tuple[str, list[str]]:
         except DataError as err:
             problems.append(str(err))
     if not problems:
-        state.update(files=files, verified=_now(), entry=state.get("entry") or ds.entry, name=name)
+        state.update(files=files, stamps=stamps(files), verified=_now(), entry=state.get("entry") or ds.entry,
+                     name=name)
         state["pinned_on_first_fetch"] = sorted(set(state.get("pinned_on_first_fetch") or []) | set(pinned_now))
         _write_state(name, state)
     return "ok", problems
 
 
+def _stamps_changed(state: dict) -> bool:
+    """A recorded file's size, mtime, ctime or inode is not what it was at verification (a stat each)."""
+    for rel, recorded in (state.get("stamps") or {}).items():
+        try:
+            if stamp(data_dir() / rel) != recorded:
+                return True
+        except OSError:
+            return True
+    return False
+
+
 def status(name: str) -> dict:
     """What ``data list`` shows: presence, location, verification, pins (no hashing: fast)."""
-    ds = DATASETS[name]
     path = locate(name)
     state = read_state(name)
     info = {"name": name, "present": path is not None, "path": str(path) if path else None,
             "verified": state.get("verified") if path else None, "source": state.get("source"),
-            "pinned_on_first_fetch": state.get("pinned_on_first_fetch") or []}
+            "pinned_on_first_fetch": state.get("pinned_on_first_fetch") or [],
+            "changed": _stamps_changed(state) if path else False}
     if name == "wordnet" and path is not None and not state.get("files"):
         info["verified"] = None
         info["source"] = "system installation"

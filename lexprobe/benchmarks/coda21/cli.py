@@ -16,7 +16,7 @@ from lexprobe.benchmarks.coda21.dataset import (
 )
 from lexprobe.cli_common import non_negative_float, non_negative_int, positive_int
 from lexprobe.errors import DataError, LexprobeError
-from lexprobe.outputs import check_output_file
+from lexprobe.outputs import check_not_inputs, check_output_file
 from lexprobe.reporting import write_json
 
 OFFICIAL_FILES = {"clean-easy": "CoDA-clean-easy.json", "clean-hard": "CoDA-clean-hard.json"}
@@ -35,7 +35,7 @@ def resolve_coda_file(value: str) -> Path:
     if value in VARIANTS and not Path(value).exists():
         path = default_coda_dir() / f"CoDA-{value}.json"
         if not path.is_file():
-            from lexprobe.data.store import missing_message
+            from lexprobe.data.locations import missing_message
 
             raise DataError(missing_message(f"coda21-{value}"))
         return path
@@ -117,6 +117,8 @@ def cmd_build(args) -> int:
     from lexprobe.data.semcor import iter_semcor_sentences
     from lexprobe.data.wordnet import load_wordnet
 
+    check_not_inputs({"--out": args.out}, {"--semcor": args.semcor, "--embed-model": args.embed_model,
+                                           "--context-model": args.context_model})
     config = BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
                          pos=("n", "v") if args.pos == "both" else (args.pos,), max_groups=args.max_groups,
                          cluster=args.recipe)
@@ -149,6 +151,7 @@ def cmd_sample_human(args) -> int:
     from lexprobe.benchmarks.coda21.human import write_sample
 
     source = args.data or default_coda_dir() / OFFICIAL_FILES["clean-easy"]
+    check_not_inputs({"--out": args.out}, {"--data": source})  # the official file stays as it is
     sample = write_sample(source, args.out, size=args.size, seed=args.seed, pos=args.pos)
     groups = sample[args.pos]
     print(f"{len(groups)} groups sampled from {source} (seed {args.seed}, duplicate contexts skipped):")
@@ -161,6 +164,7 @@ def cmd_sample_human(args) -> int:
 def cmd_heatmap(args) -> int:
     from lexprobe.benchmarks.coda21.heatmap import draw_heatmap, find_group, load_result
 
+    check_not_inputs({"--out": args.out}, {"--result": args.result})
     check_output_file(args.out)
     instance = find_group(load_result(args.result), args.group)
     path = draw_heatmap(instance, args.out)

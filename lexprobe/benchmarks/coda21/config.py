@@ -17,7 +17,7 @@ PATTERN_NAMES = ("definition-of", "defined-as", "is")
 class CodaConfig:
     data: str = option(None, "CoDA21 JSON file (official format), or a variant name (clean-easy, clean-hard, "
                              "noisy-easy, noisy-hard) read from the data directory (`lexprobe data fetch coda21`)",
-                       required=True, key=False)
+                       required=True, key=False, input=True)
     method: str = option("likelihood", "likelihood: a match score per (context, definition); choose: ask a "
                          "causal LM to match them", choices=("likelihood", "choose"))
     recipe: str = option("paper", "paper: the paper's text; authors: the authors' released code",

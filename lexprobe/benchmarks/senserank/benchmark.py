@@ -33,9 +33,9 @@ class Similarity(Method):
         cfg = engine_config(job.config, getattr(job.scorer, "name", ""))
         embedder = job.scorer
         if hasattr(embedder, "view"):  # the configured layer and the recipe's tokenisation, same weights
-            embedder = embedder.view(layer=cfg.layer if not job.config.layers else None,
+            embedder = embedder.view(layer=cfg.layer if job.config.layers is None else None,
                                      words_alone=job.recipe.words_alone)
-        if job.config.layers:
+        if job.config.layers is not None:
             from lexprobe.benchmarks.senserank.layers import sweep_legacy
 
             if job.config.layer != -1:
@@ -61,7 +61,7 @@ class SenseRank(Benchmark):
         from lexprobe.benchmarks.senserank.evaluate import engine_config
 
         engine_config(config).validate()
-        if config.layers:
+        if config.layers is not None:  # `--layers ""` is an error, not "no sweep"
             from lexprobe.benchmarks.senserank.layers import parse_layers
 
             parse_layers(config.layers)
@@ -72,6 +72,9 @@ class SenseRank(Benchmark):
         from lexprobe.outputs import check_output_file
 
         check_output_file(Path(out).with_suffix(".png"), "--out (plot)")
+
+    def outputs(self, out: Path, config: Any) -> dict[str, list]:
+        return {"--out": [out, Path(out).with_suffix(".png")]}
 
     def load_items(self, config: SenseConfig):
         from lexprobe.benchmarks.senserank.evaluate import engine_config, load_instances

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from lexprobe.cli_common import non_negative_int, positive_float, positive_int
-from lexprobe.outputs import check_output_dir
+from lexprobe.outputs import check_not_inputs, check_output_dir
 
 FINETUNE_SIZES = (100, 250, 500, 1000, 2500)
 #: ``lexprobe run`` sample: whole SemCor lemmas (seed 0) until D+Q reaches this many instances
@@ -46,6 +46,8 @@ def _cmd_pdep_convert(args: argparse.Namespace) -> int:
 
     if not Path(args.prepcorp).is_file():
         raise DataError(f"{args.prepcorp} not found; pass PDEP's prepcorp.sqlite with --prepcorp")
+    check_not_inputs({"--out": args.out}, {"--prepcorp": args.prepcorp},
+                     writes={"--out": ("pdep_train.conllu", "pdep_test.conllu")})
     train, test, counts = convert_prepcorp(read_prepcorp(args.prepcorp), seed=args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -59,6 +61,7 @@ def _cmd_pdep_convert(args: argparse.Namespace) -> int:
 def _cmd_finetune(args: argparse.Namespace) -> int:
     from lexprobe.benchmarks.senserank.finetune import FinetuneConfig, finetune
 
+    check_not_inputs({"--out": args.out}, {"--model": args.model, "--path": args.path})
     check_output_dir(args.out, "--out")
 
     cfg = FinetuneConfig(

@@ -28,7 +28,7 @@ class SenseConfig:
                          "sentence with seed 42, words tokenised one by one)", choices=tuple(RECIPES))
     corpus: str = option("semcor", "sense-annotated corpus", choices=CORPUS_CHOICES)
     path: str | None = option(None, "corpus file or folder (default: the data directory; `lexprobe data list`)",
-                              key=False)
+                              key=False, input=True)
     layer: int = option(-1, "hidden_states index (0 = embeddings, -1 = last; the original code's layer L is L+1)",
                         type=int)
     layers: str | None = option(None, "layer sweep: `all` or a list like 0,4,8-12,-1 (one forward pass; metric "

@@ -128,7 +128,7 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
         root = Path(cfg.path) if cfg.path else default_root()
         if not root.is_dir():
             if not cfg.path:
-                from lexprobe.data.store import missing_message
+                from lexprobe.data.locations import missing_message
 
                 raise DataError(missing_message("streusle") + ", or pass --path to a streusle-4.4 folder")
             raise DataError(f"STREUSLE 4.4 directory not found at {root}; pass --path to the streusle-4.4 folder")

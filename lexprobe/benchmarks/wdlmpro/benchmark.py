@@ -80,6 +80,9 @@ class WDLMPro(Benchmark):
 
             check_output_file(config.plot, "--plot")
 
+    def outputs(self, out: Path, config: WDLMProConfig) -> dict[str, list]:
+        return {"--out": [out], "--plot": [config.plot or out.with_suffix(".png")]}
+
     def load_items(self, config: WDLMProConfig) -> WDLMProItems:
         from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
         from lexprobe.benchmarks.wdlmpro.dataset import default_dataset, load_dataset, pos_list, sample_groups

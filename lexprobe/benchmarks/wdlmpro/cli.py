@@ -8,7 +8,7 @@ from pathlib import Path
 from lexprobe.benchmarks.wdlmpro import dataset_cli
 from lexprobe.benchmarks.wdlmpro.dataset import MIN_GROUP_SIZE, SynsetGroup, group_members
 from lexprobe.errors import DataError
-from lexprobe.outputs import check_output_file
+from lexprobe.outputs import check_not_inputs, check_output_file
 
 
 def register_commands(wsub) -> None:
@@ -26,6 +26,7 @@ def cmd_plot(args) -> int:
     from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
 
     path = Path(args.result)
+    check_not_inputs({"--out": args.out}, {"--result": args.result})
     check_output_file(args.out)
     if not path.is_file():
         raise DataError(f"result file {path} not found; run `lexprobe wdlmpro eval ... --out {path}` first")

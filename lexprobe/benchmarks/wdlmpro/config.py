@@ -24,10 +24,10 @@ class WDLMProConfig:
                        choices=tuple(TASK_CHOICES))
     pos: str = option("both", "part of speech", choices=("n", "v", "both"))
     data: str | None = option(None, "dataset folder or JSONL file from `wdlmpro build` (default: built from "
-                                    "WordNet once, cached)", key=False)
+                                    "WordNet once, cached)", key=False, input=True)
     limit: int | None = option(None, "evaluate a seeded sample of N groups per POS (default: all)", type=positive_int)
     counts: str | None = option(None, "word<TAB>count file for frequency bands (default: wordfreq Zipf bands)",
-                                key=False)
+                                key=False, input=True)
     seed: int = option(0, "seed of the --limit sample, the choose options and the random scorer",
                        type=non_negative_int)
     chunk_size: int = option(DEFAULT_CHUNK_SIZE, "groups scored together (sister groups share pairs); every "

@@ -1,0 +1,89 @@
+"""Is a dataset file still what was pinned? Stamps (size, mtime, ctime, inode) make the answer a ``stat``.
+
+Readers call ``check_unchanged`` before opening a dataset file in the data directory; a file
+whose stamps changed is hashed again and refused (one ``DataError``) when it no longer matches
+its pin. Kept apart from ``store`` (downloads, imports) so that readers need none of it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from lexprobe.data.download import sha256_of
+from lexprobe.data.install import _write_state
+from lexprobe.data.locations import read_state
+from lexprobe.data.registry import DATASETS, Dataset, data_dir
+from lexprobe.errors import DataError
+
+
+def _pin(ds: Dataset, relpath: str, state: dict) -> str | None:
+    for f in ds.files:
+        if f.relpath == relpath and f.sha256:
+            return f.sha256
+    return (state.get("files") or {}).get(relpath)
+
+
+def stamp(path: Path) -> list[int]:
+    """What ``check_unchanged`` compares without reading the file: size, mtime, ctime, inode."""
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def stamps(files: Iterable[str]) -> dict[str, list[int]]:
+    out = {}
+    for rel in files:
+        try:
+            out[rel] = stamp(data_dir() / rel)
+        except OSError:
+            pass
+    return out
+
+
+def check_unchanged(path: str | Path) -> None:
+    """Refuse (one ``DataError``) a dataset file in the data directory that no longer matches its pin.
+
+    ``path`` is what a reader is about to open (a file, or a folder of dataset files).
+    Paths outside the data directory and files without a pin are not checked. Files
+    whose stamps are as recorded cost a ``stat``; others are hashed, and their new
+    stamps recorded when the hash still matches (a copied or touched file).
+    """
+    root = data_dir()
+    try:
+        target, base = Path(path).resolve(), root.resolve()
+    except (OSError, RuntimeError):
+        return
+    if target != base and base not in target.parents:
+        return
+    for name, ds in DATASETS.items():
+        state = read_state(name)
+        recorded = dict(state.get("files") or {})
+        for f in ds.files:  # copied in by hand: the registry's pins still apply
+            if f.sha256 and (root / f.relpath).is_file():
+                recorded.setdefault(f.relpath, f.sha256)
+        changed_stamps = {}
+        for rel in recorded:
+            file = base / rel
+            if file != target and target not in file.parents:
+                continue
+            try:
+                now = stamp(file)
+            except OSError:
+                continue  # missing: the reader says so
+            if (state.get("stamps") or {}).get(rel) == now:
+                continue
+            pin = _pin(ds, rel, state) or recorded.get(rel)
+            if not pin:
+                continue
+            digest = sha256_of(file)
+            if digest != pin:
+                raise DataError(
+                    f"{file} changed since it was fetched or verified (sha256 {digest[:16]}..., pinned "
+                    f"{pin[:16]}...); restore it with `lexprobe data fetch {name} --force` or "
+                    f"`lexprobe data import {name} PATH`")
+            changed_stamps[rel] = now
+        if changed_stamps and state:
+            try:
+                _write_state(name, {**state, "stamps": {**(state.get("stamps") or {}), **changed_stamps}})
+            except OSError:
+                pass  # a read-only data directory: checked by hash again next time
