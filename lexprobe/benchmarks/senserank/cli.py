@@ -114,12 +114,15 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def run_sweep_and_save(cfg, layers, out: Path, progress: bool = True) -> dict:
-    from lexprobe.benchmarks.senserank.layers import format_sweep, plot_sweep, sweep
+    from lexprobe.benchmarks.senserank.layers import clean_sweep, format_sweep, plot_sweep, sweep
     from lexprobe.reporting import write_json
 
-    result = sweep(cfg, layers, progress=progress)
+    result = sweep(cfg, layers, progress=progress, out=out)  # store and per-layer logs beside `out`: resumable
+    if result is None:  # another rank than 0
+        return None
     result["plot"] = str(plot_sweep(result, out.with_suffix(".png")))
     write_json(out, result)
+    clean_sweep(out, result)
     print(format_sweep(result))
     print(f"wrote {out} and {result['plot']} ({result['timing']['total_s']:.1f} s)")
     return result
