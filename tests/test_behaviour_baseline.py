@@ -33,7 +33,8 @@ def test_the_fixture_lists_every_run(commands):
 @pytest.mark.parametrize("name", NAMES)
 def test_numbers_unchanged(name, commands, tmp_path):
     got = bb.compared(bb.run_cli(commands[name], tmp_path / f"{name}.json"))
-    problems = bb.differences(bb.compared(FIXTURE[name]), got, name)
+    # every recorded key as recorded; beyond them only what #17 documented as added to choose results
+    problems = bb.differences(bb.compared(FIXTURE[name]), got, name, added=bb.documented_addition)
     assert not problems, "\n".join(problems[:20])
 
 
@@ -45,3 +46,30 @@ def test_differences_sees_a_changed_number():
     changed = json.loads(json.dumps(run))
     changed["instances"][0]["assignment"][0] = 1 - changed["instances"][0]["assignment"][0]
     assert bb.differences(run, changed)
+
+
+def test_only_the_documented_additions_are_accepted():
+    """A choose run may gain #17's readings, positions, rotations and position bias; nothing else, and
+    every recorded value still counts."""
+    run = bb.compared(FIXTURE["wdlmpro-llama-choose"])
+    assert run["readings"] == ["likelihood", "generation"]
+    grown = json.loads(json.dumps(run))
+    grown["readings"] = ["likelihood", "likelihood_cyclic", "generation", "generation_lenient"]
+    grown["metrics"]["w2d"]["all"]["generation_lenient.p_at_1"] = 0.5
+    grown["metrics"]["w2d"]["all"]["ci"]["likelihood_cyclic.p_at_1"] = [0.0, 1.0]
+    grown["instances"][0]["generation_lenient"] = {"choice": None, "failure": "unparseable", "positions": [None]}
+    grown["instances"][0]["likelihood"]["positions"] = [0]
+    grown["instances"][0]["rotation"] = 0
+    grown["breakdowns"]["w2d"] = {"position_bias": {"all": {"likelihood": {"n": 1}}}}
+    added = bb.documented_addition
+    assert bb.differences(run, grown, "wdlmpro-llama-choose", added=added) == []
+    assert bb.differences(run, grown, "wdlmpro-llama-choose")  # without `added`: all of it differs
+    for change in (lambda g: g["instances"][0].update(unknown=1),  # an undocumented key
+                   lambda g: g["metrics"]["w2d"]["all"].update({"generation.surprise": 1.0}),
+                   lambda g: g["breakdowns"]["w2d"].update(other={}),
+                   lambda g: g["metrics"]["w2d"]["all"].update({"likelihood.p_at_1": 2.0}),  # a recorded value
+                   lambda g: g.update(readings=["generation", "likelihood", "generation_lenient"]),
+                   lambda g: g["instances"][0]["likelihood"].pop("choice")):
+        changed = json.loads(json.dumps(grown))
+        change(changed)
+        assert bb.differences(run, changed, "wdlmpro-llama-choose", added=added)

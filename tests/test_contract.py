@@ -74,6 +74,47 @@ def test_every_benchmark_and_method_gives_a_valid_result(name, method, inputs, t
         assert bench.unit_values(loaded)  # per-unit values for intervals and compare
 
 
+@pytest.mark.parametrize("name", ["wdlmpro", "coda21"])
+def test_a_choose_result_with_both_generation_readings_cyclic_debias_and_position_bias_validates(
+        name, inputs, tiny_llama, tmp_path):
+    """#17's readings in schema 2: ``generation_lenient`` and ``likelihood_cyclic`` metrics named per
+    reading, ``debias`` in the config, the resume key and the run's table, ``position_bias`` as a
+    breakdown per slice and reading (a slice holds numbers only: there it would be refused)."""
+    from dataclasses import replace
+
+    from lexprobe.benchmarks.base import key_options
+    from lexprobe.protocols.choose_cli import ChooseOptions
+
+    bench = registry.get(name)
+    items, config = _items_and_config(name, "choose", inputs)
+    config = replace(config, choose=ChooseOptions(debias="cyclic", max_candidates=3, max_new_tokens=4))
+    assert key_options(config)["choose"]["debias"] == "cyclic"
+    out = tmp_path / "cyclic.json"
+    result = evaluate(bench, load_scorer(str(tiny_llama), device="cpu"), config, out, items=items, progress=False)
+    assert result_schema.problems(result) == []
+    assert result["readings"] == ["likelihood", "likelihood_cyclic", "generation", "generation_lenient"]
+    assert result["config"]["choose"]["debias"] == "cyclic"
+    task = result["tasks"][0]
+    metric = "p_at_1" if name == "wdlmpro" else "accuracy"
+    m = result["metrics"][task]["all"]
+    for reading in result["readings"]:
+        assert isinstance(m[f"{reading}.{metric}"], float) and len(m["ci"][f"{reading}.{metric}"]) == 2
+    assert isinstance(m["generation_lenient.failures.names_other_option"], int)
+    bias = result["breakdowns"][task]["position_bias"]["all"]
+    assert {"likelihood", "generation", "generation_lenient"} <= set(bias)
+    assert sum(bias["likelihood"]["chosen"].values()) == sum(bias["likelihood"]["gold"].values()) == bias["likelihood"]["n"]
+    loaded = result_schema.load(out)
+    assert loaded["breakdowns"] == json.loads(json.dumps(result["breakdowns"]))
+    units = bench.unit_values(loaded)
+    assert units and all(u.values[f"likelihood_cyclic.{metric}"] is not None for u in units)
+    assert all(u.values["generation_lenient.valid"] is not None for u in units)
+    assert "debiased" in bench.format_result(loaded) and "position bias" in bench.format_result(loaded)
+    assert any("cyclic order" in row["item"] for row in bench.failure_rows(loaded))
+    wrong = json.loads(json.dumps(result))
+    wrong["metrics"][task]["all"]["position_bias"] = bias
+    assert result_schema.problems(wrong) == [f"metrics.{task}.all.position_bias is not a number"]
+
+
 def test_a_missing_capability_is_one_line(tmp_path, inputs):
     bench = registry.get("senserank")
     scorer = load_scorer(dc.write_vec(tmp_path / "w.vec").as_posix())  # static vectors: no token embeddings

@@ -108,7 +108,7 @@ def write(bench: Benchmark, result: dict, out: Path, config: Any, keep_instances
     remove_logs(partial_path(out))
     finished = getattr(bench, "finished", None)
     if finished is not None:
-        finished(out, config)
+        finished(out, config, result)
 
 
 #: how the names of truncations, skips and drops in ``counts`` begin (``result_schema``)

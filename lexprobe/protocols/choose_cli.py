@@ -28,6 +28,9 @@ class ChooseOptions:
                           choices=tuple(READING_CHOICES))
     max_new_tokens: int | None = option(None, "generation length in tokens (default: enough for the answer format)",
                                         type=positive_int)
+    debias: str = option("none", "cyclic: also ask the label likelihood with the options in all their cyclic orders "
+                                 "and average each option's probability over the orders (position-bias debiasing)",
+                         choices=("none", "cyclic"))
 
     def to_config(self, seed: int = 0, **extra):
         from lexprobe.protocols.choose import ChooseConfig
@@ -35,4 +38,5 @@ class ChooseOptions:
 
         return ChooseConfig(template=load_template(self.template), chat=self.chat,
                             max_candidates=self.max_candidates, permutations=self.permutations, seed=seed,
-                            readings=READING_CHOICES[self.reading], max_new_tokens=self.max_new_tokens, extra=extra)
+                            readings=READING_CHOICES[self.reading], max_new_tokens=self.max_new_tokens, extra=extra,
+                            debias=self.debias)

@@ -1,18 +1,24 @@
 """Answer readings in schema-2 results: one metric name per reading and measure.
 
 A method that reads one answer several ways (ask-to-choose: label likelihood, generation
-read strictly, ...) reports every reading's metrics in the same slice, named
+read strictly and leniently, ...) reports every reading's metrics in the same slice, named
 ``<reading>.<metric>``; ``readings`` lists them. ``reading_slice`` turns a summary of the
 form ``{"n", reading: {metric, "ci", "failures"}, ...}`` into such a slice, for any number of
-readings.
+readings; ``position_bias`` (per reading: presented positions chosen beside gold ones)
+goes to the result's ``breakdowns`` (``bias_breakdown``), whose values need not be numbers.
 """
 
 from __future__ import annotations
 
 from typing import Iterable
 
-READINGS = ("likelihood", "generation")
-LABELS = {"likelihood": "label likelihood", "generation": "generation"}
+#: every reading a choose result can hold, in report order: label likelihood, the same averaged over
+#: the options' cyclic orders (``--debias cyclic``), greedy generation read strictly and leniently
+READINGS = ("likelihood", "likelihood_cyclic", "generation", "generation_lenient")
+LABELS = {"likelihood": "label likelihood", "likelihood_cyclic": "label likelihood, cyclic debiased",
+          "generation": "generation", "generation_lenient": "generation, lenient"}
+#: the readings of generated text (the strict one's record holds the text)
+GENERATED = ("generation", "generation_lenient")
 
 
 def reading_slice(summary: dict, readings: Iterable[str] = READINGS) -> dict:
@@ -40,14 +46,42 @@ def readings_of(slices: Iterable[dict]) -> list[str]:
     return [r for r in READINGS if r in present]
 
 
+def bias_breakdown(summaries: dict) -> dict:
+    """``{"position_bias": {slice: {reading: ...}}}`` of per-slice summaries (a breakdown of one task);
+    empty where no summary has one (results written before position bias was recorded)."""
+    bias = {sl: m["position_bias"] for sl, m in summaries.items() if isinstance(m.get("position_bias"), dict)}
+    return {"position_bias": bias} if bias else {}
+
+
+def asked_by(reading: str, records: list[dict]) -> list[dict]:
+    """The records of one item that a reading answers: every option order for label likelihood, the
+    first cyclic order only for the others (``--debias cyclic`` asks the extra orders by likelihood)."""
+    if reading == "likelihood":
+        return records
+    return [r for r in records if r.get("rotation", 0) == 0]
+
+
+def bias_text(bias: dict) -> str:
+    """Per reading, the most chosen presented position: its share of the answers vs the gold share there."""
+    parts = [f"{label(reading)} {b['most_chosen']}: {b['most_chosen_share']:.2f} vs {b['gold_share_there']:.2f}"
+             for reading, b in (bias or {}).items() if isinstance(b, dict) and "most_chosen" in b]
+    return "; ".join(parts)
+
+
 def label(reading: str) -> str:
     return LABELS.get(reading, reading)
 
 
-def answered(answer: dict) -> str:
-    """A generated answer as the report's items pages show it."""
-    text = answer.get("text", "")
+def answered(answer: dict, text: str | None = None) -> str:
+    """A generated answer as the report's items pages show it (``text``: the generated text, which the
+    strict reading's block holds, when ``answer`` is another reading's)."""
+    text = answer.get("text", "") if text is None else text
     return f"answered {text!r}" + (f" — {answer['failure'].replace('_', ' ')}" if answer.get("failure") else "")
+
+
+def cyclic_order(record: dict) -> str:
+    """How the items pages tell the extra cyclic orders of ``--debias cyclic`` apart (the first: nothing)."""
+    return f" (cyclic order {record['rotation'] + 1})" if record.get("rotation") else ""
 
 
 def skipped_row(item: str, task: str, reason: str, order: str) -> dict:
@@ -62,12 +96,12 @@ def choose_options(config: dict) -> dict:
 
 
 def setting(result: dict) -> str:
-    """How a choose run asked: template, chat, options shown, option orders."""
+    """How a choose run asked: template, chat, options shown, option orders, debiasing."""
     c = choose_options(result.get("config") or {})
     template = c.get("template") or "?"
     template = template.get("name", "?") if isinstance(template, dict) else str(template)
     return (f"{template}{' / chat' if c.get('chat') else ''}, ≤{c.get('max_candidates') or 'all'} options, "
-            f"{c.get('permutations', 1)} order(s)")
+            f"{c.get('permutations', 1)} order(s){', cyclic debiasing' if c.get('debias') == 'cyclic' else ''}")
 
 
 def failures_text(m: dict, reading: str = "generation") -> str:

@@ -173,7 +173,8 @@ def summary_note(results: list[dict]) -> str:
         what = [f"method {r['method']}, recipe {r['recipe']}"]
         if r.get("readings"):
             o = choose_options(c)
-            what.append(f"≤{o.get('max_candidates') or 'all'} options, {o.get('permutations', 1)} order(s)")
+            what.append(f"≤{o.get('max_candidates') or 'all'} options, {o.get('permutations', 1)} order(s)"
+                        + (", cyclic debiasing" if o.get("debias") == "cyclic" else ""))
         seed = c.get("seed", run.get("seed"))
         if seed is not None:
             what.append(f"seed {seed}")

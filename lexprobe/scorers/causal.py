@@ -45,6 +45,7 @@ class CausalLMScorer(Scorer):
         #: "cache": the context's key/value cache copied per continuation (flash attention takes no 4-D mask)
         self.strategy = "cache" if _attn_implementation(model) == "flash_attention_2" else "packed"
         self.pack_tokens = 512  # longest unit (context + continuations); more continuations make more units
+        self.context_factor = 2  # ... or up to twice its context: a long context is not fed once per continuation
         self.row_tokens = 256  # units share rows of this many tokens (or the longest unit)
         self.max_batch_tokens: int | None = None  # padded tokens per forward pass (set by --batch-size auto)
         self.logit_elements = 1 << 24  # vocabulary logits materialised at once (64 MB in fp32)
@@ -94,7 +95,7 @@ class CausalLMScorer(Scorer):
         contexts = list(by_context)
         results: list[np.ndarray | None] = [None] * len(requests)
         if self.strategy == "packed":
-            units = pack_units(contexts, by_context, requests, self.pack_tokens)
+            units = pack_units(contexts, by_context, requests, self.pack_tokens, self.context_factor)
             rows = pack_rows(units, _row_capacity(units, self.row_tokens))
             bar = tqdm(total=len(rows), desc="causal LM", unit="sequence", disable=not progress, leave=False)
             size, budget = self.batching(max(map(_row_length, rows)), self._probe_packed)
@@ -288,15 +289,22 @@ class PackedUnit:
         return len(self.context) + sum(len(c) - 1 for _, c in self.members)
 
 
-def pack_units(contexts, by_context, requests, pack_tokens: int) -> list[PackedUnit]:
-    """Each context with as many of its continuations as fit ``pack_tokens`` (at least one)."""
+def pack_units(contexts, by_context, requests, pack_tokens: int, context_factor: int = 1) -> list[PackedUnit]:
+    """Each context with as many of its continuations as fit ``pack_tokens`` (at least one).
+
+    With ``context_factor`` f, a unit may also grow to f times its context's length: a
+    long context is fed again only after (f - 1) times its own length of continuation
+    tokens (the scorer uses 2: a 520-token question with 49 three-token answers is one
+    unit, not 49).
+    """
     units = []
     for ctx in contexts:
         members: list[tuple[int, tuple[int, ...]]] = []
         size = len(ctx)
+        limit = max(pack_tokens, context_factor * len(ctx))
         for r in by_context[ctx]:
             cont = tuple(requests[r][1])
-            if members and size + len(cont) - 1 > pack_tokens:
+            if members and size + len(cont) - 1 > limit:
                 units.append(PackedUnit(ctx, tuple(members)))
                 members, size = [], len(ctx)
             members.append((r, cont))

@@ -115,13 +115,20 @@ def test_choose_tables_in_html_equal_the_json(llm_files, llm_report):
         assert _value(row[header.index("Random P@1 (%)")]) == r["baselines"]["random"]["w2d"][pos]["p_at_1"]
         assert row[header.index("Asked")][0] == str(m["n"])
     coda = _load(llm_files["coda-choose"])
-    rows = [row for row in page.tables["CoDA21 coda, ask to choose (--method choose)"][1:] if row[2][0] == "All"]
+    table = page.tables["CoDA21 coda, ask to choose (--method choose)"]
+    head = [c[0] for c in table[0]]
+    rows = [row for row in table[1:] if row[2][0] == "All"]
     (row,) = rows
     m = coda["metrics"]["alignment"]["all"]
-    assert [_value(row[i]) for i in (3, 4, 5, 7)] == [m["likelihood.accuracy"], m["generation.accuracy"],
-                                                      m["generation.valid"],
-                                                      coda["baselines"]["random"]["alignment"]["all"]["accuracy"]]
-    assert row[6][0] == f"incomplete {m['generation.failures.incomplete']}"
+    columns = ("Label acc. (%)", "Generated acc. (%)", "Parsed (%)", "Random (%)")
+    assert [_value(row[head.index(c)]) for c in columns] == [
+        m["likelihood.accuracy"], m["generation.accuracy"], m["generation.valid"],
+        coda["baselines"]["random"]["alignment"]["all"]["accuracy"]]
+    assert row[head.index("Generation failures")][0] == f"incomplete {m['generation.failures.incomplete']}"
+    # the lenient reading of the same answers, and the position bias of the run
+    assert _value(row[head.index("Lenient acc. (%)")]) == m["generation_lenient.accuracy"]
+    bias = coda["breakdowns"]["alignment"]["position_bias"]["all"]["likelihood"]
+    assert f"label likelihood {bias['most_chosen']}: {bias['most_chosen_share']:.2f}" in row[head.index("Position bias")][0]
     # the table template of docs/llm.md
     summary = page.tables["Models by method (the table template of docs/llm.md)"]
     head = [c[0] for c in summary[0]]
@@ -213,10 +220,13 @@ def test_compare_choose_with_likelihood_protocol_on_the_common_metric(llm_files)
         assert rs["b"] == pytest.approx(choose["metrics"][task]["all"]["likelihood.rank_score"])
         gen = rows[(task, "all", "P@1: A likelihood (paper) vs B choose generation")]
         assert gen["b"] == pytest.approx(choose["metrics"][task]["all"]["generation.p_at_1"])
+        lenient = rows[(task, "all", "P@1: A likelihood (paper) vs B choose generation, lenient")]
+        assert lenient["b"] == pytest.approx(choose["metrics"][task]["all"]["generation_lenient.p_at_1"])
     coda = compare_files(llm_files["coda-choose"], llm_files["coda-paper"])
     metrics = {r["metric"] for r in coda["rows"]}
     assert metrics == {"accuracy: A choose label likelihood vs B likelihood (paper)",
-                       "accuracy: A choose generation vs B likelihood (paper)"}
+                       "accuracy: A choose generation vs B likelihood (paper)",
+                       "accuracy: A choose generation, lenient vs B likelihood (paper)"}
 
 
 def test_units_of_choose_runs_average_the_option_orders(llm_files):

@@ -171,15 +171,26 @@ class CoDA21(Benchmark):
 
 
 def choose_report(result: dict) -> str:
-    from lexprobe.protocols.readings import choose_options
+    from lexprobe.protocols.readings import bias_text, choose_options
     from lexprobe.reporting import format_table
 
+    cyclic = "likelihood_cyclic" in result.get("readings", [])
     rows = []
     for key, m in result["metrics"]["alignment"].items():
         rnd = result["baselines"].get("random", {}).get("alignment", {}).get(key, {})
-        rows.append([key, m["n"], m.get("likelihood.accuracy"), m.get("generation.accuracy"),
-                     m.get("generation.valid"), rnd.get("accuracy")])
+        rows.append([key, m["n"], m.get("likelihood.accuracy")]
+                    + ([m.get("likelihood_cyclic.accuracy")] if cyclic else [])
+                    + [m.get("generation.accuracy"), m.get("generation.valid"), m.get("generation_lenient.accuracy"),
+                       m.get("generation_lenient.valid"), rnd.get("accuracy")])
     c = choose_options(result["config"])
     title = (f"CoDA21, ask to choose ({c.get('template')} template{', chat' if c.get('chat') else ''}, "
-             f"<= {c.get('max_candidates')} pairs, {c.get('permutations')} order(s)): alignment accuracy")
-    return format_table(["pos", "asked", "label accuracy", "generated accuracy", "parsed", "random"], rows, title=title)
+             f"<= {c.get('max_candidates')} pairs, {c.get('permutations')} order(s)"
+             f"{', cyclic debiasing' if cyclic else ''}): alignment accuracy; generated answers read strictly and "
+             "leniently")
+    table = format_table(["pos", "asked", "label accuracy"] + (["debiased accuracy"] if cyclic else [])
+                         + ["strict accuracy", "strict parsed", "lenient accuracy", "lenient parsed", "random"],
+                         rows, title=title)
+    bias = bias_text(result["breakdowns"].get("alignment", {}).get("position_bias", {}).get("all"))
+    if bias:
+        table += f"\nposition bias (most chosen letter position: share of rows vs share of gold there): {bias}"
+    return table

@@ -12,9 +12,13 @@ import numpy as np
 
 from lexprobe.benchmarks.base import Unit
 from lexprobe.protocols.readings import (
+    GENERATED,
     READINGS,
     answered,
+    asked_by,
+    bias_breakdown,
     choose_options,
+    cyclic_order,
     label,
     reading_slice,
     readings_of,
@@ -51,6 +55,9 @@ def upgrade(old: dict) -> dict:
     if method == "choose":
         counts["skipped_too_long"] = (old_metrics.get("both") or {}).get("skipped", 0)
     breakdowns = {TASK: old["breakdowns"]} if old.get("breakdowns") else {}
+    bias = bias_breakdown({_slice(k): m for k, m in old_metrics.items()}) if method == "choose" else {}
+    if bias:
+        breakdowns[TASK] = {**breakdowns.get(TASK, {}), **bias}
     sections = {"tasks": [TASK], "readings": readings, "metrics": {TASK: metrics}, "baselines": {"random": {TASK: random}},
                 "breakdowns": breakdowns, "counts": counts, "skipped": skipped, "instances": old.get("instances") or []}
     return from_v1(old, "coda21", sections, method, recipe)
@@ -71,18 +78,22 @@ def choose_units(result: dict) -> list[Unit]:
     for item, recs in by_item.items():
         values: dict[str, float | None] = {}
         for reading in READINGS:
-            answered_ = [r[reading] for r in recs if reading in r]
-            ok = len(answered_) == len(recs)
+            asked = asked_by(reading, recs)  # --debias cyclic: the extra orders are read by likelihood only
+            answered_ = [r[reading] for r in asked if reading in r]
+            ok = bool(asked) and len(answered_) == len(asked)
             values[f"{reading}.accuracy"] = float(np.mean([float(a["accuracy"]) for a in answered_])) if ok else None
-            if reading == "generation":
-                values["generation.valid"] = float(np.mean([a["failure"] is None for a in answered_])) if ok else None
+            if reading in GENERATED:
+                values[f"{reading}.valid"] = float(np.mean([a["failure"] is None for a in answered_])) if ok else None
         out.append(Unit(item, TASK, recs[0]["pos"], values))
     return out
 
 
 CHOOSE_METRICS = (("likelihood.accuracy", "accuracy (choose, label likelihood)"),
+                  ("likelihood_cyclic.accuracy", "accuracy (choose, label likelihood, cyclic debiased)"),
                   ("generation.accuracy", "accuracy (choose, generation)"),
-                  ("generation.valid", "answers parsed (choose, generation)"))
+                  ("generation.valid", "answers parsed (choose, generation)"),
+                  ("generation_lenient.accuracy", "accuracy (choose, generation, lenient)"),
+                  ("generation_lenient.valid", "answers parsed (choose, generation, lenient)"))
 
 FAILURE_COLUMNS = [("model", "Model"), ("task", "Data"), ("pos", "POS"), ("item", "Group"), ("score", "Accuracy"),
                    ("details", "Alignment made (context → definition chosen)")]
@@ -128,23 +139,23 @@ def choose_rows(r: dict, name: str, task: str) -> list[dict]:
     multi = choose_options(r.get("config") or {}).get("permutations", 1) > 1
     rows = []
     for inst in r["instances"]:
-        order = f" (order {inst.get('permutation', 0) + 1})" if multi else ""
+        order = (f" (order {inst.get('permutation', 0) + 1})" if multi else "") + cyclic_order(inst)
         if "skipped" in inst:
             rows.append({"model": f"{name} [choose]", "pos": inst.get("pos", ""), "ok": False,
                          **skipped_row(inst["item"], task, inst["skipped"], order)})
         for reading in READINGS:
             if reading not in inst:
                 continue
-            row = _choose_row(inst, inst[reading], reading, task)
+            row = _choose_row(inst, inst[reading], reading, task, (inst.get("generation") or {}).get("text"))
             row["item"] += order
             row.update(model=f"{name} [choose: {label(reading)}]", pos=inst.get("pos", ""))
             rows.append(row)
     return rows
 
 
-def _choose_row(g: dict, answer: dict, reading: str, task: str) -> dict:
+def _choose_row(g: dict, answer: dict, reading: str, task: str, text: str | None = None) -> dict:
     contexts, definitions = g.get("contexts"), g.get("definitions")
-    lines = [answered(answer)] if reading == "generation" else []
+    lines = [answered(answer, text)] if reading in GENERATED else []
     for c, d in enumerate(answer.get("assignment") or []):
         mark = "✓" if c == d else "✗"
         if contexts and definitions:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from lexprobe.benchmarks.coda21.results import TASK, data_name
-from lexprobe.protocols.readings import failures_text, setting
+from lexprobe.protocols.readings import bias_text, failures_text, setting
 from lexprobe.result_schema import model_name
 from lexprobe.tables import (
     POS_NAME,
@@ -60,18 +60,28 @@ def likelihood_tables(results: list[dict]) -> list[Table]:
 def choose_tables(results: list[dict]) -> list[Table]:
     tables = []
     for task, members in by_group(results, data_name).items():
+        cyclic = any("likelihood_cyclic" in r.get("readings", []) for r in members)
         table = Table("coda21", f"CoDA21 {task}, ask to choose (--method choose)",
-                      ["Model", "Setting", "POS", "Label acc. (%)", "Generated acc. (%)", "Parsed (%)",
-                       "Generation failures", "Random (%)", "Asked", "Skipped"],
-                      note="alignment accuracy of both readings of one run: the k x k label-likelihood matrix "
-                           "solved with the optimal alignment, and the generated matching parsed strictly (an "
-                           "invalid answer scores 0 for the group); random exact over the pairs shown; x100, 95% "
-                           "bootstrap intervals over groups in brackets; Asked counts group × order.")
+                      ["Model", "Setting", "POS", "Label acc. (%)"] + (["Debiased acc. (%)"] if cyclic else [])
+                      + ["Generated acc. (%)", "Parsed (%)", "Generation failures", "Lenient acc. (%)",
+                         "Lenient parsed (%)", "Lenient failures", "Position bias", "Random (%)", "Asked",
+                         "Skipped"],
+                      note="alignment accuracy of the readings of one run: the k x k label-likelihood matrix "
+                           "solved with the optimal alignment"
+                           + (" (debiased: letter probabilities averaged over the definitions' cyclic orders)"
+                              if cyclic else "")
+                           + ", and the generated matching parsed strictly and leniently (an invalid answer scores "
+                           "0 for the group); position bias: the most chosen letter position of the rows, its share "
+                           "vs the share of gold there; random exact over the pairs shown; x100, 95% bootstrap "
+                           "intervals over groups in brackets; Asked counts group × order.")
         for r in members:
             for pos, m in r["metrics"][TASK].items():
-                table.rows.append([model_name(r), setting(r), POS_NAME.get(pos, pos), cell(m, "likelihood.accuracy"),
-                                   cell(m, "generation.accuracy"), cell(m, "generation.valid"), failures_text(m),
-                                   _random(r, pos), m.get("n"),
-                                   r["counts"].get("skipped_too_long") if pos == "all" else ""])
+                bias = r["breakdowns"].get(TASK, {}).get("position_bias", {}).get(pos)
+                table.rows.append([model_name(r), setting(r), POS_NAME.get(pos, pos), cell(m, "likelihood.accuracy")]
+                                  + ([cell(m, "likelihood_cyclic.accuracy")] if cyclic else [])
+                                  + [cell(m, "generation.accuracy"), cell(m, "generation.valid"), failures_text(m),
+                                     cell(m, "generation_lenient.accuracy"), cell(m, "generation_lenient.valid"),
+                                     failures_text(m, "generation_lenient"), bias_text(bias), _random(r, pos),
+                                     m.get("n"), r["counts"].get("skipped_too_long") if pos == "all" else ""])
         tables.append(table)
     return tables

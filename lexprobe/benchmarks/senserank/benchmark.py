@@ -2,7 +2,8 @@
 
 Recipes: ``paper`` and ``authors`` (``SenseRecipe``). The memory-mapped embedding store and
 the per-lemma ranking logs stay in ``evaluate.py``; a ``--layers`` sweep embeds once with
-every requested hidden state and ranks per layer (``layers.py``).
+every requested hidden state into one store and ranks per layer, each layer with its own
+resume log (``layers.py``).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class Similarity(Method):
                 raise LexprobeError("--layer and --layers exclude each other; pass one of them")
             if context().enabled:
                 raise LexprobeError("a layer sweep runs in one process; start it without torchrun")
-            return sweep_legacy(cfg, job.config.layers, job.items, embedder, job.progress)
+            return sweep_legacy(cfg, job.config.layers, job.items, embedder, job.progress, key=job.key, out=job.out)
         return _evaluate(cfg, job.items, embedder, job.progress, job.out, run_key=job.key)
 
 
@@ -93,8 +94,12 @@ class SenseRank(Benchmark):
             save_curves_plot(result, plot)
         result["plot"] = str(plot)
 
-    def finished(self, out: Path, config: SenseConfig) -> None:
-        if not config.keep_embeddings:
+    def finished(self, out: Path, config: SenseConfig, result: dict | None = None) -> None:
+        if result is not None and result.get("sweep"):  # the per-layer ranking logs too
+            from lexprobe.benchmarks.senserank.layers import clean_sweep
+
+            clean_sweep(out, result["sweep"]["values"], keep_embeddings=config.keep_embeddings)
+        elif not config.keep_embeddings:
             from lexprobe.benchmarks.senserank.evaluate import store_path
 
             shutil.rmtree(store_path(out), ignore_errors=True)

@@ -1,21 +1,30 @@
 """Layer sweeps for sense ranking: the paper's metric at every layer, from one forward pass.
 
 ``--layers all`` (or a list such as ``0,4,8-12,-1``) embeds every target once with all
-the requested hidden states (``TokenEmbedder.embed_layers``), then runs the ordinary
-evaluation (``evaluate.evaluate``) once per layer on those vectors: each layer's figures
-are exactly those of a single run with ``--layer L``. Works for encoders and decoder
-LMs alike (see docs/llm.md for what a decoder's token vector means). Layer numbers are
-``hidden_states`` indices: 0 = embedding layer, n = last block.
+the requested hidden states, then runs the ordinary evaluation (``evaluate._evaluate``)
+once per layer on those vectors: each layer's figures are exactly those of a single run
+with ``--layer L``. Works for encoders and decoder LMs alike (see docs/llm.md for what a
+decoder's token vector means). Layer numbers are ``hidden_states`` indices: 0 =
+embedding layer, n = last block.
+
+Resumable as a single run is: the vectors of all swept layers go to one embedding store
+beside the output (``<out>.embeddings/``, rows ``[layers, dim]``), appended every
+``4 x batch size`` sentences, and each layer's lemma rankings to its own resume log
+(``<out>.layer<L>.partial.jsonl``, 64 lemmas at a time). Ctrl-C keeps both; a rerun
+embeds and ranks only what is missing. ``clean_sweep`` removes them once the result
+is written (``SenseRank.finished``; ``--keep-embeddings`` keeps the store).
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
 from dataclasses import replace
-from typing import Any, Sequence
+from pathlib import Path
+from typing import Iterable, Sequence
 
 from lexprobe.errors import LexprobeError
-from lexprobe.scorers.base import EmbeddedTargets
 
 
 def parse_layers(text: str) -> list[int] | str:
@@ -39,31 +48,40 @@ def parse_layers(text: str) -> list[int] | str:
     return out
 
 
-class _LayerView:
-    """An embedder for ``evaluate`` that serves one layer of vectors computed for all layers at once."""
+class _AllLayers:
+    """An embedder for ``evaluate._evaluate`` whose vectors hold every swept layer (one store row per target).
+
+    Its description names the layer list, not one layer, so every layer's evaluation finds
+    the same store; everything else is the wrapped embedder's.
+    """
 
     def __init__(self, embedder, layers: Sequence[int]):
-        self.embedder = embedder
+        self._embedder = embedder
         self.layers = list(layers)
-        self.current = self.layers[0]
-        self._key: tuple | None = None
-        self._all: Any = None
 
-    def embed(self, instances, progress: bool = True) -> EmbeddedTargets:
-        key = tuple(i.sentence_key + (i.index,) for i in instances)
-        if key != self._key:
-            self._all = self.embedder.embed_layers(instances, self.layers, progress=progress)
-            self._key = key
-        return self._all.layer(self.current)
+    def __getattr__(self, name):
+        return getattr(self._embedder, name)
+
+    def encode_jobs(self, jobs, layers=None):
+        return self._embedder.encode_jobs(jobs, self.layers)
 
     def describe(self) -> dict:
-        d = dict(self.embedder.describe())
-        d.update(layer=self.current, hidden_states_index=self.current)
-        return d
+        d = {k: v for k, v in self._embedder.describe().items() if k not in ("layer", "hidden_states_index")}
+        return dict(d, layers=self.layers)
 
 
-def sweep(cfg, layers: Sequence[int] | str, instances=None, embedder=None, progress: bool = True) -> dict:
-    """Evaluate ``cfg`` at each layer through ``benchmarks.evaluate`` (a schema-2 result with ``sweep``)."""
+def _stage(layer: int) -> str:
+    return f"layer{layer}"
+
+
+def sweep(cfg, layers: Sequence[int] | str, instances=None, embedder=None, progress: bool = True,
+          out: str | Path | None = None) -> dict:
+    """Evaluate ``cfg`` at each layer through ``benchmarks.evaluate`` (a schema-2 result with ``sweep``).
+
+    With ``out`` the result is written there, and until then the store and the per-layer
+    logs sit beside it, so an interrupted sweep resumes; without, they live in a
+    temporary folder.
+    """
     from lexprobe.benchmarks.evaluate import evaluate
     from lexprobe.benchmarks.senserank.config import SenseConfig
 
@@ -77,15 +95,21 @@ def sweep(cfg, layers: Sequence[int] | str, instances=None, embedder=None, progr
         from lexprobe.data.corpora import load_corpus
 
         instances = load_corpus(cfg.corpus, cfg.path, seed=cfg.seed)
-    result = evaluate("senserank", embedder, SenseConfig.from_engine(cfg, layers=spec), items=instances,
+    result = evaluate("senserank", embedder, SenseConfig.from_engine(cfg, layers=spec), out, items=instances,
                       progress=progress)
     if result is None:
         raise LexprobeError("a layer sweep runs in one process; start it without torchrun")
     return result
 
 
-def sweep_legacy(cfg, layers: Sequence[int] | str, instances, embedder, progress: bool = True, key=None) -> dict:
-    """The sweep as one schema-1 summary: ``evaluate._evaluate`` per layer on vectors of one pass."""
+def sweep_legacy(cfg, layers: Sequence[int] | str, instances, embedder, progress: bool = True, key=None,
+                 out: str | Path | None = None) -> dict:
+    """The sweep as one schema-1 summary: ``evaluate._evaluate`` per layer on vectors of one pass.
+
+    ``key``: the resume key's maker (``Job.key``); ``out``: where the store and the
+    per-layer logs go (``<out>.embeddings/``, ``<out>.layer<L>.partial.jsonl``; a temporary
+    folder without). One process (the method refuses torchrun).
+    """
     from lexprobe.benchmarks.senserank.evaluate import _evaluate
 
     t0 = time.time()
@@ -93,13 +117,16 @@ def sweep_legacy(cfg, layers: Sequence[int] | str, instances, embedder, progress
         layers = parse_layers(layers)
     wanted = range(embedder.n_layers + 1) if layers == "all" else layers
     indices = list(dict.fromkeys(embedder.layer_index(x) for x in wanted))
-    view = _LayerView(embedder, indices)
+    view = _AllLayers(embedder, indices)
+    chunk = 4 * int(getattr(embedder, "batch_size", 32) or 32)
     per_layer = {}
-    for layer in indices:
-        view.current = layer
-        result = _evaluate(replace(cfg, layer=layer), instances, view, progress and layer == indices[0], None)
-        assert result is not None  # one process (checked by the method)
-        per_layer[layer] = result
+    with tempfile.TemporaryDirectory(prefix="lexprobe-sweep-") as tmp:
+        base = Path(out) if out is not None else Path(tmp) / "sweep.json"
+        for row, layer in enumerate(indices):
+            result = _evaluate(replace(cfg, layer=layer), instances, view, progress and row == 0, base,
+                               run_key=key, store_row=row, log_stage=_stage(layer), store_chunk=chunk)
+            assert result is not None  # one process (checked by the method)
+            per_layer[layer] = result
     first = per_layer[indices[0]]
     best = max(indices, key=lambda x: (per_layer[x]["metrics"].get("pooled") or 0.0, -x))
     return {
@@ -114,6 +141,18 @@ def sweep_legacy(cfg, layers: Sequence[int] | str, instances, embedder, progress
         "counts": first["counts"],
         "timing": {"total_s": round(time.time() - t0, 2)},
     }
+
+
+def clean_sweep(out: str | Path, layers: Iterable, keep_embeddings: bool = False) -> None:
+    """The result is written: remove the sweep's per-layer resume logs and (unless kept) its store."""
+    from lexprobe.benchmarks.senserank.evaluate import store_path
+    from lexprobe.cache import partial_path
+    from lexprobe.distributed import remove_logs
+
+    for layer in layers:
+        remove_logs(partial_path(out, _stage(int(layer))))
+    if not keep_embeddings:
+        shutil.rmtree(store_path(out), ignore_errors=True)
 
 
 from lexprobe.benchmarks.senserank.report import format_sweep, plot_sweep  # noqa: E402,F401  (former home)

@@ -51,17 +51,30 @@ def full_report(result: dict) -> str:
 
 
 def choose_report(result: dict) -> str:
-    """The ask-to-choose table: each reading's figures per task and POS, as fractions."""
-    from lexprobe.protocols.readings import choose_options
+    """The ask-to-choose table: each reading's figures per task and POS, as fractions; then the position bias."""
+    from lexprobe.protocols.readings import bias_text, choose_options
 
-    rows = []
+    c = choose_options(result["config"])
+    cyclic = "likelihood_cyclic" in result.get("readings", [])
+    rows, bias = [], []
     for task, by_pos in result["metrics"].items():
         for pos, m in by_pos.items():
             rnd = result["baselines"].get("random", {}).get(task, {}).get(pos) or {}
-            rows.append([task.upper(), pos, m["n"], m.get("likelihood.p_at_1"), m.get("likelihood.rank_score"),
-                         m.get("generation.p_at_1"), m.get("generation.valid"), rnd.get("p_at_1")])
-    c = choose_options(result["config"])
+            rows.append([task.upper(), pos, m["n"], m.get("likelihood.p_at_1"), m.get("likelihood.rank_score")]
+                        + ([m.get("likelihood_cyclic.p_at_1")] if cyclic else [])
+                        + [m.get("generation.p_at_1"), m.get("generation.valid"), m.get("generation_lenient.p_at_1"),
+                           m.get("generation_lenient.valid"), rnd.get("p_at_1")])
+        shown = bias_text(result["breakdowns"].get(task, {}).get("position_bias", {}).get("all"))
+        if shown:
+            bias.append(f"{task.upper()} {shown}")
     title = (f"WDLMPro, ask to choose ({c.get('template')} template{', chat' if c.get('chat') else ''}, "
-             f"<= {c.get('max_candidates')} options, {c.get('permutations')} order(s)): P@1 as a fraction")
-    return format_table(["task", "pos", "asked", "label P@1", "label RS", "generated P@1", "parsed", "random P@1"],
-                        rows, title=title)
+             f"<= {c.get('max_candidates')} options, {c.get('permutations')} order(s)"
+             f"{', cyclic debiasing' if cyclic else ''}): P@1 as a fraction; generated answers read strictly "
+             "and leniently")
+    table = format_table(["task", "pos", "asked", "label P@1", "label RS"] + (["debiased P@1"] if cyclic else [])
+                         + ["strict P@1", "strict parsed", "lenient P@1", "lenient parsed", "random P@1"],
+                         rows, title=title)
+    if bias:
+        table += ("\nposition bias (most chosen position: share of answers vs share of gold there):\n  "
+                  + "\n  ".join(bias))
+    return table

@@ -13,9 +13,13 @@ import numpy as np
 
 from lexprobe.benchmarks.base import Unit
 from lexprobe.protocols.readings import (
+    GENERATED,
     READINGS,
     answered,
+    asked_by,
+    bias_breakdown,
     choose_options,
+    cyclic_order,
     label,
     reading_slice,
     readings_of,
@@ -29,15 +33,18 @@ def upgrade(old: dict) -> dict:
     method, recipe = v1_method_recipe(old)
     tasks = list(old.get("task") or old.get("tasks") or ())
     if method == "choose":
-        metrics, random, skipped = {}, {}, 0
+        metrics, random, breakdowns, skipped = {}, {}, {}, 0
         readings = readings_of(m for t in old["metrics"].values() for m in t.values())
         for task, by_pos in old["metrics"].items():
             metrics[task] = {pos: reading_slice(m, readings) for pos, m in by_pos.items()}
             random[task] = {pos: {**{k: v for k, v in (m.get("random") or {}).items()}, "n": m.get("n", 0)}
                             for pos, m in by_pos.items() if m.get("random")}
+            if bias_breakdown(by_pos):
+                breakdowns[task] = bias_breakdown(by_pos)
             skipped += (by_pos.get("all") or {}).get("skipped", 0)
         sections = {"tasks": tasks, "readings": readings, "metrics": metrics, "baselines": {"random": random},
-                    "counts": {"skipped_too_long": skipped}, "instances": old.get("instances") or []}
+                    "breakdowns": breakdowns, "counts": {"skipped_too_long": skipped},
+                    "instances": old.get("instances") or []}
     else:
         sections = {"tasks": tasks, "metrics": old.get("metrics") or {},
                     "baselines": {"random": old["random_baseline"]} if old.get("random_baseline") else {},
@@ -58,8 +65,9 @@ def unit_values(result: dict) -> list[Unit]:
 
 
 def choose_units(result: dict) -> list[Unit]:
-    """One unit per target and task: each reading's value averaged over the item's option orders;
-    None where the item was skipped (prompt too long) or the reading not run."""
+    """One unit per target and task: each reading's value averaged over the item's option orders
+    (``asked_by``: the cyclic orders of ``--debias cyclic`` are read by likelihood only); None where
+    the item was skipped (prompt too long) or the reading not run."""
     by_item: dict[str, list[dict]] = {}
     for r in result["instances"]:
         by_item.setdefault(r["item"], []).append(r)
@@ -67,21 +75,26 @@ def choose_units(result: dict) -> list[Unit]:
     for item, recs in by_item.items():
         values: dict[str, float | None] = {}
         for reading in READINGS:
-            answered = [r[reading] for r in recs if reading in r]
-            ok = len(answered) == len(recs)
+            asked = asked_by(reading, recs)
+            answered = [r[reading] for r in asked if reading in r]
+            ok = bool(asked) and len(answered) == len(asked)
             values[f"{reading}.p_at_1"] = float(np.mean([float(a["correct"]) for a in answered])) if ok else None
-            if reading == "likelihood":
-                values["likelihood.rank_score"] = float(np.mean([a["rank_score"] for a in answered])) if ok else None
-            if reading == "generation":
-                values["generation.valid"] = float(np.mean([a["failure"] is None for a in answered])) if ok else None
+            if reading.startswith("likelihood"):
+                values[f"{reading}.rank_score"] = float(np.mean([a["rank_score"] for a in answered])) if ok else None
+            if reading in GENERATED:
+                values[f"{reading}.valid"] = float(np.mean([a["failure"] is None for a in answered])) if ok else None
         out.append(Unit(item, recs[0].get("task", "w2d"), recs[0]["pos"], values))
     return out
 
 
 CHOOSE_METRICS = (("likelihood.p_at_1", "P@1 (choose, label likelihood)"),
                   ("likelihood.rank_score", "RS (choose, label likelihood)"),
+                  ("likelihood_cyclic.p_at_1", "P@1 (choose, label likelihood, cyclic debiased)"),
+                  ("likelihood_cyclic.rank_score", "RS (choose, label likelihood, cyclic debiased)"),
                   ("generation.p_at_1", "P@1 (choose, generation)"),
-                  ("generation.valid", "answers parsed (choose, generation)"))
+                  ("generation.valid", "answers parsed (choose, generation)"),
+                  ("generation_lenient.p_at_1", "P@1 (choose, generation, lenient)"),
+                  ("generation_lenient.valid", "answers parsed (choose, generation, lenient)"))
 
 FAILURE_COLUMNS = [("model", "Model"), ("task", "Task"), ("pos", "POS"), ("item", "Item"), ("gold", "Gold answer"),
                    ("chosen", "Chosen instead"), ("score", "Gold rank")]
@@ -121,21 +134,21 @@ def choose_rows(r: dict, name: str) -> list[dict]:
     multi = choose_options(r.get("config") or {}).get("permutations", 1) > 1
     rows = []
     for inst in r["instances"]:
-        order = f" (order {inst.get('permutation', 0) + 1})" if multi else ""
+        order = (f" (order {inst.get('permutation', 0) + 1})" if multi else "") + cyclic_order(inst)
         if "skipped" in inst:
             rows.append({"model": f"{name} [choose]", "pos": inst.get("pos", ""), "ok": False,
                          **skipped_row(inst.get("word", inst["item"]), inst.get("task", ""), inst["skipped"], order)})
         for reading in READINGS:
             if reading not in inst:
                 continue
-            row = _choose_row(inst, inst[reading], reading)
+            row = _choose_row(inst, inst[reading], reading, (inst.get("generation") or {}).get("text"))
             row["item"] += order
             row.update(model=f"{name} [choose: {label(reading)}]", pos=inst.get("pos", ""))
             rows.append(row)
     return rows
 
 
-def _choose_row(i: dict, answer: dict, reading: str) -> dict:
+def _choose_row(i: dict, answer: dict, reading: str, text: str | None = None) -> dict:
     options = i.get("options") or []
     order = i["order"]
 
@@ -146,8 +159,8 @@ def _choose_row(i: dict, answer: dict, reading: str) -> dict:
         return f"option {at + 1}: {options[at]}" if at < len(options) else f"option {at + 1}"
 
     ok = bool(answer["correct"])
-    if reading == "generation":
-        chosen = answered(answer) + ("" if answer.get("choice") is None else f" → {option(answer['choice'])}")
+    if reading in GENERATED:
+        chosen = answered(answer, text) + ("" if answer.get("choice") is None else f" → {option(answer['choice'])}")
         score = "right" if ok else (answer.get("failure") or "wrong").replace("_", " ")
     else:
         chosen = "" if ok else option(answer.get("choice"))

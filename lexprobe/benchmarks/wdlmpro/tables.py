@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lexprobe.protocols.readings import failures_text, setting
+from lexprobe.protocols.readings import bias_text, failures_text, setting
 from lexprobe.result_schema import model_name
 from lexprobe.tables import POS_NAME, Table, baseline_label, cell, digest, label, name_counts
 
@@ -46,19 +46,30 @@ def choose_tables(results: list[dict]) -> list[Table]:
         members = [r for r in results if task in r["metrics"]]
         if not members:
             continue
+        cyclic = any("likelihood_cyclic" in r.get("readings", []) for r in members)
         table = Table("wdlmpro", f"WDLMPro {title}, ask to choose (--method choose)",
-                      ["Model", "Setting", "POS", "Label P@1 (%)", "Label RS", "Generated P@1 (%)", "Parsed (%)",
-                       "Generation failures", "Random P@1 (%)", "Asked", "Skipped"],
-                      note="both readings of one run: label likelihood (most probable option label) and greedy "
-                           "generation parsed strictly (failures count as wrong); random = expected P@1 over the "
-                           "options shown; x100, 95% bootstrap intervals over targets (each averaged over its "
-                           "option orders) in brackets; Asked counts target × order.")
+                      ["Model", "Setting", "POS", "Label P@1 (%)", "Label RS"]
+                      + (["Debiased P@1 (%)"] if cyclic else [])
+                      + ["Generated P@1 (%)", "Parsed (%)", "Generation failures", "Lenient P@1 (%)",
+                         "Lenient parsed (%)", "Lenient failures", "Position bias", "Random P@1 (%)", "Asked",
+                         "Skipped"],
+                      note="the readings of one run: label likelihood (most probable option label"
+                           + ("; debiased: averaged over the options' cyclic orders" if cyclic else "")
+                           + ") and greedy generation parsed strictly and leniently (failures count as wrong); "
+                           "position bias: the most chosen presented position, its share of the answers vs the "
+                           "share of gold there; random = expected P@1 over the options shown; x100, 95% "
+                           "bootstrap intervals over targets (each averaged over its option orders) in brackets; "
+                           "Asked counts target × order.")
         for r in members:
             for pos, m in r["metrics"][task].items():
                 rnd = r["baselines"].get("random", {}).get(task, {}).get(pos)
+                bias = r["breakdowns"].get(task, {}).get("position_bias", {}).get(pos)
                 table.rows.append([model_name(r), setting(r), POS_NAME.get(pos, pos), cell(m, "likelihood.p_at_1"),
-                                   cell(m, "likelihood.rank_score"), cell(m, "generation.p_at_1"),
-                                   cell(m, "generation.valid"), failures_text(m), cell(rnd, "p_at_1"), m.get("n"),
-                                   r["counts"].get("skipped_too_long") if pos == "all" else ""])
+                                   cell(m, "likelihood.rank_score")]
+                                  + ([cell(m, "likelihood_cyclic.p_at_1")] if cyclic else [])
+                                  + [cell(m, "generation.p_at_1"), cell(m, "generation.valid"), failures_text(m),
+                                     cell(m, "generation_lenient.p_at_1"), cell(m, "generation_lenient.valid"),
+                                     failures_text(m, "generation_lenient"), bias_text(bias), cell(rnd, "p_at_1"),
+                                     m.get("n"), r["counts"].get("skipped_too_long") if pos == "all" else ""])
         tables.append(table)
     return tables

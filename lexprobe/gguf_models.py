@@ -1,0 +1,149 @@
+"""GGUF checkpoints: one file holding the weights (often quantised), the tokenizer and the chat template.
+
+``--model file.gguf``, a folder holding exactly one ``.gguf`` file, or the short name
+of a packaged model (``PACKAGED``) is read by transformers' own GGUF support
+(``from_pretrained(folder, gguf_file=name)`` with the ``gguf`` package): the weights
+are de-quantised to float32, and the tokenizer and chat template come from the same
+file. Results then describe a de-quantised copy of a quantised file, not the
+original checkpoint: ``weights_record`` says which, and the model's revision is the
+SHA-256 of the file (``provenance.model_revision``).
+
+Reading a GGUF is slow (about 30 s for SmolLM2-135M, the metadata alone is parsed
+three times), so the de-quantised model and its tokenizer are saved once as a plain
+safetensors folder under ``cache_dir()/gguf/`` keyed by the file's SHA-256 and the
+transformers and gguf versions that converted it; every load then goes through the
+ordinary safetensors path (``as_pretrained_dir``), where the asked dtype is applied.
+Deleting the folder only costs the next load its conversion time.
+
+The short names (``PACKAGED``) and ``packaged_file`` / ``gguf_file``, which
+``model_names.resolve_model_path`` calls for every ``--model``, live in ``model_names``
+(torch-free, and below this module: it needs the cache and provenance).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+from pathlib import Path
+
+from lexprobe.errors import ModelError
+from lexprobe.model_names import PACKAGED, gguf_file, packaged_file  # noqa: F401  (the short names' home)
+
+#: what transformers can build from a GGUF but lexprobe cannot score (encoder-decoder models)
+_NOT_CAUSAL = ("t5", "umt5", "t5encoder")
+_CACHE_FORMAT = 1
+
+
+def metadata(path: str | Path) -> dict:
+    """The file's scalar metadata (arrays such as the vocabulary left as counts): fast, no tensors read."""
+    from transformers.integrations.gguf.reader import read_gguf_metadata
+
+    try:
+        fields, _ = read_gguf_metadata(str(path))
+    except Exception as err:  # noqa: BLE001 - a damaged or foreign file, whatever the reader raises
+        raise ModelError(f"cannot read {path} as a GGUF file ({str(err).splitlines()[0] if str(err) else type(err).__name__}); "
+                         "the file is damaged or not GGUF: download it again") from None
+    return fields
+
+
+def architecture(path: str | Path) -> str:
+    return str(metadata(path).get("general.architecture", "?"))
+
+
+def check_architecture(path: str | Path) -> str:
+    """The kind lexprobe scores a GGUF file as ("causal"), or a one-line error naming its architecture."""
+    from transformers.modeling_gguf_pytorch_utils import GGUF_SUPPORTED_ARCHITECTURES
+
+    arch = architecture(path)
+    if arch not in GGUF_SUPPORTED_ARCHITECTURES or arch in ("general", "tokenizer"):
+        raise ModelError(f"GGUF file {Path(path).name} has architecture {arch!r}, which transformers cannot read "
+                         "from GGUF; convert the original checkpoint to safetensors and pass its folder")
+    if arch in _NOT_CAUSAL:
+        raise ModelError(f"GGUF file {Path(path).name} holds a {arch!r} encoder-decoder model; lexprobe scores "
+                         "GGUF files as causal LMs only")
+    return "causal"
+
+
+def weights_record(path: str | Path) -> dict:
+    """What a result's weights are: a de-quantised GGUF file (its name, quantisation, SHA-256)."""
+    from lexprobe.provenance import model_revision
+
+    fields = metadata(path)
+    return {"format": "gguf", "file": Path(path).name, "quantisation": quantisation_name(fields.get("general.file_type")),
+            "dequantised_to": "float32, then the run's dtype", "revision": model_revision(str(path)),
+            "gguf_name": fields.get("general.name")}
+
+
+def quantisation_name(file_type) -> str | None:
+    if file_type is None:
+        return None
+    try:
+        from gguf import LlamaFileType
+
+        return LlamaFileType(int(file_type)).name.removeprefix("MOSTLY_")
+    except (ImportError, ValueError):
+        return f"file_type {file_type}"
+
+
+def cache_folder(path: str | Path) -> Path:
+    """Where the de-quantised copy of ``path`` lives: keyed by the file's SHA-256 and the converters' versions."""
+    from importlib import metadata as md
+
+    from lexprobe.cache import cache_dir, stable_hash
+    from lexprobe.provenance import model_revision
+
+    key = stable_hash([_CACHE_FORMAT, model_revision(str(path)), md.version("transformers"), md.version("gguf")], 24)
+    return cache_dir() / "gguf" / key
+
+
+def as_pretrained_dir(path: str) -> str:
+    """``path`` itself, or for a GGUF file the folder of its de-quantised copy (converted once, then cached)."""
+    file = gguf_file(path)
+    if file is None:
+        return path
+    check_architecture(file)
+    folder = cache_folder(file)
+    if not (folder / "source.json").exists():
+        convert(file, folder)
+    return str(folder)
+
+
+def convert(file: Path, folder: Path) -> None:
+    """De-quantise ``file`` to float32 with transformers and save model, tokenizer and chat template in ``folder``."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from lexprobe.provenance import model_revision
+
+    if importlib.util.find_spec("gguf") is None:
+        raise ModelError("loading a GGUF file needs the gguf package; run `pip install gguf==0.19.0`")
+    where, name = str(file.parent), file.name
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(where, gguf_file=name)
+        model = AutoModelForCausalLM.from_pretrained(where, gguf_file=name, dtype=torch.float32)
+    except (ValueError, KeyError, NotImplementedError) as err:
+        raise ModelError(f"transformers cannot load GGUF file {name} (architecture {architecture(file)!r}): "
+                         f"{str(err).splitlines()[0]}") from None
+    # the weights are plain tensors now; without the GGUF quantizer the model saves as any other
+    model.hf_quantizer = None  # type: ignore[assignment]  # (transformers' attribute; torch's Module typing lacks it)
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    tmp = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        source = {"gguf": str(file), "revision": model_revision(str(file)), "format": _CACHE_FORMAT}
+        (tmp / "source.json").write_text(json.dumps(source, indent=1), encoding="utf-8")
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        if folder.exists() and not (folder / "source.json").exists():
+            shutil.rmtree(folder, ignore_errors=True)  # left half-made by hand: never trusted
+        try:
+            tmp.rename(folder)
+        except OSError:  # another process finished the same conversion first: keep theirs
+            if not (folder / "source.json").exists():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
