@@ -100,7 +100,7 @@ def read_answers(scorer, prompts: Sequence[str], continuations: Sequence[Sequenc
     """
     logps = (label_logprobs(scorer, prompts, continuations, config.chat, prefixes=prefixes)
              if "likelihood" in config.readings else None)
-    texts = None
+    texts: list[str | None] | None = None
     if "generation" in config.readings:
         asked = [j for j in range(len(prompts)) if generate is None or generate[j]]
         got = greedy_generate(scorer, [prompts[j] for j in asked], config.chat, config.max_new_tokens or max_new_tokens)
@@ -220,7 +220,11 @@ def reading_intervals(records: Sequence[dict], reading: str, keys: dict[str, Cal
     from lexprobe.stats.bootstrap import mean_intervals
 
     answered = [r for r in records if reading in r]
-    return mean_intervals({name: item_means(answered, lambda r, f=f: f(r[reading])) for name, f in keys.items()})
+
+    def of(f: Callable[[dict], float]) -> Callable[[dict], float]:
+        return lambda r: f(r[reading])
+
+    return mean_intervals({name: item_means(answered, of(f)) for name, f in keys.items()})
 
 
 def agreement(records: Sequence[dict], reading: str, answer_key: str) -> float | None:

@@ -27,8 +27,18 @@ from lexprobe.benchmarks.coda21.dataset import replace_target
 from lexprobe.errors import DataError
 from lexprobe.metrics import alignment as al
 from lexprobe.protocols.choose import (
-    ChooseConfig, agreement, batch_prompts, check_scorer, generation_summary, item_means, position_bias,
-    read_answers, reading_intervals, readings_present, run_units, too_long,
+    ChooseConfig,
+    agreement,
+    batch_prompts,
+    check_scorer,
+    generation_summary,
+    item_means,
+    position_bias,
+    read_answers,
+    reading_intervals,
+    readings_present,
+    run_units,
+    too_long,
 )
 from lexprobe.protocols.choose_wdlmpro import bias_line
 from lexprobe.protocols.debias import debiased, rotations
@@ -102,8 +112,9 @@ def score_items(scorer, items: list[dict], config: ChooseConfig) -> list[dict]:
             matrix = np.empty((m, m))
             for i in range(m):
                 matrix[ctx_pos[i], def_pos] = logps[j][i]
-            assignment = al.align(matrix, "optimal", al.tie_break_order(f"{it['id']}:{it['permutation']}", m))
-            it["likelihood"] = {"label_logprobs": np.round(matrix, 6).tolist(), "assignment": assignment.tolist(),
+            order = al.tie_break_order(f"{it['id']}:{it['permutation']}", m)
+            assignment = al.align(matrix, "optimal", order).tolist()
+            it["likelihood"] = {"label_logprobs": np.round(matrix, 6).tolist(), "assignment": assignment,
                                 "accuracy": al.accuracy(assignment),
                                 "positions": [int(x) for x in np.argmax(logps[j], axis=1)]}
         if texts is not None and texts[j] is not None:
@@ -147,9 +158,9 @@ def _debias(items: list[dict], logps) -> None:
         matrix = np.empty_like(probs)
         matrix[[shown.index(c) for c in first["context_order"]]] = probs  # presented rows -> shown order
         assignment = al.align(np.log(matrix), "optimal",
-                              al.tie_break_order(f"{first['id']}:{first['permutation']}", len(shown)))
+                              al.tie_break_order(f"{first['id']}:{first['permutation']}", len(shown))).tolist()
         first["likelihood_cyclic"] = {"probabilities": np.round(matrix, 6).tolist(),
-                                      "assignment": assignment.tolist(), "accuracy": al.accuracy(assignment)}
+                                      "assignment": assignment, "accuracy": al.accuracy(assignment)}
 
 
 def evaluate_choose(data, scorer, config: ChooseConfig = ChooseConfig(), pos: str = "both", limit: int | None = None,

@@ -24,8 +24,18 @@ import numpy as np
 from lexprobe.errors import DataError
 from lexprobe.metrics.ranking import gold_rank, predicted_index, random_expectation, rank_score
 from lexprobe.protocols.choose import (
-    ChooseConfig, agreement, batch_prompts, check_scorer, generation_summary, item_means, position_bias,
-    read_answers, reading_intervals, readings_present, run_units, too_long,
+    ChooseConfig,
+    agreement,
+    batch_prompts,
+    check_scorer,
+    generation_summary,
+    item_means,
+    position_bias,
+    read_answers,
+    reading_intervals,
+    readings_present,
+    run_units,
+    too_long,
 )
 from lexprobe.protocols.debias import debiased, rotations
 from lexprobe.protocols.options import option_order, sample_candidates
