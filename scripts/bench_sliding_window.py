@@ -35,7 +35,8 @@ from lexprobe.scorers.attention_layout import Layout  # noqa: E402
 from scripts.sliding_window_table import coda_text, load_gguf_scorer  # noqa: E402
 
 CONTINUATIONS = (" dog", " a small domestic dog", " cat", " the act of moving", " water", " a person")
-PATHS = ("packed", "cache", "plain", "packed, no windows (old, wrong)")
+#: --paths name -> the row's label
+PATHS = {"packed": "packed", "cache": "cache", "plain": "plain", "old": "packed, no windows (old, wrong)"}
 
 
 def build_requests(tokenizer, text: str, lengths, per_length: int, continuations=CONTINUATIONS):
@@ -82,6 +83,8 @@ def main(argv=None) -> int:
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    parser.add_argument("--paths", nargs="+", default=list(PATHS),
+                        choices=list(PATHS), help="paths to time (old: packed, no windows)")
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -93,19 +96,23 @@ def main(argv=None) -> int:
           f"windows {scorer.layout.windows}")
     print(f"requests: {len(requests)} ({args.contexts} contexts each of {args.lengths} tokens x "
           f"{len(continuations)} continuations), {tokens} tokens as written; batch size {args.batch_size}")
-    best = {p: float("inf") for p in PATHS}
+    chosen = [label for name, label in PATHS.items() if name in args.paths]
+    if "packed" not in chosen:
+        raise SystemExit("--paths must include packed (the other paths are compared with it)")
+    best = {p: float("inf") for p in chosen}
     scores, stats = {}, {}
     for _ in range(args.repeat):
-        for path in PATHS:
+        for path in chosen:
             seconds, out, counted = run(scorer, path, requests)
             best[path] = min(best[path], seconds)
             scores[path], stats[path] = out, counted
-    plain = scores["plain"]
+    versus = "plain" if "plain" in scores else "cache"
+    plain = scores[versus]
     shared = sum(len(c) for c in {c for c, _ in requests}) + sum(len(x) - 1 for _, x in requests)
     fed_tokens = {"plain": sum(len(c) + len(x) - 1 for c, x in requests)}  # each context once per request
     print(f"{'path':34s} {'best s':>8s} {'req/s':>8s} {'vs packed':>10s} {'passes':>7s} {'fed tokens':>11s} "
-          f"{'max |diff| vs plain':>20s}")
-    for path in PATHS:
+          f"{'max |diff| vs ' + versus:>20s}")
+    for path in chosen:
         diff = max(float(np.abs(a - b).max()) for a, b in zip(scores[path], plain))
         fed = fed_tokens.get(path, shared)  # packed and cache: each context once
         print(f"{path:34s} {best[path]:8.2f} {len(requests) / best[path]:8.2f} {best[path] / best['packed']:9.2f}x "
