@@ -162,7 +162,7 @@ class ResumeLog:
             header_line = f.readline()
             try:
                 header = json.loads(header_line)
-            except (json.JSONDecodeError, UnicodeDecodeError):
+            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
                 header = None
             if not isinstance(header, dict) or header.get("key_hash") != self.key_hash:
                 f.close()
@@ -177,7 +177,7 @@ class ResumeLog:
                     try:
                         entry = json.loads(line)
                         done[entry["id"]] = entry["record"]
-                    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError):
+                    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, RecursionError):
                         break
                 good_end += len(raw)
         if good_end < self.path.stat().st_size:
@@ -196,16 +196,33 @@ class ResumeLog:
         self.notice(f"resume log {self.path.name} was written for {why}; set aside as {stale.name}, starting afresh")
 
     def append(self, unit_id: str, record: Any) -> None:
+        """Add one finished unit; on a full disk the log is cut back to its last whole line and the
+        run stops with one line (every unit logged before stays, so a rerun resumes from them)."""
         self.acquire()
         line = json.dumps({"id": unit_id, "record": record}, ensure_ascii=False) + "\n"
-        new = not self.path.exists() or self.path.stat().st_size == 0
-        with self.path.open("a", encoding="utf-8") as f:
-            if new:
-                f.write(json.dumps({"format": LOG_FORMAT, "key_hash": self.key_hash, "key": self.key},
-                                   ensure_ascii=False, default=str) + "\n")
-            f.write(line)
-            f.flush()
-            os.fsync(f.fileno())
+        size = self.path.stat().st_size if self.path.exists() else 0
+        try:
+            with self.path.open("a", encoding="utf-8") as f:
+                if size == 0:
+                    f.write(json.dumps({"format": LOG_FORMAT, "key_hash": self.key_hash, "key": self.key},
+                                       ensure_ascii=False, default=str) + "\n")
+                f.write(line)
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as err:
+            from lexprobe.outputs import disk_full
+
+            if not disk_full(err):
+                raise
+            try:
+                os.truncate(self.path, size)
+            except OSError:
+                pass  # load() drops a cut line anyway
+            from lexprobe.errors import OutputError
+
+            raise OutputError(f"no space left on the device to extend the resume log {self.path} ({err.strerror}); "
+                              "every unit finished before is kept in it: free some space and rerun the same "
+                              "command to continue from them") from None
 
     def finish(self) -> None:
         """The final result is written: remove the log and release the lock."""

@@ -1,8 +1,9 @@
 """Finding, classifying and loading models.
 
 ``--model`` takes a Hugging Face name or a local path (loaded with the real
-``from_pretrained``, weights from safetensors, never remote code), ``random``, or a
-static vectors file. The kind of scorer is read from the model's config and can be
+``from_pretrained``, weights from safetensors, never remote code), ``random``, a
+static vectors file, or a GGUF file (a folder holding one, or a packaged model's
+short name; see ``gguf_models``). The kind of scorer is read from the model's config and can be
 forced with ``--kind``; a forced kind whose head the checkpoint lacks is an error,
 not a silently random-initialised head.
 """
@@ -39,10 +40,14 @@ def bundled_minilm_path() -> str:
 
 
 def resolve_model_path(name_or_path: str) -> str:
-    """Map the default model's names to the bundled copy; pass anything else through."""
+    """Map the default model's names to the bundled copy, a packaged GGUF model's short name or a
+    folder holding one GGUF file to that file; pass anything else through."""
+    from lexprobe import gguf_models
+
     if name_or_path.lower() in _DEFAULT_ALIASES and not Path(name_or_path).exists():
         return bundled_minilm_path()
-    return name_or_path
+    gguf = gguf_models.packaged_file(name_or_path) or gguf_models.gguf_file(name_or_path)
+    return str(gguf) if gguf else name_or_path
 
 
 def pick_device(device: str | None = None) -> torch.device:
@@ -54,6 +59,13 @@ def pick_device(device: str | None = None) -> torch.device:
         raise ModelError(f"unknown device {device!r}; use cpu, cuda, cuda:N or auto") from None
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ModelError(f"device {device} requested but CUDA is not available; use --device cpu")
+    if dev.type == "cuda" and dev.index is not None and dev.index >= torch.cuda.device_count():
+        raise ModelError(f"device {device} requested but there are {torch.cuda.device_count()} CUDA devices; "
+                         "use cuda:0 or auto")
+    if dev.type == "mps" and not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
+        raise ModelError(f"device {device} (Apple GPU) requested but MPS is not available here; use --device cpu")
+    if dev.type not in ("cpu", "cuda", "mps"):  # meta holds no data; xla, hpu, ... are not supported
+        raise ModelError(f"device {device!r} cannot run lexprobe's models; use cpu, cuda, cuda:N, mps or auto")
     return dev
 
 
@@ -126,7 +138,7 @@ def check_model_reference(name_or_path: str) -> None:
     text = str(name_or_path)
     looks_local = (
         text.startswith(("/", ".", "~")) or text.count("/") >= 2 or os.sep != "/" and os.sep in text
-        or text.endswith(STATIC_SUFFIXES + (".safetensors",))
+        or text.endswith(STATIC_SUFFIXES + (".safetensors", ".gguf"))
     )
     if looks_local and not Path(text).expanduser().exists():
         raise ModelError(f"cannot load model {text}: this local path does not exist; pass an existing local "
@@ -141,6 +153,10 @@ def detect_kind(name_or_path: str) -> str:
     path = resolve_model_path(name_or_path)
     if Path(path).is_file() and path.endswith(STATIC_SUFFIXES):
         return "static"
+    if path.lower().endswith(".gguf"):
+        from lexprobe.gguf_models import check_architecture
+
+        return check_architecture(path)
     if _is_sentence_transformer(path):
         return "embedding"
     config = _load_config(path)
@@ -236,7 +252,8 @@ def load_scorer(
     if kind == "random":
         return RandomScorer(seed)
     path = resolve_model_path(name_or_path)
-    name = DEFAULT_MODEL if path != name_or_path and not Path(name_or_path).exists() else name_or_path
+    default = name_or_path.lower() in _DEFAULT_ALIASES and not Path(name_or_path).exists()
+    name = DEFAULT_MODEL if default else name_or_path
     if kind == "static":
         from lexprobe.scorers.embedding import StaticVectorsScorer
 
@@ -254,6 +271,9 @@ def load_scorer(
             raise ModelError(f"cannot load {path!r} as a sentence-embedding model: {str(err).splitlines()[0]}") from None
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
+    from lexprobe.gguf_models import as_pretrained_dir
+
+    gguf, path = path, as_pretrained_dir(path)  # a GGUF file: its de-quantised copy (made once, cached)
     _load_config(path)
     try:
         tokenizer = AutoTokenizer.from_pretrained(path, use_fast=True, trust_remote_code=False)
@@ -272,7 +292,12 @@ def load_scorer(
         from lexprobe.scorers.causal import CausalLMScorer
 
         model = _load_with_head(AutoModelForCausalLM, path, kind, dev, torch_dtype, attn, device_map)
-        return CausalLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size or 32)
+        scorer = CausalLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size or 32)
+        if gguf != path:
+            from lexprobe.gguf_models import weights_record
+
+            scorer.weights = weights_record(gguf)  # results say the weights are a de-quantised GGUF file
+        return scorer
     raise ModelError(f"unknown kind {kind!r}")  # pragma: no cover
 
 

@@ -52,3 +52,74 @@ def check_output_dir(path: str | Path, option: str = "--out-dir") -> Path:
         raise OutputError(f"{option} {path} is a file; give a folder")
     _probe_dir(path, option, path)
     return path
+
+
+# --- outputs never overwrite inputs ------------------------------------------------------
+
+def _paths(value) -> list[Path]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, (list, tuple, set)):
+        return [p for v in value for p in _paths(v)]
+    return [Path(value).expanduser()]
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: compare as written
+        return Path(os.path.abspath(path))
+
+
+def _same(a: Path, b: Path) -> bool:
+    if _resolved(a) == _resolved(b):
+        return True
+    try:
+        return os.path.samefile(a, b)  # hard links, bind mounts
+    except OSError:
+        return False
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    path, folder = _resolved(path), _resolved(folder)
+    return path == folder or folder in path.parents
+
+
+def check_not_inputs(outputs: dict, inputs: dict | None = None, writes: dict | None = None) -> None:
+    """Refuse (one ``OutputError``) an output that would overwrite an input or the data directory.
+
+    ``outputs`` / ``inputs``: ``{option: path | [paths] | None}`` as the command got them
+    (``{"--out": args.out}``, ``{"--data": args.data, "--model": args.model}``). Refused:
+    an output that is an existing input (the same file or folder, through symlinks and
+    hard links too), an existing file inside an input folder (``--out MODEL/config.json``),
+    and any output inside the data directory (``lexprobe data`` manages it: an output
+    there would replace a dataset that ``data list`` still calls verified). ``writes``:
+    ``{output option: [file names]}`` for output folders, so that an input among the
+    files the command writes there is caught too. Inputs that do not exist (a model
+    name, a variant name) cannot be overwritten and are skipped.
+    """
+    from lexprobe.data.registry import data_dir
+
+    root = data_dir()
+    existing_inputs = [(opt, p) for opt, v in (inputs or {}).items() for p in _paths(v) if os.path.lexists(p)]
+    for option, value in outputs.items():
+        for out in _paths(value):
+            if _inside(out, root):
+                raise OutputError(f"{option} {out} lies inside the data directory {root}, where `lexprobe data` "
+                                  "keeps the datasets; write it somewhere else")
+            targets = [out] + [out / name for name in (writes or {}).get(option, ())]
+            for in_option, src in existing_inputs:
+                for target in targets:
+                    if _same(target, src):
+                        raise OutputError(f"{option} {out} is the input {in_option} {src}: writing it would destroy "
+                                          f"the input; choose another {option}")
+                    if src.is_dir() and target.exists() and not target.is_dir() and _inside(target, src):
+                        raise OutputError(f"{option} {out} would overwrite {target}, part of the input {in_option} "
+                                          f"{src}; choose another {option}")
+
+
+def disk_full(err: BaseException) -> bool:
+    """``err`` says the disk (or the user's quota) is full."""
+    import errno
+
+    return isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT)

@@ -43,7 +43,8 @@ def model_revision(name_or_path: str) -> str:
     ``random`` is ``"random"``. A Hugging Face cache snapshot directory
     (``.../snapshots/<commit>/``) gives its commit; any other local file or folder
     gives ``sha256:<hex>`` over its weight files and config (cached per process by
-    path, size and mtime so repeated calls are cheap). A name that is not a local
+    path, size and mtime so repeated calls are cheap); a GGUF file gives the plain
+    SHA-256 of the file, as its publishers print it. A name that is not a local
     path is returned as ``name:<name>`` (resolved hub revisions need the network).
     """
     if name_or_path == "random":
@@ -59,6 +60,8 @@ def model_revision(name_or_path: str) -> str:
         if f.is_file() and (f.suffix in _WEIGHT_SUFFIXES or f.name.endswith(".json")) and ".cache" not in f.parts
     )
     key = tuple((str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in files)
+    if key not in _REVISION_CACHE and p.is_file() and p.suffix.lower() == ".gguf":
+        _REVISION_CACHE[key] = "sha256:" + file_sha256(p)
     if key not in _REVISION_CACHE:
         h = hashlib.sha256()
         for f in files:

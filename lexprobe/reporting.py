@@ -30,35 +30,68 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: s
 
 
 def read_json(path: str | Path, fix: str) -> Any:
-    """A JSON file's content; unreadable or malformed files are one DataError ending in ``fix``."""
+    """A JSON file's content; unreadable or malformed files are one DataError ending in ``fix``.
+
+    Malformed includes a key twice in one object (JSON's "the last one wins" would drop
+    data without a word), nesting deeper than Python's recursion limit, and NaN where a
+    value is expected is left to the caller. A FIFO or a device is refused before it is
+    opened, and a dataset file of the data directory is checked against its pin first.
+    """
+    from lexprobe.data.files import require_regular, unique_keys
+    from lexprobe.data.store import check_unchanged
     from lexprobe.errors import DataError
 
     path = Path(path)
+    require_regular(path, fix)
+    check_unchanged(path)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as err:
+        return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=unique_keys)
+    except (ValueError, RecursionError) as err:  # JSONDecodeError, UnicodeDecodeError, a duplicate key
         raise DataError(f"{path} is not valid JSON ({str(err)[:120]}); {fix}") from None
     except OSError as err:
         raise DataError(f"cannot read {path} ({err.strerror or err}); {fix}") from None
 
 
 def write_json(path: str | Path, obj: Any) -> Path:
-    """Write atomically (temp file + rename) so an interrupted write never leaves half a file."""
+    """Write atomically (temp file + rename) so an interrupted write never leaves half a file.
+
+    A full disk is one ``OutputError``: the temporary file is removed, an older ``path``
+    stays as it was, and the work behind ``obj`` is still in its resume log.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    except OSError as err:
+        _raise_if_disk_full(err, path)
+        raise
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(obj, f, ensure_ascii=False, indent=1)
             f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())  # a full disk shows here, not after the rename
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; results are ordinary files
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         Path(tmp).unlink(missing_ok=True)  # a temporary file lives beside its target or nowhere
+        if isinstance(err, OSError):
+            _raise_if_disk_full(err, path)
         raise
     return path
+
+
+def _raise_if_disk_full(err: OSError, path: Path) -> None:
+    from lexprobe.outputs import disk_full
+
+    if disk_full(err):
+        from lexprobe.errors import OutputError
+
+        raise OutputError(f"no space left on the device to write {path} ({err.strerror}); nothing was lost (no "
+                          "partial file was left, an older file there is unchanged, finished units stay in the "
+                          "run's resume log): free some space and rerun the same command") from None
 
 
 def save_figure(fig, out: str | Path, dpi: int = 120) -> Path:

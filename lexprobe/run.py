@@ -19,7 +19,7 @@ import time
 from lexprobe.cli_common import positive_int
 from lexprobe.errors import LexprobeError
 from lexprobe.model_names import DEFAULT_MODEL
-from lexprobe.outputs import check_output_dir
+from lexprobe.outputs import check_not_inputs, check_output_dir
 from lexprobe.reporting import write_json
 
 BENCHMARKS = ("wdlmpro", "coda21", "senserank")
@@ -44,6 +44,7 @@ def register(sub) -> None:
 
 
 def cmd_run(args) -> int:
+    check_not_inputs({"--out-dir": args.out_dir}, {"--model": args.model})
     out_dir = check_output_dir(args.out_dir)  # before any work: nothing computed is lost to a bad folder
     summary, failed, samples = {}, [], {}
     run_started = time.time() - 1

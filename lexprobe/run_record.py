@@ -52,6 +52,7 @@ def run_record(scorer: Any, items: Any, config: dict) -> dict:
         "model": getattr(scorer, "name", None) or describe.get("name"),
         "model_kind": getattr(scorer, "kind", None) or describe.get("kind"),
         "model_revision": _revision(scorer, model),
+        "weights": getattr(scorer, "weights", None),  # e.g. a de-quantised GGUF file (gguf_models.weights_record)
         "device": _device(scorer, model),
         "dtype": _dtype(model) or config.get("dtype"),
         "batch_size": getattr(scorer, "batch_size", None),

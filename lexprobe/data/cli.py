@@ -54,6 +54,8 @@ def _status_text(info: dict, ds) -> str:
         return f"missing: {ds.fetch_command}"
     if info["source"] == "system installation":
         return f"present ({info['path']})"
+    if info.get("changed"):
+        return f"changed since verified {info['verified']}: lexprobe data verify {ds.name}"
     if info["verified"]:
         return f"verified {info['verified']}"
     return f"present, not verified: lexprobe data verify {ds.name}"

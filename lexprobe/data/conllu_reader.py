@@ -104,6 +104,9 @@ def _locate(lines: _Lines, fields, parsers, err: Exception, name: str) -> tuple[
 
 
 def open_text(path: Path) -> TextIO:
+    from lexprobe.data.files import require_regular
+
+    require_regular(path)
     if path.suffix == ".gz":
         return gzip.open(path, "rt", encoding="utf-8")
     return path.open(encoding="utf-8")

@@ -7,6 +7,7 @@ corpus is read from the data directory (``lexprobe data fetch|import``).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable

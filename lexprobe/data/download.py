@@ -5,15 +5,22 @@ only after its size and SHA-256 are checked, so a target is either absent or
 complete. An interrupted transfer keeps the ``.part`` file: the next attempt asks
 for the rest with an HTTP ``Range`` request and starts over cleanly when the
 server does not honour it. A checksum mismatch deletes the ``.part`` file. Network
-errors are one line; a short socket timeout means a dead network never hangs.
+errors are one line; a short socket timeout means a dead network never hangs, and a
+minimum rate (``MIN_RATE`` bytes/s, averaged over each ``$LEXPROBE_DATA_TIMEOUT``
+window) means a server trickling a byte at a time does not either. Bytes are written
+as they arrive (the ``.part`` grows), so an interruption keeps them for the resume. A
+full disk removes the ``.part`` (it would keep the disk full) and says so in one line.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import http.client
+import math
 import os
 import socket
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
@@ -29,6 +36,8 @@ except ImportError:  # pragma: no cover - Windows: no cross-process lock
     fcntl = None
 
 CHUNK = 1 << 20
+READ = 64 << 10  # at most this much per read: what has arrived is written at once
+MIN_RATE = 1024  # bytes/s: slower than this over a whole timeout window counts as an interruption
 ATTEMPTS = 3  # one download, then up to two resumes after an interruption
 
 
@@ -46,10 +55,21 @@ _unreachable: dict[str, str] = {}
 
 def timeout_s() -> float:
     """``$LEXPROBE_DATA_TIMEOUT`` seconds (default 15) for connecting and for each read."""
+    text = os.environ.get("LEXPROBE_DATA_TIMEOUT", "15")
     try:
-        return float(os.environ.get("LEXPROBE_DATA_TIMEOUT", "15"))
+        value = float(text)
     except ValueError:
-        raise DataError("LEXPROBE_DATA_TIMEOUT must be a number of seconds") from None
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):  # 0 would make sockets non-blocking; inf/-1 would never time out
+        raise DataError(f"LEXPROBE_DATA_TIMEOUT={text!r} must be a positive, finite number of seconds (default 15)")
+    return value
+
+
+def _disk_full(err: OSError, part: Path) -> DataError:
+    part.unlink(missing_ok=True)
+    return DataError(f"no space left on the device to download {part.name[:-5]} into {part.parent} "
+                     f"({err.strerror or err}); the partial download was removed to free the space, and nothing "
+                     "else was lost: free some space (or set LEXPROBE_DATA to another disk) and rerun")
 
 
 def sha256_of(path: Path) -> str:
@@ -61,19 +81,41 @@ def sha256_of(path: Path) -> str:
 
 
 @contextmanager
-def _locked(target: Path):
-    """Only one process downloads a given target at a time."""
+def file_lock(lock: Path, on_wait: Callable[[], None] | None = None):
+    """Hold an exclusive lock on the file ``lock`` (created); ``on_wait()`` runs once if another
+    process holds it, then this one waits. The file is removed on release; a waiter that finds
+    its file replaced meanwhile takes the lock on the new one, so two processes never both hold it."""
     if fcntl is None:  # pragma: no cover
         yield
         return
-    lock = target.with_name(f".{target.name}.lock")
-    with open(lock, "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    waited = False
+    while True:
+        f = open(lock, "a")
         try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-            lock.unlink(missing_ok=True)
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            if on_wait is not None and not waited:
+                on_wait()
+            waited = True
+            fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            same = os.fstat(f.fileno()).st_ino == os.stat(lock).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        f.close()  # the holder removed the file after we opened it: lock the current one
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+        f.close()
+
+
+def _locked(target: Path):
+    """Only one process downloads a given target at a time."""
+    return file_lock(target.with_name(f".{target.name}.lock"))
 
 
 def download(
@@ -97,10 +139,16 @@ def download(
     if host in _unreachable:
         raise NetworkError(_unreachable[host])
     with _locked(target):
+        if sha256 and target.is_file() and sha256_of(target) == sha256:
+            return sha256  # another process fetched it while this one waited for the lock
         for attempt in range(ATTEMPTS):
             try:
                 _stream(url, part, label or target.name, progress)
                 break
+            except OSError as err:
+                if err.errno in (errno.ENOSPC, errno.EDQUOT):
+                    raise _disk_full(err, part) from None
+                raise
             except _Interrupted as err:
                 if attempt == ATTEMPTS - 1:
                     raise DataError(
@@ -167,18 +215,28 @@ def _stream(url: str, part: Path, label: str, progress: bool) -> None:
             have = 0
         length = resp.headers.get("Content-Length") if hasattr(resp, "headers") else None
         total = have + int(length) if length and length.isdigit() else None
+        read = getattr(resp, "read1", None) or resp.read  # read1: what has arrived, without waiting for READ bytes
+        window, window_start, window_bytes = timeout_s(), time.monotonic(), 0
         with open(part, "ab" if resumed else "wb") as f, tqdm(
             total=total, initial=have, unit="B", unit_scale=True, unit_divisor=1024,
             desc=label, disable=not progress, leave=False,
         ) as bar:
             while True:
                 try:
-                    chunk = resp.read(CHUNK)
+                    chunk = read(READ)
                 except (http.client.IncompleteRead, OSError, http.client.HTTPException) as err:
                     raise _Interrupted(type(err).__name__) from None
                 if not chunk:
                     break
                 f.write(chunk)
+                f.flush()
                 bar.update(len(chunk))
+                window_bytes += len(chunk)
+                elapsed = time.monotonic() - window_start
+                if elapsed >= window:
+                    if window_bytes < MIN_RATE * elapsed:
+                        raise _Interrupted(f"the server sent {window_bytes} bytes in {elapsed:.0f} s, slower than "
+                                           f"{MIN_RATE} bytes/s")
+                    window_start, window_bytes = time.monotonic(), 0
     if total is not None and part.stat().st_size < total:
         raise _Interrupted(f"connection closed after {part.stat().st_size} of {total} bytes")

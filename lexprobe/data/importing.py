@@ -16,8 +16,9 @@ import sqlite3
 from pathlib import Path
 
 from lexprobe.data.download import sha256_of
+from lexprobe.data.files import require_regular, unique_keys
 from lexprobe.data.registry import DATASETS, GROUPS, Dataset, data_dir, expand_names
-from lexprobe.data.store import Say, _check_content, _copy_file, _install_tree, _now, _write_state
+from lexprobe.data.store import Say, _check_content, _copy_file, _install_tree, _now, _write_state, stamps
 from lexprobe.errors import DataError
 
 
@@ -46,14 +47,41 @@ def _check_pinned(ds: Dataset, relpath: str, src: Path) -> None:
                         f"(sha256 {digest}, expected {pin}); nothing was imported")
 
 
-def _check_coda_json(path: Path) -> None:
+#: groups per POS of the official releases (the paper's Table 1; the clean files and noisy-hard read so)
+CODA_PUBLISHED_GROUPS = {"clean-hard": (106, 102), "clean-easy": (274, 103), "noisy-hard": (691, 350),
+                         "noisy-easy": (1188, 370)}
+_CANDIDATE_KEYS = ("synset_name", "definition", "contexts", "words_in_contexts")
+
+
+def check_coda_json(path: Path, expected: tuple[int, int] | None = None) -> None:
+    """A CoDA21 file as the reader takes it: one JSON object (no key twice) with lists ``n``/``v`` of
+    groups whose candidates carry the four fields; ``expected``: the published (noun, verb) group counts."""
+    require_regular(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
-        raise DataError(f"{path} is not a CoDA21 JSON file ({err})") from None
-    groups = [g for pos in ("n", "v") for g in (data.get(pos) or [])] if isinstance(data, dict) else []
-    if not groups or not all(isinstance(g, dict) and isinstance(g.get("candidates"), list) for g in groups):
-        raise DataError(f'{path} is not a CoDA21 JSON file: expected {{"n": [group], "v": [group]}} with candidates')
+        data = json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=unique_keys)
+    except (OSError, ValueError, RecursionError) as err:
+        raise DataError(f"{path} is not a CoDA21 JSON file ({str(err)[:120]})") from None
+    shape = f'{path} is not a CoDA21 JSON file: expected {{"n": [group], "v": [group]}} with candidates'
+    if not isinstance(data, dict) or not all(isinstance(data.get(pos, []), list) for pos in ("n", "v")):
+        raise DataError(shape)
+    groups = [g for pos in ("n", "v") for g in data.get(pos, [])]
+    if not groups or not all(isinstance(g, dict) and isinstance(g.get("candidates"), list) and g["candidates"]
+                             and all(isinstance(c, dict) and all(k in c for k in _CANDIDATE_KEYS)
+                                     for c in g["candidates"]) for g in groups):
+        raise DataError(shape)
+    counts = (len(data.get("n", [])), len(data.get("v", [])))
+    if expected is not None and counts != tuple(expected):
+        raise DataError(f"{path} has {counts[0]} noun and {counts[1]} verb groups; the release has "
+                        f"{expected[0]} and {expected[1]} (the paper's Table 1): not the official file")
+
+
+_check_coda_json = check_coda_json
+
+
+def require_records(records: list, path: Path, what: str) -> None:
+    """A file that parses but holds nothing the reader would use is not the dataset either."""
+    if not records:
+        raise DataError(f"{path} holds no {what}; not the dataset's file")
 
 
 def _check_prepdefs(path: Path) -> None:
@@ -75,6 +103,8 @@ def _check_nota(path: Path) -> None:
 
 _SINGLE_FILE_DATASETS = set(GROUPS["coda21"]) | {"pdep-inventory", "ontonotes-nota"}
 _FILE_CHECKS = {"coda21": _check_coda_json, "pdep-inventory": _check_prepdefs, "ontonotes-nota": _check_nota}
+#: format checks by dataset name (what ``store.validator`` uses before pinning a fetched file)
+FILE_CHECKS = {"pdep-inventory": _check_prepdefs, "ontonotes-nota": _check_nota}
 
 
 def import_dataset(name: str, sources: list[Path], say: Say = print) -> list[str]:
@@ -83,6 +113,8 @@ def import_dataset(name: str, sources: list[Path], say: Say = print) -> list[str
     for s in sources:
         if not s.exists():
             raise DataError(f"{s} does not exist; give the path of your copy of {name}")
+        require_regular(s, f"give the path of your copy of {name}")
+        _refuse_own_copy(s, name)
     names = expand_names([name])
     if name in GROUPS or names[0] in _SINGLE_FILE_DATASETS:
         return _import_single_files(name, names, sources, say)
@@ -92,6 +124,29 @@ def import_dataset(name: str, sources: list[Path], say: Say = print) -> list[str
         raise DataError(f"{name} cannot be imported")
     handler(sources, say)
     return names
+
+
+def _managed_areas() -> set[str]:
+    """The data directory's folders that ``fetch`` and ``import`` write (coda21/, semcor/, ...)."""
+    areas = {".lexprobe", "wordnet"}
+    for ds in DATASETS.values():
+        areas.update(Path(rel).parts[0] for rel in [ds.entry, *(f.relpath for f in ds.files)] if rel)
+    return areas
+
+
+def _refuse_own_copy(src: Path, name: str) -> None:
+    """The data directory's own files are not a copy to import: copying them onto themselves would
+    pin whatever they hold now (a changed file included) as if it had been checked."""
+    root = data_dir()
+    try:
+        rel = src.resolve().relative_to(root.resolve())
+    except ValueError:
+        return  # outside the data directory
+    except (OSError, RuntimeError):
+        return
+    if not rel.parts or rel.parts[0] in _managed_areas():
+        raise DataError(f"{src} is the data directory's own copy (under {root}), not one to import; check it "
+                        f"with `lexprobe data verify {name}`, or import a copy from elsewhere")
 
 
 def _import_single_files(name: str, names: list[str], sources: list[Path], say: Say) -> list[str]:
@@ -115,8 +170,11 @@ def _import_single_files(name: str, names: list[str], sources: list[Path], say: 
         if not match:
             continue
         src = match[0]
-        _FILE_CHECKS["coda21" if member.startswith("coda21") else member](src)
-        _check_pinned(ds, f.relpath, src)
+        _check_pinned(ds, f.relpath, src)  # the exact release where the registry pins it (the clearer message)
+        if member.startswith("coda21"):
+            check_coda_json(src, expected=CODA_PUBLISHED_GROUPS.get(member[len("coda21-"):]))
+        else:
+            _FILE_CHECKS[member](src)
         _copy_file(src, data_dir() / f.relpath)
         digest = sha256_of(data_dir() / f.relpath)
         _record_import(member, ds.entry, {f.relpath: digest}, src, say, pinned_now=[] if f.sha256 else [f.relpath])
@@ -129,7 +187,7 @@ def _import_single_files(name: str, names: list[str], sources: list[Path], say: 
 
 def _record_import(name: str, entry: str, files: dict, src: Path, say: Say, pinned_now=(), **extra) -> None:
     _write_state(name, {"name": name, "version": DATASETS[name].version, "entry": entry, "files": files,
-                        "pinned_on_first_fetch": sorted(pinned_now), "source": f"import {src.resolve()}",
+                        "stamps": stamps(files), "pinned_on_first_fetch": sorted(pinned_now), "source": f"import {src.resolve()}",
                         "imported": _now(), "verified": _now(), **extra})
     say(f"{name}: imported {src} -> {data_dir() / entry}")
 

@@ -58,7 +58,14 @@ def load_nota_senses(path: str | Path | None = None) -> set[str]:
         log.warning("OntoNotes none-of-the-above list not found at %s; no senses are dropped "
                     "(`lexprobe data fetch ontonotes-nota` gets it)", p)
         return set()
-    return {line.strip() for line in p.read_text(encoding="utf-8").splitlines() if line.strip()}
+    from lexprobe.data.store import check_unchanged
+
+    check_unchanged(p)
+    try:
+        return {line.strip() for line in p.read_text(encoding="utf-8").splitlines() if line.strip()}
+    except UnicodeDecodeError as err:
+        raise DataError(f"{p} is not UTF-8 text ({err.reason} at byte {err.start}); pass the "
+                        "none-of-the-above sense list (lemma_pos_sense lines)") from None
 
 
 def sense_label(lemma: str, pos: str, sense: str) -> str:
@@ -70,7 +77,9 @@ def sense_label(lemma: str, pos: str, sense: str) -> str:
 
 
 def conll_files(path: Path) -> list[Path]:
-    if path.is_file():
+    from lexprobe.data.files import require_regular
+
+    if require_regular(path).is_file():
         return [path]
     files = sorted(p for p in path.rglob("*") if p.is_file() and (p.name.endswith("_conll") or p.suffix == ".conll"))
     if not files:
@@ -112,6 +121,9 @@ def _sentences(path: Path) -> Iterator[tuple[str, int, list[list[str]]]]:
     rows: list[list[str]] = []
     sent_no = 0
     doc_id = path.stem
+    from lexprobe.data.files import require_regular
+
+    require_regular(path)
     try:
         with path.open(encoding="utf-8") as f:
             for lineno, line in enumerate(f, 1):

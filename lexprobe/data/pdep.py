@@ -22,7 +22,9 @@ from lexprobe.errors import DataError
 
 
 def conllu_files(path: Path) -> list[Path]:
-    if path.is_file():
+    from lexprobe.data.files import require_regular
+
+    if require_regular(path).is_file():
         return [path]
     files = sorted(p for p in path.rglob("*.conllu") if p.is_file())
     if not files:
@@ -34,6 +36,9 @@ def read_pdep(path: str | Path, split: str | None = None) -> list[SenseInstance]
     root = Path(path)
     if not root.exists():
         raise DataError(f"PDEP corpus not found at {root}; pass --path to its .conllu file(s)")
+    from lexprobe.data.store import check_unchanged
+
+    check_unchanged(root)  # in the data directory: still what was pinned
     out = []
     for f in conllu_files(root):
         file_split = split or split_from_path(f)
@@ -63,6 +68,9 @@ def pdep_definitions(path: str | Path | None = None) -> dict[tuple[str, str], st
     p = Path(path)
     if not p.is_file():
         raise DataError(f"PDEP definitions not found at {p}")
+    from lexprobe.data.store import check_unchanged
+
+    check_unchanged(p)
     with sqlite3.connect(f"file:{p}?mode=ro", uri=True) as con:
         return {(prep, sense): definition or "" for prep, sense, definition in
                 con.execute("SELECT prep, sense, def FROM prepdefs")}

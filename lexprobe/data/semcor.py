@@ -102,7 +102,17 @@ def iter_semcor_sentences(archive: str | Path | None = None) -> Iterator[SemcorS
             f"SemCor archive not found at {path}; pass an existing SemCor NAF archive or semcor3.0 folder "
             "(LEXPROBE_SEMCOR, --semcor/--path) or run `lexprobe data fetch semcor`"
         )
+    _check_readable(path)
     yield from _load_cached(path)
+
+
+def _check_readable(path: Path) -> None:
+    """A regular file or a folder, and (in the data directory) still what was pinned."""
+    from lexprobe.data.files import require_regular
+    from lexprobe.data.store import check_unchanged
+
+    require_regular(path, "pass a SemCor NAF archive or semcor3.0 folder")
+    check_unchanged(path)
 
 
 def count_semcor(archive: str | Path | None = None) -> dict[str, int]:
@@ -179,6 +189,7 @@ def _tree_files(root: Path) -> list[Path]:
 def iter_naf_members(path: str | Path) -> Iterator[tuple[str, bytes]]:
     """``(relpath, bytes)`` of every SemCor NAF document of an archive or an unpacked tree."""
     path = Path(path)
+    _check_readable(path)
     if path.is_dir():
         files = _tree_files(path)
         if not files:

@@ -5,20 +5,30 @@ directory (``coda21/CoDA-clean-hard.json``, ``semcor/wsd_corpora-<commit>.tar.gz
 ``streusle-4.4/dev/...``), and ``.lexprobe/<name>.json`` records what was put
 there: the files' SHA-256 (the pin for files the registry could not pin), where
 they came from, what readers should open (``entry``) and when they were last
-verified. Files copied in by hand are found too and pinned on ``data verify``.
+verified, with each file's ``stamps`` (size, mtime, ctime, inode) at that time.
+Files copied in by hand are found too and pinned on ``data verify``.
+
+Nothing is pinned before it passed its format check (``validator``: parsed as the
+reader would, and the published record counts where there are any), so a mirror
+answering with an HTML page is refused, not pinned. Readers call
+``check_unchanged`` before opening a dataset file: the stamps make that a ``stat``,
+and a file whose stamps changed is hashed again and refused when it no longer
+matches its pin (``coda sample-human --out`` over the official file, an editor, ...).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import shutil
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable
 
-from lexprobe.data.download import NetworkError, download, sha256_of, timeout_s
+from lexprobe.data.download import NetworkError, download, file_lock, sha256_of, timeout_s
 from lexprobe.data.registry import DATASETS, Dataset, data_dir, mirror_url
 from lexprobe.errors import DataError
 
@@ -38,17 +48,100 @@ def _state_file(name: str) -> Path:
 
 def read_state(name: str) -> dict:
     try:
-        return json.loads(_state_file(name).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        state = json.loads(_state_file(name).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
         return {}
+    return state if isinstance(state, dict) else {}
 
 
 def _write_state(name: str, state: dict) -> None:
     path = _state_file(name)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(state, indent=1, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(state, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+@contextmanager
+def disk_full_is_one_line(what: str):
+    """A full disk while ``what`` becomes one ``DataError``; the callers' own cleanup has removed
+    every partial file by then (``.part`` files and folders), so the data directory is as before."""
+    try:
+        yield
+    except OSError as err:
+        if err.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        raise DataError(f"no space left on the device while {what} ({err.strerror or err}); the partial files were "
+                        "removed and the data directory is as it was: free some space (or set LEXPROBE_DATA to "
+                        "another disk) and rerun") from None
+
+
+def stamp(path: Path) -> list[int]:
+    """What ``check_unchanged`` compares without reading the file: size, mtime, ctime, inode."""
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def stamps(files: Iterable[str]) -> dict[str, list[int]]:
+    out = {}
+    for rel in files:
+        try:
+            out[rel] = stamp(data_dir() / rel)
+        except OSError:
+            pass
+    return out
+
+
+def check_unchanged(path: str | Path) -> None:
+    """Refuse (one ``DataError``) a dataset file in the data directory that no longer matches its pin.
+
+    ``path`` is what a reader is about to open (a file, or a folder of dataset files).
+    Paths outside the data directory and files without a pin are not checked. Files
+    whose stamps are as recorded cost a ``stat``; others are hashed, and their new
+    stamps recorded when the hash still matches (a copied or touched file).
+    """
+    root = data_dir()
+    try:
+        target, base = Path(path).resolve(), root.resolve()
+    except (OSError, RuntimeError):
+        return
+    if target != base and base not in target.parents:
+        return
+    for name, ds in DATASETS.items():
+        state = read_state(name)
+        recorded = dict(state.get("files") or {})
+        for f in ds.files:  # copied in by hand: the registry's pins still apply
+            if f.sha256 and (root / f.relpath).is_file():
+                recorded.setdefault(f.relpath, f.sha256)
+        changed_stamps = {}
+        for rel in recorded:
+            file = base / rel
+            if file != target and target not in file.parents:
+                continue
+            try:
+                now = stamp(file)
+            except OSError:
+                continue  # missing: the reader says so
+            if (state.get("stamps") or {}).get(rel) == now:
+                continue
+            pin = _pin(ds, rel, state) or recorded.get(rel)
+            if not pin:
+                continue
+            digest = sha256_of(file)
+            if digest != pin:
+                raise DataError(
+                    f"{file} changed since it was fetched or verified (sha256 {digest[:16]}..., pinned "
+                    f"{pin[:16]}...); restore it with `lexprobe data fetch {name} --force` or "
+                    f"`lexprobe data import {name} PATH`")
+            changed_stamps[rel] = now
+        if changed_stamps and state:
+            try:
+                _write_state(name, {**state, "stamps": {**(state.get("stamps") or {}), **changed_stamps}})
+            except OSError:
+                pass  # a read-only data directory: checked by hash again next time
 
 
 def _now() -> str:
@@ -121,14 +214,50 @@ def _check_content(ds: Dataset, path: Path, shown: str) -> None:
 # --- fetch -----------------------------------------------------------------------------
 
 def fetch(name: str, progress: bool = True, force: bool = False, say: Say = print) -> Path:
-    """Download dataset ``name`` into the data directory (skipping files already verified there)."""
+    """Download dataset ``name`` into the data directory (skipping files already verified there).
+
+    One process fetches a dataset at a time: a second one waits for the first (saying so)
+    and then finds the files verified instead of downloading them again.
+    """
     ds = DATASETS[name]
     if ds.method == "import-only":
         raise DataError(f"{ds.title} cannot be downloaded ({ds.licence}); run `lexprobe data import {name} PATH`")
-    if ds.method == "nltk":
-        return _fetch_wordnet(progress, force, say)
+    lock = data_dir() / STATE_DIR / f"{name}.fetch.lock"
+    waiting = lambda: say(f"{name}: another `lexprobe data fetch` is fetching it; waiting for it to finish")  # noqa: E731
+    with disk_full_is_one_line(f"fetching {name} into {data_dir()}"), file_lock(lock, on_wait=waiting):
+        if ds.method == "nltk":
+            return _fetch_wordnet(progress, force, say)
+        return _fetch_http(ds, progress, force, say)
+
+
+def validator(name: str, relpath: str) -> Callable[[Path], None] | None:
+    """The format check of one dataset file (``check(path)`` raises ``DataError``), or None."""
+    from lexprobe.data import importing
+
+    ds = DATASETS[name]
+    if name.startswith("coda21-"):
+        variant = name[len("coda21-"):]
+        return lambda p: importing.check_coda_json(p, expected=importing.CODA_PUBLISHED_GROUPS.get(variant))
+    if ds.content_sha256:
+        return lambda p: _check_content(ds, p, str(p))
+    if name == "wordnet":
+        return _check_wordnet_zip
+    if name == "streusle" and relpath.endswith(".json"):
+        from lexprobe.data.streusle import read_streusle_json
+
+        return lambda p: importing.require_records(read_streusle_json(p, "train"), p, "STREUSLE sentences")
+    if name == "pdep-corpus":
+        from lexprobe.data.pdep import read_pdep
+
+        split = "train" if "train" in Path(relpath).name else "test"
+        return lambda p: importing.require_records(read_pdep(p, split=split), p, "PDEP sense-tagged prepositions")
+    return importing.FILE_CHECKS.get(name)
+
+
+def _fetch_http(ds, progress: bool, force: bool, say: Say) -> Path:
+    name = ds.name
     root = data_dir()
-    state = read_state(name)
+    state = read_state(name)  # read under the lock: what another fetch just finished counts
     if state.get("entry") and state["entry"] != ds.entry and locate(name) and not force:
         say(f"{name}: already imported at {entry_path(name)} (use --force to download the upstream copy)")
         return entry_path(name)
@@ -141,15 +270,15 @@ def fetch(name: str, progress: bool = True, force: bool = False, say: Say = prin
             continue  # fetched and verified before
         url = mirror_url(f.url)
         say(f"{name}: fetching {url}")
-        check = (lambda p: _check_content(ds, p, url)) if ds.content_sha256 else None
         digest = download(url, target, sha256=f.sha256 or (None if force else pin), size=f.size,
-                          label=f"{name} {Path(f.relpath).name}", progress=progress, check=check)
+                          label=f"{name} {Path(f.relpath).name}", progress=progress,
+                          check=validator(name, f.relpath))  # a file that fails is deleted, never pinned
         files[f.relpath] = digest
         if f.sha256 is None and f.relpath not in pinned_here:
             pinned_here.add(f.relpath)
             say(f"{name}: {Path(f.relpath).name} pinned on first fetch: sha256 {digest}")
     _write_state(name, {
-        "name": name, "version": ds.version, "entry": ds.entry, "files": files,
+        "name": name, "version": ds.version, "entry": ds.entry, "files": files, "stamps": stamps(files),
         "pinned_on_first_fetch": sorted(pinned_here), "source": "fetch " + ", ".join(mirror_url(f.url) for f in ds.files),
         "fetched": _now(), "verified": _now(),
     })
@@ -232,6 +361,7 @@ def _fetch_wordnet(progress: bool, force: bool, say: Say) -> Path:
                         "rerun with --force to accept the new file")
     _write_state("wordnet", {"name": "wordnet", "version": "3.0", "entry": "nltk_data",
                              "files": {"nltk_data/corpora/wordnet.zip": digest},
+                             "stamps": stamps(["nltk_data/corpora/wordnet.zip"]),
                              "pinned_on_first_fetch": ["nltk_data/corpora/wordnet.zip"],
                              "source": source, "fetched": _now(), "verified": _now()})
     from lexprobe.data import wordnet
@@ -320,7 +450,8 @@ def import_dataset(name: str, sources: list[Path], say: Say = print) -> list[str
     """Validate and copy a user's copy into the data directory (see ``importing``)."""
     from lexprobe.data.importing import import_dataset as _import
 
-    return _import(name, sources, say)
+    with disk_full_is_one_line(f"importing {name} into {data_dir()}"):
+        return _import(name, sources, say)
 
 
 
@@ -354,6 +485,13 @@ def verify(name: str) -> tuple[str, list[str]]:
         if pin and digest != pin:
             problems.append(f"{p}: sha256 {digest} differs from the pinned {pin}")
         elif not pin:
+            check = validator(name, rel)
+            try:
+                if check is not None:
+                    check(p)  # never pin what the reader would refuse
+            except DataError as err:
+                problems.append(f"{p} is not pinned: {err}")
+                continue
             files[rel] = digest
             pinned_now.append(rel)
     if ds.content_sha256 and not problems:
@@ -362,20 +500,32 @@ def verify(name: str) -> tuple[str, list[str]]:
         except DataError as err:
             problems.append(str(err))
     if not problems:
-        state.update(files=files, verified=_now(), entry=state.get("entry") or ds.entry, name=name)
+        state.update(files=files, stamps=stamps(files), verified=_now(), entry=state.get("entry") or ds.entry,
+                     name=name)
         state["pinned_on_first_fetch"] = sorted(set(state.get("pinned_on_first_fetch") or []) | set(pinned_now))
         _write_state(name, state)
     return "ok", problems
 
 
+def _stamps_changed(state: dict) -> bool:
+    """A recorded file's size, mtime, ctime or inode is not what it was at verification (a stat each)."""
+    for rel, recorded in (state.get("stamps") or {}).items():
+        try:
+            if stamp(data_dir() / rel) != recorded:
+                return True
+        except OSError:
+            return True
+    return False
+
+
 def status(name: str) -> dict:
     """What ``data list`` shows: presence, location, verification, pins (no hashing: fast)."""
-    ds = DATASETS[name]
     path = locate(name)
     state = read_state(name)
     info = {"name": name, "present": path is not None, "path": str(path) if path else None,
             "verified": state.get("verified") if path else None, "source": state.get("source"),
-            "pinned_on_first_fetch": state.get("pinned_on_first_fetch") or []}
+            "pinned_on_first_fetch": state.get("pinned_on_first_fetch") or [],
+            "changed": _stamps_changed(state) if path else False}
     if name == "wordnet" and path is not None and not state.get("files"):
         info["verified"] = None
         info["source"] = "system installation"

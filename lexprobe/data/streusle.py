@@ -22,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from lexprobe.data.conllu_reader import CONLLULEX_FIELDS, READ_ERRORS, open_text, read_sentences
+from lexprobe.data.files import unique_keys
 from lexprobe.data.instances import SenseInstance
 from lexprobe.errors import DataError
 
@@ -46,7 +47,7 @@ def read_streusle_json(path: str | Path, split: str) -> list[SenseInstance]:
     path = Path(path)
     try:
         with open_text(path) as f:
-            sentences = json.load(f)
+            sentences = json.load(f, object_pairs_hook=unique_keys)  # a key twice: refused, not "last wins"
     except (*_READ_ERRORS, RecursionError) as err:
         raise DataError(f"cannot read STREUSLE JSON {path}: {_problem(err)}") from None
     if not isinstance(sentences, list):
@@ -62,8 +63,15 @@ def read_streusle_json(path: str | Path, split: str) -> list[SenseInstance]:
     return out
 
 
+def _text(value) -> str:
+    """A token's text must be a string (a NaN or a number is a damaged file, not the word "nan")."""
+    if not isinstance(value, str):
+        raise TypeError(f"a token's word must be a string, got {type(value).__name__} {value!r:.20}")
+    return value
+
+
 def _json_sentence(s: dict, split: str) -> list[SenseInstance]:
-    tokens = tuple(str(t["word"]) for t in s["toks"])
+    tokens = tuple(_text(t["word"]) for t in s["toks"])
     sent_id = str(s["sent_id"])
     out = []
     for swe in s.get("swes", {}).values():
@@ -210,6 +218,9 @@ def streusle_instances(
         raise DataError(f"STREUSLE path {root} is a file; pass --path to the streusle-4.4 folder")
     if not root.is_dir():
         raise DataError(f"STREUSLE 4.4 directory not found at {root}; pass --path to the streusle-4.4 folder")
+    from lexprobe.data.store import check_unchanged
+
+    check_unchanged(root)  # in the data directory: still what was pinned
     out = [inst for split in splits for inst in read_split(root, split)]
     if uniform_lemmas:
         out = [replace(i, lemma=_lemma(i.word, i.pos)) for i in out]

@@ -24,6 +24,12 @@ def _at_least_two(text: str) -> int:
     return n
 
 
+def _port(text: str) -> int:
+    from lexprobe.human.server import port_number
+
+    return port_number(text)
+
+
 def register(sub) -> None:
     p = sub.add_parser("human", help="human baselines: a local web page where people take the models' items")
     hsub = p.add_subparsers(dest="human_command", metavar="COMMAND")
@@ -43,7 +49,7 @@ def register(sub) -> None:
                    help="WDLMPro: only groups with at most this many candidates (default: 10)")
     s.add_argument("--db", default="lexprobe-human.sqlite", help="answer database (default: lexprobe-human.sqlite)")
     s.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
-    s.add_argument("--port", type=int, default=8765, help="port (default: 8765)")
+    s.add_argument("--port", type=_port, default=8765, help="port (default: 8765; 0: any free port)")
     s.set_defaults(func=cmd_serve)
 
     sc = hsub.add_parser("score", help="turn stored answers into result files (per participant and pooled)")
@@ -83,7 +89,9 @@ def item_set_from_args(args) -> dict:
 def cmd_serve(args) -> int:
     from lexprobe.human.server import HumanApp, make_server
     from lexprobe.human.store import AnswerStore
+    from lexprobe.outputs import check_not_inputs
 
+    check_not_inputs({"--db": args.db}, {"--data": args.data})
     store = AnswerStore(args.db)  # an unusable --db fails before the items are built
     item_set = item_set_from_args(args)
     app = HumanApp(item_set, store)
@@ -110,9 +118,13 @@ def cmd_score(args) -> int:
     from lexprobe.human.store import AnswerStore
     from lexprobe.reporting import write_json
 
+    from lexprobe.outputs import check_not_inputs, check_output_dir
+
     if not Path(args.db).is_file():
         raise DataError(f"answer database {args.db} not found; pass the --db of `lexprobe human serve`")
-    store = AnswerStore(args.db)
+    check_not_inputs({"--out": args.out}, {"--db": args.db})
+    check_output_dir(args.out, "--out")  # an existing file as --out: one line, before anything is read
+    store = AnswerStore(args.db, read_only=True)  # a foreign database is refused, never changed
     out = Path(args.out)
     written = 0
     for item_set in store.item_sets():

@@ -3,26 +3,45 @@
 Routes: ``GET /`` the page; ``GET /api/items`` the items without answers;
 ``GET /api/progress?participant=P`` what P has answered; ``POST /api/answer``
 ``{"participant", "item", "answer"}``. Every request is validated here: unknown
-items, partial or non-one-to-one alignments, malformed or oversized bodies get a
-4xx with a message the page shows. No request value reaches a file path (the page
-is one fixed package file) or an SQL string (the store binds parameters).
+items, partial or non-one-to-one alignments, malformed, oversized or too deeply
+nested bodies get a 4xx with a message the page shows. No request value reaches a
+file path (the page is one fixed package file) or an SQL string (the store binds
+parameters).
+
+Other web pages must not forge or read answers through a participant's browser:
+``Host`` must name this server (a DNS-rebinding page sends its own name), ``Origin``
+(when a browser sends it) must be the page's own, ``/api/`` calls must carry the
+token that the page got inside its HTML (``X-Lexprobe-Token``; other sites cannot
+read the page), and answers must be ``application/json`` (a cross-site form cannot
+send that without a CORS preflight, which this server never grants). Each
+connection's reads time out (``READ_TIMEOUT_S``), so a body shorter than its
+``Content-Length`` does not hold a thread forever. An answer is acknowledged only
+after the store committed it (503 otherwise).
 """
 
 from __future__ import annotations
 
+import errno
+import hmac
+import ipaddress
 import json
 import logging
-import re
+import secrets
+import socket
+import sys
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from urllib.parse import parse_qs, urlsplit
 
+from lexprobe.errors import DataError
 from lexprobe.human.items import AnswerError, check_answer, public_items
-from lexprobe.human.store import AnswerStore
+from lexprobe.human.store import AnswerStore, StoreError, valid_participant
 
 MAX_BODY = 64 * 1024
-PARTICIPANT = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+READ_TIMEOUT_S = 10.0
+TOKEN_HEADER = "X-Lexprobe-Token"
+TOKEN_SLOT = b'<meta name="lexprobe-token" content="">'
 log = logging.getLogger(__name__)
 
 
@@ -33,7 +52,7 @@ class RequestError(Exception):
 
 
 class HumanApp:
-    """The state one server holds: an item set and the store its answers go to."""
+    """The state one server holds: an item set, the store its answers go to, the page's token."""
 
     def __init__(self, item_set: dict, store: AnswerStore):
         self.item_set = item_set
@@ -41,12 +60,16 @@ class HumanApp:
         self.items = {it["id"]: it for it in item_set["items"]}
         self.public = {"set_id": item_set["set_id"], "benchmark": item_set["benchmark"],
                        "items": public_items(item_set)}
-        self.page = resources.files("lexprobe.human").joinpath("page.html").read_bytes()
+        self.token = secrets.token_urlsafe(24)  # per server run: a restarted server's page must be reloaded
+        page = resources.files("lexprobe.human").joinpath("page.html").read_bytes()
+        if TOKEN_SLOT not in page:  # pragma: no cover - the package file always has it
+            raise RuntimeError("page.html lacks its token slot")
+        self.page = page.replace(TOKEN_SLOT, TOKEN_SLOT.replace(b'content=""', f'content="{self.token}"'.encode()))
         store.add_item_set(item_set)
 
     @staticmethod
     def participant(value) -> str:
-        if not isinstance(value, str) or not PARTICIPANT.match(value):
+        if not valid_participant(value):
             raise RequestError(HTTPStatus.BAD_REQUEST,
                                "participant code must be 1-40 letters, digits, '-' or '_'")
         return value
@@ -66,13 +89,69 @@ class HumanApp:
             answer = check_answer(item, body.get("answer"))
         except AnswerError as err:
             raise RequestError(HTTPStatus.BAD_REQUEST, str(err)) from None
-        self.store.save_answer(self.item_set["set_id"], who, item["id"], answer)
+        self.store.save_answer(self.item_set["set_id"], who, item["id"], answer)  # returns once committed
         return self.progress(who)
 
 
-def _handler(app: HumanApp):
+# ------------------------------------------------------------------ who may call
+
+
+def _split_host(value: str) -> tuple[str, int | None]:
+    """``"[::1]:8765"`` -> ("::1", 8765); ``"name"`` -> ("name", None); garbage -> ("", None)."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        name, _, rest = value[1:].partition("]")
+        port = rest[1:] if rest.startswith(":") else ""
+    else:
+        name, _, port = value.partition(":") if value.count(":") == 1 else (value, "", "")
+    if port and not port.isdigit():
+        return "", None
+    return name, int(port) if port else None
+
+
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        return False
+
+
+def _wildcard(host: str) -> bool:
+    return host in ("", "0.0.0.0", "::")
+
+
+class Gate:
+    """Which ``Host`` and ``Origin`` values are this server's own."""
+
+    def __init__(self, host: str, port: int):
+        self.port = port
+        self.wildcard = _wildcard(host)
+        names = {host.lower(), "localhost", "127.0.0.1", "::1"}
+        try:
+            names |= {socket.gethostname().lower(), socket.getfqdn().lower()}
+        except OSError:  # pragma: no cover
+            pass
+        self.names = names
+
+    def host_ok(self, header: str | None) -> bool:
+        if not header:
+            return False
+        name, port = _split_host(header)
+        if (port or 80) != self.port or not name:
+            return False
+        # an IP literal cannot be a rebinding attacker's name; a wildcard server answers on all of them
+        return name in self.names or (self.wildcard and _is_ip(name))
+
+    @staticmethod
+    def origin_ok(origin: str | None, host: str) -> bool:
+        return origin is None or origin.strip().lower() == f"http://{host.strip().lower()}"
+
+
+def _handler(app: HumanApp, gate: Gate):
     class Handler(BaseHTTPRequestHandler):
         server_version = "lexprobe-human"
+        timeout = READ_TIMEOUT_S  # StreamRequestHandler: a socket timeout for every read of this connection
 
         def log_message(self, fmt, *args):  # quiet by default; -v shows requests
             log.info("%s %s", self.address_string(), fmt % args)
@@ -83,6 +162,8 @@ def _handler(app: HumanApp):
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Cache-Control", "no-store")
             self.send_header("X-Content-Type-Options", "nosniff")
+            self.send_header("X-Frame-Options", "DENY")
+            self.send_header("Referrer-Policy", "no-referrer")
             self.end_headers()
             self.wfile.write(body)
 
@@ -92,9 +173,26 @@ def _handler(app: HumanApp):
         def _error(self, err: RequestError) -> None:
             self._json(err.status, {"error": str(err)})
 
+        def _check_caller(self, api: bool) -> None:
+            host = self.headers.get("Host")
+            if not gate.host_ok(host):
+                raise RequestError(HTTPStatus.FORBIDDEN, "this server answers only requests addressed to it "
+                                                         "(Host header); open the address `human serve` printed")
+            if not gate.origin_ok(self.headers.get("Origin"), host):
+                raise RequestError(HTTPStatus.FORBIDDEN, "requests from other web pages are refused (Origin)")
+            if api:
+                site = self.headers.get("Sec-Fetch-Site")
+                if site not in (None, "same-origin", "none"):
+                    raise RequestError(HTTPStatus.FORBIDDEN, "requests from other web pages are refused")
+                token = self.headers.get(TOKEN_HEADER) or ""
+                if not hmac.compare_digest(token.encode(), app.token.encode()):
+                    raise RequestError(HTTPStatus.FORBIDDEN, "the page's session token is missing or old (the "
+                                                             "server was restarted?): reload the page")
+
         def do_GET(self):  # noqa: N802 - http.server API
             url = urlsplit(self.path)
             try:
+                self._check_caller(api=url.path not in ("/", "/index.html"))
                 if url.path in ("/", "/index.html"):
                     self._send(HTTPStatus.OK, app.page, "text/html; charset=utf-8")
                 elif url.path == "/api/items":
@@ -106,30 +204,100 @@ def _handler(app: HumanApp):
                     raise RequestError(HTTPStatus.NOT_FOUND, "not found")
             except RequestError as err:
                 self._error(err)
+            except DataError as err:  # the store cannot be read
+                self._error(RequestError(HTTPStatus.SERVICE_UNAVAILABLE, str(err)))
 
         def do_POST(self):  # noqa: N802
             try:
                 if urlsplit(self.path).path != "/api/answer":
                     raise RequestError(HTTPStatus.NOT_FOUND, "not found")
+                self._check_caller(api=True)
+                ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+                if ctype != "application/json":
+                    raise RequestError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "answers must be sent as application/json")
                 length = self.headers.get("Content-Length")
                 if length is None or not length.isdigit():
                     raise RequestError(HTTPStatus.LENGTH_REQUIRED, "Content-Length required")
                 if int(length) > MAX_BODY:
                     raise RequestError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"body larger than {MAX_BODY} bytes")
-                raw = self.rfile.read(int(length))
+                try:
+                    raw = self.rfile.read(int(length))
+                except (TimeoutError, socket.timeout):
+                    raise RequestError(HTTPStatus.REQUEST_TIMEOUT,
+                                       f"the body did not arrive within {READ_TIMEOUT_S:g} s") from None
+                if len(raw) < int(length):
+                    raise RequestError(HTTPStatus.BAD_REQUEST, "the body is shorter than its Content-Length")
                 try:
                     body = json.loads(raw.decode("utf-8"))
                 except (UnicodeDecodeError, json.JSONDecodeError):
                     raise RequestError(HTTPStatus.BAD_REQUEST, "body is not valid JSON") from None
+                except RecursionError:
+                    raise RequestError(HTTPStatus.BAD_REQUEST, "body is nested too deeply") from None
                 self._json(HTTPStatus.OK, app.answer(body))
             except RequestError as err:
                 self.close_connection = True
                 self._error(err)
+            except StoreError as err:  # not committed: never acknowledged
+                self.close_connection = True
+                self._error(RequestError(HTTPStatus.SERVICE_UNAVAILABLE, f"answer not saved ({err}); try again"))
+            except DataError as err:
+                self.close_connection = True
+                self._error(RequestError(HTTPStatus.SERVICE_UNAVAILABLE, str(err)))
 
     return Handler
 
 
+# ------------------------------------------------------------------ starting
+
+
+def port_number(text: str) -> int:
+    """argparse type for ``--port``: 0 (any free port) to 65535."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535 (0: any free port), got {value}")
+    return value
+
+
+def _loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def make_server(app: HumanApp, host: str = "127.0.0.1", port: int = 8765) -> ThreadingHTTPServer:
-    server = ThreadingHTTPServer((host, port), _handler(app))
+    """A threaded server on ``host:port``; binding errors are one ``DataError`` naming the option to change.
+    A host other than this machine's loopback prints a warning: answers are then reachable from the network."""
+    if not 0 <= int(port) <= 65535:
+        raise DataError(f"--port {port}: a port is 0 to 65535 (0: any free port)")
+    try:
+        server = ThreadingHTTPServer((host, port), None)  # handler set below, once the port is known
+    except socket.gaierror as err:
+        raise DataError(f"cannot listen on --host {host} ({err.strerror}); give an address of this machine, "
+                        "e.g. 127.0.0.1") from None
+    except OverflowError:
+        raise DataError(f"--port {port}: a port is 0 to 65535") from None
+    except OSError as err:
+        if err.errno == errno.EADDRINUSE:
+            why = f"port {port} is in use; choose another --port"
+        elif err.errno == errno.EADDRNOTAVAIL:
+            why = f"{host} is not an address of this machine; choose another --host"
+        elif err.errno == errno.EACCES:
+            why = "ports below 1024 need privileges; choose another --port"
+        else:
+            why = "choose another --host or --port"
+        raise DataError(f"cannot listen on {host}:{port} ({err.strerror}); {why}") from None
     server.daemon_threads = True
+    server.RequestHandlerClass = _handler(app, Gate(host, server.server_address[1]))
+    if not _loopback(host):
+        print(f"lexprobe: warning: --host {host} makes the page and the answers reachable from the network: "
+              "anyone who can reach this machine can read the items and answer as any participant; use "
+              "127.0.0.1 unless the network is trusted", file=sys.stderr, flush=True)
     return server

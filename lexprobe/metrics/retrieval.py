@@ -174,10 +174,18 @@ def _interval(x: float, edges: Sequence[float]) -> tuple[float, float] | None:
 
 
 def parse_edges(text: str) -> tuple[float, ...]:
-    """``"0,100,500,inf"`` -> (0, 100, 500, inf); must increase."""
-    edges = tuple(float(x) for x in text.split(","))
-    if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])):
-        raise ValueError(f"bucket edges must be at least two increasing numbers, got {text!r}")
+    """``"0,100,500,inf"`` -> (0, 100, 500, inf): at least two strictly increasing numbers, finite
+    except that the last may be ``inf`` (NaN compares false with everything, so it is refused)."""
+    import math
+
+    problem = f"bucket edges must be at least two increasing numbers (the last may be inf), got {text!r}"
+    try:
+        edges = tuple(float(x) for x in text.split(","))
+    except ValueError:
+        raise ValueError(problem) from None
+    if (len(edges) < 2 or not all(math.isfinite(e) for e in edges[:-1]) or math.isnan(edges[-1])
+            or edges[-1] == -math.inf or any(not b > a for a, b in zip(edges, edges[1:]))):
+        raise ValueError(problem)
     return edges
 
 

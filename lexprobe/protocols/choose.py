@@ -1,4 +1,18 @@
-"""What the two ``choose`` benchmarks share: configuration, answer reading, resumable runs, summaries."""
+"""What the two ``choose`` benchmarks share: configuration, answer reading, resumable runs, summaries.
+
+Readings. The answer to a prompt is read as label likelihood (``likelihood``) and as
+greedy generation, parsed strictly (``generation``) and leniently
+(``generation_lenient``); with ``--debias cyclic`` the likelihood is also read
+averaged over the options' cyclic orders (``likelihood_cyclic``). Each reading is a
+block of the same name in every record and in every metrics slice, and a slice lists
+its readings under ``readings``; ``position_bias`` sets the presented positions each
+reading chose beside the gold positions.
+
+Runs. A unit of the resume log is one item group (a WDLMPro target, a CoDA21 group);
+units are computed a small batch at a time (``batch_prompts`` prompts) and each is
+logged as soon as its batch is done, so Ctrl-C loses at most one batch, and the
+progress bar counts prompts.
+"""
 
 from __future__ import annotations
 
@@ -13,10 +27,14 @@ from tqdm.auto import tqdm
 from lexprobe.cache import ResumeLog, partial_path
 from lexprobe.errors import LexprobeError, ModelError
 from lexprobe.protocols.answers import greedy_generate, label_logprobs, prompt_length
-from lexprobe.protocols.parse import FAILURES
+from lexprobe.protocols.parse import FAILURES, LENIENT_FAILURES
 from lexprobe.protocols.templates import DEFAULT, Template, require_chat_template
 
-READINGS = ("likelihood", "generation")
+READINGS = ("likelihood", "generation")  # what is asked (--reading)
+DEBIAS = ("none", "cyclic")
+#: the readings of a result, in report order, and the failure modes of the generated ones
+ALL_READINGS = ("likelihood", "likelihood_cyclic", "generation", "generation_lenient")
+GENERATION_FAILURES = {"generation": FAILURES, "generation_lenient": LENIENT_FAILURES}
 
 
 @dataclass(frozen=True)
@@ -29,6 +47,7 @@ class ChooseConfig:
     readings: tuple[str, ...] = READINGS
     max_new_tokens: int | None = None  # None: enough for the answer format (see each benchmark)
     extra: dict = field(default_factory=dict)  # recorded as given (task, pos, data, ...)
+    debias: str = "none"  # "cyclic": the likelihood reading also asked in every cyclic order of the options
 
     def validate(self) -> None:
         if self.max_candidates is not None and self.max_candidates < 2:
@@ -38,11 +57,20 @@ class ChooseConfig:
         bad = [r for r in self.readings if r not in READINGS]
         if bad or not self.readings:
             raise LexprobeError(f"unknown answer reading(s) {bad}; use likelihood, generation or both")
+        if self.debias not in DEBIAS:
+            raise LexprobeError(f"unknown --debias {self.debias!r}; use {' or '.join(DEBIAS)}")
+        if self.debias == "cyclic" and "likelihood" not in self.readings:
+            raise LexprobeError("--debias cyclic debiases the likelihood reading; drop --reading generation")
+
+    @property
+    def cyclic(self) -> bool:
+        return self.debias == "cyclic"
 
     def record(self) -> dict:
         return {"protocol": "choose", "template": self.template.record(), "chat": self.chat,
                 "max_candidates": self.max_candidates, "permutations": self.permutations, "seed": self.seed,
-                "readings": list(self.readings), "max_new_tokens": self.max_new_tokens, **self.extra}
+                "readings": list(self.readings), "max_new_tokens": self.max_new_tokens, "debias": self.debias,
+                **self.extra}
 
 
 def check_scorer(scorer, config: ChooseConfig) -> None:
@@ -63,48 +91,120 @@ def too_long(scorer, prompt: str, config: ChooseConfig, room: int) -> str | None
 
 
 def read_answers(scorer, prompts: Sequence[str], continuations: Sequence[Sequence[str]], config: ChooseConfig,
-                 max_new_tokens: int, prefixes: Sequence[Sequence[str]] | None = None):
-    """(label log-probs per prompt or None, generated texts or None) for the requested readings."""
+                 max_new_tokens: int, prefixes: Sequence[Sequence[str]] | None = None,
+                 generate: Sequence[bool] | None = None):
+    """(label log-probs per prompt or None, generated texts or None) for the requested readings.
+
+    ``generate``: which prompts are also answered by generation (default all; the extra
+    cyclic orders of ``--debias cyclic`` are read by likelihood only); others get None.
+    """
     logps = (label_logprobs(scorer, prompts, continuations, config.chat, prefixes=prefixes)
              if "likelihood" in config.readings else None)
     texts = None
     if "generation" in config.readings:
-        texts = greedy_generate(scorer, list(prompts), config.chat, config.max_new_tokens or max_new_tokens)
+        asked = [j for j in range(len(prompts)) if generate is None or generate[j]]
+        got = greedy_generate(scorer, [prompts[j] for j in asked], config.chat, config.max_new_tokens or max_new_tokens)
+        texts = [None] * len(prompts)
+        for j, text in zip(asked, got):
+            texts[j] = text
     return logps, texts
 
 
-def run_units(units: Sequence[tuple[str, object]], fn: Callable[[object], list], out: str | Path | None,
-              run_config: dict, desc: str, progress: bool = True) -> list:
-    """Apply ``fn`` to each unit's payload; finished units go to a resume log next to ``out``."""
+def batch_prompts(scorer) -> int:
+    """Prompts per batch of units: the scorer's batch on a GPU, a few on the CPU (progress and Ctrl-C stay cheap)."""
+    size = getattr(scorer, "batch_size", None)
+    size = size if isinstance(size, int) else 32
+    return size if getattr(getattr(scorer, "device", None), "type", "cpu") != "cpu" else min(size, 8)
+
+
+def run_units(units: Sequence[tuple[str, object]], fn: Callable[[list], list], out: str | Path | None,
+              run_config: dict, desc: str, progress: bool = True, sizes: Sequence[int] | None = None,
+              batch: int = 8) -> list:
+    """Records of every unit (in order): ``fn(payloads)`` gives one record list per payload.
+
+    Pending units are computed ``batch`` prompts at a time (``sizes``: prompts per unit);
+    each unit goes to the resume log next to ``out`` as soon as its batch is done, and a
+    rerun skips the logged ones. The progress bar counts prompts.
+    """
+    sizes = list(sizes) if sizes is not None else [1] * len(units)
     resume = ResumeLog(partial_path(out), run_config) if out else None
     done = resume.load() if resume else {}
-    records: list = []
-    bar = tqdm(total=len(units), desc=desc, unit="unit", disable=not progress)
-    for unit_id, payload in units:
-        if unit_id in done:
-            recs = done[unit_id]
-        else:
-            recs = fn(payload)
+    bar = tqdm(total=sum(sizes), desc=desc, unit="prompt", disable=not progress)
+    bar.update(sum(n for (unit_id, _), n in zip(units, sizes) if unit_id in done))
+    pending = [j for j, (unit_id, _) in enumerate(units) if unit_id not in done]
+    start = 0
+    while start < len(pending):
+        stop, prompts = start, 0
+        while stop < len(pending) and (stop == start or prompts + sizes[pending[stop]] <= batch):
+            prompts += sizes[pending[stop]]
+            stop += 1
+        chunk = pending[start:stop]
+        for j, recs in zip(chunk, fn([units[j][1] for j in chunk])):
+            done[units[j][0]] = recs
             if resume:
-                resume.append(unit_id, recs)
-        records.extend(recs)
-        bar.update(1)
+                resume.append(units[j][0], recs)
+        bar.update(prompts)
+        start = stop
     bar.close()
-    return records
+    return [r for unit_id, _ in units for r in done[unit_id]]
 
 
-def generation_summary(records: Sequence[dict], score_key: str) -> dict:
+def generation_summary(records: Sequence[dict], score_key: str, reading: str = "generation") -> dict:
     """Score of the generated answers (failures count as wrong) and the count of each failure mode."""
-    gen = [r["generation"] for r in records if "generation" in r]
+    gen = [r[reading] for r in records if reading in r]
     if not gen:
         return {"n": 0}
     failures = Counter(g["failure"] for g in gen if g["failure"])
     return {
         score_key: float(np.mean([g[score_key] for g in gen])),
         "valid": float(np.mean([g["failure"] is None for g in gen])),
-        "failures": {mode: failures.get(mode, 0) for mode in FAILURES},
+        "failures": {mode: failures.get(mode, 0) for mode in GENERATION_FAILURES.get(reading, FAILURES)},
         "n": len(gen),
     }
+
+
+def position_bias(records: Sequence[dict], gold: Callable[[dict], list[int]]) -> dict:
+    """Per reading: how often each presented position (1 = first listed) was chosen, beside how often
+    it was gold, over the same answers.
+
+    A record's reading block lists the positions it chose (``positions``: one per answer;
+    None where it gave none); ``gold(record)`` lists the gold positions in the same
+    order. ``most_chosen_share`` against ``gold_share_there`` and the total variation
+    distance between the chosen and gold distributions (valid answers only) say how
+    much the answers crowd onto one position.
+    """
+    out: dict = {}
+    for reading in ALL_READINGS:
+        chosen: Counter = Counter()
+        golds: Counter = Counter()
+        pairs = [(c, g) for r in records if "positions" in r.get(reading, {})
+                 for c, g in zip(r[reading]["positions"], gold(r))]
+        if not pairs:
+            continue
+        for c, g in pairs:
+            chosen["none" if c is None else str(c + 1)] += 1
+            golds[str(g + 1)] += 1
+        valid = [(c, g) for c, g in pairs if c is not None]
+        block: dict = {"n": len(pairs), "chosen": _by_position(chosen), "gold": _by_position(golds)}
+        if valid:
+            top, count = max(((k, v) for k, v in chosen.items() if k != "none"), key=lambda kv: (kv[1], -int(kv[0])))
+            share = {k: v / len(valid) for k, v in Counter(str(c + 1) for c, _ in valid).items()}
+            gold_share = {k: v / len(valid) for k, v in Counter(str(g + 1) for _, g in valid).items()}
+            block.update(most_chosen=top, most_chosen_share=count / len(valid),
+                         gold_share_there=gold_share.get(top, 0.0),
+                         tv_distance=0.5 * sum(abs(share.get(k, 0.0) - gold_share.get(k, 0.0))
+                                               for k in set(share) | set(gold_share)))
+        out[reading] = block
+    return out
+
+
+def _by_position(counts: Counter) -> dict:
+    keys = sorted((k for k in counts if k != "none"), key=int) + (["none"] if "none" in counts else [])
+    return {k: counts[k] for k in keys}
+
+
+def readings_present(records: Sequence[dict]) -> list[str]:
+    return [r for r in ALL_READINGS if any(r in rec for rec in records)]
 
 
 def item_means(records: Sequence[dict], value: Callable[[dict], float | None]) -> list[float | None]:

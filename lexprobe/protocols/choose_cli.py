@@ -11,7 +11,7 @@ from lexprobe.errors import LexprobeError
 READING_CHOICES = {"both": ("likelihood", "generation"), "likelihood": ("likelihood",),
                    "generation": ("generation",)}
 _DEFAULTS = {"chat": False, "template": "default", "max_candidates": 10, "permutations": 1, "reading": "both",
-             "max_new_tokens": None}
+             "max_new_tokens": None, "debias": "none"}
 
 
 def add_choose_args(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +30,9 @@ def add_choose_args(parser: argparse.ArgumentParser) -> None:
                    help="read answers by option-label likelihood, by parsed greedy generation, or both")
     g.add_argument("--max-new-tokens", type=positive_int,
                    help="generation length in tokens (None: enough for the answer format)")
+    g.add_argument("--debias", choices=("none", "cyclic"), default="none",
+                   help="cyclic: also ask the label likelihood with the options in all their cyclic orders and "
+                        "average each option's probability over the orders (position-bias debiasing)")
 
 
 def check_choose_args(args: argparse.Namespace) -> None:
@@ -47,7 +50,7 @@ def config_from_args(args: argparse.Namespace, **extra):
 
     return ChooseConfig(template=load_template(args.template), chat=args.chat, max_candidates=args.max_candidates,
                         permutations=args.permutations, seed=args.seed, readings=READING_CHOICES[args.reading],
-                        max_new_tokens=args.max_new_tokens, extra=extra)
+                        max_new_tokens=args.max_new_tokens, extra=extra, debias=args.debias)
 
 
 def _write(result: dict, out: Path) -> None:

@@ -4,10 +4,15 @@ Each (group, permutation) is one prompt, contexts and definitions each listed in
 their own seeded order. Likelihood reading: for context row c, the log-probability
 of every definition letter after the prompt and `` c:`` — a k x k matrix solved with
 the benchmark's optimal alignment (``lexprobe.metrics.alignment``, with the same
-tie-break order as ``coda eval``); the k rows share one forward pass over the prompt
-(and one short pass over the k x k row-and-letter continuations). Generation
-reading: the greedy answer ``1: B, 2: A, ...`` parsed strictly; an invalid answer
-scores 0 for the whole group.
+tie-break order as ``coda eval``); the prompt is fed once with all k x k
+row-and-letter continuations packed after it (``answers.label_logprobs``). Generation
+readings: the greedy answer ``1: B, 2: A, ...`` parsed strictly and leniently; an
+invalid answer scores 0 for the whole group. With ``--debias cyclic`` the
+definitions are also listed in their other k - 1 cyclic orders (likelihood only) and
+``likelihood_cyclic`` aligns each row's letter probabilities mapped back to the
+definitions and averaged over the k orders. Position bias counts, per presented
+row, the letter each reading chose (the likelihood's row-wise best letter, before
+the alignment) beside the gold letter. A unit of the resume log is one group.
 """
 
 from __future__ import annotations
@@ -22,11 +27,13 @@ from lexprobe.benchmarks.coda21.dataset import replace_target
 from lexprobe.errors import DataError
 from lexprobe.metrics import alignment as al
 from lexprobe.protocols.choose import (
-    ChooseConfig, agreement, check_scorer, generation_summary, item_means, read_answers, reading_intervals, run_units,
-    too_long,
+    ChooseConfig, agreement, batch_prompts, check_scorer, generation_summary, item_means, position_bias,
+    read_answers, reading_intervals, readings_present, run_units, too_long,
 )
+from lexprobe.protocols.choose_wdlmpro import bias_line
+from lexprobe.protocols.debias import debiased, rotations
 from lexprobe.protocols.options import option_order, sample_candidates
-from lexprobe.protocols.parse import parse_matching
+from lexprobe.protocols.parse import parse_matching, parse_matching_lenient
 from lexprobe.protocols.templates import BLANK, build_prompt, coda_question, option_labels
 from lexprobe.run_record import finish_result
 from lexprobe.stats.bootstrap import mean_intervals
@@ -42,18 +49,32 @@ def build_items(groups, config: ChooseConfig, tokenizer=None) -> list[dict]:
         shown = sample_candidates(g.k, config.max_candidates, config.seed, g.id, keep=None)
         for p in range(config.permutations):
             ctx_order = option_order(shown, config.seed, g.id, p, "contexts")
-            def_order = option_order(shown, config.seed, g.id, p, "definitions")
-            contexts = [replace_target(g.candidates[i].context, g.candidates[i].word, BLANK) for i in ctx_order]
-            definitions = [g.candidates[i].definition for i in def_order]
-            prompt = build_prompt(config.template, coda_question(config.template, contexts, definitions),
-                                  tokenizer, config.chat)
-            items.append({"item": g.id, "id": g.id, "pos": g.pos, "k": g.k, "permutation": p, "shown": shown,
-                          "context_order": ctx_order, "definition_order": def_order, "prompt": prompt,
-                          # the shown pairs' texts (shown order), for the report's failure pages
-                          "contexts": [replace_target(g.candidates[i].context, g.candidates[i].word, BLANK)
-                                       for i in shown],
-                          "definitions": [g.candidates[i].definition for i in shown]})
+            base = option_order(shown, config.seed, g.id, p, "definitions")
+            for r, def_order in enumerate(rotations(base) if config.cyclic else [base]):
+                contexts = [replace_target(g.candidates[i].context, g.candidates[i].word, BLANK) for i in ctx_order]
+                definitions = [g.candidates[i].definition for i in def_order]
+                prompt = build_prompt(config.template, coda_question(config.template, contexts, definitions),
+                                      tokenizer, config.chat)
+                item = {"item": g.id, "id": g.id, "pos": g.pos, "k": g.k, "permutation": p, "shown": shown,
+                        "context_order": ctx_order, "definition_order": def_order, "prompt": prompt,
+                        # the shown pairs' texts (shown order), for the report's failure pages
+                        "contexts": [replace_target(g.candidates[i].context, g.candidates[i].word, BLANK)
+                                     for i in shown],
+                        "definitions": [g.candidates[i].definition for i in shown]}
+                if config.cyclic:
+                    item["rotation"] = r
+                items.append(item)
     return items
+
+
+def prompts_per_group(group, config: ChooseConfig) -> int:
+    shown = min(group.k, config.max_candidates or group.k)
+    return config.permutations * (shown if config.cyclic else 1)
+
+
+def gold_positions(record: dict) -> list[int]:
+    """Per presented context row, the presented position of its own definition."""
+    return [record["definition_order"].index(c) for c in record["context_order"]]
 
 
 def score_items(scorer, items: list[dict], config: ChooseConfig) -> list[dict]:
@@ -70,6 +91,7 @@ def score_items(scorer, items: list[dict], config: ChooseConfig) -> list[dict]:
     logps, texts = read_answers(  # row c of an item: its prompt + " c:", then each definition letter
         scorer, [it["prompt"] for it in runnable], [[" " + x for x in option_labels(m, "letters")] for m in sizes],
         config, max_new, prefixes=[[t.coda_row.format(context=c + 1) for c in range(m)] for m in sizes],
+        generate=[it.get("rotation", 0) == 0 for it in runnable],
     ) if runnable else (None, None)
     for j, it in enumerate(runnable):
         m = len(it["shown"])
@@ -80,27 +102,63 @@ def score_items(scorer, items: list[dict], config: ChooseConfig) -> list[dict]:
             matrix = np.empty((m, m))
             for i in range(m):
                 matrix[ctx_pos[i], def_pos] = logps[j][i]
-            order = al.tie_break_order(f"{it['id']}:{it['permutation']}", m)
-            assignment = al.align(matrix, "optimal", order)
+            assignment = al.align(matrix, "optimal", al.tie_break_order(f"{it['id']}:{it['permutation']}", m))
             it["likelihood"] = {"label_logprobs": np.round(matrix, 6).tolist(), "assignment": assignment.tolist(),
-                                "accuracy": al.accuracy(assignment)}
-        if texts is not None:
-            parsed = parse_matching(texts[j], m)
-            assignment = None
-            if parsed.ok:
-                assignment = [0] * m
-                for i, d in enumerate(parsed.answer):
-                    assignment[ctx_pos[i]] = def_pos[d]
-            it["generation"] = {"text": texts[j], "assignment": assignment, "failure": parsed.failure,
-                                "accuracy": al.accuracy(assignment) if assignment is not None else 0.0}
+                                "accuracy": al.accuracy(assignment),
+                                "positions": [int(x) for x in np.argmax(logps[j], axis=1)]}
+        if texts is not None and texts[j] is not None:
+            it["generation"] = dict(_generated(parse_matching(texts[j], m), ctx_pos, def_pos), text=texts[j])
+            it["generation_lenient"] = _generated(parse_matching_lenient(texts[j], m), ctx_pos, def_pos)
+    if logps is not None and config.cyclic:
+        _debias(runnable, logps)
     for it in items:
         it.pop("prompt")
     return items
 
 
+def _generated(parsed, ctx_pos: list[int], def_pos: list[int]) -> dict:
+    """A parsed matching in shown indices; ``positions``: the letter read for each presented row, if any."""
+    m = len(ctx_pos)
+    assignment = None
+    if parsed.ok:
+        assignment = [0] * m
+        for i, d in enumerate(parsed.answer):
+            assignment[ctx_pos[i]] = def_pos[d]
+    positions: list[int | None] = [None] * m
+    for c, d in parsed.pairs:
+        if 0 <= c < m and 0 <= d < m and positions[c] is None:
+            positions[c] = d
+    return {"assignment": assignment, "failure": parsed.failure,
+            "accuracy": al.accuracy(assignment) if assignment is not None else 0.0, "positions": positions}
+
+
+def _debias(items: list[dict], logps) -> None:
+    """``likelihood_cyclic`` on each first-order record: each row's letter probabilities mapped back to the
+    definitions and averaged over the definitions' cyclic orders, then aligned."""
+    orders: dict = {}
+    for it, lp in zip(items, logps):
+        orders.setdefault((it["id"], it["permutation"]), []).append((it, lp))
+    for asked in orders.values():
+        first = next((it for it, _ in asked if it["rotation"] == 0), None)
+        if first is None or len(asked) < len(first["shown"]):
+            continue  # an order too long to ask: no debiased reading for this group
+        shown = first["shown"]
+        probs = debiased([lp for _, lp in asked], [it["definition_order"] for it, _ in asked], shown)
+        matrix = np.empty_like(probs)
+        matrix[[shown.index(c) for c in first["context_order"]]] = probs  # presented rows -> shown order
+        assignment = al.align(np.log(matrix), "optimal",
+                              al.tie_break_order(f"{first['id']}:{first['permutation']}", len(shown)))
+        first["likelihood_cyclic"] = {"probabilities": np.round(matrix, 6).tolist(),
+                                      "assignment": assignment.tolist(), "accuracy": al.accuracy(assignment)}
+
+
 def evaluate_choose(data, scorer, config: ChooseConfig = ChooseConfig(), pos: str = "both", limit: int | None = None,
-                    out: str | Path | None = None, progress: bool = True, groups_per_unit: int = 16) -> dict:
-    """Ask ``scorer`` every CoDA21 group as one matching question; returns the result dict."""
+                    out: str | Path | None = None, progress: bool = True, groups_per_unit: int | None = None) -> dict:
+    """Ask ``scorer`` every CoDA21 group as one matching question; returns the result dict.
+
+    ``groups_per_unit``: prompts per batch (default ``batch_prompts``: a few on the CPU);
+    each group is logged for a resume as soon as its batch is done.
+    """
     config.validate()
     check_scorer(scorer, config)
     pos_list = ("n", "v") if pos == "both" else (pos,)
@@ -117,12 +175,20 @@ def evaluate_choose(data, scorer, config: ChooseConfig = ChooseConfig(), pos: st
     if not groups:
         raise DataError("no CoDA21 groups to evaluate; check --data, --pos and --limit")
     started = time.time()
+    from lexprobe.cache import scorer_revision
+
+    if len({g.id for g in groups}) < len(groups):
+        raise DataError("CoDA21 group ids repeat; each group must appear once")
     run_config = {"benchmark": "coda21", "config": config.record(), "scorer": scorer.describe(),
-                  "groups": [g.id for g in groups], "data": data.source}
-    units = [(f"{chunk[0].id}..{chunk[-1].id}", chunk)
-             for chunk in (groups[i:i + groups_per_unit] for i in range(0, len(groups), groups_per_unit))]
-    records = run_units(units, lambda chunk: score_items(scorer, build_items(chunk, config, scorer.tokenizer), config),
-                        out, run_config, f"CoDA21 choose {scorer.name}", progress)
+                  "model": scorer_revision(scorer), "groups": [g.id for g in groups], "data": data.source}
+
+    def unit(chunk):
+        items = score_items(scorer, build_items(chunk, config, scorer.tokenizer), config)
+        return [[it for it in items if it["id"] == g.id] for g in chunk]
+
+    records = run_units([(g.id, g) for g in groups], unit, out, run_config, f"CoDA21 choose {scorer.name}", progress,
+                        sizes=[prompts_per_group(g, config) for g in groups],
+                        batch=groups_per_unit or batch_prompts(scorer))
     metrics = {key: summarise([r for r in records if key == "both" or r["pos"] == key])
                for key in list(pos_list) + ["both"]}
     result = finish_result(scorer=scorer, items=groups, unit="group", result={
@@ -142,11 +208,20 @@ def summarise(records: Sequence[dict]) -> dict:
         out["likelihood"] = {"accuracy": float(np.mean([x["accuracy"] for x in lik])), "n": len(lik),
                              "agreement": agreement(asked, "likelihood", "assignment"),
                              "ci": reading_intervals(asked, "likelihood", {"accuracy": lambda x: x["accuracy"]})}
-    if any("generation" in r for r in asked):
-        out["generation"] = dict(generation_summary(asked, "accuracy"),
-                                 agreement=agreement(asked, "generation", "assignment"),
-                                 ci=reading_intervals(asked, "generation", {
-                                     "accuracy": lambda x: x["accuracy"], "valid": lambda x: float(x["failure"] is None)}))
+    cyc = [r["likelihood_cyclic"] for r in asked if "likelihood_cyclic" in r]
+    if cyc:
+        out["likelihood_cyclic"] = {"accuracy": float(np.mean([x["accuracy"] for x in cyc])), "n": len(cyc),
+                                    "agreement": agreement(asked, "likelihood_cyclic", "assignment"),
+                                    "ci": reading_intervals(asked, "likelihood_cyclic",
+                                                            {"accuracy": lambda x: x["accuracy"]})}
+    for reading in ("generation", "generation_lenient"):
+        if any(reading in r for r in asked):
+            out[reading] = dict(generation_summary(asked, "accuracy", reading),
+                                agreement=agreement(asked, reading, "assignment"),
+                                ci=reading_intervals(asked, reading, {
+                                    "accuracy": lambda x: x["accuracy"], "valid": lambda x: float(x["failure"] is None)}))
+    out["readings"] = readings_present(asked)
+    out["position_bias"] = position_bias(asked, gold_positions)
     if asked:
         out["ci"] = mean_intervals({"random_baseline": item_means(asked, lambda r: 1.0 / len(r["shown"]))})
     return out
@@ -156,12 +231,20 @@ def format_choose(result: dict) -> str:
     from lexprobe.reporting import format_table
 
     rows = []
-    for key, m in result["metrics"].items():
-        lik, gen = m.get("likelihood", {}), m.get("generation", {})
-        rows.append([key, m["n"], lik.get("accuracy"), gen.get("accuracy"), gen.get("valid"),
-                     m["random_baseline"], m["skipped"]])
     c = result["config"]
+    cyclic = c.get("debias") == "cyclic"
+    for key, m in result["metrics"].items():
+        lik, gen, len_ = m.get("likelihood", {}), m.get("generation", {}), m.get("generation_lenient", {})
+        rows.append([key, m["n"], lik.get("accuracy")]
+                    + ([m.get("likelihood_cyclic", {}).get("accuracy")] if cyclic else [])
+                    + [gen.get("accuracy"), gen.get("valid"), len_.get("accuracy"), len_.get("valid"),
+                       m["random_baseline"], m["skipped"]])
     title = (f"CoDA21, ask to choose ({c['template']['name']} template{', chat' if c['chat'] else ''}, "
-             f"<= {c['max_candidates']} pairs, {c['permutations']} order(s)): alignment accuracy")
-    return format_table(["pos", "asked", "label accuracy", "generated accuracy", "parsed", "random", "skipped"],
-                        rows, title=title)
+             f"<= {c['max_candidates']} pairs, {c['permutations']} order(s){', cyclic debiasing' if cyclic else ''})"
+             ": alignment accuracy; generated answers read strictly and leniently")
+    table = format_table(["pos", "asked", "label accuracy"] + (["debiased accuracy"] if cyclic else [])
+                         + ["strict accuracy", "strict parsed", "lenient accuracy", "lenient parsed", "random",
+                            "skipped"], rows, title=title)
+    both = result["metrics"].get("both") or {}
+    return table + "\nposition bias (most chosen letter position: share of rows vs share of gold there): " + \
+        bias_line(both.get("position_bias") or {})

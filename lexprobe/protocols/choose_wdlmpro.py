@@ -3,14 +3,19 @@
 Each (group, task, permutation) is one prompt. The shown candidates (the gold one
 always among them) are listed in a seeded order; the likelihood reading takes the
 option whose label is most probable after the prompt (and the gold option's rank,
-for the rank score), the generation reading parses the greedy answer strictly.
+for the rank score), the generation readings parse the greedy answer strictly and
+leniently (``parse``). With ``--debias cyclic`` every permutation is also asked in
+its other n - 1 cyclic orders (likelihood only); ``likelihood_cyclic`` of the first
+order's record reads the option probabilities averaged over the n orders (``debias``).
 Ties in label likelihood follow ``lexprobe.metrics.ranking``: never in the model's favour.
+A unit of the resume log is one target (both tasks, every order).
 """
 
 from __future__ import annotations
 
 import time
 from collections import defaultdict
+from dataclasses import asdict
 from pathlib import Path
 from typing import Sequence
 
@@ -19,11 +24,12 @@ import numpy as np
 from lexprobe.errors import DataError
 from lexprobe.metrics.ranking import gold_rank, predicted_index, random_expectation, rank_score
 from lexprobe.protocols.choose import (
-    ChooseConfig, agreement, check_scorer, generation_summary, item_means, read_answers, reading_intervals, run_units,
-    too_long,
+    ChooseConfig, agreement, batch_prompts, check_scorer, generation_summary, item_means, position_bias,
+    read_answers, reading_intervals, readings_present, run_units, too_long,
 )
+from lexprobe.protocols.debias import debiased, rotations
 from lexprobe.protocols.options import option_order, sample_candidates
-from lexprobe.protocols.parse import parse_choice
+from lexprobe.protocols.parse import parse_choice, parse_choice_lenient
 from lexprobe.protocols.templates import build_prompt, d2w_question, option_labels, w2d_question
 from lexprobe.run_record import finish_result
 from lexprobe.stats.bootstrap import mean_intervals
@@ -47,16 +53,26 @@ def build_items(groups, tasks: Sequence[str], config: ChooseConfig, tokenizer=No
         shown = sample_candidates(len(g.candidates), config.max_candidates, config.seed, g.target, keep=0)
         for task in tasks:
             for p in range(config.permutations):
-                order = option_order(shown, config.seed, f"{task}:{g.target}", p)
-                items.append({
-                    "item": f"{task}:{g.target}", "task": task, "target": g.target, "pos": g.pos, "word": g.word,
-                    "permutation": p, "n_candidates": len(g.candidates), "order": order,
-                    "gold_position": order.index(0),
-                    "definition": g.definition,  # the report's failure pages show the texts
-                    "options": [g.candidates[i].definition if task == "w2d" else g.candidates[i].word for i in order],
-                    "prompt": item_prompt(g, task, order, config, tokenizer),
-                })
+                base = option_order(shown, config.seed, f"{task}:{g.target}", p)
+                for r, order in enumerate(rotations(base) if config.cyclic else [base]):
+                    item = {
+                        "item": f"{task}:{g.target}", "task": task, "target": g.target, "pos": g.pos,
+                        "word": g.word, "permutation": p, "n_candidates": len(g.candidates), "order": order,
+                        "gold_position": order.index(0),
+                        "definition": g.definition,  # the report's failure pages show the texts
+                        "options": [g.candidates[i].definition if task == "w2d" else g.candidates[i].word
+                                    for i in order],
+                        "prompt": item_prompt(g, task, order, config, tokenizer),
+                    }
+                    if config.cyclic:
+                        item["rotation"] = r
+                    items.append(item)
     return items
+
+
+def prompts_per_group(group, tasks: Sequence[str], config: ChooseConfig) -> int:
+    shown = min(len(group.candidates), config.max_candidates or len(group.candidates))
+    return len(tasks) * config.permutations * (shown if config.cyclic else 1)
 
 
 def score_items(scorer, items: list[dict], config: ChooseConfig) -> list[dict]:
@@ -70,7 +86,7 @@ def score_items(scorer, items: list[dict], config: ChooseConfig) -> list[dict]:
     logps, texts = read_answers(
         scorer, [it["prompt"] for it in runnable],
         [[" " + lab for lab in option_labels(len(it["order"]), config.template.labels)] for it in runnable],
-        config, ANSWER_TOKENS,
+        config, ANSWER_TOKENS, generate=[it.get("rotation", 0) == 0 for it in runnable],
     ) if runnable else (None, None)
     for j, it in enumerate(runnable):
         n, gold = len(it["order"]), it["gold_position"]
@@ -79,34 +95,73 @@ def score_items(scorer, items: list[dict], config: ChooseConfig) -> list[dict]:
             pick = predicted_index(lp, gold=gold)
             k = gold_rank(lp, gold=gold)
             it["likelihood"] = {"label_logprobs": np.round(lp, 6).tolist(), "choice": it["order"][pick],
-                                "correct": pick == gold, "gold_rank": k, "rank_score": rank_score(n, k)}
-        if texts is not None:
-            parsed = parse_choice(texts[j], n, config.template.labels)
-            choice = it["order"][parsed.answer] if parsed.ok else None
-            it["generation"] = {"text": texts[j], "choice": choice, "failure": parsed.failure,
-                                "correct": parsed.ok and parsed.answer == gold}
+                                "correct": pick == gold, "gold_rank": k, "rank_score": rank_score(n, k),
+                                "positions": [int(pick)]}
+        if texts is not None and texts[j] is not None:
+            strict = parse_choice(texts[j], n, config.template.labels)
+            lenient = parse_choice_lenient(texts[j], it["options"], config.template.labels)
+            it["generation"] = dict(_generated(it, strict), text=texts[j])
+            it["generation_lenient"] = _generated(it, lenient)
+    if logps is not None and config.cyclic:
+        _debias(runnable, logps)
     for it in items:
         it.pop("prompt")
     return items
 
 
+def _generated(item: dict, parsed) -> dict:
+    return {"choice": item["order"][parsed.answer] if parsed.ok else None, "failure": parsed.failure,
+            "correct": parsed.ok and parsed.answer == item["gold_position"], "positions": [parsed.answer]}
+
+
+def _debias(items: list[dict], logps) -> None:
+    """``likelihood_cyclic`` on each first-order record: option probabilities averaged over its cyclic orders."""
+    orders: dict = defaultdict(list)
+    for it, lp in zip(items, logps):
+        orders[(it["item"], it["permutation"])].append((it, lp))
+    for asked in orders.values():
+        first = next((it for it, _ in asked if it["rotation"] == 0), None)
+        if first is None or len(asked) < len(first["order"]):
+            continue  # an order too long to ask: no debiased reading for this item
+        shown = sorted(first["order"])
+        probs = debiased([lp for _, lp in asked], [it["order"] for it, _ in asked], shown)
+        gold = shown.index(0)
+        logp = np.log(probs)
+        pick, k = predicted_index(logp, gold=gold), gold_rank(logp, gold=gold)
+        first["likelihood_cyclic"] = {"probabilities": np.round(probs, 6).tolist(), "options": shown,
+                                      "choice": shown[pick], "correct": pick == gold, "gold_rank": k,
+                                      "rank_score": rank_score(len(shown), k)}
+
+
 def evaluate_choose(scorer, groups, tasks: Sequence[str] = TASKS, config: ChooseConfig = ChooseConfig(),
-                    out: str | Path | None = None, chunk_size: int = 100, progress: bool = True) -> dict:
-    """Ask ``scorer`` every group as a multiple-choice question; returns the result dict."""
+                    out: str | Path | None = None, chunk_size: int | None = None, progress: bool = True) -> dict:
+    """Ask ``scorer`` every group as a multiple-choice question; returns the result dict.
+
+    ``chunk_size``: prompts per batch (default ``batch_prompts``: a few on the CPU); each
+    target is logged for a resume as soon as its batch is done.
+    """
+    from lexprobe.cache import resume_key, scorer_revision
+
     config.validate()
     check_scorer(scorer, config)
     if not groups:
         raise DataError("no WDLMPro groups to evaluate; check --data, --pos and --limit")
     started = time.time()
-    units = [(f"{start}:{start + chunk_size}", groups[start:start + chunk_size])
-             for start in range(0, len(groups), chunk_size)]
-    run_config = {"benchmark": "wdlmpro", "config": config.record(), "tasks": list(tasks),
-                  "scorer": scorer.describe(), "chunk": chunk_size}
+    units = [(g.target, g) for g in groups]
+    if len({u for u, _ in units}) < len(units):
+        raise DataError("WDLMPro groups repeat a target; each target must appear once")
+    run_config = resume_key([asdict(g) for g in groups],
+                            scorer_revision(scorer), "choose",
+                            {"benchmark": "wdlmpro", "config": config.record(), "tasks": list(tasks),
+                             "scorer": scorer.describe()})
 
     def unit(chunk):
-        return score_items(scorer, build_items(chunk, tasks, config, scorer.tokenizer), config)
+        items = score_items(scorer, build_items(chunk, tasks, config, scorer.tokenizer), config)
+        return [[it for it in items if it["target"] == g.target] for g in chunk]
 
-    records = run_units(units, unit, out, run_config, f"WDLMPro choose {scorer.name}", progress)
+    records = run_units(units, unit, out, run_config, f"WDLMPro choose {scorer.name}", progress,
+                        sizes=[prompts_per_group(g, tasks, config) for g in groups],
+                        batch=chunk_size or batch_prompts(scorer))
     result = finish_result(result_dict(scorer, tasks, records, config), scorer, groups, unit="target")
     result["timing"] = {"seconds": round(time.time() - started, 2), "scorer_stats": dict(scorer.stats)}
     return result
@@ -122,13 +177,24 @@ def summarise(records: Sequence[dict]) -> dict:
                              "agreement": agreement(asked, "likelihood", "choice"),
                              "ci": reading_intervals(asked, "likelihood", {
                                  "p_at_1": lambda x: float(x["correct"]), "rank_score": lambda x: x["rank_score"]})}
-    if any("generation" in r for r in asked):
-        gen = generation_summary(asked, "correct")
-        gen["p_at_1"] = gen.pop("correct")
-        gen["agreement"] = agreement(asked, "generation", "choice")
-        gen["ci"] = reading_intervals(asked, "generation", {
-            "p_at_1": lambda x: float(x["correct"]), "valid": lambda x: float(x["failure"] is None)})
-        out["generation"] = gen
+    cyc = [r["likelihood_cyclic"] for r in asked if "likelihood_cyclic" in r]
+    if cyc:
+        out["likelihood_cyclic"] = {
+            "p_at_1": float(np.mean([x["correct"] for x in cyc])),
+            "rank_score": float(np.mean([x["rank_score"] for x in cyc])), "n": len(cyc),
+            "agreement": agreement(asked, "likelihood_cyclic", "choice"),
+            "ci": reading_intervals(asked, "likelihood_cyclic", {
+                "p_at_1": lambda x: float(x["correct"]), "rank_score": lambda x: x["rank_score"]})}
+    for reading in ("generation", "generation_lenient"):
+        if any(reading in r for r in asked):
+            gen = generation_summary(asked, "correct", reading)
+            gen["p_at_1"] = gen.pop("correct")
+            gen["agreement"] = agreement(asked, reading, "choice")
+            gen["ci"] = reading_intervals(asked, reading, {
+                "p_at_1": lambda x: float(x["correct"]), "valid": lambda x: float(x["failure"] is None)})
+            out[reading] = gen
+    out["readings"] = readings_present(asked)
+    out["position_bias"] = position_bias(asked, lambda r: [r["gold_position"]])
     shown = [len(r["order"]) for r in asked]
     out["random"] = {k: v for k, v in random_expectation(shown).items() if k != "n"} if shown else None
     if shown:
@@ -153,15 +219,30 @@ def result_dict(scorer, tasks, records, config: ChooseConfig) -> dict:
 def format_choose(result: dict) -> str:
     from lexprobe.reporting import format_table
 
-    rows = []
+    rows, bias = [], []
+    cyclic = result["config"].get("debias") == "cyclic"
     for task, by_pos in result["metrics"].items():
         for pos, m in by_pos.items():
-            lik, gen = m.get("likelihood", {}), m.get("generation", {})
+            lik, gen, len_ = m.get("likelihood", {}), m.get("generation", {}), m.get("generation_lenient", {})
             rnd = m.get("random") or {}
-            rows.append([task.upper(), pos, m["n"], lik.get("p_at_1"), lik.get("rank_score"), gen.get("p_at_1"),
-                         gen.get("valid"), rnd.get("p_at_1"), m["skipped"]])
+            rows.append([task.upper(), pos, m["n"], lik.get("p_at_1"), lik.get("rank_score")]
+                        + ([m.get("likelihood_cyclic", {}).get("p_at_1")] if cyclic else [])
+                        + [gen.get("p_at_1"), gen.get("valid"), len_.get("p_at_1"), len_.get("valid"),
+                           rnd.get("p_at_1"), m["skipped"]])
+            if pos == "all":
+                bias.append(f"{task.upper()} {bias_line(m.get('position_bias') or {})}")
     c = result["config"]
     title = (f"WDLMPro, ask to choose ({c['template']['name']} template{', chat' if c['chat'] else ''}, "
-             f"<= {c['max_candidates']} options, {c['permutations']} order(s)): P@1 as a fraction")
-    return format_table(["task", "pos", "asked", "label P@1", "label RS", "generated P@1", "parsed",
-                         "random P@1", "skipped"], rows, title=title)
+             f"<= {c['max_candidates']} options, {c['permutations']} order(s){', cyclic debiasing' if cyclic else ''})"
+             ": P@1 as a fraction; generated answers read strictly and leniently")
+    table = format_table(["task", "pos", "asked", "label P@1", "label RS"] + (["debiased P@1"] if cyclic else [])
+                         + ["strict P@1", "strict parsed", "lenient P@1", "lenient parsed", "random P@1", "skipped"],
+                         rows, title=title)
+    return table + "\nposition bias (most chosen position: share of answers vs share of gold there):\n  " + \
+        "\n  ".join(bias)
+
+
+def bias_line(bias: dict) -> str:
+    parts = [f"{reading} {b['most_chosen']}: {b['most_chosen_share']:.2f} vs {b['gold_share_there']:.2f}"
+             for reading, b in bias.items() if "most_chosen" in b]
+    return "; ".join(parts) or "-"

@@ -19,16 +19,20 @@ def register(sub) -> None:
 
 
 def cmd_report(args) -> int:
+    from lexprobe.outputs import check_not_inputs
     from lexprobe.report.build import write_report
 
+    check_not_inputs({"--out": args.out}, {"RESULT": args.results}, writes={"--out": ("index.html", "tables.md", "tables.tex")})
     index = write_report(args.results, args.out)
     print(f"report written to {index}")
     return 0
 
 
 def cmd_compare(args) -> int:
+    from lexprobe.outputs import check_not_inputs
     from lexprobe.report.compare import compare_files, format_comparison
 
+    check_not_inputs({"--json": args.json}, {"A": args.a, "B": args.b})
     comparison = compare_files(args.a, args.b)
     for note in comparison["notes"]:
         print(f"note: {note}", file=sys.stderr)

@@ -52,7 +52,8 @@ class CausalLMScorer(Scorer):
         #: "cache": the context's key/value cache copied per continuation (flash attention takes no 4-D mask);
         #: "plain": each request its own right-padded row, the model's own masks (layouts packing cannot honour)
         self.strategy = _strategy(self.layout, _attn_implementation(model))
-        self.pack_tokens = 512  # longest unit (context + continuations; see pack_units); more make more units
+        self.pack_tokens = 512  # longest unit (context + continuations); more continuations make more units
+        self.context_factor = 2  # ... or up to twice its context: a long context is not fed once per continuation
         self.row_tokens = 256  # units share rows of this many tokens (or the longest unit)
         self.max_batch_tokens: int | None = None  # padded tokens per forward pass (set by --batch-size auto)
         self.logit_elements = 1 << 24  # vocabulary logits materialised at once (64 MB in fp32)
@@ -126,7 +127,7 @@ class CausalLMScorer(Scorer):
                 r, lp = per_item
                 results[r] = lp
         elif self.strategy == "packed":
-            units = pack_units(contexts, by_context, requests, self.pack_tokens)
+            units = pack_units(contexts, by_context, requests, self.pack_tokens, self.context_factor)
             rows = pack_rows(units, _row_capacity(units, self.row_tokens))
             bar = tqdm(total=len(rows), desc="causal LM", unit="sequence", disable=not progress, leave=False)
             size, budget = self.batching(max(map(_row_length, rows)), self._probe_packed)
@@ -398,18 +399,19 @@ class PackedUnit:
         return len(self.context) + sum(len(c) - 1 for _, c in self.members)
 
 
-def pack_units(contexts, by_context, requests, pack_tokens: int) -> list[PackedUnit]:
+def pack_units(contexts, by_context, requests, pack_tokens: int, context_factor: int = 1) -> list[PackedUnit]:
     """Each context with as many of its continuations as fit ``pack_tokens`` (at least one).
 
-    A context longer than ``pack_tokens`` * 3/4 may take a quarter of ``pack_tokens`` in
-    continuation tokens beyond its own length: a split feeds the whole context again, so
-    without this a 500-token prompt (CoDA21 ask-to-choose) was fed once per label.
+    With ``context_factor`` f, a unit may also grow to f times its context's length: a
+    long context is fed again only after (f - 1) times its own length of continuation
+    tokens (the scorer uses 2: a 520-token question with 49 three-token answers is one
+    unit, not 49).
     """
     units = []
     for ctx in contexts:
         members: list[tuple[int, tuple[int, ...]]] = []
         size = len(ctx)
-        limit = max(pack_tokens, len(ctx) + pack_tokens // 4)
+        limit = max(pack_tokens, context_factor * len(ctx))
         for r in by_context[ctx]:
             cont = tuple(requests[r][1])
             if members and size + len(cont) - 1 > limit:

@@ -50,7 +50,8 @@ class RunningServer:
         from lexprobe.human.store import AnswerStore
 
         self.store = AnswerStore(db)
-        self.server = make_server(HumanApp(item_set, self.store), "127.0.0.1", port)
+        self.app = HumanApp(item_set, self.store)
+        self.server = make_server(self.app, "127.0.0.1", port)
         self.port = self.server.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}/"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

@@ -8,10 +8,14 @@ from lexprobe.human.server import MAX_BODY
 from tests.human.helpers import RunningServer, item_set
 
 
+TOKEN = {"X-Lexprobe-Token": ""}  # the running server's page token (the page sends it with every API call)
+
+
 @pytest.fixture
 def server(tmp_path):
     s = item_set(tmp_path, "coda21", subset=2)
     srv = RunningServer(s, tmp_path / "answers.sqlite")
+    TOKEN["X-Lexprobe-Token"] = srv.app.token
     yield srv, s
     srv.stop()
 
@@ -23,7 +27,7 @@ def dust(s):
 
 def call(url, body=None, raw=None, headers=None):
     data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json", **(headers or {})})
+    req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json", **TOKEN, **(headers or {})})
     try:
         with urllib.request.urlopen(req, timeout=10) as r:
             return r.status, json.loads(r.read())

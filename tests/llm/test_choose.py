@@ -87,6 +87,37 @@ def test_label_likelihood_equals_per_option_reference(model, chat, request):
         np.testing.assert_allclose(lp, ref, atol=1e-5)
 
 
+@pytest.mark.parametrize("bench", ["coda", "w2d"])
+def test_long_prompts_are_fed_once_for_all_their_answers(llama, bench, tmp_path, monkeypatch):
+    """A prompt longer than the scorer's pack size (SmolLM2's CoDA21 prompt: ~520 tokens > 512) is fed
+    once with all its k x k row-and-letter (or k label) continuations; scores equal one full forward
+    pass per pair. The old packing fed it once per pair (49 passes, 25,480 tokens on a k = 7 group)."""
+    from lexprobe.protocols.answers import label_requests
+
+    tok = llama.tokenizer
+    if bench == "coda":
+        g = load_coda(write_small(tmp_path / "coda.json")).by_pos("n")[0]
+        prompt = choose_coda.build_items([g], ChooseConfig(), tok)[0]["prompt"]
+        k = g.k
+        rows, labels = [f" {c + 1}:" for c in range(k)], [" " + x for x in "ABC"[:k]]
+    else:
+        it = choose_wdlmpro.build_items(GROUPS[:1], ("w2d",), ChooseConfig(), tok)[0]
+        prompt, k = it["prompt"], len(it["order"])
+        rows, labels = [""], [f" {i + 1}" for i in range(k)]
+    n_prompt = len(encode(tok, prompt, False))
+    monkeypatch.setattr(llama, "pack_tokens", n_prompt // 2)  # the prompt alone is longer than a pack
+    llama.stats.clear()
+    got = label_logprobs(llama, [prompt], [labels], False, prefixes=[rows])[0]
+    fed = [len(cont) - 1 for _, cont in label_requests(tok, prompt, [r + x for r in rows for x in labels], False)]
+    assert llama.stats["context_forwards"] == 1
+    assert llama.stats["packed_tokens"] == n_prompt + sum(fed)  # the prompt once plus the short continuations
+    per_pair = sum(n_prompt + f for f in fed)  # one pass per (row, letter): what the old packing fed
+    assert per_pair > len(fed) * llama.stats["packed_tokens"] / 2
+    for r, row in enumerate(rows):
+        for j, lab in enumerate(labels):
+            assert got[r, j] == pytest.approx(_reference_label_logprob(llama, prompt + row, lab, False), abs=1e-5)
+
+
 @pytest.mark.parametrize("model, chat", [("llama", True), ("qwen2", False)])
 def test_batched_generation_equals_plain_greedy_loop(model, chat, request):
     scorer = request.getfixturevalue(model)

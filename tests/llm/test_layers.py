@@ -72,3 +72,57 @@ def test_parse_layers():
     for bad in ("x", "5-3", "1,,2"):
         with pytest.raises(LexprobeError, match="--layers"):
             parse_layers(bad)
+
+
+def test_a_sweep_interrupted_resumes_from_its_store_and_per_layer_logs(tiny_llama, tmp_path, monkeypatch):
+    """Ctrl-C while embedding (after two chunks of 4 sentences) and again while ranking the second layer:
+    the rerun embeds only the sentences not stored, ranks only the layers not logged, and gives the
+    uninterrupted result."""
+    import lexprobe.benchmarks.senserank.evaluate as ev
+    from lexprobe.benchmarks.senserank.layers import clean_sweep
+
+    path = str(tiny_llama)
+    instances = _instances()
+    cfg = EvalConfig(corpus="synthetic", model=path, k=10, device="cpu")
+
+    def embedder():
+        return TokenEmbedder(path, device="cpu", use_cache=False, batch_size=1)  # chunks of 4 sentences
+
+    full = sweep(cfg, "all", instances=instances, embedder=embedder(), progress=False)
+    out = tmp_path / "sweep.json"
+    first = embedder()
+    real_encode, calls = first.encode_jobs, []
+
+    def encode(jobs, layers=None):
+        calls.append(len(jobs))
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real_encode(jobs, layers)
+
+    monkeypatch.setattr(first, "encode_jobs", encode)
+    with pytest.raises(KeyboardInterrupt):
+        sweep(cfg, "all", instances=instances, embedder=first, progress=False, out=out)
+    assert calls[:2] == [4, 4]
+    second = embedder()
+    real_rank, ranked = ev.rank_lemma, []
+
+    def rank(*args, **kwargs):
+        ranked.append(1)
+        if len(ranked) == 2:  # the second layer's first lemma
+            raise KeyboardInterrupt
+        return real_rank(*args, **kwargs)
+
+    monkeypatch.setattr(ev, "rank_lemma", rank)
+    with pytest.raises(KeyboardInterrupt):
+        sweep(cfg, "all", instances=instances, embedder=second, progress=False, out=out)
+    # the two stored chunks are not embedded again (the store keeps each distinct sentence once)
+    assert second.stats["sentences_encoded"] == full["counts"]["sentences_encoded"] - 8
+    assert (tmp_path / "sweep.json.layer0.partial.jsonl").exists()
+    ranked.clear()
+    monkeypatch.setattr(ev, "rank_lemma", lambda *a, **k: ranked.append(1) or real_rank(*a, **k))
+    third = embedder()
+    resumed = sweep(cfg, "all", instances=instances, embedder=third, progress=False, out=out)
+    assert third.stats["sentences_encoded"] == 0 and len(ranked) == 2  # layers 1 and 2: one lemma each
+    assert resumed["layers"] == full["layers"] and resumed["best_layer"] == full["best_layer"]
+    clean_sweep(out, resumed)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

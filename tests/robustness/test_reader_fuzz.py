@@ -3,7 +3,9 @@
 Each case must end in a ``DataError`` naming the file, or in a result whose
 records are all valid (bad groups of CoDA21 counted in ``problems``): never
 another exception, never a hang. The seeds are fixed, so a failure is
-reproducible from the case number in the assertion message.
+reproducible from the case number in the assertion message. The shapes of issue #19
+(a key twice in one object, 100k nested brackets, NaN/Infinity where text belongs, a
+FIFO or /dev/zero under a data file's name) are tried on every reader at the end.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ import gzip
 import io
 import json
 import lzma
+import os
 import random
+import re
 import signal
 import tarfile
 
@@ -266,3 +270,111 @@ def test_streusle_vis(tmp_path, streusle_dev):
 
     check_cases("streusle-vis", byte_cases("dev.vis", streusle_dev[2].encode(), 12),
                 lambda p: read_streusle_vis(p, "dev", lemmatize=False), tmp_path, valid_instances)
+
+
+# --- new shapes (issue #19): duplicate keys, deep nesting, NaN, FIFOs and devices ---------------------
+
+DEEP = b"[" * 100_000 + b"]" * 100_000
+
+
+def check_special(name, fname, read, tmp_path):
+    """A FIFO and a link to /dev/zero under the reader's file name: one DataError each, never a hang
+    (a FIFO blocks ``open`` until a writer comes) and never a read that does not end (/dev/zero)."""
+    fifo_dir, zero_dir = tmp_path / f"{name}-fifo", tmp_path / f"{name}-zero"
+    fifo_dir.mkdir()
+    zero_dir.mkdir()
+    os.mkfifo(fifo_dir / fname)
+    (zero_dir / fname).symlink_to("/dev/zero")
+    failures = []
+    old = signal.signal(signal.SIGALRM, _alarm)
+    try:
+        for case in (fifo_dir / fname, zero_dir / fname):
+            signal.alarm(10)
+            try:
+                read(case)
+                failures.append(f"{name} {case}: read without an error")
+            except DataError as err:
+                if fname not in str(err) or "\n" in str(err) or "not a regular file" not in str(err):
+                    failures.append(f"{name} {case}: {err}")
+            except Hang:
+                failures.append(f"{name} {case}: hang (> 10 s)")
+            except Exception as err:  # noqa: BLE001
+                failures.append(f"{name} {case}: {type(err).__name__}: {err}")
+            finally:
+                signal.alarm(0)
+    finally:
+        signal.signal(signal.SIGALRM, old)
+    assert not failures, "\n".join(failures)
+
+
+def json_shapes(fname, text: bytes, key: bytes, duplicate: bytes):
+    """The file with ``key`` given twice in one object, with a line of deep brackets, with NaN values."""
+    first = text.index(key)
+    cases = [(fname, text[:first] + duplicate + text[first:])]
+    cases.append((fname, DEEP))
+    cases.append((fname, text + b"\n" + DEEP + b"\n"))
+    for literal in (b"NaN", b"Infinity", b"-Infinity"):
+        cases.append((fname, re.sub(rb'": "[^"]*"', b'": ' + literal, text, count=3)))
+    return cases
+
+
+def test_new_shapes_wdlmpro_jsonl(tmp_path):
+    from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict, load_groups
+    from tests.benchmarks.wdlmpro.test_evaluate import GROUPS
+
+    text = "".join(json.dumps(group_to_dict(g)) + "\n" for g in GROUPS).encode()
+    cases = json_shapes("groups.jsonl", text, b'"target"', b'"target": "x.n.01", ')
+    check_cases("wdlmpro-shapes", cases, load_groups, tmp_path,
+                lambda groups: all(isinstance(c.word, str) for g in groups for c in g.candidates))
+    with pytest.raises(DataError, match="duplicate key 'target'"):
+        (tmp_path / "dup.jsonl").write_bytes(cases[0][1])
+        load_groups(tmp_path / "dup.jsonl")
+    check_special("wdlmpro", "groups.jsonl", load_groups, tmp_path)
+
+
+def test_new_shapes_coda21_json(tmp_path):
+    from lexprobe.benchmarks.coda21.dataset import load_coda
+    from tests.benchmarks.coda21.helpers import write_small
+
+    text = write_small(tmp_path / "small.json").read_bytes()
+    cases = json_shapes("coda.json", text, b'"n"', b'"n": [], ')
+    cases.append(("coda.json", text.replace(b'"definition"', b'"definition": 1, "definition"', 1)))
+
+    def validate(data):
+        for g in data.groups:
+            assert all(isinstance(c.definition, str) and isinstance(c.context, str) for c in g.candidates)
+
+    check_cases("coda21-shapes", cases, load_coda, tmp_path, validate)
+    for dup in (cases[0][1], cases[-1][1]):  # a key twice, at the top and inside a candidate
+        (tmp_path / "dup.json").write_bytes(dup)
+        with pytest.raises(DataError, match="duplicate key"):
+            load_coda(tmp_path / "dup.json")
+    check_special("coda21", "coda.json", load_coda, tmp_path)
+
+
+def test_new_shapes_streusle_json(tmp_path, streusle_dev):
+    from lexprobe.data.streusle import read_streusle_json
+
+    text = json.dumps(streusle_dev[0]).encode()
+    cases = json_shapes("dev.json", text, b'"sent_id"', b'"sent_id": "x-1", ')
+    check_cases("streusle-shapes", cases, lambda p: read_streusle_json(p, "dev"), tmp_path, valid_instances)
+    check_special("streusle-json", "dev.json", lambda p: read_streusle_json(p, "dev"), tmp_path)
+
+
+@pytest.mark.parametrize("reader", ["conllu", "conllulex", "vis", "conll2012", "semcor", "counts"])
+def test_new_shapes_fifo_and_devices(reader, tmp_path):
+    from lexprobe.benchmarks.wdlmpro.attributes import load_counts
+    from lexprobe.data.ontonotes import read_ontonotes
+    from lexprobe.data.pdep import read_pdep
+    from lexprobe.data.semcor import semcor_instances
+    from lexprobe.data.streusle import read_streusle_conllulex, read_streusle_vis
+
+    fname, read = {
+        "conllu": ("pdep_train.conllu", read_pdep),
+        "conllulex": ("dev.conllulex", lambda p: read_streusle_conllulex(p, "dev")),
+        "vis": ("dev.vis", lambda p: read_streusle_vis(p, "dev", lemmatize=False)),
+        "conll2012": ("wsj_0001_train.gold_conll", lambda p: read_ontonotes(p, nota=set())),
+        "semcor": ("semcor.tar.xz", lambda p: semcor_instances(p)),
+        "counts": ("counts.tsv", load_counts),
+    }[reader]
+    check_special(reader, fname, read, tmp_path)

@@ -99,10 +99,10 @@ def test_a_context_longer_than_a_unit_is_fed_once_for_its_continuations(gpt2):
     requests = [(context, c) for c in (" nod", " wink nod", " a small dog", " singing", " hand signal")]
     split = [gpt2.split(c, x) for c, x in requests]
     n_ctx, fed = len(split[0][0]), sum(len(x) - 1 for _, x in split)
-    # a unit of context + every continuation is one token longer than pack_tokens, but its
-    # continuation tokens fit the quarter of pack_tokens a long context may take beyond itself
+    # a unit of context + every continuation is one token longer than pack_tokens, but within
+    # twice its context (context_factor = 2)
     gpt2.pack_tokens = n_ctx + fed - 1
-    assert gpt2.pack_tokens // 4 >= fed
+    assert fed <= (gpt2.context_factor - 1) * n_ctx
     try:
         gpt2.stats.clear()
         got = gpt2.continuation_logprobs(requests)
@@ -111,8 +111,9 @@ def test_a_context_longer_than_a_unit_is_fed_once_for_its_continuations(gpt2):
             np.testing.assert_allclose(lp, reference.causal_continuation_logprobs(gpt2, ctx, cont), atol=1e-5)
     finally:
         gpt2.pack_tokens = 512
-    # more continuation tokens than a quarter of pack_tokens beyond the context: the context is split
-    ctx = tuple(range(100))
+    # past twice its context a context is split; with factor 1, at pack_tokens
+    ctx = tuple(range(20))
     split = [(ctx, (1, 2, 3, 4, 5)) for _ in range(10)]  # 4 fed tokens each
-    units = pack_units([ctx], {ctx: list(range(10))}, split, 64)
-    assert [len(u.members) for u in units] == [4, 4, 2] and all(len(u) <= 100 + 16 for u in units)
+    units = pack_units([ctx], {ctx: list(range(10))}, split, 16, 2)
+    assert [len(u.members) for u in units] == [5, 5] and all(len(u) <= 40 for u in units)
+    assert [len(u.members) for u in pack_units([ctx], {ctx: list(range(10))}, split, 16)] == [1] * 10

@@ -9,7 +9,7 @@ from pathlib import Path
 from lexprobe.benchmarks.coda21.dataset import VARIANTS, CodaData, coda_stats, format_stats, groups_to_official, load_coda
 from lexprobe.cli_common import non_negative_float, non_negative_int, positive_int
 from lexprobe.errors import DataError, LexprobeError
-from lexprobe.outputs import check_output_file
+from lexprobe.outputs import check_not_inputs, check_output_file
 from lexprobe.reporting import write_json
 
 # repeated from evaluate.py (numpy/scipy) so that building the parser stays import-light
@@ -127,6 +127,7 @@ def cmd_eval(args) -> int:
     from lexprobe.distributed import context
     from lexprobe.protocols.choose_cli import check_choose_args
 
+    check_not_inputs({"--out": args.out}, {"--data": args.data, "--model": args.model})
     check_choose_args(args)
     config = EvalConfig(align=args.align, pos=args.pos, limit=args.limit, nonce=args.nonce,
                         pattern=args.pattern, normalize=args.normalize, pll_variant=args.pll,
@@ -179,6 +180,8 @@ def cmd_build(args) -> int:
     from lexprobe.data.semcor import iter_semcor_sentences
     from lexprobe.data.wordnet import load_wordnet
 
+    check_not_inputs({"--out": args.out}, {"--semcor": args.semcor, "--embed-model": args.embed_model,
+                                           "--context-model": args.context_model})
     config = BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
                          pos=("n", "v") if args.pos == "both" else (args.pos,), max_groups=args.max_groups,
                          cluster=args.protocol)
@@ -211,6 +214,7 @@ def cmd_sample_human(args) -> int:
     from lexprobe.benchmarks.coda21.human import write_sample
 
     source = args.data or default_coda_dir() / OFFICIAL_FILES["clean-easy"]
+    check_not_inputs({"--out": args.out}, {"--data": source})  # the official file stays as it is
     sample = write_sample(source, args.out, size=args.size, seed=args.seed, pos=args.pos)
     groups = sample[args.pos]
     print(f"{len(groups)} groups sampled from {source} (seed {args.seed}, duplicate contexts skipped):")
@@ -223,6 +227,7 @@ def cmd_sample_human(args) -> int:
 def cmd_heatmap(args) -> int:
     from lexprobe.benchmarks.coda21.heatmap import draw_heatmap, find_group, load_result
 
+    check_not_inputs({"--out": args.out}, {"--result": args.result})
     check_output_file(args.out)
     instance = find_group(load_result(args.result), args.group)
     path = draw_heatmap(instance, args.out)

@@ -11,7 +11,6 @@ tell those contexts apart); the first 20 remaining groups form S20.
 
 from __future__ import annotations
 
-import json
 import random
 from pathlib import Path
 from typing import Any
@@ -63,7 +62,8 @@ def build_sample(source: str | Path, size: int = S20_SIZE, seed: int = S20_SEED,
 def write_sample(source: str | Path, out: str | Path, size: int = S20_SIZE, seed: int = S20_SEED,
                  pos: str = "n") -> dict[str, Any]:
     """Write the sample as an official-format CoDA21 file (``coda eval --data`` reads it)."""
+    from lexprobe.reporting import write_json
+
     sample = build_sample(source, size, seed, pos)
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(json.dumps(sample, indent=1, ensure_ascii=False), encoding="utf-8")
+    write_json(out, sample)  # atomic; a full disk is one line
     return sample

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from lexprobe.cli_common import batch_size_arg, non_negative_int, positive_float, positive_int
 from lexprobe.errors import LexprobeError
-from lexprobe.outputs import check_output_dir
+from lexprobe.outputs import check_not_inputs, check_output_dir
 
 CORPUS_CHOICES = ("semcor", "ontonotes", "pdep", "streusle")
 FINETUNE_SIZES = (100, 250, 500, 1000, 2500)
@@ -91,6 +91,7 @@ def _edges(text: str, what: str):
 def _cmd_eval(args: argparse.Namespace) -> int:
     from lexprobe.benchmarks.senserank.evaluate import EvalConfig
 
+    check_not_inputs({"--out": [args.out, Path(args.out).with_suffix(".png")]}, {"--path": args.path, "--model": args.model})
     cfg = EvalConfig(
         corpus=args.corpus, path=args.path, model=args.model, layer=args.layer,
         pos=tuple(args.pos) if args.pos else None, limit=args.limit, max_instances=args.max_instances,
@@ -99,7 +100,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         seed=args.seed, batch_size=args.batch_size, device=args.device, dtype=args.dtype,
         bucket_by=args.bucket_by, protocol=args.protocol,
     )
-    if args.layers:
+    if args.layers is not None:  # `--layers ""` is an error, not "no sweep"
         from lexprobe.benchmarks.senserank.layers import parse_layers
 
         if args.layer != -1:
@@ -113,12 +114,15 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 def run_sweep_and_save(cfg, layers, out: Path, progress: bool = True) -> dict:
-    from lexprobe.benchmarks.senserank.layers import format_sweep, plot_sweep, sweep
+    from lexprobe.benchmarks.senserank.layers import clean_sweep, format_sweep, plot_sweep, sweep
     from lexprobe.reporting import write_json
 
-    result = sweep(cfg, layers, progress=progress)
+    result = sweep(cfg, layers, progress=progress, out=out)  # store and per-layer logs beside `out`: resumable
+    if result is None:  # another rank than 0
+        return None
     result["plot"] = str(plot_sweep(result, out.with_suffix(".png")))
     write_json(out, result)
+    clean_sweep(out, result)
     print(format_sweep(result))
     print(f"wrote {out} and {result['plot']} ({result['timing']['total_s']:.1f} s)")
     return result
@@ -145,6 +149,8 @@ def _cmd_pdep_convert(args: argparse.Namespace) -> int:
 
     if not Path(args.prepcorp).is_file():
         raise DataError(f"{args.prepcorp} not found; pass PDEP's prepcorp.sqlite with --prepcorp")
+    check_not_inputs({"--out": args.out}, {"--prepcorp": args.prepcorp},
+                     writes={"--out": ("pdep_train.conllu", "pdep_test.conllu")})
     train, test, counts = convert_prepcorp(read_prepcorp(args.prepcorp), seed=args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -158,6 +164,7 @@ def _cmd_pdep_convert(args: argparse.Namespace) -> int:
 def _cmd_finetune(args: argparse.Namespace) -> int:
     from lexprobe.benchmarks.senserank.finetune import FinetuneConfig, finetune
 
+    check_not_inputs({"--out": args.out}, {"--model": args.model, "--path": args.path})
     check_output_dir(args.out, "--out")
 
     cfg = FinetuneConfig(

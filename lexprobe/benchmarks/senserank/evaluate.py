@@ -207,7 +207,10 @@ def store_path(out: str | Path) -> Path:
     return Path(str(out) + ".embeddings")
 
 
-def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool, out: str | Path | None) -> dict | None:
+def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool, out: str | Path | None, store_row: int = 0,
+              log_stage: str | None = None, store_chunk: int | None = None) -> dict | None:
+    """``store_row``, ``log_stage``, ``store_chunk``: a layer sweep's vectors of every layer share one store
+    (row ``store_row`` is this layer), each layer's rankings have their own log, appended in small chunks."""
     ctx = context()
     t0 = time.time()
     if cfg.protocol not in ("paper", "authors"):
@@ -252,7 +255,7 @@ def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool, out: str | P
         identity = embedder_identity(embedder)
         if hasattr(embedder, "encode_jobs"):
             store = EmbeddingStore(store_path(out) if out is not None else Path(tmp) / "store", identity)
-            locations, ok, stats = embed_to_store(embedder, targets, store, progress)
+            locations, ok, stats = embed_to_store(embedder, targets, store, progress, chunk=store_chunk or CHUNK)
         else:  # e.g. the random baseline: vectors made on the fly, nothing worth storing
             emb = embedder.embed(targets, progress=progress)
             store = InMemoryVectors(emb.vectors, identity)
@@ -266,7 +269,8 @@ def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool, out: str | P
         q_ok[embedded_q] = ok[len(database):]
         t2 = time.time()
         report = rank_from_store(cfg, store, database, locations[: len(database)], db_ok, queries, q_loc, q_ok,
-                                 device=ranking_device(embedder), log_base=partial_path(out) if out else None)
+                                 device=ranking_device(embedder), log_base=partial_path(out, log_stage) if out else None,
+                                 layer=store_row)
     if report is None:  # another rank than 0: rank 0 writes the result
         return None
     t_rank = time.time() - t2
@@ -303,11 +307,12 @@ def ranking_device(embedder):
     return dev if dev is not None and getattr(dev, "type", "cpu") == "cuda" else None
 
 
-def embed_to_store(embedder, targets: Sequence[SenseInstance], store: EmbeddingStore, progress: bool = True):
+def embed_to_store(embedder, targets: Sequence[SenseInstance], store: EmbeddingStore, progress: bool = True,
+                   chunk: int = CHUNK):
     """Embed every distinct sentence not yet in ``store``; returns (writer, row) per target, aligned flags, stats.
 
     Sentences are dealt to ranks by token count and appended to each rank's files in
-    chunks of ``CHUNK`` sentences, so an interruption loses at most one chunk per rank.
+    chunks of ``chunk`` sentences, so an interruption loses at most one chunk per rank.
     """
     ctx = context()
     sentences: dict[str, tuple[tuple[str, ...], set]] = {}
@@ -333,12 +338,12 @@ def embed_to_store(embedder, targets: Sequence[SenseInstance], store: EmbeddingS
     writer = store.writer(ctx.rank)
     bar = tqdm(total=len(mine), unit="sent", desc="encoding", disable=not (progress and ctx.is_main), leave=False)
     try:
-        for start in range(0, len(mine), CHUNK):
-            chunk = mine[start : start + CHUNK]
-            encoded = embedder.encode_jobs([(tokens, list(idx)) for tokens, idx in chunk])
-            writer.append([sentence_digest(tokens) for tokens, _ in chunk], [idx for _, idx in chunk],
+        for start in range(0, len(mine), chunk):
+            part = mine[start : start + chunk]
+            encoded = embedder.encode_jobs([(tokens, list(idx)) for tokens, idx in part])
+            writer.append([sentence_digest(tokens) for tokens, _ in part], [idx for _, idx in part],
                           [v for v, _ in encoded], [m for _, m in encoded])
-            bar.update(len(chunk))
+            bar.update(len(part))
     finally:
         writer.close()
         bar.close()

@@ -1,22 +1,30 @@
 """Layer sweeps for sense ranking: the paper's metric at every layer, from one forward pass.
 
 ``--layers all`` (or a list such as ``0,4,8-12,-1``) embeds every target once with all
-the requested hidden states (``TokenEmbedder.embed_layers``), then runs the ordinary
-evaluation (``evaluate.evaluate``) once per layer on those vectors: each layer's figures
-are exactly those of a single run with ``--layer L``. Works for encoders and decoder
-LMs alike (see docs/llm.md for what a decoder's token vector means). Layer numbers are
-``hidden_states`` indices: 0 = embedding layer, n = last block.
+the requested hidden states, then runs the ordinary evaluation (``evaluate._evaluate``)
+once per layer on those vectors: each layer's figures are exactly those of a single run
+with ``--layer L``. Works for encoders and decoder LMs alike (see docs/llm.md for what a
+decoder's token vector means). Layer numbers are ``hidden_states`` indices: 0 =
+embedding layer, n = last block.
+
+Resumable as a single run is: the vectors of all swept layers go to one embedding store
+beside the output (``<out>.embeddings/``, rows ``[layers, dim]``), appended every
+``4 x batch size`` sentences, and each layer's lemma rankings to its own resume log
+(``<out>.layer<L>.partial.jsonl``, 64 lemmas at a time). Ctrl-C keeps both; a rerun
+embeds and ranks only what is missing. ``clean_sweep`` removes them once the result
+is written.
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
 from lexprobe.errors import LexprobeError
-from lexprobe.scorers.token_embeddings import EmbeddedTargets
 
 
 def parse_layers(text: str) -> list[int] | str:
@@ -40,34 +48,46 @@ def parse_layers(text: str) -> list[int] | str:
     return out
 
 
-class _LayerView:
-    """An embedder for ``evaluate`` that serves one layer of vectors computed for all layers at once."""
+class _AllLayers:
+    """An embedder for ``evaluate._evaluate`` whose vectors hold every swept layer (one store row per target).
+
+    Its description names the layer list, not one layer, so every layer's evaluation finds
+    the same store; everything else is the wrapped embedder's.
+    """
 
     def __init__(self, embedder, layers: Sequence[int]):
-        self.embedder = embedder
+        self._embedder = embedder
         self.layers = list(layers)
-        self.current = self.layers[0]
-        self._key = None
-        self._all = None
 
-    def embed(self, instances, progress: bool = True) -> EmbeddedTargets:
-        key = tuple(i.sentence_key + (i.index,) for i in instances)
-        if key != self._key:
-            self._all = self.embedder.embed_layers(instances, self.layers, progress=progress)
-            self._key = key
-        return self._all.layer(self.current)
+    def __getattr__(self, name):
+        return getattr(self._embedder, name)
+
+    def encode_jobs(self, jobs, layers=None):
+        return self._embedder.encode_jobs(jobs, self.layers)
 
     def describe(self) -> dict:
-        d = dict(self.embedder.describe())
-        d.update(layer=self.current, hidden_states_index=self.current)
-        return d
+        d = {k: v for k, v in self._embedder.describe().items() if k not in ("layer", "hidden_states_index")}
+        return dict(d, layers=self.layers)
 
 
-def sweep(cfg, layers: Sequence[int] | str, instances=None, embedder=None, progress: bool = True) -> dict:
-    """Evaluate ``cfg`` at each layer; returns one result with the metrics per layer."""
-    from lexprobe.benchmarks.senserank.evaluate import evaluate
+def _stage(layer: int) -> str:
+    return f"layer{layer}"
+
+
+def sweep(cfg, layers: Sequence[int] | str, instances=None, embedder=None, progress: bool = True,
+          out: str | Path | None = None) -> dict | None:
+    """Evaluate ``cfg`` at each layer; returns one result with the metrics per layer.
+
+    With ``out`` the store and the per-layer logs sit beside it (and stay until
+    ``clean_sweep``); without, in a temporary folder. Under torchrun rank 0 gets the
+    result, the other ranks None.
+    """
+    from lexprobe.benchmarks.senserank.evaluate import _evaluate
+    from lexprobe.distributed import context
 
     t0 = time.time()
+    if out is None and context().enabled:
+        raise LexprobeError("a distributed layer sweep needs --out on a filesystem every rank sees")
     if instances is None:
         from lexprobe.data.corpora import load_corpus
 
@@ -78,12 +98,16 @@ def sweep(cfg, layers: Sequence[int] | str, instances=None, embedder=None, progr
         embedder = TokenEmbedder(cfg.model, layer=-1, device=cfg.device, batch_size=cfg.batch_size, dtype=cfg.dtype)
     wanted = range(embedder.n_layers + 1) if layers == "all" else layers
     indices = list(dict.fromkeys(embedder.layer_index(x) for x in wanted))
-    view = _LayerView(embedder, indices)
+    view = _AllLayers(embedder, indices)
+    chunk = 4 * int(getattr(embedder, "batch_size", 32) or 32)
     per_layer = {}
-    for layer in indices:
-        view.current = layer
-        per_layer[layer] = evaluate(replace(cfg, layer=layer), instances=instances, embedder=view,
-                                    progress=progress and layer == indices[0])
+    with tempfile.TemporaryDirectory(prefix="lexprobe-sweep-") as tmp:
+        base = Path(out) if out is not None else Path(tmp) / "sweep.json"
+        for row, layer in enumerate(indices):
+            per_layer[layer] = _evaluate(replace(cfg, layer=layer), instances, view, progress and row == 0, base,
+                                         store_row=row, log_stage=_stage(layer), store_chunk=chunk)
+            if per_layer[layer] is None:  # another rank than 0
+                return None
     first = per_layer[indices[0]]
     best = max(indices, key=lambda x: (per_layer[x]["metrics"].get("pooled") or 0.0, -x))
     return {
@@ -102,6 +126,17 @@ def sweep(cfg, layers: Sequence[int] | str, instances=None, embedder=None, progr
         "intervals": first.get("intervals"),
         "timing": {"total_s": round(time.time() - t0, 2)},
     }
+
+
+def clean_sweep(out: str | Path, result: dict) -> None:
+    """The result is written: remove the sweep's store and per-layer resume logs."""
+    from lexprobe.benchmarks.senserank.evaluate import store_path
+    from lexprobe.cache import partial_path
+    from lexprobe.distributed import remove_logs
+
+    for layer in result["layers"]:
+        remove_logs(partial_path(out, _stage(int(layer))))
+    shutil.rmtree(store_path(out), ignore_errors=True)
 
 
 def format_sweep(result: dict) -> str:

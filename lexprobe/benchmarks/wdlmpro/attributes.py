@@ -124,22 +124,30 @@ def count_band(count: int) -> str:
 
 def load_counts(path: str | Path) -> dict[str, int]:
     """Read ``word<TAB>count`` lines (blank lines skipped); keys lowercased, case variants summed."""
-    path = Path(path)
+    from lexprobe.data.files import require_regular
+
+    path = require_regular(Path(path), "give a TSV file of word<TAB>count lines")
     if not path.is_file():
         raise DataError(f"counts file {path} not found; give a TSV file of word<TAB>count lines")
     counts: dict[str, int] = defaultdict(int)
-    with path.open(encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            line = line.rstrip("\r\n")
-            if not line.strip():
-                continue
-            parts = line.split("\t")
-            if len(parts) != 2 or not parts[0].strip() or not re.fullmatch(r"\s*\d+\s*", parts[1]):
-                raise DataError(
-                    f"{path}:{lineno}: expected word<TAB>count with a non-negative integer count, got {line[:60]!r}; "
-                    "fix the line"
-                )
-            counts[parts[0].strip().lower()] += int(parts[1])
+    try:
+        text = path.read_text(encoding="utf-8")  # universal newlines, as iterating the file did
+    except UnicodeDecodeError as err:
+        raise DataError(f"counts file {path} is not UTF-8 text ({err.reason} at byte {err.start}); save it as "
+                        "UTF-8 word<TAB>count lines") from None
+    except OSError as err:
+        raise DataError(f"cannot read counts file {path} ({err.strerror or err})") from None
+    for lineno, line in enumerate(text.split("\n"), 1):
+        line = line.rstrip("\r\n")
+        if not line.strip():
+            continue
+        parts = line.split("\t")
+        if len(parts) != 2 or not parts[0].strip() or not re.fullmatch(r"\s*\d+\s*", parts[1]):
+            raise DataError(
+                f"{path}:{lineno}: expected word<TAB>count with a non-negative integer count, got {line[:60]!r}; "
+                "fix the line"
+            )
+        counts[parts[0].strip().lower()] += int(parts[1])
     if not counts:
         raise DataError(f"counts file {path} is empty; give a TSV file of word<TAB>count lines")
     return dict(counts)

@@ -12,7 +12,7 @@ from lexprobe.benchmarks.wdlmpro.dataset import (
 )
 from lexprobe.cli_common import PROTOCOLS, add_model_args, add_protocol_arg, positive_int
 from lexprobe.errors import DataError
-from lexprobe.outputs import check_output_file
+from lexprobe.outputs import check_not_inputs, check_output_file
 from lexprobe.protocols.choose_cli import add_choose_args, check_choose_args
 
 #: groups per resumable unit (also in evaluate.DEFAULT_CHUNK_SIZE; repeated here to keep `--help` import-light)
@@ -86,6 +86,8 @@ def cmd_eval(args) -> int:
     from lexprobe.benchmarks.wdlmpro.report import full_report
     from lexprobe.cli_common import scorer_from_args
 
+    check_not_inputs({"--out": args.out, "--plot": args.plot},
+                     {"--data": args.data, "--counts": args.counts, "--model": args.model})
     out = check_output_file(args.out)
     if args.plot:
         check_output_file(args.plot, "--plot")
@@ -119,6 +121,7 @@ def cmd_plot(args) -> int:
     from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
 
     path = Path(args.result)
+    check_not_inputs({"--out": args.out}, {"--result": args.result})
     check_output_file(args.out)
     if not path.is_file():
         raise DataError(f"result file {path} not found; run `lexprobe wdlmpro eval ... --out {path}` first")

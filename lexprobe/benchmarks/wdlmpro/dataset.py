@@ -195,7 +195,9 @@ def _group_from_dict(obj: Any, interned: dict | None = None) -> SynsetGroup:
 
 def load_groups(path: str | Path) -> list[SynsetGroup]:
     """Read a WDLMPro JSONL file; an empty or malformed file raises DataError (file, line, fix)."""
-    path = Path(path)
+    from lexprobe.data.files import require_regular, unique_keys
+
+    path = require_regular(Path(path), BUILD_HINT)
     if not path.is_file():
         raise DataError(f"WDLMPro dataset file {path} not found; {BUILD_HINT}")
     groups = []
@@ -207,10 +209,10 @@ def load_groups(path: str | Path) -> list[SynsetGroup]:
                 if not line.strip():
                     continue
                 try:
-                    groups.append(_group_from_dict(json.loads(line), interned))
-                except (json.JSONDecodeError, ValueError, TypeError, AttributeError) as exc:
+                    groups.append(_group_from_dict(json.loads(line, object_pairs_hook=unique_keys), interned))
+                except (json.JSONDecodeError, ValueError, TypeError, AttributeError, RecursionError) as exc:
                     raise DataError(
-                        f"{path}:{lineno}: malformed WDLMPro group ({exc}); fix the line or {BUILD_HINT}"
+                        f"{path}:{lineno}: malformed WDLMPro group ({str(exc)[:120]}); fix the line or {BUILD_HINT}"
                     ) from None
     except (UnicodeDecodeError, OSError) as exc:
         raise DataError(f"{path}:{lineno + 1}: cannot read the WDLMPro file ({exc}); {BUILD_HINT}") from None

@@ -12,7 +12,11 @@ import time
 from lexprobe.benchmarks.wdlmpro import dataset as ds
 from lexprobe.benchmarks.wdlmpro.human import write_human_sample
 from lexprobe.cli_common import non_negative_int, positive_int
-from lexprobe.outputs import check_output_dir
+from lexprobe.outputs import check_not_inputs, check_output_dir
+
+#: what ``sample-human`` writes into its --out folder (write_human_sample)
+HUMAN_SAMPLE_FILES = ("human_sample.json", "human_sheet.txt", "human_answer_key.txt", "human_w2d.jsonl",
+                      "human_d2w.jsonl")
 
 
 def _add_pos(parser: argparse.ArgumentParser, default: str = "both") -> None:
@@ -54,6 +58,7 @@ def add_build_parser(sub) -> argparse.ArgumentParser:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    check_not_inputs({"--out": args.out})
     out = check_output_dir(args.out, "--out")
     all_groups = []
     for pos in ds.pos_list(args.pos):
@@ -116,6 +121,7 @@ def add_sample_human_parser(sub) -> argparse.ArgumentParser:
 
 
 def cmd_sample_human(args: argparse.Namespace) -> int:
+    check_not_inputs({"--out": args.out}, {"--data": args.data}, writes={"--out": HUMAN_SAMPLE_FILES})
     check_output_dir(args.out, "--out")
     sample = ds.sample_human(groups_from_args(args), n=args.n, max_candidates=args.max_candidates, seed=args.seed)
     paths = write_human_sample(sample, args.out)
