@@ -1,4 +1,4 @@
-"""Tiny randomly initialised BERT / RoBERTa / GPT-2 / Llama / Qwen2 models built offline.
+"""Tiny randomly initialised BERT / RoBERTa / GPT-2 / Llama / Qwen2 / Gemma-3 / Mistral models built offline.
 
 The tokenizers are built with the ``tokenizers`` library from vocabularies written
 here (the WordPiece trainer is not deterministic), wrapped in a fast tokenizer,
@@ -228,3 +228,99 @@ def build_tiny_qwen2(out: Path) -> Path:
     saved.update(pad_token=None, bos_token=None)
     config_file.write_text(json.dumps(saved, indent=2), encoding="utf-8")
     return Path(out)
+
+
+# ---------------------------------------------------------------- sliding-window attention
+
+#: the tiny sliding-window models' window: contexts of a few words already pass it
+TINY_SLIDING_WINDOW = 16
+
+
+def build_tiny_gemma3(out: Path, sliding_window: int = TINY_SLIDING_WINDOW) -> Path:
+    """Gemma-3 text architecture: five sliding-window layers to one full layer, local and global RoPE."""
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+
+    tokenizer, size = _llama_tokenizer()
+    torch.manual_seed(5)
+    config = Gemma3TextConfig(
+        vocab_size=size, hidden_size=32, intermediate_size=64, num_hidden_layers=6, num_attention_heads=4,
+        num_key_value_heads=2, head_dim=8, query_pre_attn_scalar=8, max_position_embeddings=512,
+        sliding_window=sliding_window, bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=None,
+    )
+    assert config.layer_types.count("sliding_attention") == 5 and config.layer_types[5] == "full_attention"
+    Gemma3ForCausalLM(config).save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return Path(out)
+
+
+def build_tiny_mistral(out: Path, sliding_window: int = TINY_SLIDING_WINDOW) -> Path:
+    """Mistral architecture with ``sliding_window`` on every layer (one mask for all layers)."""
+    from transformers import MistralConfig, MistralForCausalLM
+
+    tokenizer, size = _llama_tokenizer()
+    torch.manual_seed(6)
+    config = MistralConfig(
+        vocab_size=size, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=2, head_dim=8, max_position_embeddings=512, sliding_window=sliding_window,
+        bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id, pad_token_id=None,
+        tie_word_embeddings=False,
+    )
+    MistralForCausalLM(config).save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    return Path(out)
+
+
+#: per-family config fields a tiny model needs beyond the common ones (``tiny_family_model``)
+_FAMILY_FIELDS = {
+    "gpt2": dict(n_embd=32, n_layer=4, n_head=4, n_positions=256),
+    "gptj": dict(n_embd=32, n_layer=4, n_head=4, rotary_dim=4, n_positions=256),
+    "codegen": dict(n_embd=32, n_layer=4, n_head=4, rotary_dim=4, n_positions=256, n_ctx=256),
+    "gpt_bigcode": dict(n_embd=32, n_layer=4, n_head=4, n_positions=256),
+    "opt": dict(ffn_dim=64, word_embed_proj_dim=32),
+    "gpt_neox": dict(rotary_pct=0.5),
+    "phi": dict(partial_rotary_factor=0.5),
+    "granite": dict(logits_scaling=4.0, embedding_multiplier=2.0, residual_multiplier=0.5, attention_multiplier=0.2),
+    "mixtral": dict(num_local_experts=4, num_experts_per_tok=2),
+    "phimoe": dict(num_local_experts=4, num_experts_per_tok=2),
+    "olmoe": dict(num_experts=4, num_experts_per_tok=2),
+    "qwen3_moe": dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16),
+    "qwen2_moe": dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
+                      shared_expert_intermediate_size=16),
+    "gpt_oss": dict(num_local_experts=4, num_experts_per_tok=2),
+    "gemma2": dict(query_pre_attn_scalar=8, final_logit_softcapping=5.0),
+    "gemma3_text": dict(query_pre_attn_scalar=8, final_logit_softcapping=5.0),
+    "vaultgemma": dict(query_pre_attn_scalar=8),
+}
+#: every fourth layer full, the others sliding (as Gemma-3, Cohere2, OLMo-3 alternate)
+_MIXED_LAYERS = ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"]
+
+
+def tiny_family_model(model_type: str, mask: str, sliding_window: int = TINY_SLIDING_WINDOW,
+                      attn: str = "sdpa", vocab_size: int = 97):
+    """A random 4-layer decoder of ``model_type``, built in memory (no tokenizer; token ids 0-96).
+
+    ``mask`` says how the family masks its layers (``attention_layout.PACKED_FAMILIES``):
+    ``window`` gets ``sliding_window`` on every layer, ``by_type`` sliding layers with a full
+    one every fourth (``layer_types``), ``causal`` none. Families that need eager attention
+    (soft-capped or sink attention) fall back to it.
+    """
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    fields = dict(
+        vocab_size=vocab_size, hidden_size=32, intermediate_size=64, num_hidden_layers=4, num_attention_heads=4,
+        num_key_value_heads=2, head_dim=8, max_position_embeddings=256, bos_token_id=0, eos_token_id=1,
+        pad_token_id=None, tie_word_embeddings=False,
+    )
+    fields.update(_FAMILY_FIELDS.get(model_type, {}))
+    if mask in ("window", "by_type"):
+        fields.update(sliding_window=sliding_window, use_sliding_window=True, max_window_layers=0)
+    if mask == "by_type":
+        fields.update(layer_types=_MIXED_LAYERS)
+    config = AutoConfig.for_model(model_type, **fields)
+    torch.manual_seed(7)
+    try:
+        model = AutoModelForCausalLM.from_config(config, attn_implementation=attn)
+    except ValueError:  # e.g. Gemma-2's soft-capped attention has no sdpa kernel
+        model = AutoModelForCausalLM.from_config(config, attn_implementation="eager")
+    return model.eval()

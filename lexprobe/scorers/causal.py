@@ -10,9 +10,13 @@ sees its context and itself only, its positions restart right after the context,
 so every token gets the hidden state it has in ``context + continuation`` alone.
 Units share rows (first-fit), the LM head and the log-softmax run only where a
 token is scored. The context is fed once and each continuation token once, so the
-saving in tokens shows in wall time (docs/scale.md). Flash attention takes no 4-D
-mask: there the context's key/value cache is computed once per batch and copied
-for every continuation row (the ``cache`` strategy).
+saving in tokens shows in wall time (docs/scale.md). A 4-D mask replaces the masks
+the model would build, so it also applies each layer's sliding window (by position,
+one mask per layer type where layers differ); a model whose layout a packed mask
+cannot reproduce takes the ``plain`` strategy (``attention_layout.py``). Flash
+attention takes no 4-D mask: there the context's key/value cache is computed once
+per batch and copied for every continuation row (the ``cache`` strategy), and the
+model builds its own (windowed) masks.
 """
 
 from __future__ import annotations
@@ -25,7 +29,8 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from lexprobe.batching import chunks, run_batched
+from lexprobe.batching import chunks, pad_batch, run_batched
+from lexprobe.scorers.attention_layout import attention_layout
 from lexprobe.scorers.base import Scorer
 
 
@@ -41,15 +46,31 @@ class CausalLMScorer(Scorer):
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else fallback
         self.prefix_id = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else fallback
         self.max_length = _max_length(model, tokenizer)
+        #: per-layer windows a packed mask must apply, or why it cannot (attention_layout.py)
+        self.layout = attention_layout(model)
         #: "packed": a context and its continuations in one row with a 4-D mask (default);
-        #: "cache": the context's key/value cache copied per continuation (flash attention takes no 4-D mask)
-        self.strategy = "cache" if _attn_implementation(model) == "flash_attention_2" else "packed"
+        #: "cache": the context's key/value cache copied per continuation (flash attention takes no 4-D mask);
+        #: "plain": each request its own right-padded row, the model's own masks (layouts packing cannot honour)
+        self.strategy = _strategy(self.layout, _attn_implementation(model))
         self.pack_tokens = 512  # longest unit (context + continuations); more continuations make more units
         self.context_factor = 2  # ... or up to twice its context: a long context is not fed once per continuation
         self.row_tokens = 256  # units share rows of this many tokens (or the longest unit)
         self.max_batch_tokens: int | None = None  # padded tokens per forward pass (set by --batch-size auto)
         self.logit_elements = 1 << 24  # vocabulary logits materialised at once (64 MB in fp32)
+        self.plain_logit_elements = 1 << 27  # logits one forward pass of the plain strategy may return
         self._head, self._softcap, self.vocab_size = _output_head(model)
+
+    def describe(self):
+        """Sliding windows change scores (results from before they were applied are not reused);
+        a path other than ``packed`` is named, with the reason for ``plain``."""
+        described = super().describe()
+        if self.layout.windows:
+            described["attention_windows"] = self.layout.windows
+        if self.strategy != "packed":
+            described["scoring_path"] = self.strategy
+            if self.strategy == "plain" and self.layout.reason:
+                described["scoring_path_reason"] = self.layout.reason
+        return described
 
     # ------------------------------------------------------------------ tokenisation
     def _encode(self, text: str) -> list[int]:
@@ -89,12 +110,23 @@ class CausalLMScorer(Scorer):
         self, requests: Sequence[tuple[tuple[int, ...], tuple[int, ...]]], progress: bool = False
     ) -> list[np.ndarray]:
         """Like ``continuation_logprobs`` on already tokenised (context, continuation) pairs."""
+        if not requests:
+            return []
         by_context: dict[tuple[int, ...], list[int]] = defaultdict(list)
         for i, (ctx, _) in enumerate(requests):
             by_context[ctx].append(i)
         contexts = list(by_context)
         results: list[np.ndarray | None] = [None] * len(requests)
-        if self.strategy == "packed":
+        self.count(f"{self.strategy}_requests", len(requests))
+        if self.strategy == "plain":
+            bar = tqdm(total=len(requests), desc="causal LM", unit="request", disable=not progress, leave=False)
+            items = [(r, tuple(ctx), tuple(cont)) for r, (ctx, cont) in enumerate(requests)]
+            size, budget = self.batching(max(map(_fed_length, items)), self._probe_plain)
+            for per_item in run_batched(items, self._score_plain_rows, size, length=_fed_length, max_tokens=budget,
+                                        progress=bar.update):
+                r, lp = per_item
+                results[r] = lp
+        elif self.strategy == "packed":
             units = pack_units(contexts, by_context, requests, self.pack_tokens, self.context_factor)
             rows = pack_rows(units, _row_capacity(units, self.row_tokens))
             bar = tqdm(total=len(rows), desc="causal LM", unit="sequence", disable=not progress, leave=False)
@@ -169,7 +201,7 @@ class CausalLMScorer(Scorer):
                         gather_cols.extend(range(at, at + k))
                         at += k
                 n_units += 1
-        mask = packed_attention_mask(unit_of, segment, self.model.dtype).to(dev)
+        mask = self._packed_masks(unit_of, segment, positions)
         hidden = self._hidden(ids.to(dev), mask, positions.to(dev))
         self.count("forward_passes")
         self.count("context_forwards", n_units)
@@ -188,35 +220,110 @@ class CausalLMScorer(Scorer):
             out.append(scored)
         return out
 
+    def _packed_masks(self, unit_of, segment, positions):
+        """The 4-D mask of a packed batch, or ``{layer type: mask}`` when layers' windows differ.
+
+        A window changes nothing while no query is ``window`` positions past a key it
+        may see, i.e. while every position is below the window: then one mask serves all.
+        """
+        span = int(positions.max()) + 1
+        layout = self.layout.masks or {None: None}
+        windows = {kind: (w if w is not None and w < span else None) for kind, w in layout.items()}
+        built = {w: packed_attention_mask(unit_of, segment, self.model.dtype, positions, w).to(self.device)
+                 for w in dict.fromkeys(windows.values())}
+        if any(w is not None for w in built):
+            self.count("windowed_passes")
+        if len(built) == 1:
+            return next(iter(built.values()))
+        return {kind: built[w] for kind, w in windows.items()}
+
     def _hidden(self, ids, mask, positions):
         """Final hidden states (after the last norm), without the LM head."""
         if self._head is None:
             return self.model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=False).logits
         return self.model.base_model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=False)[0]
 
-    def _target_logprobs(self, hidden, rows, cols, where, tokens) -> np.ndarray:
+    def _target_logprobs(self, hidden, rows, cols, where, tokens, logits: bool = False) -> np.ndarray:
         """log P(tokens[i]) at scored position where[i]; scored position j is hidden[rows[j], cols[j]].
 
         The LM head and the full-vocabulary log-softmax run only on scored positions,
         in chunks of at most ``logit_elements`` logits, so memory stays bounded for
-        128k vocabularies.
+        128k vocabularies. ``logits``: ``hidden`` already holds the model's logits.
         """
+        head, softcap = (None, None) if logits else (self._head, self._softcap)
         picked = hidden[rows, cols]
-        vocab = picked.shape[-1] if self._head is None else self.vocab_size
+        vocab = picked.shape[-1] if head is None else self.vocab_size
         step = max(1, self.logit_elements // max(vocab, 1))
         values = torch.empty(len(where), dtype=torch.float64)
         for start in range(0, picked.shape[0], step):
             stop = min(start + step, picked.shape[0])
-            logits = picked[start:stop] if self._head is None else self._head(picked[start:stop])
+            logits = picked[start:stop] if head is None else head(picked[start:stop])
             logits = logits.float()
-            if self._softcap:
-                logits = torch.tanh(logits / self._softcap) * self._softcap
+            if softcap:
+                logits = torch.tanh(logits / softcap) * softcap
             logp = torch.log_softmax(logits, dim=-1)
             sel = ((where >= start) & (where < stop)).nonzero().squeeze(-1)
             values[sel.cpu()] = logp[where[sel] - start, tokens[sel]].double().cpu()
         return values.numpy()
 
+    # ------------------------------------------------------------------ plain strategy
+    def _probe_plain(self, width: int, n_rows: int) -> None:
+        pad = self.pad_id
+        self._score_plain_rows([(0, (pad,) * max(width - 1, 1), (pad, pad))] * n_rows)
+
+    def _score_plain_rows(self, items) -> list[tuple[int, np.ndarray]]:
+        """(request, log-probs) of (request, context, continuation) items, one right-padded row each.
+
+        The model builds its own masks from a 2-D padding mask and numbers positions
+        itself, so any layout is honoured; padding comes after every scored token. Only
+        the columns from the earliest scored one on come back as logits (``logits_to_keep``),
+        in groups of rows whose logits stay under ``plain_logit_elements``.
+        """
+        out: list[tuple[int, np.ndarray]] = []
+        vocab = self.vocab_size or getattr(getattr(self.model, "config", None), "vocab_size", None) or 1
+        keeps = _takes(self.model, "logits_to_keep")
+        group: list = []
+        width = first = 0  # the group's longest row and earliest scored column
+        for item in items:
+            w, f = _fed_length(item), len(item[1]) - 1
+            if group:
+                w, f = max(w, width), min(f, first)
+                if (len(group) + 1) * (w - f if keeps else w) * vocab > self.plain_logit_elements:
+                    out.extend(self._plain_forward(group))
+                    group, w, f = [], _fed_length(item), len(item[1]) - 1
+            group.append(item)
+            width, first = w, f
+        return out + self._plain_forward(group)
+
+    def _plain_forward(self, items) -> list[tuple[int, np.ndarray]]:
+        dev = self.device
+        ids, mask = pad_batch([ctx + cont[:-1] for _, ctx, cont in items], self.pad_id)
+        width = ids.shape[1]
+        first = min(len(ctx) for _, ctx, _ in items) - 1  # the earliest scored column
+        keep = {"logits_to_keep": width - first} if _takes(self.model, "logits_to_keep") else {}
+        logits = self.model(input_ids=ids.to(dev), attention_mask=mask.to(dev), use_cache=False, **keep).logits
+        self.count("forward_passes")
+        self.count("context_forwards", len(items))
+        offset = width - logits.shape[1]  # columns dropped on the left by logits_to_keep
+        rows, cols, tokens = [], [], []
+        for b, (_, ctx, cont) in enumerate(items):
+            rows.extend([b] * len(cont))
+            cols.extend(range(len(ctx) - 1 - offset, len(ctx) - 1 - offset + len(cont)))
+            tokens.extend(cont)
+        on = logits.device
+        values = self._target_logprobs(logits, torch.tensor(rows, device=on), torch.tensor(cols, device=on),
+                                       torch.arange(len(tokens), device=on), torch.tensor(tokens, device=on),
+                                       logits=True)
+        out, k = [], 0
+        for r, _, cont in items:
+            out.append((r, values[k:k + len(cont)].copy()))
+            k += len(cont)
+        return out
+
+    # ------------------------------------------------------------------ cache strategy
     def _score_context_batch(self, contexts, members):
+        from transformers import DynamicCache
+
         dev = self.device
         n_ctx = max(len(c) for c in contexts)
         ids = torch.full((len(contexts), n_ctx), self.pad_id, dtype=torch.long)
@@ -227,7 +334,10 @@ class CausalLMScorer(Scorer):
         ids, mask = ids.to(dev), mask.to(dev)
         positions = (mask.cumsum(-1) - 1).clamp(min=0)
         last_only = {"logits_to_keep": 1} if _takes(self.model, "logits_to_keep") else {}
-        out = self.model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=True, **last_only)
+        # a cache built without the config keeps every key: the model's own sliding-window
+        # cache layers would drop all but the last window, which the continuation rows need
+        out = self.model(input_ids=ids, attention_mask=mask, position_ids=positions, past_key_values=DynamicCache(),
+                         use_cache=True, **last_only)
         self.count("forward_passes")
         self.count("context_forwards", len(contexts))
         first = torch.log_softmax(out.logits[:, -1, :].float(), dim=-1)
@@ -346,17 +456,36 @@ def _row_length(row: Sequence[PackedUnit]) -> int:
     return sum(map(len, row))
 
 
-def packed_attention_mask(unit: torch.Tensor, segment: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+def _fed_length(item) -> int:
+    """Tokens the plain strategy feeds for (request, context, continuation): all but the last."""
+    return len(item[1]) + len(item[2]) - 1
+
+
+def _strategy(layout, attn: str | None) -> str:
+    """packed where a 4-D mask reproduces the model's masks; cache where the kernel takes no
+    4-D mask (flash attention); plain for layouts packing cannot honour."""
+    if not layout.packable:
+        return "plain"
+    return "packed" if attn in ("eager", "sdpa") else "cache"
+
+
+def packed_attention_mask(unit: torch.Tensor, segment: torch.Tensor, dtype: torch.dtype,
+                          positions: torch.Tensor | None = None, window: int | None = None) -> torch.Tensor:
     """Additive [batch, 1, L, L] mask from unit ids (-1 padding) and segment ids (0 context, s continuation s).
 
     Query i sees key j when j <= i in the same unit and j is context or in i's own
-    segment; padding rows see themselves only (their outputs are never read).
+    segment; padding rows see themselves only (their outputs are never read). With a
+    sliding ``window``, also only keys fewer than ``window`` positions back (as
+    transformers' sliding-window masks do in one plain sequence): positions, not
+    columns, as a continuation's positions follow its context's, not the row's.
     """
     n = unit.shape[1]
     causal = torch.ones(n, n, dtype=torch.bool).tril()
     same_unit = (unit[:, :, None] == unit[:, None, :]) & (unit[:, None, :] >= 0)
     q, k = segment[:, :, None], segment[:, None, :]
     allowed = causal & same_unit & ((k == 0) | (k == q))
+    if window is not None:
+        allowed &= (positions[:, :, None] - positions[:, None, :]) < window
     allowed |= torch.eye(n, dtype=torch.bool)
     mask = torch.zeros(allowed.shape, dtype=dtype)
     mask.masked_fill_(~allowed, torch.finfo(dtype).min)
@@ -381,7 +510,8 @@ def _output_head(model):
     config = getattr(model, "config", None)
     head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
     base = getattr(model, "base_model", None)
-    if head is None or base is None or base is model or getattr(config, "logit_scale", None) is not None:
+    scaled = any(getattr(config, attr, None) not in (None, 1, 1.0) for attr in ("logit_scale", "logits_scaling"))
+    if head is None or base is None or base is model or scaled:
         return None, None, None
     vocab = head.weight.shape[0] if getattr(head, "weight", None) is not None else getattr(config, "vocab_size", None)
     if vocab is None:

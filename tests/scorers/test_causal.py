@@ -90,3 +90,30 @@ def test_out_of_memory_halves_the_batch(tiny_gpt2, monkeypatch):
     assert sizes[:3] == [8, 4, 2] and max(sizes[3:]) <= 2
     for a, b in zip(got, expected):
         np.testing.assert_allclose(a, b, atol=1e-6)
+
+
+def test_a_context_longer_than_a_unit_is_fed_once_for_its_continuations(gpt2):
+    from lexprobe.scorers.causal import pack_units
+
+    context = ("the dog is a small animal " * 6).strip()
+    requests = [(context, c) for c in (" nod", " wink nod", " a small dog", " singing", " hand signal")]
+    split = [gpt2.split(c, x) for c, x in requests]
+    n_ctx, fed = len(split[0][0]), sum(len(x) - 1 for _, x in split)
+    # a unit of context + every continuation is one token longer than pack_tokens, but within
+    # twice its context (context_factor = 2)
+    gpt2.pack_tokens = n_ctx + fed - 1
+    assert fed <= (gpt2.context_factor - 1) * n_ctx
+    try:
+        gpt2.stats.clear()
+        got = gpt2.continuation_logprobs(requests)
+        assert gpt2.stats["context_forwards"] == 1
+        for (ctx, cont), lp in zip(requests, got):
+            np.testing.assert_allclose(lp, reference.causal_continuation_logprobs(gpt2, ctx, cont), atol=1e-5)
+    finally:
+        gpt2.pack_tokens = 512
+    # past twice its context a context is split; with factor 1, at pack_tokens
+    ctx = tuple(range(20))
+    split = [(ctx, (1, 2, 3, 4, 5)) for _ in range(10)]  # 4 fed tokens each
+    units = pack_units([ctx], {ctx: list(range(10))}, split, 16, 2)
+    assert [len(u.members) for u in units] == [5, 5] and all(len(u) <= 40 for u in units)
+    assert [len(u.members) for u in pack_units([ctx], {ctx: list(range(10))}, split, 16)] == [1] * 10
