@@ -81,7 +81,7 @@ def attention_layout(model) -> Layout:
     """The layout of ``model``'s attention, read from its config (conservatively)."""
     config = getattr(model, "config", None)
     model_type = getattr(config, "model_type", None)
-    family = PACKED_FAMILIES.get(model_type)
+    family = PACKED_FAMILIES.get(model_type) if isinstance(model_type, str) else None
     if family is None:
         return Layout(None, f"architecture {model_type or type(model).__name__} is not known to honour packed masks")
     if getattr(config, "is_heterogeneous", False) is True:
@@ -94,6 +94,7 @@ def attention_layout(model) -> Layout:
         return Layout({None: None})
     window = getattr(config, "sliding_window", None)
     layer_types = getattr(config, "layer_types", None) if family == BY_TYPE else None
+    per_type: dict[str | None, int | None]
     if layer_types is None:  # every layer alike: full, or the one sliding window
         per_type = {None: window}
     else:
