@@ -42,6 +42,10 @@ def register(sub) -> None:
     e.add_argument("--chunk-size", type=positive_int, default=DEFAULT_CHUNK_SIZE,
                    help="groups scored together (sister groups share pairs); every finished group is logged, "
                         f"so Ctrl-C keeps all finished chunks (default: {DEFAULT_CHUNK_SIZE})")
+    e.add_argument("--pattern-aggregation", choices=("mean-prob", "mean-logprob", "best"),
+                   help="masked LMs: how the patterns' scores are combined: mean-prob (the paper's text: W2D averages "
+                        "probabilities, D2W average log-probabilities; default), mean-logprob, or best (the authors' "
+                        "notebook: each target's best pattern, an oracle)")
     e.add_argument("--no-instances", action="store_true", help="leave per-instance records out of the result file")
     e.add_argument("--out", required=True, help="result JSON file (required)")
     e.add_argument("--plot", help="also draw the breakdowns to this PNG (default: next to --out)")
@@ -62,7 +66,7 @@ def _groups(args) -> list[SynsetGroup]:
 
 
 def run_eval(scorer, groups, tasks, out, config, counts=None, chunk_size=DEFAULT_CHUNK_SIZE, keep_instances=True,
-             progress=True, protocol="paper") -> dict | None:
+             progress=True, protocol="paper", pattern_aggregation=None) -> dict | None:
     """Evaluate and write ``out``; under torchrun only rank 0 gets (and writes) the result."""
     from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
     from lexprobe.benchmarks.wdlmpro.evaluate import evaluate
@@ -73,7 +77,7 @@ def run_eval(scorer, groups, tasks, out, config, counts=None, chunk_size=DEFAULT
         config = dict(config, counts_sha256=file_sha256(counts))  # bands change with the file's contents
     result = evaluate(scorer, groups, tasks, out=out, config=config, chunk_size=chunk_size,
                       attributes_fn=attributes_fn(counts), keep_instances=keep_instances, progress=progress,
-                      protocol=protocol)
+                      protocol=protocol, pattern_aggregation=pattern_aggregation)
     if result is None:
         return None
     if not keep_instances:
@@ -106,7 +110,8 @@ def cmd_eval(args) -> int:
     config = {"task": args.task, "pos": args.pos, "data": args.data, "limit": args.limit, "seed": args.seed,
               "counts": args.counts, "dtype": args.dtype, "protocol": args.protocol}
     result = run_eval(scorer, groups, TASK_CHOICES[args.task], out, config, counts=args.counts,
-                      chunk_size=args.chunk_size, keep_instances=not args.no_instances, protocol=args.protocol)
+                      chunk_size=args.chunk_size, keep_instances=not args.no_instances, protocol=args.protocol,
+                      pattern_aggregation=args.pattern_aggregation)
     if result is None:
         return 0
     print(full_report(result))

@@ -14,8 +14,9 @@ from typing import Callable, Sequence
 
 from tqdm.auto import tqdm
 
-from lexprobe.benchmarks.wdlmpro.protocol import PAPER, Protocol, argsort_rank, get_protocol
-from lexprobe.benchmarks.wdlmpro.scoring import TASKS, score_groups, word_token_count
+from lexprobe.benchmarks.wdlmpro import static_drop
+from lexprobe.benchmarks.wdlmpro.protocol import PAPER, Protocol, argsort_rank, best_pattern_rank, get_protocol
+from lexprobe.benchmarks.wdlmpro.scoring import TASKS, recipe_groups, score_groups, word_token_count
 from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict
 from lexprobe.cache import partial_path, resume_key, scorer_options, scorer_revision
 from lexprobe.distributed import is_main, remove_logs, run_units, token_counts
@@ -44,23 +45,58 @@ def rank_of_gold(scores, protocol: Protocol = PAPER) -> tuple[int, int]:
     return gold_rank(scores, gold=0), predicted_index(scores, gold=0)
 
 
+def _scored_views(scorer, groups, tasks, protocol: Protocol, progress: bool):
+    """{(task, i): (group as scored or None, scores, per-pattern scores, candidates skipped, why dropped)}."""
+    shown = recipe_groups(groups, protocol)
+    if not (protocol.static_drop and scorer.kind == "static"):
+        patterns: dict = {}
+        scores = score_groups(scorer, groups, tasks, progress=progress, protocol=protocol, pattern_scores=patterns)
+        return {(t, i): (g, scores[(t, i)], patterns.get((t, i)), 0, None) for i, g in enumerate(shown) for t in tasks}
+    out = {}
+    for task in tasks:  # the authors' filter differs per task (D2W embeds no candidate definition)
+        views = [static_drop.task_view(scorer, g, task) for g in shown]
+        kept = [i for i, v in enumerate(views) if v[0] is not None]
+        scores = score_groups(scorer, [views[i][0] for i in kept], (task,), progress=progress, protocol=protocol)
+        for j, i in enumerate(kept):
+            out[(task, i)] = (views[i][0], scores[(task, j)], None, views[i][1], None)
+        for i, (view, skipped, why) in enumerate(views):
+            if view is None:
+                out[(task, i)] = (None, None, None, skipped, why)
+    return out
+
+
 def instance_records(scorer, groups, tasks, attributes: Sequence[dict], progress=False,
                      protocol: Protocol | str = PAPER) -> list[dict]:
+    """One record per (group, task), in that order. Masked LMs add each pattern's gold rank
+    (``patterns``); a group the recipe skips gets a record with ``dropped`` (the reason)."""
     protocol = get_protocol(protocol)
-    scores = score_groups(scorer, groups, tasks, progress=progress, protocol=protocol)
+    views = _scored_views(scorer, groups, tasks, protocol, progress)
     records = []
     for i, g in enumerate(groups):
-        n_tokens = word_token_count(scorer, g.word)
+        n_tokens = word_token_count(scorer, protocol.word_of(g.target, g.word), g.pos, protocol)
         for task in tasks:
-            s = scores[(task, i)]
+            shown, s, per_pattern, skipped, why = views[(task, i)]
+            base = {"task": task, "target": g.target, "pos": g.pos, "word": g.word}
+            if shown is None:
+                records.append({**base, "dropped": why, "candidates_dropped": skipped, **attributes[i]})
+                continue
             k, best = rank_of_gold(s, protocol)
-            pred = g.candidates[best]
+            extra = {"candidates_dropped": skipped} if skipped else {}
+            if per_pattern is not None:
+                rank = lambda row: rank_of_gold(row, protocol)  # noqa: E731
+                extra["patterns"] = [
+                    {"pattern": text, "gold_rank": kp, "rank_score": rank_score(len(row), kp),
+                     "gold_score": round(float(row[0]), 6)}
+                    for text, row, (kp, _) in zip(protocol.masked_patterns[(task, g.pos)], per_pattern,
+                                                   map(rank, per_pattern))]
+                if protocol.pattern_aggregation == "best":
+                    k, best, _ = best_pattern_rank(per_pattern, rank)
+            pred = shown.candidates[best]
             records.append({
-                "task": task, "target": g.target, "pos": g.pos, "word": g.word,
-                "n_candidates": len(g.candidates), "gold_rank": k,
-                "rank_score": rank_score(len(g.candidates), k), "predicted": pred.synset,
+                **base, "n_candidates": len(shown.candidates), "gold_rank": k,
+                "rank_score": rank_score(len(shown.candidates), k), "predicted": pred.synset,
                 "gold_definition": g.definition, "predicted_word": pred.word, "predicted_definition": pred.definition,
-                "word_tokens": n_tokens, **attributes[i],
+                "word_tokens": n_tokens, **extra, **attributes[i],
             })
     return records
 
@@ -99,7 +135,8 @@ def evaluate(
     attributes_fn: Callable[[Sequence], list[dict]] | None = None,
     progress: bool = True,
     keep_instances: bool = True,
-    protocol: str = "paper",
+    protocol: str | Protocol = "paper",
+    pattern_aggregation: str | None = None,
 ) -> dict | None:
     """Evaluate ``scorer`` on ``groups``; returns the result dict (see ``result_dict``).
 
@@ -111,7 +148,7 @@ def evaluate(
     ranks (sister groups, which share most of their pairs, stay together); only rank 0
     writes and gets the result, the others get None.
     """
-    recipe = get_protocol(protocol)
+    recipe = get_protocol(protocol).with_aggregation(pattern_aggregation)
     if not groups:
         raise DataError("no WDLMPro groups to evaluate; check --data, --pos and --limit")
     for task in tasks:
@@ -120,6 +157,8 @@ def evaluate(
     if chunk_size < 1:
         raise DataError(f"chunk_size must be at least 1, got {chunk_size}")
     config = {**(config or {}), "protocol": recipe.name}
+    if scorer.kind == "masked":  # what a masked LM's patterns are aggregated with (mean-prob, mean-logprob, best)
+        config["pattern_aggregation"] = recipe.pattern_aggregation
     key = None
     if out is not None:
         check_output_file(out)
@@ -148,6 +187,9 @@ def evaluate(
         return None
     records = [r for recs in per_group for r in recs]
     result = finish_result(result_dict(scorer, tasks, records, config), scorer, groups, unit="target")
+    if scorer.kind == "static":  # one place for what the static vectors could not embed or the recipe skipped
+        result["dropped"] = {"recipe": recipe.name, "coverage": static_drop.coverage(scorer, recipe_groups(groups, recipe)),
+                             "by_task": static_drop.summary(records) if recipe.static_drop else {}}
     result["timing"] = {"seconds": round(time.time() - started, 2), "scorer_stats": dict(scorer.stats)}
     if out is not None:
         out_result = result if keep_instances else {k: v for k, v in result.items() if k != "instances"}
@@ -171,7 +213,8 @@ def aggregate(records: Sequence[dict]) -> dict:
 def result_dict(scorer, tasks, records, config) -> dict:
     by_task = defaultdict(list)
     for r in records:
-        by_task[r["task"]].append(r)
+        if not r.get("dropped"):  # groups the recipe skipped (static vectors, authors) are counted apart
+            by_task[r["task"]].append(r)
     metrics, baseline, breakdowns = {}, {}, {}
     for task in tasks:
         recs = by_task[task]

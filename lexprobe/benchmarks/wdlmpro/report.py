@@ -47,4 +47,8 @@ def full_report(result: dict) -> str:
             t = breakdown_table(result, task, name)
             if t:
                 parts.append(t)
+    if result.get("dropped"):
+        from lexprobe.benchmarks.wdlmpro.static_drop import format_dropped
+
+        parts.append(format_dropped(result["dropped"]))
     return "\n\n".join(parts)
