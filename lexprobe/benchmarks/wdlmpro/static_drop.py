@@ -51,8 +51,9 @@ def summary(records: Sequence[dict]) -> dict:
         t = out.setdefault(r["task"], {"groups_dropped": 0, "groups_dropped_target": 0, "groups_dropped_too_few": 0,
                                       "candidates_dropped": 0, "groups": 0})
         t["groups"] += 1
-        t["candidates_dropped"] += r.get("candidates_dropped", 0)
-        if r.get("dropped"):
+        if not r.get("dropped"):
+            t["candidates_dropped"] += r.get("candidates_dropped", 0)
+        else:
             t["groups_dropped"] += 1
             t["groups_dropped_target" if r["dropped"] == TARGET else "groups_dropped_too_few"] += 1
     return out
