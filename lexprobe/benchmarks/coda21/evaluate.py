@@ -127,6 +127,15 @@ def _split_matrices(groups: Sequence[Group], flat: Sequence[float]) -> list[np.n
     return out
 
 
+def _pll_encoder(config: EvalConfig):
+    """authors: the released code's input, a lone byte-level space token scored too (``authors_pll``)."""
+    if config.protocol != "authors":
+        return None
+    from lexprobe.benchmarks.coda21.authors_pll import authors_pll_encoding
+
+    return authors_pll_encoding
+
+
 def match_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig = EvalConfig()) -> list[np.ndarray]:
     """One k x k matrix per group, rows = contexts, columns = definitions."""
     if not groups:
@@ -142,7 +151,8 @@ def match_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig = Ev
 
         # CoDA21's 48-token cut of definitions is made here; the PLL API scores whole texts
         flat = pll_scores(scorer, _lm_requests(groups, config), variant=config.pll_variant,
-                          max_tokens=config.max_definition_tokens, normalize=config.normalize)
+                          max_tokens=config.max_definition_tokens, normalize=config.normalize,
+                          encoder=_pll_encoder(config))
         return _split_matrices(groups, flat)
     if kind in ("embedding", "static"):
         contexts = [context_without_target(c.context, c.word, config.protocol) for g in groups for c in g.candidates]
@@ -210,6 +220,32 @@ def _check_group(group: Group, config: EvalConfig) -> str | None:
     return None
 
 
+STATIC_SKIP = "has a text without any token with a vector (the authors' get_mean_emb raises here, aligner.py:284-285)"
+
+
+def _static_texts(group: Group, config: EvalConfig) -> list[str]:
+    return ([context_without_target(c.context, c.word, config.protocol) for c in group.candidates]
+            + [c.definition for c in group.candidates])
+
+
+def _static_check(group: Group, scorer: Any, config: EvalConfig) -> str | None:
+    """authors: a group with a context or definition static vectors cannot embed is skipped (their run
+    stopped with ValueError); paper: such a text is the zero vector (cosine 0 with everything)."""
+    if scorer.kind != "static" or config.protocol != "authors":
+        return None
+    return None if all(scorer.can_embed(t) for t in _static_texts(group, config)) else STATIC_SKIP
+
+
+def static_coverage(scorer: Any, groups: Sequence[Group], problems: Sequence[GroupProblem],
+                    config: EvalConfig) -> dict[str, Any]:
+    """Tokens of the distinct texts the static vectors embedded, how many had no vector; groups skipped."""
+    texts = sorted({t for g in groups for t in _static_texts(g, config)})
+    tokens = [tok for t in texts for tok in scorer.tokens(t)]
+    return {"recipe": config.protocol, "texts": len(texts), "texts_without_vectors": sum(not scorer.can_embed(t) for t in texts),
+            "tokens": len(tokens), "oov_tokens": sum(tok not in scorer.vectors for tok in tokens),
+            "groups_skipped": sum(p.reason == STATIC_SKIP for p in problems)}
+
+
 # --- metrics ---------------------------------------------------------------------------
 
 def summarise(records: Sequence[dict], problems: Sequence[GroupProblem], pos: Sequence[str]) -> dict[str, Any]:
@@ -268,7 +304,7 @@ def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out
     problems = [p for p in data.problems if p.group_id.split("/")[0] in pos_list]
     runnable = []
     for g in groups:
-        reason = _check_group(g, config)
+        reason = _check_group(g, config) or _static_check(g, scorer, config)
         if reason:
             problems.append(GroupProblem(g.id, reason))
         else:
@@ -299,6 +335,8 @@ def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out
     if records is None:  # another rank than 0: rank 0 writes the result
         return None
     result = _result(data, scorer, config, records, problems, pos_list, runnable)
+    if scorer.kind == "static":  # one place for what the static vectors could not embed or the recipe skipped
+        result["dropped"] = static_coverage(scorer, runnable, problems, config)
     if out is not None:
         write_json(out, result)  # the API writes the same result file as the CLI
         remove_logs(partial_path(out))
@@ -331,4 +369,11 @@ def format_result(result: dict[str, Any]) -> str:
                      fmt(m["random_baseline"]), m["skipped"]])
     align = result["config"]["align"]
     acc_name = "accuracy" if align != "none" else "accuracy (simple)"
-    return format_rows(["POS", "groups", acc_name, "simple matching", "random (exact)", "skipped"], rows)
+    table = format_rows(["POS", "groups", acc_name, "simple matching", "random (exact)", "skipped"], rows)
+    d = result.get("dropped")
+    if d:
+        table += (f"\nStatic vectors: {d['oov_tokens']:,} of {d['tokens']:,} tokens have no vector (skipped); "
+                  f"{d['texts_without_vectors']:,} of {d['texts']:,} distinct contexts and definitions have none at all"
+                  + (f"; {d['groups_skipped']:,} groups skipped for it (recipe authors)" if d["recipe"] == "authors"
+                     else " (scored as cosine 0)"))
+    return table
