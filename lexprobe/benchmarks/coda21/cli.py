@@ -171,7 +171,7 @@ def _context_selector(model: str, device: str | None, batch_size: int | None, pr
         scorer = load_scorer(model, kind="masked", device=device, batch_size=batch_size)
     except LexprobeError as err:
         raise LexprobeError(f"{err} (for --context-model; pass a local masked LM or `--context-model first`)") from None
-    return MaskedContextSelector(scorer, average="prob" if protocol == "authors" else "log")
+    return MaskedContextSelector(scorer)  # footnote 4 in both recipes: the authors' scorer is not released
 
 
 def cmd_build(args) -> int:
@@ -181,7 +181,7 @@ def cmd_build(args) -> int:
 
     config = BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
                          pos=("n", "v") if args.pos == "both" else (args.pos,), max_groups=args.max_groups,
-                         cluster=args.protocol)
+                         cluster=args.protocol, word_rule=args.protocol)
     config.validate()
     check_output_file(args.out)
     wn = load_wordnet()

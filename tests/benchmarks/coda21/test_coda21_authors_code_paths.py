@@ -115,3 +115,17 @@ def test_static_vectors_authors_skip_groups_they_cannot_embed(tmp_path):
     assert paper["dropped"]["texts_without_vectors"] == 1 and paper["dropped"]["texts"] == 16
     assert "1 of 16 distinct contexts" in format_result(paper) and "scored as cosine 0" in format_result(paper)
     assert "1 groups skipped for it (recipe authors)" in format_result(authors)
+
+
+# ---------------------------------------------------------------- synset words in the builder (item 8)
+
+
+def test_builder_shared_word_rule_uses_the_authors_split_under_authors():
+    from lexprobe.benchmarks.coda21.builder import BuildConfig, distinct_words, synset_word
+
+    assert synset_word("st._john's.n.02") == "st._john's" and synset_word("st._john's.n.02", "authors") == "st"
+    names = ["st._augustine_grass.n.01", "st._john's.n.02", "native.n.01", "native.n.02"]
+    assert distinct_words(names) == ["st._augustine_grass.n.01", "st._john's.n.02", "native.n.01"]
+    assert distinct_words(names, "authors") == ["st._augustine_grass.n.01", "native.n.01"]
+    with pytest.raises(Exception, match="unknown word rule"):
+        BuildConfig(word_rule="x").validate()
