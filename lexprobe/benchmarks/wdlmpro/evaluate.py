@@ -156,9 +156,9 @@ def evaluate(
             raise DataError(f"unknown task {task!r}; use w2d, d2w or both")
     if chunk_size < 1:
         raise DataError(f"chunk_size must be at least 1, got {chunk_size}")
-    config = {**(config or {}), "protocol": recipe.name}
-    if scorer.kind == "masked":  # what a masked LM's patterns are aggregated with (mean-prob, mean-logprob, best)
-        config["pattern_aggregation"] = recipe.pattern_aggregation
+    # how a masked LM's patterns are combined (mean-prob, mean-logprob, best); recorded for every kind, so
+    # results of different kinds compare without a config warning (it changes nothing for one-pattern models)
+    config = {**(config or {}), "protocol": recipe.name, "pattern_aggregation": recipe.pattern_aggregation}
     key = None
     if out is not None:
         check_output_file(out)
