@@ -47,7 +47,8 @@ only through ``load`` (which also upgrades files of schema 1) and the accessors 
     ``dropped_<task>_targets_without_vectors``, ``dropped_<task>_groups_too_few_candidates``
     and ``dropped_<task>_candidates_without_vectors`` (the authors' filter; such a target's
     instance has ``dropped``, its reason, and no rank), CoDA21
-    ``skipped_groups_without_vectors`` (also listed in ``skipped``).
+    ``skipped_groups_without_vectors`` (also listed in ``skipped``). CoDA21's ``--method ask``
+    counts ``questions_asked`` and ``truncated_contexts`` (contexts cut to 72 words).
 ``skipped`` (list[{"unit", "reason"}])
     Units not evaluated, with the reason.
 ``instances`` (list[dict])

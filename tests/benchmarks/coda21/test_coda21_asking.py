@@ -64,7 +64,11 @@ class TwoAnswers(Scorer):
 
     def token_logprobs(self, requests, progress=False):
         text = {i: t for t, i in self.ids.items()}
+        self.asked = getattr(self, "asked", 0) + len(requests)
         return [np.array([self.table[text[ctx[0]]][cont[0] - 1]]) for ctx, cont in requests]
+
+    def continuation_logprobs(self, requests, progress=False):  # (a causal LM offers both)
+        raise AssertionError("asking reads the next token only")
 
 
 def test_yes_probability_is_the_two_way_softmax():
@@ -113,5 +117,7 @@ def test_matrices_equal_a_port_of_the_released_loop(tmp_path, request, fixture, 
 
 
 def test_asking_needs_a_language_model():
-    with pytest.raises(ValueError, match="needs a causal or masked LM, not a static model"):
-        yes_probabilities(type("S", (), {"kind": "static", "tokenizer": None})(), ["q"])
+    from lexprobe.errors import ModelError
+
+    with pytest.raises(ModelError, match="needs token log-probabilities .* or slot log-probabilities"):
+        yes_probabilities(type("S", (), {"name": "vectors", "encode": lambda self, t, progress=False: t})(), ["q"])
