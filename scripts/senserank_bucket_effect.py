@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
-from lexprobe.benchmarks.senserank.evaluate import EvalConfig, load_instances, select_instances
+from lexprobe.benchmarks.senserank.evaluate import EvalConfig, load_instances, rarity_group, select_instances
 from lexprobe.metrics import retrieval as R
 
 
@@ -27,6 +27,8 @@ def main() -> None:
     n = Counter(d.lemma for d in database)
     r = Counter((d.lemma, d.label) for d in database)
     ranked = [q for q in queries if r[(q.lemma, q.label)] >= cfg.min_sense_count]
+    # r's denominator where it is not the pool (OntoNotes: lemma+POS; the authors' SemCor: the lemma name)
+    denom = Counter(rarity_group(cfg, d) for d in database) if rarity_group(cfg, database[0]) is not None else None
     print(f"{args.corpus} ({args.protocol}): D = {len(database)}, Q = {len(queries)}, ranked = {len(ranked)}")
     names = R.bucket_names()
     for by in ("sense", "lemma"):
@@ -34,7 +36,7 @@ def main() -> None:
         for q in ranked:
             big_r, big_n = r[(q.lemma, q.label)], n[q.lemma]
             freq = big_r if by == "sense" else big_n
-            bucket = R.bucket_of(freq, big_r / big_n)
+            bucket = R.bucket_of(freq, big_r / (denom[rarity_group(cfg, q)] if denom else big_n))
             if bucket:
                 cells.setdefault(bucket, []).append(R.QueryOutcome([], big_r, big_n))
         print(f"\nl = the {'query sense' if by == 'sense' else 'lemma'}'s frequency in D")

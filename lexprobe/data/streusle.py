@@ -12,6 +12,10 @@ A target is a single-word expression with lexical category N, V or P and a
 supersense; its label is the first supersense (``ss``; for prepositions the scene
 role, as in the paper). Lemmas come from the data (JSON/conllulex) or, for
 ``.vis``, from WordNet's morphy (prepositions: lower case).
+
+``authors_sentences`` reads a split as the authors' fine-tuning reader walks it: every
+sentence (also those without a target), lexical categories exactly N, V and P, and
+``ss_ss2`` labels (``bssp/fine_tuning/streusle.py``).
 """
 
 from __future__ import annotations
