@@ -104,6 +104,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
         if args.layer != -1:
             raise LexprobeError("--layer and --layers exclude each other; pass one of them")
+        if args.protocol != "paper":  # the sweep reads the paper's corpus and tokenisation (layers.py)
+            raise LexprobeError("--layers runs the paper recipe only; drop --protocol authors or use one --layer")
         from lexprobe.outputs import check_output_file
 
         run_sweep_and_save(cfg, parse_layers(args.layers), check_output_file(args.out))  # before any work

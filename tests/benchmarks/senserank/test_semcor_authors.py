@@ -115,3 +115,13 @@ def test_real_wordnet_labels():
     assert semcor.authors_label("primary_election", "1:04:00::", "1", wn) == "primary.n.01_primary_election"
     assert semcor.authors_label("year", "1:28:02::;1:28:01::", "2;1", wn) == "year.n.2;1"
     assert semcor.authors_label("n't", "4:02:00::", "0", wn) == "n't.r.00"
+
+
+def test_layer_sweep_refuses_the_authors_recipe(tmp_path, capsys):
+    """The sweep reads the paper's corpus and tokenisation; under --protocol authors it would
+    mix the authors' r rule with the paper's labels, so it is refused before any work."""
+    from lexprobe.cli import main
+
+    out = tmp_path / "x.json"
+    assert main(["senserank", "eval", "--layers", "all", "--protocol", "authors", "--out", str(out)]) == 2
+    assert "--layers runs the paper recipe only" in capsys.readouterr().err and not out.exists()
