@@ -120,6 +120,11 @@ CHANGES: dict[str, Change] = {
     "dist-wdlmpro-static": Change(
         "#18 item 4: static vectors count their coverage in `counts` (NLTK tokens, exact-case lookup: this "
         "lower-case one-word vocabulary moves no score)", added=_STATIC_COUNTS),
+    "senserank-bert-authors": Change(
+        "#18 item 7: under the authors recipe SemCor is read as the authors' code reads it (sentence-final "
+        "targets dropped, synset_lemma labels, labels NE or without '_' never queries, pools keyed by "
+        "label.split('_')[0], r by the label's lemma name); before, only their sentence split was applied",
+        old_recipe=("senserank", "authors", {"authors_semcor": False})),
     "dist-coda-static": Change(
         "#18 item 4: as dist-wdlmpro-static, and the authors' skip count (0 under paper)",
         added=_STATIC_COUNTS + (("counts", "skipped_groups_without_vectors"),)),
