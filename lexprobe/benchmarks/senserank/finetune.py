@@ -204,7 +204,8 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
     if authors:
         from lexprobe.benchmarks.senserank.finetune_authors import fixed_batches, make_forward, train_authors
 
-        forward = make_forward(model, tokenizer, label_id, device, max_length)
+        forward = make_forward(model, lambda batch: encode_targets(tokenizer, batch, max_length, words_alone=True),
+                               label_id, device)
         history, best_epoch = train_authors(model, optimizer, fixed_batches(train, cfg.batch_size), forward,
                                             cfg.epochs, cfg.patience, progress)
         best_acc = None

@@ -118,14 +118,13 @@ def train_authors(model, optimizer, batches, forward, epochs: int, patience: int
     return history, best_epoch
 
 
-def make_forward(model: nn.Module, tokenizer, label_id: dict, device, max_length: int):
-    """Mean cross-entropy of a batch, the words tokenised alone (the mismatched indexer)."""
-    from lexprobe.benchmarks.senserank.finetune import encode_targets
-
+def make_forward(model: nn.Module, encode, label_id: dict, device):
+    """Mean cross-entropy of a batch; ``encode(batch) -> (encoding, target mask)`` tokenises the words
+    alone (the mismatched indexer: ``finetune.encode_targets(..., words_alone=True)``)."""
     loss_fn = nn.CrossEntropyLoss()
 
     def forward(batch):
-        enc, tmask = encode_targets(tokenizer, batch, max_length, words_alone=True)
+        enc, tmask = encode(batch)
         gold = torch.tensor([label_id[i.label] for i in batch], device=device)
         logits = model(enc["input_ids"].to(device), enc["attention_mask"].to(device), tmask.to(device))
         return loss_fn(logits, gold)
