@@ -42,7 +42,8 @@ from lexprobe.metrics import alignment as al  # noqa: E402
 def _acc(result, pos):
     m = result["metrics"]["alignment"].get(pos) or {}
     gone = sum(str(s["unit"]).startswith(pos + "/") for s in result["skipped"])
-    return "-" if m.get("accuracy") is None else f"{m['accuracy']:.3f} ({m['n']} groups, {gone} skipped)"
+    acc = "-" if m.get("accuracy") is None else f"{m['accuracy']:.3f}"
+    return f"{acc} ({m.get('n', 0)} groups, {gone} skipped)"
 
 
 def cmd_static(args):

@@ -254,3 +254,17 @@ def test_cli_protocol_option(tmp_path, capsys):
     assert main(["wdlmpro", "eval", "--model", "random", "--protocol", "choose", "--data", str(data),
                  "--out", str(out)]) == 2
     assert "needs generation (a causal LM)" in capsys.readouterr().err
+
+
+def test_pattern_aggregation_is_a_recorded_config_field_in_the_resume_key(tmp_path):
+    from lexprobe.benchmarks.base import key_options, recorded
+    from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
+    from lexprobe.cli import main
+
+    default, best = WDLMProConfig(), WDLMProConfig(pattern_aggregation="best")
+    assert recorded(default)["pattern_aggregation"] == "mean-prob" and recorded(best)["pattern_aggregation"] == "best"
+    assert key_options(default) != key_options(best)
+    # an option of the likelihood method: with --method choose it is a one-line error (exit 2)
+    out = tmp_path / "x.json"
+    assert main(["wdlmpro", "eval", "--model", "random", "--method", "choose", "--pattern-aggregation", "best",
+                 "--out", str(out)]) == 2 and not out.exists()
