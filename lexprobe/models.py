@@ -130,6 +130,10 @@ def detect_kind(name_or_path: str) -> str:
     """masked / causal / embedding / static / random, from the model's files and config."""
     if name_or_path == "random":
         return "random"
+    from lexprobe.scorers.vector_files import PACKAGED
+
+    if name_or_path in PACKAGED and not Path(name_or_path).exists():
+        return "static"  # packaged vectors by short name (glove-6b-50d)
     check_model_reference(name_or_path)
     path = resolve_model_path(name_or_path)
     if Path(path).is_file() and path.endswith(STATIC_SUFFIXES):

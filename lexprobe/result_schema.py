@@ -44,7 +44,15 @@ only through ``load`` (which also upgrades files of schema 1) and the accessors 
     ``dropped_`` or ``truncated_`` (``skipped_groups``, ``skipped_too_long``,
     ``dropped_rare_sense``, ``dropped_unaligned``; sense ranking's ``database_unaligned``
     too), plus other tallies of the data (``database``, ``queries``, ...); the CLI prints the
-    non-zero losses.
+    non-zero losses. Static word vectors add ``static_texts``/``static_tokens`` (the distinct
+    texts embedded and their NLTK tokens), ``skipped_oov_tokens`` (tokens without a vector,
+    left out of the averages) and ``zero_vector_texts`` (texts with no token that has one:
+    cosine 0 with everything); under ``--recipe authors`` WDLMPro adds, per task,
+    ``dropped_<task>_targets_without_vectors``, ``dropped_<task>_groups_too_few_candidates``
+    and ``dropped_<task>_candidates_without_vectors`` (the authors' filter; such a target's
+    instance has ``dropped``, its reason, and no rank), CoDA21
+    ``skipped_groups_without_vectors`` (also listed in ``skipped``). CoDA21's ``--method ask``
+    counts ``questions_asked`` and ``truncated_contexts`` (contexts cut to 72 words).
 ``skipped`` (list[{"unit", "reason"}])
     Units not evaluated, with the reason.
 ``instances`` (list[dict])

@@ -46,7 +46,8 @@ def reference_scores(scorer, groups):
                         r = scorer.slot_request(left, display_word(word, left, scorer.case_sensitive), right)
                         lp = reference.masked_slot_logprobs(scorer, r.prefix, r.word, r.suffix)
                         per_pattern.append(lp.sum() if task == "w2d" else lp.mean())
-                    vals.append(np.mean(per_pattern))
+                    # the paper: W2D averages the patterns' probabilities, D2W their average log-probabilities
+                    vals.append(np.log(np.mean(np.exp(per_pattern))) if task == "w2d" else np.mean(per_pattern))
                 else:
                     left, _ = fill(CAUSAL_PATTERNS[g.pos], definition)
                     lp = reference.causal_continuation_logprobs(scorer, left.rstrip(), " " + word)

@@ -1,6 +1,6 @@
 """Where queries fall under the two definitions of ℓ, and the exact oracle/random rows (no model).
 
-Usage: python scripts/senserank_bucket_effect.py [--corpus semcor] [--path P] [--protocol paper|authors]
+Usage: python scripts/senserank_bucket_effect.py [--corpus semcor] [--path P] [--recipe paper|authors]
 
 ℓ = the query sense's frequency in D (the authors' ``label_freq_in_train``, lexprobe's
 default) or the lemma's (the paper's text, ``--bucket-by lemma``). Oracle and random
@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
-from lexprobe.benchmarks.senserank.evaluate import EvalConfig, load_instances, select_instances
+from lexprobe.benchmarks.senserank.evaluate import EvalConfig, load_instances, rarity_group, select_instances
 from lexprobe.metrics import retrieval as R
 
 
@@ -20,21 +20,23 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default="semcor")
     ap.add_argument("--path")
-    ap.add_argument("--protocol", default="paper", choices=("paper", "authors"))
+    ap.add_argument("--recipe", "--protocol", dest="recipe", default="paper", choices=("paper", "authors"))
     args = ap.parse_args()
-    cfg = EvalConfig(corpus=args.corpus, path=args.path, protocol=args.protocol)
+    cfg = EvalConfig(corpus=args.corpus, path=args.path, protocol=args.recipe)
     database, queries, info = select_instances(load_instances(cfg), cfg)
     n = Counter(d.lemma for d in database)
     r = Counter((d.lemma, d.label) for d in database)
     ranked = [q for q in queries if r[(q.lemma, q.label)] >= cfg.min_sense_count]
-    print(f"{args.corpus} ({args.protocol}): D = {len(database)}, Q = {len(queries)}, ranked = {len(ranked)}")
+    # r's denominator where it is not the pool (OntoNotes: lemma+POS; the authors' SemCor: the lemma name)
+    denom = Counter(rarity_group(cfg, d) for d in database) if rarity_group(cfg, database[0]) is not None else None
+    print(f"{args.corpus} ({args.recipe}): D = {len(database)}, Q = {len(queries)}, ranked = {len(ranked)}")
     names = R.bucket_names()
     for by in ("sense", "lemma"):
         cells: dict = {}
         for q in ranked:
             big_r, big_n = r[(q.lemma, q.label)], n[q.lemma]
             freq = big_r if by == "sense" else big_n
-            bucket = R.bucket_of(freq, big_r / big_n)
+            bucket = R.bucket_of(freq, big_r / (denom[rarity_group(cfg, q)] if denom else big_n))
             if bucket:
                 cells.setdefault(bucket, []).append(R.QueryOutcome([], big_r, big_n))
         print(f"\nl = the {'query sense' if by == 'sense' else 'lemma'}'s frequency in D")

@@ -1,51 +1,98 @@
-"""How much each choice of the authors' code moves WDLMPro results, one choice at a time.
+"""How much each choice of the WDLMPro recipes moves results, one choice at a time.
 
-Runs the paper protocol, each authors' choice alone on top of it, and the full authors
-protocol on the same seeded sample, and prints P@1 / RS per task and POS and how many
-instances got a different gold rank than under the paper protocol.
+Runs the paper recipe, each authors' choice alone on top of it, the other pattern
+aggregations, and the full authors recipe on the same seeded sample, and prints P@1 / RS
+per task and POS, how many instances got a different gold rank than under the paper
+recipe, and how many the recipe dropped (static vectors under ``authors``).
 
-    python scripts/wdlmpro_protocol_effects.py --model all-MiniLM-L6-v2 --limit 500
+    python scripts/wdlmpro_protocol_effects.py --model glove-6b-50d --limit 200
+    python scripts/wdlmpro_protocol_effects.py --model smollm2-135m-instruct-q4 --limit 20
 
-Figures are only as meaningful as the model: a random-weight model ranks at chance, so
-for it only the count of changed ranks says anything (how often a choice matters).
+``--model`` takes anything ``load_scorer`` does and the GGUF short names of
+``scripts/gguf_models.py`` (de-quantised Q4 weights). Choices that cannot change a
+kind of model's scores are left out of its table (the pattern aggregation for one-pattern
+causal LMs, the text shown for static vectors, ...), and so is the synset-word rule when no
+sampled group holds a name with a full stop in its lemma. Each distinct set of inputs is
+scored once (the tie rule reuses the scores), so the ``s`` column is 0 where nothing new
+was scored. Figures are only as meaningful as
+the model: a random-weight model ranks at chance, so for it only the count of changed
+ranks says anything (how often a choice matters).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import re
+import sys
 import time
+from pathlib import Path
 
-from lexprobe.benchmarks.wdlmpro.dataset import default_dataset, sample_groups
-from lexprobe.benchmarks.wdlmpro.evaluate import rank_of_gold
-from lexprobe.benchmarks.wdlmpro.protocol import AUTHORS, PAPER
-from lexprobe.benchmarks.wdlmpro.scoring import score_groups
-from lexprobe.metrics.ranking import summarize
-from lexprobe.models import load_scorer
-from lexprobe.reporting import format_table
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from gguf_models import load_any  # noqa: E402
+
+from lexprobe.benchmarks.wdlmpro.dataset import default_dataset, sample_groups  # noqa: E402
+from lexprobe.benchmarks.wdlmpro.evaluate import instance_records  # noqa: E402
+from lexprobe.benchmarks.wdlmpro.protocol import AUTHORS, PAPER  # noqa: E402
+from lexprobe.metrics.ranking import summarize  # noqa: E402
+from lexprobe.reporting import format_table  # noqa: E402
 
 TASKS = ("w2d", "d2w")
+LM = ("masked", "causal")
 
-SINGLE_CHOICES = {
-    "capitalisation (str.capitalize, definition at start)": dict(python_capitalize=True, capitalize_definition=True),
-    "D2W verb patterns capitalised": dict(
-        masked_patterns=AUTHORS.masked_patterns, causal_patterns=AUTHORS.causal_patterns),
-    "definitions cut to 48 tokens": dict(max_definition_tokens=AUTHORS.max_definition_tokens),
-    "W2D averages probabilities": dict(w2d_average="prob"),
-    "ties by np.argsort position": dict(ties="argsort"),
-}
+#: (label, change to the paper recipe, kinds it can matter for)
+CHOICES = [
+    ("W2D patterns: mean of log-probabilities (former default)", dict(pattern_aggregation="mean-logprob"), ("masked",)),
+    ("best pattern per target (authors' notebook, oracle)", dict(pattern_aggregation="best"), ("masked",)),
+    ("capitalisation (str.capitalize, definition at start)", dict(python_capitalize=True, capitalize_definition=True), LM),
+    ("D2W verb patterns capitalised", dict(masked_patterns=AUTHORS.masked_patterns,
+                                           causal_patterns=AUTHORS.causal_patterns), LM),
+    ("definitions cut to 48 tokens", dict(max_definition_tokens=AUTHORS.max_definition_tokens), LM),
+    ("words: synset name split at the first '.'", dict(string_form="authors"), None),
+    ("GPT-2 W2D batch context shift", dict(causal_batch_shift=AUTHORS.causal_batch_shift), ("causal",)),
+    ("static: skip what has no vector (authors)", dict(static_drop=True), ("static",)),
+    ("ties by np.argsort position", dict(ties="argsort"), None),
+]
 
 
-def recipe_key(protocol, kind: str) -> str:
-    """What the scores depend on for this kind of model (the tie rule never changes scores)."""
-    if kind not in ("masked", "causal"):
-        return "any"
-    irrelevant = dict(name="", ties=PAPER.ties)
-    if kind == "causal":  # one pattern: nothing to average
-        irrelevant.update(masked_patterns=PAPER.masked_patterns, w2d_average=PAPER.w2d_average)
-    else:
-        irrelevant.update(causal_patterns=PAPER.causal_patterns)
-    return repr(dataclasses.replace(protocol, **irrelevant))
+class RegexTokens:
+    """lexprobe's static tokenisation before issue 18: a regex, exact lookup, then lower-case."""
+
+    _re = re.compile(r"\w+(?:[-']\w+)*|[^\w\s]", re.UNICODE)
+
+    def __init__(self, scorer):
+        self.scorer = scorer
+        scorer.tokens = lambda text: [w if w in scorer.vectors else w.lower() for w in self._re.findall(text)]
+        scorer._tokens = {}
+
+
+def _memoise_scores():
+    """Score each recipe's inputs once: the tie rule and the recipe's name never change scores."""
+    import lexprobe.benchmarks.wdlmpro.evaluate as ev
+
+    real, memo = ev.score_groups, {}
+
+    def scored(scorer, groups, tasks, progress=False, protocol=PAPER, pattern_scores=None):
+        key = (repr(dataclasses.replace(protocol, name="", ties="against_gold")), tuple(g.target for g in groups),
+               tuple(len(g.candidates) for g in groups), tuple(tasks))
+        if key not in memo:
+            patterns: dict = {}
+            memo[key] = (real(scorer, groups, tasks, progress, protocol, pattern_scores=patterns), patterns)
+        if pattern_scores is not None:
+            pattern_scores.update(memo[key][1])
+        return memo[key][0]
+
+    ev.score_groups = scored
+
+
+def run(scorer, groups, protocol) -> tuple[dict, int, float]:
+    start = time.perf_counter()
+    recs = instance_records(scorer, groups, TASKS, [{} for _ in groups], progress=False, protocol=protocol)
+    ranks = {(r["task"], r["target"]): r.get("gold_rank") for r in recs}
+    sizes = {(r["task"], r["target"]): r.get("n_candidates") for r in recs}
+    return {k: (ranks[k], sizes[k]) for k in ranks}, sum(r.get("gold_rank") is None for r in recs), \
+        time.perf_counter() - start
 
 
 def main() -> None:
@@ -60,32 +107,40 @@ def main() -> None:
     groups = []
     for pos in ("n", "v"):
         groups += sample_groups(default_dataset(pos), args.limit, seed=args.seed)
-    scorer = load_scorer(args.model, kind=args.kind, device=args.device, seed=args.seed)
-    variants = {"paper": PAPER}
-    variants.update({name: dataclasses.replace(PAPER, name=f"paper+{i}", **change)
-                     for i, (name, change) in enumerate(SINGLE_CHOICES.items())})
-    variants["authors (all choices)"] = AUTHORS
+    scorer = load_any(args.model, kind=args.kind, device=args.device, seed=args.seed)
+    variants = [("paper", PAPER)]
+    variants += [(label, dataclasses.replace(PAPER, name=f"paper+{i}", **change))
+                 for i, (label, change, kinds) in enumerate(CHOICES) if kinds is None or scorer.kind in kinds]
+    variants.append(("authors (all choices)", AUTHORS))
 
-    scored: dict = {}  # the tie rule does not change scores; embeddings ignore every other choice
+    if not any(c.synset.count(".") > 2 for g in groups for c in g.candidates):  # nothing to cut short
+        variants = [(label, p) for label, p in variants if p.string_form == "paper" or p is AUTHORS]
+    _memoise_scores()
+    headers = ["recipe", "W2D noun P@1/RS", "W2D verb", "D2W noun", "D2W verb", "ranks changed", "dropped", "s"]
+    title = f"{scorer.name} ({scorer.kind}), {args.limit} groups per POS, seed {args.seed}"
     rows, base = [], None
-    for name, protocol in variants.items():
-        start = time.perf_counter()
-        key = recipe_key(protocol, scorer.kind)
-        if key not in scored:
-            scored[key] = score_groups(scorer, groups, TASKS, progress=True, protocol=protocol)
-        scores = scored[key]
-        ranks = {(t, i): rank_of_gold(scores[(t, i)], protocol)[0] for t in TASKS for i in range(len(groups))}
+    for label, protocol in variants:
+        ranks, dropped, seconds = run(scorer, groups, protocol)
+        rows.append(_row(label, ranks, base, dropped, seconds, groups))
         base = base or ranks
-        changed = sum(ranks[k] != base[k] for k in ranks)
-        cells = []
-        for t in TASKS:
-            for pos in ("n", "v"):
-                idx = [i for i, g in enumerate(groups) if g.pos == pos]
-                m = summarize([ranks[(t, i)] for i in idx], [groups[i].size for i in idx])
-                cells.append(f"{100 * m['p_at_1']:.1f} / {m['rank_score']:.3f}")
-        rows.append([name] + cells + [f"{changed} / {len(ranks)}", f"{time.perf_counter() - start:.0f}"])
-    headers = ["protocol", "W2D noun P@1/RS", "W2D verb", "D2W noun", "D2W verb", "ranks changed", "s"]
-    print(format_table(headers, rows, title=f"{scorer.name} ({scorer.kind}), {args.limit} groups per POS, seed {args.seed}"))
+        print(" | ".join(map(str, rows[-1])), file=sys.stderr, flush=True)  # progress: the table comes at the end
+    if scorer.kind == "static":
+        RegexTokens(scorer)
+        ranks, dropped, seconds = run(scorer, groups, PAPER)
+        rows.append(_row("paper, regex tokens + lower-case fallback (before)", ranks, base, dropped, seconds, groups))
+    print(format_table(headers, rows, title=title))
+
+
+def _row(label, ranks, base, dropped, seconds, groups):
+    base = base or ranks
+    changed = sum(ranks[k][0] != base[k][0] for k in ranks if ranks[k][0] is not None and base[k][0] is not None)
+    cells = []
+    for t in TASKS:
+        for pos in ("n", "v"):
+            keys = [(t, g.target) for g in groups if g.pos == pos and ranks[(t, g.target)][0] is not None]
+            m = summarize([ranks[k][0] for k in keys], [ranks[k][1] for k in keys])
+            cells.append(f"{100 * m['p_at_1']:.1f} / {m['rank_score']:.3f}")
+    return [label] + cells + [f"{changed} / {len(ranks)}", dropped, f"{seconds:.0f}"]
 
 
 if __name__ == "__main__":

@@ -11,6 +11,14 @@ against the ``dist-*`` entries (one-process runs of the same cases).
 
 Every benchmark with the random scorer, the bundled MiniLM, tiny GPT-2, tiny BERT and
 tiny Llama; ``authors`` recipes; ask-to-choose on tiny Llama; a sense-ranking layer sweep.
+
+Changes asked for after the refactor (issue 18's fidelity work) change some entries on
+purpose. Each is listed in ``CHANGES`` with its reason and how to select the behaviour
+before it (a CLI option, or a field of a recipe object set back); its entry was re-recorded
+(``--rerecord NAME``, schema 2) and the entry recorded before the change moved, verbatim, to
+``behaviour_baseline_before.json``. ``test_behaviour_baseline`` runs every listed entry with
+the old behaviour selected and compares with that earlier recording (leaving out only the
+fields the change added), so the baseline still guards the refactor.
 """
 
 from __future__ import annotations
@@ -19,9 +27,11 @@ import json
 import math
 import re
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 FIXTURE = Path(__file__).with_name("behaviour_baseline.json")
+BEFORE = Path(__file__).with_name("behaviour_baseline_before.json")
 #: result sections compared (the rest is the run record, timings and paths)
 SECTIONS = ("metrics", "random_baseline", "breakdowns", "counts", "layers", "best_layer", "skipped", "instances")
 #: config keys that hold a path or a model name (different on every machine)
@@ -77,6 +87,61 @@ def runs(models: dict[str, str], inputs: dict[str, str]) -> dict[str, list[str]]
     return out
 
 
+@dataclass(frozen=True)
+class Change:
+    """An entry changed on purpose after the recording: why, how to get the old behaviour back, what is new."""
+
+    reason: str
+    old_args: tuple[str, ...] = ()  #: CLI arguments that select the behaviour before the change
+    #: (benchmark, recipe, {field: value}): the recipe object's fields set back to the behaviour before
+    old_recipe: tuple[str, str, dict] | None = None
+    old_api: dict = field(default_factory=dict)  #: dist-* entries: spec items of ``distributed_cases.run_case``
+    #: (section, key) the change added: a key of every instance, or a key of ``counts``
+    added: tuple[tuple[str, str], ...] = ()
+
+
+_PATTERNS = (("instances", "patterns"),)
+_STATIC_COUNTS = tuple(("counts", k) for k in ("static_texts", "zero_vector_texts", "static_tokens",
+                                               "skipped_oov_tokens"))
+
+CHANGES: dict[str, Change] = {
+    "wdlmpro-bert": Change(
+        "#18 item 1: the paper recipe averages the W2D patterns' probabilities (mean-prob; no rank of these five "
+        "groups moves on the tiny BERT) and masked-LM instances keep each pattern's result (`patterns`)",
+        old_args=("--pattern-aggregation", "mean-logprob"), added=_PATTERNS),
+    "wdlmpro-bert-authors": Change(
+        "#18 item 1: masked-LM instances keep each pattern's result (`patterns`); the authors recipe averaged "
+        "probabilities before too", added=_PATTERNS),
+    "wdlmpro-gpt2-authors": Change(
+        "#18 item 5: the authors recipe reproduces the GPT-2 W2D batch context shift (definition_processor.py:258-259)",
+        old_recipe=("wdlmpro", "authors", {"causal_batch_shift": None})),
+    "dist-wdlmpro-masked": Change(
+        "#18 item 1 (as wdlmpro-bert): mean-prob, no rank moves; `patterns` in instances",
+        old_api={"wdlmpro_options": {"pattern_aggregation": "mean-logprob"}}, added=_PATTERNS),
+    "dist-wdlmpro-static": Change(
+        "#18 item 4: static vectors count their coverage in `counts` (NLTK tokens, exact-case lookup: this "
+        "lower-case one-word vocabulary moves no score)", added=_STATIC_COUNTS),
+    "senserank-bert-authors": Change(
+        "#18 item 7: under the authors recipe SemCor is read as the authors' code reads it (sentence-final "
+        "targets dropped, synset_lemma labels, labels NE or without '_' never queries, pools keyed by "
+        "label.split('_')[0], r by the label's lemma name); before, only their sentence split was applied",
+        old_recipe=("senserank", "authors", {"authors_semcor": False})),
+    "dist-coda-static": Change(
+        "#18 item 4: as dist-wdlmpro-static, and the authors' skip count (0 under paper)",
+        added=_STATIC_COUNTS + (("counts", "skipped_groups_without_vectors"),)),
+}
+
+
+def without_added(result: dict, change: Change) -> dict:
+    """``result`` (as ``compared`` gives it) without the fields ``change`` added."""
+    result = json.loads(json.dumps(result))
+    for section, key in change.added:
+        part = result.get(section)
+        for record in part if isinstance(part, list) else [part] if isinstance(part, dict) else []:
+            record.pop(key, None)
+    return result
+
+
 def run_cli(argv: list[str], out: Path) -> dict:
     from lexprobe.cli import main
 
@@ -113,8 +178,7 @@ def distributed_reference(models: dict[str, str], folder: Path) -> dict[str, dic
     """The torchrun test's cases (tests/distributed_cases.py) run in one process."""
     from tests import distributed_cases as dc
 
-    spec = {"models": {"bert": models["bert"], "gpt2": models["gpt2"], "vec": str(dc.write_vec(folder / "w.vec"))},
-            "coda": str(dc.coda_groups_file(folder)), "out": None}
+    spec = distributed_spec(models, folder)
     from tests.test_distributed import CASES
 
     return {f"dist-{name}": behaviour(dc.run_case(name, spec)) for name in CASES}
@@ -185,12 +249,53 @@ def differences(expected, got, where: str = "", tol: float = 1e-6, out: list | N
     return out
 
 
-def main(argv: list[str]) -> int:
-    """``--write``: (re)write the fixture. Only ever on the code the refactor started from."""
+def rerecord(names: list[str]) -> None:
+    """Record the entries of ``CHANGES`` named again with today's code (schema 2); the entry recorded
+    before moves to ``BEFORE`` (once: a second re-recording keeps the first recording there)."""
     import tempfile
 
+    unknown = [n for n in names if n not in CHANGES]
+    if unknown:
+        raise SystemExit(f"not in CHANGES: {', '.join(unknown)} (list a change with its reason first)")
+    fixture = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    before = json.loads(BEFORE.read_text(encoding="utf-8")) if BEFORE.exists() else {}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        models = model_paths(folder / "models")
+        commands = runs(models, write_inputs(folder / "inputs"))
+        spec = distributed_spec(models, folder)
+        for name in names:
+            print(name, flush=True)
+            before.setdefault(name, fixture[name])
+            if name.startswith("dist-"):
+                from tests import distributed_cases as dc
+
+                result = dc.run_case(name[len("dist-"):], spec)
+            else:
+                result = run_cli(commands[name], folder / f"{name}.json")
+            fixture[name] = {"schema_version": 2, **compared(result)}
+    BEFORE.write_text(json.dumps(before, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+    FIXTURE.write_text(json.dumps(fixture, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def distributed_spec(models: dict[str, str], folder: Path) -> dict:
+    """The one-process spec of ``distributed_cases.run_case`` (as ``distributed_reference`` uses)."""
+    from tests import distributed_cases as dc
+
+    return {"models": {"bert": models["bert"], "gpt2": models["gpt2"], "vec": str(dc.write_vec(folder / "w.vec"))},
+            "coda": str(dc.coda_groups_file(folder)), "out": None}
+
+
+def main(argv: list[str]) -> int:
+    """``--write``: (re)write the fixture. Only ever on the code the refactor started from.
+    ``--rerecord NAME...``: re-record entries listed in ``CHANGES`` (changes asked for after it)."""
+    import tempfile
+
+    if argv[:1] == ["--rerecord"] and argv[1:]:
+        rerecord(argv[1:])
+        return 0
     if argv != ["--write"]:
-        print("usage: python3 -m tests.behaviour_baseline --write", file=sys.stderr)
+        print("usage: python3 -m tests.behaviour_baseline --write | --rerecord NAME...", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

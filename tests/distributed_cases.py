@@ -116,7 +116,8 @@ def run_case(name: str, spec: dict, fail_after: int | None = None):
             from lexprobe.benchmarks.wdlmpro import evaluate as we
 
             with _patched(we, "instance_records", fail_after):
-                result = we.evaluate(scorer, wdlmpro_groups(), out=out, chunk_size=2, progress=False)
+                result = we.evaluate(scorer, wdlmpro_groups(), out=out, chunk_size=2, progress=False,
+                                     **spec.get("wdlmpro_options", {}))
         else:
             from lexprobe.benchmarks.coda21 import evaluate as ce
             from lexprobe.benchmarks.coda21.dataset import load_coda

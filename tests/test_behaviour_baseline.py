@@ -73,3 +73,55 @@ def test_only_the_documented_additions_are_accepted():
         changed = json.loads(json.dumps(grown))
         change(changed)
         assert bb.differences(run, changed, "wdlmpro-llama-choose", added=added)
+
+
+# --- entries changed on purpose after the recording (tests/behaviour_baseline.py: CHANGES) ----------
+
+BEFORE = json.loads(bb.BEFORE.read_text(encoding="utf-8"))
+
+
+def test_every_changed_entry_is_listed_with_its_recording_before():
+    """The entries re-recorded are exactly those of CHANGES, each with a reason and its first recording kept."""
+    assert sorted(BEFORE) == sorted(bb.CHANGES)
+    for name, change in bb.CHANGES.items():
+        assert change.reason and name in FIXTURE
+        assert FIXTURE[name].get("schema_version") == 2 and "schema_version" not in BEFORE[name]  # re-recorded
+
+
+@pytest.mark.parametrize("name", sorted(bb.CHANGES))
+def test_the_behaviour_before_the_change_gives_the_first_recording(name, commands, tiny_gpt2, tiny_bert, tmp_path,
+                                                                   monkeypatch):
+    """Every changed entry, run with the old behaviour selected, equals what was recorded before the
+    refactor (without the fields the change added): the change is exactly the one asked for."""
+    import dataclasses
+
+    from lexprobe.benchmarks import registry
+
+    change = bb.CHANGES[name]
+    if change.old_recipe:
+        benchmark, recipe, fields = change.old_recipe
+        recipes = registry.get(benchmark).recipes
+        monkeypatch.setitem(recipes, recipe, dataclasses.replace(recipes[recipe], **fields))
+    if name.startswith("dist-"):
+        from tests import distributed_cases as dc
+
+        spec = bb.distributed_spec({"bert": str(tiny_bert), "gpt2": str(tiny_gpt2)}, tmp_path)
+        result = dc.run_case(name[len("dist-"):], {**spec, **change.old_api})
+    else:
+        result = bb.run_cli([*commands[name], *change.old_args], tmp_path / f"{name}.json")
+    got = bb.without_added(bb.compared(result), change)
+    problems = bb.differences(bb.compared(BEFORE[name]), got, name)
+    assert not problems, "\n".join(problems[:20])
+    now = bb.compared(FIXTURE[name])
+    for section, key in change.added:  # what the change added is in the re-recorded entry
+        part = now[section]
+        assert any(key in r for r in part) if isinstance(part, list) else key in part, (section, key)
+    if not (change.old_args or change.old_recipe or change.old_api):  # an addition only: the rest is as before
+        assert not bb.differences(bb.compared(BEFORE[name]), bb.without_added(now, change))
+
+
+def test_without_added_leaves_out_only_the_listed_fields():
+    change = bb.Change("x", added=(("instances", "patterns"), ("counts", "static_tokens")))
+    got = bb.without_added({"instances": [{"patterns": [1], "gold_rank": 2}], "counts": {"static_tokens": 3, "a": 1}},
+                           change)
+    assert got == {"instances": [{"gold_rank": 2}], "counts": {"a": 1}}

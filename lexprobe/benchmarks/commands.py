@@ -14,7 +14,7 @@ from typing import Any
 
 def register_benchmark(sub: Any, bench: Any) -> None:
     """The benchmark's command (and its aliases), its ``eval`` and its other commands."""
-    from lexprobe.benchmarks.options import add_options, add_protocol_alias
+    from lexprobe.benchmarks.options import PROTOCOL_ALIASES, add_options, add_protocol_alias
     from lexprobe.cli_common import add_model_args
 
     meta = bench.meta
@@ -24,8 +24,8 @@ def register_benchmark(sub: Any, bench: Any) -> None:
     e = bsub.add_parser("eval", help=f"evaluate a model on {meta.title}")
     add_model_args(e, seed=False)
     add_options(e, bench.Config)
-    add_protocol_alias(e, tuple(bench.recipes) + tuple(m for m in bench.methods if m not in ("likelihood",
-                                                                                               "similarity")))
+    # the deprecated --protocol names only what it named before (--method ask has no alias)
+    add_protocol_alias(e, tuple(n for n in (*bench.recipes, *bench.methods) if n in PROTOCOL_ALIASES))
     e.add_argument("--out", required=True, help="result JSON file (required)")
     e.add_argument("--no-instances", action="store_true", help="leave per-instance records out of the result file")
     e.set_defaults(func=lambda args: cmd_eval(bench, args))

@@ -111,8 +111,9 @@ def write(bench: Benchmark, result: dict, out: Path, config: Any, keep_instances
         finished(out, config, result)
 
 
-#: how the names of truncations, skips and drops in ``counts`` begin (``result_schema``)
-LOSSES = ("skipped", "dropped", "truncated")
+#: how the names of truncations, skips and drops in ``counts`` begin (``result_schema``); ``zero_vector``: static
+#: vectors had no vector for any token of a text, which then scores cosine 0 with everything
+LOSSES = ("skipped", "dropped", "truncated", "zero_vector")
 
 
 def counts_line(result: dict) -> str | None:

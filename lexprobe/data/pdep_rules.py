@@ -18,8 +18,10 @@ seed; here the shuffle is ``random.Random(seed)``. ``filter_pdep_instances`` app
 the same rules to instances already read from CoNLL-U, so a corpus converted some
 other way is evaluated on the same prepositions and senses.
 
-The stored copy of ``format_pdep.py`` lists 47 prepositions (``in`` is missing);
-the rules file names 48 with ``in``, which lexprobe follows.
+The 48 prepositions are ``WHITELIST`` of ``format_pdep.py`` at the authors' HEAD
+(lines 18-65, ``in`` at line 41). ``in`` was added in commit dbcc9d3 "forgot in"
+(2021-04-20), before the corpus files ``pdep_{train,test}.conllu`` were committed
+(862637e, 2021-05-13). The same 48 are in the shared data's corpus-rules note.
 """
 
 from __future__ import annotations

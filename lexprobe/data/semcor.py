@@ -20,6 +20,12 @@ SemCor joins multi-word expressions into one token with underscores
 (``took place``) so that ``" ".join(tokens)`` is plain text; such an annotation
 has ``multiword=True``. The archive holds 352 documents and 234,136 sense-tagged
 terms, 16,793 of them multi-word (217,343 single-token targets).
+
+``authors_semcor_instances`` reads the same sentences as the sense-ranking authors'
+code reads NLTK's ``semcor`` corpus (``bssp/semcor/dataset_reader.py``): NLTK's word
+splitting, its ``synset_lemma`` labels (from the terms' ``lexical_key`` and
+``sense_number``, which carry SemCor's ``lexsn`` and ``wnsn``), the Random(42)
+sentence split, and the pool key their retrieval uses.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ from typing import Iterator, NamedTuple
 from lexprobe.cache import cache_dir, stable_hash
 from lexprobe.errors import DataError
 
-_CACHE_VERSION = 3
+_CACHE_VERSION = 4
 _MWE_JOIN = re.compile(r"(?<=[^_])_(?=[^_])")
 
 #: WordNet ``ss_type`` digit of a sense key -> coarse part of speech (satellites are adjectives)
@@ -52,6 +58,7 @@ class SemcorAnnotation(NamedTuple):
     pos: str  # the NAF term's Penn tag (NN, VB, JJ, RB, NNP)
     sense_key: str  # e.g. "say%2:32:00::"
     multiword: bool = False
+    sense_number: str = ""  # the NAF ``sense_number`` (SemCor's ``wnsn``), e.g. "1" or "2;1"
 
     @property
     def wn_pos(self) -> str:
@@ -268,12 +275,13 @@ def _parse_document(doc_id: str, text: str) -> Iterator[SemcorSentence]:
         tokens.append(_MWE_JOIN.sub(" ", word))
     annotations: dict[str, list[SemcorAnnotation]] = {s: [] for s in sent_tokens}
     for attr_text, body in _TERM.findall(text):
-        key = None
+        key, number = None, ""
         for ref in _EXTREF.findall(body):
             ref_attrs = _attrs(ref)
-            if ref_attrs.get("reftype") == "lexical_key":
+            if ref_attrs.get("reftype") == "lexical_key" and key is None:
                 key = ref_attrs.get("reference")
-                break
+            elif ref_attrs.get("reftype") == "sense_number" and not number:
+                number = ref_attrs.get("reference", "")
         if key is None:
             continue
         targets = _TARGET.findall(body)
@@ -283,7 +291,8 @@ def _parse_document(doc_id: str, text: str) -> Iterator[SemcorSentence]:
         sent, index = position[targets[0]]
         lemma = attrs.get("lemma", "")
         multiword = len(targets) > 1 or _MWE_JOIN.search(raw[sent][index]) is not None
-        annotations[sent].append(SemcorAnnotation(index, lemma, attrs.get("pos", ""), f"{lemma}%{key}", multiword))
+        annotations[sent].append(SemcorAnnotation(index, lemma, attrs.get("pos", ""), f"{lemma}%{key}", multiword,
+                                                  number))
     for sent, tokens in sent_tokens.items():
         anns = sorted(annotations[sent], key=lambda a: a.index)
         yield SemcorSentence(doc_id, sent, tuple(tokens), tuple(anns))
@@ -325,4 +334,102 @@ def semcor_instances(
             if a.multiword:
                 continue
             out.append(SenseInstance(s.doc_id, s.tokens, a.index, a.lemma, a.wn_pos, a.sense_key, split, s.sent_id))
+    return out
+
+
+#: the authors' SemCor split: ``random.Random(42).shuffle(sentences)``, first 80% = D
+#: (``bssp/semcor/dataset_reader.py:86-92``)
+AUTHORS_SEED = 42
+_NLTK_POS = ("n", "v", "a", "r", "s")
+
+
+def authors_label(lemma: str, lexsn: str, wnsn: str, wordnet) -> str:
+    """The label the authors' SemCor reader gives a sense-tagged word.
+
+    NLTK's ``SemcorCorpusReader._word`` (``tag="sem"``) labels the word with
+    ``wordnet.lemma_from_key(lemma + "%" + lexsn)``, or, when that fails (a key WordNet
+    lacks, or a double key such as ``1:28:02::;1:28:01::``), with the string
+    ``lemma.pos.NN`` (``lemma.pos.wnsn`` when ``wnsn`` is not a number, e.g. ``2;1``);
+    ``lemma_object_to_string`` (``dataset_reader.py:47-51``) writes a Lemma as
+    ``synset.name() + "_" + lemma.name()``: ``say%2:32:00::`` -> ``state.v.01_say``.
+    """
+    try:
+        found = wordnet.lemma_from_key(f"{lemma}%{lexsn}")
+        return f"{found.synset().name()}_{found.name()}"
+    except Exception:  # noqa: BLE001 - NLTK's reader catches everything here too
+        pos = _NLTK_POS[int(lexsn.split(":")[0]) - 1]
+        try:
+            return "%s.%s.%02d" % (lemma, pos, int(wnsn))
+        except ValueError:
+            return f"{lemma}.{pos}.{wnsn}"
+
+
+def authors_pool_key(label: str) -> str:
+    """The retrieval pool of a label: ``label.split("_")[0]`` (``nearest_neighbor_models.py:59,74``).
+    For ``state.v.01_say`` that is the synset name ``state.v.01``; for a synset named after a
+    multi-word lemma (``look_for.v.01_seek``) its first word, ``look``."""
+    return label.split("_")[0]
+
+
+def authors_lemma_of_label(label: str) -> str:
+    """``lemma_from_label`` (``dataset_reader.py:20-21``): what follows the last ``_`` (the
+    WordNet lemma name, ``say``), whose count in D is the denominator of r."""
+    return label[label.rfind("_") + 1:]
+
+
+def authors_is_query(label: str) -> bool:
+    """``analysis.py:42-44``: SemCor labels ``NE`` or without ``_`` are skipped as queries."""
+    return label != "NE" and "_" in label
+
+
+def authors_semcor_instances(archive: str | Path | None = None, wordnet=None, counts: dict | None = None):
+    """SemCor as the authors' code reads it (``bssp/semcor/dataset_reader.py``), from the NAF.
+
+    * sentences shuffled with ``random.Random(42)``, the first ``int(0.8 n)`` are D;
+    * tokens are NLTK's leaves: a multi-word token (``took place``) is split into words;
+    * single-word targets only, and a target that is the sentence's **last token** is
+      dropped (``dataset_reader.py:117-119``: ``j >= len(tokens) - 1``);
+    * ``label`` = ``authors_label`` (synset_lemma); ``lemma`` = ``authors_pool_key`` of it,
+      the key the retrieval pool is built on; ``query`` = ``authors_is_query``.
+
+    ``counts`` (a dict), if given, receives how many targets each rule removed.
+    """
+    import random
+    from collections import Counter
+
+    from lexprobe.data.instances import SenseInstance
+
+    if wordnet is None:
+        from lexprobe.data.wordnet import load_wordnet
+
+        wordnet = load_wordnet()
+    tally: Counter = Counter()
+    sentences = list(iter_semcor_sentences(archive))
+    order = list(range(len(sentences)))
+    random.Random(AUTHORS_SEED).shuffle(order)
+    train = set(order[: int(len(sentences) * 0.8)])
+    out = []
+    for n, s in enumerate(sentences):
+        leaves, first = [], []
+        for tok in s.tokens:
+            first.append(len(leaves))
+            leaves.extend(tok.split(" "))
+        leaves = tuple(leaves)
+        for a in s.annotations:
+            if a.multiword:
+                tally["multiword"] += 1
+                continue
+            index = first[a.index]
+            if index >= len(leaves) - 1:
+                tally["sentence_final"] += 1
+                continue
+            lexsn = a.sense_key.split("%", 1)[1]
+            label = authors_label(a.lemma, lexsn, a.sense_number, wordnet)
+            if "_" not in label:
+                tally["no_wordnet_lemma"] += 1
+            out.append(SenseInstance(s.doc_id, leaves, index, authors_pool_key(label), a.wn_pos, label,
+                                     "train" if n in train else "test", s.sent_id, query=authors_is_query(label)))
+    tally["kept"] = len(out)
+    if counts is not None:
+        counts.update(tally)
     return out

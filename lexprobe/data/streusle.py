@@ -12,6 +12,10 @@ A target is a single-word expression with lexical category N, V or P and a
 supersense; its label is the first supersense (``ss``; for prepositions the scene
 role, as in the paper). Lemmas come from the data (JSON/conllulex) or, for
 ``.vis``, from WordNet's morphy (prepositions: lower case).
+
+``authors_sentences`` reads a split as the authors' fine-tuning reader walks it: every
+sentence (also those without a target), lexical categories exactly N, V and P, and
+``ss_ss2`` labels (``bssp/fine_tuning/streusle.py``).
 """
 
 from __future__ import annotations
@@ -147,6 +151,104 @@ def read_streusle_vis(path: str | Path, split: str, lemmatize: bool = True) -> l
                     lemma = _lemma(tokens[index], pos) if lemmatize else tokens[index].lower()
                     out.append(SenseInstance(_doc_of(sent_id), tokens, index, lemma,
                                              pos, ss, split, sent_id))
+    except _READ_ERRORS as err:
+        raise DataError(f"cannot read STREUSLE .vis file {path}: {_problem(err)}") from None
+    return out
+
+
+def authors_label(ss: str, ss2: str | None) -> str:
+    """The label of the authors' fine-tuning reader: ``ss``, or ``ss + "_" + ss2`` when the
+    JSON has an ``ss2`` (``bssp/fine_tuning/streusle.py:37-39``). In STREUSLE 4.4 only
+    adpositional supersenses have one, so prepositions get ``p.Locus_p.Locus``-style
+    labels (scene role and function), nouns and verbs plain ``n.PERSON``, ``v.motion``."""
+    return f"{ss}_{ss2}" if ss2 is not None else ss
+
+
+def _vis_ss2(lexcat: str, tag: str) -> tuple[str, str | None]:
+    """(ss, ss2) of a .vis tag. The .vis writes ``ss:ss2`` only when they differ; a
+    preposition tagged ``p.Locus`` has ss2 = ss in the JSON, an unknown ``??`` has none
+    (checked against the JSON of dev and test: identical for all 1,089 sentences)."""
+    ss, colon, ss2 = tag.partition(":")
+    if colon:
+        return ss, ss2
+    if lexcat == "P" and ss != "??":
+        return ss, ss
+    return ss, None
+
+
+def authors_sentences(root: Path, split: str) -> list[list[SenseInstance]]:
+    """Every sentence of a split in file order, sentences without a target included (as
+    empty lists), each with its single-word targets of lexical category exactly N, V or
+    P that have a supersense, in token order, labelled with ``authors_label``.
+
+    This is what the authors' ``StreusleJsonReader._read`` walks: the full sentence list
+    is shuffled before sampling, so the sentences without targets count. Lemmas are the
+    lower-cased word (fine-tuning needs none).
+    """
+    folder = Path(root) / split
+    for pattern, reader in (("*.json.gz", _authors_json), ("*.json", _authors_json),
+                            ("*.conllulex.gz", _authors_conllulex), ("*.conllulex", _authors_conllulex),
+                            ("*.vis.gz", _authors_vis), ("*.vis", _authors_vis)):
+        files = sorted(folder.glob(pattern))
+        if files:
+            return [sent for f in files for sent in reader(f, split)]
+    raise DataError(f"no STREUSLE {split} file (.json, .conllulex or .vis, optionally .gz) under {folder}")
+
+
+def _authors_json(path: Path, split: str) -> list[list[SenseInstance]]:
+    try:
+        with open_text(path) as f:
+            sentences = json.load(f)
+        out = []
+        for s in sentences:
+            tokens = tuple(str(t["word"]) for t in s["toks"])
+            sent_id = str(s["sent_id"])
+            items = []
+            for swe in s["swes"].values():
+                pos = LEXCATS.get(swe["lexcat"])
+                if pos is None or swe["ss"] is None:
+                    continue
+                index = int(swe["toknums"][0]) - 1
+                items.append(SenseInstance(_doc_of(sent_id), tokens, index, tokens[index].lower(), pos,
+                                           authors_label(swe["ss"], swe.get("ss2")), split, sent_id))
+            out.append(items)
+    except (*_READ_ERRORS, RecursionError, KeyError, TypeError, IndexError, AttributeError) as err:
+        raise DataError(f"cannot read STREUSLE JSON {path}: {_problem(err)}") from None
+    return out
+
+
+def _authors_conllulex(path: Path, split: str) -> list[list[SenseInstance]]:
+    out = []
+    for sent_id, words in read_sentences(path, CONLLULEX_FIELDS, exact=False, name="conllulex"):
+        tokens = tuple(w["form"] for w in words)
+        items = []
+        for i, w in enumerate(words):
+            pos = LEXCATS.get(w["lexcat"])
+            if pos is None or w["smwe"] != "_" or w["ss"] == "_":
+                continue
+            ss2 = None if w["ss2"] == "_" else w["ss2"]
+            items.append(SenseInstance(_doc_of(sent_id), tokens, i, tokens[i].lower(), pos,
+                                       authors_label(w["ss"], ss2), split, sent_id))
+        out.append(items)
+    return out
+
+
+def _authors_vis(path: Path, split: str) -> list[list[SenseInstance]]:
+    out = []
+    try:
+        with open_text(path) as f:
+            for line in f:
+                if not line.strip():
+                    continue
+                sent_id, tokens, singles = parse_vis_line(line)
+                items = []
+                for index, lexcat, tag in singles:
+                    pos = LEXCATS.get(lexcat)
+                    if pos is None or not tag:
+                        continue
+                    items.append(SenseInstance(_doc_of(sent_id), tokens, index, tokens[index].lower(), pos,
+                                               authors_label(*_vis_ss2(lexcat, tag)), split, sent_id))
+                out.append(items)
     except _READ_ERRORS as err:
         raise DataError(f"cannot read STREUSLE .vis file {path}: {_problem(err)}") from None
     return out

@@ -1,13 +1,21 @@
 """Embedding scorers: a text becomes one unit vector; a match score is a cosine.
 
 Two sources: a sentence-transformers model (the bundled all-MiniLM-L6-v2 by default)
-and static word vectors (fastText ``.vec`` text or word2vec ``.bin``), where a text
-is the average of its words' vectors, as in the WDLMPro and CoDA21 fastText baselines.
+and static word vectors (fastText ``.vec`` text, word2vec ``.bin``, or the packaged
+``glove-6b-50d``), where a text is the average of its words' vectors, as in the
+WDLMPro and CoDA21 fastText baselines. Both papers tokenise with NLTK and average
+"the vectors"; the authors' code (definition_benchmark ``W2D/evaluate_with_word_embeddings.py:69-88``,
+CoDA21 ``Evaluation/aligner.py:273-292``) looks every ``nltk.word_tokenize`` token up
+as it is (case-sensitive) and skips tokens without a vector. lexprobe does the same;
+a vocabulary without upper-case words (GloVe 6B) is looked up lower-cased, since
+its own training text was. ``nltk.word_tokenize`` first splits sentences with
+NLTK's punkt model, which is data NLTK downloads; lexprobe uses the same word
+tokenizer without that split (``preserve_line=True``), which differs only where a
+text has a sentence-internal full stop (docs/wdlmpro.md).
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Sequence
 
@@ -17,12 +25,12 @@ import torch
 from lexprobe.errors import DataError
 from lexprobe.scorers.base import Scorer
 
-_WORD_RE = re.compile(r"\w+(?:[-']\w+)*|[^\w\s]", re.UNICODE)
-
 
 def word_tokenize(text: str) -> list[str]:
-    """Treebank-like word tokens without NLTK's punkt data (words, inner hyphens, punctuation)."""
-    return _WORD_RE.findall(text)
+    """NLTK's word tokenizer (the Treebank-style one inside ``nltk.word_tokenize``), no punkt data needed."""
+    from nltk.tokenize import word_tokenize as nltk_word_tokenize
+
+    return nltk_word_tokenize(text, preserve_line=True)
 
 
 def _normalise(x: np.ndarray) -> np.ndarray:
@@ -63,78 +71,75 @@ class SentenceEmbeddingScorer(EmbeddingScorer):
 
 
 class StaticVectorsScorer(EmbeddingScorer):
-    def __init__(self, name: str, vectors: dict[str, np.ndarray], dim: int, lowercase_fallback: bool = True):
+    """Average of the vectors of a text's NLTK tokens that have one; tokens without are skipped.
+
+    A text none of whose tokens has a vector gets the zero vector (cosine 0 with
+    everything); ``can_embed`` says whether a text has any (the authors drop such
+    candidates, ``benchmarks/*`` decide). ``coverage()`` counts tokens and texts
+    seen by ``encode``: what was skipped is never silent.
+    """
+
+    def __init__(self, name: str, vectors: dict[str, np.ndarray], dim: int, lowercase: bool | None = None):
         super().__init__(name)
         self.kind = "static"
         self.vectors = vectors
         self.dim = dim
-        self.lowercase_fallback = lowercase_fallback
+        #: None: lower-case tokens only when the vocabulary has no upper-case word (an uncased model)
+        self.lowercase = (not any(w != w.lower() for w in vectors)) if lowercase is None else lowercase
+        self._tokens: dict[str, list[str]] = {}
 
     @classmethod
     def load(cls, path: str | Path, name: str | None = None, limit: int | None = None):
+        from lexprobe.scorers.vector_files import PACKAGED, read_packaged, read_vectors
+
+        if str(path) in PACKAGED and not Path(path).exists():
+            vectors, dim = read_packaged(str(path))
+            return cls(name or str(path), vectors, dim)
         path = Path(path)
         if not path.is_file():
             raise DataError(f"static vectors file not found: {path}; pass a .vec (text) or .bin (word2vec) file")
-        loader = _read_word2vec_bin if path.suffix == ".bin" else _read_vec_text
-        vectors, dim = loader(path, limit)
-        if not vectors:
+        vectors, dim = read_vectors(path, limit)
+        if not vectors or dim < 1:
             raise DataError(f"no vectors read from {path}; is it a fastText .vec or word2vec .bin file?")
         return cls(name or path.name, vectors, dim)
 
-    def _vector(self, word: str):
-        v = self.vectors.get(word)
-        if v is None and self.lowercase_fallback:
-            v = self.vectors.get(word.lower())
-        return v
+    def tokens(self, text: str) -> list[str]:
+        """The lookup keys of a text: its NLTK tokens (lower-cased for an uncased vocabulary)."""
+        if text not in self._tokens:
+            toks = word_tokenize(text)
+            self._tokens[text] = [t.lower() for t in toks] if self.lowercase else toks
+        return self._tokens[text]
+
+    def can_embed(self, text: str) -> bool:
+        """Whether any token of ``text`` has a vector (the authors' ``can_embed``)."""
+        return any(t in self.vectors for t in self.tokens(text))
 
     def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, text in enumerate(texts):
-            found = [v for w in word_tokenize(text) if (v := self._vector(w)) is not None]
+            toks = self.tokens(text)
+            found = [self.vectors[t] for t in toks if t in self.vectors]
+            self.count("static_tokens", len(toks))
+            self.count("static_oov_tokens", len(toks) - len(found))
             if found:
-                out[i] = np.mean(found, axis=0)
+                out[i] = np.mean(np.asarray(found, dtype=np.float64), axis=0)
+            else:
+                self.count("static_texts_without_vectors")
         self.count("texts_encoded", len(texts))
         return _normalise(out)
 
-
-def _read_vec_text(path: Path, limit: int | None):
-    vectors: dict[str, np.ndarray] = {}
-    dim = None
-    with path.open(encoding="utf-8", errors="replace") as f:
-        for lineno, line in enumerate(f, 1):
-            parts = line.rstrip().split(" ")
-            if lineno == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
-                dim = int(parts[1])  # fastText header: count dim
-                continue
-            if len(parts) < 2:
-                continue
-            if dim is None:
-                dim = len(parts) - 1
-            if len(parts) - 1 != dim:
-                raise DataError(f"{path}:{lineno}: expected {dim} numbers after the word, got {len(parts) - 1}")
-            try:
-                vectors[parts[0]] = np.asarray(parts[1:], dtype=np.float32)
-            except ValueError:
-                raise DataError(f"{path}:{lineno}: not a vector line") from None
-            if limit and len(vectors) >= limit:
-                break
-    return vectors, dim or 0
+    def coverage(self) -> dict[str, int]:
+        """Tokens and texts ``encode`` has seen, and how many had no vector."""
+        return {"tokens": self.stats.get("static_tokens", 0), "oov_tokens": self.stats.get("static_oov_tokens", 0),
+                "texts": self.stats.get("texts_encoded", 0),
+                "texts_without_vectors": self.stats.get("static_texts_without_vectors", 0)}
 
 
-def _read_word2vec_bin(path: Path, limit: int | None):
-    vectors: dict[str, np.ndarray] = {}
-    with path.open("rb") as f:
-        header = f.readline().split()
-        if len(header) != 2:
-            raise DataError(f"{path}: not a word2vec binary file (header should be 'count dim')")
-        count, dim = int(header[0]), int(header[1])
-        for _ in range(count if not limit else min(count, limit)):
-            word = bytearray()
-            while (ch := f.read(1)) not in (b" ", b""):
-                if ch != b"\n":
-                    word.extend(ch)
-            data = f.read(4 * dim)
-            if len(data) < 4 * dim:
-                raise DataError(f"{path}: file ends inside a vector; is it truncated?")
-            vectors[word.decode("utf-8", errors="replace")] = np.frombuffer(data, dtype=np.float32).copy()
-    return vectors, dim
+def vector_counts(scorer: StaticVectorsScorer, texts: Sequence[str]) -> dict[str, int]:
+    """What a result's ``counts`` say of static vectors on the distinct ``texts`` of a run: their tokens,
+    the tokens without a vector (left out of the averages), the texts with none at all (the zero vector,
+    cosine 0 with everything)."""
+    distinct = sorted(set(texts))
+    tokens = [tok for t in distinct for tok in scorer.tokens(t)]
+    return {"static_texts": len(distinct), "zero_vector_texts": sum(not scorer.can_embed(t) for t in distinct),
+            "static_tokens": len(tokens), "skipped_oov_tokens": sum(tok not in scorer.vectors for tok in tokens)}

@@ -114,18 +114,22 @@ def _forward_copies(scorer: Any, batch: Sequence[MaskedCopy]) -> list[float]:
 
 def pll_token_logprobs(scorer: Any, requests: Sequence[tuple[str, str]], variant: str = "token",
                        max_tokens: int | None = None,
-                       progress: Callable[[int], None] | None = None) -> list[np.ndarray]:
+                       progress: Callable[[int], None] | None = None,
+                       encoder: Callable | None = None) -> list[np.ndarray]:
     """Per-token PLL terms of each (prefix, continuation) request, batched across requests.
 
     ``scorer`` is MaskedLMScorer-like (``.model``, ``.tokenizer``, ``.device``,
     ``.batch_size``). Sum a result for the PLL of the continuation. The whole
     continuation is scored unless ``max_tokens`` cuts it (a benchmark's choice).
+    ``encoder`` replaces ``encode_pair`` (same signature and result: ids, scored
+    positions, word ids) where a benchmark must build its inputs another way.
     """
     copies: list[MaskedCopy] = []
     lengths = []
     limit = max_input_length(scorer)
+    encode = encoder or encode_pair
     for i, (prefix, cont) in enumerate(requests):
-        ids, positions, words = encode_pair(scorer.tokenizer, prefix, cont, max_tokens, limit)
+        ids, positions, words = encode(scorer.tokenizer, prefix, cont, max_tokens, limit)
         copies.extend(masked_copies(i, ids, positions, words, variant))
         lengths.append(len(positions))
     width = max((len(c.ids) for c in copies), default=1)
@@ -147,18 +151,19 @@ def pll_token_logprobs(scorer: Any, requests: Sequence[tuple[str, str]], variant
 
 def pll_scores(scorer: Any, requests: Sequence[tuple[str, str]], variant: str = "token",
                max_tokens: int | None = None, normalize: str = "sum",
-               progress: Callable[[int], None] | None = None) -> np.ndarray:
+               progress: Callable[[int], None] | None = None, encoder: Callable | None = None) -> np.ndarray:
     """PLL of each continuation: summed (default) or mean over its tokens."""
-    terms = pll_token_logprobs(scorer, requests, variant, max_tokens, progress)
+    terms = pll_token_logprobs(scorer, requests, variant, max_tokens, progress, encoder)
     reduce = np.mean if normalize == "mean" else np.sum
     return np.array([float(reduce(t)) for t in terms])
 
 
 @torch.inference_mode()
 def pll_reference(scorer: Any, prefix: str, continuation: str, variant: str = "token",
-                  max_tokens: int | None = None) -> np.ndarray:
+                  max_tokens: int | None = None, encoder: Callable | None = None) -> np.ndarray:
     """Plain reference: one forward pass per masked copy of one pair, full logits."""
-    ids, cont, words = encode_pair(scorer.tokenizer, prefix, continuation, max_tokens, max_input_length(scorer))
+    ids, cont, words = (encoder or encode_pair)(scorer.tokenizer, prefix, continuation, max_tokens,
+                                                max_input_length(scorer))
     out = []
     for j, pos in enumerate(cont):
         masked = list(ids)

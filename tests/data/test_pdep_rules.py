@@ -68,3 +68,18 @@ def test_pdep_convert_cli(tmp_path, capsys):
     assert len(read_pdep(out)) == 3
     assert main(["senserank", "pdep-convert", "--prepcorp", str(tmp_path / "missing.sqlite"), "--out", str(out)]) == 2
     assert "not found" in capsys.readouterr().err
+
+
+#: ``WHITELIST`` of the authors' scripts/format_pdep.py at HEAD (d12dcfe), lines 18-65, in file
+#: order; ``'in'`` (line 41) was added by commit dbcc9d3 "forgot in" before the corpus files were committed
+FORMAT_PDEP_WHITELIST = [
+    "about", "above", "across", "after", "against", "among", "around", "as", "at", "before", "behind", "below",
+    "beneath", "beside", "besides", "between", "beyond", "circa", "despite", "during", "except", "for", "from",
+    "in", "including", "inside", "into", "near", "of", "off", "on", "onto", "over", "per", "since", "than",
+    "through", "to", "toward", "towards", "under", "until", "unto", "up", "upon", "via", "with", "without",
+]
+
+
+def test_prepositions_are_format_pdep_whitelist():
+    assert len(FORMAT_PDEP_WHITELIST) == 48 and FORMAT_PDEP_WHITELIST.index("in") == 41 - 18
+    assert PDEP_PREPOSITIONS == frozenset(FORMAT_PDEP_WHITELIST)

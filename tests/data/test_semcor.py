@@ -103,11 +103,13 @@ def _etree_reference(path):
             anns = {k: [] for k in sents}
             for term in root.iter("term"):
                 keys = [r.get("reference") for r in term.iter("externalRef") if r.get("reftype") == "lexical_key"]
+                numbers = [r.get("reference") for r in term.iter("externalRef") if r.get("reftype") == "sense_number"]
                 if keys:
                     targets = [t.get("id") for t in term.iter("target")]
                     sent, i = where[targets[0]]
                     multi = len(targets) > 1 or "_" in sents[sent][i]
-                    anns[sent].append((i, term.get("lemma"), term.get("pos"), f"{term.get('lemma')}%{keys[0]}", multi))
+                    anns[sent].append((i, term.get("lemma"), term.get("pos"), f"{term.get('lemma')}%{keys[0]}", multi,
+                                       (numbers or [""])[0]))
             for sent, toks in sents.items():
                 out.append((doc, sent, tuple(t.replace("_", " ") for t in toks), sorted(anns[sent])))
     return out
@@ -125,7 +127,7 @@ def test_regex_parser_matches_elementtree(tmp_path):
            for s in iter_semcor_sentences(path)]
     assert got == _etree_reference(path)
     assert got[0][2] == ("Salt", "&", "pepper", "ran")
-    assert got[0][3] == [(2, "pepper", "DT", "pepper%1:13:00::", True), (3, "run", "VB", "run%2:38:00::", False)]
+    assert got[0][3] == [(2, "pepper", "DT", "pepper%1:13:00::", True, ""), (3, "run", "VB", "run%2:38:00::", False, "1")]
 
 
 def test_cache_makes_second_pass_skip_parsing(small_archive, monkeypatch):

@@ -37,6 +37,7 @@ def test_sample_sentences_are_the_corpus_sentences(shared_data):
         if s.doc_id in first_docs:
             ref = full[(s.doc_id, s.sent_id)]
             assert s.tokens == ref.tokens
-            assert s.annotations == tuple(a for a in ref.annotations if not a.multiword)
+            # the sample keeps no sense_number (only the authors' SemCor path reads it)
+            assert s.annotations == tuple(a._replace(sense_number="") for a in ref.annotations if not a.multiword)
             checked += 1
     assert checked >= 3

@@ -2,8 +2,10 @@
 
 Methods: ``likelihood`` (a k x k match-score matrix per group from the model's
 log-probabilities, pseudo-log-likelihoods, embedding cosines or random scores, then the
-alignment; ``evaluate.STRATEGIES`` picks by capability) and ``choose`` (the group as one
-matching question to a causal LM, ``protocols/choose_coda.py``). Recipes: ``recipe.py``.
+alignment; ``evaluate.STRATEGIES`` picks by capability), ``choose`` (the group as one
+matching question to a causal LM, ``protocols/choose_coda.py``) and ``ask`` (the authors'
+yes/no question per context-definition pair, P(Yes) aligned; causal or masked LMs,
+``asking.py``). Recipes: ``recipe.py``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any, ClassVar
 from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method, SummaryColumn
 from lexprobe.benchmarks.coda21.config import ALIGN_METHODS, PATTERN_NAMES, CodaConfig  # noqa: F401  (its API)
 from lexprobe.benchmarks.coda21.recipe import RECIPES
-from lexprobe.errors import DataError
+from lexprobe.errors import DataError, LexprobeError
 from lexprobe.scorers.capabilities import Generation, RandomScores, SentenceEmbeddings, SlotLogprobs, TokenLogprobs
 
 
@@ -46,6 +48,16 @@ class Choose(Method):
         return result
 
 
+class Ask(Method):
+    name = "ask"
+    requires = (TokenLogprobs, SlotLogprobs)
+
+    def run(self, job):
+        from lexprobe.benchmarks.coda21.asking import run_ask
+
+        return run_ask(job)
+
+
 class CoDA21(Benchmark):
     meta = BenchmarkMeta(
         name="coda21", title="CoDA21", help="CoDA21: align contexts with definitions of hidden words",
@@ -55,13 +67,16 @@ class CoDA21(Benchmark):
     )
     Config = CodaConfig
     recipes = RECIPES
-    methods: ClassVar[dict[str, Method]] = {"likelihood": Likelihood(), "choose": Choose()}
+    methods: ClassVar[dict[str, Method]] = {"likelihood": Likelihood(), "choose": Choose(), "ask": Ask()}
     has_human_items = True
 
     def check_config(self, config: CodaConfig) -> None:
         from lexprobe.benchmarks.coda21.evaluate import engine_config
 
         engine_config(config).validate()
+        if len(set(config.ask.questions)) != len(config.ask.questions):
+            raise LexprobeError(f"--questions {' '.join(map(str, config.ask.questions))} names a question twice; "
+                            "give each of 1, 2, 3 at most once")
 
     def load_items(self, config: CodaConfig):
         from lexprobe.benchmarks.coda21.cli import resolve_coda_file
@@ -133,6 +148,10 @@ class CoDA21(Benchmark):
             return choose_report(result)
         from lexprobe.benchmarks.coda21.evaluate import format_result
 
+        if result.get("method") == "ask":
+            ask = result["config"].get("ask") or {}
+            return (f"asked: question(s) {', '.join(map(str, ask.get('questions', [])))}, P(Yes) against P(No)"
+                    f"{' averaged' if len(ask.get('questions', [])) > 1 else ''}, aligned\n" + format_result(result))
         return format_result(result)
 
     def register_commands(self, sub: Any) -> None:

@@ -52,6 +52,7 @@ class BuildConfig:
     max_groups: int | None = None  # per POS; for small builds
     cluster: str = "paper"  # paper: stop merging at the first violation; authors: anywhere in the tree
     skip_shared_words: bool = True  # the release's rule; False only to measure its effect
+    word_rule: str = "paper"  # the word of a synset name: paper drops POS and sense; authors split('.')[0]
 
     @property
     def min_contexts(self) -> int:
@@ -67,6 +68,8 @@ class BuildConfig:
             raise DataError(f"unknown CoDA21 variant {self.variant!r}; use clean-hard, clean-easy, noisy-hard or noisy-easy")
         if self.cluster not in CLUSTER_RULES:
             raise DataError(f"unknown cluster rule {self.cluster!r}; use {' or '.join(CLUSTER_RULES)}")
+        if self.word_rule not in CLUSTER_RULES:
+            raise DataError(f"unknown word rule {self.word_rule!r}; use {' or '.join(CLUSTER_RULES)}")
         if not 2 <= self.k_min <= self.k_max:
             raise DataError(f"group sizes need 2 <= k_min <= k_max, got {self.k_min}..{self.k_max}")
 
@@ -144,16 +147,22 @@ def _children(synset, relation: str) -> list:
     return out
 
 
-def synset_word(name: str) -> str:
-    """The word of a synset name: ``native`` for ``native.n.02``."""
+def synset_word(name: str, rule: str = "paper") -> str:
+    """The word of a synset name: ``native`` for ``native.n.02``.
+
+    ``rule="authors"``: ``name.split('.')[0]`` as ``create_CoDA.py:132`` has it, which cuts
+    a lemma with a full stop short (``st._john's.n.02`` -> ``st``).
+    """
+    if rule == "authors":
+        return name.split(".")[0].replace("_", " ")
     return name.rsplit(".", 2)[0].lower()
 
 
-def distinct_words(names: Sequence[str]) -> list[str]:
+def distinct_words(names: Sequence[str], rule: str = "paper") -> list[str]:
     """``names`` without a synset whose word an earlier one already has (sorted input: lowest sense kept)."""
     seen, out = set(), []
     for name in names:
-        word = synset_word(name)
+        word = synset_word(name, rule)
         if word not in seen:
             seen.add(word)
             out.append(name)
@@ -181,7 +190,7 @@ def synset_groups(wn, eligible: set[str], embed: Embed, config: BuildConfig,
             continue
         members = sorted(({s.name() for s in _children(parent, config.relation)} & eligible) - used)
         if config.skip_shared_words:
-            members = distinct_words(members)
+            members = distinct_words(members, config.word_rule)
         if len(members) < config.k_min:
             continue
         missing = [m for m in members if m not in embedding_cache]

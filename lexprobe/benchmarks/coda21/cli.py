@@ -109,11 +109,13 @@ def _context_selector(model: str, device: str | None, batch_size: int | None, re
         raise LexprobeError(f"{err} (for --context-model; pass a local masked LM or `--context-model first`)") from None
     from lexprobe.benchmarks.coda21.recipe import RECIPES
 
+    # footnote 4 in both recipes (probabilities averaged): the authors' scorer is not released
     return MaskedContextSelector(scorer, average=RECIPES[recipe].context_average)
 
 
 def cmd_build(args) -> int:
     from lexprobe.benchmarks.coda21.builder import BuildConfig, build_coda
+    from lexprobe.benchmarks.coda21.recipe import RECIPES
     from lexprobe.data.semcor import iter_semcor_sentences
     from lexprobe.data.wordnet import load_wordnet
 
@@ -121,7 +123,7 @@ def cmd_build(args) -> int:
                                            "--context-model": args.context_model})
     config = BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
                          pos=("n", "v") if args.pos == "both" else (args.pos,), max_groups=args.max_groups,
-                         cluster=args.recipe)
+                         cluster=args.recipe, word_rule=RECIPES[args.recipe].word_rule)
     config.validate()
     check_output_file(args.out)
     wn = load_wordnet()

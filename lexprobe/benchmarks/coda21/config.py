@@ -14,12 +14,24 @@ PATTERN_NAMES = ("definition-of", "defined-as", "is")
 
 
 @dataclass(frozen=True)
+class AskOptions:
+    """``--method ask``: the authors' yes/no questions (``asking.py``)."""
+
+    questions: tuple[int, ...] = option(
+        (1,), "which of the authors' three questions to ask (1: Is <nonce> defined as <definition>?, 2: Can <nonce> "
+              "be defined as <definition>?, 3: Is <nonce> <definition>?; verbs: '... as to', 'to'); several: their "
+              "P(Yes) averaged per pair (1 2 3: the authors' 'Ensamble'); 1 is their released table's",
+        type=int, choices=(1, 2, 3), nargs="+")
+
+
+@dataclass(frozen=True)
 class CodaConfig:
     data: str = option(None, "CoDA21 JSON file (official format), or a variant name (clean-easy, clean-hard, "
                              "noisy-easy, noisy-hard) read from the data directory (`lexprobe data fetch coda21`)",
                        required=True, key=False, input=True)
     method: str = option("likelihood", "likelihood: a match score per (context, definition); choose: ask a "
-                         "causal LM to match them", choices=("likelihood", "choose"))
+                         "causal LM to match them; ask: P(Yes) to the authors' yes/no question per pair (causal or "
+                         "masked LMs)", choices=("likelihood", "choose", "ask"))
     recipe: str = option("paper", "paper: the paper's text; authors: the authors' released code",
                          choices=tuple(RECIPES))
     pos: str = option("both", "part of speech", choices=("n", "v", "both"))
@@ -40,3 +52,5 @@ class CodaConfig:
                                                 "scorers)", cli=False, key=False)
     choose: ChooseOptions = nested(ChooseOptions, "ask-to-choose prompting (--method choose; causal LMs)",
                                    method="choose")
+    ask: AskOptions = nested(AskOptions, "yes/no questions per pair (--method ask; causal or masked LMs)",
+                             method="ask")

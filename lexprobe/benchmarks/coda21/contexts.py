@@ -1,13 +1,17 @@
 """Contexts of synsets for the CoDA21 builder: collect them from SemCor, pick one.
 
 The paper takes, among the SemCor sentences of a synset, the one in which
-bert-base-uncased gives the masked target word the highest log-probability
-(averaged over the word's subword tokens) — a context that points at the word.
+bert-base-uncased gives the masked target word the highest log-probability;
+footnote 4: "We average the probabilities when s is tokenized to multiple tokens".
 ``MaskedContextSelector`` does that with any masked LM: all subword tokens of the
-target are masked together, and the score is the mean log-probability of the
-original tokens (``average="prob"``, the authors' code and the paper's footnote 4:
-the mean of the tokens' probabilities instead). ``FirstContextSelector`` (the first sentence in corpus order) is
-the model-free fallback used by the small dataset that ``lexprobe run`` builds.
+target are masked together, and the score is the log of the mean of the original
+tokens' probabilities (``average="prob"``, the default; ``average="log"``, the mean
+log-probability, was lexprobe's former default). The authors' scorer for this step is
+not released (definition_benchmark ``CoDA/dataset/create_CoDA.py:154-172`` reads
+precomputed scores from a file), so neither choice can be checked against their code;
+both recipes follow the footnote. ``FirstContextSelector`` (the first sentence in
+corpus order) is the model-free fallback used by the small dataset that ``lexprobe
+run`` builds.
 """
 
 from __future__ import annotations
@@ -91,7 +95,7 @@ class MaskedContextSelector:
 
     name = "masked-lm"
 
-    def __init__(self, scorer: Any, progress: Callable[[int], None] | None = None, average: str = "log"):
+    def __init__(self, scorer: Any, progress: Callable[[int], None] | None = None, average: str = "prob"):
         if average not in ("log", "prob"):
             raise ValueError(f"unknown average {average!r}; use log or prob")
         self.scorer = scorer
@@ -99,8 +103,8 @@ class MaskedContextSelector:
         self.average = average
 
     def target_logprobs(self, occurrences: Sequence[Occurrence]) -> np.ndarray:
-        """Mean log-probability (``average="prob"``: log mean probability) of the target's
-        tokens, all masked at once, per occurrence."""
+        """Log of the mean probability (``average="log"``: the mean log-probability) of the
+        target's tokens, all masked at once, per occurrence."""
         import torch
 
         from lexprobe.batching import pad_batch, run_batched

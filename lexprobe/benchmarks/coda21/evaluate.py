@@ -133,6 +133,15 @@ def _split_matrices(groups: Sequence[Group], flat: Sequence[float]) -> list[np.n
     return out
 
 
+def _pll_encoder(config: EvalConfig):
+    """authors: the released code's input, a lone byte-level space token scored too (``authors_pll``)."""
+    if not RECIPES[config.protocol].authors_pll_input:
+        return None
+    from lexprobe.benchmarks.coda21.authors_pll import authors_pll_encoding
+
+    return authors_pll_encoding
+
+
 def _causal_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[np.ndarray]:
     reduce = np.mean if config.normalize == "mean" else np.sum
     per_token = scorer.continuation_logprobs(_lm_requests(groups, config))
@@ -145,7 +154,8 @@ def _masked_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -
 
     # CoDA21's 48-token cut of definitions is made here; the PLL API scores whole texts
     flat = pll_scores(scorer, _lm_requests(groups, config), variant=config.pll_variant,
-                      max_tokens=config.max_definition_tokens, normalize=config.normalize)
+                      max_tokens=config.max_definition_tokens, normalize=config.normalize,
+                      encoder=_pll_encoder(config))
     return _split_matrices(groups, flat)
 
 
@@ -228,6 +238,38 @@ def _check_group(group: Group, config: EvalConfig) -> str | None:
     return None
 
 
+STATIC_SKIP = "has a text without any token with a vector (the authors' get_mean_emb raises here, aligner.py:284-285)"
+
+
+def _static_texts(group: Group, config: EvalConfig) -> list[str]:
+    return ([context_without_target(c.context, c.word, config.protocol) for c in group.candidates]
+            + [c.definition for c in group.candidates])
+
+
+def is_static_vectors(scorer: Any) -> bool:
+    """Static word vectors (``StaticVectorsScorer``): texts averaged from token vectors, some tokens without one."""
+    return callable(getattr(scorer, "can_embed", None))
+
+
+def _static_check(group: Group, scorer: Any, config: EvalConfig) -> str | None:
+    """authors: a group with a context or definition static vectors cannot embed is skipped (their run
+    stopped with ValueError); paper: such a text is the zero vector (cosine 0 with everything)."""
+    if not (RECIPES[config.protocol].static_skip and is_static_vectors(scorer)):
+        return None
+    return None if all(scorer.can_embed(t) for t in _static_texts(group, config)) else STATIC_SKIP
+
+
+def static_counts(scorer: Any, groups: Sequence[Group], problems: Sequence[GroupProblem],
+                  config: EvalConfig) -> dict[str, int]:
+    """The result's ``counts`` of a static-vector run: tokens of the distinct texts embedded and how many had
+    no vector (left out of the average), texts with none at all (the zero vector), groups skipped for it."""
+    from lexprobe.scorers.embedding import vector_counts
+
+    texts = sorted({t for g in groups for t in _static_texts(g, config)})
+    return {**vector_counts(scorer, texts), "skipped_groups_without_vectors": sum(p.reason == STATIC_SKIP
+                                                                                 for p in problems)}
+
+
 # --- metrics ---------------------------------------------------------------------------
 
 def summarise(records: Sequence[dict], problems: Sequence[GroupProblem], pos: Sequence[str]) -> dict[str, Any]:
@@ -284,14 +326,14 @@ def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out
     return run("coda21", scorer, cfg, out, items=data, progress=progress)
 
 
-def runnable_groups(data: CodaData, config: EvalConfig) -> tuple[list[Group], list[GroupProblem], tuple]:
+def runnable_groups(data: CodaData, config: EvalConfig, scorer: Any = None) -> tuple[list[Group], list[GroupProblem], tuple]:
     """The groups of the run, the problems of those left out, the POS list."""
     groups = select_groups(data, config)
     pos_list = ("n", "v") if config.pos == "both" else (config.pos,)
     problems = [p for p in data.problems if p.group_id.split("/")[0] in pos_list]
     runnable = []
     for g in groups:
-        reason = _check_group(g, config)
+        reason = _check_group(g, config) or _static_check(g, scorer, config)
         if reason:
             problems.append(GroupProblem(g.id, reason))
         else:
@@ -306,7 +348,7 @@ def run_likelihood(job) -> dict[str, Any] | None:
     (under ``torchrun`` split across ranks by token count)."""
     data, scorer, config = job.items, job.scorer, engine_config(job.config)
     config.validate()
-    runnable, problems, pos_list = runnable_groups(data, config)
+    runnable, problems, pos_list = runnable_groups(data, config, scorer)
     key = job.key([[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]]
                    for g in runnable])
     cheap = not isinstance(scorer, (TokenLogprobs, SlotLogprobs))
@@ -323,6 +365,8 @@ def run_likelihood(job) -> dict[str, Any] | None:
     if records is None:  # another rank than 0: rank 0 writes the result
         return None
     result = _result(data, scorer, config, records, problems, pos_list, runnable)
+    if is_static_vectors(scorer):  # what the static vectors could not embed or the recipe skipped: counts
+        result["counts"] = static_counts(scorer, runnable, problems, config)
     result["_items"] = runnable
     return result
 

@@ -51,7 +51,7 @@ def upgrade(old: dict) -> dict:
             random[_slice(key)] = {"accuracy": m.get("random_baseline"), "n": n,
                                    "ci": {"accuracy": ci["random_baseline"]} if "random_baseline" in ci else {}}
     skipped = [{"unit": s.get("group"), "reason": s.get("reason")} for s in old.get("skipped") or []]
-    counts = {"skipped_groups": len(skipped)}
+    counts = {"skipped_groups": len(skipped), **(old.get("counts") or {})}
     if method == "choose":
         counts["skipped_too_long"] = (old_metrics.get("both") or {}).get("skipped", 0)
     breakdowns = {TASK: old["breakdowns"]} if old.get("breakdowns") else {}

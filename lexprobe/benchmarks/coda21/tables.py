@@ -1,4 +1,5 @@
-"""CoDA21's report tables: models side by side per data file (likelihood), and the ask-to-choose table."""
+"""CoDA21's report tables: models side by side per data file (likelihood; ask in a table of its own), and the
+ask-to-choose table."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from lexprobe.tables import (
 
 
 def tables(results: list[dict]) -> list[Table]:
-    return (likelihood_tables([r for r in results if not r.get("readings")])
+    return (likelihood_tables([r for r in results if not r.get("readings") and r.get("method") != "ask"])
+            + likelihood_tables([r for r in results if r.get("method") == "ask"], ask=True)
             + choose_tables([r for r in results if r.get("readings")]))
 
 
@@ -30,18 +32,29 @@ def _random(r: dict, pos: str) -> Cell:
     return cell(b, "accuracy")
 
 
-def likelihood_tables(results: list[dict]) -> list[Table]:
+def _questions(r: dict) -> str:
+    return " ".join(map(str, (r["config"].get("ask") or {}).get("questions", [])))
+
+
+def likelihood_tables(results: list[dict], ask: bool = False) -> list[Table]:
+    """One table per data file; ``ask``: the results of ``--method ask`` (the questions asked in the model column)."""
     tables = []
     names = name_counts(results)
     for task, members in by_group(results, data_name).items():
         cols = [p for p in ("n", "v", "all") if any((r["metrics"][TASK].get(p) or {}).get("n") for r in members)]
         headers = ["Model"] + [f"{POS_NAME[p]} {m}" for p in cols for m in ("acc. (%)", "simple (%)")] + ["groups"]
-        table = Table("coda21", f"CoDA21 {task}", headers,
-                      note="accuracy with the one-to-one alignment and with simple matching; "
-                           "95% bootstrap intervals over groups in brackets.")
+        title, note = f"CoDA21 {task}", ""
+        if ask:
+            title += ", asked yes/no (--method ask)"
+            note = ("match score: P(Yes) against P(No) to the authors' question(s) per context-definition pair "
+                    "(averaged over the questions named after the model); ")
+        table = Table("coda21", title, headers,
+                      note=note + "accuracy with the one-to-one alignment and with simple matching; "
+                                  "95% bootstrap intervals over groups in brackets.")
         for r in members:
             m = r["metrics"][TASK]
-            table.rows.append([label(r, names)] + [cell(m.get(p), key) for p in cols
+            name = f"{label(r, names)} [questions {_questions(r)}]" if ask else label(r, names)
+            table.rows.append([name] + [cell(m.get(p), key) for p in cols
                                                    for key in ("accuracy", "simple_accuracy")]
                               + [(m.get("all") or {}).get("n")])
         digests, seen = {digest(r) for r in members}, set()

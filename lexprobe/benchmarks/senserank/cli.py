@@ -67,11 +67,12 @@ def _cmd_finetune(args: argparse.Namespace) -> int:
     cfg = FinetuneConfig(
         model=args.model, instances=args.instances, out=args.out, path=args.path, epochs=args.epochs,
         patience=args.patience, lr=args.lr, batch_size=args.batch_size, device=args.device, seed=args.seed,
-        protocol=args.recipe,
+        recipe=args.recipe,
     )
     summary = finetune(cfg)
     if summary["best_dev_accuracy"] is None:
-        kept = f"last epoch kept, lowest training loss at epoch {summary['best_epoch']}"
+        kept = (f"last epoch kept, lowest eval-mode loss on the training data at epoch {summary['best_epoch']}; "
+                f"the authors' script trains every --instances label on these 99 (33 per POS)")
     else:
         kept = f"best dev accuracy {summary['best_dev_accuracy']:.3f} at epoch {summary['best_epoch']}"
     print(

@@ -15,9 +15,16 @@ class SenseRecipe:
     name: str
     semcor_sentence_split: bool  #: SemCor split by sentence, shuffled with random.Random(42) (authors); else by document
     words_alone: bool  #: every word tokenised on its own (the authors' AllenNLP indexer)
+    #: SemCor as the authors' reader has it (``data/semcor.authors_semcor_instances``: their sentence split,
+    #: sentence-final targets dropped, synset_lemma labels, NE labels never queries; pools keyed by
+    #: ``label.split("_")[0]``, r by the label's lemma name); with it ``semcor_sentence_split`` is implied
+    authors_semcor: bool = False
+    #: ``senserank finetune``: the authors' all_experiments.sh recipe (``finetune_authors.py``); else the paper's
+    authors_inoculation: bool = False
 
 
-RECIPES = {"paper": SenseRecipe("paper", False, False), "authors": SenseRecipe("authors", True, True)}
+RECIPES = {"paper": SenseRecipe("paper", False, False),
+           "authors": SenseRecipe("authors", True, True, authors_semcor=True, authors_inoculation=True)}
 
 
 @dataclass(frozen=True)

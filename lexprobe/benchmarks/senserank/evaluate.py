@@ -156,18 +156,28 @@ def select_instances(instances: Sequence[SenseInstance], cfg: EvalConfig) -> tup
     return database, queries, info
 
 
-#: the authors' SemCor split: sentences shuffled with random.Random(42), first 80% = D
-AUTHORS_SEMCOR_SEED = 42
+def authors_semcor(cfg: EvalConfig) -> bool:
+    """SemCor read as the authors' code reads it (``data/semcor.py: authors_semcor_instances``):
+    sentence split with seed 42, synset_lemma labels, pools keyed by ``label.split("_")[0]``,
+    and r divided by the count of the label's WordNet lemma name in D."""
+    from lexprobe.benchmarks.senserank.config import RECIPES
+
+    return cfg.corpus == "semcor" and RECIPES[cfg.protocol].authors_semcor
 
 
 def load_instances(cfg: EvalConfig) -> list[SenseInstance]:
-    """The corpus; under ``protocol="authors"`` SemCor is split by sentence with seed 42."""
-    if cfg.protocol == "authors" and cfg.corpus == "semcor":
-        from lexprobe.data.semcor import semcor_instances
+    """The corpus; under ``protocol="authors"`` SemCor as the authors' code reads it (a recipe with
+    ``semcor_sentence_split`` alone: the paper's reader with the authors' sentence split)."""
+    from lexprobe.benchmarks.senserank.config import RECIPES
+
+    if cfg.corpus == "semcor" and (RECIPES[cfg.protocol].authors_semcor or RECIPES[cfg.protocol].semcor_sentence_split):
+        from lexprobe.data.semcor import AUTHORS_SEED, authors_semcor_instances, semcor_instances
 
         if cfg.path is not None and not Path(cfg.path).exists():
             raise DataError(f"semcor data not found at {cfg.path}; check --path")
-        return semcor_instances(cfg.path, seed=AUTHORS_SEMCOR_SEED, split_by="sentence")
+        if authors_semcor(cfg):
+            return authors_semcor_instances(cfg.path)
+        return semcor_instances(cfg.path, seed=AUTHORS_SEED, split_by="sentence")
     from lexprobe.data.corpora import load_corpus
 
     return load_corpus(cfg.corpus, cfg.path, seed=cfg.seed)
@@ -402,15 +412,27 @@ def _instance_key(x: SenseInstance) -> list:
     return [x.doc_id, x.sent_id, list(x.tokens), x.index, x.lemma, x.pos, x.label, x.split]
 
 
+def rarity_group(cfg, inst: SenseInstance):
+    """What r = R / N divides by when it is not the query's retrieval pool: the lemma+POS
+    (OntoNotes), the label's WordNet lemma name (the authors' SemCor); else None."""
+    if cfg.corpus in RARITY_BY_LEMMA_POS:
+        return (inst.lemma, inst.pos)
+    if authors_semcor(cfg):
+        from lexprobe.data.semcor import authors_lemma_of_label
+
+        return authors_lemma_of_label(inst.label)
+    return None
+
+
 def rarity_denominators(cfg, database: Sequence[SenseInstance], db_ok=None):
-    """N of r = R / N per query: None (the same-lemma pool) or a (lemma, pos) -> count map."""
-    if cfg.corpus not in RARITY_BY_LEMMA_POS:
+    """N of r = R / N per query: None (the same-lemma pool) or a ``rarity_group`` -> count map."""
+    if cfg.corpus not in RARITY_BY_LEMMA_POS and not authors_semcor(cfg):
         return None
     ok = np.ones(len(database), bool) if db_ok is None else np.asarray(db_ok, bool)
     counts: dict = defaultdict(int)
     for d, good in zip(database, ok):
         if good:
-            counts[(d.lemma, d.pos)] += 1
+            counts[rarity_group(cfg, d)] += 1
     return counts
 
 
@@ -423,7 +445,7 @@ def build_result(cfg, embedder, database, queries, report, info, timing, db_ok=N
     pos_counts = rarity_denominators(cfg, database, db_ok)
     for rq in report.ranked:
         q = queries[rq.query]
-        denominator = rq.n_candidates if pos_counts is None else pos_counts.get((q.lemma, q.pos), 0)
+        denominator = rq.n_candidates if pos_counts is None else pos_counts.get(rarity_group(cfg, q), 0)
         rarity = rq.n_relevant / denominator if denominator else 1.0
         single_sense += rarity == 1.0
         freq = rq.n_relevant if cfg.bucket_by == "sense" else rq.n_candidates

@@ -7,18 +7,22 @@ the STREUSLE train split in equal numbers of nouns, verbs and prepositions
 (``--instances`` in total; the remainder of a division by 3 goes to nouns, then
 verbs). Prepositions use their first supersense (the scene role), as in the paper.
 
-Optimiser: AdamW, learning rate 2e-5, up to 40 epochs. Early stopping (not in the
-paper, which trains 40 epochs): after each epoch the accuracy on a balanced sample
-of the STREUSLE dev split (half the training size, at least 60) is measured; the
-best epoch's encoder is kept and training stops after ``patience`` epochs without
-improvement. Everything is seeded. The encoder is saved with ``save_pretrained``
-(safetensors) plus its tokenizer, so ``senserank eval --model DIR`` loads it like
-any other model; the head and a training log are saved beside it.
+Optimiser: AdamW (weight decay 0, the default of the HuggingFace AdamW the paper
+names), learning rate 2e-5, up to 40 epochs. Early stopping (not in the paper, which
+trains 40 epochs): after each epoch the accuracy on a balanced sample of the STREUSLE
+dev split (half the training size, at least 60) is measured; the best epoch's encoder
+is kept and training stops after ``patience`` epochs without improvement. Everything
+is seeded. The encoder is saved with ``save_pretrained`` (safetensors) plus its
+tokenizer, so ``senserank eval --model DIR`` loads it like any other model; the head
+and a training log are saved beside it.
 
-``protocol="authors"`` follows the authors' released fine-tuning instead: n // 3
-instances of each POS (33/33/33 for "100"), batch size 8, weight decay 0, early
-stopping with patience 5 on the *training* loss (no dev set) and the last epoch's
-weights kept.
+``recipe="authors"`` (``--recipe authors``; ``--protocol`` is its deprecated alias) follows the
+authors' released script instead
+(``finetune_authors.py`` has the line-by-line reading): 33 nouns, verbs and
+prepositions whatever ``--instances`` says, taken in order from a seeded shuffle of
+the sentences, ``ss_ss2`` preposition labels, words tokenised alone, fixed batches
+of 8 in the same order every epoch, early stopping with patience 5 on an
+evaluation-mode pass over the training data, the last epoch's weights kept.
 """
 
 from __future__ import annotations
@@ -52,20 +56,31 @@ class FinetuneConfig:
     seed: int = 0
     max_length: int = 256
     dev_instances: int | None = None
-    protocol: str = "paper"  # paper | authors (33/33/33, batch 8, no weight decay, patience 5 on train loss)
-    weight_decay: float = 0.01  # torch AdamW's default; the authors' code: 0
+    recipe: str = "paper"  # paper | authors (all_experiments.sh: 33/33/33, fixed batches of 8, ...): RECIPES
+    weight_decay: float = 0.0  # HuggingFace AdamW's default (the paper's optimiser) and the authors' code
 
     def effective(self) -> "FinetuneConfig":
-        """The settings actually used: the authors' protocol fixes batch size, decay and patience."""
-        if self.protocol == "authors":
-            return replace(self, batch_size=8, weight_decay=0.0, patience=5)
+        """The settings actually used: the authors' script fixes batch size, decay and patience."""
+        if recipe_of(self).authors_inoculation:
+            from lexprobe.benchmarks.senserank.finetune_authors import AUTHORS_BATCH_SIZE, AUTHORS_PATIENCE
+
+            return replace(self, batch_size=AUTHORS_BATCH_SIZE, weight_decay=0.0, patience=AUTHORS_PATIENCE)
         return self
+
+
+def recipe_of(cfg: FinetuneConfig):
+    """The sense-ranking recipe object of ``cfg.recipe`` (``config.RECIPES``); one line for an unknown name."""
+    from lexprobe.benchmarks.senserank.config import RECIPES
+
+    if cfg.recipe not in RECIPES:
+        raise DataError(f"unknown recipe {cfg.recipe!r} for fine-tuning; use {' or '.join(RECIPES)}")
+    return RECIPES[cfg.recipe]
 
 
 def sample_balanced(instances: Sequence[SenseInstance], n: int, rng: random.Random,
                     remainder: bool = True) -> list[SenseInstance]:
     """n instances, equal numbers of nouns, verbs and prepositions (remainder: nouns first;
-    ``remainder=False``: n // 3 each, the authors' 33/33/33 for 100)."""
+    ``remainder=False``: n // 3 each)."""
     quota = {p: n // 3 for p in ("n", "v", "p")}
     for p in ("n", "v", "p")[: n % 3 if remainder else 0]:
         quota[p] += 1
@@ -94,8 +109,11 @@ class SupersenseTagger(nn.Module):
         return self.head(pooled)
 
 
-def encode_targets(tokenizer, instances: Sequence[SenseInstance], max_length: int):
-    """Tokenised batch and a (B, T) mask of each target's subwords (located by character offsets)."""
+def encode_targets(tokenizer, instances: Sequence[SenseInstance], max_length: int, words_alone: bool = False):
+    """Tokenised batch and a (B, T) mask of each target's subwords (located by character offsets;
+    ``words_alone``: every word tokenised on its own, as AllenNLP's mismatched indexer does)."""
+    if words_alone:
+        return _encode_words_alone(tokenizer, instances, max_length)
     from lexprobe.scorers.token_embeddings import target_subwords
 
     enc = tokenizer([i.text for i in instances], return_offsets_mapping=True, padding=True, truncation=True,
@@ -109,34 +127,62 @@ def encode_targets(tokenizer, instances: Sequence[SenseInstance], max_length: in
     return enc, torch.from_numpy(mask)
 
 
+def _encode_words_alone(tokenizer, instances: Sequence[SenseInstance], max_length: int):
+    from lexprobe.batching import pad_batch
+    from lexprobe.scorers.token_embeddings import _special_frame
+
+    prefix, suffix = _special_frame(tokenizer)
+    keep = max(0, max_length - len(prefix) - len(suffix))
+    rows, spans = [], []
+    for inst in instances:
+        ids, start = [], 0
+        for j, word in enumerate(inst.tokens):
+            pieces = tokenizer(word, add_special_tokens=False)["input_ids"]
+            if j == inst.index:
+                start = len(ids)
+                spans.append((start, start + len(pieces)))
+            ids.extend(pieces)
+        rows.append(prefix + ids[:keep] + suffix)
+    input_ids, attention = pad_batch(rows, tokenizer.pad_token_id)
+    mask = torch.zeros(input_ids.shape, dtype=torch.float32)
+    for b, (s, e) in enumerate(spans):
+        mask[b, len(prefix) + s : len(prefix) + min(e, keep)] = 1.0
+    return {"input_ids": input_ids, "attention_mask": attention}, mask
+
+
 def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = None,
-             dev_pool: Sequence[SenseInstance] | None = None, progress: bool = True) -> dict:
-    """Fine-tune ``cfg.model`` and save the best encoder to ``cfg.out``; returns a summary."""
+             dev_pool: Sequence[SenseInstance] | None = None, progress: bool = True,
+             train_sentences: Sequence[Sequence[SenseInstance]] | None = None) -> dict:
+    """Fine-tune ``cfg.model`` and save the encoder to ``cfg.out``; returns a summary.
+
+    ``train_pool``/``dev_pool`` (the paper's recipe) and ``train_sentences`` (the authors',
+    ``streusle.authors_sentences``) replace reading STREUSLE from ``cfg.path``."""
     from transformers import AutoModel, AutoTokenizer
 
-    from lexprobe.data.streusle import read_split, default_root
     from lexprobe.models import pick_device, resolve_model_path
 
-    if cfg.protocol not in ("paper", "authors"):
-        raise DataError(f"unknown protocol {cfg.protocol!r} for fine-tuning; use paper or authors")
+    authors = recipe_of(cfg).authors_inoculation
     cfg = cfg.effective()
-    authors = cfg.protocol == "authors"
     rng = random.Random(cfg.seed)
     torch.manual_seed(cfg.seed)
     np.random.seed(cfg.seed)
-    if train_pool is None or dev_pool is None:
-        root = Path(cfg.path) if cfg.path else default_root()
-        if not root.is_dir():
-            if not cfg.path:
-                from lexprobe.data.locations import missing_message
+    if authors:
+        from lexprobe.benchmarks.senserank.finetune_authors import AUTHORS_NUM_INSTS, authors_sample
+        from lexprobe.data.streusle import authors_sentences
 
-                raise DataError(missing_message("streusle") + ", or pass --path to a streusle-4.4 folder")
-            raise DataError(f"STREUSLE 4.4 directory not found at {root}; pass --path to the streusle-4.4 folder")
-        train_pool = read_split(root, "train", lemmatize=False) if train_pool is None else train_pool
-        dev_pool = read_split(root, "dev", lemmatize=False) if dev_pool is None else dev_pool
-    train = sample_balanced(train_pool, cfg.instances, rng, remainder=not authors)
-    n_dev = cfg.dev_instances or max(60, cfg.instances // 2)
-    dev = [] if authors else sample_balanced(dev_pool, min(n_dev, _balanced_capacity(dev_pool)), rng)
+        if train_sentences is None:
+            train_sentences = authors_sentences(_streusle_root(cfg), "train")
+        train, dev = authors_sample(train_sentences, AUTHORS_NUM_INSTS // 3, rng), []
+    else:
+        from lexprobe.data.streusle import read_split
+
+        if train_pool is None or dev_pool is None:
+            root = _streusle_root(cfg)
+            train_pool = read_split(root, "train", lemmatize=False) if train_pool is None else train_pool
+            dev_pool = read_split(root, "dev", lemmatize=False) if dev_pool is None else dev_pool
+        train = sample_balanced(train_pool, cfg.instances, rng)
+        n_dev = cfg.dev_instances or max(60, cfg.instances // 2)
+        dev = sample_balanced(dev_pool, min(n_dev, _balanced_capacity(dev_pool)), rng)
     labels = sorted({i.label for i in train})
     label_id = {lab: k for k, lab in enumerate(labels)}
 
@@ -153,9 +199,60 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
     device = pick_device(cfg.device)
     model = SupersenseTagger(encoder, len(labels)).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    loss_fn = nn.CrossEntropyLoss()
     max_length = min(cfg.max_length, getattr(encoder.config, "max_position_embeddings", 512) or 512)
 
+    if authors:
+        from lexprobe.benchmarks.senserank.finetune_authors import fixed_batches, make_forward, train_authors
+
+        forward = make_forward(model, lambda batch: encode_targets(tokenizer, batch, max_length, words_alone=True),
+                               label_id, device)
+        history, best_epoch = train_authors(model, optimizer, fixed_batches(train, cfg.batch_size), forward,
+                                            cfg.epochs, cfg.patience, progress)
+        best_acc = None
+    else:
+        history, best_epoch, best_acc = _train_paper(model, optimizer, tokenizer, train, dev, label_id, device,
+                                                     cfg, max_length, rng, progress)
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    model.encoder.save_pretrained(out, safe_serialization=True)
+    tokenizer.save_pretrained(out)
+    torch.save(model.head.state_dict(), out / "supersense_head.pt")
+    summary = {
+        "config": asdict(cfg),
+        "labels": labels,
+        "instances_label": cfg.instances,  # authors: only the name of the run, as in models/MODEL_N.pt
+        "train_instances": len(train),
+        "train_by_pos": {p: sum(i.pos == p for i in train) for p in ("n", "v", "p")},
+        "train_sample": [f"{i.sent_id}#{i.index}" for i in train],  # in training order
+        "dev_instances": len(dev),
+        "epochs_run": len(history),
+        # paper: the epoch of the best dev accuracy (kept); authors: the epoch of the lowest
+        # evaluation-mode loss on the training data (the last epoch is kept)
+        "best_epoch": best_epoch,
+        "kept_epoch": len(history) if authors else best_epoch,
+        "best_dev_accuracy": best_acc,
+        "history": history,
+    }
+    (out / "lexprobe_finetune.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    return summary
+
+
+def _streusle_root(cfg: FinetuneConfig) -> Path:
+    from lexprobe.data.streusle import default_root
+
+    root = Path(cfg.path) if cfg.path else default_root()
+    if not root.is_dir():
+        if not cfg.path:
+            from lexprobe.data.locations import missing_message
+
+            raise DataError(missing_message("streusle") + ", or pass --path to a streusle-4.4 folder")
+        raise DataError(f"STREUSLE 4.4 directory not found at {root}; pass --path to the streusle-4.4 folder")
+    return root
+
+
+def _train_paper(model, optimizer, tokenizer, train, dev, label_id, device, cfg, max_length, rng, progress):
+    """Reshuffled batches every epoch; dev accuracy after each; the best epoch's weights restored."""
+    loss_fn = nn.CrossEntropyLoss()
     history, best_acc, best_epoch, best_state, stale = [], -1.0, 0, None, 0
     for epoch in range(1, cfg.epochs + 1):
         model.train()
@@ -173,18 +270,6 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
             optimizer.step()
             total += loss.item() * len(batch)
         train_loss = total / len(train)
-        if authors:  # early stopping on the training loss; the last epoch's weights are kept
-            history.append({"epoch": epoch, "train_loss": train_loss, "dev_accuracy": None})
-            if progress:
-                print(f"epoch {epoch}: train loss {train_loss:.4f}", flush=True)
-            best_loss = min([h["train_loss"] for h in history[:-1]], default=float("inf"))
-            if train_loss < best_loss:
-                best_epoch, stale = epoch, 0
-            else:
-                stale += 1
-                if stale >= cfg.patience:
-                    break
-            continue
         acc = _accuracy(model, tokenizer, dev, label_id, device, cfg.batch_size, max_length)
         history.append({"epoch": epoch, "train_loss": train_loss, "dev_accuracy": acc})
         if progress:
@@ -198,25 +283,7 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
                 break
     if best_state is not None:
         model.load_state_dict(best_state)
-    out = Path(cfg.out)
-    out.mkdir(parents=True, exist_ok=True)
-    model.encoder.save_pretrained(out, safe_serialization=True)
-    tokenizer.save_pretrained(out)
-    torch.save(model.head.state_dict(), out / "supersense_head.pt")
-    summary = {
-        "config": asdict(cfg),
-        "labels": labels,
-        "train_instances": len(train),
-        "train_by_pos": {p: sum(i.pos == p for i in train) for p in ("n", "v", "p")},
-        "dev_instances": len(dev),
-        "epochs_run": len(history),
-        "best_epoch": best_epoch,  # authors: the epoch of the lowest training loss (the last epoch is kept)
-        "kept_epoch": len(history) if authors else best_epoch,
-        "best_dev_accuracy": None if authors else best_acc,
-        "history": history,
-    }
-    (out / "lexprobe_finetune.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
-    return summary
+    return history, best_epoch, best_acc
 
 
 def _balanced_capacity(pool: Sequence[SenseInstance]) -> int:

@@ -10,6 +10,8 @@ from lexprobe.cli_common import non_negative_int, positive_int
 from lexprobe.protocols.choose_cli import ChooseOptions
 
 TASK_CHOICES = {"w2d": ("w2d",), "d2w": ("d2w",), "both": ("w2d", "d2w")}
+#: how a masked LM's patterns are combined (``protocol.py``): the paper's text, the former default, the best pattern
+PATTERN_AGGREGATIONS = ("mean-prob", "mean-logprob", "best")
 #: groups per resumable unit: small enough that Ctrl-C keeps nearly all work, and the bar moves per chunk
 DEFAULT_CHUNK_SIZE = 32
 
@@ -28,6 +30,11 @@ class WDLMProConfig:
     limit: int | None = option(None, "evaluate a seeded sample of N groups per POS (default: all)", type=positive_int)
     counts: str | None = option(None, "word<TAB>count file for frequency bands (default: wordfreq Zipf bands)",
                                 key=False, input=True)
+    pattern_aggregation: str = option(
+        "mean-prob", "masked LMs: how the patterns' scores are combined: mean-prob (the paper's text: W2D averages "
+        "the patterns' probabilities, D2W their average log-probabilities), mean-logprob (log-probabilities for both "
+        "tasks; lexprobe before issue 18), or best (the authors' notebook: each target's best pattern, an oracle); "
+        "recorded for every model", choices=PATTERN_AGGREGATIONS, method="likelihood")
     seed: int = option(0, "seed of the --limit sample, the choose options and the random scorer",
                        type=non_negative_int)
     chunk_size: int = option(DEFAULT_CHUNK_SIZE, "groups scored together (sister groups share pairs); every "

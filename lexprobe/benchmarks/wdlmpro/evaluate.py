@@ -13,9 +13,10 @@ from typing import Callable, Sequence
 
 from tqdm.auto import tqdm
 
+from lexprobe.benchmarks.wdlmpro import static_drop
 from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict
-from lexprobe.benchmarks.wdlmpro.protocol import PAPER, Protocol, argsort_rank, get_protocol
-from lexprobe.benchmarks.wdlmpro.scoring import TASKS, score_groups, word_token_count
+from lexprobe.benchmarks.wdlmpro.protocol import PAPER, Protocol, argsort_rank, best_pattern_rank, get_protocol
+from lexprobe.benchmarks.wdlmpro.scoring import TASKS, recipe_groups, score_groups, word_token_count
 from lexprobe.distributed import is_main, run_units, token_counts
 from lexprobe.errors import DataError
 from lexprobe.metrics.ranking import gold_rank, predicted_index, random_expectation, rank_score, summarize
@@ -38,23 +39,63 @@ def rank_of_gold(scores, protocol: Protocol = PAPER) -> tuple[int, int]:
     return gold_rank(scores, gold=0), predicted_index(scores, gold=0)
 
 
+def is_static_vectors(scorer) -> bool:
+    """Static word vectors (``StaticVectorsScorer``): a text is the mean of its tokens' vectors, where they have one."""
+    return callable(getattr(scorer, "can_embed", None))
+
+
+def _scored_views(scorer, groups, tasks, protocol: Protocol, progress: bool):
+    """{(task, i): (group as scored or None, scores, per-pattern scores, candidates skipped, why dropped)}."""
+    shown = recipe_groups(groups, protocol)
+    if not (protocol.static_drop and is_static_vectors(scorer)):
+        patterns: dict = {}
+        scores = score_groups(scorer, groups, tasks, progress=progress, protocol=protocol, pattern_scores=patterns)
+        return {(t, i): (g, scores[(t, i)], patterns.get((t, i)), 0, None) for i, g in enumerate(shown) for t in tasks}
+    out: dict = {}
+    for task in tasks:  # the authors' filter differs per task (D2W embeds no candidate definition)
+        views = [static_drop.task_view(scorer, g, task) for g in shown]
+        kept = [i for i, v in enumerate(views) if v[0] is not None]
+        scores = score_groups(scorer, [views[i][0] for i in kept], (task,), progress=progress, protocol=protocol)
+        for j, i in enumerate(kept):
+            out[(task, i)] = (views[i][0], scores[(task, j)], None, views[i][1], None)
+        for i, (view, skipped, why) in enumerate(views):
+            if view is None:
+                out[(task, i)] = (None, None, None, skipped, why)
+    return out
+
+
 def instance_records(scorer, groups, tasks, attributes: Sequence[dict], progress=False,
                      protocol: Protocol | str = PAPER) -> list[dict]:
+    """One record per (group, task), in that order. Masked LMs add each pattern's gold rank
+    (``patterns``); a group the recipe skips gets a record with ``dropped`` (the reason)."""
     protocol = get_protocol(protocol)
-    scores = score_groups(scorer, groups, tasks, progress=progress, protocol=protocol)
+    views = _scored_views(scorer, groups, tasks, protocol, progress)
     records = []
     for i, g in enumerate(groups):
-        n_tokens = word_token_count(scorer, g.word)
+        n_tokens = word_token_count(scorer, protocol.word_of(g.target, g.word), g.pos, protocol)
         for task in tasks:
-            s = scores[(task, i)]
+            shown, s, per_pattern, skipped, why = views[(task, i)]
+            base = {"task": task, "target": g.target, "pos": g.pos, "word": g.word}
+            if shown is None:
+                records.append({**base, "dropped": why, "candidates_dropped": skipped, **attributes[i]})
+                continue
             k, best = rank_of_gold(s, protocol)
-            pred = g.candidates[best]
+            extra = {"candidates_dropped": skipped} if skipped else {}
+            if per_pattern is not None:
+                rank = lambda row: rank_of_gold(row, protocol)  # noqa: E731
+                extra["patterns"] = [
+                    {"pattern": text, "gold_rank": kp, "rank_score": rank_score(len(row), kp),
+                     "gold_score": round(float(row[0]), 6)}
+                    for text, row, (kp, _) in zip(protocol.masked_patterns[(task, g.pos)], per_pattern,
+                                                   map(rank, per_pattern))]
+                if protocol.pattern_aggregation == "best":
+                    k, best, _ = best_pattern_rank(per_pattern, rank)
+            pred = shown.candidates[best]
             records.append({
-                "task": task, "target": g.target, "pos": g.pos, "word": g.word,
-                "n_candidates": len(g.candidates), "gold_rank": k,
-                "rank_score": rank_score(len(g.candidates), k), "predicted": pred.synset,
+                **base, "n_candidates": len(shown.candidates), "gold_rank": k,
+                "rank_score": rank_score(len(shown.candidates), k), "predicted": pred.synset,
                 "gold_definition": g.definition, "predicted_word": pred.word, "predicted_definition": pred.definition,
-                "word_tokens": n_tokens, **attributes[i],
+                "word_tokens": n_tokens, **extra, **attributes[i],
             })
     return records
 
@@ -93,7 +134,8 @@ def evaluate(
     attributes_fn: Callable[[Sequence], list[dict]] | None = None,
     progress: bool = True,
     keep_instances: bool = True,
-    protocol: str = "paper",
+    protocol: str | Protocol = "paper",
+    pattern_aggregation: str | None = None,
 ) -> dict | None:
     """WDLMPro through ``benchmarks.evaluate.evaluate`` (kept for Python callers of the old signature).
 
@@ -108,8 +150,10 @@ def evaluate(
         if task not in TASKS:
             raise DataError(f"unknown task {task!r}; use w2d, d2w or both")
     task = "both" if tuple(tasks) == TASKS else tasks[0] if len(tasks) == 1 else "both"
-    cfg = WDLMProConfig(task=task, recipe=protocol if isinstance(protocol, str) else protocol.name,
-                        chunk_size=chunk_size, **{k: v for k, v in (config or {}).items() if k in ("pos", "limit", "seed")})
+    recipe = get_protocol(protocol)
+    cfg = WDLMProConfig(task=task, recipe=recipe.name, chunk_size=chunk_size,
+                        pattern_aggregation=pattern_aggregation or recipe.pattern_aggregation,
+                        **{k: v for k, v in (config or {}).items() if k in ("pos", "limit", "seed")})
     return run("wdlmpro", scorer, cfg, out, items=WDLMProItems(list(groups), attributes_fn, tuple(tasks)),
                progress=progress, keep_instances=keep_instances)
 
@@ -117,7 +161,8 @@ def evaluate(
 def run_likelihood(job) -> dict | None:
     """The likelihood method: every group's candidates scored, in resumable chunks of groups."""
     groups, tasks, attributes_fn = job.items.groups, job.items.tasks, job.items.attributes
-    recipe, scorer, chunk_size = job.recipe, job.scorer, job.config.chunk_size
+    scorer, chunk_size = job.scorer, job.config.chunk_size
+    recipe = job.recipe.with_aggregation(job.config.pattern_aggregation)
     if not groups:
         raise DataError("no WDLMPro groups to evaluate; check --data, --pos and --limit")
     if chunk_size < 1:
@@ -146,6 +191,8 @@ def run_likelihood(job) -> dict | None:
         return None
     records = [r for recs in per_group for r in recs]
     result = result_dict(scorer, tasks, records, {})
+    if is_static_vectors(scorer):  # what the static vectors could not embed or the recipe dropped: counts
+        result["counts"] = static_drop.counts(scorer, recipe_groups(groups, recipe), records, recipe.static_drop)
     result["_items"] = groups
     return result
 
@@ -165,7 +212,8 @@ def aggregate(records: Sequence[dict]) -> dict:
 def result_dict(scorer, tasks, records, config) -> dict:
     by_task = defaultdict(list)
     for r in records:
-        by_task[r["task"]].append(r)
+        if not r.get("dropped"):  # groups the recipe dropped (static vectors, authors) are counted apart
+            by_task[r["task"]].append(r)
     metrics: dict = {}
     baseline: dict = {}
     breakdowns: dict = {}

@@ -1,36 +1,59 @@
 """The two WDLMPro recipes: the paper's text (``paper``) and the authors' released code (``authors``).
 
-The scorers are the same; a protocol only changes what the benchmark feeds them and
+The scorers are the same; a recipe only changes what the benchmark feeds them and
 how it turns their log-probabilities into a ranking. ``authors`` follows
-lksenel/definition_benchmark (WDLaMPro/W2D and D2W ``definition_processor.py``,
-``evaluate.py``):
+lksenel/definition_benchmark @54fa97b (WDLaMPro/W2D and D2W ``definition_processor.py``,
+``evaluate.py``, ``evaluate_with_word_embeddings.py``):
 
 - text shown: a word or definition that starts the input is capitalised with
   ``str.capitalize()`` (which also lower-cases the rest: "genus Canis" -> "genus canis"),
   for every model; the paper capitalises only the word's first letter, for case-sensitive
   models (WDLMPro words are lower-case synset names, so for words the two agree);
+- the word of a synset is ``name.split('.')[0]`` (W2D ``evaluate.py:130,133``): a
+  name with a full stop in its lemma is cut there (``st._john's.n.02`` -> "st");
+  the paper's string form drops only the POS and sense number ("st. john's");
 - D2W verb patterns start with a capital ("Definition of _ is to <DEF>", "To <DEF> is
   the definition of _"; causal "To <DEF> is the definition of"); W2D keeps the paper's;
 - definitions are cut to their first 48 model tokens (``convert_tokens_to_string(
   tokenize(d)[:48])``);
-- W2D with several masked patterns averages the patterns' probabilities (each a
-  product of token probabilities), not their log-probabilities;
+- causal W2D of a word of several tokens: within a batch of definitions (48 by
+  default, ``np.array_split`` of the group's), the longest context is shifted left by
+  one token for every further word token (``definition_processor.py:258-259``);
+- static vectors: a target whose word or definition has no token with a vector is
+  skipped, and so is a candidate (W2D: its word or definition, D2W: its word), before
+  the five-candidate minimum (``evaluate_with_word_embeddings.py:86-88,131,142``; D2W
+  ``:122,135``);
 - ties: the gold item's position in ``np.argsort(scores)`` (NumPy's default, unstable
   sort) gives its rank, RS = position / (L - 1), and the last item of that order is the
   prediction; NaN sorts last, i.e. best. The paper protocol counts ties against the
   gold item.
+
+Masked-LM patterns are aggregated as the paper's text says in both recipes
+(``mean-prob``: W2D averages the patterns' probabilities, each a product of token
+probabilities; D2W averages the patterns' average log-probabilities, the per-pattern
+score the paper defines). The authors' code stores only per-pattern scores
+(``W2D/evaluate.py:156-158``); the published Tables 4/5 equal the files
+``W2D/results/mlm_frequency_results_for_WordNet_*.txt`` whose aggregation code is not
+released, and the only released aggregation, the notebook
+``W2D/.ipynb_checkpoints/save_results-checkpoint.ipynb`` (cell 0), takes for every
+target its best pattern (highest rank score; correct if any pattern ranks the gold
+first): ``best``, an oracle, selectable in either recipe. ``mean-logprob`` averages
+log-probabilities for both tasks (lexprobe's former default).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
+from lexprobe.benchmarks.wdlmpro.config import PATTERN_AGGREGATIONS
 from lexprobe.errors import DataError
 
 PROTOCOL_NAMES = ("paper", "authors")
 AUTHORS_MAX_DEFINITION_TOKENS = 48
+#: definitions per batch in the authors' W2D run (``--max_batch_size`` default, W2D ``evaluate.py:79``)
+AUTHORS_BATCH = 48
 
 _PAPER_MASKED = {
     "n": ("_ is <DEF>", "_ means <DEF>", "_ is defined as <DEF>"),
@@ -47,8 +70,11 @@ class Protocol:
     python_capitalize: bool  # str.capitalize() for every model, else first letter for cased models
     capitalize_definition: bool  # also a definition that starts the input
     max_definition_tokens: int | None
-    w2d_average: str  # "logprob" or "prob": what the W2D masked patterns average
+    pattern_aggregation: str  # mean-prob | mean-logprob | best (see the module docstring)
     ties: str  # "against_gold" or "argsort"
+    string_form: str = "paper"  # paper: name without POS and sense number; authors: name.split('.')[0]
+    causal_batch_shift: int | None = None  # authors: W2D contexts batched by this many, longest shifted
+    static_drop: bool = False  # authors: skip targets and candidates that static vectors cannot embed
 
     def show_word(self, word: str, starts_input: bool, case_sensitive: bool) -> str:
         if not starts_input or not word:
@@ -65,12 +91,31 @@ class Protocol:
             definition = tokenizer.convert_tokens_to_string(tokens)
         return definition
 
+    def word_of(self, synset: str, word: str) -> str:
+        """The string a synset is shown as: the dataset's word, or the authors' ``split('.')[0]``."""
+        if self.string_form == "authors":
+            return synset.split(".")[0].replace("_", " ")
+        return word
+
     def average_patterns(self, task: str, values: list[float]) -> float:
-        """One score from the per-pattern scores (log-probabilities) of a (word, definition) pair."""
+        """One score from the per-pattern scores (log-probabilities) of a (word, definition) pair.
+
+        W2D under ``mean-prob``: log of the mean of the patterns' probabilities; D2W (and
+        ``mean-logprob``): the mean of the per-pattern log-probabilities (D2W's per-pattern
+        score is itself an average log-probability). ``best`` ranks each pattern on its
+        own (``best_pattern_rank``); the mean log-probability stands in as the score.
+        """
         v = np.asarray(values, dtype=np.float64)
-        if task == "w2d" and self.w2d_average == "prob":
+        if task == "w2d" and self.pattern_aggregation == "mean-prob":
             return float(np.logaddexp.reduce(v) - np.log(len(v)))  # log of the mean probability
         return float(v.mean())
+
+    def with_aggregation(self, aggregation: str | None) -> "Protocol":
+        if aggregation is None or aggregation == self.pattern_aggregation:
+            return self
+        if aggregation not in PATTERN_AGGREGATIONS:
+            raise DataError(f"unknown pattern aggregation {aggregation!r}; use one of: {', '.join(PATTERN_AGGREGATIONS)}")
+        return replace(self, pattern_aggregation=aggregation)
 
 
 def _both_tasks(table: dict) -> dict:
@@ -84,7 +129,7 @@ PAPER = Protocol(
     python_capitalize=False,
     capitalize_definition=False,
     max_definition_tokens=None,
-    w2d_average="logprob",
+    pattern_aggregation="mean-prob",
     ties="against_gold",
 )
 
@@ -98,8 +143,11 @@ AUTHORS = Protocol(
     python_capitalize=True,
     capitalize_definition=True,
     max_definition_tokens=AUTHORS_MAX_DEFINITION_TOKENS,
-    w2d_average="prob",
+    pattern_aggregation="mean-prob",
     ties="argsort",
+    string_form="authors",
+    causal_batch_shift=AUTHORS_BATCH,
+    static_drop=True,
 )
 
 PROTOCOLS = {"paper": PAPER, "authors": AUTHORS}
@@ -122,3 +170,16 @@ def argsort_rank(scores, gold: int = 0) -> tuple[int, int]:
     order = np.argsort(np.asarray(scores, dtype=np.float64))
     position = int(np.flatnonzero(order == gold)[0])
     return len(order) - position, int(order[-1])
+
+
+def best_pattern_rank(pattern_scores, rank) -> tuple[int, int, int]:
+    """(gold rank, predicted index, pattern) of the pattern that ranks the gold item best.
+
+    The authors' notebook (``save_results-checkpoint.ipynb``, cell 0) keeps, per target,
+    the highest per-pattern rank score and counts the target correct if any pattern
+    ranks the gold first; ``rank(scores) -> (k, predicted)`` applies the recipe's tie
+    rule within a pattern. The first such pattern gives the prediction.
+    """
+    ranks = [rank(row) for row in pattern_scores]
+    j = min(range(len(ranks)), key=lambda i: ranks[i][0])
+    return ranks[j][0], ranks[j][1], j

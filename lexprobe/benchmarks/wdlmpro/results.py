@@ -48,7 +48,8 @@ def upgrade(old: dict) -> dict:
     else:
         sections = {"tasks": tasks, "metrics": old.get("metrics") or {},
                     "baselines": {"random": old["random_baseline"]} if old.get("random_baseline") else {},
-                    "breakdowns": old.get("breakdowns") or {}, "instances": old.get("instances") or []}
+                    "breakdowns": old.get("breakdowns") or {}, "counts": old.get("counts") or {},
+                    "instances": old.get("instances") or []}
     return from_v1(old, "wdlmpro", sections, method, recipe)
 
 
@@ -106,6 +107,8 @@ def failure_rows(result: dict) -> list[dict]:
         return choose_rows(result, name)
     rows = []
     for i in result["instances"]:
+        if i.get("dropped"):  # not scored (the authors' static-vector filter): in counts, not a miss
+            continue
         row = _row(i)
         row.update(model=name, pos=i.get("pos", ""))
         rows.append(row)

@@ -16,7 +16,11 @@ pairs are de-duplicated across groups and tasks and each is scored once:
 
 The protocol (``protocol.py``: ``paper`` or ``authors``) decides the patterns per task
 and POS, how the word and definition are shown, and how patterns are averaged; a
-request shared by both tasks still runs once.
+request shared by both tasks still runs once. Masked LMs also report every pattern's
+own scores (``score_groups(..., pattern_scores=...)``). Under ``authors`` a causal
+W2D score depends on the batch the definition was scored in (the context shift of
+``definition_processor.py:258-259``), so those are scored per group
+(``causal_w2d_batch_shift``).
 
 Tokenisation is done per piece (definition context, word) and memoised; the pieces
 are exactly what tokenising the whole filled-in pattern gives, because the word
@@ -29,6 +33,7 @@ from typing import Sequence
 
 import numpy as np
 
+from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
 from lexprobe.benchmarks.wdlmpro.protocol import PAPER, Protocol, get_protocol
 from lexprobe.scorers.capabilities import RandomScores, SentenceEmbeddings, SlotLogprobs, TokenLogprobs, strategy
 from lexprobe.scorers.masked import SlotRequest, fit_query
@@ -117,9 +122,11 @@ class MaskedRequests:
         return SlotRequest(prefix, word, suffix)
 
 
-def masked_task_values(scorer, task_pairs: dict, protocol: Protocol = PAPER, progress=False) -> dict:
+def masked_task_values(scorer, task_pairs: dict, protocol: Protocol = PAPER, progress=False,
+                       per_pattern: dict | None = None) -> dict:
     """{task: {pair: score}}: W2D sums the word's token log-probabilities, D2W averages them;
-    the protocol averages over its patterns. A query shared by both tasks runs once."""
+    the protocol averages over its patterns. A query shared by both tasks runs once.
+    ``per_pattern`` (a dict) receives {task: {pair: [score of each pattern]}}."""
     builder = MaskedRequests(scorer, protocol)
     requests, request_index = [], {}
     plan = []  # (task, pair, [request indices])
@@ -137,8 +144,10 @@ def masked_task_values(scorer, task_pairs: dict, protocol: Protocol = PAPER, pro
     logps = scorer.slot_logprobs(requests, progress=progress)
     values: dict[str, dict] = {task: {} for task in task_pairs}
     for task, pair, idx in plan:
-        per_pattern = [float(logps[i].sum()) if task == "w2d" else float(logps[i].mean()) for i in idx]
-        values[task][pair] = protocol.average_patterns(task, per_pattern)
+        scores = [float(logps[i].sum()) if task == "w2d" else float(logps[i].mean()) for i in idx]
+        values[task][pair] = protocol.average_patterns(task, scores)
+        if per_pattern is not None:
+            per_pattern.setdefault(task, {})[pair] = scores
     return values
 
 
@@ -196,6 +205,45 @@ def causal_task_values(scorer, task_pairs: dict, protocol: Protocol = PAPER, pro
     return values
 
 
+def causal_w2d_batch_shift(scorer, groups, protocol: Protocol) -> dict[int, np.ndarray]:
+    """W2D scores of a causal LM as the authors' batched loop computes them: {group index: scores}.
+
+    ``definition_processor.py:244-262``: the definitions of a group are scored in
+    batches (``np.array_split`` into ceil(n / 48) parts, ``evaluate.py:143-144``),
+    right-padded to the batch's longest context, W tokens; after each word token the
+    token is written after every context, and a context that already fills the W
+    columns is shifted left instead (its first token dropped). So word token j is
+    predicted from the last W tokens of ``context + word[:j]``. Tokens whose prefix
+    still fits are scored in one request; each shifted token is its own request.
+    """
+    builder = CausalRequests(scorer, protocol)
+    requests, index, plan = [], {}, []  # plan: (group, candidate, [request indices])
+
+    def add(ctx, cont):
+        key = (tuple(ctx), tuple(cont))
+        if key not in index:
+            index[key] = len(requests)
+            requests.append(key)
+        return index[key]
+
+    for gi, g in enumerate(groups):
+        n = len(g.candidates)
+        for chunk in np.array_split(np.arange(n), int(np.ceil(n / protocol.causal_batch_shift))):
+            pairs = {int(ci): builder.request(g.pos, g.word, g.candidates[ci].definition, task="w2d") for ci in chunk}
+            width = max(len(ctx) for ctx, _ in pairs.values())
+            for ci, (ctx, cont) in pairs.items():
+                fits = min(len(cont), width - len(ctx) + 1)  # tokens whose context + prefix is <= width
+                idx = [add(ctx, cont[:fits])]
+                for j in range(fits, len(cont)):
+                    idx.append(add((tuple(ctx) + tuple(cont[:j]))[-width:], cont[j:j + 1]))
+                plan.append((gi, ci, idx))
+    logps = scorer.token_logprobs(requests)
+    out = {gi: np.zeros(len(g.candidates)) for gi, g in enumerate(groups)}
+    for gi, ci, idx in plan:
+        out[gi][ci] = float(sum(logps[i].sum() for i in idx))
+    return out
+
+
 # ---------------------------------------------------------------- embeddings
 
 
@@ -212,22 +260,48 @@ def embedding_task_values(scorer, task_pairs: dict, progress=False) -> dict:
 # ---------------------------------------------------------------- dispatch
 
 
-def _random_scores(scorer, groups, tasks, protocol, progress):
+def recipe_groups(groups, protocol: Protocol) -> list:
+    """The groups with every word as the recipe shows it (``Protocol.word_of``)."""
+    if protocol.string_form == "paper":
+        return list(groups)
+    out = []
+    for g in groups:
+        cands = tuple(Candidate(c.synset, protocol.word_of(c.synset, c.word), c.definition) for c in g.candidates)
+        out.append(SynsetGroup(g.target, g.pos, cands[0].word, cands))
+    return out
+
+
+def _random_scores(scorer, groups, tasks, protocol, progress, pattern_scores):
     return {
         (task, i): scorer.scores(f"wdlmpro:{task}:{g.target}", len(g.candidates))
         for i, g in enumerate(groups) for task in tasks
     }
 
 
-def _masked_scores(scorer, groups, tasks, protocol, progress):
-    return group_score_vectors(groups, tasks, masked_task_values(scorer, pairs_for(groups, tasks), protocol, progress))
+def _masked_scores(scorer, groups, tasks, protocol, progress, pattern_scores):
+    per_pattern: dict = {}
+    values = masked_task_values(scorer, pairs_for(groups, tasks), protocol, progress, per_pattern=per_pattern)
+    if pattern_scores is not None:
+        for task, pairs_of in _task_pair_lists(groups, tasks).items():
+            for i, keys in enumerate(pairs_of):
+                pattern_scores[(task, i)] = np.array([per_pattern[task][k] for k in keys]).T
+    return group_score_vectors(groups, tasks, values)
 
 
-def _causal_scores(scorer, groups, tasks, protocol, progress):
-    return group_score_vectors(groups, tasks, causal_task_values(scorer, pairs_for(groups, tasks), protocol, progress))
+def _causal_scores(scorer, groups, tasks, protocol, progress, pattern_scores):
+    pairs = pairs_for(groups, tasks)
+    shifted = None
+    if protocol.causal_batch_shift and "w2d" in tasks:  # authors: W2D scored per batch of definitions
+        shifted = causal_w2d_batch_shift(scorer, groups, protocol)
+        pairs = {t: p for t, p in pairs.items() if t != "w2d"}
+    values = causal_task_values(scorer, pairs, protocol, progress) if pairs else {}
+    out = group_score_vectors(groups, [t for t in tasks if t in values], values)
+    if shifted is not None:
+        out.update({("w2d", i): v for i, v in shifted.items()})
+    return out
 
 
-def _embedding_scores(scorer, groups, tasks, protocol, progress):
+def _embedding_scores(scorer, groups, tasks, protocol, progress, pattern_scores):
     return group_score_vectors(groups, tasks, embedding_task_values(scorer, pairs_for(groups, tasks), progress))
 
 
@@ -237,16 +311,46 @@ STRATEGIES = {RandomScores: _random_scores, SlotLogprobs: _masked_scores, TokenL
 
 
 def score_groups(
-    scorer, groups, tasks: Sequence[str], progress: bool = False, protocol: Protocol | str = PAPER
+    scorer, groups, tasks: Sequence[str], progress: bool = False, protocol: Protocol | str = PAPER,
+    pattern_scores: dict | None = None,
 ) -> dict[tuple[str, int], np.ndarray]:
-    """Candidate scores of every group for every task: {(task, group index): scores}."""
+    """Candidate scores of every group for every task: {(task, group index): scores}.
+
+    ``pattern_scores`` (a dict, masked LMs) receives {(task, group index): array of
+    shape (patterns, candidates)}, each pattern's own scores.
+    """
     protocol = get_protocol(protocol)
-    return strategy(STRATEGIES, scorer, "WDLMPro")(scorer, groups, tasks, protocol, progress)
+    groups = recipe_groups(groups, protocol)
+    return strategy(STRATEGIES, scorer, "WDLMPro")(scorer, groups, tasks, protocol, progress, pattern_scores)
 
 
-def word_token_count(scorer, word: str) -> int:
-    """Tokens of the word as the model sees it mid-sentence (whitespace words for other kinds)."""
+def _task_pair_lists(groups, tasks) -> dict[str, list[list[tuple[str, str, str]]]]:
+    """Per task, per group, the pair of each candidate (the keys of ``group_score_vectors``)."""
+    out = {}
+    if "w2d" in tasks:
+        out["w2d"] = [[(g.pos, g.word, c.definition) for c in g.candidates] for g in groups]
+    if "d2w" in tasks:
+        out["d2w"] = [[(g.pos, c.word, g.definition) for c in g.candidates] for g in groups]
+    return out
+
+
+def word_token_count(scorer, word: str, pos: str = "n", protocol: Protocol | str = PAPER) -> int:
+    """Tokens of the word as it appears in the (first) W2D pattern, i.e. as it is scored.
+
+    Masked LMs: the slot of the first pattern (noun patterns start with the word, so
+    it is capitalised and has no leading space there: RoBERTa's "Dog" and " dog" are
+    tokenised differently); causal LMs: the continuation after the pattern. The
+    authors' tokenisation breakdown counts the same tokens (``tokenized_word`` of the
+    first pattern, W2D ``evaluate.py:148``). Sentence-embedding models: the tokenizer's tokens of
+    the word as it is encoded (mid-text form); static vectors and the random scorer: whitespace words.
+    """
+    protocol = get_protocol(protocol)
+    if isinstance(scorer, SlotLogprobs) and hasattr(scorer, "slot_request"):
+        pattern = protocol.masked_patterns[("w2d", pos)][0]
+        return len(MaskedRequests(scorer, protocol).request(pattern, word, _PROBE_DEFINITION).word)
+    if isinstance(scorer, TokenLogprobs) and hasattr(scorer, "split"):
+        return len(CausalRequests(scorer, protocol).request(pos, word, _PROBE_DEFINITION)[1])
     tok = getattr(scorer, "tokenizer", None)
-    if tok is None or not hasattr(tok, "tokenize"):
-        return len(word.split())
-    return len(tok.tokenize(" " + word))
+    if tok is not None and hasattr(tok, "tokenize"):
+        return len(tok.tokenize(" " + word))
+    return len(word.split())

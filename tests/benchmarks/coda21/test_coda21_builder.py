@@ -172,8 +172,8 @@ def test_masked_selector_matches_plain_computation(tiny_bert):
     occs = [Occurrence("the dog is a small animal", "dog", 4),
             Occurrence("a small dog with a beckoning hand", "dog", 8),
             Occurrence("the beckoning person", "beckoning", 4)]
-    got = MaskedContextSelector(scorer).target_logprobs(occs)
-    by_prob = MaskedContextSelector(scorer, average="prob").target_logprobs(occs)
+    got = MaskedContextSelector(scorer, average="log").target_logprobs(occs)
+    by_prob = MaskedContextSelector(scorer).target_logprobs(occs)  # the default: footnote 4
     tok = scorer.tokenizer
     for occ, value, value_prob in zip(occs, got, by_prob):
         enc = tok(occ.context, return_offsets_mapping=True)
@@ -184,7 +184,7 @@ def test_masked_selector_matches_plain_computation(tiny_bert):
             logp = torch.log_softmax(scorer.model(input_ids=torch.tensor([masked])).logits[0], -1)
         want = float(np.mean([logp[i, ids[i]].item() for i in target]))
         assert value == pytest.approx(want, abs=1e-4)
-        # footnote 4 / authors' code: average the probabilities of the word's pieces
+        # footnote 4 (the default): average the probabilities of the word's pieces
         want_prob = float(np.log(np.mean([np.exp(logp[i, ids[i]].item()) for i in target])))
         assert value_prob == pytest.approx(want_prob, abs=1e-4)
         if len(target) > 1:  # the two averages differ exactly on multi-piece words (Jensen)
@@ -194,7 +194,7 @@ def test_masked_selector_matches_plain_computation(tiny_bert):
     assert len([i for i, (a, b) in enumerate(tok("the beckoning person", return_offsets_mapping=True)
                                               ["offset_mapping"]) if a >= 4 and b <= 13 and b > a]) > 1
     chosen = MaskedContextSelector(scorer).select({"dog.n.01": occs[:2], "x.n.01": occs[2:]})
-    assert chosen["dog.n.01"] == occs[int(np.argmax(got[:2]))]
+    assert chosen["dog.n.01"] == occs[int(np.argmax(by_prob[:2]))]
     assert chosen["x.n.01"] == occs[2]  # a single context needs no model
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
 from lexprobe.benchmarks.wdlmpro.evaluate import evaluate, rank_of_gold
-from lexprobe.benchmarks.wdlmpro.protocol import AUTHORS, PAPER, argsort_rank, get_protocol
+from lexprobe.benchmarks.wdlmpro.protocol import AUTHORS, PAPER, argsort_rank, best_pattern_rank, get_protocol
 from lexprobe.benchmarks.wdlmpro.scoring import CausalRequests, MaskedRequests, fill, score_groups
 from lexprobe.errors import DataError
 from lexprobe.models import load_scorer
@@ -41,23 +41,55 @@ class TextMaskedScorer(Scorer):
 # ---------------------------------------------------------------- W2D pattern averaging
 
 
-def test_w2d_averages_probabilities_not_logprobs():
-    # gold definition: per-pattern P = 0.9, 0.001, 0.001 -> mean P 0.3007, mean log P -4.64
-    # sister definition: 0.05 in every pattern      -> mean P 0.05,   mean log P -3.00
-    table = {("", "Alpha", " is gold def"): math.log(0.9)}
-    for right in (" is sister def", " means sister def", " is defined as sister def"):
-        table[("", "Alpha", right)] = math.log(0.05)
-    group = _group("n", [("alpha", "gold def"), ("beta", "sister def")])
-    assert PAPER.average_patterns("w2d", [math.log(0.9), math.log(1e-3), math.log(1e-3)]) == pytest.approx(
-        (math.log(0.9) + 2 * math.log(1e-3)) / 3)
-    assert AUTHORS.average_patterns("w2d", [math.log(0.9), math.log(1e-3), math.log(1e-3)]) == pytest.approx(
-        math.log((0.9 + 2e-3) / 3))
-    assert AUTHORS.average_patterns("d2w", [-1.0, -3.0]) == PAPER.average_patterns("d2w", [-1.0, -3.0]) == -2.0
+def _verb_table(word, gold_def, gold_p, sister_def, sister_p):
+    """Probabilities of ``word`` in the two W2D verb patterns, for the gold and the sister definition."""
+    table = {}
+    for definition, (p1, p2) in ((gold_def, gold_p), (sister_def, sister_p)):
+        table[("definition of ", word, f" is to {definition}")] = math.log(p1)
+        table[(f"to {definition} is the definition of ", word, "")] = math.log(p2)
+    return table
 
-    paper = evaluate(TextMaskedScorer(table), [group], ("w2d",), progress=False)
-    authors = evaluate(TextMaskedScorer(table), [group], ("w2d",), progress=False, protocol="authors")
-    assert paper["instances"][0]["gold_rank"] == 2 and authors["instances"][0]["gold_rank"] == 1
-    assert (paper["recipe"], authors["recipe"]) == ("paper", "authors") == (paper["config"]["recipe"], authors["config"]["recipe"])
+
+def test_w2d_pattern_aggregation_mean_prob_mean_logprob_best():
+    # Two verb groups, two W2D patterns each; per-pattern probabilities of the target word:
+    # alpha: gold (0.9, 0.001) -> mean P 0.4505, mean log P -3.506; sister (0.05, 0.05) -> 0.05, -2.996
+    # gamma: gold (0.3, 0.3)   -> mean P 0.3,    mean log P -1.204; sister (0.9, 0.001) -> 0.4505, -3.506
+    table = {**_verb_table("alpha", "gold x", (0.9, 1e-3), "sister x", (0.05, 0.05)),
+             **_verb_table("gamma", "gold y", (0.3, 0.3), "sister y", (0.9, 1e-3))}
+    groups = [_group("v", [("alpha", "gold x"), ("beta", "sister x")]),
+              _group("v", [("gamma", "gold y"), ("delta", "sister y")])]
+    assert PAPER.pattern_aggregation == AUTHORS.pattern_aggregation == "mean-prob"  # the paper's text, both recipes
+    assert PAPER.average_patterns("w2d", [math.log(0.9), math.log(1e-3)]) == pytest.approx(math.log(0.4505))
+    logprob = PAPER.with_aggregation("mean-logprob")
+    assert logprob.average_patterns("w2d", [math.log(0.9), math.log(1e-3)]) == pytest.approx(
+        (math.log(0.9) + math.log(1e-3)) / 2)
+    # D2W: the mean of the patterns' (average) log-probabilities under both means
+    assert PAPER.average_patterns("d2w", [-1.0, -3.0]) == logprob.average_patterns("d2w", [-1.0, -3.0]) == -2.0
+
+    ranks = {}
+    for agg in ("mean-prob", "mean-logprob", "best"):
+        r = evaluate(TextMaskedScorer(table), groups, ("w2d",), progress=False, pattern_aggregation=agg)
+        ranks[agg] = [x["gold_rank"] for x in r["instances"]]
+        assert r["config"]["pattern_aggregation"] == agg and r["recipe"] == r["config"]["recipe"] == "paper"
+    # mean of probabilities and mean of log-probabilities rank the two groups oppositely
+    assert ranks == {"mean-prob": [1, 2], "mean-logprob": [2, 1], "best": [1, 1]}
+    # every pattern's own gold rank and score stays in the instance
+    inst = evaluate(TextMaskedScorer(table), groups, ("w2d",), progress=False)["instances"]
+    assert inst[0]["patterns"] == [
+        {"pattern": "definition of _ is to <DEF>", "gold_rank": 1, "rank_score": 1.0, "gold_score": round(math.log(0.9), 6)},
+        {"pattern": "to <DEF> is the definition of _", "gold_rank": 2, "rank_score": 0.0,
+         "gold_score": round(math.log(1e-3), 6)}]
+    assert [p["gold_rank"] for p in inst[1]["patterns"]] == [2, 1]
+    with pytest.raises(DataError, match="unknown pattern aggregation 'max'"):
+        PAPER.with_aggregation("max")
+
+
+def test_best_pattern_follows_the_tie_rule_within_a_pattern():
+    # pattern 0 ties gold with a sister, pattern 1 ranks gold second: paper counts the tie against gold
+    rows = np.array([[0.5, 0.5, 0.1], [0.2, 0.9, 0.1]])
+    assert best_pattern_rank(rows, lambda r: rank_of_gold(r, PAPER)) == (2, 1, 0)
+    assert best_pattern_rank(rows[::-1], lambda r: rank_of_gold(r, PAPER)) == (2, 1, 0)
+    assert best_pattern_rank(np.array([[0.1, 0.9], [0.8, 0.2]]), lambda r: rank_of_gold(r, PAPER)) == (1, 0, 1)
 
 
 # ---------------------------------------------------------------- patterns and capitalisation
@@ -144,13 +176,16 @@ def test_authors_masked_engine_matches_reference(tiny_roberta):
     ]
     got = score_groups(scorer, groups, ("w2d", "d2w"), protocol="authors")
     paper = score_groups(scorer, groups, ("w2d", "d2w"), protocol="paper")
+    logprob = score_groups(scorer, groups, ("w2d", "d2w"), protocol=PAPER.with_aggregation("mean-logprob"))
     for i, g in enumerate(groups):
         w2d = [_authors_masked_reference(scorer, "w2d", g.pos, g.word, c.definition) for c in g.candidates]
         d2w = [_authors_masked_reference(scorer, "d2w", g.pos, c.word, g.definition) for c in g.candidates]
         np.testing.assert_allclose(got[("w2d", i)], w2d, atol=1e-4)
         np.testing.assert_allclose(got[("d2w", i)], d2w, atol=1e-4)
         # log of the mean probability >= the mean log-probability (Jensen), equal only if the patterns agree
-        assert np.all(got[("w2d", i)] >= paper[("w2d", i)] - 1e-9) and np.any(got[("w2d", i)] > paper[("w2d", i)] + 1e-9)
+        assert np.all(paper[("w2d", i)] >= logprob[("w2d", i)] - 1e-9)
+        assert np.any(paper[("w2d", i)] > logprob[("w2d", i)] + 1e-9)
+        np.testing.assert_allclose(paper[("d2w", i)], logprob[("d2w", i)], atol=1e-9)
     # "Definition of", "To" for verbs: other inputs (the tiny random model is nearly indifferent to them;
     # test_d2w_verb_patterns_capitalised_w2d_verb_patterns_not shows the inputs themselves)
     assert not np.allclose(got[("d2w", 0)], paper[("d2w", 0)], rtol=0, atol=1e-7)
@@ -219,3 +254,17 @@ def test_cli_protocol_option(tmp_path, capsys):
     assert main(["wdlmpro", "eval", "--model", "random", "--protocol", "choose", "--data", str(data),
                  "--out", str(out)]) == 2
     assert "needs generation (a causal LM)" in capsys.readouterr().err
+
+
+def test_pattern_aggregation_is_a_recorded_config_field_in_the_resume_key(tmp_path):
+    from lexprobe.benchmarks.base import key_options, recorded
+    from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
+    from lexprobe.cli import main
+
+    default, best = WDLMProConfig(), WDLMProConfig(pattern_aggregation="best")
+    assert recorded(default)["pattern_aggregation"] == "mean-prob" and recorded(best)["pattern_aggregation"] == "best"
+    assert key_options(default) != key_options(best)
+    # an option of the likelihood method: with --method choose it is a one-line error (exit 2)
+    out = tmp_path / "x.json"
+    assert main(["wdlmpro", "eval", "--model", "random", "--method", "choose", "--pattern-aggregation", "best",
+                 "--out", str(out)]) == 2 and not out.exists()

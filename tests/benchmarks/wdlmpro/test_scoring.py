@@ -28,7 +28,8 @@ GROUPS = [
 
 
 def _masked_reference(scorer, pos, word, definition):
-    """Paper: W2D sums, D2W averages the word's token log-probs; both averaged over patterns."""
+    """Paper: W2D sums the word's token log-probs and averages the patterns' probabilities;
+    D2W averages the token log-probs and the patterns' averages."""
     sums, means = [], []
     for pattern in MASKED_PATTERNS[pos]:
         left, right = fill(pattern, definition)
@@ -36,7 +37,7 @@ def _masked_reference(scorer, pos, word, definition):
         lp = reference.masked_slot_logprobs(scorer, r.prefix, r.word, r.suffix)
         sums.append(lp.sum())
         means.append(lp.mean())
-    return np.mean(sums), np.mean(means)
+    return np.log(np.mean(np.exp(sums))), np.mean(means)
 
 
 def _causal_reference(scorer, pos, word, definition):

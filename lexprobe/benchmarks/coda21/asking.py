@@ -1,0 +1,236 @@
+"""CoDA21 by asking: P(Yes) to "Is <nonce> defined as <definition>?" for every context-definition pair.
+
+The authors' third protocol, released in definition_benchmark @54fa97b but in no
+paper table (``CoDA/LM_evaluation/evaluate_by_asking/evaluator.py``, ``evaluate.py``,
+``print_results.py``; CoDA-clean-easy nouns only, ``CoDA/results/results_for_asking/``:
+gpt2-xl 0.151, roberta-large 0.161, bert-base-uncased 0.140 against 0.145 by chance).
+For every context c and definition d of a group and each of three questions
+(``evaluator.py:66-73``), the model reads
+
+    "<context with the target replaced by the nonce> Is <nonce> defined as  <definition>?"
+
+(two spaces: the definition is ``" " + definition``, ``:44-45``, put after a pattern
+that already has one) and the match score is the probability of " Yes" against
+" No": the softmax over just those two next-token logits (``:77,153-154``), i.e.
+sigmoid(log P(Yes) - log P(No)). A causal LM predicts after the "?"; a masked LM
+fills a mask appended after it (``" " + mask_token``, ``:120-121``). Contexts longer
+than 72 words are cut to 72 whitespace words around the nonce (``:24-39``). The k x k
+x 3 probabilities are aligned per question and for their mean ("Ensamble",
+``evaluate.py:146-155``) with the enumeration (first best permutation); the released
+table reports the first question (``print_results.py:41``).
+
+``ask_matrices`` builds those matrices with lexprobe's scorers (one forward pass per
+distinct input; the Yes and No scores of an input share it). ``--method ask``
+(``run_ask``) asks the questions of ``--questions`` (default 1, the released table's),
+averages their P(Yes) per pair (all three: the authors' "Ensamble") and aligns that
+matrix as the likelihood method aligns its scores (``--align``, the recipe's tie rule):
+the objective is the sum of P(Yes), the authors' — not a sum of log-probabilities. The
+recipe also hides the target: ``paper`` as a whole word, ``authors`` with
+``str.replace`` (``evaluator.py:22``). Contexts cut to 72 words are counted
+(``truncated_contexts``); a group whose long context has no word equal to the nonce
+(the authors' run raised there) is skipped.
+
+W2D and D2W fit the same question without a context ("Is <word> defined as
+<definition>?", candidates ranked by P(Yes)); the authors never asked WDLMPro this
+way, so it is not offered: ``yes_probabilities`` is the shared core if it is wanted.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from lexprobe.scorers.capabilities import SlotLogprobs, TokenLogprobs, strategy
+from lexprobe.scorers.masked import SlotRequest
+
+#: evaluator.py:66-73, verbatim (the second verb question lacks "be" there too)
+PATTERNS = {
+    "n": ("<CONTEXT> Is <NONCE> defined as <DEFINITION>?",
+          "<CONTEXT> Can <NONCE> be defined as <DEFINITION>?",
+          "<CONTEXT> Is <NONCE> <DEFINITION>?"),
+    "v": ("<CONTEXT> Is <NONCE> defined as to <DEFINITION>?",
+          "<CONTEXT> Can <NONCE> defined as to <DEFINITION>?",
+          "<CONTEXT> Is <NONCE> to <DEFINITION>?"),
+}
+ANSWERS = (" Yes", " No")  # evaluator.py:77: the first token of each
+MAX_CONTEXT_WORDS = 72  # evaluator.py:83
+REPORTED_PATTERN = 0  # print_results.py:41: result[0], the first question
+
+
+#: what ``--method ask`` records besides the chosen questions (``config.ask``)
+AGGREGATION = "mean-prob"  # several questions: the mean of their P(Yes) (evaluate.py:146-155, "Ensamble")
+
+Hide = Callable[[str, str, str], str]  #: (context, target, nonce) -> the context with the target hidden
+
+
+def _replace(context: str, target: str, nonce: str) -> str:
+    return context.replace(target, nonce)
+
+
+def cut_context(context: str, target: str, nonce: str, max_words: int = MAX_CONTEXT_WORDS,
+                hide: Hide = _replace) -> str:
+    """``SG_ops.get_first_contexts`` (evaluator.py:13-42): replace (``hide``; theirs: ``str.replace``),
+    then keep at most ``max_words`` space-separated words around the nonce. Raises ValueError where
+    theirs did (no word equals the nonce in a context that needs cutting)."""
+    context = hide(context, target, nonce)
+    words = context.split(" ")
+    if len(words) <= max_words:
+        return context
+    i = words.index(nonce)
+    right = len(words) - i - 1
+    if min(i, right) >= max_words // 2:
+        words = words[i - max_words // 2:i + max_words // 2]
+    elif i < right:
+        words = words[:max_words]
+    else:
+        words = words[-max_words:]
+    return " ".join(words)
+
+
+def questions(group, nonce: str = "bkatuhla", patterns: Sequence[str] | None = None,
+              hide: Hide = _replace) -> list[str]:
+    """The k * k * P questions of a group, contexts outer, definitions, then patterns inner
+    (``_create_batch``, evaluator.py:109-126)."""
+    patterns = PATTERNS[group.pos] if patterns is None else patterns
+    contexts = [cut_context(c.context, c.word, nonce, hide=hide) for c in group.candidates]
+    out = []
+    for context in contexts:
+        for c in group.candidates:
+            for pattern in patterns:
+                out.append(pattern.replace("<CONTEXT>", context).replace("<NONCE>", nonce)
+                           .replace("<DEFINITION>", " " + c.definition))
+    return out
+
+
+def answer_ids(tokenizer, answers: Sequence[str] = ANSWERS) -> tuple[int, int]:
+    """The first token of " Yes" and of " No"."""
+    yes, no = (tokenizer.encode(a, add_special_tokens=False)[0] for a in answers)
+    return yes, no
+
+
+def _causal_pairs(scorer: Any, texts: Sequence[str], yes: int, no: int) -> list:
+    tok = scorer.tokenizer
+    ids = [tuple(tok(t, add_special_tokens=True)["input_ids"]) for t in texts]
+    return scorer.token_logprobs([(c, (a,)) for c in ids for a in (yes, no)])
+
+
+def _masked_pairs(scorer: Any, texts: Sequence[str], yes: int, no: int) -> list:
+    tok = scorer.tokenizer
+    requests = []
+    for t in texts:
+        enc = list(tok(f"{t} {tok.mask_token}", add_special_tokens=True)["input_ids"])
+        at = len(enc) - 1 - enc[::-1].index(tok.mask_token_id)  # the appended mask
+        requests += [SlotRequest(tuple(enc[:at]), (a,), tuple(enc[at + 1:])) for a in (yes, no)]
+    return scorer.slot_logprobs(requests)
+
+
+#: where the answer is read, by the first capability a scorer offers: after the text, or at an appended mask
+STRATEGIES = {TokenLogprobs: _causal_pairs, SlotLogprobs: _masked_pairs}
+
+
+def yes_probabilities(scorer: Any, texts: Sequence[str], answers: Sequence[str] = ANSWERS) -> np.ndarray:
+    """P(Yes) / (P(Yes) + P(No)) of the next token after each text (causal) or at a mask
+    appended to it (masked): the authors' two-way softmax."""
+    pairs_of = strategy(STRATEGIES, scorer, "CoDA21 --method ask")
+    yes, no = answer_ids(scorer.tokenizer, answers)
+    logps = pairs_of(scorer, texts, yes, no)
+    pairs = np.array([float(lp[0]) for lp in logps]).reshape(len(texts), 2)
+    return 1.0 / (1.0 + np.exp(pairs[:, 1] - pairs[:, 0]))
+
+
+def ask_matrices(scorer: Any, groups, nonce: str = "bkatuhla", answers: Sequence[str] = ANSWERS,
+                 which: Sequence[int] | None = None, hide: Hide = _replace) -> list[np.ndarray]:
+    """One (k, k, Q) array of P(Yes) per group: [context, definition, question]; ``which``: the
+    questions asked (0-based; default all three)."""
+    texts = [questions(g, nonce, _patterns(g.pos, which), hide) for g in groups]
+    flat = yes_probabilities(scorer, [t for ts in texts for t in ts], answers)
+    out, at = [], 0
+    for g, ts in zip(groups, texts):
+        out.append(flat[at:at + len(ts)].reshape(g.k, g.k, -1))
+        at += len(ts)
+    return out
+
+
+def _patterns(pos: str, which: Sequence[int] | None) -> tuple[str, ...]:
+    return PATTERNS[pos] if which is None else tuple(PATTERNS[pos][i] for i in which)
+
+
+def pattern_scores(matrix: np.ndarray) -> dict[str, np.ndarray]:
+    """The k x k matrices the authors align: each question's and their mean ("Ensamble")."""
+    out = {f"pattern_{i + 1}": matrix[:, :, i] for i in range(matrix.shape[2])}
+    out["ensemble"] = matrix.mean(axis=2)
+    return out
+
+
+# --- the method --------------------------------------------------------------------------
+
+def resolved(options) -> dict:
+    """What ``config.ask`` records besides the options: the questions' text, answers, cut, aggregation."""
+    which = [q - 1 for q in options.questions]
+    return {"question_text": {pos: list(_patterns(pos, which)) for pos in PATTERNS}, "answers": list(ANSWERS),
+            "max_context_words": MAX_CONTEXT_WORDS, "aggregation": AGGREGATION}
+
+
+def run_ask(job) -> dict | None:
+    """``--method ask``: every group's P(Yes) matrix (mean over the chosen questions), aligned; groups are
+    resume units (under ``torchrun`` split across ranks by token count)."""
+    from tqdm.auto import tqdm
+
+    from lexprobe.benchmarks.coda21.dataset import GroupProblem
+    from lexprobe.benchmarks.coda21.evaluate import (
+        _result,
+        engine_config,
+        group_costs,
+        group_record,
+        hide_target,
+        runnable_groups,
+    )
+    from lexprobe.distributed import context, run_units
+
+    data, scorer, config = job.items, job.scorer, engine_config(job.config)
+    config.validate()
+    which = [q - 1 for q in job.config.ask.questions]
+
+    def hide(text: str, target: str, nonce: str) -> str:
+        return hide_target(text, target, nonce, config.protocol)
+
+    groups, problems, pos_list = runnable_groups(data, config)
+    runnable, truncated = [], 0
+    for g in groups:
+        try:
+            questions(g, config.nonce, _patterns(g.pos, which[:1]), hide)
+        except ValueError:
+            problems.append(GroupProblem(g.id, f"has a context over {MAX_CONTEXT_WORDS} words without the nonce as "
+                                               "a word of its own, so it cannot be cut around it (the authors' run "
+                                               "raised here, evaluator.py:30)"))
+            continue
+        runnable.append(g)
+        truncated += sum(len(hide(c.context, c.word, config.nonce).split(" ")) > MAX_CONTEXT_WORDS
+                         for c in g.candidates)
+    key = job.key([[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]]
+                   for g in runnable])
+
+    def compute(indices: list[int]) -> list[dict]:
+        chunk = [runnable[i] for i in indices]
+        records = []
+        for g, m in zip(chunk, ask_matrices(scorer, chunk, config.nonce, which=which, hide=hide)):
+            record = group_record(g, m.mean(axis=2), config)
+            if len(which) > 1:  # each question aligned on its own too (the authors' per-question rows)
+                record["per_question"] = [
+                    {"question": q + 1, "accuracy": one["accuracy"], "simple_accuracy": one["simple_accuracy"]}
+                    for q, one in zip(which, (group_record(g, m[:, :, j], config) for j in range(len(which))))]
+            records.append(record)
+        return records
+
+    records = run_units([g.id for g in runnable], compute, group_costs(scorer, runnable),
+                        step=config.groups_per_chunk or 16, log_base=job.log_base, log_key=key,
+                        make_bar=lambda: tqdm(total=len(runnable), desc="CoDA21 groups (ask)", unit="group",
+                                              disable=not (job.progress and context().is_main)))
+    if records is None:  # another rank than 0: rank 0 writes the result
+        return None
+    result = _result(data, scorer, config, records, problems, pos_list, runnable)
+    result["counts"] = {"truncated_contexts": truncated, "questions_asked": len(which) * sum(g.k * g.k for g in runnable)}
+    result["_items"] = runnable
+    result["_config"] = {"ask": resolved(job.config.ask)}
+    return result
