@@ -51,7 +51,7 @@ def run_batched(
     budget = max_tokens if (max_tokens and length) else None
     while pos < len(order):
         take = size
-        if budget:  # longest first: the first item of the batch sets the padded width
+        if budget and length is not None:  # longest first: the first item of the batch sets the padded width
             take = max(1, min(size, budget // max(length(items[order[pos]]), 1)))
         idx = order[pos : pos + take]
         try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import gzip
 import zlib
 from pathlib import Path
-from typing import Iterator, NamedTuple, Sequence, TextIO
+from typing import Any, Iterator, NamedTuple, Sequence, TextIO
 
 import conllu
 from conllu.exceptions import ParseException
@@ -119,7 +119,7 @@ def read_sentences(path: Path, fields: Sequence[str] = CONLLU_FIELDS, exact: boo
     parsers = _field_parsers(fields, exact, name)
     try:
         with open_text(path) as f:
-            lines = _Lines(f)
+            lines: Any = _Lines(f)  # an iterator of lines is all parse_incr reads
             sentences = conllu.parse_incr(lines, fields=fields, field_parsers=parsers)
             while True:
                 try:

@@ -33,7 +33,7 @@ from lexprobe.errors import DataError
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: no cross-process lock
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]
 
 CHUNK = 1 << 20
 READ = 64 << 10  # at most this much per read: what has arrived is written at once

@@ -35,7 +35,12 @@ def unique_keys(pairs: list[tuple[str, object]]) -> dict:
     last one wins' (a CoDA21 file with ``"n"`` twice would silently lose its first noun groups)."""
     out = dict(pairs)
     if len(out) != len(pairs):
-        seen: set = set()
-        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+        seen: set[str] = set()
+        twice = None
+        for key, _ in pairs:
+            if key in seen:
+                twice = key
+                break
+            seen.add(key)
         raise ValueError(f"duplicate key {twice!r} in one JSON object")
     return out

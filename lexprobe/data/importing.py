@@ -15,9 +15,9 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+from lexprobe.data.content import _check_content
 from lexprobe.data.download import sha256_of
 from lexprobe.data.files import require_regular, unique_keys
-from lexprobe.data.content import _check_content
 from lexprobe.data.install import Say, _copy_file, _install_tree, _now, _write_state
 from lexprobe.data.pins import stamps
 from lexprobe.data.registry import DATASETS, GROUPS, Dataset, data_dir, expand_names

@@ -57,7 +57,7 @@ def rejection(row: Mapping[str, Any]) -> str | None:
     if " " in prep:
         return "multi-word preposition"
     try:
-        if int(row.get("inst")) in DROPPED_INSTANCES:
+        if int(row.get("inst")) in DROPPED_INSTANCES:  # type: ignore[arg-type]  # None: TypeError below
             return "malformed instance"
     except (TypeError, ValueError):
         pass

@@ -53,7 +53,7 @@ SS_TYPE_POS = {"1": "n", "2": "v", "3": "a", "4": "r", "5": "a"}
 class SemcorAnnotation(NamedTuple):
     """One sense-tagged term: ``tokens[index]`` has WordNet sense key ``sense_key``."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index: the field name the NAF readers use
     lemma: str
     pos: str  # the NAF term's Penn tag (NN, VB, JJ, RB, NNP)
     sense_key: str  # e.g. "say%2:32:00::"
@@ -131,6 +131,7 @@ def count_semcor(archive: str | Path | None = None) -> dict[str, int]:
 
 
 def _cache_file(path: Path) -> Path:
+    size: object
     if path.is_dir():
         stats = [f.stat() for f in _tree_files(path)]
         size, mtime = [len(stats), sum(s.st_size for s in stats)], max((s.st_mtime_ns for s in stats), default=0)
@@ -219,9 +220,9 @@ def iter_naf_members(path: str | Path) -> Iterator[tuple[str, bytes]]:
                     repo_archive = member.name.split("/")[0].startswith("wsd_corpora")
                 if not (member.isfile() and _is_semcor_member(member.name, repo_archive)):
                     continue
-                f = tar.extractfile(member)
-                if f is not None:
-                    yield naf_relpath(member.name), f.read()
+                member_file = tar.extractfile(member)
+                if member_file is not None:
+                    yield naf_relpath(member.name), member_file.read()
         except (tarfile.TarError, EOFError, OSError, lzma.LZMAError, zlib.error) as err:
             raise DataError(
                 f"SemCor archive {path} is damaged or truncated ({type(err).__name__}: "
@@ -410,11 +411,12 @@ def authors_semcor_instances(archive: str | Path | None = None, wordnet=None, co
     train = set(order[: int(len(sentences) * 0.8)])
     out = []
     for n, s in enumerate(sentences):
-        leaves, first = [], []
+        pieces: list[str] = []
+        first: list[int] = []
         for tok in s.tokens:
-            first.append(len(leaves))
-            leaves.extend(tok.split(" "))
-        leaves = tuple(leaves)
+            first.append(len(pieces))
+            pieces.extend(tok.split(" "))
+        leaves = tuple(pieces)
         for a in s.annotations:
             if a.multiword:
                 tally["multiword"] += 1

@@ -22,13 +22,22 @@ import os
 from pathlib import Path
 from typing import Callable, Iterable
 
+from lexprobe.data.content import _check_content, naf_content_digest  # noqa: F401
 from lexprobe.data.download import NetworkError, download, file_lock, sha256_of, timeout_s
 from lexprobe.data.install import (  # noqa: F401  (shared with importing.py; formerly defined here)
-    Say, _copy_file, _install_tree, _now, _write_state, disk_full_is_one_line,
+    Say,
+    _copy_file,
+    _install_tree,
+    _now,
+    _write_state,
+    disk_full_is_one_line,
 )
-from lexprobe.data.content import _check_content, naf_content_digest  # noqa: F401
 from lexprobe.data.locations import (  # noqa: F401  (default locations live there)
-    STATE_DIR, _state_file, entry_path, missing_message, read_state,
+    STATE_DIR,
+    _state_file,
+    entry_path,
+    missing_message,
+    read_state,
 )
 from lexprobe.data.pins import _pin, check_unchanged, stamp, stamps  # noqa: F401  (readers use pins.py)
 from lexprobe.data.registry import DATASETS, data_dir, mirror_url

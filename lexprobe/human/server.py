@@ -178,7 +178,7 @@ def _handler(app: HumanApp, gate: Gate):
             if not gate.host_ok(host):
                 raise RequestError(HTTPStatus.FORBIDDEN, "this server answers only requests addressed to it "
                                                          "(Host header); open the address `human serve` printed")
-            if not gate.origin_ok(self.headers.get("Origin"), host):
+            if not gate.origin_ok(self.headers.get("Origin"), host or ""):  # host_ok refused a missing Host
                 raise RequestError(HTTPStatus.FORBIDDEN, "requests from other web pages are refused (Origin)")
             if api:
                 site = self.headers.get("Sec-Fetch-Site")
@@ -278,7 +278,7 @@ def make_server(app: HumanApp, host: str = "127.0.0.1", port: int = 8765) -> Thr
     if not 0 <= int(port) <= 65535:
         raise DataError(f"--port {port}: a port is 0 to 65535 (0: any free port)")
     try:
-        server = ThreadingHTTPServer((host, port), None)  # handler set below, once the port is known
+        server = ThreadingHTTPServer((host, port), None)  # type: ignore[arg-type]  # handler set below, once the port is known
     except socket.gaierror as err:
         raise DataError(f"cannot listen on --host {host} ({err.strerror}); give an address of this machine, "
                         "e.g. 127.0.0.1") from None

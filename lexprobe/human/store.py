@@ -90,7 +90,7 @@ class AnswerStore:
     def __init__(self, path: str | Path, read_only: bool = False):
         self.path = Path(path)
         self.read_only = read_only
-        self._lock_file = None
+        self._lock_file: Any = None
         self._lock = threading.Lock()
         if read_only:
             if not self.path.is_file():

@@ -62,7 +62,7 @@ def exhaustive_alignment(scores: np.ndarray, max_k: int = EXHAUSTIVE_MAX_K) -> n
     if k == 0:
         return np.empty(0, dtype=np.int64)
     rows = np.arange(k)
-    best_total, best = -math.inf, None
+    best_total, best = -math.inf, np.empty(0, dtype=np.int64)  # k >= 1: the first block replaces it
     # enumerate in blocks so that numpy does the summing; order stays itertools order
     perms = itertools.permutations(range(k))
     while True:
@@ -113,17 +113,17 @@ def simple_matching(scores: np.ndarray) -> np.ndarray:
     return np.argmax(scores, axis=0).astype(np.int64)
 
 
-def alignment_score(scores: np.ndarray, assignment: Sequence[int]) -> float:
+def alignment_score(scores: np.ndarray, assignment: Sequence[int] | np.ndarray) -> float:
     scores = np.asarray(scores, dtype=np.float64)
     return float(scores[np.arange(len(assignment)), np.asarray(assignment)].sum())
 
 
-def accuracy(assignment: Sequence[int]) -> float:
+def accuracy(assignment: Sequence[int] | np.ndarray) -> float:
     """Share of items mapped to themselves (gold = identity); 0 for an empty group."""
-    assignment = np.asarray(assignment)
-    if assignment.size == 0:
+    chosen = np.asarray(assignment)
+    if chosen.size == 0:
         return 0.0
-    return float(np.mean(assignment == np.arange(assignment.size)))
+    return float(np.mean(chosen == np.arange(chosen.size)))
 
 
 def random_baseline(group_sizes: Sequence[int]) -> float:

@@ -106,7 +106,7 @@ def summarize(outcomes: Sequence[QueryOutcome], k: int = DEFAULT_K) -> dict:
     oracle = np.zeros(k)
     rand = np.zeros(k)
     aps, rand_aps = [], []
-    per_query = {"pooled": [], "pooled_random": [], "pooled_oracle": []}  # pooled = mean of these over queries
+    per_query: dict[str, list] = {"pooled": [], "pooled_random": [], "pooled_oracle": []}  # pooled = mean of these over queries
     for o in outcomes:
         for name, acc, h in (("pooled", model, cumulative_hits(o.hits, k)),
                              ("pooled_oracle", oracle, oracle_hits(o.n_relevant, o.n_candidates, k)),

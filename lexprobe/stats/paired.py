@@ -45,19 +45,19 @@ class PairedResult:
                 "ci": self.ci, "test": self.test, "p_value": self.p_value, **self.detail}
 
 
-def mcnemar_exact(a: Sequence[float], b: Sequence[float]) -> tuple[float, dict]:
+def mcnemar_exact(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> tuple[float, dict]:
     """Two-sided exact McNemar p-value of paired 0/1 outcomes, and the discordant counts."""
     from scipy.stats import binomtest
 
-    a = np.asarray(a, dtype=bool)
-    b = np.asarray(b, dtype=bool)
-    only_a = int(np.count_nonzero(a & ~b))
-    only_b = int(np.count_nonzero(~a & b))
+    x = np.asarray(a, dtype=bool)
+    y = np.asarray(b, dtype=bool)
+    only_a = int(np.count_nonzero(x & ~y))
+    only_b = int(np.count_nonzero(~x & y))
     p = 1.0 if only_a + only_b == 0 else float(binomtest(only_a, only_a + only_b, 0.5).pvalue)
     return p, {"only_a": only_a, "only_b": only_b}
 
 
-def sign_flip_test(differences: Sequence[float], permutations: int = PERMUTATIONS, seed: int = SEED,
+def sign_flip_test(differences: Sequence[float] | np.ndarray, permutations: int = PERMUTATIONS, seed: int = SEED,
                    exact_max: int = EXACT_MAX) -> tuple[float, dict]:
     """Two-sided paired permutation p-value of mean(differences) = 0."""
     d = np.asarray(differences, dtype=np.float64)
@@ -85,22 +85,22 @@ def paired_difference(a: Sequence[float], b: Sequence[float], binary: bool | Non
                       level: float = LEVEL, resamples: int = BOOTSTRAP_RESAMPLES,
                       permutations: int = PERMUTATIONS, seed: int = SEED) -> PairedResult:
     """Compare per-unit values of two runs (same units, same order)."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    if a.shape != b.shape or a.ndim != 1 or len(a) == 0:
+    x = np.asarray(a, dtype=np.float64)
+    y = np.asarray(b, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1 or len(x) == 0:
         raise ValueError("paired values need the same (non-zero) number of units")
     if binary is None:
-        binary = bool(np.all(np.isin(a, (0.0, 1.0))) and np.all(np.isin(b, (0.0, 1.0))))
-    d = a - b
+        binary = bool(np.all(np.isin(x, (0.0, 1.0))) and np.all(np.isin(y, (0.0, 1.0))))
+    d = x - y
     if np.all(d == d[0]):
         ci = [float(d[0]), float(d[0])]
     else:
         lo, hi = percentile_interval(resampled_means(d, resamples, seed), level)[:, 0]
         ci = [float(lo), float(hi)]
     if binary:
-        p, detail = mcnemar_exact(a, b)
+        p, detail = mcnemar_exact(x, y)
         test = "McNemar exact"
     else:
         p, detail = sign_flip_test(d, permutations, seed)
         test = "paired permutation"
-    return PairedResult(len(a), float(a.mean()), float(b.mean()), float(d.mean()), ci, test, p, detail)
+    return PairedResult(len(x), float(x.mean()), float(y.mean()), float(d.mean()), ci, test, p, detail)

@@ -208,7 +208,7 @@ def synset_groups(wn, eligible: set[str], embed: Embed, config: BuildConfig,
     return out
 
 
-def build_coda(wn, sentences: Iterable[Any], embed: Embed, config: BuildConfig = BuildConfig(),
+def build_coda(wn, sentences: Iterable[Any] | None, embed: Embed, config: BuildConfig = BuildConfig(),
                selector: Any = None, parents: Iterable[str] | None = None,
                contexts: dict[str, list[Occurrence]] | None = None) -> list[Group]:
     """Build CoDA21 groups. ``sentences`` are SemCor-like sentence objects (or pass
@@ -216,6 +216,8 @@ def build_coda(wn, sentences: Iterable[Any], embed: Embed, config: BuildConfig =
     ``selector`` picks one context per synset (default: the first)."""
     config.validate()
     if contexts is None:
+        if sentences is None:
+            raise ValueError("build_coda needs sentences or contexts")
         contexts = collect_contexts(sentences, wn, config.pos)
     eligible = {s for s, occ in contexts.items() if len(occ) >= config.min_contexts}
     log.info("%d synsets with >= %d contexts", len(eligible), config.min_contexts)

@@ -231,8 +231,8 @@ def format_rows(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     try:
         from lexprobe.reporting import format_table
     except ImportError:  # the shared reporter is optional here
-        format_table = None
-    if format_table is not None:
+        pass
+    else:
         return format_table(list(headers), [list(r) for r in rows])
     cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]

@@ -135,7 +135,8 @@ def _encode_words_alone(tokenizer, instances: Sequence[SenseInstance], max_lengt
     keep = max(0, max_length - len(prefix) - len(suffix))
     rows, spans = [], []
     for inst in instances:
-        ids, start = [], 0
+        ids: list[int] = []
+        start = 0
         for j, word in enumerate(inst.tokens):
             pieces = tokenizer(word, add_special_tokens=False)["input_ids"]
             if j == inst.index:

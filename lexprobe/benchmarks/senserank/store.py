@@ -27,7 +27,6 @@ from typing import Any, Sequence
 
 import numpy as np
 
-
 log = logging.getLogger(__name__)
 
 _VERSION = 1
@@ -134,7 +133,7 @@ class StoreWriter:
 
     def __init__(self, vectors: Path, index: Path):
         self.vectors, self.index = vectors, index
-        self._lock_fd = _lock(index.with_name(index.name + ".lock"))
+        self._lock_fd: int | None = _lock(index.with_name(index.name + ".lock"))
         self.shape: tuple[int, ...] | None = None
         self.rows = 0
         if index.exists():

@@ -184,7 +184,7 @@ def _group_from_dict(obj: Any, interned: dict | None = None) -> SynsetGroup:
             raise ValueError(f"candidate {i} needs non-empty string fields synset, word, definition")
         cand = interned.get(key)
         if cand is None:
-            cand = interned[key] = Candidate(*key)
+            cand = interned[key] = Candidate(*key)  # type: ignore[arg-type]  # all three checked str above
         cands.append(cand)
     if not isinstance(obj["target"], str) or not isinstance(obj["word"], str) or not obj["word"].strip():
         raise ValueError("target and word must be non-empty strings")
@@ -280,7 +280,7 @@ def _cache_path(pos: str, keep_duplicates: bool) -> Path:
 def _write_cache(groups: Sequence[SynsetGroup], path: Path) -> None:
     """Compact form: each candidate once in a table, groups as lists of table indices."""
     index: dict[Candidate, int] = {}
-    table = []
+    table: list[list[str]] = []
     rows = []
     for g in groups:
         row = []
