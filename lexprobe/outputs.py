@@ -98,7 +98,7 @@ def check_not_inputs(outputs: dict, inputs: dict | None = None, writes: dict | N
     files the command writes there is caught too. Inputs that do not exist (a model
     name, a variant name) cannot be overwritten and are skipped.
     """
-    from lexprobe.data.registry import data_dir
+    from lexprobe.data_home import data_dir
 
     root = data_dir()
     existing_inputs = [(opt, p) for opt, v in (inputs or {}).items() for p in _paths(v) if os.path.lexists(p)]

@@ -29,28 +29,6 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: s
     return "\n".join(out)
 
 
-def read_json(path: str | Path, fix: str) -> Any:
-    """A JSON file's content; unreadable or malformed files are one DataError ending in ``fix``.
-
-    Malformed includes a key twice in one object (JSON's "the last one wins" would drop
-    data without a word), nesting deeper than Python's recursion limit, and NaN where a
-    value is expected is left to the caller. A FIFO or a device is refused before it is
-    opened, and a dataset file of the data directory is checked against its pin first.
-    """
-    from lexprobe.data.files import require_regular, unique_keys
-    from lexprobe.data.pins import check_unchanged
-    from lexprobe.errors import DataError
-
-    path = Path(path)
-    require_regular(path, fix)
-    check_unchanged(path)
-    try:
-        return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=unique_keys)
-    except (ValueError, RecursionError) as err:  # JSONDecodeError, UnicodeDecodeError, a duplicate key
-        raise DataError(f"{path} is not valid JSON ({str(err)[:120]}); {fix}") from None
-    except OSError as err:
-        raise DataError(f"cannot read {path} ({err.strerror or err}); {fix}") from None
-
 
 def write_json(path: str | Path, obj: Any) -> Path:
     """Write atomically (temp file + rename) so an interrupted write never leaves half a file.

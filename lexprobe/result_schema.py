@@ -178,7 +178,7 @@ def looks_like_result(obj: Any) -> bool:
 
 def load(path: str | Path) -> dict:
     """Read, upgrade and check one result file; the path is kept under ``_path``."""
-    from lexprobe.reporting import read_json
+    from lexprobe.data.files import read_json
 
     path = Path(path)
     if not path.is_file():

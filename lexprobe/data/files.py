@@ -3,13 +3,16 @@
 ``require_regular`` is called by every reader before it opens a file (and by ``data
 import`` for every source): a named pipe, a device or a socket is one ``DataError``.
 Folders and missing paths are left to the caller, which has the better message.
+``read_json`` is how every JSON input (a dataset, a template, a result file) is read.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 from lexprobe.errors import DataError
 
@@ -44,3 +47,24 @@ def unique_keys(pairs: list[tuple[str, object]]) -> dict:
             seen.add(key)
         raise ValueError(f"duplicate key {twice!r} in one JSON object")
     return out
+
+
+def read_json(path: str | Path, fix: str) -> Any:
+    """A JSON file's content; unreadable or malformed files are one DataError ending in ``fix``.
+
+    Malformed includes a key twice in one object (JSON's "the last one wins" would drop
+    data without a word), nesting deeper than Python's recursion limit, and NaN where a
+    value is expected is left to the caller. A FIFO or a device is refused before it is
+    opened, and a dataset file of the data directory is checked against its pin first.
+    """
+    from lexprobe.data.pins import check_unchanged
+
+    path = Path(path)
+    require_regular(path, fix)
+    check_unchanged(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"), object_pairs_hook=unique_keys)
+    except (ValueError, RecursionError) as err:  # JSONDecodeError, UnicodeDecodeError, a duplicate key
+        raise DataError(f"{path} is not valid JSON ({str(err)[:120]}); {fix}") from None
+    except OSError as err:
+        raise DataError(f"cannot read {path} ({err.strerror or err}); {fix}") from None

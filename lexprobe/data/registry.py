@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from urllib.parse import urlsplit
 
+from lexprobe.data_home import data_dir  # noqa: F401  (the data layer's name for it)
 from lexprobe.errors import DataError
 
 CODA_COMMIT = "f5393e66eefcbc1b289a6f674527ac7522377382"
@@ -241,12 +241,6 @@ def expand_names(names) -> list[str]:
 
 def get(name: str) -> Dataset:
     return DATASETS[expand_names([name])[0]]
-
-
-def data_dir() -> Path:
-    """``$LEXPROBE_DATA`` or ``~/.cache/lexprobe/data`` (not created here)."""
-    env = os.environ.get("LEXPROBE_DATA")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "lexprobe" / "data"
 
 
 def mirror_url(url: str, mirror: str | None = None) -> str:

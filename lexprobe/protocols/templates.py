@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Sequence
 
+from lexprobe.data.files import read_json
 from lexprobe.errors import DataError, ModelError
-from lexprobe.reporting import read_json
 
 LABEL_STYLES = ("numbers", "letters")
 BLANK = "___"

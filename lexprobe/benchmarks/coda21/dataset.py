@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from lexprobe.data.files import read_json
 from lexprobe.errors import DataError
-from lexprobe.reporting import read_json
 
 POS_NAMES = {"n": "noun", "v": "verb"}
 VARIANTS = ("clean-hard", "clean-easy", "noisy-hard", "noisy-easy")

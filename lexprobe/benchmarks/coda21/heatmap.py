@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
+from lexprobe.data.files import read_json
 from lexprobe.errors import DataError
-from lexprobe.reporting import read_json, save_figure
+from lexprobe.reporting import save_figure
 
 
 def find_group(result: dict[str, Any], group: str) -> dict[str, Any]:

@@ -15,8 +15,8 @@ import random
 from pathlib import Path
 from typing import Any
 
+from lexprobe.data.files import read_json
 from lexprobe.errors import DataError
-from lexprobe.reporting import read_json
 
 S20_SIZE = 20
 S20_SEED = 42
