@@ -159,10 +159,12 @@ class CoDA21(Benchmark):
 
         register_commands(sub)
 
-    def default_run(self, out_dir, model, sample=None):
+    llm_methods = ("likelihood", "choose")
+
+    def default_run(self, out_dir, part):
         from lexprobe.benchmarks.coda21.cli import run_default
 
-        return run_default(out_dir, model, sample)
+        return run_default(out_dir, part)
 
     def human_item_set(self, args):
         from lexprobe.benchmarks.coda21.cli import resolve_coda_file

@@ -158,10 +158,12 @@ class WDLMPro(Benchmark):
 
         register_commands(sub)
 
-    def default_run(self, out_dir, model, sample=None):
+    llm_methods = ("likelihood", "choose")
+
+    def default_run(self, out_dir, part):
         from lexprobe.benchmarks.wdlmpro.cli import run_default
 
-        return run_default(out_dir, model, **({"sample": sample} if sample is not None else {}))
+        return run_default(out_dir, part)
 
     def human_item_set(self, args):
         from lexprobe.benchmarks.wdlmpro import dataset as ds
