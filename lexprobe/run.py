@@ -37,17 +37,16 @@ from lexprobe.reporting import write_json
 
 #: the causal LM of the main job (a packaged short name, ``model_names.PACKAGED``)
 LLM = "smollm2-135m-instruct"
-#: its parts: (benchmark, method, chat, sample = groups per POS). Measured on 2 shared CPU cores
-#: (docs/llm.md): the four parts take about 2.5 minutes, MiniLM's about one.
+#: its parts: (benchmark, method, chat, sample = groups per POS, the one data set when several are present:
+#: CoDA21's clean-hard). Measured on 2 shared CPU cores (docs/llm.md): the four take about 2.5 minutes,
+#: MiniLM's parts about one.
 LLM_SAMPLES = (
-    ("wdlmpro", "likelihood", False, 25),
-    ("wdlmpro", "choose", True, 25),
-    ("coda21", "likelihood", False, 15),
-    ("coda21", "choose", True, 15),
+    ("wdlmpro", "likelihood", False, 25, None),
+    ("wdlmpro", "choose", True, 25, None),
+    ("coda21", "likelihood", False, 15, "clean-hard"),
+    ("coda21", "choose", True, 15, "clean-hard"),
 )
 _INSTALL = PACKAGED[LLM]
-#: the one CoDA21 file the LLM parts read when the official files are present
-LLM_CODA_FILE = "clean-hard"
 
 
 def register(sub) -> None:
@@ -78,9 +77,8 @@ def plan(args) -> tuple[list[tuple[str, RunPart]], list[dict]]:
     if args.model is not None or args.no_llm:
         return parts, skipped
     llm = args.llm or LLM
-    llm_parts = [(name, RunPart(llm, method, chat, args.sample or sample,
-                                data=LLM_CODA_FILE if name == "coda21" else None, tag=_tag(llm, method, chat)))
-                 for name, method, chat, sample in LLM_SAMPLES
+    llm_parts = [(name, RunPart(llm, method, chat, args.sample or sample, data, tag=_tag(llm, method, chat)))
+                 for name, method, chat, sample, data in LLM_SAMPLES
                  if name in chosen and method in get(name).llm_methods]
     if not llm_parts:
         return parts, skipped
