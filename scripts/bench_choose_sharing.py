@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from lexprobe.benchmarks.coda21.cli import resolve_coda_file  # noqa: E402
 from lexprobe.benchmarks.coda21.dataset import load_coda  # noqa: E402
 from lexprobe.models import load_scorer  # noqa: E402
-from lexprobe.protocols import choose_coda  # noqa: E402
+from lexprobe.benchmarks.coda21 import choose as choose_coda  # noqa: E402
 from lexprobe.protocols.answers import label_logprobs, prompt_length  # noqa: E402
 from lexprobe.protocols.choose import ChooseConfig  # noqa: E402
 from lexprobe.protocols.templates import option_labels  # noqa: E402

@@ -8,7 +8,7 @@ from lexprobe.cli import main
 
 
 def test_run_wdlmpro_with_minilm(minilm_path, tmp_path, capsys):
-    code = main(["run", "--only", "wdlmpro", "--sample", "8", "--out-dir", str(tmp_path)])
+    code = main(["run", "--no-llm", "--only", "wdlmpro", "--sample", "8", "--out-dir", str(tmp_path)])
     assert code == 0
     result = json.loads((tmp_path / "wdlmpro.json").read_text())
     assert result["model"]["kind"] == "embedding"
@@ -28,7 +28,7 @@ def test_run_wdlmpro_with_minilm(minilm_path, tmp_path, capsys):
 
 def test_run_coda21_on_official_files(minilm_path, shared_data, tmp_path, monkeypatch):
     monkeypatch.setenv("LEXPROBE_CODA_DIR", str(shared_data / "coda21"))
-    assert main(["run", "--only", "coda21", "--sample", "4", "--out-dir", str(tmp_path)]) == 0
+    assert main(["run", "--no-llm", "--only", "coda21", "--sample", "4", "--out-dir", str(tmp_path)]) == 0
     result = json.loads((tmp_path / "coda21-clean-hard.json").read_text())
     m = result["metrics"]["alignment"]
     assert m["n"]["n"] == 4 and m["v"]["n"] == 4

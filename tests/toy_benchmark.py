@@ -105,9 +105,10 @@ class Toy(Benchmark):
     def format_result(self, result):
         return f"toy accuracy {result['metrics']['pick']['all']['accuracy']:.3f}"
 
-    def default_run(self, out_dir, model, sample=None):
+    def default_run(self, out_dir, part):
         from lexprobe.benchmarks.evaluate import evaluate
         from lexprobe.models import load_scorer
 
-        result = evaluate(self, load_scorer(model), ToyConfig(limit=sample), out_dir / "toy.json")
+        self.likelihood_only(part)
+        result = evaluate(self, load_scorer(part.model), ToyConfig(limit=part.sample), out_dir / f"{part.stem('toy')}.json")
         return {"metrics": result["metrics"]}

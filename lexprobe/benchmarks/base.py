@@ -147,6 +147,29 @@ class Job:
         return partial_path(self.out) if self.out is not None else None
 
 
+@dataclass(frozen=True)
+class RunPart:
+    """One part of ``lexprobe run``: a model on one benchmark, asked one way, on a sample.
+
+    ``tag`` names the part's result files (``wdlmpro-<tag>.json``): empty for the default
+    model's likelihood part (today's file names), so parts never overwrite each other.
+    """
+
+    model: str
+    method: str = "likelihood"
+    chat: bool = False  #: --method choose: the question in the tokenizer's chat template
+    sample: int | None = None  #: the benchmark's sample size (groups per POS, instances); None: its default
+    data: str | None = None  #: the one default data set to use (CoDA21: "clean-hard"); None: every one present
+    tag: str = ""
+
+    def stem(self, name: str) -> str:
+        return f"{name}-{self.tag}" if self.tag else name
+
+    @property
+    def label(self) -> str:
+        return self.method + (" (chat)" if self.chat else "")
+
+
 @dataclass
 class Unit:
     """One unit of a result, as intervals and ``compare`` see it."""
@@ -237,9 +260,18 @@ class Benchmark(ABC):
     def register_commands(self, sub: Any) -> None:
         """Commands besides ``eval`` (build, stats, plot, ...) on the benchmark's sub-parser."""
 
-    def default_run(self, out_dir: Path, model: str, sample: int | None = None) -> dict:
-        """``lexprobe run``'s part: a quick sample on ``model``; returns {metrics, sample_data}."""
+    #: the methods ``lexprobe run`` also asks the causal LM of the main job with (the papers' likelihood, choose)
+    llm_methods: ClassVar[tuple[str, ...]] = ()
+
+    def default_run(self, out_dir: Path, part: RunPart) -> dict:
+        """``lexprobe run``'s part: a quick sample on ``part.model``, asked ``part.method``; returns
+        {metrics, sample_data}."""
         raise LexprobeError(f"{self.meta.name} has no default run")
+
+    def likelihood_only(self, part: RunPart) -> None:
+        """One line when a part asks a method this benchmark's default run has not (``default_run`` helper)."""
+        if part.method != "likelihood" or part.chat:
+            raise LexprobeError(f"{self.meta.name}'s default run has only the likelihood method, not {part.label}")
 
     #: benchmarks whose items people can take (``lexprobe human``)
     has_human_items: ClassVar[bool] = False

@@ -7,7 +7,8 @@ each option label after the prompt (also averaged over the options' cyclic order
 ``docs/llm.md``. Modules: ``templates`` (prompt text), ``options`` (candidate
 sampling and seeded option orders), ``parse`` (strict and lenient answer parsers),
 ``answers`` (label likelihood and generation on a causal scorer), ``debias`` (cyclic
-debiasing), ``choose`` (readings, position bias, resumable runs), ``choose_wdlmpro``
-and ``choose_coda`` (the two benchmarks), ``choose_cli`` (``ChooseOptions``),
-``readings`` (the readings in schema-2 results).
+debiasing), ``choose`` (readings, position bias, resumable runs), ``choose_cli`` (``ChooseOptions``),
+``readings`` (the readings in schema-2 results). Nothing here knows a benchmark: each
+benchmark's questions are its own ``choose`` module (``benchmarks/wdlmpro/choose.py``,
+``benchmarks/coda21/choose.py``).
 """

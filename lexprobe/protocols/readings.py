@@ -68,6 +68,13 @@ def bias_text(bias: dict) -> str:
     return "; ".join(parts)
 
 
+def bias_line(bias: dict) -> str:
+    """``bias_text`` with the readings' own names, "-" when none (the CLI's text tables)."""
+    parts = [f"{reading} {b['most_chosen']}: {b['most_chosen_share']:.2f} vs {b['gold_share_there']:.2f}"
+             for reading, b in bias.items() if "most_chosen" in b]
+    return "; ".join(parts) or "-"
+
+
 def label(reading: str) -> str:
     return LABELS.get(reading, reading)
 

@@ -11,7 +11,8 @@ from lexprobe.benchmarks.coda21.dataset import load_coda
 from lexprobe.cli import main
 from lexprobe.metrics import alignment as al
 from lexprobe.models import load_scorer
-from lexprobe.protocols import choose_coda, choose_wdlmpro
+from lexprobe.benchmarks.coda21 import choose as choose_coda
+from lexprobe.benchmarks.wdlmpro import choose as choose_wdlmpro
 from lexprobe.protocols.answers import encode, greedy_generate, greedy_generate_reference, label_logprobs
 from lexprobe.protocols.choose import ChooseConfig
 from lexprobe.protocols.options import option_order, sample_candidates

@@ -9,7 +9,9 @@ import pytest
 from lexprobe.benchmarks.coda21.dataset import load_coda
 from lexprobe.cli import main
 from lexprobe.models import load_scorer
-from lexprobe.protocols import choose, choose_coda, choose_wdlmpro
+from lexprobe.benchmarks.coda21 import choose as choose_coda
+from lexprobe.benchmarks.wdlmpro import choose as choose_wdlmpro
+from lexprobe.protocols import choose
 from lexprobe.protocols.choose import ChooseConfig
 from lexprobe.protocols.debias import debiased, rotations
 from tests.benchmarks.coda21.helpers import write_small

@@ -3,7 +3,7 @@
 Methods: ``likelihood`` (a k x k match-score matrix per group from the model's
 log-probabilities, pseudo-log-likelihoods, embedding cosines or random scores, then the
 alignment; ``evaluate.STRATEGIES`` picks by capability), ``choose`` (the group as one
-matching question to a causal LM, ``protocols/choose_coda.py``) and ``ask`` (the authors'
+matching question to a causal LM, ``choose.py``) and ``ask`` (the authors'
 yes/no question per context-definition pair, P(Yes) aligned; causal or masked LMs,
 ``asking.py``). Recipes: ``recipe.py``.
 """
@@ -35,7 +35,7 @@ class Choose(Method):
     requires = (Generation,)
 
     def run(self, job):  # (one process: the choose run keeps its own resume log)
-        from lexprobe.protocols.choose_coda import evaluate_choose
+        from lexprobe.benchmarks.coda21.choose import evaluate_choose
 
         c = job.config
         cfg = c.choose.to_config(seed=c.seed)
@@ -159,10 +159,12 @@ class CoDA21(Benchmark):
 
         register_commands(sub)
 
-    def default_run(self, out_dir, model, sample=None):
+    llm_methods = ("likelihood", "choose")
+
+    def default_run(self, out_dir, part):
         from lexprobe.benchmarks.coda21.cli import run_default
 
-        return run_default(out_dir, model, sample)
+        return run_default(out_dir, part)
 
     def human_item_set(self, args):
         from lexprobe.benchmarks.coda21.cli import resolve_coda_file

@@ -196,41 +196,57 @@ def build_small(out_dir: Path, embed, max_groups: int = 15) -> Path:
     return path
 
 
-def run_default(out_dir: Path, model: str, sample: int | None = None) -> dict:
+#: the small sets this process built, per output folder: the main job's parts share one (a build takes seconds)
+_BUILT: dict[Path, Path] = {}
+
+
+def _small_set(out_dir: Path, scorer, coda_dir: Path) -> Path:
+    from lexprobe.models import load_scorer
+
+    key = out_dir.resolve()
+    if key in _BUILT and _BUILT[key].is_file():
+        print(f"official CoDA21 files not found in {coda_dir}: on the small set built before, {_BUILT[key]}")
+    else:
+        print(f"official CoDA21 files not found in {coda_dir} (`lexprobe data fetch coda21` gets them); "
+              "building a small set from WordNet")
+        embed = scorer.encode if scorer.kind == "embedding" else load_scorer("all-MiniLM-L6-v2", kind="embedding").encode
+        _BUILT[key] = build_small(out_dir, embed)
+    return _BUILT[key]
+
+
+def run_default(out_dir: Path, part) -> dict:
     """CoDA21 on the official clean files when present, else on a small self-built set.
 
-    ``sample`` limits each file to its first N groups per POS (all by default).
+    ``part`` (``RunPart``): the model and method (likelihood, or choose with or without the
+    chat template); ``part.sample`` limits each file to its first N groups per POS (all by
+    default); ``part.data`` names the one official file to use (default: both clean ones).
     """
     from lexprobe.benchmarks.coda21.config import CodaConfig
-    from lexprobe.benchmarks.coda21.evaluate import format_result
     from lexprobe.benchmarks.evaluate import evaluate
     from lexprobe.benchmarks.registry import get
     from lexprobe.models import load_scorer
+    from lexprobe.protocols.choose_cli import ChooseOptions
 
     out_dir = Path(out_dir)
-    scorer = load_scorer(model)
+    scorer = load_scorer(part.model)
     coda_dir = default_coda_dir()
-    files = {name: coda_dir / f for name, f in OFFICIAL_FILES.items() if (coda_dir / f).is_file()}
+    wanted = {n: f for n, f in OFFICIAL_FILES.items() if part.data in (None, n)}
+    files = {name: coda_dir / f for name, f in wanted.items() if (coda_dir / f).is_file()}
     if not files:
-        print(f"official CoDA21 files not found in {coda_dir} (`lexprobe data fetch coda21` gets them); "
-              "building a small set from WordNet")
-        if scorer.kind == "embedding":
-            embed = scorer.encode
-        else:
-            embed = load_scorer("all-MiniLM-L6-v2", kind="embedding").encode
-        files = {"small": build_small(out_dir, embed)}
+        files = {"small": _small_set(out_dir, scorer, coda_dir)}
         sample_data = {"what": "a small CoDA21-style set built from WordNet (the official files are missing)",
                        "get": "lexprobe data fetch coda21"}
     else:
         sample_data = None
     metrics = {}
     bench = get("coda21")
+    choose = {"choose": ChooseOptions(chat=part.chat)} if part.method == "choose" else {}
     for name, path in files.items():
-        config = CodaConfig(data=str(path), limit=sample)
-        out = out_dir / f"coda21-{name}.json"
+        config = CodaConfig(data=str(path), limit=part.sample, method=part.method, **choose)  # type: ignore[arg-type]
+        out = out_dir / f"{part.stem(f'coda21-{name}')}.json"
         result = evaluate(bench, scorer, config, out, items=bench.load_items(config), progress=True)
         assert result is not None  # `lexprobe run` is one process (rank 0)
-        print(format_result(result) if len(files) == 1 else f"{name}:\n{format_result(result)}")
+        print(bench.format_result(result) if len(files) == 1 else f"{name}:\n{bench.format_result(result)}")
         print(f"CoDA21 {name} results written to {out}")
         metrics[name] = result["metrics"]
     return {"metrics": metrics, "sample_data": sample_data}

@@ -169,7 +169,8 @@ class SenseRank(Benchmark):
 
         register_commands(sub)
 
-    def default_run(self, out_dir, model, sample=None):
+    def default_run(self, out_dir, part):
         from lexprobe.benchmarks.senserank.cli import run_default
 
-        return run_default(out_dir, model, sample)
+        self.likelihood_only(part)
+        return run_default(out_dir, part.model, part.sample, stem=part.stem("senserank-semcor"))

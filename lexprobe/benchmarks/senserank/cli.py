@@ -84,7 +84,8 @@ def _cmd_finetune(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_default(out_dir, model: str = "all-MiniLM-L6-v2", sample: int | None = None) -> dict:
+def run_default(out_dir, model: str = "all-MiniLM-L6-v2", sample: int | None = None,
+                stem: str = "senserank-semcor") -> dict:
     """SemCor sample for ``lexprobe run``: whole SemCor lemmas, drawn with seed 0, until the
     database plus queries reach ``sample`` instances (default DEFAULT_SAMPLE_INSTANCES)."""
     from lexprobe.benchmarks.evaluate import evaluate
@@ -102,7 +103,7 @@ def run_default(out_dir, model: str = "all-MiniLM-L6-v2", sample: int | None = N
                        "get": "lexprobe data fetch semcor"}
         print("SemCor not in the data directory: ranking senses on the bundled SemCor sample")
     config = SenseConfig(corpus="semcor", path=path, max_instances=sample or DEFAULT_SAMPLE_INSTANCES, seed=0)
-    out = Path(out_dir) / "senserank-semcor.json"
+    out = Path(out_dir) / f"{stem}.json"
     bench = get("senserank")
     result = evaluate(bench, load_scorer(model, prefer="token"), config, out, items=bench.load_items(config))
     assert result is not None  # `lexprobe run` is one process (rank 0)

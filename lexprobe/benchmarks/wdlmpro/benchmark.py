@@ -3,7 +3,7 @@
 Methods: ``likelihood`` (every candidate scored by the model: masked-slot or continuation
 log-probabilities, embedding cosines, or random scores; ``scoring.py`` picks by capability)
 and ``choose`` (the candidates as a multiple-choice question to a causal LM,
-``protocols/choose_wdlmpro.py``). Recipes: ``paper`` and ``authors`` (``protocol.py``).
+``choose.py``). Recipes: ``paper`` and ``authors`` (``protocol.py``).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class Choose(Method):
     requires = (Generation,)
 
     def run(self, job):  # (one process: the choose run keeps its own resume log)
-        from lexprobe.protocols.choose_wdlmpro import evaluate_choose
+        from lexprobe.benchmarks.wdlmpro.choose import evaluate_choose
 
         cfg = job.config.choose.to_config(seed=job.config.seed)
         result = evaluate_choose(job.scorer, job.items.groups, job.items.tasks, cfg, out=job.out,
@@ -158,10 +158,12 @@ class WDLMPro(Benchmark):
 
         register_commands(sub)
 
-    def default_run(self, out_dir, model, sample=None):
+    llm_methods = ("likelihood", "choose")
+
+    def default_run(self, out_dir, part):
         from lexprobe.benchmarks.wdlmpro.cli import run_default
 
-        return run_default(out_dir, model, **({"sample": sample} if sample is not None else {}))
+        return run_default(out_dir, part)
 
     def human_item_set(self, args):
         from lexprobe.benchmarks.wdlmpro import dataset as ds

@@ -43,6 +43,10 @@ def cmd_plot(args) -> int:
     return 0
 
 
+#: groups per POS of ``lexprobe run``'s WDLMPro part on the default model
+DEFAULT_RUN_SAMPLE = 100
+
+
 def quick_sample(pos: str, n: int, seed: int = 0) -> list[SynsetGroup]:
     """A uniform seeded sample of n groups without building the whole dataset.
 
@@ -65,20 +69,25 @@ def quick_sample(pos: str, n: int, seed: int = 0) -> list[SynsetGroup]:
     return groups
 
 
-def run_default(out_dir: Path, model: str, sample: int = 100, seed: int = 0) -> dict:
-    """WDLMPro on a seeded sample (both POS, both tasks) with the given model."""
+def run_default(out_dir: Path, part, seed: int = 0) -> dict:
+    """WDLMPro on a seeded sample (both POS, both tasks; ``part.sample`` groups per POS, default 100),
+    asked as ``part`` says (``RunPart``: likelihood, or choose with or without the chat template)."""
     from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.benchmarks.registry import get
     from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
-    from lexprobe.benchmarks.wdlmpro.report import full_report
     from lexprobe.models import load_scorer
+    from lexprobe.protocols.choose_cli import ChooseOptions
 
-    out = check_output_file(Path(out_dir) / "wdlmpro.json")
+    out = check_output_file(Path(out_dir) / f"{part.stem('wdlmpro')}.json")
+    sample = part.sample or DEFAULT_RUN_SAMPLE
     groups = quick_sample("n", sample, seed) + quick_sample("v", sample, seed)
-    scorer = load_scorer(model)
-    config = WDLMProConfig(seed=seed)
+    scorer = load_scorer(part.model)
+    choose = {"choose": ChooseOptions(chat=part.chat)} if part.method == "choose" else {}
+    config = WDLMProConfig(seed=seed, method=part.method, **choose)  # type: ignore[arg-type]
     result = evaluate("wdlmpro", scorer, config, out, items=WDLMProItems(groups, attributes_fn(None)))
     assert result is not None  # `lexprobe run` is one process (rank 0)
-    print(full_report(result))
-    print(f"WDLMPro results written to {out}, breakdown plot to {result.get('plot')}")
+    print(get("wdlmpro").format_result(result))
+    plot = f", breakdown plot to {result['plot']}" if result.get("plot") else ""
+    print(f"WDLMPro results written to {out}{plot}")
     return result

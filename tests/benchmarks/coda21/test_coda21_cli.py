@@ -2,6 +2,8 @@ import json
 
 import pytest
 
+from lexprobe.benchmarks.base import RunPart
+
 from lexprobe.benchmarks.coda21 import cli as coda_cli
 from lexprobe.benchmarks.coda21.heatmap import draw_heatmap, find_group, load_result
 from lexprobe.cli import main
@@ -65,10 +67,14 @@ def test_run_default_uses_official_files_when_present(tmp_path, monkeypatch):
     write_small(coda_dir / "CoDA-clean-easy.json")
     write_small(coda_dir / "CoDA-clean-hard.json")
     monkeypatch.setenv("LEXPROBE_CODA_DIR", str(coda_dir))
-    summary = coda_cli.run_default(tmp_path / "out", "random")
+    summary = coda_cli.run_default(tmp_path / "out", RunPart("random"))
     assert set(summary["metrics"]) == {"clean-easy", "clean-hard"}
     assert summary["metrics"]["clean-hard"]["alignment"]["all"]["n"] == 3
     assert (tmp_path / "out" / "coda21-clean-easy.json").exists()
+    # a part that names one file, with a tag, runs that file only and keeps the others' results
+    one = coda_cli.run_default(tmp_path / "out", RunPart("random", data="clean-hard", sample=1, tag="x"))
+    assert set(one["metrics"]) == {"clean-hard"} and one["metrics"]["clean-hard"]["alignment"]["all"]["n"] == 2
+    assert (tmp_path / "out" / "coda21-clean-hard-x.json").exists()
 
 
 def test_default_coda_dir_is_in_the_data_directory(tmp_path, monkeypatch):

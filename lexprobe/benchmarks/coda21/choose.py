@@ -40,10 +40,10 @@ from lexprobe.protocols.choose import (
     run_units,
     too_long,
 )
-from lexprobe.protocols.choose_wdlmpro import bias_line
 from lexprobe.protocols.debias import debiased, rotations
 from lexprobe.protocols.options import option_order, sample_candidates
 from lexprobe.protocols.parse import parse_matching, parse_matching_lenient
+from lexprobe.protocols.readings import bias_line
 from lexprobe.protocols.templates import BLANK, build_prompt, coda_question, option_labels
 from lexprobe.run_record import finish_result
 from lexprobe.stats.bootstrap import mean_intervals

@@ -40,6 +40,7 @@ from lexprobe.protocols.choose import (
 from lexprobe.protocols.debias import debiased, rotations
 from lexprobe.protocols.options import option_order, sample_candidates
 from lexprobe.protocols.parse import parse_choice, parse_choice_lenient
+from lexprobe.protocols.readings import bias_line
 from lexprobe.protocols.templates import build_prompt, d2w_question, option_labels, w2d_question
 from lexprobe.run_record import finish_result
 from lexprobe.stats.bootstrap import mean_intervals
@@ -250,9 +251,3 @@ def format_choose(result: dict) -> str:
                          rows, title=title)
     return table + "\nposition bias (most chosen position: share of answers vs share of gold there):\n  " + \
         "\n  ".join(bias)
-
-
-def bias_line(bias: dict) -> str:
-    parts = [f"{reading} {b['most_chosen']}: {b['most_chosen_share']:.2f} vs {b['gold_share_there']:.2f}"
-             for reading, b in bias.items() if "most_chosen" in b]
-    return "; ".join(parts) or "-"
