@@ -272,3 +272,19 @@ def test_prompts_too_long_are_skipped_and_counted(llama, monkeypatch):
     m = result["metrics"]["w2d"]
     assert (m["all"]["n"], m["all"]["skipped"]) == (2, 1)
     assert all("likelihood" in r for r in result["instances"] if r["target"] != longest)
+
+
+def test_a_coda21_choose_run_with_every_group_skipped_still_has_its_items_page(llama, tmp_path, monkeypatch):
+    """A model too short for every prompt: the result has no readings, and the report's items
+    page lists each group as not asked (it used to take the likelihood branch and raise KeyError)."""
+    from lexprobe.benchmarks.registry import get
+    from lexprobe.result_schema import load
+
+    data = load_coda(write_small(tmp_path / "coda.json"))
+    monkeypatch.setattr(llama, "max_length", 8)
+    result = choose_coda.evaluate_choose(data, llama, ChooseConfig(permutations=1, seed=0), pos="v", progress=False)
+    assert result["instances"] and all("skipped" in r for r in result["instances"])
+    path = tmp_path / "all-skipped.json"
+    path.write_text(json.dumps(result))
+    rows = get("coda21").failure_rows(load(path))
+    assert len(rows) == len(result["instances"]) and all(row["score"] == "skipped" for row in rows)
