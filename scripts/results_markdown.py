@@ -72,14 +72,23 @@ def wdlmpro(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+def _coda_file(data: str) -> str:
+    """clean-easy, or a copy's path (CoDA-clean-easy.json) by the same name."""
+    name = data.replace("\\", "/").rsplit("/", 1)[-1]
+    name = name[:-5] if name.endswith(".json") else name
+    return name[5:].lower() if name.lower().startswith("coda-") else name
+
+
 def coda21(rows: list[dict]) -> str:
-    files = ("clean-hard", "clean-easy", "noisy-hard", "noisy-easy")
+    files = ["clean-hard", "clean-easy", "noisy-hard", "noisy-easy"]
     by = {}
     for r in rows:
         if r["benchmark"] != "coda21":
             continue
         key = (_model(r), _method(r), _sample(r))
-        by.setdefault(key, {})[r["config"]["data"]] = r
+        name = _coda_file(r["config"]["data"])
+        files += [] if name in files else [name]
+        by.setdefault(key, {})[name] = r
     out = ["| model | method | groups | " + " | ".join(f"{f} N | {f} V" for f in files) + " |",
            "|---|---|---|" + "---|" * (2 * len(files))]
     for (model, method, sample), per in by.items():
