@@ -51,7 +51,8 @@ def _method(row: dict) -> str:
 
 def _sample(row: dict) -> str:
     limit = (row.get("config") or {}).get("limit")
-    return "all" if limit is None else f"{limit}/POS"
+    first = "first " if row["benchmark"] == "coda21" else ""  # CoDA21 --limit: the first N groups
+    return "all" if limit is None else f"{first}{limit}/POS"
 
 
 def wdlmpro(rows: list[dict]) -> str:
@@ -89,8 +90,9 @@ def coda21(rows: list[dict]) -> str:
         name = _coda_file(r["config"]["data"])
         files += [] if name in files else [name]
         by.setdefault(key, {})[name] = r
-    out = ["| model | method | groups | " + " | ".join(f"{f} N | {f} V" for f in files) + " |",
-           "|---|---|---|" + "---|" * (2 * len(files))]
+    out = ["| model | method | groups | " + " | ".join(f"{f} N | {f} V" for f in files)
+           + " | random (exact) on the same groups, N / V per file |",
+           "|---|---|---|" + "---|" * (2 * len(files) + 1)]
     for (model, method, sample), per in by.items():
         cells = []
         for f in files:
@@ -99,7 +101,9 @@ def coda21(rows: list[dict]) -> str:
                 s = _slice(r, "alignment", pos) if r else None
                 metric = "accuracy" if r is None or r["method"] != "choose" else "likelihood.accuracy"
                 cells.append(_pct(s, metric) + (f" (n={s['n']})" if s and sample != "all" else ""))
-        out.append(f"| {model} | {method} | {sample} | " + " | ".join(cells) + " |")
+        rnd = "; ".join(f"{f}: " + " / ".join(f"{100 * s['random']['accuracy']:.1f}" for s in (
+            _slice(per[f], "alignment", p) for p in ("n", "v")) if s and s.get("random")) for f in files if f in per)
+        out.append(f"| {model} | {method} | {sample} | " + " | ".join(cells) + f" | {rnd} |")
     return "\n".join(out)
 
 
