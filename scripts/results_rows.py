@@ -5,7 +5,7 @@ this keeps every quoted number, its 95% interval, n, the random baseline on the 
 the model revision and the exact command, so each row of the doc can be checked against a
 small committed file and regenerated with the command it names.
 
-    python scripts/results_rows.py RESULTS_DIR --out docs/results/rows.json [--markdown]
+    python scripts/results_rows.py RESULTS_DIR --out docs/results-rows.json [--markdown]
 
 ``--markdown`` also prints the tables of docs/results.md (figures x100 where the paper uses
 percentages or two decimals, each P@1 / accuracy with its 95% bootstrap interval).
