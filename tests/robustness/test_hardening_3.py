@@ -1,0 +1,65 @@
+"""Issue #19 (second half): the items left after tests/robustness/test_hardening_2.py.
+
+Items here: 12 (``--layers``/``--permutations`` bounded before allocating), 15 (``--template``
+checked before the model loads), 17 (``report``/``compare`` on malformed results), 18 (an
+output's extension checked before the work), 22, 23 (tables.md escaping), 24 (the lock first).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lexprobe.cli import main
+from tests.human.helpers import wdlmpro_data
+
+
+def run_cli(argv, capsys):
+    """(exit code, stderr) of ``lexprobe argv``; parser errors count as exit code 2."""
+    capsys.readouterr()
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as stop:
+        code = stop.code
+    return code, capsys.readouterr().err.strip()
+
+
+@pytest.fixture(scope="module")
+def wresult(tmp_path_factory) -> Path:
+    """A small WDLMPro result (random scorer)."""
+    folder = tmp_path_factory.mktemp("wresult")
+    out = folder / "w.json"
+    assert main(["wdlmpro", "eval", "--data", str(wdlmpro_data(folder)), "--model", "random",
+                 "--out", str(out)]) == 0
+    return out
+
+
+# --- 17. report / compare on malformed results ------------------------------------------------------
+
+def _no_target(r):
+    del r["instances"][0]["target"]
+
+
+def _string_metric(r):
+    r["metrics"]["w2d"]["all"]["p_at_1"] = "high"
+
+
+def _metrics_oops(r):
+    r["metrics"] = "oops"
+
+
+@pytest.mark.parametrize("command", ["report", "compare"])
+@pytest.mark.parametrize("damage", [_no_target, _string_metric, _metrics_oops])
+def test_17_a_malformed_result_is_one_line(command, damage, wresult, tmp_path, capsys):
+    bad = json.loads(wresult.read_text())
+    damage(bad)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "bad.json").write_text(json.dumps(bad))
+    argv = (["report", folder, "--out", tmp_path / "html"] if command == "report"
+            else ["compare", wresult, folder / "bad.json"])
+    code, err = run_cli(argv, capsys)
+    assert code == 2 and err.count("\n") == 0, err
+    assert "bad.json is not a valid lexprobe result" in err
