@@ -45,6 +45,20 @@ def check_output_file(path: str | Path, option: str = "--out") -> Path:
     return path
 
 
+#: what matplotlib writes (``savefig`` picks the format from the extension)
+IMAGE_SUFFIXES = (".png", ".pdf", ".svg", ".svgz", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff", ".webp")
+
+
+def check_image_file(path: str | Path, option: str = "--out") -> Path:
+    """``check_output_file`` for a figure: its extension names an image format, checked before the work
+    (``--plot x.json`` once failed in matplotlib after the whole evaluation)."""
+    path = Path(path)
+    if path.suffix.lower() not in IMAGE_SUFFIXES:
+        raise OutputError(f"{option} {path}: {path.suffix or 'no extension'} is not an image format; "
+                          f"end the name with .png, .pdf or .svg")
+    return check_output_file(path, option)
+
+
 def check_output_dir(path: str | Path, option: str = "--out-dir") -> Path:
     """``path`` is (or can be created as) a writable folder."""
     path = Path(path)

@@ -63,3 +63,33 @@ def test_17_a_malformed_result_is_one_line(command, damage, wresult, tmp_path, c
     code, err = run_cli(argv, capsys)
     assert code == 2 and err.count("\n") == 0, err
     assert "bad.json is not a valid lexprobe result" in err
+
+
+# --- 18. a figure's extension is checked before the work ----------------------------------------
+
+def test_18_a_plot_that_is_not_an_image_is_refused_before_the_work(tmp_path, capsys, monkeypatch):
+    from lexprobe.benchmarks.wdlmpro import benchmark
+
+    monkeypatch.setattr(benchmark.WDLMPro, "load_items",
+                        lambda *a, **k: pytest.fail("the data was read before --plot was checked"))
+    code, err = run_cli(["wdlmpro", "eval", "--data", wdlmpro_data(tmp_path), "--model", "random",
+                         "--out", tmp_path / "r.json", "--plot", tmp_path / "x.json"], capsys)
+    assert code == 2 and err.count("\n") == 0, err
+    assert "--plot" in err and "x.json" in err and ".png" in err
+    assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize("command", ["coda heatmap", "wdlmpro plot"])
+def test_18_a_figure_out_that_is_not_an_image_is_one_line(command, wresult, tmp_path, capsys):
+    from tests.benchmarks.coda21.helpers import write_small
+
+    if command == "coda heatmap":
+        data = write_small(tmp_path / "coda.json")
+        assert main(["coda", "eval", "--data", str(data), "--model", "random", "--out", str(tmp_path / "c.json")]) == 0
+        argv = ["coda", "heatmap", "--result", tmp_path / "c.json", "--group", "0", "--out", tmp_path / "x.json"]
+    else:
+        argv = ["wdlmpro", "plot", "--result", wresult, "--out", tmp_path / "x.json"]
+    code, err = run_cli(argv, capsys)
+    assert code == 2 and err.count("\n") == 0, err
+    assert "x.json" in err and "image format" in err
+    assert not (tmp_path / "x.json").exists()

@@ -76,9 +76,9 @@ class WDLMPro(Benchmark):
 
     def check_outputs(self, out: Path, config: WDLMProConfig) -> None:
         if config.plot:
-            from lexprobe.outputs import check_output_file
+            from lexprobe.outputs import check_image_file
 
-            check_output_file(config.plot, "--plot")
+            check_image_file(config.plot, "--plot")
 
     def outputs(self, out: Path, config: WDLMProConfig) -> dict[str, list]:
         return {"--out": [out], "--plot": [config.plot or out.with_suffix(".png")]}
