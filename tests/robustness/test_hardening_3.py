@@ -93,3 +93,28 @@ def test_18_a_figure_out_that_is_not_an_image_is_one_line(command, wresult, tmp_
     assert code == 2 and err.count("\n") == 0, err
     assert "x.json" in err and "image format" in err
     assert not (tmp_path / "x.json").exists()
+
+
+# --- 15. --template checked before the model loads ----------------------------------------------
+
+@pytest.mark.parametrize("template,message", [
+    ({"w2d": "{word:d} {options}"}, "format spec"),
+    ({"w2d": "{word:>99999999999} {options}"}, "format spec"),
+    ({"w2d": "Which fits {word}?"}, "lacks placeholder(s) {options}"),
+    ({"coda": "{contexts} only"}, "lacks placeholder(s) {definitions}"),
+])
+@pytest.mark.parametrize("bench", ["wdlmpro", "coda"])
+def test_15_a_bad_template_is_refused_before_the_model_loads(bench, template, message, tmp_path, capsys,
+                                                            monkeypatch):
+    from lexprobe import cli_common
+    from tests.benchmarks.coda21.helpers import write_small
+
+    monkeypatch.setattr(cli_common, "scorer_from_args",
+                        lambda *a, **k: pytest.fail("the model loaded before --template was checked"))
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(template))
+    data = wdlmpro_data(tmp_path) if bench == "wdlmpro" else write_small(tmp_path / "coda.json")
+    code, err = run_cli([bench, "eval", "--data", data, "--model", "random", "--method", "choose",
+                         "--template", path, "--out", tmp_path / "r.json"], capsys)
+    assert code == 2 and err.count("\n") == 0, err
+    assert message in err and "t.json" in err
