@@ -118,3 +118,24 @@ def test_15_a_bad_template_is_refused_before_the_model_loads(bench, template, me
                          "--template", path, "--out", tmp_path / "r.json"], capsys)
     assert code == 2 and err.count("\n") == 0, err
     assert message in err and "t.json" in err
+
+
+# --- 12. senserank --layers bounded before allocating -------------------------------------------
+
+@pytest.mark.parametrize("layers", ["0-99999999", "-99999999", "0-500,0-500,0-500"])
+def test_12_a_layer_list_no_model_has_is_refused_at_once(layers, tmp_path, capsys):
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    code, err = run_cli(["senserank", "eval", "--model", "random", "--layers", layers, "--out", tmp_path / "r.json"],
+                        capsys)
+    assert code == 2 and err.count("\n") == 0, err
+    assert "--layers" in err and "1024" in err
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 200_000  # KB: nothing was expanded
+
+
+def test_12_a_real_layer_list_still_parses():
+    from lexprobe.benchmarks.senserank.layers import parse_layers
+
+    assert parse_layers("0,4,8-10,-1") == [0, 4, 8, 9, 10, -1]
+    assert parse_layers("all") == "all"
