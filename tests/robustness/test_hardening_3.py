@@ -139,3 +139,25 @@ def test_12_a_real_layer_list_still_parses():
 
     assert parse_layers("0,4,8-10,-1") == [0, 4, 8, 9, 10, -1]
     assert parse_layers("all") == "all"
+
+
+# --- 23. tables.md shows names as text -----------------------------------------------------------
+
+def test_23_tables_md_escapes_model_names_and_data_paths(tmp_path, capsys):
+    from tests.benchmarks.coda21.helpers import write_small
+
+    evil = "<img src=x onerror=alert(1)>"
+    folder = tmp_path / "in"
+    folder.mkdir()
+    data = write_small(tmp_path / f"{evil}.json")
+    assert main(["coda", "eval", "--data", str(data), "--model", "random", "--out", str(folder / "c.json")]) == 0
+    result = json.loads((folder / "c.json").read_text())
+    result["model"]["name"] = f"{evil}|[x](javascript:alert(1))"
+    (folder / "c.json").write_text(json.dumps(result))
+    code, err = run_cli(["report", folder, "--out", tmp_path / "html"], capsys)
+    assert code == 0, err
+    md = (tmp_path / "html" / "tables.md").read_text()
+    assert "&lt;img src=x onerror=alert(1)&gt;" in md  # the name is there, as text
+    assert "<img" not in md and "[x](javascript" not in md
+    row = next(x for x in md.splitlines() if "onerror" in x and "javascript" in x)
+    assert "\\|" in row
