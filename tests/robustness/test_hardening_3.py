@@ -161,3 +161,31 @@ def test_23_tables_md_escapes_model_names_and_data_paths(tmp_path, capsys):
     assert "<img" not in md and "[x](javascript" not in md
     row = next(x for x in md.splitlines() if "onerror" in x and "javascript" in x)
     assert "\\|" in row
+
+
+# --- 24. the second writer on one --out stops before the data and the model load -----------------
+
+@pytest.mark.parametrize("bench", ["wdlmpro", "coda"])
+def test_24_a_second_writer_is_refused_before_the_data_loads(bench, tmp_path, capsys, monkeypatch):
+    import fcntl
+    import os
+
+    from lexprobe.benchmarks.registry import get
+    from tests.benchmarks.coda21.helpers import write_small
+
+    data = wdlmpro_data(tmp_path) if bench == "wdlmpro" else write_small(tmp_path / "coda.json")
+    out = tmp_path / "r.json"
+    monkeypatch.setattr(type(get(bench)), "load_items",
+                        lambda *a, **k: pytest.fail("the data loaded although another run writes --out"))
+    fd = os.open(tmp_path / "r.json.lock", os.O_RDWR | os.O_CREAT)  # the first writer, still running
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    try:
+        code, err = run_cli([bench, "eval", "--data", data, "--model", "random", "--out", out], capsys)
+    finally:
+        os.close(fd)
+    assert code == 2 and err.count("\n") == 0, err
+    assert "another lexprobe run is writing" in err and "r.json" in err
+    monkeypatch.undo()
+    code, err = run_cli([bench, "eval", "--data", data, "--model", "random", "--out", out], capsys)
+    assert code == 0 and out.exists(), err
+    assert not (tmp_path / "r.json.lock").exists()  # released and removed after the run
