@@ -189,3 +189,19 @@ def test_24_a_second_writer_is_refused_before_the_data_loads(bench, tmp_path, ca
     code, err = run_cli([bench, "eval", "--data", data, "--model", "random", "--out", out], capsys)
     assert code == 0 and out.exists(), err
     assert not (tmp_path / "r.json.lock").exists()  # released and removed after the run
+
+
+# --- 13. a full disk under the remaining writers (figures, tables.md) ----------------------------
+
+@pytest.mark.parametrize("command", ["report", "wdlmpro plot"])
+def test_13_a_full_disk_under_figures_and_tables_is_one_line(command, wresult, tmp_path, capsys):
+    from tests.robustness.disk import full_folder
+
+    before = wresult.read_bytes()
+    with full_folder(tmp_path / "disk", free=2048) as disk:
+        argv = (["report", wresult, "--out", disk / "html"] if command == "report"
+                else ["wdlmpro", "plot", "--result", wresult, "--out", disk / "w.png"])
+        code, err = run_cli(argv, capsys)
+    assert code == 2 and err.count("\n") == 0, err
+    assert "no space left on the device" in err and "nothing computed was lost" in err
+    assert wresult.read_bytes() == before
