@@ -205,3 +205,29 @@ def test_13_a_full_disk_under_figures_and_tables_is_one_line(command, wresult, t
     assert code == 2 and err.count("\n") == 0, err
     assert "no space left on the device" in err and "nothing computed was lost" in err
     assert wresult.read_bytes() == before
+
+
+# --- 22. misleading lines ---------------------------------------------------------------------------
+
+def test_22_layers_with_a_model_without_layers_is_one_line(imported_data, tmp_path, capsys):
+    code, err = run_cli(["senserank", "eval", "--corpus", "streusle", "--model", "random", "--layers", "0-2",
+                         "--limit", "5", "--out", tmp_path / "r.json"], capsys)
+    assert code == 2 and err.count("\n") == 0, err
+    assert "--layers" in err and "'random' has no layers" in err and "huggingface" not in err
+
+
+def test_22_non_wordnet_targets_are_refused_before_the_model_and_name_no_stats_option(tmp_path, capsys,
+                                                                                     monkeypatch):
+    import re
+
+    from lexprobe import cli_common
+
+    monkeypatch.setattr(cli_common, "scorer_from_args",
+                        lambda *a, **k: pytest.fail("the model loaded before the targets were checked"))
+    data = wdlmpro_data(tmp_path)
+    other = tmp_path / "other.jsonl"
+    other.write_text(re.sub(r"\b([a-z]+)\.n\.0(\d)", r"zz\1.n.7\2", data.read_text()))
+    code, err = run_cli(["wdlmpro", "eval", "--data", other, "--model", "random", "--out", tmp_path / "r.json"],
+                        capsys)
+    assert code == 2 and err.count("\n") == 0, err
+    assert "is not a WordNet synset" in err and "`eval` needs WordNet targets" in err

@@ -94,6 +94,13 @@ class WDLMPro(Benchmark):
         if not groups:
             raise DataError("no WDLMPro groups selected; check --data, --pos and --limit")
         attributes = attributes_fn(config.counts) if config.method == "likelihood" else None
+        if attributes is not None:  # every target's depth band is known before the (slow) model load
+            from lexprobe.benchmarks.wdlmpro.attributes import synset_depth
+            from lexprobe.data.wordnet import load_wordnet
+
+            wn = load_wordnet()
+            for g in groups:
+                synset_depth(g.target, wn)
         return WDLMProItems(groups, attributes, TASK_CHOICES[config.task])
 
     def written(self, result: dict, out: Path, config: Any) -> None:
