@@ -163,6 +163,21 @@ def detect_kind(name_or_path: str) -> str:
     return "embedding"  # a bare encoder: mean-pooled sentence embeddings
 
 
+#: ordinary words every real vocabulary can encode
+TOKENIZER_PROBE = "the dog runs to the house and sees a small red bird"
+
+
+def check_tokenizer(tokenizer, path: str) -> None:
+    """A folder without tokenizer files makes transformers build a tokenizer of special tokens only, so
+    every word is unknown (or empty) and the scores are meaningless: refuse it before scoring."""
+    special = set(getattr(tokenizer, "all_special_ids", []) or [])
+    ids = tokenizer(TOKENIZER_PROBE, add_special_tokens=False)["input_ids"]
+    if len(tokenizer) <= len(special) or not [i for i in ids if i not in special]:
+        raise ModelError(f"the tokenizer of {path!r} cannot encode ordinary words (vocabulary of "
+                         f"{len(tokenizer)} token(s), only special ones); the folder lacks its tokenizer files: "
+                         "copy tokenizer.json (or vocab files) from the original model")
+
+
 def _load_with_head(auto_cls, path: str, kind: str, device, dtype, attn: str | None = None,
                     device_map: str | None = None):
     extra = {}
@@ -261,9 +276,13 @@ def load_scorer(
         if not Path(path).exists():
             _load_config(path)  # a clear error for unknown names before sentence-transformers tries
         try:
-            return SentenceEmbeddingScorer.load(name, path, dev, batch_size=_int_batch(batch_size, 64))
+            scorer = SentenceEmbeddingScorer.load(name, path, dev, batch_size=_int_batch(batch_size, 64))
         except (OSError, ValueError) as err:
             raise ModelError(f"cannot load {path!r} as a sentence-embedding model: {str(err).splitlines()[0]}") from None
+        tokenizer = getattr(getattr(scorer, "model", None), "tokenizer", None)
+        if tokenizer is not None:
+            check_tokenizer(tokenizer, path)
+        return scorer
     from transformers import AutoModel, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
     from lexprobe.gguf_models import as_pretrained_dir
@@ -276,6 +295,7 @@ def load_scorer(
         raise ModelError(f"cannot load the tokenizer of {path!r}: {str(err).splitlines()[0]}") from None
     if not getattr(tokenizer, "is_fast", False):
         raise ModelError(f"model {path!r} has no fast tokenizer; lexprobe needs character offsets")
+    check_tokenizer(tokenizer, path)
     if kind == "token":
         from lexprobe.scorers.token_embeddings import TokenEmbedder
 

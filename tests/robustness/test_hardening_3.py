@@ -231,3 +231,33 @@ def test_22_non_wordnet_targets_are_refused_before_the_model_and_name_no_stats_o
                         capsys)
     assert code == 2 and err.count("\n") == 0, err
     assert "is not a WordNet synset" in err and "`eval` needs WordNet targets" in err
+
+
+# --- 2. a model folder without its tokenizer files ------------------------------------------------
+
+@pytest.mark.parametrize("bench", ["wdlmpro", "coda", "senserank"])
+@pytest.mark.parametrize("model,kind", [("tiny_bert", None), ("tiny_gpt2", None), ("tiny_bert", "embedding")])
+def test_2_a_folder_without_tokenizer_files_is_refused_before_scoring(bench, model, kind, request, tmp_path,
+                                                                      capsys, monkeypatch):
+    import shutil
+
+    from lexprobe.benchmarks.registry import get
+    from tests.benchmarks.coda21.helpers import write_small
+
+    source = request.getfixturevalue(model)
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    for name in ("config.json", "model.safetensors"):
+        shutil.copyfile(source / name, bare / name)
+    from lexprobe.benchmarks import evaluate
+
+    monkeypatch.setattr(evaluate, "evaluate", lambda *a, **k: pytest.fail("scored with a tokenizer of [UNK]s"))
+    if bench == "senserank":
+        monkeypatch.setattr(type(get(bench)), "load_items", lambda *a, **k: [])
+        argv = ["senserank", "eval", "--corpus", "streusle"]
+    else:
+        argv = [bench, "eval", "--data", wdlmpro_data(tmp_path) if bench == "wdlmpro" else write_small(tmp_path / "c.json")]
+    argv += ["--model", bare, "--out", tmp_path / "r.json"] + (["--kind", kind] if kind else [])
+    code, err = run_cli(argv, capsys)
+    assert code == 2 and err.count("\n") == 0, err
+    assert "cannot encode ordinary words" in err and "tokenizer" in err
