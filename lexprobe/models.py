@@ -163,6 +163,25 @@ def detect_kind(name_or_path: str) -> str:
     return "embedding"  # a bare encoder: mean-pooled sentence embeddings
 
 
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
+
+
+def refuse_pickle_weights(path: str) -> None:
+    """A local folder (or a sentence-transformers module folder in it) whose weights are pickles only is
+    one line: lexprobe reads safetensors, never pickles (torch's ``weights_only`` once stopped a payload
+    as an UnpicklingError traceback)."""
+    root = Path(path)
+    if not root.is_dir():
+        return
+    for folder in [root] + [p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")]:
+        files = [p for p in folder.iterdir() if p.is_file()]
+        pickles = [p.name for p in files if p.suffix in PICKLE_SUFFIXES and "tokenizer" not in p.name]
+        if pickles and not any(p.suffix == ".safetensors" for p in files):
+            raise ModelError(f"{folder / pickles[0]} holds pickled weights and {folder} has no .safetensors: "
+                             "lexprobe loads safetensors only (convert with save_pretrained(safe_serialization="
+                             "True) or model.save(..., safe_serialization=True))")
+
+
 #: ordinary words every real vocabulary can encode
 TOKENIZER_PROBE = "the dog runs to the house and sees a small red bird"
 
@@ -275,6 +294,7 @@ def load_scorer(
 
         if not Path(path).exists():
             _load_config(path)  # a clear error for unknown names before sentence-transformers tries
+        refuse_pickle_weights(path)
         try:
             scorer = SentenceEmbeddingScorer.load(name, path, dev, batch_size=_int_batch(batch_size, 64))
         except (OSError, ValueError) as err:

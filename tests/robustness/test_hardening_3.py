@@ -261,3 +261,32 @@ def test_2_a_folder_without_tokenizer_files_is_refused_before_scoring(bench, mod
     code, err = run_cli(argv, capsys)
     assert code == 2 and err.count("\n") == 0, err
     assert "cannot encode ordinary words" in err and "tokenizer" in err
+
+
+# --- 20. pickle-only folders ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("layout", ["flat", "sentence-transformers module"])
+def test_20_a_pickle_only_folder_is_one_line(layout, tiny_bert, tmp_path, capsys):
+    import shutil
+
+    import torch
+    from safetensors.torch import load_file
+
+    folder = tmp_path / "pickled"
+    shutil.copytree(tiny_bert, folder)
+    weights = folder
+    if layout != "flat":  # the transformer in a module folder, as sentence-transformers saves it
+        (folder / "modules.json").write_text(json.dumps([{"idx": 0, "name": "0", "path": "0_Transformer",
+                                                          "type": "sentence_transformers.models.Transformer"}]))
+        weights = folder / "0_Transformer"
+        weights.mkdir()
+        for p in tiny_bert.iterdir():
+            shutil.copyfile(p, weights / p.name)
+    torch.save(load_file(weights / "model.safetensors"), weights / "pytorch_model.bin")
+    for p in folder.rglob("model.safetensors"):
+        p.unlink()
+    code, err = run_cli(["wdlmpro", "eval", "--data", wdlmpro_data(tmp_path), "--model", folder, "--kind",
+                         "embedding", "--out", tmp_path / "r.json"], capsys)
+    assert code == 2 and err.count("\n") == 0, err
+    assert "pytorch_model.bin holds pickled weights" in err and "safetensors only" in err
+    assert not (tmp_path / "r.json").exists()
