@@ -26,7 +26,6 @@ from typing import Iterable, Sequence
 
 from lexprobe.errors import LexprobeError
 
-
 #: more hidden states than any model has; a longer list is a typo (``0-99999999`` once grew to 4.4 GB)
 MAX_LAYERS = 1024
 
