@@ -104,13 +104,27 @@ def _load_config(path: str):
     from transformers import AutoConfig
 
     try:
-        return AutoConfig.from_pretrained(path, trust_remote_code=False)
+        config = AutoConfig.from_pretrained(path, trust_remote_code=False)
     except (OSError, ValueError) as err:
         where = "local path" if Path(path).exists() else "model name"
         raise ModelError(
             f"cannot load model {path!r} ({where}): {str(err).splitlines()[0]}; pass a local directory "
             "with config.json, a Hugging Face name reachable from this machine, `random`, or a .vec/.bin file"
         ) from None
+    check_probabilities(config, path)
+    return config
+
+
+def check_probabilities(config, path: str) -> None:
+    """Dropout rates and other probabilities of a config lie in [0, 1] (``"hidden_dropout_prob": NaN`` once
+    surfaced as a traceback deep inside the model)."""
+    import math
+
+    for key, value in config.to_dict().items():
+        if ("dropout" in key or key.endswith("_prob")) and isinstance(value, float) \
+                and not (math.isfinite(value) and 0.0 <= value <= 1.0):
+            raise ModelError(f"config.json of {path!r}: {key} is {value}, not a probability in [0, 1]; fix the "
+                             "model's config")
 
 
 def check_model_reference(name_or_path: str) -> None:
@@ -295,6 +309,8 @@ def load_scorer(
         if not Path(path).exists():
             _load_config(path)  # a clear error for unknown names before sentence-transformers tries
         refuse_pickle_weights(path)
+        if (Path(path) / "config.json").is_file():
+            _load_config(path)  # its probabilities checked, as for every other kind
         try:
             scorer = SentenceEmbeddingScorer.load(name, path, dev, batch_size=_int_batch(batch_size, 64))
         except (OSError, ValueError) as err:

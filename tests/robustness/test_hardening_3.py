@@ -290,3 +290,43 @@ def test_20_a_pickle_only_folder_is_one_line(layout, tiny_bert, tmp_path, capsys
     assert code == 2 and err.count("\n") == 0, err
     assert "pytorch_model.bin holds pickled weights" in err and "safetensors only" in err
     assert not (tmp_path / "r.json").exists()
+
+
+# --- 19. a GPT-2 sentence encoder without a pad token; a config with dropout NaN ---------------------
+
+def test_19_embedding_kind_on_a_model_without_pad_token_runs(tiny_gpt2, tmp_path, capsys):
+    from transformers import AutoTokenizer
+
+    assert AutoTokenizer.from_pretrained(tiny_gpt2).pad_token is None  # the case of the issue
+    code, err = run_cli(["wdlmpro", "eval", "--data", wdlmpro_data(tmp_path), "--model", tiny_gpt2, "--kind",
+                         "embedding", "--out", tmp_path / "r.json"], capsys)
+    assert code == 0, err
+    assert json.loads((tmp_path / "r.json").read_text())["metrics"]["w2d"]["all"]["n"] == 2
+
+
+def test_19_padding_leaves_an_embedding_as_it_was(tiny_gpt2):
+    import numpy as np
+    import torch
+
+    from lexprobe.scorers.embedding import SentenceEmbeddingScorer
+
+    scorer = SentenceEmbeddingScorer.load("g", str(tiny_gpt2), torch.device("cpu"))
+    texts = ["a dog", "a small red bird sings in the house"]
+    together = scorer.encode(texts)
+    alone = np.stack([scorer.encode([t])[0] for t in texts])
+    assert np.allclose(together, alone, atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", [None, "embedding"])
+def test_19_a_config_with_dropout_nan_is_one_line(kind, tiny_bert, tmp_path, capsys):
+    import shutil
+
+    folder = tmp_path / "nan"
+    shutil.copytree(tiny_bert, folder)
+    config = json.loads((folder / "config.json").read_text())
+    config["hidden_dropout_prob"] = float("nan")
+    (folder / "config.json").write_text(json.dumps(config))
+    code, err = run_cli(["wdlmpro", "eval", "--data", wdlmpro_data(tmp_path), "--model", folder,
+                         "--out", tmp_path / "r.json"] + (["--kind", kind] if kind else []), capsys)
+    assert code == 2 and err.count("\n") == 0, err
+    assert "hidden_dropout_prob is nan, not a probability in [0, 1]" in err
