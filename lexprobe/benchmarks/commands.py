@@ -42,8 +42,8 @@ def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
     bench.recipe(config.recipe)
     bench.check_config(config)
     out = check_output_file(args.out)
+    check_not_inputs(bench.outputs(out, config), {**inputs(config), "--model": args.model})  # first: the worst
     bench.check_outputs(out, config)
-    check_not_inputs(bench.outputs(out, config), {**inputs(config), "--model": args.model})
     with output_lock(out):  # a second writer on --out stops here, before the data and the model load
         return _eval(bench, args, config, out)
 
