@@ -330,3 +330,13 @@ def test_19_a_config_with_dropout_nan_is_one_line(kind, tiny_bert, tmp_path, cap
                          "--out", tmp_path / "r.json"] + (["--kind", kind] if kind else []), capsys)
     assert code == 2 and err.count("\n") == 0, err
     assert "hidden_dropout_prob is nan, not a probability in [0, 1]" in err
+
+
+def test_19_a_result_folder_with_deep_nesting_is_one_line(wresult, tmp_path, capsys):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    text = wresult.read_text()
+    (folder / "deep.json").write_text(text[:-1] + ', "extra": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    code, err = run_cli(["report", folder, "--out", tmp_path / "html"], capsys)
+    assert code == 2 and err.count("\n") == 0, err
+    assert "holds no lexprobe result files" in err
