@@ -7,6 +7,7 @@ function in its ``cli`` module, so this file only wires them together.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import logging
 import os
@@ -89,6 +90,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.traceback:
             raise
         print(f"lexprobe: error: {'; '.join(line for line in str(err).splitlines() if line.strip())}",
+              file=sys.stderr)
+        return 2
+    except OSError as err:
+        if args.traceback or err.errno != errno.ENOSPC:
+            raise
+        # the backstop for writers without their own line (figures, tables.md, ...): results and resume
+        # logs are written atomically or line by line, so what was finished before is still there
+        print(f"lexprobe: error: no space left on the device writing {err.filename or 'an output'}; nothing "
+              "computed was lost (finished results and resume logs are kept): free space and rerun",
               file=sys.stderr)
         return 2
     except Exception as err:  # noqa: BLE001 - damaged weight files deserve one line too

@@ -104,13 +104,27 @@ def _load_config(path: str):
     from transformers import AutoConfig
 
     try:
-        return AutoConfig.from_pretrained(path, trust_remote_code=False)
+        config = AutoConfig.from_pretrained(path, trust_remote_code=False)
     except (OSError, ValueError) as err:
         where = "local path" if Path(path).exists() else "model name"
         raise ModelError(
             f"cannot load model {path!r} ({where}): {str(err).splitlines()[0]}; pass a local directory "
             "with config.json, a Hugging Face name reachable from this machine, `random`, or a .vec/.bin file"
         ) from None
+    check_probabilities(config, path)
+    return config
+
+
+def check_probabilities(config, path: str) -> None:
+    """Dropout rates and other probabilities of a config lie in [0, 1] (``"hidden_dropout_prob": NaN`` once
+    surfaced as a traceback deep inside the model)."""
+    import math
+
+    for key, value in config.to_dict().items():
+        if ("dropout" in key or key.endswith("_prob")) and isinstance(value, float) \
+                and not (math.isfinite(value) and 0.0 <= value <= 1.0):
+            raise ModelError(f"config.json of {path!r}: {key} is {value}, not a probability in [0, 1]; fix the "
+                             "model's config")
 
 
 def check_model_reference(name_or_path: str) -> None:
@@ -161,6 +175,40 @@ def detect_kind(name_or_path: str) -> str:
         if config.model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
             return "masked"
     return "embedding"  # a bare encoder: mean-pooled sentence embeddings
+
+
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
+
+
+def refuse_pickle_weights(path: str) -> None:
+    """A local folder (or a sentence-transformers module folder in it) whose weights are pickles only is
+    one line: lexprobe reads safetensors, never pickles (torch's ``weights_only`` once stopped a payload
+    as an UnpicklingError traceback)."""
+    root = Path(path)
+    if not root.is_dir():
+        return
+    for folder in [root] + [p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")]:
+        files = [p for p in folder.iterdir() if p.is_file()]
+        pickles = [p.name for p in files if p.suffix in PICKLE_SUFFIXES and "tokenizer" not in p.name]
+        if pickles and not any(p.suffix == ".safetensors" for p in files):
+            raise ModelError(f"{folder / pickles[0]} holds pickled weights and {folder} has no .safetensors: "
+                             "lexprobe loads safetensors only (convert with save_pretrained(safe_serialization="
+                             "True) or model.save(..., safe_serialization=True))")
+
+
+#: ordinary words every real vocabulary can encode
+TOKENIZER_PROBE = "the dog runs to the house and sees a small red bird"
+
+
+def check_tokenizer(tokenizer, path: str) -> None:
+    """A folder without tokenizer files makes transformers build a tokenizer of special tokens only, so
+    every word is unknown (or empty) and the scores are meaningless: refuse it before scoring."""
+    special = set(getattr(tokenizer, "all_special_ids", []) or [])
+    ids = tokenizer(TOKENIZER_PROBE, add_special_tokens=False)["input_ids"]
+    if len(tokenizer) <= len(special) or not [i for i in ids if i not in special]:
+        raise ModelError(f"the tokenizer of {path!r} cannot encode ordinary words (vocabulary of "
+                         f"{len(tokenizer)} token(s), only special ones); the folder lacks its tokenizer files: "
+                         "copy tokenizer.json (or vocab files) from the original model")
 
 
 def _load_with_head(auto_cls, path: str, kind: str, device, dtype, attn: str | None = None,
@@ -260,10 +308,17 @@ def load_scorer(
 
         if not Path(path).exists():
             _load_config(path)  # a clear error for unknown names before sentence-transformers tries
+        refuse_pickle_weights(path)
+        if (Path(path) / "config.json").is_file():
+            _load_config(path)  # its probabilities checked, as for every other kind
         try:
-            return SentenceEmbeddingScorer.load(name, path, dev, batch_size=_int_batch(batch_size, 64))
+            scorer = SentenceEmbeddingScorer.load(name, path, dev, batch_size=_int_batch(batch_size, 64))
         except (OSError, ValueError) as err:
             raise ModelError(f"cannot load {path!r} as a sentence-embedding model: {str(err).splitlines()[0]}") from None
+        tokenizer = getattr(getattr(scorer, "model", None), "tokenizer", None)
+        if tokenizer is not None:
+            check_tokenizer(tokenizer, path)
+        return scorer
     from transformers import AutoModel, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
     from lexprobe.gguf_models import as_pretrained_dir
@@ -276,6 +331,7 @@ def load_scorer(
         raise ModelError(f"cannot load the tokenizer of {path!r}: {str(err).splitlines()[0]}") from None
     if not getattr(tokenizer, "is_fast", False):
         raise ModelError(f"model {path!r} has no fast tokenizer; lexprobe needs character offsets")
+    check_tokenizer(tokenizer, path)
     if kind == "token":
         from lexprobe.scorers.token_embeddings import TokenEmbedder
 

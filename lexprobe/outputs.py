@@ -8,9 +8,11 @@ file, a file given as a folder, a read-only or impossible location are one-line
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
+from typing import Iterator
 
 from lexprobe.errors import OutputError
 
@@ -45,6 +47,20 @@ def check_output_file(path: str | Path, option: str = "--out") -> Path:
     return path
 
 
+#: what matplotlib writes (``savefig`` picks the format from the extension)
+IMAGE_SUFFIXES = (".png", ".pdf", ".svg", ".svgz", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff", ".webp")
+
+
+def check_image_file(path: str | Path, option: str = "--out") -> Path:
+    """``check_output_file`` for a figure: its extension names an image format, checked before the work
+    (``--plot x.json`` once failed in matplotlib after the whole evaluation)."""
+    path = Path(path)
+    if path.suffix.lower() not in IMAGE_SUFFIXES:
+        raise OutputError(f"{option} {path}: {path.suffix or 'no extension'} is not an image format; "
+                          f"end the name with .png, .pdf or .svg")
+    return check_output_file(path, option)
+
+
 def check_output_dir(path: str | Path, option: str = "--out-dir") -> Path:
     """``path`` is (or can be created as) a writable folder."""
     path = Path(path)
@@ -52,6 +68,36 @@ def check_output_dir(path: str | Path, option: str = "--out-dir") -> Path:
         raise OutputError(f"{option} {path} is a file; give a folder")
     _probe_dir(path, option, path)
     return path
+
+
+# --- one writer per output ------------------------------------------------------------
+
+@contextlib.contextmanager
+def output_lock(out: str | Path) -> Iterator[None]:
+    """Hold ``<out>.lock`` for a whole command, taken before the data and the model load, so a second
+    writer on the same ``--out`` stops at once (it once waited ~22 s for the model before the resume
+    log's own lock refused it). Only rank 0 of a launcher's processes takes it."""
+    import fcntl
+
+    from lexprobe.cache import OutputBusyError
+
+    if os.environ.get("RANK", "0") not in ("", "0"):
+        yield
+        return
+    out = Path(out)
+    lock = out.with_name(out.name + ".lock")
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise OutputBusyError(f"another lexprobe run is writing {out} (lock {lock.name} is held); wait for it "
+                              "to finish or pass another --out") from None
+    try:
+        yield
+    finally:
+        lock.unlink(missing_ok=True)
+        os.close(fd)
 
 
 # --- outputs never overwrite inputs ------------------------------------------------------

@@ -195,11 +195,30 @@ def load(path: str | Path) -> dict:
     if wrong:
         raise DataError(f"{path} is not a valid lexprobe result ({'; '.join(wrong[:3])}); rerun the evaluation")
     result.setdefault("instances", [])
+    _check_instances(result, path)
     result["_path"] = str(path)
     return result
 
 
 # --- accessors ---------------------------------------------------------------------------------
+
+def _check_instances(result: dict, path: Path) -> None:
+    """Every per-item record readable by its benchmark (a record without ``target`` is one line, not a
+    KeyError in the report or ``compare``)."""
+    from lexprobe.benchmarks.registry import get
+
+    if not result["instances"]:
+        return
+    if any(not isinstance(i, dict) for i in result["instances"]):
+        raise DataError(f"{path} is not a valid lexprobe result (a per-item record is not an object); rerun the "
+                        "evaluation")
+    try:
+        get(result["benchmark"]).unit_values(result)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
+        what = f"lacks {err}" if isinstance(err, KeyError) else f"is malformed ({type(err).__name__}: {err})"
+        raise DataError(f"{path} is not a valid lexprobe result (a per-item record {what}); rerun the "
+                        "evaluation") from None
+
 
 def model_name(result: dict) -> str:
     return str((result.get("model") or {}).get("name", "?"))

@@ -96,16 +96,24 @@ def _plain(v: Any) -> str:
     return "" if v is None else str(v)
 
 
-def to_markdown(table: Table) -> str:
-    def esc(s: str) -> str:
-        return s.replace("|", "\\|")
+_MD = {"|": "\\|", "<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]", "`": "\\`", "\n": " ", "\r": " "}
 
+
+def md_escape(s: str) -> str:
+    """Text a Markdown viewer shows as text: no raw HTML (``<img src=x onerror=...>`` in a model name or
+    data path), no links, no broken rows."""
+    return "".join(_MD.get(ch, ch) for ch in s)
+
+
+def to_markdown(table: Table) -> str:
+    esc = md_escape
     numeric = [any(isinstance(row[j], Cell) for row in table.rows) for j in range(len(table.headers))]
-    lines = [f"### {table.title}", "", "| " + " | ".join(esc(h) for h in table.headers) + " |",
+    lines = [f"### {esc(table.title)}", "", "| " + " | ".join(esc(h) for h in table.headers) + " |",
              "|" + "|".join("---:" if j and numeric[j] else "---" for j in range(len(table.headers))) + "|"]
-    lines += ["| " + " | ".join(esc(_plain(c)) for c in row) + " |" for row in table.rows]
+    lines += ["| " + " | ".join(c.text() if isinstance(c, Cell) else esc(_plain(c)) for c in row) + " |"
+              for row in table.rows]
     if table.note:
-        lines += ["", table.note]
+        lines += ["", esc(table.note)]
     return "\n".join(lines)
 
 

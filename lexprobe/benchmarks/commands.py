@@ -33,19 +33,26 @@ def register_benchmark(sub: Any, bench: Any) -> None:
 
 
 def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
-    from lexprobe.benchmarks.evaluate import counts_line, evaluate, inputs
+    from lexprobe.benchmarks.evaluate import inputs
     from lexprobe.benchmarks.options import config_from_args
-    from lexprobe.cli_common import scorer_from_args
-    from lexprobe.distributed import context
-    from lexprobe.outputs import check_not_inputs, check_output_file
+    from lexprobe.outputs import check_not_inputs, check_output_file, output_lock
 
     config = config_from_args(bench.Config, args)
     bench.method(config.method)
     bench.recipe(config.recipe)
     bench.check_config(config)
     out = check_output_file(args.out)
+    check_not_inputs(bench.outputs(out, config), {**inputs(config), "--model": args.model})  # first: the worst
     bench.check_outputs(out, config)
-    check_not_inputs(bench.outputs(out, config), {**inputs(config), "--model": args.model})
+    with output_lock(out):  # a second writer on --out stops here, before the data and the model load
+        return _eval(bench, args, config, out)
+
+
+def _eval(bench: Any, args: argparse.Namespace, config: Any, out: Any) -> int:
+    from lexprobe.benchmarks.evaluate import counts_line, evaluate
+    from lexprobe.cli_common import scorer_from_args
+    from lexprobe.distributed import context
+
     items = bench.load_items(config)  # data and output errors before the (slow) model load
     context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
     scorer = scorer_from_args(args, prefer=bench.meta.load_as, seed=getattr(config, "seed", 0))

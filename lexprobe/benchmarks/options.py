@@ -73,7 +73,18 @@ def config_from_args(cls: type, args: argparse.Namespace) -> Any:
         setattr(args, field_name, value)
     config = _build(cls, args)
     check_method_options(config)
+    check_nested_options(config)
     return config
+
+
+def check_nested_options(config: Any) -> None:
+    """The chosen method's option group checks itself (e.g. ``--template``) before data or model load."""
+    method = getattr(config, "method", None)
+    for f in dataclasses.fields(config):
+        if f.metadata.get("nested") and f.metadata.get("method") in (None, method):
+            check = getattr(getattr(config, f.name), "check", None)
+            if callable(check):
+                check()
 
 
 def _build(cls: type, args: argparse.Namespace) -> Any:

@@ -32,6 +32,12 @@ class ChooseOptions:
                                  "and average each option's probability over the orders (position-bias debiasing)",
                          choices=("none", "cyclic"))
 
+    def check(self) -> None:
+        """``--template`` readable and well formed, before the model loads."""
+        from lexprobe.protocols.templates import load_template
+
+        load_template(self.template)
+
     def to_config(self, seed: int = 0, **extra):
         from lexprobe.protocols.choose import ChooseConfig
         from lexprobe.protocols.templates import load_template

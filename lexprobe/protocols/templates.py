@@ -89,8 +89,28 @@ _PLACEHOLDERS = {
 }
 
 
+#: placeholders a question cannot do without (a w2d question without its options asks nothing)
+_REQUIRED = {
+    "w2d": {"word", "options"},
+    "d2w": {"definition", "options"},
+    "coda": {"contexts", "definitions"},
+    "option": {"label", "text"},
+}
+
+
 def _fields_used(text: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+    """The placeholders of ``text``; a format spec or conversion (``{word:d}``, ``{word:>99999999999}``)
+    is refused here, before the model loads, rather than failing (or filling memory) when formatting."""
+    used = set()
+    for _, name, spec, conversion in string.Formatter().parse(text):
+        if name is None:
+            continue
+        if spec or conversion:
+            raise ValueError(f"placeholder {{{name}}} has a format spec or conversion "
+                             f"({'!' + conversion if conversion else ''}{':' + spec if spec else ''}); "
+                             "write it as plain {" + name + "}")
+        used.add(name)
+    return used
 
 
 def check_template(t: Template, source: str = "") -> Template:
@@ -110,6 +130,10 @@ def check_template(t: Template, source: str = "") -> Template:
         if unknown:
             raise DataError(f"template field {name!r}{where} uses unknown placeholder(s) "
                             f"{', '.join(sorted(unknown))}; allowed: {', '.join(sorted(allowed)) or 'none'}")
+        missing = _REQUIRED.get(name, set()) - used
+        if missing:
+            raise DataError(f"template field {name!r}{where} lacks placeholder(s) "
+                            f"{', '.join('{' + m + '}' for m in sorted(missing))}; add them")
     if t.system is not None and not isinstance(t.system, str):
         raise DataError(f"template field 'system'{where} must be a string or null")
     return t

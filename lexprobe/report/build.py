@@ -66,7 +66,7 @@ def result_files_in(folder: Path, since: float | None = None) -> list[Path]:
             continue
         try:
             obj = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):  # deep nesting is not a result either
             continue
         if looks_like_result(obj):
             found.append(path)

@@ -22,7 +22,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from lexprobe.errors import DataError
+from lexprobe.errors import DataError, ModelError
 from lexprobe.scorers.base import Scorer
 
 
@@ -57,6 +57,14 @@ class SentenceEmbeddingScorer(EmbeddingScorer):
         from sentence_transformers import SentenceTransformer
 
         model = SentenceTransformer(path, device=str(device), trust_remote_code=False)
+        tokenizer = getattr(model, "tokenizer", None)
+        if tokenizer is not None and getattr(tokenizer, "pad_token", "") is None:
+            # a causal LM as a sentence encoder (GPT-2 has no pad token): pad with its end token; mean pooling
+            # reads the attention mask, so padding never enters an embedding
+            if tokenizer.eos_token is None:
+                raise ModelError(f"the tokenizer of {path!r} has neither a pad nor an end token, so texts cannot "
+                                 "be batched; use another --kind or model")
+            tokenizer.pad_token = tokenizer.eos_token
         return cls(name, model, batch_size=batch_size)
 
     def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:

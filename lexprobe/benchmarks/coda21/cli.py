@@ -16,7 +16,7 @@ from lexprobe.benchmarks.coda21.dataset import (
 )
 from lexprobe.cli_common import non_negative_float, non_negative_int, positive_int
 from lexprobe.errors import DataError, LexprobeError
-from lexprobe.outputs import check_not_inputs, check_output_file
+from lexprobe.outputs import check_image_file, check_not_inputs, check_output_file
 from lexprobe.reporting import write_json
 
 OFFICIAL_FILES = {"clean-easy": "CoDA-clean-easy.json", "clean-hard": "CoDA-clean-hard.json"}
@@ -167,7 +167,7 @@ def cmd_heatmap(args) -> int:
     from lexprobe.benchmarks.coda21.heatmap import draw_heatmap, find_group, load_result
 
     check_not_inputs({"--out": args.out}, {"--result": args.result})
-    check_output_file(args.out)
+    check_image_file(args.out)
     instance = find_group(load_result(args.result), args.group)
     path = draw_heatmap(instance, args.out)
     print(f"heatmap of group {instance['id']} written to {path}")

@@ -41,6 +41,10 @@ class Similarity(Method):
 
             if job.config.layer != -1:
                 raise LexprobeError("--layer and --layers exclude each other; pass one of them")
+            if not hasattr(embedder, "layer_index"):
+                raise LexprobeError(f"--layers sweeps a transformer's hidden states; model "
+                                    f"{getattr(job.scorer, 'name', '?')!r} has no layers (random scores or static "
+                                    "vectors): drop --layers or pass a transformer")
             if context().enabled:
                 raise LexprobeError("a layer sweep runs in one process; start it without torchrun")
             return sweep_legacy(cfg, job.config.layers, job.items, embedder, job.progress, key=job.key, out=job.out)

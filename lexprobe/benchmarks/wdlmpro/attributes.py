@@ -79,7 +79,7 @@ def synset_depth(synset_name: str, wn=None) -> int:
     except Exception as err:  # NLTK raises WordNetError / ValueError for unknown names
         raise DataError(
             f"target {synset_name!r} is not a WordNet synset ({err}); depth bands need the targets of "
-            "`lexprobe wdlmpro build` (for other data use `stats --no-breakdowns`)"
+            "`lexprobe wdlmpro build` (`wdlmpro stats` takes --no-breakdowns; `eval` needs WordNet targets)"
         ) from None
     return synset.min_depth() + 1
 

@@ -76,9 +76,9 @@ class WDLMPro(Benchmark):
 
     def check_outputs(self, out: Path, config: WDLMProConfig) -> None:
         if config.plot:
-            from lexprobe.outputs import check_output_file
+            from lexprobe.outputs import check_image_file
 
-            check_output_file(config.plot, "--plot")
+            check_image_file(config.plot, "--plot")
 
     def outputs(self, out: Path, config: WDLMProConfig) -> dict[str, list]:
         return {"--out": [out], "--plot": [config.plot or out.with_suffix(".png")]}
@@ -94,6 +94,13 @@ class WDLMPro(Benchmark):
         if not groups:
             raise DataError("no WDLMPro groups selected; check --data, --pos and --limit")
         attributes = attributes_fn(config.counts) if config.method == "likelihood" else None
+        if attributes is not None:  # every target's depth band is known before the (slow) model load
+            from lexprobe.benchmarks.wdlmpro.attributes import synset_depth
+            from lexprobe.data.wordnet import load_wordnet
+
+            wn = load_wordnet()
+            for g in groups:
+                synset_depth(g.target, wn)
         return WDLMProItems(groups, attributes, TASK_CHOICES[config.task])
 
     def written(self, result: dict, out: Path, config: Any) -> None:

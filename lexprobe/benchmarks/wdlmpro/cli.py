@@ -8,7 +8,7 @@ from pathlib import Path
 from lexprobe.benchmarks.wdlmpro import dataset_cli
 from lexprobe.benchmarks.wdlmpro.dataset import MIN_GROUP_SIZE, SynsetGroup, group_members
 from lexprobe.errors import DataError
-from lexprobe.outputs import check_not_inputs, check_output_file
+from lexprobe.outputs import check_image_file, check_not_inputs, check_output_file
 
 
 def register_commands(wsub) -> None:
@@ -27,7 +27,7 @@ def cmd_plot(args) -> int:
 
     path = Path(args.result)
     check_not_inputs({"--out": args.out}, {"--result": args.result})
-    check_output_file(args.out)
+    check_image_file(args.out)
     if not path.is_file():
         raise DataError(f"result file {path} not found; run `lexprobe wdlmpro eval ... --out {path}` first")
     from lexprobe.result_schema import load
