@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".vec", ".txt", ".pt", ".gguf")
+_WEIGHT_SUFFIXES = (".safetensors", ".bin", ".vec", ".txt", ".pt", ".gguf", ".npy", ".parquet")  # .npy/.parquet: packaged vectors
 
 
 def items_digest(items: Any) -> str:

@@ -98,11 +98,13 @@ class StaticVectorsScorer(EmbeddingScorer):
 
     @classmethod
     def load(cls, path: str | Path, name: str | None = None, limit: int | None = None):
-        from lexprobe.scorers.vector_files import PACKAGED, read_packaged, read_vectors
+        from lexprobe.scorers.vector_files import PACKAGED, package_root, read_packaged, read_vectors
 
         if str(path) in PACKAGED and not Path(path).exists():
             vectors, dim = read_packaged(str(path))
-            return cls(name or str(path), vectors, dim)
+            scorer = cls(name or str(path), vectors, dim)
+            scorer.path = str(package_root(str(path)))  # the revision is the SHA-256 of the package's files
+            return scorer
         path = Path(path)
         if not path.is_file():
             raise DataError(f"static vectors file not found: {path}; pass a .vec (text) or .bin (word2vec) file")

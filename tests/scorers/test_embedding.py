@@ -159,3 +159,25 @@ def test_packaged_glove_by_short_name():
     mean = (s.vectors["the"].astype(np.float64) + s.vectors["dog"]) / 2
     np.testing.assert_allclose(v[0], mean / np.linalg.norm(mean), atol=1e-6)
     assert v[1] @ v[2] > v[1] @ v[3] + 0.2
+
+
+def test_packaged_vectors_record_the_sha256_of_their_files(tmp_path, monkeypatch):
+    """A packaged model's revision is a hash of its matrix and word index, not ``name:<short name>``:
+    a result must say which vectors it used, and another copy of the files gives another revision."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from lexprobe.provenance import scorer_revision
+    from lexprobe.scorers import vector_files
+    from lexprobe.scorers.embedding import StaticVectorsScorer
+
+    root = tmp_path / "pkg" / "data"
+    root.mkdir(parents=True)
+    np.save(root / "m.npy", np.array([[1.0, 0.0], [0.0, 1.0]], dtype=np.float32))
+    pq.write_table(pa.table({"word": ["dog", "cat"]}), root / "i.parquet")
+    monkeypatch.setitem(vector_files.PACKAGED, "toy-vectors", ("toy_pkg", "m.npy", "i.parquet"))
+    monkeypatch.setattr(vector_files, "package_root", lambda name: root)
+    first = scorer_revision(StaticVectorsScorer.load("toy-vectors"))
+    assert first.startswith("sha256:")
+    np.save(root / "m.npy", np.array([[1.0, 0.0], [0.0, 2.0]], dtype=np.float32))
+    assert scorer_revision(StaticVectorsScorer.load("toy-vectors")) not in (first, "name:toy-vectors")
