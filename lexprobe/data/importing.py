@@ -194,9 +194,19 @@ def _record_import(name: str, entry: str, files: dict, src: Path, say: Say, pinn
     say(f"{name}: imported {src} -> {data_dir() / entry}")
 
 
+def _semcor_source(src: Path, say: Say) -> Path:
+    """A folder as SemCor is shipped (its one archive beside a README and a licence) means that archive."""
+    if src.is_dir() and not any(src.rglob("*.naf")):
+        archives = [p for p in sorted(src.iterdir()) if p.is_file() and p.name.endswith((".tar.xz", ".tar.gz", ".tgz", ".tar"))]
+        if len(archives) == 1:
+            say(f"importing {archives[0]}, the SemCor archive in {src}")
+            return archives[0]
+    return src
+
+
 def _import_semcor(sources: list[Path], say: Say) -> None:
     ds = DATASETS["semcor"]
-    src = sources[0]
+    src = _semcor_source(sources[0], say)
     _check_content(ds, src, str(src))
     if src.is_dir():
         from lexprobe.data.semcor import iter_naf_members

@@ -385,3 +385,17 @@ def test_fetch_wordnet_from_a_mirror(server, mirror_root, monkeypatch):
     finally:
         wordnet.load_wordnet.cache_clear()
     assert store.verify("wordnet") == ("ok", [])
+
+
+def test_import_semcor_from_the_folder_that_holds_its_archive(tmp_path, capsys):
+    """`data import semcor DIR` where DIR holds the archive and its licence files (as SemCor is
+    shipped) reads that archive: it used to stop at "no .naf files under DIR"."""
+    from tests.data.test_semcor import _archive, _naf
+
+    folder = tmp_path / "semcor3.0"
+    folder.mkdir()
+    (folder / "README_wsd_corpora.md").write_text("readme")
+    _archive(folder / "semcor3.0_naf.tar.xz", {"semcor3.0/brown1/br-x0.naf": _naf([["The", "bank"]], {})})
+    assert main(["data", "import", "semcor", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert "is not SemCor 3.0 in NAF" in err and "no .naf files" not in err  # the archive was read (a toy one)
