@@ -121,6 +121,7 @@ def test_a_missing_capability_is_one_line(tmp_path, inputs):
     with pytest.raises(ModelError) as err:
         evaluate(bench, scorer, bench.Config(corpus="synthetic"), items=dc.sense_instances(), progress=False)
     assert "needs token embeddings" in str(err.value) and "\n" not in str(err.value)
+    assert "offers only static word vectors" in str(err.value)  # not "sentence embeddings": it has no context
 
 
 def _cli(argv, out: Path) -> dict:

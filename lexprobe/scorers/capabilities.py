@@ -75,6 +75,8 @@ def require(scorer: Any, capabilities: Sequence[type], what: str) -> None:
     if not capabilities or any(isinstance(scorer, cap) for cap in capabilities):
         return
     has = ", ".join(NAMES[c] for c in offers(scorer)) or "none of them"
+    if getattr(scorer, "kind", "") == "static":  # its "sentence embeddings" are averaged word vectors
+        has = "only static word vectors (a text is their average; no word in context)"
     raise ModelError(f"{what} needs {' or '.join(NAMES[c] for c in capabilities)}; model "
                      f"{getattr(scorer, 'name', scorer)!r} offers {has}: choose another model, --kind or --method")
 
