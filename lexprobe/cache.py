@@ -22,14 +22,10 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from lexprobe.errors import LexprobeError
+from lexprobe.errors import OutputBusyError
 from lexprobe.provenance import scorer_options, scorer_revision  # noqa: F401  (their former home)
 
 LOG_FORMAT = "lexprobe-resume/2"
-
-
-class OutputBusyError(LexprobeError):
-    """Another process holds the resume log of the same output."""
 
 
 def cache_dir() -> Path:

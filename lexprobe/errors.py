@@ -19,3 +19,7 @@ class ModelError(LexprobeError):
 
 class OutputError(LexprobeError):
     """An output location that cannot be written (checked before any work starts)."""
+
+
+class OutputBusyError(LexprobeError):
+    """Another process writes the same output (its lock, or its resume log's, is held)."""

@@ -79,7 +79,7 @@ def output_lock(out: str | Path) -> Iterator[None]:
     log's own lock refused it). Only rank 0 of a launcher's processes takes it."""
     import fcntl
 
-    from lexprobe.cache import OutputBusyError
+    from lexprobe.errors import OutputBusyError
 
     if os.environ.get("RANK", "0") not in ("", "0"):
         yield

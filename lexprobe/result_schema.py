@@ -238,6 +238,11 @@ def has_readings(result: dict) -> bool:
     return bool(result.get("readings"))
 
 
+def is_choose(result: dict) -> bool:
+    """An ask-to-choose run, also when every item was skipped and so no reading was recorded."""
+    return result.get("method") == "choose" or bool(result.get("readings"))
+
+
 def v1_method_recipe(old: dict) -> tuple[str, str]:
     """(method, recipe) of a schema-1 result, from its ``config.protocol``."""
     protocol = (old.get("config") or {}).get("protocol") or "paper"

@@ -15,6 +15,7 @@ from lexprobe.benchmarks.registry import get
 from lexprobe.errors import DataError
 from lexprobe.protocols.readings import READINGS, label
 from lexprobe.report.results import Unit, load_result, model_name, unit_metrics, units
+from lexprobe.result_schema import is_choose
 from lexprobe.run_record import INCIDENTAL_FIELDS, MODEL_FIELDS
 from lexprobe.stats.paired import paired_difference
 
@@ -101,7 +102,7 @@ def _protocol(r: dict) -> str:
 
 
 def _readings(r: dict) -> bool:
-    return bool(r.get("readings"))
+    return is_choose(r)
 
 
 def metric_pairs(a: dict, b: dict) -> list[tuple[str, str, str]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from lexprobe.benchmarks.registry import all_benchmarks, get
 from lexprobe.protocols.readings import choose_options, label, setting
-from lexprobe.result_schema import is_sweep, model_name
+from lexprobe.result_schema import is_choose, is_sweep, model_name
 from lexprobe.tables import Cell, Table, cell, to_html, to_latex, to_markdown  # noqa: F401  (renderers)
 
 
@@ -83,7 +83,7 @@ def summary_table(results: list[dict]) -> Table | None:
     per-benchmark tables say it all). A cell that two results would fill (e.g. two CoDA21
     data files) starts a second row for that model and method.
     """
-    if not any(r.get("readings") or is_sweep(r) for r in results):
+    if not any(is_choose(r) or is_sweep(r) for r in results):
         return None
     headers, parsed, agreement = summary_headers()
     col = {h: i for i, h in enumerate(headers)}
@@ -115,7 +115,7 @@ def summary_table(results: list[dict]) -> Table | None:
         def slices(c, tree=r["metrics"], r=r):
             return ((tree.get(c.task or r["tasks"][0]) or {}).get("all")) or {}
 
-        if r.get("readings"):
+        if is_choose(r):
             template = setting(r).split(",")[0]
             for reading in r["readings"]:
                 key = (name, f"{r['method']}, {label(reading)}", template)
@@ -171,7 +171,7 @@ def summary_note(results: list[dict]) -> str:
         c = r.get("config") or {}
         run = r.get("run") or {}
         what = [f"method {r['method']}, recipe {r['recipe']}"]
-        if r.get("readings"):
+        if is_choose(r):
             o = choose_options(c)
             what.append(f"≤{o.get('max_candidates') or 'all'} options, {o.get('permutations', 1)} order(s)"
                         + (", cyclic debiasing" if o.get("debias") == "cyclic" else ""))

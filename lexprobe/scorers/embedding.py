@@ -103,7 +103,7 @@ class StaticVectorsScorer(EmbeddingScorer):
         if str(path) in PACKAGED and not Path(path).exists():
             vectors, dim = read_packaged(str(path))
             scorer = cls(name or str(path), vectors, dim)
-            scorer.path = str(package_root(str(path)))  # the revision is the SHA-256 of the package's files
+            scorer.path = str(package_root(str(path)))  # type: ignore[attr-defined]  # the revision is the SHA-256 of the package's files
             return scorer
         path = Path(path)
         if not path.is_file():

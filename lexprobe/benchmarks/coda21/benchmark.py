@@ -17,6 +17,7 @@ from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method, SummaryCo
 from lexprobe.benchmarks.coda21.config import ALIGN_METHODS, PATTERN_NAMES, CodaConfig  # noqa: F401  (its API)
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.errors import DataError, LexprobeError
+from lexprobe.result_schema import is_choose
 from lexprobe.scorers.capabilities import Generation, RandomScores, SentenceEmbeddings, SlotLogprobs, TokenLogprobs
 
 
@@ -104,7 +105,7 @@ class CoDA21(Benchmark):
     def unit_metrics(self, result):
         from lexprobe.benchmarks.coda21.results import CHOOSE_METRICS
 
-        return CHOOSE_METRICS if result.get("readings") else self.meta.unit_metrics
+        return CHOOSE_METRICS if is_choose(result) else self.meta.unit_metrics
 
     def table_group(self, result):
         from lexprobe.benchmarks.coda21.results import data_name
@@ -117,7 +118,7 @@ class CoDA21(Benchmark):
         return tables(results)
 
     def figures(self, result, folder: Path, stem: str):
-        if result.get("readings") or not result["instances"]:
+        if is_choose(result) or not result["instances"]:
             return []  # heatmaps need the likelihood method's score matrices
         from lexprobe.benchmarks.coda21.heatmap import draw_heatmap
         from lexprobe.result_schema import model_name
@@ -144,7 +145,7 @@ class CoDA21(Benchmark):
         return failure_rows(result)
 
     def format_result(self, result):
-        if result.get("readings"):
+        if is_choose(result):
             return choose_report(result)
         from lexprobe.benchmarks.coda21.evaluate import format_result
 

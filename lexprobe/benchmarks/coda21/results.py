@@ -24,7 +24,7 @@ from lexprobe.protocols.readings import (
     readings_of,
     skipped_row,
 )
-from lexprobe.result_schema import from_v1, model_name, v1_method_recipe
+from lexprobe.result_schema import from_v1, is_choose, model_name, v1_method_recipe
 
 TASK = "alignment"
 
@@ -64,7 +64,7 @@ def upgrade(old: dict) -> dict:
 
 
 def unit_values(result: dict) -> list[Unit]:
-    if result.get("readings"):
+    if is_choose(result):
         return choose_units(result)
     return [Unit(r["id"], TASK, r["pos"], {"accuracy": r["accuracy"], "simple_accuracy": r.get("simple_accuracy")})
             for r in result["instances"]]
@@ -108,7 +108,7 @@ def data_name(result: dict) -> str:
 
 def failure_rows(result: dict) -> list[dict]:
     name, task = model_name(result), data_name(result)
-    if result.get("method") == "choose" or result.get("readings"):  # a choose run with every group skipped has none
+    if is_choose(result):  # a choose run with every group skipped has none
         return choose_rows(result, name, task)
     rows = []
     for g in result["instances"]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from lexprobe.benchmarks.coda21.results import TASK, data_name
 from lexprobe.protocols.readings import bias_text, failures_text, setting
-from lexprobe.result_schema import model_name
+from lexprobe.result_schema import is_choose, model_name
 from lexprobe.tables import (
     POS_NAME,
     Cell,
@@ -22,9 +22,9 @@ from lexprobe.tables import (
 
 
 def tables(results: list[dict]) -> list[Table]:
-    return (likelihood_tables([r for r in results if not r.get("readings") and r.get("method") != "ask"])
+    return (likelihood_tables([r for r in results if not is_choose(r) and r.get("method") != "ask"])
             + likelihood_tables([r for r in results if r.get("method") == "ask"], ask=True)
-            + choose_tables([r for r in results if r.get("readings")]))
+            + choose_tables([r for r in results if is_choose(r)]))
 
 
 def _random(r: dict, pos: str) -> Cell:

@@ -184,7 +184,7 @@ def _lock(path: Path) -> int:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         os.close(fd)
-        from lexprobe.cache import OutputBusyError
+        from lexprobe.errors import OutputBusyError
 
         raise OutputBusyError(f"another lexprobe run is writing the embedding store {path.parent}; "
                               "wait for it to finish or pass another --out") from None

@@ -19,6 +19,7 @@ from lexprobe.benchmarks.wdlmpro.config import (  # noqa: F401  (the config is p
     WDLMProItems,
 )
 from lexprobe.errors import DataError
+from lexprobe.result_schema import is_choose
 from lexprobe.scorers.capabilities import (
     Generation,
     RandomScores,
@@ -104,7 +105,7 @@ class WDLMPro(Benchmark):
         return WDLMProItems(groups, attributes, TASK_CHOICES[config.task])
 
     def written(self, result: dict, out: Path, config: Any) -> None:
-        if result.get("readings") or not any(result["breakdowns"].get(t) for t in result["tasks"]):
+        if is_choose(result) or not any(result["breakdowns"].get(t) for t in result["tasks"]):
             return
         from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
 
@@ -124,7 +125,7 @@ class WDLMPro(Benchmark):
     def unit_metrics(self, result):
         from lexprobe.benchmarks.wdlmpro.results import CHOOSE_METRICS
 
-        return CHOOSE_METRICS if result.get("readings") else self.meta.unit_metrics
+        return CHOOSE_METRICS if is_choose(result) else self.meta.unit_metrics
 
     def tables(self, results):
         from lexprobe.benchmarks.wdlmpro.tables import tables
@@ -132,7 +133,7 @@ class WDLMPro(Benchmark):
         return tables(results)
 
     def figures(self, result, folder, stem):
-        if result.get("readings") or not any(result["breakdowns"].get(t) for t in result["tasks"]):
+        if is_choose(result) or not any(result["breakdowns"].get(t) for t in result["tasks"]):
             return []
         from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
         from lexprobe.result_schema import model_name
@@ -151,7 +152,7 @@ class WDLMPro(Benchmark):
         return failure_rows(result)
 
     def format_result(self, result):
-        if result.get("readings"):
+        if is_choose(result):
             from lexprobe.benchmarks.wdlmpro.report import choose_report
 
             return choose_report(result)

@@ -25,7 +25,7 @@ from lexprobe.protocols.readings import (
     readings_of,
     skipped_row,
 )
-from lexprobe.result_schema import from_v1, model_name, v1_method_recipe
+from lexprobe.result_schema import from_v1, is_choose, model_name, v1_method_recipe
 
 
 def upgrade(old: dict) -> dict:
@@ -54,7 +54,7 @@ def upgrade(old: dict) -> dict:
 
 
 def unit_values(result: dict) -> list[Unit]:
-    if result.get("readings"):
+    if is_choose(result):
         return choose_units(result)
     out = []
     for r in result["instances"]:
@@ -103,7 +103,7 @@ FAILURE_COLUMNS = [("model", "Model"), ("task", "Task"), ("pos", "POS"), ("item"
 
 def failure_rows(result: dict) -> list[dict]:
     name = model_name(result)
-    if result.get("readings"):
+    if is_choose(result):
         return choose_rows(result, name)
     rows = []
     for i in result["instances"]:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from lexprobe.protocols.readings import bias_text, failures_text, setting
-from lexprobe.result_schema import model_name
+from lexprobe.result_schema import is_choose, model_name
 from lexprobe.tables import POS_NAME, Table, baseline_label, cell, digest, label, name_counts
 
 TASK_TITLE = {"w2d": "W2D (word to definition)", "d2w": "D2W (definition to word)"}
 
 
 def tables(results: list[dict]) -> list[Table]:
-    plain = [r for r in results if not r.get("readings")]
-    return likelihood_tables(plain) + choose_tables([r for r in results if r.get("readings")])
+    plain = [r for r in results if not is_choose(r)]
+    return likelihood_tables(plain) + choose_tables([r for r in results if is_choose(r)])
 
 
 def likelihood_tables(results: list[dict]) -> list[Table]:

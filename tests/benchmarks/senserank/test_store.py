@@ -8,7 +8,8 @@ import pytest
 from lexprobe.benchmarks.senserank import evaluate as se
 from lexprobe.benchmarks.senserank.ranking import rank_same_lemma, top_k_cosine
 from lexprobe.benchmarks.senserank.store import EmbeddingStore
-from lexprobe.cache import OutputBusyError, partial_path
+from lexprobe.errors import OutputBusyError
+from lexprobe.cache import partial_path
 from lexprobe.models import load_scorer
 from tests.distributed_cases import sense_instances
 
