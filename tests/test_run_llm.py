@@ -45,7 +45,7 @@ def _check_llm_parts(out: Path, llm: str, groups_per_pos: int, benchmarks=("wdlm
     assert set(parts) == ({(run.DEFAULT_MODEL, b, "likelihood", False) for b in benchmarks}
                           | {(llm,) + p for p in PARTS if p[0] in benchmarks})
     for (model, bench, method, chat), part in parts.items():
-        assert part["seconds"] > 0 and part["metrics"], part
+        assert part["seconds"] >= 0 and part["metrics"], part  # a tiny part may round to 0.0 s
         assert part["files"], part  # its own result files (none shared, none overwritten: names checked below)
         result = _result(out, part["files"][-1])
         assert result["benchmark"] == bench and result["method"] == method
