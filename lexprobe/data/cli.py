@@ -39,7 +39,7 @@ def register(sub) -> None:
     v.set_defaults(func=cmd_verify)
 
 
-def _size(n: int | None) -> str:
+def _size(n: float | None) -> str:
     if n is None:
         return "?"
     for unit in ("B", "KB", "MB", "GB"):
@@ -74,7 +74,7 @@ def cmd_list(args) -> int:
         elif ds.method == "import-only":
             pin = "checked by format on import"
         elif any(f.sha256 for f in ds.files) and not ds.pinned_on_first_fetch:
-            pin = "sha256 " + ", ".join(f.sha256[:12] + "…" for f in ds.files)
+            pin = "sha256 " + ", ".join((f.sha256 or "?")[:12] + "…" for f in ds.files)
         elif ds.pinned_on_first_fetch and info["pinned_on_first_fetch"]:
             pin = "pinned on first fetch (recorded here)"
         else:
@@ -137,7 +137,8 @@ def cmd_verify(args) -> int:
     from lexprobe.data.registry import DATASETS, expand_names
 
     names = expand_names(args.names) if args.names else list(DATASETS)
-    bad, checked = [], 0
+    bad: list[str] = []
+    checked = 0
     for name in names:
         state, problems = store.verify(name)
         if state == "missing":

@@ -35,7 +35,7 @@ from lexprobe.scorers.base import Scorer
 
 
 class CausalLMScorer(Scorer):
-    def __init__(self, name: str, model, tokenizer, device: torch.device, batch_size: int = 32):
+    def __init__(self, name: str, model, tokenizer, device: torch.device, batch_size: int | str = 32):
         super().__init__(name)
         self.kind = "causal"
         self.model = model.eval()

@@ -43,7 +43,7 @@ def _detect_case_sensitive(tokenizer) -> bool:
 
 
 class MaskedLMScorer(Scorer):
-    def __init__(self, name: str, model, tokenizer, device: torch.device, batch_size: int = 64):
+    def __init__(self, name: str, model, tokenizer, device: torch.device, batch_size: int | str = 64):
         super().__init__(name)
         self.kind = "masked"
         self.model = model.eval()

@@ -150,8 +150,8 @@ def select_instances(instances: Sequence[SenseInstance], cfg: EvalConfig) -> tup
         picked = rng.sample(pool, min(cfg.limit, len(pool)))
         picked_ids = {id(q) for q in picked}
         queries = [q for q in queries if id(q) in picked_ids]
-        lemmas = {key(q) for q in queries}
-        database = [d for d in database if key(d) in lemmas]
+        kept = {key(q) for q in queries}
+        database = [d for d in database if key(d) in kept]
     info.update(database=len(database), queries=len(queries))
     return database, queries, info
 
