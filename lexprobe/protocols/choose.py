@@ -16,8 +16,8 @@ progress bar counts prompts.
 
 from __future__ import annotations
 
-from collections import Counter
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
