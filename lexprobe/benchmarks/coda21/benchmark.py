@@ -90,6 +90,11 @@ class CoDA21(Benchmark):
             print(f"lexprobe: skipping {problem}")
         if not data.groups:
             raise DataError(f"{config.data} has no usable CoDA21 groups ({len(data.problems)} malformed)")
+        if config.method == "choose":  # a too-large --permutations refused before the (slow) model load
+            from lexprobe.protocols.choose import check_permutations
+
+            check_permutations(config.choose.permutations, max(g.k for g in data.groups),
+                               config.choose.max_candidates, squared=True)
         return data
 
     def upgrade(self, legacy: dict) -> dict:

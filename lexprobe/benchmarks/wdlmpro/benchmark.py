@@ -94,6 +94,11 @@ class WDLMPro(Benchmark):
             groups.extend(sample_groups(pool, config.limit, seed=config.seed) if config.limit else pool)
         if not groups:
             raise DataError("no WDLMPro groups selected; check --data, --pos and --limit")
+        if config.method == "choose":  # a too-large --permutations refused before the (slow) model load
+            from lexprobe.protocols.choose import check_permutations
+
+            check_permutations(config.choose.permutations, max(len(g.candidates) for g in groups),
+                               config.choose.max_candidates)
         attributes = attributes_fn(config.counts) if config.method == "likelihood" else None
         if attributes is not None:  # every target's depth band is known before the (slow) model load
             from lexprobe.benchmarks.wdlmpro.attributes import synset_depth
