@@ -22,7 +22,6 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from lexprobe.errors import OutputBusyError
 from lexprobe.provenance import scorer_options, scorer_revision  # noqa: F401  (their former home)
 
 LOG_FORMAT = "lexprobe-resume/2"
@@ -82,18 +81,11 @@ class ResumeLog:
     def acquire(self) -> None:
         if self._lock_fd is not None:
             return
-        import fcntl
+        from lexprobe.outputs import exclusive_lock
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise OutputBusyError(
-                f"another lexprobe run is writing {self.path} (lock {self.lock_path.name} is held); "
-                "wait for it to finish or pass another --out"
-            ) from None
+        fd = exclusive_lock(self.lock_path, f"another lexprobe run is writing {self.path} (lock "
+                                            f"{self.lock_path.name} is held); wait for it to finish or pass another --out")
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._lock_fd = fd

@@ -72,27 +72,35 @@ def check_output_dir(path: str | Path, option: str = "--out-dir") -> Path:
 
 # --- one writer per output ------------------------------------------------------------
 
+def exclusive_lock(path: Path, busy: str) -> int:
+    """An exclusive, non-blocking flock on ``path`` (created if needed): its descriptor, or one
+    ``OutputBusyError`` line ``busy`` when another process holds it. Output lock, resume log and
+    embedding store all take their locks here."""
+    import fcntl
+
+    from lexprobe.errors import OutputBusyError
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise OutputBusyError(busy) from None
+    return fd
+
+
 @contextlib.contextmanager
 def output_lock(out: str | Path) -> Iterator[None]:
     """Hold ``<out>.lock`` for a whole command, taken before the data and the model load, so a second
     writer on the same ``--out`` stops at once (it once waited ~22 s for the model before the resume
     log's own lock refused it). Only rank 0 of a launcher's processes takes it."""
-    import fcntl
-
-    from lexprobe.errors import OutputBusyError
-
     if os.environ.get("RANK", "0") not in ("", "0"):
         yield
         return
     out = Path(out)
     lock = out.with_name(out.name + ".lock")
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        raise OutputBusyError(f"another lexprobe run is writing {out} (lock {lock.name} is held); wait for it "
-                              "to finish or pass another --out") from None
+    fd = exclusive_lock(lock, f"another lexprobe run is writing {out} (lock {lock.name} is held); wait for it "
+                              "to finish or pass another --out")
     try:
         yield
     finally:

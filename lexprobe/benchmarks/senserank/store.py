@@ -177,18 +177,10 @@ class StoreWriter:
 
 def _lock(path: Path) -> int:
     """An exclusive flock: two runs never append to one writer's files."""
-    import fcntl
+    from lexprobe.outputs import exclusive_lock
 
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        from lexprobe.errors import OutputBusyError
-
-        raise OutputBusyError(f"another lexprobe run is writing the embedding store {path.parent}; "
-                              "wait for it to finish or pass another --out") from None
-    return fd
+    return exclusive_lock(path, f"another lexprobe run is writing the embedding store {path.parent}; "
+                                "wait for it to finish or pass another --out")
 
 
 def _read_index(path: Path) -> tuple[tuple[int, ...] | None, dict[str, tuple[int, tuple[int, ...], str]]]:
