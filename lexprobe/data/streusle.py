@@ -24,6 +24,7 @@ import json
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterator
 
 from lexprobe.data.conllu_reader import CONLLULEX_FIELDS, READ_ERRORS, open_text, read_sentences
 from lexprobe.data.files import unique_keys
@@ -133,26 +134,30 @@ def _weak_parts(chunk: str) -> list[str]:
     return [p for p in chunk.split("~") if p]
 
 
-def read_streusle_vis(path: str | Path, split: str, lemmatize: bool = True) -> list[SenseInstance]:
-    """Targets of a .vis file; lemmas from WordNet morphy, or lower case without ``lemmatize``."""
-    path = Path(path)
-    out = []
+def _vis_sentences(path: Path) -> Iterator[tuple[str, tuple[str, ...], list[tuple[int, str, str, str]]]]:
+    """Per sentence of a .vis file: id, tokens and its single-word targets that have a sense
+    (``index, lexcat, pos, tag``); a read or parse error is one ``DataError``."""
     try:
         with open_text(path) as f:
             for line in f:
                 if not line.strip():
                     continue
                 sent_id, tokens, singles = parse_vis_line(line)
-                for index, lexcat, tag in singles:
-                    pos = LEXCATS.get(lexcat)
-                    if pos is None or not tag:
-                        continue
-                    ss = tag.split(":", 1)[0]
-                    lemma = _lemma(tokens[index], pos) if lemmatize else tokens[index].lower()
-                    out.append(SenseInstance(_doc_of(sent_id), tokens, index, lemma,
-                                             pos, ss, split, sent_id))
+                targets = [(index, lexcat, LEXCATS[lexcat], tag) for index, lexcat, tag in singles
+                           if LEXCATS.get(lexcat) is not None and tag]
+                yield sent_id, tokens, targets
     except _READ_ERRORS as err:
         raise DataError(f"cannot read STREUSLE .vis file {path}: {_problem(err)}") from None
+
+
+def read_streusle_vis(path: str | Path, split: str, lemmatize: bool = True) -> list[SenseInstance]:
+    """Targets of a .vis file; lemmas from WordNet morphy, or lower case without ``lemmatize``."""
+    out = []
+    for sent_id, tokens, targets in _vis_sentences(Path(path)):
+        for index, _, pos, tag in targets:
+            lemma = _lemma(tokens[index], pos) if lemmatize else tokens[index].lower()
+            out.append(SenseInstance(_doc_of(sent_id), tokens, index, lemma, pos, tag.split(":", 1)[0], split,
+                                     sent_id))
     return out
 
 
@@ -234,24 +239,10 @@ def _authors_conllulex(path: Path, split: str) -> list[list[SenseInstance]]:
 
 
 def _authors_vis(path: Path, split: str) -> list[list[SenseInstance]]:
-    out = []
-    try:
-        with open_text(path) as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                sent_id, tokens, singles = parse_vis_line(line)
-                items = []
-                for index, lexcat, tag in singles:
-                    pos = LEXCATS.get(lexcat)
-                    if pos is None or not tag:
-                        continue
-                    items.append(SenseInstance(_doc_of(sent_id), tokens, index, tokens[index].lower(), pos,
-                                               authors_label(*_vis_ss2(lexcat, tag)), split, sent_id))
-                out.append(items)
-    except _READ_ERRORS as err:
-        raise DataError(f"cannot read STREUSLE .vis file {path}: {_problem(err)}") from None
-    return out
+    return [[SenseInstance(_doc_of(sent_id), tokens, index, tokens[index].lower(), pos,
+                           authors_label(*_vis_ss2(lexcat, tag)), split, sent_id)
+             for index, lexcat, pos, tag in targets]
+            for sent_id, tokens, targets in _vis_sentences(path)]
 
 
 @lru_cache(maxsize=None)
