@@ -48,6 +48,14 @@ def test_differences_sees_a_changed_number():
     assert bb.differences(run, changed)
 
 
+def test_fit_counts_are_accepted_as_zero_only():
+    """#19 item 4 added what did not fit the model to ``counts``; no recorded run has such an input."""
+    assert bb.documented_addition("coda-bert.counts.truncated_contexts", 0)
+    assert bb.documented_addition("wdlmpro-gpt2.counts.skipped_too_long", 0)
+    assert not bb.documented_addition("coda-bert.counts.truncated_contexts", 1)
+    assert not bb.documented_addition("coda-bert.counts.truncated_something_else", 0)
+
+
 def test_only_the_documented_additions_are_accepted():
     """A choose run may gain #17's readings, positions, rotations and position bias; nothing else, and
     every recorded value still counts."""
@@ -110,7 +118,7 @@ def test_the_behaviour_before_the_change_gives_the_first_recording(name, command
     else:
         result = bb.run_cli([*commands[name], *change.old_args], tmp_path / f"{name}.json")
     got = bb.without_added(bb.compared(result), change)
-    problems = bb.differences(bb.compared(BEFORE[name]), got, name)
+    problems = bb.differences(bb.compared(BEFORE[name]), got, name, added=bb.fit_count_added)
     assert not problems, "\n".join(problems[:20])
     now = bb.compared(FIXTURE[name])
     for section, key in change.added:  # what the change added is in the re-recorded entry

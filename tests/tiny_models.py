@@ -97,14 +97,14 @@ def _gpt2_tokenizer():
     ), len(vocab)
 
 
-def build_tiny_bert(out: Path) -> Path:
+def build_tiny_bert(out: Path, positions: int = 256) -> Path:
     from transformers import BertConfig, BertForMaskedLM
 
     tokenizer, size = _bert_tokenizer()
     torch.manual_seed(0)
     config = BertConfig(
         vocab_size=size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-        intermediate_size=64, max_position_embeddings=256, pad_token_id=tokenizer.pad_token_id,
+        intermediate_size=64, max_position_embeddings=positions, pad_token_id=tokenizer.pad_token_id,
     )
     BertForMaskedLM(config).save_pretrained(out)
     tokenizer.save_pretrained(out)
@@ -126,13 +126,13 @@ def build_tiny_roberta(out: Path) -> Path:
     return Path(out)
 
 
-def build_tiny_gpt2(out: Path) -> Path:
+def build_tiny_gpt2(out: Path, positions: int = 256) -> Path:
     from transformers import GPT2Config, GPT2LMHeadModel
 
     tokenizer, size = _gpt2_tokenizer()
     torch.manual_seed(2)
     config = GPT2Config(
-        vocab_size=size, n_embd=32, n_layer=2, n_head=2, n_positions=256,
+        vocab_size=size, n_embd=32, n_layer=2, n_head=2, n_positions=positions,
         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
     )
     GPT2LMHeadModel(config).save_pretrained(out)
@@ -190,14 +190,14 @@ def _qwen2_tokenizer():
     return fast, len(vocab)
 
 
-def build_tiny_llama(out: Path) -> Path:
+def build_tiny_llama(out: Path, positions: int = 512) -> Path:
     from transformers import LlamaConfig, LlamaForCausalLM
 
     tokenizer, size = _llama_tokenizer()
     torch.manual_seed(3)
     config = LlamaConfig(
         vocab_size=size, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=2, max_position_embeddings=512, bos_token_id=tokenizer.bos_token_id,
+        num_key_value_heads=2, max_position_embeddings=positions, bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id, pad_token_id=None, tie_word_embeddings=False,
     )
     LlamaForCausalLM(config).save_pretrained(out)

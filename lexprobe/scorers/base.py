@@ -14,6 +14,14 @@ from typing import Any, Callable
 import numpy as np
 
 
+class TooLong(ValueError):
+    """The scored part of a request alone does not fit the model's input positions.
+
+    Cutting the scored text would change what is measured, so benchmarks catch this per
+    unit, skip the unit and count it (``skipped_too_long``) instead of stopping the run.
+    """
+
+
 @dataclass
 class Scorer:
     """Base class. ``kind`` is one of ``masked``, ``causal``, ``embedding``, ``static``, ``random``."""

@@ -31,7 +31,7 @@ from tqdm.auto import tqdm
 
 from lexprobe.batching import chunks, pad_batch, run_batched
 from lexprobe.scorers.attention_layout import attention_layout
-from lexprobe.scorers.base import Scorer
+from lexprobe.scorers.base import Scorer, TooLong
 
 
 class CausalLMScorer(Scorer):
@@ -77,7 +77,17 @@ class CausalLMScorer(Scorer):
         return self.tokenizer(text, add_special_tokens=True)["input_ids"]
 
     def split(self, context: str, continuation: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Token ids of (context, continuation), encoded together and split."""
+        """Token ids of (context, continuation), encoded together and split, the context's start cut
+        where the two do not fit the model (counted: ``truncated_contexts``); ``TooLong`` where the
+        continuation alone does not."""
+        ctx, cont = self.tokenize_pair(context, continuation)
+        fitted, cut = fit_context(ctx, cont, self.max_length)
+        if cut:
+            self.count("truncated_contexts")
+        return fitted, cont
+
+    def tokenize_pair(self, context: str, continuation: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Token ids of (context, continuation), encoded together and split, whatever their length."""
         trailing = len(context) - len(context.rstrip(" "))
         if trailing:  # a trailing space belongs to the continuation's first token
             continuation = context[-trailing:] + continuation
@@ -89,11 +99,6 @@ class CausalLMScorer(Scorer):
             ctx = [self.prefix_id]
         if not cont:
             raise ValueError(f"empty continuation after tokenisation: {continuation!r}")
-        if self.max_length and len(ctx) + len(cont) > self.max_length:
-            if len(cont) >= self.max_length:
-                raise ValueError(f"continuation of {len(cont)} tokens does not fit the model's {self.max_length}")
-            ctx = ctx[len(ctx) + len(cont) - self.max_length :]  # keep the context's end, nearest the continuation
-            self.count("truncated_contexts")
         return tuple(ctx), tuple(cont)
 
     # ------------------------------------------------------------------ scoring
@@ -143,7 +148,7 @@ class CausalLMScorer(Scorer):
                 members = [[(r, requests[r][1]) for r in by_context[c]] for c in batch_contexts]
                 return self._score_context_batch(batch_contexts, members)
 
-            size = self.batch_size if self.batch_size != "auto" else 32
+            size = int(self.batch_size) if self.batch_size != "auto" else 32
             for per_context in run_batched(contexts, score, size, length=len, progress=bar.update):
                 for r, lp in per_context:
                     results[r] = lp
@@ -171,8 +176,10 @@ class CausalLMScorer(Scorer):
         unit_of = torch.full((len(rows), width), -1, dtype=torch.long)  # -1 padding
         segment = torch.zeros((len(rows), width), dtype=torch.long)  # 0 context, s >= 1 continuation s
         positions = torch.zeros((len(rows), width), dtype=torch.long)
-        gather_rows, gather_cols = [], []  # scored positions
-        where, tokens = [], []  # (scored position, target token) in output order
+        gather_rows: list[int] = []  # scored positions
+        gather_cols: list[int] = []
+        where: list[int] = []  # (scored position, target token) in output order
+        tokens: list[int] = []
         n_units = 0
         for b, row in enumerate(rows):
             at = 0
@@ -257,11 +264,11 @@ class CausalLMScorer(Scorer):
         values = torch.empty(len(where), dtype=torch.float64)
         for start in range(0, picked.shape[0], step):
             stop = min(start + step, picked.shape[0])
-            logits = picked[start:stop] if head is None else head(picked[start:stop])
-            logits = logits.float()
+            chunk = picked[start:stop] if head is None else head(picked[start:stop])
+            chunk = chunk.float()
             if softcap:
-                logits = torch.tanh(logits / softcap) * softcap
-            logp = torch.log_softmax(logits, dim=-1)
+                chunk = torch.tanh(chunk / softcap) * softcap
+            logp = torch.log_softmax(chunk, dim=-1)
             sel = ((where >= start) & (where < stop)).nonzero().squeeze(-1)
             values[sel.cpu()] = logp[where[sel] - start, tokens[sel]].double().cpu()
         return values.numpy()
@@ -305,7 +312,9 @@ class CausalLMScorer(Scorer):
         self.count("forward_passes")
         self.count("context_forwards", len(items))
         offset = width - logits.shape[1]  # columns dropped on the left by logits_to_keep
-        rows, cols, tokens = [], [], []
+        rows: list[int] = []
+        cols: list[int] = []
+        tokens: list[int] = []
         for b, (_, ctx, cont) in enumerate(items):
             rows.extend([b] * len(cont))
             cols.extend(range(len(ctx) - 1 - offset, len(ctx) - 1 - offset + len(cont)))
@@ -399,6 +408,19 @@ class PackedUnit:
         return len(self.context) + sum(len(c) - 1 for _, c in self.members)
 
 
+def fit_context(ctx: tuple[int, ...], cont: tuple[int, ...], limit: int | None) -> tuple[tuple[int, ...], bool]:
+    """(the context's end that fits ``limit`` positions with the continuation, whether it was cut).
+
+    The end is kept: it is nearest the continuation. ``TooLong`` where the continuation
+    leaves no position for even one context token (the caller skips and counts it).
+    """
+    if not limit or len(ctx) + len(cont) <= limit:
+        return ctx, False
+    if len(cont) >= limit:
+        raise TooLong(f"a continuation of {len(cont)} tokens does not fit the model's {limit} input positions")
+    return ctx[len(ctx) + len(cont) - limit :], True
+
+
 def pack_units(contexts, by_context, requests, pack_tokens: int, context_factor: int = 1) -> list[PackedUnit]:
     """Each context with as many of its continuations as fit ``pack_tokens`` (at least one).
 
@@ -485,6 +507,8 @@ def packed_attention_mask(unit: torch.Tensor, segment: torch.Tensor, dtype: torc
     q, k = segment[:, :, None], segment[:, None, :]
     allowed = causal & same_unit & ((k == 0) | (k == q))
     if window is not None:
+        if positions is None:
+            raise ValueError("a sliding window needs the tokens' positions")
         allowed &= (positions[:, :, None] - positions[:, None, :]) < window
     allowed |= torch.eye(n, dtype=torch.bool)
     mask = torch.zeros(allowed.shape, dtype=dtype)

@@ -77,6 +77,15 @@ class SentenceEmbeddingScorer(EmbeddingScorer):
         self.count("texts_encoded", len(texts))
         return vecs.astype(np.float32)
 
+    def truncated(self, texts: Sequence[str]) -> int:
+        """How many of ``texts`` the model cuts to its ``max_seq_length`` tokens (sentence-transformers
+        cuts without a word; benchmarks put this in ``counts``); 0 where the model states no limit."""
+        limit = getattr(self.model, "max_seq_length", None)
+        if not limit or self.tokenizer is None or not texts:
+            return 0
+        ids = self.tokenizer(list(texts), add_special_tokens=True, verbose=False)["input_ids"]
+        return sum(len(row) > limit for row in ids)
+
 
 class StaticVectorsScorer(EmbeddingScorer):
     """Average of the vectors of a text's NLTK tokens that have one; tokens without are skipped.

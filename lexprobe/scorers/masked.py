@@ -18,7 +18,7 @@ import torch
 from tqdm.auto import tqdm
 
 from lexprobe.batching import pad_batch, run_batched
-from lexprobe.scorers.base import Scorer
+from lexprobe.scorers.base import Scorer, TooLong
 from lexprobe.scorers.encoder_tail import last_layer_cut, scored_logits
 
 
@@ -56,8 +56,11 @@ class MaskedLMScorer(Scorer):
         self.max_length = max_input_length(self)
 
     # ------------------------------------------------------------------ tokenisation
-    def slot_request(self, left: str, word: str, right: str) -> SlotRequest:
+    def slot_request(self, left: str, word: str, right: str, fit: bool = True) -> SlotRequest:
         """Tokenise ``left + word + right`` and cut the ids around the word's tokens.
+
+        ``fit``: shorten the query to the model's input (``fit_query``); without it the
+        ids are whole, whatever their length.
 
         Tokenising the filled-in sentence (rather than the word alone) gives the
         word the tokens it has in running text, e.g. RoBERTa's leading-space tokens.
@@ -78,7 +81,9 @@ class MaskedLMScorer(Scorer):
         while first > 0 and offsets[first - 1][0] == offsets[first - 1][1] == start and ids[first - 1] not in special:
             first -= 1
         word_ids = tuple(ids[first : last + 1])
-        prefix, suffix = fit_query(tuple(ids[:first]), len(word_ids), tuple(ids[last + 1 :]), self.max_length)
+        prefix, suffix = tuple(ids[:first]), tuple(ids[last + 1 :])
+        if fit:
+            prefix, suffix = fit_query(prefix, len(word_ids), suffix, self.max_length)
         return SlotRequest(prefix, word_ids, suffix)
 
     # ------------------------------------------------------------------ scoring
@@ -141,14 +146,32 @@ def max_input_length(scorer) -> int:
 def fit_query(prefix: tuple[int, ...], n_masks: int, suffix: tuple[int, ...], limit: int):
     """Shorten an over-long query by cutting text far from the slot, keeping the special tokens.
 
-    The definition is the long part of a WDLMPro query; the end of a suffix (or the
-    start of a prefix) is what gets cut, the tokens next to the masks stay.
+    The definition is the long part of a WDLMPro query; the end of the longer side (a
+    suffix's end, or a prefix's start) is cut first, then the other side's, keeping the
+    first ([CLS]) and last ([SEP]) tokens; the tokens next to the masks go last. A slot
+    that does not fit even then raises ``TooLong`` (the caller skips and counts it).
     """
     excess = len(prefix) + n_masks + len(suffix) - limit
     if excess <= 0:
         return prefix, suffix
-    if len(suffix) - 1 >= len(prefix) - 1:  # cut the suffix's end, keep its last ([SEP]) token
-        keep = max(len(suffix) - excess, 1)
-        return prefix, suffix[: keep - 1] + suffix[-1:]
-    keep = max(len(prefix) - excess, 1)  # cut the prefix's start, keep its first ([CLS]) token
-    return prefix[:1] + prefix[len(prefix) - keep + 1 :], suffix
+    if n_masks + min(len(prefix), 1) + min(len(suffix), 1) > limit:
+        raise TooLong(f"a word of {n_masks} tokens does not fit the model's {limit} input positions")
+    if len(suffix) >= len(prefix):
+        suffix, excess = _cut_end(suffix, excess)
+        prefix, excess = _cut_start(prefix, excess)
+    else:
+        prefix, excess = _cut_start(prefix, excess)
+        suffix, excess = _cut_end(suffix, excess)
+    return prefix, suffix
+
+
+def _cut_end(ids: tuple[int, ...], excess: int) -> tuple[tuple[int, ...], int]:
+    """Up to ``excess`` tokens cut before the last one; (the rest, what is still to cut)."""
+    n = min(excess, max(len(ids) - 1, 0))
+    return (ids[: len(ids) - 1 - n] + ids[-1:] if n else ids), excess - n
+
+
+def _cut_start(ids: tuple[int, ...], excess: int) -> tuple[tuple[int, ...], int]:
+    """Up to ``excess`` tokens cut after the first one; (the rest, what is still to cut)."""
+    n = min(excess, max(len(ids) - 1, 0))
+    return (ids[:1] + ids[1 + n :] if n else ids), excess - n

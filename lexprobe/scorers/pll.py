@@ -24,6 +24,7 @@ import numpy as np
 import torch
 
 from lexprobe.batching import pad_batch, run_batched
+from lexprobe.scorers.base import TooLong
 from lexprobe.scorers.encoder_tail import last_layer_cut, scored_logits
 from lexprobe.scorers.masked import max_input_length
 
@@ -70,11 +71,24 @@ def encode_pair(tokenizer, prefix: str, continuation: str, max_tokens: int | Non
         first_prefix = 1 if ids and ids[0] in special else 0
         prefix_tokens = cont[0] - first_prefix
         if excess > prefix_tokens:
-            raise ValueError(f"continuation alone is longer than the model's {limit} tokens")
+            raise TooLong(f"a continuation of {len(cont)} tokens does not fit the model's {limit} input positions")
         del ids[first_prefix:first_prefix + excess]
         del words[first_prefix:first_prefix + excess]
         cont = [i - excess for i in cont]
     return ids, cont, list(words)
+
+
+def prefix_cut(scorer: Any, prefix: str, continuation: str, max_tokens: int | None = None,
+               encoder: Callable | None = None) -> bool:
+    """Whether the prefix loses tokens to fit the model (``TooLong``: the continuation alone does not fit).
+
+    Benchmarks ask this per request before scoring, to count truncations per unit and
+    skip a unit that cannot be scored; ``pll_token_logprobs`` cuts the same way.
+    """
+    encode = encoder or encode_pair
+    fitted = encode(scorer.tokenizer, prefix, continuation, max_tokens, max_input_length(scorer))[0]
+    whole = encode(scorer.tokenizer, prefix, continuation, max_tokens, 100_000)[0]
+    return len(fitted) < len(whole)
 
 
 def masked_copies(pair: int, ids: Sequence[int], cont: Sequence[int], words: Sequence[int | None],

@@ -59,6 +59,34 @@ def test_fit_query_cuts_far_from_the_slot():
     assert fit_query((101,), 1, (102,), 512) == ((101,), (102,))
 
 
+def test_fit_query_cuts_both_sides_when_one_is_not_enough_and_refuses_a_word_that_cannot_fit():
+    """#19 item 4: one side alone used to be cut, leaving a query longer than the model ("expanded size")."""
+    from lexprobe.scorers.base import TooLong
+    from lexprobe.scorers.masked import fit_query
+
+    # 8 + 6 + 9 = 23, 7 too many: the (longer) suffix loses 7 of its 8 cuttable tokens
+    assert fit_query((101, 1, 2, 3, 4, 5, 6, 7), 6, (8, 9, 10, 11, 12, 13, 14, 15, 102), 16) == (
+        (101, 1, 2, 3, 4, 5, 6, 7), (8, 102))
+    # 8 + 10 + 9 = 27, 11 too many: the suffix loses all 8, the prefix the 3 after [CLS]
+    assert fit_query((101, 1, 2, 3, 4, 5, 6, 7), 10, (8, 9, 10, 11, 12, 13, 14, 15, 102), 16) == (
+        (101, 4, 5, 6, 7), (102,))
+    assert fit_query((101, 1), 14, (9, 102), 16) == ((101,), (102,))  # exactly [CLS] + 14 masks + [SEP]
+    with pytest.raises(TooLong, match="a word of 15 tokens does not fit the model's 16 input positions"):
+        fit_query((101, 1), 15, (9, 102), 16)
+
+
+def test_fit_context_keeps_the_end_and_refuses_a_continuation_that_cannot_fit():
+    from lexprobe.scorers.base import TooLong
+    from lexprobe.scorers.causal import fit_context
+
+    assert fit_context((1, 2, 3), (4, 5), 8) == ((1, 2, 3), False)
+    assert fit_context((1, 2, 3), (4, 5), None) == ((1, 2, 3), False)
+    assert fit_context((1, 2, 3, 4, 5, 6), (7, 8), 5) == ((4, 5, 6), True)
+    assert fit_context((1, 2), (3, 4, 5, 6), 5) == ((2,), True)
+    with pytest.raises(TooLong, match="a continuation of 5 tokens does not fit the model's 5 input positions"):
+        fit_context((1,), (2, 3, 4, 5, 6), 5)
+
+
 def test_overlong_definitions_are_scored(tiny_bert):
     scorer = load_scorer(str(tiny_bert))
     long_def = " ".join(["singing without instrumental accompaniment"] * 40)

@@ -17,6 +17,8 @@ in every published RoBERTa row. ``paper`` scores the definition's own tokens onl
 
 from __future__ import annotations
 
+from lexprobe.scorers.base import TooLong
+
 
 def authors_pll_encoding(tokenizer, prompt: str, continuation: str, max_tokens: int | None = None,
                          max_length: int | None = None) -> tuple[list[int], list[int], list[int | None]]:
@@ -39,7 +41,7 @@ def authors_pll_encoding(tokenizer, prompt: str, continuation: str, max_tokens: 
     excess = len(ids) - limit
     if excess > 0:
         if excess > start - 1:
-            raise ValueError(f"definition alone is longer than the model's {limit} tokens")
+            raise TooLong(f"a definition of {def_len} tokens does not fit the model's {limit} input positions")
         del ids[1:1 + excess]
         del words[1:1 + excess]
         positions = [p - excess for p in positions]

@@ -124,7 +124,7 @@ def _lm_requests(groups: Sequence[Group], config: EvalConfig) -> list[tuple[str,
     return requests
 
 
-def _split_matrices(groups: Sequence[Group], flat: Sequence[float]) -> list[np.ndarray]:
+def _split_matrices(groups: Sequence[Group], flat: Sequence[float] | np.ndarray) -> list[np.ndarray]:
     out, pos = [], 0
     for g in groups:
         n = g.k * g.k
@@ -144,9 +144,67 @@ def _pll_encoder(config: EvalConfig):
 
 def _causal_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[np.ndarray]:
     reduce = np.mean if config.normalize == "mean" else np.sum
-    per_token = scorer.continuation_logprobs(_lm_requests(groups, config))
+    if hasattr(scorer, "tokenize_pair"):  # fitted to the model as ``group_fits`` counted them
+        per_token = scorer.token_logprobs([pair for g in groups for pair in _causal_pairs(g, scorer, config)[0]])
+    else:  # a scorer that takes texts only
+        per_token = scorer.continuation_logprobs(_lm_requests(groups, config))
     flat = [float(reduce(lp[: config.max_definition_tokens])) for lp in per_token]
     return _split_matrices(groups, flat)
+
+
+def _causal_pairs(group: Group, scorer: Any, config: EvalConfig) -> tuple[list[tuple[tuple, tuple]], int]:
+    """The group's k x k (prompt, definition) token pairs, each prompt's start cut where a pair does not fit
+    the model, and how many of its k prompts were cut; ``TooLong`` where a definition alone does not fit."""
+    from lexprobe.scorers.causal import fit_context
+
+    pairs, cut = [], set()
+    for i, (ctx, cont) in enumerate(scorer.tokenize_pair(p, x) for p, x in _lm_requests([group], config)):
+        fitted, was_cut = fit_context(ctx, cont, scorer.max_length)
+        if was_cut:
+            cut.add(i // group.k)
+        pairs.append((fitted, cont))
+    return pairs, len(cut)
+
+
+def _masked_cut(group: Group, scorer: Any, config: EvalConfig) -> int:
+    """How many of the group's k prompts lose tokens for a definition to fit (``TooLong``: one cannot)."""
+    from lexprobe.scorers.pll import prefix_cut
+
+    requests = _lm_requests([group], config)
+    return len({i // group.k for i, (p, x) in enumerate(requests)
+                if prefix_cut(scorer, p, x, config.max_definition_tokens, _pll_encoder(config))})
+
+
+@dataclass(frozen=True)
+class GroupFit:
+    """How a group's prompts fit the model: why it cannot be scored, or how many prompts lose their start."""
+
+    skipped: str | None = None
+    truncated_contexts: int = 0
+
+
+def group_fits(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[GroupFit]:
+    """Per group, before scoring: a language model's input has room for every prompt with every definition,
+    cutting a prompt's start if need be (counted), or the group is skipped (a definition alone is too long)."""
+    from lexprobe.scorers.base import TooLong
+
+    if isinstance(scorer, RandomScores) or not isinstance(scorer, (TokenLogprobs, SlotLogprobs)):
+        return [GroupFit() for _ in groups]
+    if isinstance(scorer, TokenLogprobs):
+        if not hasattr(scorer, "tokenize_pair"):
+            return [GroupFit() for _ in groups]
+        count = lambda g: _causal_pairs(g, scorer, config)[1]  # noqa: E731
+    else:
+        if not hasattr(scorer, "tokenizer"):
+            return [GroupFit() for _ in groups]
+        count = lambda g: _masked_cut(g, scorer, config)  # noqa: E731
+    out = []
+    for g in groups:
+        try:
+            out.append(GroupFit(truncated_contexts=count(g)))
+        except TooLong as err:
+            out.append(GroupFit(skipped=f"{err} (skipped: cutting the definition would change what is scored)"))
+    return out
 
 
 def _masked_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[np.ndarray]:
@@ -356,7 +414,19 @@ def run_likelihood(job) -> dict[str, Any] | None:
 
     def compute(indices: list[int]) -> list[dict]:
         chunk = [runnable[i] for i in indices]
-        return [group_record(g, scores, config) for g, scores in zip(chunk, match_matrices(chunk, scorer, config))]
+        fits = group_fits(chunk, scorer, config)
+        fitting = [g for g, f in zip(chunk, fits) if f.skipped is None]
+        matrices = iter(match_matrices(fitting, scorer, config))
+        out = []
+        for g, fit in zip(chunk, fits):
+            if fit.skipped is not None:  # logged like a scored group: a resumed run skips it again, unscored
+                out.append({"id": g.id, "pos": g.pos, "k": g.k, "skipped": fit.skipped})
+                continue
+            record = group_record(g, next(matrices), config)
+            if fit.truncated_contexts:
+                record["truncated_contexts"] = fit.truncated_contexts
+            out.append(record)
+        return out
 
     records = run_units([g.id for g in runnable], compute, group_costs(scorer, runnable), step=step,
                         log_base=job.log_base, log_key=key,
@@ -364,9 +434,17 @@ def run_likelihood(job) -> dict[str, Any] | None:
                                               disable=not (job.progress and context().is_main)))
     if records is None:  # another rank than 0: rank 0 writes the result
         return None
-    result = _result(data, scorer, config, records, problems, pos_list, runnable)
+    too_long = [GroupProblem(r["id"], r["skipped"]) for r in records if "skipped" in r]
+    records = [r for r in records if "skipped" not in r]
+    result = _result(data, scorer, config, records, problems + too_long, pos_list, runnable)
     if is_static_vectors(scorer):  # what the static vectors could not embed or the recipe skipped: counts
         result["counts"] = static_counts(scorer, runnable, problems, config)
+    elif isinstance(scorer, (TokenLogprobs, SlotLogprobs)):  # what did not fit the model: counts
+        result["counts"] = {"skipped_too_long": len(too_long),
+                            "truncated_contexts": sum(r.get("truncated_contexts", 0) for r in records)}
+    elif callable(getattr(scorer, "truncated", None)):  # a sentence encoder cuts long texts: counted
+        texts = sorted({t for g in runnable for t in _static_texts(g, config)})
+        result["counts"] = {"truncated_texts": scorer.truncated(texts)}
     result["_items"] = runnable
     return result
 

@@ -16,7 +16,7 @@ from tqdm.auto import tqdm
 from lexprobe.benchmarks.wdlmpro import static_drop
 from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict
 from lexprobe.benchmarks.wdlmpro.protocol import PAPER, Protocol, argsort_rank, best_pattern_rank, get_protocol
-from lexprobe.benchmarks.wdlmpro.scoring import TASKS, recipe_groups, score_groups, word_token_count
+from lexprobe.benchmarks.wdlmpro.scoring import TASKS, fit_report, recipe_groups, score_groups, word_token_count
 from lexprobe.distributed import is_main, run_units, token_counts
 from lexprobe.errors import DataError
 from lexprobe.metrics.ranking import gold_rank, predicted_index, random_expectation, rank_score, summarize
@@ -44,13 +44,26 @@ def is_static_vectors(scorer) -> bool:
     return callable(getattr(scorer, "can_embed", None))
 
 
-def _scored_views(scorer, groups, tasks, protocol: Protocol, progress: bool):
-    """{(task, i): (group as scored or None, scores, per-pattern scores, candidates skipped, why dropped)}."""
+def _scored_views(scorer, groups, tasks, protocol: Protocol, progress: bool, fits: dict):
+    """{(task, i): (group as scored or None, scores, per-pattern scores, candidates skipped, why dropped)}.
+
+    A (task, group) a language model cannot take (``scoring.fit_report``) has no view; the
+    caller records it as skipped."""
     shown = recipe_groups(groups, protocol)
+    patterns: dict = {}
     if not (protocol.static_drop and is_static_vectors(scorer)):
-        patterns: dict = {}
-        scores = score_groups(scorer, groups, tasks, progress=progress, protocol=protocol, pattern_scores=patterns)
-        return {(t, i): (g, scores[(t, i)], patterns.get((t, i)), 0, None) for i, g in enumerate(shown) for t in tasks}
+        if all(why is None for why, _ in fits.values()):
+            scores = score_groups(scorer, groups, tasks, progress=progress, protocol=protocol, pattern_scores=patterns)
+            return {(t, i): (g, scores[(t, i)], patterns.get((t, i)), 0, None) for i, g in enumerate(shown) for t in tasks}
+        by_task_group: dict = {}
+        for task in tasks:  # some groups skipped for some task: each task scores the groups it can
+            kept = [i for i in range(len(groups)) if fits[(task, i)][0] is None]
+            patterns.clear()
+            scores = score_groups(scorer, [groups[i] for i in kept], (task,), progress=progress, protocol=protocol,
+                                  pattern_scores=patterns) if kept else {}
+            for j, i in enumerate(kept):
+                by_task_group[(task, i)] = (shown[i], scores[(task, j)], patterns.get((task, j)), 0, None)
+        return by_task_group
     out: dict = {}
     for task in tasks:  # the authors' filter differs per task (D2W embeds no candidate definition)
         views = [static_drop.task_view(scorer, g, task) for g in shown]
@@ -69,13 +82,20 @@ def instance_records(scorer, groups, tasks, attributes: Sequence[dict], progress
     """One record per (group, task), in that order. Masked LMs add each pattern's gold rank
     (``patterns``); a group the recipe skips gets a record with ``dropped`` (the reason)."""
     protocol = get_protocol(protocol)
-    views = _scored_views(scorer, groups, tasks, protocol, progress)
+    fits = fit_report(scorer, recipe_groups(groups, protocol), tasks, protocol)
+    views = _scored_views(scorer, groups, tasks, protocol, progress, fits)
     records = []
     for i, g in enumerate(groups):
         n_tokens = word_token_count(scorer, protocol.word_of(g.target, g.word), g.pos, protocol)
         for task in tasks:
-            shown, s, per_pattern, skipped, why = views[(task, i)]
             base = {"task": task, "target": g.target, "pos": g.pos, "word": g.word}
+            too_long, cut = fits[(task, i)]
+            if too_long is not None:  # logged like a scored one: a resumed run skips it again, unscored
+                records.append({**base, "skipped": too_long, "word_tokens": n_tokens, **attributes[i]})
+                continue
+            shown, s, per_pattern, skipped, why = views[(task, i)]
+            if cut:
+                base["truncated_definitions"] = cut
             if shown is None:
                 records.append({**base, "dropped": why, "candidates_dropped": skipped, **attributes[i]})
                 continue
@@ -98,6 +118,13 @@ def instance_records(scorer, groups, tasks, attributes: Sequence[dict], progress
                 "word_tokens": n_tokens, **extra, **attributes[i],
             })
     return records
+
+
+def scored_by_language_model(scorer) -> bool:
+    """Masked and causal LMs, whose inputs have a length limit (``scoring.fit_report``)."""
+    from lexprobe.scorers.capabilities import RandomScores, SlotLogprobs, TokenLogprobs
+
+    return isinstance(scorer, (SlotLogprobs, TokenLogprobs)) and not isinstance(scorer, RandomScores)
 
 
 def unit_ids(groups) -> list[str]:
@@ -190,9 +217,19 @@ def run_likelihood(job) -> dict | None:
     if per_group is None:  # another rank than 0: rank 0 writes the result
         return None
     records = [r for recs in per_group for r in recs]
+    too_long = [r for r in records if "skipped" in r]
+    records = [r for r in records if "skipped" not in r]
     result = result_dict(scorer, tasks, records, {})
+    result["skipped"] = [{"unit": f"{r['task']}:{r['target']}", "reason": r["skipped"]} for r in too_long]
     if is_static_vectors(scorer):  # what the static vectors could not embed or the recipe dropped: counts
         result["counts"] = static_drop.counts(scorer, recipe_groups(groups, recipe), records, recipe.static_drop)
+    elif scored_by_language_model(scorer):  # what did not fit the model: counts
+        result["counts"] = {"skipped_too_long": len(too_long),
+                            "truncated_definitions": sum(r.get("truncated_definitions", 0) for r in records)}
+    elif callable(getattr(scorer, "truncated", None)):  # a sentence encoder cuts long texts: counted
+        shown = recipe_groups(groups, recipe)
+        result["counts"] = {"truncated_texts": scorer.truncated(
+            sorted({t for g in shown for c in g.candidates for t in (c.word, c.definition)}))}
     result["_items"] = groups
     return result
 

@@ -49,7 +49,7 @@ def upgrade(old: dict) -> dict:
         sections = {"tasks": tasks, "metrics": old.get("metrics") or {},
                     "baselines": {"random": old["random_baseline"]} if old.get("random_baseline") else {},
                     "breakdowns": old.get("breakdowns") or {}, "counts": old.get("counts") or {},
-                    "instances": old.get("instances") or []}
+                    "skipped": old.get("skipped") or [], "instances": old.get("instances") or []}
     return from_v1(old, "wdlmpro", sections, method, recipe)
 
 

@@ -35,7 +35,9 @@ import numpy as np
 
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
 from lexprobe.benchmarks.wdlmpro.protocol import PAPER, Protocol, get_protocol
+from lexprobe.scorers.base import TooLong
 from lexprobe.scorers.capabilities import RandomScores, SentenceEmbeddings, SlotLogprobs, TokenLogprobs, strategy
+from lexprobe.scorers.causal import fit_context
 from lexprobe.scorers.masked import SlotRequest, fit_query
 
 TASKS = ("w2d", "d2w")
@@ -105,21 +107,30 @@ class MaskedRequests:
         self._context: dict[tuple[str, str], tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self._word: dict[tuple[str, str], tuple[int, ...]] = {}
 
-    def request(self, pattern: str, word: str, definition: str) -> SlotRequest:
+    def pieces(self, pattern: str, word: str, definition: str) -> SlotRequest:
+        """The query's tokens, whatever their length (``fitted`` fits them to the model)."""
         key = (pattern, definition)
         if key not in self._context:
             left, right = fill(pattern, self._definition(pattern, definition))
-            probe = self.scorer.slot_request(left, "x", right)
+            probe = self.scorer.slot_request(left, "x", right, fit=False)
             self._context[key] = (probe.prefix, probe.suffix)
         wkey = (pattern, word)
         if wkey not in self._word:
             left, right = fill(pattern, _PROBE_DEFINITION)
             shown = display_word(word, left, self.scorer.case_sensitive, self.protocol)
-            self._word[wkey] = self.scorer.slot_request(left, shown, right).word
+            self._word[wkey] = self.scorer.slot_request(left, shown, right, fit=False).word
         prefix, suffix = self._context[key]
-        word = self._word[wkey]
-        prefix, suffix = fit_query(prefix, len(word), suffix, self.scorer.max_length)
-        return SlotRequest(prefix, word, suffix)
+        return SlotRequest(prefix, self._word[wkey], suffix)
+
+    def fitted(self, pattern: str, word: str, definition: str) -> tuple[SlotRequest, bool]:
+        """(the request fitted to the model, whether the definition's text lost tokens for it); ``TooLong``
+        where the word's masks alone do not fit."""
+        whole = self.pieces(pattern, word, definition)
+        prefix, suffix = fit_query(whole.prefix, len(whole.word), whole.suffix, self.scorer.max_length)
+        return SlotRequest(prefix, whole.word, suffix), len(prefix) + len(suffix) < len(whole.prefix) + len(whole.suffix)
+
+    def request(self, pattern: str, word: str, definition: str) -> SlotRequest:
+        return self.fitted(pattern, word, definition)[0]
 
 
 def masked_task_values(scorer, task_pairs: dict, protocol: Protocol = PAPER, progress=False,
@@ -128,8 +139,9 @@ def masked_task_values(scorer, task_pairs: dict, protocol: Protocol = PAPER, pro
     the protocol averages over its patterns. A query shared by both tasks runs once.
     ``per_pattern`` (a dict) receives {task: {pair: [score of each pattern]}}."""
     builder = MaskedRequests(scorer, protocol)
-    requests, request_index = [], {}
-    plan = []  # (task, pair, [request indices])
+    requests: list[SlotRequest] = []
+    request_index: dict[tuple[str, str, str], int] = {}
+    plan: list[tuple[str, tuple, list[int]]] = []  # (task, pair, [request indices])
     for task, pairs in task_pairs.items():
         for pair in sorted(pairs):
             pos, word, definition = pair
@@ -164,19 +176,26 @@ class CausalRequests:
         self._context: dict[tuple[str, str], tuple[int, ...]] = {}
         self._word: dict[tuple[str, str], tuple[int, ...]] = {}
 
-    def request(self, pos: str, word: str, definition: str, task: str = "w2d") -> tuple[tuple[int, ...], tuple[int, ...]]:
+    def pieces(self, pos: str, word: str, definition: str, task: str = "w2d") -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(context ids, word ids), whatever their length (``fitted`` fits them to the model)."""
         pattern = self.protocol.causal_patterns[(task, pos)]
         if (pattern, definition) not in self._context:
             left, _ = fill(pattern, self._definition(pattern, definition))
-            self._context[(pattern, definition)] = self.scorer.split(left.rstrip(), " x")[0]
+            self._context[(pattern, definition)] = tuple(self.scorer.tokenize_pair(left.rstrip(), " x")[0])
         if (pattern, word) not in self._word:
             probe_left, _ = fill(pattern, _PROBE_DEFINITION)
-            self._word[(pattern, word)] = self.scorer.split(probe_left.rstrip(), " " + word)[1]
-        ctx, cont = self._context[(pattern, definition)], self._word[(pattern, word)]
-        limit = self.scorer.max_length
-        if limit and len(ctx) + len(cont) > limit:  # as CausalLMScorer.split: keep the context's end
-            ctx = ctx[len(ctx) + len(cont) - limit :]
-        return ctx, cont
+            self._word[(pattern, word)] = tuple(self.scorer.tokenize_pair(probe_left.rstrip(), " " + word)[1])
+        return self._context[(pattern, definition)], self._word[(pattern, word)]
+
+    def fitted(self, pos: str, word: str, definition: str, task: str = "w2d") -> tuple[tuple[int, ...], tuple[int, ...], bool]:
+        """(context, word, whether the context lost its start to fit the model), as ``CausalLMScorer.split``
+        fits; ``TooLong`` where the word alone does not fit."""
+        ctx, cont = self.pieces(pos, word, definition, task)
+        fitted, cut = fit_context(ctx, cont, self.scorer.max_length)
+        return fitted, cont, cut
+
+    def request(self, pos: str, word: str, definition: str, task: str = "w2d") -> tuple[tuple[int, ...], tuple[int, ...]]:
+        return self.fitted(pos, word, definition, task)[:2]
 
 
 def causal_task_values(scorer, task_pairs: dict, protocol: Protocol = PAPER, progress=False) -> dict:
@@ -187,10 +206,13 @@ def causal_task_values(scorer, task_pairs: dict, protocol: Protocol = PAPER, pro
     """
     builder = CausalRequests(scorer, protocol)
     first_only = "w2d" not in task_pairs
-    requests, request_index, plan = [], {}, []
+    requests: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+    request_index: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
+    plan: list[tuple[str, tuple, int]] = []
     for task, pairs in task_pairs.items():
-        for pair in sorted(pairs):
-            ctx, cont = builder.request(*pair, task=task)
+        for pos, word, definition in sorted(pairs):
+            pair = (pos, word, definition)
+            ctx, cont = builder.request(pos, word, definition, task=task)
             if first_only:
                 cont = cont[:1]
             key = (ctx, cont)
@@ -217,7 +239,12 @@ def causal_w2d_batch_shift(scorer, groups, protocol: Protocol) -> dict[int, np.n
     still fits are scored in one request; each shifted token is its own request.
     """
     builder = CausalRequests(scorer, protocol)
-    requests, index, plan = [], {}, []  # plan: (group, candidate, [request indices])
+    shift = protocol.causal_batch_shift
+    if not shift:
+        raise ValueError(f"recipe {protocol.name!r} scores W2D without the authors' batch shift")
+    requests: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+    index: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
+    plan: list[tuple[int, int, list[int]]] = []  # (group, candidate, [request indices])
 
     def add(ctx, cont):
         key = (tuple(ctx), tuple(cont))
@@ -228,7 +255,7 @@ def causal_w2d_batch_shift(scorer, groups, protocol: Protocol) -> dict[int, np.n
 
     for gi, g in enumerate(groups):
         n = len(g.candidates)
-        for chunk in np.array_split(np.arange(n), int(np.ceil(n / protocol.causal_batch_shift))):
+        for chunk in np.array_split(np.arange(n), int(np.ceil(n / shift))):
             pairs = {int(ci): builder.request(g.pos, g.word, g.candidates[ci].definition, task="w2d") for ci in chunk}
             width = max(len(ctx) for ctx, _ in pairs.values())
             for ci, (ctx, cont) in pairs.items():
@@ -241,6 +268,45 @@ def causal_w2d_batch_shift(scorer, groups, protocol: Protocol) -> dict[int, np.n
     out = {gi: np.zeros(len(g.candidates)) for gi, g in enumerate(groups)}
     for gi, ci, idx in plan:
         out[gi][ci] = float(sum(logps[i].sum() for i in idx))
+    return out
+
+
+# ---------------------------------------------------------------- fitting the model's input
+
+
+def fit_report(scorer, groups, tasks: Sequence[str], protocol: Protocol | str = PAPER) -> dict[tuple[str, int], tuple[str | None, int]]:
+    """{(task, group index): (why the group cannot be scored for the task, or None; how many of its candidates'
+    queries lose definition tokens to fit the model)}, for groups as the recipe shows them.
+
+    A query over the model's input length loses definition text far from the word (masked
+    LMs: ``fit_query``; causal LMs: the context's start); a word whose tokens alone do not fit
+    cannot be scored without cutting the word itself, so its (task, group) is skipped. W2D
+    puts the target's word in the slot, D2W every candidate's. Other scorers fit everything.
+    """
+    protocol = get_protocol(protocol)
+    if isinstance(scorer, RandomScores):
+        check = None
+    elif isinstance(scorer, SlotLogprobs) and hasattr(scorer, "slot_request"):
+        masked = MaskedRequests(scorer, protocol)
+        check = lambda task, pos, word, definition: any(  # noqa: E731
+            masked.fitted(pattern, word, definition)[1] for pattern in protocol.masked_patterns[(task, pos)])
+    elif isinstance(scorer, TokenLogprobs) and hasattr(scorer, "tokenize_pair"):
+        causal = CausalRequests(scorer, protocol)
+        check = lambda task, pos, word, definition: causal.fitted(pos, word, definition, task)[2]  # noqa: E731
+    else:
+        check = None
+    out: dict[tuple[str, int], tuple[str | None, int]] = {}
+    for i, g in enumerate(groups):
+        for task in tasks:
+            if check is None:
+                out[(task, i)] = (None, 0)
+                continue
+            pairs = ([(g.word, c.definition) for c in g.candidates] if task == "w2d"
+                     else [(c.word, g.definition) for c in g.candidates])
+            try:
+                out[(task, i)] = (None, sum(bool(check(task, g.pos, w, d)) for w, d in pairs))
+            except TooLong as err:
+                out[(task, i)] = (f"{err} (skipped: cutting the word would change what is scored)", 0)
     return out
 
 
@@ -347,9 +413,9 @@ def word_token_count(scorer, word: str, pos: str = "n", protocol: Protocol | str
     protocol = get_protocol(protocol)
     if isinstance(scorer, SlotLogprobs) and hasattr(scorer, "slot_request"):
         pattern = protocol.masked_patterns[("w2d", pos)][0]
-        return len(MaskedRequests(scorer, protocol).request(pattern, word, _PROBE_DEFINITION).word)
-    if isinstance(scorer, TokenLogprobs) and hasattr(scorer, "split"):
-        return len(CausalRequests(scorer, protocol).request(pos, word, _PROBE_DEFINITION)[1])
+        return len(MaskedRequests(scorer, protocol).pieces(pattern, word, _PROBE_DEFINITION).word)
+    if isinstance(scorer, TokenLogprobs) and hasattr(scorer, "tokenize_pair"):
+        return len(CausalRequests(scorer, protocol).pieces(pos, word, _PROBE_DEFINITION)[1])
     tok = getattr(scorer, "tokenizer", None)
     if tok is not None and hasattr(tok, "tokenize"):
         return len(tok.tokenize(" " + word))

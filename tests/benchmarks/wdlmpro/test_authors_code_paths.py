@@ -101,7 +101,7 @@ def test_authors_word_is_name_split_at_the_first_full_stop():
         def __init__(self):
             self.words = []
 
-        def slot_request(self, left, word, right):
+        def slot_request(self, left, word, right, fit=True):
             from lexprobe.scorers.masked import SlotRequest
 
             self.words.append(word)

@@ -30,7 +30,7 @@ class TextMaskedScorer(Scorer):
         self.kind, self.case_sensitive, self.max_length, self.tokenizer = "masked", True, 10_000, None
         self.table, self.seen = table, []
 
-    def slot_request(self, left, word, right):
+    def slot_request(self, left, word, right, fit=True):
         return SlotRequest((left,), (word,), (right,))
 
     def slot_logprobs(self, requests, progress=False):
