@@ -40,7 +40,9 @@ def run_record_table(results: list[dict]) -> Table:
     from pathlib import Path
 
     table = Table("run", "Run records", ["field"] + [Path(r["_path"]).name for r in results],
-                  note="what produced each result file; empty where the file has no run record.")
+                  note="what produced each result file; empty where the file has no run record. "
+                       "Truncated, skipped, dropped: the result's non-zero counts of inputs cut to fit the "
+                       "model, units skipped and items dropped.")
     for key, title in RECORD_FIELDS:
         row = [title]
         for r in results:
@@ -55,7 +57,17 @@ def run_record_table(results: list[dict]) -> Table:
                 value = run.get(key)
             row.append("" if value is None else str(value))
         table.rows.append(row)
+    table.rows.append(["truncated, skipped, dropped"] + [_losses(r) for r in results])
     return table
+
+
+def _losses(result: dict) -> str:
+    """The result's non-zero truncations, skips and drops (as ``eval`` prints them); "none" where it
+    counted and found none, empty where it counts nothing."""
+    from lexprobe.benchmarks.evaluate import counts_line
+
+    line = counts_line(result)
+    return line[len("counts: "):] if line else ("none" if result.get("counts") else "")
 
 
 def _columns() -> tuple[list, list[str], list]:

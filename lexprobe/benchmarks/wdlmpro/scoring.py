@@ -288,8 +288,8 @@ def fit_report(scorer, groups, tasks: Sequence[str], protocol: Protocol | str = 
         check = None
     elif isinstance(scorer, SlotLogprobs) and hasattr(scorer, "slot_request"):
         masked = MaskedRequests(scorer, protocol)
-        check = lambda task, pos, word, definition: any(  # noqa: E731
-            masked.fitted(pattern, word, definition)[1] for pattern in protocol.masked_patterns[(task, pos)])
+        check = lambda task, pos, word, definition: any([  # noqa: E731  (a list: every pattern is fitted)
+            masked.fitted(pattern, word, definition)[1] for pattern in protocol.masked_patterns[(task, pos)]])
     elif isinstance(scorer, TokenLogprobs) and hasattr(scorer, "tokenize_pair"):
         causal = CausalRequests(scorer, protocol)
         check = lambda task, pos, word, definition: causal.fitted(pos, word, definition, task)[2]  # noqa: E731
