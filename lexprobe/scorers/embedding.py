@@ -51,6 +51,12 @@ class SentenceEmbeddingScorer(EmbeddingScorer):
         self.model = model
         self.batch_size = batch_size
         self.tokenizer = getattr(model, "tokenizer", None)
+        #: bytes of vectors kept for texts seen again (0: none). WDLMPro's sister groups share their words
+        #: and definitions, so its chunks ask for the same texts again and again: 1.65M texts in chunks of
+        #: 32 groups, 107k distinct. Oldest first out; a text's vector is the one of its first encoding.
+        self.memo_bytes = 1 << 29
+        self._memo: dict[str, np.ndarray] = {}
+        self._memo_size = 0
 
     @classmethod
     def load(cls, name: str, path: str, device: torch.device, batch_size: int = 64):
@@ -70,10 +76,22 @@ class SentenceEmbeddingScorer(EmbeddingScorer):
     def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.model.get_sentence_embedding_dimension()), dtype=np.float32)
-        vecs = self.model.encode(
-            list(texts), batch_size=self.batch_size, convert_to_numpy=True,
-            normalize_embeddings=True, show_progress_bar=progress,
-        )
+        if not self.memo_bytes:
+            return self._encode(list(texts), progress)
+        missing = [t for t in dict.fromkeys(texts) if t not in self._memo]
+        fresh = dict(zip(missing, self._encode(missing, progress))) if missing else {}
+        out = np.stack([fresh[t] if t in fresh else self._memo[t] for t in texts])
+        self.count("texts_reused", len(texts) - len(missing))
+        for text, vector in fresh.items():
+            self._memo[text] = vector
+            self._memo_size += vector.nbytes
+        while self._memo_size > self.memo_bytes and self._memo:  # oldest out
+            self._memo_size -= self._memo.pop(next(iter(self._memo))).nbytes
+        return out
+
+    def _encode(self, texts: list[str], progress: bool) -> np.ndarray:
+        vecs = self.model.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
+                                 normalize_embeddings=True, show_progress_bar=progress)
         self.count("texts_encoded", len(texts))
         return vecs.astype(np.float32)
 

@@ -93,6 +93,54 @@ def test_minilm_sentence_embeddings(minilm_path):
     assert v[0] @ v[1] > v[0] @ v[2] + 0.2
 
 
+def test_sentence_vectors_of_texts_seen_again_are_reused_and_equal_a_fresh_encoding(minilm_path):
+    """The memo (``memo_bytes``) against the plain reference, ``model.encode`` of every text as given."""
+    from lexprobe.models import load_scorer
+
+    s = load_scorer("all-MiniLM-L6-v2")
+    first = ["a young dog", "puppy", "a young dog", "a tax form"]
+    second = ["puppy", "a cat", "a tax form"]
+    got = [s.encode(first), s.encode(second)]
+    for texts, vectors in zip((first, second), got):
+        reference = s.model.encode(texts, convert_to_numpy=True, normalize_embeddings=True)
+        np.testing.assert_allclose(vectors, reference, atol=1e-6)
+    assert s.stats["texts_encoded"] == 4  # the 4 distinct texts, once each
+    assert s.stats["texts_reused"] == 1 + 2  # the repeated "a young dog"; "puppy" and "a tax form" again
+
+    s.memo_bytes = 2 * 384 * 4  # room for two vectors: the oldest go
+    s.encode(["one", "two", "three"])
+    assert list(s._memo) == ["two", "three"] and s._memo_size == s.memo_bytes
+    s.memo_bytes = 0  # no memo: every text encoded as given
+    before = s.stats["texts_encoded"]
+    s.encode(["two", "two"])
+    assert s.stats["texts_encoded"] == before + 2
+
+
+def test_wdlmpro_with_the_memo_equals_wdlmpro_without(minilm_path, tmp_path):
+    """Chunks of one group ask for the sister groups' words and definitions again: the memo serves
+    them, and the result is the one every text encoded afresh gives."""
+    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
+    from lexprobe.benchmarks.wdlmpro.dataset import build_groups
+    from lexprobe.models import load_scorer
+
+    groups = build_groups("n", targets=["dog.n.01", "wolf.n.01", "fox.n.01"])  # sisters: the same members
+    items = WDLMProItems(groups, None, ("w2d", "d2w"))
+    results = {}
+    for memo in (0, 1 << 29):
+        scorer = load_scorer("all-MiniLM-L6-v2")
+        scorer.memo_bytes = memo
+        results[memo] = evaluate("wdlmpro", scorer, WDLMProConfig(chunk_size=1), items=items)
+        results[memo]["encoded"] = scorer.stats["texts_encoded"]
+    plain, memo = results[0], results[1 << 29]
+    distinct = len({t for g in groups for c in g.candidates for t in (c.word, c.definition)})
+    assert memo["encoded"] == distinct < plain["encoded"]
+    for a, b in zip(plain["instances"], memo["instances"]):
+        assert (a["task"], a["target"], a["gold_rank"], a["predicted"]) == (b["task"], b["target"], b["gold_rank"],
+                                                                             b["predicted"])
+    assert memo["metrics"] == plain["metrics"]
+
+
 # ---------------------------------------------------------------- bad vector files (issue 19, item 14)
 
 
