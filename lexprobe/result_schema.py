@@ -52,7 +52,8 @@ only through ``load`` (which also upgrades files of schema 1) and the accessors 
     and ``dropped_<task>_candidates_without_vectors`` (the authors' filter; such a target's
     instance has ``dropped``, its reason, and no rank), CoDA21
     ``skipped_groups_without_vectors`` (also listed in ``skipped``). CoDA21's ``--method ask``
-    counts ``questions_asked`` and ``truncated_contexts`` (contexts cut to 72 words). Likelihood
+    counts ``questions_asked``, ``truncated_contexts`` (contexts cut to 72 words) and
+    ``skipped_too_long`` (groups with a question longer than the model's input). Likelihood
     runs of language models count what did not fit the model's positions: CoDA21
     ``truncated_contexts`` (contexts whose start was cut; per group in its instance too) and
     WDLMPro ``truncated_definitions`` (candidates whose query lost definition text; per

@@ -288,3 +288,38 @@ def test_4_the_report_shows_what_was_cut_and_skipped(few_positions, tmp_path, ca
     losses = row_by_label(rows, "truncated, skipped, dropped")
     assert losses[header.index("lm.json")][0] == "skipped groups 1, skipped too long 1, truncated contexts 4"
     assert losses[header.index("random.json")][0] == "none"
+
+
+@pytest.mark.parametrize("model", ["bert", "gpt2", "llama"])
+def test_4_coda_ask_with_16_positions_skips_and_counts_instead_of_crashing(model, few_positions, tmp_path, capsys):
+    """``--method ask`` fed whole questions: IndexError (GPT-2's position table), "expanded size" (BERT), and
+    positions past the table for Llama (no error: scores of a model run outside its range)."""
+    from tests.benchmarks.coda21.helpers import write_small
+
+    out = tmp_path / "r.json"
+    code, printed = _eval(["coda", "eval", "--data", write_small(tmp_path / "coda.json", _coda_fits_and_too_long()),
+                           "--model", few_positions[model], "--method", "ask", "--out", out], capsys)
+    assert code == 0
+    result = json.loads(out.read_text())
+    assert [s["unit"] for s in result["skipped"]] == ["n/0", "n/1", "v/0"]
+    assert all("does not fit the model's" in s["reason"] for s in result["skipped"])
+    assert result["counts"]["skipped_too_long"] == 3 and result["counts"]["questions_asked"] == 0
+    assert "skipped too long 3" in printed
+
+
+@pytest.mark.parametrize("build,positions", [("build_tiny_gpt2", 128), ("build_tiny_bert", 72)])
+def test_4_coda_ask_skips_only_the_group_whose_questions_do_not_fit(build, positions, tmp_path, capsys):
+    """Longest question (tokens): tiny GPT-2 n/0 114, n/1 175, v/0 114 (+1 answer token); tiny BERT 61, 88, 60
+    (+1 appended mask): with 128 and 72 positions (70 for BERT's input) only n/1, the 66-word definition, is too long."""
+    from tests import tiny_models
+    from tests.benchmarks.coda21.helpers import write_small
+
+    model = getattr(tiny_models, build)(tmp_path / "model", positions=positions)
+    out = tmp_path / "r.json"
+    code, printed = _eval(["coda", "eval", "--data", write_small(tmp_path / "coda.json", _coda_fits_and_too_long()),
+                           "--model", model, "--method", "ask", "--out", out], capsys)
+    assert code == 0
+    result = json.loads(out.read_text())
+    assert [s["unit"] for s in result["skipped"]] == ["n/1"]
+    assert [g["id"] for g in result["instances"]] == ["n/0", "v/0"]
+    assert result["counts"]["skipped_too_long"] == 1 and result["counts"]["questions_asked"] == 2 * 2 + 2 * 2  # one question per pair, k = 2

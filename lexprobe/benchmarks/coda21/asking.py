@@ -129,6 +129,30 @@ def _masked_pairs(scorer: Any, texts: Sequence[str], yes: int, no: int) -> list:
 STRATEGIES = {TokenLogprobs: _causal_pairs, SlotLogprobs: _masked_pairs}
 
 
+def too_long(scorer: Any, texts: Sequence[str]) -> str | None:
+    """Why some question does not fit the model's input positions (None: they all do).
+
+    The authors cut contexts to 72 words so that every question fits a 512-token model; a
+    model with fewer positions cannot take such a question whole, and cutting its start would
+    cut the context or the question itself, so the caller skips the group (and counts it).
+    Causal: the question and the answer token; masked: the question and its appended mask.
+    """
+    from lexprobe.scorers.masked import max_input_length
+
+    tok = getattr(scorer, "tokenizer", None)
+    if tok is None:
+        return None
+    if isinstance(scorer, TokenLogprobs):
+        limit, lengths = getattr(scorer, "max_length", None), [len(tok(t)["input_ids"]) + 1 for t in texts]
+    else:
+        limit = max_input_length(scorer)
+        lengths = [len(tok(f"{t} {tok.mask_token}", add_special_tokens=True)["input_ids"]) for t in texts]
+    longest = max(lengths, default=0)
+    if limit and longest > limit:
+        return f"a question of {longest} tokens does not fit the model's {limit} input positions"
+    return None
+
+
 def yes_probabilities(scorer: Any, texts: Sequence[str], answers: Sequence[str] = ANSWERS) -> np.ndarray:
     """P(Yes) / (P(Yes) + P(No)) of the next token after each text (causal) or at a mask
     appended to it (masked): the authors' two-way softmax."""
@@ -213,8 +237,16 @@ def run_ask(job) -> dict | None:
 
     def compute(indices: list[int]) -> list[dict]:
         chunk = [runnable[i] for i in indices]
+        why = {g.id: too_long(scorer, questions(g, config.nonce, _patterns(g.pos, which), hide)) for g in chunk}
+        fitting = [g for g in chunk if why[g.id] is None]
+        matrices = dict(zip([g.id for g in fitting], ask_matrices(scorer, fitting, config.nonce, which=which,
+                                                                   hide=hide) if fitting else []))
         records = []
-        for g, m in zip(chunk, ask_matrices(scorer, chunk, config.nonce, which=which, hide=hide)):
+        for g in chunk:
+            if why[g.id] is not None:  # logged like an answered group: a resumed run skips it again
+                records.append({"id": g.id, "pos": g.pos, "k": g.k, "skipped": f"{why[g.id]} (skipped)"})
+                continue
+            m = matrices[g.id]
             record = group_record(g, m.mean(axis=2), config)
             if len(which) > 1:  # each question aligned on its own too (the authors' per-question rows)
                 record["per_question"] = [
@@ -229,8 +261,13 @@ def run_ask(job) -> dict | None:
                                               disable=not (job.progress and context().is_main)))
     if records is None:  # another rank than 0: rank 0 writes the result
         return None
+    skipped = [r for r in records if "skipped" in r]
+    records = [r for r in records if "skipped" not in r]
+    problems += [GroupProblem(r["id"], r["skipped"]) for r in skipped]
     result = _result(data, scorer, config, records, problems, pos_list, runnable)
-    result["counts"] = {"truncated_contexts": truncated, "questions_asked": len(which) * sum(g.k * g.k for g in runnable)}
+    asked = [g for g in runnable if g.id not in {r["id"] for r in skipped}]
+    result["counts"] = {"truncated_contexts": truncated, "skipped_too_long": len(skipped),
+                        "questions_asked": len(which) * sum(g.k * g.k for g in asked)}
     result["_items"] = runnable
     result["_config"] = {"ask": resolved(job.config.ask)}
     return result
