@@ -203,6 +203,51 @@ def test_method_options_with_another_method_are_an_error(tmp_path, inputs, capsy
     assert "--permutations only apply with --method choose" in capsys.readouterr().err
 
 
+#: (benchmark, method, an option that the method ignores): each refused, none silently dropped
+IGNORED_OPTIONS = [
+    ("wdlmpro", "choose", ["--counts", "COUNTS"], "--counts only apply with --method likelihood"),
+    ("wdlmpro", "choose", ["--plot", "p.png"], "--plot only apply with --method likelihood"),
+    ("wdlmpro", "choose", ["--chunk-size", "4"], "--chunk-size only apply with --method likelihood"),
+    ("wdlmpro", "choose", ["--recipe", "authors"], "--recipe only apply with --method likelihood"),
+    ("coda21", "choose", ["--recipe", "authors"], "--recipe only apply with --method likelihood or ask"),
+    ("coda21", "choose", ["--align", "none"], "--align only apply with --method likelihood or ask"),
+    ("coda21", "choose", ["--nonce", "zorp"], "--nonce only apply with --method likelihood or ask"),
+    ("coda21", "choose", ["--pattern", "is"], "--pattern only apply with --method likelihood;"),
+    ("coda21", "ask", ["--normalize", "mean"], "--normalize only apply with --method likelihood;"),
+    ("coda21", "ask", ["--pll", "word-l2r"], "--pll only apply with --method likelihood;"),
+]
+
+
+@pytest.mark.parametrize("name,method,option,message", IGNORED_OPTIONS)
+def test_options_another_method_ignores_are_refused_before_the_model_loads(name, method, option, message,
+                                                                           inputs, tmp_path, capsys):
+    counts = tmp_path / "counts.tsv"
+    counts.write_text("beckon\t12\n", encoding="utf-8")
+    if name == "coda21":
+        data = inputs["coda"]
+    else:
+        from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
+
+        data = str(write_jsonl(dc.wdlmpro_groups(), tmp_path / "groups.jsonl"))
+    out = tmp_path / "r.json"
+    option = [str(counts) if x == "COUNTS" else x for x in option]
+    # a model that does not exist: refused on the options, or the error would name the model
+    code = main([name, "eval", "--data", data, "--model", str(tmp_path / "no-model"), "--method", method,
+                 *option, "--out", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err and message in err and err.endswith("or drop them")
+    assert not out.exists()
+
+
+def test_an_option_of_two_methods_is_taken_by_both(inputs, tmp_path, capsys):
+    """--align belongs to likelihood and ask: with ask it passes the option check (and the run fails on the
+    missing model instead)."""
+    assert main(["coda21", "eval", "--data", inputs["coda"], "--model", str(tmp_path / "no-model"),
+                 "--method", "ask", "--align", "none", "--out", str(tmp_path / "r.json")]) == 2
+    err = capsys.readouterr().err
+    assert "only apply with" not in err and "no-model" in err
+
+
 def test_method_and_recipe_are_in_the_resume_key(inputs):
     from lexprobe.benchmarks.base import Method
     from lexprobe.benchmarks.coda21.benchmark import CoDA21

@@ -61,14 +61,14 @@ class BenchmarkMeta:
 
 def option(default: Any = None, help: str = "", *, choices: Any = None, type: Callable | None = None,
            flag: str | None = None, cli: bool = True, record: bool = True, key: bool = True,
-           nargs: str | None = None, required: bool = False, method: str | None = None,
+           nargs: str | None = None, required: bool = False, method: str | tuple[str, ...] | None = None,
            factory: Callable | None = None, input: bool = False) -> Any:
     """A config field with what the CLI needs to offer it.
 
     ``record``: written to the result's ``config`` (False for output options such as a plot
     path); ``key``: part of the resume key (False for what cannot change a score, e.g. a data
-    path: the items digest covers the data); ``method``: the method the option belongs to
-    (given with another method it is an error, not silently ignored); ``input``: a path the run
+    path: the items digest covers the data); ``method``: the method (or methods) the option belongs
+    to (given with another method it is an error, not silently ignored); ``input``: a path the run
     reads (no output may overwrite it).
     """
     metadata = {"help": help, "choices": choices, "type": type, "flag": flag, "cli": cli, "record": record,

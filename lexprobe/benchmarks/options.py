@@ -81,7 +81,7 @@ def check_nested_options(config: Any) -> None:
     """The chosen method's option group checks itself (e.g. ``--template``) before data or model load."""
     method = getattr(config, "method", None)
     for f in dataclasses.fields(config):
-        if f.metadata.get("nested") and f.metadata.get("method") in (None, method):
+        if f.metadata.get("nested") and applies(f, method):
             check = getattr(getattr(config, f.name), "check", None)
             if callable(check):
                 check()
@@ -98,17 +98,28 @@ def _build(cls: type, args: argparse.Namespace) -> Any:
     return cls(**values)
 
 
+def owners(f: dataclasses.Field) -> tuple[str, ...]:
+    """The methods a config field belongs to (``option(method=...)``); () for every method."""
+    owner = f.metadata.get("method")
+    return () if owner is None else ((owner,) if isinstance(owner, str) else tuple(owner))
+
+
+def applies(f: dataclasses.Field, method: str | None) -> bool:
+    return not owners(f) or method in owners(f)
+
+
 def check_method_options(config: Any) -> None:
     """Options of another method than the chosen one, changed from their defaults: one-line error."""
     method = getattr(config, "method", None)
     for f in dataclasses.fields(config):
-        owner = f.metadata.get("method")
-        if owner is None or owner == method:
+        if applies(f, method):
             continue
+        methods = owners(f)
         value = getattr(config, f.name)
         if f.metadata.get("nested"):
             changed = [_flag(g) for g in dataclasses.fields(value) if getattr(value, g.name) != _default(g)]
         else:
             changed = [_flag(f)] if value != _default(f) else []
         if changed:
-            raise LexprobeError(f"{', '.join(changed)} only apply with --method {owner}; add it or drop them")
+            raise LexprobeError(f"{', '.join(changed)} only apply with --method {' or '.join(methods)}; "
+                                f"add {'it' if len(methods) == 1 else 'one of them'} or drop them")

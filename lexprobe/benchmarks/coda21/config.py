@@ -32,19 +32,22 @@ class CodaConfig:
     method: str = option("likelihood", "likelihood: a match score per (context, definition); choose: ask a "
                          "causal LM to match them; ask: P(Yes) to the authors' yes/no question per pair (causal or "
                          "masked LMs)", choices=("likelihood", "choose", "ask"))
-    recipe: str = option("paper", "paper: the paper's text; authors: the authors' released code",
-                         choices=tuple(RECIPES))
+    recipe: str = option("paper", "paper: the paper's text; authors: the authors' released code (--method "
+                         "likelihood or ask)", choices=tuple(RECIPES), method=("likelihood", "ask"))
     pos: str = option("both", "part of speech", choices=("n", "v", "both"))
     limit: int | None = option(None, "evaluate only the first N groups of each POS (default: all)",
                                type=positive_int)
     align: str = option("optimal", "optimal: Hungarian; exhaustive: all k! alignments (reference); none: simple "
-                        "matching", choices=ALIGN_METHODS)
-    nonce: str = option("bkatuhla", "made-up word that replaces the target")
-    pattern: str = option("definition-of", "prompt pattern (LMs)", choices=PATTERN_NAMES)
-    normalize: str = option("sum", "sum or average the definition's token log-probabilities (LMs)",
-                            choices=("sum", "mean"))
-    pll: str = option("token", "masked LMs: mask one token at a time, or also the later pieces of the same word",
-                      choices=("token", "word-l2r"))
+                        "matching (--method likelihood or ask; choose: optimal)", choices=ALIGN_METHODS,
+                        method=("likelihood", "ask"))
+    nonce: str = option("bkatuhla", "made-up word that replaces the target (--method likelihood or ask; choose "
+                        "shows a blank)", method=("likelihood", "ask"))
+    pattern: str = option("definition-of", "prompt pattern (LMs; --method likelihood)", choices=PATTERN_NAMES,
+                          method="likelihood")
+    normalize: str = option("sum", "sum or average the definition's token log-probabilities (LMs; --method "
+                            "likelihood)", choices=("sum", "mean"), method="likelihood")
+    pll: str = option("token", "masked LMs: mask one token at a time, or also the later pieces of the same word "
+                      "(--method likelihood)", choices=("token", "word-l2r"), method="likelihood")
     seed: int = option(0, "seed of the choose options and of the random scorer", type=non_negative_int)
     max_definition_tokens: int = option(48, "definitions cut to this many tokens (LMs)", cli=False)
     exhaustive_max_k: int = option(10, "largest k for --align exhaustive", cli=False)

@@ -20,16 +20,18 @@ DEFAULT_CHUNK_SIZE = 32
 class WDLMProConfig:
     method: str = option("likelihood", "likelihood: score every candidate; choose: ask a causal LM to choose",
                          choices=("likelihood", "choose"))
-    recipe: str = option("paper", "paper: the paper's text; authors: the authors' released code",
-                         choices=("paper", "authors"))
+    recipe: str = option("paper", "paper: the paper's text; authors: the authors' released code (--method "
+                         "likelihood: the choose prompt is the --template's)", choices=("paper", "authors"),
+                         method="likelihood")
     task: str = option("both", "w2d: word -> definition, d2w: definition -> word, or both",
                        choices=tuple(TASK_CHOICES))
     pos: str = option("both", "part of speech", choices=("n", "v", "both"))
     data: str | None = option(None, "dataset folder or JSONL file from `wdlmpro build` (default: built from "
                                     "WordNet once, cached)", key=False, input=True)
     limit: int | None = option(None, "evaluate a seeded sample of N groups per POS (default: all)", type=positive_int)
-    counts: str | None = option(None, "word<TAB>count file for frequency bands (default: wordfreq Zipf bands)",
-                                key=False, input=True)
+    counts: str | None = option(None, "word<TAB>count file for frequency bands (default: wordfreq Zipf bands; "
+                                      "--method likelihood: the breakdowns are its)", key=False, input=True,
+                                method="likelihood")
     pattern_aggregation: str = option(
         "mean-prob", "masked LMs: how the patterns' scores are combined: mean-prob (the paper's text: W2D averages "
         "the patterns' probabilities, D2W their average log-probabilities), mean-logprob (log-probabilities for both "
@@ -37,10 +39,11 @@ class WDLMProConfig:
         "recorded for every model", choices=PATTERN_AGGREGATIONS, method="likelihood")
     seed: int = option(0, "seed of the --limit sample, the choose options and the random scorer",
                        type=non_negative_int)
-    chunk_size: int = option(DEFAULT_CHUNK_SIZE, "groups scored together (sister groups share pairs); every "
-                             "finished group is logged, so Ctrl-C keeps all finished chunks", type=positive_int,
-                             record=False)
-    plot: str | None = option(None, "also draw the breakdowns to this PNG (default: next to --out)", record=False)
+    chunk_size: int = option(DEFAULT_CHUNK_SIZE, "--method likelihood: groups scored together (sister groups "
+                             "share pairs); every finished group is logged, so Ctrl-C keeps all finished chunks",
+                             type=positive_int, record=False, method="likelihood")
+    plot: str | None = option(None, "also draw the breakdowns to this PNG (default: next to --out; --method "
+                                    "likelihood)", record=False, method="likelihood")
     choose: ChooseOptions = nested(ChooseOptions, "ask-to-choose prompting (--method choose; causal LMs)",
                                    method="choose")
 
