@@ -93,14 +93,18 @@ def summary_table(results: list[dict]) -> Table | None:
 
     Only made when a choose result or a layer sweep is among the results (otherwise the
     per-benchmark tables say it all). A cell that two results would fill (e.g. two CoDA21
-    data files) starts a second row for that model and method.
+    data files) starts a second row for that model and method. The random rows come last, one
+    per baseline (``random_rows``).
     """
+    from lexprobe.report.random_rows import baseline, random_rows
+
     if not any(is_choose(r) or is_sweep(r) for r in results):
         return None
     headers, parsed, agreement = summary_headers()
     col = {h: i for i, h in enumerate(headers)}
     rows: list[list] = []
     keys: list[tuple] = []
+    baselines = []
 
     def put(key: tuple, column: str, value, part: str | None = None) -> None:
         if part is not None:  # a "W2D / D2W / CoDA21" cell: one figure per benchmark, in the key's first row
@@ -122,10 +126,10 @@ def summary_table(results: list[dict]) -> Table | None:
 
     for r in results:
         bench = get(r["benchmark"])
-        name, rnd = model_name(r), r["baselines"].get("random", {})
+        name = model_name(r)
 
-        def slices(c, tree=r["metrics"], r=r):
-            return ((tree.get(c.task or r["tasks"][0]) or {}).get("all")) or {}
+        def slices(c, r=r):
+            return ((r["metrics"].get(c.task or r["tasks"][0]) or {}).get("all")) or {}
 
         if is_choose(r):
             template = setting(r).split(",")[0]
@@ -139,25 +143,23 @@ def summary_table(results: list[dict]) -> Table | None:
                             put(key, parsed, m[f"{reading}.valid"], c.part)
                         if m.get(f"{reading}.agreement") is not None:
                             put(key, agreement, m[f"{reading}.agreement"], c.part)
-            rkey = ("Random", "options shown (choose)", "–")
         else:
-            key, rkey = (name, f"{r['recipe']} ({r['method']})", "–"), ("Random", "all candidates", "–")
+            key = (name, f"{r['recipe']} ({r['method']})", "–")
             tag = bench.summary_tag(r)
             for c in bench.meta.summary:
                 m = slices(c)
                 if m:
                     figure = cell(m, c.metric, c.scale, c.digits)
                     put(key, c.header, _Tagged(figure, tag) if tag else figure)
-        for c in bench.meta.summary:
-            b = slices(c, rnd)
-            if b:
-                put(rkey, c.header, cell(b, c.metric, c.scale, c.digits))
-    order = {"Random": 1}
-    merged = sorted(zip(keys, rows), key=lambda kr: order.get(kr[0][0], 0))  # random rows last
+        b = baseline(r, bench.meta.summary)
+        if b is not None:
+            baselines.append(b)
+    for what, cells in random_rows(baselines):
+        rows.append(["Random", what, "–"] + [cells.get(h) for h in headers[3:]])
     table = Table("llm", "Models by method (the table template of docs/llm.md)", headers, note=summary_note(results))
     parts = _columns()[1]
     table.rows = [[_per_bench(v, parts) if isinstance(v, dict) else ("–" if v is None else v) for v in row]
-                  for _, row in merged]
+                  for row in rows]
     return table
 
 
