@@ -89,18 +89,26 @@ def exclusive_lock(path: Path, busy: str) -> int:
     return fd
 
 
+#: the lock of a command that fills a whole folder, inside it (the folder was checked writable, its parent
+#: may not be: ``--out-dir /tmp``)
+FOLDER_LOCK = ".lexprobe-writing.lock"
+
+
 @contextlib.contextmanager
-def output_lock(out: str | Path) -> Iterator[None]:
+def output_lock(out: str | Path, option: str = "--out", folder: bool = False) -> Iterator[None]:
     """Hold ``<out>.lock`` for a whole command, taken before the data and the model load, so a second
     writer on the same ``--out`` stops at once (it once waited ~22 s for the model before the resume
-    log's own lock refused it). Only rank 0 of a launcher's processes takes it."""
+    log's own lock refused it). Only rank 0 of a launcher's processes takes it.
+
+    ``folder``: ``out`` is a folder the command fills (``lexprobe run --out-dir``, ``senserank
+    finetune --out``; ``check_output_dir`` made it); the lock is ``FOLDER_LOCK`` inside it."""
     if os.environ.get("RANK", "0") not in ("", "0"):
         yield
         return
     out = Path(out)
-    lock = out.with_name(out.name + ".lock")
+    lock = out / FOLDER_LOCK if folder else out.with_name(out.name + ".lock")
     fd = exclusive_lock(lock, f"another lexprobe run is writing {out} (lock {lock.name} is held); wait for it "
-                              "to finish or pass another --out")
+                              f"to finish or pass another {option}")
     try:
         yield
     finally:

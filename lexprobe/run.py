@@ -32,7 +32,7 @@ from lexprobe.benchmarks.registry import get, names
 from lexprobe.cli_common import positive_int
 from lexprobe.errors import LexprobeError, ModelError
 from lexprobe.model_names import DEFAULT_MODEL, PACKAGED
-from lexprobe.outputs import check_not_inputs, check_output_dir
+from lexprobe.outputs import check_not_inputs, check_output_dir, output_lock
 from lexprobe.reporting import write_json
 
 #: the causal LM of the main job (a packaged short name, ``model_names.PACKAGED``)
@@ -110,6 +110,11 @@ def _tag(model: str, method: str, chat: bool) -> str:
 def cmd_run(args) -> int:
     check_not_inputs({"--out-dir": args.out_dir}, {"--model": args.model or DEFAULT_MODEL})
     out_dir = check_output_dir(args.out_dir)  # before any work: nothing computed is lost to a bad folder
+    with output_lock(out_dir, "--out-dir", folder=True):  # a second job on --out-dir stops before any fetch or model
+        return _run(args, out_dir)
+
+
+def _run(args, out_dir) -> int:
     job_started = time.time()
     run_started = job_started - 1
     parts, skipped = plan(args)

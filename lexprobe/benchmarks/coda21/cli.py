@@ -16,7 +16,7 @@ from lexprobe.benchmarks.coda21.dataset import (
 )
 from lexprobe.cli_common import non_negative_float, non_negative_int, positive_int
 from lexprobe.errors import DataError, LexprobeError
-from lexprobe.outputs import check_image_file, check_not_inputs, check_output_file
+from lexprobe.outputs import check_image_file, check_not_inputs, check_output_file, output_lock
 from lexprobe.reporting import write_json
 
 OFFICIAL_FILES = {"clean-easy": "CoDA-clean-easy.json", "clean-hard": "CoDA-clean-hard.json"}
@@ -126,11 +126,12 @@ def cmd_build(args) -> int:
                          cluster=args.recipe, word_rule=RECIPES[args.recipe].word_rule)
     config.validate()
     check_output_file(args.out)
-    wn = load_wordnet()
-    selector = _context_selector(args.context_model, args.device, args.batch_size, args.recipe)
-    embed = _embedder(args.embed_model, args.device, args.batch_size)
-    groups = build_coda(wn, iter_semcor_sentences(args.semcor), embed, config, selector=selector)
-    write_json(args.out, groups_to_official(groups))
+    with output_lock(args.out):  # a second build on --out stops here, before WordNet and the models load
+        wn = load_wordnet()
+        selector = _context_selector(args.context_model, args.device, args.batch_size, args.recipe)
+        embed = _embedder(args.embed_model, args.device, args.batch_size)
+        groups = build_coda(wn, iter_semcor_sentences(args.semcor), embed, config, selector=selector)
+        write_json(args.out, groups_to_official(groups))
     print(format_stats(coda_stats(CodaData(groups)), title=f"CoDA21-{args.variant} (built)"))
     print(f"\ndataset written to {args.out}")
     return 0

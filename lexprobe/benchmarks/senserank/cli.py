@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from lexprobe.cli_common import non_negative_int, positive_float, positive_int
-from lexprobe.outputs import check_not_inputs, check_output_dir
+from lexprobe.outputs import check_not_inputs, check_output_dir, output_lock
 
 FINETUNE_SIZES = (100, 250, 500, 1000, 2500)
 #: ``lexprobe run`` sample: whole SemCor lemmas (seed 0) until D+Q reaches this many instances
@@ -69,7 +69,8 @@ def _cmd_finetune(args: argparse.Namespace) -> int:
         patience=args.patience, lr=args.lr, batch_size=args.batch_size, device=args.device, seed=args.seed,
         recipe=args.recipe,
     )
-    summary = finetune(cfg)
+    with output_lock(args.out, folder=True):  # a second fine-tuning into --out stops here, before STREUSLE loads
+        summary = finetune(cfg)
     if summary["best_dev_accuracy"] is None:
         kept = (f"last epoch kept, lowest eval-mode loss on the training data at epoch {summary['best_epoch']}; "
                 f"the authors' script trains every --instances label on these 99 (33 per POS)")
