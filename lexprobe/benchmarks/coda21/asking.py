@@ -209,6 +209,8 @@ def run_ask(job) -> dict | None:
         group_record,
         hide_target,
         runnable_groups,
+        skip_record,
+        split_skipped,
     )
     from lexprobe.distributed import context, run_units
 
@@ -243,8 +245,8 @@ def run_ask(job) -> dict | None:
                                                                    hide=hide) if fitting else []))
         records = []
         for g in chunk:
-            if why[g.id] is not None:  # logged like an answered group: a resumed run skips it again
-                records.append({"id": g.id, "pos": g.pos, "k": g.k, "skipped": f"{why[g.id]} (skipped)"})
+            if why[g.id] is not None:
+                records.append(skip_record(g, f"{why[g.id]} (skipped)"))
                 continue
             m = matrices[g.id]
             record = group_record(g, m.mean(axis=2), config)
@@ -261,11 +263,10 @@ def run_ask(job) -> dict | None:
                                               disable=not (job.progress and context().is_main)))
     if records is None:  # another rank than 0: rank 0 writes the result
         return None
-    skipped = [r for r in records if "skipped" in r]
-    records = [r for r in records if "skipped" not in r]
-    problems += [GroupProblem(r["id"], r["skipped"]) for r in skipped]
+    records, skipped = split_skipped(records)
+    problems += skipped
     result = _result(data, scorer, config, records, problems, pos_list, runnable)
-    asked = [g for g in runnable if g.id not in {r["id"] for r in skipped}]
+    asked = [g for g in runnable if g.id not in {p.group_id for p in skipped}]
     result["counts"] = {"truncated_contexts": truncated, "skipped_too_long": len(skipped),
                         "questions_asked": len(which) * sum(g.k * g.k for g in asked)}
     result["_items"] = runnable

@@ -207,6 +207,17 @@ def group_fits(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list
     return out
 
 
+def skip_record(group: Group, reason: str) -> dict[str, Any]:
+    """A unit-log record of a group left unscored: a resumed run skips it again without scoring it."""
+    return {"id": group.id, "pos": group.pos, "k": group.k, "skipped": reason}
+
+
+def split_skipped(records: Sequence[dict]) -> tuple[list[dict], list[GroupProblem]]:
+    """(the scored groups' records, the problems of the groups ``skip_record`` left out)."""
+    return ([r for r in records if "skipped" not in r],
+            [GroupProblem(r["id"], r["skipped"]) for r in records if "skipped" in r])
+
+
 def _masked_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[np.ndarray]:
     from lexprobe.scorers.pll import pll_scores
 
@@ -419,8 +430,8 @@ def run_likelihood(job) -> dict[str, Any] | None:
         matrices = iter(match_matrices(fitting, scorer, config))
         out = []
         for g, fit in zip(chunk, fits):
-            if fit.skipped is not None:  # logged like a scored group: a resumed run skips it again, unscored
-                out.append({"id": g.id, "pos": g.pos, "k": g.k, "skipped": fit.skipped})
+            if fit.skipped is not None:
+                out.append(skip_record(g, fit.skipped))
                 continue
             record = group_record(g, next(matrices), config)
             if fit.truncated_contexts:
@@ -434,8 +445,7 @@ def run_likelihood(job) -> dict[str, Any] | None:
                                               disable=not (job.progress and context().is_main)))
     if records is None:  # another rank than 0: rank 0 writes the result
         return None
-    too_long = [GroupProblem(r["id"], r["skipped"]) for r in records if "skipped" in r]
-    records = [r for r in records if "skipped" not in r]
+    records, too_long = split_skipped(records)
     result = _result(data, scorer, config, records, problems + too_long, pos_list, runnable)
     if is_static_vectors(scorer):  # what the static vectors could not embed or the recipe skipped: counts
         result["counts"] = static_counts(scorer, runnable, problems, config)
