@@ -72,7 +72,7 @@ def item_set_from_args(args) -> dict:
 
 
 def cmd_serve(args) -> int:
-    from lexprobe.human.server import HumanApp, make_server
+    from lexprobe.human.server import HumanApp, make_server, url_host
     from lexprobe.human.store import AnswerStore
     from lexprobe.outputs import check_not_inputs
 
@@ -87,7 +87,7 @@ def cmd_serve(args) -> int:
     host, port = server.server_address[:2]
     host = host.decode() if isinstance(host, bytes) else host
     print(f"{len(item_set['items'])} {item_set['benchmark']} items (set {item_set['set_id']}) at "
-          f"http://{host}:{port}/ — answers are saved to {args.db}; Ctrl-C stops; "
+          f"http://{url_host(host)}:{port}/ — answers are saved to {args.db}; Ctrl-C stops; "
           f"`lexprobe human score --db {args.db}` scores them", flush=True)
     try:
         server.serve_forever()
