@@ -48,7 +48,7 @@ def register(sub) -> None:
     s.add_argument("--max-candidates", type=_at_least_two, default=10,
                    help="WDLMPro: only groups with at most this many candidates (default: 10)")
     s.add_argument("--db", default="lexprobe-human.sqlite", help="answer database (default: lexprobe-human.sqlite)")
-    s.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only)")
+    s.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only; ::1 for IPv6)")
     s.add_argument("--port", type=_port, default=8765, help="port (default: 8765; 0: any free port)")
     s.set_defaults(func=cmd_serve)
 
@@ -85,7 +85,7 @@ def cmd_serve(args) -> int:
     except OSError as err:
         raise DataError(f"cannot listen on {args.host}:{args.port} ({err.strerror}); choose another --port") from None
     host, port = server.server_address[:2]
-    host = host.decode() if isinstance(host, bytes) else host
+    host = host.decode() if isinstance(host, (bytes, bytearray)) else str(host)
     print(f"{len(item_set['items'])} {item_set['benchmark']} items (set {item_set['set_id']}) at "
           f"http://{url_host(host)}:{port}/ — answers are saved to {args.db}; Ctrl-C stops; "
           f"`lexprobe human score --db {args.db}` scores them", flush=True)
