@@ -150,7 +150,11 @@ class AnswerStore:
         import fcntl
 
         lock = self.path.with_name(self.path.name + ".lock")
-        f = open(lock, "a+")
+        try:
+            f = open(lock, "a+")
+        except OSError as err:  # a read-only folder, no right to write there, a name too long
+            raise DataError(f"cannot use {self.path} as the answer database: its lock file {lock} cannot be "
+                            f"created ({err.strerror or err}); pass --db in a folder you can write to") from None
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
