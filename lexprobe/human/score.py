@@ -20,7 +20,9 @@ from typing import Any, Sequence
 
 from lexprobe.stats.bootstrap import describe as describe_intervals
 
-POOLED = "pooled"
+#: The pooled result's name: '@' is not in a participant code (letters, digits, '-', '_'), so no
+#: participant (not even one called "pooled") can share it, or its file.
+POOLED = "@pooled"
 
 
 def person_model(participant: str) -> dict:
@@ -49,13 +51,13 @@ def finish_person_result(result: dict, digest: str, n_items: int, unit: str) -> 
 
 
 def who(answers: dict) -> list[str]:
-    """Every participant, and ``pooled`` when there are several."""
+    """Every participant, and ``@pooled`` (``POOLED``) when there are several."""
     return sorted(answers) + ([POOLED] if len(answers) > 1 else [])
 
 
 def results_for(item_set: dict, answers: dict[str, dict[str, Any]]) -> dict[str, dict]:
     """{name: result} for one item set, from its benchmark (``Benchmark.human_results``); name is
-    ``<participant>`` (CoDA21) or ``<task>-<participant>`` (WDLMPro), ``pooled`` for all together."""
+    ``<participant>`` (CoDA21) or ``<task>-<participant>`` (WDLMPro), ``@pooled`` for all together."""
     from lexprobe.benchmarks.registry import get
 
     return get(item_set["benchmark"]).human_results(item_set, answers)

@@ -87,7 +87,7 @@ def coda_result(item_set: dict, answers: dict[str, dict[str, Any]], participant:
 
 
 def coda_results(item_set: dict, answers: dict[str, dict[str, Any]]) -> dict[str, dict]:
-    """{participant: result} (``pooled``: all participants together), in schema 2."""
+    """{participant: result} (``@pooled``: all participants together), in schema 2."""
     return {p: upgrade(coda_result(item_set, answers, p)) for p in who(answers)}
 
 
