@@ -37,13 +37,19 @@ def compare_files(path_a, path_b) -> dict:
     if _readings(a) != _readings(b):
         notes.append(f"A is a {_protocol(a)} run and B a {_protocol(b)} run: compared on the common metrics, the "
                      "single-reading figure against each reading's")
+    rows = paired_rows(metrics, units_a, units_b)
+    if not rows:  # every paired unit was skipped (or not answered) in one of the runs
+        unit = get(a["benchmark"]).meta.unit
+        raise DataError(f"no {unit} has a score in both {path_a} and {path_b} (every common {unit} was skipped or "
+                        "left unanswered in one of them, e.g. as too long): nothing to compare; compare runs "
+                        "that scored the same items")
     return {
         "notes": notes,
         "benchmark": a["benchmark"],
         "a": {"file": str(path_a), "model": model_name(a)},
         "b": {"file": str(path_b), "model": model_name(b)},
         "warnings": run_differences(a, b),
-        "rows": paired_rows(metrics, units_a, units_b),
+        "rows": rows,
     }
 
 
@@ -92,9 +98,38 @@ def run_differences(a: dict, b: dict) -> list[str]:
     for key in sorted(set(ca) | set(cb)):
         if key in _CONFIG_MODEL_KEYS or key in ra:
             continue
-        if ca.get(key) != cb.get(key):
-            notes.append(f"config {key}: {_short(ca.get(key))} vs {_short(cb.get(key))}")
+        if not (_uses(a, key) and _uses(b, key)):  # another method's options: the method line says it
+            continue
+        va, vb = ca.get(key), cb.get(key)
+        if isinstance(va, dict) and isinstance(vb, dict):  # an option group: name the options that differ
+            notes += [f"config {key}.{sub}: {_versus(va.get(sub), vb.get(sub))}"
+                      for sub in sorted(set(va) | set(vb)) if va.get(sub) != vb.get(sub)]
+        elif va != vb:
+            notes.append(f"config {key}: {_versus(va, vb)}")
     return notes
+
+
+def _uses(result: dict, key: str) -> bool:
+    """Whether the run's method uses config ``key``: a likelihood run records the choose options'
+    defaults too (``option(method=...)`` says which method an option belongs to)."""
+    import dataclasses
+
+    from lexprobe.benchmarks.options import applies
+
+    config_cls = getattr(get(result["benchmark"]), "Config", None)
+    fields = {f.name: f for f in dataclasses.fields(config_cls)} if dataclasses.is_dataclass(config_cls) else {}
+    method = result.get("method") or (result.get("config") or {}).get("method")
+    return key not in fields or applies(fields[key], method)
+
+
+def _versus(va, vb) -> str:
+    """``A vs B``, each short; two long values that shorten alike say where they differ."""
+    sa, sb = _short(va), _short(vb)
+    if sa != sb:
+        return f"{sa} vs {sb}"
+    ta, tb = str(va), str(vb)
+    at = next((i for i, (x, y) in enumerate(zip(ta, tb)) if x != y), min(len(ta), len(tb)))
+    return f"{sa} vs the same up to character {at} ({_short(ta[at:at + 40])} vs {_short(tb[at:at + 40])})"
 
 
 def _protocol(r: dict) -> str:
