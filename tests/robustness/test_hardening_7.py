@@ -145,7 +145,7 @@ def test_d7_trickled_headers_are_cut_at_the_deadline_too(tmp_path, monkeypatch):
 def test_d7_connections_over_the_bound_get_503_at_once(tmp_path, monkeypatch):
     import lexprobe.human.server as server_module
 
-    monkeypatch.setattr(server_module, "MAX_CONNECTIONS", 2)
+    monkeypatch.setattr(server_module, "MAX_CONNECTIONS", 2, raising=False)  # (the code before had no bound)
     monkeypatch.setattr(server_module, "READ_TIMEOUT_S", 20.0)
     s = item_set(tmp_path, "coda21", subset=2)
     srv = RunningServer(s, tmp_path / "answers.sqlite")
@@ -330,9 +330,11 @@ def test_d29_an_ipv6_host_gets_an_ipv6_server(tmp_path):
         pytest.skip("this machine has no IPv6 loopback")
     store = AnswerStore(tmp_path / "a.sqlite")
     try:
-        server = make_server(HumanApp(item_set(tmp_path, "coda21", subset=2), store), "[::1]", 0)
-        assert server.socket.family == socket.AF_INET6 and server.server_address[0] == "::1"
-        server.server_close()
+        app = HumanApp(item_set(tmp_path, "coda21", subset=2), store)
+        for host in ("::1", "[::1]"):  # as an address, and as written in a URL
+            server = make_server(app, host, 0)
+            assert server.socket.family == socket.AF_INET6 and server.server_address[0] == "::1"
+            server.server_close()
     finally:
         store.close()
 
@@ -391,7 +393,7 @@ def test_d28_no_unit_scored_in_both_runs_is_one_line(wdl_runs, capsys):
     assert skipped["counts"]["skipped_too_long"] > 0  # the premise: every item too long for 16 positions
     code = main(["compare", str(wdl_runs["skipped"]), str(wdl_runs["choose"])])
     captured = capsys.readouterr()
-    err = captured.err.strip().splitlines()[-1]
     assert code == 2 and "task  POS" not in captured.out, captured.out
+    err = captured.err.strip().splitlines()[-1]
     assert "no target has a score in both" in err
     assert str(wdl_runs["skipped"]) in err and str(wdl_runs["choose"]) in err
