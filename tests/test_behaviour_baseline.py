@@ -36,16 +36,130 @@ def test_numbers_unchanged(name, commands, tmp_path):
     # every recorded key as recorded; beyond them only what #17 documented as added to choose results
     problems = bb.differences(bb.compared(FIXTURE[name]), got, name, added=bb.documented_addition)
     assert not problems, "\n".join(problems[:20])
+    if name == "senserank-bert-layers":  # the sweep records no units: its last layer is the single-layer run
+        single = bb.compared(bb.run_cli(commands["senserank-bert"], tmp_path / "single.json"))
+        for part in ("metrics", "baselines"):
+            assert bb.differences(single[part], got["sweep"]["values"]["2"][part]) == [], part
+
+
+def _perturbed(x, rel: float):
+    """Every float of ``x`` times (1 + rel)."""
+    if isinstance(x, dict):
+        return {k: _perturbed(v, rel) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_perturbed(v, rel) for v in x]
+    return x * (1 + rel) if isinstance(x, float) else x
+
+
+def _copy(x):
+    return json.loads(json.dumps(x))
+
+
+@pytest.mark.parametrize("rel", [5e-6, -5e-6])
+def test_float32_noise_is_no_difference(rel):
+    """Every recorded float of every entry moved by 5e-6 relative (what another CPU's BLAS can do, and
+    more) is accepted (#25)."""
+    for name, entry in FIXTURE.items():
+        run = bb.compared(entry)
+        assert bb.differences(run, _perturbed(run, rel), name) == [], name
 
 
 def test_differences_sees_a_changed_number():
-    run = FIXTURE["coda-bert"]
-    changed = json.loads(json.dumps(run))
-    changed["instances"][0]["scores"][0][0] += 2e-6
-    assert bb.differences(run, changed) and not bb.differences(run, json.loads(json.dumps(run)))
-    changed = json.loads(json.dumps(run))
+    """A change of a size that matters is reported: 1e-3 in a score, an aggregate, one clear-margin decision."""
+    run = bb.compared(FIXTURE["coda-bert"])
+    assert not bb.differences(run, _copy(run))
+    changed = _copy(run)
+    changed["instances"][0]["scores"][0][0] *= 1 + 1e-3  # -194.32 -> -194.51
+    assert bb.differences(run, changed)
+    changed = _copy(run)
+    changed["instances"][0]["scores"][0][0] += 2e-6  # the last rounded digit: float32 noise
+    assert not bb.differences(run, changed)
+    changed = _copy(run)  # a clear margin (scores 0.17 and more apart): the flipped alignment counts
     changed["instances"][0]["assignment"][0] = 1 - changed["instances"][0]["assignment"][0]
     assert bb.differences(run, changed)
+    changed = _copy(run)
+    changed["metrics"]["alignment"]["all"]["accuracy"] += 1e-3
+    assert bb.differences(run, changed)
+
+    choose = bb.compared(FIXTURE["wdlmpro-llama-choose"])
+    changed = _copy(choose)
+    changed["instances"][0]["likelihood"]["label_logprobs"][1] += 1e-3  # -12.55 (tolerance 1.3e-4)
+    assert bb.differences(choose, changed)
+    changed = _copy(choose)  # label log-probs 0.04 and more apart: a clear choice
+    changed["instances"][0]["likelihood"]["choice"] = 4
+    assert bb.differences(choose, changed)
+
+    ranks = bb.compared(FIXTURE["wdlmpro-gpt2"])
+    changed = _copy(ranks)
+    changed["metrics"]["w2d"]["all"]["rank_score"] += 1e-3
+    assert bb.differences(ranks, changed)
+    changed = _copy(ranks)
+    changed["instances"][0]["gold_rank"] += 2  # no tie moves the gold by two places
+    assert bb.differences(ranks, changed)
+
+
+def test_near_ties_are_compared_as_ties():
+    """A decision between competitors the recording has within the tolerance may go either way; its
+    means and intervals may move by what that unit's outcome moved, no further."""
+    run = bb.compared(FIXTURE["coda-bert"])
+    unit = run["instances"][0]
+    assert unit["assignment"] == [0, 1, 2]
+    tied = _copy(run)  # contexts 0 and 1 equally good for definitions 0 and 1: two alignments tie
+    scores = tied["instances"][0]["scores"]
+    scores[0][1] = scores[0][0] + scores[1][1] - scores[1][0]
+    flipped = _copy(tied)
+    flipped["instances"][0].update(assignment=[1, 0, 2], predicted_pairs=[[0, 1], [1, 0], [2, 2]],
+                                   accuracy=1 / 3)
+    assert bb.differences(tied, flipped) == []
+    flipped["metrics"]["alignment"]["all"]["accuracy"] -= (2 / 3) / 5  # the unit's move over n = 5
+    assert bb.differences(tied, flipped) == []
+    flipped["metrics"]["alignment"]["all"]["accuracy"] -= 0.01  # beyond what the unit explains
+    assert bb.differences(tied, flipped)
+    flipped = _copy(run)  # the same flip without the tie in the recording
+    flipped["instances"][0].update(assignment=[1, 0, 2], predicted_pairs=[[0, 1], [1, 0], [2, 2]])
+    assert bb.differences(run, flipped)
+
+
+def test_ties_without_recorded_margins_take_a_ties_shape_and_are_few():
+    """WDLMPro records no competitor scores: the gold may move one place in one unit (#25: the tiny GPT-2
+    on an EPYC), with the means and intervals that move with it; not two places, not in two units of ten."""
+    ranks = bb.compared(FIXTURE["wdlmpro-gpt2-authors"])
+    unit = ranks["instances"][2]
+    assert (unit["task"], unit["gold_rank"], unit["n_candidates"]) == ("w2d", 3, 5)
+    moved = _copy(ranks)
+    moved["instances"][2].update(gold_rank=2, rank_score=0.75)  # as on the EPYC
+    w2d = moved["metrics"]["w2d"]
+    w2d["all"]["rank_score"] += 0.25 / 5
+    w2d["n"]["rank_score"] += 0.25 / 3
+    w2d["all"]["ci"]["rank_score"] = [0.297895, 0.713977]
+    assert bb.differences(ranks, moved) == []
+    w2d["all"]["rank_score"] += 0.01
+    assert bb.differences(ranks, moved)
+    twice = _copy(ranks)
+    twice["instances"][2].update(gold_rank=2, rank_score=0.75)
+    twice["instances"][3].update(gold_rank=twice["instances"][3]["gold_rank"] + 1)
+    assert any("near-ties" in p for p in bb.differences(ranks, twice))
+
+
+def test_a_sweep_without_units_is_compared_within_its_stated_tolerance():
+    from tests.baseline_compare import SWEEP_ATOL
+
+    sweep = bb.compared(FIXTURE["senserank-bert-layers"])
+    assert not sweep["instances"]
+    moved = _copy(sweep)
+    moved["sweep"]["values"]["0"]["metrics"]["semcor"]["all"]["ci"]["pooled"][0] += 2.7e-4  # as on the EPYC
+    assert bb.differences(sweep, moved) == []
+    moved["sweep"]["values"]["0"]["metrics"]["semcor"]["all"]["map"] += 2 * SWEEP_ATOL
+    assert bb.differences(sweep, moved)
+
+
+def test_the_sweeps_last_layer_is_the_single_layer_entry():
+    """The recorded sweep's last layer equals the recorded single-layer run (which keeps per-unit records)."""
+    sweep = bb.compared(FIXTURE["senserank-bert-layers"])["sweep"]["values"]
+    single = bb.compared(FIXTURE["senserank-bert"])
+    assert max(sweep, key=int) == "2"
+    for part in ("metrics", "baselines"):
+        assert bb.differences(single[part], sweep["2"][part]) == []
 
 
 def test_fit_counts_are_accepted_as_zero_only():

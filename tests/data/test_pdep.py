@@ -4,6 +4,7 @@ import pytest
 
 from lexprobe.data.pdep import pdep_definitions, read_pdep
 from lexprobe.errors import DataError
+from tests.optional import missing_shared
 
 
 def _tok(i, form, lemma, misc="_"):
@@ -80,7 +81,7 @@ def test_real_sentences_as_pdep(shared_data, tmp_path):
 
     src = shared_data / "streusle-4.4" / "dev" / "streusle.ud_dev.conllulex.gz"
     if not src.is_file():
-        pytest.skip("STREUSLE not present")
+        pytest.skip(missing_shared("streusle-4.4"))
     out, expected, tokens, sent_id = [], [], [], ""
     for line in gzip.decompress(src.read_bytes()).decode("utf-8").split("\n"):
         cols = line.split("\t")

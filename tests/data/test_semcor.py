@@ -9,6 +9,7 @@ import pytest
 from lexprobe.data import semcor
 from lexprobe.data.semcor import iter_semcor_sentences, semcor_instances
 from lexprobe.errors import DataError
+from tests.optional import missing_shared
 
 NAF = """<?xml version='1.0' encoding='UTF-8'?>
 <NAF>
@@ -166,7 +167,7 @@ def test_instances_single_token_and_document_split(small_archive):
 def test_real_archive_first_document(shared_data):
     path = shared_data / "semcor3.0" / "semcor3.0_naf.tar.xz"
     if not path.is_file():
-        pytest.skip("SemCor archive not present")
+        pytest.skip(missing_shared("semcor3.0/semcor3.0_naf.tar.xz"))
     first_doc = list(itertools.takewhile(lambda s: s.doc_id == "brown1/br-a01", semcor._parse_archive(path)))
     assert first_doc[0].tokens[:3] == ("The", "Fulton County Grand Jury", "said")
     assert first_doc[0].annotations[1].sense_key == "say%2:32:00::"
@@ -180,7 +181,7 @@ def test_real_archive_counts(shared_data, monkeypatch):
 
     path = shared_data / "semcor3.0" / "semcor3.0_naf.tar.xz"
     if not path.is_file():
-        pytest.skip("SemCor archive not present")
+        pytest.skip(missing_shared("semcor3.0/semcor3.0_naf.tar.xz"))
     monkeypatch.setenv("LEXPROBE_CACHE", str(Path.home() / ".cache" / "lexprobe"))
     counts = semcor.count_semcor(path)
     assert counts["documents"] == 352

@@ -7,9 +7,15 @@ import json
 import pytest
 
 from lexprobe.data.streusle import (
-    parse_vis_line, read_split, read_streusle_conllulex, read_streusle_json, read_streusle_vis, streusle_instances,
+    parse_vis_line,
+    read_split,
+    read_streusle_conllulex,
+    read_streusle_json,
+    read_streusle_vis,
+    streusle_instances,
 )
 from lexprobe.errors import DataError
+from tests.optional import missing_shared
 
 # "I had a routine surgery for an ingrown toenail ." with "had ... surgery" a gappy strong MWE,
 # "ingrown toenail" a strong MWE; "Buyer~Beware" a weak MWE of two single words
@@ -117,7 +123,7 @@ def test_split_directory_and_errors(tmp_path, fake_wordnet):
 def test_real_dev_formats_agree(shared_data):
     root = shared_data / "streusle-4.4" / "dev"
     if not root.is_dir():
-        pytest.skip("STREUSLE not present")
+        pytest.skip(missing_shared("streusle-4.4"))
     js = read_streusle_json(root / "streusle.ud_dev.json.gz", "dev")
     vis = read_streusle_vis(root / "streusle.ud_dev.vis", "dev", lemmatize=False)
     assert len(js) == 1818
@@ -130,7 +136,7 @@ def test_real_conllulex_matches_json(shared_data, split, count):
     """The conllu-based conllulex reader gives exactly the JSON reader's instances, in order."""
     root = shared_data / "streusle-4.4" / split
     if not root.is_dir():
-        pytest.skip("STREUSLE not present")
+        pytest.skip(missing_shared("streusle-4.4"))
     cx = read_streusle_conllulex(root / f"streusle.ud_{split}.conllulex.gz", split)
     assert cx == read_streusle_json(root / f"streusle.ud_{split}.json.gz", split)
     assert len(cx) == count and len({i.label for i in cx}) == 76

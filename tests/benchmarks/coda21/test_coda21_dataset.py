@@ -3,10 +3,17 @@ import json
 import pytest
 
 from lexprobe.benchmarks.coda21.dataset import (
-    coda_stats, find_target, format_stats, groups_to_official, load_coda, parse_coda, replace_target,
+    coda_stats,
+    find_target,
+    format_stats,
+    groups_to_official,
+    load_coda,
+    parse_coda,
+    replace_target,
 )
 from lexprobe.errors import DataError
 from tests.benchmarks.coda21.helpers import small_coda, write_small
+from tests.optional import missing_shared
 
 OFFICIAL = {  # Table 1 of the paper: (groups, unique synsets) per POS
     "CoDA-clean-hard.json": {"n": (106, 740), "v": (102, 711)},
@@ -19,7 +26,7 @@ OFFICIAL = {  # Table 1 of the paper: (groups, unique synsets) per POS
 def test_official_files_match_table_1(shared_data, name):
     path = shared_data / "coda21" / name
     if not path.exists():
-        pytest.skip(f"{path} not present")
+        pytest.skip(missing_shared(f"coda21/{name}"))
     data = load_coda(path)
     assert data.problems == []
     stats = coda_stats(data)

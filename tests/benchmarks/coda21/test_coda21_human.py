@@ -5,6 +5,7 @@ import pytest
 
 from lexprobe.benchmarks.coda21.human import has_duplicate_contexts, sample_human
 from lexprobe.errors import DataError
+from tests.optional import missing_shared
 
 
 def _group(name, contexts):
@@ -29,7 +30,7 @@ def test_s20_contains_table5_material_group(shared_data, tmp_path, capsys):
 
     source = shared_data / "coda21" / "CoDA-clean-easy.json"
     if not source.is_file():
-        pytest.skip("official CoDA-clean-easy.json not available")
+        pytest.skip(missing_shared("coda21/CoDA-clean-easy.json"))
     out = tmp_path / "s20.json"
     assert main(["coda", "sample-human", "--data", str(source), "--out", str(out)]) == 0
     assert "material.n.01" in capsys.readouterr().out
