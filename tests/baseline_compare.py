@@ -27,7 +27,7 @@ equal unless the unit is a *near-tie*, where either outcome is accepted:
   ``hits``/``top`` differ by one swap of neighbours or in the last place (a tie at the cut-off k). At
   most ``TIE_SHARE`` of an entry's units (at least one) may be accepted so: a real change moves many.
 
-The recorded scores of a unit are compared with the tolerance in every case.
+The recorded scores of a unit (and a gold's own ``gold_score``) are compared with the tolerance in every case.
 
 **Aggregates** (means, intervals, curves: every float outside ``instances``) are compared with the
 tolerance, plus what the accepted near-tie units can explain. Every aggregate here is a mean over a
@@ -57,8 +57,13 @@ ATOL = 1e-6
 TIE_SHARE = 0.1
 #: aggregates of entries with no per-unit records (layer sweeps)
 SWEEP_ATOL = 1e-3
-#: per-unit fields that hold competitors' scores (compared as floats always; they decide near-ties)
+#: per-unit fields that hold competitors' scores (they decide near-ties)
 SCORE_KEYS = ("scores", "label_logprobs")
+#: per-unit fields compared within the tolerance always, near-tie or not: scores, not decisions
+ALWAYS_CLOSE = SCORE_KEYS + ("gold_score",)
+#: what a tie between two competitors can change in a unit that records no competitor scores
+TIE_FIELDS = frozenset({"gold_rank", "rank_score", "predicted", "predicted_word", "predicted_definition", "patterns",
+                        "hits", "top", "ap"})
 #: keys whose integer value is the size of the slice an aggregate averages over
 COUNT_KEYS = ("n", "groups", "queries")
 #: records made of per-unit values
@@ -157,6 +162,8 @@ def _one_swap(a, b) -> bool:
 def _tie_shaped(expected: dict, got: dict) -> bool:
     """A difference of a unit without recorded margins that a tie between two competitors can make."""
     changed = {k for k in expected if k in got and expected[k] != got[k]}
+    if not changed <= TIE_FIELDS:
+        return False
     if "gold_rank" in changed:
         a, b = expected["gold_rank"], got["gold_rank"]
         return _is_number(a) and _is_number(b) and abs(a - b) == 1
@@ -251,7 +258,7 @@ class Comparison:
                 self.out.extend(strict.out)
                 continue
             scores = _score_arrays(a)
-            problems = [p for p in strict.out if not any(f".{k}" in p.split(":")[0] for k in SCORE_KEYS)]
+            problems = [p for p in strict.out if not any(f".{k}" in p.split(":")[0] for k in ALWAYS_CLOSE)]
             score_problems = [p for p in strict.out if p not in problems]
             self.out.extend(score_problems)  # recorded scores: within the tolerance, always
             if not problems:

@@ -135,6 +135,14 @@ def test_ties_without_recorded_margins_take_a_ties_shape_and_are_few():
     assert bb.differences(ranks, moved) == []
     w2d["all"]["rank_score"] += 0.01
     assert bb.differences(ranks, moved)
+    other = _copy(ranks)  # a tie's shape, but a field no tie changes changed too
+    other["instances"][2].update(gold_rank=2, rank_score=0.75, n_candidates=6)
+    assert bb.differences(ranks, other)
+    masked = bb.compared(FIXTURE["wdlmpro-bert-authors"])
+    moved = _copy(masked)
+    pattern = moved["instances"][0]["patterns"][0]
+    pattern.update(gold_rank=pattern["gold_rank"] + 1, gold_score=pattern["gold_score"] + 1e-3)
+    assert any("gold_score" in p for p in bb.differences(masked, moved))  # a score is compared, tie or not
     twice = _copy(ranks)
     twice["instances"][2].update(gold_rank=2, rank_score=0.75)
     twice["instances"][3].update(gold_rank=twice["instances"][3]["gold_rank"] + 1)
