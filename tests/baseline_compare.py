@@ -113,19 +113,20 @@ def _leaves(x, where=""):
         yield where, x
 
 
-def _score_arrays(unit: dict) -> list:
-    """The competitor scores a unit records (each a vector or a matrix), wherever they are nested."""
+def _score_arrays(unit: dict) -> list[tuple[str, list]]:
+    """(where, scores) of the competitor scores a unit records (each a vector or a matrix), wherever
+    they are nested: ``where`` is the record they decide (``""``: the unit; ``".likelihood"``: one reading)."""
     found = []
 
-    def walk(x):
+    def walk(x, where):
         if isinstance(x, dict):
             for k, v in x.items():
                 if k in SCORE_KEYS and isinstance(v, list) and v:
-                    found.append(v)
+                    found.append((where, v))
                 else:
-                    walk(v)
+                    walk(v, f"{where}.{k}")
 
-    walk(unit)
+    walk(unit, "")
     return found
 
 
@@ -263,14 +264,17 @@ class Comparison:
             self.out.extend(score_problems)  # recorded scores: within the tolerance, always
             if not problems:
                 continue
-            if scores:
-                tied = any(_has_near_tie(s) for s in scores)
+            if scores:  # a near-tie decides only the record its scores belong to (not another reading's)
+                decided = [f"{here}{at}" for at, s in scores if _has_near_tie(s)]
+                undecided = [p for p in problems if not any(p.startswith((f"{d}.", f"{d}[", f"{d}:")) for d in decided)]
+                self.out.extend(undecided)
+                tied = bool(decided) and not undecided
             else:
                 tied = _tie_shaped(a, b)
                 untold += tied
             if tied:
                 slack.moves.append(_move(a, b))
-            else:
+            elif not scores:
                 self.out.extend(problems)
         if untold > max(1, int(TIE_SHARE * len(units_e))):
             self.out.append(f"{where}.instances: {untold} of {len(units_e)} units differ as near-ties would "

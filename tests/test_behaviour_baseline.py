@@ -119,6 +119,17 @@ def test_near_ties_are_compared_as_ties():
     flipped["instances"][0].update(assignment=[1, 0, 2], predicted_pairs=[[0, 1], [1, 0], [2, 2]])
     assert bb.differences(run, flipped)
 
+    choose = bb.compared(FIXTURE["wdlmpro-llama-choose"])
+    tied = _copy(choose)  # options 2 (the gold, word 0) and 3 (word 5, chosen) within the tolerance
+    reading = tied["instances"][0]["likelihood"]
+    assert (reading["choice"], tied["instances"][0]["order"], tied["instances"][0]["gold_position"]) == (5, [3, 4, 0, 5], 2)
+    reading["label_logprobs"][2] = reading["label_logprobs"][3] - 1e-6
+    flipped = _copy(tied)
+    flipped["instances"][0]["likelihood"].update(choice=0, correct=True, gold_rank=1, rank_score=1.0)
+    assert bb.differences(tied, flipped) == []
+    flipped["instances"][0]["generation"]["text"] = "B"  # another reading: no tie of the likelihood decides it
+    assert bb.differences(tied, flipped)
+
 
 def test_ties_without_recorded_margins_take_a_ties_shape_and_are_few():
     """WDLMPro records no competitor scores: the gold may move one place in one unit (#25: the tiny GPT-2
