@@ -8,7 +8,8 @@ The log's first line records the run's *key*: a digest of the exact items
 evaluated (never a file path: the file behind a path can change), the model's
 identity (a hash of its weights), the protocol and every option that changes a
 score (see ``resume_key``). A log written under another key is set aside as
-``<log>.stale`` with a one-line notice naming what changed, never mixed in. While
+``<log>.stale`` (``.stale.1``, ... when that exists: never replaced) with a one-line notice naming
+what changed, never mixed in; a log set aside earlier under this run's key is resumed. While
 a run writes the log it holds an exclusive lock on ``<log>.lock``; a second run
 on the same output stops at once with one line (``OutputBusyError``).
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -121,16 +123,14 @@ class ResumeLog:
             return {}
         done: dict[str, Any] = {}
         good_end = 0
-        with self.path.open("rb") as f:
-            header_line = f.readline()
-            try:
-                header = json.loads(header_line)
-            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-                header = None
+        with self._open(os.O_RDONLY, "rb") as f:
+            header = _header(f.readline())
             if not isinstance(header, dict) or header.get("key_hash") != self.key_hash:
                 f.close()
                 self._set_aside(header)
-                return {}
+                if not self.path.exists():
+                    return {}
+                return self.load()  # an earlier log of this very run, set aside before, is back
             good_end = f.tell()
             for raw in f:
                 if not raw.endswith(b"\n"):
@@ -147,15 +147,30 @@ class ResumeLog:
             os.truncate(self.path, good_end)  # the next append starts on a clean line
         return done
 
+    def _open(self, flags: int, mode: str):
+        """The log, never through a link (``outputs.open_private``)."""
+        from lexprobe.outputs import open_private
+
+        return os.fdopen(open_private(self.path, flags), mode, **({} if "b" in mode else {"encoding": "utf-8"}))
+
     def _set_aside(self, header: Any) -> None:
-        stale = self.path.with_name(self.path.name + ".stale")
-        self.path.replace(stale)
+        """Move a log of other settings to a fresh ``<log>.stale[.N]`` (never onto an older one), and bring
+        back a set-aside log of this run's key if there is one (A -> B -> A resumes A, D1)."""
+        from lexprobe.outputs import set_aside, sibling_files
+
+        earlier = [p for p in sibling_files(self.path) if _header_of(p).get("key_hash") == self.key_hash]
+        stale = set_aside(self.path)
         old = header.get("key") if isinstance(header, dict) else None
         if isinstance(old, dict) and isinstance(self.key, dict):
             changed = [k for k in sorted(set(old) | set(self.key)) if old.get(k) != self.key.get(k)]
             why = f"different {', '.join(changed) or 'settings'}"
         else:
             why = "an older format or other settings"
+        if earlier:
+            os.rename(earlier[-1], self.path)  # the path was just moved away: nothing is replaced
+            self.notice(f"resume log {self.path.name} was written for {why}; set aside as {stale.name}, and "
+                        f"{earlier[-1].name}, written for these settings, resumed")
+            return
         self.notice(f"resume log {self.path.name} was written for {why}; set aside as {stale.name}, starting afresh")
 
     def append(self, unit_id: str, record: Any) -> None:
@@ -165,7 +180,7 @@ class ResumeLog:
         line = json.dumps({"id": unit_id, "record": record}, ensure_ascii=False) + "\n"
         size = self.path.stat().st_size if self.path.exists() else 0
         try:
-            with self.path.open("a", encoding="utf-8") as f:
+            with self._open(os.O_WRONLY | os.O_APPEND, "a") as f:
                 if size == 0:
                     f.write(json.dumps({"format": LOG_FORMAT, "key_hash": self.key_hash, "key": self.key},
                                        ensure_ascii=False, default=str) + "\n")
@@ -191,6 +206,25 @@ class ResumeLog:
         """The final result is written: remove the log and release the lock."""
         self.path.unlink(missing_ok=True)
         self.close()
+
+
+def _header(line: bytes) -> Any:
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _header_of(path: Path) -> dict:
+    """The first line of a (set-aside) log as a dict; {} when unreadable."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return {}
+        with path.open("rb") as f:
+            header = _header(f.readline(1 << 20))
+    except OSError:
+        return {}
+    return header if isinstance(header, dict) else {}
 
 
 def partial_path(out: str | Path, stage: str | None = None) -> Path:

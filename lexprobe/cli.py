@@ -85,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.verbose:
         _quiet_libraries()
     try:
+        from lexprobe.cli_common import check_declared_paths
+
+        check_declared_paths(args)  # every declared path option, before the command runs
         return int(args.func(args) or 0)
     except LexprobeError as err:
         if args.traceback:

@@ -9,7 +9,7 @@ an interrupted run keeps everything it embedded. Rows are ``[layers, dim]``.
 
 The folder belongs to one model: ``identity.json`` holds the model's revision (weights
 hash) and every option that changes a vector (layer, max length, dtype). A store
-written under another identity is set aside (``<dir>.stale``), never mixed in. Entries
+written under another identity is set aside (``<dir>.stale``, ``.stale.1``, ...: never removed), never mixed in. Entries
 are keyed by a SHA-256 digest of the sentence's tokens, so a different input simply has
 other keys.
 """
@@ -21,7 +21,6 @@ import json
 import logging
 import os
 import re
-import shutil
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -58,9 +57,9 @@ class EmbeddingStore:
             except (OSError, ValueError):
                 same = False
             if not same:
-                stale = self.root.with_name(self.root.name + ".stale")
-                shutil.rmtree(stale, ignore_errors=True)
-                self.root.replace(stale)
+                from lexprobe.outputs import set_aside
+
+                stale = set_aside(self.root)  # a fresh .stale[.N]: an older store is never removed (D1)
                 log.warning("embedding store %s was written for another model or options; set aside as %s",
                             self.root, stale)
         if not self.root.exists():
