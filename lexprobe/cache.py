@@ -30,16 +30,132 @@ LOG_FORMAT = "lexprobe-resume/2"
 
 
 def cache_dir() -> Path:
-    """``$LEXPROBE_CACHE`` or ``~/.cache/lexprobe``; created on demand."""
+    """``$LEXPROBE_CACHE`` or ``~/.cache/lexprobe``; created on demand. A cache that cannot be created
+    or written (a shared, pre-filled, read-only one) is read where it has entries and the rest is
+    computed without storing it: one notice, never a traceback (D16)."""
     root = Path(os.environ.get("LEXPROBE_CACHE", Path.home() / ".cache" / "lexprobe"))
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        cache_not_writable(root, err)
     return root
+
+
+_NOTICED: set[str] = set()
+
+
+def cache_not_writable(path: Path, err: OSError) -> None:
+    """One notice per process: the cache cannot be written, the work goes on without storing entries."""
+    if "cache" in _NOTICED:
+        return
+    _NOTICED.add("cache")
+    print(f"lexprobe: the cache cannot be written ({path}: {err.strerror or err}); working without storing "
+          "new entries (set LEXPROBE_CACHE to a writable folder to keep them)", file=sys.stderr, flush=True)
+
+
+def read_cache_file(path: Path) -> bytes | None:
+    """A cache file's bytes, or None when it is missing, not a regular file or a link (never followed)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return f.read()
+
+
+def write_cache_file(path: Path, data: bytes) -> bool:
+    """Store a cache file atomically, under a unique temporary name beside it (two first runs once shared
+    one fixed ``.tmp`` and one died, D21), renamed into place (a link there is replaced, never followed).
+    False, with one notice, when the cache cannot be written (read-only, full): the caller goes on."""
+    import tempfile
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as err:
+        cache_not_writable(path.parent, err)
+        return False
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # a cache may be shared: as readable as any file the user makes
+        os.replace(tmp, path)
+    except OSError as err:
+        Path(tmp).unlink(missing_ok=True)
+        cache_not_writable(path.parent, err)
+        return False
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return True
+
+
+#: a temporary file or folder of another process (``<name>.<pid>.tmp``) is swept once its process is gone
+#: and nothing in it changed for this long (a shared cache may be written from another machine)
+STALE_TMP_AGE_S = 600
+
+
+def sweep_dead_tmp(folder: Path) -> None:
+    """Remove ``<name>.<pid>.tmp`` entries of ``folder`` whose process has ended (a conversion killed
+    mid-way once left ~514 MB there forever, D23); errors are ignored (a read-only cache)."""
+    import re
+    import shutil
+    import time
+
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return
+    for path in entries:
+        m = re.fullmatch(r".+\.(\d+)\.tmp", path.name)
+        if not m or int(m.group(1)) == os.getpid() or _alive(int(m.group(1))):
+            continue
+        try:
+            times = [path.lstat().st_mtime] + [p.lstat().st_mtime for p in path.rglob("*")]
+        except OSError:
+            continue
+        if time.time() - max(times) < STALE_TMP_AGE_S:
+            continue
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's process (or no such number): leave it alone
+    return True
+
+
+def terminate_raises() -> Callable[[], None]:
+    """Until the returned function is called, SIGTERM raises ``SystemExit(143)`` in the main thread, so
+    the ``finally`` blocks that remove temporary files run (D23); a no-op elsewhere."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    return lambda: signal.signal(signal.SIGTERM, previous)
 
 
 def stable_hash(obj: Any, length: int = 16) -> str:
     """Hash of a JSON-serialisable object that does not depend on dict order."""
     blob = json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:length]
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:length]  # argv bytes (D3)
 
 
 def resume_key(items: Any, model: str, protocol: str | None = None, options: Mapping | None = None) -> dict:
@@ -177,13 +293,12 @@ class ResumeLog:
         """Add one finished unit; on a full disk the log is cut back to its last whole line and the
         run stops with one line (every unit logged before stays, so a rerun resumes from them)."""
         self.acquire()
-        line = json.dumps({"id": unit_id, "record": record}, ensure_ascii=False) + "\n"
+        line = _json_line({"id": unit_id, "record": record})
         size = self.path.stat().st_size if self.path.exists() else 0
         try:
             with self._open(os.O_WRONLY | os.O_APPEND, "a") as f:
                 if size == 0:
-                    f.write(json.dumps({"format": LOG_FORMAT, "key_hash": self.key_hash, "key": self.key},
-                                       ensure_ascii=False, default=str) + "\n")
+                    f.write(_json_line({"format": LOG_FORMAT, "key_hash": self.key_hash, "key": self.key}))
                 f.write(line)
                 f.flush()
                 os.fsync(f.fileno())
@@ -206,6 +321,16 @@ class ResumeLog:
         """The final result is written: remove the log and release the lock."""
         self.path.unlink(missing_ok=True)
         self.close()
+
+
+def _json_line(obj: Any) -> str:
+    """One JSON line UTF-8 can hold (a byte of argv that is not UTF-8 is a ``\\udcff`` escape, D3)."""
+    line = json.dumps(obj, ensure_ascii=False, default=str)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(obj, ensure_ascii=True, default=str)
+    return line + "\n"
 
 
 def _header(line: bytes) -> Any:

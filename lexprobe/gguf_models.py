@@ -115,6 +115,7 @@ def convert(file: Path, folder: Path) -> None:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from lexprobe.cache import sweep_dead_tmp, terminate_raises
     from lexprobe.provenance import model_revision
 
     if importlib.util.find_spec("gguf") is None:
@@ -131,7 +132,9 @@ def convert(file: Path, folder: Path) -> None:
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     tmp = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
+    sweep_dead_tmp(folder.parent)  # copies of killed conversions (D23)
     shutil.rmtree(tmp, ignore_errors=True)
+    restore = terminate_raises()  # SIGTERM runs the finally below: no copy is left behind
     try:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
@@ -147,3 +150,4 @@ def convert(file: Path, folder: Path) -> None:
                 raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        restore()
