@@ -199,7 +199,7 @@ class ResumeLog:
     def acquire(self) -> None:
         if self._lock_fd is not None:
             return
-        from lexprobe.outputs import exclusive_lock
+        from lexprobe.outputs import exclusive_lock, open_private
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = exclusive_lock(self.lock_path, f"another lexprobe run is writing {self.path} (lock "
@@ -207,6 +207,12 @@ class ResumeLog:
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._lock_fd = fd
+        if os.path.lexists(self.path):  # a link in the log's place is refused now, before any work (D6)
+            try:
+                os.close(open_private(self.path, os.O_RDONLY))
+            except BaseException:
+                self.close()
+                raise
 
     def close(self) -> None:
         """Release the lock (the log stays for a later resume)."""
