@@ -27,9 +27,13 @@ from typing import Any, Iterator
 from lexprobe.errors import OutputError
 
 
-def _probe_dir(folder: Path, option: str, target: Path) -> None:
+def _probe_dir(folder: Path, option: str, target: Path, create: bool = True) -> None:
+    if not create:  # probe the nearest folder that exists: nothing is left behind by a check
+        while not os.path.lexists(folder) and folder.parent != folder:
+            folder = folder.parent
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        if create:
+            folder.mkdir(parents=True, exist_ok=True)
     except FileExistsError:
         raise OutputError(f"{option} {target}: {folder} is a file, not a folder; choose another location") from None
     except OSError as err:
@@ -96,12 +100,12 @@ def check_image_file(path: str | Path, option: str = "--out") -> Path:
     return check_output_file(path, option)
 
 
-def check_output_dir(path: str | Path, option: str = "--out-dir") -> Path:
-    """``path`` is (or can be created as) a writable folder."""
+def check_output_dir(path: str | Path, option: str = "--out-dir", create: bool = True) -> Path:
+    """``path`` is (or can be created as) a writable folder (``create``: created now)."""
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise OutputError(f"{option} {path} is a file; give a folder")
-    _probe_dir(path, option, path)
+    _probe_dir(path, option, path, create)
     return path
 
 
@@ -327,7 +331,7 @@ def guard(declared: list[PathOption]) -> None:
             elif d.kind == OUTPUT:
                 check_output_file(path, d.option)
             elif d.kind == OUTPUT_DIR:
-                check_output_dir(path, d.option)
+                check_output_dir(path, d.option, create=False)  # made by the command, once its inputs are read
             else:
                 raise ValueError(f"unknown path kind {d.kind!r} of {d.option}")
 
