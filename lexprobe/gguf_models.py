@@ -106,8 +106,28 @@ def as_pretrained_dir(path: str) -> str:
     check_architecture(file)
     folder = cache_folder(file)
     if not (folder / "source.json").exists():
+        folder = _writable_or_private(folder)
         convert(file, folder)
     return str(folder)
+
+
+def _writable_or_private(folder: Path) -> Path:
+    """``folder``, or (the cache is read-only: a shared, pre-filled one, D16) the same name in a private
+    temporary folder removed at exit, with one notice: the model is converted without storing the copy."""
+    import atexit
+    import tempfile
+
+    from lexprobe.cache import cache_not_writable
+
+    existing = folder.parent
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if os.access(existing, os.W_OK):
+        return folder
+    cache_not_writable(existing, PermissionError(13, "not writable"))
+    private = tempfile.mkdtemp(prefix="lexprobe-gguf-")
+    atexit.register(shutil.rmtree, private, ignore_errors=True)
+    return Path(private) / folder.name
 
 
 def convert(file: Path, folder: Path) -> None:

@@ -35,6 +35,14 @@ from lexprobe.cli import main
 REPO = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_notices(monkeypatch):
+    """The read-only cache notice is said once per process; each test is a process of its own here."""
+    import lexprobe.cache
+
+    monkeypatch.setattr(lexprobe.cache, "_NOTICED", set())
+
+
 def run_cli(argv, capsys):
     """(exit code, stderr) of ``lexprobe argv``; parser errors count as exit code 2."""
     capsys.readouterr()
@@ -533,3 +541,13 @@ def test_D23_a_dead_processes_copy_is_swept_on_the_next_start(tiny_gguf):
     os.utime(mine, (old, old))
     gguf_models.as_pretrained_dir(str(tiny_gguf))
     assert not left.exists() and mine.exists()
+
+
+def test_D16_a_gguf_model_with_a_read_only_cache_is_converted_without_storing(tiny_gguf, read_only_folder, monkeypatch,
+                                                                             capsys):
+    from lexprobe import gguf_models
+
+    monkeypatch.setenv("LEXPROBE_CACHE", str(read_only_folder / "cache"))
+    folder = Path(gguf_models.as_pretrained_dir(str(tiny_gguf)))
+    assert (folder / "source.json").exists() and read_only_folder not in folder.parents
+    assert "cache cannot be written" in capsys.readouterr().err
