@@ -40,7 +40,7 @@ def _fresh_notices(monkeypatch):
     """The read-only cache notice is said once per process; each test is a process of its own here."""
     import lexprobe.cache
 
-    monkeypatch.setattr(lexprobe.cache, "_NOTICED", set())
+    monkeypatch.setattr(lexprobe.cache, "_NOTICED", set(), raising=False)
 
 
 def run_cli(argv, capsys):
