@@ -551,3 +551,17 @@ def test_D16_a_gguf_model_with_a_read_only_cache_is_converted_without_storing(ti
     folder = Path(gguf_models.as_pretrained_dir(str(tiny_gguf)))
     assert (folder / "source.json").exists() and read_only_folder not in folder.parents
     assert "cache cannot be written" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("link", ["symlink", "hardlink"])
+def test_D6_the_answer_database_lock_is_never_taken_through_a_link(link, tmp_path):
+    from lexprobe.errors import LexprobeError
+    from lexprobe.human.store import AnswerStore
+
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    lock = tmp_path / "a.sqlite.lock"
+    lock.symlink_to(victim) if link == "symlink" else os.link(victim, lock)
+    with pytest.raises(LexprobeError, match="link"):
+        AnswerStore(tmp_path / "a.sqlite")
+    assert victim.read_text() == "precious"
