@@ -149,7 +149,11 @@ def terminate_raises() -> Callable[[], None]:
         raise SystemExit(128 + signum)
 
     previous = signal.signal(signal.SIGTERM, stop)
-    return lambda: signal.signal(signal.SIGTERM, previous)
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, previous)
+
+    return restore
 
 
 def stable_hash(obj: Any, length: int = 16) -> str:
@@ -273,7 +277,7 @@ class ResumeLog:
         """The log, never through a link (``outputs.open_private``)."""
         from lexprobe.outputs import open_private
 
-        return os.fdopen(open_private(self.path, flags), mode, **({} if "b" in mode else {"encoding": "utf-8"}))
+        return os.fdopen(open_private(self.path, flags), mode, encoding=None if "b" in mode else "utf-8")
 
     def _set_aside(self, header: Any) -> None:
         """Move a log of other settings to a fresh ``<log>.stale[.N]`` (never onto an older one), and bring
