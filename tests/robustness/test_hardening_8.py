@@ -565,3 +565,21 @@ def test_D6_the_answer_database_lock_is_never_taken_through_a_link(link, tmp_pat
     with pytest.raises(LexprobeError, match="link"):
         AnswerStore(tmp_path / "a.sqlite")
     assert victim.read_text() == "precious"
+
+
+def test_D6_the_embedding_store_never_writes_through_a_link(tmp_path):
+    import numpy as np
+
+    from lexprobe.benchmarks.senserank.store import EmbeddingStore
+    from lexprobe.errors import LexprobeError
+
+    store = EmbeddingStore(tmp_path / "r.json.embeddings", {"model": "A"})
+    store.prepare()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    (store.root / "vectors.r0.f32").symlink_to(victim)
+    writer = store.writer(0)
+    with pytest.raises(LexprobeError, match="link"):
+        writer.append([("a",)], [[0]], [np.ones((1, 3), np.float32)], [np.array([True])])
+    writer.close()
+    assert victim.read_text() == "precious"
