@@ -8,7 +8,8 @@ The log's first line records the run's *key*: a digest of the exact items
 evaluated (never a file path: the file behind a path can change), the model's
 identity (a hash of its weights), the protocol and every option that changes a
 score (see ``resume_key``). A log written under another key is set aside as
-``<log>.stale`` with a one-line notice naming what changed, never mixed in. While
+``<log>.stale`` (``.stale.1``, ... when that exists: never replaced) with a one-line notice naming
+what changed, never mixed in; a log set aside earlier under this run's key is resumed. While
 a run writes the log it holds an exclusive lock on ``<log>.lock``; a second run
 on the same output stops at once with one line (``OutputBusyError``).
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -28,16 +30,136 @@ LOG_FORMAT = "lexprobe-resume/2"
 
 
 def cache_dir() -> Path:
-    """``$LEXPROBE_CACHE`` or ``~/.cache/lexprobe``; created on demand."""
+    """``$LEXPROBE_CACHE`` or ``~/.cache/lexprobe``; created on demand. A cache that cannot be created
+    or written (a shared, pre-filled, read-only one) is read where it has entries and the rest is
+    computed without storing it: one notice, never a traceback (D16)."""
     root = Path(os.environ.get("LEXPROBE_CACHE", Path.home() / ".cache" / "lexprobe"))
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        cache_not_writable(root, err)
     return root
+
+
+_NOTICED: set[str] = set()
+
+
+def cache_not_writable(path: Path, err: OSError) -> None:
+    """One notice per process: the cache cannot be written, the work goes on without storing entries."""
+    if "cache" in _NOTICED:
+        return
+    _NOTICED.add("cache")
+    print(f"lexprobe: the cache cannot be written ({path}: {err.strerror or err}); working without storing "
+          "new entries (set LEXPROBE_CACHE to a writable folder to keep them)", file=sys.stderr, flush=True)
+
+
+def read_cache_file(path: Path) -> bytes | None:
+    """A cache file's bytes, or None when it is missing, not a regular file or a link (never followed)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return f.read()
+
+
+def write_cache_file(path: Path, data: bytes) -> bool:
+    """Store a cache file atomically, under a unique temporary name beside it (two first runs once shared
+    one fixed ``.tmp`` and one died, D21), renamed into place (a link there is replaced, never followed).
+    False, with one notice, when the cache cannot be written (read-only, full): the caller goes on."""
+    import tempfile
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as err:
+        cache_not_writable(path.parent, err)
+        return False
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # a cache may be shared: as readable as any file the user makes
+        os.replace(tmp, path)
+    except OSError as err:
+        Path(tmp).unlink(missing_ok=True)
+        cache_not_writable(path.parent, err)
+        return False
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return True
+
+
+#: a temporary file or folder of another process (``<name>.<pid>.tmp``) is swept once its process is gone
+#: and nothing in it changed for this long (a shared cache may be written from another machine)
+STALE_TMP_AGE_S = 600
+
+
+def sweep_dead_tmp(folder: Path) -> None:
+    """Remove ``<name>.<pid>.tmp`` entries of ``folder`` whose process has ended (a conversion killed
+    mid-way once left ~514 MB there forever, D23); errors are ignored (a read-only cache)."""
+    import re
+    import shutil
+    import time
+
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return
+    for path in entries:
+        m = re.fullmatch(r".+\.(\d+)\.tmp", path.name)
+        if not m or int(m.group(1)) == os.getpid() or _alive(int(m.group(1))):
+            continue
+        try:
+            times = [path.lstat().st_mtime] + [p.lstat().st_mtime for p in path.rglob("*")]
+        except OSError:
+            continue
+        if time.time() - max(times) < STALE_TMP_AGE_S:
+            continue
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's process (or no such number): leave it alone
+    return True
+
+
+def terminate_raises() -> Callable[[], None]:
+    """Until the returned function is called, SIGTERM raises ``SystemExit(143)`` in the main thread, so
+    the ``finally`` blocks that remove temporary files run (D23); a no-op elsewhere."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, previous)
+
+    return restore
 
 
 def stable_hash(obj: Any, length: int = 16) -> str:
     """Hash of a JSON-serialisable object that does not depend on dict order."""
     blob = json.dumps(obj, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:length]
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:length]  # argv bytes (D3)
 
 
 def resume_key(items: Any, model: str, protocol: str | None = None, options: Mapping | None = None) -> dict:
@@ -81,7 +203,7 @@ class ResumeLog:
     def acquire(self) -> None:
         if self._lock_fd is not None:
             return
-        from lexprobe.outputs import exclusive_lock
+        from lexprobe.outputs import exclusive_lock, open_private
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = exclusive_lock(self.lock_path, f"another lexprobe run is writing {self.path} (lock "
@@ -89,6 +211,12 @@ class ResumeLog:
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._lock_fd = fd
+        if os.path.lexists(self.path):  # a link in the log's place is refused now, before any work (D6)
+            try:
+                os.close(open_private(self.path, os.O_RDONLY))
+            except BaseException:
+                self.close()
+                raise
 
     def close(self) -> None:
         """Release the lock (the log stays for a later resume)."""
@@ -121,16 +249,14 @@ class ResumeLog:
             return {}
         done: dict[str, Any] = {}
         good_end = 0
-        with self.path.open("rb") as f:
-            header_line = f.readline()
-            try:
-                header = json.loads(header_line)
-            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-                header = None
+        with self._open(os.O_RDONLY, "rb") as f:
+            header = _header(f.readline())
             if not isinstance(header, dict) or header.get("key_hash") != self.key_hash:
                 f.close()
                 self._set_aside(header)
-                return {}
+                if not self.path.exists():
+                    return {}
+                return self.load()  # an earlier log of this very run, set aside before, is back
             good_end = f.tell()
             for raw in f:
                 if not raw.endswith(b"\n"):
@@ -147,28 +273,42 @@ class ResumeLog:
             os.truncate(self.path, good_end)  # the next append starts on a clean line
         return done
 
+    def _open(self, flags: int, mode: str):
+        """The log, never through a link (``outputs.open_private``)."""
+        from lexprobe.outputs import open_private
+
+        return os.fdopen(open_private(self.path, flags), mode, encoding=None if "b" in mode else "utf-8")
+
     def _set_aside(self, header: Any) -> None:
-        stale = self.path.with_name(self.path.name + ".stale")
-        self.path.replace(stale)
+        """Move a log of other settings to a fresh ``<log>.stale[.N]`` (never onto an older one), and bring
+        back a set-aside log of this run's key if there is one (A -> B -> A resumes A, D1)."""
+        from lexprobe.outputs import set_aside, sibling_files
+
+        earlier = [p for p in sibling_files(self.path) if _header_of(p).get("key_hash") == self.key_hash]
+        stale = set_aside(self.path)
         old = header.get("key") if isinstance(header, dict) else None
         if isinstance(old, dict) and isinstance(self.key, dict):
             changed = [k for k in sorted(set(old) | set(self.key)) if old.get(k) != self.key.get(k)]
             why = f"different {', '.join(changed) or 'settings'}"
         else:
             why = "an older format or other settings"
+        if earlier:
+            os.rename(earlier[-1], self.path)  # the path was just moved away: nothing is replaced
+            self.notice(f"resume log {self.path.name} was written for {why}; set aside as {stale.name}, and "
+                        f"{earlier[-1].name}, written for these settings, resumed")
+            return
         self.notice(f"resume log {self.path.name} was written for {why}; set aside as {stale.name}, starting afresh")
 
     def append(self, unit_id: str, record: Any) -> None:
         """Add one finished unit; on a full disk the log is cut back to its last whole line and the
         run stops with one line (every unit logged before stays, so a rerun resumes from them)."""
         self.acquire()
-        line = json.dumps({"id": unit_id, "record": record}, ensure_ascii=False) + "\n"
+        line = _json_line({"id": unit_id, "record": record})
         size = self.path.stat().st_size if self.path.exists() else 0
         try:
-            with self.path.open("a", encoding="utf-8") as f:
+            with self._open(os.O_WRONLY | os.O_APPEND, "a") as f:
                 if size == 0:
-                    f.write(json.dumps({"format": LOG_FORMAT, "key_hash": self.key_hash, "key": self.key},
-                                       ensure_ascii=False, default=str) + "\n")
+                    f.write(_json_line({"format": LOG_FORMAT, "key_hash": self.key_hash, "key": self.key}))
                 f.write(line)
                 f.flush()
                 os.fsync(f.fileno())
@@ -191,6 +331,35 @@ class ResumeLog:
         """The final result is written: remove the log and release the lock."""
         self.path.unlink(missing_ok=True)
         self.close()
+
+
+def _json_line(obj: Any) -> str:
+    """One JSON line UTF-8 can hold (a byte of argv that is not UTF-8 is a ``\\udcff`` escape, D3)."""
+    line = json.dumps(obj, ensure_ascii=False, default=str)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(obj, ensure_ascii=True, default=str)
+    return line + "\n"
+
+
+def _header(line: bytes) -> Any:
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _header_of(path: Path) -> dict:
+    """The first line of a (set-aside) log as a dict; {} when unreadable."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return {}
+        with path.open("rb") as f:
+            header = _header(f.readline(1 << 20))
+    except OSError:
+        return {}
+    return header if isinstance(header, dict) else {}
 
 
 def partial_path(out: str | Path, stage: str | None = None) -> Path:

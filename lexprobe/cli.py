@@ -75,6 +75,12 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    for stream in (sys.stdout, sys.stderr):  # a path with a byte that is not UTF-8 prints escaped (D3)
+        if hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
@@ -85,6 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.verbose:
         _quiet_libraries()
     try:
+        from lexprobe.cli_common import check_declared_paths
+
+        check_declared_paths(args)  # every declared path option, before the command runs
         return int(args.func(args) or 0)
     except LexprobeError as err:
         if args.traceback:

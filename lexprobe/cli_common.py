@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from lexprobe.model_names import ATTN_IMPLEMENTATIONS, DEFAULT_MODEL, DTYPES, KINDS
 
@@ -88,13 +89,46 @@ def batch_size_arg(text: str) -> int | str:
     return positive_int(text)
 
 
+def path_arg(parser: argparse.ArgumentParser, *names: str, kind: str, writes: tuple[str, ...] = (),
+             group: Any = None, **kwargs: Any) -> argparse.Action:
+    """``parser.add_argument(*names, **kwargs)`` (on ``group`` when given) for a path, declared as
+    ``outputs.INPUT``, ``OUTPUT`` or ``OUTPUT_DIR`` (``writes``: the files an output folder gets):
+    ``check_declared_paths`` checks it with every other declared path before the command runs."""
+    action = (group or parser).add_argument(*names, **kwargs)
+    declare_path(parser, action, kind, writes)
+    return action
+
+
+def declare_path(parser: argparse.ArgumentParser, action: argparse.Action, kind: str,
+                 writes: tuple[str, ...] = ()) -> None:
+    """Record ``action`` as a path option of ``kind`` in ``parser``'s defaults (``_paths``)."""
+    from lexprobe.outputs import PATH_KINDS
+
+    if kind not in PATH_KINDS:
+        raise ValueError(f"a path option is one of {PATH_KINDS}, not {kind!r}")
+    label = action.option_strings[0] if action.option_strings else (action.metavar or action.dest.upper())
+    declared = list(parser.get_default("_paths") or [])
+    declared.append((action.dest, str(label), kind, tuple(writes)))
+    parser.set_defaults(_paths=declared)
+
+
+def check_declared_paths(args: argparse.Namespace) -> None:
+    """``outputs.guard`` on every path option the chosen command declared (before it runs)."""
+    from lexprobe.outputs import PathOption, guard
+
+    guard([PathOption(label, kind, getattr(args, dest, None), writes)
+           for dest, label, kind, writes in getattr(args, "_paths", None) or ()])
+
+
 def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = DEFAULT_MODEL,
                    seed: bool = True) -> None:
     """The model options of every ``eval``: one resolution of model, kind, device, dtype, batch size,
     attention and device map for all benchmarks (``seed``: also ``--seed``, when the config has none)."""
     g = parser.add_argument_group("model")
-    g.add_argument(
-        "--model", default=default_model, required=default_model is None,
+    from lexprobe.outputs import INPUT
+
+    path_arg(
+        parser, "--model", kind=INPUT, group=g, default=default_model, required=default_model is None,
         help="Hugging Face name or local path, `random`, or a .vec/.bin vectors file"
              + (f" (default: {default_model})" if default_model else " (required)"),
     )

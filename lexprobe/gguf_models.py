@@ -106,8 +106,28 @@ def as_pretrained_dir(path: str) -> str:
     check_architecture(file)
     folder = cache_folder(file)
     if not (folder / "source.json").exists():
+        folder = _writable_or_private(folder)
         convert(file, folder)
     return str(folder)
+
+
+def _writable_or_private(folder: Path) -> Path:
+    """``folder``, or (the cache is read-only: a shared, pre-filled one, D16) the same name in a private
+    temporary folder removed at exit, with one notice: the model is converted without storing the copy."""
+    import atexit
+    import tempfile
+
+    from lexprobe.cache import cache_not_writable
+
+    existing = folder.parent
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if os.access(existing, os.W_OK):
+        return folder
+    cache_not_writable(existing, PermissionError(13, "not writable"))
+    private = tempfile.mkdtemp(prefix="lexprobe-gguf-")
+    atexit.register(shutil.rmtree, private, ignore_errors=True)
+    return Path(private) / folder.name
 
 
 def convert(file: Path, folder: Path) -> None:
@@ -115,6 +135,7 @@ def convert(file: Path, folder: Path) -> None:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from lexprobe.cache import sweep_dead_tmp, terminate_raises
     from lexprobe.provenance import model_revision
 
     if importlib.util.find_spec("gguf") is None:
@@ -131,7 +152,9 @@ def convert(file: Path, folder: Path) -> None:
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     tmp = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
+    sweep_dead_tmp(folder.parent)  # copies of killed conversions (D23)
     shutil.rmtree(tmp, ignore_errors=True)
+    restore = terminate_raises()  # SIGTERM runs the finally below: no copy is left behind
     try:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
@@ -147,3 +170,4 @@ def convert(file: Path, folder: Path) -> None:
                 raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        restore()

@@ -4,22 +4,36 @@
 with a temporary file *beside the target* (removed at once); a folder given as a
 file, a file given as a folder, a read-only or impossible location are one-line
 ``OutputError``s naming the option and the fix.
+
+Path options are *declared*, not checked by hand: a config field says ``option(..., path=INPUT)``
+(or ``OUTPUT``, ``OUTPUT_DIR``), a hand-written argument is added with ``cli_common.path_arg``,
+and ``guard`` derives every check from those declarations (no output is an input, through links
+too; inputs are regular files; outputs are writable, not folders, and short enough for their
+longest derived name). Files lexprobe creates beside an output (locks, resume logs) are opened
+with ``open_private`` (never through a link), and ``set_aside`` never replaces an older file.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from lexprobe.errors import OutputError
 
 
-def _probe_dir(folder: Path, option: str, target: Path) -> None:
+def _probe_dir(folder: Path, option: str, target: Path, create: bool = True) -> None:
+    if not create:  # probe the nearest folder that exists: nothing is left behind by a check
+        while not os.path.lexists(folder) and folder.parent != folder:
+            folder = folder.parent
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        if create:
+            folder.mkdir(parents=True, exist_ok=True)
     except FileExistsError:
         raise OutputError(f"{option} {target}: {folder} is a file, not a folder; choose another location") from None
     except OSError as err:
@@ -36,11 +50,36 @@ def _probe_dir(folder: Path, option: str, target: Path) -> None:
                           "choose a writable location") from None
 
 
+#: the longest name lexprobe derives from an output file's name: a rank's resume log of a layer sweep, set
+#: aside, then its lock (``<out>.layer-12.partial.jsonl.rank15.stale.99.lock``); ``check_output_file``
+#: refuses a name that leaves no room for it (ENAMETOOLONG once came after the model loaded, D17)
+DERIVED_NAME_RESERVE = len(".layer-999.partial.jsonl.rank999.stale.999.lock")
+
+
+def _name_max(folder: Path) -> int:
+    try:
+        return os.pathconf(folder if folder.exists() else ".", "PC_NAME_MAX")
+    except (OSError, ValueError):
+        return 255
+
+
+def check_name_length(path: Path, option: str) -> None:
+    """The name, and the longest name derived from it, fit the file system (one line otherwise)."""
+    folder = path.parent if str(path.parent) else Path(".")
+    room = _name_max(folder) - DERIVED_NAME_RESERVE
+    if len(os.fsencode(path.name)) > room:
+        raise OutputError(f"{option} {path}: the name is {len(os.fsencode(path.name))} bytes long; lexprobe keeps "
+                          f"files named after it beside it (resume logs, locks), so use at most {room} bytes")
+
+
 def check_output_file(path: str | Path, option: str = "--out") -> Path:
     """``path`` can be written as a file: not a folder, and its folder exists (created) and is writable."""
     path = Path(path)
     if path.is_dir():
         raise OutputError(f"{option} {path} is a folder; give a file name, e.g. {path / 'result.json'}")
+    if path.exists() and not stat.S_ISREG(os.stat(path).st_mode):
+        raise OutputError(f"{option} {path} is not a regular file (a pipe or a device); choose a file name")
+    check_name_length(path, option)
     if path.exists() and not os.access(path, os.W_OK) and not os.access(path.parent, os.W_OK):
         raise OutputError(f"{option} {path} is not writable; choose another file")
     _probe_dir(path.parent if str(path.parent) else Path("."), option, path)
@@ -61,12 +100,12 @@ def check_image_file(path: str | Path, option: str = "--out") -> Path:
     return check_output_file(path, option)
 
 
-def check_output_dir(path: str | Path, option: str = "--out-dir") -> Path:
-    """``path`` is (or can be created as) a writable folder."""
+def check_output_dir(path: str | Path, option: str = "--out-dir", create: bool = True) -> Path:
+    """``path`` is (or can be created as) a writable folder (``create``: created now)."""
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise OutputError(f"{option} {path} is a file; give a folder")
-    _probe_dir(path, option, path)
+    _probe_dir(path, option, path, create)
     return path
 
 
@@ -80,13 +119,80 @@ def exclusive_lock(path: Path, busy: str) -> int:
 
     from lexprobe.errors import OutputBusyError
 
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = open_private(path, os.O_RDWR)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         os.close(fd)
         raise OutputBusyError(busy) from None
     return fd
+
+
+def open_private(path: str | Path, flags: int = os.O_RDWR, mode: int = 0o644) -> int:
+    """Open (creating it if needed) a file lexprobe owns beside an output: a lock, a resume log.
+
+    Never through a link: a symlink is refused by ``O_NOFOLLOW`` (it once made lexprobe truncate and
+    rewrite the link's target, or create a dangling link's target, D6), and so is a hard link to another
+    file or anything but a regular file. One ``OutputError`` naming the file and the fix."""
+    path = Path(path)
+    try:
+        fd = os.open(path, flags | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0), mode)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise OutputError(f"{path} is a symbolic link; lexprobe never writes its files through links: "
+                              "remove the link (or choose another output)") from None
+        if err.errno in (errno.ENXIO, errno.EISDIR):
+            raise OutputError(f"{path} is not a regular file; remove it or choose another output") from None
+        raise
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+        os.close(fd)
+        what = "a hard link to another file" if stat.S_ISREG(st.st_mode) else "not a regular file"
+        raise OutputError(f"{path} is {what}; lexprobe never writes its files through links: remove it "
+                          "(or choose another output)")
+    os.set_blocking(fd, True)
+    return fd
+
+
+def set_aside(path: str | Path, suffix: str = ".stale") -> Path:
+    """Move ``path`` (a file or a folder) to ``<path>.stale`` or, when that exists, ``<path>.stale.1``,
+    ``.stale.2``, ...: never onto an older one (a run A -> B -> A once lost A's finished units, D1).
+    Returns the new name."""
+    path = Path(path)
+    for n in range(100000):
+        target = path.with_name(path.name + suffix + (f".{n}" if n else ""))
+        if os.path.lexists(target):
+            continue
+        try:
+            if path.is_dir() and not path.is_symlink():
+                os.rename(path, target)  # onto a non-empty folder this fails; it never replaces one
+            else:
+                os.link(path, target, follow_symlinks=False)  # fails if target exists: no overwrite
+                os.unlink(path)
+        except FileExistsError:
+            continue
+        except OSError as err:
+            if err.errno in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR):
+                continue
+            if err.errno in (errno.EPERM, errno.EXDEV, errno.EMLINK) and not path.is_dir():
+                if os.path.lexists(target):
+                    continue
+                os.rename(path, target)  # a file system without hard links: checked just above
+            else:
+                raise
+        return target
+    raise OutputError(f"cannot set {path} aside: {path}{suffix}.N exist up to 99999; remove some of them")
+
+
+def sibling_files(path: Path, suffix: str = ".stale") -> list[Path]:
+    """``<path>.stale``, ``<path>.stale.1``, ... that exist (what ``set_aside`` made), oldest first."""
+    found = []
+    if path.parent.exists():
+        for p in path.parent.iterdir():
+            rest = p.name[len(path.name + suffix):] if p.name.startswith(path.name + suffix) else None
+            if rest == "" or (rest and rest[0] == "." and rest[1:].isdigit() and rest[1:].isascii()):
+                found.append((int(rest[1:] or 0) if rest else 0, p))
+    return [p for _, p in sorted(found)]
 
 
 #: the lock of a command that fills a whole folder, inside it (the folder was checked writable, its parent
@@ -107,13 +213,24 @@ def output_lock(out: str | Path, option: str = "--out", folder: bool = False) ->
         return
     out = Path(out)
     lock = out / FOLDER_LOCK if folder else out.with_name(out.name + ".lock")
+    held = os.path.abspath(lock)
+    if held in _HELD:  # this process holds it already (``eval`` holds it, then ``evaluate`` asks again)
+        yield
+        return
     fd = exclusive_lock(lock, f"another lexprobe run is writing {out} (lock {lock.name} is held); wait for it "
                               f"to finish or pass another {option}")
+    _HELD.add(held)
     try:
         yield
     finally:
+        _HELD.discard(held)
         lock.unlink(missing_ok=True)
         os.close(fd)
+
+
+#: output locks this process holds (``output_lock`` is re-entrant: every writer of an output takes it,
+#: ``lexprobe <benchmark> eval`` early and ``evaluate`` again, D4)
+_HELD: set[str] = set()
 
 
 # --- outputs never overwrite inputs ------------------------------------------------------
@@ -178,6 +295,45 @@ def check_not_inputs(outputs: dict, inputs: dict | None = None, writes: dict | N
                     if src.is_dir() and target.exists() and not target.is_dir() and _inside(target, src):
                         raise OutputError(f"{option} {out} would overwrite {target}, part of the input {in_option} "
                                           f"{src}; choose another {option}")
+
+
+# --- declared path options -------------------------------------------------------------
+
+#: what a path option is: a file or folder the command reads, a file it writes, a folder it fills
+INPUT, OUTPUT, OUTPUT_DIR = "input", "output", "output_dir"
+PATH_KINDS = (INPUT, OUTPUT, OUTPUT_DIR)
+
+
+@dataclass(frozen=True)
+class PathOption:
+    """One declared path option with the value it got (``option(path=...)`` or ``cli_common.path_arg``)."""
+
+    option: str  #: as the user wrote it: ``--out``, ``RESULT``
+    kind: str  #: INPUT, OUTPUT or OUTPUT_DIR
+    value: Any  #: a path, several, or None
+    writes: tuple[str, ...] = ()  #: OUTPUT_DIR: the files the command writes inside
+
+
+def guard(declared: list[PathOption]) -> None:
+    """Every check a command's paths need, derived from their declarations, before any work:
+    no output is an input (also through links) or inside the data directory; inputs that exist
+    are regular files or folders (a FIFO would hang the reader); output files are regular files
+    that can be written and whose derived names fit; output folders exist (created) and are writable."""
+    from lexprobe.data.files import require_regular
+
+    outputs = {d.option: d.value for d in declared if d.kind in (OUTPUT, OUTPUT_DIR) and _paths(d.value)}
+    inputs = {d.option: d.value for d in declared if d.kind == INPUT and _paths(d.value)}
+    check_not_inputs(outputs, inputs, writes={d.option: d.writes for d in declared if d.writes})
+    for d in declared:
+        for path in _paths(d.value):
+            if d.kind == INPUT:
+                require_regular(path, f"pass a regular file as {d.option}")
+            elif d.kind == OUTPUT:
+                check_output_file(path, d.option)
+            elif d.kind == OUTPUT_DIR:
+                check_output_dir(path, d.option, create=False)  # made by the command, once its inputs are read
+            else:
+                raise ValueError(f"unknown path kind {d.kind!r} of {d.option}")
 
 
 def disk_full(err: BaseException) -> bool:

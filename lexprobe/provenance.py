@@ -23,7 +23,7 @@ def items_digest(items: Any) -> str:
     is the last resort for anything else.
     """
     blob = json.dumps(items, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()  # same digest for UTF-8 text
 
 
 def file_sha256(path: str | Path, chunk: int = 1 << 20) -> str:

@@ -30,6 +30,18 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: s
 
 
 
+def _json_text(obj: Any) -> str:
+    """``obj`` as JSON text that UTF-8 can hold: a path or argument with a byte that is not UTF-8 (a lone
+    surrogate in Python) is written as a ``\\udcff`` escape, which reads back as the same string (D3:
+    such a byte in --out or --data once made the result impossible to write)."""
+    text = json.dumps(obj, ensure_ascii=False, indent=1)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(obj, ensure_ascii=True, indent=1)
+    return text
+
+
 def write_json(path: str | Path, obj: Any) -> Path:
     """Write atomically (temp file + rename) so an interrupted write never leaves half a file.
 
@@ -45,8 +57,7 @@ def write_json(path: str | Path, obj: Any) -> Path:
         raise
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(obj, f, ensure_ascii=False, indent=1)
-            f.write("\n")
+            f.write(_json_text(obj) + "\n")
             f.flush()
             os.fsync(f.fileno())  # a full disk shows here, not after the rename
         umask = os.umask(0)

@@ -29,10 +29,10 @@ import time
 
 from lexprobe.benchmarks.base import RunPart
 from lexprobe.benchmarks.registry import get, names
-from lexprobe.cli_common import positive_int
+from lexprobe.cli_common import path_arg, positive_int
 from lexprobe.errors import LexprobeError, ModelError
 from lexprobe.model_names import DEFAULT_MODEL, PACKAGED
-from lexprobe.outputs import check_not_inputs, check_output_dir, output_lock
+from lexprobe.outputs import INPUT, OUTPUT_DIR, check_output_dir, output_lock
 from lexprobe.reporting import write_json
 
 #: the causal LM of the main job (a packaged short name, ``model_names.PACKAGED``)
@@ -52,12 +52,12 @@ _INSTALL = PACKAGED[LLM]
 def register(sub) -> None:
     p = sub.add_parser("run", help="the main job: every benchmark on the embedded default model, and a causal LM "
                                    "(SmolLM2-135M-Instruct) on WDLMPro and CoDA21, quick samples")
-    p.add_argument("--model", help="run only this model, on every benchmark (default: the embedded "
+    path_arg(p, "--model", kind=INPUT, help="run only this model, on every benchmark (default: the embedded "
                                    f"{DEFAULT_MODEL}, then the causal LM of --llm)")
     p.add_argument("--llm", help=f"the causal LM asked by likelihood and ask-to-choose (chat) on WDLMPro and CoDA21 "
                                  f"(default: {LLM}, a de-quantised Q4_1 GGUF: `{_INSTALL}`)")
     p.add_argument("--no-llm", action="store_true", help="run only the default model (no causal-LM parts)")
-    p.add_argument("--out-dir", default="results", help="folder for result files")
+    path_arg(p, "--out-dir", kind=OUTPUT_DIR, default="results", help="folder for result files")  # outputs.guard
     p.add_argument("--only", nargs="+", choices=names(), help="run only these benchmarks (default: all)")
     p.add_argument("--sample", type=positive_int,
                    help="override every part's sample size (groups per POS / instances; default: each part's)")
@@ -108,8 +108,7 @@ def _tag(model: str, method: str, chat: bool) -> str:
 
 
 def cmd_run(args) -> int:
-    check_not_inputs({"--out-dir": args.out_dir}, {"--model": args.model or DEFAULT_MODEL})
-    out_dir = check_output_dir(args.out_dir)  # before any work: nothing computed is lost to a bad folder
+    out_dir = check_output_dir(args.out_dir)  # made before any work (outputs.guard checked it against --model)
     with output_lock(out_dir, "--out-dir", folder=True):  # a second job on --out-dir stops before any fetch or model
         return _run(args, out_dir)
 

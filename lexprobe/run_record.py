@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import functools
+import os
 import platform
 import shlex
 import subprocess
@@ -67,6 +68,7 @@ def run_record(scorer: Any, items: Any, config: dict) -> dict:
         or "paper",
         "seed": seed,
         "command": command_line(),
+        **_argv_bytes(),
         "processes": _processes(),
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     }
@@ -80,11 +82,31 @@ def _processes() -> int:
 
 
 def command_line(argv: list[str] | None = None) -> str:
-    """The command as a user would type it (``lexprobe ...`` for the CLI)."""
-    argv = list(sys.argv if argv is None else argv)
+    """The command as a user would type it (``lexprobe ...`` for the CLI). A byte that is not UTF-8
+    (Python hands it over as a lone surrogate) is shown as ``\\xff``; ``_argv_bytes`` keeps the exact bytes."""
+    argv = [_printable(a) for a in (sys.argv if argv is None else argv)]
     if argv and (argv[0].endswith(("lexprobe", "lexprobe/__main__.py")) or argv[0] == "-m"):
         argv[0] = "lexprobe"
     return shlex.join(argv)
+
+
+def _printable(arg: str) -> str:
+    try:
+        arg.encode("utf-8")
+        return arg
+    except UnicodeEncodeError:
+        return os.fsencode(arg).decode("utf-8", "backslashreplace")
+
+
+def _argv_bytes(argv: list[str] | None = None) -> dict:
+    """``{"argv_bytes_b64": [...]}``, each argument's exact bytes in base64, when one is not UTF-8 (then
+    ``command`` shows those bytes escaped, so the command line is still recorded losslessly, D3); {} otherwise."""
+    import base64
+
+    argv = list(sys.argv if argv is None else argv)
+    if all(_printable(a) == a for a in argv):
+        return {}
+    return {"argv_bytes_b64": [base64.b64encode(os.fsencode(a)).decode("ascii") for a in argv]}
 
 
 def _plain(obj: Any) -> Any:

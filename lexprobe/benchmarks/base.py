@@ -62,18 +62,25 @@ class BenchmarkMeta:
 def option(default: Any = None, help: str = "", *, choices: Any = None, type: Callable | None = None,
            flag: str | None = None, cli: bool = True, record: bool = True, key: bool = True,
            nargs: str | None = None, required: bool = False, method: str | tuple[str, ...] | None = None,
-           factory: Callable | None = None, input: bool = False) -> Any:
+           factory: Callable | None = None, input: bool = False, path: str | None = None) -> Any:
     """A config field with what the CLI needs to offer it.
 
     ``record``: written to the result's ``config`` (False for output options such as a plot
     path); ``key``: part of the resume key (False for what cannot change a score, e.g. a data
     path: the items digest covers the data); ``method``: the method (or methods) the option belongs
-    to (given with another method it is an error, not silently ignored); ``input``: a path the run
-    reads (no output may overwrite it).
+    to (given with another method it is an error, not silently ignored); ``path``: what the value
+    is when it names a file: ``outputs.INPUT`` (read: no output may overwrite it, a FIFO is
+    refused), ``outputs.OUTPUT`` or ``outputs.OUTPUT_DIR`` (written: checked writable before any
+    work); ``outputs.guard`` derives every check from it. ``input=True`` is ``path=INPUT``.
     """
+    from lexprobe.outputs import INPUT, PATH_KINDS
+
+    path = INPUT if input and path is None else path
+    if path is not None and path not in PATH_KINDS:
+        raise ValueError(f"option(path=...) is one of {PATH_KINDS}, not {path!r}")
     metadata = {"help": help, "choices": choices, "type": type, "flag": flag, "cli": cli, "record": record,
                 "key": key and record, "nargs": nargs, "required": required, "method": method,
-                "input": input}
+                "input": path == INPUT, "path": path}
     if factory is not None:
         return field(default_factory=factory, metadata=metadata)
     return field(default=default, metadata=metadata)
@@ -104,6 +111,22 @@ def key_options(config: Any) -> dict:
             continue
         value = getattr(config, f.name)
         out[f.name] = key_options(value) if dataclasses.is_dataclass(value) else _plain(value)
+    return out
+
+
+def declared_paths(config: Any) -> list:
+    """The config's path options with their values (``option(path=...)``, nested groups too), as
+    ``outputs.PathOption``s: what ``outputs.guard`` checks and ``evaluate`` keeps from being overwritten."""
+    from lexprobe.outputs import PathOption
+
+    out = []
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        if f.metadata.get("nested"):
+            out += declared_paths(value)
+        elif f.metadata.get("path"):
+            out.append(PathOption(f.metadata.get("flag") or "--" + f.name.replace("_", "-"), f.metadata["path"],
+                                  value))
     return out
 
 

@@ -15,7 +15,8 @@ from typing import Any
 def register_benchmark(sub: Any, bench: Any) -> None:
     """The benchmark's command (and its aliases), its ``eval`` and its other commands."""
     from lexprobe.benchmarks.options import PROTOCOL_ALIASES, add_options, add_protocol_alias
-    from lexprobe.cli_common import add_model_args
+    from lexprobe.cli_common import add_model_args, path_arg
+    from lexprobe.outputs import OUTPUT
 
     meta = bench.meta
     p = sub.add_parser(meta.name, help=meta.help, aliases=list(meta.aliases))
@@ -26,24 +27,22 @@ def register_benchmark(sub: Any, bench: Any) -> None:
     add_options(e, bench.Config)
     # the deprecated --protocol names only what it named before (--method ask has no alias)
     add_protocol_alias(e, tuple(n for n in (*bench.recipes, *bench.methods) if n in PROTOCOL_ALIASES))
-    e.add_argument("--out", required=True, help="result JSON file (required)")
+    path_arg(e, "--out", kind=OUTPUT, required=True, help="result JSON file (required)")
     e.add_argument("--no-instances", action="store_true", help="leave per-instance records out of the result file")
     e.set_defaults(func=lambda args: cmd_eval(bench, args))
     bench.register_commands(bsub)
 
 
 def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
-    from lexprobe.benchmarks.evaluate import inputs
+    from lexprobe.benchmarks.evaluate import check_paths
     from lexprobe.benchmarks.options import config_from_args
-    from lexprobe.outputs import check_not_inputs, check_output_file, output_lock
+    from lexprobe.outputs import output_lock
 
     config = config_from_args(bench.Config, args)
     bench.method(config.method)
     bench.recipe(config.recipe)
     bench.check_config(config)
-    out = check_output_file(args.out)
-    check_not_inputs(bench.outputs(out, config), {**inputs(config), "--model": args.model})  # first: the worst
-    bench.check_outputs(out, config)
+    out = check_paths(bench, args.out, config, args.model)  # declared outputs and inputs (--template too)
     with output_lock(out):  # a second writer on --out stops here, before the data and the model load
         return _eval(bench, args, config, out)
 

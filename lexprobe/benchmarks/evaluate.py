@@ -11,6 +11,7 @@ come here, so they write the same file.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import Any, cast
@@ -36,9 +37,7 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     interrupted run resumes. Returns the schema-2 result (None on ranks other than 0).
     """
     from lexprobe.benchmarks.options import check_method_options
-    from lexprobe.cache import resume_key
-    from lexprobe.outputs import check_not_inputs, check_output_file
-    from lexprobe.provenance import scorer_options, scorer_revision
+    from lexprobe.outputs import output_lock
     from lexprobe.scorers.capabilities import require
 
     bench = resolve(benchmark)
@@ -51,9 +50,16 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     bench.check_config(config)
     require(scorer, method.requires, f"{bench.meta.name} --method {method.name}")
     if out is not None:
-        out = check_output_file(out)
-        bench.check_outputs(out, config)
-        check_not_inputs(bench.outputs(out, config), {**inputs(config), "--model": getattr(scorer, "path", None)})
+        out = check_paths(bench, out, config, getattr(scorer, "path", None))
+    with output_lock(out) if out is not None else contextlib.nullcontext():  # every writer of --out takes it
+        return _evaluate(bench, scorer, config, out, method, recipe, items, progress, keep_instances)
+
+
+def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, method: Any, recipe: Any, items: Any,
+              progress: bool, keep_instances: bool) -> dict | None:
+    from lexprobe.cache import resume_key
+    from lexprobe.provenance import scorer_options, scorer_revision
+
     if items is None:
         items = bench.load_items(config)
     started = time.time()
@@ -73,12 +79,25 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     return result
 
 
-def inputs(config: Any) -> dict[str, Any]:
-    """The paths a config reads, by option (``option(..., input=True)``)."""
-    import dataclasses
+def check_paths(bench: Benchmark, out: str | Path, config: Any, model: Any) -> Path:
+    """``outputs.guard`` on what a run writes (``bench.outputs``: ``--out``, a plot) and what it reads
+    (the config's declared inputs, ``--template`` too, and the model), then the benchmark's own checks."""
+    from lexprobe.outputs import INPUT, OUTPUT, PathOption, guard
 
-    return {f"--{f.name.replace('_', '-')}": getattr(config, f.name) for f in dataclasses.fields(config)
-            if f.metadata.get("input")}
+    out = Path(out)
+    written = [PathOption(option, OUTPUT, paths) for option, paths in bench.outputs(out, config).items()]
+    read = [PathOption(option, INPUT, value) for option, value in {**inputs(config), "--model": model}.items()]
+    guard(written + read)
+    bench.check_outputs(out, config)
+    return out
+
+
+def inputs(config: Any) -> dict[str, Any]:
+    """The paths a config reads, by option (``option(..., path=INPUT)``, in nested groups too: ``--template``)."""
+    from lexprobe.benchmarks.base import declared_paths
+    from lexprobe.outputs import INPUT
+
+    return {d.option: d.value for d in declared_paths(config) if d.kind == INPUT}
 
 
 def assemble(bench: Benchmark, scorer: Any, config: Any, legacy: dict) -> dict:

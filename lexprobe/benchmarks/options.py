@@ -56,7 +56,11 @@ def add_options(parser: argparse.ArgumentParser, cls: type, title: str | None = 
                 kwargs["nargs"] = md["nargs"]
             if md.get("required"):
                 kwargs.update(required=True, default=None)
-        target.add_argument(_flag(f), **kwargs)
+        action = target.add_argument(_flag(f), **kwargs)
+        if md.get("path"):  # declared once, in the field: checked by ``outputs.guard`` before the command runs
+            from lexprobe.cli_common import declare_path
+
+            declare_path(parser, action, md["path"])
 
 
 def add_protocol_alias(parser: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:

@@ -40,6 +40,24 @@ def stamps(files: Iterable[str]) -> dict[str, list[int]]:
     return out
 
 
+def _inside_data_dir(path: Path, root: Path) -> Path | None:
+    """``path`` as a path under ``root.resolve()`` when it lies in the data directory as resolved *or* as
+    written: a dataset replaced by a symlink to a file elsewhere is still the data directory's file and
+    still checked against its pin (resolving the link once let it through, D12). None when outside."""
+    import os
+
+    try:
+        base = root.resolve()
+        spellings = [(path.resolve(), base), (Path(os.path.abspath(path)), Path(os.path.abspath(root))),
+                     (Path(os.path.abspath(path)), base), (path.parent.resolve() / path.name, base)]
+    except (OSError, RuntimeError):
+        return None
+    for target, folder in spellings:
+        if target == folder or folder in target.parents:
+            return base / target.relative_to(folder)
+    return None
+
+
 def check_unchanged(path: str | Path) -> None:
     """Refuse (one ``DataError``) a dataset file in the data directory that no longer matches its pin.
 
@@ -49,12 +67,10 @@ def check_unchanged(path: str | Path) -> None:
     stamps recorded when the hash still matches (a copied or touched file).
     """
     root = data_dir()
-    try:
-        target, base = Path(path).resolve(), root.resolve()
-    except (OSError, RuntimeError):
+    target = _inside_data_dir(Path(path), root)
+    if target is None:
         return
-    if target != base and base not in target.parents:
-        return
+    base = root.resolve()
     for name, ds in DATASETS.items():
         state = read_state(name)
         recorded = dict(state.get("files") or {})

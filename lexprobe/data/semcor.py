@@ -11,7 +11,7 @@ Why this shape:
 - The sense key is ``lemma + '%' + lexical_key`` built from the term's
   ``externalRef[@reftype='lexical_key']``. The ``synset`` externalRefs are never
   used: about 62k of them (mostly verbs) point at wrong offsets.
-- A full parse takes ~17 s, so the parsed sentences are pickled under
+- A full parse takes ~17 s, so the parsed sentences are stored as JSON (never a pickle) under
   ``cache_dir()/semcor/``, keyed by the archive's path, size and mtime; later
   passes take about a second.
 
@@ -31,9 +31,9 @@ sentence split, and the pool key their retrieval uses.
 from __future__ import annotations
 
 import html
+import json
 import lzma
 import os
-import pickle
 import re
 import tarfile
 import zlib
@@ -140,35 +140,56 @@ def _cache_file(path: Path) -> Path:
         st = path.stat()
         size, mtime, inode = st.st_size, st.st_mtime_ns, st.st_ino
     key = stable_hash([str(path.resolve()), size, mtime, inode, _CACHE_VERSION])
-    return cache_dir() / "semcor" / f"semcor-{key}.pkl"
+    return cache_dir() / "semcor" / f"semcor-{key}.json"
 
 
 def _load_cached(path: Path) -> list[SemcorSentence]:
+    """The parsed sentences from the JSON cache (never a pickle: a planted file once ran code, D5), or
+    parsed afresh and stored; a damaged or ill-shaped cache file is parsed again."""
+    from lexprobe.cache import read_cache_file, write_cache_file
+
     cache = _cache_file(path)
-    if cache.exists():
+    raw = read_cache_file(cache)
+    if raw is not None:
         try:
-            with cache.open("rb") as f:
-                return _from_rows(pickle.load(f))
-        except Exception:  # noqa: BLE001 - a damaged cache is rebuilt
+            return _from_rows(json.loads(raw))
+        except (ValueError, TypeError, RecursionError):  # damaged or of another shape: parsed again
             pass
     sentences = sorted(_parse_archive(path), key=lambda s: s.doc_id)  # stable: sentence order kept
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cache.with_suffix(f".tmp{os.getpid()}")
-    with tmp.open("wb") as f:
-        pickle.dump(_to_rows(sentences), f, protocol=pickle.HIGHEST_PROTOCOL)
-    tmp.replace(cache)
+    write_cache_file(cache, json.dumps(_to_rows(sentences), ensure_ascii=False, separators=(",", ":"))
+                     .encode("utf-8", "surrogatepass"))
     return sentences
 
 
-def _to_rows(sentences: list[SemcorSentence]) -> list[tuple]:
-    return [(s.doc_id, s.sent_id, s.tokens, [tuple(a) for a in s.annotations]) for s in sentences]
+def _to_rows(sentences: list[SemcorSentence]) -> dict:
+    return {"format": _CACHE_FORMAT,
+            "sentences": [[s.doc_id, s.sent_id, list(s.tokens), [list(a) for a in s.annotations]] for s in sentences]}
 
 
-def _from_rows(rows: list[tuple]) -> list[SemcorSentence]:
-    make_ann = SemcorAnnotation._make
-    return [
-        SemcorSentence(doc, sent, tokens, tuple(map(make_ann, anns))) for doc, sent, tokens, anns in rows
-    ]
+#: the cache file's format: {"format": ..., "sentences": [[doc, sent, [tokens], [[index, lemma, pos, key,
+#: multiword, sense_number], ...]], ...]}
+_CACHE_FORMAT = "lexprobe-semcor/1"
+_ANNOTATION_TYPES = (int, str, str, str, bool, str)
+
+
+def _from_rows(data: object) -> list[SemcorSentence]:
+    """The sentences of a cache file's content; ``ValueError`` for any value of the wrong type or shape."""
+    if not isinstance(data, dict) or data.get("format") != _CACHE_FORMAT or not isinstance(data.get("sentences"), list):
+        raise ValueError("not a lexprobe SemCor cache")
+    out = []
+    for row in data["sentences"]:
+        doc, sent, tokens, anns = row
+        if not (isinstance(doc, str) and isinstance(sent, str) and isinstance(tokens, list) and isinstance(anns, list)
+                and all(isinstance(t, str) for t in tokens)):
+            raise ValueError("a sentence of the wrong shape")
+        annotations = []
+        for ann in anns:
+            if not (isinstance(ann, list) and len(ann) == len(_ANNOTATION_TYPES)
+                    and all(type(v) is t for v, t in zip(ann, _ANNOTATION_TYPES))):
+                raise ValueError("an annotation of the wrong shape")
+            annotations.append(SemcorAnnotation(*ann))
+        out.append(SemcorSentence(doc, sent, tuple(tokens), tuple(annotations)))
+    return out
 
 
 def _is_semcor_member(name: str, repo_archive: bool) -> bool:

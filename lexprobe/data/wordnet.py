@@ -82,6 +82,30 @@ def _install_into_nltk_data(src: Path) -> Path:
     return root
 
 
+def _installed(src: Path) -> Path:
+    """``_install_into_nltk_data``, or (the cache cannot be written: a read-only shared cache, D16) the
+    same copy in a private temporary folder removed at exit, with one notice."""
+    try:
+        return _install_into_nltk_data(src)
+    except OSError as err:
+        import atexit
+        import errno
+        import tempfile
+
+        from lexprobe.cache import cache_not_writable
+
+        if err.errno in (errno.ENOSPC, errno.EDQUOT) or "LEXPROBE_NLTK_DATA" in os.environ:
+            raise
+        cache_not_writable(Path(err.filename or cache_dir()), err)
+        tmp = tempfile.mkdtemp(prefix="lexprobe-nltk-")
+        atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+        os.environ["LEXPROBE_NLTK_DATA"] = tmp
+        try:
+            return _install_into_nltk_data(src)
+        finally:
+            del os.environ["LEXPROBE_NLTK_DATA"]
+
+
 @lru_cache(maxsize=1)
 def load_wordnet():
     """Return NLTK's WordNet reader (WordNet 3.0), setting NLTK up if needed."""
@@ -97,7 +121,7 @@ def load_wordnet():
     for src in _candidate_source_dirs():
         looked.append(str(src))
         if all((src / f).exists() for f in REQUIRED_FILES):
-            root = _install_into_nltk_data(src)
+            root = _installed(src)
             if str(root) not in nltk.data.path:
                 nltk.data.path.insert(0, str(root))
             return WordNetCorpusReader(str(root / "corpora" / "wordnet"), None)

@@ -31,6 +31,9 @@ def _port(text: str) -> int:
 
 
 def register(sub) -> None:
+    from lexprobe.cli_common import path_arg
+    from lexprobe.outputs import INPUT, OUTPUT_DIR
+
     p = sub.add_parser("human", help="human baselines: a local web page where people take the models' items")
     hsub = p.add_subparsers(dest="human_command", metavar="COMMAND")
     hsub.required = True
@@ -53,8 +56,10 @@ def register(sub) -> None:
     s.set_defaults(func=cmd_serve)
 
     sc = hsub.add_parser("score", help="turn stored answers into result files (per participant and pooled)")
-    sc.add_argument("--db", required=True, help="answer database written by `human serve`")
-    sc.add_argument("--out", default="human-results", help="folder for result JSON files (default: human-results)")
+    # declared paths: outputs.guard keeps --out off --db and checks it writable before the command runs
+    path_arg(sc, "--db", kind=INPUT, required=True, help="answer database written by `human serve`")
+    path_arg(sc, "--out", kind=OUTPUT_DIR, default="human-results",
+             help="folder for result JSON files (default: human-results)")
     sc.set_defaults(func=cmd_score)
 
 
@@ -102,13 +107,12 @@ def cmd_serve(args) -> int:
 def cmd_score(args) -> int:
     from lexprobe.human.score import results_for
     from lexprobe.human.store import AnswerStore
-    from lexprobe.outputs import check_not_inputs, check_output_dir
+    from lexprobe.outputs import check_output_dir
     from lexprobe.reporting import write_json
 
     if not Path(args.db).is_file():
         raise DataError(f"answer database {args.db} not found; pass the --db of `lexprobe human serve`")
-    check_not_inputs({"--out": args.out}, {"--db": args.db})
-    check_output_dir(args.out, "--out")  # an existing file as --out: one line, before anything is read
+    check_output_dir(args.out, "--out")  # made now (outputs.guard checked it with --db)
     store = AnswerStore(args.db, read_only=True)  # a foreign database is refused, never changed
     out = Path(args.out)
     written = 0

@@ -149,9 +149,11 @@ class AnswerStore:
     def _take_lock(self) -> None:
         import fcntl
 
+        from lexprobe.outputs import open_private
+
         lock = self.path.with_name(self.path.name + ".lock")
         try:
-            f = open(lock, "a+")
+            f = os.fdopen(open_private(lock, os.O_RDWR), "r+")  # never through a link (D6)
         except OSError as err:  # a read-only folder, no right to write there, a name too long
             raise DataError(f"cannot use {self.path} as the answer database: its lock file {lock} cannot be "
                             f"created ({err.strerror or err}); pass --db in a folder you can write to") from None

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from lexprobe.benchmarks.base import option
 from lexprobe.cli_common import positive_int
+from lexprobe.outputs import INPUT
 
 READING_CHOICES = {"both": ("likelihood", "generation"), "likelihood": ("likelihood",),
                    "generation": ("generation",)}
@@ -19,7 +20,8 @@ READING_CHOICES = {"both": ("likelihood", "generation"), "likelihood": ("likelih
 @dataclass(frozen=True)
 class ChooseOptions:
     chat: bool = option(False, "wrap the question in the tokenizer's chat template (instruction-tuned models)")
-    template: str = option("default", "prompt template: default, or a JSON file (fields: docs/llm.md)")
+    template: str = option("default", "prompt template: default, or a JSON file (fields: docs/llm.md)",
+                           path=INPUT)
     max_candidates: int = option(10, "larger groups are cut to a seeded sample of this many options, the gold "
                                      "one kept", type=positive_int)
     permutations: int = option(1, "ask every item in this many seeded option orders and average",

@@ -60,8 +60,13 @@ def expand(paths) -> list[Path]:
 def result_files_in(folder: Path, since: float | None = None) -> list[Path]:
     import json
 
+    from lexprobe.data.files import require_regular
+
     found = []
     for path in sorted(folder.glob("*.json")):
+        # the regular-file guard every reader uses: a FIFO named x.json once hung `report DIR`, a link
+        # to /dev/zero ate the memory (D20)
+        require_regular(path, f"remove it from {folder} or pass the result files one by one")
         if since is not None and path.stat().st_mtime < since:
             continue
         try:

@@ -36,8 +36,8 @@ chunk's content, so an interrupted run resumes and a rerun is free.
 from __future__ import annotations
 
 import copy
+import io
 import logging
-import os
 from collections import OrderedDict
 from typing import Callable, Sequence
 
@@ -45,7 +45,7 @@ import numpy as np
 import torch
 
 from lexprobe.batching import pad_batch, run_batched
-from lexprobe.cache import cache_dir, stable_hash
+from lexprobe.cache import cache_dir, read_cache_file, stable_hash, write_cache_file
 from lexprobe.data.instances import SenseInstance, token_char_spans
 from lexprobe.errors import ModelError
 from lexprobe.scorers.base import EmbeddedTargets, LayerEmbeddings, Scorer
@@ -201,11 +201,13 @@ class TokenEmbedder(Scorer):
             key = stable_hash([_CACHE_VERSION, self.fingerprint, self.path, layers, self.max_length,
                                "words-alone" if self.words_alone else "text", jobs])
             path = cache_dir() / "token-embeddings" / f"{key}.npz"
-            if path.exists():
+            raw = read_cache_file(path)  # never through a link
+            if raw is not None:
                 try:
-                    with np.load(path) as z:
-                        self.stats["cached_chunks"] += 1
-                        return z["vectors"], z["ok"]
+                    with np.load(io.BytesIO(raw), allow_pickle=False) as z:
+                        vectors, ok = z["vectors"], z["ok"]
+                    self.stats["cached_chunks"] += 1
+                    return vectors, ok
                 except Exception:  # noqa: BLE001 - a damaged cache file is recomputed
                     pass
         size, budget, length = self._batching(jobs)
@@ -213,11 +215,10 @@ class TokenEmbedder(Scorer):
                               max_tokens=budget)
         vecs = np.concatenate([r[0] for r in results], axis=0)
         ok = np.concatenate([r[1] for r in results], axis=0)
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
-            np.savez(tmp, vectors=vecs, ok=ok)
-            os.replace(tmp, path)
+        if path is not None:  # a unique temporary name; a read-only cache is one notice (D16)
+            buffer = io.BytesIO()
+            np.savez(buffer, vectors=vecs, ok=ok)
+            write_cache_file(path, buffer.getvalue())
         return vecs, ok
 
     def _words_alone_batch(self, jobs: list[tuple[tuple[str, ...], list[int]]]):

@@ -44,7 +44,8 @@ def resolve_coda_file(value: str) -> Path:
 
 def register_commands(csub) -> None:
     """CoDA21's commands besides ``eval`` (which ``lexprobe.cli`` derives from ``CodaConfig``)."""
-    from lexprobe.cli_common import add_recipe_arg, batch_size_arg
+    from lexprobe.cli_common import add_recipe_arg, batch_size_arg, path_arg
+    from lexprobe.outputs import INPUT, OUTPUT
 
     fmt = argparse.ArgumentDefaultsHelpFormatter
     b = csub.add_parser("build", help="build a CoDA21-style dataset from WordNet and SemCor", formatter_class=fmt)
@@ -82,9 +83,9 @@ def register_commands(csub) -> None:
     hs.set_defaults(func=cmd_sample_human)
 
     h = csub.add_parser("heatmap", help="draw one group's match scores with predicted and gold alignment")
-    h.add_argument("--result", required=True, help="result JSON of `lexprobe coda eval`")
+    path_arg(h, "--result", kind=INPUT, required=True, help="result JSON of `lexprobe coda eval`")
     h.add_argument("--group", required=True, help="group id (n/3) or index into the result's groups")
-    h.add_argument("--out", required=True, help="image file (.png, .pdf, .svg)")
+    path_arg(h, "--out", kind=OUTPUT, required=True, help="image file (.png, .pdf, .svg)")  # outputs.guard checks
     h.set_defaults(func=cmd_heatmap)
 
 
@@ -167,7 +168,6 @@ def cmd_sample_human(args) -> int:
 def cmd_heatmap(args) -> int:
     from lexprobe.benchmarks.coda21.heatmap import draw_heatmap, find_group, load_result
 
-    check_not_inputs({"--out": args.out}, {"--result": args.result})
     check_image_file(args.out)
     instance = find_group(load_result(args.result), args.group)
     path = draw_heatmap(instance, args.out)

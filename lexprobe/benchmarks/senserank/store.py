@@ -9,7 +9,7 @@ an interrupted run keeps everything it embedded. Rows are ``[layers, dim]``.
 
 The folder belongs to one model: ``identity.json`` holds the model's revision (weights
 hash) and every option that changes a vector (layer, max length, dtype). A store
-written under another identity is set aside (``<dir>.stale``), never mixed in. Entries
+written under another identity is set aside (``<dir>.stale``, ``.stale.1``, ...: never removed), never mixed in. Entries
 are keyed by a SHA-256 digest of the sentence's tokens, so a different input simply has
 other keys.
 """
@@ -21,7 +21,6 @@ import json
 import logging
 import os
 import re
-import shutil
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -58,9 +57,9 @@ class EmbeddingStore:
             except (OSError, ValueError):
                 same = False
             if not same:
-                stale = self.root.with_name(self.root.name + ".stale")
-                shutil.rmtree(stale, ignore_errors=True)
-                self.root.replace(stale)
+                from lexprobe.outputs import set_aside
+
+                stale = set_aside(self.root)  # a fresh .stale[.N]: an older store is never removed (D1)
                 log.warning("embedding store %s was written for another model or options; set aside as %s",
                             self.root, stale)
         if not self.root.exists():
@@ -141,7 +140,7 @@ class StoreWriter:
             self.shape, entries = _read_index(index)
             self.rows = max((row + len(t) for row, t, _ in entries.values()), default=0)
         if self.vectors.exists() and self.shape is not None:
-            with self.vectors.open("r+b") as f:  # rows written after the last indexed sentence
+            with _private(self.vectors, os.O_RDWR, "r+b") as f:  # rows written after the last indexed sentence
                 f.truncate(self.rows * int(np.prod(self.shape)) * 4)
 
     def close(self) -> None:
@@ -159,8 +158,9 @@ class StoreWriter:
             return
         if self.shape is None:
             self.shape = tuple(blocks[0].shape[1:])
-            self.index.write_text(json.dumps({"shape": list(self.shape), "dtype": "float32"}) + "\n", encoding="utf-8")
-        with self.vectors.open("ab") as f:
+            with _private(self.index, os.O_WRONLY | os.O_TRUNC, "w") as f:
+                f.write(json.dumps({"shape": list(self.shape), "dtype": "float32"}) + "\n")
+        with _private(self.vectors, os.O_WRONLY | os.O_APPEND, "ab") as f:
             for b in blocks:
                 if tuple(b.shape[1:]) != self.shape:
                     raise ValueError(f"row shape {tuple(b.shape[1:])} differs from the store's {self.shape}")
@@ -171,8 +171,15 @@ class StoreWriter:
             lines.append(json.dumps({"s": key, "row": self.rows, "t": list(map(int, t)),
                                      "ok": "".join("1" if x else "0" for x in flags)}))
             self.rows += len(t)
-        with self.index.open("a", encoding="utf-8") as f:  # index last: a row is used only once indexed
+        with _private(self.index, os.O_WRONLY | os.O_APPEND, "a") as f:  # index last: a row is used only once indexed
             f.write("\n".join(lines) + "\n")
+
+
+def _private(path: Path, flags: int, mode: str):
+    """A store file opened never through a link (``outputs.open_private``: the store's files are lexprobe's own)."""
+    from lexprobe.outputs import open_private
+
+    return os.fdopen(open_private(path, flags), mode, encoding=None if "b" in mode else "utf-8")
 
 
 def _lock(path: Path) -> int:

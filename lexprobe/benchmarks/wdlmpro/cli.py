@@ -7,8 +7,9 @@ from pathlib import Path
 
 from lexprobe.benchmarks.wdlmpro import dataset_cli
 from lexprobe.benchmarks.wdlmpro.dataset import MIN_GROUP_SIZE, SynsetGroup, group_members
+from lexprobe.cli_common import path_arg
 from lexprobe.errors import DataError
-from lexprobe.outputs import check_image_file, check_not_inputs, check_output_file
+from lexprobe.outputs import INPUT, OUTPUT, check_image_file, check_output_file
 
 
 def register_commands(wsub) -> None:
@@ -17,8 +18,8 @@ def register_commands(wsub) -> None:
     dataset_cli.add_stats_parser(wsub)
     dataset_cli.add_sample_human_parser(wsub)
     pl = wsub.add_parser("plot", help="draw P@1 by frequency, depth and token count from a result file")
-    pl.add_argument("--result", required=True, help="result JSON of `wdlmpro eval`")
-    pl.add_argument("--out", required=True, help="PNG file")
+    path_arg(pl, "--result", kind=INPUT, required=True, help="result JSON of `wdlmpro eval`")
+    path_arg(pl, "--out", kind=OUTPUT, required=True, help="PNG file")  # declared: outputs.guard checks both
     pl.set_defaults(func=cmd_plot)
 
 
@@ -26,7 +27,6 @@ def cmd_plot(args) -> int:
     from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
 
     path = Path(args.result)
-    check_not_inputs({"--out": args.out}, {"--result": args.result})
     check_image_file(args.out)
     if not path.is_file():
         raise DataError(f"result file {path} not found; run `lexprobe wdlmpro eval ... --out {path}` first")

@@ -7,6 +7,7 @@ from typing import Callable
 
 from lexprobe.benchmarks.base import nested, option
 from lexprobe.cli_common import non_negative_int, positive_int
+from lexprobe.outputs import OUTPUT
 from lexprobe.protocols.choose_cli import ChooseOptions
 
 TASK_CHOICES = {"w2d": ("w2d",), "d2w": ("d2w",), "both": ("w2d", "d2w")}
@@ -43,7 +44,7 @@ class WDLMProConfig:
                              "share pairs); every finished group is logged, so Ctrl-C keeps all finished chunks",
                              type=positive_int, record=False, method="likelihood")
     plot: str | None = option(None, "also draw the breakdowns to this PNG (default: next to --out; --method "
-                                    "likelihood)", record=False, method="likelihood")
+                                    "likelihood)", record=False, method="likelihood", path=OUTPUT)
     choose: ChooseOptions = nested(ChooseOptions, "ask-to-choose prompting (--method choose; causal LMs)",
                                    method="choose")
 

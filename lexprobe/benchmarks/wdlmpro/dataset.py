@@ -290,19 +290,24 @@ def _write_cache(groups: Sequence[SynsetGroup], path: Path) -> None:
                 table.append([c.synset, c.word, c.definition])
             row.append(index[c])
         rows.append(row)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as f:
-        json.dump({"format": "wdlmpro-cache/1", "pos": groups[0].pos if groups else None,
-                   "candidates": table, "groups": rows}, f, ensure_ascii=False, separators=(",", ":"))
-    os.replace(tmp, path)
+    from lexprobe.cache import write_cache_file
+
+    # a unique temporary name, renamed into place: two first runs once shared one ``.tmp`` (D21); a
+    # read-only cache is one notice and the groups are used without storing them (D16)
+    write_cache_file(path, json.dumps({"format": "wdlmpro-cache/1", "pos": groups[0].pos if groups else None,
+                                       "candidates": table, "groups": rows}, ensure_ascii=False,
+                                      separators=(",", ":")).encode("utf-8"))
 
 
 def _read_cache(path: Path, pos: str) -> list[SynsetGroup] | None:
     """The cached groups, or None when the file is missing or unusable (then we rebuild)."""
+    from lexprobe.cache import read_cache_file
+
     try:
-        with path.open(encoding="utf-8") as f:
-            data = json.load(f)
+        raw = read_cache_file(path)
+        if raw is None:
+            return None
+        data = json.loads(raw)
         table = [Candidate(*c) for c in data["candidates"]]
         groups = []
         for row in data["groups"]:
