@@ -83,20 +83,31 @@ def unit_values(result: dict) -> list[Unit]:
     return out
 
 
-FAILURE_COLUMNS = [("model", "Model"), ("task", "Corpus"), ("pos", "POS"), ("item", "Query"),
+FAILURE_COLUMNS = [("model", "Model"), ("task", "Corpus"), ("pos", "POS"), ("item", "Query (target in [brackets])"),
                    ("gold", "Query sense"), ("chosen", "Senses of the nearest neighbours (✓ same sense)"),
-                   ("score", "AP@50")]
+                   ("score", "AP@50 (random)")]
 
 
 def failure_rows(result: dict) -> list[dict]:
+    """One row per query; a failure (``ok`` false) ranks its same-sense instances no better than chance: AP@50
+    below R/N, the share of the lemma's database instances with the query's sense (``SenseRank.failure_note``)."""
     rows = []
     for q in result["instances"]:
         hits, top = q.get("hits", ""), q.get("top", [])
         chosen = ", ".join(f"{'✓' if h == '1' else '✗'} {label}" for h, label in zip(hits, top))
-        rows.append({"task": corpus(result), "item": f"{q.get('lemma', '')} ({q['id']})", "gold": q.get("label", ""),
-                     "chosen": chosen, "ok": hits[:1] == "1", "score": f"{q.get('ap', 0):.2f}",
+        ap, chance = q.get("ap", 0.0), _chance(q)
+        item = f"{q.get('lemma', '')}: {q['context']} ({q['id']})" if q.get("context") else f"{q.get('lemma', '')} ({q['id']})"
+        rows.append({"task": corpus(result), "item": item, "gold": q.get("label", ""),
+                     "chosen": chosen, "ok": ap >= chance if chance is not None else hits[:1] == "1",
+                     "score": f"{ap:.2f}" + (f" ({chance:.2f})" if chance is not None else ""),
                      "model": model_name(result), "pos": q.get("pos", "")})
     return rows
+
+
+def _chance(query: dict) -> float | None:
+    """R/N of a query (same-sense instances among the lemma's candidates): a random order's mean precision."""
+    r, n = query.get("n_relevant"), query.get("n_candidates")
+    return r / n if r is not None and n else None
 
 
 def _columns(result: dict) -> list[str]:
