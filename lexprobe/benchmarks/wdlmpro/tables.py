@@ -33,7 +33,7 @@ def likelihood_tables(results: list[dict]) -> list[Table]:
         headers = ["Model"] + [f"{POS_NAME[p]} {m}" for p in cols for m in ("P@1 (%)", "RS")] + ["N"]
         table = Table("wdlmpro", f"WDLMPro {TASK_TITLE[task]}", headers,
                       note="95% bootstrap intervals over targets in brackets; RS = rank score (x100).")
-        digests, seen = {digest(r) for r in members}, set()
+        seen = set()
         for r in members:
             m = r["metrics"][task]
             rnd = r["baselines"].get("random", {}).get(task) or {}
@@ -45,7 +45,7 @@ def likelihood_tables(results: list[dict]) -> list[Table]:
             if digest(r) in seen or not b:
                 continue
             seen.add(digest(r))
-            table.rows.append([baseline_label("Random (expected)", r, digests)]
+            table.rows.append([baseline_label("Random (expected)", r, members)]
                               + [cell(b.get(p), key) for p in cols for key in ("p_at_1", "rank_score")]
                               + [b.get("all", {}).get("n")])
         tables.append(table)
