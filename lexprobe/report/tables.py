@@ -11,7 +11,7 @@ from pathlib import Path
 from lexprobe.benchmarks.registry import all_benchmarks, get
 from lexprobe.protocols.readings import choose_options, label, setting
 from lexprobe.result_schema import is_choose, is_sweep, model_name
-from lexprobe.tables import Cell, Table, cell, to_html, to_latex, to_markdown  # noqa: F401  (renderers)
+from lexprobe.tables import Cell, Table, cell, to_html, to_latex, to_markdown, vs_random  # noqa: F401  (renderers)
 
 
 def build_tables(results: list[dict]) -> list[Table]:
@@ -127,6 +127,8 @@ def summary_table(results: list[dict]) -> Table | None:
     for r in results:
         bench = get(r["benchmark"])
         name = model_name(r)
+        own = baseline(r, bench.meta.summary)
+        chance = own.cells if own is not None else {}  # each figure against the random baseline of its own items
 
         def slices(c, r=r):
             return ((r["metrics"].get(c.task or r["tasks"][0]) or {}).get("all")) or {}
@@ -138,7 +140,8 @@ def summary_table(results: list[dict]) -> Table | None:
                 for c in bench.meta.summary:
                     m = slices(c)
                     if f"{reading}.{c.metric}" in m:
-                        put(key, c.header, cell(m, f"{reading}.{c.metric}", c.scale, c.digits))
+                        put(key, c.header, vs_random(cell(m, f"{reading}.{c.metric}", c.scale, c.digits),
+                                                     chance.get(c.header)))
                         if m.get(f"{reading}.valid") is not None:
                             put(key, parsed, m[f"{reading}.valid"], c.part)
                         if m.get(f"{reading}.agreement") is not None:
@@ -149,11 +152,10 @@ def summary_table(results: list[dict]) -> Table | None:
             for c in bench.meta.summary:
                 m = slices(c)
                 if m:
-                    figure = cell(m, c.metric, c.scale, c.digits)
+                    figure = vs_random(cell(m, c.metric, c.scale, c.digits), chance.get(c.header))
                     put(key, c.header, _Tagged(figure, tag) if tag else figure)
-        b = baseline(r, bench.meta.summary)
-        if b is not None:
-            baselines.append(b)
+        if own is not None:
+            baselines.append(own)
     for what, cells in random_rows(baselines):
         rows.append(["Random", what, "–"] + [cells.get(h) for h in headers[3:]])
     table = Table("llm", "Models by method (the table template of docs/llm.md)", headers, note=summary_note(results))
@@ -167,7 +169,7 @@ class _Tagged(Cell):
     """A figure with a word after it (the layer it was measured at)."""
 
     def __init__(self, cell: Cell, tag: str):
-        super().__init__(cell.value, cell.ci, cell.scale, cell.digits)
+        super().__init__(cell.value, cell.ci, cell.scale, cell.digits, cell.flags)
         self.tag = tag
 
     def main(self) -> str:

@@ -114,6 +114,7 @@ def test_choose_tables_in_html_equal_the_json(llm_files, llm_report):
         assert _value(row[header.index("Parsed (%)")]) == m["generation.valid"] == 1.0
         assert _value(row[header.index("Random P@1 (%)")]) == r["baselines"]["random"]["w2d"][pos]["p_at_1"]
         assert row[header.index("Asked")][0] == str(m["n"])
+        assert row[header.index("Skipped")][0] == "0"  # a number in every row, the per-POS ones too (#29)
     coda = _load(llm_files["coda-choose"])
     table = page.tables["CoDA21 coda, ask to choose (--method choose)"]
     head = [c[0] for c in table[0]]
