@@ -34,7 +34,7 @@ body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em auto
 h1{font-size:1.5em}h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;margin:.8em 0;font-size:.9em}
 .tablebox{max-width:100%;overflow-x:auto}.tablebox table{margin:.4em 0}
-td.prose{min-width:13em;max-width:26em}td.num .ci{display:block}
+.tablebox table{font-size:.85em}td.prose{min-width:12em;max-width:20em}td.num .ci{display:block}
 td.flag{background:#fff4e0}td.flag::before{content:"⚠ ";color:#b35c00;font-weight:700}
 .flagnote{color:#8a4b00}
 .banner{border:1px solid #e0b000;background:#fff8db;padding:.5em .8em;margin:.6em 0;border-radius:4px}
@@ -44,7 +44,7 @@ caption{text-align:left;font-weight:600;padding:.3em 0}
 th,td{border:1px solid #ddd;padding:.25em .5em;vertical-align:top}th{background:#f3f3f3}
 td.num{text-align:right;white-space:nowrap}.ci{color:#777;font-size:.85em}
 .note{color:#555;font-size:.85em;margin-top:0}
-figure{display:inline-block;margin:.5em 1em .5em 0}figure img{max-width:100%;border:1px solid #eee}
+figure{display:inline-block;margin:.5em 1em .5em 0;max-width:100%}figure img{max-width:100%;max-height:85vh;border:1px solid #eee}
 figcaption{font-size:.85em;color:#555}
 .controls{display:flex;gap:.8em;flex-wrap:wrap;align-items:center;margin:1em 0}
 #items td{max-width:40em}#items td.details{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:.85em}
@@ -108,11 +108,9 @@ def _json_block(obj) -> str:
     return json.dumps(obj, ensure_ascii=False).replace("<", "\\u003c")
 
 
-def sample_banner(result: dict) -> str:
-    """One sentence for a result that ran on a stand-in dataset (``dataset.sample``) or on part of the data
-    (a ``limit`` or ``max_instances`` in its config); empty otherwise."""
-    from pathlib import Path
-
+def sample_note(result: dict) -> str:
+    """What part of the data a result ran on, as HTML, when it ran on a stand-in dataset (``dataset.sample``)
+    or on part of the data (a ``limit`` or ``max_instances`` in its config); empty otherwise."""
     parts = []
     data = result.get("dataset") or {}
     if data.get("sample"):
@@ -123,12 +121,23 @@ def sample_banner(result: dict) -> str:
         parts.append(f"evaluated only the first {config['limit']} items of each part of speech (--limit)")
     if config.get("max_instances"):
         parts.append(f"sampled whole lemmas up to {config['max_instances']} instances (--max-instances)")
-    if not parts:
-        return ""
-    name = html.escape(Path(result.get("_path", "?")).name)
-    model = html.escape(str((result.get("model") or {}).get("name", "?")))
-    return (f"<div class='banner sample'><strong>Sample, not the paper's full data:</strong> {name} ({model}) "
-            f"{'; it '.join(parts)}. Its figures are not comparable with the paper's.</div>")
+    return "; ".join(parts)
+
+
+def sample_banners(results: list[dict]) -> list[str]:
+    """One banner per kind of sample, naming every result file (and model) that ran on it."""
+    from pathlib import Path
+
+    groups: dict[str, list[str]] = {}
+    for r in results:
+        note = sample_note(r)
+        if note:
+            model = str((r.get("model") or {}).get("name", "?"))
+            groups.setdefault(note, []).append(f"{Path(r.get('_path', '?')).name} ({model})")
+    return [f"<div class='banner sample'><strong>Sample, not the paper's full data:</strong> "
+            f"{html.escape(', '.join(names))} {note}. "
+            f"{'Its' if len(names) == 1 else 'Their'} figures are not comparable with the paper's.</div>"
+            for note, names in groups.items()]
 
 
 def run_block(result: dict, record: Table, column: int) -> str:
@@ -175,7 +184,7 @@ def index_page(tables: list[Table], figures, record: Table, results: list[dict],
         if not bench_tables and not bench_figures:
             continue
         parts.append(f"<h2 id='{bench}'>{sections[bench]}</h2>")
-        parts += [b for b in (sample_banner(r) for r in results if r["benchmark"] == bench) if b]
+        parts += sample_banners([r for r in results if r["benchmark"] == bench])
         parts += [to_html(t) for t in bench_tables]
         for f in bench_figures:
             data = base64.b64encode(f.png()).decode("ascii")

@@ -78,7 +78,7 @@ def plot_breakdowns(result: dict, out: str | Path) -> Path:
 
 
 #: more bands than this in a panel: their labels turn upright (one line each) so they cannot run together
-FLAT_BANDS = 5
+FLAT_BANDS = 7
 
 
 def _bands(per_pos: dict) -> list[str]:
