@@ -11,7 +11,17 @@ from pathlib import Path
 from lexprobe.benchmarks.registry import all_benchmarks, get
 from lexprobe.protocols.readings import choose_options, label, setting
 from lexprobe.result_schema import is_choose, is_sweep, model_name
-from lexprobe.tables import Cell, Table, cell, to_html, to_latex, to_markdown, vs_random  # noqa: F401  (renderers)
+from lexprobe.tables import (  # noqa: F401  (renderers)
+    PARSE_THRESHOLD,
+    Cell,
+    Table,
+    Text,
+    cell,
+    to_html,
+    to_latex,
+    to_markdown,
+    vs_random,
+)
 
 
 def build_tables(results: list[dict]) -> list[Table]:
@@ -160,8 +170,8 @@ def summary_table(results: list[dict]) -> Table | None:
         rows.append(["Random", what, "–"] + [cells.get(h) for h in headers[3:]])
     table = Table("llm", "Models by method (the table template of docs/llm.md)", headers, note=summary_note(results))
     parts = _columns()[1]
-    table.rows = [[_per_bench(v, parts) if isinstance(v, dict) else ("–" if v is None else v) for v in row]
-                  for row in rows]
+    table.rows = [[_per_bench(v, parts, h) if isinstance(v, dict) else ("–" if v is None else v)
+                   for h, v in zip(headers, row)] for row in rows]
     return table
 
 
@@ -176,8 +186,11 @@ class _Tagged(Cell):
         return f"{super().main()} ({self.tag})" if self.value is not None else super().main()
 
 
-def _per_bench(values: dict, parts: list[str]) -> str:
-    return " / ".join("–" if values.get(b) is None else f"{100 * values[b]:.1f}" for b in parts)
+def _per_bench(values: dict, parts: list[str], header: str = "") -> Text:
+    """One figure per benchmark ("W2D / D2W / CoDA21"); a parse rate under the threshold flags the cell."""
+    text = " / ".join("–" if values.get(b) is None else f"{100 * values[b]:.1f}" for b in parts)
+    low = header.startswith("Parsed") and any(v is not None and 100 * v < PARSE_THRESHOLD for v in values.values())
+    return Text([text], flags=("parse",) if low else ())
 
 
 def summary_note(results: list[dict]) -> str:
