@@ -227,7 +227,7 @@ def to_latex(table: Table) -> str:
     lines += [" & ".join(cell(c) for c in row) + r" \\" for row in table.rows]
     lines += [r"\bottomrule", r"\end{tabular}",
               f"\\caption{{{tex_escape(table.title)}. {tex_escape(' '.join(_notes(table)))}}}", r"\end{table}"]
-    return "\n".join(lines)
+    return "\n".join(lines).replace(FLAG_MARK, r"$^\dagger$")  # the mark in a font every TeX engine has
 
 
 def _flag_attrs(flags: tuple[str, ...]) -> tuple[str, str]:
