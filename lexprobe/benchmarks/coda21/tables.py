@@ -35,7 +35,7 @@ def _random(r: dict, pos: str) -> Cell:
 
 
 def _questions(r: dict) -> str:
-    return " ".join(map(str, (r["config"].get("ask") or {}).get("questions", [])))
+    return ", ".join(map(str, (r["config"].get("ask") or {}).get("questions", [])))
 
 
 def likelihood_tables(results: list[dict], ask: bool = False) -> list[Table]:
@@ -49,13 +49,13 @@ def likelihood_tables(results: list[dict], ask: bool = False) -> list[Table]:
         if ask:
             title += ", asked yes/no (--method ask)"
             note = ("match score: P(Yes) against P(No) to the authors' question(s) per context-definition pair "
-                    "(averaged over the questions named after the model); ")
+                    "(averaged over the questions named after the model, numbered as in the authors' code); ")
         table = Table("coda21", title, headers,
                       note=note + "accuracy with the one-to-one alignment and with simple matching; "
                                   "95% bootstrap intervals over groups in brackets.")
         for r in members:
             m = r["metrics"][TASK]
-            name = f"{label(r, names)} [questions {_questions(r)}]" if ask else label(r, names)
+            name = f"{label(r, names)}, asked question(s) {_questions(r)}" if ask else label(r, names)
             table.rows.append([name] + [vs_random(cell(m.get(p), key), _random(r, p)) for p in cols
                                         for key in ("accuracy", "simple_accuracy")]
                               + [(m.get("all") or {}).get("n")])
