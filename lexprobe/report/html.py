@@ -50,7 +50,7 @@ figcaption{font-size:.85em;color:#555}
 #items td{max-width:40em}#items td.details{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:.85em}
 tr.fail td:first-child{border-left:3px solid #c33}tr.ok td:first-child{border-left:3px solid #3a3}
 pre{background:#f7f7f7;padding:.6em;overflow:auto;font-size:.8em;white-space:pre-wrap;overflow-wrap:anywhere}
-#items{table-layout:auto;width:100%}#items td{overflow-wrap:anywhere}
+#items td{overflow-wrap:anywhere}#items td.details{min-width:28em}
 """
 
 FILTER_JS = """
