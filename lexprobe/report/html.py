@@ -34,7 +34,7 @@ body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em auto
 h1{font-size:1.5em}h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;margin:.8em 0;font-size:.9em}
 .tablebox{max-width:100%;overflow-x:auto}.tablebox table{margin:.4em 0}
-.tablebox table{font-size:.85em}.tablebox td,.tablebox th{padding:.25em .35em}td.prose{min-width:10em;max-width:18em}td.num .ci{display:block}
+.tablebox table{font-size:.85em}.tablebox td,.tablebox th{padding:.25em .35em}td.prose{min-width:15em;max-width:22em}td.num .ci{display:block}
 td.flag{background:#fff4e0}td.flag::before{content:"⚠ ";color:#b35c00;font-weight:700}
 .flagnote{color:#8a4b00}
 .banner{border:1px solid #e0b000;background:#fff8db;padding:.5em .8em;margin:.6em 0;border-radius:4px}

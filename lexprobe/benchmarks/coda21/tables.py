@@ -90,7 +90,7 @@ def choose_tables(results: list[dict]) -> list[Table]:
                            "vs the share of gold there; random exact over the pairs shown; x100, 95% bootstrap "
                            "intervals over groups in brackets; Asked counts group × order; Skipped: groups whose "
                            "prompt did not fit the model.",
-                      prose=("Setting", "Position bias"))
+                      prose=("Position bias",))
         for r in members:
             for pos, m in r["metrics"][TASK].items():
                 bias = r["breakdowns"].get(TASK, {}).get("position_bias", {}).get(pos)
