@@ -73,6 +73,11 @@ only through ``load`` (which also upgrades files of schema 1) and the accessors 
 ``run`` (dict)
     The run record (``run_record.py``): versions, commit, device, dtype, batch size, model
     revision, items digest, method, recipe, seed, command, processes.
+``dataset`` (dict, optional)
+    The data the run read (``Benchmark.dataset``): ``name``, ``sample`` (true for a stand-in such as the
+    bundled SemCor sample or a CoDA21-style set built from WordNet when the official files are missing),
+    ``what`` (in words) and ``get`` (the command that fetches the real data). The report puts a banner on
+    results with ``sample`` true.
 ``intervals`` (dict)
     How every ``ci`` was obtained (method, unit, level, resamples, seed).
 ``timing`` (dict)
@@ -90,7 +95,7 @@ SCHEMA_VERSION = 2
 REQUIRED = ("schema_version", "benchmark", "tasks", "model", "method", "recipe", "readings", "config", "metrics",
             "baselines", "breakdowns", "counts", "skipped")
 #: ``instances`` is left out by ``--no-instances`` (``load`` then gives an empty list)
-OPTIONAL = ("instances", "sweep", "run", "intervals", "timing", "plot")
+OPTIONAL = ("instances", "sweep", "run", "intervals", "timing", "plot", "dataset")
 
 
 def new_result(benchmark: str, model: dict, method: str, recipe: str, config: dict, sections: dict) -> dict:

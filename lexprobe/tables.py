@@ -20,12 +20,31 @@ def model_name(result: dict) -> str:
     return str((result.get("model") or {}).get("name", "?"))
 
 
+#: a parse rate (share of generated answers read as an option) below this (%) is flagged
+PARSE_THRESHOLD = 50
+#: a presented position chosen in more than this share (%) of answers, and more than twice as often as gold
+#: sits there, is flagged as a position bias
+BIAS_THRESHOLD = 50
+#: what each flag of a table cell says, once under the table (``Cell.flags``, ``Text.flags``)
+FLAGS = {
+    "chance": "at chance: the 95% interval reaches down to the random baseline of the same items (or the figure "
+              "is not above it), so it does not show the model doing better than guessing.",
+    "parse": f"few answers parsed: under {PARSE_THRESHOLD}% of the generated answers could be read as an option; "
+             "the generated figures then mostly count unreadable answers as wrong and say little about the model.",
+    "bias": f"position bias: one presented position got more than {BIAS_THRESHOLD}% of the answers and more than "
+            "twice the share of gold answers there (chance is 1 in the number of options); the model may be "
+            "picking a position rather than an answer.",
+}
+FLAG_MARK = "⚠"
+
+
 @dataclass
 class Cell:
     value: float | None
     ci: list[float] | None = None
     scale: float = 100.0
     digits: int = 1
+    flags: tuple[str, ...] = ()
 
     def number(self, x: float) -> str:
         return f"{self.scale * x:.{self.digits}f}"
@@ -41,12 +60,72 @@ class Cell:
 
 
 @dataclass
+class Text:
+    """A text cell: one or more lines (HTML breaks them; Markdown and LaTeX join them with "; "), a
+    ``tip`` the HTML shows on hover (an identifier behind a readable label), and flags as ``Cell``'s."""
+
+    lines: list[str]
+    tip: str = ""
+    flags: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        return "; ".join(self.lines)
+
+
+def vs_random(c: Cell, baseline: Cell | dict | float | None, key: str | None = None) -> Cell:
+    """``c`` flagged "chance" when it is not above the random baseline: its interval's lower bound (its value
+    when it has no interval) at or below the baseline's value. ``baseline``: a Cell, a metrics slice (with
+    ``key``, default ``c``'s own metric is not known, so pass it) or a number."""
+    if isinstance(baseline, dict):
+        baseline = baseline.get(key) if key else None
+    elif isinstance(baseline, Cell):
+        baseline = baseline.value
+    if c.value is None or baseline is None:
+        return c
+    low = c.ci[0] if c.ci else c.value
+    if low <= baseline + 1e-12:
+        c.flags = tuple(dict.fromkeys(c.flags + ("chance",)))
+    return c
+
+
+def parse_rate(c: Cell) -> Cell:
+    """``c`` (a share of answers parsed, 0..1) flagged "parse" below ``PARSE_THRESHOLD`` %."""
+    if c.value is not None and 100 * c.value < PARSE_THRESHOLD:
+        c.flags = tuple(dict.fromkeys(c.flags + ("parse",)))
+    return c
+
+
+def biased(b: dict) -> bool:
+    """A position-bias record (``position_bias[slice][reading]``) over the threshold: the most chosen presented
+    position has more than ``BIAS_THRESHOLD`` % of the answers and more than twice the share of gold there."""
+    share, gold = b.get("most_chosen_share"), b.get("gold_share_there")
+    if share is None:
+        return False
+    return 100 * share > BIAS_THRESHOLD and share > 2 * (gold or 0.0)
+
+
+def table_flags(table: "Table") -> list[str]:
+    """The flags used in ``table``'s cells, in ``FLAGS`` order."""
+    used = {f for row in table.rows for v in row for f in getattr(v, "flags", ())}
+    return [f for f in FLAGS if f in used]
+
+
+def flag_notes(table: "Table") -> list[str]:
+    """One sentence per flag the table uses (shown under it)."""
+    return [f"{FLAG_MARK} {FLAGS[f]}" for f in table_flags(table)]
+
+
+@dataclass
 class Table:
     benchmark: str
     title: str
     headers: list[str]
     rows: list[list[Any]] = field(default_factory=list)
     note: str = ""
+    #: remarks under the table (e.g. queries that no bucket column holds), after ``note``
+    remarks: list[str] = field(default_factory=list)
+    #: headers of columns that hold prose (the HTML gives them room to wrap instead of squeezing them)
+    prose: tuple[str, ...] = ()
 
 
 # --- helpers for the benchmarks' tables -----------------------------------------------------
@@ -62,9 +141,15 @@ def digest(result: dict) -> str | None:
     return (result.get("run") or {}).get("items_digest")
 
 
-def baseline_label(kind: str, result: dict, digests: set) -> str:
+def baseline_label(kind: str, result: dict, members: list[dict]) -> str | Text:
+    """The random (or oracle) row's label; where the table's results ran on different items, the words "on
+    the items of" and the files that ran on this row's items, the items digest in the tooltip."""
     d = digest(result)
-    return f"{kind} [items {d[:8]}]" if len(digests) > 1 and d else kind
+    if len({digest(r) for r in members}) <= 1 or not d:
+        return kind
+    files = [Path(r["_path"]).name for r in members if digest(r) == d and r.get("_path")]
+    return Text([f"{kind}, on the items of {', '.join(files) or 'another run'}"],
+                tip=f"items digest {d} (run.items_digest of these result files)")
 
 
 def name_counts(results):
@@ -91,9 +176,13 @@ def by_group(results: list[dict], group: Callable[[dict], str]) -> dict[str, lis
 # --- rendering ----------------------------------------------------------------------
 
 def _plain(v: Any) -> str:
-    if isinstance(v, Cell):
-        return v.text()
+    if isinstance(v, (Cell, Text)):
+        return v.text() + (f" {FLAG_MARK}" if v.flags else "")
     return "" if v is None else str(v)
+
+
+def _notes(table: Table) -> list[str]:
+    return ([table.note] if table.note else []) + table.remarks + flag_notes(table)
 
 
 _MD = {"|": "\\|", "<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]", "`": "\\`", "\n": " ", "\r": " "}
@@ -110,10 +199,10 @@ def to_markdown(table: Table) -> str:
     numeric = [any(isinstance(row[j], Cell) for row in table.rows) for j in range(len(table.headers))]
     lines = [f"### {esc(table.title)}", "", "| " + " | ".join(esc(h) for h in table.headers) + " |",
              "|" + "|".join("---:" if j and numeric[j] else "---" for j in range(len(table.headers))) + "|"]
-    lines += ["| " + " | ".join(c.text() if isinstance(c, Cell) else esc(_plain(c)) for c in row) + " |"
+    lines += ["| " + " | ".join(_plain(c) if isinstance(c, Cell) else esc(_plain(c)) for c in row) + " |"
               for row in table.rows]
-    if table.note:
-        lines += ["", esc(table.note)]
+    for note in _notes(table):
+        lines += ["", esc(note)]
     return "\n".join(lines)
 
 
@@ -128,7 +217,8 @@ def tex_escape(s: str) -> str:
 def to_latex(table: Table) -> str:
     def cell(v):
         if isinstance(v, Cell):
-            return v.main() if not v.interval() else f"{v.main()} {{\\scriptsize {v.interval()}}}"
+            mark = f" {FLAG_MARK}" if v.flags else ""
+            return (v.main() if not v.interval() else f"{v.main()} {{\\scriptsize {v.interval()}}}") + mark
         return tex_escape(_plain(v))
 
     lines = [r"\begin{table}[t]", r"\centering", r"\small",
@@ -136,24 +226,55 @@ def to_latex(table: Table) -> str:
              " & ".join(tex_escape(h) for h in table.headers) + r" \\", r"\midrule"]
     lines += [" & ".join(cell(c) for c in row) + r" \\" for row in table.rows]
     lines += [r"\bottomrule", r"\end{tabular}",
-              f"\\caption{{{tex_escape(table.title)}. {tex_escape(table.note)}}}", r"\end{table}"]
-    return "\n".join(lines)
+              f"\\caption{{{tex_escape(table.title)}. {tex_escape(' '.join(_notes(table)))}}}", r"\end{table}"]
+    return "\n".join(lines).replace(FLAG_MARK, r"$^\dagger$")  # the mark in a font every TeX engine has
+
+
+def _flag_attrs(flags: tuple[str, ...]) -> tuple[str, str]:
+    """(class names, title attribute) of a flagged cell: the CSS draws the mark, the title says why."""
+    if not flags:
+        return "", ""
+    why = " ".join(FLAGS[f] for f in flags)
+    return " flag " + " ".join(f"flag-{f}" for f in flags), f" title='{html.escape(why, quote=True)}'"
+
+
+def _class(names: str) -> str:
+    return f" class='{names.strip()}'" if names.strip() else ""
 
 
 def to_html(table: Table) -> str:
-    def cell(v):
+    """The table in a box of its own that scrolls sideways when wider than the page (the page never does);
+    flagged cells carry the class ``flag flag-<kind>`` and say why on hover, and the flags' sentences
+    follow the table."""
+    prose = {j for j, h in enumerate(table.headers) if h in table.prose}
+
+    def cell(v, j):
+        wide = " prose" if j in prose else ""
         if isinstance(v, Cell):
             if v.value is None:
                 return "<td class='num'>–</td>"
             attrs = f" data-value='{v.value!r}'"
             if v.ci:
                 attrs += f" data-lo='{v.ci[0]!r}' data-hi='{v.ci[1]!r}'"
+            classes, title = _flag_attrs(v.flags)
             ci = f" <span class='ci'>{html.escape(v.interval())}</span>" if v.interval() else ""
-            return f"<td class='num'{attrs}>{html.escape(v.main())}{ci}</td>"
-        return f"<td>{html.escape(_plain(v))}</td>"
+            return f"<td class='num{classes}'{attrs}{title}>{html.escape(v.main())}{ci}</td>"
+        if isinstance(v, Text):
+            classes, title = _flag_attrs(v.flags)
+            if v.tip and not title:
+                title = f" title='{html.escape(v.tip, quote=True)}'"
+            inner = "<br>".join(html.escape(line) for line in v.lines)
+            if v.tip and v.flags:
+                inner = f"<span title='{html.escape(v.tip, quote=True)}'>{inner}</span>"
+            return f"<td{_class(wide + classes + (' tip' if v.tip else ''))}{title}>{inner}</td>"
+        return f"<td{_class(wide)}>{html.escape(_plain(v))}</td>"
 
     head = "".join(f"<th>{html.escape(h)}</th>" for h in table.headers)
-    body = "\n".join("<tr>" + "".join(cell(c) for c in row) + "</tr>" for row in table.rows)
-    note = f"<p class='note'>{html.escape(table.note)}</p>" if table.note else ""
-    return (f"<table class='results' data-benchmark='{table.benchmark}'><caption>{html.escape(table.title)}</caption>"
-            f"<thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table>{note}")
+    body = "\n".join("<tr>" + "".join(cell(c, j) for j, c in enumerate(row)) + "</tr>" for row in table.rows)
+    notes = "".join(f"<p class='note'>{html.escape(n)}</p>" for n in ([table.note] if table.note else [])
+                    + table.remarks)
+    notes += "".join(f"<p class='note flagnote flagnote-{f}'>{html.escape(FLAG_MARK + ' ' + FLAGS[f])}</p>"
+                     for f in table_flags(table))
+    return (f"<div class='tablebox'><table class='results' data-benchmark='{table.benchmark}'>"
+            f"<caption>{html.escape(table.title)}</caption>"
+            f"<thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table></div>{notes}")

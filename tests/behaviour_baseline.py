@@ -194,6 +194,7 @@ ADDED = tuple(re.compile(r"[^.\[]*" + p) for p in (
     rf"\.instances\[\d+\]\.({_READING}|rotation)",
     r"\.instances\[\d+\]\.(likelihood|generation)\.positions",
     r"\.breakdowns\.[^.]+\.position_bias",
+    r"\.instances\[\d+\]\.context",  # issue #29: a sense-ranking query's sentence around its target (text only)
 ))
 _BREAKDOWN_TASK = re.compile(r"[^.\[]*\.breakdowns\.[^.]+")
 

@@ -241,6 +241,15 @@ class Benchmark(ABC):
     def written(self, result: dict, out: Path, config: Any) -> None:
         """After the result file is written: plots beside it, stores removed."""
 
+    def dataset(self, config: Any) -> dict | None:
+        """The data a run read, recorded as the result's ``dataset``: ``{"name", "sample", "what", "get"}``;
+        ``sample`` is true for a stand-in (a bundled sample, a set built in place of the official files), and
+        ``what``/``get`` then say what it is and the command that fetches the real data. None: not recorded."""
+        return None
+
+    #: what a "failure" is on the report's items page (its "failures only" filter), in one sentence
+    failure_note: ClassVar[str] = ""
+
     @abstractmethod
     def upgrade(self, legacy: dict) -> dict:
         """A result of schema 1 (today's files, or a method's own summary) in schema 2."""

@@ -114,6 +114,9 @@ def assemble(bench: Benchmark, scorer: Any, config: Any, legacy: dict) -> dict:
         config_record[key] = {**config_record.get(key, {}), **extra}
     result = new_result(bench.meta.name, model, config.method, config.recipe, config_record, sections)
     finish_result(result, scorer, digest_items if digest_items is not None else [], unit=bench.meta.unit)
+    dataset = bench.dataset(config)
+    if dataset:
+        result["dataset"] = dataset
     return result
 
 

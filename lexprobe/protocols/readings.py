@@ -68,6 +68,26 @@ def bias_text(bias: dict) -> str:
     return "; ".join(parts)
 
 
+def bias_cell(bias: dict | None):
+    """``bias_text`` for the report's tables: one line per reading, in words ("label likelihood: position 1 in
+    96% of answers (gold there 12%)"), flagged "bias" where a reading is over ``tables.BIAS_THRESHOLD``."""
+    from lexprobe.tables import Text, biased
+
+    items = [(reading, b) for reading, b in (bias or {}).items() if isinstance(b, dict) and "most_chosen" in b]
+    if not items:
+        return ""
+    lines = [f"{label(reading)}: position {b['most_chosen']} in {100 * b['most_chosen_share']:.0f}% of answers "
+             f"(gold there {100 * b['gold_share_there']:.0f}%)" for reading, b in items]
+    return Text(lines, flags=("bias",) if any(biased(b) for _, b in items) else ())
+
+
+def skipped_units(result: dict, task: str | None, pos: str) -> int:
+    """Instances (unit x order) of ``task`` and ``pos`` (any POS for ``all``/``both``) not asked, e.g. a prompt
+    too long for the model; 0 where none."""
+    return sum(1 for r in result.get("instances") or [] if "skipped" in r
+               and (task is None or r.get("task", task) == task) and (pos in ("all", "both") or r.get("pos") == pos))
+
+
 def bias_line(bias: dict) -> str:
     """``bias_text`` with the readings' own names, "-" when none (the CLI's text tables)."""
     parts = [f"{reading} {b['most_chosen']}: {b['most_chosen_share']:.2f} vs {b['gold_share_there']:.2f}"

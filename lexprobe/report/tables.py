@@ -11,7 +11,17 @@ from pathlib import Path
 from lexprobe.benchmarks.registry import all_benchmarks, get
 from lexprobe.protocols.readings import choose_options, label, setting
 from lexprobe.result_schema import is_choose, is_sweep, model_name
-from lexprobe.tables import Cell, Table, cell, to_html, to_latex, to_markdown  # noqa: F401  (renderers)
+from lexprobe.tables import (  # noqa: F401  (renderers)
+    PARSE_THRESHOLD,
+    Cell,
+    Table,
+    Text,
+    cell,
+    to_html,
+    to_latex,
+    to_markdown,
+    vs_random,
+)
 
 
 def build_tables(results: list[dict]) -> list[Table]:
@@ -127,6 +137,8 @@ def summary_table(results: list[dict]) -> Table | None:
     for r in results:
         bench = get(r["benchmark"])
         name = model_name(r)
+        own = baseline(r, bench.meta.summary)
+        chance = own.cells if own is not None else {}  # each figure against the random baseline of its own items
 
         def slices(c, r=r):
             return ((r["metrics"].get(c.task or r["tasks"][0]) or {}).get("all")) or {}
@@ -138,7 +150,8 @@ def summary_table(results: list[dict]) -> Table | None:
                 for c in bench.meta.summary:
                     m = slices(c)
                     if f"{reading}.{c.metric}" in m:
-                        put(key, c.header, cell(m, f"{reading}.{c.metric}", c.scale, c.digits))
+                        put(key, c.header, vs_random(cell(m, f"{reading}.{c.metric}", c.scale, c.digits),
+                                                     chance.get(c.header)))
                         if m.get(f"{reading}.valid") is not None:
                             put(key, parsed, m[f"{reading}.valid"], c.part)
                         if m.get(f"{reading}.agreement") is not None:
@@ -149,17 +162,16 @@ def summary_table(results: list[dict]) -> Table | None:
             for c in bench.meta.summary:
                 m = slices(c)
                 if m:
-                    figure = cell(m, c.metric, c.scale, c.digits)
+                    figure = vs_random(cell(m, c.metric, c.scale, c.digits), chance.get(c.header))
                     put(key, c.header, _Tagged(figure, tag) if tag else figure)
-        b = baseline(r, bench.meta.summary)
-        if b is not None:
-            baselines.append(b)
+        if own is not None:
+            baselines.append(own)
     for what, cells in random_rows(baselines):
         rows.append(["Random", what, "–"] + [cells.get(h) for h in headers[3:]])
     table = Table("llm", "Models by method (the table template of docs/llm.md)", headers, note=summary_note(results))
     parts = _columns()[1]
-    table.rows = [[_per_bench(v, parts) if isinstance(v, dict) else ("–" if v is None else v) for v in row]
-                  for row in rows]
+    table.rows = [[_per_bench(v, parts, h) if isinstance(v, dict) else ("–" if v is None else v)
+                   for h, v in zip(headers, row)] for row in rows]
     return table
 
 
@@ -167,15 +179,18 @@ class _Tagged(Cell):
     """A figure with a word after it (the layer it was measured at)."""
 
     def __init__(self, cell: Cell, tag: str):
-        super().__init__(cell.value, cell.ci, cell.scale, cell.digits)
+        super().__init__(cell.value, cell.ci, cell.scale, cell.digits, cell.flags)
         self.tag = tag
 
     def main(self) -> str:
         return f"{super().main()} ({self.tag})" if self.value is not None else super().main()
 
 
-def _per_bench(values: dict, parts: list[str]) -> str:
-    return " / ".join("–" if values.get(b) is None else f"{100 * values[b]:.1f}" for b in parts)
+def _per_bench(values: dict, parts: list[str], header: str = "") -> Text:
+    """One figure per benchmark ("W2D / D2W / CoDA21"); a parse rate under the threshold flags the cell."""
+    text = " / ".join("–" if values.get(b) is None else f"{100 * values[b]:.1f}" for b in parts)
+    low = header.startswith("Parsed") and any(v is not None and 100 * v < PARSE_THRESHOLD for v in values.values())
+    return Text([text], flags=("parse",) if low else ())
 
 
 def summary_note(results: list[dict]) -> str:

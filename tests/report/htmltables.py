@@ -58,3 +58,10 @@ def row_by_label(rows, label):
         if row[0][0] == label:
             return row
     raise AssertionError(f"no row {label!r} in {[r[0][0] for r in rows]}")
+
+
+def run_records(page: _Tables) -> dict[str, dict[str, str]]:
+    """{result file: {field: value}} of a report's run records (one "Run record: FILE" table per result)."""
+    prefix = "Run record: "
+    return {caption[len(prefix):]: {row[0][0]: row[1][0] for row in rows if len(row) == 2}
+            for caption, rows in page.tables.items() if caption.startswith(prefix)}

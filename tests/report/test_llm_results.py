@@ -13,7 +13,7 @@ from lexprobe.report.build import write_report
 from lexprobe.report.compare import compare_files
 from lexprobe.report.results import load_result, units
 from lexprobe.stats.bootstrap import mean_intervals
-from tests.report.htmltables import read_page
+from tests.report.htmltables import read_page, run_records
 
 
 def _answers(text):
@@ -114,6 +114,7 @@ def test_choose_tables_in_html_equal_the_json(llm_files, llm_report):
         assert _value(row[header.index("Parsed (%)")]) == m["generation.valid"] == 1.0
         assert _value(row[header.index("Random P@1 (%)")]) == r["baselines"]["random"]["w2d"][pos]["p_at_1"]
         assert row[header.index("Asked")][0] == str(m["n"])
+        assert row[header.index("Skipped")][0] == "0"  # a number in every row, the per-POS ones too (#29)
     coda = _load(llm_files["coda-choose"])
     table = page.tables["CoDA21 coda, ask to choose (--method choose)"]
     head = [c[0] for c in table[0]]
@@ -128,7 +129,9 @@ def test_choose_tables_in_html_equal_the_json(llm_files, llm_report):
     # the lenient reading of the same answers, and the position bias of the run
     assert _value(row[head.index("Lenient acc. (%)")]) == m["generation_lenient.accuracy"]
     bias = coda["breakdowns"]["alignment"]["position_bias"]["all"]["likelihood"]
-    assert f"label likelihood {bias['most_chosen']}: {bias['most_chosen_share']:.2f}" in row[head.index("Position bias")][0]
+    shown = (f"label likelihood: position {bias['most_chosen']} in {100 * bias['most_chosen_share']:.0f}% of answers "
+             f"(gold there {100 * bias['gold_share_there']:.0f}%)")
+    assert shown in row[head.index("Position bias")][0]
     # the table template of docs/llm.md
     summary = page.tables["Models by method (the table template of docs/llm.md)"]
     head = [c[0] for c in summary[0]]
@@ -252,5 +255,72 @@ def test_a_folder_of_choose_and_sweep_results(llm_files, tmp_path):
     for key in ("sweep", "coda-choose"):
         shutil.copy(llm_files[key], folder)
     assert main(["report", str(folder), "--out", str(tmp_path / "rep")]) == 0
-    rows = read_page((tmp_path / "rep" / "index.html").read_text()).tables["Run records"]
-    assert [c[0] for c in rows[0]][1:] == ["coda-choose.json", "sweep.json"]
+    records = run_records(read_page((tmp_path / "rep" / "index.html").read_text()))
+    assert list(records) == ["coda-choose.json", "sweep.json"]
+
+
+CHROMIUM = "/usr/bin/chromium"
+BROWSER_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def flagged_report(llm_files, tiny_llama, tmp_path_factory):
+    """A report with every flag and a sample banner: choose by label likelihood always picking option 1
+    (position bias), generated answers never parsed, a CoDA21 file named like the set `lexprobe run` builds
+    from WordNet when the official files are missing (a stand-in dataset), the likelihood runs at chance."""
+    import shutil
+
+    from tests.benchmarks.coda21.helpers import write_small
+
+    folder = tmp_path_factory.mktemp("flagged")
+    data = write_small(folder / "coda21-small-noisy-hard.json")
+    out = folder / "coda21-small-choose.json"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("lexprobe.protocols.choose.greedy_generate", _answers("I am not sure."))
+        assert main(["coda", "eval", "--data", str(data), "--protocol", "choose", "--model", str(tiny_llama),
+                     "--device", "cpu", "--out", str(out)]) == 0
+    files = [out] + [shutil.copy(llm_files[k], folder) for k in ("wdl-choose-a", "wdl-paper", "coda-paper", "sweep")]
+    write_report(files, folder / "report")
+    return folder / "report"
+
+
+def test_the_result_records_a_stand_in_dataset(flagged_report):
+    result = _load(flagged_report.parent / "coda21-small-choose.json")
+    assert result["dataset"]["sample"] is True and "built from WordNet" in result["dataset"]["what"]
+    assert result["dataset"]["get"] == "lexprobe data fetch coda21"
+
+
+@pytest.mark.skipif(not __import__("pathlib").Path(CHROMIUM).exists(), reason="Chromium not installed")
+def test_report_fits_1400px_and_says_what_the_numbers_mean(flagged_report):
+    """Issue #29 in a browser at 1400 x 900: no page scrolls sideways (wide tables scroll in their own box),
+    every kind of flag is shown with its sentence, and the stand-in dataset has its banner."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright not installed")
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=BROWSER_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        pages = sorted(f.name for f in flagged_report.glob("*.html"))
+        assert pages == ["coda21.html", "index.html", "wdlmpro.html"]  # the sweep has no items page
+        for name in pages:
+            page.goto((flagged_report / name).as_uri())
+            width, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            assert width <= inner, f"{name} scrolls sideways: {width} px wide in a {inner} px window"
+        page.goto((flagged_report / "index.html").as_uri())
+        for kind in ("chance", "parse", "bias"):
+            cell = page.locator(f"td.flag-{kind}").first
+            assert cell.is_visible(), kind
+            assert page.locator(f"p.flagnote-{kind}").first.is_visible(), kind
+            mark = page.evaluate(f"getComputedStyle(document.querySelector('td.flag-{kind}'), '::before').content")
+            assert "⚠" in mark
+        banner = page.locator(".banner.sample", has_text="coda21-small-choose.json")
+        assert banner.is_visible() and "built from WordNet" in banner.inner_text()
+        assert "lexprobe data fetch coda21" in banner.inner_text()
+        # the position-bias cell reads in lines, not squeezed into a sliver
+        box = page.locator("td.flag-bias").first.bounding_box()
+        assert box["width"] >= 150
+        # run records: one line per result until opened
+        assert page.locator("details.run").count() == 5
+        assert not page.locator("details.run table").first.is_visible()
+        page.goto((flagged_report / "coda21.html").as_uri())
+        assert "a failure is" in page.locator("p.failure-definition").inner_text()
+        browser.close()

@@ -464,7 +464,8 @@ def test_9_senserank_plot_explains_l_and_r(tmp_path):
         save_curves_plot(result, tmp_path / "s.png")
     finally:
         plt.close = monkey_close
-    texts = " ".join(t.get_text() for t in captured[0].texts) + " ".join(ax.get_title() for ax in captured[0].axes)
+    fig = captured[0]
+    texts = " ".join([t.get_text() for t in fig.texts] + [fig.get_suptitle()] + [ax.get_title() for ax in fig.axes])
     assert "ℓ" in texts and "sense proportion" in texts and "lemma frequency" in texts
 
 

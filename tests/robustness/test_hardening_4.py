@@ -277,17 +277,15 @@ def test_4_an_interrupted_run_resumes_to_the_same_counts(few_positions, tmp_path
 
 def test_4_the_report_shows_what_was_cut_and_skipped(few_positions, tmp_path, capsys):
     from tests.benchmarks.coda21.helpers import write_small
-    from tests.report.htmltables import read_page, row_by_label
+    from tests.report.htmltables import read_page, run_records
 
     data = write_small(tmp_path / "coda.json", _coda_fits_and_too_long())
     _eval(["coda", "eval", "--data", data, "--model", few_positions["gpt2"], "--out", tmp_path / "lm.json"], capsys)
     _eval(["coda", "eval", "--data", data, "--model", "random", "--out", tmp_path / "random.json"], capsys)
     _eval(["report", tmp_path / "lm.json", tmp_path / "random.json", "--out", tmp_path / "rep"], capsys)
-    rows = read_page((tmp_path / "rep" / "index.html").read_text()).tables["Run records"]
-    header = [c[0] for c in rows[0]]
-    losses = row_by_label(rows, "truncated, skipped, dropped")
-    assert losses[header.index("lm.json")][0] == "skipped groups 1, skipped too long 1, truncated contexts 4"
-    assert losses[header.index("random.json")][0] == "none"
+    records = run_records(read_page((tmp_path / "rep" / "index.html").read_text()))
+    assert records["lm.json"]["truncated, skipped, dropped"] == "skipped groups 1, skipped too long 1, truncated contexts 4"
+    assert records["random.json"]["truncated, skipped, dropped"] == "none"
 
 
 @pytest.mark.parametrize("model", ["bert", "gpt2", "llama"])

@@ -79,6 +79,24 @@ class CoDA21(Benchmark):
             raise LexprobeError(f"--questions {' '.join(map(str, config.ask.questions))} names a question twice; "
                             "give each of 1, 2, 3 at most once")
 
+    failure_note = ("a failure is a group with at least one context aligned to another synset's definition "
+                    "(alignment accuracy below 100%).")
+
+    def dataset(self, config: CodaConfig) -> dict | None:
+        """The official file's variant, or a stand-in: the small CoDA21-style set ``lexprobe run`` builds from
+        WordNet (``cli.build_small``, a ``coda21-small-*.json`` file) when the official files are missing."""
+        from lexprobe.benchmarks.coda21.cli import OFFICIAL_FILES, SMALL_PREFIX
+
+        if config.data is None:
+            return None
+        name = Path(str(config.data)).name
+        if name.startswith(SMALL_PREFIX):
+            return {"name": name, "sample": True,
+                    "what": "a small CoDA21-style set built from WordNet in place of the official CoDA21 files",
+                    "get": "lexprobe data fetch coda21"}
+        variant = next((v for v, f in OFFICIAL_FILES.items() if name in (v, f)), None)
+        return {"name": f"CoDA21 {variant}" if variant else name, "sample": False}
+
     def load_items(self, config: CodaConfig):
         from lexprobe.benchmarks.coda21.cli import resolve_coda_file
         from lexprobe.benchmarks.coda21.dataset import load_coda

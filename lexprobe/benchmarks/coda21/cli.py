@@ -20,6 +20,8 @@ from lexprobe.outputs import check_image_file, check_not_inputs, check_output_fi
 from lexprobe.reporting import write_json
 
 OFFICIAL_FILES = {"clean-easy": "CoDA-clean-easy.json", "clean-hard": "CoDA-clean-hard.json"}
+#: how the file of the small set built from WordNet begins (``build_small``; results on it are marked samples)
+SMALL_PREFIX = "coda21-small-"
 DEFAULT_CONTEXT_MODEL = "bert-base-uncased"
 
 
@@ -191,7 +193,7 @@ def build_small(out_dir: Path, embed, max_groups: int = 15) -> Path:
         print("SemCor not found: contexts come from WordNet's example sentences")
         contexts, variant = example_contexts(wn), "noisy-hard"
     groups = build_coda(wn, None, embed, BuildConfig(variant=variant, max_groups=max_groups), contexts=contexts)
-    path = Path(out_dir) / f"coda21-small-{variant}.json"
+    path = Path(out_dir) / f"{SMALL_PREFIX}{variant}.json"
     write_json(path, groups_to_official(groups))
     print(format_stats(coda_stats(CodaData(groups)), title=f"small CoDA21-{variant} built at {path}"))
     return path

@@ -54,9 +54,13 @@ def draw_heatmap(instance: dict[str, Any], out: str | Path, title: str | None = 
     names = [str(n) for n in instance.get("synsets") or []]
     if len(names) != k:
         names = [str(i + 1) for i in range(k)]
-    fig, ax = plt.subplots(figsize=(2.4 + 0.95 * k, 1.6 + 0.8 * k))
+    labels = [f"{i + 1}: {_short(n)}" for i, n in enumerate(names)]
+    room = max(len(label) for label in labels) * 0.075  # inches the longest label takes at 8 points
+    # constrained layout (compressed: the map keeps square cells) keeps labels, title and colour bar apart; the size leaves room for the longest label
+    fig, ax = plt.subplots(figsize=(max(5.0, 2.6 + room + 0.85 * k), max(4.2, 2.0 + room + 0.75 * k)),
+                           layout="compressed")
     image = ax.imshow(scores, cmap="viridis", aspect="equal")
-    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="match score (higher = better match)")
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="match score\n(higher = better match)")
     spread = float(scores.max() - scores.min()) or 1.0
     for c in range(k):
         for d in range(k):
@@ -71,13 +75,20 @@ def draw_heatmap(instance: dict[str, Any], out: str | Path, title: str | None = 
         ax.add_patch(Rectangle((c - 0.36, c - 0.36), 0.72, 0.72, fill=False, edgecolor="black", linewidth=3.2))
         ax.add_patch(Rectangle((c - 0.36, c - 0.36), 0.72, 0.72, fill=False, edgecolor="white", linewidth=1.4,
                                linestyle=(0, (3, 2))))
-    ax.set_xticks(range(k), [f"{i + 1}: {n}" for i, n in enumerate(names)], rotation=35, ha="right", fontsize=8)
-    ax.set_yticks(range(k), [f"{i + 1}: {n}" for i, n in enumerate(names)], fontsize=8)
+    ax.set_xticks(range(k), labels, rotation=90, fontsize=8)  # upright: long names never run into each other
+    ax.set_yticks(range(k), labels, fontsize=8)
     ax.set_xlabel("definition of synset")
-    ax.set_ylabel("context of synset (target word hidden)")
+    ax.set_ylabel("context of synset\n(target word hidden)")
     correct = sum(1 for c, d in predicted if c == d)
-    ax.set_title(title or f"CoDA21 group {instance.get('id')} ({instance.get('ancestor', '')}): "
-                 f"{correct}/{k} correct\nred frame: predicted pair; black-and-white dashed frame: gold pair",
+    fig.suptitle(title or f"CoDA21 group {instance.get('id')} ({_short(str(instance.get('ancestor', '')))}): "
+                 f"{correct}/{k} correct\nred frame: predicted pair;\nblack-and-white dashed frame: gold pair",
                  fontsize=9)
-    fig.tight_layout()
     return save_figure(fig, out, dpi=150)
+
+
+#: synset names longer than this are cut (with "…") on the heatmap's axes
+NAME_CHARS = 32
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "…"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from lexprobe.benchmarks.coda21.results import TASK, data_name
-from lexprobe.protocols.readings import bias_text, failures_text, setting
+from lexprobe.protocols.readings import bias_cell, failures_text, setting, skipped_units
 from lexprobe.result_schema import is_choose, model_name
 from lexprobe.tables import (
     POS_NAME,
@@ -18,6 +18,8 @@ from lexprobe.tables import (
     digest,
     label,
     name_counts,
+    parse_rate,
+    vs_random,
 )
 
 
@@ -33,7 +35,7 @@ def _random(r: dict, pos: str) -> Cell:
 
 
 def _questions(r: dict) -> str:
-    return " ".join(map(str, (r["config"].get("ask") or {}).get("questions", [])))
+    return ", ".join(map(str, (r["config"].get("ask") or {}).get("questions", [])))
 
 
 def likelihood_tables(results: list[dict], ask: bool = False) -> list[Table]:
@@ -47,22 +49,22 @@ def likelihood_tables(results: list[dict], ask: bool = False) -> list[Table]:
         if ask:
             title += ", asked yes/no (--method ask)"
             note = ("match score: P(Yes) against P(No) to the authors' question(s) per context-definition pair "
-                    "(averaged over the questions named after the model); ")
+                    "(averaged over the questions named after the model, numbered as in the authors' code); ")
         table = Table("coda21", title, headers,
                       note=note + "accuracy with the one-to-one alignment and with simple matching; "
                                   "95% bootstrap intervals over groups in brackets.")
         for r in members:
             m = r["metrics"][TASK]
-            name = f"{label(r, names)} [questions {_questions(r)}]" if ask else label(r, names)
-            table.rows.append([name] + [cell(m.get(p), key) for p in cols
-                                                   for key in ("accuracy", "simple_accuracy")]
+            name = f"{label(r, names)}, asked question(s) {_questions(r)}" if ask else label(r, names)
+            table.rows.append([name] + [vs_random(cell(m.get(p), key), _random(r, p)) for p in cols
+                                        for key in ("accuracy", "simple_accuracy")]
                               + [(m.get("all") or {}).get("n")])
-        digests, seen = {digest(r) for r in members}, set()
+        seen = set()
         for r in members:
             if digest(r) in seen:
                 continue
             seen.add(digest(r))
-            row: list[Any] = [baseline_label("Random (exact)", r, digests)]
+            row: list[Any] = [baseline_label("Random (exact)", r, members)]
             for p in cols:
                 row += [_random(r, p), _random(r, p)]
             table.rows.append(row + [(r["metrics"][TASK].get("all") or {}).get("n")])
@@ -86,15 +88,21 @@ def choose_tables(results: list[dict]) -> list[Table]:
                            + ", and the generated matching parsed strictly and leniently (an invalid answer scores "
                            "0 for the group); position bias: the most chosen letter position of the rows, its share "
                            "vs the share of gold there; random exact over the pairs shown; x100, 95% bootstrap "
-                           "intervals over groups in brackets; Asked counts group × order.")
+                           "intervals over groups in brackets; Asked counts group × order; Skipped: groups whose "
+                           "prompt did not fit the model.",
+                      prose=("Position bias",))
         for r in members:
             for pos, m in r["metrics"][TASK].items():
                 bias = r["breakdowns"].get(TASK, {}).get("position_bias", {}).get(pos)
-                table.rows.append([model_name(r), setting(r), POS_NAME.get(pos, pos), cell(m, "likelihood.accuracy")]
-                                  + ([cell(m, "likelihood_cyclic.accuracy")] if cyclic else [])
-                                  + [cell(m, "generation.accuracy"), cell(m, "generation.valid"), failures_text(m),
-                                     cell(m, "generation_lenient.accuracy"), cell(m, "generation_lenient.valid"),
-                                     failures_text(m, "generation_lenient"), bias_text(bias), _random(r, pos),
-                                     m.get("n"), r["counts"].get("skipped_too_long") if pos == "all" else ""])
+
+                def acc(reading, m=m, rnd=_random(r, pos)):
+                    return vs_random(cell(m, f"{reading}.accuracy"), rnd)
+
+                table.rows.append([model_name(r), setting(r), POS_NAME.get(pos, pos), acc("likelihood")]
+                                  + ([acc("likelihood_cyclic")] if cyclic else [])
+                                  + [acc("generation"), parse_rate(cell(m, "generation.valid")), failures_text(m),
+                                     acc("generation_lenient"), parse_rate(cell(m, "generation_lenient.valid")),
+                                     failures_text(m, "generation_lenient"), bias_cell(bias), _random(r, pos),
+                                     m.get("n"), skipped_units(r, None, pos)])
         tables.append(table)
     return tables

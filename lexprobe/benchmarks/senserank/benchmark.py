@@ -81,6 +81,24 @@ class SenseRank(Benchmark):
     def outputs(self, out: Path, config: Any) -> dict[str, list]:
         return {"--out": [out, Path(out).with_suffix(".png")]}
 
+    failure_note = ("a failure is a query whose AP@50 is below the share of its lemma's database instances "
+                    "that have its sense (what a random order gets on average at every rank): the model ranks "
+                    "its same-sense instances no better than chance.")
+
+    def dataset(self, config: SenseConfig) -> dict | None:
+        """The corpus, or the SemCor sample shipped in the package: read from ``--path``, or in place of a
+        SemCor missing from the data directory."""
+        from lexprobe.data.semcor import default_archive, sample_archive
+
+        if config.corpus != "semcor":
+            return {"name": config.corpus, "sample": False}
+        path = Path(config.path) if config.path else default_archive()
+        if path.resolve() == sample_archive().resolve() or (config.path is None and not path.exists()):
+            return {"name": "semcor (bundled sample)", "sample": True,
+                    "what": "the SemCor sample shipped with lexprobe (1,202 sentences), not the full SemCor 3.0",
+                    "get": "lexprobe data fetch semcor"}
+        return {"name": "semcor", "sample": False}
+
     def load_items(self, config: SenseConfig):
         from lexprobe.benchmarks.senserank.evaluate import engine_config, load_instances
 

@@ -408,6 +408,17 @@ def rank_from_store(cfg, store: EmbeddingStore, database, db_loc, db_ok, queries
     return report
 
 
+def context_window(tokens, index: int, width: int = 12) -> str:
+    """The query's sentence around its target (``width`` tokens each side), the target in [brackets]: what the
+    report's items page shows so that a reader sees the use, not only its key."""
+    tokens = list(tokens)
+    if not 0 <= index < len(tokens):
+        return " ".join(tokens)
+    left, right = max(0, index - width), min(len(tokens), index + width + 1)
+    return " ".join((["…"] if left else []) + tokens[left:index] + [f"[{tokens[index]}]"] + tokens[index + 1:right]
+                    + (["…"] if right < len(tokens) else []))
+
+
 def _instance_key(x: SenseInstance) -> list:
     return [x.doc_id, x.sent_id, list(x.tokens), x.index, x.lemma, x.pos, x.label, x.split]
 
@@ -456,7 +467,7 @@ def build_result(cfg, embedder, database, queries, report, info, timing, db_ok=N
             buckets[bucket].append(outcome)
         per_query.append({
             "id": f"{q.doc_id}#{q.sent_id}#{q.index}",
-            "lemma": q.lemma, "pos": q.pos, "label": q.label,
+            "lemma": q.lemma, "pos": q.pos, "label": q.label, "context": context_window(q.tokens, q.index),
             "n_candidates": rq.n_candidates, "n_relevant": rq.n_relevant, "rarity": round(rarity, 6),
             "bucket_freq": freq,
             "bucket": bucket,

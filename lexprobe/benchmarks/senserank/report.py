@@ -83,20 +83,31 @@ def unit_values(result: dict) -> list[Unit]:
     return out
 
 
-FAILURE_COLUMNS = [("model", "Model"), ("task", "Corpus"), ("pos", "POS"), ("item", "Query"),
+FAILURE_COLUMNS = [("model", "Model"), ("task", "Corpus"), ("pos", "POS"), ("item", "Query (target in [brackets])"),
                    ("gold", "Query sense"), ("chosen", "Senses of the nearest neighbours (✓ same sense)"),
-                   ("score", "AP@50")]
+                   ("score", "AP@50 (random)")]
 
 
 def failure_rows(result: dict) -> list[dict]:
+    """One row per query; a failure (``ok`` false) ranks its same-sense instances no better than chance: AP@50
+    below R/N, the share of the lemma's database instances with the query's sense (``SenseRank.failure_note``)."""
     rows = []
     for q in result["instances"]:
         hits, top = q.get("hits", ""), q.get("top", [])
         chosen = ", ".join(f"{'✓' if h == '1' else '✗'} {label}" for h, label in zip(hits, top))
-        rows.append({"task": corpus(result), "item": f"{q.get('lemma', '')} ({q['id']})", "gold": q.get("label", ""),
-                     "chosen": chosen, "ok": hits[:1] == "1", "score": f"{q.get('ap', 0):.2f}",
+        ap, chance = q.get("ap", 0.0), _chance(q)
+        item = f"{q.get('lemma', '')}: {q['context']} ({q['id']})" if q.get("context") else f"{q.get('lemma', '')} ({q['id']})"
+        rows.append({"task": corpus(result), "item": item, "gold": q.get("label", ""),
+                     "chosen": chosen, "ok": ap >= chance if chance is not None else hits[:1] == "1",
+                     "score": f"{ap:.2f}" + (f" ({chance:.2f})" if chance is not None else ""),
                      "model": model_name(result), "pos": q.get("pos", "")})
     return rows
+
+
+def _chance(query: dict) -> float | None:
+    """R/N of a query (same-sense instances among the lemma's candidates): a random order's mean precision."""
+    r, n = query.get("n_relevant"), query.get("n_candidates")
+    return r / n if r is not None and n else None
 
 
 def _columns(result: dict) -> list[str]:
@@ -153,30 +164,45 @@ def save_curves_plot(result: dict, path) -> None:
               if result["metrics"][task][c]["n"] and c in curves]
     cols = min(3, len(panels))
     rows = (len(panels) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
+    # constrained layout; the legend and the panels' key below them, not on a plot (issue #29)
+    fig, axes = plt.subplots(rows, cols, figsize=(max(4.2 * cols, 6.4), 3.2 * rows + 1.6), squeeze=False,
+                             layout="constrained")
+    lines = []
     for ax, (name, n) in zip(axes.flat, panels):
         c = curves[name]
         ks = range(1, len(c["model"]) + 1)
-        ax.plot(ks, c["oracle"], "k--", label="oracle (relevant first)")
-        ax.plot(ks, c["model"], "C0-", label=model_name(result))
-        ax.plot(ks, c["random"], "C3:", label="random (exact expectation)")
+        lines = [ax.plot(ks, c["oracle"], "k--")[0], ax.plot(ks, c["model"], "C0-")[0],
+                 ax.plot(ks, c["random"], "C3:")[0]]
         ax.set_title(f"{re.sub(r'(?<![a-z])l(?![a-z])', 'ℓ', name)} (n={n})", fontsize=9)
-        ax.set_xlabel("k")
-        ax.set_ylabel("precision at k")
+        ax.set_xlabel("k", fontsize=8)
+        ax.set_ylabel("precision at k", fontsize=8)
+        ax.tick_params(labelsize=7)
         ax.set_ylim(0, 1.02)
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[len(panels):]:
         ax.axis("off")
-    axes.flat[0].legend(fontsize=7)
-    fig.suptitle(f"senserank {task}: {model_name(result)} — precision of the k nearest same-lemma "
-                 "instances having the query's sense", fontsize=9)
-    fig.text(0.5, 0.005, "panels: ℓ = number of same-lemma instances in the database (lemma frequency); "
-             "r = share of them with the query's sense (sense proportion); n = queries in the panel",
-             ha="center", va="bottom", fontsize=7.5)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    width = max(4.2 * cols, 6.4)
+    fig.legend(lines, ["oracle (relevant first)", _wrap(model_name(result), _chars(width / 2, 8)),
+                       "random (exact expectation)"], loc="outside lower center", ncols=3, fontsize=8, frameon=False)
+    fig.suptitle(_wrap(f"senserank {task}: {model_name(result)} — precision of the k nearest same-lemma instances "
+                       "having the query's sense", _chars(width, 9)) + "\n" + _wrap(
+        "panels: ℓ = number of same-lemma instances in the database (lemma frequency); r = share of them with the "
+        "query's sense (sense proportion); n = queries in the panel", _chars(width, 9)), fontsize=9)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    from lexprobe.reporting import save_figure
+
+    save_figure(fig, path, dpi=110)
+
+
+def _chars(inches: float, fontsize: float) -> int:
+    """About how many characters of ``fontsize`` points fit on ``inches`` (a wrapping width, with a margin)."""
+    return max(16, int(inches * 72 / (0.6 * fontsize)) - 6)
+
+
+def _wrap(text: str, width: int) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
 
 
 def sweep_rows(result: dict):
@@ -207,17 +233,16 @@ def plot_sweep(result: dict, path) -> Path:
 
     rows = list(sweep_rows(result))
     layers = [int(r[0]) for r in rows]
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    fig, ax = plt.subplots(figsize=(6.4, 4.4), layout="constrained")
     ax.plot(layers, [100 * (r[1].get("pooled") or 0.0) for r in rows], "o-", color="C0",
-            label=f"{model_name(result)} (paper's MAP@50)")
+            label=_wrap(f"{model_name(result)} (paper's MAP@50)", 40))
     ax.plot(layers, [100 * (r[1].get("map") or 0.0) for r in rows], "s--", color="C2", label="per-query MAP@50")
     ax.plot(layers, [100 * (r[3].get("pooled") or 0.0) for r in rows], "k:", label="oracle")
     ax.plot(layers, [100 * (r[2].get("pooled") or 0.0) for r in rows], ":", color="C3", label="random")
     ax.axvline(result["sweep"]["best"], color="0.7", lw=1)
     ax.set_xlabel("layer (hidden_states index; 0 = embeddings)")
     ax.set_ylabel("MAP@50 x100")
-    ax.set_title(f"senserank {corpus(result)}: metric by layer", fontsize=10)
+    ax.set_title(f"senserank {corpus(result)}: metric by layer (grey line: best layer)", fontsize=10)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    fig.legend(loc="outside lower center", ncols=2, fontsize=7, frameon=False)  # below the plot, not on it
     return save_figure(fig, path)

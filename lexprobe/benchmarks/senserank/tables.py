@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lexprobe.benchmarks.senserank.report import corpus, sweep_rows
 from lexprobe.result_schema import model_name
-from lexprobe.tables import Table, baseline_label, by_group, cell, digest, label, name_counts
+from lexprobe.tables import Table, baseline_label, by_group, cell, digest, label, name_counts, vs_random
 
 
 def tables(results: list[dict]) -> list[Table]:
@@ -24,16 +24,19 @@ def bucket_tables(results: list[dict]) -> list[Table]:
         for metric, title in (("pooled", "mean pooled P@k, k=1..50 (the paper's MAP@50)"),
                               ("map", "MAP@50 (per-query average precision)")):
             table = Table("senserank", f"Sense ranking {task}: {title}", ["Model"] + slices,
-                          note="x100; 95% bootstrap intervals over queries in brackets; random and oracle exact.")
-            digests, seen = {digest(r) for r in members}, set()
+                          note="x100; 95% bootstrap intervals over queries in brackets; random and oracle exact.",
+                          remarks=[outside_buckets(m) for m in members[:1] if outside_buckets(m)])
+            seen = set()
             for r in members:
                 if digest(r) in seen:
                     continue
                 seen.add(digest(r))
                 for base, what in (("random", "Random (exact)"), ("oracle", "Oracle")):
-                    table.rows.append([baseline_label(what, r, digests)] + cells(r["baselines"][base][task], metric))
+                    table.rows.append([baseline_label(what, r, members)] + cells(r["baselines"][base][task], metric))
             for r in members:
-                table.rows.append([label(r, names)] + cells(r["metrics"][task], metric))
+                rnd = cells(r["baselines"]["random"][task], metric)
+                table.rows.append([label(r, names)] + [vs_random(c, b) for c, b in zip(cells(r["metrics"][task], metric),
+                                                                                         rnd)])
             table.rows.append(["queries"] + [str((members[0]["metrics"][task].get(c) or {}).get("n", 0))
                                              for c in slices])
             tables.append(table)
@@ -54,3 +57,23 @@ def sweep_tables(results: list[dict]) -> list[Table]:
                                cell(rnd, "pooled", 100.0, 2), cell(orc, "pooled", 100.0, 2), m.get("n")])
         tables.append(table)
     return tables
+
+
+def outside_buckets(result: dict) -> str:
+    """What the bucket columns leave out: the queries in no (ℓ x r) bucket (those with r = 1, the query's
+    sense being the lemma's only one in the database, as in the paper's code; and any outside the bucket
+    edges); empty when the buckets hold every query."""
+    task = corpus(result)
+    slices = result["metrics"][task]
+    total = (slices.get("all") or {}).get("n") or 0
+    in_buckets = sum((m or {}).get("n") or 0 for s, m in slices.items() if s != "all")
+    left = total - in_buckets
+    if left <= 0 or len(slices) == 1:
+        return ""
+    single = (result.get("counts") or {}).get("single_sense_queries")
+    why = (f"{single} with r = 1 (the query's sense is the only sense of its lemma in the database, so any "
+           "ranking is perfect; the paper's code leaves them out of the buckets)" if single == left else
+           f"of them {single} with r = 1 (the lemma's only sense in the database) and {left - single} outside "
+           "the bucket edges" if single else "outside the bucket edges")
+    return (f"The buckets hold {in_buckets} of the {total} queries; the other {left} are counted only in "
+            f"\"all\": {why}.")

@@ -84,6 +84,9 @@ class WDLMPro(Benchmark):
     def outputs(self, out: Path, config: WDLMProConfig) -> dict[str, list]:
         return {"--out": [out], "--plot": [config.plot or out.with_suffix(".png")]}
 
+    failure_note = ("a failure is an item whose gold answer the model did not rank first (a choose run: did "
+                    "not pick; a generated answer that names no option counts as a failure).")
+
     def load_items(self, config: WDLMProConfig) -> WDLMProItems:
         from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
         from lexprobe.benchmarks.wdlmpro.dataset import default_dataset, load_dataset, pos_list, sample_groups

@@ -12,6 +12,13 @@ PANELS = ("frequency", "depth", "word_tokens")
 
 
 def plot_breakdowns(result: dict, out: str | Path) -> Path:
+    """One panel per task and breakdown (rows: tasks; columns: frequency, depth, word tokens): P@1 per band and
+    POS as bars, the random expectation as a black tick on each; the targets per band under its name.
+
+    Laid out so that no text touches another at any number of bands (issue #29): constrained layout, panels
+    as wide as their bands need, long axis labels wrapped to the panel, the bands' counts in the tick labels
+    (not above bars, where a 100% bar would put them on the title), the legend below the panels.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -21,44 +28,81 @@ def plot_breakdowns(result: dict, out: str | Path) -> Path:
     panels = [(t, name) for t in tasks for name in PANELS if result["breakdowns"].get(t, {}).get(name)]
     if not panels:
         raise ValueError("the result has no breakdowns to plot")
-    fig, axes = plt.subplots(len(tasks), len(PANELS), figsize=(4.2 * len(PANELS), 3.4 * len(tasks)), squeeze=False)
+    columns = [name for name in PANELS if any(n == name for _, n in panels)]
+    rows = [t for t in tasks if any(tt == t for tt, _ in panels)]
+    bands_of = {(t, name): _bands(result["breakdowns"][t][name]) for t, name in panels}
+    widths = [max(_panel_width(len(bands_of[(t, name)])) for t in rows if (t, name) in bands_of) for name in columns]
+    fig, axes = plt.subplots(len(rows), len(columns), figsize=(sum(widths), 3.3 * len(rows) + 1.3), squeeze=False,
+                             layout="constrained", gridspec_kw={"width_ratios": widths})
     for ax in axes.flat:
         ax.set_visible(False)
+    handles: dict = {}
     for task, name in panels:
-        ax = axes[tasks.index(task)][PANELS.index(name)]
+        col = columns.index(name)
+        ax = axes[rows.index(task)][col]
         ax.set_visible(True)
         per_pos = result["breakdowns"][task][name]
+        bands = bands_of[(task, name)]
         width = 0.8 / max(len(per_pos), 1)
-        bands = sorted({b for pos in per_pos.values() for b in pos}, key=lambda b: band_order((b, None)))
         for j, (pos, stats) in enumerate(per_pos.items()):
             xs = [i + (j - (len(per_pos) - 1) / 2) * width for i in range(len(bands))]
             nan = float("nan")  # a band this POS does not have draws nothing
             p1 = [100 * stats[b]["p_at_1"] if b in stats else nan for b in bands]
             rnd = [100 * stats[b]["random_p_at_1"] if b in stats else nan for b in bands]
             color = f"C{j}"
-            bars = ax.bar(xs, p1, width=width * 0.9, label=POS_NAME.get(pos, pos), color=color,
-                          edgecolor=color, linewidth=1.2)
-            ax.scatter(xs, rnd, marker="_", s=300, color="black", zorder=3,
-                       label="random (expected)" if j == 0 else None)
-            for x, b, bar, r in zip(xs, bands, bars, rnd):
-                if b not in stats:
-                    continue
-                height = bar.get_height()
-                if height == 0:  # a zero-height bar still shows whose it is: a marker in its colour
+            bars = ax.bar(xs, p1, width=width * 0.9, color=color, edgecolor=color, linewidth=1.2)
+            handles.setdefault(POS_NAME.get(pos, pos), bars)
+            tick = ax.scatter(xs, rnd, marker="_", s=300, color="black", zorder=3)
+            for x, b, bar in zip(xs, bands, bars):
+                if b in stats and bar.get_height() == 0:  # a zero-height bar still shows whose it is
                     ax.plot([x], [0], marker="^", markersize=7, color=color, clip_on=False, zorder=4)
-                ax.annotate(f"n={stats[b]['n']}", (x, max(height, r)), xytext=(0, 4),
-                            textcoords="offset points", ha="center", va="bottom", fontsize=6.5, color=color)
-        ax.set_xticks(range(len(bands)), bands)
-        ax.set_title(f"{task.upper()} ({TASK_NAME.get(task, task)}) by {name.replace('_', ' ')}", fontsize=9)
-        ax.set_xlabel(axis_label(name, result), fontsize=8)
-        ax.set_ylabel("P@1 (%): gold ranked first")
+        many = len(bands) > FLAT_BANDS
+        counts = ["/".join(str(s[b]["n"]) if b in s else "–" for s in per_pos.values()) for b in bands]
+        labels = [f"{b} (n={c})" if many else f"{b}\nn={c}" for b, c in zip(bands, counts)]
+        ax.set_xticks(range(len(bands)), labels, fontsize=7, rotation=90 if many else 0)
+        chars = _chars(widths[col], 9)
+        ax.set_title(_wrap(f"{task.upper()} ({TASK_NAME.get(task, task)}) by {name.replace('_', ' ')}", chars),
+                     fontsize=9)
+        ax.set_xlabel(_wrap(axis_label(name, result), _chars(widths[col], 8)), fontsize=8)
+        ax.set_ylabel("P@1 (%)", fontsize=8)
         ax.set_ylim(0, 100)
+        ax.tick_params(axis="y", labelsize=7)
         ax.grid(axis="y", alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.suptitle(f"WDLMPro: {result['model']['name']}  (n = targets in the band; "
-                 "black tick = P@1 of random ranking)", fontsize=10)
-    fig.tight_layout()
+    handles["random ranking (expected P@1)"] = tick
+    poses = " / ".join(POS_NAME.get(p, p) for p in _poses(result, panels))
+    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncols=len(handles), fontsize=8,
+               frameon=False)
+    fig.suptitle(_wrap(f"WDLMPro: {result['model']['name']}. P@1 = gold ranked first; black tick = P@1 of a "
+                       f"random ranking; n = targets in the band ({poses})", _chars(sum(widths), 10)), fontsize=10)
     return save_figure(fig, out, dpi=120)
+
+
+#: more bands than this in a panel: their labels turn upright (one line each) so they cannot run together
+FLAT_BANDS = 7
+
+
+def _bands(per_pos: dict) -> list[str]:
+    return sorted({b for pos in per_pos.values() for b in pos}, key=lambda b: band_order((b, None)))
+
+
+def _poses(result: dict, panels) -> list[str]:
+    return list(dict.fromkeys(p for t, name in panels for p in result["breakdowns"][t][name]))
+
+
+def _panel_width(bands: int) -> float:
+    """Inches a panel needs: room for each band's two-line label, or its upright label when there are many."""
+    return max(3.8, 1.0 + (0.32 if bands > FLAT_BANDS else 0.7) * bands)
+
+
+def _chars(inches: float, fontsize: float) -> int:
+    """About how many characters of ``fontsize`` points fit on ``inches`` (wrapping width, with a margin)."""
+    return max(16, int(inches * 72 / (0.6 * fontsize)) - 6)
+
+
+def _wrap(text: str, width: int) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
 
 
 TASK_NAME = {"w2d": "word → its definition", "d2w": "definition → its word"}

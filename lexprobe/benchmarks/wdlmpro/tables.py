@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
-from lexprobe.protocols.readings import bias_text, failures_text, setting
+from lexprobe.protocols.readings import bias_cell, failures_text, setting
 from lexprobe.result_schema import is_choose, model_name
-from lexprobe.tables import POS_NAME, Table, baseline_label, cell, digest, label, name_counts
+from lexprobe.tables import (
+    POS_NAME,
+    Table,
+    baseline_label,
+    cell,
+    digest,
+    label,
+    name_counts,
+    parse_rate,
+    vs_random,
+)
 
 TASK_TITLE = {"w2d": "W2D (word to definition)", "d2w": "D2W (definition to word)"}
 
@@ -23,17 +33,19 @@ def likelihood_tables(results: list[dict]) -> list[Table]:
         headers = ["Model"] + [f"{POS_NAME[p]} {m}" for p in cols for m in ("P@1 (%)", "RS")] + ["N"]
         table = Table("wdlmpro", f"WDLMPro {TASK_TITLE[task]}", headers,
                       note="95% bootstrap intervals over targets in brackets; RS = rank score (x100).")
-        digests, seen = {digest(r) for r in members}, set()
+        seen = set()
         for r in members:
             m = r["metrics"][task]
-            table.rows.append([label(r, names)] + [cell(m.get(p), key) for p in cols for key in ("p_at_1", "rank_score")]
+            rnd = r["baselines"].get("random", {}).get(task) or {}
+            table.rows.append([label(r, names)] + [vs_random(cell(m.get(p), key), rnd.get(p), key)
+                                                   for p in cols for key in ("p_at_1", "rank_score")]
                               + [m.get("all", {}).get("n")])
         for r in members:
             b = r["baselines"].get("random", {}).get(task)
             if digest(r) in seen or not b:
                 continue
             seen.add(digest(r))
-            table.rows.append([baseline_label("Random (expected)", r, digests)]
+            table.rows.append([baseline_label("Random (expected)", r, members)]
                               + [cell(b.get(p), key) for p in cols for key in ("p_at_1", "rank_score")]
                               + [b.get("all", {}).get("n")])
         tables.append(table)
@@ -59,17 +71,29 @@ def choose_tables(results: list[dict]) -> list[Table]:
                            "position bias: the most chosen presented position, its share of the answers vs the "
                            "share of gold there; random = expected P@1 over the options shown; x100, 95% "
                            "bootstrap intervals over targets (each averaged over its option orders) in brackets; "
-                           "Asked counts target × order.")
+                           "Asked counts target × order; Skipped: targets whose prompt did not fit the model.",
+                      prose=("Position bias",))
         for r in members:
             for pos, m in r["metrics"][task].items():
-                rnd = r["baselines"].get("random", {}).get(task, {}).get(pos)
+                rnd = r["baselines"].get("random", {}).get(task, {}).get(pos) or {}
                 bias = r["breakdowns"].get(task, {}).get("position_bias", {}).get(pos)
-                table.rows.append([model_name(r), setting(r), POS_NAME.get(pos, pos), cell(m, "likelihood.p_at_1"),
-                                   cell(m, "likelihood.rank_score")]
-                                  + ([cell(m, "likelihood_cyclic.p_at_1")] if cyclic else [])
-                                  + [cell(m, "generation.p_at_1"), cell(m, "generation.valid"), failures_text(m),
-                                     cell(m, "generation_lenient.p_at_1"), cell(m, "generation_lenient.valid"),
-                                     failures_text(m, "generation_lenient"), bias_text(bias), cell(rnd, "p_at_1"),
-                                     m.get("n"), r["counts"].get("skipped_too_long") if pos == "all" else ""])
+
+                def p1(reading, m=m, rnd=rnd):
+                    return vs_random(cell(m, f"{reading}.p_at_1"), rnd.get("p_at_1"))
+
+                table.rows.append([model_name(r), setting(r), POS_NAME.get(pos, pos), p1("likelihood"),
+                                   vs_random(cell(m, "likelihood.rank_score"), rnd.get("rank_score"))]
+                                  + ([p1("likelihood_cyclic")] if cyclic else [])
+                                  + [p1("generation"), parse_rate(cell(m, "generation.valid")), failures_text(m),
+                                     p1("generation_lenient"), parse_rate(cell(m, "generation_lenient.valid")),
+                                     failures_text(m, "generation_lenient"), bias_cell(bias), cell(rnd, "p_at_1"),
+                                     m.get("n"), skipped(r, task, pos)])
         tables.append(table)
     return tables
+
+
+def skipped(result: dict, task: str, pos: str) -> int:
+    """Targets of ``task`` and ``pos`` (every POS for ``all``) skipped as too long for the model (0 where none)."""
+    from lexprobe.protocols.readings import skipped_units
+
+    return skipped_units(result, task, pos)
