@@ -6,7 +6,7 @@ file, a file given as a folder, a read-only or impossible location are one-line
 ``OutputError``s naming the option and the fix.
 
 Path options are *declared*, not checked by hand: a config field says ``option(..., path=INPUT)``
-(or ``OUTPUT``, ``OUTPUT_DIR``), a hand-written argument is added with ``cli_common.path_arg``,
+(or ``OUTPUT``, ``IMAGE``, ``OUTPUT_DIR``), a hand-written argument is added with ``cli_common.path_arg``,
 and ``guard`` derives every check from those declarations (no output is an input, through links
 too; inputs are regular files; outputs are writable, not folders, and short enough for their
 longest derived name). Files lexprobe creates beside an output (locks, resume logs) are opened
