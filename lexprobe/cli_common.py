@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, Callable
 
 from lexprobe.model_names import ATTN_IMPLEMENTATIONS, DEFAULT_MODEL, DTYPES, KINDS
 
@@ -90,17 +90,19 @@ def batch_size_arg(text: str) -> int | str:
 
 
 def path_arg(parser: argparse.ArgumentParser, *names: str, kind: str, writes: tuple[str, ...] = (),
-             group: Any = None, **kwargs: Any) -> argparse.Action:
+             group: Any = None, implied: Callable[[], Any] | None = None, **kwargs: Any) -> argparse.Action:
     """``parser.add_argument(*names, **kwargs)`` (on ``group`` when given) for a path, declared as
-    ``outputs.INPUT``, ``OUTPUT`` or ``OUTPUT_DIR`` (``writes``: the files an output folder gets):
-    ``check_declared_paths`` checks it with every other declared path before the command runs."""
+    ``outputs.INPUT``, ``OUTPUT``, ``IMAGE`` or ``OUTPUT_DIR`` (``writes``: the files an output folder gets):
+    ``check_declared_paths`` checks it with every other declared path before the command runs.
+    ``implied``: the path the command uses when the option is not given (``coda sample-human`` reads the
+    official file then), guarded like a given one."""
     action = (group or parser).add_argument(*names, **kwargs)
-    declare_path(parser, action, kind, writes)
+    declare_path(parser, action, kind, writes, implied)
     return action
 
 
 def declare_path(parser: argparse.ArgumentParser, action: argparse.Action, kind: str,
-                 writes: tuple[str, ...] = ()) -> None:
+                 writes: tuple[str, ...] = (), implied: Callable[[], Any] | None = None) -> None:
     """Record ``action`` as a path option of ``kind`` in ``parser``'s defaults (``_paths``)."""
     from lexprobe.outputs import PATH_KINDS
 
@@ -108,7 +110,7 @@ def declare_path(parser: argparse.ArgumentParser, action: argparse.Action, kind:
         raise ValueError(f"a path option is one of {PATH_KINDS}, not {kind!r}")
     label = action.option_strings[0] if action.option_strings else (action.metavar or action.dest.upper())
     declared = list(parser.get_default("_paths") or [])
-    declared.append((action.dest, str(label), kind, tuple(writes)))
+    declared.append((action.dest, str(label), kind, tuple(writes), implied))
     parser.set_defaults(_paths=declared)
 
 
@@ -116,8 +118,13 @@ def check_declared_paths(args: argparse.Namespace) -> None:
     """``outputs.guard`` on every path option the chosen command declared (before it runs)."""
     from lexprobe.outputs import PathOption, guard
 
-    guard([PathOption(label, kind, getattr(args, dest, None), writes)
-           for dest, label, kind, writes in getattr(args, "_paths", None) or ()])
+    declared = []
+    for dest, label, kind, writes, implied in getattr(args, "_paths", None) or ():
+        value = getattr(args, dest, None)
+        if value is None and implied is not None:
+            value = implied()
+        declared.append(PathOption(label, kind, value, writes))
+    guard(declared)
 
 
 def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = DEFAULT_MODEL,

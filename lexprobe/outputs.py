@@ -6,7 +6,7 @@ file, a file given as a folder, a read-only or impossible location are one-line
 ``OutputError``s naming the option and the fix.
 
 Path options are *declared*, not checked by hand: a config field says ``option(..., path=INPUT)``
-(or ``OUTPUT``, ``OUTPUT_DIR``), a hand-written argument is added with ``cli_common.path_arg``,
+(or ``OUTPUT``, ``IMAGE``, ``OUTPUT_DIR``), a hand-written argument is added with ``cli_common.path_arg``,
 and ``guard`` derives every check from those declarations (no output is an input, through links
 too; inputs are regular files; outputs are writable, not folders, and short enough for their
 longest derived name). Files lexprobe creates beside an output (locks, resume logs) are opened
@@ -299,9 +299,10 @@ def check_not_inputs(outputs: dict, inputs: dict | None = None, writes: dict | N
 
 # --- declared path options -------------------------------------------------------------
 
-#: what a path option is: a file or folder the command reads, a file it writes, a folder it fills
-INPUT, OUTPUT, OUTPUT_DIR = "input", "output", "output_dir"
-PATH_KINDS = (INPUT, OUTPUT, OUTPUT_DIR)
+#: what a path option is: a file or folder the command reads, a file it writes, a figure it draws (a file
+#: whose extension names an image format), a folder it fills
+INPUT, OUTPUT, IMAGE, OUTPUT_DIR = "input", "output", "image", "output_dir"
+PATH_KINDS = (INPUT, OUTPUT, IMAGE, OUTPUT_DIR)
 
 
 @dataclass(frozen=True)
@@ -309,7 +310,7 @@ class PathOption:
     """One declared path option with the value it got (``option(path=...)`` or ``cli_common.path_arg``)."""
 
     option: str  #: as the user wrote it: ``--out``, ``RESULT``
-    kind: str  #: INPUT, OUTPUT or OUTPUT_DIR
+    kind: str  #: INPUT, OUTPUT, IMAGE or OUTPUT_DIR
     value: Any  #: a path, several, or None
     writes: tuple[str, ...] = ()  #: OUTPUT_DIR: the files the command writes inside
 
@@ -321,7 +322,7 @@ def guard(declared: list[PathOption]) -> None:
     that can be written and whose derived names fit; output folders exist (created) and are writable."""
     from lexprobe.data.files import require_regular
 
-    outputs = {d.option: d.value for d in declared if d.kind in (OUTPUT, OUTPUT_DIR) and _paths(d.value)}
+    outputs = {d.option: d.value for d in declared if d.kind in (OUTPUT, IMAGE, OUTPUT_DIR) and _paths(d.value)}
     inputs = {d.option: d.value for d in declared if d.kind == INPUT and _paths(d.value)}
     check_not_inputs(outputs, inputs, writes={d.option: d.writes for d in declared if d.writes})
     for d in declared:
@@ -330,10 +331,18 @@ def guard(declared: list[PathOption]) -> None:
                 require_regular(path, f"pass a regular file as {d.option}")
             elif d.kind == OUTPUT:
                 check_output_file(path, d.option)
+            elif d.kind == IMAGE:
+                check_image_file(path, d.option)
             elif d.kind == OUTPUT_DIR:
                 check_output_dir(path, d.option, create=False)  # made by the command, once its inputs are read
             else:
                 raise ValueError(f"unknown path kind {d.kind!r} of {d.option}")
+
+
+def make_output_dir(path: str | Path, option: str) -> Path:
+    """Create a declared output folder once the command has read its inputs (``guard`` checked it, but
+    made nothing, so a refused command leaves nothing behind); one ``OutputError`` if it cannot be made."""
+    return check_output_dir(path, option, create=True)
 
 
 def disk_full(err: BaseException) -> bool:

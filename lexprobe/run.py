@@ -32,7 +32,7 @@ from lexprobe.benchmarks.registry import get, names
 from lexprobe.cli_common import path_arg, positive_int
 from lexprobe.errors import LexprobeError, ModelError
 from lexprobe.model_names import DEFAULT_MODEL, PACKAGED
-from lexprobe.outputs import INPUT, OUTPUT_DIR, check_output_dir, output_lock
+from lexprobe.outputs import INPUT, OUTPUT_DIR, make_output_dir, output_lock
 from lexprobe.reporting import write_json
 
 #: the causal LM of the main job (a packaged short name, ``model_names.PACKAGED``)
@@ -108,7 +108,7 @@ def _tag(model: str, method: str, chat: bool) -> str:
 
 
 def cmd_run(args) -> int:
-    out_dir = check_output_dir(args.out_dir)  # made before any work (outputs.guard checked it against --model)
+    out_dir = make_output_dir(args.out_dir, "--out-dir")  # made before any work (outputs.guard checked it against --model)
     with output_lock(out_dir, "--out-dir", folder=True):  # a second job on --out-dir stops before any fetch or model
         return _run(args, out_dir)
 

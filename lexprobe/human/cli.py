@@ -32,7 +32,7 @@ def _port(text: str) -> int:
 
 def register(sub) -> None:
     from lexprobe.cli_common import path_arg
-    from lexprobe.outputs import INPUT, OUTPUT_DIR
+    from lexprobe.outputs import INPUT, OUTPUT, OUTPUT_DIR
 
     p = sub.add_parser("human", help="human baselines: a local web page where people take the models' items")
     hsub = p.add_subparsers(dest="human_command", metavar="COMMAND")
@@ -44,13 +44,14 @@ def register(sub) -> None:
                    help="`paper` (WDLMPro: 20 groups per task with <= 10 candidates; CoDA21: S20) or a number "
                         "of groups (default: paper)")
     s.add_argument("--seed", type=int, help="sampling seed (default: 0 for WDLMPro, 42 for CoDA21 as in S20)")
-    s.add_argument("--data", help="WDLMPro dataset dir/JSONL, or CoDA21 JSON file or variant name "
+    path_arg(s, "--data", kind=INPUT, help="WDLMPro dataset dir/JSONL, or CoDA21 JSON file or variant name "
                                   "(default: WDLMPro built from WordNet; CoDA21 clean-easy from the data directory)")
     s.add_argument("--pos", choices=("n", "v", "both"),
                    help="part of speech (default: both for WDLMPro; n for CoDA21 as in S20, which takes n or v)")
     s.add_argument("--max-candidates", type=_at_least_two, default=10,
                    help="WDLMPro: only groups with at most this many candidates (default: 10)")
-    s.add_argument("--db", default="lexprobe-human.sqlite", help="answer database (default: lexprobe-human.sqlite)")
+    # declared: outputs.guard keeps --db off --data and checks it writable before the command runs
+    path_arg(s, "--db", kind=OUTPUT, default="lexprobe-human.sqlite", help="answer database (default: lexprobe-human.sqlite)")
     s.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only; ::1 for IPv6)")
     s.add_argument("--port", type=_port, default=8765, help="port (default: 8765; 0: any free port)")
     s.set_defaults(func=cmd_serve)
@@ -79,9 +80,7 @@ def item_set_from_args(args) -> dict:
 def cmd_serve(args) -> int:
     from lexprobe.human.server import HumanApp, make_server, url_host
     from lexprobe.human.store import AnswerStore
-    from lexprobe.outputs import check_not_inputs
 
-    check_not_inputs({"--db": args.db}, {"--data": args.data})
     store = AnswerStore(args.db)  # an unusable --db fails before the items are built
     item_set = item_set_from_args(args)
     app = HumanApp(item_set, store)
@@ -107,12 +106,12 @@ def cmd_serve(args) -> int:
 def cmd_score(args) -> int:
     from lexprobe.human.score import results_for
     from lexprobe.human.store import AnswerStore
-    from lexprobe.outputs import check_output_dir
+    from lexprobe.outputs import make_output_dir
     from lexprobe.reporting import write_json
 
     if not Path(args.db).is_file():
         raise DataError(f"answer database {args.db} not found; pass the --db of `lexprobe human serve`")
-    check_output_dir(args.out, "--out")  # made now (outputs.guard checked it with --db)
+    make_output_dir(args.out, "--out")  # made now (outputs.guard checked it with --db)
     store = AnswerStore(args.db, read_only=True)  # a foreign database is refused, never changed
     out = Path(args.out)
     written = 0

@@ -16,7 +16,7 @@ from lexprobe.benchmarks.coda21.dataset import (
 )
 from lexprobe.cli_common import non_negative_float, non_negative_int, positive_int
 from lexprobe.errors import DataError, LexprobeError
-from lexprobe.outputs import check_image_file, check_not_inputs, check_output_file, output_lock
+from lexprobe.outputs import output_lock
 from lexprobe.reporting import write_json
 
 OFFICIAL_FILES = {"clean-easy": "CoDA-clean-easy.json", "clean-hard": "CoDA-clean-hard.json"}
@@ -47,18 +47,19 @@ def resolve_coda_file(value: str) -> Path:
 def register_commands(csub) -> None:
     """CoDA21's commands besides ``eval`` (which ``lexprobe.cli`` derives from ``CodaConfig``)."""
     from lexprobe.cli_common import add_recipe_arg, batch_size_arg, path_arg
-    from lexprobe.outputs import INPUT, OUTPUT
+    from lexprobe.outputs import IMAGE, INPUT, OUTPUT
 
     fmt = argparse.ArgumentDefaultsHelpFormatter
     b = csub.add_parser("build", help="build a CoDA21-style dataset from WordNet and SemCor", formatter_class=fmt)
     b.add_argument("--variant", choices=VARIANTS, default="clean-hard", help="which CoDA21 variant to build")
-    b.add_argument("--out", required=True, help="output JSON file (official format)")
+    # the paths are declared: outputs.guard checks them all (output is no input, writable) before cmd_build runs
+    path_arg(b, "--out", kind=OUTPUT, required=True, help="output JSON file (official format)")
     b.add_argument("--pos", choices=("n", "v", "both"), default="both", help="part of speech")
-    b.add_argument("--semcor", help="SemCor 3.0 NAF archive or folder (default: the data directory, "
+    path_arg(b, "--semcor", kind=INPUT, help="SemCor 3.0 NAF archive or folder (default: the data directory, "
                                      "`lexprobe data fetch semcor`; $LEXPROBE_SEMCOR)")
-    b.add_argument("--embed-model", default="all-MiniLM-L6-v2",
+    path_arg(b, "--embed-model", kind=INPUT, default="all-MiniLM-L6-v2",
                    help="sentence-embedding model for clustering definitions (paper: stsb-distilbert-base)")
-    b.add_argument("--context-model", default=DEFAULT_CONTEXT_MODEL,
+    path_arg(b, "--context-model", kind=INPUT, default=DEFAULT_CONTEXT_MODEL,
                    help="masked LM that picks each synset's context (paper: bert-base-uncased); "
                         "`first` takes the first SemCor sentence instead")
     b.add_argument("--k-min", type=positive_int, default=5, help="smallest group size")
@@ -77,8 +78,9 @@ def register_commands(csub) -> None:
 
     hs = csub.add_parser("sample-human", formatter_class=fmt,
                          help="the paper's human-evaluation subset S20 (20 clean-easy noun groups, seed 42)")
-    hs.add_argument("--data", help="CoDA-clean-easy.json (default: the official file in the CoDA21 data folder)")
-    hs.add_argument("--out", required=True, help="output JSON file (official format; `coda eval --data` reads it)")
+    path_arg(hs, "--data", kind=INPUT, implied=lambda: default_coda_dir() / OFFICIAL_FILES["clean-easy"],
+             help="CoDA-clean-easy.json (default: the official file in the CoDA21 data folder)")
+    path_arg(hs, "--out", kind=OUTPUT, required=True, help="output JSON file (official format; `coda eval --data` reads it)")
     hs.add_argument("--size", type=positive_int, default=20, help="number of groups")
     hs.add_argument("--seed", type=non_negative_int, default=42, help="seed of the shuffle (the paper's S20: 42)")
     hs.add_argument("--pos", choices=("n", "v"), default="n", help="part of speech of the groups")
@@ -87,7 +89,7 @@ def register_commands(csub) -> None:
     h = csub.add_parser("heatmap", help="draw one group's match scores with predicted and gold alignment")
     path_arg(h, "--result", kind=INPUT, required=True, help="result JSON of `lexprobe coda eval`")
     h.add_argument("--group", required=True, help="group id (n/3) or index into the result's groups")
-    path_arg(h, "--out", kind=OUTPUT, required=True, help="image file (.png, .pdf, .svg)")  # outputs.guard checks
+    path_arg(h, "--out", kind=IMAGE, required=True, help="image file (.png, .pdf, .svg)")  # outputs.guard checks
     h.set_defaults(func=cmd_heatmap)
 
 
@@ -122,13 +124,10 @@ def cmd_build(args) -> int:
     from lexprobe.data.semcor import iter_semcor_sentences
     from lexprobe.data.wordnet import load_wordnet
 
-    check_not_inputs({"--out": args.out}, {"--semcor": args.semcor, "--embed-model": args.embed_model,
-                                           "--context-model": args.context_model})
     config = BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
                          pos=("n", "v") if args.pos == "both" else (args.pos,), max_groups=args.max_groups,
                          cluster=args.recipe, word_rule=RECIPES[args.recipe].word_rule)
     config.validate()
-    check_output_file(args.out)
     with output_lock(args.out):  # a second build on --out stops here, before WordNet and the models load
         wn = load_wordnet()
         selector = _context_selector(args.context_model, args.device, args.batch_size, args.recipe)
@@ -157,7 +156,6 @@ def cmd_sample_human(args) -> int:
     from lexprobe.benchmarks.coda21.human import write_sample
 
     source = args.data or default_coda_dir() / OFFICIAL_FILES["clean-easy"]
-    check_not_inputs({"--out": args.out}, {"--data": source})  # the official file stays as it is
     sample = write_sample(source, args.out, size=args.size, seed=args.seed, pos=args.pos)
     groups = sample[args.pos]
     print(f"{len(groups)} groups sampled from {source} (seed {args.seed}, duplicate contexts skipped):")
@@ -170,7 +168,6 @@ def cmd_sample_human(args) -> int:
 def cmd_heatmap(args) -> int:
     from lexprobe.benchmarks.coda21.heatmap import draw_heatmap, find_group, load_result
 
-    check_image_file(args.out)
     instance = find_group(load_result(args.result), args.group)
     path = draw_heatmap(instance, args.out)
     print(f"heatmap of group {instance['id']} written to {path}")

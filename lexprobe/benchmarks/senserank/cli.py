@@ -6,10 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from lexprobe.cli_common import non_negative_int, positive_float, positive_int
-from lexprobe.outputs import check_not_inputs, check_output_dir, output_lock
+from lexprobe.cli_common import non_negative_int, path_arg, positive_float, positive_int
+from lexprobe.outputs import INPUT, OUTPUT_DIR, make_output_dir, output_lock
 
 FINETUNE_SIZES = (100, 250, 500, 1000, 2500)
+#: what ``pdep-convert`` writes into its --out folder
+PDEP_FILES = ("pdep_train.conllu", "pdep_test.conllu")
 #: ``lexprobe run`` sample: whole SemCor lemmas (seed 0) until D+Q reaches this many instances
 DEFAULT_SAMPLE_INSTANCES = 4000
 
@@ -19,17 +21,19 @@ def register_commands(sub) -> None:
     from lexprobe.cli_common import add_recipe_arg
 
     c = sub.add_parser("pdep-convert", help="make the paper's PDEP corpus (CoNLL-U, 80/20) from PDEP's prepcorp table")
-    c.add_argument("--prepcorp", required=True, help="PDEP SQLite file with the prepcorp table (prepcorp.sqlite)")
-    c.add_argument("--out", required=True, help="directory for pdep_train.conllu and pdep_test.conllu")
+    # the paths are declared: outputs.guard checks them (no input among the files written) before the command runs
+    path_arg(c, "--prepcorp", kind=INPUT, required=True, help="PDEP SQLite file with the prepcorp table (prepcorp.sqlite)")
+    path_arg(c, "--out", kind=OUTPUT_DIR, writes=PDEP_FILES, required=True,
+             help="directory for pdep_train.conllu and pdep_test.conllu")
     c.add_argument("--seed", type=non_negative_int, default=0, help="seed of the 80/20 shuffle (the authors' was unseeded)")
     c.set_defaults(func=_cmd_pdep_convert)
 
     f = sub.add_parser("finetune", help="inoculation fine-tuning on STREUSLE 4.4 supersenses")
-    f.add_argument("--model", default="all-MiniLM-L6-v2", help="encoder to fine-tune")
+    path_arg(f, "--model", kind=INPUT, default="all-MiniLM-L6-v2", help="encoder to fine-tune")
     f.add_argument("--instances", type=int, choices=FINETUNE_SIZES, required=True,
                    help="training instances, equal numbers of nouns, verbs and prepositions")
-    f.add_argument("--out", required=True, help="folder for the fine-tuned encoder")
-    f.add_argument("--path", help="STREUSLE 4.4 folder (default: the data directory, `lexprobe data fetch streusle`)")
+    path_arg(f, "--out", kind=OUTPUT_DIR, required=True, help="folder for the fine-tuned encoder")
+    path_arg(f, "--path", kind=INPUT, help="STREUSLE 4.4 folder (default: the data directory, `lexprobe data fetch streusle`)")
     f.add_argument("--epochs", type=positive_int, default=40, help="most training epochs")
     f.add_argument("--patience", type=positive_int, default=3, help="epochs without dev improvement before stopping")
     f.add_argument("--lr", type=positive_float, default=2e-5, help="learning rate")
@@ -46,13 +50,10 @@ def _cmd_pdep_convert(args: argparse.Namespace) -> int:
 
     if not Path(args.prepcorp).is_file():
         raise DataError(f"{args.prepcorp} not found; pass PDEP's prepcorp.sqlite with --prepcorp")
-    check_not_inputs({"--out": args.out}, {"--prepcorp": args.prepcorp},
-                     writes={"--out": ("pdep_train.conllu", "pdep_test.conllu")})
     train, test, counts = convert_prepcorp(read_prepcorp(args.prepcorp), seed=args.seed)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "pdep_train.conllu").write_text(train, encoding="utf-8")
-    (out / "pdep_test.conllu").write_text(test, encoding="utf-8")
+    out = make_output_dir(args.out, "--out")
+    for name, text in zip(PDEP_FILES, (train, test)):
+        (out / name).write_text(text, encoding="utf-8")
     print(", ".join(f"{reason}: {n}" for reason, n in counts.most_common()))
     print(f"wrote {out / 'pdep_train.conllu'} and {out / 'pdep_test.conllu'}")
     return 0
@@ -61,8 +62,7 @@ def _cmd_pdep_convert(args: argparse.Namespace) -> int:
 def _cmd_finetune(args: argparse.Namespace) -> int:
     from lexprobe.benchmarks.senserank.finetune import FinetuneConfig, finetune
 
-    check_not_inputs({"--out": args.out}, {"--model": args.model, "--path": args.path})
-    check_output_dir(args.out, "--out")
+    make_output_dir(args.out, "--out")  # outputs.guard checked it; the folder's lock lives inside it
 
     cfg = FinetuneConfig(
         model=args.model, instances=args.instances, out=args.out, path=args.path, epochs=args.epochs,

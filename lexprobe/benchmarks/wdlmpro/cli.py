@@ -9,7 +9,7 @@ from lexprobe.benchmarks.wdlmpro import dataset_cli
 from lexprobe.benchmarks.wdlmpro.dataset import MIN_GROUP_SIZE, SynsetGroup, group_members
 from lexprobe.cli_common import path_arg
 from lexprobe.errors import DataError
-from lexprobe.outputs import INPUT, OUTPUT, check_image_file, check_output_file
+from lexprobe.outputs import IMAGE, INPUT
 
 
 def register_commands(wsub) -> None:
@@ -19,7 +19,7 @@ def register_commands(wsub) -> None:
     dataset_cli.add_sample_human_parser(wsub)
     pl = wsub.add_parser("plot", help="draw P@1 by frequency, depth and token count from a result file")
     path_arg(pl, "--result", kind=INPUT, required=True, help="result JSON of `wdlmpro eval`")
-    path_arg(pl, "--out", kind=OUTPUT, required=True, help="PNG file")  # declared: outputs.guard checks both
+    path_arg(pl, "--out", kind=IMAGE, required=True, help="PNG file")  # declared: outputs.guard checks both
     pl.set_defaults(func=cmd_plot)
 
 
@@ -27,7 +27,6 @@ def cmd_plot(args) -> int:
     from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
 
     path = Path(args.result)
-    check_image_file(args.out)
     if not path.is_file():
         raise DataError(f"result file {path} not found; run `lexprobe wdlmpro eval ... --out {path}` first")
     from lexprobe.result_schema import load
@@ -72,19 +71,20 @@ def quick_sample(pos: str, n: int, seed: int = 0) -> list[SynsetGroup]:
 def run_default(out_dir: Path, part, seed: int = 0) -> dict:
     """WDLMPro on a seeded sample (both POS, both tasks; ``part.sample`` groups per POS, default 100),
     asked as ``part`` says (``RunPart``: likelihood, or choose with or without the chat template)."""
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.benchmarks.evaluate import check_paths, evaluate
     from lexprobe.benchmarks.registry import get
     from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
     from lexprobe.models import load_scorer
     from lexprobe.protocols.choose_cli import ChooseOptions
 
-    out = check_output_file(Path(out_dir) / f"{part.stem('wdlmpro')}.json")
+    choose = {"choose": ChooseOptions(chat=part.chat)} if part.method == "choose" else {}
+    config = WDLMProConfig(seed=seed, method=part.method, **choose)  # type: ignore[arg-type]
+    # the result and its plot, as evaluate declares them (bench.outputs), checked before the model loads
+    out = check_paths(get("wdlmpro"), Path(out_dir) / f"{part.stem('wdlmpro')}.json", config, part.model)
     sample = part.sample or DEFAULT_RUN_SAMPLE
     groups = quick_sample("n", sample, seed) + quick_sample("v", sample, seed)
     scorer = load_scorer(part.model)
-    choose = {"choose": ChooseOptions(chat=part.chat)} if part.method == "choose" else {}
-    config = WDLMProConfig(seed=seed, method=part.method, **choose)  # type: ignore[arg-type]
     result = evaluate("wdlmpro", scorer, config, out, items=WDLMProItems(groups, attributes_fn(None)))
     assert result is not None  # `lexprobe run` is one process (rank 0)
     print(get("wdlmpro").format_result(result))

@@ -11,12 +11,14 @@ import time
 
 from lexprobe.benchmarks.wdlmpro import dataset as ds
 from lexprobe.benchmarks.wdlmpro.human import sample_human, write_human_sample
-from lexprobe.cli_common import non_negative_int, positive_int
-from lexprobe.outputs import check_not_inputs, check_output_dir
+from lexprobe.cli_common import non_negative_int, path_arg, positive_int
+from lexprobe.outputs import INPUT, OUTPUT_DIR, make_output_dir
 
 #: what ``sample-human`` writes into its --out folder (write_human_sample)
 HUMAN_SAMPLE_FILES = ("human_sample.json", "human_sheet.txt", "human_answer_key.txt", "human_w2d.jsonl",
                       "human_d2w.jsonl")
+#: what ``build`` writes into its --out folder
+BUILD_FILES = tuple(ds.dataset_filename(pos) for pos in ("n", "v"))
 
 
 def _add_pos(parser: argparse.ArgumentParser, default: str = "both") -> None:
@@ -24,8 +26,8 @@ def _add_pos(parser: argparse.ArgumentParser, default: str = "both") -> None:
 
 
 def _add_data(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--data",
+    path_arg(
+        parser, "--data", kind=INPUT,
         metavar="DIR_OR_FILE",
         help="a dataset directory (wdlmpro_n.jsonl, wdlmpro_v.jsonl) or one JSONL file; "
         "default: build from WordNet once and cache",
@@ -50,7 +52,9 @@ def groups_from_args(args: argparse.Namespace) -> list[ds.SynsetGroup]:
 
 def add_build_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("build", help="build the dataset from WordNet and write JSONL files")
-    p.add_argument("--out", required=True, metavar="DIR", help="writes DIR/wdlmpro_n.jsonl and DIR/wdlmpro_v.jsonl")
+    # declared: outputs.guard checks --out (writable, no input among the files written) before cmd_build runs
+    path_arg(p, "--out", kind=OUTPUT_DIR, writes=BUILD_FILES, required=True, metavar="DIR",
+             help="writes DIR/wdlmpro_n.jsonl and DIR/wdlmpro_v.jsonl")
     _add_pos(p)
     p.add_argument("--keep-duplicates", action="store_true", help="keep candidates repeating a word or definition")
     p.set_defaults(func=cmd_build)
@@ -58,8 +62,7 @@ def add_build_parser(sub) -> argparse.ArgumentParser:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    check_not_inputs({"--out": args.out})
-    out = check_output_dir(args.out, "--out")
+    out = make_output_dir(args.out, "--out")
     all_groups = []
     for pos in ds.pos_list(args.pos):
         start = time.perf_counter()
@@ -113,7 +116,8 @@ def add_sample_human_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--n", type=positive_int, default=20, help="groups per task (default: %(default)s)")
     p.add_argument("--max-candidates", type=positive_int, default=10, help="only groups this small (default: %(default)s)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the sample (default: %(default)s)")
-    p.add_argument("--out", required=True, metavar="DIR", help="folder for the JSON, the printable sheet and the key")
+    path_arg(p, "--out", kind=OUTPUT_DIR, writes=HUMAN_SAMPLE_FILES, required=True, metavar="DIR",
+             help="folder for the JSON, the printable sheet and the key")  # outputs.guard: not over --data
     _add_data(p)
     _add_pos(p)
     p.set_defaults(func=cmd_sample_human)
@@ -121,9 +125,8 @@ def add_sample_human_parser(sub) -> argparse.ArgumentParser:
 
 
 def cmd_sample_human(args: argparse.Namespace) -> int:
-    check_not_inputs({"--out": args.out}, {"--data": args.data}, writes={"--out": HUMAN_SAMPLE_FILES})
-    check_output_dir(args.out, "--out")
     sample = sample_human(groups_from_args(args), n=args.n, max_candidates=args.max_candidates, seed=args.seed)
+    make_output_dir(args.out, "--out")  # outputs.guard checked it; made once the data is read
     paths = write_human_sample(sample, args.out)
     for kind, path in paths.items():
         print(f"{kind:>11}: {path}")
