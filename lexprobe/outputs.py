@@ -320,7 +320,7 @@ def guard(declared: list[PathOption]) -> None:
     no output is an input (also through links) or inside the data directory; inputs that exist
     are regular files or folders (a FIFO would hang the reader); output files are regular files
     that can be written and whose derived names fit; output folders exist (created) and are writable."""
-    from lexprobe.data.files import require_regular
+    from lexprobe.regular_files import require_regular
 
     outputs = {d.option: d.value for d in declared if d.kind in (OUTPUT, IMAGE, OUTPUT_DIR) and _paths(d.value)}
     inputs = {d.option: d.value for d in declared if d.kind == INPUT and _paths(d.value)}

@@ -9,28 +9,11 @@ Folders and missing paths are left to the caller, which has the better message.
 from __future__ import annotations
 
 import json
-import os
-import stat
 from pathlib import Path
 from typing import Any
 
 from lexprobe.errors import DataError
-
-_KINDS = {stat.S_ISFIFO: "a named pipe (FIFO)", stat.S_ISCHR: "a character device", stat.S_ISBLK: "a block device",
-          stat.S_ISSOCK: "a socket"}
-
-
-def require_regular(path: str | Path, fix: str = "pass a regular file") -> Path:
-    """``path`` itself when it is a regular file, a folder or missing; one ``DataError`` otherwise."""
-    path = Path(path)
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        return path  # missing or unreadable: the reader says so in its own words
-    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
-        return path
-    kind = next((name for test, name in _KINDS.items() if test(mode)), "not a regular file")
-    raise DataError(f"{path} is {kind}, not a regular file: reading it would never end; {fix}")
+from lexprobe.regular_files import require_regular  # noqa: F401 - re-exported: every reader imports it from here
 
 
 def unique_keys(pairs: list[tuple[str, object]]) -> dict:
