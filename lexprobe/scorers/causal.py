@@ -148,7 +148,7 @@ class CausalLMScorer(Scorer):
                 members = [[(r, requests[r][1]) for r in by_context[c]] for c in batch_contexts]
                 return self._score_context_batch(batch_contexts, members)
 
-            size = int(self.batch_size) if self.batch_size != "auto" else 32
+            size = int(self.batch_size)
             for per_context in run_batched(contexts, score, size, length=len, progress=bar.update):
                 for r, lp in per_context:
                     results[r] = lp
@@ -363,7 +363,7 @@ class CausalLMScorer(Scorer):
                 if len(cont) > 1:
                     rows.append((b, cont, lp))
         rows.sort(key=lambda row: -len(row[1]))
-        for chunk in chunks(rows, max(int(self.batch_size if self.batch_size != "auto" else 32) * 4, 1)):
+        for chunk in chunks(rows, max(int(self.batch_size) * 4, 1)):
             self._score_continuation_rows(chunk, kv, mask, ctx_lengths)
         return scored
 

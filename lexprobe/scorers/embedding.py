@@ -45,6 +45,8 @@ class EmbeddingScorer(Scorer):
 
 
 class SentenceEmbeddingScorer(EmbeddingScorer):
+    default_batch_size = 64
+
     def __init__(self, name: str, model, batch_size: int = 64):
         super().__init__(name)
         self.kind = "embedding"
