@@ -59,7 +59,7 @@ def run_record(scorer: Any, items: Any, config: dict) -> dict:
         "weights": getattr(scorer, "weights", None),  # e.g. a de-quantised GGUF file (gguf_models.weights_record)
         "device": _device(scorer, model),
         "dtype": _dtype(model) or config.get("dtype"),
-        "batch_size": getattr(scorer, "batch_size", None),
+        "batch_size": "auto" if getattr(scorer, "auto_batch", False) else getattr(scorer, "batch_size", None),
         "items_digest": items_digest(plain),
         "n_items": len(plain) if isinstance(plain, (list, tuple)) else None,
         "method": config.get("method") or {"choose": "choose", "human": "human"}.get(str(config.get("protocol")), "likelihood"),
