@@ -46,12 +46,15 @@ class TokenEmbeddings(Protocol):
 
 @runtime_checkable
 class Generation(Protocol):
-    """Causal LMs that can continue a prompt greedily (``protocols.answers.greedy_generate``)."""
+    """Models that continue a prompt greedily: in process, over an OpenAI-compatible endpoint, a chat API.
 
-    tokenizer: Any
-    model: Any
+    ``templated``: the prompt already holds the chat template's special tokens (none are added);
+    ``stop``: strings that end an answer (besides the model's own end of turn). Texts come back
+    decoded, without the stop string and special tokens.
+    """
 
-    def token_logprobs(self, requests: Sequence[tuple], progress: bool = False) -> list: ...
+    def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: Sequence[str] | None = None,
+                 templated: bool = False) -> list[str]: ...
 
 
 @runtime_checkable

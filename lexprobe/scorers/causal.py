@@ -155,6 +155,36 @@ class CausalLMScorer(Scorer):
         bar.close()
         return results  # type: ignore[return-value]
 
+    # ------------------------------------------------------------------ generation
+    @torch.inference_mode()
+    def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: Sequence[str] | None = None,
+                 templated: bool = False) -> list[str]:
+        """Greedy continuation of each prompt (left-padded batches, longest first), decoded
+        (``capabilities.Generation``). A ``templated`` prompt holds its special tokens already."""
+        tok = self.tokenizer
+        ids = [list(tok(p, add_special_tokens=not templated)["input_ids"]) for p in prompts]
+        stops = self.stop_ids()
+
+        def run(batch: list[list[int]]) -> list[str]:
+            input_ids, mask = pad_batch(batch, self.pad_id, left=True)
+            out = self.model.generate(
+                input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device),
+                max_new_tokens=max_new_tokens, do_sample=False, num_beams=1, temperature=None, top_p=None,
+                top_k=None, pad_token_id=self.pad_id, eos_token_id=stops or None,
+            )
+            self.count("generate_calls")
+            return [cut_at_stop(tok.decode(until_stop(row, stops), skip_special_tokens=True), stop)
+                    for row in out[:, input_ids.shape[1]:].tolist()]
+
+        return run_batched(ids, run, self.batch_size, length=len)
+
+    def stop_ids(self) -> list[int]:
+        """The tokenizer's EOS and the model's generation EOS ids (chat models end a turn with their own)."""
+        ids = [self.tokenizer.eos_token_id]
+        configured = getattr(getattr(self.model, "generation_config", None), "eos_token_id", None)
+        ids += configured if isinstance(configured, list) else [configured]
+        return list(dict.fromkeys(i for i in ids if i is not None))
+
     # ------------------------------------------------------------------ packed strategy
     def _probe_packed(self, width: int, n_rows: int) -> None:
         """A worst-case batch for the token-budget search: n_rows full rows of ``width`` tokens."""
@@ -395,6 +425,21 @@ class CausalLMScorer(Scorer):
         for j, (_, cont, lp) in enumerate(rows):
             target = torch.tensor(cont[1:], device=on)
             lp[1:] = logp[j, torch.arange(len(cont) - 1, device=on), target].double().cpu().numpy()
+
+
+def until_stop(row: list[int], stops: list[int]) -> list[int]:
+    for i, t in enumerate(row):
+        if t in stops:
+            return row[:i]
+    return row
+
+
+def cut_at_stop(text: str, stop: Sequence[str] | None) -> str:
+    """``text`` up to the first of the ``stop`` strings (as an OpenAI-compatible server cuts it)."""
+    for s in stop or ():
+        if s and s in text:
+            text = text[:text.index(s)]
+    return text
 
 
 @dataclass(frozen=True)
