@@ -24,6 +24,8 @@ from lexprobe.errors import ModelError
 #: where the API key is read from, in order
 KEY_VARIABLES = ("LEXPROBE_API_KEY", "OPENAI_API_KEY")
 RETRIED_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+#: retries of a failed request, and the first wait (doubling each time, up to ``MAX_BACKOFF`` seconds)
+RETRIES, BACKOFF, MAX_BACKOFF = 5, 0.5, 20.0
 
 
 def api_key() -> str | None:
@@ -37,14 +39,14 @@ def api_key() -> str | None:
 class Endpoint:
     """One OpenAI-compatible server: ``base`` is its ``.../v1`` URL."""
 
-    def __init__(self, base: str, key: str | None = None, timeout: float = 120.0, retries: int = 5,
-                 backoff: float = 0.5, max_backoff: float = 20.0):
+    def __init__(self, base: str, key: str | None = None, timeout: float = 120.0, retries: int | None = None,
+                 backoff: float | None = None, max_backoff: float | None = None):
         self.base = base.rstrip("/")
         self._key = key
         self.timeout = timeout
-        self.retries = retries
-        self.backoff = backoff
-        self.max_backoff = max_backoff
+        self.retries = RETRIES if retries is None else retries
+        self.backoff = BACKOFF if backoff is None else backoff
+        self.max_backoff = MAX_BACKOFF if max_backoff is None else max_backoff
         self.retried = 0  # requests retried (recorded in the scorer's stats)
 
     @property

@@ -264,6 +264,7 @@ class OpenAIChatScorer(_Remote):
         super().__init__(name, endpoint, record, batch_size, concurrency)
         self.kind = "chat"
         self.tokenizer = ChatWire()
+        self.max_length = None  # no local tokenizer counts the prompt: the server refuses one too long
         self.prefill = str(record.get("server", "")).startswith("vllm")
 
     def describe(self) -> dict[str, Any]:
