@@ -16,7 +16,6 @@ import numpy as np
 import torch
 
 
-
 def encode(tokenizer, text: str, chat: bool) -> list[int]:
     return list(tokenizer(text, add_special_tokens=not chat)["input_ids"])
 
