@@ -58,6 +58,43 @@ class Generation(Protocol):
 
 
 @runtime_checkable
+class Tokenized(Protocol):
+    """A model whose text lexprobe tokenises itself (its ``tokenizer``; ``max_length`` its input limit, or None),
+    so requests can be fitted and counted before any scoring."""
+
+    tokenizer: Any
+    max_length: Any
+
+
+@runtime_checkable
+class PairTokenizer(Tokenized, Protocol):
+    """Causal LMs (in process or behind an endpoint): (context, continuation) text -> token ids, split as scored."""
+
+    def tokenize_pair(self, context: str, continuation: str) -> tuple: ...
+
+
+@runtime_checkable
+class SlotRequests(Protocol):
+    """Masked LMs that build a slot request for a word between two texts."""
+
+    def slot_request(self, left: str, word: str, right: str, fit: bool = True) -> Any: ...
+
+
+@runtime_checkable
+class WordVectors(Protocol):
+    """Static word vectors: a text is the mean of its tokens' vectors, where a token has one."""
+
+    def can_embed(self, text: str) -> bool: ...
+
+
+@runtime_checkable
+class CountsTruncation(Protocol):
+    """Sentence encoders that cut long texts: how many of ``texts`` they would cut (a result's counts)."""
+
+    def truncated(self, texts: Sequence[str]) -> int: ...
+
+
+@runtime_checkable
 class RandomScores(Protocol):
     """The random baseline: seeded scores per key."""
 

@@ -53,6 +53,7 @@ class SentenceEmbeddingScorer(EmbeddingScorer):
         self.model = model
         self.batch_size = batch_size
         self.tokenizer = getattr(model, "tokenizer", None)
+        self.max_length = getattr(model, "max_seq_length", None)  # (capabilities.Tokenized)
         #: bytes of vectors kept for texts seen again (0: none). WDLMPro's sister groups share their words
         #: and definitions, so its chunks ask for the same texts again and again: 1.65M texts in chunks of
         #: 32 groups, 107k distinct. Oldest first out; a text's vector is the one of its first encoding.
