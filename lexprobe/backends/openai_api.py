@@ -31,7 +31,7 @@ import numpy as np
 from lexprobe.backends.http import Endpoint, api_key
 from lexprobe.errors import ModelError
 from lexprobe.scorers.base import Scorer
-from lexprobe.scorers.causal import CausalLMScorer, cut_at_stop
+from lexprobe.scorers.causal import CausalTokenization, cut_at_stop
 
 log = logging.getLogger(__name__)
 
@@ -139,13 +139,9 @@ class _Remote(Scorer):
         return [items[i:i + size] for i in range(0, len(items), size)]
 
 
-class OpenAICompletionsScorer(_Remote):
-    """Token log-probabilities and generation from ``/v1/completions`` (``TokenLogprobs``, ``Generation``)."""
-
-    # the in-process scorer's tokenisation, so both send the same token ids
-    _encode = CausalLMScorer._encode
-    split = CausalLMScorer.split
-    tokenize_pair = CausalLMScorer.tokenize_pair
+class OpenAICompletionsScorer(_Remote, CausalTokenization):
+    """Token log-probabilities and generation from ``/v1/completions`` (``TokenLogprobs``, ``Generation``);
+    tokenised as the in-process scorer tokenises (``CausalTokenization``), so both send the same token ids."""
 
     def __init__(self, name: str, endpoint: Endpoint, record: dict, tokenizer, batch_size=None,
                  concurrency: int | None = None):
@@ -169,17 +165,18 @@ class OpenAICompletionsScorer(_Remote):
     def check_tokenizer(self, tokenizer_name: str) -> None:
         """The server tokenises as the local tokenizer does, or one line before any work."""
         self.backend_record["tokenizer"] = tokenizer_name
-        local = list(self.tokenizer(TOKENIZER_PROBE, add_special_tokens=True)["input_ids"])
+        local: object = list(self.tokenizer(TOKENIZER_PROBE, add_special_tokens=True)["input_ids"])
         answer = self.endpoint.post(f"{self.endpoint.root}/tokenize",
                                     {"model": self.name, "prompt": TOKENIZER_PROBE, "add_special_tokens": True},
                                     retries=1, missing_ok=True) if self.endpoint.root != self.endpoint.base else None
+        remote: object
         if isinstance(answer, dict) and "tokens" in answer:
             remote, how = list(answer["tokens"]), "/tokenize"
         else:  # no /tokenize: the number of prompt tokens the server counts for the probe text
             probe = self.endpoint.post("/completions", {"model": self.name, "prompt": TOKENIZER_PROBE,
                                                         "max_tokens": 1, "temperature": 0}, retries=1)
             remote, how = (probe.get("usage") or {}).get("prompt_tokens"), "its prompt-token count"
-            local = len(local)  # type: ignore[assignment]
+            local = len(local)  # type: ignore[arg-type]
         self.backend_record["tokenizer_check"] = how
         if remote != local:
             raise ModelError(f"the tokenizer {tokenizer_name!r} does not tokenise as {self.endpoint.base} does "

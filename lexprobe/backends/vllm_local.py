@@ -14,7 +14,7 @@ import numpy as np
 
 from lexprobe.errors import ModelError
 from lexprobe.scorers.base import Scorer
-from lexprobe.scorers.causal import CausalLMScorer, cut_at_stop
+from lexprobe.scorers.causal import CausalTokenization, cut_at_stop
 
 
 def load(reference: str, kind: str | None = None, batch_size=None, dtype: str | None = None,
@@ -39,13 +39,10 @@ def load(reference: str, kind: str | None = None, batch_size=None, dtype: str | 
     return VLLMScorer(path, llm, llm.get_tokenizer(), batch_size=batch_size, version=vllm.__version__)
 
 
-class VLLMScorer(Scorer):
+class VLLMScorer(Scorer, CausalTokenization):
     """``TokenLogprobs`` and ``Generation`` from a ``vllm.LLM`` (vLLM batches internally)."""
 
     default_batch_size = 256  # prompts handed to vLLM at once
-    _encode = CausalLMScorer._encode
-    split = CausalLMScorer.split
-    tokenize_pair = CausalLMScorer.tokenize_pair
 
     def __init__(self, name: str, llm: Any, tokenizer: Any, batch_size=None, version: str = ""):
         super().__init__(name)

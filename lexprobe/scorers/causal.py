@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import torch
@@ -34,8 +34,47 @@ from lexprobe.scorers.attention_layout import attention_layout
 from lexprobe.scorers.base import Scorer, TooLong
 
 
-class CausalLMScorer(Scorer):
-    def __init__(self, name: str, model, tokenizer, device: torch.device, batch_size: int | str = 32):
+class CausalTokenization:
+    """How a causal LM's (context, continuation) texts become token ids: one rule for every backend (in process,
+    an endpoint, vLLM), so a request is the same token ids wherever it is scored. Needs ``tokenizer``,
+    ``max_length``, ``prefix_id`` and ``count`` (``Scorer``)."""
+
+    tokenizer: Any
+    max_length: int | None
+    prefix_id: int
+    count: Callable[..., None]
+
+    def _encode(self, text: str) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=True)["input_ids"]
+
+    def split(self, context: str, continuation: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Token ids of (context, continuation), encoded together and split, the context's start cut
+        where the two do not fit the model (counted: ``truncated_contexts``); ``TooLong`` where the
+        continuation alone does not."""
+        ctx, cont = self.tokenize_pair(context, continuation)
+        fitted, cut = fit_context(ctx, cont, self.max_length)
+        if cut:
+            self.count("truncated_contexts")
+        return fitted, cont
+
+    def tokenize_pair(self, context: str, continuation: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Token ids of (context, continuation), encoded together and split, whatever their length."""
+        trailing = len(context) - len(context.rstrip(" "))
+        if trailing:  # a trailing space belongs to the continuation's first token
+            continuation = context[-trailing:] + continuation
+            context = context[:-trailing]
+        whole = self._encode(context + continuation)
+        n_ctx = len(self._encode(context))  # an empty context still holds a BOS the tokenizer adds
+        ctx, cont = whole[:n_ctx], whole[n_ctx:]
+        if not ctx:
+            ctx = [self.prefix_id]
+        if not cont:
+            raise ValueError(f"empty continuation after tokenisation: {continuation!r}")
+        return tuple(ctx), tuple(cont)
+
+
+class CausalLMScorer(Scorer, CausalTokenization):
+    def __init__(self, name: str, model, tokenizer, device: torch.device, batch_size: int | str | None = None):
         super().__init__(name)
         self.kind = "causal"
         self.model = model.eval()
@@ -71,35 +110,6 @@ class CausalLMScorer(Scorer):
             if self.strategy == "plain" and self.layout.reason:
                 described["scoring_path_reason"] = self.layout.reason
         return described
-
-    # ------------------------------------------------------------------ tokenisation
-    def _encode(self, text: str) -> list[int]:
-        return self.tokenizer(text, add_special_tokens=True)["input_ids"]
-
-    def split(self, context: str, continuation: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Token ids of (context, continuation), encoded together and split, the context's start cut
-        where the two do not fit the model (counted: ``truncated_contexts``); ``TooLong`` where the
-        continuation alone does not."""
-        ctx, cont = self.tokenize_pair(context, continuation)
-        fitted, cut = fit_context(ctx, cont, self.max_length)
-        if cut:
-            self.count("truncated_contexts")
-        return fitted, cont
-
-    def tokenize_pair(self, context: str, continuation: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Token ids of (context, continuation), encoded together and split, whatever their length."""
-        trailing = len(context) - len(context.rstrip(" "))
-        if trailing:  # a trailing space belongs to the continuation's first token
-            continuation = context[-trailing:] + continuation
-            context = context[:-trailing]
-        whole = self._encode(context + continuation)
-        n_ctx = len(self._encode(context))  # an empty context still holds a BOS the tokenizer adds
-        ctx, cont = whole[:n_ctx], whole[n_ctx:]
-        if not ctx:
-            ctx = [self.prefix_id]
-        if not cont:
-            raise ValueError(f"empty continuation after tokenisation: {continuation!r}")
-        return tuple(ctx), tuple(cont)
 
     # ------------------------------------------------------------------ scoring
     @torch.inference_mode()

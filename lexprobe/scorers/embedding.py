@@ -47,7 +47,7 @@ class EmbeddingScorer(Scorer):
 class SentenceEmbeddingScorer(EmbeddingScorer):
     default_batch_size = 64
 
-    def __init__(self, name: str, model, batch_size: int = 64):
+    def __init__(self, name: str, model, batch_size: int | str | None = None):
         super().__init__(name)
         self.kind = "embedding"
         self.model = model
@@ -62,7 +62,7 @@ class SentenceEmbeddingScorer(EmbeddingScorer):
         self._memo_size = 0
 
     @classmethod
-    def load(cls, name: str, path: str, device: torch.device, batch_size: int = 64):
+    def load(cls, name: str, path: str, device: torch.device, batch_size: int | str | None = None):
         from sentence_transformers import SentenceTransformer
 
         model = SentenceTransformer(path, device=str(device), trust_remote_code=False)

@@ -113,10 +113,11 @@ def test_choose_through_the_chat_endpoint_gives_answers_the_readings_parse(vllm,
                    "--kind", "chat", "--method", "choose", "--reading", "generation", "--chat",
                    "--template", "letters", "--max-candidates", "4"], out)
     assert result["run"]["model_kind"] == "chat" and result["model"]["answer_prefix"] == "assistant prefill"
-    answers = [r["generation"] for r in result["instances"]]
-    assert answers and all("text" in a or "raw" in a or a for a in answers)
-    parsed = [a for a in answers if a.get("parsed") is not None or a.get("choice") is not None]
-    assert parsed, answers[:3]
+    answers = [(r["generation"], r["generation_lenient"]) for r in result["instances"]]
+    assert answers and all(strict["text"].strip() for strict, _ in answers)  # the server answered every prompt
+    # SmolLM2 answers "C. jogging": the strict reading wants the letter alone, the lenient one reads "C"
+    parsed = [lenient for strict, lenient in answers if strict["choice"] is not None or lenient["choice"] is not None]
+    assert len(parsed) >= len(answers) // 2, answers[:3]
 
 
 def test_a_killed_server_resumes_with_no_unit_lost_or_scored_twice(vllm, inputs, recorded, tmp_path, monkeypatch,

@@ -154,7 +154,8 @@ def _pll_encoder(config: EvalConfig):
 
 def _causal_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[np.ndarray]:
     reduce = np.mean if config.normalize == "mean" else np.sum
-    if isinstance(scorer, PairTokenizer):  # fitted to the model as ``group_fits`` counted them
+    fitted = isinstance(scorer, PairTokenizer)
+    if fitted:  # fitted to the model as ``group_fits`` counted them
         per_token = scorer.token_logprobs([pair for g in groups for pair in _causal_pairs(g, scorer, config)[0]])
     else:  # a scorer that takes texts only
         per_token = scorer.continuation_logprobs(_lm_requests(groups, config))
