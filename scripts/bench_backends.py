@@ -49,8 +49,10 @@ def recorded_requests(model: str, bench: str, groups: int, coda_groups: int, tmp
             from lexprobe.data.wordnet import load_wordnet
 
             wn = load_wordnet()
+            # sister families of 5-12 members: shared contexts, and a CPU server gets through them in minutes
             chosen = [g for pos in ("n", "v") for g in
-                      build_groups(pos, wn=wn, targets=list(itertools.islice(wn.all_synsets(pos), 3000, 3400)))[:groups]]
+                      [g for g in build_groups(pos, wn=wn, targets=list(itertools.islice(wn.all_synsets(pos), 3000, 3600)))
+                       if 5 <= len(g.candidates) <= 12][:groups]]
             args = ["wdlmpro", "eval", "--data", str(write_jsonl(chosen, tmp / "g.jsonl"))]
         else:
 

@@ -166,3 +166,33 @@ def test_wrong_model_tokenizer_or_url_is_one_line_before_any_work(vllm, inputs, 
         err = capsys.readouterr().err.strip()
         assert message in err and len(err.splitlines()) == 1, err
     assert not recorded
+
+
+def test_vllm_in_process_gives_the_server_scores(vllm, tmp_path):
+    """``--model vllm:PATH`` (``vllm.LLM`` with ``prompt_logprobs``, run in the vLLM venv, where lexprobe
+    imports too) scores the same token ids as the server, and generates the same text."""
+    import subprocess
+    import sys
+
+    from lexprobe.models import load_scorer
+    from tests.backends.vllm_server import REPO, VENV
+
+    pairs = [["A dog is a kind of", " animal"], ["The definition of bank:", " a financial institution"],
+             ["To run is to", " move fast on foot"], ["hello", " world"]]
+    (tmp_path / "pairs.json").write_text(json.dumps(pairs))
+    remote = load_scorer(vllm.url)
+    want = remote.continuation_logprobs([tuple(p) for p in pairs])
+    code = ("import json, sys\nfrom lexprobe.models import load_scorer\n"
+            "s = load_scorer('vllm:' + sys.argv[1], device='cpu', dtype='float32')\n"
+            "pairs = [tuple(p) for p in json.load(open(sys.argv[2]))]\n"
+            "print('RESULT', json.dumps([[float(v) for v in lp] for lp in s.continuation_logprobs(pairs)]))\n"
+            "print('GEN', json.dumps(s.generate(['The capital of France is'], 6)))\n")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "VLLM_CPU_KVCACHE_SPACE": "1", "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run([str(VENV / "bin" / "python"), "-c", code, str(vllm.model), str(tmp_path / "pairs.json")],
+                          capture_output=True, text=True, env=env, timeout=900)
+    lines = {line.split(" ", 1)[0]: json.loads(line.split(" ", 1)[1]) for line in done.stdout.splitlines()
+             if line.startswith(("RESULT ", "GEN "))}
+    assert "RESULT" in lines, done.stderr[-3000:]
+    for got, expected in zip(lines["RESULT"], want):
+        assert np.abs(np.asarray(got) - expected).max() <= TOLERANCE
+    assert lines["GEN"] == remote.generate(["The capital of France is"], 6)
