@@ -136,7 +136,9 @@ def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = 
 
     path_arg(
         parser, "--model", kind=INPUT, group=g, default=default_model, required=default_model is None,
-        help="Hugging Face name or local path, `random`, or a .vec/.bin vectors file"
+        help="Hugging Face name or local path, `random`, a .vec/.bin vectors file, an OpenAI-compatible "
+             "endpoint (http://HOST:PORT/v1; key from $LEXPROBE_API_KEY or $OPENAI_API_KEY) or vllm:PATH "
+             "(docs/backends.md)"
              + (f" (default: {default_model})" if default_model else " (required)"),
     )
     g.add_argument("--kind", choices=KINDS, help="force the scorer kind instead of detecting it from the config")
@@ -150,18 +152,30 @@ def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = 
                    help="attention implementation passed to from_pretrained (default: the model's own choice)")
     g.add_argument("--device-map", choices=("auto",), default=None,
                    help="auto: spread a model too big for one GPU over all visible GPUs (needs accelerate)")
+    g.add_argument("--served-model", default=None,
+                   help="endpoint models: the served model's name, where the server lists several")
+    g.add_argument("--tokenizer", default=None,
+                   help="endpoint models: the tokenizer (name or path) whose token ids are sent "
+                        "(default: the served model's own; checked against the server once per run)")
+    g.add_argument("--concurrency", type=positive_int, default=None,
+                   help="endpoint models: requests in flight at once (default: 8)")
+    g.add_argument("--request-timeout", type=positive_float, default=None,
+                   help="endpoint models: seconds one request may take before it is retried (default: 120)")
+    g.add_argument("--tensor-parallel-size", type=positive_int, default=None,
+                   help="vllm: models: GPUs one model is split over (vLLM's tensor parallelism)")
     if seed:
         g.add_argument("--seed", type=non_negative_int, default=0, help="seed for sampling and the random scorer")
 
 
 def scorer_from_args(args: argparse.Namespace, prefer: str | None = None, seed: int | None = None):
     """The scorer the model options describe (``prefer``: the benchmark's kind when --kind is not given)."""
-    from lexprobe.models import load_scorer
+    from lexprobe.models import REMOTE_OPTIONS, load_scorer
 
+    remote = {key: getattr(args, key) for key in REMOTE_OPTIONS if getattr(args, key, None) is not None}
     return load_scorer(
         args.model, kind=args.kind, device=args.device, dtype=args.dtype,
         batch_size=args.batch_size, seed=getattr(args, "seed", 0) if seed is None else seed,
-        attn=getattr(args, "attn", None), device_map=getattr(args, "device_map", None), prefer=prefer,
+        attn=getattr(args, "attn", None), device_map=getattr(args, "device_map", None), prefer=prefer, **remote,
     )
 
 

@@ -12,9 +12,11 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+from lexprobe.backends import kinds as _registered_kinds
 from lexprobe.errors import ModelError
 
-KINDS = ("masked", "causal", "embedding", "static", "token", "random")
+KINDS = _registered_kinds()  # every kind some backend makes (lexprobe.backends)
+
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 ATTN_IMPLEMENTATIONS = ("sdpa", "flash_attention_2", "eager")

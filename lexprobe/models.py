@@ -253,7 +253,30 @@ def _load_with_head(auto_cls, path: str, kind: str, device, dtype, attn: str | N
     return model if device_map else model.to(device)
 
 
-def load_scorer(
+def load_scorer(name_or_path: str, kind: str | None = None, **options):
+    """The scorer ``name_or_path`` names, made by the backend that takes it (``lexprobe.backends``):
+    an OpenAI-compatible endpoint (``http://HOST:PORT/v1``), vLLM in process (``vllm:PATH``), or a model
+    loaded here with transformers (``load_transformers``, every other reference). ``kind`` must be one
+    the backend makes; ``options`` go to its loader (``batch_size`` is resolved there: the scorer's
+    ``batch_size`` is always an int)."""
+    from lexprobe.backends import backend_for
+
+    if kind is not None and kind not in KINDS:
+        raise ModelError(f"unknown kind {kind!r}; choose one of {', '.join(KINDS)}")
+    backend = backend_for(str(name_or_path))
+    if kind is not None and kind not in backend.kinds:
+        raise ModelError(f"--kind {kind} does not apply to {backend.name} models ({name_or_path}); "
+                         f"use {' or '.join(backend.kinds)}, or drop --kind")
+    return backend.load(name_or_path, kind=kind, **options)
+
+
+#: options of other backends; here they are a one-line error, never silently ignored
+REMOTE_OPTIONS = {"served_model": "--served-model", "tokenizer": "--tokenizer",
+                  "tensor_parallel_size": "--tensor-parallel-size", "concurrency": "--concurrency",
+                  "request_timeout": "--request-timeout"}
+
+
+def load_transformers(
     name_or_path: str,
     kind: str | None = None,
     device: str | None = None,
@@ -278,8 +301,11 @@ def load_scorer(
     """
     from lexprobe.scorers.random import RandomScorer
 
-    if kind is not None and kind not in KINDS:
-        raise ModelError(f"unknown kind {kind!r}; choose one of {', '.join(KINDS)}")
+    for key, flag in REMOTE_OPTIONS.items():
+        if options.pop(key, None) is not None:
+            raise ModelError(f"{flag} applies to an endpoint URL or vllm: model, not to {name_or_path!r}; drop it")
+    if kind == "chat":
+        raise ModelError(f"--kind chat applies to an endpoint URL (http://HOST:PORT/v1), not to {name_or_path!r}")
     check_attn(attn)
     check_device_map(device_map)
     detected = detect_kind(name_or_path)
@@ -312,7 +338,7 @@ def load_scorer(
         if (Path(path) / "config.json").is_file():
             _load_config(path)  # its probabilities checked, as for every other kind
         try:
-            scorer = SentenceEmbeddingScorer.load(name, path, dev, batch_size=_int_batch(batch_size, 64))
+            scorer = SentenceEmbeddingScorer.load(name, path, dev, batch_size=batch_size)
         except (OSError, ValueError) as err:
             raise ModelError(f"cannot load {path!r} as a sentence-embedding model: {str(err).splitlines()[0]}") from None
         tokenizer = getattr(getattr(scorer, "model", None), "tokenizer", None)
@@ -338,7 +364,7 @@ def load_scorer(
         model = _load_with_head(AutoModel, path, kind, dev, torch_dtype, attn, device_map)
         # a GGUF file's embedder is identified by the file (revision = its SHA-256), as its causal scorer is
         embedder = TokenEmbedder(name_or_path if name == DEFAULT_MODEL else name, model, tokenizer,
-                                 input_device(model, dev), path=gguf, batch_size=batch_size or 32,
+                                 input_device(model, dev), path=gguf, batch_size=batch_size,
                                  fingerprint=model_files_fingerprint(gguf), **options)
         _mark_gguf(embedder, gguf, path)
         return embedder
@@ -348,12 +374,12 @@ def load_scorer(
         if tokenizer.mask_token_id is None:
             raise ModelError(f"tokenizer of {path!r} has no mask token; it cannot be scored as a masked LM")
         model = _load_with_head(AutoModelForMaskedLM, path, kind, dev, torch_dtype, attn, device_map)
-        return MaskedLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size or 64)
+        return MaskedLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size)
     if kind == "causal":
         from lexprobe.scorers.causal import CausalLMScorer
 
         model = _load_with_head(AutoModelForCausalLM, path, kind, dev, torch_dtype, attn, device_map)
-        scorer = CausalLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size or 32)
+        scorer = CausalLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size)
         _mark_gguf(scorer, gguf, path)
         return scorer
     raise ModelError(f"unknown kind {kind!r}")  # pragma: no cover
@@ -365,11 +391,6 @@ def _mark_gguf(scorer, source: str, loaded: str) -> None:
         from lexprobe.gguf_models import weights_record
 
         scorer.weights = weights_record(source)
-
-
-def _int_batch(batch_size, default: int) -> int:
-    """Scorers without a token-budget search take ``auto`` as their default batch size."""
-    return default if batch_size in (None, "auto") else int(batch_size)
 
 
 def model_files_fingerprint(path: str) -> str:

@@ -57,10 +57,11 @@ def run_record(scorer: Any, items: Any, config: dict) -> dict:
         "model": getattr(scorer, "name", None) or describe.get("name"),
         "model_kind": getattr(scorer, "kind", None) or describe.get("kind"),
         "model_revision": _revision(scorer, model),
-        "weights": getattr(scorer, "weights", None),  # e.g. a de-quantised GGUF file (gguf_models.weights_record)
+        "weights": getattr(scorer, "weights", None),
+        "backend": getattr(scorer, "backend_record", None),  # an endpoint: URL, served model, server (never a key)  # e.g. a de-quantised GGUF file (gguf_models.weights_record)
         "device": _device(scorer, model),
         "dtype": _dtype(model) or config.get("dtype"),
-        "batch_size": getattr(scorer, "batch_size", None),
+        "batch_size": "auto" if getattr(scorer, "auto_batch", False) else getattr(scorer, "batch_size", None),
         "items_digest": items_digest(plain),
         "n_items": len(plain) if isinstance(plain, (list, tuple)) else None,
         "method": config.get("method") or {"choose": "choose", "human": "human"}.get(str(config.get("protocol")), "likelihood"),
@@ -158,6 +159,8 @@ def _revision(scorer: Any, model: Any) -> str | None:
         return None
     if getattr(scorer, "kind", None) == "random":
         return "random"
+    if isinstance(getattr(scorer, "revision", None), str):  # what a server reports (lexprobe.backends)
+        return scorer.revision
     candidates = [getattr(scorer, "path", None)]
     name = getattr(scorer, "name", None)
     if name:

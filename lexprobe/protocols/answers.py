@@ -15,8 +15,6 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from lexprobe.batching import pad_batch, run_batched
-
 
 def encode(tokenizer, text: str, chat: bool) -> list[int]:
     return list(tokenizer(text, add_special_tokens=not chat)["input_ids"])
@@ -65,39 +63,15 @@ def label_logprobs(scorer, prompts: Sequence[str], continuations: Sequence[Seque
     return out if prefixes is not None else [m[0] for m in out]
 
 
-@torch.inference_mode()
 def greedy_generate(scorer, prompts: Sequence[str], chat: bool, max_new_tokens: int) -> list[str]:
-    """Greedy continuation of each prompt (left-padded batches, longest first), decoded."""
-    tok = scorer.tokenizer
-    ids = [encode(tok, p, chat) for p in prompts]
-    stops = stop_ids(scorer)
-
-    def run(batch: list[list[int]]) -> list[str]:
-        input_ids, mask = pad_batch(batch, scorer.pad_id, left=True)
-        out = scorer.model.generate(
-            input_ids=input_ids.to(scorer.device), attention_mask=mask.to(scorer.device),
-            max_new_tokens=max_new_tokens, do_sample=False, num_beams=1, temperature=None, top_p=None,
-            top_k=None, pad_token_id=scorer.pad_id, eos_token_id=stops or None,
-        )
-        scorer.count("generate_calls")
-        return [tok.decode(_until_stop(row, stops), skip_special_tokens=True) for row in out[:, input_ids.shape[1]:].tolist()]
-
-    return run_batched(ids, run, scorer.batch_size, length=len)
+    """Greedy continuation of each prompt, decoded: the scorer's ``generate`` (``capabilities.Generation``),
+    in process or on a server alike."""
+    return scorer.generate(list(prompts), max_new_tokens, templated=chat)
 
 
 def stop_ids(scorer) -> list[int]:
-    """The tokenizer's EOS and the model's generation EOS ids (chat models end a turn with their own)."""
-    ids = [scorer.tokenizer.eos_token_id]
-    configured = getattr(getattr(scorer.model, "generation_config", None), "eos_token_id", None)
-    ids += configured if isinstance(configured, list) else [configured]
-    return list(dict.fromkeys(i for i in ids if i is not None))
-
-
-def _until_stop(row: list[int], stops: list[int]) -> list[int]:
-    for i, t in enumerate(row):
-        if t in stops:
-            return row[:i]
-    return row
+    """The ids that end an in-process model's answer (``CausalLMScorer.stop_ids``)."""
+    return scorer.stop_ids()
 
 
 @torch.inference_mode()

@@ -30,6 +30,7 @@ from lexprobe.errors import LexprobeError, ModelError
 from lexprobe.protocols.answers import greedy_generate, label_logprobs, prompt_length
 from lexprobe.protocols.parse import FAILURES, LENIENT_FAILURES
 from lexprobe.protocols.templates import DEFAULT, Template, require_chat_template
+from lexprobe.scorers.capabilities import NAMES, Generation, TokenLogprobs, offers, require
 
 READINGS = ("likelihood", "generation")  # what is asked (--reading)
 DEBIAS = ("none", "cyclic")
@@ -75,18 +76,25 @@ class ChooseConfig:
 
 
 def check_scorer(scorer, config: ChooseConfig) -> None:
-    if getattr(scorer, "kind", None) != "causal":
-        raise ModelError(f"--protocol choose needs a causal LM, got a {getattr(scorer, 'kind', '?')} model; "
-                         "use --protocol paper for other kinds")
+    """Capabilities, never kinds: generation for every run, token log-probabilities for the likelihood
+    reading (and ``--debias cyclic``); one line before any request where the model lacks one."""
+    require(scorer, [Generation], "--method choose")
+    if "likelihood" in config.readings and not isinstance(scorer, TokenLogprobs):
+        raise ModelError(f"the likelihood reading of --method choose{' and --debias cyclic' if config.cyclic else ''} "
+                         f"needs {NAMES[TokenLogprobs]}; model {scorer.name!r} offers "
+                         f"{', '.join(NAMES[c] for c in offers(scorer))}: add --reading generation")
     if config.chat:
         require_chat_template(scorer.tokenizer, scorer.name)
 
 
 def too_long(scorer, prompt: str, config: ChooseConfig, room: int) -> str | None:
-    """Why ``prompt`` cannot be asked whole (a cut prompt would lose the question), or None."""
+    """Why ``prompt`` cannot be asked whole (a cut prompt would lose the question), or None
+    (also where the model's input length is not known: a chat API counts no tokens here)."""
     limit = scorer.max_length
+    if not limit:
+        return None
     n = prompt_length(scorer.tokenizer, prompt, config.chat)
-    if limit and n + room > limit:
+    if n + room > limit:
         return f"prompt of {n} tokens + {room} for the answer exceeds the model's {limit} positions"
     return None
 

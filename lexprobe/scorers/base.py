@@ -14,6 +14,21 @@ from typing import Any, Callable
 import numpy as np
 
 
+def resolve_batch_size(value, default: int) -> tuple[int, bool]:
+    """(batch size, auto?) of a ``--batch-size`` value: the one place ``auto`` is read.
+
+    None and ``auto`` give ``default`` (``auto`` also asks for the token-budget search);
+    anything else must be a positive integer.
+    """
+    if value is None:
+        return int(default), False
+    if isinstance(value, str) and value.strip().lower() == "auto":
+        return int(default), True
+    if isinstance(value, bool) or int(value) != value or int(value) < 1:
+        raise ValueError(f"batch size must be a positive integer or auto, got {value!r}")
+    return int(value), False
+
+
 class TooLong(ValueError):
     """The scored part of a request alone does not fit the model's input positions.
 
@@ -41,6 +56,20 @@ class Scorer:
     #: ``--batch-size auto`` probes forward passes for the largest token budget (None: on accelerators only)
     probe_memory = None
     _token_budget = None
+    #: the batch size a scorer of this class takes when none (or ``auto``) is given
+    default_batch_size = 32
+    #: ``--batch-size auto`` was asked: ``batching`` searches a token budget (``batch_size`` stays an int)
+    auto_batch = False
+
+    @property
+    def batch_size(self) -> int:
+        """Always an int: ``auto`` is resolved where it is set (``resolve_batch_size``), so no caller
+        ever sees the string (``int("auto")`` was a traceback in three commands, #26)."""
+        return getattr(self, "_batch_size", self.default_batch_size)
+
+    @batch_size.setter
+    def batch_size(self, value) -> None:
+        self._batch_size, self.auto_batch = resolve_batch_size(value, self.default_batch_size)
 
     def batching(self, width: int, probe: Callable[[int, int], Any]) -> tuple[int, int | None]:
         """(batch size, token budget) for items of up to ``width`` tokens.
@@ -52,9 +81,8 @@ class Scorer:
         """
         from lexprobe.batching import CPU_TOKEN_BUDGET, find_token_budget
 
-        size = getattr(self, "batch_size", None)
-        if size != "auto":
-            return int(size or 1), getattr(self, "max_batch_tokens", None)
+        if not self.auto_batch:
+            return int(self.batch_size), getattr(self, "max_batch_tokens", None)
         if self._token_budget is None:
             device = getattr(self, "device", None)
             search = self.probe_memory if self.probe_memory is not None else getattr(device, "type", "cpu") != "cpu"

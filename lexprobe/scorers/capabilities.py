@@ -46,12 +46,52 @@ class TokenEmbeddings(Protocol):
 
 @runtime_checkable
 class Generation(Protocol):
-    """Causal LMs that can continue a prompt greedily (``protocols.answers.greedy_generate``)."""
+    """Models that continue a prompt greedily: in process, over an OpenAI-compatible endpoint, a chat API.
+
+    ``templated``: the prompt already holds the chat template's special tokens (none are added);
+    ``stop``: strings that end an answer (besides the model's own end of turn). Texts come back
+    decoded, without the stop string and special tokens.
+    """
+
+    def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: Sequence[str] | None = None,
+                 templated: bool = False) -> list[str]: ...
+
+
+@runtime_checkable
+class Tokenized(Protocol):
+    """A model whose text lexprobe tokenises itself (its ``tokenizer``; ``max_length`` its input limit, or None),
+    so requests can be fitted and counted before any scoring."""
 
     tokenizer: Any
-    model: Any
+    max_length: Any
 
-    def token_logprobs(self, requests: Sequence[tuple], progress: bool = False) -> list: ...
+
+@runtime_checkable
+class PairTokenizer(Tokenized, Protocol):
+    """Causal LMs (in process or behind an endpoint): (context, continuation) text -> token ids, split as scored."""
+
+    def tokenize_pair(self, context: str, continuation: str) -> tuple: ...
+
+
+@runtime_checkable
+class SlotRequests(Protocol):
+    """Masked LMs that build a slot request for a word between two texts."""
+
+    def slot_request(self, left: str, word: str, right: str, fit: bool = True) -> Any: ...
+
+
+@runtime_checkable
+class WordVectors(Protocol):
+    """Static word vectors: a text is the mean of its tokens' vectors, where a token has one."""
+
+    def can_embed(self, text: str) -> bool: ...
+
+
+@runtime_checkable
+class CountsTruncation(Protocol):
+    """Sentence encoders that cut long texts: how many of ``texts`` they would cut (a result's counts)."""
+
+    def truncated(self, texts: Sequence[str]) -> int: ...
 
 
 @runtime_checkable

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import torch
@@ -34,8 +34,47 @@ from lexprobe.scorers.attention_layout import attention_layout
 from lexprobe.scorers.base import Scorer, TooLong
 
 
-class CausalLMScorer(Scorer):
-    def __init__(self, name: str, model, tokenizer, device: torch.device, batch_size: int | str = 32):
+class CausalTokenization:
+    """How a causal LM's (context, continuation) texts become token ids: one rule for every backend (in process,
+    an endpoint, vLLM), so a request is the same token ids wherever it is scored. Needs ``tokenizer``,
+    ``max_length``, ``prefix_id`` and ``count`` (``Scorer``)."""
+
+    tokenizer: Any
+    max_length: int | None
+    prefix_id: int
+    count: Callable[..., None]
+
+    def _encode(self, text: str) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=True)["input_ids"]
+
+    def split(self, context: str, continuation: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Token ids of (context, continuation), encoded together and split, the context's start cut
+        where the two do not fit the model (counted: ``truncated_contexts``); ``TooLong`` where the
+        continuation alone does not."""
+        ctx, cont = self.tokenize_pair(context, continuation)
+        fitted, cut = fit_context(ctx, cont, self.max_length)
+        if cut:
+            self.count("truncated_contexts")
+        return fitted, cont
+
+    def tokenize_pair(self, context: str, continuation: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Token ids of (context, continuation), encoded together and split, whatever their length."""
+        trailing = len(context) - len(context.rstrip(" "))
+        if trailing:  # a trailing space belongs to the continuation's first token
+            continuation = context[-trailing:] + continuation
+            context = context[:-trailing]
+        whole = self._encode(context + continuation)
+        n_ctx = len(self._encode(context))  # an empty context still holds a BOS the tokenizer adds
+        ctx, cont = whole[:n_ctx], whole[n_ctx:]
+        if not ctx:
+            ctx = [self.prefix_id]
+        if not cont:
+            raise ValueError(f"empty continuation after tokenisation: {continuation!r}")
+        return tuple(ctx), tuple(cont)
+
+
+class CausalLMScorer(Scorer, CausalTokenization):
+    def __init__(self, name: str, model, tokenizer, device: torch.device, batch_size: int | str | None = None):
         super().__init__(name)
         self.kind = "causal"
         self.model = model.eval()
@@ -71,35 +110,6 @@ class CausalLMScorer(Scorer):
             if self.strategy == "plain" and self.layout.reason:
                 described["scoring_path_reason"] = self.layout.reason
         return described
-
-    # ------------------------------------------------------------------ tokenisation
-    def _encode(self, text: str) -> list[int]:
-        return self.tokenizer(text, add_special_tokens=True)["input_ids"]
-
-    def split(self, context: str, continuation: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Token ids of (context, continuation), encoded together and split, the context's start cut
-        where the two do not fit the model (counted: ``truncated_contexts``); ``TooLong`` where the
-        continuation alone does not."""
-        ctx, cont = self.tokenize_pair(context, continuation)
-        fitted, cut = fit_context(ctx, cont, self.max_length)
-        if cut:
-            self.count("truncated_contexts")
-        return fitted, cont
-
-    def tokenize_pair(self, context: str, continuation: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Token ids of (context, continuation), encoded together and split, whatever their length."""
-        trailing = len(context) - len(context.rstrip(" "))
-        if trailing:  # a trailing space belongs to the continuation's first token
-            continuation = context[-trailing:] + continuation
-            context = context[:-trailing]
-        whole = self._encode(context + continuation)
-        n_ctx = len(self._encode(context))  # an empty context still holds a BOS the tokenizer adds
-        ctx, cont = whole[:n_ctx], whole[n_ctx:]
-        if not ctx:
-            ctx = [self.prefix_id]
-        if not cont:
-            raise ValueError(f"empty continuation after tokenisation: {continuation!r}")
-        return tuple(ctx), tuple(cont)
 
     # ------------------------------------------------------------------ scoring
     @torch.inference_mode()
@@ -148,12 +158,42 @@ class CausalLMScorer(Scorer):
                 members = [[(r, requests[r][1]) for r in by_context[c]] for c in batch_contexts]
                 return self._score_context_batch(batch_contexts, members)
 
-            size = int(self.batch_size) if self.batch_size != "auto" else 32
+            size = int(self.batch_size)
             for per_context in run_batched(contexts, score, size, length=len, progress=bar.update):
                 for r, lp in per_context:
                     results[r] = lp
         bar.close()
         return results  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ generation
+    @torch.inference_mode()
+    def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: Sequence[str] | None = None,
+                 templated: bool = False) -> list[str]:
+        """Greedy continuation of each prompt (left-padded batches, longest first), decoded
+        (``capabilities.Generation``). A ``templated`` prompt holds its special tokens already."""
+        tok = self.tokenizer
+        ids = [list(tok(p, add_special_tokens=not templated)["input_ids"]) for p in prompts]
+        stops = self.stop_ids()
+
+        def run(batch: list[list[int]]) -> list[str]:
+            input_ids, mask = pad_batch(batch, self.pad_id, left=True)
+            out = self.model.generate(
+                input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device),
+                max_new_tokens=max_new_tokens, do_sample=False, num_beams=1, temperature=None, top_p=None,
+                top_k=None, pad_token_id=self.pad_id, eos_token_id=stops or None,
+            )
+            self.count("generate_calls")
+            return [cut_at_stop(tok.decode(until_stop(row, stops), skip_special_tokens=True), stop)
+                    for row in out[:, input_ids.shape[1]:].tolist()]
+
+        return run_batched(ids, run, self.batch_size, length=len)
+
+    def stop_ids(self) -> list[int]:
+        """The tokenizer's EOS and the model's generation EOS ids (chat models end a turn with their own)."""
+        ids = [self.tokenizer.eos_token_id]
+        configured = getattr(getattr(self.model, "generation_config", None), "eos_token_id", None)
+        ids += configured if isinstance(configured, list) else [configured]
+        return list(dict.fromkeys(i for i in ids if i is not None))
 
     # ------------------------------------------------------------------ packed strategy
     def _probe_packed(self, width: int, n_rows: int) -> None:
@@ -363,7 +403,7 @@ class CausalLMScorer(Scorer):
                 if len(cont) > 1:
                     rows.append((b, cont, lp))
         rows.sort(key=lambda row: -len(row[1]))
-        for chunk in chunks(rows, max(int(self.batch_size if self.batch_size != "auto" else 32) * 4, 1)):
+        for chunk in chunks(rows, max(int(self.batch_size) * 4, 1)):
             self._score_continuation_rows(chunk, kv, mask, ctx_lengths)
         return scored
 
@@ -395,6 +435,21 @@ class CausalLMScorer(Scorer):
         for j, (_, cont, lp) in enumerate(rows):
             target = torch.tensor(cont[1:], device=on)
             lp[1:] = logp[j, torch.arange(len(cont) - 1, device=on), target].double().cpu().numpy()
+
+
+def until_stop(row: list[int], stops: list[int]) -> list[int]:
+    for i, t in enumerate(row):
+        if t in stops:
+            return row[:i]
+    return row
+
+
+def cut_at_stop(text: str, stop: Sequence[str] | None) -> str:
+    """``text`` up to the first of the ``stop`` strings (as an OpenAI-compatible server cuts it)."""
+    for s in stop or ():
+        if s and s in text:
+            text = text[:text.index(s)]
+    return text
 
 
 @dataclass(frozen=True)

@@ -45,12 +45,15 @@ class EmbeddingScorer(Scorer):
 
 
 class SentenceEmbeddingScorer(EmbeddingScorer):
-    def __init__(self, name: str, model, batch_size: int = 64):
+    default_batch_size = 64
+
+    def __init__(self, name: str, model, batch_size: int | str | None = None):
         super().__init__(name)
         self.kind = "embedding"
         self.model = model
         self.batch_size = batch_size
         self.tokenizer = getattr(model, "tokenizer", None)
+        self.max_length = getattr(model, "max_seq_length", None)  # (capabilities.Tokenized)
         #: bytes of vectors kept for texts seen again (0: none). WDLMPro's sister groups share their words
         #: and definitions, so its chunks ask for the same texts again and again: 1.65M texts in chunks of
         #: 32 groups, 107k distinct. Oldest first out; a text's vector is the one of its first encoding.
@@ -59,7 +62,7 @@ class SentenceEmbeddingScorer(EmbeddingScorer):
         self._memo_size = 0
 
     @classmethod
-    def load(cls, name: str, path: str, device: torch.device, batch_size: int = 64):
+    def load(cls, name: str, path: str, device: torch.device, batch_size: int | str | None = None):
         from sentence_transformers import SentenceTransformer
 
         model = SentenceTransformer(path, device=str(device), trust_remote_code=False)

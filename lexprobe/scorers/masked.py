@@ -43,7 +43,9 @@ def _detect_case_sensitive(tokenizer) -> bool:
 
 
 class MaskedLMScorer(Scorer):
-    def __init__(self, name: str, model, tokenizer, device: torch.device, batch_size: int | str = 64):
+    default_batch_size = 64
+
+    def __init__(self, name: str, model, tokenizer, device: torch.device, batch_size: int | str | None = None):
         super().__init__(name)
         self.kind = "masked"
         self.model = model.eval()

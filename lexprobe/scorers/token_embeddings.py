@@ -71,7 +71,7 @@ class TokenEmbedder(Scorer):
         self.kind = "token"
         self.path = path or name
         self.model, self.tokenizer, self.device = model, tokenizer, device
-        self.batch_size = batch_size if batch_size == "auto" else max(1, int(batch_size or 32))
+        self.batch_size = batch_size  # an int; auto_batch when "auto" (Scorer.batch_size)
         self.use_cache = use_cache
         self.words_alone = bool(words_alone)
         if not getattr(self.tokenizer, "is_fast", False):
@@ -107,7 +107,7 @@ class TokenEmbedder(Scorer):
 
     def _batching(self, jobs) -> tuple[int, int | None, Callable]:
         """(batch size, token budget, length): a fixed size by characters, or ``auto``'s token budget."""
-        if self.batch_size != "auto":
+        if not self.auto_batch:
             return int(self.batch_size), None, lambda j: len(" ".join(j[0]))
         lengths = {j[0]: n for j, n in zip(jobs, self._token_lengths(jobs))}
         width = min(max(lengths.values(), default=1), self.max_length)

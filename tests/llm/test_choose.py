@@ -212,6 +212,8 @@ def test_rerun_resumes_from_the_log(llama, tmp_path):
         def token_logprobs(self, *a, **k):
             raise AssertionError("finished groups must not be scored again")
 
+        generate = continuation_logprobs = token_logprobs  # (the capabilities a choose run asks)
+
     again = choose_coda.evaluate_choose(data, Broken(), cfg, pos="v", out=out, progress=False)
     assert again["instances"] == first["instances"]
 

@@ -41,7 +41,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from lexprobe.scorers.capabilities import SlotLogprobs, TokenLogprobs, strategy
+from lexprobe.scorers.capabilities import SlotLogprobs, Tokenized, TokenLogprobs, strategy
 from lexprobe.scorers.masked import SlotRequest
 
 #: evaluator.py:66-73, verbatim (the second verb question lacks "be" there too)
@@ -139,11 +139,11 @@ def too_long(scorer: Any, texts: Sequence[str]) -> str | None:
     """
     from lexprobe.scorers.masked import max_input_length
 
-    tok = getattr(scorer, "tokenizer", None)
-    if tok is None:
+    if not isinstance(scorer, Tokenized):
         return None
+    tok = scorer.tokenizer
     if isinstance(scorer, TokenLogprobs):
-        limit, lengths = getattr(scorer, "max_length", None), [len(tok(t)["input_ids"]) + 1 for t in texts]
+        limit, lengths = scorer.max_length, [len(tok(t)["input_ids"]) + 1 for t in texts]
     else:
         limit = max_input_length(scorer)
         lengths = [len(tok(f"{t} {tok.mask_token}", add_special_tokens=True)["input_ids"]) for t in texts]

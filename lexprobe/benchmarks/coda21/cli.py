@@ -202,6 +202,7 @@ _BUILT: dict[Path, Path] = {}
 
 def _small_set(out_dir: Path, scorer, coda_dir: Path) -> Path:
     from lexprobe.models import load_scorer
+    from lexprobe.scorers.capabilities import SentenceEmbeddings, WordVectors
 
     key = out_dir.resolve()
     if key in _BUILT and _BUILT[key].is_file():
@@ -209,7 +210,8 @@ def _small_set(out_dir: Path, scorer, coda_dir: Path) -> Path:
     else:
         print(f"official CoDA21 files not found in {coda_dir} (`lexprobe data fetch coda21` gets them); "
               "building a small set from WordNet")
-        embed = scorer.encode if scorer.kind == "embedding" else load_scorer("all-MiniLM-L6-v2", kind="embedding").encode
+        embed = scorer.encode if isinstance(scorer, SentenceEmbeddings) and not isinstance(scorer, WordVectors) \
+            else load_scorer("all-MiniLM-L6-v2", kind="embedding").encode
         _BUILT[key] = build_small(out_dir, embed)
     return _BUILT[key]
 

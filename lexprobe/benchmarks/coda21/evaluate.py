@@ -36,7 +36,17 @@ from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.distributed import context, run_units, token_counts
 from lexprobe.errors import LexprobeError
 from lexprobe.metrics import alignment as al
-from lexprobe.scorers.capabilities import RandomScores, SentenceEmbeddings, SlotLogprobs, TokenLogprobs, strategy
+from lexprobe.scorers.capabilities import (
+    CountsTruncation,
+    PairTokenizer,
+    RandomScores,
+    SentenceEmbeddings,
+    SlotLogprobs,
+    Tokenized,
+    TokenLogprobs,
+    WordVectors,
+    strategy,
+)
 from lexprobe.stats.bootstrap import mean_intervals
 
 log = logging.getLogger(__name__)
@@ -144,7 +154,8 @@ def _pll_encoder(config: EvalConfig):
 
 def _causal_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[np.ndarray]:
     reduce = np.mean if config.normalize == "mean" else np.sum
-    if hasattr(scorer, "tokenize_pair"):  # fitted to the model as ``group_fits`` counted them
+    fitted = isinstance(scorer, PairTokenizer)
+    if fitted:  # fitted to the model as ``group_fits`` counted them
         per_token = scorer.token_logprobs([pair for g in groups for pair in _causal_pairs(g, scorer, config)[0]])
     else:  # a scorer that takes texts only
         per_token = scorer.continuation_logprobs(_lm_requests(groups, config))
@@ -191,11 +202,11 @@ def group_fits(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list
     if isinstance(scorer, RandomScores) or not isinstance(scorer, (TokenLogprobs, SlotLogprobs)):
         return [GroupFit() for _ in groups]
     if isinstance(scorer, TokenLogprobs):
-        if not hasattr(scorer, "tokenize_pair"):
+        if not isinstance(scorer, PairTokenizer):
             return [GroupFit() for _ in groups]
         count = lambda g: _causal_pairs(g, scorer, config)[1]  # noqa: E731
     else:
-        if not hasattr(scorer, "tokenizer"):
+        if not isinstance(scorer, Tokenized):
             return [GroupFit() for _ in groups]
         count = lambda g: _masked_cut(g, scorer, config)  # noqa: E731
     out = []
@@ -317,7 +328,7 @@ def _static_texts(group: Group, config: EvalConfig) -> list[str]:
 
 def is_static_vectors(scorer: Any) -> bool:
     """Static word vectors (``StaticVectorsScorer``): texts averaged from token vectors, some tokens without one."""
-    return callable(getattr(scorer, "can_embed", None))
+    return isinstance(scorer, WordVectors)
 
 
 def _static_check(group: Group, scorer: Any, config: EvalConfig) -> str | None:
@@ -452,7 +463,7 @@ def run_likelihood(job) -> dict[str, Any] | None:
     elif isinstance(scorer, (TokenLogprobs, SlotLogprobs)):  # what did not fit the model: counts
         result["counts"] = {"skipped_too_long": len(too_long),
                             "truncated_contexts": sum(r.get("truncated_contexts", 0) for r in records)}
-    elif callable(getattr(scorer, "truncated", None)):  # a sentence encoder cuts long texts: counted
+    elif isinstance(scorer, CountsTruncation):  # a sentence encoder cuts long texts: counted
         texts = sorted({t for g in runnable for t in _static_texts(g, config)})
         result["counts"] = {"truncated_texts": scorer.truncated(texts)}
     result["_items"] = runnable

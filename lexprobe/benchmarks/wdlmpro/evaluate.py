@@ -20,6 +20,7 @@ from lexprobe.benchmarks.wdlmpro.scoring import TASKS, fit_report, recipe_groups
 from lexprobe.distributed import is_main, run_units, token_counts
 from lexprobe.errors import DataError
 from lexprobe.metrics.ranking import gold_rank, predicted_index, random_expectation, rank_score, summarize
+from lexprobe.scorers.capabilities import CountsTruncation, WordVectors
 from lexprobe.stats.bootstrap import mean_intervals
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ def rank_of_gold(scores, protocol: Protocol = PAPER) -> tuple[int, int]:
 
 def is_static_vectors(scorer) -> bool:
     """Static word vectors (``StaticVectorsScorer``): a text is the mean of its tokens' vectors, where they have one."""
-    return callable(getattr(scorer, "can_embed", None))
+    return isinstance(scorer, WordVectors)
 
 
 def _scored_views(scorer, groups, tasks, protocol: Protocol, progress: bool, fits: dict):
@@ -226,7 +227,7 @@ def run_likelihood(job) -> dict | None:
     elif scored_by_language_model(scorer):  # what did not fit the model: counts
         result["counts"] = {"skipped_too_long": len(too_long),
                             "truncated_definitions": sum(r.get("truncated_definitions", 0) for r in records)}
-    elif callable(getattr(scorer, "truncated", None)):  # a sentence encoder cuts long texts: counted
+    elif isinstance(scorer, CountsTruncation):  # a sentence encoder cuts long texts: counted
         shown = recipe_groups(groups, recipe)
         result["counts"] = {"truncated_texts": scorer.truncated(
             sorted({t for g in shown for c in g.candidates for t in (c.word, c.definition)}))}

@@ -36,7 +36,16 @@ import numpy as np
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
 from lexprobe.benchmarks.wdlmpro.protocol import PAPER, Protocol, get_protocol
 from lexprobe.scorers.base import TooLong
-from lexprobe.scorers.capabilities import RandomScores, SentenceEmbeddings, SlotLogprobs, TokenLogprobs, strategy
+from lexprobe.scorers.capabilities import (
+    PairTokenizer,
+    RandomScores,
+    SentenceEmbeddings,
+    SlotLogprobs,
+    SlotRequests,
+    Tokenized,
+    TokenLogprobs,
+    strategy,
+)
 from lexprobe.scorers.causal import fit_context
 from lexprobe.scorers.masked import SlotRequest, fit_query
 
@@ -103,7 +112,7 @@ class MaskedRequests:
     def __init__(self, scorer, protocol: Protocol | str = PAPER):
         self.scorer = scorer
         self.protocol = get_protocol(protocol)
-        self._definition = _DefinitionText(self.protocol, getattr(scorer, "tokenizer", None))
+        self._definition = _DefinitionText(self.protocol, scorer.tokenizer if isinstance(scorer, Tokenized) else None)
         self._context: dict[tuple[str, str], tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self._word: dict[tuple[str, str], tuple[int, ...]] = {}
 
@@ -172,7 +181,7 @@ class CausalRequests:
     def __init__(self, scorer, protocol: Protocol | str = PAPER):
         self.scorer = scorer
         self.protocol = get_protocol(protocol)
-        self._definition = _DefinitionText(self.protocol, getattr(scorer, "tokenizer", None))
+        self._definition = _DefinitionText(self.protocol, scorer.tokenizer if isinstance(scorer, Tokenized) else None)
         self._context: dict[tuple[str, str], tuple[int, ...]] = {}
         self._word: dict[tuple[str, str], tuple[int, ...]] = {}
 
@@ -286,11 +295,11 @@ def fit_report(scorer, groups, tasks: Sequence[str], protocol: Protocol | str = 
     protocol = get_protocol(protocol)
     if isinstance(scorer, RandomScores):
         check = None
-    elif isinstance(scorer, SlotLogprobs) and hasattr(scorer, "slot_request"):
+    elif isinstance(scorer, SlotLogprobs) and isinstance(scorer, SlotRequests):
         masked = MaskedRequests(scorer, protocol)
         check = lambda task, pos, word, definition: any([  # noqa: E731  (a list: every pattern is fitted)
             masked.fitted(pattern, word, definition)[1] for pattern in protocol.masked_patterns[(task, pos)]])
-    elif isinstance(scorer, TokenLogprobs) and hasattr(scorer, "tokenize_pair"):
+    elif isinstance(scorer, TokenLogprobs) and isinstance(scorer, PairTokenizer):
         causal = CausalRequests(scorer, protocol)
         check = lambda task, pos, word, definition: causal.fitted(pos, word, definition, task)[2]  # noqa: E731
     else:
@@ -411,12 +420,12 @@ def word_token_count(scorer, word: str, pos: str = "n", protocol: Protocol | str
     the word as it is encoded (mid-text form); static vectors and the random scorer: whitespace words.
     """
     protocol = get_protocol(protocol)
-    if isinstance(scorer, SlotLogprobs) and hasattr(scorer, "slot_request"):
+    if isinstance(scorer, SlotLogprobs) and isinstance(scorer, SlotRequests):
         pattern = protocol.masked_patterns[("w2d", pos)][0]
         return len(MaskedRequests(scorer, protocol).pieces(pattern, word, _PROBE_DEFINITION).word)
-    if isinstance(scorer, TokenLogprobs) and hasattr(scorer, "tokenize_pair"):
+    if isinstance(scorer, TokenLogprobs) and isinstance(scorer, PairTokenizer):
         return len(CausalRequests(scorer, protocol).pieces(pos, word, _PROBE_DEFINITION)[1])
-    tok = getattr(scorer, "tokenizer", None)
+    tok = scorer.tokenizer if isinstance(scorer, Tokenized) else None
     if tok is not None and hasattr(tok, "tokenize"):
         return len(tok.tokenize(" " + word))
     return len(word.split())

@@ -1,0 +1,97 @@
+"""Where a model runs: one registry of backends (after lm-evaluation-harness's ``@register_model``).
+
+A backend turns a ``--model`` reference into a scorer. Each declares how it recognises the
+references it takes (``detect``), the kinds of scorer it makes (``--kind``; the CLI's list of
+kinds is the union), what it can run, in words, and where its loader lives (imported only
+when used, so ``lexprobe --help`` and the resume keys stay torch-free). ``load_scorer`` is a
+lookup here; what a scorer can do is asked through ``scorers.capabilities``, never through its
+kind or backend.
+
+Adding a backend: one module with ``load(reference, **options) -> scorer`` and one
+``register_backend`` line below (docs/ARCHITECTURE.md; ``tests/backends/test_registry.py``
+registers a stand-in and runs every benchmark method it offers). The first backend, in
+``order``, whose ``detect`` accepts a reference takes it; ``transformers`` takes the rest.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from lexprobe.errors import ModelError
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    #: ``"module:function"``: ``function(reference, kind=..., device=..., ..., **options) -> scorer``
+    loader: str
+    #: does a ``--model`` reference name this backend?
+    detect: Callable[[str], bool]
+    #: the kinds of scorer it makes (``--kind``); the first is the default where detection does not decide
+    kinds: tuple[str, ...]
+    #: what it can and cannot run, in words (``lexprobe models``-style listings, docs, errors)
+    offers: str
+    #: lower first; the catch-all backend comes last
+    order: int = 50
+
+    def load(self, reference: str, **options) -> Any:
+        module, _, function = self.loader.partition(":")
+        return getattr(importlib.import_module(module), function)(reference, **options)
+
+
+_REGISTRY: dict[str, Backend] = {}
+
+
+def register_backend(backend: Backend) -> Backend:
+    """Add (or replace, by name) a backend; returns it."""
+    _REGISTRY[backend.name] = backend
+    return backend
+
+
+def unregister_backend(name: str) -> None:
+    _REGISTRY.pop(name, None)
+
+
+def backends() -> list[Backend]:
+    return sorted(_REGISTRY.values(), key=lambda b: (b.order, b.name))
+
+
+def backend_for(reference: str) -> Backend:
+    for backend in backends():
+        if backend.detect(str(reference)):
+            return backend
+    raise ModelError(f"no backend takes --model {reference!r}")  # pragma: no cover (transformers takes all)
+
+
+def kinds() -> tuple[str, ...]:
+    """Every ``--kind`` some backend makes (the catch-all's first: the order ``--help`` always showed)."""
+    out: list[str] = []
+    for backend in reversed(backends()):
+        out += [k for k in backend.kinds if k not in out]
+    return tuple(out)
+
+
+def is_endpoint(reference: str) -> bool:
+    return str(reference).lower().startswith(("http://", "https://"))
+
+
+def is_vllm(reference: str) -> bool:
+    return str(reference).startswith("vllm:")
+
+
+# ---------------------------------------------------------------- the registry: one line per backend
+register_backend(Backend(
+    "openai", "lexprobe.backends.openai_api:load", is_endpoint, ("causal", "chat"), order=10,
+    offers="an OpenAI-compatible server (vLLM, SGLang, ...): with /v1/completions prompt log-probabilities, "
+           "every causal-LM method and ask-to-choose; a chat-only endpoint (--kind chat): ask-to-choose by "
+           "generation only"))
+register_backend(Backend(
+    "vllm", "lexprobe.backends.vllm_local:load", is_vllm, ("causal",), order=20,
+    offers="vLLM in this process (--model vllm:PATH): every causal-LM method and ask-to-choose"))
+register_backend(Backend(
+    "transformers", "lexprobe.models:load_transformers", lambda reference: True,
+    ("masked", "causal", "embedding", "static", "token", "random"), order=100,
+    offers="models loaded in this process with transformers / sentence-transformers (safetensors or GGUF), "
+           "static vectors and the random baseline: every method of their kind"))

@@ -1,0 +1,88 @@
+"""vLLM in this process (``--model vllm:PATH_OR_NAME``): ``vllm.LLM`` with ``prompt_logprobs``, for GPU nodes.
+
+The same requests as the server path (token ids from the local tokenizer, the log-probability of
+each prompt token, greedy generation), without HTTP: ``--tensor-parallel-size`` splits the model
+over the node's GPUs, ``--dtype`` is vLLM's. vLLM is not a lexprobe requirement (it pins its own
+torch): without it this backend is one line naming the install (docs/backends.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from lexprobe.errors import ModelError
+from lexprobe.scorers.base import Scorer
+from lexprobe.scorers.causal import CausalTokenization, cut_at_stop
+
+
+def load(reference: str, kind: str | None = None, batch_size=None, dtype: str | None = None,
+         tensor_parallel_size: int | None = None, tokenizer: str | None = None, device: str | None = None,
+         seed: int = 0, prefer: str | None = None, **options) -> Scorer:
+    given = {k: v for k, v in options.items() if v is not None}
+    if given:
+        raise ModelError(f"options {', '.join(sorted(given))} do not apply to vllm: models")
+    try:
+        import vllm
+    except ImportError:
+        raise ModelError("--model vllm:... needs vLLM in this environment: `pip install vllm` (GPU) or "
+                         "`bash scripts/setup_vllm.sh` (CPU, its own venv); or serve the model with vLLM and pass "
+                         "--model http://HOST:PORT/v1") from None
+    path = reference[len("vllm:"):]
+    from lexprobe.model_names import resolve_model_path
+
+    path = resolve_model_path(path)
+    llm = vllm.LLM(model=path, tokenizer=tokenizer or path, dtype=dtype if dtype not in (None, "auto") else "auto",
+                   tensor_parallel_size=int(tensor_parallel_size or 1), seed=seed, trust_remote_code=False,
+                   enforce_eager=device == "cpu")
+    return VLLMScorer(path, llm, llm.get_tokenizer(), batch_size=batch_size, version=vllm.__version__)
+
+
+class VLLMScorer(Scorer, CausalTokenization):
+    """``TokenLogprobs`` and ``Generation`` from a ``vllm.LLM`` (vLLM batches internally)."""
+
+    default_batch_size = 256  # prompts handed to vLLM at once
+
+    def __init__(self, name: str, llm: Any, tokenizer: Any, batch_size=None, version: str = ""):
+        super().__init__(name)
+        self.kind = "causal"
+        self.llm, self.tokenizer, self.batch_size = llm, tokenizer, batch_size
+        fallback = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
+        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else fallback
+        self.prefix_id = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else fallback
+        self.max_length = int(llm.llm_engine.model_config.max_model_len)
+        self.path = name
+        self.backend_record = {"backend": "vllm", "vllm": version, "model": name}
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "backend": "vllm"}
+
+    def continuation_logprobs(self, requests: Sequence[tuple[str, str]], progress: bool = False) -> list[np.ndarray]:
+        return self.token_logprobs([self.split(c, x) for c, x in requests], progress=progress)
+
+    def token_logprobs(self, requests, progress: bool = False) -> list[np.ndarray]:
+        from vllm import SamplingParams, TokensPrompt
+
+        unique = list(dict.fromkeys((tuple(c), tuple(x)) for c, x in requests))
+        params = SamplingParams(max_tokens=1, prompt_logprobs=0, temperature=0.0)
+        scored: dict = {}
+        for i in range(0, len(unique), int(self.batch_size)):
+            batch = unique[i:i + int(self.batch_size)]
+            outs = self.llm.generate([TokensPrompt(prompt_token_ids=list(c + x)) for c, x in batch], params,
+                                     use_tqdm=progress)
+            for (ctx, cont), out in zip(batch, outs):
+                ids = list(ctx + cont)
+                scored[(ctx, cont)] = np.asarray([out.prompt_logprobs[p][ids[p]].logprob
+                                                  for p in range(len(ctx), len(ids))], dtype=np.float64)
+        self.count("vllm_requests", len(unique))
+        return [scored[(tuple(c), tuple(x))].copy() for c, x in requests]
+
+    def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: Sequence[str] | None = None,
+                 templated: bool = False) -> list[str]:
+        from vllm import SamplingParams, TokensPrompt
+
+        params = SamplingParams(max_tokens=int(max_new_tokens), temperature=0.0, stop=list(stop) if stop else None)
+        ids = [list(self.tokenizer(p, add_special_tokens=not templated)["input_ids"]) for p in prompts]
+        outs = self.llm.generate([TokensPrompt(prompt_token_ids=x) for x in ids], params, use_tqdm=False)
+        return [cut_at_stop(o.outputs[0].text, stop) for o in outs]
