@@ -194,8 +194,9 @@ ADDED = tuple(re.compile(r"[^.\[]*" + p) for p in (
     rf"\.instances\[\d+\]\.({_READING}|rotation)",
     r"\.instances\[\d+\]\.(likelihood|generation)\.positions",
     r"\.breakdowns\.[^.]+\.position_bias",
-    r"\.instances\[\d+\]\.context",  # issue #29: a sense-ranking query's sentence around its target (text only)
 ))
+#: issue #29: a sense-ranking query's sentence around its target (text only, no number), in every run
+TEXT_ADDED = re.compile(r"[^.\[]*\.instances\[\d+\]\.context")
 _BREAKDOWN_TASK = re.compile(r"[^.\[]*\.breakdowns\.[^.]+")
 
 
@@ -204,9 +205,11 @@ _BREAKDOWN_TASK = re.compile(r"[^.\[]*\.breakdowns\.[^.]+")
 FIT_COUNTS = re.compile(r"[^.\[]*\.counts\.(skipped_too_long|truncated_contexts|truncated_definitions|truncated_texts)")
 
 
-def fit_count_added(where: str, value) -> bool:
-    """A count of ``FIT_COUNTS`` that is 0 (what any run the fixture recorded gives)."""
-    return bool(FIT_COUNTS.fullmatch(where)) and value == 0
+def every_run_addition(where: str, value) -> bool:
+    """A count of ``FIT_COUNTS`` that is 0 (what any run the fixture recorded gives), or the text-only
+    ``TEXT_ADDED`` field: the additions every run may have, recorded before them or not."""
+    return (bool(FIT_COUNTS.fullmatch(where)) and value == 0) or (
+        bool(TEXT_ADDED.fullmatch(where)) and isinstance(value, str))
 
 
 def documented_addition(where: str, value) -> bool:
@@ -215,8 +218,8 @@ def documented_addition(where: str, value) -> bool:
     a count of ``FIT_COUNTS`` when it is 0)."""
     if any(p.fullmatch(where) for p in ADDED):
         return True
-    if FIT_COUNTS.fullmatch(where):
-        return fit_count_added(where, value)
+    if FIT_COUNTS.fullmatch(where) or TEXT_ADDED.fullmatch(where):
+        return every_run_addition(where, value)
     return bool(_BREAKDOWN_TASK.fullmatch(where) and isinstance(value, dict) and set(value) == {"position_bias"})
 
 
