@@ -105,7 +105,7 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=8, help="prompts per HTTP request")
     parser.add_argument("--no-server", action="store_true")
     parser.add_argument("--no-vllm", action="store_true")
-    parser.add_argument("--venv", default=os.environ.get("LEXPROBE_VLLM_VENV", "/work/vllm-venv"))
+    parser.add_argument("--venv", default=os.environ.get("LEXPROBE_VLLM_VENV", str(Path.home() / ".cache" / "lexprobe-vllm" / "venv")))
     parser.add_argument("--out", default=None, help="also write the numbers as JSON")
     args = parser.parse_args()
 

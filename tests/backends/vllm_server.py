@@ -19,7 +19,7 @@ import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-VENV = Path(os.environ.get("LEXPROBE_VLLM_VENV", "/work/vllm-venv"))
+VENV = Path(os.environ.get("LEXPROBE_VLLM_VENV", str(Path.home() / ".cache" / "lexprobe-vllm" / "venv")))
 MODEL_DIR = Path(os.environ.get("LEXPROBE_VLLM_MODEL", Path.home() / ".cache" / "lexprobe-vllm" / "smollm2-135m-instruct"))
 START_TIMEOUT = float(os.environ.get("LEXPROBE_VLLM_START_TIMEOUT", "600"))
 
