@@ -20,7 +20,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence, TypedDict
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -118,6 +118,25 @@ def batch_prompts(scorer) -> int:
     return size if getattr(getattr(scorer, "device", None), "type", "cpu") != "cpu" else min(size, 8)
 
 
+class _Item(TypedDict):
+    item: str
+
+
+class ChooseItem(_Item, total=False):
+    """One asked item (a prompt in one option order) as the resume log keeps it; its reading blocks are
+    read by ``summarise`` and ``readings``."""
+
+    skipped: str
+    likelihood: dict[str, Any]
+    likelihood_cyclic: dict[str, Any]
+    generation: dict[str, Any]
+    generation_lenient: dict[str, Any]
+
+
+#: a unit of a choose run: its items
+UNIT_RECORD = list[ChooseItem]
+
+
 def run_units(units: Sequence[tuple[str, object]], fn: Callable[[list], list], out: str | Path | None,
               run_config: dict, desc: str, progress: bool = True, sizes: Sequence[int] | None = None,
               batch: int = 8) -> list:
@@ -128,7 +147,7 @@ def run_units(units: Sequence[tuple[str, object]], fn: Callable[[list], list], o
     rerun skips the logged ones. The progress bar counts prompts.
     """
     sizes = list(sizes) if sizes is not None else [1] * len(units)
-    resume = ResumeLog(partial_path(out), run_config) if out else None
+    resume = ResumeLog(partial_path(out), run_config, record=UNIT_RECORD) if out else None
     done = resume.load() if resume else {}
     bar = tqdm(total=sum(sizes), desc=desc, unit="prompt", disable=not progress)
     bar.update(sum(n for (unit_id, _), n in zip(units, sizes) if unit_id in done))

@@ -203,6 +203,7 @@ def run_ask(job) -> dict | None:
 
     from lexprobe.benchmarks.coda21.dataset import GroupProblem
     from lexprobe.benchmarks.coda21.evaluate import (
+        GroupRecord,
         _result,
         engine_config,
         group_costs,
@@ -258,7 +259,7 @@ def run_ask(job) -> dict | None:
         return records
 
     records = run_units([g.id for g in runnable], compute, group_costs(scorer, runnable),
-                        step=config.groups_per_chunk or 16, log_base=job.log_base, log_key=key,
+                        step=config.groups_per_chunk or 16, log_base=job.log_base, log_key=key, record=GroupRecord,
                         make_bar=lambda: tqdm(total=len(runnable), desc="CoDA21 groups (ask)", unit="group",
                                               disable=not (job.progress and context().is_main)))
     if records is None:  # another rank than 0: rank 0 writes the result
