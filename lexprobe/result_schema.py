@@ -193,8 +193,8 @@ def _slice_problems(name: str, tree: Any, tasks: list, need_all: bool) -> list[s
                 if key == "ci":
                     if validation.problems(value, dict[str, Interval]):
                         out.append(f"{where}.ci is not {{metric: [lo, hi]}} of numbers")
-                else:
-                    out += validation.problems(value, MetricValue, f"{where}.{key}")
+                elif value is not None and validation.problems(value, float):
+                    out.append(f"{where}.{key} is not a number")
     return out
 
 

@@ -153,3 +153,134 @@ def test_D19_a_header_with_a_huge_integer_is_set_aside(tmp_path):
     assert log.load() == {}
     log.close()
     assert notices and "set aside" in notices[0]
+
+
+# --- D8, D9: weights are complete or refused, for every kind ----------------------------------------
+
+def _edited_checkpoint(model_dir: Path, tmp_path: Path, drop: tuple[str, ...] = (), add: dict | None = None) -> Path:
+    """A copy of ``model_dir`` whose model.safetensors lacks ``drop`` and holds ``add`` too."""
+    from safetensors.torch import load_file, save_file
+
+    copy = tmp_path / f"{model_dir.name}-edited"
+    shutil.copytree(model_dir, copy)
+    weights = load_file(copy / "model.safetensors")
+    assert all(k in weights for k in drop), sorted(weights)
+    weights = {k: v for k, v in weights.items() if k not in drop}
+    weights.update(add or {})
+    save_file(weights, copy / "model.safetensors", metadata={"format": "pt"})
+    return copy
+
+
+ENCODER_WEIGHT = "bert.encoder.layer.1.attention.self.query.weight"
+
+
+@pytest.mark.parametrize("kind", ["masked", "token", "embedding"])
+def test_D9_missing_encoder_weights_are_refused_for_every_kind(tiny_bert, tmp_path, kind):
+    from lexprobe.errors import ModelError
+    from lexprobe.models import load_scorer
+
+    damaged = _edited_checkpoint(tiny_bert, tmp_path, drop=(ENCODER_WEIGHT,))
+    with pytest.raises(ModelError) as refused:
+        load_scorer(str(damaged), kind=kind, device="cpu")
+    line = str(refused.value)
+    assert "\n" not in line and "encoder.layer.1.attention.self.query.weight" in line, line
+    assert "head" not in line and "--kind embedding" not in line, line  # not the head's fault; no kind helps
+
+
+def test_D9_a_masked_lm_without_trained_weights_is_one_line_at_the_command_line(tiny_bert, datasets, tmp_path, capsys):
+    damaged = _edited_checkpoint(tiny_bert, tmp_path, drop=(ENCODER_WEIGHT,))
+    code, err = run_cli(["wdlmpro", "eval", "--model", damaged, "--data", datasets / "v.jsonl", "--device", "cpu",
+                         "--out", tmp_path / "r.json"], capsys)
+    assert code == 2 and err.count("\n") == 0 and "is incomplete" in err, err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_D9_a_missing_head_still_names_the_head(tiny_bert, tmp_path):
+    from lexprobe.errors import ModelError
+    from lexprobe.models import load_scorer
+
+    headless = _edited_checkpoint(tiny_bert, tmp_path, drop=("cls.predictions.transform.dense.weight",))
+    with pytest.raises(ModelError, match=r"no trained masked-LM head .*cls\.predictions\.transform\.dense\.weight"):
+        load_scorer(str(headless), device="cpu")
+    assert load_scorer(str(headless), kind="token", device="cpu").kind == "token"  # the head is not read there
+
+
+def test_D9_weights_the_model_has_a_place_for_but_does_not_take_are_refused(tiny_bert, tmp_path):
+    import torch
+
+    from lexprobe.errors import ModelError
+    from lexprobe.models import load_scorer
+
+    extra = _edited_checkpoint(tiny_bert, tmp_path, add={"bert.encoder.layer.2.output.dense.weight": torch.zeros(32, 64)})
+    with pytest.raises(ModelError, match=r"has a place for but does not take \(bert\.encoder\.layer\.2"):
+        load_scorer(str(extra), device="cpu")
+
+
+def test_D9_legitimately_absent_or_unused_weights_still_load(tiny_bert, tiny_gpt2, tiny_llama, tiny_roberta, tmp_path):
+    """Tied heads, absent poolers, position_ids buffers and another task's head (BERT's next-sentence
+    head, an LM head under AutoModel) are not refused: complete checkpoints load for every kind."""
+    import torch
+
+    from lexprobe.models import load_scorer
+
+    for model, kinds in ((tiny_bert, ("masked", "token", "embedding")), (tiny_roberta, ("masked", "token")),
+                         (tiny_gpt2, ("causal", "token")), (tiny_llama, ("causal", "token"))):
+        for kind in kinds:
+            assert load_scorer(str(model), kind=kind, device="cpu") is not None, (model, kind)
+    nsp = _edited_checkpoint(tiny_bert, tmp_path, add={"cls.seq_relationship.weight": torch.zeros(2, 32),
+                                                       "cls.seq_relationship.bias": torch.zeros(2)})
+    assert load_scorer(str(nsp), device="cpu").kind == "masked"
+
+
+def test_D9_the_bundled_minilm_loads_complete(minilm_path):
+    from lexprobe.models import load_scorer
+
+    assert load_scorer("all-MiniLM-L6-v2", device="cpu").kind == "embedding"
+    assert load_scorer("all-MiniLM-L6-v2", kind="token", device="cpu").kind == "token"
+
+
+def test_D8_a_gguf_file_missing_a_tensor_is_refused_and_not_cached(tiny_llama, tmp_path, capsys, datasets):
+    from tests.gguf_models import write_llama_gguf
+
+    gguf = write_llama_gguf(tiny_llama, tmp_path / "missing.gguf", drop=("blk.1.attn_q.weight",))
+    code, err = run_cli(["wdlmpro", "eval", "--model", gguf, "--data", datasets / "v.jsonl", "--device", "cpu",
+                         "--out", tmp_path / "r.json"], capsys)
+    err = err.splitlines()[-1]  # (transformers' GGUF progress bar comes first)
+    assert code == 2 and err.startswith("lexprobe: error: "), err
+    assert "missing.gguf" in err and "model.layers.1.self_attn.q_proj.weight" in err, err
+    assert not list((tmp_path / "lexprobe-cache" / "gguf").glob("*/source.json"))  # nothing cached as complete
+
+
+# --- D25: the de-quantised GGUF cache is checked, and rebuilt when damaged ----------------------------
+
+@pytest.fixture
+def converted(tiny_llama, tmp_path):
+    from lexprobe import gguf_models
+    from tests.gguf_models import write_llama_gguf
+
+    gguf = write_llama_gguf(tiny_llama, tmp_path / "tiny.gguf")
+    return gguf, Path(gguf_models.as_pretrained_dir(str(gguf)))
+
+
+@pytest.mark.parametrize("damage", ["deleted", "truncated", "older-lexprobe", "source-not-json"])
+def test_D25_a_damaged_dequantised_copy_is_rebuilt(converted, capsys, damage):
+    from lexprobe.models import load_scorer
+
+    gguf, folder = converted
+    before = load_scorer(str(gguf), device="cpu").token_logprobs([((1, 5, 7), (9, 11))])[0]
+    weights = folder / "model.safetensors"
+    if damage == "deleted":
+        weights.unlink()
+    elif damage == "truncated":  # an interrupted or disk-full copy
+        with open(weights, "r+b") as f:
+            f.truncate(weights.stat().st_size // 2)
+    elif damage == "older-lexprobe":  # no list of its files: cannot be checked
+        source = json.loads((folder / "source.json").read_text())
+        del source["files"]
+        (folder / "source.json").write_text(json.dumps(source))
+    else:
+        (folder / "source.json").write_text('{"gguf": ' + "1" * 5000 + "}")
+    capsys.readouterr()
+    after = load_scorer(str(gguf), device="cpu").token_logprobs([((1, 5, 7), (9, 11))])[0]
+    assert "converting it again" in capsys.readouterr().err
+    assert (before == after).all()
