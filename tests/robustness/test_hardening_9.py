@@ -284,3 +284,33 @@ def test_D25_a_damaged_dequantised_copy_is_rebuilt(converted, capsys, damage):
     after = load_scorer(str(gguf), device="cpu").token_logprobs([((1, 5, 7), (9, 11))])[0]
     assert "converting it again" in capsys.readouterr().err
     assert (before == after).all()
+
+
+# --- D10: CoDA21 --method ask never reports a tie-broken accuracy ------------------------------------
+
+def test_D10_ask_refuses_a_model_that_spells_yes_and_no_with_one_first_token(tiny_gpt2, tmp_path, capsys):
+    from tests.benchmarks.coda21.helpers import write_small
+
+    data = write_small(tmp_path / "small.json")
+    out = tmp_path / "ask.json"
+    code, err = run_cli(["coda21", "eval", "--data", data, "--model", tiny_gpt2, "--device", "cpu", "--method", "ask",
+                         "--out", out], capsys)
+    assert code == 2 and err.count("\n") == 0, err
+    assert "same first token" in err and "--method likelihood" in err, err
+    assert not out.exists() and not Path(str(out) + ".partial.jsonl").exists()  # refused before any work
+
+
+def test_D10_answers_told_apart_by_their_first_token_are_still_asked(tiny_gpt2, tmp_path, monkeypatch):
+    """The authors' reading is kept where it is defined: answers whose first tokens differ give P(Yes)
+    that are not all 0.5."""
+    import lexprobe.benchmarks.coda21.asking as asking
+    from lexprobe.benchmarks.coda21.config import CodaConfig
+    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.models import load_scorer
+    from tests.benchmarks.coda21.helpers import write_small
+
+    monkeypatch.setattr(asking, "ANSWERS", (" dog", " cat"))
+    result = evaluate("coda21", load_scorer(str(tiny_gpt2), device="cpu"),
+                      CodaConfig(data=str(write_small(tmp_path / "small.json")), method="ask"), progress=False)
+    scores = [s for r in result["instances"] for row in r["scores"] for s in row]
+    assert scores and any(abs(s - 0.5) > 1e-6 for s in scores)
