@@ -321,7 +321,7 @@ def test_D10_answers_told_apart_by_their_first_token_are_still_asked(tiny_gpt2, 
 
 def test_D13_max_new_tokens_past_the_positions_is_one_line(tiny_gpt2, datasets, tmp_path, capsys):
     out = tmp_path / "r.json"
-    code, err = run_cli(["wdlmpro", "eval", "--method", "choose", "--model", tiny_gpt2, "--data", datasets / "v.jsonl",
+    code, err = run_cli(["wdlmpro", "eval", "--method", "choose", "--model", tiny_gpt2, "--data", datasets / "choose.jsonl",
                          "--device", "cpu", "--max-new-tokens", "300", "--out", out], capsys)  # 256 positions
     assert code == 2 and err.count("\n") == 0 and "--max-new-tokens 300" in err and "256" in err, err
     assert not out.exists()
