@@ -89,9 +89,9 @@ def _assembled(package, name: str, key: str) -> str:
     import os
     import sys
 
-    from lexprobe.cache import cache_dir
-
-    target = cache_dir() / "packaged" / package.MODEL_NAME
+    # cache.cache_dir()'s folder, named here: cache -> provenance -> this module would be an import cycle
+    root = Path(os.environ.get("LEXPROBE_CACHE", Path.home() / ".cache" / "lexprobe"))
+    target = root / "packaged" / package.MODEL_NAME
     if target.is_file():
         try:
             return str(package.assemble(target))  # an existing file: its SHA-256 checked
@@ -110,6 +110,9 @@ def _assembled(package, name: str, key: str) -> str:
         if disk_full(err):
             raise ModelError(f"no space left on the device to assemble {name!r} in {target.parent} (about 250 MB); "
                              "free some space or set LEXPROBE_CACHE to another disk") from None
+        if err.filename is not None and str(target.parent) in str(err.filename):  # our folder, not the package's
+            raise ModelError(f"cannot write {name!r} into {target.parent} ({err.strerror or err}); set LEXPROBE_CACHE "
+                             "to a writable folder") from None
         raise ModelError(f"cannot assemble {name!r} from its package ({err}); reinstall it: "
                          f"`{PACKAGED[key]} --force-reinstall`") from None
     except ValueError as err:  # the chunks themselves are damaged

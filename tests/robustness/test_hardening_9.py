@@ -358,8 +358,8 @@ def test_D30_more_than_26_lettered_options_are_refused_before_the_model_loads(ti
 def test_D30_valid_choose_runs_keep_their_resume_keys(tiny_gpt2, datasets, tmp_path):
     """The check adds nothing to what is recorded: a letters run within A-Z, and the default template with
     30 options, have the key they had (the key is made of the config record and the items)."""
-    from lexprobe.benchmarks.wdlmpro.benchmark import WDLMProConfig
     from lexprobe.benchmarks.registry import get
+    from lexprobe.benchmarks.wdlmpro.benchmark import WDLMProConfig
     from lexprobe.protocols.choose_cli import ChooseOptions
 
     bench = get("wdlmpro")
