@@ -203,9 +203,14 @@ class TokenEmbedder(Scorer):
             path = cache_dir() / "token-embeddings" / f"{key}.npz"
             if path.exists():
                 try:
-                    with np.load(path) as z:
+                    with np.load(path, allow_pickle=False) as z:
+                        vectors, ok = z["vectors"], z["ok"]
+                    # the shape this chunk has (a file of another shape would give other targets' vectors)
+                    n = sum(len(targets) for _, targets in jobs)
+                    if (vectors.ndim == 3 and vectors.shape[:2] == (n, len(layers)) and ok.shape == (n,)
+                            and vectors.dtype.kind == "f" and ok.dtype == bool):
                         self.stats["cached_chunks"] += 1
-                        return z["vectors"], z["ok"]
+                        return vectors, ok
                 except Exception:  # noqa: BLE001 - a damaged cache file is recomputed
                     pass
         size, budget, length = self._batching(jobs)
