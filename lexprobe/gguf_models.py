@@ -28,7 +28,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from lexprobe.errors import ModelError
 from lexprobe.model_names import PACKAGED, gguf_file, packaged_file  # noqa: F401  (the short names' home)
@@ -164,8 +164,9 @@ def convert(file: Path, folder: Path) -> None:
     where, name = str(file.parent), file.name
     try:
         tokenizer = AutoTokenizer.from_pretrained(where, gguf_file=name)
-        model, info = AutoModelForCausalLM.from_pretrained(where, gguf_file=name, dtype=torch.float32,
+        loaded: Any = AutoModelForCausalLM.from_pretrained(where, gguf_file=name, dtype=torch.float32,
                                                            output_loading_info=True)
+        model, info = loaded  # (the model and transformers' loading report)
     except (ValueError, KeyError, NotImplementedError) as err:
         raise ModelError(f"transformers cannot load GGUF file {name} (architecture {architecture(file)!r}): "
                          f"{str(err).splitlines()[0]}") from None
