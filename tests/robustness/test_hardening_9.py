@@ -486,3 +486,15 @@ def test_caches_of_another_shape_are_recomputed_not_used(tiny_bert, tmp_path):
     good.write_text(json.dumps({"format": "wdlmpro-cache/1", "pos": "v", "candidates": [["a.v.01", "a", "d"]],
                                 "groups": [[0]]}))
     assert [g.target for g in dataset._read_cache(good, "v")] == ["a.v.01"]
+
+
+def test_an_embedding_store_index_line_of_another_shape_drops_only_that_sentence(tmp_path):
+    """Its sentence is encoded again; before, ``"row": "x"``, a line that is a list or a 5000-digit integer
+    were a traceback in ``senserank eval``."""
+    from lexprobe.benchmarks.senserank.store import _read_index
+
+    index = tmp_path / "index.r0.jsonl"
+    lines = [{"shape": [2, 4]}, {"s": "a", "row": 0, "t": [1], "ok": "1"}, {"s": "b", "row": "x", "t": [1], "ok": "1"},
+             [1], {"s": "c", "row": 1, "t": [0, 2], "ok": "1"}]
+    index.write_text("\n".join(json.dumps(x) for x in lines) + '\n{"s": ' + "1" * 5000 + "}\n")
+    assert _read_index(index) == ((2, 4), {"a": (0, (1,), "1")})
