@@ -5,7 +5,7 @@
 static vectors file, or a GGUF file (a folder holding one, or a packaged model's
 short name; see ``gguf_models``). The kind of scorer is read from the model's config and can be
 forced with ``--kind``; a forced kind whose head the checkpoint lacks is an error,
-not a silently random-initialised head.
+not a silently random-initialised head; every load reads transformers' loading report (``loaded_weights``).
 """
 
 from __future__ import annotations

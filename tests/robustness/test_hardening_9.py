@@ -498,3 +498,22 @@ def test_an_embedding_store_index_line_of_another_shape_drops_only_that_sentence
              [1], {"s": "c", "row": 1, "t": [0, 2], "ok": "1"}]
     index.write_text("\n".join(json.dumps(x) for x in lines) + '\n{"s": ' + "1" * 5000 + "}\n")
     assert _read_index(index) == ((2, 4), {"a": (0, (1,), "1")})
+
+
+def test_D9_finetune_refuses_an_encoder_with_missing_weights(tiny_bert, tmp_path, monkeypatch):
+    """``senserank finetune`` loads its encoder itself: a damaged one would be fine-tuned from random weights."""
+    import functools
+
+    from lexprobe.benchmarks.senserank.finetune import FinetuneConfig, finetune
+    from lexprobe.data import streusle
+    from lexprobe.errors import ModelError
+    from tests.benchmarks.senserank.test_evaluate import _streusle_dir
+
+    monkeypatch.setattr(streusle, "_wordnet", lambda: None)
+    monkeypatch.setattr(streusle, "_lemma", functools.lru_cache(None)(streusle._lemma.__wrapped__))
+    damaged = _edited_checkpoint(tiny_bert, tmp_path, drop=(ENCODER_WEIGHT,))
+    with pytest.raises(ModelError, match=r"is incomplete: .*encoder\.layer\.1\.attention\.self\.query\.weight"):
+        finetune(FinetuneConfig(model=str(damaged), instances=7, out=str(tmp_path / "ft"),
+                                path=str(_streusle_dir(tmp_path)), epochs=1, batch_size=4, device="cpu", seed=0),
+                 progress=False)
+    assert not (tmp_path / "ft" / "model.safetensors").exists()
