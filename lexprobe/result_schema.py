@@ -119,7 +119,7 @@ class _Required(TypedDict):
     config: dict[str, Any]
     metrics: dict[str, Any]
     baselines: dict[str, Any]
-    breakdowns: dict[str, Any]
+    breakdowns: dict[str, dict[str, Any]]
     counts: dict[str, int]
     skipped: list[Skipped]
 
@@ -129,12 +129,24 @@ class Skipped(TypedDict):
     reason: Any
 
 
+class RunRecord(TypedDict, total=False):
+    """The run record's fields that ``report`` and ``compare`` read as text (``run_record.py`` writes them all;
+    the others are shown as they are)."""
+
+    git_commit: Optional[str]
+    git_dirty: Optional[bool]
+    model_revision: Optional[str]
+    items_digest: Optional[str]
+    method: Optional[str]
+    recipe: Optional[str]
+
+
 class ResultFile(_Required, total=False):
     """The top level of a schema-2 result, as ``validation`` checks it (the open metric trees below)."""
 
     instances: list[dict[str, Any]]
     sweep: dict[str, Any]
-    run: dict[str, Any]
+    run: RunRecord
     intervals: dict[str, Any]
     timing: dict[str, Any]
     plot: Any
@@ -151,7 +163,7 @@ class UnitSpec(TypedDict):
 
     key: str
     task: str
-    pos: Any
+    pos: Optional[str]
     values: dict[str, MetricValue]
 
 
@@ -263,6 +275,11 @@ def _check_instances(result: dict, path: Path) -> None:
         what = f"lacks {err}" if isinstance(err, KeyError) else f"is malformed ({type(err).__name__}: {err})"
         raise DataError(f"{path} is not a valid lexprobe result (a per-item record {what}); rerun the "
                         "evaluation") from None
+    spec = get(result["benchmark"]).instance_spec(result)  # every field report and compare read, typed
+    for i, instance in enumerate(result["instances"]):
+        wrong = validation.problems(instance, spec, f"instances[{i}]")
+        if wrong:
+            raise DataError(f"{path} is not a valid lexprobe result ({'; '.join(wrong[:3])}); rerun the evaluation")
     # every per-unit value that intervals and compare read is a number or null (``rank_score: "abc"``)
     for unit in units:
         wrong = validation.problems(vars(unit), UnitSpec)

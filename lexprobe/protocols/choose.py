@@ -20,7 +20,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence, TypedDict
+from typing import Annotated, Any, Callable, Optional, Sequence, TypedDict
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -30,6 +30,7 @@ from lexprobe.errors import LexprobeError, ModelError
 from lexprobe.protocols.answers import greedy_generate, label_logprobs, prompt_length
 from lexprobe.protocols.parse import FAILURES, LENIENT_FAILURES
 from lexprobe.protocols.templates import DEFAULT, Template, require_chat_template
+from lexprobe.validation import Rule
 
 READINGS = ("likelihood", "generation")  # what is asked (--reading)
 DEBIAS = ("none", "cyclic")
@@ -144,6 +145,50 @@ class ChooseItem(_Item, total=False):
     generation: dict[str, Any]
     generation_lenient: dict[str, Any]
 
+
+class ReadingBlock(TypedDict, total=False):
+    """A reading's answer in an asked item (what ``readings`` and the report's pages read)."""
+
+    choice: Optional[int]
+    correct: bool
+    failure: Optional[str]
+    positions: list[Optional[int]]
+    gold_rank: int
+    rank_score: float
+    label_logprobs: list[float]
+
+
+def _choices_shown(item: dict) -> bool:
+    """Every reading's choice is one of the options shown (``order``), or none."""
+    order = item.get("order")
+    return not isinstance(order, list) or all(
+        not isinstance(item.get(r), dict) or item[r].get("choice") is None or item[r]["choice"] in order
+        for r in ALL_READINGS)
+
+
+class _ShownItem(_Item):
+    task: str
+    target: str
+    pos: str
+    order: list[int]
+    gold_position: int
+
+
+class ShownItem(_ShownItem, total=False):
+    """A WDLMPro choose item as ``report`` reads it (its options in the order shown, each reading's answer)."""
+
+    word: str
+    definition: str
+    options: list[str]
+    skipped: str
+    likelihood: ReadingBlock
+    likelihood_cyclic: dict[str, Any]
+    generation: ReadingBlock
+    generation_lenient: ReadingBlock
+
+
+#: a choose item of a result file: typed, and each reading's choice among the options shown
+SHOWN_ITEM = Annotated[ShownItem, Rule(_choices_shown, "answered by an option shown (its choice is not in its order)")]
 
 #: a unit of a choose run: its items
 UNIT_RECORD = list[ChooseItem]

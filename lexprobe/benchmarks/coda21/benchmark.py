@@ -104,6 +104,11 @@ class CoDA21(Benchmark):
 
         return upgrade(legacy)
 
+    def instance_spec(self, result):
+        from lexprobe.benchmarks.coda21.results import instance_spec
+
+        return instance_spec(result)
+
     def unit_values(self, result):
         from lexprobe.benchmarks.coda21.results import unit_values
 

@@ -123,6 +123,11 @@ class WDLMPro(Benchmark):
         return upgrade(legacy)
 
     # --- reading results ---------------------------------------------------------------
+    def instance_spec(self, result):
+        from lexprobe.benchmarks.wdlmpro.results import instance_spec
+
+        return instance_spec(result)
+
     def unit_values(self, result):
         from lexprobe.benchmarks.wdlmpro.results import unit_values
 
