@@ -517,3 +517,21 @@ def test_D9_finetune_refuses_an_encoder_with_missing_weights(tiny_bert, tmp_path
                                 path=str(_streusle_dir(tmp_path)), epochs=1, batch_size=4, device="cpu", seed=0),
                  progress=False)
     assert not (tmp_path / "ft" / "model.safetensors").exists()
+
+
+@pytest.mark.parametrize("field, value, named", [("predicted_pairs", "oops", "predicted_pairs"),
+                                                  ("pos", 7, "pos is not a string"),
+                                                  ("accuracy", None, "accuracy is not a number"),
+                                                  ("definitions", 7, "definitions is not a list")])
+def test_D18_a_hand_edited_coda21_group_is_one_line(tmp_path, capsys, field, value, named):
+    """Each benchmark declares its per-item record (``Benchmark.instance_spec``); ``load`` checks every one."""
+    from tests.benchmarks.coda21.helpers import write_small
+
+    data = write_small(tmp_path / "small.json")
+    for seed in (0, 1):
+        assert main(["coda21", "eval", "--data", str(data), "--model", "random", "--seed", str(seed),
+                     "--out", str(tmp_path / f"c{seed}.json")]) == 0
+    bad = _edited(tmp_path / "c0.json", tmp_path, lambda r: r["instances"][0].__setitem__(field, value))
+    for argv in (["compare", bad, tmp_path / "c1.json"], ["report", bad, "--out", tmp_path / "rep"]):
+        code, err = run_cli(argv, capsys)
+        assert code == 2 and err.count("\n") == 0 and named in err and "instances[0]" in err, err
