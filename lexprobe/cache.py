@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from lexprobe.provenance import scorer_options, scorer_revision  # noqa: F401  (their former home)
+from lexprobe.validation import problems
 
 LOG_FORMAT = "lexprobe-resume/2"
 
@@ -188,9 +189,13 @@ class ResumeLog:
     can sit beside one output as ``partial_path(out, stage)``; each has its own lock.
     """
 
-    def __init__(self, path: str | Path, key: Any, notice: Callable[[str], None] | None = None):
+    def __init__(self, path: str | Path, key: Any, notice: Callable[[str], None] | None = None,
+                 record: Any = Any):
         self.path = Path(path)
         self.key = key
+        #: the shape of a unit's record (a ``validation`` spec): a logged record of another shape is an
+        #: invalid line, reported and recomputed, never a traceback after the whole computation
+        self.record = record
         self.key_hash = stable_hash(key, length=64)
         self.notice = notice or (lambda msg: print(f"lexprobe: {msg}", file=sys.stderr, flush=True))
         self._lock_fd: int | None = None
@@ -249,6 +254,7 @@ class ResumeLog:
             return {}
         done: dict[str, Any] = {}
         good_end = 0
+        invalid: list[str] = []
         with self._open(os.O_RDONLY, "rb") as f:
             header = _header(f.readline())
             if not isinstance(header, dict) or header.get("key_hash") != self.key_hash:
@@ -258,19 +264,24 @@ class ResumeLog:
                     return {}
                 return self.load()  # an earlier log of this very run, set aside before, is back
             good_end = f.tell()
-            for raw in f:
+            spec = _line_spec(self.record)
+            for number, raw in enumerate(f, start=2):
                 if not raw.endswith(b"\n"):
                     break  # a line cut off by an interruption; everything before it is good
-                line = raw.strip()
-                if line:
-                    try:
-                        entry = json.loads(line)
-                        done[entry["id"]] = entry["record"]
-                    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, RecursionError):
-                        break
                 good_end += len(raw)
+                if not raw.strip():
+                    continue
+                entry = _parsed_line(raw)
+                wrong = ["not JSON"] if entry is _INVALID else problems(entry, spec)
+                if wrong:  # a damaged or foreign line: its unit is computed again
+                    invalid.append(f"line {number}: {'; '.join(wrong[:2])}")
+                    continue
+                done[entry["id"]] = entry["record"]
         if good_end < self.path.stat().st_size:
             os.truncate(self.path, good_end)  # the next append starts on a clean line
+        if invalid:
+            self.notice(f"resume log {self.path.name}: {len(invalid)} invalid line(s) ignored ({invalid[0]}"
+                        f"{', ...' if len(invalid) > 1 else ''}); their units are computed again")
         return done
 
     def _open(self, flags: int, mode: str):
@@ -360,6 +371,25 @@ def _header_of(path: Path) -> dict:
     except OSError:
         return {}
     return header if isinstance(header, dict) else {}
+
+
+_INVALID = object()
+
+
+def _parsed_line(raw: bytes) -> Any:
+    """A log line's JSON value, or ``_INVALID`` (bad UTF-8 or JSON, nesting too deep, or an integer over
+    Python's digit limit, which ``json`` raises as a plain ValueError)."""
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return _INVALID
+
+
+def _line_spec(record: Any) -> Any:
+    """The shape of one unit line: ``{"id": str, "record": <record>}``."""
+    from typing import TypedDict
+
+    return TypedDict("LogLine", {"id": str, "record": record})  # type: ignore[operator]
 
 
 def partial_path(out: str | Path, stage: str | None = None) -> Path:

@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
             raise
         # the backstop for writers without their own line (figures, tables.md, ...): results and resume
         # logs are written atomically or line by line, so what was finished before is still there
-        print(f"lexprobe: error: no space left on the device writing {err.filename or 'an output'}; nothing "
+        # a copy's error names its source first (shutil sets filename to the source, filename2 to the target)
+        print(f"lexprobe: error: no space left on the device writing {err.filename2 or err.filename or 'an output'}; nothing "
               "computed was lost (finished results and resume logs are kept): free space and rerun",
               file=sys.stderr)
         return 2

@@ -170,7 +170,7 @@ def remove_logs(base: Path) -> None:
         p.unlink(missing_ok=True)
 
 
-def _load_done(base: Path, key: Any, own) -> dict[str, Any]:
+def _load_done(base: Path, key: Any, own, record: Any = Any) -> dict[str, Any]:
     """Units finished in any log (``own``: this process's log, already locked); a log of
     another run is set aside, and one another run is writing stops us (exit 2)."""
     from lexprobe.cache import ResumeLog
@@ -180,7 +180,7 @@ def _load_done(base: Path, key: Any, own) -> dict[str, Any]:
         if p == own.path:
             done.update(own.load())
         else:
-            with ResumeLog(p, key) as log_file:
+            with ResumeLog(p, key, record=record) as log_file:
                 done.update(log_file.load())
     return done
 
@@ -231,6 +231,7 @@ def run_units(
     log_key: Any = None,
     bundles: Sequence[Hashable] | None = None,
     make_bar: Callable[[], Any] | None = None,
+    record: Any,
 ) -> list[Any] | None:
     """Records of all ``units`` (in order) on rank 0; None on other ranks.
 
@@ -241,7 +242,8 @@ def run_units(
     must not depend on the rank or the number of processes. The caller removes the
     logs (``remove_logs``) once the result is written. ``make_bar`` makes a tqdm bar
     (after the logs are locked and read), which counts the units already done plus this
-    rank's share.
+    rank's share. ``record``: the shape of one unit's record (a ``validation`` spec), which every
+    caller declares: a logged record of another shape is reported and its unit computed again.
     """
     from lexprobe.cache import ResumeLog
 
@@ -249,7 +251,8 @@ def run_units(
         raise ValueError("unit ids must be unique")
     ctx = context()
     done: dict[str, Any] = {}
-    writer = ResumeLog(rank_log_path(Path(log_base), ctx.rank, ctx.world_size), log_key) if log_base else None
+    writer = (ResumeLog(rank_log_path(Path(log_base), ctx.rank, ctx.world_size), log_key, record=record)
+              if log_base else None)
     try:
         new = _run_share(units, compute, costs, step, writer, log_base, log_key, bundles, make_bar, done)
     finally:
@@ -271,7 +274,7 @@ def _run_share(units, compute, costs, step, writer, log_base, log_key, bundles, 
     ctx = context()
     if writer is not None and ctx.is_main:
         writer.acquire()  # a second run on this output stops here, before any work
-        done.update(_load_done(Path(log_base), log_key, writer))
+        done.update(_load_done(Path(log_base), log_key, writer, writer.record))
         if done:
             log.warning("resuming: %d of %d units already done", sum(u in done for u in units), len(units))
     done_ids = broadcast(sorted(done) if ctx.enabled else None)

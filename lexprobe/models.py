@@ -5,7 +5,7 @@
 static vectors file, or a GGUF file (a folder holding one, or a packaged model's
 short name; see ``gguf_models``). The kind of scorer is read from the model's config and can be
 forced with ``--kind``; a forced kind whose head the checkpoint lacks is an error,
-not a silently random-initialised head.
+not a silently random-initialised head; every load reads transformers' loading report (``loaded_weights``).
 """
 
 from __future__ import annotations
@@ -244,12 +244,9 @@ def _load_with_head(auto_cls, path: str, kind: str, device, dtype, attn: str | N
             f"cannot load model weights from {path!r}: {str(err).splitlines()[0]}; lexprobe loads "
             "safetensors weights only (convert the checkpoint with save_pretrained(safe_serialization=True))"
         ) from None
-    missing = [k for k in info.get("missing_keys", []) if "position_ids" not in k]
-    if missing and kind != "token":  # token embeddings read hidden states only (no head; a pooler may be absent)
-        raise ModelError(
-            f"model {path!r} has no trained {kind}-LM head (missing weights such as {missing[0]}); "
-            f"use --kind embedding or a checkpoint with a {kind}-LM head"
-        )
+    from lexprobe.loaded_weights import check_complete
+
+    check_complete(model, info, path, kind)  # missing weights would be random: refused, for every kind
     return model if device_map else model.to(device)
 
 
@@ -344,6 +341,7 @@ def load_transformers(
         tokenizer = getattr(getattr(scorer, "model", None), "tokenizer", None)
         if tokenizer is not None:
             check_tokenizer(tokenizer, path)
+        check_sentence_transformer_weights(getattr(scorer, "model", None), path)
         return scorer
     from transformers import AutoModel, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
@@ -383,6 +381,26 @@ def load_transformers(
         _mark_gguf(scorer, gguf, path)
         return scorer
     raise ModelError(f"unknown kind {kind!r}")  # pragma: no cover
+
+
+def check_sentence_transformer_weights(model, path: str) -> None:
+    """sentence-transformers loads its transformer without showing transformers' loading report, so the
+    transformer module's folder is read once more with the report (small next to encoding a corpus) and
+    checked as every other kind's (``loaded_weights``)."""
+    from lexprobe.loaded_weights import check_complete
+
+    for module in list(model or ()):
+        auto = getattr(module, "auto_model", None)
+        folder = getattr(auto, "name_or_path", None)
+        if auto is None or not folder or not Path(folder).is_dir():
+            continue
+        try:
+            again, info = type(auto).from_pretrained(folder, output_loading_info=True, trust_remote_code=False,
+                                                     use_safetensors=True, config=auto.config)
+        except (OSError, ValueError) as err:
+            raise ModelError(f"cannot load {path!r} as a sentence-embedding model: {str(err).splitlines()[0]}") from None
+        check_complete(again, info, path, "embedding")
+        del again
 
 
 def _mark_gguf(scorer, source: str, loaded: str) -> None:

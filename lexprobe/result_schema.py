@@ -87,8 +87,9 @@ only through ``load`` (which also upgrades files of schema 1) and the accessors 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional, TypedDict
 
+from lexprobe import validation
 from lexprobe.errors import DataError
 
 SCHEMA_VERSION = 2
@@ -112,6 +113,65 @@ def new_result(benchmark: str, model: dict, method: str, recipe: str, config: di
     return result
 
 
+class _Required(TypedDict):
+    schema_version: int
+    benchmark: str
+    tasks: list[str]
+    model: dict[str, Any]
+    method: str
+    recipe: str
+    readings: list[str]
+    config: dict[str, Any]
+    metrics: dict[str, Any]
+    baselines: dict[str, Any]
+    breakdowns: dict[str, dict[str, Any]]
+    counts: dict[str, int]
+    skipped: list[Skipped]
+
+
+class Skipped(TypedDict):
+    unit: Any
+    reason: Any
+
+
+class RunRecord(TypedDict, total=False):
+    """The run record's fields that ``report`` and ``compare`` read as text (``run_record.py`` writes them all;
+    the others are shown as they are)."""
+
+    git_commit: Optional[str]
+    git_dirty: Optional[bool]
+    model_revision: Optional[str]
+    items_digest: Optional[str]
+    method: Optional[str]
+    recipe: Optional[str]
+
+
+class ResultFile(_Required, total=False):
+    """The top level of a schema-2 result, as ``validation`` checks it (the open metric trees below)."""
+
+    instances: list[dict[str, Any]]
+    sweep: dict[str, Any]
+    run: RunRecord
+    intervals: dict[str, Any]
+    timing: dict[str, Any]
+    plot: Any
+
+
+#: a 95% interval: ``[lo, hi]`` (null where a bound could not be computed)
+Interval = tuple[Optional[float], Optional[float]]
+#: a metric value: a number, or null where it could not be computed
+MetricValue = Optional[float]
+
+
+class UnitSpec(TypedDict):
+    """One unit as ``Benchmark.unit_values`` reads it from the instances (what intervals and compare use)."""
+
+    key: str
+    task: str
+    pos: Optional[str]
+    values: dict[str, MetricValue]
+
+
 def problems(result: Any) -> list[str]:
     """What makes ``result`` not a schema-2 result (empty when it is one)."""
     if not isinstance(result, dict):
@@ -119,22 +179,13 @@ def problems(result: Any) -> list[str]:
     out = [f"no {k!r}" for k in REQUIRED if k not in result]
     if out:
         return out
-    types = {"benchmark": str, "tasks": list, "model": dict, "method": str, "recipe": str, "readings": list,
-             "config": dict, "metrics": dict, "baselines": dict, "breakdowns": dict, "counts": dict,
-             "skipped": list}
-    out += [f"{k!r} is not a {t.__name__}" for k, t in types.items() if not isinstance(result[k], t)]
-    if not isinstance(result.get("instances", []), list):
-        out.append("'instances' is not a list")
+    out = validation.problems(result, ResultFile)
     if out:
         return out
     if "name" not in result["model"]:
         out.append("model has no name")
     for name, tree in [("metrics", result["metrics"])] + [(f"baselines.{b}", t) for b, t in result["baselines"].items()]:
         out += _slice_problems(name, tree, result["tasks"], name == "metrics")
-    out += [f"counts.{k} is not an integer" for k, v in result["counts"].items()
-            if not isinstance(v, int) or isinstance(v, bool)]
-    out += [f"skipped[{i}] lacks unit/reason" for i, s in enumerate(result["skipped"])
-            if not (isinstance(s, dict) and "unit" in s and "reason" in s)]
     return out
 
 
@@ -157,10 +208,9 @@ def _slice_problems(name: str, tree: Any, tasks: list, need_all: bool) -> list[s
                 out.append(f"{where}.n is not an integer")
             for key, value in m.items():
                 if key == "ci":
-                    if not isinstance(value, dict) or any(not (isinstance(v, list) and len(v) == 2)
-                                                          for v in value.values()):
-                        out.append(f"{where}.ci is not {{metric: [lo, hi]}}")
-                elif value is not None and not isinstance(value, (int, float)):
+                    if validation.problems(value, dict[str, Interval]):
+                        out.append(f"{where}.ci is not {{metric: [lo, hi]}} of numbers")
+                elif value is not None and validation.problems(value, float):
                     out.append(f"{where}.{key} is not a number")
     return out
 
@@ -225,11 +275,22 @@ def _check_instances(result: dict, path: Path) -> None:
         raise DataError(f"{path} is not a valid lexprobe result (a per-item record is not an object); rerun the "
                         "evaluation")
     try:
-        get(result["benchmark"]).unit_values(result)
+        units = get(result["benchmark"]).unit_values(result)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
         what = f"lacks {err}" if isinstance(err, KeyError) else f"is malformed ({type(err).__name__}: {err})"
         raise DataError(f"{path} is not a valid lexprobe result (a per-item record {what}); rerun the "
                         "evaluation") from None
+    spec = get(result["benchmark"]).instance_spec(result)  # every field report and compare read, typed
+    for i, instance in enumerate(result["instances"]):
+        wrong = validation.problems(instance, spec, f"instances[{i}]")
+        if wrong:
+            raise DataError(f"{path} is not a valid lexprobe result ({'; '.join(wrong[:3])}); rerun the evaluation")
+    # every per-unit value that intervals and compare read is a number or null (``rank_score: "abc"``)
+    for unit in units:
+        wrong = validation.problems(vars(unit), UnitSpec)
+        if wrong:
+            raise DataError(f"{path} is not a valid lexprobe result (the per-item record of unit "
+                            f"{getattr(unit, 'key', '?')!r}: {'; '.join(wrong[:3])}); rerun the evaluation")
 
 
 def model_name(result: dict) -> str:

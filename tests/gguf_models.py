@@ -53,7 +53,8 @@ def _tensors(model):
         yield name, w
 
 
-def write_llama_gguf(hf_dir: Path, out: Path, qtype_name: str = "F32") -> Path:
+def write_llama_gguf(hf_dir: Path, out: Path, qtype_name: str = "F32", drop: tuple[str, ...] = ()) -> Path:
+    """The tiny Llama as a GGUF file; ``drop``: tensor names left out (a damaged or incomplete file)."""
     import gguf
     from transformers import AutoTokenizer, LlamaForCausalLM
 
@@ -91,6 +92,8 @@ def write_llama_gguf(hf_dir: Path, out: Path, qtype_name: str = "F32") -> Path:
     w.add_add_bos_token(True)
     w.add_chat_template(tok.chat_template)
     for name, array in _tensors(model):
+        if name in drop:
+            continue
         data, raw = _stored(name, array, qtype)
         if raw is None:
             w.add_tensor(name, data)

@@ -8,7 +8,7 @@ only: metadata, a typed config, a recipe, one method, the generic ``run_units``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, TypedDict
 
 import numpy as np
 
@@ -23,6 +23,15 @@ ITEMS = [
     ("lamp", ["a device that gives light", "a farm animal", "a sweet fruit"]),
     ("run", ["move fast on foot", "sleep deeply", "write a letter"]),
 ]
+
+
+class ToyRecord(TypedDict):
+    """A unit's record in the resume log (``run_units`` takes every method's record shape)."""
+
+    word: str
+    pick: int
+    k: int
+    correct: float
 
 
 @dataclass(frozen=True)
@@ -65,7 +74,7 @@ class Pick(Method):
                      "correct": float(np.argmax(s) == 0)} for i, s in zip(indices, scores)]
 
         records = run_units([w for w, _ in items], compute, [len(ds) for _, ds in items], step=2,
-                            log_base=job.log_base, log_key=job.key(items))
+                            log_base=job.log_base, log_key=job.key(items), record=ToyRecord)
         if records is None:
             return None
         acc = [r["correct"] for r in records]

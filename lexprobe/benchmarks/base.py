@@ -259,6 +259,11 @@ class Benchmark(ABC):
     def unit_values(self, result: dict) -> list[Unit]:
         """Per-unit metric values of a result's instances (``compare``, intervals)."""
 
+    def instance_spec(self, result: dict) -> Any:
+        """The shape of one per-item record of ``result`` (a ``validation`` spec): ``result_schema.load``
+        checks every instance with it, so a hand-edited field is one line, not a traceback in ``report``."""
+        return dict[str, Any]
+
     def unit_metrics(self, result: dict) -> tuple[tuple[str, str], ...]:
         return self.meta.unit_metrics
 

@@ -72,13 +72,27 @@ def _install_into_nltk_data(src: Path) -> Path:
     marker = target / ".lexprobe-source"
     if marker.exists() and marker.read_text() == str(src.resolve()):
         return root
-    target.mkdir(parents=True, exist_ok=True)
-    for item in src.iterdir():
-        if item.is_file():
-            shutil.copyfile(item.resolve(), target / item.name)
-    if not (target / "lexnames").exists():
-        (target / "lexnames").write_text(lexnames_text())
-    marker.write_text(str(src.resolve()))
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+        for item in src.iterdir():
+            if item.is_file():
+                part = target / (item.name + ".part")
+                try:  # each file whole or not at all; the marker last
+                    shutil.copyfile(item.resolve(), part)
+                    os.replace(part, target / item.name)
+                finally:
+                    part.unlink(missing_ok=True)
+        if not (target / "lexnames").exists():
+            (target / "lexnames").write_text(lexnames_text())
+        marker.write_text(str(src.resolve()))
+    except OSError as err:
+        from lexprobe.outputs import disk_full
+
+        if not disk_full(err):
+            raise
+        # shutil names the file it read from (err.filename); the one that could not be written is ours
+        raise DataError(f"no space left on the device to copy WordNet into {target} ({err.strerror}); free some "
+                        "space, or set LEXPROBE_CACHE (or LEXPROBE_NLTK_DATA) to a folder on another disk") from None
     return root
 
 

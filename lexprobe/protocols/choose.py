@@ -20,7 +20,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Annotated, Any, Callable, Optional, Sequence, TypedDict
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -31,6 +31,7 @@ from lexprobe.protocols.answers import greedy_generate, label_logprobs, prompt_l
 from lexprobe.protocols.parse import FAILURES, LENIENT_FAILURES
 from lexprobe.protocols.templates import DEFAULT, Template, require_chat_template
 from lexprobe.scorers.capabilities import NAMES, Generation, TokenLogprobs, offers, require
+from lexprobe.validation import Rule
 
 READINGS = ("likelihood", "generation")  # what is asked (--reading)
 DEBIAS = ("none", "cyclic")
@@ -85,15 +86,26 @@ def check_scorer(scorer, config: ChooseConfig) -> None:
                          f"{', '.join(NAMES[c] for c in offers(scorer))}: add --reading generation")
     if config.chat:
         require_chat_template(scorer.tokenizer, scorer.name)
+    limit = getattr(scorer, "max_length", None)
+    if "generation" in config.readings and config.max_new_tokens and limit and config.max_new_tokens >= limit:
+        raise ModelError(f"--max-new-tokens {config.max_new_tokens} leaves no room for a prompt in the {limit} "
+                         f"positions of model {scorer.name!r}; give --max-new-tokens well below {limit}")
+
+
+def answer_room(config: ChooseConfig, room: int) -> int:
+    """Positions an answer needs after the prompt: ``room`` for the labels, and what generation may write
+    (``--max-new-tokens``, else ``room``): generating past the model's positions fails inside the model."""
+    return max(room, config.max_new_tokens or room) if "generation" in config.readings else room
 
 
 def too_long(scorer, prompt: str, config: ChooseConfig, room: int) -> str | None:
-    """Why ``prompt`` cannot be asked whole (a cut prompt would lose the question), or None
-    (also where the model's input length is not known: a chat API counts no tokens here)."""
+    """Why ``prompt`` cannot be asked whole (a cut prompt would lose the question), or None; the answer's
+    room counts ``--max-new-tokens`` (``answer_room``)."""
     limit = scorer.max_length
     if not limit:
         return None
     n = prompt_length(scorer.tokenizer, prompt, config.chat)
+    room = answer_room(config, room)
     if n + room > limit:
         return f"prompt of {n} tokens + {room} for the answer exceeds the model's {limit} positions"
     return None
@@ -126,6 +138,69 @@ def batch_prompts(scorer) -> int:
     return size if getattr(getattr(scorer, "device", None), "type", "cpu") != "cpu" else min(size, 8)
 
 
+class _Item(TypedDict):
+    item: str
+
+
+class ChooseItem(_Item, total=False):
+    """One asked item (a prompt in one option order) as the resume log keeps it; its reading blocks are
+    read by ``summarise`` and ``readings``."""
+
+    skipped: str
+    likelihood: dict[str, Any]
+    likelihood_cyclic: dict[str, Any]
+    generation: dict[str, Any]
+    generation_lenient: dict[str, Any]
+
+
+class ReadingBlock(TypedDict, total=False):
+    """A reading's answer in an asked item (what ``readings`` and the report's pages read)."""
+
+    choice: Optional[int]
+    correct: bool
+    failure: Optional[str]
+    positions: list[Optional[int]]
+    gold_rank: int
+    rank_score: float
+    label_logprobs: list[float]
+
+
+def _choices_shown(item: dict) -> bool:
+    """Every reading's choice is one of the options shown (``order``), or none."""
+    order = item.get("order")
+    return not isinstance(order, list) or all(
+        not isinstance(item.get(r), dict) or item[r].get("choice") is None or item[r]["choice"] in order
+        for r in ALL_READINGS)
+
+
+class _ShownItem(_Item):
+    task: str
+    target: str
+    pos: str
+    order: list[int]
+    gold_position: int
+
+
+class ShownItem(_ShownItem, total=False):
+    """A WDLMPro choose item as ``report`` reads it (its options in the order shown, each reading's answer)."""
+
+    word: str
+    definition: str
+    options: list[str]
+    skipped: str
+    likelihood: ReadingBlock
+    likelihood_cyclic: dict[str, Any]
+    generation: ReadingBlock
+    generation_lenient: ReadingBlock
+
+
+#: a choose item of a result file: typed, and each reading's choice among the options shown
+SHOWN_ITEM = Annotated[ShownItem, Rule(_choices_shown, "answered by an option shown (its choice is not in its order)")]
+
+#: a unit of a choose run: its items
+UNIT_RECORD = list[ChooseItem]
+
+
 def run_units(units: Sequence[tuple[str, object]], fn: Callable[[list], list], out: str | Path | None,
               run_config: dict, desc: str, progress: bool = True, sizes: Sequence[int] | None = None,
               batch: int = 8) -> list:
@@ -136,7 +211,7 @@ def run_units(units: Sequence[tuple[str, object]], fn: Callable[[list], list], o
     rerun skips the logged ones. The progress bar counts prompts.
     """
     sizes = list(sizes) if sizes is not None else [1] * len(units)
-    resume = ResumeLog(partial_path(out), run_config) if out else None
+    resume = ResumeLog(partial_path(out), run_config, record=UNIT_RECORD) if out else None
     done = resume.load() if resume else {}
     bar = tqdm(total=sum(sizes), desc=desc, unit="prompt", disable=not progress)
     bar.update(sum(n for (unit_id, _), n in zip(units, sizes) if unit_id in done))
@@ -246,6 +321,19 @@ def agreement(records: Sequence[dict], reading: str, answer_key: str) -> float |
     if not multi:
         return None
     return float(np.mean([len(set(v)) == 1 for v in multi]))
+
+
+def check_labels(template: str, largest: int, max_candidates: int | None, lettered: bool = False) -> None:
+    """Refuse options that cannot be lettered A-Z (``--template letters``, or ``lettered``: a question
+    that always letters them), after the items load and before the model loads (#26 D30: it was found
+    only when the first such item was asked, after earlier ones were scored). Nothing recorded changes:
+    runs that pass this check have the resume keys they had."""
+    from lexprobe.protocols.templates import LETTERS_MAX, load_template
+
+    shown = min(largest, max_candidates or largest)
+    if shown > LETTERS_MAX and (lettered or load_template(template).labels == "letters"):
+        raise LexprobeError(f"the largest item shows {shown} options, which cannot be lettered A-Z (--template "
+                            f"{template}); give --max-candidates {LETTERS_MAX} or fewer")
 
 
 def check_permutations(permutations: int, largest: int, max_candidates: int | None, squared: bool = False) -> None:

@@ -162,9 +162,13 @@ def load_template(name_or_path: str) -> Template:
 # ---------------------------------------------------------------- labels and questions
 
 
+#: options ``letters`` can label (A-Z)
+LETTERS_MAX = 26
+
+
 def option_labels(n: int, style: str) -> list[str]:
     if style == "letters":
-        if n > 26:
+        if n > LETTERS_MAX:
             raise DataError(f"{n} options cannot be lettered A-Z; lower --max-candidates to 26 or less")
         return [chr(ord("A") + i) for i in range(n)]
     return [str(i + 1) for i in range(n)]

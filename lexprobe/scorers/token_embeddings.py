@@ -206,8 +206,12 @@ class TokenEmbedder(Scorer):
                 try:
                     with np.load(io.BytesIO(raw), allow_pickle=False) as z:
                         vectors, ok = z["vectors"], z["ok"]
-                    self.stats["cached_chunks"] += 1
-                    return vectors, ok
+                    # the shape this chunk has (a file of another shape would give other targets' vectors)
+                    n = sum(len(targets) for _, targets in jobs)
+                    if (vectors.ndim == 3 and vectors.shape[:2] == (n, len(layers)) and ok.shape == (n,)
+                            and vectors.dtype.kind == "f" and ok.dtype == bool):
+                        self.stats["cached_chunks"] += 1
+                        return vectors, ok
                 except Exception:  # noqa: BLE001 - a damaged cache file is recomputed
                     pass
         size, budget, length = self._batching(jobs)

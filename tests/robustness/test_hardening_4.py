@@ -289,10 +289,13 @@ def test_4_the_report_shows_what_was_cut_and_skipped(few_positions, tmp_path, ca
 
 
 @pytest.mark.parametrize("model", ["bert", "gpt2", "llama"])
-def test_4_coda_ask_with_16_positions_skips_and_counts_instead_of_crashing(model, few_positions, tmp_path, capsys):
+def test_4_coda_ask_with_16_positions_skips_and_counts_instead_of_crashing(model, few_positions, tmp_path, capsys,
+                                                                           monkeypatch):
     """``--method ask`` fed whole questions: IndexError (GPT-2's position table), "expanded size" (BERT), and
     positions past the table for Llama (no error: scores of a model run outside its range)."""
     from tests.benchmarks.coda21.helpers import write_small
+
+    _answers_the_tiny_vocabularies_tell_apart(monkeypatch)
 
     out = tmp_path / "r.json"
     code, printed = _eval(["coda", "eval", "--data", write_small(tmp_path / "coda.json", _coda_fits_and_too_long()),
@@ -305,13 +308,22 @@ def test_4_coda_ask_with_16_positions_skips_and_counts_instead_of_crashing(model
     assert "skipped too long 3" in printed
 
 
+def _answers_the_tiny_vocabularies_tell_apart(monkeypatch) -> None:
+    """The byte-level tiny vocabularies spell " Yes" and " No" with one first token, which ``--method ask``
+    refuses (#26 D10); one-token answers they tell apart keep these fit checks about positions."""
+    import lexprobe.benchmarks.coda21.asking as asking
+
+    monkeypatch.setattr(asking, "ANSWERS", (" dog", " cat"))
+
+
 @pytest.mark.parametrize("build,positions", [("build_tiny_gpt2", 128), ("build_tiny_bert", 72)])
-def test_4_coda_ask_skips_only_the_group_whose_questions_do_not_fit(build, positions, tmp_path, capsys):
+def test_4_coda_ask_skips_only_the_group_whose_questions_do_not_fit(build, positions, tmp_path, capsys, monkeypatch):
     """Longest question (tokens): tiny GPT-2 n/0 114, n/1 175, v/0 114 (+1 answer token); tiny BERT 61, 88, 60
     (+1 appended mask): with 128 and 72 positions (70 for BERT's input) only n/1, the 66-word definition, is too long."""
     from tests import tiny_models
     from tests.benchmarks.coda21.helpers import write_small
 
+    _answers_the_tiny_vocabularies_tell_apart(monkeypatch)
     model = getattr(tiny_models, build)(tmp_path / "model", positions=positions)
     out = tmp_path / "r.json"
     code, printed = _eval(["coda", "eval", "--data", write_small(tmp_path / "coda.json", _coda_fits_and_too_long()),

@@ -103,9 +103,22 @@ def questions(group, nonce: str = "bkatuhla", patterns: Sequence[str] | None = N
     return out
 
 
-def answer_ids(tokenizer, answers: Sequence[str] = ANSWERS) -> tuple[int, int]:
-    """The first token of " Yes" and of " No"."""
+def answer_ids(tokenizer, answers: Sequence[str] = ANSWERS, model: str = "the model") -> tuple[int, int]:
+    """The first token of " Yes" and of " No".
+
+    The authors read only these two tokens (evaluator.py:77). Where a tokenizer spells both answers
+    with the same first token (a byte-level vocabulary without " Yes"/" No": "Ġ" then the letters),
+    their P(Yes) is 0.5 for every pair and every alignment a tie-break, so the method is refused in
+    one line rather than reported; scoring the whole answers instead would be another protocol.
+    """
+    from lexprobe.errors import ModelError
+
     yes, no = (tokenizer.encode(a, add_special_tokens=False)[0] for a in answers)
+    if yes == no:
+        raise ModelError(f"the tokenizer of {model} spells {answers[0]!r} and {answers[1]!r} with the same first token "
+                         f"({tokenizer.convert_ids_to_tokens(yes)!r}), so the authors' P(Yes) (the two-way softmax over "
+                         "the answers' first tokens, evaluator.py:77) is 0.5 for every pair and the accuracy a "
+                         "tie-break: --method ask cannot score this model; use --method likelihood or choose")
     return yes, no
 
 
@@ -157,7 +170,7 @@ def yes_probabilities(scorer: Any, texts: Sequence[str], answers: Sequence[str] 
     """P(Yes) / (P(Yes) + P(No)) of the next token after each text (causal) or at a mask
     appended to it (masked): the authors' two-way softmax."""
     pairs_of = strategy(STRATEGIES, scorer, "CoDA21 --method ask")
-    yes, no = answer_ids(scorer.tokenizer, answers)
+    yes, no = answer_ids(scorer.tokenizer, answers, repr(getattr(scorer, "name", "the model")))
     logps = pairs_of(scorer, texts, yes, no)
     pairs = np.array([float(lp[0]) for lp in logps]).reshape(len(texts), 2)
     return 1.0 / (1.0 + np.exp(pairs[:, 1] - pairs[:, 0]))
@@ -203,6 +216,7 @@ def run_ask(job) -> dict | None:
 
     from lexprobe.benchmarks.coda21.dataset import GroupProblem
     from lexprobe.benchmarks.coda21.evaluate import (
+        GroupRecord,
         _result,
         engine_config,
         group_costs,
@@ -217,6 +231,9 @@ def run_ask(job) -> dict | None:
     data, scorer, config = job.items, job.scorer, engine_config(job.config)
     config.validate()
     which = [q - 1 for q in job.config.ask.questions]
+    strategy(STRATEGIES, scorer, "CoDA21 --method ask")  # a model without the capability: one line
+    answers = ANSWERS
+    answer_ids(scorer.tokenizer, answers, repr(scorer.name))  # answers it cannot tell apart: refused before any work
 
     def hide(text: str, target: str, nonce: str) -> str:
         return hide_target(text, target, nonce, config.protocol)
@@ -241,7 +258,7 @@ def run_ask(job) -> dict | None:
         chunk = [runnable[i] for i in indices]
         why = {g.id: too_long(scorer, questions(g, config.nonce, _patterns(g.pos, which), hide)) for g in chunk}
         fitting = [g for g in chunk if why[g.id] is None]
-        matrices = dict(zip([g.id for g in fitting], ask_matrices(scorer, fitting, config.nonce, which=which,
+        matrices = dict(zip([g.id for g in fitting], ask_matrices(scorer, fitting, config.nonce, answers, which=which,
                                                                    hide=hide) if fitting else []))
         records = []
         for g in chunk:
@@ -258,7 +275,7 @@ def run_ask(job) -> dict | None:
         return records
 
     records = run_units([g.id for g in runnable], compute, group_costs(scorer, runnable),
-                        step=config.groups_per_chunk or 16, log_base=job.log_base, log_key=key,
+                        step=config.groups_per_chunk or 16, log_base=job.log_base, log_key=key, record=GroupRecord,
                         make_bar=lambda: tqdm(total=len(runnable), desc="CoDA21 groups (ask)", unit="group",
                                               disable=not (job.progress and context().is_main)))
     if records is None:  # another rank than 0: rank 0 writes the result

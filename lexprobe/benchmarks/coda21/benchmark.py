@@ -109,16 +109,23 @@ class CoDA21(Benchmark):
         if not data.groups:
             raise DataError(f"{config.data} has no usable CoDA21 groups ({len(data.problems)} malformed)")
         if config.method == "choose":  # a too-large --permutations refused before the (slow) model load
-            from lexprobe.protocols.choose import check_permutations
+            from lexprobe.protocols.choose import check_labels, check_permutations
 
             check_permutations(config.choose.permutations, max(g.k for g in data.groups),
                                config.choose.max_candidates, squared=True)
+            check_labels(config.choose.template, max(g.k for g in data.groups), config.choose.max_candidates,
+                         lettered=True)  # the definitions are lettered whatever the template (coda_question)
         return data
 
     def upgrade(self, legacy: dict) -> dict:
         from lexprobe.benchmarks.coda21.results import upgrade
 
         return upgrade(legacy)
+
+    def instance_spec(self, result):
+        from lexprobe.benchmarks.coda21.results import instance_spec
+
+        return instance_spec(result)
 
     def unit_values(self, result):
         from lexprobe.benchmarks.coda21.results import unit_values

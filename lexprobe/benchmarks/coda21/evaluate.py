@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Sequence, TypedDict
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -216,6 +216,24 @@ def group_fits(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list
         except TooLong as err:
             out.append(GroupFit(skipped=f"{err} (skipped: cutting the definition would change what is scored)"))
     return out
+
+
+class _GroupUnit(TypedDict):
+    id: str
+    pos: str
+    k: int
+
+
+class GroupRecord(_GroupUnit, total=False):
+    """A group's record as the resume log keeps it (scored: ``group_record``; left out: ``skip_record``)."""
+
+    skipped: str
+    scores: list[list[float]]
+    assignment: list[int]
+    accuracy: float
+    simple_accuracy: float
+    truncated_contexts: int
+    per_question: list[dict[str, Any]]
 
 
 def skip_record(group: Group, reason: str) -> dict[str, Any]:
@@ -451,7 +469,7 @@ def run_likelihood(job) -> dict[str, Any] | None:
         return out
 
     records = run_units([g.id for g in runnable], compute, group_costs(scorer, runnable), step=step,
-                        log_base=job.log_base, log_key=key,
+                        log_base=job.log_base, log_key=key, record=GroupRecord,
                         make_bar=lambda: tqdm(total=len(runnable), desc="CoDA21 groups", unit="group",
                                               disable=not (job.progress and context().is_main)))
     if records is None:  # another rank than 0: rank 0 writes the result

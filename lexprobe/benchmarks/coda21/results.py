@@ -8,6 +8,8 @@ results report each answer reading's accuracy.
 
 from __future__ import annotations
 
+from typing import Any, Optional, TypedDict
+
 import numpy as np
 
 from lexprobe.benchmarks.base import Unit
@@ -61,6 +63,48 @@ def upgrade(old: dict) -> dict:
     sections = {"tasks": [TASK], "readings": readings, "metrics": {TASK: metrics}, "baselines": {"random": {TASK: random}},
                 "breakdowns": breakdowns, "counts": counts, "skipped": skipped, "instances": old.get("instances") or []}
     return from_v1(old, "coda21", sections, method, recipe)
+
+
+class _Group(TypedDict):
+    id: str
+    pos: str
+    accuracy: float
+
+
+class GroupInstance(_Group, total=False):
+    """A likelihood or ask run's group as ``report`` and ``compare`` read it."""
+
+    k: int
+    synsets: list[str]
+    words: list[str]
+    definitions: list[str]
+    contexts: list[str]
+    scores: list[list[float]]
+    assignment: list[int]
+    predicted_pairs: list[tuple[int, int]]
+    simple_accuracy: Optional[float]
+
+
+class _ChooseGroup(TypedDict):
+    item: str
+    pos: str
+
+
+class ChooseGroupItem(_ChooseGroup, total=False):
+    """A choose run's asked group (its readings' blocks are read by ``readings``)."""
+
+    contexts: list[str]
+    definitions: list[str]
+    shown: list[int]
+    likelihood: dict[str, Any]
+    generation: dict[str, Any]
+    generation_lenient: dict[str, Any]
+    likelihood_cyclic: dict[str, Any]
+
+
+def instance_spec(result: dict) -> Any:
+    """The shape of one instance (``Benchmark.instance_spec``)."""
+    return ChooseGroupItem if is_choose(result) else GroupInstance
 
 
 def unit_values(result: dict) -> list[Unit]:

@@ -23,7 +23,7 @@ import time
 from collections import defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Annotated, Sequence, TypedDict
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -36,6 +36,7 @@ from lexprobe.distributed import assign, barrier, broadcast, context, run_units,
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.metrics import retrieval as R
 from lexprobe.provenance import model_revision
+from lexprobe.validation import Rule
 
 CHUNK = 2048  # sentences per append to the embedding store (what an interruption can lose per rank)
 
@@ -368,6 +369,17 @@ def embed_to_store(embedder, targets: Sequence[SenseInstance], store: EmbeddingS
     return locations, ok, stats
 
 
+class RankedRecord(TypedDict):
+    """One ranked query as the resume log keeps it (``rank_from_store``)."""
+
+    q: int
+    top: list[int]
+    scores: list[float]
+    hits: Annotated[str, Rule(lambda s: set(s) <= {"0", "1"}, "a string of 0/1 hits")]
+    R: int
+    N: int
+
+
 def rank_from_store(cfg, store: EmbeddingStore, database, db_loc, db_ok, queries, q_loc, q_ok, device=None,
                     log_base: Path | None = None, layer: int = 0, run_key=None) -> RankingReport | None:
     """Rank lemma by lemma, reading only each lemma's vectors (row ``layer`` of a multi-layer
@@ -396,7 +408,7 @@ def rank_from_store(cfg, store: EmbeddingStore, database, db_loc, db_ok, queries
     key = run_key(items, **options) if run_key is not None else resume_key(
         items, str(store.identity.get("model")), None, options)
     per_lemma = run_units(units, compute, [len(by_lemma[k]) * len(pools[k]) for k in lemmas], step=64,
-                          log_base=log_base, log_key=key)
+                          log_base=log_base, log_key=key, record=list[RankedRecord])
     if per_lemma is None:
         return None
     report.ranked = sorted(

@@ -190,9 +190,13 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
     path = resolve_model_path(cfg.model)
     try:
         tokenizer = AutoTokenizer.from_pretrained(path, use_fast=True, trust_remote_code=False)
-        encoder = AutoModel.from_pretrained(path, trust_remote_code=False, use_safetensors=True)
+        encoder, loading = AutoModel.from_pretrained(path, trust_remote_code=False, use_safetensors=True,
+                                                     output_loading_info=True)
     except (OSError, ValueError) as err:
         raise ModelError(f"cannot load model {cfg.model!r}: {str(err).splitlines()[0]}") from None
+    from lexprobe.loaded_weights import check_complete
+
+    check_complete(encoder, loading, cfg.model, "token")  # a damaged encoder would be fine-tuned from random weights
     if not getattr(tokenizer, "is_fast", False):
         raise ModelError(f"model {cfg.model!r} has no fast tokenizer; targets are located by character offsets")
     if tokenizer.pad_token is None:

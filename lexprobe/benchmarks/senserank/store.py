@@ -22,9 +22,11 @@ import logging
 import os
 import re
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Annotated, Any, Sequence, TypedDict
 
 import numpy as np
+
+from lexprobe.validation import Rule
 
 log = logging.getLogger(__name__)
 
@@ -190,21 +192,43 @@ def _lock(path: Path) -> int:
                                 "wait for it to finish or pass another --out")
 
 
+class _IndexHeader(TypedDict):
+    shape: list[Annotated[int, Rule(lambda n: n > 0, "a positive size")]]
+
+
+class _IndexLine(TypedDict):
+    """One stored sentence: its digest, first row, target positions and which aligned ("1"/"0" each)."""
+
+    s: str
+    row: Annotated[int, Rule(lambda n: n >= 0, "a row number")]
+    t: list[int]
+    ok: Annotated[str, Rule(lambda v: set(v) <= {"0", "1"}, "a string of 0/1 flags")]
+
+
 def _read_index(path: Path) -> tuple[tuple[int, ...] | None, dict[str, tuple[int, tuple[int, ...], str]]]:
+    """A writer's index, read through ``validation``: a header of another shape drops the writer's rows, an
+    entry of another shape (or not JSON) drops that sentence, which is then encoded again."""
+    from lexprobe.validation import problems
+
     entries: dict[str, tuple[int, tuple[int, ...], str]] = {}
-    with path.open(encoding="utf-8") as f:
+    with path.open("rb") as f:
         try:
-            shape = tuple(json.loads(f.readline())["shape"])
-        except (ValueError, KeyError, TypeError):
+            header = json.loads(f.readline())
+        except (ValueError, RecursionError):
             return None, {}
+        if problems(header, _IndexHeader):
+            return None, {}
+        shape = tuple(header["shape"])
         for line in f:
-            if not line.endswith("\n"):
+            if not line.endswith(b"\n"):
                 break  # cut off by an interruption
             try:
                 e = json.loads(line)
-            except ValueError:
-                break
-            entries[e["s"]] = (int(e["row"]), tuple(e["t"]), e["ok"])
+            except (ValueError, RecursionError):
+                continue
+            if problems(e, _IndexLine) or len(e["ok"]) != len(e["t"]):
+                continue
+            entries[e["s"]] = (e["row"], tuple(e["t"]), e["ok"])
     return shape, entries
 
 

@@ -98,10 +98,11 @@ class WDLMPro(Benchmark):
         if not groups:
             raise DataError("no WDLMPro groups selected; check --data, --pos and --limit")
         if config.method == "choose":  # a too-large --permutations refused before the (slow) model load
-            from lexprobe.protocols.choose import check_permutations
+            from lexprobe.protocols.choose import check_labels, check_permutations
 
             check_permutations(config.choose.permutations, max(len(g.candidates) for g in groups),
                                config.choose.max_candidates)
+            check_labels(config.choose.template, max(len(g.candidates) for g in groups), config.choose.max_candidates)
         attributes = attributes_fn(config.counts) if config.method == "likelihood" else None
         if attributes is not None:  # every target's depth band is known before the (slow) model load
             from lexprobe.benchmarks.wdlmpro.attributes import synset_depth
@@ -125,6 +126,11 @@ class WDLMPro(Benchmark):
         return upgrade(legacy)
 
     # --- reading results ---------------------------------------------------------------
+    def instance_spec(self, result):
+        from lexprobe.benchmarks.wdlmpro.results import instance_spec
+
+        return instance_spec(result)
+
     def unit_values(self, result):
         from lexprobe.benchmarks.wdlmpro.results import unit_values
 

@@ -22,7 +22,7 @@ import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Literal, Sequence, TypedDict
 
 from lexprobe.cache import cache_dir, stable_hash
 from lexprobe.data.wordnet import load_wordnet, synset_string
@@ -299,22 +299,33 @@ def _write_cache(groups: Sequence[SynsetGroup], path: Path) -> None:
                                       separators=(",", ":")).encode("utf-8"))
 
 
+class GroupsCache(TypedDict):
+    """The groups cache as ``_write_cache`` writes it (read back through ``validation``)."""
+
+    format: Literal["wdlmpro-cache/1"]
+    candidates: list[tuple[str, str, str]]
+    groups: list[list[int]]
+
+
 def _read_cache(path: Path, pos: str) -> list[SynsetGroup] | None:
     """The cached groups, or None when the file is missing or unusable (then we rebuild)."""
     from lexprobe.cache import read_cache_file
+    from lexprobe.validation import problems
 
     try:
         raw = read_cache_file(path)
         if raw is None:
             return None
         data = json.loads(raw)
+        if problems(data, GroupsCache):  # a value of another type would become a candidate's text
+            return None
         table = [Candidate(*c) for c in data["candidates"]]
         groups = []
         for row in data["groups"]:
             cands = tuple(table[i] for i in row)
             groups.append(SynsetGroup(cands[0].synset, pos, cands[0].word, cands))
         return groups
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
+    except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError):
         return None
 
 

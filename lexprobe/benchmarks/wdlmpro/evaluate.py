@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence, TypedDict
 
 from tqdm.auto import tqdm
 
@@ -76,6 +76,28 @@ def _scored_views(scorer, groups, tasks, protocol: Protocol, progress: bool, fit
             if view is None:
                 out[(task, i)] = (None, None, None, skipped, why)
     return out
+
+
+class _Instance(TypedDict):
+    task: str
+    target: str
+    pos: str
+
+
+class InstanceRecord(_Instance, total=False):
+    """One (group, task) record as the resume log keeps it (what ``result_dict`` and the counts read)."""
+
+    skipped: str
+    dropped: str
+    gold_rank: int
+    rank_score: float
+    n_candidates: int
+    truncated_definitions: int
+    patterns: list[dict[str, Any]]
+
+
+#: a unit of the likelihood method (a group): its records, one per task
+UNIT_RECORD = list[InstanceRecord]
 
 
 def instance_records(scorer, groups, tasks, attributes: Sequence[dict], progress=False,
@@ -212,7 +234,7 @@ def run_likelihood(job) -> dict | None:
         return [flat[j * len(tasks):(j + 1) * len(tasks)] for j in range(len(chunk))]
 
     per_group = run_units(units, compute, group_costs(scorer, groups), step=chunk_size, log_base=job.log_base,
-                          log_key=key, bundles=[sister_bundle(g) for g in groups],
+                          log_key=key, record=UNIT_RECORD, bundles=[sister_bundle(g) for g in groups],
                           make_bar=lambda: tqdm(total=len(groups), desc=f"WDLMPro {scorer.name}", unit="group",
                                                 disable=not (job.progress and is_main())))
     if per_group is None:  # another rank than 0: rank 0 writes the result

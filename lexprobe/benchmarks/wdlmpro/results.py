@@ -9,6 +9,8 @@ target and option order, and the random baseline over the options shown.
 
 from __future__ import annotations
 
+from typing import Any, Optional, TypedDict
+
 import numpy as np
 
 from lexprobe.benchmarks.base import Unit
@@ -51,6 +53,35 @@ def upgrade(old: dict) -> dict:
                     "breakdowns": old.get("breakdowns") or {}, "counts": old.get("counts") or {},
                     "skipped": old.get("skipped") or [], "instances": old.get("instances") or []}
     return from_v1(old, "wdlmpro", sections, method, recipe)
+
+
+class _Record(TypedDict):
+    task: str
+    target: str
+    pos: str
+
+
+class LikelihoodRecord(_Record, total=False):
+    """A likelihood run's per-item record as ``report`` and ``compare`` read it."""
+
+    word: str
+    n_candidates: int
+    gold_rank: Optional[int]
+    rank_score: Optional[float]
+    correct: Optional[bool]
+    predicted: str
+    gold_definition: str
+    predicted_word: str
+    predicted_definition: str
+    skipped: str
+    dropped: str
+
+
+def instance_spec(result: dict) -> Any:
+    """The shape of one instance (``Benchmark.instance_spec``): a choose item or a likelihood record."""
+    from lexprobe.protocols.choose import SHOWN_ITEM
+
+    return SHOWN_ITEM if is_choose(result) else LikelihoodRecord
 
 
 def unit_values(result: dict) -> list[Unit]:

@@ -61,7 +61,15 @@ def test_the_questions_mean_is_aligned_by_hand(tmp_path):
     assert every["counts"]["questions_asked"] == 3 * one["counts"]["questions_asked"]
 
 
-def test_cli_ask_on_a_causal_and_a_masked_lm(tmp_path, tiny_gpt2, tiny_bert, capsys):
+#: answers the tiny vocabularies tell apart by their first token (they spell " Yes" and " No" "Ġ" + letters,
+#: which the authors' P(Yes) cannot read: refused, #26 D10)
+TINY_ANSWERS = (" dog", " cat")
+
+
+def test_cli_ask_on_a_causal_and_a_masked_lm(tmp_path, tiny_gpt2, tiny_bert, capsys, monkeypatch):
+    import lexprobe.benchmarks.coda21.asking as asking
+
+    monkeypatch.setattr(asking, "ANSWERS", TINY_ANSWERS)
     path = write_small(tmp_path / "small.json")
     data = load_coda(path)
     for model in (tiny_gpt2, tiny_bert):
@@ -73,7 +81,7 @@ def test_cli_ask_on_a_causal_and_a_masked_lm(tmp_path, tiny_gpt2, tiny_bert, cap
         assert result["config"]["ask"]["questions"] == [2, 3]
         scorer = load_scorer(str(model), device="cpu")
         by_id = {r["id"]: r for r in result["instances"]}
-        for g, m in zip(data.groups, ask_matrices(scorer, data.groups, which=[1, 2],
+        for g, m in zip(data.groups, ask_matrices(scorer, data.groups, answers=TINY_ANSWERS, which=[1, 2],
                                                   hide=lambda c, w, n: hide_target(c, w, n, "paper"))):
             r = by_id[g.id]
             np.testing.assert_allclose(r["scores"], m.mean(axis=2), atol=1e-5)
@@ -96,7 +104,10 @@ def test_ask_refuses_what_it_cannot_use(tmp_path):
     assert not (tmp_path / "x.json").exists()
 
 
-def test_ask_results_get_their_own_report_table_and_compare_with_likelihood(tmp_path, tiny_gpt2):
+def test_ask_results_get_their_own_report_table_and_compare_with_likelihood(tmp_path, tiny_gpt2, monkeypatch):
+    import lexprobe.benchmarks.coda21.asking as asking
+
+    monkeypatch.setattr(asking, "ANSWERS", TINY_ANSWERS)
     from lexprobe.benchmarks.coda21.tables import tables
     from lexprobe.report.compare import compare_files
     from lexprobe.result_schema import load

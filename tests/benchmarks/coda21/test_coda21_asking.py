@@ -113,7 +113,14 @@ def test_matrices_equal_a_port_of_the_released_loop(tmp_path, request, fixture, 
     for g, m in zip(groups, got):
         want = _authors_cd_pairs(scorer.model, scorer.tokenizer, questions(g), masked, answers)
         np.testing.assert_allclose(m.reshape(-1), want, atol=1e-5)
-    assert answer_ids(scorer.tokenizer) == tuple(scorer.tokenizer.encode(a, add_special_tokens=False)[0] for a in ANSWERS)
+    first = tuple(scorer.tokenizer.encode(a, add_special_tokens=False)[0] for a in ANSWERS)
+    if first[0] == first[1]:  # the byte-level tiny vocabularies: the authors' P(Yes) cannot be read (#26 D10)
+        from lexprobe.errors import ModelError
+
+        with pytest.raises(ModelError, match="same first token"):
+            answer_ids(scorer.tokenizer)
+    else:
+        assert answer_ids(scorer.tokenizer) == first
 
 
 def test_asking_needs_a_language_model():

@@ -1,0 +1,188 @@
+"""One checker for everything lexprobe reads back: result files, resume-log lines, caches.
+
+Why: every earlier pass found another hand-edited or damaged file that some reader took on
+trust (``"run": "oops"``, an instance's ``rank_score: "abc"``, a resume-log record of the
+wrong shape, a de-quantised GGUF cache missing its weights) and that surfaced as a traceback
+far from the read, sometimes after a whole computation. Each reader now declares the shape
+it expects as a ``TypedDict`` (or any type below) and reads through ``problems``/``check``,
+so a wrong value or shape is one line naming where it is, at the read, whatever the field.
+
+The spec language is plain typing, readable by mypy too:
+
+- ``int`` (not ``bool``), ``float`` (any JSON number, not ``bool``), ``str``, ``bool``,
+  ``None``, ``Any``, ``object``;
+- ``list[X]``, ``tuple[X, Y]`` (a JSON array of exactly those), ``tuple[X, ...]``,
+  ``dict[str, X]``, ``X | Y`` / ``Optional[X]``, ``Literal[...]``;
+- a ``TypedDict`` (required and ``NotRequired`` keys; other keys allowed unless the class
+  says ``__closed__ = True``);
+- ``Annotated[X, Rule(test, what)]``: X, and ``test(value)`` must hold (``what`` says what).
+
+pydantic would do the same at the price of a new dependency and of models that cannot
+describe the open metric dictionaries of schema 2; this is about a hundred lines.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, Callable, Literal, Union, get_args, get_origin, get_type_hints
+
+from lexprobe.errors import DataError
+
+__all__ = ["Rule", "problems", "check", "finite"]
+
+#: at most this many problems are named in one line
+SHOWN = 3
+#: ``NotRequired[X]`` / ``Required[X]`` (Python >= 3.11; specs use ``total=False`` bases on 3.10)
+_KEY_MARKS = tuple(getattr(typing, n) for n in ("NotRequired", "Required") if hasattr(typing, n))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """An extra condition on a value (``Annotated[float, Rule(lambda v: v >= 0, "not negative")]``)."""
+
+    test: Callable[[Any], bool]
+    what: str
+
+
+def finite(value: Any) -> bool:
+    return not isinstance(value, float) or math.isfinite(value)
+
+
+def _name(spec: Any) -> str:
+    if spec is type(None) or spec is None:
+        return "null"
+    if spec is float:
+        return "a number"
+    if spec is int:
+        return "an integer"
+    if spec is str:
+        return "a string"
+    if spec is bool:
+        return "true/false"
+    if spec in (dict,) or typing.is_typeddict(spec) or get_origin(spec) is dict:
+        return "an object"
+    if spec in (list, tuple) or get_origin(spec) in (list, tuple):
+        return "a list"
+    if get_origin(spec) in (Union, types.UnionType):
+        return " or ".join(_name(a) for a in get_args(spec))
+    if get_origin(spec) is Literal:
+        return " or ".join(repr(a) for a in get_args(spec))
+    return getattr(spec, "__name__", str(spec))
+
+
+def _hints(spec: Any) -> dict[str, Any]:
+    return get_type_hints(spec, include_extras=True)
+
+
+def problems(value: Any, spec: Any, where: str = "") -> list[str]:
+    """What makes ``value`` not of ``spec`` (empty when it is), each naming its place (``a.b[2].c``)."""
+    out: list[str] = []
+    _walk(value, spec, where, out)
+    return out
+
+
+def check(value: Any, spec: Any, what: str, fix: str, where: str = "") -> Any:
+    """``value`` when it is of ``spec``; else one ``DataError``: ``<what> is not valid (<problems>); <fix>``."""
+    wrong = problems(value, spec, where)
+    if wrong:
+        more = f" and {len(wrong) - SHOWN} more" if len(wrong) > SHOWN else ""
+        raise DataError(f"{what} is not valid ({'; '.join(wrong[:SHOWN])}{more}); {fix}")
+    return value
+
+
+def _is(value: Any, spec: Any) -> bool:
+    return not problems(value, spec)
+
+
+def _walk(value: Any, spec: Any, where: str, out: list[str]) -> None:  # noqa: C901 - one case per kind of spec
+    at = where or "the value"
+    if spec in (Any, object):
+        return
+    origin = get_origin(spec)
+    if origin is not None and origin in _KEY_MARKS:
+        _walk(value, get_args(spec)[0], where, out)
+        return
+    if origin is typing.Annotated:
+        base, *rules = get_args(spec)
+        before = len(out)
+        _walk(value, base, where, out)
+        if len(out) == before:
+            out.extend(f"{at} is not {r.what}" for r in rules if isinstance(r, Rule) and not r.test(value))
+        return
+    if spec is None or spec is type(None):
+        if value is not None:
+            out.append(f"{at} is not null")
+        return
+    if spec is bool:
+        if not isinstance(value, bool):
+            out.append(f"{at} is not true/false")
+        return
+    if spec is int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            out.append(f"{at} is not an integer")
+        return
+    if spec is float:
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            out.append(f"{at} is not a number")
+        return
+    if spec is str:
+        if not isinstance(value, str):
+            out.append(f"{at} is not a string")
+        return
+    if origin in (Union, types.UnionType):
+        if not any(_is(value, a) for a in get_args(spec)):
+            out.append(f"{at} is not {_name(spec)}")
+        return
+    if origin is Literal:
+        if value not in get_args(spec) or isinstance(value, bool) != any(isinstance(a, bool) for a in get_args(spec)):
+            out.append(f"{at} is not {_name(spec)}")
+        return
+    if typing.is_typeddict(spec):
+        if not isinstance(value, dict):
+            out.append(f"{at} is not an object")
+            return
+        hints = _hints(spec)
+        out.extend(f"{at} has no {k!r}" if where else f"no {k!r}"
+                   for k in sorted(spec.__required_keys__) if k not in value)
+        if getattr(spec, "__closed__", False):
+            out.extend(f"{at} has an unknown field {k!r}" for k in value if k not in hints)
+        for key, sub in hints.items():
+            if key in value:
+                _walk(value[key], sub, f"{where}.{key}" if where else key, out)
+        return
+    if spec is dict or origin is dict:
+        if not isinstance(value, dict):
+            out.append(f"{at} is not an object")
+            return
+        args = get_args(spec)
+        if args:
+            for key, item in value.items():
+                _walk(item, args[1], f"{where}.{key}" if where else str(key), out)
+        return
+    if spec in (list, tuple) or origin in (list, tuple):
+        if not isinstance(value, list):
+            out.append(f"{at} is not a list")
+            return
+        args = get_args(spec)
+        if origin is tuple and args and args[-1] is not Ellipsis:
+            if len(value) != len(args):
+                out.append(f"{at} is not a list of {len(args)}")
+                return
+            for i, (item, sub) in enumerate(zip(value, args)):
+                _walk(item, sub, f"{at}[{i}]", out)
+            return
+        if args:
+            for i, item in enumerate(value):
+                before = len(out)
+                _walk(item, args[0], f"{at}[{i}]", out)
+                if len(out) > before + SHOWN:  # a long list of one mistake: enough said
+                    return
+        return
+    if isinstance(spec, type):
+        if not isinstance(value, spec):
+            out.append(f"{at} is not {_name(spec)}")
+        return
+    raise TypeError(f"unsupported spec {spec!r}")  # pragma: no cover - a programming error
