@@ -92,8 +92,13 @@ def test_the_vllm_backend_without_vllm_is_one_line(tmp_path, capsys):
     assert "needs vLLM" in err and "setup_vllm.sh" in err and len(err.splitlines()) == 1
 
 
-def test_a_standin_backend_runs_every_method_it_offers(standin, tiny_llama, tmp_path, capsys):
+def test_a_standin_backend_runs_every_method_it_offers(standin, tiny_llama, tmp_path, capsys, monkeypatch):
+    import lexprobe.benchmarks.coda21.asking as asking
     from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
+    from tests.benchmarks.coda21.test_coda21_ask_method import TINY_ANSWERS
+
+    # the tiny Llama spells " Yes" and " No" with one first token: --method ask refuses it (#26 D10)
+    monkeypatch.setattr(asking, "ANSWERS", TINY_ANSWERS)
     from lexprobe.data.semcor import sample_archive
 
     data = {"wdlmpro": ["--data", str(write_jsonl(GROUPS, tmp_path / "g.jsonl"))],
