@@ -120,11 +120,39 @@ def test_long_prompts_are_fed_once_for_all_their_answers(llama, bench, tmp_path,
 
 
 @pytest.mark.parametrize("model, chat", [("llama", True), ("qwen2", False)])
-def test_batched_generation_equals_plain_greedy_loop(model, chat, request):
+def test_batched_generation_equals_plain_greedy_loop(model, chat, request, monkeypatch):
     scorer = request.getfixturevalue(model)
+    monkeypatch.setattr("lexprobe.protocols.answers.generation_batch", lambda s: s.batch_size)  # a GPU's batches
     items = choose_wdlmpro.build_items(GROUPS, ("d2w",), ChooseConfig(chat=chat), scorer.tokenizer)
     prompts = [it["prompt"] for it in items]
+    scorer.stats.clear()
     got = greedy_generate(scorer, prompts, chat, max_new_tokens=5)
+    assert scorer.stats["generate_calls"] < len(prompts)  # padded batches were asked
+    assert got == [greedy_generate_reference(scorer, p, chat, 5) for p in prompts]
+
+
+def test_choose_units_one_at_a_time_on_cpu(llama):
+    """On the CPU the progress bar moves after every unit (a CoDA21 group, a WDLMPro target), on a GPU
+    after a batch of prompts."""
+    from types import SimpleNamespace
+
+    from lexprobe.protocols.choose import batch_prompts
+
+    assert llama.device.type == "cpu" and batch_prompts(llama) == 1
+    assert batch_prompts(SimpleNamespace(batch_size=16, device=torch.device("cuda"))) == 16
+
+
+@pytest.mark.parametrize("model, chat", [("llama", True), ("qwen2", False)])
+def test_generation_one_at_a_time_on_cpu(model, chat, request):
+    """On the CPU each prompt is generated alone (no pad positions, each stops at its own end), with the
+    answers of the plain greedy loop."""
+    scorer = request.getfixturevalue(model)
+    assert scorer.device.type == "cpu"
+    items = choose_wdlmpro.build_items(GROUPS, ("d2w", "w2d"), ChooseConfig(chat=chat), scorer.tokenizer)
+    prompts = [it["prompt"] for it in items]
+    scorer.stats.clear()
+    got = greedy_generate(scorer, prompts, chat, max_new_tokens=5)
+    assert scorer.stats["generate_calls"] == len(prompts)
     assert got == [greedy_generate_reference(scorer, p, chat, 5) for p in prompts]
 
 

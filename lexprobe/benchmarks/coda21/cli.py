@@ -20,6 +20,8 @@ from lexprobe.outputs import check_image_file, check_not_inputs, check_output_fi
 from lexprobe.reporting import write_json
 
 OFFICIAL_FILES = {"clean-easy": "CoDA-clean-easy.json", "clean-hard": "CoDA-clean-hard.json"}
+#: groups per resumable chunk in ``lexprobe run`` (the likelihood method's progress steps)
+RUN_CHUNK = 2
 DEFAULT_CONTEXT_MODEL = "bert-base-uncased"
 
 
@@ -243,7 +245,9 @@ def run_default(out_dir: Path, part) -> dict:
     bench = get("coda21")
     choose = {"choose": ChooseOptions(chat=part.chat)} if part.method == "choose" else {}
     for name, path in files.items():
-        config = CodaConfig(data=str(path), limit=part.sample, method=part.method, **choose)  # type: ignore[arg-type]
+        # two groups per resumable chunk: the progress bar moves every few seconds on two CPU cores
+        config = CodaConfig(data=str(path), limit=part.sample, method=part.method, groups_per_chunk=RUN_CHUNK,
+                            **choose)  # type: ignore[arg-type]
         out = out_dir / f"{part.stem(f'coda21-{name}')}.json"
         result = evaluate(bench, scorer, config, out, items=bench.load_items(config), progress=True)
         assert result is not None  # `lexprobe run` is one process (rank 0)

@@ -45,6 +45,8 @@ def cmd_plot(args) -> int:
 
 #: groups per POS of ``lexprobe run``'s WDLMPro part on the default model
 DEFAULT_RUN_SAMPLE = 100
+#: groups per resumable chunk in ``lexprobe run`` (the likelihood method's progress steps)
+RUN_CHUNK = 4
 
 
 def quick_sample(pos: str, n: int, seed: int = 0) -> list[SynsetGroup]:
@@ -84,7 +86,8 @@ def run_default(out_dir: Path, part, seed: int = 0) -> dict:
     groups = quick_sample("n", sample, seed) + quick_sample("v", sample, seed)
     scorer = load_scorer(part.model)
     choose = {"choose": ChooseOptions(chat=part.chat)} if part.method == "choose" else {}
-    config = WDLMProConfig(seed=seed, method=part.method, **choose)  # type: ignore[arg-type]
+    # a few groups per resumable chunk: the progress bar moves every few seconds on two CPU cores
+    config = WDLMProConfig(seed=seed, method=part.method, chunk_size=RUN_CHUNK, **choose)  # type: ignore[arg-type]
     result = evaluate("wdlmpro", scorer, config, out, items=WDLMProItems(groups, attributes_fn(None)))
     assert result is not None  # `lexprobe run` is one process (rank 0)
     print(get("wdlmpro").format_result(result))
