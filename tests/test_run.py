@@ -107,3 +107,29 @@ def test_cli_lets_torch_threads_wait_passively(monkeypatch):
     monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
     main(["data", "list"])
     assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
+
+
+def test_senserank_eval_finds_the_semcor_sample_as_run_does(tmp_path, capsys):
+    """`senserank eval --corpus semcor` on an empty data directory: the bundled sample, said in one line
+    and named in the result's config (it stopped with "SemCor not found" before)."""
+    from lexprobe.data.semcor import sample_archive
+
+    out = tmp_path / "sr.json"
+    code = main(["senserank", "eval", "--corpus", "semcor", "--model", "random", "--max-instances", "300",
+                 "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    said = [line for line in err.splitlines() if "SemCor sample" in line]
+    assert len(said) == 1 and "`lexprobe data fetch semcor`" in said[0]
+    result = json.loads(out.read_text())
+    assert result["config"]["path"] == str(sample_archive()) and result["metrics"]["semcor"]["all"]["n"] > 0
+
+
+def test_semcor_named_by_path_or_environment_is_never_replaced_by_the_sample(tmp_path, monkeypatch, capsys):
+    missing = tmp_path / "nowhere.tar.xz"
+    assert main(["senserank", "eval", "--corpus", "semcor", "--model", "random", "--path", str(missing),
+                 "--out", str(tmp_path / "a.json")]) == 2
+    monkeypatch.setenv("LEXPROBE_SEMCOR", str(missing))
+    assert main(["senserank", "eval", "--corpus", "semcor", "--model", "random", "--out", str(tmp_path / "b.json")]) == 2
+    err = capsys.readouterr().err
+    assert "SemCor sample" not in err and err.count("not found") == 2

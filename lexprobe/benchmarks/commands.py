@@ -41,6 +41,7 @@ def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
     bench.method(config.method)
     bench.recipe(config.recipe)
     bench.check_config(config)
+    config = bench.resolve_data(config)
     out = check_output_file(args.out)
     check_not_inputs(bench.outputs(out, config), {**inputs(config), "--model": args.model})  # first: the worst
     bench.check_outputs(out, config)
