@@ -55,6 +55,10 @@ def register_commands(csub) -> None:
     b.add_argument("--pos", choices=("n", "v", "both"), default="both", help="part of speech")
     b.add_argument("--semcor", help="SemCor 3.0 NAF archive or folder (default: the data directory, "
                                      "`lexprobe data fetch semcor`; $LEXPROBE_SEMCOR)")
+    b.add_argument("--contexts", choices=CONTEXT_SOURCES, default="semcor",
+                   help="where contexts come from: SemCor (the paper), or WordNet's own example sentences (no "
+                        "SemCor needed; with --variant noisy-hard and --context-model first, the small set "
+                        "`lexprobe run` builds offline)")
     b.add_argument("--embed-model", default="all-MiniLM-L6-v2",
                    help="sentence-embedding model for clustering definitions (paper: stsb-distilbert-base)")
     b.add_argument("--context-model", default=DEFAULT_CONTEXT_MODEL,
@@ -116,10 +120,8 @@ def _context_selector(model: str, device: str | None, batch_size: int | None, re
 
 
 def cmd_build(args) -> int:
-    from lexprobe.benchmarks.coda21.builder import BuildConfig, build_coda
+    from lexprobe.benchmarks.coda21.builder import BuildConfig
     from lexprobe.benchmarks.coda21.recipe import RECIPES
-    from lexprobe.data.semcor import iter_semcor_sentences
-    from lexprobe.data.wordnet import load_wordnet
 
     check_not_inputs({"--out": args.out}, {"--semcor": args.semcor, "--embed-model": args.embed_model,
                                            "--context-model": args.context_model})
@@ -129,14 +131,56 @@ def cmd_build(args) -> int:
     config.validate()
     check_output_file(args.out)
     with output_lock(args.out):  # a second build on --out stops here, before WordNet and the models load
-        wn = load_wordnet()
-        selector = _context_selector(args.context_model, args.device, args.batch_size, args.recipe)
-        embed = _embedder(args.embed_model, args.device, args.batch_size)
-        groups = build_coda(wn, iter_semcor_sentences(args.semcor), embed, config, selector=selector)
+        wn, sentences, selector, embed = _build_inputs(args)
+        groups = _build(wn, sentences, embed, config, selector, args.contexts)
         write_json(args.out, groups_to_official(groups))
     print(format_stats(coda_stats(CodaData(groups)), title=f"CoDA21-{args.variant} (built)"))
     print(f"\ndataset written to {args.out}")
     return 0
+
+
+CONTEXT_SOURCES = ("semcor", "wordnet")
+
+
+def _build_inputs(args):
+    """WordNet, SemCor's sentences (``--contexts semcor``), the context selector and the embedder, or
+    ONE line naming every one of them that is missing (not one per try)."""
+    from lexprobe.data.semcor import default_archive, iter_semcor_sentences
+    from lexprobe.data.wordnet import load_wordnet
+
+    lacking, wn, sentences, selector, embed = [], None, None, None, None
+    try:
+        wn = load_wordnet()
+    except LexprobeError as err:
+        lacking.append(str(err))
+    if args.contexts == "semcor":
+        path = Path(args.semcor) if args.semcor else default_archive()
+        if path.exists():
+            sentences = iter_semcor_sentences(args.semcor)
+        else:
+            lacking.append(f"SemCor 3.0 not found at {path} (`lexprobe data fetch semcor`, --semcor PATH, or "
+                           "--contexts wordnet for WordNet's example sentences)")
+    try:
+        selector = _context_selector(args.context_model, args.device, args.batch_size, args.recipe)
+    except LexprobeError as err:
+        lacking.append(str(err))
+    try:
+        embed = _embedder(args.embed_model, args.device, args.batch_size)
+    except LexprobeError as err:
+        lacking.append(f"{err} (for --embed-model)")
+    if lacking:
+        raise DataError(f"coda21 build lacks {len(lacking)} thing(s): " + " | ".join(lacking))
+    return wn, sentences, selector, embed
+
+
+def _build(wn, sentences, embed, config, selector, contexts: str):
+    """The groups from SemCor's sentences or from WordNet's example sentences (the contexts' source)."""
+    from lexprobe.benchmarks.coda21.builder import build_coda
+    from lexprobe.benchmarks.coda21.contexts import example_contexts
+
+    if contexts == "wordnet":
+        return build_coda(wn, None, embed, config, selector=selector, contexts=example_contexts(wn, config.pos))
+    return build_coda(wn, sentences, embed, config, selector=selector)
 
 
 # --- stats / heatmap ---------------------------------------------------------------
@@ -179,24 +223,38 @@ def cmd_heatmap(args) -> int:
 
 # --- lexprobe run --------------------------------------------------------------------
 
-def build_small(out_dir: Path, embed, max_groups: int = 15) -> Path:
-    """A small CoDA21-style file from WordNet and SemCor (or WordNet's own examples)."""
-    from lexprobe.benchmarks.coda21.builder import BuildConfig, build_coda
-    from lexprobe.benchmarks.coda21.contexts import collect_contexts, example_contexts
+#: the small set's size (groups per POS) and variant by the contexts' source
+SMALL_GROUPS = 15
+SMALL_VARIANTS = {"semcor": "clean-hard", "wordnet": "noisy-hard"}
+
+
+def build_small(out_dir: Path, embed, max_groups: int = SMALL_GROUPS) -> Path:
+    """A small CoDA21-style file from WordNet and SemCor (clean-hard), or, without SemCor, from WordNet's
+    own example sentences (noisy-hard: one context per synset is all they give); the same file as
+    ``small_set_command`` makes."""
+    from lexprobe.benchmarks.coda21.builder import BuildConfig
     from lexprobe.data.semcor import default_archive, iter_semcor_sentences
     from lexprobe.data.wordnet import load_wordnet
 
     wn = load_wordnet()
-    if default_archive().exists():
-        contexts, variant = collect_contexts(iter_semcor_sentences(), wn), "clean-hard"
-    else:
-        print("SemCor not found: contexts come from WordNet's example sentences")
-        contexts, variant = example_contexts(wn), "noisy-hard"
-    groups = build_coda(wn, None, embed, BuildConfig(variant=variant, max_groups=max_groups), contexts=contexts)
+    contexts = "semcor" if default_archive().exists() else "wordnet"
+    variant = SMALL_VARIANTS[contexts]
+    if contexts == "wordnet":
+        print("SemCor not found: contexts come from WordNet's example sentences (noisy-hard)")
+    sentences = iter_semcor_sentences() if contexts == "semcor" else None
+    groups = _build(wn, sentences, embed, BuildConfig(variant=variant, max_groups=max_groups), None, contexts)
     path = Path(out_dir) / f"coda21-small-{variant}.json"
     write_json(path, groups_to_official(groups))
     print(format_stats(coda_stats(CodaData(groups)), title=f"small CoDA21-{variant} built at {path}"))
+    print(f"(the same file: `{small_set_command(contexts, 'FILE.json', max_groups)}`)")
     return path
+
+
+
+def small_set_command(contexts: str, out: str, max_groups: int = SMALL_GROUPS) -> str:
+    """The ``coda21 build`` command line that makes ``lexprobe run``'s small set."""
+    return (f"lexprobe coda21 build --variant {SMALL_VARIANTS[contexts]} --contexts {contexts} --context-model first "
+            f"--max-groups {max_groups} --out {out}")
 
 
 #: the small sets this process built, per output folder: the main job's parts share one (a build takes seconds)
