@@ -86,8 +86,10 @@ def run_default(out_dir: Path, part, seed: int = 0) -> dict:
     groups = quick_sample("n", sample, seed) + quick_sample("v", sample, seed)
     scorer = load_scorer(part.model)
     choose = {"choose": ChooseOptions(chat=part.chat)} if part.method == "choose" else {}
-    # a few groups per resumable chunk: the progress bar moves every few seconds on two CPU cores
-    config = WDLMProConfig(seed=seed, method=part.method, chunk_size=RUN_CHUNK, **choose)  # type: ignore[arg-type]
+    # likelihood: a few groups per resumable chunk, so the progress bar moves every few seconds on two CPU
+    # cores (choose steps one target at a time on the CPU by itself: ``protocols.choose.batch_prompts``)
+    chunk = {"chunk_size": RUN_CHUNK} if part.method == "likelihood" else {}
+    config = WDLMProConfig(seed=seed, method=part.method, **chunk, **choose)  # type: ignore[arg-type]
     result = evaluate("wdlmpro", scorer, config, out, items=WDLMProItems(groups, attributes_fn(None)))
     assert result is not None  # `lexprobe run` is one process (rank 0)
     print(get("wdlmpro").format_result(result))
