@@ -39,7 +39,9 @@ def resolve_coda_file(value: str) -> Path:
         if not path.is_file():
             from lexprobe.data.locations import missing_message
 
-            raise DataError(missing_message(f"coda21-{value}"))
+            offline = small_set_command("wordnet", "small.json")
+            raise DataError(f"{missing_message(f'coda21-{value}')}; offline, `{offline}` builds the small set "
+                            "`lexprobe run` uses, for --data small.json")
         return path
     return Path(value)
 

@@ -121,3 +121,10 @@ def test_the_runs_small_set_is_made_by_a_command(tmp_path, capsys, monkeypatch):
     assert f"`{coda_cli.small_set_command('wordnet', 'FILE.json', 2)}`" in printed
     assert main(command.split()[1:]) == 0
     assert json.loads((tmp_path / "cmd.json").read_text()) == json.loads(built.read_text())
+
+
+def test_a_missing_official_file_names_the_offline_set_too(tmp_path, capsys):
+    assert main(["coda21", "eval", "--data", "clean-easy", "--model", "random", "--out", str(tmp_path / "r.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "lexprobe data fetch coda21-clean-easy" in err
+    assert f"`{coda_cli.small_set_command('wordnet', 'small.json')}`" in err
