@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import NamedTuple
 
 from lexprobe.benchmarks.base import RunPart
 from lexprobe.benchmarks.registry import get, names
@@ -38,6 +39,13 @@ from lexprobe.reporting import write_json
 
 #: the causal LM of the main job (a packaged short name, ``model_names.PACKAGED``)
 LLM = "smollm2-135m-instruct"
+class Samples(NamedTuple):
+    """One size of the main job (below)."""
+
+    encoder: dict[str, int | None]
+    llm: tuple[tuple[str, str, bool, int, str | None], ...]
+
+
 #: the main job's samples, by name: ``quick`` (the default) or ``full`` (``--full``). ``encoder``: the
 #: default model's sample per benchmark (groups per POS; CoDA21: groups per POS of each file, None: whole
 #: files; sense ranking: instances). ``llm``: the causal LM's parts as (benchmark, method, chat, groups per
@@ -45,16 +53,14 @@ LLM = "smollm2-135m-instruct"
 #: 5 minutes of CPU on two cores with every method shown; ``full`` holds the samples the job ran before
 #: (about 6 minutes on two idle cores, much longer on busy ones). Figures: docs/llm.md, "The main job".
 SAMPLES = {
-    "quick": {
-        "encoder": {"wdlmpro": 30, "coda21": 10, "senserank": 1500},
-        "llm": (("wdlmpro", "likelihood", False, 8, None), ("wdlmpro", "choose", True, 8, None),
-                ("coda21", "likelihood", False, 4, "clean-hard"), ("coda21", "choose", True, 4, "clean-hard")),
-    },
-    "full": {
-        "encoder": {"wdlmpro": 100, "coda21": None, "senserank": 4000},
-        "llm": (("wdlmpro", "likelihood", False, 25, None), ("wdlmpro", "choose", True, 25, None),
-                ("coda21", "likelihood", False, 15, "clean-hard"), ("coda21", "choose", True, 15, "clean-hard")),
-    },
+    "quick": Samples(
+        encoder={"wdlmpro": 30, "coda21": 10, "senserank": 1500},
+        llm=(("wdlmpro", "likelihood", False, 8, None), ("wdlmpro", "choose", True, 8, None),
+             ("coda21", "likelihood", False, 4, "clean-hard"), ("coda21", "choose", True, 4, "clean-hard"))),
+    "full": Samples(
+        encoder={"wdlmpro": 100, "coda21": None, "senserank": 4000},
+        llm=(("wdlmpro", "likelihood", False, 25, None), ("wdlmpro", "choose", True, 25, None),
+             ("coda21", "likelihood", False, 15, "clean-hard"), ("coda21", "choose", True, 15, "clean-hard"))),
 }
 _INSTALL = PACKAGED[LLM]
 
@@ -87,13 +93,13 @@ def plan(args) -> tuple[list[tuple[str, RunPart]], list[dict]]:
         raise LexprobeError("--model runs only that model; leave out --llm/--no-llm, or drop --model")
     main_model = args.model or DEFAULT_MODEL
     samples = SAMPLES["full" if args.full else "quick"]
-    parts = [(name, RunPart(main_model, sample=args.sample or samples["encoder"].get(name))) for name in chosen]
+    parts = [(name, RunPart(main_model, sample=args.sample or samples.encoder.get(name))) for name in chosen]
     skipped: list[dict] = []
     if args.model is not None or args.no_llm:
         return parts, skipped
     llm = args.llm or LLM
     llm_parts = [(name, RunPart(llm, method, chat, args.sample or sample, data, tag=_tag(llm, method, chat)))
-                 for name, method, chat, sample, data in samples["llm"]
+                 for name, method, chat, sample, data in samples.llm
                  if name in chosen and method in get(name).llm_methods]
     if not llm_parts:
         return parts, skipped

@@ -81,8 +81,8 @@ def test_main_job_default_is_the_quick_sample_and_full_is_one_flag_away(monkeypa
     assert {(n, p.method, p.chat) for n, p in quick if p.model == LLM} == {
         (b, m, c) for b in ("wdlmpro", "coda21") for m, c in (("likelihood", False), ("choose", True))}
     assert {n for n, p in quick if p.model != LLM} == {"wdlmpro", "coda21", "senserank"}
-    assert [p.sample for _, p in quick] == [SAMPLES["quick"]["encoder"][n] for n, p in quick if p.model != LLM] + [
-        s[3] for s in SAMPLES["quick"]["llm"]]
+    assert [p.sample for _, p in quick] == [SAMPLES["quick"].encoder[n] for n, p in quick if p.model != LLM] + [
+        s[3] for s in SAMPLES["quick"].llm]
     assert [p.sample for _, p in full] == [100, None, 4000, 25, 25, 15, 15]  # the samples the job ran before
     assert all(q.sample < (f.sample or 10**9) for (_, q), (_, f) in zip(quick, full))
     assert {p.sample for _, p in given} == {3}
