@@ -39,6 +39,8 @@ from lexprobe.reporting import write_json
 
 #: the causal LM of the main job (a packaged short name, ``model_names.PACKAGED``)
 LLM = "smollm2-135m-instruct"
+
+
 class Samples(NamedTuple):
     """One size of the main job (below)."""
 
