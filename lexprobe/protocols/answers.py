@@ -82,19 +82,7 @@ def greedy_generate(scorer, prompts: Sequence[str], chat: bool, max_new_tokens: 
         scorer.count("generate_calls")
         return [tok.decode(_until_stop(row, stops), skip_special_tokens=True) for row in out[:, input_ids.shape[1]:].tolist()]
 
-    return run_batched(ids, run, generation_batch(scorer), length=len)
-
-
-def generation_batch(scorer) -> int:
-    """Prompts generated together: the scorer's batch on a GPU, one on the CPU.
-
-    Why one on the CPU: a left-padded batch computes every pad position and runs every row
-    until its longest answer ends; on two CPU cores 8 WDLMPro chat prompts took 7.8 s of CPU
-    batched and 4.9 s one at a time (same answers: ``test_generation_one_at_a_time_on_cpu``).
-    """
-    if getattr(getattr(scorer, "device", None), "type", "cpu") == "cpu":
-        return 1
-    return scorer.batch_size
+    return run_batched(ids, run, scorer.batch_size, length=len)
 
 
 def stop_ids(scorer) -> list[int]:

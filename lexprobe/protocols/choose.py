@@ -112,19 +112,10 @@ def read_answers(scorer, prompts: Sequence[str], continuations: Sequence[Sequenc
 
 
 def batch_prompts(scorer) -> int:
-    """Prompts per batch of units: the scorer's batch on a GPU, one unit at a time on the CPU.
-
-    Why one on the CPU: batching saves little there (a long prompt already fills the cores) and
-    costs padding, while a batch of 8 CoDA21 prompts moved the progress bar once in 5 minutes on
-    a busy machine; one unit (a CoDA21 group, a WDLMPro target's two prompts) moves it every few seconds.
-    """
+    """Prompts per batch of units: the scorer's batch on a GPU, a few on the CPU (progress and Ctrl-C stay cheap)."""
     size = getattr(scorer, "batch_size", None)
     size = size if isinstance(size, int) else 32
-    return size if not on_cpu(scorer) else 1
-
-
-def on_cpu(scorer) -> bool:
-    return getattr(getattr(scorer, "device", None), "type", "cpu") == "cpu"
+    return size if getattr(getattr(scorer, "device", None), "type", "cpu") != "cpu" else min(size, 8)
 
 
 def run_units(units: Sequence[tuple[str, object]], fn: Callable[[list], list], out: str | Path | None,

@@ -120,39 +120,11 @@ def test_long_prompts_are_fed_once_for_all_their_answers(llama, bench, tmp_path,
 
 
 @pytest.mark.parametrize("model, chat", [("llama", True), ("qwen2", False)])
-def test_batched_generation_equals_plain_greedy_loop(model, chat, request, monkeypatch):
+def test_batched_generation_equals_plain_greedy_loop(model, chat, request):
     scorer = request.getfixturevalue(model)
-    monkeypatch.setattr("lexprobe.protocols.answers.generation_batch", lambda s: s.batch_size)  # a GPU's batches
     items = choose_wdlmpro.build_items(GROUPS, ("d2w",), ChooseConfig(chat=chat), scorer.tokenizer)
     prompts = [it["prompt"] for it in items]
-    scorer.stats.clear()
     got = greedy_generate(scorer, prompts, chat, max_new_tokens=5)
-    assert scorer.stats["generate_calls"] < len(prompts)  # padded batches were asked
-    assert got == [greedy_generate_reference(scorer, p, chat, 5) for p in prompts]
-
-
-def test_choose_units_one_at_a_time_on_cpu(llama):
-    """On the CPU the progress bar moves after every unit (a CoDA21 group, a WDLMPro target), on a GPU
-    after a batch of prompts."""
-    from types import SimpleNamespace
-
-    from lexprobe.protocols.choose import batch_prompts
-
-    assert llama.device.type == "cpu" and batch_prompts(llama) == 1
-    assert batch_prompts(SimpleNamespace(batch_size=16, device=torch.device("cuda"))) == 16
-
-
-@pytest.mark.parametrize("model, chat", [("llama", True), ("qwen2", False)])
-def test_generation_one_at_a_time_on_cpu(model, chat, request):
-    """On the CPU each prompt is generated alone (no pad positions, each stops at its own end), with the
-    answers of the plain greedy loop."""
-    scorer = request.getfixturevalue(model)
-    assert scorer.device.type == "cpu"
-    items = choose_wdlmpro.build_items(GROUPS, ("d2w", "w2d"), ChooseConfig(chat=chat), scorer.tokenizer)
-    prompts = [it["prompt"] for it in items]
-    scorer.stats.clear()
-    got = greedy_generate(scorer, prompts, chat, max_new_tokens=5)
-    assert scorer.stats["generate_calls"] == len(prompts)
     assert got == [greedy_generate_reference(scorer, p, chat, 5) for p in prompts]
 
 
@@ -316,3 +288,27 @@ def test_a_coda21_choose_run_with_every_group_skipped_still_has_its_items_page(l
     path.write_text(json.dumps(result))
     rows = get("coda21").failure_rows(load(path))
     assert len(rows) == len(result["instances"]) and all(row["score"] == "skipped" for row in rows)
+
+
+def test_the_main_jobs_one_unit_batches_step_per_unit_with_the_same_answers(llama, monkeypatch):
+    """`lexprobe run` asks choose one unit per batch (ChooseOptions.units_per_batch=1: the progress bar moves
+    after every target on busy CPU cores); the records equal the default batches' (a few prompts together)."""
+    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
+    from lexprobe.protocols.choose_cli import ChooseOptions
+
+    calls = []
+    real = choose_wdlmpro.score_items
+    monkeypatch.setattr(choose_wdlmpro, "score_items", lambda *a: calls.append(len(a[1])) or real(*a))
+    results = {}
+    for per_batch in (None, 1):
+        calls.clear()
+        config = WDLMProConfig(method="choose", choose=ChooseOptions(chat=True, units_per_batch=per_batch))
+        results[per_batch] = evaluate("wdlmpro", llama, config, items=WDLMProItems(GROUPS, None), progress=False)
+        sizes = list(calls)
+        if per_batch == 1:
+            assert sizes == [2] * len(GROUPS)  # one target (W2D and D2W) per batch
+        else:
+            assert len(sizes) < len(GROUPS)
+    assert results[1]["instances"] == results[None]["instances"]
+    assert results[1]["metrics"] == results[None]["metrics"] and results[1]["config"] == results[None]["config"]

@@ -303,7 +303,7 @@ def run_default(out_dir: Path, part) -> dict:
         sample_data = None
     metrics = {}
     bench = get("coda21")
-    choose = {"choose": ChooseOptions(chat=part.chat)} if part.method == "choose" else {}
+    choose = {"choose": ChooseOptions(chat=part.chat, units_per_batch=1)} if part.method == "choose" else {}
     for name, path in files.items():
         # two groups per resumable chunk: the progress bar moves every few seconds on two CPU cores
         config = CodaConfig(data=str(path), limit=part.sample, method=part.method, groups_per_chunk=RUN_CHUNK,

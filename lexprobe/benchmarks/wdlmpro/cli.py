@@ -85,9 +85,9 @@ def run_default(out_dir: Path, part, seed: int = 0) -> dict:
     sample = part.sample or DEFAULT_RUN_SAMPLE
     groups = quick_sample("n", sample, seed) + quick_sample("v", sample, seed)
     scorer = load_scorer(part.model)
-    choose = {"choose": ChooseOptions(chat=part.chat)} if part.method == "choose" else {}
+    choose = {"choose": ChooseOptions(chat=part.chat, units_per_batch=1)} if part.method == "choose" else {}
     # likelihood: a few groups per resumable chunk, so the progress bar moves every few seconds on two CPU
-    # cores (choose steps one target at a time on the CPU by itself: ``protocols.choose.batch_prompts``)
+    # cores (choose: one target per batch, ``ChooseOptions.units_per_batch``)
     chunk = {"chunk_size": RUN_CHUNK} if part.method == "likelihood" else {}
     config = WDLMProConfig(seed=seed, method=part.method, **chunk, **choose)  # type: ignore[arg-type]
     result = evaluate("wdlmpro", scorer, config, out, items=WDLMProItems(groups, attributes_fn(None)))
