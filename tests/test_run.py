@@ -19,8 +19,11 @@ def test_run_wdlmpro_with_minilm(minilm_path, tmp_path, capsys):
     assert result["metrics"]["w2d"]["all"]["rank_score"] > 0.6
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["failed"] == []
+    part = summary["parts"][0]
+    assert 0 < part["cpu_seconds"] <= summary["cpu_seconds"] and summary["samples"] == "quick"
     out = capsys.readouterr().out
     assert "W2D (match word to definition)" in out
+    assert "CPU seconds" in out and "s of CPU" in out
     # the run ends with the report of what it wrote
     assert f"report written to {tmp_path / 'report' / 'index.html'}" in out
     assert "WDLMPro W2D" in (tmp_path / "report" / "index.html").read_text()
@@ -55,3 +58,78 @@ def test_run_on_a_fresh_machine_without_network(minilm_path, tmp_path, capsys):
     result = json.loads((tmp_path / "senserank-semcor.json").read_text())
     assert result["config"]["path"].endswith("semcor3.0-sample.tar.xz")
     assert result["metrics"]["semcor"]["all"]["n"] > 0
+
+
+def _plan(argv, monkeypatch):
+    from lexprobe import run
+    from lexprobe.cli import build_parser
+
+    monkeypatch.setattr(run, "_check_installed", lambda model: None)  # the plan, whatever is installed
+    return run.plan(build_parser(["run"]).parse_args(["run", *argv]))[0]
+
+
+def test_main_job_default_is_the_quick_sample_and_full_is_one_flag_away(monkeypatch):
+    """Every method in both (MiniLM on every benchmark, SmolLM2 by likelihood and chat on WDLMPro and CoDA21);
+    the default's samples are the small ones (5 minutes of CPU on two cores), --full the larger, --sample N
+    every part's."""
+    from lexprobe.run import LLM, SAMPLES
+
+    quick, full, given = (_plan(a, monkeypatch) for a in ([], ["--full"], ["--sample", "3"]))
+    shape = [(n, p.model, p.method, p.chat) for n, p in quick]
+    assert shape == [(n, p.model, p.method, p.chat) for n, p in full] == [(n, p.model, p.method, p.chat)
+                                                                          for n, p in given]
+    assert {(n, p.method, p.chat) for n, p in quick if p.model == LLM} == {
+        (b, m, c) for b in ("wdlmpro", "coda21") for m, c in (("likelihood", False), ("choose", True))}
+    assert {n for n, p in quick if p.model != LLM} == {"wdlmpro", "coda21", "senserank"}
+    assert [p.sample for _, p in quick] == [SAMPLES["quick"].encoder[n] for n, p in quick if p.model != LLM] + [
+        s[3] for s in SAMPLES["quick"].llm]
+    assert [p.sample for _, p in full] == [100, None, 4000, 25, 25, 15, 15]  # the samples the job ran before
+    assert all(q.sample < (f.sample or 10**9) for (_, q), (_, f) in zip(quick, full))
+    assert {p.sample for _, p in given} == {3}
+
+
+def test_cli_lets_torch_threads_wait_passively(monkeypatch):
+    """torch's OpenMP threads spin while they wait unless OMP_WAIT_POLICY says otherwise; on busy cores that
+    cost five times the CPU. The CLI sets it (keeping a value the user set) before anything loads torch."""
+    import os
+    import subprocess
+    import sys
+
+    from lexprobe.cli import main
+
+    code = ("import sys; from lexprobe.cli import build_parser; build_parser(['run']); "
+            "build_parser(['senserank', 'eval']); print('torch' in sys.modules)")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "False"  # so the variable is set before torch reads it
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    main(["data", "list"])
+    assert os.environ.get("OMP_WAIT_POLICY") == "PASSIVE"
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    main(["data", "list"])
+    assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
+
+
+def test_senserank_eval_finds_the_semcor_sample_as_run_does(tmp_path, capsys):
+    """`senserank eval --corpus semcor` on an empty data directory: the bundled sample, said in one line
+    and named in the result's config (it stopped with "SemCor not found" before)."""
+    from lexprobe.data.semcor import sample_archive
+
+    out = tmp_path / "sr.json"
+    code = main(["senserank", "eval", "--corpus", "semcor", "--model", "random", "--max-instances", "300",
+                 "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    said = [line for line in err.splitlines() if "SemCor sample" in line]
+    assert len(said) == 1 and "`lexprobe data fetch semcor`" in said[0]
+    result = json.loads(out.read_text())
+    assert result["config"]["path"] == str(sample_archive()) and result["metrics"]["semcor"]["all"]["n"] > 0
+
+
+def test_semcor_named_by_path_or_environment_is_never_replaced_by_the_sample(tmp_path, monkeypatch, capsys):
+    missing = tmp_path / "nowhere.tar.xz"
+    assert main(["senserank", "eval", "--corpus", "semcor", "--model", "random", "--path", str(missing),
+                 "--out", str(tmp_path / "a.json")]) == 2
+    monkeypatch.setenv("LEXPROBE_SEMCOR", str(missing))
+    assert main(["senserank", "eval", "--corpus", "semcor", "--model", "random", "--out", str(tmp_path / "b.json")]) == 2
+    err = capsys.readouterr().err
+    assert "SemCor sample" not in err and err.count("not found") == 2

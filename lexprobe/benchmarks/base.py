@@ -227,6 +227,12 @@ class Benchmark(ABC):
     def check_config(self, config: Any) -> None:
         """One-line errors for option values no parser can see (called before any work)."""
 
+    def resolve_data(self, config: Any) -> Any:
+        """``config`` with its default data resolved where the benchmark has a fallback (sense ranking:
+        the bundled SemCor sample when the corpus is absent; it says so in one line); the result records
+        what was read. Called by ``eval`` and ``evaluate`` before the inputs are checked."""
+        return config
+
     def check_outputs(self, out: Path, config: Any) -> None:
         """Further output files beside ``out`` to check before any work (e.g. a plot)."""
 

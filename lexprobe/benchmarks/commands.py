@@ -42,6 +42,7 @@ def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
     bench.method(config.method)
     bench.recipe(config.recipe)
     bench.check_config(config)
+    config = bench.resolve_data(config)
     out = check_paths(bench, args.out, config, args.model)  # declared outputs and inputs (--template too)
     with output_lock(out):  # a second writer on --out stops here, before the data and the model load
         return _eval(bench, args, config, out)

@@ -48,6 +48,7 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     method, recipe = bench.method(config.method), bench.recipe(config.recipe)
     check_method_options(config)
     bench.check_config(config)
+    config = bench.resolve_data(config)
     require(scorer, method.requires, f"{bench.meta.name} --method {method.name}")
     if out is not None:
         out = check_paths(bench, out, config, getattr(scorer, "path", None))

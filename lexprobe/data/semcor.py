@@ -90,6 +90,28 @@ def sample_archive() -> Path:
     return Path(__file__).resolve().parent / "samples" / "semcor3.0-sample.tar.xz"
 
 
+#: what a run on the bundled sample says (``sample_data`` of ``lexprobe run``'s summary)
+SAMPLE_NOTE = {"what": "the SemCor sample shipped with lexprobe (1,202 sentences, 12,747 instances)",
+               "get": "lexprobe data fetch semcor"}
+
+
+def sample_instead() -> Path | None:
+    """The bundled sample when no SemCor was asked for by path and none is in the data directory
+    (nor at ``$LEXPROBE_SEMCOR``, which stays an error when it names nothing), else None.
+
+    Why here: ``lexprobe run`` and ``senserank eval --corpus semcor`` find SemCor the same way, so
+    both work on a machine without a network (the caller says so in one line and records the path).
+    """
+    if "LEXPROBE_SEMCOR" in os.environ or default_archive().exists():
+        return None
+    return sample_archive()
+
+
+def is_sample(path: str | Path | None) -> bool:
+    """Whether ``path`` is the sample shipped in the package."""
+    return path is not None and Path(path).resolve() == sample_archive()
+
+
 def iter_semcor_sentences(archive: str | Path | None = None) -> Iterator[SemcorSentence]:
     """Every sentence of SemCor 3.0, in archive order (documents, then sentence order).
 

@@ -33,6 +33,11 @@ class ChooseOptions:
     debias: str = option("none", "cyclic: also ask the label likelihood with the options in all their cyclic orders "
                                  "and average each option's probability over the orders (position-bias debiasing)",
                          choices=("none", "cyclic"))
+    #: units (a WDLMPro target, a CoDA21 group) per batch; None: ``choose.batch_prompts`` (a few prompts on
+    #: the CPU). ``lexprobe run`` asks one, so its progress bar moves after every unit on two busy cores (a
+    #: batch of 8 CoDA21 prompts took 5 minutes there). Prompts generated together are left-padded, which
+    #: can flip a near-tie of greedy generation, so the default stays what the recorded results used.
+    units_per_batch: int | None = option(None, cli=False, record=False)
 
     def check(self) -> None:
         """``--template`` readable and well formed, before the model loads."""

@@ -290,3 +290,27 @@ def test_a_coda21_choose_run_with_every_group_skipped_still_has_its_items_page(l
     path.write_text(json.dumps(result))
     rows = get("coda21").failure_rows(load(path))
     assert len(rows) == len(result["instances"]) and all(row["score"] == "skipped" for row in rows)
+
+
+def test_the_main_jobs_one_unit_batches_step_per_unit_with_the_same_answers(llama, monkeypatch):
+    """`lexprobe run` asks choose one unit per batch (ChooseOptions.units_per_batch=1: the progress bar moves
+    after every target on busy CPU cores); the records equal the default batches' (a few prompts together)."""
+    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
+    from lexprobe.protocols.choose_cli import ChooseOptions
+
+    calls = []
+    real = choose_wdlmpro.score_items
+    monkeypatch.setattr(choose_wdlmpro, "score_items", lambda *a: calls.append(len(a[1])) or real(*a))
+    results = {}
+    for per_batch in (None, 1):
+        calls.clear()
+        config = WDLMProConfig(method="choose", choose=ChooseOptions(chat=True, units_per_batch=per_batch))
+        results[per_batch] = evaluate("wdlmpro", llama, config, items=WDLMProItems(GROUPS, None), progress=False)
+        sizes = list(calls)
+        if per_batch == 1:
+            assert sizes == [2] * len(GROUPS)  # one target (W2D and D2W) per batch
+        else:
+            assert len(sizes) < len(GROUPS)
+    assert results[1]["instances"] == results[None]["instances"]
+    assert results[1]["metrics"] == results[None]["metrics"] and results[1]["config"] == results[None]["config"]

@@ -41,7 +41,7 @@ class Choose(Method):
         c = job.config
         cfg = c.choose.to_config(seed=c.seed)
         result = evaluate_choose(job.items, job.scorer, cfg, pos=c.pos, limit=c.limit, out=job.out,
-                                 progress=job.progress)
+                                 progress=job.progress, groups_per_unit=c.choose.units_per_batch)
         result["_config"] = {"choose": {"template_record": cfg.template.record()}}
         result["_items"] = [g for p in (("n", "v") if c.pos == "both" else (c.pos,))
                             for g in (job.items.by_pos(p)[: c.limit] if c.limit else job.items.by_pos(p))

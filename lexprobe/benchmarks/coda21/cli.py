@@ -22,6 +22,8 @@ from lexprobe.reporting import write_json
 OFFICIAL_FILES = {"clean-easy": "CoDA-clean-easy.json", "clean-hard": "CoDA-clean-hard.json"}
 #: how the file of the small set built from WordNet begins (``build_small``; results on it are marked samples)
 SMALL_PREFIX = "coda21-small-"
+#: groups per resumable chunk in ``lexprobe run`` (the likelihood method's progress steps)
+RUN_CHUNK = 2
 DEFAULT_CONTEXT_MODEL = "bert-base-uncased"
 
 
@@ -39,7 +41,9 @@ def resolve_coda_file(value: str) -> Path:
         if not path.is_file():
             from lexprobe.data.locations import missing_message
 
-            raise DataError(missing_message(f"coda21-{value}"))
+            offline = small_set_command("wordnet", "small.json")
+            raise DataError(f"{missing_message(f'coda21-{value}')}; offline, `{offline}` builds the small set "
+                            "`lexprobe run` uses, for --data small.json")
         return path
     return Path(value)
 
@@ -57,6 +61,10 @@ def register_commands(csub) -> None:
     b.add_argument("--pos", choices=("n", "v", "both"), default="both", help="part of speech")
     path_arg(b, "--semcor", kind=INPUT, help="SemCor 3.0 NAF archive or folder (default: the data directory, "
                                      "`lexprobe data fetch semcor`; $LEXPROBE_SEMCOR)")
+    b.add_argument("--contexts", choices=CONTEXT_SOURCES, default="semcor",
+                   help="where contexts come from: SemCor (the paper), or WordNet's own example sentences (no "
+                        "SemCor needed; with --variant noisy-hard and --context-model first, the small set "
+                        "`lexprobe run` builds offline)")
     path_arg(b, "--embed-model", kind=INPUT, default="all-MiniLM-L6-v2",
                    help="sentence-embedding model for clustering definitions (paper: stsb-distilbert-base)")
     path_arg(b, "--context-model", kind=INPUT, default=DEFAULT_CONTEXT_MODEL,
@@ -119,24 +127,64 @@ def _context_selector(model: str, device: str | None, batch_size: int | None, re
 
 
 def cmd_build(args) -> int:
-    from lexprobe.benchmarks.coda21.builder import BuildConfig, build_coda
+    from lexprobe.benchmarks.coda21.builder import BuildConfig
     from lexprobe.benchmarks.coda21.recipe import RECIPES
-    from lexprobe.data.semcor import iter_semcor_sentences
-    from lexprobe.data.wordnet import load_wordnet
 
     config = BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
                          pos=("n", "v") if args.pos == "both" else (args.pos,), max_groups=args.max_groups,
                          cluster=args.recipe, word_rule=RECIPES[args.recipe].word_rule)
     config.validate()
     with output_lock(args.out):  # a second build on --out stops here, before WordNet and the models load
-        wn = load_wordnet()
-        selector = _context_selector(args.context_model, args.device, args.batch_size, args.recipe)
-        embed = _embedder(args.embed_model, args.device, args.batch_size)
-        groups = build_coda(wn, iter_semcor_sentences(args.semcor), embed, config, selector=selector)
+        wn, sentences, selector, embed = _build_inputs(args)
+        groups = _build(wn, sentences, embed, config, selector, args.contexts)
         write_json(args.out, groups_to_official(groups))
     print(format_stats(coda_stats(CodaData(groups)), title=f"CoDA21-{args.variant} (built)"))
     print(f"\ndataset written to {args.out}")
     return 0
+
+
+CONTEXT_SOURCES = ("semcor", "wordnet")
+
+
+def _build_inputs(args):
+    """WordNet, SemCor's sentences (``--contexts semcor``), the context selector and the embedder, or
+    ONE line naming every one of them that is missing (not one per try)."""
+    from lexprobe.data.semcor import default_archive, iter_semcor_sentences
+    from lexprobe.data.wordnet import load_wordnet
+
+    lacking, wn, sentences, selector, embed = [], None, None, None, None
+    try:
+        wn = load_wordnet()
+    except LexprobeError as err:
+        lacking.append(str(err))
+    if args.contexts == "semcor":
+        path = Path(args.semcor) if args.semcor else default_archive()
+        if path.exists():
+            sentences = iter_semcor_sentences(args.semcor)
+        else:
+            lacking.append(f"SemCor 3.0 not found at {path} (`lexprobe data fetch semcor`, --semcor PATH, or "
+                           "--contexts wordnet for WordNet's example sentences)")
+    try:
+        selector = _context_selector(args.context_model, args.device, args.batch_size, args.recipe)
+    except LexprobeError as err:
+        lacking.append(str(err))
+    try:
+        embed = _embedder(args.embed_model, args.device, args.batch_size)
+    except LexprobeError as err:
+        lacking.append(f"{err} (for --embed-model)")
+    if lacking:
+        raise DataError(f"coda21 build lacks {len(lacking)} thing(s): " + " | ".join(lacking))
+    return wn, sentences, selector, embed
+
+
+def _build(wn, sentences, embed, config, selector, contexts: str):
+    """The groups from SemCor's sentences or from WordNet's example sentences (the contexts' source)."""
+    from lexprobe.benchmarks.coda21.builder import build_coda
+    from lexprobe.benchmarks.coda21.contexts import example_contexts
+
+    if contexts == "wordnet":
+        return build_coda(wn, None, embed, config, selector=selector, contexts=example_contexts(wn, config.pos))
+    return build_coda(wn, sentences, embed, config, selector=selector)
 
 
 # --- stats / heatmap ---------------------------------------------------------------
@@ -176,24 +224,38 @@ def cmd_heatmap(args) -> int:
 
 # --- lexprobe run --------------------------------------------------------------------
 
-def build_small(out_dir: Path, embed, max_groups: int = 15) -> Path:
-    """A small CoDA21-style file from WordNet and SemCor (or WordNet's own examples)."""
-    from lexprobe.benchmarks.coda21.builder import BuildConfig, build_coda
-    from lexprobe.benchmarks.coda21.contexts import collect_contexts, example_contexts
+#: the small set's size (groups per POS) and variant by the contexts' source
+SMALL_GROUPS = 15
+SMALL_VARIANTS = {"semcor": "clean-hard", "wordnet": "noisy-hard"}
+
+
+def build_small(out_dir: Path, embed, max_groups: int = SMALL_GROUPS) -> Path:
+    """A small CoDA21-style file from WordNet and SemCor (clean-hard), or, without SemCor, from WordNet's
+    own example sentences (noisy-hard: one context per synset is all they give); the same file as
+    ``small_set_command`` makes."""
+    from lexprobe.benchmarks.coda21.builder import BuildConfig
     from lexprobe.data.semcor import default_archive, iter_semcor_sentences
     from lexprobe.data.wordnet import load_wordnet
 
     wn = load_wordnet()
-    if default_archive().exists():
-        contexts, variant = collect_contexts(iter_semcor_sentences(), wn), "clean-hard"
-    else:
-        print("SemCor not found: contexts come from WordNet's example sentences")
-        contexts, variant = example_contexts(wn), "noisy-hard"
-    groups = build_coda(wn, None, embed, BuildConfig(variant=variant, max_groups=max_groups), contexts=contexts)
+    contexts = "semcor" if default_archive().exists() else "wordnet"
+    variant = SMALL_VARIANTS[contexts]
+    if contexts == "wordnet":
+        print("SemCor not found: contexts come from WordNet's example sentences (noisy-hard)")
+    sentences = iter_semcor_sentences() if contexts == "semcor" else None
+    groups = _build(wn, sentences, embed, BuildConfig(variant=variant, max_groups=max_groups), None, contexts)
     path = Path(out_dir) / f"{SMALL_PREFIX}{variant}.json"
     write_json(path, groups_to_official(groups))
     print(format_stats(coda_stats(CodaData(groups)), title=f"small CoDA21-{variant} built at {path}"))
+    print(f"(the same file: `{small_set_command(contexts, 'FILE.json', max_groups)}`)")
     return path
+
+
+
+def small_set_command(contexts: str, out: str, max_groups: int = SMALL_GROUPS) -> str:
+    """The ``coda21 build`` command line that makes ``lexprobe run``'s small set."""
+    return (f"lexprobe coda21 build --variant {SMALL_VARIANTS[contexts]} --contexts {contexts} --context-model first "
+            f"--max-groups {max_groups} --out {out}")
 
 
 #: the small sets this process built, per output folder: the main job's parts share one (a build takes seconds)
@@ -242,9 +304,11 @@ def run_default(out_dir: Path, part) -> dict:
         sample_data = None
     metrics = {}
     bench = get("coda21")
-    choose = {"choose": ChooseOptions(chat=part.chat)} if part.method == "choose" else {}
+    choose = {"choose": ChooseOptions(chat=part.chat, units_per_batch=1)} if part.method == "choose" else {}
     for name, path in files.items():
-        config = CodaConfig(data=str(path), limit=part.sample, method=part.method, **choose)  # type: ignore[arg-type]
+        # two groups per resumable chunk: the progress bar moves every few seconds on two CPU cores
+        config = CodaConfig(data=str(path), limit=part.sample, method=part.method, groups_per_chunk=RUN_CHUNK,
+                            **choose)  # type: ignore[arg-type]
         out = out_dir / f"{part.stem(f'coda21-{name}')}.json"
         result = evaluate(bench, scorer, config, out, items=bench.load_items(config), progress=True)
         assert result is not None  # `lexprobe run` is one process (rank 0)

@@ -73,6 +73,21 @@ class SenseRank(Benchmark):
             if config.layer != -1:
                 raise LexprobeError("--layer and --layers exclude each other; pass one of them")
 
+    def resolve_data(self, config: SenseConfig) -> SenseConfig:
+        """SemCor without ``--path`` and none in the data directory: the sample shipped in the package,
+        said in one line; ``config.path`` (recorded in the result) names it."""
+        import dataclasses
+        import sys
+
+        from lexprobe.data.semcor import sample_instead
+
+        sample = sample_instead() if config.corpus == "semcor" and config.path is None else None
+        if sample is None:
+            return config
+        print("lexprobe: SemCor not in the data directory: ranking senses on the SemCor sample shipped with "
+              "lexprobe (1,202 sentences); `lexprobe data fetch semcor` gets the full corpus", file=sys.stderr)
+        return dataclasses.replace(config, path=str(sample))
+
     def check_outputs(self, out: Path, config: Any) -> None:
         from lexprobe.outputs import check_output_file
 

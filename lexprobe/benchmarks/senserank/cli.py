@@ -93,19 +93,14 @@ def run_default(out_dir, model: str = "all-MiniLM-L6-v2", sample: int | None = N
     from lexprobe.benchmarks.registry import get
     from lexprobe.benchmarks.senserank.config import SenseConfig
     from lexprobe.benchmarks.senserank.report import format_report
-    from lexprobe.data.locations import default_semcor
-    from lexprobe.data.semcor import sample_archive
+    from lexprobe.data.semcor import SAMPLE_NOTE, is_sample
     from lexprobe.models import load_scorer
 
-    path, sample_data = None, None
-    if not default_semcor().exists():  # no SemCor in the data directory: the sample shipped in the package
-        path = str(sample_archive())
-        sample_data = {"what": "the SemCor sample shipped with lexprobe (1,202 sentences, 12,747 instances)",
-                       "get": "lexprobe data fetch semcor"}
-        print("SemCor not in the data directory: ranking senses on the bundled SemCor sample")
-    config = SenseConfig(corpus="semcor", path=path, max_instances=sample or DEFAULT_SAMPLE_INSTANCES, seed=0)
-    out = Path(out_dir) / f"{stem}.json"
     bench = get("senserank")
+    # SemCor found as `senserank eval` finds it: the data directory's, else the bundled sample (said in one line)
+    config = bench.resolve_data(SenseConfig(corpus="semcor", max_instances=sample or DEFAULT_SAMPLE_INSTANCES, seed=0))
+    sample_data = SAMPLE_NOTE if is_sample(config.path) else None
+    out = Path(out_dir) / f"{stem}.json"
     result = evaluate(bench, load_scorer(model, prefer="token"), config, out, items=bench.load_items(config))
     assert result is not None  # `lexprobe run` is one process (rank 0)
     print(format_report(result))

@@ -48,7 +48,7 @@ class Choose(Method):
 
         cfg = job.config.choose.to_config(seed=job.config.seed)
         result = evaluate_choose(job.scorer, job.items.groups, job.items.tasks, cfg, out=job.out,
-                                 progress=job.progress)
+                                 progress=job.progress, chunk_size=job.config.choose.units_per_batch)
         result["_items"] = job.items.groups
         result["_config"] = {"choose": {"template_record": cfg.template.record()}}
         return result

@@ -44,6 +44,8 @@ def cmd_plot(args) -> int:
 
 #: groups per POS of ``lexprobe run``'s WDLMPro part on the default model
 DEFAULT_RUN_SAMPLE = 100
+#: groups per resumable chunk in ``lexprobe run`` (the likelihood method's progress steps)
+RUN_CHUNK = 4
 
 
 def quick_sample(pos: str, n: int, seed: int = 0) -> list[SynsetGroup]:
@@ -78,8 +80,11 @@ def run_default(out_dir: Path, part, seed: int = 0) -> dict:
     from lexprobe.models import load_scorer
     from lexprobe.protocols.choose_cli import ChooseOptions
 
-    choose = {"choose": ChooseOptions(chat=part.chat)} if part.method == "choose" else {}
-    config = WDLMProConfig(seed=seed, method=part.method, **choose)  # type: ignore[arg-type]
+    choose = {"choose": ChooseOptions(chat=part.chat, units_per_batch=1)} if part.method == "choose" else {}
+    # likelihood: a few groups per resumable chunk, so the progress bar moves every few seconds on two CPU
+    # cores (choose: one target per batch, ``ChooseOptions.units_per_batch``)
+    chunk = {"chunk_size": RUN_CHUNK} if part.method == "likelihood" else {}
+    config = WDLMProConfig(seed=seed, method=part.method, **chunk, **choose)  # type: ignore[arg-type]
     # the result and its plot, as evaluate declares them (bench.outputs), checked before the model loads
     out = check_paths(get("wdlmpro"), Path(out_dir) / f"{part.stem('wdlmpro')}.json", config, part.model)
     sample = part.sample or DEFAULT_RUN_SAMPLE

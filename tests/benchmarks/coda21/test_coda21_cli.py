@@ -86,3 +86,45 @@ def test_default_coda_dir_is_in_the_data_directory(tmp_path, monkeypatch):
     (tmp_path / "data" / "coda21").mkdir(parents=True)
     write_small(tmp_path / "data" / "coda21" / "CoDA-clean-hard.json")
     assert coda_cli.resolve_coda_file("clean-hard") == tmp_path / "data" / "coda21" / "CoDA-clean-hard.json"
+
+
+def test_build_names_everything_it_lacks_in_one_line(tmp_path, capsys):
+    """No SemCor in the (empty) data directory, no context model, no embedding model: one line names all
+    three, not one per try."""
+    code = main(["coda21", "build", "--out", str(tmp_path / "x.json"), "--context-model", str(tmp_path / "no-bert"),
+                 "--embed-model", str(tmp_path / "no-minilm")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "lacks 3 thing(s)" in err and "SemCor 3.0 not found" in err and "--contexts wordnet" in err
+    assert "no-bert" in err and "--context-model" in err and "no-minilm" in err and "--embed-model" in err
+    assert not (tmp_path / "x.json").exists()
+
+
+def _fake_embed(texts, **kwargs):
+    """Seeded vectors per text (the clustering needs some embedder; the run's and the command's are one)."""
+    import hashlib
+
+    import numpy as np
+
+    return np.stack([np.random.default_rng(int(hashlib.sha256(t.encode()).hexdigest()[:8], 16)).normal(size=8)
+                     for t in texts])
+
+
+def test_the_runs_small_set_is_made_by_a_command(tmp_path, capsys, monkeypatch):
+    """Without SemCor `lexprobe run` builds a small noisy-hard set from WordNet's examples; the command it
+    prints makes the same file (given the same embedder: MiniLM in both by default)."""
+    monkeypatch.setattr(coda_cli, "_embedder", lambda model, device, batch_size: _fake_embed)
+    built = coda_cli.build_small(tmp_path / "run", _fake_embed, max_groups=2)
+    assert built.name == "coda21-small-noisy-hard.json"
+    printed = capsys.readouterr().out
+    command = coda_cli.small_set_command("wordnet", str(tmp_path / "cmd.json"), 2)
+    assert f"`{coda_cli.small_set_command('wordnet', 'FILE.json', 2)}`" in printed
+    assert main(command.split()[1:]) == 0
+    assert json.loads((tmp_path / "cmd.json").read_text()) == json.loads(built.read_text())
+
+
+def test_a_missing_official_file_names_the_offline_set_too(tmp_path, capsys):
+    assert main(["coda21", "eval", "--data", "clean-easy", "--model", "random", "--out", str(tmp_path / "r.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "lexprobe data fetch coda21-clean-easy" in err
+    assert f"`{coda_cli.small_set_command('wordnet', 'small.json')}`" in err
