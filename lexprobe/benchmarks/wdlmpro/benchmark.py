@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
-from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method, SummaryColumn
+from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, LLMPart, Method, SummaryColumn
 from lexprobe.benchmarks.wdlmpro.config import (  # noqa: F401  (the config is part of the benchmark's API)
     DEFAULT_CHUNK_SIZE,
     TASK_CHOICES,
@@ -59,11 +59,11 @@ class WDLMPro(Benchmark):
         name="wdlmpro", title="WDLMPro", help="WDLMPro: word <-> definition matching among WordNet sisters",
         unit="target", tasks=("w2d", "d2w"), datasets=("wordnet",), main_score="p_at_1",
         unit_metrics=(("p_at_1", "P@1"), ("rank_score", "RS")),
-        summary=(SummaryColumn("W2D P@1 (%)", "p_at_1", "w2d", "W2D"), SummaryColumn("D2W P@1 (%)", "p_at_1", "d2w", "D2W")),
+        summary=(SummaryColumn("W2D P@1 (%)", task="w2d", part="W2D"), SummaryColumn("D2W P@1 (%)", task="d2w", part="D2W")),
     )
     Config = WDLMProConfig
     methods: ClassVar[dict[str, Method]] = {"likelihood": Likelihood(), "choose": Choose()}
-    has_human_items = True
+    human_item_kind = "choice"
 
     @property
     def recipes(self):  # type: ignore[override]
@@ -180,7 +180,9 @@ class WDLMPro(Benchmark):
 
         register_commands(sub)
 
-    llm_methods = ("likelihood", "choose")
+    #: ``lexprobe run``: the samples (groups per POS) sized in docs/llm.md, "The main job"
+    run_samples: ClassVar[dict[str, int | None]] = {"quick": 30, "full": 100}
+    llm_parts = (LLMPart("likelihood", False, {"quick": 8, "full": 25}), LLMPart("choose", True, {"quick": 8, "full": 25}))
 
     def default_run(self, out_dir, part):
         from lexprobe.benchmarks.wdlmpro.cli import run_default
