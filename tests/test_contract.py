@@ -5,11 +5,12 @@ benchmark needs only its module and one registry line."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
-from lexprobe import result_schema
+from lexprobe import reporting, result_schema
 from lexprobe.benchmarks import registry
 from lexprobe.benchmarks.evaluate import evaluate
 from lexprobe.cli import main
@@ -301,6 +302,85 @@ def test_a_fourth_benchmark_works_in_eval_report_compare_and_run(toy, tmp_path, 
     assert "Toy: pick the definition" in (tmp_path / "rep" / "tables.md").read_text(encoding="utf-8")
     assert main(["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
     assert "accuracy" in capsys.readouterr().out
-    assert main(["run", "--only", "toy", "--no-fetch", "--out-dir", str(tmp_path / "run")]) == 0
+
+
+def test_a_fourth_benchmark_declares_its_main_job_parts(toy, tmp_path, monkeypatch, capsys):
+    """``lexprobe run`` reads the toy's samples and its causal-LM part from the toy's module (``run_samples``,
+    ``llm_parts``), and records and prints each part's ``main_score``."""
+    import lexprobe.run as run
+
+    monkeypatch.setattr(run, "_check_installed", lambda model: None)  # "random" stands in for the causal LM
+    assert main(["run", "--only", "toy", "--llm", "random", "--no-fetch", "--out-dir", str(tmp_path / "run")]) == 0
     summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
-    assert summary["benchmarks"]["toy"]["metrics"]["pick"]["all"]["n"] == 4
+    assert summary["benchmarks"]["toy"]["metrics"]["pick"]["all"]["n"] == 3  # run_samples["quick"]
+    default, llm = summary["parts"]
+    assert (llm["model"], llm["method"], llm["sample"], llm["files"]) == ("random", "likelihood", 2,
+                                                                           ["toy-random-likelihood.json"])
+    assert default["main_score"] == {"metric": "accuracy", "values": {"toy.json": {"pick": 1.0}}}
+    value = llm["main_score"]["values"]["toy-random-likelihood.json"]["pick"]
+    assert value == llm["metrics"]["pick"]["all"]["accuracy"]
+    assert f"accuracy: pick {value:.3f}" in capsys.readouterr().out
+
+
+def test_a_fourth_benchmark_has_human_items_and_a_template_field(toy, tmp_path):
+    """The toy's human items go through the answer store's checks and score to results ``report`` reads, and
+    its template field ships and loads from a ``--template`` file: no generic module names the toy."""
+    from lexprobe.human.items import public_items
+    from lexprobe.human.score import POOLED, results_for
+    from lexprobe.human.store import AnswerStore
+    from lexprobe.protocols.templates import SHIPPED, load_template
+
+    item_set = toy.human_item_set(None)
+    store = AnswerStore(tmp_path / "db.sqlite")
+    store.add_item_set(item_set)
+    items = store.item_sets()[0]["items"]  # stored and read back through the store's checks of a "choice" item
+    assert [it["id"] for it in public_items(item_set)] == [f"pick/{w}" for w, _ in toy_items()]
+    store.save_answer(item_set["set_id"], "ann", items[0]["id"], items[0]["answer"])
+    store.save_answer(item_set["set_id"], "ann", items[1]["id"], next(o["label"] for o in items[1]["options"]
+                                                                      if o["label"] != items[1]["answer"]))
+    store.save_answer(item_set["set_id"], "bob", items[0]["id"], items[0]["answer"])
+    results = results_for(item_set, store.answers(item_set["set_id"]))
+    store.close()
+    assert results["ann"]["metrics"]["pick"]["all"]["accuracy"] == 0.5
+    assert results[POOLED]["metrics"]["pick"]["all"]["accuracy"] == pytest.approx(2 / 3)
+    for name, result in results.items():
+        assert result_schema.problems(result) == []
+        reporting.write_json(tmp_path / "human" / f"human-toy-{name}.json", result)
+    assert main(["report", str(tmp_path / "human"), "--out", str(tmp_path / "rep")]) == 0
+    assert "human:ann" in (tmp_path / "rep" / "tables.md").read_text(encoding="utf-8")
+
+    assert SHIPPED["letters"].toy.startswith("Question:") and SHIPPED["dictionary"].toy == SHIPPED["default"].toy
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps({"toy": "{word}? {options}", "w2d": "{word} {options}"}), encoding="utf-8")
+    mine = load_template(str(path))
+    assert (mine.toy, mine.w2d, mine.d2w) == ("{word}? {options}", "{word} {options}", SHIPPED["default"].d2w)
+    assert mine.record()["toy"] == "{word}? {options}"
+    path.write_text(json.dumps({"toy": "{word}"}), encoding="utf-8")
+    with pytest.raises(DataError, match=re.escape("template field 'toy'") + ".*lacks placeholder"):
+        load_template(str(path))
+
+
+def toy_items():
+    from tests.toy_benchmark import ITEMS
+
+    return ITEMS
+
+
+def test_main_score_is_a_metric_every_benchmark_produces(toy):
+    """Every registered benchmark's headline is one of its metrics (its summary columns show it); a benchmark
+    declaring one it does not produce cannot be defined."""
+    from lexprobe.benchmarks.base import BenchmarkMeta, SummaryColumn
+
+    for bench in registry.all_benchmarks():
+        produced = [key for key, _ in bench.meta.unit_metrics]
+        assert bench.meta.main_score in produced
+        assert all(c.metric in produced for c in bench.meta.summary)
+    assert [c.metric for c in registry.get("wdlmpro").meta.summary] == ["p_at_1", "p_at_1"]
+    from lexprobe.report.tables import summary_headers
+
+    assert toy.meta.summary[0].metric == "accuracy" and "Toy acc. (%)" in summary_headers()[0]  # "Models by method"
+    with pytest.raises(ValueError, match="main_score 'f1' is not one of its unit_metrics"):
+        BenchmarkMeta("x", "X", "x", "item", ("t",), main_score="f1", unit_metrics=(("accuracy", "accuracy"),))
+    with pytest.raises(ValueError, match="shows 'f1'"):
+        BenchmarkMeta("x", "X", "x", "item", ("t",), main_score="accuracy", unit_metrics=(("accuracy", "a"),),
+                      summary=(SummaryColumn("F1", "f1"),))

@@ -2,7 +2,11 @@
 
 "Toy": each item is a word with a few definitions, the first one right; the model picks the
 definition closest to the word (sentence embeddings) or at random. It uses the contract
-only: metadata, a typed config, a recipe, one method, the generic ``run_units``.
+only: metadata, a typed config, a recipe, one method, the generic ``run_units``; and the
+declarations the generic modules read instead of naming benchmarks (issue #28, point 5): its
+``lexprobe run`` samples and causal-LM part (``run_samples``, ``llm_parts``), human items
+(``human_item_kind`` with ``human_item_set``/``human_results``) and a choose-template field
+(``template_fields``; the toy has no choose method yet, so nothing asks with it).
 """
 
 from __future__ import annotations
@@ -12,8 +16,9 @@ from typing import ClassVar, TypedDict
 
 import numpy as np
 
-from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method, Unit, option
+from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, LLMPart, Method, SummaryColumn, Unit, option
 from lexprobe.distributed import run_units
+from lexprobe.protocols.templates import TemplateField
 from lexprobe.scorers.capabilities import RandomScores, SentenceEmbeddings, strategy
 from lexprobe.tables import Table, cell
 
@@ -91,7 +96,8 @@ class Pick(Method):
 
 class Toy(Benchmark):
     meta = BenchmarkMeta(name="toy", title="Toy", help="toy: pick a word's definition", unit="item",
-                         tasks=("pick",), main_score="accuracy", unit_metrics=(("accuracy", "accuracy"),))
+                         tasks=("pick",), main_score="accuracy", unit_metrics=(("accuracy", "accuracy"),),
+                         summary=(SummaryColumn("Toy acc. (%)"),))  # the report's "Models by method": main_score
     Config = ToyConfig
     recipes: ClassVar[dict] = {"paper": ToyRecipe("paper")}
     methods: ClassVar[dict] = {"likelihood": Pick()}
@@ -121,3 +127,48 @@ class Toy(Benchmark):
         self.likelihood_only(part)
         result = evaluate(self, load_scorer(part.model), ToyConfig(limit=part.sample), out_dir / f"{part.stem('toy')}.json")
         return {"metrics": result["metrics"]}
+
+    # --- what ``lexprobe run``, ``lexprobe human`` and the choose templates read (no generic module names "toy")
+    run_samples: ClassVar[dict[str, int | None]] = {"quick": 3, "full": None}
+    llm_parts = (LLMPart("likelihood", False, {"quick": 2, "full": 4}),)
+    template_fields: ClassVar[dict[str, TemplateField]] = {
+        "toy": TemplateField(frozenset({"word", "options"}), required=frozenset({"word", "options"}),
+                             texts={"default": "Which definition fits {word}?\n{options}",
+                                    "letters": "Question: which definition fits {word}?\n{options}"})}
+    human_item_kind = "choice"
+
+    def human_item_set(self, args):
+        from lexprobe.human.items import groups_digest, make_item_set
+
+        items = []
+        for n, (word, definitions) in enumerate(ITEMS):
+            order = [(n + i) % len(definitions) for i in range(len(definitions))]  # the right one moves about
+            options = [{"label": chr(ord("A") + i), "text": definitions[j], "synset": f"{word}.{j}"}
+                       for i, j in enumerate(order)]
+            items.append({"id": f"pick/{word}", "kind": "choice", "task": "pick", "pos": "all",
+                          "prompt": f"Which definition fits {word}?", "options": options,
+                          "answer": options[order.index(0)]["label"], "target": word, "word": word})
+        return make_item_set("toy", "all", 0, items, {"pick": groups_digest([w for w, _ in ITEMS])})
+
+    def human_results(self, item_set, answers):
+        from lexprobe.human.score import finish_person_result, person_config, person_model, who
+        from lexprobe.result_schema import new_result
+        from lexprobe.stats.bootstrap import mean_intervals
+
+        items = {it["id"]: it for it in item_set["items"]}
+        out = {}
+        for person in who(answers):
+            people = sorted(answers) if person not in answers else [person]
+            records = [{"word": items[i]["word"], "pick": a, "k": len(items[i]["options"]),
+                        "correct": float(a == items[i]["answer"]), "participant": p}
+                       for p in people for i, a in answers.get(p, {}).items() if i in items]
+            acc, chance = [r["correct"] for r in records], [1.0 / r["k"] for r in records]
+            sections = {"tasks": ["pick"], "instances": records,
+                        "metrics": {"pick": {"all": {"accuracy": float(np.mean(acc)) if acc else None, "n": len(acc),
+                                                     "ci": mean_intervals({"accuracy": acc})}}},
+                        "baselines": {"random": {"pick": {"all": {
+                            "accuracy": float(np.mean(chance)) if chance else None, "n": len(acc)}}}}}
+            config = person_config(item_set, list(items.values()), person, len(records), people)
+            result = new_result("toy", person_model(person), "human", "paper", config, sections)
+            out[person] = finish_person_result(result, item_set["digests"]["pick"], len(items), "item")
+        return out

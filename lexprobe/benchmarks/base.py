@@ -360,6 +360,10 @@ class Benchmark(ABC):
         if part.method != "likelihood" or part.chat:
             raise LexprobeError(f"{self.meta.name}'s default run has only the likelihood method, not {part.label}")
 
+    #: its fields of the choose method's prompt templates (``protocols.templates.TemplateField``: the question,
+    #: its placeholders, its text in each shipped template), by field name (a ``--template FILE`` key)
+    template_fields: ClassVar[dict[str, Any]] = {}
+
     #: the page's kind of this benchmark's human items (``lexprobe human``): "choice" (a prompt and lettered
     #: options, ``task`` one of ``meta.tasks``) or "align" (contexts matched to definitions); None: it has none.
     #: The answer store checks stored items against it (``human.store``), so no generic module names a benchmark.

@@ -104,6 +104,7 @@ def cmd_serve(args) -> int:
 
 
 def cmd_score(args) -> int:
+    from lexprobe.benchmarks.registry import get
     from lexprobe.human.score import results_for
     from lexprobe.human.store import AnswerStore
     from lexprobe.outputs import make_output_dir
@@ -117,13 +118,14 @@ def cmd_score(args) -> int:
     written = 0
     for item_set in store.item_sets():
         answers = store.answers(item_set["set_id"])
+        meta = get(item_set["benchmark"]).meta
+        metric = meta.main_score  # the benchmark's headline, labelled as its tables label it
         for who, result in results_for(item_set, answers).items():
             path = write_json(out / f"human-{item_set['benchmark']}-{item_set['set_id']}-{who}.json", result)
             head = result["metrics"][result["tasks"][0]]["all"]
-            metric = "p_at_1" if "p_at_1" in head else "accuracy"
             value, ci = head.get(metric), head.get("ci", {}).get(metric)
             summary = "no answers" if value is None else (
-                f"{'P@1' if metric == 'p_at_1' else 'accuracy'} {value:.3f}"
+                f"{dict(meta.unit_metrics)[metric]} {value:.3f}"
                 + (f" [95% CI {ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""))
             print(f"{who}: {result['config']['answered']}/{result['config']['total']} answered, {summary} -> {path}")
             written += 1

@@ -29,7 +29,7 @@ from lexprobe.cache import ResumeLog, partial_path
 from lexprobe.errors import LexprobeError, ModelError
 from lexprobe.protocols.answers import greedy_generate, label_logprobs, prompt_length
 from lexprobe.protocols.parse import FAILURES, LENIENT_FAILURES
-from lexprobe.protocols.templates import DEFAULT, Template, require_chat_template
+from lexprobe.protocols.templates import Template, default_template, require_chat_template
 from lexprobe.scorers.capabilities import NAMES, Generation, TokenLogprobs, offers, require
 from lexprobe.validation import Rule
 
@@ -42,7 +42,7 @@ GENERATION_FAILURES = {"generation": FAILURES, "generation_lenient": LENIENT_FAI
 
 @dataclass(frozen=True)
 class ChooseConfig:
-    template: Template = DEFAULT
+    template: Template = field(default_factory=default_template)
     chat: bool = False
     max_candidates: int | None = 10  # None: show every candidate
     permutations: int = 1

@@ -1,12 +1,16 @@
 """Prompt templates of the ask-to-choose protocol, and how a prompt is put together.
 
-A template is a handful of format strings. The question (``w2d``, ``d2w`` or
-``coda``) becomes the user's message; the prompt given to the model is that message
-followed by a new line and ``answer`` (plain), or the tokenizer's chat template
-applied to [system?, user] with the generation prompt, followed by ``answer``
-(``--chat``: the answer prefix is pre-filled in the assistant's turn). Option labels
-are read after the prompt as ``" " + label``; CoDA21's label likelihood reads the
-definition letter of context ``c`` after the prompt plus ``coda_row`` (`` c:``).
+A template is a handful of format strings. Each benchmark with a choose method declares its
+own fields (``Benchmark.template_fields``: WDLMPro's ``w2d`` and ``d2w`` questions, CoDA21's
+``coda`` question and ``coda_row``), with their placeholders and their text in each shipped
+template; this module adds the fields every benchmark shares (``option``, ``answer``,
+``labels``, ``system``) and gathers the rest from the registry, so a new benchmark's question
+is one declaration in its own package. The question becomes the user's message; the prompt
+given to the model is that message followed by a new line and ``answer`` (plain), or the
+tokenizer's chat template applied to [system?, user] with the generation prompt, followed by
+``answer`` (``--chat``: the answer prefix is pre-filled in the assistant's turn). Option
+labels are read after the prompt as ``" " + label``; a field declared ``after_answer`` (CoDA21's
+``coda_row``, `` c:``) is read after the prompt before a further label.
 
 Templates ship by name (``SHIPPED``); ``--template FILE`` reads a JSON object with
 the same fields, missing fields taken from ``default``. The resolved template is
@@ -16,9 +20,9 @@ recorded in every result.
 from __future__ import annotations
 
 import string
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from lexprobe.data.files import read_json
 from lexprobe.errors import DataError, ModelError
@@ -28,74 +32,88 @@ BLANK = "___"
 
 
 @dataclass(frozen=True)
+class TemplateField:
+    """A benchmark's field of the choose templates (``Benchmark.template_fields``)."""
+
+    placeholders: frozenset[str]  #: what the text may use
+    texts: dict[str, str]  #: its text by shipped template name; "default" is required, the others fall back to it
+    required: frozenset[str] = frozenset()  #: placeholders it cannot do without (a question without its options)
+    after_answer: bool = False  #: a line read after the answer prefix (recorded after ``answer``), not a question
+
+
+@dataclass(frozen=True)
 class Template:
+    """A resolved template: the shared fields, and the benchmarks' (``fields``: (name, text), declared order)."""
+
     name: str
-    w2d: str
-    d2w: str
-    coda: str
+    fields: tuple[tuple[str, str], ...] = ()
     option: str = "{label}. {text}"
     answer: str = "Answer:"
-    coda_row: str = " {context}:"
     labels: str = "numbers"  # W2D/D2W option labels; CoDA21: contexts numbered, definitions lettered
     system: str | None = None
 
+    def __getattr__(self, name: str) -> Any:
+        """A benchmark's field by name (``t.w2d``), as before the fields were declared per benchmark."""
+        for key, text in self.__dict__.get("fields", ()):
+            if key == name:
+                return text
+        raise AttributeError(f"template has no field {name!r}")
+
     def record(self) -> dict:
-        return asdict(self)
+        """As results record it: name, the questions, option, answer, the after-answer lines, labels, system."""
+        declared = benchmark_fields()
+        own = dict(self.fields)
+        questions = {k: v for k, v in own.items() if not (k in declared and declared[k].after_answer)}
+        lines = {k: v for k, v in own.items() if k not in questions}
+        return {"name": self.name, **questions, "option": self.option, "answer": self.answer, **lines,
+                "labels": self.labels, "system": self.system}
 
 
-DEFAULT = Template(
-    name="default",
-    w2d=('Which definition fits the word "{word}"?\n{options}\n'
-         "Reply with the number of the definition only."),
-    d2w=('Which word has the definition "{definition}"?\n{options}\n'
-         "Reply with the number of the word only."),
-    coda=("In each numbered sentence a word was replaced by " + BLANK + ". The hidden words are different.\n"
-          "Sentences:\n{contexts}\nDefinitions:\n{definitions}\n"
-          "Match each sentence to the definition of its hidden word; use each definition once. "
-          "Reply on one line in the form 1: A, 2: B, ..."),
-)
+#: the fields every benchmark shares: (placeholders, required placeholders)
+_SHARED = {"option": ({"label", "text"}, {"label", "text"}), "answer": (set(), set())}
+_SHARED_FIELDS = ("name", "option", "answer", "labels", "system")
 
-SHIPPED: dict[str, Template] = {
-    "default": DEFAULT,
+#: the shipped templates' shared fields (each benchmark's text of them: ``TemplateField.texts``)
+_SHIPPED_SHARED: dict[str, dict[str, Any]] = {
+    "default": {},
     # letters avoid the "1" / "10" label-prefix clash of numbered lists (MMLU style)
-    "letters": replace(
-        DEFAULT, name="letters", labels="letters",
-        w2d=('Question: which definition fits the word "{word}"?\n{options}\n'
-             "Reply with the letter of the definition only."),
-        d2w=('Question: which word has the definition "{definition}"?\n{options}\n'
-             "Reply with the letter of the word only."),
-    ),
-    "dictionary": replace(
-        DEFAULT, name="dictionary",
-        system="You are a careful lexicographer. Answer exactly in the format asked for.",
-        w2d=('A dictionary lists several senses. Which of these is the meaning of "{word}"?\n{options}\n'
-             "Give only the number."),
-        d2w=('A dictionary entry reads: "{definition}". Which headword does it define?\n{options}\n'
-             "Give only the number."),
-        coda=("Each sentence below has one word hidden as " + BLANK + "; every sentence hides a different word.\n"
-              "{contexts}\nDictionary definitions:\n{definitions}\n"
-              "Pair every sentence with the definition of its hidden word, each definition used once. "
-              "Give only the pairs on one line, like 1: A, 2: B, ..."),
-    ),
-}
-
-_PLACEHOLDERS = {
-    "w2d": {"word", "options", "n"},
-    "d2w": {"definition", "options", "n"},
-    "coda": {"contexts", "definitions", "k"},
-    "option": {"label", "text"},
-    "answer": set(),
-    "coda_row": {"context"},
+    "letters": {"labels": "letters"},
+    "dictionary": {"system": "You are a careful lexicographer. Answer exactly in the format asked for."},
 }
 
 
-#: placeholders a question cannot do without (a w2d question without its options asks nothing)
-_REQUIRED = {
-    "w2d": {"word", "options"},
-    "d2w": {"definition", "options"},
-    "coda": {"contexts", "definitions"},
-    "option": {"label", "text"},
-}
+def benchmark_fields() -> dict[str, TemplateField]:
+    """Every registered benchmark's template fields, in registry order (a name declared twice is an error)."""
+    from lexprobe.benchmarks.registry import all_benchmarks
+
+    out: dict[str, TemplateField] = {}
+    for bench in all_benchmarks():
+        for key, declared in bench.template_fields.items():
+            if key in out or key in _SHARED_FIELDS or key == "fields":
+                raise ValueError(f"template field {key!r} of {bench.meta.name} is declared twice")
+            out[key] = declared
+    return out
+
+
+def shipped() -> dict[str, Template]:
+    """The shipped templates by name, with every registered benchmark's fields."""
+    declared = benchmark_fields()
+    return {name: Template(name, tuple((k, f.texts.get(name, f.texts["default"])) for k, f in declared.items()),
+                           **shared)
+            for name, shared in _SHIPPED_SHARED.items()}
+
+
+def default_template() -> Template:
+    return shipped()["default"]
+
+
+def __getattr__(name: str) -> Any:
+    """``SHIPPED`` and ``DEFAULT``, built when read: the benchmarks' fields come from the registry."""
+    if name == "SHIPPED":
+        return shipped()
+    if name == "DEFAULT":
+        return default_template()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _fields_used(text: str) -> set[str]:
@@ -113,11 +131,19 @@ def _fields_used(text: str) -> set[str]:
     return used
 
 
+def _placeholders() -> dict[str, tuple[set[str], set[str]]]:
+    """Each field's (allowed, required) placeholders, in record order."""
+    declared = benchmark_fields()
+    questions = {k: (set(f.placeholders), set(f.required)) for k, f in declared.items() if not f.after_answer}
+    lines = {k: (set(f.placeholders), set(f.required)) for k, f in declared.items() if f.after_answer}
+    return {**questions, **_SHARED, **lines}
+
+
 def check_template(t: Template, source: str = "") -> Template:
     where = f" in {source}" if source else ""
     if t.labels not in LABEL_STYLES:
         raise DataError(f"template labels {t.labels!r}{where} must be one of {', '.join(LABEL_STYLES)}")
-    for name, allowed in _PLACEHOLDERS.items():
+    for name, (allowed, required) in _placeholders().items():
         text = getattr(t, name)
         if not isinstance(text, str):
             raise DataError(f"template field {name!r}{where} must be a string")
@@ -130,7 +156,7 @@ def check_template(t: Template, source: str = "") -> Template:
         if unknown:
             raise DataError(f"template field {name!r}{where} uses unknown placeholder(s) "
                             f"{', '.join(sorted(unknown))}; allowed: {', '.join(sorted(allowed)) or 'none'}")
-        missing = _REQUIRED.get(name, set()) - used
+        missing = required - used
         if missing:
             raise DataError(f"template field {name!r}{where} lacks placeholder(s) "
                             f"{', '.join('{' + m + '}' for m in sorted(missing))}; add them")
@@ -141,22 +167,27 @@ def check_template(t: Template, source: str = "") -> Template:
 
 def load_template(name_or_path: str) -> Template:
     """A shipped template by name, or a JSON file whose fields override ``default``."""
-    if name_or_path in SHIPPED:
-        return SHIPPED[name_or_path]
+    ship = shipped()
+    if name_or_path in ship:
+        return ship[name_or_path]
     path = Path(name_or_path)
     if not path.is_file():
         raise DataError(f"--template {name_or_path!r} is neither a shipped template "
-                        f"({', '.join(SHIPPED)}) nor a JSON file")
+                        f"({', '.join(ship)}) nor a JSON file")
     obj = read_json(path, "see docs/llm.md for a template's fields")
     if not isinstance(obj, dict):
         raise DataError(f"template file {path} must hold a JSON object; see docs/llm.md for the fields")
-    known = {f.name for f in fields(Template)}
+    default = ship["default"]
+    own = dict(default.fields)
+    known = set(_SHARED_FIELDS) | set(own)
     unknown = set(obj) - known
     if unknown:
         raise DataError(f"template file {path} has unknown field(s) {', '.join(sorted(unknown))}; "
                         f"known: {', '.join(sorted(known))}")
     obj.setdefault("name", path.stem)
-    return check_template(replace(DEFAULT, **obj), str(path))
+    shared = {k: v for k, v in obj.items() if k in _SHARED_FIELDS}
+    fields = tuple((k, obj.get(k, text)) for k, text in own.items())
+    return check_template(replace(default, fields=fields, **shared), str(path))
 
 
 # ---------------------------------------------------------------- labels and questions
@@ -174,26 +205,9 @@ def option_labels(n: int, style: str) -> list[str]:
     return [str(i + 1) for i in range(n)]
 
 
-def _option_lines(t: Template, labels: Sequence[str], texts: Sequence[str]) -> str:
+def option_lines(t: Template, labels: Sequence[str], texts: Sequence[str]) -> str:
+    """The options of a question, one ``t.option`` line each ("1. a domesticated animal")."""
     return "\n".join(t.option.format(label=lab, text=txt) for lab, txt in zip(labels, texts))
-
-
-def w2d_question(t: Template, word: str, definitions: Sequence[str]) -> str:
-    labels = option_labels(len(definitions), t.labels)
-    return t.w2d.format(word=word, options=_option_lines(t, labels, definitions), n=len(definitions))
-
-
-def d2w_question(t: Template, definition: str, words: Sequence[str]) -> str:
-    labels = option_labels(len(words), t.labels)
-    return t.d2w.format(definition=definition, options=_option_lines(t, labels, words), n=len(words))
-
-
-def coda_question(t: Template, contexts: Sequence[str], definitions: Sequence[str]) -> str:
-    k = len(contexts)
-    return t.coda.format(
-        contexts=_option_lines(t, option_labels(k, "numbers"), contexts),
-        definitions=_option_lines(t, option_labels(k, "letters"), definitions), k=k,
-    )
 
 
 # ---------------------------------------------------------------- the prompt

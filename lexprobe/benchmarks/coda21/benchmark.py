@@ -17,6 +17,7 @@ from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, LLMPart, Method, 
 from lexprobe.benchmarks.coda21.config import ALIGN_METHODS, PATTERN_NAMES, CodaConfig  # noqa: F401  (its API)
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.errors import DataError, LexprobeError
+from lexprobe.protocols.templates import BLANK, TemplateField
 from lexprobe.result_schema import is_choose
 from lexprobe.scorers.capabilities import Generation, RandomScores, SentenceEmbeddings, SlotLogprobs, TokenLogprobs
 
@@ -70,6 +71,20 @@ class CoDA21(Benchmark):
     recipes = RECIPES
     methods: ClassVar[dict[str, Method]] = {"likelihood": Likelihood(), "choose": Choose(), "ask": Ask()}
     human_item_kind = "align"
+    template_fields: ClassVar[dict[str, TemplateField]] = {
+        "coda": TemplateField(frozenset({"contexts", "definitions", "k"}), required=frozenset({"contexts", "definitions"}),
+                              texts={
+            "default": ("In each numbered sentence a word was replaced by " + BLANK + ". The hidden words are different.\n"
+                        "Sentences:\n{contexts}\nDefinitions:\n{definitions}\n"
+                        "Match each sentence to the definition of its hidden word; use each definition once. "
+                        "Reply on one line in the form 1: A, 2: B, ..."),
+            "dictionary": ("Each sentence below has one word hidden as " + BLANK + "; every sentence hides a different "
+                           "word.\n{contexts}\nDictionary definitions:\n{definitions}\n"
+                           "Pair every sentence with the definition of its hidden word, each definition used once. "
+                           "Give only the pairs on one line, like 1: A, 2: B, ...")}),
+        # read after the prompt before the definition letter of context c (the label likelihood)
+        "coda_row": TemplateField(frozenset({"context"}), texts={"default": " {context}:"}, after_answer=True),
+    }
 
     def check_config(self, config: CodaConfig) -> None:
         from lexprobe.benchmarks.coda21.evaluate import engine_config

@@ -44,13 +44,21 @@ from lexprobe.protocols.debias import debiased, rotations
 from lexprobe.protocols.options import option_order, sample_candidates
 from lexprobe.protocols.parse import parse_matching, parse_matching_lenient
 from lexprobe.protocols.readings import bias_line
-from lexprobe.protocols.templates import BLANK, build_prompt, coda_question, option_labels
+from lexprobe.protocols.templates import BLANK, Template, build_prompt, option_labels, option_lines
 from lexprobe.run_record import finish_result
 from lexprobe.stats.bootstrap import mean_intervals
 
 
 def answer_tokens(k: int) -> int:
     return 6 * k + 8  # "12: C, " is at most ~6 tokens per pair
+
+
+def coda_question(t: Template, contexts: Sequence[str], definitions: Sequence[str]) -> str:
+    k = len(contexts)
+    return t.coda.format(
+        contexts=option_lines(t, option_labels(k, "numbers"), contexts),
+        definitions=option_lines(t, option_labels(k, "letters"), definitions), k=k,
+    )
 
 
 def build_items(groups, config: ChooseConfig, tokenizer=None) -> list[dict]:

@@ -19,6 +19,7 @@ from lexprobe.benchmarks.wdlmpro.config import (  # noqa: F401  (the config is p
     WDLMProItems,
 )
 from lexprobe.errors import DataError
+from lexprobe.protocols.templates import TemplateField
 from lexprobe.result_schema import is_choose
 from lexprobe.scorers.capabilities import (
     Generation,
@@ -64,6 +65,23 @@ class WDLMPro(Benchmark):
     Config = WDLMProConfig
     methods: ClassVar[dict[str, Method]] = {"likelihood": Likelihood(), "choose": Choose()}
     human_item_kind = "choice"
+    template_fields: ClassVar[dict[str, TemplateField]] = {
+        "w2d": TemplateField(frozenset({"word", "options", "n"}), required=frozenset({"word", "options"}), texts={
+            "default": ('Which definition fits the word "{word}"?\n{options}\n'
+                        "Reply with the number of the definition only."),
+            "letters": ('Question: which definition fits the word "{word}"?\n{options}\n'
+                        "Reply with the letter of the definition only."),
+            "dictionary": ('A dictionary lists several senses. Which of these is the meaning of "{word}"?\n{options}\n'
+                           "Give only the number.")}),
+        "d2w": TemplateField(frozenset({"definition", "options", "n"}), required=frozenset({"definition", "options"}),
+                             texts={
+            "default": ('Which word has the definition "{definition}"?\n{options}\n'
+                        "Reply with the number of the word only."),
+            "letters": ('Question: which word has the definition "{definition}"?\n{options}\n'
+                        "Reply with the letter of the word only."),
+            "dictionary": ('A dictionary entry reads: "{definition}". Which headword does it define?\n{options}\n'
+                           "Give only the number.")}),
+    }
 
     @property
     def recipes(self):  # type: ignore[override]

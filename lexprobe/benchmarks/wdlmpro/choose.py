@@ -41,12 +41,22 @@ from lexprobe.protocols.debias import debiased, rotations
 from lexprobe.protocols.options import option_order, sample_candidates
 from lexprobe.protocols.parse import parse_choice, parse_choice_lenient
 from lexprobe.protocols.readings import bias_line
-from lexprobe.protocols.templates import build_prompt, d2w_question, option_labels, w2d_question
+from lexprobe.protocols.templates import Template, build_prompt, option_labels, option_lines
 from lexprobe.run_record import finish_result
 from lexprobe.stats.bootstrap import mean_intervals
 
 TASKS = ("w2d", "d2w")
 ANSWER_TOKENS = 8  # "12" and a little room: the first line is all that is read
+
+
+def w2d_question(t: Template, word: str, definitions: Sequence[str]) -> str:
+    labels = option_labels(len(definitions), t.labels)
+    return t.w2d.format(word=word, options=option_lines(t, labels, definitions), n=len(definitions))
+
+
+def d2w_question(t: Template, definition: str, words: Sequence[str]) -> str:
+    labels = option_labels(len(words), t.labels)
+    return t.d2w.format(definition=definition, options=option_lines(t, labels, words), n=len(words))
 
 
 def item_prompt(group, task: str, order: Sequence[int], config: ChooseConfig, tokenizer=None) -> str:
