@@ -27,9 +27,12 @@ import dataclasses
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from lexprobe.errors import LexprobeError
+
+if TYPE_CHECKING:
+    from lexprobe.protocols.templates import TemplateField
 
 
 @dataclass(frozen=True)
@@ -362,7 +365,7 @@ class Benchmark(ABC):
 
     #: its fields of the choose method's prompt templates (``protocols.templates.TemplateField``: the question,
     #: its placeholders, its text in each shipped template), by field name (a ``--template FILE`` key)
-    template_fields: ClassVar[dict[str, Any]] = {}
+    template_fields: ClassVar[dict[str, TemplateField]] = {}
 
     #: the page's kind of this benchmark's human items (``lexprobe human``): "choice" (a prompt and lettered
     #: options, ``task`` one of ``meta.tasks``) or "align" (contexts matched to definitions); None: it has none.

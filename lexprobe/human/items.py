@@ -3,14 +3,14 @@
 An item set is a plain dict, stored whole in the answer database so scoring never
 rebuilds it::
 
-    {"set_id": ..., "benchmark": "wdlmpro"|"coda21", "subset": ..., "seed": ...,
+    {"set_id": ..., "benchmark": <a benchmark with human_item_kind>, "subset": ..., "seed": ...,
      "items": [item, ...]}
 
-A ``choice`` item (WDLMPro W2D/D2W) has lettered ``options`` and an ``answer`` label;
-an ``align`` item (CoDA21) has numbered ``contexts`` (target hidden) and lettered
-``definitions`` in a seeded order, and ``answer`` = the gold definition label of
-each context. ``public_items`` strips the answers and what would give them away. A
-benchmark builds its item set (``Benchmark.human_item_set``, in
+An item's ``kind`` is its benchmark's ``human_item_kind``. A ``choice`` item (WDLMPro
+W2D/D2W) has lettered ``options`` and an ``answer`` label; an ``align`` item (CoDA21) has
+numbered ``contexts`` (target hidden) and lettered ``definitions`` in a seeded order, and
+``answer`` = the gold definition label of each context. ``public_items`` strips the answers
+and what would give them away. A benchmark builds its item set (``Benchmark.human_item_set``, in
 ``benchmarks/<name>/human_set.py``) with ``make_item_set``.
 """
 
