@@ -182,7 +182,7 @@ def test_senserank_takes_batch_size_auto_and_dtype_auto_as_the_other_benchmarks(
 
     assert not differences(fixed["metrics"], auto["metrics"])
     assert [q["ap"] for q in auto["instances"]] == pytest.approx([q["ap"] for q in fixed["instances"]], abs=1e-6)
-    from lexprobe.models import resolve_dtype, pick_device
+    from lexprobe.models import pick_device, resolve_dtype
 
     embedder = load_scorer(str(tiny_bert), kind="token", device="cpu", dtype="auto")
     assert embedder.model.dtype == resolve_dtype("auto", pick_device("cpu"))

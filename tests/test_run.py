@@ -2,8 +2,6 @@
 
 import json
 
-import pytest
-
 from lexprobe.cli import main
 
 
