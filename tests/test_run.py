@@ -24,7 +24,11 @@ def test_run_wdlmpro_with_minilm(minilm_path, tmp_path, capsys):
     assert "CPU seconds" in out and "s of CPU" in out
     # the run ends with the report of what it wrote
     assert f"report written to {tmp_path / 'report' / 'index.html'}" in out
-    assert "WDLMPro W2D" in (tmp_path / "report" / "index.html").read_text()
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert "WDLMPro W2D" in page
+    # the seeded sample says what it is, in the result and as the report's banner (#29)
+    assert result["dataset"]["sample"] is True and "seeded sample of 8 WDLMPro groups" in result["dataset"]["what"]
+    assert "Sample, not the paper's full data" in page and "seeded sample of 8 WDLMPro groups" in page
 
 
 def test_run_coda21_on_official_files(minilm_path, shared_data, tmp_path, monkeypatch):

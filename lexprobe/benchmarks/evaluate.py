@@ -73,6 +73,8 @@ def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, meth
     if legacy is None:  # another rank than 0: rank 0 writes the result
         return None
     result = assemble(bench, scorer, config, legacy)
+    if getattr(items, "dataset", None):  # items a caller drew itself say what they are (a sample, #29)
+        result["dataset"] = items.dataset
     result["timing"] = {"seconds": round(time.time() - started, 2), **(legacy.get("timing") or {}),
                         "scorer_stats": dict(getattr(scorer, "stats", {}) or {})}
     if out is not None:
