@@ -20,18 +20,10 @@ from pathlib import Path
 import pytest
 
 from lexprobe.cli import main
+from tests.robustness import run_cli
 
 PACKAGE = Path(__file__).resolve().parents[2] / "lexprobe"
 HAND_CHECKS = {"check_output_file", "check_output_dir", "check_not_inputs", "check_image_file"}
-
-
-def run_cli(argv, capsys):
-    capsys.readouterr()
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as stop:
-        code = stop.code
-    return code, capsys.readouterr().err.strip()
 
 
 def digest(path: Path) -> str:

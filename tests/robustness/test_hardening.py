@@ -15,19 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from lexprobe.cli import main
+from tests.robustness import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def run_cli(argv, capsys):
-    """(exit code, stderr) of ``lexprobe argv``; parser errors count as exit code 2."""
-    capsys.readouterr()
-    try:
-        code = main(argv)
-    except SystemExit as stop:
-        code = stop.code
-    return code, capsys.readouterr().err.strip()
 
 
 @pytest.fixture(scope="module")
@@ -355,8 +345,8 @@ class CountingBar:
 
 def test_7_progress_moves_per_chunk_and_ctrl_c_keeps_most_work(tmp_path, monkeypatch):
     import lexprobe.benchmarks.wdlmpro.evaluate as ev
-    from tests.benchmarks.wdlmpro.test_evaluate import _group
     from lexprobe.scorers.random import RandomScorer
+    from tests.benchmarks.wdlmpro.test_evaluate import _group
 
     groups = [_group(f"g{i}", "n", 5) for i in range(200)]
     monkeypatch.setattr(ev, "tqdm", CountingBar)

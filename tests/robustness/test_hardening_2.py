@@ -21,17 +21,8 @@ from lexprobe.cli import main
 from lexprobe.errors import OutputError
 from tests.benchmarks.coda21.helpers import write_small
 from tests.human.helpers import wdlmpro_data
+from tests.robustness import run_cli
 from tests.robustness.disk import full_folder
-
-
-def run_cli(argv, capsys):
-    """(exit code, stderr) of ``lexprobe argv``; parser errors count as exit code 2."""
-    capsys.readouterr()
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as stop:
-        code = stop.code
-    return code, capsys.readouterr().err.strip()
 
 
 def digest(path: Path) -> str:

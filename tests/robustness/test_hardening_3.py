@@ -14,16 +14,7 @@ import pytest
 
 from lexprobe.cli import main
 from tests.human.helpers import wdlmpro_data
-
-
-def run_cli(argv, capsys):
-    """(exit code, stderr) of ``lexprobe argv``; parser errors count as exit code 2."""
-    capsys.readouterr()
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as stop:
-        code = stop.code
-    return code, capsys.readouterr().err.strip()
+from tests.robustness import run_cli
 
 
 @pytest.fixture(scope="module")

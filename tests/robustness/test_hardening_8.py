@@ -31,6 +31,7 @@ from pathlib import Path
 import pytest
 
 from lexprobe.cli import main
+from tests.robustness import run_cli
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -41,16 +42,6 @@ def _fresh_notices(monkeypatch):
     import lexprobe.cache
 
     monkeypatch.setattr(lexprobe.cache, "_NOTICED", set(), raising=False)
-
-
-def run_cli(argv, capsys):
-    """(exit code, stderr) of ``lexprobe argv``; parser errors count as exit code 2."""
-    capsys.readouterr()
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as stop:
-        code = stop.code
-    return code, capsys.readouterr().err.strip()
 
 
 def one_line(err: str) -> str:
