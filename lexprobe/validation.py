@@ -97,6 +97,15 @@ def _is(value: Any, spec: Any) -> bool:
     return not problems(value, spec)
 
 
+#: scalar specs: (the test a value passes, what it is in words); JSON's true/false is no number here
+_SCALARS: dict[Any, tuple[Callable[[Any], bool], str]] = {
+    bool: (lambda v: isinstance(v, bool), "true/false"),
+    int: (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
+    float: (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "a number"),
+    str: (lambda v: isinstance(v, str), "a string"),
+}
+
+
 def _walk(value: Any, spec: Any, where: str, out: list[str]) -> None:  # noqa: C901 - one case per kind of spec
     at = where or "the value"
     if spec in (Any, object):
@@ -116,21 +125,10 @@ def _walk(value: Any, spec: Any, where: str, out: list[str]) -> None:  # noqa: C
         if value is not None:
             out.append(f"{at} is not null")
         return
-    if spec is bool:
-        if not isinstance(value, bool):
-            out.append(f"{at} is not true/false")
-        return
-    if spec is int:
-        if not isinstance(value, int) or isinstance(value, bool):
-            out.append(f"{at} is not an integer")
-        return
-    if spec is float:
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
-            out.append(f"{at} is not a number")
-        return
-    if spec is str:
-        if not isinstance(value, str):
-            out.append(f"{at} is not a string")
+    if spec in _SCALARS:
+        test, what = _SCALARS[spec]
+        if not test(value):
+            out.append(f"{at} is not {what}")
         return
     if origin in (Union, types.UnionType):
         if not any(_is(value, a) for a in get_args(spec)):
