@@ -256,7 +256,7 @@ class ResumeLog:
         good_end = 0
         invalid: list[str] = []
         with self._open(os.O_RDONLY, "rb") as f:
-            header = _header(f.readline())
+            header = _parsed_line(f.readline())
             if not isinstance(header, dict) or header.get("key_hash") != self.key_hash:
                 f.close()
                 self._set_aside(header)
@@ -354,20 +354,13 @@ def _json_line(obj: Any) -> str:
     return line + "\n"
 
 
-def _header(line: bytes) -> Any:
-    try:
-        return json.loads(line)
-    except (ValueError, RecursionError):
-        return None
-
-
 def _header_of(path: Path) -> dict:
     """The first line of a (set-aside) log as a dict; {} when unreadable."""
     try:
         if not stat.S_ISREG(os.lstat(path).st_mode):
             return {}
         with path.open("rb") as f:
-            header = _header(f.readline(1 << 20))
+            header = _parsed_line(f.readline(1 << 20))
     except OSError:
         return {}
     return header if isinstance(header, dict) else {}
