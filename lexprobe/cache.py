@@ -54,6 +54,18 @@ def cache_not_writable(path: Path, err: OSError) -> None:
           "new entries (set LEXPROBE_CACHE to a writable folder to keep them)", file=sys.stderr, flush=True)
 
 
+def private_folder(prefix: str) -> Path:
+    """A temporary folder of this process, removed at exit: where what a read-only cache cannot keep goes
+    (a WordNet copy, a de-quantised GGUF; D16)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return Path(folder)
+
+
 def read_cache_file(path: Path) -> bytes | None:
     """A cache file's bytes, or None when it is missing, not a regular file or a link (never followed)."""
     try:

@@ -120,10 +120,7 @@ def as_pretrained_dir(path: str) -> str:
 def _writable_or_private(folder: Path) -> Path:
     """``folder``, or (the cache is read-only: a shared, pre-filled one, D16) the same name in a private
     temporary folder removed at exit, with one notice: the model is converted without storing the copy."""
-    import atexit
-    import tempfile
-
-    from lexprobe.cache import cache_not_writable
+    from lexprobe.cache import cache_not_writable, private_folder
 
     existing = folder.parent
     while not existing.exists() and existing.parent != existing:
@@ -131,9 +128,7 @@ def _writable_or_private(folder: Path) -> Path:
     if os.access(existing, os.W_OK):
         return folder
     cache_not_writable(existing, PermissionError(13, "not writable"))
-    private = tempfile.mkdtemp(prefix="lexprobe-gguf-")
-    atexit.register(shutil.rmtree, private, ignore_errors=True)
-    return Path(private) / folder.name
+    return private_folder("lexprobe-gguf-") / folder.name
 
 
 class CacheSource(TypedDict):

@@ -102,18 +102,14 @@ def _installed(src: Path) -> Path:
     try:
         return _install_into_nltk_data(src)
     except OSError as err:
-        import atexit
         import errno
-        import tempfile
 
-        from lexprobe.cache import cache_not_writable
+        from lexprobe.cache import cache_not_writable, private_folder
 
         if err.errno in (errno.ENOSPC, errno.EDQUOT) or "LEXPROBE_NLTK_DATA" in os.environ:
             raise
         cache_not_writable(Path(err.filename or cache_dir()), err)
-        tmp = tempfile.mkdtemp(prefix="lexprobe-nltk-")
-        atexit.register(shutil.rmtree, tmp, ignore_errors=True)
-        os.environ["LEXPROBE_NLTK_DATA"] = tmp
+        os.environ["LEXPROBE_NLTK_DATA"] = str(private_folder("lexprobe-nltk-"))
         try:
             return _install_into_nltk_data(src)
         finally:
