@@ -28,9 +28,9 @@ from lexprobe.benchmarks.coda21.cli import resolve_coda_file  # noqa: E402
 from lexprobe.benchmarks.coda21.dataset import load_coda  # noqa: E402
 from lexprobe.models import load_scorer  # noqa: E402
 from lexprobe.benchmarks.coda21 import choose as choose_coda  # noqa: E402
-from lexprobe.protocols.answers import label_logprobs, prompt_length  # noqa: E402
-from lexprobe.protocols.choose import ChooseConfig  # noqa: E402
-from lexprobe.protocols.templates import option_labels  # noqa: E402
+from lexprobe.prompting.answers import label_logprobs, prompt_length  # noqa: E402
+from lexprobe.prompting.choose import ChooseConfig  # noqa: E402
+from lexprobe.prompting.templates import option_labels  # noqa: E402
 
 
 def run(scorer, items, config, factor: int):

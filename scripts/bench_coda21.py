@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lexprobe.benchmarks.coda21.cli import default_coda_dir  # noqa: E402
 from lexprobe.benchmarks.coda21.dataset import load_coda  # noqa: E402
-from lexprobe.benchmarks.coda21.evaluate import EvalConfig, match_matrices, prompt  # noqa: E402
+from lexprobe.benchmarks.coda21.likelihood import EvalConfig, match_matrices, prompt  # noqa: E402
 from lexprobe.models import load_scorer  # noqa: E402
 from lexprobe.scorers import reference  # noqa: E402
 from lexprobe.scorers.pll import pll_reference  # noqa: E402

@@ -7,7 +7,7 @@ import random
 import time
 
 import numpy as np
-import lexprobe.benchmarks.wdlmpro.evaluate as E
+import lexprobe.benchmarks.wdlmpro.likelihood as E
 import lexprobe.metrics.retrieval as R
 class S:
     def describe(self): return {"name": "x", "kind": "random"}

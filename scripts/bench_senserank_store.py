@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lexprobe.benchmarks.senserank.evaluate import EvalConfig, embed_to_store, rank_from_store  # noqa: E402
+from lexprobe.benchmarks.senserank.similarity import EvalConfig, embed_to_store, rank_from_store  # noqa: E402
 from lexprobe.benchmarks.senserank.ranking import rank_same_lemma  # noqa: E402
 from lexprobe.benchmarks.senserank.store import EmbeddingStore  # noqa: E402
 from lexprobe.data.instances import SenseInstance  # noqa: E402

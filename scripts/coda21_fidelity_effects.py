@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gguf_models import load_any  # noqa: E402
 
 from lexprobe.benchmarks.coda21.dataset import load_coda  # noqa: E402
-from lexprobe.benchmarks.coda21.evaluate import EvalConfig, evaluate  # noqa: E402
+from lexprobe.benchmarks.coda21.likelihood import EvalConfig, evaluate  # noqa: E402
 from lexprobe.metrics import alignment as al  # noqa: E402
 
 
@@ -65,7 +65,7 @@ def cmd_static(args):
 
 def cmd_pll_space(args):
     from lexprobe.benchmarks.coda21.authors_pll import authors_pll_encoding
-    from lexprobe.benchmarks.coda21.evaluate import _lm_requests, _split_matrices, group_record
+    from lexprobe.benchmarks.coda21.likelihood import _lm_requests, _split_matrices, group_record
     from lexprobe.scorers.pll import pll_scores
 
     data = load_coda(args.data)
@@ -86,7 +86,7 @@ def cmd_pll_space(args):
 
 
 def cmd_asking(args):
-    from lexprobe.benchmarks.coda21.asking import ask_matrices, pattern_scores
+    from lexprobe.benchmarks.coda21.ask import ask_matrices, pattern_scores
 
     data = load_coda(args.data)
     scorer = load_any(args.model)

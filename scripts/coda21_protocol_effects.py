@@ -16,7 +16,7 @@ import argparse
 import numpy as np
 
 from lexprobe.benchmarks.coda21.dataset import CodaData, load_coda
-from lexprobe.benchmarks.coda21.evaluate import EvalConfig, evaluate, hide_target
+from lexprobe.benchmarks.coda21.likelihood import EvalConfig, evaluate, hide_target
 from lexprobe.models import load_scorer
 
 

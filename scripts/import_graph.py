@@ -26,7 +26,7 @@ PACKAGE = ROOT / "lexprobe"
 LAYERS = (
     (4, ("lexprobe.cli", "lexprobe.run", "lexprobe.report", "lexprobe.human", "lexprobe.__main__")),
     (3, ("lexprobe.benchmarks.wdlmpro", "lexprobe.benchmarks.coda21", "lexprobe.benchmarks.senserank")),
-    (2, ("lexprobe.benchmarks", "lexprobe.protocols", "lexprobe.cli_common", "lexprobe.result_schema",
+    (2, ("lexprobe.benchmarks", "lexprobe.prompting", "lexprobe.cli_common", "lexprobe.result_schema",
          "lexprobe.human.items", "lexprobe.human.score")),
     # lexprobe.backends (the registry, torch-free) is a foundation; the backends themselves are layer 1
     (1, ("lexprobe.data", "lexprobe.scorers", "lexprobe.backends.openai_api", "lexprobe.backends.vllm_local",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
-from lexprobe.benchmarks.senserank.evaluate import EvalConfig, load_instances, rarity_group, select_instances
+from lexprobe.benchmarks.senserank.similarity import EvalConfig, load_instances, rarity_group, select_instances
 from lexprobe.metrics import retrieval as R
 
 

@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gguf_models import load_any  # noqa: E402
 
 from lexprobe.benchmarks.wdlmpro.dataset import default_dataset, sample_groups  # noqa: E402
-from lexprobe.benchmarks.wdlmpro.evaluate import instance_records  # noqa: E402
-from lexprobe.benchmarks.wdlmpro.protocol import AUTHORS, PAPER  # noqa: E402
+from lexprobe.benchmarks.wdlmpro.likelihood import instance_records  # noqa: E402
+from lexprobe.benchmarks.wdlmpro.recipe import AUTHORS, PAPER  # noqa: E402
 from lexprobe.metrics.ranking import summarize  # noqa: E402
 from lexprobe.reporting import format_table  # noqa: E402
 
@@ -69,7 +69,7 @@ class RegexTokens:
 
 def _memoise_scores():
     """Score each recipe's inputs once: the tie rule and the recipe's name never change scores."""
-    import lexprobe.benchmarks.wdlmpro.evaluate as ev
+    import lexprobe.benchmarks.wdlmpro.likelihood as ev
 
     real, memo = ev.score_groups, {}
 

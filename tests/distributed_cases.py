@@ -98,7 +98,7 @@ def run_case(name: str, spec: dict, fail_after: int | None = None):
     device = spec.get("device", "cpu")
     bench, kind = name.split("-", 1)
     if bench == "senserank":
-        from lexprobe.benchmarks.senserank import evaluate as se
+        from lexprobe.benchmarks.senserank import similarity as se
         from lexprobe.models import load_scorer
 
         se.CHUNK = 3  # several store appends per rank
@@ -113,13 +113,13 @@ def run_case(name: str, spec: dict, fail_after: int | None = None):
         path, kind = model_for(kind, spec["models"])
         scorer = load_scorer(path, kind=kind, device=device, batch_size=4)
         if bench == "wdlmpro":
-            from lexprobe.benchmarks.wdlmpro import evaluate as we
+            from lexprobe.benchmarks.wdlmpro import likelihood as we
 
             with _patched(we, "instance_records", fail_after):
                 result = we.evaluate(scorer, wdlmpro_groups(), out=out, chunk_size=2, progress=False,
                                      **spec.get("wdlmpro_options", {}))
         else:
-            from lexprobe.benchmarks.coda21 import evaluate as ce
+            from lexprobe.benchmarks.coda21 import likelihood as ce
             from lexprobe.benchmarks.coda21.dataset import load_coda
 
             data = load_coda(spec["coda"])

@@ -84,7 +84,7 @@ def test_a_choose_result_with_both_generation_readings_cyclic_debias_and_positio
     from dataclasses import replace
 
     from lexprobe.benchmarks.base import key_options
-    from lexprobe.protocols.choose_cli import ChooseOptions
+    from lexprobe.prompting.choose_cli import ChooseOptions
 
     bench = registry.get(name)
     items, config = _items_and_config(name, "choose", inputs)
@@ -328,7 +328,7 @@ def test_a_fourth_benchmark_has_human_items_and_a_template_field(toy, tmp_path):
     from lexprobe.human.items import public_items
     from lexprobe.human.score import POOLED, results_for
     from lexprobe.human.store import AnswerStore
-    from lexprobe.protocols.templates import SHIPPED, load_template
+    from lexprobe.prompting.templates import SHIPPED, load_template
 
     item_set = toy.human_item_set(None)
     store = AnswerStore(tmp_path / "db.sqlite")

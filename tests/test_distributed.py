@@ -137,7 +137,7 @@ def _logged_units(paths) -> int:
 
 @pytest.mark.parametrize("name", INTERRUPTED)
 def test_interrupted_two_process_run_resumes_with_one(launch, monkeypatch, name):
-    from lexprobe.benchmarks.coda21 import evaluate as ce
+    from lexprobe.benchmarks.coda21 import likelihood as ce
 
     spec, _ = launch
     spec = dict(spec, out=str(Path(spec["out"]) / "interrupted"))

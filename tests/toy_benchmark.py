@@ -18,7 +18,7 @@ import numpy as np
 
 from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, LLMPart, Method, SummaryColumn, Unit, option
 from lexprobe.distributed import run_units
-from lexprobe.protocols.templates import TemplateField
+from lexprobe.prompting.templates import TemplateField
 from lexprobe.scorers.capabilities import RandomScores, SentenceEmbeddings, strategy
 from lexprobe.tables import Table, cell
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar
 from lexprobe.errors import LexprobeError
 
 if TYPE_CHECKING:
-    from lexprobe.protocols.templates import TemplateField
+    from lexprobe.prompting.templates import TemplateField
 
 
 @dataclass(frozen=True)

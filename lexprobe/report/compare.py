@@ -13,7 +13,7 @@ from pathlib import Path
 
 from lexprobe.benchmarks.registry import get
 from lexprobe.errors import DataError
-from lexprobe.protocols.readings import READINGS, label
+from lexprobe.prompting.readings import READINGS, label
 from lexprobe.report.results import Unit, load_result, model_name, unit_metrics, units
 from lexprobe.result_schema import is_choose
 from lexprobe.run_record import INCIDENTAL_FIELDS, MODEL_FIELDS

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lexprobe.protocols.readings import choose_options
+from lexprobe.prompting.readings import choose_options
 from lexprobe.result_schema import is_choose
 from lexprobe.tables import Cell
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lexprobe.benchmarks.registry import all_benchmarks, get
-from lexprobe.protocols.readings import choose_options, label, setting
+from lexprobe.prompting.readings import choose_options, label, setting
 from lexprobe.result_schema import is_choose, is_sweep, model_name
 from lexprobe.tables import (  # noqa: F401  (renderers)
     PARSE_THRESHOLD,

@@ -93,7 +93,7 @@ def test_the_vllm_backend_without_vllm_is_one_line(tmp_path, capsys):
 
 
 def test_a_standin_backend_runs_every_method_it_offers(standin, tiny_llama, tmp_path, capsys, monkeypatch):
-    import lexprobe.benchmarks.coda21.asking as asking
+    import lexprobe.benchmarks.coda21.ask as asking
     from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
     from tests.benchmarks.coda21.test_coda21_ask_method import TINY_ANSWERS
 

@@ -2,7 +2,7 @@
 
 import json
 
-from lexprobe.benchmarks.wdlmpro.evaluate import evaluate
+from lexprobe.benchmarks.wdlmpro.likelihood import evaluate
 from lexprobe.benchmarks.wdlmpro.human import sample_human
 from lexprobe.human.score import results_for
 from lexprobe.report.build import write_report

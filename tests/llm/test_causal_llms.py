@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from lexprobe.benchmarks.coda21.dataset import load_coda
-from lexprobe.benchmarks.coda21.evaluate import EvalConfig, evaluate
+from lexprobe.benchmarks.coda21.likelihood import EvalConfig, evaluate
 from lexprobe.models import detect_kind, load_scorer
 from lexprobe.scorers import reference
 from tests.benchmarks.coda21.helpers import write_small
@@ -93,7 +93,7 @@ def test_coda21_likelihood_scoring(llm, tmp_path):
     data = load_coda(write_small(tmp_path / "coda.json"))
     config = EvalConfig(pos="v")  # the short verb group: the reference is slow
     result = evaluate(data, llm, config)
-    from lexprobe.benchmarks.coda21.evaluate import prompt
+    from lexprobe.benchmarks.coda21.likelihood import prompt
 
     cut = config.max_definition_tokens  # the definition's first 48 tokens
     for inst, g in zip(result["instances"], data.by_pos("v")):

@@ -13,9 +13,9 @@ from lexprobe.metrics import alignment as al
 from lexprobe.models import load_scorer
 from lexprobe.benchmarks.coda21 import choose as choose_coda
 from lexprobe.benchmarks.wdlmpro import choose as choose_wdlmpro
-from lexprobe.protocols.answers import encode, greedy_generate, greedy_generate_reference, label_logprobs
-from lexprobe.protocols.choose import ChooseConfig
-from lexprobe.protocols.options import option_order, sample_candidates
+from lexprobe.prompting.answers import encode, greedy_generate, greedy_generate_reference, label_logprobs
+from lexprobe.prompting.choose import ChooseConfig
+from lexprobe.prompting.options import option_order, sample_candidates
 from tests.benchmarks.coda21.helpers import write_small
 from tests.benchmarks.wdlmpro.test_scoring import GROUPS
 
@@ -93,7 +93,7 @@ def test_long_prompts_are_fed_once_for_all_their_answers(llama, bench, tmp_path,
     """A prompt longer than the scorer's pack size (SmolLM2's CoDA21 prompt: ~520 tokens > 512) is fed
     once with all its k x k row-and-letter (or k label) continuations; scores equal one full forward
     pass per pair. The old packing fed it once per pair (49 passes, 25,480 tokens on a k = 7 group)."""
-    from lexprobe.protocols.answers import label_requests
+    from lexprobe.prompting.answers import label_requests
 
     tok = llama.tokenizer
     if bench == "coda":
@@ -143,7 +143,7 @@ def test_wdlmpro_scores_by_hand(llama, monkeypatch):
     # per item: right, wrong label, out of range, prose, right in brackets, echo of the option
     wrong = [1 if g != 1 else 2 for g in golds]
     texts = [str(golds[0]), str(wrong[1]), "7", "It is 2", f"({golds[4]})", f"{golds[5]}. signal"]
-    monkeypatch.setattr("lexprobe.protocols.choose.greedy_generate", _scripted(texts))
+    monkeypatch.setattr("lexprobe.prompting.choose.greedy_generate", _scripted(texts))
     result = choose_wdlmpro.evaluate_choose(llama, GROUPS, ("w2d",), cfg, progress=False)
     recs = result["instances"]
     assert [r["generation"]["correct"] for r in recs] == [True, False, False, False, True, False]
@@ -165,7 +165,7 @@ def test_wdlmpro_scores_by_hand(llama, monkeypatch):
 def test_coda_matrix_rows_and_alignment(llama, tmp_path, monkeypatch):
     data = load_coda(write_small(tmp_path / "coda.json"))
     cfg = ChooseConfig(permutations=1, seed=0)
-    monkeypatch.setattr("lexprobe.protocols.choose.greedy_generate",
+    monkeypatch.setattr("lexprobe.prompting.choose.greedy_generate",
                         _scripted(["1: A, 2: B, 3: C", "1: B, 1: A", "1: A, 2: B, 3: C"]))
     result = choose_coda.evaluate_choose(data, llama, cfg, pos="v", progress=False)
     (rec,) = result["instances"]
@@ -189,7 +189,7 @@ def test_coda_matrix_rows_and_alignment(llama, tmp_path, monkeypatch):
 
 def test_invalid_matching_scores_zero(llama, tmp_path, monkeypatch):
     data = load_coda(write_small(tmp_path / "coda.json"))
-    monkeypatch.setattr("lexprobe.protocols.choose.greedy_generate", _scripted(["1: A, 2: A, 3: B"]))
+    monkeypatch.setattr("lexprobe.prompting.choose.greedy_generate", _scripted(["1: A, 2: A, 3: B"]))
     result = choose_coda.evaluate_choose(data, llama, ChooseConfig(readings=("generation",)), pos="v",
                                          progress=False)
     gen = result["metrics"]["both"]["generation"]
@@ -259,7 +259,7 @@ def test_cli_wdlmpro_choose(tiny_qwen2, tmp_path, capsys):
 
 
 def test_prompts_too_long_are_skipped_and_counted(llama, monkeypatch):
-    from lexprobe.protocols.answers import prompt_length
+    from lexprobe.prompting.answers import prompt_length
 
     cfg = ChooseConfig(readings=("likelihood",))
     items = choose_wdlmpro.build_items(GROUPS, ("w2d",), cfg, llama.tokenizer)
@@ -297,7 +297,7 @@ def test_the_main_jobs_one_unit_batches_step_per_unit_with_the_same_answers(llam
     after every target on busy CPU cores); the records equal the default batches' (a few prompts together)."""
     from lexprobe.benchmarks.evaluate import evaluate
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
-    from lexprobe.protocols.choose_cli import ChooseOptions
+    from lexprobe.prompting.choose_cli import ChooseOptions
 
     calls = []
     real = choose_wdlmpro.score_items

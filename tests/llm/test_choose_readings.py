@@ -11,9 +11,9 @@ from lexprobe.cli import main
 from lexprobe.models import load_scorer
 from lexprobe.benchmarks.coda21 import choose as choose_coda
 from lexprobe.benchmarks.wdlmpro import choose as choose_wdlmpro
-from lexprobe.protocols import choose
-from lexprobe.protocols.choose import ChooseConfig
-from lexprobe.protocols.debias import debiased, rotations
+from lexprobe.prompting import choose
+from lexprobe.prompting.choose import ChooseConfig
+from lexprobe.prompting.debias import debiased, rotations
 from tests.benchmarks.coda21.helpers import write_small
 from tests.benchmarks.wdlmpro.test_scoring import GROUPS
 

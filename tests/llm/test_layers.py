@@ -4,7 +4,7 @@ for an encoder (BERT) and a decoder LM (Llama)."""
 import numpy as np
 import pytest
 
-from lexprobe.benchmarks.senserank.evaluate import EvalConfig, evaluate
+from lexprobe.benchmarks.senserank.similarity import EvalConfig, evaluate
 from lexprobe.benchmarks.senserank.layers import format_sweep, parse_layers, plot_sweep, sweep
 from lexprobe.errors import LexprobeError
 from lexprobe.models import load_scorer
@@ -78,7 +78,7 @@ def test_a_sweep_interrupted_resumes_from_its_store_and_per_layer_logs(tiny_llam
     """Ctrl-C while embedding (after two chunks of 4 sentences) and again while ranking the second layer:
     the rerun embeds only the sentences not stored, ranks only the layers not logged, and gives the
     uninterrupted result; once it is written, the store and the per-layer logs are gone."""
-    import lexprobe.benchmarks.senserank.evaluate as ev
+    import lexprobe.benchmarks.senserank.similarity as ev
 
     path = str(tiny_llama)
     instances = _instances()

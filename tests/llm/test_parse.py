@@ -2,8 +2,8 @@
 
 import pytest
 
-from lexprobe.protocols.choose import generation_summary
-from lexprobe.protocols.parse import parse_choice, parse_matching
+from lexprobe.prompting.choose import generation_summary
+from lexprobe.prompting.parse import parse_choice, parse_matching
 
 
 @pytest.mark.parametrize("text, n, style, answer", [
@@ -102,7 +102,7 @@ OPTIONS = ["an atom of hydrogen", "a limitation or constraint", "a sea slug", "t
     ("6 singing in a soft low tone", 5),  # a number label needs no punctuation
 ])
 def test_lenient_reads_labels_with_their_own_text(text, answer):
-    from lexprobe.protocols.parse import parse_choice_lenient
+    from lexprobe.prompting.parse import parse_choice_lenient
 
     p = parse_choice_lenient(text, OPTIONS, "numbers")
     assert p.ok and p.answer == answer
@@ -119,14 +119,14 @@ def test_lenient_reads_labels_with_their_own_text(text, answer):
     ("", "unparseable"),
 ])
 def test_lenient_never_guesses(text, failure):
-    from lexprobe.protocols.parse import parse_choice_lenient
+    from lexprobe.prompting.parse import parse_choice_lenient
 
     p = parse_choice_lenient(text, OPTIONS, "numbers")
     assert not p.ok and p.answer is None and p.failure == failure
 
 
 def test_lenient_letters_and_ambiguous_texts():
-    from lexprobe.protocols.parse import parse_choice_lenient
+    from lexprobe.prompting.parse import parse_choice_lenient
 
     opts = ["limitation", "an atom", "limitation"]
     assert parse_choice_lenient("limitation", opts, "letters").failure == "ambiguous"  # options 1 and 3
@@ -144,7 +144,7 @@ def test_lenient_letters_and_ambiguous_texts():
     ("1: B\n2: A", 2, [1, 0], False),
 ])
 def test_lenient_matchings(text, k, answer, strict_ok):
-    from lexprobe.protocols.parse import parse_matching_lenient
+    from lexprobe.prompting.parse import parse_matching_lenient
 
     p = parse_matching_lenient(text, k)
     assert p.ok and p.answer == answer
@@ -158,7 +158,7 @@ def test_lenient_matchings(text, k, answer, strict_ok):
     ("1: D, 2: A", 2, "out_of_range"),
 ])
 def test_lenient_matching_failures(text, k, failure):
-    from lexprobe.protocols.parse import parse_matching_lenient
+    from lexprobe.prompting.parse import parse_matching_lenient
 
     p = parse_matching_lenient(text, k)
     assert not p.ok and p.failure == failure

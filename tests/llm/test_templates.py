@@ -9,7 +9,7 @@ import pytest
 from lexprobe.benchmarks.coda21.choose import coda_question
 from lexprobe.benchmarks.wdlmpro.choose import d2w_question, w2d_question
 from lexprobe.errors import DataError, ModelError
-from lexprobe.protocols.templates import SHIPPED, build_prompt, load_template, option_labels, require_chat_template
+from lexprobe.prompting.templates import SHIPPED, build_prompt, load_template, option_labels, require_chat_template
 from tests.tiny_models import _gpt2_tokenizer, _llama_tokenizer, _qwen2_tokenizer
 
 QUESTIONS = {

@@ -11,7 +11,7 @@ from lexprobe.cli import main
 def result_files(tmp_path_factory, tiny_bert, tiny_gpt2):
     """{name: path}: WDLMPro by the random scorer and the tiny BERT, CoDA21 by the random scorer and the
     tiny GPT-2, sense ranking with the tiny BERT at two layers."""
-    from lexprobe.benchmarks.senserank.evaluate import EvalConfig, evaluate
+    from lexprobe.benchmarks.senserank.similarity import EvalConfig, evaluate
     from lexprobe.benchmarks.wdlmpro.dataset import build_groups, write_jsonl
     from lexprobe.reporting import write_json
     from lexprobe.models import load_scorer

@@ -60,7 +60,7 @@ def test_the_bucket_table_says_which_queries_it_leaves_out():
 
 def test_sense_ranking_failures_are_rankings_no_better_than_chance():
     from lexprobe.benchmarks.senserank.benchmark import SenseRank
-    from lexprobe.benchmarks.senserank.report import failure_rows
+    from lexprobe.benchmarks.senserank.results import failure_rows
 
     base = {"lemma": "bank", "pos": "n", "label": "bank%1:14:00::", "top": ["a", "b"], "n_relevant": 8,
             "n_candidates": 10, "context": "the [bank] of the river"}

@@ -22,7 +22,7 @@ def _answers(text):
 
 @pytest.fixture(scope="module")
 def llm_files(tmp_path_factory, tiny_llama, tiny_bert):
-    from lexprobe.benchmarks.senserank.evaluate import EvalConfig
+    from lexprobe.benchmarks.senserank.similarity import EvalConfig
     from lexprobe.benchmarks.senserank.layers import sweep
     from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
     from lexprobe.reporting import write_json
@@ -50,7 +50,7 @@ def llm_files(tmp_path_factory, tiny_llama, tiny_bert):
         out = files[name] = folder / f"{name}.json"
         with pytest.MonkeyPatch.context() as mp:
             if answer is not None:
-                mp.setattr("lexprobe.protocols.choose.greedy_generate", _answers(answer))
+                mp.setattr("lexprobe.prompting.choose.greedy_generate", _answers(answer))
             assert main(command + model + ["--out", str(out)]) == 0
     cfg = EvalConfig(corpus="synthetic", model=str(tiny_bert), k=10, device="cpu")
     result = sweep(cfg, "all", instances=_instances(), embedder=load_scorer(str(tiny_bert), kind="token", device="cpu"),
@@ -277,7 +277,7 @@ def flagged_report(llm_files, tiny_llama, tmp_path_factory):
     data = write_small(folder / "coda21-small-noisy-hard.json")
     out = folder / "coda21-small-choose.json"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("lexprobe.protocols.choose.greedy_generate", _answers("I am not sure."))
+        mp.setattr("lexprobe.prompting.choose.greedy_generate", _answers("I am not sure."))
         assert main(["coda", "eval", "--data", str(data), "--protocol", "choose", "--model", str(tiny_llama),
                      "--device", "cpu", "--out", str(out)]) == 0
     files = [out] + [shutil.copy(llm_files[k], folder) for k in ("wdl-choose-a", "wdl-paper", "coda-paper", "sweep")]

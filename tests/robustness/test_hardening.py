@@ -36,7 +36,7 @@ def datasets(tmp_path_factory):
 # --- 1. resume never mixes two inputs -------------------------------------------------------
 
 def test_1_resume_with_changed_data_under_the_same_path_starts_afresh(datasets, tmp_path, capsys, monkeypatch):
-    import lexprobe.benchmarks.wdlmpro.evaluate as ev
+    import lexprobe.benchmarks.wdlmpro.likelihood as ev
 
     data = tmp_path / "v.jsonl"
     shutil.copy(datasets / "first.jsonl", data)
@@ -69,7 +69,7 @@ def test_1_resume_with_changed_data_under_the_same_path_starts_afresh(datasets, 
 
 
 def test_1_resume_after_interrupt_with_same_data_gives_identical_result(datasets, tmp_path, capsys, monkeypatch):
-    import lexprobe.benchmarks.wdlmpro.evaluate as ev
+    import lexprobe.benchmarks.wdlmpro.likelihood as ev
 
     argv = ["wdlmpro", "eval", "--model", "random", "--data", str(datasets / "second.jsonl"), "--chunk-size", "1",
             "--no-instances"]
@@ -171,7 +171,7 @@ def test_4_zero_and_negative_numbers_are_one_line_errors(argv, tmp_path, capsys)
 
 
 def test_4_api_rejects_zero_and_negative_limits():
-    from lexprobe.benchmarks.coda21.evaluate import EvalConfig
+    from lexprobe.benchmarks.coda21.likelihood import EvalConfig
     from lexprobe.errors import LexprobeError
 
     for bad in (0, -5):
@@ -344,7 +344,7 @@ class CountingBar:
 
 
 def test_7_progress_moves_per_chunk_and_ctrl_c_keeps_most_work(tmp_path, monkeypatch):
-    import lexprobe.benchmarks.wdlmpro.evaluate as ev
+    import lexprobe.benchmarks.wdlmpro.likelihood as ev
     from lexprobe.scorers.random import RandomScorer
     from tests.benchmarks.wdlmpro.test_evaluate import _group
 
@@ -400,7 +400,7 @@ def _captured(monkeypatch, module):
 
 def test_9_wdlmpro_plot_explains_bands_and_marks_zero_bars(monkeypatch, tmp_path):
     import lexprobe.benchmarks.wdlmpro.plot as plot
-    from lexprobe.benchmarks.wdlmpro.evaluate import result_dict
+    from lexprobe.benchmarks.wdlmpro.likelihood import result_dict
     from lexprobe.benchmarks.wdlmpro.results import upgrade
     from lexprobe.scorers.random import RandomScorer
 
@@ -441,7 +441,7 @@ def test_9_senserank_plot_explains_l_and_r(tmp_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from lexprobe.benchmarks.senserank.evaluate import save_curves_plot
+    from lexprobe.benchmarks.senserank.similarity import save_curves_plot
 
     curves = {"model": [0.5] * 3, "random": [0.4] * 3, "oracle": [1.0] * 3}
     result = {"tasks": ["semcor"], "model": {"name": "m"},
@@ -463,9 +463,9 @@ def test_7_import_light_copies_of_constants_match_their_sources():
     import dataclasses
 
     from lexprobe.benchmarks.coda21 import benchmark as coda_bench
-    from lexprobe.benchmarks.coda21 import evaluate as coda_eval
+    from lexprobe.benchmarks.coda21 import likelihood as coda_eval
     from lexprobe.benchmarks.wdlmpro import benchmark as wdl_bench
-    from lexprobe.benchmarks.wdlmpro import evaluate as wdl_eval
+    from lexprobe.benchmarks.wdlmpro import likelihood as wdl_eval
 
     fields = {f.name: f for f in dataclasses.fields(coda_bench.CodaConfig)}
     assert tuple(fields["pattern"].metadata["choices"]) == tuple(coda_eval.PATTERNS)

@@ -183,7 +183,7 @@ def test_4_a_cut_causal_context_scores_as_its_kept_end(few_positions, tmp_path):
     """The fitted token path (``group_fits`` + ``token_logprobs``) scores what the plain reference scores
     for the same (context, definition): the context's end that fits, every definition token."""
     from lexprobe.benchmarks.coda21.dataset import load_coda
-    from lexprobe.benchmarks.coda21.evaluate import EvalConfig, group_fits, match_matrices, prompt
+    from lexprobe.benchmarks.coda21.likelihood import EvalConfig, group_fits, match_matrices, prompt
     from lexprobe.models import load_scorer
     from lexprobe.scorers.reference import causal_continuation_logprobs
     from tests.benchmarks.coda21.helpers import write_small
@@ -243,7 +243,7 @@ def test_4_sentence_encoders_count_the_texts_they_cut(minilm_path, tmp_path, cap
 def test_4_an_interrupted_run_resumes_to_the_same_counts(few_positions, tmp_path, monkeypatch):
     """The counts live in the units' records (the resume log), not in the scorer: a run stopped after its
     first groups and resumed by a fresh scorer counts what one whole run counts, scoring only the rest."""
-    from lexprobe.benchmarks.coda21 import evaluate as ce
+    from lexprobe.benchmarks.coda21 import likelihood as ce
     from lexprobe.benchmarks.coda21.config import CodaConfig
     from lexprobe.benchmarks.evaluate import evaluate
     from lexprobe.models import load_scorer
@@ -311,7 +311,7 @@ def test_4_coda_ask_with_16_positions_skips_and_counts_instead_of_crashing(model
 def _answers_the_tiny_vocabularies_tell_apart(monkeypatch) -> None:
     """The byte-level tiny vocabularies spell " Yes" and " No" with one first token, which ``--method ask``
     refuses (#26 D10); one-token answers they tell apart keep these fit checks about positions."""
-    import lexprobe.benchmarks.coda21.asking as asking
+    import lexprobe.benchmarks.coda21.ask as asking
 
     monkeypatch.setattr(asking, "ANSWERS", (" dog", " cat"))
 

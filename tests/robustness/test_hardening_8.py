@@ -150,7 +150,7 @@ def test_D2_evaluate_refuses_the_template_as_out_too(tmp_path, tiny_gpt2):
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
     from lexprobe.errors import OutputError
     from lexprobe.models import load_scorer
-    from lexprobe.protocols.choose_cli import ChooseOptions
+    from lexprobe.prompting.choose_cli import ChooseOptions
 
     template = tmp_path / "t.json"
     template.write_text(json.dumps({"name": "mine"}))

@@ -95,7 +95,7 @@ def test_D18_result_files_of_schema_1_still_load(tmp_path):
 # --- D19: a resume-log line of any content is a cut or invalid line, its unit recomputed --------------
 
 def _interrupted_log(datasets, tmp_path, capsys, monkeypatch) -> tuple[list, Path]:
-    import lexprobe.benchmarks.wdlmpro.evaluate as ev
+    import lexprobe.benchmarks.wdlmpro.likelihood as ev
 
     argv = ["wdlmpro", "eval", "--model", "random", "--data", datasets / "v.jsonl", "--chunk-size", "1",
             "--no-instances"]
@@ -295,7 +295,7 @@ def test_D10_ask_refuses_a_model_that_spells_yes_and_no_with_one_first_token(tin
 def test_D10_answers_told_apart_by_their_first_token_are_still_asked(tiny_gpt2, tmp_path, monkeypatch):
     """The authors' reading is kept where it is defined: answers whose first tokens differ give P(Yes)
     that are not all 0.5."""
-    import lexprobe.benchmarks.coda21.asking as asking
+    import lexprobe.benchmarks.coda21.ask as asking
     from lexprobe.benchmarks.coda21.config import CodaConfig
     from lexprobe.benchmarks.evaluate import evaluate
     from lexprobe.models import load_scorer
@@ -351,7 +351,7 @@ def test_D30_valid_choose_runs_keep_their_resume_keys(tiny_gpt2, datasets, tmp_p
     30 options, have the key they had (the key is made of the config record and the items)."""
     from lexprobe.benchmarks.registry import get
     from lexprobe.benchmarks.wdlmpro.benchmark import WDLMProConfig
-    from lexprobe.protocols.choose_cli import ChooseOptions
+    from lexprobe.prompting.choose_cli import ChooseOptions
 
     bench = get("wdlmpro")
     for template, shown in (("letters", 26), ("default", 30)):

@@ -212,7 +212,7 @@ def test_equals_lm_eval_past_the_window(model, request):
 def test_label_likelihood_and_generation_past_the_window(tiny_gemma3):
     """protocols/answers.py: label likelihood goes through the scorer; generation through
     ``model.generate`` (left-padded batches), which must equal one prompt at a time."""
-    from lexprobe.protocols.answers import greedy_generate, greedy_generate_reference, label_logprobs
+    from lexprobe.prompting.answers import greedy_generate, greedy_generate_reference, label_logprobs
 
     scorer = load_scorer(tiny_gemma3, kind="causal", batch_size=4)
     prompts = ["The dog is", LONG, f"{LONG} . {LONG} . {LONG}"]

@@ -17,7 +17,7 @@ from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, LLMPart, Method, 
 from lexprobe.benchmarks.coda21.config import ALIGN_METHODS, PATTERN_NAMES, CodaConfig  # noqa: F401  (its API)
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.errors import DataError, LexprobeError
-from lexprobe.protocols.templates import BLANK, TemplateField
+from lexprobe.prompting.templates import BLANK, TemplateField
 from lexprobe.result_schema import is_choose
 from lexprobe.scorers.capabilities import Generation, RandomScores, SentenceEmbeddings, SlotLogprobs, TokenLogprobs
 
@@ -27,7 +27,7 @@ class Likelihood(Method):
     requires = (RandomScores, TokenLogprobs, SlotLogprobs, SentenceEmbeddings)
 
     def run(self, job):
-        from lexprobe.benchmarks.coda21.evaluate import run_likelihood
+        from lexprobe.benchmarks.coda21.likelihood import run_likelihood
 
         return run_likelihood(job)
 
@@ -55,7 +55,7 @@ class Ask(Method):
     requires = (TokenLogprobs, SlotLogprobs)
 
     def run(self, job):
-        from lexprobe.benchmarks.coda21.asking import run_ask
+        from lexprobe.benchmarks.coda21.ask import run_ask
 
         return run_ask(job)
 
@@ -87,7 +87,7 @@ class CoDA21(Benchmark):
     }
 
     def check_config(self, config: CodaConfig) -> None:
-        from lexprobe.benchmarks.coda21.evaluate import engine_config
+        from lexprobe.benchmarks.coda21.likelihood import engine_config
 
         engine_config(config).validate()
         if len(set(config.ask.questions)) != len(config.ask.questions):
@@ -124,7 +124,7 @@ class CoDA21(Benchmark):
         if not data.groups:
             raise DataError(f"{config.data} has no usable CoDA21 groups ({len(data.problems)} malformed)")
         if config.method == "choose":  # a too-large --permutations refused before the (slow) model load
-            from lexprobe.protocols.choose import check_labels, check_permutations
+            from lexprobe.prompting.choose import check_labels, check_permutations
 
             check_permutations(config.choose.permutations, max(g.k for g in data.groups),
                                config.choose.max_candidates, squared=True)
@@ -192,7 +192,7 @@ class CoDA21(Benchmark):
     def format_result(self, result):
         if is_choose(result):
             return choose_report(result)
-        from lexprobe.benchmarks.coda21.evaluate import format_result
+        from lexprobe.benchmarks.coda21.likelihood import format_result
 
         if result.get("method") == "ask":
             ask = result["config"].get("ask") or {}
@@ -241,7 +241,7 @@ class CoDA21(Benchmark):
 
 
 def choose_report(result: dict) -> str:
-    from lexprobe.protocols.readings import bias_text, choose_options
+    from lexprobe.prompting.readings import bias_text, choose_options
     from lexprobe.reporting import format_table
 
     cyclic = "likelihood_cyclic" in result.get("readings", [])

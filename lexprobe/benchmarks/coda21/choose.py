@@ -26,7 +26,7 @@ import numpy as np
 from lexprobe.benchmarks.coda21.dataset import replace_target
 from lexprobe.errors import DataError
 from lexprobe.metrics import alignment as al
-from lexprobe.protocols.choose import (
+from lexprobe.prompting.choose import (
     ChooseConfig,
     agreement,
     batch_prompts,
@@ -40,11 +40,11 @@ from lexprobe.protocols.choose import (
     run_units,
     too_long,
 )
-from lexprobe.protocols.debias import debiased, rotations
-from lexprobe.protocols.options import option_order, sample_candidates
-from lexprobe.protocols.parse import parse_matching, parse_matching_lenient
-from lexprobe.protocols.readings import bias_line
-from lexprobe.protocols.templates import BLANK, Template, build_prompt, option_labels, option_lines
+from lexprobe.prompting.debias import debiased, rotations
+from lexprobe.prompting.options import option_order, sample_candidates
+from lexprobe.prompting.parse import parse_matching, parse_matching_lenient
+from lexprobe.prompting.readings import bias_line
+from lexprobe.prompting.templates import BLANK, Template, build_prompt, option_labels, option_lines
 from lexprobe.run_record import finish_result
 from lexprobe.stats.bootstrap import mean_intervals
 

@@ -289,7 +289,7 @@ def run_default(out_dir: Path, part) -> dict:
     from lexprobe.benchmarks.evaluate import evaluate
     from lexprobe.benchmarks.registry import get
     from lexprobe.models import load_scorer
-    from lexprobe.protocols.choose_cli import ChooseOptions
+    from lexprobe.prompting.choose_cli import ChooseOptions
 
     out_dir = Path(out_dir)
     scorer = load_scorer(part.model)

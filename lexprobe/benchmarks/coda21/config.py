@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from lexprobe.benchmarks.base import nested, option
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.cli_common import non_negative_int, positive_int
-from lexprobe.protocols.choose_cli import ChooseOptions
+from lexprobe.prompting.choose_cli import ChooseOptions
 
 ALIGN_METHODS = ("optimal", "exhaustive", "none")
 PATTERN_NAMES = ("definition-of", "defined-as", "is")

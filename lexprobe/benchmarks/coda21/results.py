@@ -13,7 +13,7 @@ from typing import Any, Optional, TypedDict
 import numpy as np
 
 from lexprobe.benchmarks.base import Unit
-from lexprobe.protocols.readings import (
+from lexprobe.prompting.readings import (
     GENERATED,
     READINGS,
     answered,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from lexprobe.benchmarks.coda21.results import TASK, data_name
-from lexprobe.protocols.readings import bias_cell, failures_text, setting, skipped_units
+from lexprobe.prompting.readings import bias_cell, failures_text, setting, skipped_units
 from lexprobe.result_schema import is_choose, model_name
 from lexprobe.tables import (
     POS_NAME,

@@ -28,7 +28,7 @@ class Similarity(Method):
     requires = (TokenEmbeddings,)
 
     def run(self, job):
-        from lexprobe.benchmarks.senserank.evaluate import _evaluate, engine_config
+        from lexprobe.benchmarks.senserank.similarity import _evaluate, engine_config
         from lexprobe.distributed import context
 
         cfg = engine_config(job.config, getattr(job.scorer, "name", ""))
@@ -63,7 +63,7 @@ class SenseRank(Benchmark):
     methods: ClassVar[dict[str, Method]] = {"similarity": Similarity()}
 
     def check_config(self, config: SenseConfig) -> None:
-        from lexprobe.benchmarks.senserank.evaluate import engine_config
+        from lexprobe.benchmarks.senserank.similarity import engine_config
 
         engine_config(config).validate()
         if config.layers is not None:  # `--layers ""` is an error, not "no sweep"
@@ -115,18 +115,18 @@ class SenseRank(Benchmark):
         return {"name": "semcor", "sample": False}
 
     def load_items(self, config: SenseConfig):
-        from lexprobe.benchmarks.senserank.evaluate import engine_config, load_instances
+        from lexprobe.benchmarks.senserank.similarity import engine_config, load_instances
 
         return load_instances(engine_config(config))
 
     def written(self, result: dict, out: Path, config: Any) -> None:
         plot = Path(out).with_suffix(".png")
         if result.get("sweep"):
-            from lexprobe.benchmarks.senserank.report import plot_sweep
+            from lexprobe.benchmarks.senserank.results import plot_sweep
 
             plot_sweep(result, plot)
         else:
-            from lexprobe.benchmarks.senserank.report import save_curves_plot
+            from lexprobe.benchmarks.senserank.results import save_curves_plot
 
             save_curves_plot(result, plot)
         result["plot"] = str(plot)
@@ -137,12 +137,12 @@ class SenseRank(Benchmark):
 
             clean_sweep(out, result["sweep"]["values"], keep_embeddings=config.keep_embeddings)
         elif not config.keep_embeddings:
-            from lexprobe.benchmarks.senserank.evaluate import store_path
+            from lexprobe.benchmarks.senserank.similarity import store_path
 
             shutil.rmtree(store_path(out), ignore_errors=True)
 
     def upgrade(self, legacy: dict) -> dict:
-        from lexprobe.benchmarks.senserank.report import upgrade
+        from lexprobe.benchmarks.senserank.results import upgrade
 
         return upgrade(legacy)
 
@@ -152,12 +152,12 @@ class SenseRank(Benchmark):
         if result.get("sweep"):
             raise DataError(f"{result.get('_path', 'the result')} is a layer sweep (--layers), which keeps no "
                             "per-query records; compare single-layer runs (senserank eval --layer L) item by item")
-        from lexprobe.benchmarks.senserank.report import unit_values
+        from lexprobe.benchmarks.senserank.results import unit_values
 
         return unit_values(result)
 
     def table_group(self, result):
-        from lexprobe.benchmarks.senserank.report import corpus
+        from lexprobe.benchmarks.senserank.results import corpus
 
         return corpus(result)
 
@@ -167,7 +167,7 @@ class SenseRank(Benchmark):
         return tables(results)
 
     def figures(self, result, folder, stem):
-        from lexprobe.benchmarks.senserank.report import corpus, plot_sweep, save_curves_plot
+        from lexprobe.benchmarks.senserank.results import corpus, plot_sweep, save_curves_plot
         from lexprobe.result_schema import model_name
 
         if result.get("sweep"):
@@ -181,17 +181,17 @@ class SenseRank(Benchmark):
 
     @property
     def failure_columns(self):  # type: ignore[override]
-        from lexprobe.benchmarks.senserank.report import FAILURE_COLUMNS
+        from lexprobe.benchmarks.senserank.results import FAILURE_COLUMNS
 
         return FAILURE_COLUMNS
 
     def failure_rows(self, result):
-        from lexprobe.benchmarks.senserank.report import failure_rows
+        from lexprobe.benchmarks.senserank.results import failure_rows
 
         return failure_rows(result)
 
     def format_result(self, result):
-        from lexprobe.benchmarks.senserank.report import format_report, format_sweep
+        from lexprobe.benchmarks.senserank.results import format_report, format_sweep
 
         return format_sweep(result) if result.get("sweep") else format_report(result)
 

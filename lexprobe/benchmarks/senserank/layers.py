@@ -126,7 +126,7 @@ def sweep_legacy(cfg, layers: Sequence[int] | str, instances, embedder, progress
     per-layer logs go (``<out>.embeddings/``, ``<out>.layer<L>.partial.jsonl``; a temporary
     folder without). One process (the method refuses torchrun).
     """
-    from lexprobe.benchmarks.senserank.evaluate import _evaluate
+    from lexprobe.benchmarks.senserank.similarity import _evaluate
 
     t0 = time.time()
     if isinstance(layers, str):
@@ -161,7 +161,7 @@ def sweep_legacy(cfg, layers: Sequence[int] | str, instances, embedder, progress
 
 def clean_sweep(out: str | Path, layers: Iterable, keep_embeddings: bool = False) -> None:
     """The result is written: remove the sweep's per-layer resume logs and (unless kept) its store."""
-    from lexprobe.benchmarks.senserank.evaluate import store_path
+    from lexprobe.benchmarks.senserank.similarity import store_path
     from lexprobe.cache import partial_path
     from lexprobe.distributed import remove_logs
 
@@ -171,4 +171,4 @@ def clean_sweep(out: str | Path, layers: Iterable, keep_embeddings: bool = False
         shutil.rmtree(store_path(out), ignore_errors=True)
 
 
-from lexprobe.benchmarks.senserank.report import format_sweep, plot_sweep  # noqa: E402,F401  (former home)
+from lexprobe.benchmarks.senserank.results import format_sweep, plot_sweep  # noqa: E402,F401  (former home)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lexprobe.benchmarks.senserank.report import corpus, sweep_rows
+from lexprobe.benchmarks.senserank.results import corpus, sweep_rows
 from lexprobe.result_schema import model_name
 from lexprobe.tables import Table, baseline_label, by_group, cell, digest, label, name_counts, vs_random
 

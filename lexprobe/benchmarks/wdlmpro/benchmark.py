@@ -19,7 +19,7 @@ from lexprobe.benchmarks.wdlmpro.config import (  # noqa: F401  (the config is p
     WDLMProItems,
 )
 from lexprobe.errors import DataError
-from lexprobe.protocols.templates import TemplateField
+from lexprobe.prompting.templates import TemplateField
 from lexprobe.result_schema import is_choose
 from lexprobe.scorers.capabilities import (
     Generation,
@@ -35,7 +35,7 @@ class Likelihood(Method):
     requires = (RandomScores, SlotLogprobs, TokenLogprobs, SentenceEmbeddings)
 
     def run(self, job):
-        from lexprobe.benchmarks.wdlmpro.evaluate import run_likelihood
+        from lexprobe.benchmarks.wdlmpro.likelihood import run_likelihood
 
         return run_likelihood(job)
 
@@ -85,7 +85,7 @@ class WDLMPro(Benchmark):
 
     @property
     def recipes(self):  # type: ignore[override]
-        from lexprobe.benchmarks.wdlmpro.protocol import PROTOCOLS
+        from lexprobe.benchmarks.wdlmpro.recipe import PROTOCOLS
 
         return PROTOCOLS
 
@@ -116,7 +116,7 @@ class WDLMPro(Benchmark):
         if not groups:
             raise DataError("no WDLMPro groups selected; check --data, --pos and --limit")
         if config.method == "choose":  # a too-large --permutations refused before the (slow) model load
-            from lexprobe.protocols.choose import check_labels, check_permutations
+            from lexprobe.prompting.choose import check_labels, check_permutations
 
             check_permutations(config.choose.permutations, max(len(g.candidates) for g in groups),
                                config.choose.max_candidates)
@@ -185,10 +185,10 @@ class WDLMPro(Benchmark):
 
     def format_result(self, result):
         if is_choose(result):
-            from lexprobe.benchmarks.wdlmpro.report import choose_report
+            from lexprobe.benchmarks.wdlmpro.console import choose_report
 
             return choose_report(result)
-        from lexprobe.benchmarks.wdlmpro.report import full_report
+        from lexprobe.benchmarks.wdlmpro.console import full_report
 
         return full_report(result)
 

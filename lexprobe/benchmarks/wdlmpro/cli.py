@@ -78,7 +78,7 @@ def run_default(out_dir: Path, part, seed: int = 0) -> dict:
     from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
     from lexprobe.models import load_scorer
-    from lexprobe.protocols.choose_cli import ChooseOptions
+    from lexprobe.prompting.choose_cli import ChooseOptions
 
     choose = {"choose": ChooseOptions(chat=part.chat, units_per_batch=1)} if part.method == "choose" else {}
     # likelihood: a few groups per resumable chunk, so the progress bar moves every few seconds on two CPU

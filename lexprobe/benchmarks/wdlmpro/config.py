@@ -8,7 +8,7 @@ from typing import Callable
 from lexprobe.benchmarks.base import nested, option
 from lexprobe.cli_common import non_negative_int, positive_int
 from lexprobe.outputs import OUTPUT
-from lexprobe.protocols.choose_cli import ChooseOptions
+from lexprobe.prompting.choose_cli import ChooseOptions
 
 TASK_CHOICES = {"w2d": ("w2d",), "d2w": ("d2w",), "both": ("w2d", "d2w")}
 #: how a masked LM's patterns are combined (``protocol.py``): the paper's text, the former default, the best pattern

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lexprobe.benchmarks.wdlmpro.evaluate import band_order
+from lexprobe.benchmarks.wdlmpro.likelihood import band_order
 from lexprobe.reporting import save_figure
 
 POS_NAME = {"n": "nouns", "v": "verbs"}

@@ -14,7 +14,7 @@ from typing import Any, Optional, TypedDict
 import numpy as np
 
 from lexprobe.benchmarks.base import Unit
-from lexprobe.protocols.readings import (
+from lexprobe.prompting.readings import (
     GENERATED,
     READINGS,
     answered,
@@ -79,7 +79,7 @@ class LikelihoodRecord(_Record, total=False):
 
 def instance_spec(result: dict) -> Any:
     """The shape of one instance (``Benchmark.instance_spec``): a choose item or a likelihood record."""
-    from lexprobe.protocols.choose import SHOWN_ITEM
+    from lexprobe.prompting.choose import SHOWN_ITEM
 
     return SHOWN_ITEM if is_choose(result) else LikelihoodRecord
 

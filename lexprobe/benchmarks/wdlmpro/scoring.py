@@ -34,7 +34,7 @@ from typing import Sequence
 import numpy as np
 
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
-from lexprobe.benchmarks.wdlmpro.protocol import PAPER, Protocol, get_protocol
+from lexprobe.benchmarks.wdlmpro.recipe import PAPER, Protocol, get_protocol
 from lexprobe.scorers.base import TooLong
 from lexprobe.scorers.capabilities import (
     PairTokenizer,

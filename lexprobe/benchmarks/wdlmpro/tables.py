@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lexprobe.protocols.readings import bias_cell, failures_text, setting
+from lexprobe.prompting.readings import bias_cell, failures_text, setting
 from lexprobe.result_schema import is_choose, model_name
 from lexprobe.tables import (
     POS_NAME,
@@ -94,6 +94,6 @@ def choose_tables(results: list[dict]) -> list[Table]:
 
 def skipped(result: dict, task: str, pos: str) -> int:
     """Targets of ``task`` and ``pos`` (every POS for ``all``) skipped as too long for the model (0 where none)."""
-    from lexprobe.protocols.readings import skipped_units
+    from lexprobe.prompting.readings import skipped_units
 
     return skipped_units(result, task, pos)

@@ -9,10 +9,10 @@ import math
 import numpy as np
 import pytest
 
-from lexprobe.benchmarks.coda21.asking import PATTERNS, ask_matrices, questions
+from lexprobe.benchmarks.coda21.ask import PATTERNS, ask_matrices, questions
 from lexprobe.benchmarks.coda21.config import AskOptions, CodaConfig
 from lexprobe.benchmarks.coda21.dataset import load_coda
-from lexprobe.benchmarks.coda21.evaluate import hide_target
+from lexprobe.benchmarks.coda21.likelihood import hide_target
 from lexprobe.benchmarks.evaluate import evaluate
 from lexprobe.cli import main
 from lexprobe.errors import ModelError
@@ -67,7 +67,7 @@ TINY_ANSWERS = (" dog", " cat")
 
 
 def test_cli_ask_on_a_causal_and_a_masked_lm(tmp_path, tiny_gpt2, tiny_bert, capsys, monkeypatch):
-    import lexprobe.benchmarks.coda21.asking as asking
+    import lexprobe.benchmarks.coda21.ask as asking
 
     monkeypatch.setattr(asking, "ANSWERS", TINY_ANSWERS)
     path = write_small(tmp_path / "small.json")
@@ -105,7 +105,7 @@ def test_ask_refuses_what_it_cannot_use(tmp_path):
 
 
 def test_ask_results_get_their_own_report_table_and_compare_with_likelihood(tmp_path, tiny_gpt2, monkeypatch):
-    import lexprobe.benchmarks.coda21.asking as asking
+    import lexprobe.benchmarks.coda21.ask as asking
 
     monkeypatch.setattr(asking, "ANSWERS", TINY_ANSWERS)
     from lexprobe.benchmarks.coda21.tables import tables

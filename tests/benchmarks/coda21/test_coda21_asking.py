@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from lexprobe.benchmarks.coda21.asking import (
+from lexprobe.benchmarks.coda21.ask import (
     ANSWERS, PATTERNS, answer_ids, ask_matrices, cut_context, pattern_scores, questions, yes_probabilities,
 )
 from lexprobe.benchmarks.coda21.dataset import load_coda

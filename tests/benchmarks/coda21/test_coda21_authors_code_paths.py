@@ -6,7 +6,7 @@ import torch
 
 from lexprobe.benchmarks.coda21.authors_pll import authors_pll_encoding
 from lexprobe.benchmarks.coda21.dataset import load_coda
-from lexprobe.benchmarks.coda21.evaluate import EvalConfig, evaluate, match_matrices, prompt
+from lexprobe.benchmarks.coda21.likelihood import EvalConfig, evaluate, match_matrices, prompt
 from lexprobe.metrics.alignment import exhaustive_alignment, first_best_alignment
 from lexprobe.models import load_scorer
 from lexprobe.scorers.pll import encode_pair
@@ -96,7 +96,7 @@ def test_first_best_treats_totals_within_1e_9_relative_as_ties():
 
 
 def test_static_vectors_authors_skip_groups_they_cannot_embed(tmp_path):
-    from lexprobe.benchmarks.coda21.evaluate import format_result
+    from lexprobe.benchmarks.coda21.likelihood import format_result
     from lexprobe.benchmarks.evaluate import counts_line
 
     data = load_coda(write_small(tmp_path / "small.json"))

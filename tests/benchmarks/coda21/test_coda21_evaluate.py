@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lexprobe.benchmarks.coda21.dataset import Candidate, Group, load_coda
-from lexprobe.benchmarks.coda21.evaluate import (
+from lexprobe.benchmarks.coda21.likelihood import (
     EvalConfig, context_without_target, evaluate, match_matrices, prompt,
 )
 from lexprobe.cache import partial_path

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lexprobe.benchmarks.coda21.dataset import load_coda
-from lexprobe.benchmarks.coda21.evaluate import EvalConfig, context_without_target, evaluate, prompt
+from lexprobe.benchmarks.coda21.likelihood import EvalConfig, context_without_target, evaluate, prompt
 from lexprobe.errors import LexprobeError
 from lexprobe.metrics.alignment import exhaustive_alignment, first_best_alignment
 from tests.benchmarks.coda21.helpers import MatrixScorer, write_small

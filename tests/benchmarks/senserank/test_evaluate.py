@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from lexprobe.benchmarks.senserank.evaluate import EvalConfig, evaluate, format_report, save_curves_plot
+from lexprobe.benchmarks.senserank.similarity import EvalConfig, evaluate, format_report, save_curves_plot
 from lexprobe.data.instances import SenseInstance
 from lexprobe.metrics import retrieval as R
 from lexprobe.models import load_scorer
@@ -62,7 +62,7 @@ def test_evaluate_end_to_end(tiny_bert, tmp_path):
 
 
 def test_limit_and_lemma_sample():
-    from lexprobe.benchmarks.senserank.evaluate import select_instances
+    from lexprobe.benchmarks.senserank.similarity import select_instances
 
     insts = _instances()
     db, qs, info = select_instances(insts, EvalConfig(limit=2, seed=1))

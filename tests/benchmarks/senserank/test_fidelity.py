@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from lexprobe.benchmarks.senserank.evaluate import EvalConfig, evaluate
+from lexprobe.benchmarks.senserank.similarity import EvalConfig, evaluate
 from lexprobe.data.instances import SenseInstance
 
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from lexprobe.benchmarks.senserank.evaluate import EvalConfig, evaluate
+from lexprobe.benchmarks.senserank.similarity import EvalConfig, evaluate
 from lexprobe.data import semcor
 from lexprobe.data.instances import SenseInstance
 from tests.benchmarks.senserank.test_fidelity import LabelEmbedder

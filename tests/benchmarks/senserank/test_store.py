@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from lexprobe.benchmarks.senserank import evaluate as se
+from lexprobe.benchmarks.senserank import similarity as se
 from lexprobe.benchmarks.senserank.ranking import rank_same_lemma, top_k_cosine
 from lexprobe.benchmarks.senserank.store import EmbeddingStore
 from lexprobe.errors import OutputBusyError

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
-from lexprobe.benchmarks.wdlmpro.evaluate import evaluate
-from lexprobe.benchmarks.wdlmpro.protocol import AUTHORS, PAPER
+from lexprobe.benchmarks.wdlmpro.likelihood import evaluate
+from lexprobe.benchmarks.wdlmpro.recipe import AUTHORS, PAPER
 from lexprobe.benchmarks.wdlmpro.scoring import score_groups, word_token_count
 from lexprobe.models import load_scorer
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
-from lexprobe.benchmarks.wdlmpro.evaluate import evaluate
+from lexprobe.benchmarks.wdlmpro.likelihood import evaluate
 from lexprobe.cache import partial_path
 from lexprobe.errors import DataError
 from lexprobe.scorers.base import Scorer

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
-from lexprobe.benchmarks.wdlmpro.evaluate import evaluate, rank_of_gold
-from lexprobe.benchmarks.wdlmpro.protocol import AUTHORS, PAPER, argsort_rank, best_pattern_rank, get_protocol
+from lexprobe.benchmarks.wdlmpro.likelihood import evaluate, rank_of_gold
+from lexprobe.benchmarks.wdlmpro.recipe import AUTHORS, PAPER, argsort_rank, best_pattern_rank, get_protocol
 from lexprobe.benchmarks.wdlmpro.scoring import CausalRequests, MaskedRequests, fill, score_groups
 from lexprobe.errors import DataError
 from lexprobe.models import load_scorer

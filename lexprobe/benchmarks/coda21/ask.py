@@ -215,7 +215,7 @@ def run_ask(job) -> dict | None:
     from tqdm.auto import tqdm
 
     from lexprobe.benchmarks.coda21.dataset import GroupProblem
-    from lexprobe.benchmarks.coda21.evaluate import (
+    from lexprobe.benchmarks.coda21.likelihood import (
         GroupRecord,
         _result,
         engine_config,

@@ -27,9 +27,9 @@ from tqdm.auto import tqdm
 
 from lexprobe.cache import ResumeLog, partial_path
 from lexprobe.errors import LexprobeError, ModelError
-from lexprobe.protocols.answers import greedy_generate, label_logprobs, prompt_length
-from lexprobe.protocols.parse import FAILURES, LENIENT_FAILURES
-from lexprobe.protocols.templates import Template, default_template, require_chat_template
+from lexprobe.prompting.answers import greedy_generate, label_logprobs, prompt_length
+from lexprobe.prompting.parse import FAILURES, LENIENT_FAILURES
+from lexprobe.prompting.templates import Template, default_template, require_chat_template
 from lexprobe.scorers.capabilities import NAMES, Generation, TokenLogprobs, offers, require
 from lexprobe.validation import Rule
 
@@ -328,7 +328,7 @@ def check_labels(template: str, largest: int, max_candidates: int | None, letter
     that always letters them), after the items load and before the model loads (#26 D30: it was found
     only when the first such item was asked, after earlier ones were scored). Nothing recorded changes:
     runs that pass this check have the resume keys they had."""
-    from lexprobe.protocols.templates import LETTERS_MAX, load_template
+    from lexprobe.prompting.templates import LETTERS_MAX, load_template
 
     shown = min(largest, max_candidates or largest)
     if shown > LETTERS_MAX and (lettered or load_template(template).labels == "letters"):

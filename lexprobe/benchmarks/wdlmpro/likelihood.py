@@ -15,7 +15,7 @@ from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.wdlmpro import static_drop
 from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict
-from lexprobe.benchmarks.wdlmpro.protocol import PAPER, Protocol, argsort_rank, best_pattern_rank, get_protocol
+from lexprobe.benchmarks.wdlmpro.recipe import PAPER, Protocol, argsort_rank, best_pattern_rank, get_protocol
 from lexprobe.benchmarks.wdlmpro.scoring import TASKS, fit_report, recipe_groups, score_groups, word_token_count
 from lexprobe.distributed import is_main, run_units, token_counts
 from lexprobe.errors import DataError

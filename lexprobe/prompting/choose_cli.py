@@ -41,13 +41,13 @@ class ChooseOptions:
 
     def check(self) -> None:
         """``--template`` readable and well formed, before the model loads."""
-        from lexprobe.protocols.templates import load_template
+        from lexprobe.prompting.templates import load_template
 
         load_template(self.template)
 
     def to_config(self, seed: int = 0, **extra):
-        from lexprobe.protocols.choose import ChooseConfig
-        from lexprobe.protocols.templates import load_template
+        from lexprobe.prompting.choose import ChooseConfig
+        from lexprobe.prompting.templates import load_template
 
         return ChooseConfig(template=load_template(self.template), chat=self.chat,
                             max_candidates=self.max_candidates, permutations=self.permutations, seed=seed,

@@ -52,7 +52,7 @@ def full_report(result: dict) -> str:
 
 def choose_report(result: dict) -> str:
     """The ask-to-choose table: each reading's figures per task and POS, as fractions; then the position bias."""
-    from lexprobe.protocols.readings import bias_text, choose_options
+    from lexprobe.prompting.readings import bias_text, choose_options
 
     c = choose_options(result["config"])
     cyclic = "likelihood_cyclic" in result.get("readings", [])

@@ -514,4 +514,4 @@ def build_result(cfg, embedder, database, queries, report, info, timing, db_ok=N
     }
 
 
-from lexprobe.benchmarks.senserank.report import format_report, save_curves_plot  # noqa: E402,F401  (former home)
+from lexprobe.benchmarks.senserank.results import format_report, save_curves_plot  # noqa: E402,F401  (former home)
