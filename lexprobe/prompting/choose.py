@@ -1,4 +1,4 @@
-"""What the two ``choose`` benchmarks share: configuration, answer reading, resumable runs, summaries.
+"""What every benchmark's choose method shares: configuration, answer reading, summaries.
 
 Readings. The answer to a prompt is read as label likelihood (``likelihood``) and as
 greedy generation, parsed strictly (``generation``) and leniently
@@ -8,10 +8,8 @@ block of the same name in every record and in every metrics slice, and a slice l
 its readings under ``readings``; ``position_bias`` sets the presented positions each
 reading chose beside the gold positions.
 
-Runs. A unit of the resume log is one item group (a WDLMPro target, a CoDA21 group);
-units are computed a small batch at a time (``batch_prompts`` prompts) and each is
-logged as soon as its batch is done, so Ctrl-C loses at most one batch, and the
-progress bar counts prompts.
+Runs: ``method.ChooseMethod`` (its units through ``distributed.run_units``, a few prompts
+per batch on the CPU: ``batch_prompts``).
 """
 
 from __future__ import annotations
@@ -19,13 +17,10 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Annotated, Any, Callable, Optional, Sequence, TypedDict
 
 import numpy as np
-from tqdm.auto import tqdm
 
-from lexprobe.cache import ResumeLog, partial_path
 from lexprobe.errors import LexprobeError, ModelError
 from lexprobe.prompting.answers import greedy_generate, label_logprobs, prompt_length
 from lexprobe.prompting.parse import FAILURES, LENIENT_FAILURES
@@ -199,38 +194,6 @@ SHOWN_ITEM = Annotated[ShownItem, Rule(_choices_shown, "answered by an option sh
 
 #: a unit of a choose run: its items
 UNIT_RECORD = list[ChooseItem]
-
-
-def run_units(units: Sequence[tuple[str, object]], fn: Callable[[list], list], out: str | Path | None,
-              run_config: dict, desc: str, progress: bool = True, sizes: Sequence[int] | None = None,
-              batch: int = 8) -> list:
-    """Records of every unit (in order): ``fn(payloads)`` gives one record list per payload.
-
-    Pending units are computed ``batch`` prompts at a time (``sizes``: prompts per unit);
-    each unit goes to the resume log next to ``out`` as soon as its batch is done, and a
-    rerun skips the logged ones. The progress bar counts prompts.
-    """
-    sizes = list(sizes) if sizes is not None else [1] * len(units)
-    resume = ResumeLog(partial_path(out), run_config, record=UNIT_RECORD) if out else None
-    done = resume.load() if resume else {}
-    bar = tqdm(total=sum(sizes), desc=desc, unit="prompt", disable=not progress)
-    bar.update(sum(n for (unit_id, _), n in zip(units, sizes) if unit_id in done))
-    pending = [j for j, (unit_id, _) in enumerate(units) if unit_id not in done]
-    start = 0
-    while start < len(pending):
-        stop, prompts = start, 0
-        while stop < len(pending) and (stop == start or prompts + sizes[pending[stop]] <= batch):
-            prompts += sizes[pending[stop]]
-            stop += 1
-        chunk = pending[start:stop]
-        for j, recs in zip(chunk, fn([units[j][1] for j in chunk])):
-            done[units[j][0]] = recs
-            if resume:
-                resume.append(units[j][0], recs)
-        bar.update(prompts)
-        start = stop
-    bar.close()
-    return [r for unit_id, _ in units for r in done[unit_id]]
 
 
 def generation_summary(records: Sequence[dict], score_key: str, reading: str = "generation") -> dict:

@@ -2,7 +2,8 @@
 
 ``ChooseOptions`` is a field of the WDLMPro and CoDA21 configs (``nested``); the CLI offers
 its fields as ``--chat``, ``--template``, ... and they are an error with another method.
-``to_config`` gives the ``ChooseConfig`` the choose runs take.
+``to_config`` gives the ``ChooseConfig`` a choose run takes, its template resolved with the run's
+benchmark's fields only.
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ class ChooseOptions:
     debias: str = option("none", "cyclic: also ask the label likelihood with the options in all their cyclic orders "
                                  "and average each option's probability over the orders (position-bias debiasing)",
                          choices=("none", "cyclic"))
-    #: units (a WDLMPro target, a CoDA21 group) per batch; None: ``choose.batch_prompts`` (a few prompts on
-    #: the CPU). ``lexprobe run`` asks one, so its progress bar moves after every unit on two busy cores (a
+    #: units (a WDLMPro target, a CoDA21 group) per batch; None: as many as ``choose.batch_prompts`` holds (a
+    #: few prompts on the CPU). ``lexprobe run`` asks one, so its progress bar moves after every unit on two busy cores (a
     #: batch of 8 CoDA21 prompts took 5 minutes there). Prompts generated together are left-padded, which
     #: can flip a near-tie of greedy generation, so the default stays what the recorded results used.
     units_per_batch: int | None = option(None, cli=False, record=False)
@@ -45,11 +46,12 @@ class ChooseOptions:
 
         load_template(self.template)
 
-    def to_config(self, seed: int = 0, **extra):
+    def to_config(self, seed: int = 0, fields=None, **extra):
+        """``fields``: the benchmark's ``template_fields`` (None: every registered benchmark's)."""
         from lexprobe.prompting.choose import ChooseConfig
         from lexprobe.prompting.templates import load_template
 
-        return ChooseConfig(template=load_template(self.template), chat=self.chat,
+        return ChooseConfig(template=load_template(self.template, fields), chat=self.chat,
                             max_candidates=self.max_candidates, permutations=self.permutations, seed=seed,
                             readings=READING_CHOICES[self.reading], max_new_tokens=self.max_new_tokens, extra=extra,
                             debias=self.debias)

@@ -1,20 +1,21 @@
-"""Prompt templates of the ask-to-choose protocol, and how a prompt is put together.
+"""Prompt templates of the choose method, and how a prompt is put together.
 
 A template is a handful of format strings. Each benchmark with a choose method declares its
-own fields (``Benchmark.template_fields``: WDLMPro's ``w2d`` and ``d2w`` questions, CoDA21's
-``coda`` question and ``coda_row``), with their placeholders and their text in each shipped
-template; this module adds the fields every benchmark shares (``option``, ``answer``,
-``labels``, ``system``) and gathers the rest from the registry, so a new benchmark's question
-is one declaration in its own package. The question becomes the user's message; the prompt
-given to the model is that message followed by a new line and ``answer`` (plain), or the
-tokenizer's chat template applied to [system?, user] with the generation prompt, followed by
-``answer`` (``--chat``: the answer prefix is pre-filled in the assistant's turn). Option
-labels are read after the prompt as ``" " + label``; a field declared ``after_answer`` (CoDA21's
-``coda_row``, `` c:``) is read after the prompt before a further label.
+own fields (``Benchmark.template_fields``: its questions and the lines read after the answer
+prefix), with their placeholders and their text in each shipped template; this module adds
+the fields every benchmark shares (``option``, ``answer``, ``labels``, ``system``) and names
+no benchmark. A run resolves its template with its own benchmark's fields only
+(``load_template(name, fields)``), so what a result records, and its resume key, do not
+change when another benchmark is registered. The question becomes the user's message; the
+prompt given to the model is that message followed by a new line and ``answer`` (plain), or
+the tokenizer's chat template applied to [system?, user] with the generation prompt, followed
+by ``answer`` (``--chat``: the answer prefix is pre-filled in the assistant's turn). Option
+labels are read after the prompt as ``" " + label``; a field declared ``after_answer`` is
+read after the prompt before a further label.
 
 Templates ship by name (``SHIPPED``); ``--template FILE`` reads a JSON object with
-the same fields, missing fields taken from ``default``. The resolved template is
-recorded in every result.
+the same fields (any registered benchmark's: one file may serve several), missing fields
+taken from ``default``. The resolved template is recorded in every result.
 """
 
 from __future__ import annotations
@@ -43,17 +44,19 @@ class TemplateField:
 
 @dataclass(frozen=True)
 class Template:
-    """A resolved template: the shared fields, and the benchmarks' (``fields``: (name, text), declared order)."""
+    """A resolved template: the shared fields, and the benchmarks' (``fields``: (name, text), declared order;
+    ``after_answer``: which of them are lines read after the answer prefix)."""
 
     name: str
     fields: tuple[tuple[str, str], ...] = ()
     option: str = "{label}. {text}"
     answer: str = "Answer:"
-    labels: str = "numbers"  # W2D/D2W option labels; CoDA21: contexts numbered, definitions lettered
+    labels: str = "numbers"  # the options' labels (a benchmark's question may letter a second list itself)
     system: str | None = None
+    after_answer: tuple[str, ...] = ()
 
     def __getattr__(self, name: str) -> Any:
-        """A benchmark's field by name (``t.w2d``), as before the fields were declared per benchmark."""
+        """A benchmark's field by name (``t.<field>``)."""
         for key, text in self.__dict__.get("fields", ()):
             if key == name:
                 return text
@@ -61,9 +64,8 @@ class Template:
 
     def record(self) -> dict:
         """As results record it: name, the questions, option, answer, the after-answer lines, labels, system."""
-        declared = benchmark_fields()
         own = dict(self.fields)
-        questions = {k: v for k, v in own.items() if not (k in declared and declared[k].after_answer)}
+        questions = {k: v for k, v in own.items() if k not in self.after_answer}
         lines = {k: v for k, v in own.items() if k not in questions}
         return {"name": self.name, **questions, "option": self.option, "answer": self.answer, **lines,
                 "labels": self.labels, "system": self.system}
@@ -82,8 +84,13 @@ _SHIPPED_SHARED: dict[str, dict[str, Any]] = {
 }
 
 
-def benchmark_fields() -> dict[str, TemplateField]:
-    """Every registered benchmark's template fields, in registry order (a name declared twice is an error)."""
+#: a benchmark's template fields by name (``Benchmark.template_fields``)
+Fields = dict[str, TemplateField]
+
+
+def benchmark_fields() -> Fields:
+    """Every registered benchmark's template fields, in registry order (a name declared twice is an error):
+    what a ``--template`` file may hold, and the shipped templates' fields when no benchmark is named."""
     from lexprobe.benchmarks.registry import all_benchmarks
 
     out: dict[str, TemplateField] = {}
@@ -95,16 +102,17 @@ def benchmark_fields() -> dict[str, TemplateField]:
     return out
 
 
-def shipped() -> dict[str, Template]:
-    """The shipped templates by name, with every registered benchmark's fields."""
-    declared = benchmark_fields()
+def shipped(fields: Fields | None = None) -> dict[str, Template]:
+    """The shipped templates by name, with ``fields`` (one benchmark's; None: every registered benchmark's)."""
+    declared = benchmark_fields() if fields is None else fields
+    after = tuple(k for k, f in declared.items() if f.after_answer)
     return {name: Template(name, tuple((k, f.texts.get(name, f.texts["default"])) for k, f in declared.items()),
-                           **shared)
+                           after_answer=after, **shared)
             for name, shared in _SHIPPED_SHARED.items()}
 
 
-def default_template() -> Template:
-    return shipped()["default"]
+def default_template(fields: Fields | None = None) -> Template:
+    return shipped(fields)["default"]
 
 
 def __getattr__(name: str) -> Any:
@@ -131,19 +139,18 @@ def _fields_used(text: str) -> set[str]:
     return used
 
 
-def _placeholders() -> dict[str, tuple[set[str], set[str]]]:
+def _placeholders(declared: Fields) -> dict[str, tuple[set[str], set[str]]]:
     """Each field's (allowed, required) placeholders, in record order."""
-    declared = benchmark_fields()
     questions = {k: (set(f.placeholders), set(f.required)) for k, f in declared.items() if not f.after_answer}
     lines = {k: (set(f.placeholders), set(f.required)) for k, f in declared.items() if f.after_answer}
     return {**questions, **_SHARED, **lines}
 
 
-def check_template(t: Template, source: str = "") -> Template:
+def check_template(t: Template, declared: Fields, source: str = "") -> Template:
     where = f" in {source}" if source else ""
     if t.labels not in LABEL_STYLES:
         raise DataError(f"template labels {t.labels!r}{where} must be one of {', '.join(LABEL_STYLES)}")
-    for name, (allowed, required) in _placeholders().items():
+    for name, (allowed, required) in _placeholders(declared).items():
         text = getattr(t, name)
         if not isinstance(text, str):
             raise DataError(f"template field {name!r}{where} must be a string")
@@ -165,9 +172,12 @@ def check_template(t: Template, source: str = "") -> Template:
     return t
 
 
-def load_template(name_or_path: str) -> Template:
-    """A shipped template by name, or a JSON file whose fields override ``default``."""
-    ship = shipped()
+def load_template(name_or_path: str, fields: Fields | None = None) -> Template:
+    """A shipped template by name, or a JSON file whose fields override ``default``, with ``fields`` (a
+    benchmark's ``template_fields``; None: every registered benchmark's). A file may hold any registered
+    benchmark's fields; those of ``fields`` are checked and kept."""
+    declared = benchmark_fields() if fields is None else fields
+    ship = shipped(declared)
     if name_or_path in ship:
         return ship[name_or_path]
     path = Path(name_or_path)
@@ -179,15 +189,15 @@ def load_template(name_or_path: str) -> Template:
         raise DataError(f"template file {path} must hold a JSON object; see docs/llm.md for the fields")
     default = ship["default"]
     own = dict(default.fields)
-    known = set(_SHARED_FIELDS) | set(own)
+    known = set(_SHARED_FIELDS) | set(own) | set(benchmark_fields() if fields is not None else ())
     unknown = set(obj) - known
     if unknown:
         raise DataError(f"template file {path} has unknown field(s) {', '.join(sorted(unknown))}; "
                         f"known: {', '.join(sorted(known))}")
     obj.setdefault("name", path.stem)
     shared = {k: v for k, v in obj.items() if k in _SHARED_FIELDS}
-    fields = tuple((k, obj.get(k, text)) for k, text in own.items())
-    return check_template(replace(default, fields=fields, **shared), str(path))
+    return check_template(replace(default, fields=tuple((k, obj.get(k, text)) for k, text in own.items()), **shared),
+                          declared, str(path))
 
 
 # ---------------------------------------------------------------- labels and questions

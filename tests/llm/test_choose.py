@@ -18,6 +18,7 @@ from lexprobe.prompting.choose import ChooseConfig
 from lexprobe.prompting.options import option_order, sample_candidates
 from tests.benchmarks.coda21.helpers import write_small
 from tests.benchmarks.wdlmpro.test_scoring import GROUPS
+from tests.llm.choose_runs import ask, interrupt
 
 
 @pytest.fixture(scope="module")
@@ -144,22 +145,22 @@ def test_wdlmpro_scores_by_hand(llama, monkeypatch):
     wrong = [1 if g != 1 else 2 for g in golds]
     texts = [str(golds[0]), str(wrong[1]), "7", "It is 2", f"({golds[4]})", f"{golds[5]}. signal"]
     monkeypatch.setattr("lexprobe.prompting.choose.greedy_generate", _scripted(texts))
-    result = choose_wdlmpro.evaluate_choose(llama, GROUPS, ("w2d",), cfg, progress=False)
+    result = ask("wdlmpro", llama, GROUPS, seed=3, max_candidates=3, permutations=2)
     recs = result["instances"]
     assert [r["generation"]["correct"] for r in recs] == [True, False, False, False, True, False]
     assert [r["generation"]["failure"] for r in recs] == [None, None, "out_of_range", "unparseable", None,
                                                          "unparseable"]
     m = result["metrics"]["w2d"]["all"]
-    assert m["generation"]["p_at_1"] == pytest.approx(2 / 6)
-    assert m["generation"]["failures"]["unparseable"] == 2 and m["generation"]["failures"]["out_of_range"] == 1
+    assert m["generation.p_at_1"] == pytest.approx(2 / 6)
+    assert m["generation.failures.unparseable"] == 2 and m["generation.failures.out_of_range"] == 1
     for r in recs:  # the likelihood reading: the best label, gold rank never favoured on ties
         lp = np.array(r["likelihood"]["label_logprobs"])
         g = r["gold_position"]
         assert r["likelihood"]["gold_rank"] == 1 + sum(lp[j] >= lp[g] for j in range(len(lp)) if j != g)
         assert r["likelihood"]["correct"] == (r["likelihood"]["gold_rank"] == 1)
-    assert m["likelihood"]["p_at_1"] == pytest.approx(np.mean([r["likelihood"]["correct"] for r in recs]))
-    assert m["random"]["p_at_1"] == pytest.approx(1 / 3)
-    assert result["config"]["protocol"] == "choose" and result["config"]["permutations"] == 2
+    assert m["likelihood.p_at_1"] == pytest.approx(np.mean([r["likelihood"]["correct"] for r in recs]))
+    assert result["baselines"]["random"]["w2d"]["all"]["p_at_1"] == pytest.approx(1 / 3)
+    assert result["method"] == "choose" and result["config"]["choose"]["permutations"] == 2
 
 
 def test_coda_matrix_rows_and_alignment(llama, tmp_path, monkeypatch):
@@ -167,7 +168,7 @@ def test_coda_matrix_rows_and_alignment(llama, tmp_path, monkeypatch):
     cfg = ChooseConfig(permutations=1, seed=0)
     monkeypatch.setattr("lexprobe.prompting.choose.greedy_generate",
                         _scripted(["1: A, 2: B, 3: C", "1: B, 1: A", "1: A, 2: B, 3: C"]))
-    result = choose_coda.evaluate_choose(data, llama, cfg, pos="v", progress=False)
+    result = ask("coda21", llama, data)
     (rec,) = result["instances"]
     g = data.by_pos("v")[0]
     prompt = choose_coda.build_items([g], cfg)[0]["prompt"]
@@ -190,32 +191,84 @@ def test_coda_matrix_rows_and_alignment(llama, tmp_path, monkeypatch):
 def test_invalid_matching_scores_zero(llama, tmp_path, monkeypatch):
     data = load_coda(write_small(tmp_path / "coda.json"))
     monkeypatch.setattr("lexprobe.prompting.choose.greedy_generate", _scripted(["1: A, 2: A, 3: B"]))
-    result = choose_coda.evaluate_choose(data, llama, ChooseConfig(readings=("generation",)), pos="v",
-                                         progress=False)
-    gen = result["metrics"]["both"]["generation"]
-    assert gen["accuracy"] == 0.0 and gen["failures"]["not_one_to_one"] == 1
-    assert "likelihood" not in result["instances"][0]
+    result = ask("coda21", llama, data, reading="generation")
+    m = result["metrics"]["alignment"]["all"]
+    assert m["generation.accuracy"] == 0.0 and m["generation.failures.not_one_to_one"] == 1
+    assert "likelihood" not in result["instances"][0] and result["readings"] == ["generation", "generation_lenient"]
 
 
-def test_rerun_resumes_from_the_log(llama, tmp_path):
-    data = load_coda(write_small(tmp_path / "coda.json"))
+@pytest.mark.parametrize("bench", ["wdlmpro", "coda21"])
+def test_a_choose_run_is_logged_under_the_job_key_and_resumes(bench, llama, tmp_path, monkeypatch):
+    """The choose units go through ``distributed.run_units`` under the one resume key ``evaluate`` builds
+    (``Job.key``, issue #28): an interrupted run's log header holds that key, and the rerun asks only the
+    units not logged and gives the uninterrupted result."""
+    from lexprobe.benchmarks import evaluate as evaluate_module
+    from lexprobe.benchmarks.base import Job, key_options
+    from lexprobe.benchmarks.registry import get
+
+    if bench == "wdlmpro":
+        items, n_units = GROUPS, len(GROUPS)
+    else:
+        small = json.loads(write_small(tmp_path / "c.json").read_text())
+        small["v"] = small["v"] * 3  # three verb groups (ids are positions in the file)
+        items, n_units = load_coda(write_small(tmp_path / "c.json", small)), 3
+    full = ask(bench, llama, items, reading="likelihood")
+    keys, jobs = [], []
+
+    class Spy(Job):
+        def __init__(self, *args):
+            super().__init__(*args)
+            jobs.append(self)
+            real = self.key
+            self.key = lambda unit_items, **extra: keys.append(real(unit_items, **extra)) or keys[-1]
+
+    method = get(bench).methods["choose"]
+    real_score, calls = method.score, []
+
+    def interrupted(job, asked, config):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_score(job, asked, config)
+
+    monkeypatch.setattr(evaluate_module, "Job", Spy)
+    monkeypatch.setattr(method, "score", interrupted)
     out = tmp_path / "r.json"
-    cfg = ChooseConfig(readings=("likelihood",))
-    first = choose_coda.evaluate_choose(data, llama, cfg, pos="v", out=out, progress=False)
+    with pytest.raises(KeyboardInterrupt):
+        ask(bench, llama, items, out, reading="likelihood", units_per_batch=1)
+    log = (tmp_path / "r.json.partial.jsonl").read_text().splitlines()
+    assert len(log) == 1 + 1  # the header and the one finished unit
+    assert len(keys) == 1 and json.loads(log[0])["key"] == json.loads(json.dumps(keys[0]))
+    assert keys[0]["protocol"] == "choose/paper" and keys[0]["options"]["config"] == key_options(jobs[0].config)
+    assert keys[0]["options"]["template"]["name"] == "default"  # the template's text, not only its name
+    calls.clear()
+    monkeypatch.setattr(method, "score", lambda *a: calls.append(1) or real_score(*a))
+    again = ask(bench, llama, items, out, reading="likelihood", units_per_batch=1)
+    assert len(calls) == n_units - 1 and json.loads(json.dumps(keys[1])) == json.loads(log[0])["key"]
+    assert again["instances"] == full["instances"] and again["metrics"] == full["metrics"]
+    assert not (tmp_path / "r.json.partial.jsonl").exists()
 
-    class Broken:
-        kind, name, tokenizer, stats = "causal", llama.name, llama.tokenizer, {}
 
-        def describe(self):
-            return llama.describe()
+def test_registering_a_benchmark_changes_no_choose_key_or_record(llama, tmp_path, monkeypatch):
+    """A choose result records only its benchmark's template fields, and its resume key holds only them:
+    a fourth benchmark (the toy, with its own template field) registered changes neither (issue #28)."""
+    from lexprobe.benchmarks import registry
+    from lexprobe.prompting.templates import benchmark_fields
 
-        def token_logprobs(self, *a, **k):
-            raise AssertionError("finished groups must not be scored again")
+    def run(name):
+        out = tmp_path / f"{name}.json"
+        with pytest.raises(KeyboardInterrupt), pytest.MonkeyPatch.context() as mp:  # the log kept: its key
+            mp.setattr(registry.get("wdlmpro").methods["choose"], "summary", interrupt)
+            ask("wdlmpro", llama, GROUPS[:1], out, reading="likelihood")
+        key = json.loads((tmp_path / f"{name}.json.partial.jsonl").read_text().splitlines()[0])["key"]
+        return key, ask("wdlmpro", llama, GROUPS[:1], out, reading="likelihood")["config"]
 
-        generate = continuation_logprobs = token_logprobs  # (the capabilities a choose run asks)
-
-    again = choose_coda.evaluate_choose(data, Broken(), cfg, pos="v", out=out, progress=False)
-    assert again["instances"] == first["instances"]
+    key, config = run("three")
+    assert set(key["options"]["template"]) >= {"w2d", "d2w"} and "coda" not in key["options"]["template"]
+    assert config["choose"]["template_record"] == key["options"]["template"]
+    monkeypatch.setitem(registry.REGISTRY, "toy", "tests.toy_benchmark:Toy")
+    assert "toy" in benchmark_fields()
+    assert run("four") == (key, config)
 
 
 # ---------------------------------------------------------------- CLI
@@ -267,12 +320,11 @@ def test_prompts_too_long_are_skipped_and_counted(llama, monkeypatch):
     longest = max(sizes, key=sizes.get)
     limit = sorted(sizes.values())[-2] + choose_wdlmpro.ANSWER_TOKENS  # all but the longest prompt fit
     monkeypatch.setattr(llama, "max_length", limit)
-    result = choose_wdlmpro.evaluate_choose(llama, GROUPS, ("w2d",), cfg, progress=False)
+    result = ask("wdlmpro", llama, GROUPS, reading="likelihood")
     reasons = {r["target"]: r.get("skipped") for r in result["instances"]}
     assert [t for t, why in reasons.items() if why] == [longest], (sizes, limit, reasons)
     assert f"exceeds the model's {limit} positions" in reasons[longest]
-    m = result["metrics"]["w2d"]
-    assert (m["all"]["n"], m["all"]["skipped"]) == (2, 1)
+    assert result["metrics"]["w2d"]["all"]["n"] == 2 and result["counts"]["skipped_too_long"] == 1
     assert all("likelihood" in r for r in result["instances"] if r["target"] != longest)
 
 
@@ -284,10 +336,9 @@ def test_a_coda21_choose_run_with_every_group_skipped_still_has_its_items_page(l
 
     data = load_coda(write_small(tmp_path / "coda.json"))
     monkeypatch.setattr(llama, "max_length", 8)
-    result = choose_coda.evaluate_choose(data, llama, ChooseConfig(permutations=1, seed=0), pos="v", progress=False)
-    assert result["instances"] and all("skipped" in r for r in result["instances"])
     path = tmp_path / "all-skipped.json"
-    path.write_text(json.dumps(result))
+    result = ask("coda21", llama, data, path)
+    assert result["instances"] and all("skipped" in r for r in result["instances"])
     rows = get("coda21").failure_rows(load(path))
     assert len(rows) == len(result["instances"]) and all(row["score"] == "skipped" for row in rows)
 
@@ -296,12 +347,14 @@ def test_the_main_jobs_one_unit_batches_step_per_unit_with_the_same_answers(llam
     """`lexprobe run` asks choose one unit per batch (ChooseOptions.units_per_batch=1: the progress bar moves
     after every target on busy CPU cores); the records equal the default batches' (a few prompts together)."""
     from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.benchmarks.registry import get
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
     from lexprobe.prompting.choose_cli import ChooseOptions
 
     calls = []
-    real = choose_wdlmpro.score_items
-    monkeypatch.setattr(choose_wdlmpro, "score_items", lambda *a: calls.append(len(a[1])) or real(*a))
+    method = get("wdlmpro").methods["choose"]
+    real = method.score
+    monkeypatch.setattr(method, "score", lambda *a: calls.append(len(a[1])) or real(*a))
     results = {}
     for per_batch in (None, 1):
         calls.clear()

@@ -7,15 +7,15 @@ import numpy as np
 import pytest
 
 from lexprobe.benchmarks.coda21.dataset import load_coda
+from lexprobe.benchmarks.registry import get
 from lexprobe.cli import main
 from lexprobe.models import load_scorer
 from lexprobe.benchmarks.coda21 import choose as choose_coda
-from lexprobe.benchmarks.wdlmpro import choose as choose_wdlmpro
 from lexprobe.prompting import choose
-from lexprobe.prompting.choose import ChooseConfig
 from lexprobe.prompting.debias import debiased, rotations
 from tests.benchmarks.coda21.helpers import write_small
 from tests.benchmarks.wdlmpro.test_scoring import GROUPS
+from tests.llm.choose_runs import ask, interrupt
 
 
 @pytest.fixture(scope="module")
@@ -64,8 +64,7 @@ def test_wdlmpro_cyclic_reading_bias_and_both_generation_readings(llama, monkeyp
 
     monkeypatch.setattr(choose, "label_logprobs", label_logprobs)
     monkeypatch.setattr(choose, "greedy_generate", generate)
-    cfg = ChooseConfig(seed=3, debias="cyclic")
-    result = choose_wdlmpro.evaluate_choose(llama, [group], ("w2d",), cfg, progress=False, out=tmp_path / "r.json")
+    result = ask("wdlmpro", llama, [group], tmp_path / "r.json", seed=3, debias="cyclic")
     recs = result["instances"]
     assert [r["order"] for r in recs] == ORDERS and [r["rotation"] for r in recs] == [0, 1, 2]
     assert len(asked) == 1 and "generation" in recs[0] and "generation" not in recs[1]  # generation: first order only
@@ -75,35 +74,34 @@ def test_wdlmpro_cyclic_reading_bias_and_both_generation_readings(llama, monkeyp
     assert cyc["choice"] == 0 and cyc["correct"] and cyc["gold_rank"] == 1
     assert recs[0]["generation"]["failure"] == "unparseable" and recs[0]["generation_lenient"]["choice"] == 1
     m = result["metrics"]["w2d"]["all"]
-    assert m["readings"] == ["likelihood", "likelihood_cyclic", "generation", "generation_lenient"]
-    assert m["likelihood"]["p_at_1"] == pytest.approx(1 / 3) and m["likelihood_cyclic"]["p_at_1"] == 1.0
-    assert m["generation"]["valid"] == 0.0 and m["generation_lenient"]["valid"] == 1.0
-    assert m["generation_lenient"]["p_at_1"] == 0.0 and m["generation_lenient"]["failures"]["names_other_option"] == 0
-    bias = m["position_bias"]
+    assert result["readings"] == ["likelihood", "likelihood_cyclic", "generation", "generation_lenient"]
+    assert m["likelihood.p_at_1"] == pytest.approx(1 / 3) and m["likelihood_cyclic.p_at_1"] == 1.0
+    assert m["generation.valid"] == 0.0 and m["generation_lenient.valid"] == 1.0
+    assert m["generation_lenient.p_at_1"] == 0.0 and m["generation_lenient.failures.names_other_option"] == 0
+    bias = result["breakdowns"]["w2d"]["position_bias"]["all"]
     assert bias["likelihood"] == {"n": 3, "chosen": {"1": 3}, "gold": {"1": 1, "2": 1, "3": 1}, "most_chosen": "1",
                                   "most_chosen_share": 1.0, "gold_share_there": pytest.approx(1 / 3),
                                   "tv_distance": pytest.approx(2 / 3)}
     assert bias["generation"]["chosen"] == {"none": 1} and "most_chosen" not in bias["generation"]
     assert bias["generation_lenient"]["chosen"] == {"1": 1} and bias["generation_lenient"]["gold"] == {"3": 1}
-    assert result["config"]["debias"] == "cyclic"
-    assert "debiased P@1" in choose_wdlmpro.format_choose(result)
+    assert result["config"]["choose"]["debias"] == "cyclic"
+    assert "debiased P@1" in get("wdlmpro").format_result(result)
 
 
 def test_debias_is_in_the_resume_key(llama, tmp_path, capsys):
     out = tmp_path / "r.json"
-    cfg = ChooseConfig(readings=("likelihood",), max_candidates=3)
-    choose_wdlmpro.evaluate_choose(llama, GROUPS, ("w2d",), cfg, out=out, progress=False)  # log kept: no write
+    with pytest.raises(KeyboardInterrupt), pytest.MonkeyPatch.context() as mp:  # the log kept: no write
+        mp.setattr(get("wdlmpro").methods["choose"], "summary", interrupt)
+        ask("wdlmpro", llama, GROUPS, out, reading="likelihood", max_candidates=3)
     assert len((tmp_path / "r.json.partial.jsonl").read_text().splitlines()) == 1 + len(GROUPS)
-    cyc = choose_wdlmpro.evaluate_choose(llama, GROUPS, ("w2d",), ChooseConfig(readings=("likelihood",),
-                                         max_candidates=3, debias="cyclic"), out=out, progress=False)
+    cyc = ask("wdlmpro", llama, GROUPS, out, reading="likelihood", max_candidates=3, debias="cyclic")
     assert "set aside" in capsys.readouterr().err  # not mixed with the run without debiasing
     assert sum("rotation" in r for r in cyc["instances"]) == sum(min(3, len(g.candidates)) for g in GROUPS)
 
 
 def test_coda_cyclic_reading_equals_the_rotations_records(llama, tmp_path):
     data = load_coda(write_small(tmp_path / "coda.json"))
-    cfg = ChooseConfig(debias="cyclic", max_new_tokens=3)
-    result = choose_coda.evaluate_choose(data, llama, cfg, pos="n", progress=False)
+    result = ask("coda21", llama, data, pos="n", debias="cyclic", max_new_tokens=3)
     for gid in {r["id"] for r in result["instances"]}:
         recs = [r for r in result["instances"] if r["id"] == gid]
         first = recs[0]
@@ -120,27 +118,31 @@ def test_coda_cyclic_reading_equals_the_rotations_records(llama, tmp_path):
         np.testing.assert_allclose(first["likelihood_cyclic"]["probabilities"], expected, atol=1e-5)
         gold = choose_coda.gold_positions(first)
         assert [first["definition_order"][g] for g in gold] == first["context_order"]  # each row's own definition
-    m = result["metrics"]["both"]
-    assert "likelihood_cyclic" in m["readings"] and m["position_bias"]["likelihood"]["n"] == sum(
+    assert "likelihood_cyclic" in result["readings"]
+    assert result["breakdowns"]["alignment"]["position_bias"]["all"]["likelihood"]["n"] == sum(
         len(r["shown"]) for r in result["instances"])
 
 
 # ---------------------------------------------------------------- units, progress, Ctrl-C
 
 
-def test_units_run_in_small_batches_and_each_is_logged(tmp_path):
-    calls = []
-
-    def fn(payloads):
-        calls.append(list(payloads))
-        return [[{"unit": p}] * n for p, n in payloads]
-
-    units = [(f"u{i}", (i, n)) for i, n in enumerate([2, 2, 3, 1, 5, 1])]
-    got = choose.run_units(units, fn, tmp_path / "x.json", {"k": 1}, "test", progress=False,
-                           sizes=[n for _, (_, n) in units], batch=4)
-    assert [[i for i, _ in c] for c in calls] == [[0, 1], [2, 3], [4], [5]]  # a unit bigger than a batch runs alone
-    assert len(got) == 14
-    assert len((tmp_path / "x.json.partial.jsonl").read_text().splitlines()) == 1 + 6
+def test_units_run_a_few_prompts_per_batch_and_each_is_logged(llama, tmp_path, monkeypatch):
+    """A batch holds as many units as ``batch_prompts`` prompts (a few on the CPU; at least one unit),
+    each unit logged once its batch is done, so Ctrl-C loses at most one batch."""
+    method = get("wdlmpro").methods["choose"]
+    real, calls = method.score, []
+    monkeypatch.setattr(method, "score", lambda job, items, config: calls.append(len(items)) or real(job, items,
+                                                                                                      config))
+    monkeypatch.setattr(choose, "batch_prompts", lambda scorer: 5)
+    ask("wdlmpro", llama, GROUPS, permutations=2, reading="likelihood")  # 2 prompts per target: 2 targets a batch
+    assert calls == [4, 2]
+    calls.clear()
+    monkeypatch.setattr(choose, "batch_prompts", lambda scorer: 1)
+    with pytest.raises(KeyboardInterrupt), pytest.MonkeyPatch.context() as mp:
+        mp.setattr(method, "summary", interrupt)
+        ask("wdlmpro", llama, GROUPS, tmp_path / "x.json", permutations=2, reading="likelihood")
+    assert calls == [2, 2, 2]  # a unit bigger than a batch runs alone
+    assert len((tmp_path / "x.json.partial.jsonl").read_text().splitlines()) == 1 + len(GROUPS)
 
 
 @pytest.mark.parametrize("bench", ["wdlmpro", "coda"])
@@ -161,23 +163,23 @@ def test_ctrl_c_keeps_the_finished_item_groups(bench, tiny_llama, tmp_path, caps
         n_units = 6
     argv += ["--model", str(tiny_llama), "--protocol", "choose", "--batch-size", "1"]
     assert main(argv + ["--out", str(tmp_path / "full.json")]) == 0
-    module = choose_wdlmpro if bench == "wdlmpro" else choose_coda
-    real, calls = module.score_items, []
+    method = get(bench).methods["choose"]
+    real, calls = method.score, []
 
-    def interrupted(scorer, items, config):
+    def interrupted(job, items, config):
         calls.append(len(items))
         if len(calls) == 3:
             raise KeyboardInterrupt
-        return real(scorer, items, config)
+        return real(job, items, config)
 
-    monkeypatch.setattr(module, "score_items", interrupted)
-    monkeypatch.setattr(module, "batch_prompts", lambda scorer: 1)  # one group per batch
+    monkeypatch.setattr(method, "score", interrupted)
+    monkeypatch.setattr(choose, "batch_prompts", lambda scorer: 1)  # one group per batch
     out = tmp_path / "r.json"
     assert main(argv + ["--out", str(out)]) == 130
     log = tmp_path / "r.json.partial.jsonl"
     assert len(log.read_text().splitlines()) == 1 + 2  # header + the two finished groups
     calls.clear()
-    monkeypatch.setattr(module, "score_items", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(method, "score", lambda *a: calls.append(1) or real(*a))
     assert main(argv + ["--out", str(out)]) == 0
     assert len(calls) == n_units - 2 and not log.exists()
     full, resumed = (json.loads((tmp_path / n).read_text()) for n in ("full.json", "r.json"))

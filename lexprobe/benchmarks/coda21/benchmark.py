@@ -17,9 +17,10 @@ from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, LLMPart, Method, 
 from lexprobe.benchmarks.coda21.config import ALIGN_METHODS, PATTERN_NAMES, CodaConfig  # noqa: F401  (its API)
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.errors import DataError, LexprobeError
+from lexprobe.prompting.method import ChooseMethod
 from lexprobe.prompting.templates import BLANK, TemplateField
 from lexprobe.result_schema import is_choose
-from lexprobe.scorers.capabilities import Generation, RandomScores, SentenceEmbeddings, SlotLogprobs, TokenLogprobs
+from lexprobe.scorers.capabilities import RandomScores, SentenceEmbeddings, SlotLogprobs, TokenLogprobs
 
 
 class Likelihood(Method):
@@ -32,22 +33,38 @@ class Likelihood(Method):
         return run_likelihood(job)
 
 
-class Choose(Method):
-    name = "choose"
-    requires = (Generation,)
+class Choose(ChooseMethod):
+    """The group as one matching question (``choose.py``); a unit is a group whose contexts can hide their
+    target (the others are skipped and listed)."""
 
-    def run(self, job):  # (one process: the choose run keeps its own resume log)
-        from lexprobe.benchmarks.coda21.choose import evaluate_choose
+    unit_field = "id"
+
+    def units(self, job, config):
+        from lexprobe.benchmarks.coda21.choose import blankable
+
+        return [(g.id, g) for g in blankable(job.items, job.config.pos, job.config.limit)[0]]
+
+    def prompts(self, job, unit, config):
+        from lexprobe.benchmarks.coda21.choose import prompts_per_group
+
+        return prompts_per_group(unit, config)
+
+    def items(self, job, units, config):
+        from lexprobe.benchmarks.coda21.choose import build_items
+
+        return build_items(units, config, job.scorer.tokenizer)
+
+    def score(self, job, items, config):
+        from lexprobe.benchmarks.coda21.choose import score_items
+
+        return score_items(job.scorer, items, config)
+
+    def summary(self, job, config, units, records):
+        from lexprobe.benchmarks.coda21.choose import blankable, result_dict
 
         c = job.config
-        cfg = c.choose.to_config(seed=c.seed)
-        result = evaluate_choose(job.items, job.scorer, cfg, pos=c.pos, limit=c.limit, out=job.out,
-                                 progress=job.progress, groups_per_unit=c.choose.units_per_batch)
-        result["_config"] = {"choose": {"template_record": cfg.template.record()}}
-        result["_items"] = [g for p in (("n", "v") if c.pos == "both" else (c.pos,))
-                            for g in (job.items.by_pos(p)[: c.limit] if c.limit else job.items.by_pos(p))
-                            if g.id not in {s["group"] for s in result.get("skipped", [])}]
-        return result
+        return result_dict(job.scorer, records, config, c.pos, c.limit, job.items,
+                           blankable(job.items, c.pos, c.limit)[1])
 
 
 class Ask(Method):

@@ -12,40 +12,33 @@ definitions are also listed in their other k - 1 cyclic orders (likelihood only)
 ``likelihood_cyclic`` aligns each row's letter probabilities mapped back to the
 definitions and averaged over the k orders. Position bias counts, per presented
 row, the letter each reading chose (the likelihood's row-wise best letter, before
-the alignment) beside the gold letter. A unit of the resume log is one group.
+the alignment) beside the gold letter. A unit of the resume log is one group; the run loop is the
+generic ``prompting.method.ChooseMethod`` (``benchmark.Choose`` says what a CoDA21 unit is).
 """
 
 from __future__ import annotations
 
-import time
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
 from lexprobe.benchmarks.coda21.dataset import replace_target
-from lexprobe.errors import DataError
 from lexprobe.metrics import alignment as al
 from lexprobe.prompting.choose import (
     ChooseConfig,
     agreement,
-    batch_prompts,
-    check_scorer,
     generation_summary,
     item_means,
     position_bias,
     read_answers,
     reading_intervals,
     readings_present,
-    run_units,
     too_long,
 )
 from lexprobe.prompting.debias import debiased, rotations
 from lexprobe.prompting.options import option_order, sample_candidates
 from lexprobe.prompting.parse import parse_matching, parse_matching_lenient
-from lexprobe.prompting.readings import bias_line
 from lexprobe.prompting.templates import BLANK, Template, build_prompt, option_labels, option_lines
-from lexprobe.run_record import finish_result
 from lexprobe.stats.bootstrap import mean_intervals
 
 
@@ -171,18 +164,11 @@ def _debias(items: list[dict], logps) -> None:
                                       "assignment": assignment, "accuracy": al.accuracy(assignment)}
 
 
-def evaluate_choose(data, scorer, config: ChooseConfig = ChooseConfig(), pos: str = "both", limit: int | None = None,
-                    out: str | Path | None = None, progress: bool = True, groups_per_unit: int | None = None) -> dict:
-    """Ask ``scorer`` every CoDA21 group as one matching question; returns the result dict.
-
-    ``groups_per_unit``: prompts per batch (default ``batch_prompts``: a few on the CPU);
-    each group is logged for a resume as soon as its batch is done.
-    """
-    config.validate()
-    check_scorer(scorer, config)
-    pos_list = ("n", "v") if pos == "both" else (pos,)
+def blankable(data, pos: str, limit: int | None) -> tuple[list, list[dict]]:
+    """The groups of ``pos`` (the first ``limit`` of each POS) whose contexts can hide their target, and
+    (group, reason) of those that cannot (skipped, and listed in the result)."""
     groups, problems = [], []
-    for p in pos_list:
+    for p in ("n", "v") if pos == "both" else (pos,):
         chosen = data.by_pos(p)
         for g in chosen[:limit] if limit is not None else chosen:
             try:
@@ -191,31 +177,17 @@ def evaluate_choose(data, scorer, config: ChooseConfig = ChooseConfig(), pos: st
                 groups.append(g)
             except ValueError as err:
                 problems.append({"group": g.id, "reason": str(err)})
-    if not groups:
-        raise DataError("no CoDA21 groups to evaluate; check --data, --pos and --limit")
-    started = time.time()
-    from lexprobe.cache import scorer_revision
+    return groups, problems
 
-    if len({g.id for g in groups}) < len(groups):
-        raise DataError("CoDA21 group ids repeat; each group must appear once")
-    run_config = {"benchmark": "coda21", "config": config.record(), "scorer": scorer.describe(),
-                  "model": scorer_revision(scorer), "groups": [g.id for g in groups], "data": data.source}
 
-    def unit(chunk):
-        items = score_items(scorer, build_items(chunk, config, scorer.tokenizer), config)
-        return [[it for it in items if it["id"] == g.id] for g in chunk]
-
-    records = run_units([(g.id, g) for g in groups], unit, out, run_config, f"CoDA21 choose {scorer.name}", progress,
-                        sizes=[prompts_per_group(g, config) for g in groups],
-                        batch=groups_per_unit or batch_prompts(scorer))
+def result_dict(scorer, records: list[dict], config: ChooseConfig, pos: str, limit: int | None, data,
+                problems: list[dict]) -> dict:
+    """The method's summary: each POS and both, as ``results.upgrade`` reads it."""
     metrics = {key: summarise([r for r in records if key == "both" or r["pos"] == key])
-               for key in list(pos_list) + ["both"]}
-    result = finish_result(scorer=scorer, items=groups, unit="group", result={
-        "benchmark": "coda21", "task": "context-definition alignment (ask to choose)",
-        "model": scorer.describe(), "config": {**config.record(), "pos": pos, "limit": limit, "data": data.source},
-        "metrics": metrics, "skipped": problems, "instances": records})
-    result["timing"] = {"seconds": round(time.time() - started, 2), "scorer_stats": dict(scorer.stats)}
-    return result
+               for key in (["n", "v"] if pos == "both" else [pos]) + ["both"]}
+    return {"benchmark": "coda21", "task": "context-definition alignment (ask to choose)",
+            "model": scorer.describe(), "config": {**config.record(), "pos": pos, "limit": limit, "data": data.source},
+            "metrics": metrics, "skipped": problems, "instances": records}
 
 
 def summarise(records: Sequence[dict]) -> dict:
@@ -244,26 +216,3 @@ def summarise(records: Sequence[dict]) -> dict:
     if asked:
         out["ci"] = mean_intervals({"random_baseline": item_means(asked, lambda r: 1.0 / len(r["shown"]))})
     return out
-
-
-def format_choose(result: dict) -> str:
-    from lexprobe.reporting import format_table
-
-    rows = []
-    c = result["config"]
-    cyclic = c.get("debias") == "cyclic"
-    for key, m in result["metrics"].items():
-        lik, gen, len_ = m.get("likelihood", {}), m.get("generation", {}), m.get("generation_lenient", {})
-        rows.append([key, m["n"], lik.get("accuracy")]
-                    + ([m.get("likelihood_cyclic", {}).get("accuracy")] if cyclic else [])
-                    + [gen.get("accuracy"), gen.get("valid"), len_.get("accuracy"), len_.get("valid"),
-                       m["random_baseline"], m["skipped"]])
-    title = (f"CoDA21, ask to choose ({c['template']['name']} template{', chat' if c['chat'] else ''}, "
-             f"<= {c['max_candidates']} pairs, {c['permutations']} order(s){', cyclic debiasing' if cyclic else ''})"
-             ": alignment accuracy; generated answers read strictly and leniently")
-    table = format_table(["pos", "asked", "label accuracy"] + (["debiased accuracy"] if cyclic else [])
-                         + ["strict accuracy", "strict parsed", "lenient accuracy", "lenient parsed", "random",
-                            "skipped"], rows, title=title)
-    both = result["metrics"].get("both") or {}
-    return table + "\nposition bias (most chosen letter position: share of rows vs share of gold there): " + \
-        bias_line(both.get("position_bias") or {})

@@ -19,10 +19,10 @@ from lexprobe.benchmarks.wdlmpro.config import (  # noqa: F401  (the config is p
     WDLMProItems,
 )
 from lexprobe.errors import DataError
+from lexprobe.prompting.method import ChooseMethod
 from lexprobe.prompting.templates import TemplateField
 from lexprobe.result_schema import is_choose
 from lexprobe.scorers.capabilities import (
-    Generation,
     RandomScores,
     SentenceEmbeddings,
     SlotLogprobs,
@@ -40,19 +40,37 @@ class Likelihood(Method):
         return run_likelihood(job)
 
 
-class Choose(Method):
-    name = "choose"
-    requires = (Generation,)
+class Choose(ChooseMethod):
+    """The candidates as a multiple-choice question (``choose.py``); a unit is a target (both tasks, every
+    option order)."""
 
-    def run(self, job):  # (one process: the choose run keeps its own resume log)
-        from lexprobe.benchmarks.wdlmpro.choose import evaluate_choose
+    unit_field = "target"
 
-        cfg = job.config.choose.to_config(seed=job.config.seed)
-        result = evaluate_choose(job.scorer, job.items.groups, job.items.tasks, cfg, out=job.out,
-                                 progress=job.progress, chunk_size=job.config.choose.units_per_batch)
-        result["_items"] = job.items.groups
-        result["_config"] = {"choose": {"template_record": cfg.template.record()}}
-        return result
+    def units(self, job, config):
+        return [(g.target, g) for g in job.items.groups]
+
+    def prompts(self, job, unit, config):
+        from lexprobe.benchmarks.wdlmpro.choose import prompts_per_group
+
+        return prompts_per_group(unit, job.items.tasks, config)
+
+    def items(self, job, units, config):
+        from lexprobe.benchmarks.wdlmpro.choose import build_items
+
+        return build_items(units, job.items.tasks, config, job.scorer.tokenizer)
+
+    def score(self, job, items, config):
+        from lexprobe.benchmarks.wdlmpro.choose import score_items
+
+        return score_items(job.scorer, items, config)
+
+    def key_items(self, job, units):
+        return {"groups": super().key_items(job, units), "tasks": list(job.items.tasks)}
+
+    def summary(self, job, config, units, records):
+        from lexprobe.benchmarks.wdlmpro.choose import result_dict
+
+        return result_dict(job.scorer, job.items.tasks, records, config)
 
 
 class WDLMPro(Benchmark):

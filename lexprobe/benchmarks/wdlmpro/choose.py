@@ -8,41 +8,33 @@ leniently (``parse``). With ``--debias cyclic`` every permutation is also asked 
 its other n - 1 cyclic orders (likelihood only); ``likelihood_cyclic`` of the first
 order's record reads the option probabilities averaged over the n orders (``debias``).
 Ties in label likelihood follow ``lexprobe.metrics.ranking``: never in the model's favour.
-A unit of the resume log is one target (both tasks, every order).
+A unit of the resume log is one target (both tasks, every order); the run loop is the generic
+``prompting.method.ChooseMethod`` (``benchmark.Choose`` says what a WDLMPro unit is).
 """
 
 from __future__ import annotations
 
-import time
 from collections import defaultdict
-from dataclasses import asdict
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
-from lexprobe.errors import DataError
 from lexprobe.metrics.ranking import gold_rank, predicted_index, random_expectation, rank_score
 from lexprobe.prompting.choose import (
     ChooseConfig,
     agreement,
-    batch_prompts,
-    check_scorer,
     generation_summary,
     item_means,
     position_bias,
     read_answers,
     reading_intervals,
     readings_present,
-    run_units,
     too_long,
 )
 from lexprobe.prompting.debias import debiased, rotations
 from lexprobe.prompting.options import option_order, sample_candidates
 from lexprobe.prompting.parse import parse_choice, parse_choice_lenient
-from lexprobe.prompting.readings import bias_line
 from lexprobe.prompting.templates import Template, build_prompt, option_labels, option_lines
-from lexprobe.run_record import finish_result
 from lexprobe.stats.bootstrap import mean_intervals
 
 TASKS = ("w2d", "d2w")
@@ -154,40 +146,6 @@ def _debias(items: list[dict], logps) -> None:
                                       "rank_score": rank_score(len(shown), k)}
 
 
-def evaluate_choose(scorer, groups, tasks: Sequence[str] = TASKS, config: ChooseConfig = ChooseConfig(),
-                    out: str | Path | None = None, chunk_size: int | None = None, progress: bool = True) -> dict:
-    """Ask ``scorer`` every group as a multiple-choice question; returns the result dict.
-
-    ``chunk_size``: prompts per batch (default ``batch_prompts``: a few on the CPU); each
-    target is logged for a resume as soon as its batch is done.
-    """
-    from lexprobe.cache import resume_key, scorer_revision
-
-    config.validate()
-    check_scorer(scorer, config)
-    if not groups:
-        raise DataError("no WDLMPro groups to evaluate; check --data, --pos and --limit")
-    started = time.time()
-    units = [(g.target, g) for g in groups]
-    if len({u for u, _ in units}) < len(units):
-        raise DataError("WDLMPro groups repeat a target; each target must appear once")
-    run_config = resume_key([asdict(g) for g in groups],
-                            scorer_revision(scorer), "choose",
-                            {"benchmark": "wdlmpro", "config": config.record(), "tasks": list(tasks),
-                             "scorer": scorer.describe()})
-
-    def unit(chunk):
-        items = score_items(scorer, build_items(chunk, tasks, config, scorer.tokenizer), config)
-        return [[it for it in items if it["target"] == g.target] for g in chunk]
-
-    records = run_units(units, unit, out, run_config, f"WDLMPro choose {scorer.name}", progress,
-                        sizes=[prompts_per_group(g, tasks, config) for g in groups],
-                        batch=chunk_size or batch_prompts(scorer))
-    result = finish_result(result_dict(scorer, tasks, records, config), scorer, groups, unit="target")
-    result["timing"] = {"seconds": round(time.time() - started, 2), "scorer_stats": dict(scorer.stats)}
-    return result
-
-
 def summarise(records: Sequence[dict]) -> dict:
     asked = [r for r in records if "skipped" not in r]
     out: dict = {"n": len(asked), "skipped": len(records) - len(asked)}
@@ -235,29 +193,3 @@ def result_dict(scorer, tasks, records, config: ChooseConfig) -> dict:
                          for pos in sorted({r["pos"] for r in recs}) + ["all"]}
     return {"benchmark": "wdlmpro", "task": list(tasks), "model": scorer.describe(), "config": config.record(),
             "metrics": metrics, "instances": records}
-
-
-def format_choose(result: dict) -> str:
-    from lexprobe.reporting import format_table
-
-    rows, bias = [], []
-    cyclic = result["config"].get("debias") == "cyclic"
-    for task, by_pos in result["metrics"].items():
-        for pos, m in by_pos.items():
-            lik, gen, len_ = m.get("likelihood", {}), m.get("generation", {}), m.get("generation_lenient", {})
-            rnd = m.get("random") or {}
-            rows.append([task.upper(), pos, m["n"], lik.get("p_at_1"), lik.get("rank_score")]
-                        + ([m.get("likelihood_cyclic", {}).get("p_at_1")] if cyclic else [])
-                        + [gen.get("p_at_1"), gen.get("valid"), len_.get("p_at_1"), len_.get("valid"),
-                           rnd.get("p_at_1"), m["skipped"]])
-            if pos == "all":
-                bias.append(f"{task.upper()} {bias_line(m.get('position_bias') or {})}")
-    c = result["config"]
-    title = (f"WDLMPro, ask to choose ({c['template']['name']} template{', chat' if c['chat'] else ''}, "
-             f"<= {c['max_candidates']} options, {c['permutations']} order(s){', cyclic debiasing' if cyclic else ''})"
-             ": P@1 as a fraction; generated answers read strictly and leniently")
-    table = format_table(["task", "pos", "asked", "label P@1", "label RS"] + (["debiased P@1"] if cyclic else [])
-                         + ["strict P@1", "strict parsed", "lenient P@1", "lenient parsed", "random P@1", "skipped"],
-                         rows, title=title)
-    return table + "\nposition bias (most chosen position: share of answers vs share of gold there):\n  " + \
-        "\n  ".join(bias)
