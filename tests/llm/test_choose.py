@@ -14,6 +14,7 @@ from lexprobe.models import load_scorer
 from lexprobe.benchmarks.coda21 import choose as choose_coda
 from lexprobe.benchmarks.wdlmpro import choose as choose_wdlmpro
 from lexprobe.prompting.answers import encode, greedy_generate, greedy_generate_reference, label_logprobs
+from lexprobe.prompting.choice import ANSWER_TOKENS
 from lexprobe.prompting.choose import ChooseConfig
 from lexprobe.prompting.options import option_order, sample_candidates
 from tests.benchmarks.coda21.helpers import write_small
@@ -318,7 +319,7 @@ def test_prompts_too_long_are_skipped_and_counted(llama, monkeypatch):
     items = choose_wdlmpro.build_items(GROUPS, ("w2d",), cfg, llama.tokenizer)
     sizes = {it["target"]: prompt_length(llama.tokenizer, it["prompt"], False) for it in items}
     longest = max(sizes, key=sizes.get)
-    limit = sorted(sizes.values())[-2] + choose_wdlmpro.ANSWER_TOKENS  # all but the longest prompt fit
+    limit = sorted(sizes.values())[-2] + ANSWER_TOKENS  # all but the longest prompt fit
     monkeypatch.setattr(llama, "max_length", limit)
     result = ask("wdlmpro", llama, GROUPS, reading="likelihood")
     reasons = {r["target"]: r.get("skipped") for r in result["instances"]}

@@ -60,9 +60,9 @@ class Choose(ChooseMethod):
         return build_items(units, job.items.tasks, config, job.scorer.tokenizer)
 
     def score(self, job, items, config):
-        from lexprobe.benchmarks.wdlmpro.choose import score_items
+        from lexprobe.prompting.choice import score_choices
 
-        return score_items(job.scorer, items, config)
+        return score_choices(job.scorer, items, config)
 
     def key_items(self, job, units):
         return {"groups": super().key_items(job, units), "tasks": list(job.items.tasks)}

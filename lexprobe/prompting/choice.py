@@ -1,0 +1,108 @@
+"""One question, one right option: choose items whose gold is candidate 0, asked and read.
+
+Why here: WDLMPro's W2D and D2W and the toy benchmark ask the same kind of question (a word or
+a definition, k options, one right), so what differs per benchmark is only the question's
+text; a new benchmark of this kind builds its items (``presented`` gives each permutation's
+option order, and the cyclic orders of ``--debias cyclic``) and reads them with
+``score_choices``. The likelihood reading takes the option whose label is most probable after
+the prompt (and the gold option's rank, for the rank score), the generation readings parse the
+greedy answer strictly and leniently (``parse``). With ``--debias cyclic`` every permutation is
+also asked in its other n - 1 cyclic orders (likelihood only); ``likelihood_cyclic`` of the first
+order's record reads the option probabilities averaged over the n orders (``debias``). Ties in
+label likelihood follow ``lexprobe.metrics.ranking``: never in the model's favour.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from lexprobe.metrics.ranking import gold_rank, predicted_index, rank_score
+from lexprobe.prompting.choose import ChooseConfig, read_answers, too_long
+from lexprobe.prompting.debias import debiased, rotations
+from lexprobe.prompting.options import option_order
+from lexprobe.prompting.parse import parse_choice, parse_choice_lenient
+from lexprobe.prompting.templates import option_labels
+
+ANSWER_TOKENS = 8  # "12" and a little room: the first line is all that is read
+
+
+def presented(shown: list[int], config: ChooseConfig, key: str) -> list[tuple[int, int, list[int]]]:
+    """(permutation, cyclic order, presented candidates) of one question whose ``shown`` candidates are listed
+    in a seeded order per permutation (``key``: the question's seed key), and with ``--debias cyclic`` also in
+    that order's other cyclic orders (0 is the permutation's own)."""
+    out = []
+    for p in range(config.permutations):
+        base = option_order(shown, config.seed, key, p)
+        out += [(p, r, order) for r, order in enumerate(rotations(base) if config.cyclic else [base])]
+    return out
+
+
+def prompts(shown: int, config: ChooseConfig) -> int:
+    """Prompts one question with ``shown`` options asks."""
+    return config.permutations * (shown if config.cyclic else 1)
+
+
+def score_choices(scorer, items: list[dict], config: ChooseConfig) -> list[dict]:
+    """``items`` answered in place (and returned), their prompts dropped: each reading's block, or ``skipped``
+    with why where a prompt does not fit the model. An item: ``item`` (the question), ``permutation``,
+    ``rotation`` (``--debias cyclic``), ``order`` (candidates as presented), ``gold_position`` (where
+    candidate 0 is), ``options`` (their texts, for the lenient parser) and ``prompt``."""
+    runnable = []
+    for it in items:
+        reason = too_long(scorer, it["prompt"], config, ANSWER_TOKENS)
+        if reason:
+            it["skipped"] = reason
+        else:
+            runnable.append(it)
+    logps, texts = read_answers(
+        scorer, [it["prompt"] for it in runnable],
+        [[" " + lab for lab in option_labels(len(it["order"]), config.template.labels)] for it in runnable],
+        config, ANSWER_TOKENS, generate=[it.get("rotation", 0) == 0 for it in runnable],
+    ) if runnable else (None, None)
+    for j, it in enumerate(runnable):
+        n, gold = len(it["order"]), it["gold_position"]
+        if logps is not None:
+            lp = logps[j]
+            pick = predicted_index(lp, gold=gold)
+            k = gold_rank(lp, gold=gold)
+            it["likelihood"] = {"label_logprobs": np.round(lp, 6).tolist(), "choice": it["order"][pick],
+                                "correct": pick == gold, "gold_rank": k, "rank_score": rank_score(n, k),
+                                "positions": [int(pick)]}
+        if texts is not None and texts[j] is not None:
+            strict = parse_choice(texts[j], n, config.template.labels)
+            lenient = parse_choice_lenient(texts[j], it["options"], config.template.labels)
+            it["generation"] = dict(_generated(it, strict), text=texts[j])
+            it["generation_lenient"] = _generated(it, lenient)
+    if logps is not None and config.cyclic:
+        _debias(runnable, logps)
+    for it in items:
+        it.pop("prompt")
+    return items
+
+
+def _generated(item: dict, parsed) -> dict:
+    return {"choice": item["order"][parsed.answer] if parsed.ok else None, "failure": parsed.failure,
+            "correct": parsed.ok and parsed.answer == item["gold_position"], "positions": [parsed.answer]}
+
+
+def _debias(items: list[dict], logps) -> None:
+    """``likelihood_cyclic`` on each first-order record: option probabilities averaged over its cyclic orders."""
+    orders: dict = defaultdict(list)
+    for it, lp in zip(items, logps):
+        orders[(it["item"], it["permutation"])].append((it, lp))
+    for asked in orders.values():
+        first = next((it for it, _ in asked if it["rotation"] == 0), None)
+        if first is None or len(asked) < len(first["order"]):
+            continue  # an order too long to ask: no debiased reading for this item
+        shown = sorted(first["order"])
+        probs = debiased([lp for _, lp in asked], [it["order"] for it, _ in asked], shown)
+        gold = shown.index(0)
+        logp = np.log(probs)
+        pick, k = predicted_index(logp, gold=gold), gold_rank(logp, gold=gold)
+        first["likelihood_cyclic"] = {"probabilities": np.round(probs, 6).tolist(), "options": shown,
+                                      "choice": shown[pick], "correct": pick == gold, "gold_rank": k,
+                                      "rank_score": rank_score(len(shown), k)}
+
+
