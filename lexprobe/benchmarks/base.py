@@ -318,7 +318,12 @@ class Benchmark(ABC):
         """The result's sections built from a method's per-unit ``records``: ``metrics`` and ``baselines`` per
         task and slice (``slices``, ``aggregate`` on ``unit_values`` and ``baseline_values``), ``breakdowns`` and
         ``counts`` (the two optional hooks), ``skipped`` and ``instances`` as recorded. ``config``: the result's
-        recorded config (hooks read e.g. a choose run's options from it). People's answers come here too."""
+        recorded config (hooks read e.g. a choose run's options from it). People's answers come here too. A method
+        with its own ``sections(benchmark, records, config)`` builds them (``--method choose``: per answer reading,
+        the same for every benchmark, ``prompting.method``)."""
+        own = getattr(self.methods.get(method), "sections", None)
+        if own is not None:
+            return own(self, records, config)
         result = {"benchmark": self.meta.name, "method": method, "config": config, "readings": list(records.readings),
                   "instances": records.instances, "skipped": records.skipped}
         units = self.unit_values(result)

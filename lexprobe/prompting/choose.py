@@ -139,7 +139,7 @@ class _Item(TypedDict):
 
 class ChooseItem(_Item, total=False):
     """One asked item (a prompt in one option order) as the resume log keeps it; its reading blocks are
-    read by ``summarise`` and ``readings``."""
+    read by ``reading_summary`` and ``readings``."""
 
     skipped: str
     likelihood: dict[str, Any]
@@ -196,18 +196,33 @@ SHOWN_ITEM = Annotated[ShownItem, Rule(_choices_shown, "answered by an option sh
 UNIT_RECORD = list[ChooseItem]
 
 
-def generation_summary(records: Sequence[dict], score_key: str, reading: str = "generation") -> dict:
-    """Score of the generated answers (failures count as wrong) and the count of each failure mode."""
-    gen = [r[reading] for r in records if reading in r]
-    if not gen:
-        return {"n": 0}
-    failures = Counter(g["failure"] for g in gen if g["failure"])
-    return {
-        score_key: float(np.mean([g[score_key] for g in gen])),
-        "valid": float(np.mean([g["failure"] is None for g in gen])),
-        "failures": {mode: failures.get(mode, 0) for mode in GENERATION_FAILURES.get(reading, FAILURES)},
-        "n": len(gen),
-    }
+def reading_summary(asked: Sequence[dict], scores: Callable[[str], dict[str, Callable[[dict], float]]],
+                    answer_key: str) -> dict:
+    """``{"n", reading: {score..., "valid", "failures", "n", "agreement", "ci"}}`` of the asked records of a slice.
+
+    ``scores(reading)``: each score of a reading's answer block (P@1, rank score; alignment accuracy), averaged
+    over the records that reading answered; a generated reading adds the share of parsed answers (``valid``) and
+    the count of each failure mode (failures count as wrong). ``agreement``: the share of items answered the
+    same (``answer_key``) under every option order; ``ci``: bootstrap intervals over items.
+    """
+    out: dict = {"n": len(asked)}
+    for reading in readings_present(asked):
+        blocks = [r[reading] for r in asked if reading in r]
+        measures = dict(scores(reading))
+        block: dict = {name: float(np.mean([f(b) for b in blocks])) for name, f in measures.items()}
+        if reading in GENERATION_FAILURES:
+            measures["valid"] = _parsed
+            failures = Counter(b["failure"] for b in blocks if b["failure"])
+            block.update(valid=float(np.mean([b["failure"] is None for b in blocks])),
+                         failures={mode: failures.get(mode, 0) for mode in GENERATION_FAILURES[reading]})
+        block.update(n=len(blocks), agreement=agreement(asked, reading, answer_key),
+                     ci=reading_intervals(asked, reading, measures))
+        out[reading] = block
+    return out
+
+
+def _parsed(block: dict) -> float:
+    return float(block["failure"] is None)
 
 
 def position_bias(records: Sequence[dict], gold: Callable[[dict], list[int]]) -> dict:

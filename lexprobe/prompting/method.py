@@ -1,27 +1,35 @@
-"""``--method choose`` of any benchmark: the one run loop; a benchmark supplies what differs.
+"""``--method choose`` of any benchmark: the one run loop and the one way its result is built.
 
 Why one loop: the choose runs of WDLMPro and CoDA21 were parallel copies with their own resume
 logs and keys. Here a run goes through the evaluation sequence like every method: its units go
 through ``distributed.run_units`` (the one place that splits work, logs finished units for a
 resume, deals them to ranks and shows progress), keyed by the job's one resume key
 (``Job.key``: items, weights, method, recipe, every score-changing option, and the resolved
-template's text, which a ``--template FILE`` path alone does not say); ``evaluate`` times the run
-and adds the run record.
+template's text, which a ``--template FILE`` path alone does not say); the method returns its
+asked items as ``Records``, and ``evaluate`` times the run and adds the run record.
 
 A benchmark's ``ChooseMethod`` subclass says what a unit is (``units``: a WDLMPro target, a
 CoDA21 group), how many prompts it asks (``prompts``), how its prompts are built and their
-answers read (``items``, ``score``: records that name their unit in ``unit_field``), and what
-the result says (``summary``). A batch holds as many units as ``choose.batch_prompts`` prompts
-(a few on the CPU), or ``ChooseOptions.units_per_batch``: Ctrl-C loses at most one batch.
+answers read (``items``, ``score``: records that name their unit in ``unit_field`` and their
+question in ``item``), how an answer scores (``scores``, ``answer_key``, ``gold_positions``)
+and what chance scores (``random``). A batch holds as many units as ``choose.batch_prompts``
+prompts (a few on the CPU), or ``ChooseOptions.units_per_batch``: Ctrl-C loses at most one batch.
+
+The result (``sections``, which ``Benchmark.sections`` defers to): per task and slice (the
+benchmark's ``slices``), each reading's figures over the asked records of the slice — a mean
+over records, not over items, since a ``--debias cyclic`` item asks the likelihood reading in
+more orders than the others — with its agreement across option orders, failure counts and
+bootstrap intervals over items (``choose.reading_summary``); chance's figures as the
+``random`` baseline; position bias as a breakdown.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from abc import abstractmethod
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
-from lexprobe.benchmarks.base import Job, Method
+from lexprobe.benchmarks.base import Benchmark, Job, Method, Records, Unit
 from lexprobe.errors import DataError
 from lexprobe.scorers.capabilities import Generation
 
@@ -32,6 +40,8 @@ class ChooseMethod(Method):
     help = "ask a causal LM to choose among the options (docs/llm.md)"
     #: the field of an asked item's record that names its unit (what ``units`` gives as the unit id)
     unit_field: ClassVar[str]
+    #: the field of a reading's answer that agreement across option orders compares ("choice", "assignment")
+    answer_key: ClassVar[str]
 
     # --- what a benchmark supplies ---------------------------------------------------------------
     @abstractmethod
@@ -51,19 +61,36 @@ class ChooseMethod(Method):
         """``items`` answered: each reading's block added (or ``skipped`` with why), the prompts dropped."""
 
     @abstractmethod
-    def summary(self, job: Job, config: Any, units: list[tuple[str, Any]], records: list[dict]) -> dict:
-        """The method's summary of the asked items, as the benchmark's ``upgrade`` reads it."""
+    def scores(self, reading: str) -> dict[str, Callable[[dict], float]]:
+        """Each score of a reading's answer block, by metric name (averaged over the asked records)."""
+
+    @abstractmethod
+    def gold_positions(self, record: dict) -> list[int]:
+        """The presented positions of the gold answers, in the order of each reading's ``positions``."""
+
+    @abstractmethod
+    def random(self, asked: list[dict]) -> dict:
+        """Chance's figures on the asked records of a slice (with ``n`` and ``ci``)."""
 
     def key_items(self, job: Job, units: list[tuple[str, Any]]) -> Any:
         """What the resume key digests of the items: the units as plain data."""
         return [dataclasses.asdict(u) if dataclasses.is_dataclass(u) else u for _, u in units]
 
+    def skipped(self, job: Job) -> list[dict] | None:
+        """Units left out before asking, ``[{"unit", "reason"}]`` (counted as ``skipped_<unit>s``); None: none
+        can be."""
+        return None
+
+    def tasks(self, job: Job) -> list[str]:
+        """The result's tasks (a record without ``task`` belongs to the first)."""
+        return list(job.benchmark.meta.tasks)
+
     # --- the loop -------------------------------------------------------------------------------
-    def run(self, job: Job) -> dict | None:
+    def run(self, job: Job) -> Records | None:
         from tqdm.auto import tqdm
 
         from lexprobe.distributed import is_main, run_units
-        from lexprobe.prompting.choose import UNIT_RECORD, batch_prompts, check_scorer
+        from lexprobe.prompting.choose import UNIT_RECORD, batch_prompts, check_scorer, readings_present
 
         options = job.config.choose
         config = options.to_config(seed=job.config.seed, fields=job.benchmark.template_fields)
@@ -90,7 +117,37 @@ class ChooseMethod(Method):
                                                    disable=not (job.progress and is_main())))
         if per_unit is None:  # another rank than 0: rank 0 writes the result
             return None
-        result = self.summary(job, config, units, [r for recs in per_unit for r in recs])
-        result["_items"] = [u for _, u in units]
-        result["_config"] = {"choose": {"template_record": config.template.record()}}
-        return result
+        records = [r for recs in per_unit for r in recs]
+        skipped = self.skipped(job)
+        counts = {} if skipped is None else {f"skipped_{job.benchmark.meta.unit}s": len(skipped)}
+        counts["skipped_too_long"] = sum("skipped" in r for r in records)
+        return Records(records, items=[u for _, u in units], counts=counts, skipped=skipped or [],
+                       tasks=self.tasks(job), readings=readings_present([r for r in records if "skipped" not in r]),
+                       resolved={"choose": {"template_record": config.template.record()}})
+
+    # --- the result ---------------------------------------------------------------------------------
+    def sections(self, bench: Benchmark, records: Records, config: dict) -> dict:
+        """The result's sections (``Benchmark.sections`` of a choose run; see the module's docstring)."""
+        from lexprobe.prompting.choose import position_bias, reading_summary
+        from lexprobe.prompting.readings import reading_slice
+
+        tasks = list(records.tasks or bench.meta.tasks)
+        result = {"benchmark": bench.meta.name, "method": self.name, "config": config, "tasks": tasks,
+                  "readings": list(records.readings), "instances": records.instances, "skipped": records.skipped}
+        metrics: dict = {}
+        random: dict = {}
+        bias: dict = {}
+        for task in tasks:
+            mine = [r for r in records.instances if r.get("task", tasks[0]) == task]
+            units = list({r["item"]: Unit(r["item"], task, r.get("pos", "all")) for r in mine}.values())
+            asked = {}
+            for name, members in bench.slices(result, units).items():
+                keys = {u.key for u in members}
+                asked[name] = [r for r in mine if r["item"] in keys and "skipped" not in r]  # in the run's order
+            metrics[task] = {name: reading_slice(reading_summary(a, self.scores, self.answer_key), records.readings)
+                             for name, a in asked.items()}
+            random[task] = {name: self.random(a) for name, a in asked.items() if a}
+            bias[task] = {"position_bias": {name: position_bias(a, self.gold_positions) for name, a in asked.items()}}
+        return {"tasks": tasks, "readings": list(records.readings), "metrics": metrics, "baselines": {"random": random},
+                "breakdowns": bias, "counts": dict(records.counts), "skipped": records.skipped,
+                "instances": records.instances}

@@ -259,7 +259,7 @@ def test_registering_a_benchmark_changes_no_choose_key_or_record(llama, tmp_path
     def run(name):
         out = tmp_path / f"{name}.json"
         with pytest.raises(KeyboardInterrupt), pytest.MonkeyPatch.context() as mp:  # the log kept: its key
-            mp.setattr(registry.get("wdlmpro").methods["choose"], "summary", interrupt)
+            mp.setattr(registry.get("wdlmpro").methods["choose"], "sections", interrupt)
             ask("wdlmpro", llama, GROUPS[:1], out, reading="likelihood")
         key = json.loads((tmp_path / f"{name}.json.partial.jsonl").read_text().splitlines()[0])["key"]
         return key, ask("wdlmpro", llama, GROUPS[:1], out, reading="likelihood")["config"]

@@ -91,7 +91,7 @@ def test_wdlmpro_cyclic_reading_bias_and_both_generation_readings(llama, monkeyp
 def test_debias_is_in_the_resume_key(llama, tmp_path, capsys):
     out = tmp_path / "r.json"
     with pytest.raises(KeyboardInterrupt), pytest.MonkeyPatch.context() as mp:  # the log kept: no write
-        mp.setattr(get("wdlmpro").methods["choose"], "summary", interrupt)
+        mp.setattr(get("wdlmpro").methods["choose"], "sections", interrupt)
         ask("wdlmpro", llama, GROUPS, out, reading="likelihood", max_candidates=3)
     assert len((tmp_path / "r.json.partial.jsonl").read_text().splitlines()) == 1 + len(GROUPS)
     cyc = ask("wdlmpro", llama, GROUPS, out, reading="likelihood", max_candidates=3, debias="cyclic")
@@ -139,7 +139,7 @@ def test_units_run_a_few_prompts_per_batch_and_each_is_logged(llama, tmp_path, m
     calls.clear()
     monkeypatch.setattr(choose, "batch_prompts", lambda scorer: 1)
     with pytest.raises(KeyboardInterrupt), pytest.MonkeyPatch.context() as mp:
-        mp.setattr(method, "summary", interrupt)
+        mp.setattr(method, "sections", interrupt)
         ask("wdlmpro", llama, GROUPS, tmp_path / "x.json", permutations=2, reading="likelihood")
     assert calls == [2, 2, 2]  # a unit bigger than a batch runs alone
     assert len((tmp_path / "x.json.partial.jsonl").read_text().splitlines()) == 1 + len(GROUPS)

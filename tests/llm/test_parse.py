@@ -2,7 +2,7 @@
 
 import pytest
 
-from lexprobe.prompting.choose import generation_summary
+from lexprobe.prompting.choose import reading_summary
 from lexprobe.prompting.parse import parse_choice, parse_matching
 
 
@@ -73,7 +73,7 @@ def test_failures_are_counted_and_scored_wrong():
         p = parse_matching(text, 2)
         acc = sum(d == c for c, d in enumerate(p.answer)) / 2 if p.ok else 0.0
         records.append({"item": str(i), "generation": {"failure": p.failure, "accuracy": acc}})
-    s = generation_summary(records, "accuracy")
+    s = reading_summary(records, lambda reading: {"accuracy": lambda b: b["accuracy"]}, "failure")["generation"]
     assert s["failures"] == {"unparseable": 1, "out_of_range": 1, "not_one_to_one": 1, "incomplete": 1}
     assert s["valid"] == pytest.approx(2 / 6)
     assert s["accuracy"] == pytest.approx((1.0 + 0.0) / 6)

@@ -35,14 +35,20 @@ class Likelihood(Method):
 
 class Choose(ChooseMethod):
     """The group as one matching question (``choose.py``); a unit is a group whose contexts can hide their
-    target (the others are skipped and listed)."""
+    target (the others are skipped and listed), answered by an alignment."""
 
-    unit_field = "id"
+    unit_field, answer_key = "id", "assignment"
 
     def units(self, job, config):
         from lexprobe.benchmarks.coda21.choose import blankable
 
         return [(g.id, g) for g in blankable(job.items, job.config.pos, job.config.limit)[0]]
+
+    def skipped(self, job):
+        from lexprobe.benchmarks.coda21.choose import blankable
+
+        return [{"unit": p["group"], "reason": p["reason"]}
+                for p in blankable(job.items, job.config.pos, job.config.limit)[1]]
 
     def prompts(self, job, unit, config):
         from lexprobe.benchmarks.coda21.choose import prompts_per_group
@@ -59,12 +65,20 @@ class Choose(ChooseMethod):
 
         return score_items(job.scorer, items, config)
 
-    def summary(self, job, config, units, records):
-        from lexprobe.benchmarks.coda21.choose import blankable, result_dict
+    def scores(self, reading):
+        from lexprobe.benchmarks.coda21.choose import scores
 
-        c = job.config
-        return result_dict(job.scorer, records, config, c.pos, c.limit, job.items,
-                           blankable(job.items, c.pos, c.limit)[1])
+        return scores(reading)
+
+    def gold_positions(self, record):
+        from lexprobe.benchmarks.coda21.choose import gold_positions
+
+        return gold_positions(record)
+
+    def random(self, asked):
+        from lexprobe.benchmarks.coda21.choose import random_figures
+
+        return random_figures(asked)
 
 
 class Ask(Method):

@@ -26,13 +26,8 @@ from lexprobe.benchmarks.coda21.dataset import replace_target
 from lexprobe.metrics import alignment as al
 from lexprobe.prompting.choose import (
     ChooseConfig,
-    agreement,
-    generation_summary,
     item_means,
-    position_bias,
     read_answers,
-    reading_intervals,
-    readings_present,
     too_long,
 )
 from lexprobe.prompting.debias import debiased, rotations
@@ -180,39 +175,16 @@ def blankable(data, pos: str, limit: int | None) -> tuple[list, list[dict]]:
     return groups, problems
 
 
-def result_dict(scorer, records: list[dict], config: ChooseConfig, pos: str, limit: int | None, data,
-                problems: list[dict]) -> dict:
-    """The method's summary: each POS and both, as ``results.upgrade`` reads it."""
-    metrics = {key: summarise([r for r in records if key == "both" or r["pos"] == key])
-               for key in (["n", "v"] if pos == "both" else [pos]) + ["both"]}
-    return {"benchmark": "coda21", "task": "context-definition alignment (ask to choose)",
-            "model": scorer.describe(), "config": {**config.record(), "pos": pos, "limit": limit, "data": data.source},
-            "metrics": metrics, "skipped": problems, "instances": records}
+def scores(reading: str) -> dict:
+    """A reading's score of one answer: its alignment's accuracy (an invalid generated matching: 0)."""
+    return {"accuracy": _accuracy}
 
 
-def summarise(records: Sequence[dict]) -> dict:
-    asked = [r for r in records if "skipped" not in r]
-    out: dict = {"n": len(asked), "skipped": len(records) - len(asked),
-                 "random_baseline": al.random_baseline([len(r["shown"]) for r in asked]) if asked else None}
-    lik = [r["likelihood"] for r in asked if "likelihood" in r]
-    if lik:
-        out["likelihood"] = {"accuracy": float(np.mean([x["accuracy"] for x in lik])), "n": len(lik),
-                             "agreement": agreement(asked, "likelihood", "assignment"),
-                             "ci": reading_intervals(asked, "likelihood", {"accuracy": lambda x: x["accuracy"]})}
-    cyc = [r["likelihood_cyclic"] for r in asked if "likelihood_cyclic" in r]
-    if cyc:
-        out["likelihood_cyclic"] = {"accuracy": float(np.mean([x["accuracy"] for x in cyc])), "n": len(cyc),
-                                    "agreement": agreement(asked, "likelihood_cyclic", "assignment"),
-                                    "ci": reading_intervals(asked, "likelihood_cyclic",
-                                                            {"accuracy": lambda x: x["accuracy"]})}
-    for reading in ("generation", "generation_lenient"):
-        if any(reading in r for r in asked):
-            out[reading] = dict(generation_summary(asked, "accuracy", reading),
-                                agreement=agreement(asked, reading, "assignment"),
-                                ci=reading_intervals(asked, reading, {
-                                    "accuracy": lambda x: x["accuracy"], "valid": lambda x: float(x["failure"] is None)}))
-    out["readings"] = readings_present(asked)
-    out["position_bias"] = position_bias(asked, gold_positions)
-    if asked:
-        out["ci"] = mean_intervals({"random_baseline": item_means(asked, lambda r: 1.0 / len(r["shown"]))})
-    return out
+def _accuracy(block: dict) -> float:
+    return block["accuracy"]
+
+
+def random_figures(asked: list[dict]) -> dict:
+    """Chance on the asked records: a random alignment of k pairs gets 1/k right; intervals over groups."""
+    ci = mean_intervals({"accuracy": item_means(asked, lambda r: 1.0 / len(r["shown"]))})
+    return {"accuracy": al.random_baseline([len(r["shown"]) for r in asked]), "n": len(asked), "ci": ci}

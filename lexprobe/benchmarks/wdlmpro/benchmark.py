@@ -42,9 +42,9 @@ class Likelihood(Method):
 
 class Choose(ChooseMethod):
     """The candidates as a multiple-choice question (``choose.py``); a unit is a target (both tasks, every
-    option order)."""
+    option order), answered by one option."""
 
-    unit_field = "target"
+    unit_field, answer_key = "target", "choice"
 
     def units(self, job, config):
         return [(g.target, g) for g in job.items.groups]
@@ -67,10 +67,21 @@ class Choose(ChooseMethod):
     def key_items(self, job, units):
         return {"groups": super().key_items(job, units), "tasks": list(job.items.tasks)}
 
-    def summary(self, job, config, units, records):
-        from lexprobe.benchmarks.wdlmpro.choose import result_dict
+    def tasks(self, job):
+        return list(job.items.tasks)
 
-        return result_dict(job.scorer, job.items.tasks, records, config)
+    def scores(self, reading):
+        from lexprobe.benchmarks.wdlmpro.choose import scores
+
+        return scores(reading)
+
+    def gold_positions(self, record):
+        return [record["gold_position"]]
+
+    def random(self, asked):
+        from lexprobe.benchmarks.wdlmpro.choose import random_figures
+
+        return random_figures(asked)
 
 
 class WDLMPro(Benchmark):

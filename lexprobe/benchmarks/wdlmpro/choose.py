@@ -9,21 +9,13 @@ A unit of the resume log is one target (both tasks, every order); the run loop i
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Sequence
-
-import numpy as np
 
 from lexprobe.metrics.ranking import random_expectation
 from lexprobe.prompting.choice import presented, prompts
 from lexprobe.prompting.choose import (
     ChooseConfig,
-    agreement,
-    generation_summary,
     item_means,
-    position_bias,
-    reading_intervals,
-    readings_present,
 )
 from lexprobe.prompting.options import sample_candidates
 from lexprobe.prompting.templates import Template, build_prompt, option_labels, option_lines
@@ -77,50 +69,22 @@ def prompts_per_group(group, tasks: Sequence[str], config: ChooseConfig) -> int:
     return len(tasks) * prompts(min(len(group.candidates), config.max_candidates or len(group.candidates)), config)
 
 
-def summarise(records: Sequence[dict]) -> dict:
-    asked = [r for r in records if "skipped" not in r]
-    out: dict = {"n": len(asked), "skipped": len(records) - len(asked)}
-    lik = [r["likelihood"] for r in asked if "likelihood" in r]
-    if lik:
-        out["likelihood"] = {"p_at_1": float(np.mean([x["correct"] for x in lik])),
-                             "rank_score": float(np.mean([x["rank_score"] for x in lik])), "n": len(lik),
-                             "agreement": agreement(asked, "likelihood", "choice"),
-                             "ci": reading_intervals(asked, "likelihood", {
-                                 "p_at_1": lambda x: float(x["correct"]), "rank_score": lambda x: x["rank_score"]})}
-    cyc = [r["likelihood_cyclic"] for r in asked if "likelihood_cyclic" in r]
-    if cyc:
-        out["likelihood_cyclic"] = {
-            "p_at_1": float(np.mean([x["correct"] for x in cyc])),
-            "rank_score": float(np.mean([x["rank_score"] for x in cyc])), "n": len(cyc),
-            "agreement": agreement(asked, "likelihood_cyclic", "choice"),
-            "ci": reading_intervals(asked, "likelihood_cyclic", {
-                "p_at_1": lambda x: float(x["correct"]), "rank_score": lambda x: x["rank_score"]})}
-    for reading in ("generation", "generation_lenient"):
-        if any(reading in r for r in asked):
-            gen = generation_summary(asked, "correct", reading)
-            gen["p_at_1"] = gen.pop("correct")
-            gen["agreement"] = agreement(asked, reading, "choice")
-            gen["ci"] = reading_intervals(asked, reading, {
-                "p_at_1": lambda x: float(x["correct"]), "valid": lambda x: float(x["failure"] is None)})
-            out[reading] = gen
-    out["readings"] = readings_present(asked)
-    out["position_bias"] = position_bias(asked, lambda r: [r["gold_position"]])
-    shown = [len(r["order"]) for r in asked]
-    out["random"] = {k: v for k, v in random_expectation(shown).items() if k != "n"} if shown else None
-    if shown:
-        out["random"]["ci"] = mean_intervals({"p_at_1": item_means(asked, lambda r: 1.0 / len(r["order"])),
-                                              "rank_score": item_means(asked, lambda r: 0.5)})
-    return out
+def scores(reading: str) -> dict:
+    """A reading's scores of one answer: P@1, and the rank score where the labels were ranked (likelihood)."""
+    return {"p_at_1": _correct, **({"rank_score": _rank_score} if reading.startswith("likelihood") else {})}
 
 
-def result_dict(scorer, tasks, records, config: ChooseConfig) -> dict:
-    by_task = defaultdict(list)
-    for r in records:
-        by_task[r["task"]].append(r)
-    metrics = {}
-    for task in tasks:
-        recs = by_task[task]
-        metrics[task] = {pos: summarise([r for r in recs if pos == "all" or r["pos"] == pos])
-                         for pos in sorted({r["pos"] for r in recs}) + ["all"]}
-    return {"benchmark": "wdlmpro", "task": list(tasks), "model": scorer.describe(), "config": config.record(),
-            "metrics": metrics, "instances": records}
+def _correct(block: dict) -> float:
+    return float(block["correct"])
+
+
+def _rank_score(block: dict) -> float:
+    return block["rank_score"]
+
+
+def random_figures(asked: list[dict]) -> dict:
+    """Chance on the asked records: P@1 = mean 1/options shown, RS = 0.5; intervals over items."""
+    figures = {k: v for k, v in random_expectation([len(r["order"]) for r in asked]).items() if k != "n"}
+    figures["ci"] = mean_intervals({"p_at_1": item_means(asked, lambda r: 1.0 / len(r["order"])),
+                                    "rank_score": item_means(asked, lambda r: 0.5)})
+    return {**figures, "n": len(asked)}
