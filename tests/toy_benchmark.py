@@ -5,8 +5,9 @@ definition closest to the word (sentence embeddings) or at random. It uses the c
 only: metadata, a typed config, a recipe, one method, the generic ``run_units``; and the
 declarations the generic modules read instead of naming benchmarks (issue #28, point 5): its
 ``lexprobe run`` samples and causal-LM part (``run_samples``, ``llm_parts``), human items
-(``human_item_kind`` with ``human_item_set``/``human_results``) and a choose-template field
-(``template_fields``; the toy has no choose method yet, so nothing asks with it).
+(``human_item_kind`` with ``human_item_set``/``human_results``) and a choose method: a template
+field (``template_fields``) and ``PickByAsking``, the generic ``prompting.method.ChooseMethod`` told
+what a toy question is.
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ from typing import ClassVar, TypedDict
 import numpy as np
 
 from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, LLMPart, Method, Records, SummaryColumn, Unit, option
+from lexprobe.benchmarks.base import nested  # the choose options, as a group of the config
 from lexprobe.distributed import run_units
+from lexprobe.prompting.choose_cli import ChooseOptions
+from lexprobe.prompting.method import ChooseMethod
 from lexprobe.prompting.templates import TemplateField
 from lexprobe.scorers.capabilities import RandomScores, SentenceEmbeddings, strategy
 from lexprobe.tables import Table, cell
@@ -41,10 +45,11 @@ class ToyRecord(TypedDict):
 
 @dataclass(frozen=True)
 class ToyConfig:
-    method: str = option("likelihood", "how the model is asked", choices=("likelihood",))
+    method: str = option("likelihood", "how the model is asked", choices=("likelihood", "choose"))
     recipe: str = option("paper", "the only recipe", choices=("paper",))
     limit: int | None = option(None, "first N items", type=int)
-    seed: int = option(0, "seed of the random scorer", type=int)
+    seed: int = option(0, "seed of the random scorer and of the choose options", type=int)
+    choose: ChooseOptions = nested(ChooseOptions, "ask-to-choose prompting (--method choose)", method="choose")
 
 
 @dataclass(frozen=True)
@@ -83,19 +88,73 @@ class Pick(Method):
         return None if records is None else Records(records, items=items, counts={"skipped_items": 0})
 
 
+class PickByAsking(ChooseMethod):
+    """The definitions as a multiple-choice question to a causal LM: a unit is a word (every option order)."""
+
+    unit_field, answer_key = "word", "choice"
+
+    def units(self, job, config):
+        return [(word, (word, definitions)) for word, definitions in job.items]
+
+    def prompts(self, job, unit, config):
+        from lexprobe.prompting.choice import prompts
+
+        return prompts(min(len(unit[1]), config.max_candidates or len(unit[1])), config)
+
+    def items(self, job, units, config):
+        from lexprobe.prompting.choice import presented
+        from lexprobe.prompting.options import sample_candidates
+        from lexprobe.prompting.templates import build_prompt, option_labels, option_lines
+
+        t, items = config.template, []
+        for word, definitions in units:
+            shown = sample_candidates(len(definitions), config.max_candidates, config.seed, word, keep=0)
+            for p, r, order in presented(shown, config, word):
+                texts = [definitions[i] for i in order]
+                question = t.toy.format(word=word, options=option_lines(t, option_labels(len(order), t.labels), texts))
+                items.append({"item": word, "word": word, "permutation": p, "order": order, "options": texts,
+                              "gold_position": order.index(0), **({"rotation": r} if config.cyclic else {}),
+                              "prompt": build_prompt(t, question, job.scorer.tokenizer, config.chat)})
+        return items
+
+    def score(self, job, items, config):
+        from lexprobe.prompting.choice import score_choices
+
+        return score_choices(job.scorer, items, config)
+
+    def scores(self, reading):
+        return {"accuracy": lambda answer: float(answer["correct"])}
+
+    def gold_positions(self, record):
+        return [record["gold_position"]]
+
+    def random(self, asked):
+        from lexprobe.prompting.choose import item_means
+        from lexprobe.stats.bootstrap import mean_intervals
+
+        chance = [1.0 / len(r["order"]) for r in asked]
+        return {"accuracy": float(np.mean(chance)) if chance else None, "n": len(asked),
+                "ci": mean_intervals({"accuracy": item_means(asked, lambda r: 1.0 / len(r["order"]))})}
+
+
 class Toy(Benchmark):
     meta = BenchmarkMeta(name="toy", title="Toy", help="toy: pick a word's definition", unit="item",
                          tasks=("pick",), main_score="accuracy", unit_metrics=(("accuracy", "accuracy"),),
                          summary=(SummaryColumn("Toy acc. (%)"),))  # the report's "Models by method": main_score
     Config = ToyConfig
     recipes: ClassVar[dict] = {"paper": ToyRecipe("paper")}
-    methods: ClassVar[dict] = {"likelihood": Pick()}
+    methods: ClassVar[dict] = {"likelihood": Pick(), "choose": PickByAsking()}
 
     def load_items(self, config):
         return ITEMS[: config.limit] if config.limit else list(ITEMS)
 
     def unit_values(self, result):
+        if result["method"] == "choose":
+            return self.methods["choose"].unit_values(result)
         return [Unit(r["word"], "pick", "all", {"accuracy": r["correct"]}) for r in result["instances"]]
+
+    def unit_metrics(self, result):
+        return self.methods["choose"].unit_metrics(self) if result["method"] == "choose" else self.meta.unit_metrics
 
     def baseline_values(self, result):
         return {"random": [Unit(r["word"], "pick", "all", {"accuracy": 1.0 / r["k"]}) for r in result["instances"]]}
@@ -107,6 +166,8 @@ class Toy(Benchmark):
         return [table]
 
     def format_result(self, result):
+        if result["method"] == "choose":
+            return "toy accuracy " + ", ".join(f"{k}: {v:.3f}" for k, v in self.main_scores(result).items())
         return f"toy accuracy {result['metrics']['pick']['all']['accuracy']:.3f}"
 
     def default_run(self, out_dir, part):

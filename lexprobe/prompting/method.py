@@ -126,6 +126,42 @@ class ChooseMethod(Method):
                        resolved={"choose": {"template_record": config.template.record()}})
 
     # --- the result ---------------------------------------------------------------------------------
+    def unit_metrics(self, bench: Benchmark) -> tuple[tuple[str, str], ...]:
+        """(per-unit key, label) of ``unit_values``, in report order: each reading's scores (labelled as the
+        benchmark's ``unit_metrics`` label them) and a generated reading's share of parsed answers."""
+        from lexprobe.prompting.readings import GENERATED, READINGS, label
+
+        labels = {"valid": "answers parsed", **dict(bench.meta.unit_metrics)}
+        return tuple((f"{reading}.{name}", f"{labels.get(name, name)} (choose, {label(reading)})")
+                     for reading in READINGS
+                     for name in [*self.scores(reading), *(["valid"] if reading in GENERATED else [])])
+
+    def unit_values(self, result: dict) -> list[Unit]:
+        """One unit per question (``item``), for intervals and ``compare``: each reading's scores averaged over
+        the question's option orders (the extra cyclic orders of ``--debias cyclic`` are read by likelihood
+        only), and the share of parsed answers of a generated reading; None where an order was not asked (a
+        prompt too long) or the reading not run."""
+        import numpy as np
+
+        from lexprobe.prompting.readings import GENERATED, READINGS, asked_by
+
+        by_item: dict[str, list[dict]] = {}
+        for r in result["instances"]:
+            by_item.setdefault(r["item"], []).append(r)
+        first = (result.get("tasks") or ["all"])[0]
+        out = []
+        for item, recs in by_item.items():
+            values: dict[str, float | None] = {}
+            for reading in READINGS:
+                asked = asked_by(reading, recs)
+                answered = [r[reading] for r in asked if reading in r]
+                ok = bool(asked) and len(answered) == len(asked)
+                measures = {**self.scores(reading), **({"valid": _parsed} if reading in GENERATED else {})}
+                for name, f in measures.items():
+                    values[f"{reading}.{name}"] = float(np.mean([f(a) for a in answered])) if ok else None
+            out.append(Unit(item, recs[0].get("task", first), recs[0].get("pos", "all"), values))
+        return out
+
     def sections(self, bench: Benchmark, records: Records, config: dict) -> dict:
         """The result's sections (``Benchmark.sections`` of a choose run; see the module's docstring)."""
         from lexprobe.prompting.choose import position_bias, reading_summary
@@ -151,3 +187,7 @@ class ChooseMethod(Method):
         return {"tasks": tasks, "readings": list(records.readings), "metrics": metrics, "baselines": {"random": random},
                 "breakdowns": bias, "counts": dict(records.counts), "skipped": records.skipped,
                 "instances": records.instances}
+
+
+def _parsed(block: dict) -> float:
+    return float(block["failure"] is None)

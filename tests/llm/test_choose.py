@@ -368,3 +368,38 @@ def test_the_main_jobs_one_unit_batches_step_per_unit_with_the_same_answers(llam
             assert len(sizes) < len(GROUPS)
     assert results[1]["instances"] == results[None]["instances"]
     assert results[1]["metrics"] == results[None]["metrics"] and results[1]["config"] == results[None]["config"]
+
+
+# ---------------------------------------------------------------- a fourth benchmark's choose method
+
+
+def test_a_fourth_benchmark_asks_to_choose_from_its_own_module(tiny_llama, tmp_path, monkeypatch, capsys):
+    """The toy's choose method is the generic ``ChooseMethod`` told what a toy question is (its module and one
+    registry line): ``lexprobe toy eval --method choose`` asks it with the toy's own template field, resumes
+    under the job's key, and the result reads in ``report`` and ``compare`` like any choose result."""
+    from lexprobe import result_schema
+    from lexprobe.benchmarks import registry
+    from tests.toy_benchmark import ITEMS
+
+    monkeypatch.setitem(registry.REGISTRY, "toy", "tests.toy_benchmark:Toy")
+    monkeypatch.setattr("lexprobe.prompting.choose.greedy_generate",
+                        lambda scorer, prompts, chat, max_new: ["1"] * len(prompts))  # always the first option
+    argv = ["toy", "eval", "--method", "choose", "--model", str(tiny_llama), "--permutations", "2"]
+    assert main(argv + ["--out", str(tmp_path / "a.json")]) == 0
+    result = json.loads((tmp_path / "a.json").read_text())
+    assert result_schema.problems(result) == [] and result["method"] == "choose"
+    assert result["config"]["choose"]["template_record"]["toy"] == "Which definition fits {word}?\n{options}"
+    assert "w2d" not in result["config"]["choose"]["template_record"]  # only the toy's own fields
+    assert len(result["instances"]) == 2 * len(ITEMS) and not any("prompt" in r for r in result["instances"])
+    m = result["metrics"]["pick"]["all"]
+    firsts = [r["gold_position"] == 0 for r in result["instances"]]
+    assert m["generation.accuracy"] == pytest.approx(np.mean(firsts)) and m["generation.valid"] == 1.0
+    assert m["likelihood.accuracy"] == pytest.approx(np.mean([r["likelihood"]["correct"] for r in result["instances"]]))
+    assert m["n"] == 2 * len(ITEMS) and result["baselines"]["random"]["pick"]["all"]["accuracy"] == pytest.approx(1 / 3)
+    assert result["breakdowns"]["pick"]["position_bias"]["all"]["generation"]["chosen"] == {"1": 2 * len(ITEMS)}
+    assert f"pick generation: {m['generation.accuracy']:.3f}" in capsys.readouterr().out
+    assert main(argv + ["--template", "letters", "--out", str(tmp_path / "b.json")]) == 0
+    letters = json.loads((tmp_path / "b.json").read_text())
+    assert letters["config"]["choose"]["template_record"]["toy"].startswith("Question:")
+    assert main(["report", str(tmp_path), "--out", str(tmp_path / "rep")]) == 0
+    assert main(["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0

@@ -86,6 +86,9 @@ def test_wdlmpro_cyclic_reading_bias_and_both_generation_readings(llama, monkeyp
     assert bias["generation_lenient"]["chosen"] == {"1": 1} and bias["generation_lenient"]["gold"] == {"3": 1}
     assert result["config"]["choose"]["debias"] == "cyclic"
     assert "debiased P@1" in get("wdlmpro").format_result(result)
+    method = get("wdlmpro").methods["choose"]  # the generic per-item values and their labels: the benchmark's
+    assert method.unit_values(result) == get("wdlmpro").unit_values(result)
+    assert method.unit_metrics(get("wdlmpro")) == get("wdlmpro").unit_metrics(result)
 
 
 def test_debias_is_in_the_resume_key(llama, tmp_path, capsys):
@@ -118,6 +121,9 @@ def test_coda_cyclic_reading_equals_the_rotations_records(llama, tmp_path):
         np.testing.assert_allclose(first["likelihood_cyclic"]["probabilities"], expected, atol=1e-5)
         gold = choose_coda.gold_positions(first)
         assert [first["definition_order"][g] for g in gold] == first["context_order"]  # each row's own definition
+    coda = get("coda21")
+    assert coda.methods["choose"].unit_values(result) == coda.unit_values(result)
+    assert coda.methods["choose"].unit_metrics(coda) == coda.unit_metrics(result)
     assert "likelihood_cyclic" in result["readings"]
     assert result["breakdowns"]["alignment"]["position_bias"]["all"]["likelihood"]["n"] == sum(
         len(r["shown"]) for r in result["instances"])
