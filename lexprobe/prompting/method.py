@@ -74,7 +74,8 @@ class ChooseMethod(Method):
 
     def key_items(self, job: Job, units: list[tuple[str, Any]]) -> Any:
         """What the resume key digests of the items: the units as plain data."""
-        return [dataclasses.asdict(u) if dataclasses.is_dataclass(u) else u for _, u in units]
+        return [dataclasses.asdict(u) if dataclasses.is_dataclass(u) and not isinstance(u, type) else u
+                for _, u in units]
 
     def skipped(self, job: Job) -> list[dict] | None:
         """Units left out before asking, ``[{"unit", "reason"}]`` (counted as ``skipped_<unit>s``); None: none
