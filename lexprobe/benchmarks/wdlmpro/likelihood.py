@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from pathlib import Path
-from typing import Any, Callable, Sequence, TypedDict
+from typing import Any, Sequence, TypedDict
 
 from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.wdlmpro import static_drop
 from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict
-from lexprobe.benchmarks.wdlmpro.recipe import PAPER, Protocol, argsort_rank, best_pattern_rank, get_protocol
-from lexprobe.benchmarks.wdlmpro.scoring import TASKS, fit_report, recipe_groups, score_groups, word_token_count
+from lexprobe.benchmarks.wdlmpro.recipe import PAPER, Recipe, argsort_rank, best_pattern_rank, get_recipe
+from lexprobe.benchmarks.wdlmpro.scoring import fit_report, recipe_groups, score_groups, word_token_count
 from lexprobe.distributed import is_main, run_units, token_counts
 from lexprobe.errors import DataError
 from lexprobe.metrics.ranking import gold_rank, predicted_index, random_expectation, rank_score, summarize
@@ -26,16 +25,15 @@ from lexprobe.stats.bootstrap import mean_intervals
 log = logging.getLogger(__name__)
 POS_LABEL = {"n": "noun", "v": "verb"}
 BREAKDOWNS = ("pos", "frequency", "depth", "word_tokens")
-from lexprobe.benchmarks.wdlmpro.config import DEFAULT_CHUNK_SIZE  # noqa: E402  (one definition)
 
 
 def token_band(n: int) -> str:
     return str(n) if n < 4 else "4+"
 
 
-def rank_of_gold(scores, protocol: Protocol = PAPER) -> tuple[int, int]:
+def rank_of_gold(scores, recipe: Recipe = PAPER) -> tuple[int, int]:
     """(gold rank k, predicted index) for a group whose gold item is candidate 0."""
-    if protocol.ties == "argsort":
+    if recipe.ties == "argsort":
         return argsort_rank(scores, gold=0)
     return gold_rank(scores, gold=0), predicted_index(scores, gold=0)
 
@@ -45,22 +43,22 @@ def is_static_vectors(scorer) -> bool:
     return isinstance(scorer, WordVectors)
 
 
-def _scored_views(scorer, groups, tasks, protocol: Protocol, progress: bool, fits: dict):
+def _scored_views(scorer, groups, tasks, recipe: Recipe, progress: bool, fits: dict):
     """{(task, i): (group as scored or None, scores, per-pattern scores, candidates skipped, why dropped)}.
 
     A (task, group) a language model cannot take (``scoring.fit_report``) has no view; the
     caller records it as skipped."""
-    shown = recipe_groups(groups, protocol)
+    shown = recipe_groups(groups, recipe)
     patterns: dict = {}
-    if not (protocol.static_drop and is_static_vectors(scorer)):
+    if not (recipe.static_drop and is_static_vectors(scorer)):
         if all(why is None for why, _ in fits.values()):
-            scores = score_groups(scorer, groups, tasks, progress=progress, protocol=protocol, pattern_scores=patterns)
+            scores = score_groups(scorer, groups, tasks, progress=progress, recipe=recipe, pattern_scores=patterns)
             return {(t, i): (g, scores[(t, i)], patterns.get((t, i)), 0, None) for i, g in enumerate(shown) for t in tasks}
         by_task_group: dict = {}
         for task in tasks:  # some groups skipped for some task: each task scores the groups it can
             kept = [i for i in range(len(groups)) if fits[(task, i)][0] is None]
             patterns.clear()
-            scores = score_groups(scorer, [groups[i] for i in kept], (task,), progress=progress, protocol=protocol,
+            scores = score_groups(scorer, [groups[i] for i in kept], (task,), progress=progress, recipe=recipe,
                                   pattern_scores=patterns) if kept else {}
             for j, i in enumerate(kept):
                 by_task_group[(task, i)] = (shown[i], scores[(task, j)], patterns.get((task, j)), 0, None)
@@ -69,7 +67,7 @@ def _scored_views(scorer, groups, tasks, protocol: Protocol, progress: bool, fit
     for task in tasks:  # the authors' filter differs per task (D2W embeds no candidate definition)
         views = [static_drop.task_view(scorer, g, task) for g in shown]
         kept = [i for i, v in enumerate(views) if v[0] is not None]
-        scores = score_groups(scorer, [views[i][0] for i in kept], (task,), progress=progress, protocol=protocol)
+        scores = score_groups(scorer, [views[i][0] for i in kept], (task,), progress=progress, recipe=recipe)
         for j, i in enumerate(kept):
             out[(task, i)] = (views[i][0], scores[(task, j)], None, views[i][1], None)
         for i, (view, skipped, why) in enumerate(views):
@@ -101,15 +99,15 @@ UNIT_RECORD = list[InstanceRecord]
 
 
 def instance_records(scorer, groups, tasks, attributes: Sequence[dict], progress=False,
-                     protocol: Protocol | str = PAPER) -> list[dict]:
+                     recipe: Recipe | str = PAPER) -> list[dict]:
     """One record per (group, task), in that order. Masked LMs add each pattern's gold rank
     (``patterns``); a group the recipe skips gets a record with ``dropped`` (the reason)."""
-    protocol = get_protocol(protocol)
-    fits = fit_report(scorer, recipe_groups(groups, protocol), tasks, protocol)
-    views = _scored_views(scorer, groups, tasks, protocol, progress, fits)
+    recipe = get_recipe(recipe)
+    fits = fit_report(scorer, recipe_groups(groups, recipe), tasks, recipe)
+    views = _scored_views(scorer, groups, tasks, recipe, progress, fits)
     records = []
     for i, g in enumerate(groups):
-        n_tokens = word_token_count(scorer, protocol.word_of(g.target, g.word), g.pos, protocol)
+        n_tokens = word_token_count(scorer, recipe.word_of(g.target, g.word), g.pos, recipe)
         for task in tasks:
             base = {"task": task, "target": g.target, "pos": g.pos, "word": g.word}
             too_long, cut = fits[(task, i)]
@@ -122,16 +120,16 @@ def instance_records(scorer, groups, tasks, attributes: Sequence[dict], progress
             if shown is None:
                 records.append({**base, "dropped": why, "candidates_dropped": skipped, **attributes[i]})
                 continue
-            k, best = rank_of_gold(s, protocol)
+            k, best = rank_of_gold(s, recipe)
             extra = {"candidates_dropped": skipped} if skipped else {}
             if per_pattern is not None:
-                rank = lambda row: rank_of_gold(row, protocol)  # noqa: E731
+                rank = lambda row: rank_of_gold(row, recipe)  # noqa: E731
                 extra["patterns"] = [
                     {"pattern": text, "gold_rank": kp, "rank_score": rank_score(len(row), kp),
                      "gold_score": round(float(row[0]), 6)}
-                    for text, row, (kp, _) in zip(protocol.masked_patterns[(task, g.pos)], per_pattern,
+                    for text, row, (kp, _) in zip(recipe.masked_patterns[(task, g.pos)], per_pattern,
                                                    map(rank, per_pattern))]
-                if protocol.pattern_aggregation == "best":
+                if recipe.pattern_aggregation == "best":
                     k, best, _ = best_pattern_rank(per_pattern, rank)
             pred = shown.candidates[best]
             records.append({
@@ -174,40 +172,6 @@ def group_costs(scorer, groups) -> list[float]:
             for g in groups]
 
 
-def evaluate(
-    scorer,
-    groups,
-    tasks: Sequence[str] = TASKS,
-    out: str | Path | None = None,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
-    config: dict | None = None,
-    attributes_fn: Callable[[Sequence], list[dict]] | None = None,
-    progress: bool = True,
-    keep_instances: bool = True,
-    protocol: str | Protocol = "paper",
-    pattern_aggregation: str | None = None,
-) -> dict | None:
-    """WDLMPro through ``benchmarks.evaluate.evaluate`` (kept for Python callers of the old signature).
-
-    ``tasks``/``protocol``/``chunk_size`` become the ``WDLMProConfig``; ``config`` (a dict) is
-    not recorded any more (the typed config is); ``attributes_fn`` gives the breakdowns'
-    attributes (none by default, as before).
-    """
-    from lexprobe.benchmarks.evaluate import evaluate as run
-    from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
-
-    for task in tasks:
-        if task not in TASKS:
-            raise DataError(f"unknown task {task!r}; use w2d, d2w or both")
-    task = "both" if tuple(tasks) == TASKS else tasks[0] if len(tasks) == 1 else "both"
-    recipe = get_protocol(protocol)
-    cfg = WDLMProConfig(task=task, recipe=recipe.name, chunk_size=chunk_size,
-                        pattern_aggregation=pattern_aggregation or recipe.pattern_aggregation,
-                        **{k: v for k, v in (config or {}).items() if k in ("pos", "limit", "seed")})
-    return run("wdlmpro", scorer, cfg, out, items=WDLMProItems(list(groups), attributes_fn, tuple(tasks)),
-               progress=progress, keep_instances=keep_instances)
-
-
 def run_likelihood(job) -> dict | None:
     """The likelihood method: every group's candidates scored, in resumable chunks of groups."""
     groups, tasks, attributes_fn = job.items.groups, job.items.tasks, job.items.attributes
@@ -215,8 +179,6 @@ def run_likelihood(job) -> dict | None:
     recipe = job.recipe.with_aggregation(job.config.pattern_aggregation)
     if not groups:
         raise DataError("no WDLMPro groups to evaluate; check --data, --pos and --limit")
-    if chunk_size < 1:
-        raise DataError(f"chunk_size must be at least 1, got {chunk_size}")
     extra = {}
     if job.config.counts:
         from lexprobe.provenance import file_sha256
@@ -230,7 +192,7 @@ def run_likelihood(job) -> dict | None:
     def compute(indices: list[int]) -> list[list[dict]]:
         chunk = [groups[i] for i in indices]
         attrs = attributes_fn(chunk) if attributes_fn else [{} for _ in chunk]
-        flat = instance_records(scorer, chunk, tasks, attrs, protocol=recipe)
+        flat = instance_records(scorer, chunk, tasks, attrs, recipe=recipe)
         return [flat[j * len(tasks):(j + 1) * len(tasks)] for j in range(len(chunk))]
 
     per_group = run_units(units, compute, group_costs(scorer, groups), step=chunk_size, log_base=job.log_base,
