@@ -402,14 +402,14 @@ def _captured(monkeypatch, module):
 
 def test_9_wdlmpro_plot_explains_bands_and_marks_zero_bars(monkeypatch, tmp_path):
     import lexprobe.benchmarks.wdlmpro.plot as plot
-    from lexprobe.benchmarks.wdlmpro.likelihood import result_dict
-    from lexprobe.benchmarks.wdlmpro.results import upgrade
-    from lexprobe.scorers.random import RandomScorer
+    from lexprobe.benchmarks.base import Records
+    from lexprobe.benchmarks.registry import get
 
     records = [{"task": "w2d", "target": f"t{i}.n.01", "pos": "n", "word": "w", "n_candidates": 5,
                 "gold_rank": 3, "rank_score": 0.5, "predicted": "x", "word_tokens": 1,
                 "frequency_band": "rare", "depth_band": "3–5"} for i in range(4)]
-    result = upgrade(result_dict(RandomScorer(0), ("w2d",), records, {}))
+    result = {"model": {"name": "random"},  # the sections as evaluate builds them
+              **get("wdlmpro").sections(Records(records, tasks=["w2d"]), "likelihood", {})}
     figures = _captured(monkeypatch, plot)
     plot.plot_breakdowns(result, tmp_path / "p.png")
     axes = [ax for ax in figures[0].axes if ax.get_visible()]

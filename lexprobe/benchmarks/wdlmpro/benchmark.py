@@ -149,6 +149,28 @@ class WDLMPro(Benchmark):
 
         result["plot"] = str(plot_breakdowns(result, config.plot or out.with_suffix(".png")))
 
+    # --- records in, sections out (the likelihood method; ``results.py``) -------------------------
+    def slices(self, result, units):
+        """A likelihood run's slices hold the targets it ranked: one the recipe dropped (no rank) is in ``counts``."""
+        if not is_choose(result):
+            units = [u for u in units if any(v is not None for v in u.values.values())]
+        return super().slices(result, units)
+
+    def aggregate(self, result, task, slice, units):
+        """The mean of each unit metric, as every benchmark's; a slice without units still names P@1 and RS (None)."""
+        figures = super().aggregate(result, task, slice, units)
+        return figures if is_choose(result) else {**{k: None for k, _ in self.meta.unit_metrics}, **figures}
+
+    def baseline_values(self, result):
+        from lexprobe.benchmarks.wdlmpro.results import random_units
+
+        return {} if is_choose(result) else {"random": random_units(result)}
+
+    def breakdowns(self, result):
+        from lexprobe.benchmarks.wdlmpro.results import breakdowns
+
+        return breakdowns(self, result) if result["method"] == "likelihood" else {}  # (a person's: none)
+
     def upgrade(self, legacy: dict) -> dict:
         from lexprobe.benchmarks.wdlmpro.results import upgrade
 
@@ -231,4 +253,4 @@ class WDLMPro(Benchmark):
     def human_results(self, item_set, answers):
         from lexprobe.benchmarks.wdlmpro.human_set import wdlmpro_results
 
-        return wdlmpro_results(item_set, answers)
+        return wdlmpro_results(self, item_set, answers)

@@ -1,34 +1,26 @@
-"""WDLMPro evaluation: rank candidates, record every instance, aggregate and break down.
+"""WDLMPro's likelihood method: rank every group's candidates and record every (group, task) instance.
 
 Groups are scored in chunks; each finished chunk's instance records go to a resume
-log next to the output file, so an interrupted run restarts where it stopped.
+log next to the output file, so an interrupted run restarts where it stopped. The
+records are the method's output (``Records``): ``evaluate`` aggregates them into
+metrics, the random baseline and the breakdowns (``results.py``).
 """
 
 from __future__ import annotations
 
-import logging
-from collections import defaultdict
 from typing import Any, Sequence, TypedDict
 
 from tqdm.auto import tqdm
 
+from lexprobe.benchmarks.base import Records
 from lexprobe.benchmarks.wdlmpro import static_drop
 from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict
 from lexprobe.benchmarks.wdlmpro.recipe import PAPER, Recipe, argsort_rank, best_pattern_rank, get_recipe
 from lexprobe.benchmarks.wdlmpro.scoring import fit_report, recipe_groups, score_groups, word_token_count
 from lexprobe.distributed import is_main, run_units, token_counts
 from lexprobe.errors import DataError
-from lexprobe.metrics.ranking import gold_rank, predicted_index, random_expectation, rank_score, summarize
+from lexprobe.metrics.ranking import gold_rank, predicted_index, rank_score
 from lexprobe.scorers.capabilities import CountsTruncation, WordVectors
-from lexprobe.stats.bootstrap import mean_intervals
-
-log = logging.getLogger(__name__)
-POS_LABEL = {"n": "noun", "v": "verb"}
-BREAKDOWNS = ("pos", "frequency", "depth", "word_tokens")
-
-
-def token_band(n: int) -> str:
-    return str(n) if n < 4 else "4+"
 
 
 def rank_of_gold(scores, recipe: Recipe = PAPER) -> tuple[int, int]:
@@ -83,7 +75,7 @@ class _Instance(TypedDict):
 
 
 class InstanceRecord(_Instance, total=False):
-    """One (group, task) record as the resume log keeps it (what ``result_dict`` and the counts read)."""
+    """One (group, task) record as the resume log keeps it (the result's instance: what ``results.py`` and the counts read)."""
 
     skipped: str
     dropped: str
@@ -172,10 +164,11 @@ def group_costs(scorer, groups) -> list[float]:
             for g in groups]
 
 
-def run_likelihood(job) -> dict | None:
-    """The likelihood method: every group's candidates scored, in resumable chunks of groups."""
+def run_likelihood(job) -> Records | None:
+    """The likelihood method: every group's candidates scored, in resumable chunks of groups; one record per
+    group and task (``evaluate`` aggregates them: ``results.py``), with what the run skipped, dropped and cut."""
     groups, tasks, attributes_fn = job.items.groups, job.items.tasks, job.items.attributes
-    scorer, chunk_size = job.scorer, job.config.chunk_size
+    scorer = job.scorer
     recipe = job.recipe.with_aggregation(job.config.pattern_aggregation)
     if not groups:
         raise DataError("no WDLMPro groups to evaluate; check --data, --pos and --limit")
@@ -187,7 +180,6 @@ def run_likelihood(job) -> dict | None:
     # keyed by the exact groups, the weights and every score-changing option (never the data
     # path, nor the number of processes: any number may resume)
     key = job.key({"groups": [group_to_dict(g) for g in groups], "tasks": list(tasks)}, **extra)
-    units = unit_ids(groups)
 
     def compute(indices: list[int]) -> list[list[dict]]:
         chunk = [groups[i] for i in indices]
@@ -195,8 +187,9 @@ def run_likelihood(job) -> dict | None:
         flat = instance_records(scorer, chunk, tasks, attrs, recipe=recipe)
         return [flat[j * len(tasks):(j + 1) * len(tasks)] for j in range(len(chunk))]
 
-    per_group = run_units(units, compute, group_costs(scorer, groups), step=chunk_size, log_base=job.log_base,
-                          log_key=key, record=UNIT_RECORD, bundles=[sister_bundle(g) for g in groups],
+    per_group = run_units(unit_ids(groups), compute, group_costs(scorer, groups), step=job.config.chunk_size,
+                          log_base=job.log_base, log_key=key, record=UNIT_RECORD,
+                          bundles=[sister_bundle(g) for g in groups],
                           make_bar=lambda: tqdm(total=len(groups), desc=f"WDLMPro {scorer.name}", unit="group",
                                                 disable=not (job.progress and is_main())))
     if per_group is None:  # another rank than 0: rank 0 writes the result
@@ -204,81 +197,21 @@ def run_likelihood(job) -> dict | None:
     records = [r for recs in per_group for r in recs]
     too_long = [r for r in records if "skipped" in r]
     records = [r for r in records if "skipped" not in r]
-    result = result_dict(scorer, tasks, records, {})
-    result["skipped"] = [{"unit": f"{r['task']}:{r['target']}", "reason": r["skipped"]} for r in too_long]
-    if is_static_vectors(scorer):  # what the static vectors could not embed or the recipe dropped: counts
-        result["counts"] = static_drop.counts(scorer, recipe_groups(groups, recipe), records, recipe.static_drop)
-    elif scored_by_language_model(scorer):  # what did not fit the model: counts
-        result["counts"] = {"skipped_too_long": len(too_long),
-                            "truncated_definitions": sum(r.get("truncated_definitions", 0) for r in records)}
-    elif isinstance(scorer, CountsTruncation):  # a sentence encoder cuts long texts: counted
+    skipped = [{"unit": f"{r['task']}:{r['target']}", "reason": r["skipped"]} for r in too_long]
+    return Records(records, items=groups, counts=_counts(scorer, groups, recipe, records, too_long),
+                   skipped=skipped, tasks=list(tasks))
+
+
+def _counts(scorer, groups, recipe: Recipe, records: list[dict], too_long: list[dict]) -> dict[str, int]:
+    """What the scorer could not take, by kind of scorer: static vectors what they could not embed (and the
+    recipe dropped), language models what did not fit their input, sentence encoders the texts they cut."""
+    if is_static_vectors(scorer):
+        return static_drop.counts(scorer, recipe_groups(groups, recipe), records, recipe.static_drop)
+    if scored_by_language_model(scorer):
+        return {"skipped_too_long": len(too_long),
+                "truncated_definitions": sum(r.get("truncated_definitions", 0) for r in records)}
+    if isinstance(scorer, CountsTruncation):
         shown = recipe_groups(groups, recipe)
-        result["counts"] = {"truncated_texts": scorer.truncated(
+        return {"truncated_texts": scorer.truncated(
             sorted({t for g in shown for c in g.candidates for t in (c.word, c.definition)}))}
-    result["_items"] = groups
-    return result
-
-
-def aggregate(records: Sequence[dict]) -> dict:
-    agg = summarize([r["gold_rank"] for r in records], [r["n_candidates"] for r in records])
-    rnd = random_expectation([r["n_candidates"] for r in records])
-    agg["random_p_at_1"] = rnd["p_at_1"]
-    agg["random_rank_score"] = rnd["rank_score"]
-    agg["mean_candidates"] = (sum(r["n_candidates"] for r in records) / len(records)) if records else None
-    agg["ci"] = mean_intervals({  # bootstrap over targets
-        "p_at_1": [float(r["gold_rank"] == 1) for r in records], "rank_score": [r["rank_score"] for r in records],
-        "random_p_at_1": [1.0 / r["n_candidates"] for r in records], "random_rank_score": [0.5] * len(records)})
-    return agg
-
-
-def result_dict(scorer, tasks, records, config) -> dict:
-    by_task = defaultdict(list)
-    for r in records:
-        if not r.get("dropped"):  # groups the recipe dropped (static vectors, authors) are counted apart
-            by_task[r["task"]].append(r)
-    metrics: dict = {}
-    baseline: dict = {}
-    breakdowns: dict = {}
-    for task in tasks:
-        recs = by_task[task]
-        metrics[task], baseline[task], breakdowns[task] = {}, {}, {}
-        for pos in sorted({r["pos"] for r in recs}) + ["all"]:
-            sub = [r for r in recs if pos == "all" or r["pos"] == pos]
-            a = aggregate(sub)
-            ci = a["ci"]
-            metrics[task][pos] = {k: a[k] for k in ("p_at_1", "rank_score", "n")} | {
-                "ci": {k: ci[k] for k in ("p_at_1", "rank_score") if k in ci}}
-            baseline[task][pos] = {"p_at_1": a["random_p_at_1"], "rank_score": a["random_rank_score"], "n": a["n"],
-                                   "ci": {k: ci[f"random_{k}"] for k in ("p_at_1", "rank_score") if f"random_{k}" in ci}}
-        for name in BREAKDOWNS:
-            key = {"frequency": "frequency_band", "depth": "depth_band"}.get(name, name)
-            for pos in sorted({r["pos"] for r in recs}):
-                bands = defaultdict(list)
-                for r in recs:
-                    if r["pos"] != pos or (name != "pos" and key not in r):
-                        continue
-                    value = r["pos"] if name == "pos" else r[key]
-                    if name == "word_tokens":
-                        value = token_band(value)
-                    bands[str(value)].append(r)
-                if bands:
-                    breakdowns[task].setdefault(name, {})[pos] = {b: aggregate(v) for b, v in sorted(bands.items(), key=band_order)}
-    return {
-        "benchmark": "wdlmpro",
-        "task": list(tasks),
-        "model": scorer.describe(),
-        "config": config,
-        "metrics": metrics,
-        "random_baseline": baseline,
-        "breakdowns": breakdowns,
-        "instances": records,
-    }
-
-
-def band_order(item):
-    name = item[0]
-    order = {"rare": 0, "medium": 1, "frequent": 2}
-    if name in order:
-        return (0, order[name], name)
-    digits = "".join(ch for ch in name.split("–")[0].split("-")[0] if ch.isdigit())
-    return (1, int(digits) if digits else 10**6, name)
+    return {}
