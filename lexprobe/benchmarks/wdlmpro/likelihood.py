@@ -8,7 +8,7 @@ metrics, the random baseline and the breakdowns (``results.py``).
 
 from __future__ import annotations
 
-from typing import Any, Sequence, TypedDict
+from typing import Sequence
 
 from tqdm.auto import tqdm
 
@@ -16,6 +16,7 @@ from lexprobe.benchmarks.base import Records
 from lexprobe.benchmarks.wdlmpro import static_drop
 from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict
 from lexprobe.benchmarks.wdlmpro.recipe import PAPER, Recipe, argsort_rank, best_pattern_rank, get_recipe
+from lexprobe.benchmarks.wdlmpro.results import LikelihoodRecord
 from lexprobe.benchmarks.wdlmpro.scoring import fit_report, recipe_groups, score_groups, word_token_count
 from lexprobe.distributed import is_main, run_units, token_counts
 from lexprobe.errors import DataError
@@ -68,26 +69,8 @@ def _scored_views(scorer, groups, tasks, recipe: Recipe, progress: bool, fits: d
     return out
 
 
-class _Instance(TypedDict):
-    task: str
-    target: str
-    pos: str
-
-
-class InstanceRecord(_Instance, total=False):
-    """One (group, task) record as the resume log keeps it (the result's instance: what ``results.py`` and the counts read)."""
-
-    skipped: str
-    dropped: str
-    gold_rank: int
-    rank_score: float
-    n_candidates: int
-    truncated_definitions: int
-    patterns: list[dict[str, Any]]
-
-
 #: a unit of the likelihood method (a group): its records, one per task
-UNIT_RECORD = list[InstanceRecord]
+UNIT_RECORD = list[LikelihoodRecord]
 
 
 def instance_records(scorer, groups, tasks, attributes: Sequence[dict], progress=False,

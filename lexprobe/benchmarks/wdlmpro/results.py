@@ -65,7 +65,8 @@ class _Record(TypedDict):
 
 
 class LikelihoodRecord(_Record, total=False):
-    """A likelihood run's per-item record as ``report`` and ``compare`` read it."""
+    """One target in one task as the likelihood method records it (its resume log and the result's instances;
+    a person's answer has the same shape), as ``report`` and ``compare`` read it."""
 
     word: str
     n_candidates: int
@@ -78,6 +79,8 @@ class LikelihoodRecord(_Record, total=False):
     predicted_definition: str
     skipped: str
     dropped: str
+    truncated_definitions: int
+    patterns: list[dict[str, Any]]
 
 
 def instance_spec(result: dict) -> Any:
