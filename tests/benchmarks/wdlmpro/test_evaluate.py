@@ -92,3 +92,17 @@ def test_interrupted_run_resumes_without_rescoring(tmp_path):
 def test_empty_input_is_an_error():
     with pytest.raises(DataError, match="no WDLMPro groups"):
         evaluate_groups(ScriptedScorer(TABLE), [])
+
+
+def test_the_likelihood_method_returns_records_and_upgrade_only_reads_old_files(monkeypatch):
+    from lexprobe.benchmarks.wdlmpro.benchmark import WDLMPro
+
+    def refused(self, legacy):
+        raise AssertionError("a likelihood run went through upgrade")
+
+    monkeypatch.setattr(WDLMPro, "upgrade", refused)
+    r = evaluate_groups(ScriptedScorer(TABLE), GROUPS, task="w2d")
+    # every figure from the per-target records: metrics, the random baseline and the POS breakdown agree
+    assert r["metrics"]["w2d"]["all"]["n"] == r["baselines"]["random"]["w2d"]["all"]["n"] == 3
+    assert r["breakdowns"]["w2d"]["pos"]["v"]["v"]["p_at_1"] == r["metrics"]["w2d"]["v"]["p_at_1"] == 0.0
+    assert r["breakdowns"]["w2d"]["pos"]["n"]["n"]["random_p_at_1"] == r["baselines"]["random"]["w2d"]["n"]["p_at_1"]
