@@ -7,10 +7,10 @@ import random
 import time
 
 import numpy as np
-import lexprobe.benchmarks.wdlmpro.likelihood as E
 import lexprobe.metrics.retrieval as R
-class S:
-    def describe(self): return {"name": "x", "kind": "random"}
+import lexprobe.stats.bootstrap as B
+from lexprobe.benchmarks.base import Records
+from lexprobe.benchmarks.registry import get
 rng = random.Random(0)
 recs = []
 for task in ("w2d", "d2w"):
@@ -21,10 +21,10 @@ for task in ("w2d", "d2w"):
                      "frequency_band": rng.choice(["rare", "medium", "frequent"]), "depth_band": rng.choice(["3–5", "6–8"])})
 outs = [R.QueryOutcome(np.random.default_rng(i).integers(0, 2, 50), 10, 60) for i in range(50000)]
 def run(label):
-    t = time.process_time(); E.result_dict(S(), ("w2d", "d2w"), recs, {}); a = time.process_time() - t
+    t = time.process_time(); get("wdlmpro").sections(Records(recs, tasks=["w2d", "d2w"]), "likelihood", {}); a = time.process_time() - t
     t = time.process_time(); R.summarize(outs); b = time.process_time() - t
-    print(f"{label}: wdlmpro result_dict 2 tasks x 20k targets {a:.2f} s CPU; senserank summarize 50k queries {b:.2f} s CPU")
+    print(f"{label}: wdlmpro sections 2 tasks x 20k targets {a:.2f} s CPU; senserank summarize 50k queries {b:.2f} s CPU")
 run("with intervals")
-E.mean_intervals = lambda d: {}
+B.mean_intervals = lambda d: {}
 R.mean_intervals = lambda d: {}
 run("without intervals")

@@ -113,11 +113,13 @@ def run_case(name: str, spec: dict, fail_after: int | None = None):
         path, kind = model_for(kind, spec["models"])
         scorer = load_scorer(path, kind=kind, device=device, batch_size=4)
         if bench == "wdlmpro":
+            from lexprobe.benchmarks.evaluate import evaluate
             from lexprobe.benchmarks.wdlmpro import likelihood as we
+            from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
 
+            config = WDLMProConfig(chunk_size=2, **spec.get("wdlmpro_options", {}))
             with _patched(we, "instance_records", fail_after):
-                result = we.evaluate(scorer, wdlmpro_groups(), out=out, chunk_size=2, progress=False,
-                                     **spec.get("wdlmpro_options", {}))
+                result = evaluate("wdlmpro", scorer, config, out, items=WDLMProItems(wdlmpro_groups()), progress=False)
         else:
             from lexprobe.benchmarks.coda21 import likelihood as ce
             from lexprobe.benchmarks.coda21.dataset import load_coda

@@ -2,13 +2,13 @@
 
 import json
 
-from lexprobe.benchmarks.wdlmpro.likelihood import evaluate
 from lexprobe.benchmarks.wdlmpro.human import sample_human
 from lexprobe.human.score import results_for
 from lexprobe.report.build import write_report
 from lexprobe.report.compare import compare_files
 from lexprobe.reporting import write_json
 from lexprobe.scorers.random import RandomScorer
+from tests.benchmarks.wdlmpro.helpers import evaluate_groups
 from tests.human.helpers import GROUPS, item_set
 
 
@@ -20,7 +20,7 @@ def test_a_person_and_a_model_on_the_same_w2d_items_compare_and_report(tmp_path)
     # the model on the people's W2D subset (what `wdlmpro sample-human` writes as human_w2d.jsonl)
     groups = sample_human(GROUPS, n=2, max_candidates=10, seed=0)["w2d"]["groups"]
     model = tmp_path / "model.json"
-    evaluate(RandomScorer(0), groups, ("w2d",), out=model, progress=False)
+    evaluate_groups(RandomScorer(0), groups, out=model, task="w2d")
     assert json.loads(model.read_text())["run"]["items_digest"] == s["digests"]["w2d"]
 
     cmp = compare_files(human, model)

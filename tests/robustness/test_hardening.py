@@ -345,26 +345,28 @@ class CountingBar:
 
 def test_7_progress_moves_per_chunk_and_ctrl_c_keeps_most_work(tmp_path, monkeypatch):
     import lexprobe.benchmarks.wdlmpro.likelihood as ev
+    from lexprobe.benchmarks.wdlmpro.config import DEFAULT_CHUNK_SIZE
     from lexprobe.scorers.random import RandomScorer
+    from tests.benchmarks.wdlmpro.helpers import evaluate_groups
     from tests.benchmarks.wdlmpro.test_evaluate import _group
 
     groups = [_group(f"g{i}", "n", 5) for i in range(200)]
     monkeypatch.setattr(ev, "tqdm", CountingBar)
     CountingBar.updates = []
-    ev.evaluate(RandomScorer(0), groups, ("w2d",))
+    evaluate_groups(RandomScorer(0), groups, task="w2d")
     assert len(CountingBar.updates) >= 5 and sum(CountingBar.updates) == 200  # moves with the work
 
     real, calls = ev.instance_records, []
 
     def interrupted(*args, **kwargs):
         calls.append(1)
-        if len(calls) * ev.DEFAULT_CHUNK_SIZE >= 150:  # Ctrl-C while scoring group ~150 of 200
+        if len(calls) * DEFAULT_CHUNK_SIZE >= 150:  # Ctrl-C while scoring group ~150 of 200
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
     monkeypatch.setattr(ev, "instance_records", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        ev.evaluate(RandomScorer(0), groups, ("w2d",), out=tmp_path / "r.json")
+        evaluate_groups(RandomScorer(0), groups, out=tmp_path / "r.json", task="w2d")
     kept = [json.loads(line) for line in (tmp_path / "r.json.partial.jsonl").read_text().splitlines()[1:]]
     assert sum(len(k["record"]) for k in kept) >= 100  # most of the 150 groups scored before Ctrl-C
 
@@ -400,14 +402,14 @@ def _captured(monkeypatch, module):
 
 def test_9_wdlmpro_plot_explains_bands_and_marks_zero_bars(monkeypatch, tmp_path):
     import lexprobe.benchmarks.wdlmpro.plot as plot
-    from lexprobe.benchmarks.wdlmpro.likelihood import result_dict
-    from lexprobe.benchmarks.wdlmpro.results import upgrade
-    from lexprobe.scorers.random import RandomScorer
+    from lexprobe.benchmarks.base import Records
+    from lexprobe.benchmarks.registry import get
 
     records = [{"task": "w2d", "target": f"t{i}.n.01", "pos": "n", "word": "w", "n_candidates": 5,
                 "gold_rank": 3, "rank_score": 0.5, "predicted": "x", "word_tokens": 1,
                 "frequency_band": "rare", "depth_band": "3–5"} for i in range(4)]
-    result = upgrade(result_dict(RandomScorer(0), ("w2d",), records, {}))
+    result = {"model": {"name": "random"},  # the sections as evaluate builds them
+              **get("wdlmpro").sections(Records(records, tasks=["w2d"]), "likelihood", {})}
     figures = _captured(monkeypatch, plot)
     plot.plot_breakdowns(result, tmp_path / "p.png")
     axes = [ax for ax in figures[0].axes if ax.get_visible()]
@@ -464,11 +466,8 @@ def test_7_import_light_copies_of_constants_match_their_sources():
 
     from lexprobe.benchmarks.coda21 import benchmark as coda_bench
     from lexprobe.benchmarks.coda21 import likelihood as coda_eval
-    from lexprobe.benchmarks.wdlmpro import benchmark as wdl_bench
-    from lexprobe.benchmarks.wdlmpro import likelihood as wdl_eval
 
     fields = {f.name: f for f in dataclasses.fields(coda_bench.CodaConfig)}
     assert tuple(fields["pattern"].metadata["choices"]) == tuple(coda_eval.PATTERNS)
     assert tuple(fields["align"].metadata["choices"]) == tuple(coda_eval.ALIGN_METHODS)
     assert fields["exhaustive_max_k"].default == coda_eval.al.EXHAUSTIVE_MAX_K
-    assert wdl_bench.WDLMProConfig().chunk_size == wdl_eval.DEFAULT_CHUNK_SIZE

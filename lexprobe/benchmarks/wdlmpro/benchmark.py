@@ -3,11 +3,12 @@
 Methods: ``likelihood`` (every candidate scored by the model: masked-slot or continuation
 log-probabilities, embedding cosines, or random scores; ``scoring.py`` picks by capability)
 and ``choose`` (the candidates as a multiple-choice question to a causal LM,
-``choose.py``). Recipes: ``paper`` and ``authors`` (``protocol.py``).
+``choose.py``). Recipes: ``paper`` and ``authors`` (``recipe.py``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -114,11 +115,21 @@ class WDLMPro(Benchmark):
 
     @property
     def recipes(self):  # type: ignore[override]
-        from lexprobe.benchmarks.wdlmpro.recipe import PROTOCOLS
+        from lexprobe.benchmarks.wdlmpro.recipe import RECIPES
 
-        return PROTOCOLS
+        return RECIPES
 
     def check_config(self, config: WDLMProConfig) -> None:
+        """Every option of ``WDLMProConfig`` checked here, once (the CLI's parser checks them too; a Python
+        caller's config only here), so the methods read the config as it is."""
+        for f in dataclasses.fields(config):
+            choices, value = f.metadata.get("choices"), getattr(config, f.name)
+            if choices and value not in choices:
+                raise DataError(f"--{f.name.replace('_', '-')} {value!r} is not one of: {', '.join(choices)}")
+        for name, least in (("limit", 1), ("chunk_size", 1), ("seed", 0)):
+            value = getattr(config, name)
+            if value is not None and (not isinstance(value, int) or value < least):
+                raise DataError(f"--{name.replace('_', '-')} must be an integer of at least {least}, got {value!r}")
         if config.counts and not Path(config.counts).is_file():
             raise DataError(f"--counts {config.counts} is not a file; pass a word<TAB>count file")
 
@@ -166,6 +177,28 @@ class WDLMPro(Benchmark):
         from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
 
         result["plot"] = str(plot_breakdowns(result, config.plot or out.with_suffix(".png")))
+
+    # --- records in, sections out (the likelihood method; ``results.py``) -------------------------
+    def slices(self, result, units):
+        """A likelihood run's slices hold the targets it ranked: one the recipe dropped (no rank) is in ``counts``."""
+        if not is_choose(result):
+            units = [u for u in units if any(v is not None for v in u.values.values())]
+        return super().slices(result, units)
+
+    def aggregate(self, result, task, slice, units):
+        """The mean of each unit metric, as every benchmark's; a slice without units still names P@1 and RS (None)."""
+        figures = super().aggregate(result, task, slice, units)
+        return figures if is_choose(result) else {**{k: None for k, _ in self.meta.unit_metrics}, **figures}
+
+    def baseline_values(self, result):
+        from lexprobe.benchmarks.wdlmpro.results import random_units
+
+        return {} if is_choose(result) else {"random": random_units(result)}
+
+    def breakdowns(self, result):
+        from lexprobe.benchmarks.wdlmpro.results import breakdowns
+
+        return breakdowns(self, result) if result["method"] == "likelihood" else {}  # (a person's: none)
 
     def upgrade(self, legacy: dict) -> dict:
         from lexprobe.benchmarks.wdlmpro.results import upgrade
@@ -249,4 +282,4 @@ class WDLMPro(Benchmark):
     def human_results(self, item_set, answers):
         from lexprobe.benchmarks.wdlmpro.human_set import wdlmpro_results
 
-        return wdlmpro_results(item_set, answers)
+        return wdlmpro_results(self, item_set, answers)

@@ -11,7 +11,7 @@ from lexprobe.outputs import OUTPUT
 from lexprobe.prompting.choose_cli import ChooseOptions
 
 TASK_CHOICES = {"w2d": ("w2d",), "d2w": ("d2w",), "both": ("w2d", "d2w")}
-#: how a masked LM's patterns are combined (``protocol.py``): the paper's text, the former default, the best pattern
+#: how a masked LM's patterns are combined (``recipe.py``): the paper's text, the former default, the best pattern
 PATTERN_AGGREGATIONS = ("mean-prob", "mean-logprob", "best")
 #: groups per resumable unit: small enough that Ctrl-C keeps nearly all work, and the bar moves per chunk
 DEFAULT_CHUNK_SIZE = 32

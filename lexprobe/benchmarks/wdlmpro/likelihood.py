@@ -1,41 +1,32 @@
-"""WDLMPro evaluation: rank candidates, record every instance, aggregate and break down.
+"""WDLMPro's likelihood method: rank every group's candidates and record every (group, task) instance.
 
 Groups are scored in chunks; each finished chunk's instance records go to a resume
-log next to the output file, so an interrupted run restarts where it stopped.
+log next to the output file, so an interrupted run restarts where it stopped. The
+records are the method's output (``Records``): ``evaluate`` aggregates them into
+metrics, the random baseline and the breakdowns (``results.py``).
 """
 
 from __future__ import annotations
 
-import logging
-from collections import defaultdict
-from pathlib import Path
-from typing import Any, Callable, Sequence, TypedDict
+from typing import Sequence
 
 from tqdm.auto import tqdm
 
+from lexprobe.benchmarks.base import Records
 from lexprobe.benchmarks.wdlmpro import static_drop
 from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict
-from lexprobe.benchmarks.wdlmpro.recipe import PAPER, Protocol, argsort_rank, best_pattern_rank, get_protocol
-from lexprobe.benchmarks.wdlmpro.scoring import TASKS, fit_report, recipe_groups, score_groups, word_token_count
+from lexprobe.benchmarks.wdlmpro.recipe import PAPER, Recipe, argsort_rank, best_pattern_rank, get_recipe
+from lexprobe.benchmarks.wdlmpro.results import LikelihoodRecord
+from lexprobe.benchmarks.wdlmpro.scoring import fit_report, recipe_groups, score_groups, word_token_count
 from lexprobe.distributed import is_main, run_units, token_counts
 from lexprobe.errors import DataError
-from lexprobe.metrics.ranking import gold_rank, predicted_index, random_expectation, rank_score, summarize
+from lexprobe.metrics.ranking import gold_rank, predicted_index, rank_score
 from lexprobe.scorers.capabilities import CountsTruncation, WordVectors
-from lexprobe.stats.bootstrap import mean_intervals
-
-log = logging.getLogger(__name__)
-POS_LABEL = {"n": "noun", "v": "verb"}
-BREAKDOWNS = ("pos", "frequency", "depth", "word_tokens")
-from lexprobe.benchmarks.wdlmpro.config import DEFAULT_CHUNK_SIZE  # noqa: E402  (one definition)
 
 
-def token_band(n: int) -> str:
-    return str(n) if n < 4 else "4+"
-
-
-def rank_of_gold(scores, protocol: Protocol = PAPER) -> tuple[int, int]:
+def rank_of_gold(scores, recipe: Recipe = PAPER) -> tuple[int, int]:
     """(gold rank k, predicted index) for a group whose gold item is candidate 0."""
-    if protocol.ties == "argsort":
+    if recipe.ties == "argsort":
         return argsort_rank(scores, gold=0)
     return gold_rank(scores, gold=0), predicted_index(scores, gold=0)
 
@@ -45,22 +36,22 @@ def is_static_vectors(scorer) -> bool:
     return isinstance(scorer, WordVectors)
 
 
-def _scored_views(scorer, groups, tasks, protocol: Protocol, progress: bool, fits: dict):
+def _scored_views(scorer, groups, tasks, recipe: Recipe, progress: bool, fits: dict):
     """{(task, i): (group as scored or None, scores, per-pattern scores, candidates skipped, why dropped)}.
 
     A (task, group) a language model cannot take (``scoring.fit_report``) has no view; the
     caller records it as skipped."""
-    shown = recipe_groups(groups, protocol)
+    shown = recipe_groups(groups, recipe)
     patterns: dict = {}
-    if not (protocol.static_drop and is_static_vectors(scorer)):
+    if not (recipe.static_drop and is_static_vectors(scorer)):
         if all(why is None for why, _ in fits.values()):
-            scores = score_groups(scorer, groups, tasks, progress=progress, protocol=protocol, pattern_scores=patterns)
+            scores = score_groups(scorer, groups, tasks, progress=progress, recipe=recipe, pattern_scores=patterns)
             return {(t, i): (g, scores[(t, i)], patterns.get((t, i)), 0, None) for i, g in enumerate(shown) for t in tasks}
         by_task_group: dict = {}
         for task in tasks:  # some groups skipped for some task: each task scores the groups it can
             kept = [i for i in range(len(groups)) if fits[(task, i)][0] is None]
             patterns.clear()
-            scores = score_groups(scorer, [groups[i] for i in kept], (task,), progress=progress, protocol=protocol,
+            scores = score_groups(scorer, [groups[i] for i in kept], (task,), progress=progress, recipe=recipe,
                                   pattern_scores=patterns) if kept else {}
             for j, i in enumerate(kept):
                 by_task_group[(task, i)] = (shown[i], scores[(task, j)], patterns.get((task, j)), 0, None)
@@ -69,7 +60,7 @@ def _scored_views(scorer, groups, tasks, protocol: Protocol, progress: bool, fit
     for task in tasks:  # the authors' filter differs per task (D2W embeds no candidate definition)
         views = [static_drop.task_view(scorer, g, task) for g in shown]
         kept = [i for i, v in enumerate(views) if v[0] is not None]
-        scores = score_groups(scorer, [views[i][0] for i in kept], (task,), progress=progress, protocol=protocol)
+        scores = score_groups(scorer, [views[i][0] for i in kept], (task,), progress=progress, recipe=recipe)
         for j, i in enumerate(kept):
             out[(task, i)] = (views[i][0], scores[(task, j)], None, views[i][1], None)
         for i, (view, skipped, why) in enumerate(views):
@@ -78,38 +69,20 @@ def _scored_views(scorer, groups, tasks, protocol: Protocol, progress: bool, fit
     return out
 
 
-class _Instance(TypedDict):
-    task: str
-    target: str
-    pos: str
-
-
-class InstanceRecord(_Instance, total=False):
-    """One (group, task) record as the resume log keeps it (what ``result_dict`` and the counts read)."""
-
-    skipped: str
-    dropped: str
-    gold_rank: int
-    rank_score: float
-    n_candidates: int
-    truncated_definitions: int
-    patterns: list[dict[str, Any]]
-
-
 #: a unit of the likelihood method (a group): its records, one per task
-UNIT_RECORD = list[InstanceRecord]
+UNIT_RECORD = list[LikelihoodRecord]
 
 
 def instance_records(scorer, groups, tasks, attributes: Sequence[dict], progress=False,
-                     protocol: Protocol | str = PAPER) -> list[dict]:
+                     recipe: Recipe | str = PAPER) -> list[dict]:
     """One record per (group, task), in that order. Masked LMs add each pattern's gold rank
     (``patterns``); a group the recipe skips gets a record with ``dropped`` (the reason)."""
-    protocol = get_protocol(protocol)
-    fits = fit_report(scorer, recipe_groups(groups, protocol), tasks, protocol)
-    views = _scored_views(scorer, groups, tasks, protocol, progress, fits)
+    recipe = get_recipe(recipe)
+    fits = fit_report(scorer, recipe_groups(groups, recipe), tasks, recipe)
+    views = _scored_views(scorer, groups, tasks, recipe, progress, fits)
     records = []
     for i, g in enumerate(groups):
-        n_tokens = word_token_count(scorer, protocol.word_of(g.target, g.word), g.pos, protocol)
+        n_tokens = word_token_count(scorer, recipe.word_of(g.target, g.word), g.pos, recipe)
         for task in tasks:
             base = {"task": task, "target": g.target, "pos": g.pos, "word": g.word}
             too_long, cut = fits[(task, i)]
@@ -122,16 +95,16 @@ def instance_records(scorer, groups, tasks, attributes: Sequence[dict], progress
             if shown is None:
                 records.append({**base, "dropped": why, "candidates_dropped": skipped, **attributes[i]})
                 continue
-            k, best = rank_of_gold(s, protocol)
+            k, best = rank_of_gold(s, recipe)
             extra = {"candidates_dropped": skipped} if skipped else {}
             if per_pattern is not None:
-                rank = lambda row: rank_of_gold(row, protocol)  # noqa: E731
+                rank = lambda row: rank_of_gold(row, recipe)  # noqa: E731
                 extra["patterns"] = [
                     {"pattern": text, "gold_rank": kp, "rank_score": rank_score(len(row), kp),
                      "gold_score": round(float(row[0]), 6)}
-                    for text, row, (kp, _) in zip(protocol.masked_patterns[(task, g.pos)], per_pattern,
+                    for text, row, (kp, _) in zip(recipe.masked_patterns[(task, g.pos)], per_pattern,
                                                    map(rank, per_pattern))]
-                if protocol.pattern_aggregation == "best":
+                if recipe.pattern_aggregation == "best":
                     k, best, _ = best_pattern_rank(per_pattern, rank)
             pred = shown.candidates[best]
             records.append({
@@ -174,49 +147,14 @@ def group_costs(scorer, groups) -> list[float]:
             for g in groups]
 
 
-def evaluate(
-    scorer,
-    groups,
-    tasks: Sequence[str] = TASKS,
-    out: str | Path | None = None,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
-    config: dict | None = None,
-    attributes_fn: Callable[[Sequence], list[dict]] | None = None,
-    progress: bool = True,
-    keep_instances: bool = True,
-    protocol: str | Protocol = "paper",
-    pattern_aggregation: str | None = None,
-) -> dict | None:
-    """WDLMPro through ``benchmarks.evaluate.evaluate`` (kept for Python callers of the old signature).
-
-    ``tasks``/``protocol``/``chunk_size`` become the ``WDLMProConfig``; ``config`` (a dict) is
-    not recorded any more (the typed config is); ``attributes_fn`` gives the breakdowns'
-    attributes (none by default, as before).
-    """
-    from lexprobe.benchmarks.evaluate import evaluate as run
-    from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
-
-    for task in tasks:
-        if task not in TASKS:
-            raise DataError(f"unknown task {task!r}; use w2d, d2w or both")
-    task = "both" if tuple(tasks) == TASKS else tasks[0] if len(tasks) == 1 else "both"
-    recipe = get_protocol(protocol)
-    cfg = WDLMProConfig(task=task, recipe=recipe.name, chunk_size=chunk_size,
-                        pattern_aggregation=pattern_aggregation or recipe.pattern_aggregation,
-                        **{k: v for k, v in (config or {}).items() if k in ("pos", "limit", "seed")})
-    return run("wdlmpro", scorer, cfg, out, items=WDLMProItems(list(groups), attributes_fn, tuple(tasks)),
-               progress=progress, keep_instances=keep_instances)
-
-
-def run_likelihood(job) -> dict | None:
-    """The likelihood method: every group's candidates scored, in resumable chunks of groups."""
+def run_likelihood(job) -> Records | None:
+    """The likelihood method: every group's candidates scored, in resumable chunks of groups; one record per
+    group and task (``evaluate`` aggregates them: ``results.py``), with what the run skipped, dropped and cut."""
     groups, tasks, attributes_fn = job.items.groups, job.items.tasks, job.items.attributes
-    scorer, chunk_size = job.scorer, job.config.chunk_size
+    scorer = job.scorer
     recipe = job.recipe.with_aggregation(job.config.pattern_aggregation)
     if not groups:
         raise DataError("no WDLMPro groups to evaluate; check --data, --pos and --limit")
-    if chunk_size < 1:
-        raise DataError(f"chunk_size must be at least 1, got {chunk_size}")
     extra = {}
     if job.config.counts:
         from lexprobe.provenance import file_sha256
@@ -225,16 +163,16 @@ def run_likelihood(job) -> dict | None:
     # keyed by the exact groups, the weights and every score-changing option (never the data
     # path, nor the number of processes: any number may resume)
     key = job.key({"groups": [group_to_dict(g) for g in groups], "tasks": list(tasks)}, **extra)
-    units = unit_ids(groups)
 
     def compute(indices: list[int]) -> list[list[dict]]:
         chunk = [groups[i] for i in indices]
         attrs = attributes_fn(chunk) if attributes_fn else [{} for _ in chunk]
-        flat = instance_records(scorer, chunk, tasks, attrs, protocol=recipe)
+        flat = instance_records(scorer, chunk, tasks, attrs, recipe=recipe)
         return [flat[j * len(tasks):(j + 1) * len(tasks)] for j in range(len(chunk))]
 
-    per_group = run_units(units, compute, group_costs(scorer, groups), step=chunk_size, log_base=job.log_base,
-                          log_key=key, record=UNIT_RECORD, bundles=[sister_bundle(g) for g in groups],
+    per_group = run_units(unit_ids(groups), compute, group_costs(scorer, groups), step=job.config.chunk_size,
+                          log_base=job.log_base, log_key=key, record=UNIT_RECORD,
+                          bundles=[sister_bundle(g) for g in groups],
                           make_bar=lambda: tqdm(total=len(groups), desc=f"WDLMPro {scorer.name}", unit="group",
                                                 disable=not (job.progress and is_main())))
     if per_group is None:  # another rank than 0: rank 0 writes the result
@@ -242,81 +180,21 @@ def run_likelihood(job) -> dict | None:
     records = [r for recs in per_group for r in recs]
     too_long = [r for r in records if "skipped" in r]
     records = [r for r in records if "skipped" not in r]
-    result = result_dict(scorer, tasks, records, {})
-    result["skipped"] = [{"unit": f"{r['task']}:{r['target']}", "reason": r["skipped"]} for r in too_long]
-    if is_static_vectors(scorer):  # what the static vectors could not embed or the recipe dropped: counts
-        result["counts"] = static_drop.counts(scorer, recipe_groups(groups, recipe), records, recipe.static_drop)
-    elif scored_by_language_model(scorer):  # what did not fit the model: counts
-        result["counts"] = {"skipped_too_long": len(too_long),
-                            "truncated_definitions": sum(r.get("truncated_definitions", 0) for r in records)}
-    elif isinstance(scorer, CountsTruncation):  # a sentence encoder cuts long texts: counted
+    skipped = [{"unit": f"{r['task']}:{r['target']}", "reason": r["skipped"]} for r in too_long]
+    return Records(records, items=groups, counts=_counts(scorer, groups, recipe, records, too_long),
+                   skipped=skipped, tasks=list(tasks))
+
+
+def _counts(scorer, groups, recipe: Recipe, records: list[dict], too_long: list[dict]) -> dict[str, int]:
+    """What the scorer could not take, by kind of scorer: static vectors what they could not embed (and the
+    recipe dropped), language models what did not fit their input, sentence encoders the texts they cut."""
+    if is_static_vectors(scorer):
+        return static_drop.counts(scorer, recipe_groups(groups, recipe), records, recipe.static_drop)
+    if scored_by_language_model(scorer):
+        return {"skipped_too_long": len(too_long),
+                "truncated_definitions": sum(r.get("truncated_definitions", 0) for r in records)}
+    if isinstance(scorer, CountsTruncation):
         shown = recipe_groups(groups, recipe)
-        result["counts"] = {"truncated_texts": scorer.truncated(
+        return {"truncated_texts": scorer.truncated(
             sorted({t for g in shown for c in g.candidates for t in (c.word, c.definition)}))}
-    result["_items"] = groups
-    return result
-
-
-def aggregate(records: Sequence[dict]) -> dict:
-    agg = summarize([r["gold_rank"] for r in records], [r["n_candidates"] for r in records])
-    rnd = random_expectation([r["n_candidates"] for r in records])
-    agg["random_p_at_1"] = rnd["p_at_1"]
-    agg["random_rank_score"] = rnd["rank_score"]
-    agg["mean_candidates"] = (sum(r["n_candidates"] for r in records) / len(records)) if records else None
-    agg["ci"] = mean_intervals({  # bootstrap over targets
-        "p_at_1": [float(r["gold_rank"] == 1) for r in records], "rank_score": [r["rank_score"] for r in records],
-        "random_p_at_1": [1.0 / r["n_candidates"] for r in records], "random_rank_score": [0.5] * len(records)})
-    return agg
-
-
-def result_dict(scorer, tasks, records, config) -> dict:
-    by_task = defaultdict(list)
-    for r in records:
-        if not r.get("dropped"):  # groups the recipe dropped (static vectors, authors) are counted apart
-            by_task[r["task"]].append(r)
-    metrics: dict = {}
-    baseline: dict = {}
-    breakdowns: dict = {}
-    for task in tasks:
-        recs = by_task[task]
-        metrics[task], baseline[task], breakdowns[task] = {}, {}, {}
-        for pos in sorted({r["pos"] for r in recs}) + ["all"]:
-            sub = [r for r in recs if pos == "all" or r["pos"] == pos]
-            a = aggregate(sub)
-            ci = a["ci"]
-            metrics[task][pos] = {k: a[k] for k in ("p_at_1", "rank_score", "n")} | {
-                "ci": {k: ci[k] for k in ("p_at_1", "rank_score") if k in ci}}
-            baseline[task][pos] = {"p_at_1": a["random_p_at_1"], "rank_score": a["random_rank_score"], "n": a["n"],
-                                   "ci": {k: ci[f"random_{k}"] for k in ("p_at_1", "rank_score") if f"random_{k}" in ci}}
-        for name in BREAKDOWNS:
-            key = {"frequency": "frequency_band", "depth": "depth_band"}.get(name, name)
-            for pos in sorted({r["pos"] for r in recs}):
-                bands = defaultdict(list)
-                for r in recs:
-                    if r["pos"] != pos or (name != "pos" and key not in r):
-                        continue
-                    value = r["pos"] if name == "pos" else r[key]
-                    if name == "word_tokens":
-                        value = token_band(value)
-                    bands[str(value)].append(r)
-                if bands:
-                    breakdowns[task].setdefault(name, {})[pos] = {b: aggregate(v) for b, v in sorted(bands.items(), key=band_order)}
-    return {
-        "benchmark": "wdlmpro",
-        "task": list(tasks),
-        "model": scorer.describe(),
-        "config": config,
-        "metrics": metrics,
-        "random_baseline": baseline,
-        "breakdowns": breakdowns,
-        "instances": records,
-    }
-
-
-def band_order(item):
-    name = item[0]
-    order = {"rare": 0, "medium": 1, "frequent": 2}
-    if name in order:
-        return (0, order[name], name)
-    digits = "".join(ch for ch in name.split("–")[0].split("-")[0] if ch.isdigit())
-    return (1, int(digits) if digits else 10**6, name)
+    return {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lexprobe.benchmarks.wdlmpro.likelihood import band_order
+from lexprobe.benchmarks.wdlmpro.results import band_order
 from lexprobe.reporting import save_figure
 
 POS_NAME = {"n": "nouns", "v": "verbs"}
@@ -82,7 +82,7 @@ FLAT_BANDS = 7
 
 
 def _bands(per_pos: dict) -> list[str]:
-    return sorted({b for pos in per_pos.values() for b in pos}, key=lambda b: band_order((b, None)))
+    return sorted({b for pos in per_pos.values() for b in pos}, key=band_order)
 
 
 def _poses(result: dict, panels) -> list[str]:

@@ -25,7 +25,7 @@ lksenel/definition_benchmark @54fa97b (WDLaMPro/W2D and D2W ``definition_process
   ``:122,135``);
 - ties: the gold item's position in ``np.argsort(scores)`` (NumPy's default, unstable
   sort) gives its rank, RS = position / (L - 1), and the last item of that order is the
-  prediction; NaN sorts last, i.e. best. The paper protocol counts ties against the
+  prediction; NaN sorts last, i.e. best. The paper recipe counts ties against the
   gold item.
 
 Masked-LM patterns are aggregated as the paper's text says in both recipes
@@ -47,10 +47,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from lexprobe.benchmarks.wdlmpro.config import PATTERN_AGGREGATIONS
 from lexprobe.errors import DataError
 
-PROTOCOL_NAMES = ("paper", "authors")
 AUTHORS_MAX_DEFINITION_TOKENS = 48
 #: definitions per batch in the authors' W2D run (``--max_batch_size`` default, W2D ``evaluate.py:79``)
 AUTHORS_BATCH = 48
@@ -63,7 +61,7 @@ _PAPER_CAUSAL = {"n": "<DEF> is the definition of _", "v": "to <DEF> is the defi
 
 
 @dataclass(frozen=True)
-class Protocol:
+class Recipe:
     name: str
     masked_patterns: dict  # (task, pos) -> patterns
     causal_patterns: dict  # (task, pos) -> pattern
@@ -110,11 +108,10 @@ class Protocol:
             return float(np.logaddexp.reduce(v) - np.log(len(v)))  # log of the mean probability
         return float(v.mean())
 
-    def with_aggregation(self, aggregation: str | None) -> "Protocol":
+    def with_aggregation(self, aggregation: str | None) -> "Recipe":
+        """The recipe with ``--pattern-aggregation`` applied (checked by ``WDLMPro.check_config``)."""
         if aggregation is None or aggregation == self.pattern_aggregation:
             return self
-        if aggregation not in PATTERN_AGGREGATIONS:
-            raise DataError(f"unknown pattern aggregation {aggregation!r}; use one of: {', '.join(PATTERN_AGGREGATIONS)}")
         return replace(self, pattern_aggregation=aggregation)
 
 
@@ -122,7 +119,7 @@ def _both_tasks(table: dict) -> dict:
     return {(task, pos): v for task in ("w2d", "d2w") for pos, v in table.items()}
 
 
-PAPER = Protocol(
+PAPER = Recipe(
     name="paper",
     masked_patterns=_both_tasks(_PAPER_MASKED),
     causal_patterns=_both_tasks(_PAPER_CAUSAL),
@@ -133,7 +130,7 @@ PAPER = Protocol(
     ties="against_gold",
 )
 
-AUTHORS = Protocol(
+AUTHORS = Recipe(
     name="authors",
     masked_patterns={
         **_both_tasks(_PAPER_MASKED),
@@ -150,16 +147,16 @@ AUTHORS = Protocol(
     static_drop=True,
 )
 
-PROTOCOLS = {"paper": PAPER, "authors": AUTHORS}
+RECIPES = {"paper": PAPER, "authors": AUTHORS}
 
 
-def get_protocol(protocol: str | Protocol) -> Protocol:
-    if isinstance(protocol, Protocol):
-        return protocol
+def get_recipe(recipe: str | Recipe) -> Recipe:
+    if isinstance(recipe, Recipe):
+        return recipe
     try:
-        return PROTOCOLS[protocol]
+        return RECIPES[recipe]
     except KeyError:
-        raise DataError(f"unknown WDLMPro protocol {protocol!r}; use one of: {', '.join(PROTOCOL_NAMES)}") from None
+        raise DataError(f"unknown WDLMPro recipe {recipe!r}; use one of: {', '.join(RECIPES)}") from None
 
 
 def argsort_rank(scores, gold: int = 0) -> tuple[int, int]:

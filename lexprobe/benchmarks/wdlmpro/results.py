@@ -1,14 +1,17 @@
-"""WDLMPro results in schema 2: sections from a run's summary, per-unit values, failure-page rows.
+"""WDLMPro results: per-unit values, the random baseline and breakdowns, failure-page rows, old files read.
 
 A unit is a target in one task (``w2d:dog.n.01``). The likelihood method's metrics are
-``p_at_1`` and ``rank_score`` per task and POS slice, with the random baseline's expected
-values on the same targets; ask-to-choose results report each answer reading
-(``likelihood.p_at_1``, ``generation.p_at_1``, ``generation.valid``, ...), one record per
-target and option order, and the random baseline over the options shown.
+``p_at_1`` and ``rank_score`` per task and POS slice (``evaluate`` averages the units'
+values: ``Benchmark.sections``), with the random baseline's expected values on the same
+targets and breakdowns by frequency, depth and token bands; ask-to-choose results report
+each answer reading (``likelihood.p_at_1``, ``generation.p_at_1``, ``generation.valid``,
+...), one record per target and option order, and the random baseline over the options
+shown. ``upgrade`` reads result files of schema 1.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any, Optional, TypedDict
 
 import numpy as np
@@ -62,7 +65,8 @@ class _Record(TypedDict):
 
 
 class LikelihoodRecord(_Record, total=False):
-    """A likelihood run's per-item record as ``report`` and ``compare`` read it."""
+    """One target in one task as the likelihood method records it (its resume log and the result's instances;
+    a person's answer has the same shape), as ``report`` and ``compare`` read it."""
 
     word: str
     n_candidates: int
@@ -75,6 +79,8 @@ class LikelihoodRecord(_Record, total=False):
     predicted_definition: str
     skipped: str
     dropped: str
+    truncated_definitions: int
+    patterns: list[dict[str, Any]]
 
 
 def instance_spec(result: dict) -> Any:
@@ -117,6 +123,61 @@ def choose_units(result: dict) -> list[Unit]:
                 values[f"{reading}.valid"] = float(np.mean([a["failure"] is None for a in answered])) if ok else None
         out.append(Unit(item, recs[0].get("task", "w2d"), recs[0]["pos"], values))
     return out
+
+
+def scored(result: dict) -> list[dict]:
+    """A likelihood run's ranked instances (a target the recipe dropped has no rank; ``counts`` has it)."""
+    return [r for r in result["instances"] if not r.get("dropped")]
+
+
+def random_units(result: dict) -> list[Unit]:
+    """The random baseline's exact expectation on each ranked target: P@1 = 1 / candidates, RS = 0.5."""
+    return [Unit(f"{r['task']}:{r['target']}", r["task"], r["pos"], {"p_at_1": 1.0 / r["n_candidates"], "rank_score": 0.5})
+            for r in scored(result)]
+
+
+#: a likelihood run's breakdowns, by the instance field that gives a target's band
+BREAKDOWNS = {"pos": "pos", "frequency": "frequency_band", "depth": "depth_band", "word_tokens": "word_tokens"}
+
+
+def token_band(n: int) -> str:
+    return str(n) if n < 4 else "4+"
+
+
+def band_order(name: str) -> tuple:
+    """Frequency bands rare to frequent, then numeric bands (depth, tokens) by their first number."""
+    order = {"rare": 0, "medium": 1, "frequent": 2}
+    if name in order:
+        return (0, order[name], name)
+    digits = "".join(ch for ch in name.split("–")[0].split("-")[0] if ch.isdigit())
+    return (1, int(digits) if digits else 10**6, name)
+
+
+def breakdowns(bench: Any, result: dict) -> dict:
+    """``{task: {breakdown: {pos: {band: figures}}}}`` of a likelihood run: per band, P@1 and RS beside the random
+    baseline's (``bench.aggregate``: means with their intervals) and the mean number of candidates."""
+    out: dict = {}
+    for task in result["tasks"]:
+        recs = [r for r in scored(result) if r["task"] == task]
+        out[task] = {}
+        for name, key in BREAKDOWNS.items():
+            for pos in sorted({r["pos"] for r in recs}):
+                bands = defaultdict(list)
+                for r in recs:
+                    if r["pos"] == pos and key in r:
+                        bands[token_band(r[key]) if name == "word_tokens" else str(r[key])].append(r)
+                if bands:
+                    out[task].setdefault(name, {})[pos] = {
+                        band: _band(bench, result, task, band, bands[band]) for band in sorted(bands, key=band_order)}
+    return out
+
+
+def _band(bench: Any, result: dict, task: str, band: str, recs: list[dict]) -> dict:
+    units = [Unit(f"{task}:{r['target']}", task, r["pos"], {
+        "p_at_1": float(r["gold_rank"] == 1), "rank_score": r["rank_score"],
+        "random_p_at_1": 1.0 / r["n_candidates"], "random_rank_score": 0.5}) for r in recs]
+    figures = bench.aggregate(result, task, band, units)
+    return {**figures, "mean_candidates": sum(r["n_candidates"] for r in recs) / len(recs)}
 
 
 CHOOSE_METRICS = (("likelihood.p_at_1", "P@1 (choose, label likelihood)"),

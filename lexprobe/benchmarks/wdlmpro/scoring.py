@@ -14,7 +14,7 @@ pairs are de-duplicated across groups and tasks and each is scored once:
   first token's; each context is encoded once for all its words.
 - embeddings: cosine of word and definition vectors; random: seeded per instance.
 
-The protocol (``protocol.py``: ``paper`` or ``authors``) decides the patterns per task
+The recipe (``recipe.py``: ``paper`` or ``authors``) decides the patterns per task
 and POS, how the word and definition are shown, and how patterns are averaged; a
 request shared by both tasks still runs once. Masked LMs also report every pattern's
 own scores (``score_groups(..., pattern_scores=...)``). Under ``authors`` a causal
@@ -34,7 +34,7 @@ from typing import Sequence
 import numpy as np
 
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
-from lexprobe.benchmarks.wdlmpro.recipe import PAPER, Protocol, get_protocol
+from lexprobe.benchmarks.wdlmpro.recipe import PAPER, Recipe, get_recipe
 from lexprobe.scorers.base import TooLong
 from lexprobe.scorers.capabilities import (
     PairTokenizer,
@@ -49,7 +49,6 @@ from lexprobe.scorers.capabilities import (
 from lexprobe.scorers.causal import fit_context
 from lexprobe.scorers.masked import SlotRequest, fit_query
 
-TASKS = ("w2d", "d2w")
 MASKED_PATTERNS = {pos: PAPER.masked_patterns[("w2d", pos)] for pos in ("n", "v")}
 CAUSAL_PATTERNS = {pos: PAPER.causal_patterns[("w2d", pos)] for pos in ("n", "v")}
 _PROBE_DEFINITION = "a word"
@@ -61,9 +60,9 @@ def fill(pattern: str, definition: str) -> tuple[str, str]:
     return left.replace("<DEF>", definition), right.replace("<DEF>", definition)
 
 
-def display_word(word: str, left: str, case_sensitive: bool, protocol: Protocol = PAPER) -> str:
+def display_word(word: str, left: str, case_sensitive: bool, recipe: Recipe = PAPER) -> str:
     """Capitalise the word where it starts the input (paper: for case-sensitive models)."""
-    return protocol.show_word(word, left == "", case_sensitive)
+    return recipe.show_word(word, left == "", case_sensitive)
 
 
 def pairs_for(groups, tasks: Sequence[str]) -> dict[str, set[tuple[str, str, str]]]:
@@ -90,16 +89,16 @@ def group_score_vectors(groups, tasks, task_values) -> dict[tuple[str, int], np.
 
 
 class _DefinitionText:
-    """The definition as the protocol shows it in a pattern (capitalised at the start, cut), memoised."""
+    """The definition as the recipe shows it in a pattern (capitalised at the start, cut), memoised."""
 
-    def __init__(self, protocol: Protocol, tokenizer):
-        self.protocol, self.tokenizer = protocol, tokenizer
+    def __init__(self, recipe: Recipe, tokenizer):
+        self.recipe, self.tokenizer = recipe, tokenizer
         self._memo: dict[tuple[bool, str], str] = {}
 
     def __call__(self, pattern: str, definition: str) -> str:
         key = (pattern.startswith("<DEF>"), definition)
         if key not in self._memo:
-            self._memo[key] = self.protocol.show_definition(definition, key[0], self.tokenizer)
+            self._memo[key] = self.recipe.show_definition(definition, key[0], self.tokenizer)
         return self._memo[key]
 
 
@@ -109,10 +108,10 @@ class _DefinitionText:
 class MaskedRequests:
     """Builds slot requests for (pattern, word, definition) with memoised tokenisation."""
 
-    def __init__(self, scorer, protocol: Protocol | str = PAPER):
+    def __init__(self, scorer, recipe: Recipe | str = PAPER):
         self.scorer = scorer
-        self.protocol = get_protocol(protocol)
-        self._definition = _DefinitionText(self.protocol, scorer.tokenizer if isinstance(scorer, Tokenized) else None)
+        self.recipe = get_recipe(recipe)
+        self._definition = _DefinitionText(self.recipe, scorer.tokenizer if isinstance(scorer, Tokenized) else None)
         self._context: dict[tuple[str, str], tuple[tuple[int, ...], tuple[int, ...]]] = {}
         self._word: dict[tuple[str, str], tuple[int, ...]] = {}
 
@@ -126,7 +125,7 @@ class MaskedRequests:
         wkey = (pattern, word)
         if wkey not in self._word:
             left, right = fill(pattern, _PROBE_DEFINITION)
-            shown = display_word(word, left, self.scorer.case_sensitive, self.protocol)
+            shown = display_word(word, left, self.scorer.case_sensitive, self.recipe)
             self._word[wkey] = self.scorer.slot_request(left, shown, right, fit=False).word
         prefix, suffix = self._context[key]
         return SlotRequest(prefix, self._word[wkey], suffix)
@@ -142,12 +141,12 @@ class MaskedRequests:
         return self.fitted(pattern, word, definition)[0]
 
 
-def masked_task_values(scorer, task_pairs: dict, protocol: Protocol = PAPER, progress=False,
+def masked_task_values(scorer, task_pairs: dict, recipe: Recipe = PAPER, progress=False,
                        per_pattern: dict | None = None) -> dict:
     """{task: {pair: score}}: W2D sums the word's token log-probabilities, D2W averages them;
-    the protocol averages over its patterns. A query shared by both tasks runs once.
+    the recipe averages over its patterns. A query shared by both tasks runs once.
     ``per_pattern`` (a dict) receives {task: {pair: [score of each pattern]}}."""
-    builder = MaskedRequests(scorer, protocol)
+    builder = MaskedRequests(scorer, recipe)
     requests: list[SlotRequest] = []
     request_index: dict[tuple[str, str, str], int] = {}
     plan: list[tuple[str, tuple, list[int]]] = []  # (task, pair, [request indices])
@@ -155,7 +154,7 @@ def masked_task_values(scorer, task_pairs: dict, protocol: Protocol = PAPER, pro
         for pair in sorted(pairs):
             pos, word, definition = pair
             idx = []
-            for pattern in protocol.masked_patterns[(task, pos)]:
+            for pattern in recipe.masked_patterns[(task, pos)]:
                 key = (pattern, word, definition)
                 if key not in request_index:
                     request_index[key] = len(requests)
@@ -166,7 +165,7 @@ def masked_task_values(scorer, task_pairs: dict, protocol: Protocol = PAPER, pro
     values: dict[str, dict] = {task: {} for task in task_pairs}
     for task, pair, idx in plan:
         scores = [float(logps[i].sum()) if task == "w2d" else float(logps[i].mean()) for i in idx]
-        values[task][pair] = protocol.average_patterns(task, scores)
+        values[task][pair] = recipe.average_patterns(task, scores)
         if per_pattern is not None:
             per_pattern.setdefault(task, {})[pair] = scores
     return values
@@ -178,16 +177,16 @@ def masked_task_values(scorer, task_pairs: dict, protocol: Protocol = PAPER, pro
 class CausalRequests:
     """(context ids, continuation ids) with memoised tokenisation per definition and per word."""
 
-    def __init__(self, scorer, protocol: Protocol | str = PAPER):
+    def __init__(self, scorer, recipe: Recipe | str = PAPER):
         self.scorer = scorer
-        self.protocol = get_protocol(protocol)
-        self._definition = _DefinitionText(self.protocol, scorer.tokenizer if isinstance(scorer, Tokenized) else None)
+        self.recipe = get_recipe(recipe)
+        self._definition = _DefinitionText(self.recipe, scorer.tokenizer if isinstance(scorer, Tokenized) else None)
         self._context: dict[tuple[str, str], tuple[int, ...]] = {}
         self._word: dict[tuple[str, str], tuple[int, ...]] = {}
 
     def pieces(self, pos: str, word: str, definition: str, task: str = "w2d") -> tuple[tuple[int, ...], tuple[int, ...]]:
         """(context ids, word ids), whatever their length (``fitted`` fits them to the model)."""
-        pattern = self.protocol.causal_patterns[(task, pos)]
+        pattern = self.recipe.causal_patterns[(task, pos)]
         if (pattern, definition) not in self._context:
             left, _ = fill(pattern, self._definition(pattern, definition))
             self._context[(pattern, definition)] = tuple(self.scorer.tokenize_pair(left.rstrip(), " x")[0])
@@ -207,13 +206,13 @@ class CausalRequests:
         return self.fitted(pos, word, definition, task)[:2]
 
 
-def causal_task_values(scorer, task_pairs: dict, protocol: Protocol = PAPER, progress=False) -> dict:
+def causal_task_values(scorer, task_pairs: dict, recipe: Recipe = PAPER, progress=False) -> dict:
     """{task: {pair: score}}: W2D the word's summed log-probability, D2W its first token's.
 
     A (context, word) request shared by both tasks runs once; D2W alone needs only the
     first token, so without W2D the second pass is skipped.
     """
-    builder = CausalRequests(scorer, protocol)
+    builder = CausalRequests(scorer, recipe)
     first_only = "w2d" not in task_pairs
     requests: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
     request_index: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
@@ -236,7 +235,7 @@ def causal_task_values(scorer, task_pairs: dict, protocol: Protocol = PAPER, pro
     return values
 
 
-def causal_w2d_batch_shift(scorer, groups, protocol: Protocol) -> dict[int, np.ndarray]:
+def causal_w2d_batch_shift(scorer, groups, recipe: Recipe) -> dict[int, np.ndarray]:
     """W2D scores of a causal LM as the authors' batched loop computes them: {group index: scores}.
 
     ``definition_processor.py:244-262``: the definitions of a group are scored in
@@ -247,10 +246,10 @@ def causal_w2d_batch_shift(scorer, groups, protocol: Protocol) -> dict[int, np.n
     predicted from the last W tokens of ``context + word[:j]``. Tokens whose prefix
     still fits are scored in one request; each shifted token is its own request.
     """
-    builder = CausalRequests(scorer, protocol)
-    shift = protocol.causal_batch_shift
+    builder = CausalRequests(scorer, recipe)
+    shift = recipe.causal_batch_shift
     if not shift:
-        raise ValueError(f"recipe {protocol.name!r} scores W2D without the authors' batch shift")
+        raise ValueError(f"recipe {recipe.name!r} scores W2D without the authors' batch shift")
     requests: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
     index: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
     plan: list[tuple[int, int, list[int]]] = []  # (group, candidate, [request indices])
@@ -283,7 +282,7 @@ def causal_w2d_batch_shift(scorer, groups, protocol: Protocol) -> dict[int, np.n
 # ---------------------------------------------------------------- fitting the model's input
 
 
-def fit_report(scorer, groups, tasks: Sequence[str], protocol: Protocol | str = PAPER) -> dict[tuple[str, int], tuple[str | None, int]]:
+def fit_report(scorer, groups, tasks: Sequence[str], recipe: Recipe | str = PAPER) -> dict[tuple[str, int], tuple[str | None, int]]:
     """{(task, group index): (why the group cannot be scored for the task, or None; how many of its candidates'
     queries lose definition tokens to fit the model)}, for groups as the recipe shows them.
 
@@ -292,15 +291,15 @@ def fit_report(scorer, groups, tasks: Sequence[str], protocol: Protocol | str = 
     cannot be scored without cutting the word itself, so its (task, group) is skipped. W2D
     puts the target's word in the slot, D2W every candidate's. Other scorers fit everything.
     """
-    protocol = get_protocol(protocol)
+    recipe = get_recipe(recipe)
     if isinstance(scorer, RandomScores):
         check = None
     elif isinstance(scorer, SlotLogprobs) and isinstance(scorer, SlotRequests):
-        masked = MaskedRequests(scorer, protocol)
+        masked = MaskedRequests(scorer, recipe)
         check = lambda task, pos, word, definition: any([  # noqa: E731  (a list: every pattern is fitted)
-            masked.fitted(pattern, word, definition)[1] for pattern in protocol.masked_patterns[(task, pos)]])
+            masked.fitted(pattern, word, definition)[1] for pattern in recipe.masked_patterns[(task, pos)]])
     elif isinstance(scorer, TokenLogprobs) and isinstance(scorer, PairTokenizer):
-        causal = CausalRequests(scorer, protocol)
+        causal = CausalRequests(scorer, recipe)
         check = lambda task, pos, word, definition: causal.fitted(pos, word, definition, task)[2]  # noqa: E731
     else:
         check = None
@@ -335,27 +334,27 @@ def embedding_task_values(scorer, task_pairs: dict, progress=False) -> dict:
 # ---------------------------------------------------------------- dispatch
 
 
-def recipe_groups(groups, protocol: Protocol) -> list:
-    """The groups with every word as the recipe shows it (``Protocol.word_of``)."""
-    if protocol.string_form == "paper":
+def recipe_groups(groups, recipe: Recipe) -> list:
+    """The groups with every word as the recipe shows it (``Recipe.word_of``)."""
+    if recipe.string_form == "paper":
         return list(groups)
     out = []
     for g in groups:
-        cands = tuple(Candidate(c.synset, protocol.word_of(c.synset, c.word), c.definition) for c in g.candidates)
+        cands = tuple(Candidate(c.synset, recipe.word_of(c.synset, c.word), c.definition) for c in g.candidates)
         out.append(SynsetGroup(g.target, g.pos, cands[0].word, cands))
     return out
 
 
-def _random_scores(scorer, groups, tasks, protocol, progress, pattern_scores):
+def _random_scores(scorer, groups, tasks, recipe, progress, pattern_scores):
     return {
         (task, i): scorer.scores(f"wdlmpro:{task}:{g.target}", len(g.candidates))
         for i, g in enumerate(groups) for task in tasks
     }
 
 
-def _masked_scores(scorer, groups, tasks, protocol, progress, pattern_scores):
+def _masked_scores(scorer, groups, tasks, recipe, progress, pattern_scores):
     per_pattern: dict = {}
-    values = masked_task_values(scorer, pairs_for(groups, tasks), protocol, progress, per_pattern=per_pattern)
+    values = masked_task_values(scorer, pairs_for(groups, tasks), recipe, progress, per_pattern=per_pattern)
     if pattern_scores is not None:
         for task, pairs_of in _task_pair_lists(groups, tasks).items():
             for i, keys in enumerate(pairs_of):
@@ -363,20 +362,20 @@ def _masked_scores(scorer, groups, tasks, protocol, progress, pattern_scores):
     return group_score_vectors(groups, tasks, values)
 
 
-def _causal_scores(scorer, groups, tasks, protocol, progress, pattern_scores):
+def _causal_scores(scorer, groups, tasks, recipe, progress, pattern_scores):
     pairs = pairs_for(groups, tasks)
     shifted = None
-    if protocol.causal_batch_shift and "w2d" in tasks:  # authors: W2D scored per batch of definitions
-        shifted = causal_w2d_batch_shift(scorer, groups, protocol)
+    if recipe.causal_batch_shift and "w2d" in tasks:  # authors: W2D scored per batch of definitions
+        shifted = causal_w2d_batch_shift(scorer, groups, recipe)
         pairs = {t: p for t, p in pairs.items() if t != "w2d"}
-    values = causal_task_values(scorer, pairs, protocol, progress) if pairs else {}
+    values = causal_task_values(scorer, pairs, recipe, progress) if pairs else {}
     out = group_score_vectors(groups, [t for t in tasks if t in values], values)
     if shifted is not None:
         out.update({("w2d", i): v for i, v in shifted.items()})
     return out
 
 
-def _embedding_scores(scorer, groups, tasks, protocol, progress, pattern_scores):
+def _embedding_scores(scorer, groups, tasks, recipe, progress, pattern_scores):
     return group_score_vectors(groups, tasks, embedding_task_values(scorer, pairs_for(groups, tasks), progress))
 
 
@@ -386,7 +385,7 @@ STRATEGIES = {RandomScores: _random_scores, SlotLogprobs: _masked_scores, TokenL
 
 
 def score_groups(
-    scorer, groups, tasks: Sequence[str], progress: bool = False, protocol: Protocol | str = PAPER,
+    scorer, groups, tasks: Sequence[str], progress: bool = False, recipe: Recipe | str = PAPER,
     pattern_scores: dict | None = None,
 ) -> dict[tuple[str, int], np.ndarray]:
     """Candidate scores of every group for every task: {(task, group index): scores}.
@@ -394,9 +393,9 @@ def score_groups(
     ``pattern_scores`` (a dict, masked LMs) receives {(task, group index): array of
     shape (patterns, candidates)}, each pattern's own scores.
     """
-    protocol = get_protocol(protocol)
-    groups = recipe_groups(groups, protocol)
-    return strategy(STRATEGIES, scorer, "WDLMPro")(scorer, groups, tasks, protocol, progress, pattern_scores)
+    recipe = get_recipe(recipe)
+    groups = recipe_groups(groups, recipe)
+    return strategy(STRATEGIES, scorer, "WDLMPro")(scorer, groups, tasks, recipe, progress, pattern_scores)
 
 
 def _task_pair_lists(groups, tasks) -> dict[str, list[list[tuple[str, str, str]]]]:
@@ -409,7 +408,7 @@ def _task_pair_lists(groups, tasks) -> dict[str, list[list[tuple[str, str, str]]
     return out
 
 
-def word_token_count(scorer, word: str, pos: str = "n", protocol: Protocol | str = PAPER) -> int:
+def word_token_count(scorer, word: str, pos: str = "n", recipe: Recipe | str = PAPER) -> int:
     """Tokens of the word as it appears in the (first) W2D pattern, i.e. as it is scored.
 
     Masked LMs: the slot of the first pattern (noun patterns start with the word, so
@@ -419,12 +418,12 @@ def word_token_count(scorer, word: str, pos: str = "n", protocol: Protocol | str
     first pattern, W2D ``evaluate.py:148``). Sentence-embedding models: the tokenizer's tokens of
     the word as it is encoded (mid-text form); static vectors and the random scorer: whitespace words.
     """
-    protocol = get_protocol(protocol)
+    recipe = get_recipe(recipe)
     if isinstance(scorer, SlotLogprobs) and isinstance(scorer, SlotRequests):
-        pattern = protocol.masked_patterns[("w2d", pos)][0]
-        return len(MaskedRequests(scorer, protocol).pieces(pattern, word, _PROBE_DEFINITION).word)
+        pattern = recipe.masked_patterns[("w2d", pos)][0]
+        return len(MaskedRequests(scorer, recipe).pieces(pattern, word, _PROBE_DEFINITION).word)
     if isinstance(scorer, TokenLogprobs) and isinstance(scorer, PairTokenizer):
-        return len(CausalRequests(scorer, protocol).pieces(pos, word, _PROBE_DEFINITION)[1])
+        return len(CausalRequests(scorer, recipe).pieces(pos, word, _PROBE_DEFINITION)[1])
     tok = scorer.tokenizer if isinstance(scorer, Tokenized) else None
     if tok is not None and hasattr(tok, "tokenize"):
         return len(tok.tokenize(" " + word))

@@ -7,10 +7,10 @@ import pytest
 import torch
 
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
-from lexprobe.benchmarks.wdlmpro.likelihood import evaluate
 from lexprobe.benchmarks.wdlmpro.recipe import AUTHORS, PAPER
 from lexprobe.benchmarks.wdlmpro.scoring import score_groups, word_token_count
 from lexprobe.models import load_scorer
+from tests.benchmarks.wdlmpro.helpers import evaluate_groups
 
 
 def _group(pos, items):
@@ -59,11 +59,11 @@ def test_gpt2_w2d_shifts_the_longest_context_of_each_batch(tiny_gpt2):
     assert len(scorer.tokenizer.encode(" " + word)) > 3
     group = _group("n", [(word, defs[0])] + [(f"w{i}", d) for i, d in enumerate(defs[1:])])
     recipe = dataclasses.replace(AUTHORS, causal_batch_shift=3)  # 5 definitions -> batches of 3 and 2
-    got = score_groups(scorer, [group], ("w2d",), protocol=recipe)[("w2d", 0)]
+    got = score_groups(scorer, [group], ("w2d",), recipe=recipe)[("w2d", 0)]
     want = _authors_lm_loop(scorer.model, scorer.tokenizer, word, "n", defs, batch=3)
     np.testing.assert_allclose(got, want, atol=1e-4)
     # without the shift (the paper's formula) the longest context of each batch scores differently
-    plain = score_groups(scorer, [group], ("w2d",), protocol=dataclasses.replace(recipe, causal_batch_shift=None))
+    plain = score_groups(scorer, [group], ("w2d",), recipe=dataclasses.replace(recipe, causal_batch_shift=None))
     changed = set(np.flatnonzero(np.abs(plain[("w2d", 0)] - got) > 1e-6).tolist())
     # a context of n tokens in a batch W wide loses tokens once n + (word tokens so far) > W
     n_word = len(scorer.tokenizer.encode(" " + word))
@@ -72,7 +72,7 @@ def test_gpt2_w2d_shifts_the_longest_context_of_each_batch(tiny_gpt2):
               if lengths[i] + n_word - 1 > max(lengths[j] for j in chunk)}
     assert changed == expect and {2, 3} <= expect, (lengths, changed)
     # the default batch (48) on the same group: one batch, only its longest context shifts
-    whole = score_groups(scorer, [group], ("w2d",), protocol="authors")[("w2d", 0)]
+    whole = score_groups(scorer, [group], ("w2d",), recipe="authors")[("w2d", 0)]
     np.testing.assert_allclose(whole, _authors_lm_loop(scorer.model, scorer.tokenizer, word, "n", defs, 48), atol=1e-4)
 
 
@@ -81,8 +81,8 @@ def test_single_token_words_never_shift(tiny_gpt2):
     group = _group("v", [("dog", "signal with the hands or nod"), ("wink", "signal by winking"),
                          ("bow", "bend the body")])
     assert len(scorer.tokenizer.encode(" dog")) == 1
-    shifted = score_groups(scorer, [group], ("w2d",), protocol="authors")
-    plain = score_groups(scorer, [group], ("w2d",), protocol=dataclasses.replace(AUTHORS, causal_batch_shift=None))
+    shifted = score_groups(scorer, [group], ("w2d",), recipe="authors")
+    plain = score_groups(scorer, [group], ("w2d",), recipe=dataclasses.replace(AUTHORS, causal_batch_shift=None))
     np.testing.assert_allclose(shifted[("w2d", 0)], plain[("w2d", 0)], atol=1e-9)
 
 
@@ -114,7 +114,7 @@ def test_authors_word_is_name_split_at_the_first_full_stop():
                         (Candidate("st._john's.n.02", "st. john's", "a city"), Candidate("rome.n.01", "rome", "a city")))
     for recipe, shown in (("authors", "St"), ("paper", "st. john's")):
         scorer = Seen()
-        score_groups(scorer, [group], ("w2d",), protocol=recipe)
+        score_groups(scorer, [group], ("w2d",), recipe=recipe)
         assert shown in scorer.words
 
 
@@ -150,8 +150,8 @@ def test_static_authors_drop_what_cannot_be_embedded_and_count_it(tmp_path):
     too_few = _group("n", [("cat", "a pet cat"), ("dog", "a pet"), ("fox", "a wild dog"), ("gnu", "a wild gnu"),
                            ("emu", "a bird")])
     groups = [ok, no_target, too_few]
-    authors = evaluate(scorer, groups, ("w2d", "d2w"), progress=False, protocol="authors")
-    paper = evaluate(scorer, groups, ("w2d", "d2w"), progress=False)
+    authors = evaluate_groups(scorer, groups, recipe="authors")
+    paper = evaluate_groups(scorer, groups)
     by = {(r["target"], r["task"]): r for r in authors["instances"]}
     # ok: W2D drops gnu (word) and wild (definition); D2W drops gnu only
     assert by[("dog.n.01", "w2d")]["n_candidates"] == 5 and by[("dog.n.01", "w2d")]["candidates_dropped"] == 2

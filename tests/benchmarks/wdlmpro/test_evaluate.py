@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
-from lexprobe.benchmarks.wdlmpro.likelihood import evaluate
 from lexprobe.cache import partial_path
 from lexprobe.errors import DataError
 from lexprobe.scorers.base import Scorer
+from tests.benchmarks.wdlmpro.helpers import evaluate_groups
 
 
 class ScriptedScorer(Scorer):
@@ -45,7 +45,7 @@ TABLE = {
 
 
 def test_metrics_hand_computed():
-    r = evaluate(ScriptedScorer(TABLE), GROUPS, progress=False)
+    r = evaluate_groups(ScriptedScorer(TABLE), GROUPS)
     w2d = r["metrics"]["w2d"]
     assert w2d["n"] == {"p_at_1": 0.5, "rank_score": pytest.approx((1 + 1 / 3) / 2), "n": 2,
                         # two targets (RS 1 and 1/3): the bootstrap interval spans both
@@ -69,7 +69,7 @@ def test_metrics_hand_computed():
 def test_breakdowns_use_attributes():
     attrs = {"a.n.01": "rare", "b.n.01": "frequent", "c.v.01": "rare"}
     fn = lambda chunk: [{"frequency_band": attrs[g.target], "depth_band": "3–5"} for g in chunk]  # noqa: E731
-    r = evaluate(ScriptedScorer(TABLE), GROUPS, tasks=("w2d",), attributes_fn=fn, progress=False)
+    r = evaluate_groups(ScriptedScorer(TABLE), GROUPS, task="w2d", attributes=fn)
     freq = r["breakdowns"]["w2d"]["frequency"]["n"]
     assert list(freq) == ["rare", "frequent"]
     assert freq["rare"]["p_at_1"] == 1.0 and freq["frequent"]["p_at_1"] == 0.0
@@ -81,14 +81,28 @@ def test_interrupted_run_resumes_without_rescoring(tmp_path):
     out = tmp_path / "res.json"
     scorer = ScriptedScorer(TABLE, fail_on="c.v.01")
     with pytest.raises(KeyboardInterrupt):
-        evaluate(scorer, GROUPS, out=out, chunk_size=1, progress=False)
+        evaluate_groups(scorer, GROUPS, out=out, chunk_size=1)
     assert partial_path(out).exists()  # the first two chunks are kept
     again = ScriptedScorer(TABLE)
-    r = evaluate(again, GROUPS, out=out, chunk_size=1, progress=False)
+    r = evaluate_groups(again, GROUPS, out=out, chunk_size=1)
     assert {t for _, t in again.calls} == {"c.v.01"}
-    assert r["metrics"] == evaluate(ScriptedScorer(TABLE), GROUPS, progress=False)["metrics"]
+    assert r["metrics"] == evaluate_groups(ScriptedScorer(TABLE), GROUPS)["metrics"]
 
 
 def test_empty_input_is_an_error():
     with pytest.raises(DataError, match="no WDLMPro groups"):
-        evaluate(ScriptedScorer(TABLE), [], progress=False)
+        evaluate_groups(ScriptedScorer(TABLE), [])
+
+
+def test_the_likelihood_method_returns_records_and_upgrade_only_reads_old_files(monkeypatch):
+    from lexprobe.benchmarks.wdlmpro.benchmark import WDLMPro
+
+    def refused(self, legacy):
+        raise AssertionError("a likelihood run went through upgrade")
+
+    monkeypatch.setattr(WDLMPro, "upgrade", refused)
+    r = evaluate_groups(ScriptedScorer(TABLE), GROUPS, task="w2d")
+    # every figure from the per-target records: metrics, the random baseline and the POS breakdown agree
+    assert r["metrics"]["w2d"]["all"]["n"] == r["baselines"]["random"]["w2d"]["all"]["n"] == 3
+    assert r["breakdowns"]["w2d"]["pos"]["v"]["v"]["p_at_1"] == r["metrics"]["w2d"]["v"]["p_at_1"] == 0.0
+    assert r["breakdowns"]["w2d"]["pos"]["n"]["n"]["random_p_at_1"] == r["baselines"]["random"]["w2d"]["n"]["p_at_1"]

@@ -5,8 +5,8 @@ aggregations, and the full authors recipe on the same seeded sample, and prints 
 per task and POS, how many instances got a different gold rank than under the paper
 recipe, and how many the recipe dropped (static vectors under ``authors``).
 
-    python scripts/wdlmpro_protocol_effects.py --model glove-6b-50d --limit 200
-    python scripts/wdlmpro_protocol_effects.py --model smollm2-135m-instruct-q4 --limit 20
+    python scripts/wdlmpro_recipe_effects.py --model glove-6b-50d --limit 200
+    python scripts/wdlmpro_recipe_effects.py --model smollm2-135m-instruct-q4 --limit 20
 
 ``--model`` takes anything ``load_scorer`` does and the GGUF short names of
 ``scripts/gguf_models.py`` (de-quantised Q4 weights). Choices that cannot change a
@@ -73,12 +73,12 @@ def _memoise_scores():
 
     real, memo = ev.score_groups, {}
 
-    def scored(scorer, groups, tasks, progress=False, protocol=PAPER, pattern_scores=None):
-        key = (repr(dataclasses.replace(protocol, name="", ties="against_gold")), tuple(g.target for g in groups),
+    def scored(scorer, groups, tasks, progress=False, recipe=PAPER, pattern_scores=None):
+        key = (repr(dataclasses.replace(recipe, name="", ties="against_gold")), tuple(g.target for g in groups),
                tuple(len(g.candidates) for g in groups), tuple(tasks))
         if key not in memo:
             patterns: dict = {}
-            memo[key] = (real(scorer, groups, tasks, progress, protocol, pattern_scores=patterns), patterns)
+            memo[key] = (real(scorer, groups, tasks, progress, recipe, pattern_scores=patterns), patterns)
         if pattern_scores is not None:
             pattern_scores.update(memo[key][1])
         return memo[key][0]
@@ -86,9 +86,9 @@ def _memoise_scores():
     ev.score_groups = scored
 
 
-def run(scorer, groups, protocol) -> tuple[dict, int, float]:
+def run(scorer, groups, recipe) -> tuple[dict, int, float]:
     start = time.perf_counter()
-    recs = instance_records(scorer, groups, TASKS, [{} for _ in groups], progress=False, protocol=protocol)
+    recs = instance_records(scorer, groups, TASKS, [{} for _ in groups], progress=False, recipe=recipe)
     ranks = {(r["task"], r["target"]): r.get("gold_rank") for r in recs}
     sizes = {(r["task"], r["target"]): r.get("n_candidates") for r in recs}
     return {k: (ranks[k], sizes[k]) for k in ranks}, sum(r.get("gold_rank") is None for r in recs), \
@@ -119,8 +119,8 @@ def main() -> None:
     headers = ["recipe", "W2D noun P@1/RS", "W2D verb", "D2W noun", "D2W verb", "ranks changed", "dropped", "s"]
     title = f"{scorer.name} ({scorer.kind}), {args.limit} groups per POS, seed {args.seed}"
     rows, base = [], None
-    for label, protocol in variants:
-        ranks, dropped, seconds = run(scorer, groups, protocol)
+    for label, recipe in variants:
+        ranks, dropped, seconds = run(scorer, groups, recipe)
         rows.append(_row(label, ranks, base, dropped, seconds, groups))
         base = base or ranks
         print(" | ".join(map(str, rows[-1])), file=sys.stderr, flush=True)  # progress: the table comes at the end

@@ -1,4 +1,4 @@
-"""`--protocol authors` for WDLMPro: each choice of the authors' code differs from the paper where it should."""
+"""`--recipe authors` for WDLMPro: each choice of the authors' code differs from the paper where it should."""
 
 import json
 import math
@@ -7,14 +7,15 @@ import numpy as np
 import pytest
 
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
-from lexprobe.benchmarks.wdlmpro.likelihood import evaluate, rank_of_gold
-from lexprobe.benchmarks.wdlmpro.recipe import AUTHORS, PAPER, argsort_rank, best_pattern_rank, get_protocol
+from lexprobe.benchmarks.wdlmpro.likelihood import rank_of_gold
+from lexprobe.benchmarks.wdlmpro.recipe import AUTHORS, PAPER, argsort_rank, best_pattern_rank, get_recipe
 from lexprobe.benchmarks.wdlmpro.scoring import CausalRequests, MaskedRequests, fill, score_groups
 from lexprobe.errors import DataError
 from lexprobe.models import load_scorer
 from lexprobe.scorers import reference
 from lexprobe.scorers.base import Scorer
 from lexprobe.scorers.masked import SlotRequest
+from tests.benchmarks.wdlmpro.helpers import evaluate_groups
 
 
 def _group(pos, items):
@@ -68,20 +69,23 @@ def test_w2d_pattern_aggregation_mean_prob_mean_logprob_best():
 
     ranks = {}
     for agg in ("mean-prob", "mean-logprob", "best"):
-        r = evaluate(TextMaskedScorer(table), groups, ("w2d",), progress=False, pattern_aggregation=agg)
+        r = evaluate_groups(TextMaskedScorer(table), groups, task="w2d", pattern_aggregation=agg)
         ranks[agg] = [x["gold_rank"] for x in r["instances"]]
         assert r["config"]["pattern_aggregation"] == agg and r["recipe"] == r["config"]["recipe"] == "paper"
     # mean of probabilities and mean of log-probabilities rank the two groups oppositely
     assert ranks == {"mean-prob": [1, 2], "mean-logprob": [2, 1], "best": [1, 1]}
     # every pattern's own gold rank and score stays in the instance
-    inst = evaluate(TextMaskedScorer(table), groups, ("w2d",), progress=False)["instances"]
+    inst = evaluate_groups(TextMaskedScorer(table), groups, task="w2d")["instances"]
     assert inst[0]["patterns"] == [
         {"pattern": "definition of _ is to <DEF>", "gold_rank": 1, "rank_score": 1.0, "gold_score": round(math.log(0.9), 6)},
         {"pattern": "to <DEF> is the definition of _", "gold_rank": 2, "rank_score": 0.0,
          "gold_score": round(math.log(1e-3), 6)}]
     assert [p["gold_rank"] for p in inst[1]["patterns"]] == [2, 1]
-    with pytest.raises(DataError, match="unknown pattern aggregation 'max'"):
-        PAPER.with_aggregation("max")
+    # a Python caller's config is checked as the CLI's parser checks it: one line
+    with pytest.raises(DataError, match="--pattern-aggregation 'max' is not one of: mean-prob, mean-logprob, best"):
+        evaluate_groups(TextMaskedScorer(table), groups, pattern_aggregation="max")
+    with pytest.raises(DataError, match="--chunk-size must be an integer of at least 1, got 0"):
+        evaluate_groups(TextMaskedScorer(table), groups, chunk_size=0)
 
 
 def test_best_pattern_follows_the_tie_rule_within_a_pattern():
@@ -98,13 +102,13 @@ def test_best_pattern_follows_the_tie_rule_within_a_pattern():
 def test_d2w_verb_patterns_capitalised_w2d_verb_patterns_not():
     group = _group("v", [("beckon", "signal with the hands or nod"), ("wink", "signal by winking")])
     seen = {}
-    for protocol in ("paper", "authors"):
+    for recipe in ("paper", "authors"):
         scorer = TextMaskedScorer({})
-        score_groups(scorer, [group], ("d2w",), protocol=protocol)
-        seen[("d2w", protocol)] = {(left, right) for left, _, right in scorer.seen}
+        score_groups(scorer, [group], ("d2w",), recipe=recipe)
+        seen[("d2w", recipe)] = {(left, right) for left, _, right in scorer.seen}
         scorer = TextMaskedScorer({})
-        score_groups(scorer, [group], ("w2d",), protocol=protocol)
-        seen[("w2d", protocol)] = {(left, right) for left, _, right in scorer.seen}
+        score_groups(scorer, [group], ("w2d",), recipe=recipe)
+        seen[("w2d", recipe)] = {(left, right) for left, _, right in scorer.seen}
     d = "signal with the hands or nod"
     assert seen[("d2w", "paper")] == {("definition of ", f" is to {d}"), (f"to {d} is the definition of ", "")}
     assert seen[("d2w", "authors")] == {("Definition of ", f" is to {d}"), (f"To {d} is the definition of ", "")}
@@ -174,9 +178,9 @@ def test_authors_masked_engine_matches_reference(tiny_roberta):
         _group("v", [("beckon", "signal with the hands or nod"), ("wink", "signal by winking")]),
         _group("n", [("bel canto", "a style of operatic singing"), ("crooning", "singing in a soft low tone")]),
     ]
-    got = score_groups(scorer, groups, ("w2d", "d2w"), protocol="authors")
-    paper = score_groups(scorer, groups, ("w2d", "d2w"), protocol="paper")
-    logprob = score_groups(scorer, groups, ("w2d", "d2w"), protocol=PAPER.with_aggregation("mean-logprob"))
+    got = score_groups(scorer, groups, ("w2d", "d2w"), recipe="authors")
+    paper = score_groups(scorer, groups, ("w2d", "d2w"), recipe="paper")
+    logprob = score_groups(scorer, groups, ("w2d", "d2w"), recipe=PAPER.with_aggregation("mean-logprob"))
     for i, g in enumerate(groups):
         w2d = [_authors_masked_reference(scorer, "w2d", g.pos, g.word, c.definition) for c in g.candidates]
         d2w = [_authors_masked_reference(scorer, "d2w", g.pos, c.word, g.definition) for c in g.candidates]
@@ -230,18 +234,18 @@ class ScriptedScorer(Scorer):
         return np.asarray(self.table[key.split(":", 2)[2]], dtype=float)
 
 
-def test_evaluate_records_protocol_and_applies_tie_rule(tmp_path):
+def test_evaluate_records_recipe_and_applies_tie_rule(tmp_path):
     groups = [_group("n", [("a", "d0"), ("b", "d1"), ("c", "d2")])]
     table = {"a.n.01": [np.nan, 0.2, 0.1]}
-    paper = evaluate(ScriptedScorer(table), groups, ("w2d",), progress=False, out=tmp_path / "p.json")
-    authors = evaluate(ScriptedScorer(table), groups, ("w2d",), progress=False, protocol="authors", out=tmp_path / "a.json")
+    paper = evaluate_groups(ScriptedScorer(table), groups, task="w2d", out=tmp_path / "p.json")
+    authors = evaluate_groups(ScriptedScorer(table), groups, task="w2d", recipe="authors", out=tmp_path / "a.json")
     assert paper["metrics"]["w2d"]["all"]["p_at_1"] == 0.0 and authors["metrics"]["w2d"]["all"]["p_at_1"] == 1.0
     assert authors["recipe"] == "authors" and authors["instances"][0]["predicted"] == "a.n.01"
-    with pytest.raises(DataError, match="unknown WDLMPro protocol 'choose'"):
-        get_protocol("choose")
+    with pytest.raises(DataError, match="unknown WDLMPro recipe 'choose'"):
+        get_recipe("choose")
 
 
-def test_cli_protocol_option(tmp_path, capsys):
+def test_cli_deprecated_protocol_alias(tmp_path, capsys):
     from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
     from lexprobe.cli import main
 
@@ -250,7 +254,7 @@ def test_cli_protocol_option(tmp_path, capsys):
     assert main(["wdlmpro", "eval", "--model", "random", "--protocol", "authors", "--data", str(data),
                  "--out", str(out), "--plot", str(tmp_path / "r.png")]) == 0
     assert json.loads(out.read_text())["recipe"] == "authors"
-    # choose is the prompting protocol: a random model cannot be asked (one line, exit 2)
+    # --protocol choose is --method choose: a random model cannot be asked (one line, exit 2)
     assert main(["wdlmpro", "eval", "--model", "random", "--protocol", "choose", "--data", str(data),
                  "--out", str(out)]) == 2
     assert "needs generation (a causal LM)" in capsys.readouterr().err
