@@ -1,6 +1,6 @@
 """CoDA21 by asking: P(Yes) to "Is <nonce> defined as <definition>?" for every context-definition pair.
 
-The authors' third protocol, released in definition_benchmark @54fa97b but in no
+The authors' third way of asking, released in definition_benchmark @54fa97b but in no
 paper table (``CoDA/LM_evaluation/evaluate_by_asking/evaluator.py``, ``evaluate.py``,
 ``print_results.py``; CoDA-clean-easy nouns only, ``CoDA/results/results_for_asking/``:
 gpt2-xl 0.151, roberta-large 0.161, bert-base-uncased 0.140 against 0.145 by chance).
@@ -109,7 +109,7 @@ def answer_ids(tokenizer, answers: Sequence[str] = ANSWERS, model: str = "the mo
     The authors read only these two tokens (evaluator.py:77). Where a tokenizer spells both answers
     with the same first token (a byte-level vocabulary without " Yes"/" No": "Ġ" then the letters),
     their P(Yes) is 0.5 for every pair and every alignment a tie-break, so the method is refused in
-    one line rather than reported; scoring the whole answers instead would be another protocol.
+    one line rather than reported; scoring the whole answers instead would be another recipe.
     """
     from lexprobe.errors import ModelError
 
@@ -218,7 +218,6 @@ def run_ask(job) -> dict | None:
     from lexprobe.benchmarks.coda21.likelihood import (
         GroupRecord,
         _result,
-        engine_config,
         group_costs,
         group_record,
         hide_target,
@@ -228,15 +227,14 @@ def run_ask(job) -> dict | None:
     )
     from lexprobe.distributed import context, run_units
 
-    data, scorer, config = job.items, job.scorer, engine_config(job.config)
-    config.validate()
-    which = [q - 1 for q in job.config.ask.questions]
+    data, scorer, config = job.items, job.scorer, job.config
+    which = [q - 1 for q in config.ask.questions]
     strategy(STRATEGIES, scorer, "CoDA21 --method ask")  # a model without the capability: one line
     answers = ANSWERS
     answer_ids(scorer.tokenizer, answers, repr(scorer.name))  # answers it cannot tell apart: refused before any work
 
     def hide(text: str, target: str, nonce: str) -> str:
-        return hide_target(text, target, nonce, config.protocol)
+        return hide_target(text, target, nonce, config.recipe)
 
     groups, problems, pos_list = runnable_groups(data, config)
     runnable, truncated = [], 0
@@ -287,5 +285,5 @@ def run_ask(job) -> dict | None:
     result["counts"] = {"truncated_contexts": truncated, "skipped_too_long": len(skipped),
                         "questions_asked": len(which) * sum(g.k * g.k for g in asked)}
     result["_items"] = runnable
-    result["_config"] = {"ask": resolved(job.config.ask)}
+    result["_config"] = {"ask": resolved(config.ask)}
     return result

@@ -13,10 +13,10 @@ computed with whatever scorer the model gives:
   removed and the definition; each text is encoded once.
 - random: seeded scores per group.
 
-The target is replaced as a whole word, everywhere it occurs; ``protocol="authors"``
+The target is replaced as a whole word, everywhere it occurs; the ``authors`` recipe
 replaces substrings (``str.replace``) as the released code did. Groups are solved
 with ``lexprobe.metrics.alignment``: ties never favour the gold alignment (the
-definitions are put in a fixed pseudo-random order first); ``protocol="authors"``
+definitions are put in a fixed pseudo-random order first); the ``authors`` recipe
 keeps the file order and the first best permutation in enumeration order, as the
 released code did. Finished groups go to a ResumeLog so an interrupted run resumes.
 """
@@ -24,17 +24,16 @@ released code did. Finished groups go to a ResumeLog so an interrupted run resum
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Sequence, TypedDict
 
 import numpy as np
 from tqdm.auto import tqdm
 
+from lexprobe.benchmarks.coda21.config import PATTERNS, CodaConfig
 from lexprobe.benchmarks.coda21.dataset import POS_NAMES, CodaData, Group, GroupProblem, replace_target
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.distributed import context, run_units, token_counts
-from lexprobe.errors import LexprobeError
 from lexprobe.metrics import alignment as al
 from lexprobe.scorers.capabilities import (
     CountsTruncation,
@@ -51,60 +50,11 @@ from lexprobe.stats.bootstrap import mean_intervals
 
 log = logging.getLogger(__name__)
 
-PATTERNS = {
-    "definition-of": "{context} Definition of {nonce} is",
-    "defined-as": "{context} {nonce} is defined as",
-    "is": "{context} {nonce} is",
-}
-ALIGN_METHODS = ("optimal", "exhaustive", "none")
-
-
-@dataclass(frozen=True)
-class EvalConfig:
-    align: str = "optimal"
-    pos: str = "both"  # n, v or both
-    limit: int | None = None  # first N groups per POS
-    nonce: str = "bkatuhla"
-    pattern: str = "definition-of"
-    normalize: str = "sum"  # sum | mean of definition token log-probs (LM scorers)
-    pll_variant: str = "token"  # token | word-l2r (masked LMs)
-    max_definition_tokens: int = 48
-    exhaustive_max_k: int = al.EXHAUSTIVE_MAX_K
-    groups_per_chunk: int | None = None  # resumable unit; default 16 for LMs, 256 for cheap scorers
-    protocol: str = "paper"  # paper | authors (substring replacement, first best permutation on ties)
-
-    def validate(self) -> None:
-        if self.align not in ALIGN_METHODS:
-            raise LexprobeError(f"unknown --align {self.align!r}; use optimal, exhaustive or none")
-        if self.pattern not in PATTERNS:
-            raise LexprobeError(f"unknown --pattern {self.pattern!r}; use {', '.join(PATTERNS)}")
-        if self.pos not in ("n", "v", "both"):
-            raise LexprobeError(f"unknown --pos {self.pos!r}; use n, v or both")
-        if self.normalize not in ("sum", "mean"):
-            raise LexprobeError(f"unknown --normalize {self.normalize!r}; use sum or mean")
-        for name in ("limit", "groups_per_chunk"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-                raise LexprobeError(f"{name} must be a positive integer or None (all), got {value!r}")
-        if self.protocol not in ("paper", "authors"):
-            raise LexprobeError(f"unknown --protocol {self.protocol!r} for CoDA21; use paper or authors")
-        if not self.nonce.strip():
-            raise LexprobeError("--nonce must be a non-empty word")
-
-
-def engine_config(config) -> EvalConfig:
-    """The likelihood engine's ``EvalConfig`` of a ``CodaConfig``."""
-    return EvalConfig(align=config.align, pos=config.pos, limit=config.limit, nonce=config.nonce,
-                      pattern=config.pattern, normalize=config.normalize, pll_variant=config.pll,
-                      max_definition_tokens=config.max_definition_tokens, exhaustive_max_k=config.exhaustive_max_k,
-                      groups_per_chunk=config.groups_per_chunk, protocol=config.recipe)
-
-
 # --- texts --------------------------------------------------------------------------
 
-def hide_target(context: str, word: str, replacement: str, protocol: str = "paper") -> str:
+def hide_target(context: str, word: str, replacement: str, recipe: str = "paper") -> str:
     """paper: whole-word replacement; authors: ``str.replace`` (also inside longer words)."""
-    if RECIPES[protocol].replace_substrings:
+    if RECIPES[recipe].replace_substrings:
         if word not in context:
             raise ValueError(f"target {word!r} not found in context {context[:80]!r}")
         return context.replace(word, replacement)
@@ -112,21 +62,21 @@ def hide_target(context: str, word: str, replacement: str, protocol: str = "pape
 
 
 def prompt(context: str, word: str, pos: str, nonce: str = "bkatuhla", pattern: str = "definition-of",
-           protocol: str = "paper") -> str:
-    text = PATTERNS[pattern].format(context=hide_target(context, word, nonce, protocol), nonce=nonce)
+           recipe: str = "paper") -> str:
+    text = PATTERNS[pattern].format(context=hide_target(context, word, nonce, recipe), nonce=nonce)
     return text + " to" if pos == "v" else text
 
 
-def context_without_target(context: str, word: str, protocol: str = "paper") -> str:
-    return hide_target(context, word, "", protocol)
+def context_without_target(context: str, word: str, recipe: str = "paper") -> str:
+    return hide_target(context, word, "", recipe)
 
 
 # --- match scores -------------------------------------------------------------------
 
-def _lm_requests(groups: Sequence[Group], config: EvalConfig) -> list[tuple[str, str]]:
+def _lm_requests(groups: Sequence[Group], config: CodaConfig) -> list[tuple[str, str]]:
     requests = []
     for g in groups:
-        prompts = [prompt(c.context, c.word, g.pos, config.nonce, config.pattern, config.protocol)
+        prompts = [prompt(c.context, c.word, g.pos, config.nonce, config.pattern, config.recipe)
                    for c in g.candidates]
         for p in prompts:
             for d in g.candidates:
@@ -143,16 +93,16 @@ def _split_matrices(groups: Sequence[Group], flat: Sequence[float] | np.ndarray)
     return out
 
 
-def _pll_encoder(config: EvalConfig):
+def _pll_encoder(config: CodaConfig):
     """authors: the released code's input, a lone byte-level space token scored too (``authors_pll``)."""
-    if not RECIPES[config.protocol].authors_pll_input:
+    if not RECIPES[config.recipe].authors_pll_input:
         return None
     from lexprobe.benchmarks.coda21.authors_pll import authors_pll_encoding
 
     return authors_pll_encoding
 
 
-def _causal_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[np.ndarray]:
+def _causal_matrices(groups: Sequence[Group], scorer: Any, config: CodaConfig) -> list[np.ndarray]:
     reduce = np.mean if config.normalize == "mean" else np.sum
     fitted = isinstance(scorer, PairTokenizer)
     if fitted:  # fitted to the model as ``group_fits`` counted them
@@ -163,7 +113,7 @@ def _causal_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -
     return _split_matrices(groups, flat)
 
 
-def _causal_pairs(group: Group, scorer: Any, config: EvalConfig) -> tuple[list[tuple[tuple, tuple]], int]:
+def _causal_pairs(group: Group, scorer: Any, config: CodaConfig) -> tuple[list[tuple[tuple, tuple]], int]:
     """The group's k x k (prompt, definition) token pairs, each prompt's start cut where a pair does not fit
     the model, and how many of its k prompts were cut; ``TooLong`` where a definition alone does not fit."""
     from lexprobe.scorers.causal import fit_context
@@ -177,7 +127,7 @@ def _causal_pairs(group: Group, scorer: Any, config: EvalConfig) -> tuple[list[t
     return pairs, len(cut)
 
 
-def _masked_cut(group: Group, scorer: Any, config: EvalConfig) -> int:
+def _masked_cut(group: Group, scorer: Any, config: CodaConfig) -> int:
     """How many of the group's k prompts lose tokens for a definition to fit (``TooLong``: one cannot)."""
     from lexprobe.scorers.pll import prefix_cut
 
@@ -194,7 +144,7 @@ class GroupFit:
     truncated_contexts: int = 0
 
 
-def group_fits(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[GroupFit]:
+def group_fits(groups: Sequence[Group], scorer: Any, config: CodaConfig) -> list[GroupFit]:
     """Per group, before scoring: a language model's input has room for every prompt with every definition,
     cutting a prompt's start if need be (counted), or the group is skipped (a definition alone is too long)."""
     from lexprobe.scorers.base import TooLong
@@ -247,18 +197,18 @@ def split_skipped(records: Sequence[dict]) -> tuple[list[dict], list[GroupProble
             [GroupProblem(r["id"], r["skipped"]) for r in records if "skipped" in r])
 
 
-def _masked_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[np.ndarray]:
+def _masked_matrices(groups: Sequence[Group], scorer: Any, config: CodaConfig) -> list[np.ndarray]:
     from lexprobe.scorers.pll import pll_scores
 
     # CoDA21's 48-token cut of definitions is made here; the PLL API scores whole texts
-    flat = pll_scores(scorer, _lm_requests(groups, config), variant=config.pll_variant,
+    flat = pll_scores(scorer, _lm_requests(groups, config), variant=config.pll,
                       max_tokens=config.max_definition_tokens, normalize=config.normalize,
                       encoder=_pll_encoder(config))
     return _split_matrices(groups, flat)
 
 
-def _embedding_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[np.ndarray]:
-    contexts = [context_without_target(c.context, c.word, config.protocol) for g in groups for c in g.candidates]
+def _embedding_matrices(groups: Sequence[Group], scorer: Any, config: CodaConfig) -> list[np.ndarray]:
+    contexts = [context_without_target(c.context, c.word, config.recipe) for g in groups for c in g.candidates]
     definitions = [c.definition for g in groups for c in g.candidates]
     texts = list(dict.fromkeys(contexts + definitions))  # each distinct text encoded once
     index = {t: i for i, t in enumerate(texts)}
@@ -272,7 +222,7 @@ def _embedding_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig
     return out
 
 
-def _random_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[np.ndarray]:
+def _random_matrices(groups: Sequence[Group], scorer: Any, config: CodaConfig) -> list[np.ndarray]:
     return [np.asarray(scorer.scores(f"coda21:{g.id}", g.k * g.k), dtype=np.float64).reshape(g.k, g.k)
             for g in groups]
 
@@ -282,7 +232,7 @@ STRATEGIES = {RandomScores: _random_matrices, TokenLogprobs: _causal_matrices, S
               SentenceEmbeddings: _embedding_matrices}
 
 
-def match_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig = EvalConfig()) -> list[np.ndarray]:
+def match_matrices(groups: Sequence[Group], scorer: Any, config: CodaConfig = CodaConfig()) -> list[np.ndarray]:
     """One k x k matrix per group, rows = contexts, columns = definitions."""
     if not groups:
         return []
@@ -291,9 +241,9 @@ def match_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig = Ev
 
 # --- one group -------------------------------------------------------------------------
 
-def group_record(group: Group, scores: np.ndarray, config: EvalConfig) -> dict[str, Any]:
+def group_record(group: Group, scores: np.ndarray, config: CodaConfig) -> dict[str, Any]:
     method = config.align
-    if RECIPES[config.protocol].file_order_ties:  # file order, first best permutation (the released enumeration)
+    if RECIPES[config.recipe].file_order_ties:  # file order, first best permutation (the released enumeration)
         order = np.arange(group.k)
         method = "first-best" if config.align == "optimal" else config.align
     else:
@@ -324,13 +274,13 @@ def _pairs(assignment: np.ndarray, method: str) -> list[list[int]]:
     return [[c, int(d)] for c, d in enumerate(assignment)]
 
 
-def _check_group(group: Group, config: EvalConfig) -> str | None:
+def _check_group(group: Group, config: CodaConfig) -> str | None:
     if config.align == "exhaustive" and group.k > config.exhaustive_max_k:
         return (f"has k={group.k} > {config.exhaustive_max_k}, too many for --align exhaustive "
                 f"(use --align optimal)")
     try:
         for c in group.candidates:
-            hide_target(c.context, c.word, config.nonce, config.protocol)
+            hide_target(c.context, c.word, config.nonce, config.recipe)
     except ValueError as err:
         return str(err)
     return None
@@ -339,8 +289,8 @@ def _check_group(group: Group, config: EvalConfig) -> str | None:
 STATIC_SKIP = "has a text without any token with a vector (the authors' get_mean_emb raises here, aligner.py:284-285)"
 
 
-def _static_texts(group: Group, config: EvalConfig) -> list[str]:
-    return ([context_without_target(c.context, c.word, config.protocol) for c in group.candidates]
+def _static_texts(group: Group, config: CodaConfig) -> list[str]:
+    return ([context_without_target(c.context, c.word, config.recipe) for c in group.candidates]
             + [c.definition for c in group.candidates])
 
 
@@ -349,16 +299,16 @@ def is_static_vectors(scorer: Any) -> bool:
     return isinstance(scorer, WordVectors)
 
 
-def _static_check(group: Group, scorer: Any, config: EvalConfig) -> str | None:
+def _static_check(group: Group, scorer: Any, config: CodaConfig) -> str | None:
     """authors: a group with a context or definition static vectors cannot embed is skipped (their run
     stopped with ValueError); paper: such a text is the zero vector (cosine 0 with everything)."""
-    if not (RECIPES[config.protocol].static_skip and is_static_vectors(scorer)):
+    if not (RECIPES[config.recipe].static_skip and is_static_vectors(scorer)):
         return None
     return None if all(scorer.can_embed(t) for t in _static_texts(group, config)) else STATIC_SKIP
 
 
 def static_counts(scorer: Any, groups: Sequence[Group], problems: Sequence[GroupProblem],
-                  config: EvalConfig) -> dict[str, int]:
+                  config: CodaConfig) -> dict[str, int]:
     """The result's ``counts`` of a static-vector run: tokens of the distinct texts embedded and how many had
     no vector (left out of the average), texts with none at all (the zero vector), groups skipped for it."""
     from lexprobe.scorers.embedding import vector_counts
@@ -396,7 +346,7 @@ def breakdown_by_k(records: Sequence[dict]) -> dict[str, dict[str, Any]]:
 
 # --- the run ---------------------------------------------------------------------------
 
-def select_groups(data: CodaData, config: EvalConfig) -> list[Group]:
+def select_groups(data: CodaData, config: CodaConfig) -> list[Group]:
     pos_list = ("n", "v") if config.pos == "both" else (config.pos,)
     chosen = []
     for p in pos_list:
@@ -412,19 +362,7 @@ def group_costs(scorer: Any, groups: Sequence[Group]) -> list[float]:
     return [g.k * sum(count[c.context] + count[c.definition] for c in g.candidates) for g in groups]
 
 
-def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out: str | Path | None = None,
-             progress: bool = False) -> dict[str, Any] | None:
-    """CoDA21 through ``benchmarks.evaluate.evaluate`` (kept for Python callers of the old signature)."""
-    from lexprobe.benchmarks.coda21.config import CodaConfig
-    from lexprobe.benchmarks.evaluate import evaluate as run
-
-    config.validate()
-    fields = {k: v for k, v in asdict(config).items() if k != "protocol"}
-    cfg = CodaConfig(data=data.source, recipe=config.protocol, pll=fields.pop("pll_variant"), **fields)
-    return run("coda21", scorer, cfg, out, items=data, progress=progress)
-
-
-def runnable_groups(data: CodaData, config: EvalConfig, scorer: Any = None) -> tuple[list[Group], list[GroupProblem], tuple]:
+def runnable_groups(data: CodaData, config: CodaConfig, scorer: Any = None) -> tuple[list[Group], list[GroupProblem], tuple]:
     """The groups of the run, the problems of those left out, the POS list."""
     groups = select_groups(data, config)
     pos_list = ("n", "v") if config.pos == "both" else (config.pos,)
@@ -444,8 +382,7 @@ def runnable_groups(data: CodaData, config: EvalConfig, scorer: Any = None) -> t
 def run_likelihood(job) -> dict[str, Any] | None:
     """The likelihood method: every group's match-score matrix, aligned; groups are resume units
     (under ``torchrun`` split across ranks by token count)."""
-    data, scorer, config = job.items, job.scorer, engine_config(job.config)
-    config.validate()
+    data, scorer, config = job.items, job.scorer, job.config
     runnable, problems, pos_list = runnable_groups(data, config, scorer)
     key = job.key([[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]]
                    for g in runnable])
@@ -493,7 +430,6 @@ def _result(data, scorer, config, records, problems, pos_list, runnable) -> dict
         "benchmark": "coda21",
         "task": "context-definition alignment",
         "model": scorer.describe(),
-        "config": {**asdict(config), "data": data.source},
         "metrics": summarise(records, problems, pos_list),
         "breakdowns": {"by_k": breakdown_by_k(records)},
         "skipped": [{"group": p.group_id, "reason": p.reason} for p in problems],
