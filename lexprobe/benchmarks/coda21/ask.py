@@ -41,6 +41,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from lexprobe.benchmarks.base import Records
 from lexprobe.scorers.capabilities import SlotLogprobs, Tokenized, TokenLogprobs, strategy
 from lexprobe.scorers.masked import SlotRequest
 
@@ -209,7 +210,7 @@ def resolved(options) -> dict:
             "max_context_words": MAX_CONTEXT_WORDS, "aggregation": AGGREGATION}
 
 
-def run_ask(job) -> dict | None:
+def run_ask(job) -> Records | None:
     """``--method ask``: every group's P(Yes) matrix (mean over the chosen questions), aligned; groups are
     resume units (under ``torchrun`` split across ranks by token count)."""
     from tqdm.auto import tqdm
@@ -217,9 +218,9 @@ def run_ask(job) -> dict | None:
     from lexprobe.benchmarks.coda21.dataset import GroupProblem
     from lexprobe.benchmarks.coda21.likelihood import (
         GroupRecord,
-        _result,
         group_costs,
         group_record,
+        group_records,
         hide_target,
         runnable_groups,
         skip_record,
@@ -236,7 +237,7 @@ def run_ask(job) -> dict | None:
     def hide(text: str, target: str, nonce: str) -> str:
         return hide_target(text, target, nonce, config.recipe)
 
-    groups, problems, pos_list = runnable_groups(data, config)
+    groups, problems = runnable_groups(data, config)
     runnable, truncated = [], 0
     for g in groups:
         try:
@@ -279,11 +280,7 @@ def run_ask(job) -> dict | None:
     if records is None:  # another rank than 0: rank 0 writes the result
         return None
     records, skipped = split_skipped(records)
-    problems += skipped
-    result = _result(data, scorer, config, records, problems, pos_list, runnable)
     asked = [g for g in runnable if g.id not in {p.group_id for p in skipped}]
-    result["counts"] = {"truncated_contexts": truncated, "skipped_too_long": len(skipped),
-                        "questions_asked": len(which) * sum(g.k * g.k for g in asked)}
-    result["_items"] = runnable
-    result["_config"] = {"ask": resolved(config.ask)}
-    return result
+    counts = {"truncated_contexts": truncated, "skipped_too_long": len(skipped),
+              "questions_asked": len(which) * sum(g.k * g.k for g in asked)}
+    return group_records(records, problems + skipped, runnable, counts, resolved={"ask": resolved(config.ask)})

@@ -147,6 +147,28 @@ class CoDA21(Benchmark):
 
         return unit_values(result)
 
+    # --- records in, sections out: the likelihood and ask methods' groups (results.py) ----------------
+    def sections(self, records, method, config):
+        from lexprobe.benchmarks.coda21.results import without_empty_slices
+
+        out = super().sections(records, method, config)
+        return out if method == "choose" else without_empty_slices(out)
+
+    def slices(self, result, units):
+        from lexprobe.benchmarks.coda21.results import slices
+
+        return slices(result, units)
+
+    def baseline_values(self, result):
+        from lexprobe.benchmarks.coda21.results import random_units
+
+        return {} if is_choose(result) else {"random": random_units(result)}
+
+    def breakdowns(self, result):
+        from lexprobe.benchmarks.coda21.results import TASK, breakdown_by_k
+
+        return {} if is_choose(result) else {TASK: {"by_k": breakdown_by_k(result["instances"])}}
+
     def unit_metrics(self, result):
         from lexprobe.benchmarks.coda21.results import CHOOSE_METRICS
 

@@ -70,6 +70,11 @@ class CodaConfig:
                              method="ask")
 
 
+def parts_of_speech(pos: str) -> tuple[str, ...]:
+    """The parts of speech ``--pos`` evaluates, in result order (also the result's slices besides ``all``)."""
+    return ("n", "v") if pos == "both" else (pos,)
+
+
 def check(config: Any) -> None:
     """One line for a value its declaration refuses (not among ``choices``; not an integer its ``type``
     takes), in nested option groups too: what the CLI's parser refuses, refused for the Python API."""

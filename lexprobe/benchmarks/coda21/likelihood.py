@@ -30,9 +30,11 @@ from typing import Any, Sequence, TypedDict
 import numpy as np
 from tqdm.auto import tqdm
 
-from lexprobe.benchmarks.coda21.config import PATTERNS, CodaConfig
+from lexprobe.benchmarks.base import Records
+from lexprobe.benchmarks.coda21.config import PATTERNS, CodaConfig, parts_of_speech
 from lexprobe.benchmarks.coda21.dataset import POS_NAMES, CodaData, Group, GroupProblem, replace_target
 from lexprobe.benchmarks.coda21.recipe import RECIPES
+from lexprobe.benchmarks.coda21.results import TASK
 from lexprobe.distributed import context, run_units, token_counts
 from lexprobe.metrics import alignment as al
 from lexprobe.scorers.capabilities import (
@@ -46,7 +48,6 @@ from lexprobe.scorers.capabilities import (
     WordVectors,
     strategy,
 )
-from lexprobe.stats.bootstrap import mean_intervals
 
 log = logging.getLogger(__name__)
 
@@ -318,38 +319,11 @@ def static_counts(scorer: Any, groups: Sequence[Group], problems: Sequence[Group
                                                                                  for p in problems)}
 
 
-# --- metrics ---------------------------------------------------------------------------
-
-def summarise(records: Sequence[dict], problems: Sequence[GroupProblem], pos: Sequence[str]) -> dict[str, Any]:
-    metrics: dict[str, Any] = {}
-    for key, members in [(p, [r for r in records if r["pos"] == p]) for p in pos] + [("both", list(records))]:
-        metrics[key] = {
-            "accuracy": float(np.mean([r["accuracy"] for r in members])) if members else None,
-            "simple_accuracy": float(np.mean([r["simple_accuracy"] for r in members])) if members else None,
-            "random_baseline": al.random_baseline([r["k"] for r in members]) if members else None,
-            "groups": len(members),
-            "skipped": sum(1 for p in problems if key == "both" or p.group_id.startswith(key + "/")),
-            "ci": mean_intervals({"accuracy": [r["accuracy"] for r in members], "simple_accuracy": [
-                r["simple_accuracy"] for r in members], "random_baseline": [1.0 / r["k"] for r in members]}),
-        }
-    return metrics
-
-
-def breakdown_by_k(records: Sequence[dict]) -> dict[str, dict[str, Any]]:
-    out = {}
-    for k in sorted({r["k"] for r in records}):
-        accs = [r["accuracy"] for r in records if r["k"] == k]
-        out[str(k)] = {"groups": len(accs), "accuracy": float(np.mean(accs)), "random_baseline": 1.0 / k,
-                       "ci": mean_intervals({"accuracy": accs, "random_baseline": [1.0 / k] * len(accs)})}
-    return out
-
-
 # --- the run ---------------------------------------------------------------------------
 
 def select_groups(data: CodaData, config: CodaConfig) -> list[Group]:
-    pos_list = ("n", "v") if config.pos == "both" else (config.pos,)
     chosen = []
-    for p in pos_list:
+    for p in parts_of_speech(config.pos):
         groups = data.by_pos(p)
         chosen.extend(groups[: config.limit] if config.limit is not None else groups)
     return chosen
@@ -362,11 +336,10 @@ def group_costs(scorer: Any, groups: Sequence[Group]) -> list[float]:
     return [g.k * sum(count[c.context] + count[c.definition] for c in g.candidates) for g in groups]
 
 
-def runnable_groups(data: CodaData, config: CodaConfig, scorer: Any = None) -> tuple[list[Group], list[GroupProblem], tuple]:
-    """The groups of the run, the problems of those left out, the POS list."""
+def runnable_groups(data: CodaData, config: CodaConfig, scorer: Any = None) -> tuple[list[Group], list[GroupProblem]]:
+    """The groups of the run, and the problems of those left out."""
     groups = select_groups(data, config)
-    pos_list = ("n", "v") if config.pos == "both" else (config.pos,)
-    problems = [p for p in data.problems if p.group_id.split("/")[0] in pos_list]
+    problems = [p for p in data.problems if p.group_id.split("/")[0] in parts_of_speech(config.pos)]
     runnable = []
     for g in groups:
         reason = _check_group(g, config) or _static_check(g, scorer, config)
@@ -376,14 +349,22 @@ def runnable_groups(data: CodaData, config: CodaConfig, scorer: Any = None) -> t
             runnable.append(g)
     for p in problems:
         log.warning("skipping %s", p)
-    return runnable, problems, pos_list
+    return runnable, problems
 
 
-def run_likelihood(job) -> dict[str, Any] | None:
+def group_records(records: Sequence[dict], problems: Sequence[GroupProblem], runnable: Sequence[Group],
+                  counts: dict[str, int], **more: Any) -> Records:
+    """A run's ``Records``: the scored groups, those left out (``skipped``, counted first), what was counted."""
+    skipped = [{"unit": p.group_id, "reason": p.reason} for p in problems]
+    return Records(list(records), items=list(runnable), counts={"skipped_groups": len(skipped), **counts},
+                   skipped=skipped, tasks=[TASK], **more)
+
+
+def run_likelihood(job) -> Records | None:
     """The likelihood method: every group's match-score matrix, aligned; groups are resume units
     (under ``torchrun`` split across ranks by token count)."""
     data, scorer, config = job.items, job.scorer, job.config
-    runnable, problems, pos_list = runnable_groups(data, config, scorer)
+    runnable, problems = runnable_groups(data, config, scorer)
     key = job.key([[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]]
                    for g in runnable])
     cheap = not isinstance(scorer, (TokenLogprobs, SlotLogprobs))
@@ -412,29 +393,16 @@ def run_likelihood(job) -> dict[str, Any] | None:
     if records is None:  # another rank than 0: rank 0 writes the result
         return None
     records, too_long = split_skipped(records)
-    result = _result(data, scorer, config, records, problems + too_long, pos_list, runnable)
+    counts: dict[str, int] = {}
     if is_static_vectors(scorer):  # what the static vectors could not embed or the recipe skipped: counts
-        result["counts"] = static_counts(scorer, runnable, problems, config)
+        counts = static_counts(scorer, runnable, problems, config)
     elif isinstance(scorer, (TokenLogprobs, SlotLogprobs)):  # what did not fit the model: counts
-        result["counts"] = {"skipped_too_long": len(too_long),
-                            "truncated_contexts": sum(r.get("truncated_contexts", 0) for r in records)}
+        counts = {"skipped_too_long": len(too_long),
+                  "truncated_contexts": sum(r.get("truncated_contexts", 0) for r in records)}
     elif isinstance(scorer, CountsTruncation):  # a sentence encoder cuts long texts: counted
         texts = sorted({t for g in runnable for t in _static_texts(g, config)})
-        result["counts"] = {"truncated_texts": scorer.truncated(texts)}
-    result["_items"] = runnable
-    return result
-
-
-def _result(data, scorer, config, records, problems, pos_list, runnable) -> dict[str, Any]:
-    return {
-        "benchmark": "coda21",
-        "task": "context-definition alignment",
-        "model": scorer.describe(),
-        "metrics": summarise(records, problems, pos_list),
-        "breakdowns": {"by_k": breakdown_by_k(records)},
-        "skipped": [{"group": p.group_id, "reason": p.reason} for p in problems],
-        "instances": records,
-    }
+        counts = {"truncated_texts": scorer.truncated(texts)}
+    return group_records(records, problems + too_long, runnable, counts)
 
 
 def format_result(result: dict[str, Any]) -> str:
