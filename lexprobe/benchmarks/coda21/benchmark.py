@@ -147,12 +147,12 @@ class CoDA21(Benchmark):
 
         return unit_values(result)
 
-    # --- records in, sections out: the likelihood and ask methods' groups (results.py) ----------------
+    # --- records in, sections out: the groups of the likelihood and ask methods and of people (results.py) ---
     def sections(self, records, method, config):
         from lexprobe.benchmarks.coda21.results import without_empty_slices
 
         out = super().sections(records, method, config)
-        return out if method == "choose" else without_empty_slices(out)
+        return out if method == "choose" else without_empty_slices(out, method)
 
     def slices(self, result, units):
         from lexprobe.benchmarks.coda21.results import slices
@@ -167,7 +167,9 @@ class CoDA21(Benchmark):
     def breakdowns(self, result):
         from lexprobe.benchmarks.coda21.results import TASK, breakdown_by_k
 
-        return {} if is_choose(result) else {TASK: {"by_k": breakdown_by_k(result["instances"])}}
+        if is_choose(result):
+            return {}
+        return {TASK: {"by_k": breakdown_by_k(result["instances"], intervals=result["method"] != "human")}}
 
     def unit_metrics(self, result):
         from lexprobe.benchmarks.coda21.results import CHOOSE_METRICS
@@ -259,7 +261,7 @@ class CoDA21(Benchmark):
     def human_results(self, item_set, answers):
         from lexprobe.benchmarks.coda21.human_set import coda_results
 
-        return coda_results(item_set, answers)
+        return coda_results(self, item_set, answers)
 
 
 def choose_report(result: dict) -> str:

@@ -112,14 +112,16 @@ def instance_spec(result: dict) -> Any:
 def unit_values(result: dict) -> list[Unit]:
     if is_choose(result):
         return choose_units(result)
-    return [Unit(r["id"], TASK, r["pos"], {"accuracy": r["accuracy"], "simple_accuracy": r.get("simple_accuracy")})
-            for r in result["instances"]]
+    return [Unit(r["id"], TASK, r["pos"], {k: r[k] for k in ("accuracy", "simple_accuracy") if k in r})
+            for r in result["instances"]]  # (people's groups: no simple matching)
 
 
 def slices(result: dict, units: list[Unit]) -> dict[str, list[Unit]]:
-    """The parts of speech ``--pos`` chose (also one whose groups were all skipped), then ``all``."""
-    pos = parts_of_speech(str((result.get("config") or {}).get("pos", "both")))
-    return {**{p: [u for u in units if u.pos == p] for p in pos}, "all": list(units)}
+    """The parts of speech ``--pos`` chose (also one whose groups were all skipped), then ``all``; people's
+    results (no ``--pos``): the parts of speech answered."""
+    pos = (result.get("config") or {}).get("pos")
+    names = parts_of_speech(pos) if pos else sorted({u.pos for u in units})
+    return {**{p: [u for u in units if u.pos == p] for p in names}, "all": list(units)}
 
 
 def random_units(result: dict) -> list[Unit]:
@@ -127,26 +129,28 @@ def random_units(result: dict) -> list[Unit]:
     return [Unit(r["id"], TASK, r["pos"], {"accuracy": 1.0 / r["k"]}) for r in result["instances"]]
 
 
-def without_empty_slices(sections: dict) -> dict:
+def without_empty_slices(sections: dict, method: str) -> dict:
     """A slice without a group (a part of speech whose groups were all skipped): its metrics None and no
     random baseline (there is no expectation over no groups)."""
+    names = ("accuracy",) if method == "human" else ("accuracy", "simple_accuracy")  # (people: no simple matching)
     for task, by_slice in sections["metrics"].items():
         for name, m in by_slice.items():
             if m["n"] == 0:
-                by_slice[name] = {"accuracy": None, "simple_accuracy": None, "n": 0, "ci": {}}
+                by_slice[name] = {**dict.fromkeys(names), "n": 0, "ci": {}}
                 sections["baselines"].get("random", {}).get(task, {}).pop(name, None)
     return sections
 
 
-def breakdown_by_k(records: list[dict]) -> dict[str, dict[str, Any]]:
-    """Accuracy and the random baseline by group size k."""
+def breakdown_by_k(records: list[dict], intervals: bool = True) -> dict[str, dict[str, Any]]:
+    """Accuracy and the random baseline by group size k (``intervals``: with their ``ci``; people's: without)."""
     from lexprobe.stats.bootstrap import mean_intervals
 
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for k in sorted({r["k"] for r in records}):
         accs = [r["accuracy"] for r in records if r["k"] == k]
-        out[str(k)] = {"groups": len(accs), "accuracy": float(np.mean(accs)), "random_baseline": 1.0 / k,
-                       "ci": mean_intervals({"accuracy": accs, "random_baseline": [1.0 / k] * len(accs)})}
+        out[str(k)] = {"groups": len(accs), "accuracy": float(np.mean(accs)), "random_baseline": 1.0 / k}
+        if intervals:
+            out[str(k)]["ci"] = mean_intervals({"accuracy": accs, "random_baseline": [1.0 / k] * len(accs)})
     return out
 
 
