@@ -45,8 +45,8 @@ from lexprobe.benchmarks.base import Records
 from lexprobe.scorers.capabilities import SlotLogprobs, Tokenized, TokenLogprobs, strategy
 from lexprobe.scorers.masked import SlotRequest
 
-#: evaluator.py:66-73, verbatim (the second verb question lacks "be" there too)
-PATTERNS = {
+#: the three questions by POS, evaluator.py:66-73, verbatim (the second verb question lacks "be" there too)
+QUESTION_TEXTS = {
     "n": ("<CONTEXT> Is <NONCE> defined as <DEFINITION>?",
           "<CONTEXT> Can <NONCE> be defined as <DEFINITION>?",
           "<CONTEXT> Is <NONCE> <DEFINITION>?"),
@@ -56,7 +56,6 @@ PATTERNS = {
 }
 ANSWERS = (" Yes", " No")  # evaluator.py:77: the first token of each
 MAX_CONTEXT_WORDS = 72  # evaluator.py:83
-REPORTED_PATTERN = 0  # print_results.py:41: result[0], the first question
 
 
 #: what ``--method ask`` records besides the chosen questions (``config.ask``)
@@ -89,17 +88,18 @@ def cut_context(context: str, target: str, nonce: str, max_words: int = MAX_CONT
     return " ".join(words)
 
 
-def questions(group, nonce: str = "bkatuhla", patterns: Sequence[str] | None = None,
+def questions(group, nonce: str = "bkatuhla", texts: Sequence[str] | None = None,
               hide: Hide = _replace) -> list[str]:
-    """The k * k * P questions of a group, contexts outer, definitions, then patterns inner
+    """The k * k * Q questions of a group (Q: ``texts``, default all three), contexts outer, definitions, then
+    questions inner
     (``_create_batch``, evaluator.py:109-126)."""
-    patterns = PATTERNS[group.pos] if patterns is None else patterns
+    texts = QUESTION_TEXTS[group.pos] if texts is None else texts
     contexts = [cut_context(c.context, c.word, nonce, hide=hide) for c in group.candidates]
     out = []
     for context in contexts:
         for c in group.candidates:
-            for pattern in patterns:
-                out.append(pattern.replace("<CONTEXT>", context).replace("<NONCE>", nonce)
+            for text in texts:
+                out.append(text.replace("<CONTEXT>", context).replace("<NONCE>", nonce)
                            .replace("<DEFINITION>", " " + c.definition))
     return out
 
@@ -181,7 +181,7 @@ def ask_matrices(scorer: Any, groups, nonce: str = "bkatuhla", answers: Sequence
                  which: Sequence[int] | None = None, hide: Hide = _replace) -> list[np.ndarray]:
     """One (k, k, Q) array of P(Yes) per group: [context, definition, question]; ``which``: the
     questions asked (0-based; default all three)."""
-    texts = [questions(g, nonce, _patterns(g.pos, which), hide) for g in groups]
+    texts = [questions(g, nonce, _question_texts(g.pos, which), hide) for g in groups]
     flat = yes_probabilities(scorer, [t for ts in texts for t in ts], answers)
     out, at = [], 0
     for g, ts in zip(groups, texts):
@@ -190,8 +190,8 @@ def ask_matrices(scorer: Any, groups, nonce: str = "bkatuhla", answers: Sequence
     return out
 
 
-def _patterns(pos: str, which: Sequence[int] | None) -> tuple[str, ...]:
-    return PATTERNS[pos] if which is None else tuple(PATTERNS[pos][i] for i in which)
+def _question_texts(pos: str, which: Sequence[int] | None) -> tuple[str, ...]:
+    return QUESTION_TEXTS[pos] if which is None else tuple(QUESTION_TEXTS[pos][i] for i in which)
 
 
 def pattern_scores(matrix: np.ndarray) -> dict[str, np.ndarray]:
@@ -206,7 +206,7 @@ def pattern_scores(matrix: np.ndarray) -> dict[str, np.ndarray]:
 def resolved(options) -> dict:
     """What ``config.ask`` records besides the options: the questions' text, answers, cut, aggregation."""
     which = [q - 1 for q in options.questions]
-    return {"question_text": {pos: list(_patterns(pos, which)) for pos in PATTERNS}, "answers": list(ANSWERS),
+    return {"question_text": {pos: list(_question_texts(pos, which)) for pos in QUESTION_TEXTS}, "answers": list(ANSWERS),
             "max_context_words": MAX_CONTEXT_WORDS, "aggregation": AGGREGATION}
 
 
@@ -241,7 +241,7 @@ def run_ask(job) -> Records | None:
     runnable, truncated = [], 0
     for g in groups:
         try:
-            questions(g, config.nonce, _patterns(g.pos, which[:1]), hide)
+            questions(g, config.nonce, _question_texts(g.pos, which[:1]), hide)
         except ValueError:
             problems.append(GroupProblem(g.id, f"has a context over {MAX_CONTEXT_WORDS} words without the nonce as "
                                                "a word of its own, so it cannot be cut around it (the authors' run "
@@ -255,7 +255,7 @@ def run_ask(job) -> Records | None:
 
     def compute(indices: list[int]) -> list[dict]:
         chunk = [runnable[i] for i in indices]
-        why = {g.id: too_long(scorer, questions(g, config.nonce, _patterns(g.pos, which), hide)) for g in chunk}
+        why = {g.id: too_long(scorer, questions(g, config.nonce, _question_texts(g.pos, which), hide)) for g in chunk}
         fitting = [g for g in chunk if why[g.id] is None]
         matrices = dict(zip([g.id for g in fitting], ask_matrices(scorer, fitting, config.nonce, answers, which=which,
                                                                    hide=hide) if fitting else []))
