@@ -91,8 +91,7 @@ def cut_context(context: str, target: str, nonce: str, max_words: int = MAX_CONT
 def questions(group, nonce: str = "bkatuhla", texts: Sequence[str] | None = None,
               hide: Hide = _replace) -> list[str]:
     """The k * k * Q questions of a group (Q: ``texts``, default all three), contexts outer, definitions, then
-    questions inner
-    (``_create_batch``, evaluator.py:109-126)."""
+    questions inner (``_create_batch``, evaluator.py:109-126)."""
     texts = QUESTION_TEXTS[group.pos] if texts is None else texts
     contexts = [cut_context(c.context, c.word, nonce, hide=hide) for c in group.candidates]
     out = []
@@ -206,27 +205,23 @@ def pattern_scores(matrix: np.ndarray) -> dict[str, np.ndarray]:
 def resolved(options) -> dict:
     """What ``config.ask`` records besides the options: the questions' text, answers, cut, aggregation."""
     which = [q - 1 for q in options.questions]
-    return {"question_text": {pos: list(_question_texts(pos, which)) for pos in QUESTION_TEXTS}, "answers": list(ANSWERS),
-            "max_context_words": MAX_CONTEXT_WORDS, "aggregation": AGGREGATION}
+    return {"question_text": {pos: list(_question_texts(pos, which)) for pos in QUESTION_TEXTS},
+            "answers": list(ANSWERS), "max_context_words": MAX_CONTEXT_WORDS, "aggregation": AGGREGATION}
 
 
 def run_ask(job) -> Records | None:
     """``--method ask``: every group's P(Yes) matrix (mean over the chosen questions), aligned; groups are
     resume units (under ``torchrun`` split across ranks by token count)."""
-    from tqdm.auto import tqdm
-
     from lexprobe.benchmarks.coda21.dataset import GroupProblem
     from lexprobe.benchmarks.coda21.likelihood import (
-        GroupRecord,
-        group_costs,
         group_record,
         group_records,
         hide_target,
+        run_groups,
         runnable_groups,
         skip_record,
         split_skipped,
     )
-    from lexprobe.distributed import context, run_units
 
     data, scorer, config = job.items, job.scorer, job.config
     which = [q - 1 for q in config.ask.questions]
@@ -250,8 +245,6 @@ def run_ask(job) -> Records | None:
         runnable.append(g)
         truncated += sum(len(hide(c.context, c.word, config.nonce).split(" ")) > MAX_CONTEXT_WORDS
                          for c in g.candidates)
-    key = job.key([[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]]
-                   for g in runnable])
 
     def compute(indices: list[int]) -> list[dict]:
         chunk = [runnable[i] for i in indices]
@@ -273,10 +266,7 @@ def run_ask(job) -> Records | None:
             records.append(record)
         return records
 
-    records = run_units([g.id for g in runnable], compute, group_costs(scorer, runnable),
-                        step=config.groups_per_chunk or 16, log_base=job.log_base, log_key=key, record=GroupRecord,
-                        make_bar=lambda: tqdm(total=len(runnable), desc="CoDA21 groups (ask)", unit="group",
-                                              disable=not (job.progress and context().is_main)))
+    records = run_groups(job, runnable, compute, config.groups_per_chunk or 16, "CoDA21 groups (ask)")
     if records is None:  # another rank than 0: rank 0 writes the result
         return None
     records, skipped = split_skipped(records)

@@ -1,4 +1,5 @@
-"""CoDA21 evaluation: match-score matrices, alignment, accuracy per POS.
+"""CoDA21's likelihood method: a match-score matrix per group, aligned; the per-group records (``Records``)
+that ``evaluate`` aggregates into accuracy per POS (``results.py`` names the slices, baseline, breakdown).
 
 For every group the k x k matrix ``scores[c, d]`` (context c, definition d) is
 computed with whatever scorer the model gives:
@@ -352,6 +353,17 @@ def runnable_groups(data: CodaData, config: CodaConfig, scorer: Any = None) -> t
     return runnable, problems
 
 
+def run_groups(job, groups: Sequence[Group], compute: Any, step: int, desc: str) -> list[dict] | None:
+    """The groups as resume units through ``distributed.run_units`` (keyed by the job's one resume key; under
+    ``torchrun`` split across ranks by token count); their records on rank 0, None on the others."""
+    key = job.key([[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]]
+                   for g in groups])
+    return run_units([g.id for g in groups], compute, group_costs(job.scorer, groups), step=step,
+                     log_base=job.log_base, log_key=key, record=GroupRecord,
+                     make_bar=lambda: tqdm(total=len(groups), desc=desc, unit="group",
+                                           disable=not (job.progress and context().is_main)))
+
+
 def group_records(records: Sequence[dict], problems: Sequence[GroupProblem], runnable: Sequence[Group],
                   counts: dict[str, int], **more: Any) -> Records:
     """A run's ``Records``: the scored groups, those left out (``skipped``, counted first), what was counted."""
@@ -365,8 +377,6 @@ def run_likelihood(job) -> Records | None:
     (under ``torchrun`` split across ranks by token count)."""
     data, scorer, config = job.items, job.scorer, job.config
     runnable, problems = runnable_groups(data, config, scorer)
-    key = job.key([[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]]
-                   for g in runnable])
     cheap = not isinstance(scorer, (TokenLogprobs, SlotLogprobs))
     step = config.groups_per_chunk or (256 if cheap else 16)
 
@@ -386,10 +396,7 @@ def run_likelihood(job) -> Records | None:
             out.append(record)
         return out
 
-    records = run_units([g.id for g in runnable], compute, group_costs(scorer, runnable), step=step,
-                        log_base=job.log_base, log_key=key, record=GroupRecord,
-                        make_bar=lambda: tqdm(total=len(runnable), desc="CoDA21 groups", unit="group",
-                                              disable=not (job.progress and context().is_main)))
+    records = run_groups(job, runnable, compute, step, "CoDA21 groups")
     if records is None:  # another rank than 0: rank 0 writes the result
         return None
     records, too_long = split_skipped(records)
