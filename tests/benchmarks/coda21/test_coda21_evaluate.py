@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lexprobe.benchmarks.coda21.dataset import Candidate, Group, load_coda
-from lexprobe.benchmarks.coda21.config import CodaConfig
+from lexprobe.benchmarks.coda21.config import AskOptions, CodaConfig
 from lexprobe.benchmarks.coda21.likelihood import context_without_target, match_matrices, prompt
 from lexprobe.cache import partial_path
 from lexprobe.errors import LexprobeError
@@ -85,6 +85,14 @@ def test_limit_and_bad_config(small):
     assert [i["id"] for i in result["instances"]] == ["n/0", "v/0"]
     with pytest.raises(LexprobeError, match="--align"):
         evaluate(small, MatrixScorer(MATRICES), align="greedy")
+    # the option declarations are the one check, for a config built in Python too (nested groups included)
+    for bad, message in ((dict(groups_per_chunk=0), "--groups-per-chunk must be at least 1"),
+                         (dict(limit=True), "--limit expected an integer"),
+                         (dict(pattern="x"), "unknown --pattern 'x'; use definition-of, defined-as, is"),
+                         (dict(method="ask", ask=AskOptions(questions=(4,))), "unknown --questions 4"),
+                         (dict(nonce=" "), "--nonce must be a non-empty word")):
+        with pytest.raises(LexprobeError, match=message):
+            evaluate(small, MatrixScorer(MATRICES), **bad)
 
 
 def test_resume_after_interruption(small, tmp_path):
