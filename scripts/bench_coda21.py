@@ -26,14 +26,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lexprobe.benchmarks.coda21.cli import default_coda_dir  # noqa: E402
 from lexprobe.benchmarks.coda21.dataset import load_coda  # noqa: E402
-from lexprobe.benchmarks.coda21.likelihood import EvalConfig, match_matrices, prompt  # noqa: E402
+from lexprobe.benchmarks.coda21.config import CodaConfig  # noqa: E402
+from lexprobe.benchmarks.coda21.likelihood import match_matrices, prompt  # noqa: E402
 from lexprobe.models import load_scorer  # noqa: E402
 from lexprobe.scorers import reference  # noqa: E402
 from lexprobe.scorers.pll import pll_reference  # noqa: E402
 from scripts.bench_report import report  # noqa: E402
 
 
-def reference_matrices(scorer, groups, config: EvalConfig) -> list[np.ndarray]:
+def reference_matrices(scorer, groups, config: CodaConfig) -> list[np.ndarray]:
     out = []
     for g in groups:
         m = np.empty((g.k, g.k))
@@ -44,13 +45,13 @@ def reference_matrices(scorer, groups, config: EvalConfig) -> list[np.ndarray]:
                     lp = reference.causal_continuation_logprobs(scorer, p, " " + d.definition)
                     m[i, j] = lp[: config.max_definition_tokens].sum()
                 else:
-                    m[i, j] = pll_reference(scorer, p, " " + d.definition, config.pll_variant,
+                    m[i, j] = pll_reference(scorer, p, " " + d.definition, config.pll,
                                             config.max_definition_tokens).sum()
         out.append(m)
     return out
 
 
-def bench(model: str, groups, device: str, config: EvalConfig) -> None:
+def bench(model: str, groups, device: str, config: CodaConfig) -> None:
     scorer = load_scorer(model, device=device)
     if scorer.kind not in ("masked", "causal"):
         print(f"{model}: kind {scorer.kind} has no forward-pass engine to compare; skipped")
@@ -80,7 +81,7 @@ def main() -> None:
     for pos in ("n", "v"):  # the groups with the shortest texts: tiny test models have short position tables
         by_length = sorted(data.by_pos(pos), key=lambda g: max(len(c.context) + len(c.definition) for c in g.candidates))
         groups += by_length[: args.groups]
-    config = EvalConfig(pll_variant=args.pll)
+    config = CodaConfig(pll=args.pll)
     models = args.model
     if not models:
         from tests.tiny_models import build_tiny_bert, build_tiny_gpt2

@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gguf_models import load_any  # noqa: E402
 
 from lexprobe.benchmarks.coda21.dataset import load_coda  # noqa: E402
-from lexprobe.benchmarks.coda21.likelihood import EvalConfig, evaluate  # noqa: E402
+from lexprobe.benchmarks.coda21.config import CodaConfig  # noqa: E402
+from lexprobe.benchmarks.evaluate import evaluate  # noqa: E402
 from lexprobe.metrics import alignment as al  # noqa: E402
 
 
@@ -50,15 +51,15 @@ def cmd_static(args):
     data = load_coda(args.data)
     scorer = load_any(args.model or "glove-6b-50d")
     rows = []
-    for label, config in (("paper", EvalConfig()), ("authors", EvalConfig(protocol="authors"))):
-        r = evaluate(data, scorer, config)
+    for label in ("paper", "authors"):
+        r = evaluate("coda21", scorer, CodaConfig(data=data.source, recipe=label), items=data, progress=False)
         d = r["counts"]
         rows.append(f"{label:8s} noun {_acc(r, 'n')}, verb {_acc(r, 'v')}; {d['skipped_oov_tokens']:,} of "
                     f"{d['static_tokens']:,} tokens without vector, {d['zero_vector_texts']} of {d['static_texts']} "
                     "texts without any")
     rx = re.compile(r"\w+(?:[-']\w+)*|[^\w\s]", re.UNICODE)
     scorer.tokens = lambda text: [w if w in scorer.vectors else w.lower() for w in rx.findall(text)]
-    r = evaluate(data, scorer, EvalConfig())
+    r = evaluate("coda21", scorer, CodaConfig(data=data.source), items=data, progress=False)
     rows.append(f"before   noun {_acc(r, 'n')}, verb {_acc(r, 'v')} (regex tokens, lower-case fallback)")
     print(f"{scorer.name} on {args.data}\n" + "\n".join(rows))
 
@@ -71,7 +72,7 @@ def cmd_pll_space(args):
     data = load_coda(args.data)
     groups = [g for p in ("n", "v") for g in data.by_pos(p)[: args.limit]]
     scorer = load_any(args.model)
-    config = EvalConfig()  # the paper recipe; only the PLL input differs (the released one: authors_pll)
+    config = CodaConfig()  # the paper recipe; only the PLL input differs (the released one: authors_pll)
     requests = _lm_requests(groups, config)
     out = {}
     for label, encoder in (("paper input", None), ("released input", authors_pll_encoding)):

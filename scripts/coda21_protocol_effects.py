@@ -1,11 +1,11 @@
-"""Measure how much each CoDA21 ``--protocol authors`` choice moves a model's accuracy.
+"""Measure how much each choice of CoDA21's ``authors`` recipe (``--recipe authors``) moves a model's accuracy.
 
 Usage: python scripts/coda21_protocol_effects.py --data CoDA-clean-hard.json [--model all-MiniLM-L6-v2]
 
-Only groups whose inputs differ between the protocols need scoring: for substring
+Only groups whose inputs differ between the recipes need scoring: for substring
 replacement, the groups where ``str.replace`` hides more than the whole word; for
 the tie rule, groups whose score matrix has tied optimal alignments (found from the
-paper-protocol scores). The accuracy change over the whole file is the change in
+paper recipe's scores). The accuracy change over the whole file is the change in
 those groups divided by the number of groups per POS.
 """
 
@@ -16,7 +16,9 @@ import argparse
 import numpy as np
 
 from lexprobe.benchmarks.coda21.dataset import CodaData, load_coda
-from lexprobe.benchmarks.coda21.likelihood import EvalConfig, evaluate, hide_target
+from lexprobe.benchmarks.coda21.config import CodaConfig
+from lexprobe.benchmarks.coda21.likelihood import hide_target
+from lexprobe.benchmarks.evaluate import evaluate
 from lexprobe.models import load_scorer
 
 
@@ -36,8 +38,8 @@ def main() -> None:
         return
     scorer = load_scorer(args.model)
     sub = CodaData(changed, source=data.source)
-    paper = evaluate(sub, scorer, EvalConfig())
-    authors = evaluate(sub, scorer, EvalConfig(protocol="authors"))
+    paper, authors = (evaluate("coda21", scorer, CodaConfig(data=data.source, recipe=r), items=sub, progress=False)
+                      for r in ("paper", "authors"))
     for p in ("n", "v"):
         a = [r["accuracy"] for r in authors["instances"] if r["pos"] == p]
         b = [r["accuracy"] for r in paper["instances"] if r["pos"] == p]

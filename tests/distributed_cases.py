@@ -122,11 +122,14 @@ def run_case(name: str, spec: dict, fail_after: int | None = None):
                 result = evaluate("wdlmpro", scorer, config, out, items=WDLMProItems(wdlmpro_groups()), progress=False)
         else:
             from lexprobe.benchmarks.coda21 import likelihood as ce
+            from lexprobe.benchmarks.coda21.config import CodaConfig
             from lexprobe.benchmarks.coda21.dataset import load_coda
+            from lexprobe.benchmarks.evaluate import evaluate
 
             data = load_coda(spec["coda"])
             with _patched(ce, "match_matrices", fail_after):
-                result = ce.evaluate(data, scorer, ce.EvalConfig(groups_per_chunk=1), out=out)
+                result = evaluate("coda21", scorer, CodaConfig(data=data.source, groups_per_chunk=1), out, items=data,
+                                  progress=False)
     if result is not None and out is not None:  # evaluate wrote it; again without the timings
         result.pop("timing", None)
         write_json(out, result)

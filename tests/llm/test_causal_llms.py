@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from lexprobe.benchmarks.coda21.dataset import load_coda
-from lexprobe.benchmarks.coda21.likelihood import EvalConfig, evaluate
+from lexprobe.benchmarks.coda21.config import CodaConfig
+from lexprobe.benchmarks.evaluate import evaluate
 from lexprobe.models import detect_kind, load_scorer
 from lexprobe.scorers import reference
 from tests.benchmarks.coda21.helpers import write_small
@@ -91,8 +92,8 @@ def test_wdlmpro_likelihood_scoring(llm):
 
 def test_coda21_likelihood_scoring(llm, tmp_path):
     data = load_coda(write_small(tmp_path / "coda.json"))
-    config = EvalConfig(pos="v")  # the short verb group: the reference is slow
-    result = evaluate(data, llm, config)
+    config = CodaConfig(data=data.source, pos="v")  # the short verb group: the reference is slow
+    result = evaluate("coda21", llm, config, items=data, progress=False)
     from lexprobe.benchmarks.coda21.likelihood import prompt
 
     cut = config.max_definition_tokens  # the definition's first 48 tokens

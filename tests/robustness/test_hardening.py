@@ -171,12 +171,13 @@ def test_4_zero_and_negative_numbers_are_one_line_errors(argv, tmp_path, capsys)
 
 
 def test_4_api_rejects_zero_and_negative_limits():
-    from lexprobe.benchmarks.coda21.likelihood import EvalConfig
+    from lexprobe.benchmarks.coda21.benchmark import CoDA21
+    from lexprobe.benchmarks.coda21.config import CodaConfig
     from lexprobe.errors import LexprobeError
 
     for bad in (0, -5):
-        with pytest.raises(LexprobeError, match="positive"):
-            EvalConfig(limit=bad).validate()
+        with pytest.raises(LexprobeError, match="--limit must be at least 1"):
+            CoDA21().check_config(CodaConfig(limit=bad))
 
 
 # --- 5. one line instead of a traceback ------------------------------------------------------
@@ -469,5 +470,4 @@ def test_7_import_light_copies_of_constants_match_their_sources():
 
     fields = {f.name: f for f in dataclasses.fields(coda_bench.CodaConfig)}
     assert tuple(fields["pattern"].metadata["choices"]) == tuple(coda_eval.PATTERNS)
-    assert tuple(fields["align"].metadata["choices"]) == tuple(coda_eval.ALIGN_METHODS)
     assert fields["exhaustive_max_k"].default == coda_eval.al.EXHAUSTIVE_MAX_K

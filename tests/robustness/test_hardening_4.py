@@ -183,7 +183,8 @@ def test_4_a_cut_causal_context_scores_as_its_kept_end(few_positions, tmp_path):
     """The fitted token path (``group_fits`` + ``token_logprobs``) scores what the plain reference scores
     for the same (context, definition): the context's end that fits, every definition token."""
     from lexprobe.benchmarks.coda21.dataset import load_coda
-    from lexprobe.benchmarks.coda21.likelihood import EvalConfig, group_fits, match_matrices, prompt
+    from lexprobe.benchmarks.coda21.config import CodaConfig
+    from lexprobe.benchmarks.coda21.likelihood import group_fits, match_matrices, prompt
     from lexprobe.models import load_scorer
     from lexprobe.scorers.reference import causal_continuation_logprobs
     from tests.benchmarks.coda21.helpers import write_small
@@ -191,8 +192,8 @@ def test_4_a_cut_causal_context_scores_as_its_kept_end(few_positions, tmp_path):
     data = load_coda(write_small(tmp_path / "coda.json", _coda_fits_and_too_long()))
     scorer = load_scorer(str(few_positions["gpt2"]), kind="causal", device="cpu")
     group = data.by_pos("n")[0]
-    assert group_fits([group], scorer, EvalConfig())[0].truncated_contexts == 2
-    (matrix,) = match_matrices([group], scorer, EvalConfig())
+    assert group_fits([group], scorer, CodaConfig())[0].truncated_contexts == 2
+    (matrix,) = match_matrices([group], scorer)
     for c, ctx in enumerate(group.candidates):
         text = prompt(ctx.context, ctx.word, "n")
         for d, dfn in enumerate(group.candidates):

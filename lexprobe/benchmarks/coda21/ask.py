@@ -1,6 +1,6 @@
 """CoDA21 by asking: P(Yes) to "Is <nonce> defined as <definition>?" for every context-definition pair.
 
-The authors' third protocol, released in definition_benchmark @54fa97b but in no
+The authors' third way of asking, released in definition_benchmark @54fa97b but in no
 paper table (``CoDA/LM_evaluation/evaluate_by_asking/evaluator.py``, ``evaluate.py``,
 ``print_results.py``; CoDA-clean-easy nouns only, ``CoDA/results/results_for_asking/``:
 gpt2-xl 0.151, roberta-large 0.161, bert-base-uncased 0.140 against 0.145 by chance).
@@ -41,11 +41,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from lexprobe.benchmarks.base import Records
 from lexprobe.scorers.capabilities import SlotLogprobs, Tokenized, TokenLogprobs, strategy
 from lexprobe.scorers.masked import SlotRequest
 
-#: evaluator.py:66-73, verbatim (the second verb question lacks "be" there too)
-PATTERNS = {
+#: the three questions by POS, evaluator.py:66-73, verbatim (the second verb question lacks "be" there too)
+QUESTION_TEXTS = {
     "n": ("<CONTEXT> Is <NONCE> defined as <DEFINITION>?",
           "<CONTEXT> Can <NONCE> be defined as <DEFINITION>?",
           "<CONTEXT> Is <NONCE> <DEFINITION>?"),
@@ -55,7 +56,6 @@ PATTERNS = {
 }
 ANSWERS = (" Yes", " No")  # evaluator.py:77: the first token of each
 MAX_CONTEXT_WORDS = 72  # evaluator.py:83
-REPORTED_PATTERN = 0  # print_results.py:41: result[0], the first question
 
 
 #: what ``--method ask`` records besides the chosen questions (``config.ask``)
@@ -88,17 +88,17 @@ def cut_context(context: str, target: str, nonce: str, max_words: int = MAX_CONT
     return " ".join(words)
 
 
-def questions(group, nonce: str = "bkatuhla", patterns: Sequence[str] | None = None,
+def questions(group, nonce: str = "bkatuhla", texts: Sequence[str] | None = None,
               hide: Hide = _replace) -> list[str]:
-    """The k * k * P questions of a group, contexts outer, definitions, then patterns inner
-    (``_create_batch``, evaluator.py:109-126)."""
-    patterns = PATTERNS[group.pos] if patterns is None else patterns
+    """The k * k * Q questions of a group (Q: ``texts``, default all three), contexts outer, definitions, then
+    questions inner (``_create_batch``, evaluator.py:109-126)."""
+    texts = QUESTION_TEXTS[group.pos] if texts is None else texts
     contexts = [cut_context(c.context, c.word, nonce, hide=hide) for c in group.candidates]
     out = []
     for context in contexts:
         for c in group.candidates:
-            for pattern in patterns:
-                out.append(pattern.replace("<CONTEXT>", context).replace("<NONCE>", nonce)
+            for text in texts:
+                out.append(text.replace("<CONTEXT>", context).replace("<NONCE>", nonce)
                            .replace("<DEFINITION>", " " + c.definition))
     return out
 
@@ -109,7 +109,7 @@ def answer_ids(tokenizer, answers: Sequence[str] = ANSWERS, model: str = "the mo
     The authors read only these two tokens (evaluator.py:77). Where a tokenizer spells both answers
     with the same first token (a byte-level vocabulary without " Yes"/" No": "Ġ" then the letters),
     their P(Yes) is 0.5 for every pair and every alignment a tie-break, so the method is refused in
-    one line rather than reported; scoring the whole answers instead would be another protocol.
+    one line rather than reported; scoring the whole answers instead would be another recipe.
     """
     from lexprobe.errors import ModelError
 
@@ -180,7 +180,7 @@ def ask_matrices(scorer: Any, groups, nonce: str = "bkatuhla", answers: Sequence
                  which: Sequence[int] | None = None, hide: Hide = _replace) -> list[np.ndarray]:
     """One (k, k, Q) array of P(Yes) per group: [context, definition, question]; ``which``: the
     questions asked (0-based; default all three)."""
-    texts = [questions(g, nonce, _patterns(g.pos, which), hide) for g in groups]
+    texts = [questions(g, nonce, _question_texts(g.pos, which), hide) for g in groups]
     flat = yes_probabilities(scorer, [t for ts in texts for t in ts], answers)
     out, at = [], 0
     for g, ts in zip(groups, texts):
@@ -189,8 +189,8 @@ def ask_matrices(scorer: Any, groups, nonce: str = "bkatuhla", answers: Sequence
     return out
 
 
-def _patterns(pos: str, which: Sequence[int] | None) -> tuple[str, ...]:
-    return PATTERNS[pos] if which is None else tuple(PATTERNS[pos][i] for i in which)
+def _question_texts(pos: str, which: Sequence[int] | None) -> tuple[str, ...]:
+    return QUESTION_TEXTS[pos] if which is None else tuple(QUESTION_TEXTS[pos][i] for i in which)
 
 
 def pattern_scores(matrix: np.ndarray) -> dict[str, np.ndarray]:
@@ -205,44 +205,38 @@ def pattern_scores(matrix: np.ndarray) -> dict[str, np.ndarray]:
 def resolved(options) -> dict:
     """What ``config.ask`` records besides the options: the questions' text, answers, cut, aggregation."""
     which = [q - 1 for q in options.questions]
-    return {"question_text": {pos: list(_patterns(pos, which)) for pos in PATTERNS}, "answers": list(ANSWERS),
-            "max_context_words": MAX_CONTEXT_WORDS, "aggregation": AGGREGATION}
+    return {"question_text": {pos: list(_question_texts(pos, which)) for pos in QUESTION_TEXTS},
+            "answers": list(ANSWERS), "max_context_words": MAX_CONTEXT_WORDS, "aggregation": AGGREGATION}
 
 
-def run_ask(job) -> dict | None:
+def run_ask(job) -> Records | None:
     """``--method ask``: every group's P(Yes) matrix (mean over the chosen questions), aligned; groups are
     resume units (under ``torchrun`` split across ranks by token count)."""
-    from tqdm.auto import tqdm
-
     from lexprobe.benchmarks.coda21.dataset import GroupProblem
     from lexprobe.benchmarks.coda21.likelihood import (
-        GroupRecord,
-        _result,
-        engine_config,
-        group_costs,
         group_record,
+        group_records,
         hide_target,
+        run_groups,
         runnable_groups,
         skip_record,
         split_skipped,
     )
-    from lexprobe.distributed import context, run_units
 
-    data, scorer, config = job.items, job.scorer, engine_config(job.config)
-    config.validate()
-    which = [q - 1 for q in job.config.ask.questions]
+    data, scorer, config = job.items, job.scorer, job.config
+    which = [q - 1 for q in config.ask.questions]
     strategy(STRATEGIES, scorer, "CoDA21 --method ask")  # a model without the capability: one line
     answers = ANSWERS
     answer_ids(scorer.tokenizer, answers, repr(scorer.name))  # answers it cannot tell apart: refused before any work
 
     def hide(text: str, target: str, nonce: str) -> str:
-        return hide_target(text, target, nonce, config.protocol)
+        return hide_target(text, target, nonce, config.recipe)
 
-    groups, problems, pos_list = runnable_groups(data, config)
+    groups, problems = runnable_groups(data, config)
     runnable, truncated = [], 0
     for g in groups:
         try:
-            questions(g, config.nonce, _patterns(g.pos, which[:1]), hide)
+            questions(g, config.nonce, _question_texts(g.pos, which[:1]), hide)
         except ValueError:
             problems.append(GroupProblem(g.id, f"has a context over {MAX_CONTEXT_WORDS} words without the nonce as "
                                                "a word of its own, so it cannot be cut around it (the authors' run "
@@ -251,12 +245,10 @@ def run_ask(job) -> dict | None:
         runnable.append(g)
         truncated += sum(len(hide(c.context, c.word, config.nonce).split(" ")) > MAX_CONTEXT_WORDS
                          for c in g.candidates)
-    key = job.key([[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]]
-                   for g in runnable])
 
     def compute(indices: list[int]) -> list[dict]:
         chunk = [runnable[i] for i in indices]
-        why = {g.id: too_long(scorer, questions(g, config.nonce, _patterns(g.pos, which), hide)) for g in chunk}
+        why = {g.id: too_long(scorer, questions(g, config.nonce, _question_texts(g.pos, which), hide)) for g in chunk}
         fitting = [g for g in chunk if why[g.id] is None]
         matrices = dict(zip([g.id for g in fitting], ask_matrices(scorer, fitting, config.nonce, answers, which=which,
                                                                    hide=hide) if fitting else []))
@@ -274,18 +266,11 @@ def run_ask(job) -> dict | None:
             records.append(record)
         return records
 
-    records = run_units([g.id for g in runnable], compute, group_costs(scorer, runnable),
-                        step=config.groups_per_chunk or 16, log_base=job.log_base, log_key=key, record=GroupRecord,
-                        make_bar=lambda: tqdm(total=len(runnable), desc="CoDA21 groups (ask)", unit="group",
-                                              disable=not (job.progress and context().is_main)))
+    records = run_groups(job, runnable, compute, config.groups_per_chunk or 16, "CoDA21 groups (ask)")
     if records is None:  # another rank than 0: rank 0 writes the result
         return None
     records, skipped = split_skipped(records)
-    problems += skipped
-    result = _result(data, scorer, config, records, problems, pos_list, runnable)
     asked = [g for g in runnable if g.id not in {p.group_id for p in skipped}]
-    result["counts"] = {"truncated_contexts": truncated, "skipped_too_long": len(skipped),
-                        "questions_asked": len(which) * sum(g.k * g.k for g in asked)}
-    result["_items"] = runnable
-    result["_config"] = {"ask": resolved(job.config.ask)}
-    return result
+    counts = {"truncated_contexts": truncated, "skipped_too_long": len(skipped),
+              "questions_asked": len(which) * sum(g.k * g.k for g in asked)}
+    return group_records(records, problems + skipped, runnable, counts, resolved={"ask": resolved(config.ask)})

@@ -2,10 +2,10 @@
 
 Methods: ``likelihood`` (a k x k match-score matrix per group from the model's
 log-probabilities, pseudo-log-likelihoods, embedding cosines or random scores, then the
-alignment; ``evaluate.STRATEGIES`` picks by capability), ``choose`` (the group as one
+alignment; ``likelihood.STRATEGIES`` picks by capability), ``choose`` (the group as one
 matching question to a causal LM, ``choose.py``) and ``ask`` (the authors'
 yes/no question per context-definition pair, P(Yes) aligned; causal or masked LMs,
-``asking.py``). Recipes: ``recipe.py``.
+``ask.py``). Recipes: ``recipe.py``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, LLMPart, Method, SummaryColumn
-from lexprobe.benchmarks.coda21.config import ALIGN_METHODS, PATTERN_NAMES, CodaConfig  # noqa: F401  (its API)
+from lexprobe.benchmarks.coda21.config import CodaConfig, check
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.prompting.method import ChooseMethod
@@ -118,9 +118,9 @@ class CoDA21(Benchmark):
     }
 
     def check_config(self, config: CodaConfig) -> None:
-        from lexprobe.benchmarks.coda21.likelihood import engine_config
-
-        engine_config(config).validate()
+        check(config)  # what the option declarations refuse
+        if not config.nonce.strip():
+            raise LexprobeError("--nonce must be a non-empty word")
         if len(set(config.ask.questions)) != len(config.ask.questions):
             raise LexprobeError(f"--questions {' '.join(map(str, config.ask.questions))} names a question twice; "
                             "give each of 1, 2, 3 at most once")
@@ -177,6 +177,30 @@ class CoDA21(Benchmark):
         from lexprobe.benchmarks.coda21.results import unit_values
 
         return unit_values(result)
+
+    # --- records in, sections out: the groups of the likelihood and ask methods and of people (results.py) ---
+    def sections(self, records, method, config):
+        from lexprobe.benchmarks.coda21.results import without_empty_slices
+
+        out = super().sections(records, method, config)
+        return out if method == "choose" else without_empty_slices(out, method)
+
+    def slices(self, result, units):
+        from lexprobe.benchmarks.coda21.results import slices
+
+        return slices(result, units)
+
+    def baseline_values(self, result):
+        from lexprobe.benchmarks.coda21.results import random_units
+
+        return {} if is_choose(result) else {"random": random_units(result)}
+
+    def breakdowns(self, result):
+        from lexprobe.benchmarks.coda21.results import TASK, breakdown_by_k
+
+        if is_choose(result):
+            return {}
+        return {TASK: {"by_k": breakdown_by_k(result["instances"], intervals=result["method"] != "human")}}
 
     def unit_metrics(self, result):
         from lexprobe.benchmarks.coda21.results import CHOOSE_METRICS
@@ -268,7 +292,7 @@ class CoDA21(Benchmark):
     def human_results(self, item_set, answers):
         from lexprobe.benchmarks.coda21.human_set import coda_results
 
-        return coda_results(item_set, answers)
+        return coda_results(self, item_set, answers)
 
 
 def choose_report(result: dict) -> str:

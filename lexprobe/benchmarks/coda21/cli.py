@@ -128,10 +128,11 @@ def _context_selector(model: str, device: str | None, batch_size: int | None, re
 
 def cmd_build(args) -> int:
     from lexprobe.benchmarks.coda21.builder import BuildConfig
+    from lexprobe.benchmarks.coda21.config import parts_of_speech
     from lexprobe.benchmarks.coda21.recipe import RECIPES
 
     config = BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
-                         pos=("n", "v") if args.pos == "both" else (args.pos,), max_groups=args.max_groups,
+                         pos=parts_of_speech(args.pos), max_groups=args.max_groups,
                          cluster=args.recipe, word_rule=RECIPES[args.recipe].word_rule)
     config.validate()
     with output_lock(args.out):  # a second build on --out stops here, before WordNet and the models load
@@ -249,7 +250,6 @@ def build_small(out_dir: Path, embed, max_groups: int = SMALL_GROUPS) -> Path:
     print(format_stats(coda_stats(CodaData(groups)), title=f"small CoDA21-{variant} built at {path}"))
     print(f"(the same file: `{small_set_command(contexts, 'FILE.json', max_groups)}`)")
     return path
-
 
 
 def small_set_command(contexts: str, out: str, max_groups: int = SMALL_GROUPS) -> str:

@@ -1,21 +1,31 @@
-"""CoDA21's options (``CodaConfig``, from which ``lexprobe coda21 eval`` is derived)."""
+"""CoDA21's options: ``CodaConfig``, the one config. ``lexprobe coda21 eval`` is derived from it, the
+methods read it, and ``check`` refuses what the declarations refuse (choices, positive integers) for a
+config built in Python too, so there is one place that says what a valid option is."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import argparse
+from dataclasses import dataclass, fields, is_dataclass
+from typing import Any
 
 from lexprobe.benchmarks.base import nested, option
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.cli_common import non_negative_int, positive_int
+from lexprobe.errors import LexprobeError
 from lexprobe.prompting.choose_cli import ChooseOptions
 
 ALIGN_METHODS = ("optimal", "exhaustive", "none")
-PATTERN_NAMES = ("definition-of", "defined-as", "is")
+#: ``--pattern``: the language models' prompt after the context (verbs: `` to`` appended)
+PATTERNS = {
+    "definition-of": "{context} Definition of {nonce} is",
+    "defined-as": "{context} {nonce} is defined as",
+    "is": "{context} {nonce} is",
+}
 
 
 @dataclass(frozen=True)
 class AskOptions:
-    """``--method ask``: the authors' yes/no questions (``asking.py``)."""
+    """``--method ask``: the authors' yes/no questions (``ask.py``)."""
 
     questions: tuple[int, ...] = option(
         (1,), "which of the authors' three questions to ask (1: Is <nonce> defined as <definition>?, 2: Can <nonce> "
@@ -42,18 +52,47 @@ class CodaConfig:
                         method=("likelihood", "ask"))
     nonce: str = option("bkatuhla", "made-up word that replaces the target (--method likelihood or ask; choose "
                         "shows a blank)", method=("likelihood", "ask"))
-    pattern: str = option("definition-of", "prompt pattern (LMs; --method likelihood)", choices=PATTERN_NAMES,
+    pattern: str = option("definition-of", "prompt pattern (LMs; --method likelihood)", choices=tuple(PATTERNS),
                           method="likelihood")
     normalize: str = option("sum", "sum or average the definition's token log-probabilities (LMs; --method "
                             "likelihood)", choices=("sum", "mean"), method="likelihood")
     pll: str = option("token", "masked LMs: mask one token at a time, or also the later pieces of the same word "
                       "(--method likelihood)", choices=("token", "word-l2r"), method="likelihood")
     seed: int = option(0, "seed of the choose options and of the random scorer", type=non_negative_int)
-    max_definition_tokens: int = option(48, "definitions cut to this many tokens (LMs)", cli=False)
-    exhaustive_max_k: int = option(10, "largest k for --align exhaustive", cli=False)
+    max_definition_tokens: int = option(48, "definitions cut to this many tokens (LMs)", type=positive_int,
+                                        cli=False)
+    exhaustive_max_k: int = option(10, "largest k for --align exhaustive", type=positive_int, cli=False)
     groups_per_chunk: int | None = option(None, "resumable unit (default: 16 groups for LMs, 256 for cheap "
-                                                "scorers)", cli=False, key=False)
+                                                "scorers)", type=positive_int, cli=False, key=False)
     choose: ChooseOptions = nested(ChooseOptions, "ask-to-choose prompting (--method choose; causal LMs)",
                                    method="choose")
     ask: AskOptions = nested(AskOptions, "yes/no questions per pair (--method ask; causal or masked LMs)",
                              method="ask")
+
+
+def parts_of_speech(pos: str) -> tuple[str, ...]:
+    """The parts of speech ``--pos`` evaluates, in result order (also the result's slices besides ``all``)."""
+    return ("n", "v") if pos == "both" else (pos,)
+
+
+def check(config: Any) -> None:
+    """One line for a value its declaration refuses (not among ``choices``; not an integer its ``type``
+    takes), in nested option groups too: what the CLI's parser refuses, refused for the Python API."""
+    for f in fields(config):
+        value, md = getattr(config, f.name), f.metadata
+        if is_dataclass(value):
+            check(value)
+            continue
+        flag = md.get("flag") or "--" + f.name.replace("_", "-")
+        for v in (value if isinstance(value, tuple) else (value,)):
+            if v is None and f.default is None:
+                continue
+            if md.get("choices") is not None and v not in md["choices"]:
+                raise LexprobeError(f"unknown {flag} {v!r}; use {', '.join(map(str, md['choices']))}")
+            if md.get("type") in (positive_int, non_negative_int):
+                try:
+                    if isinstance(v, bool) or not isinstance(v, int):
+                        raise argparse.ArgumentTypeError(f"expected an integer, got {v!r}")
+                    md["type"](str(v))
+                except argparse.ArgumentTypeError as err:
+                    raise LexprobeError(f"{flag} {err}") from None

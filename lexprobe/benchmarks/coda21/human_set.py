@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import random
 import string
-from collections import defaultdict
 from typing import Any, Sequence
 
-import numpy as np
-
+from lexprobe.benchmarks.base import Records
 from lexprobe.benchmarks.coda21.dataset import replace_target
-from lexprobe.benchmarks.coda21.results import upgrade
+from lexprobe.benchmarks.coda21.results import TASK
 from lexprobe.cache import stable_hash
 from lexprobe.human.items import BLANK, groups_digest, make_item_set
 from lexprobe.human.score import POOLED, finish_person_result, person_config, person_model, who
 from lexprobe.metrics.alignment import accuracy as alignment_accuracy
-from lexprobe.metrics.alignment import random_baseline as alignment_random_baseline
-from lexprobe.stats.bootstrap import mean_intervals
+from lexprobe.result_schema import new_result
 
 
 def coda_item_set(groups: Sequence, seed: int, subset: str, source: str = "") -> dict:
@@ -57,37 +54,17 @@ def _align_record(item: dict, answer: list[str], participant: str) -> dict:
     }
 
 
-def coda_result(item_set: dict, answers: dict[str, dict[str, Any]], participant: str) -> dict:
+def coda_result(bench: Any, item_set: dict, answers: dict[str, dict[str, Any]], participant: str) -> dict:
+    """A participant's (or ``@pooled``) result: their groups' records aggregated as a model's (``bench.sections``)."""
     items = {it["id"]: it for it in item_set["items"]}
     who = sorted(answers) if participant == POOLED else [participant]
     records = [_align_record(items[i], a, p) for p in who for i, a in answers.get(p, {}).items() if i in items]
-    pos_list = sorted({it["pos"] for it in item_set["items"]})
-    metrics = {}
-    for key in pos_list + ["both"]:
-        sub = [r for r in records if key == "both" or r["pos"] == key]
-        metrics[key] = {
-            "accuracy": float(np.mean([r["accuracy"] for r in sub])) if sub else None,
-            "random_baseline": alignment_random_baseline([r["k"] for r in sub]) if sub else None,
-            "groups": len(sub), "skipped": 0,
-            "ci": mean_intervals({"accuracy": [r["accuracy"] for r in sub],
-                                  "random_baseline": [1.0 / r["k"] for r in sub]}),
-        }
-    by_k = defaultdict(list)
-    for r in records:
-        by_k[r["k"]].append(r["accuracy"])
-    result = {
-        "benchmark": "coda21", "task": "context-definition alignment", "model": person_model(participant),
-        "config": {**person_config(item_set, item_set["items"], participant, len(records), who), "align": "human"},
-        "metrics": metrics,
-        "breakdowns": {"by_k": {str(k): {"groups": len(v), "accuracy": float(np.mean(v)), "random_baseline": 1 / k}
-                                for k, v in sorted(by_k.items())}},
-        "skipped": [], "instances": records,
-    }
+    config = {**person_config(item_set, item_set["items"], participant, len(records), who), "align": "human"}
+    sections = bench.sections(Records(records, counts={"skipped_groups": 0}, tasks=[TASK]), "human", config)
+    result = new_result("coda21", person_model(participant), "human", "human", config, sections)
     return finish_person_result(result, item_set["digests"]["alignment"], len(items), "group")
 
 
-def coda_results(item_set: dict, answers: dict[str, dict[str, Any]]) -> dict[str, dict]:
+def coda_results(bench: Any, item_set: dict, answers: dict[str, dict[str, Any]]) -> dict[str, dict]:
     """{participant: result} (``@pooled``: all participants together), in schema 2."""
-    return {p: upgrade(coda_result(item_set, answers, p)) for p in who(answers)}
-
-
+    return {p: coda_result(bench, item_set, answers, p) for p in who(answers)}

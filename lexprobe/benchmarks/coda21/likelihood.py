@@ -1,4 +1,5 @@
-"""CoDA21 evaluation: match-score matrices, alignment, accuracy per POS.
+"""CoDA21's likelihood method: a match-score matrix per group, aligned; the per-group records (``Records``)
+that ``evaluate`` aggregates into accuracy per POS (``results.py`` names the slices, baseline, breakdown).
 
 For every group the k x k matrix ``scores[c, d]`` (context c, definition d) is
 computed with whatever scorer the model gives:
@@ -13,10 +14,10 @@ computed with whatever scorer the model gives:
   removed and the definition; each text is encoded once.
 - random: seeded scores per group.
 
-The target is replaced as a whole word, everywhere it occurs; ``protocol="authors"``
+The target is replaced as a whole word, everywhere it occurs; the ``authors`` recipe
 replaces substrings (``str.replace``) as the released code did. Groups are solved
 with ``lexprobe.metrics.alignment``: ties never favour the gold alignment (the
-definitions are put in a fixed pseudo-random order first); ``protocol="authors"``
+definitions are put in a fixed pseudo-random order first); the ``authors`` recipe
 keeps the file order and the first best permutation in enumeration order, as the
 released code did. Finished groups go to a ResumeLog so an interrupted run resumes.
 """
@@ -24,17 +25,18 @@ released code did. Finished groups go to a ResumeLog so an interrupted run resum
 from __future__ import annotations
 
 import logging
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Sequence, TypedDict
 
 import numpy as np
 from tqdm.auto import tqdm
 
+from lexprobe.benchmarks.base import Records
+from lexprobe.benchmarks.coda21.config import PATTERNS, CodaConfig, parts_of_speech
 from lexprobe.benchmarks.coda21.dataset import POS_NAMES, CodaData, Group, GroupProblem, replace_target
 from lexprobe.benchmarks.coda21.recipe import RECIPES
+from lexprobe.benchmarks.coda21.results import TASK
 from lexprobe.distributed import context, run_units, token_counts
-from lexprobe.errors import LexprobeError
 from lexprobe.metrics import alignment as al
 from lexprobe.scorers.capabilities import (
     CountsTruncation,
@@ -47,64 +49,14 @@ from lexprobe.scorers.capabilities import (
     WordVectors,
     strategy,
 )
-from lexprobe.stats.bootstrap import mean_intervals
 
 log = logging.getLogger(__name__)
 
-PATTERNS = {
-    "definition-of": "{context} Definition of {nonce} is",
-    "defined-as": "{context} {nonce} is defined as",
-    "is": "{context} {nonce} is",
-}
-ALIGN_METHODS = ("optimal", "exhaustive", "none")
-
-
-@dataclass(frozen=True)
-class EvalConfig:
-    align: str = "optimal"
-    pos: str = "both"  # n, v or both
-    limit: int | None = None  # first N groups per POS
-    nonce: str = "bkatuhla"
-    pattern: str = "definition-of"
-    normalize: str = "sum"  # sum | mean of definition token log-probs (LM scorers)
-    pll_variant: str = "token"  # token | word-l2r (masked LMs)
-    max_definition_tokens: int = 48
-    exhaustive_max_k: int = al.EXHAUSTIVE_MAX_K
-    groups_per_chunk: int | None = None  # resumable unit; default 16 for LMs, 256 for cheap scorers
-    protocol: str = "paper"  # paper | authors (substring replacement, first best permutation on ties)
-
-    def validate(self) -> None:
-        if self.align not in ALIGN_METHODS:
-            raise LexprobeError(f"unknown --align {self.align!r}; use optimal, exhaustive or none")
-        if self.pattern not in PATTERNS:
-            raise LexprobeError(f"unknown --pattern {self.pattern!r}; use {', '.join(PATTERNS)}")
-        if self.pos not in ("n", "v", "both"):
-            raise LexprobeError(f"unknown --pos {self.pos!r}; use n, v or both")
-        if self.normalize not in ("sum", "mean"):
-            raise LexprobeError(f"unknown --normalize {self.normalize!r}; use sum or mean")
-        for name in ("limit", "groups_per_chunk"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-                raise LexprobeError(f"{name} must be a positive integer or None (all), got {value!r}")
-        if self.protocol not in ("paper", "authors"):
-            raise LexprobeError(f"unknown --protocol {self.protocol!r} for CoDA21; use paper or authors")
-        if not self.nonce.strip():
-            raise LexprobeError("--nonce must be a non-empty word")
-
-
-def engine_config(config) -> EvalConfig:
-    """The likelihood engine's ``EvalConfig`` of a ``CodaConfig``."""
-    return EvalConfig(align=config.align, pos=config.pos, limit=config.limit, nonce=config.nonce,
-                      pattern=config.pattern, normalize=config.normalize, pll_variant=config.pll,
-                      max_definition_tokens=config.max_definition_tokens, exhaustive_max_k=config.exhaustive_max_k,
-                      groups_per_chunk=config.groups_per_chunk, protocol=config.recipe)
-
-
 # --- texts --------------------------------------------------------------------------
 
-def hide_target(context: str, word: str, replacement: str, protocol: str = "paper") -> str:
+def hide_target(context: str, word: str, replacement: str, recipe: str = "paper") -> str:
     """paper: whole-word replacement; authors: ``str.replace`` (also inside longer words)."""
-    if RECIPES[protocol].replace_substrings:
+    if RECIPES[recipe].replace_substrings:
         if word not in context:
             raise ValueError(f"target {word!r} not found in context {context[:80]!r}")
         return context.replace(word, replacement)
@@ -112,21 +64,21 @@ def hide_target(context: str, word: str, replacement: str, protocol: str = "pape
 
 
 def prompt(context: str, word: str, pos: str, nonce: str = "bkatuhla", pattern: str = "definition-of",
-           protocol: str = "paper") -> str:
-    text = PATTERNS[pattern].format(context=hide_target(context, word, nonce, protocol), nonce=nonce)
+           recipe: str = "paper") -> str:
+    text = PATTERNS[pattern].format(context=hide_target(context, word, nonce, recipe), nonce=nonce)
     return text + " to" if pos == "v" else text
 
 
-def context_without_target(context: str, word: str, protocol: str = "paper") -> str:
-    return hide_target(context, word, "", protocol)
+def context_without_target(context: str, word: str, recipe: str = "paper") -> str:
+    return hide_target(context, word, "", recipe)
 
 
 # --- match scores -------------------------------------------------------------------
 
-def _lm_requests(groups: Sequence[Group], config: EvalConfig) -> list[tuple[str, str]]:
+def _lm_requests(groups: Sequence[Group], config: CodaConfig) -> list[tuple[str, str]]:
     requests = []
     for g in groups:
-        prompts = [prompt(c.context, c.word, g.pos, config.nonce, config.pattern, config.protocol)
+        prompts = [prompt(c.context, c.word, g.pos, config.nonce, config.pattern, config.recipe)
                    for c in g.candidates]
         for p in prompts:
             for d in g.candidates:
@@ -143,16 +95,16 @@ def _split_matrices(groups: Sequence[Group], flat: Sequence[float] | np.ndarray)
     return out
 
 
-def _pll_encoder(config: EvalConfig):
+def _pll_encoder(config: CodaConfig):
     """authors: the released code's input, a lone byte-level space token scored too (``authors_pll``)."""
-    if not RECIPES[config.protocol].authors_pll_input:
+    if not RECIPES[config.recipe].authors_pll_input:
         return None
     from lexprobe.benchmarks.coda21.authors_pll import authors_pll_encoding
 
     return authors_pll_encoding
 
 
-def _causal_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[np.ndarray]:
+def _causal_matrices(groups: Sequence[Group], scorer: Any, config: CodaConfig) -> list[np.ndarray]:
     reduce = np.mean if config.normalize == "mean" else np.sum
     fitted = isinstance(scorer, PairTokenizer)
     if fitted:  # fitted to the model as ``group_fits`` counted them
@@ -163,7 +115,7 @@ def _causal_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -
     return _split_matrices(groups, flat)
 
 
-def _causal_pairs(group: Group, scorer: Any, config: EvalConfig) -> tuple[list[tuple[tuple, tuple]], int]:
+def _causal_pairs(group: Group, scorer: Any, config: CodaConfig) -> tuple[list[tuple[tuple, tuple]], int]:
     """The group's k x k (prompt, definition) token pairs, each prompt's start cut where a pair does not fit
     the model, and how many of its k prompts were cut; ``TooLong`` where a definition alone does not fit."""
     from lexprobe.scorers.causal import fit_context
@@ -177,7 +129,7 @@ def _causal_pairs(group: Group, scorer: Any, config: EvalConfig) -> tuple[list[t
     return pairs, len(cut)
 
 
-def _masked_cut(group: Group, scorer: Any, config: EvalConfig) -> int:
+def _masked_cut(group: Group, scorer: Any, config: CodaConfig) -> int:
     """How many of the group's k prompts lose tokens for a definition to fit (``TooLong``: one cannot)."""
     from lexprobe.scorers.pll import prefix_cut
 
@@ -194,7 +146,7 @@ class GroupFit:
     truncated_contexts: int = 0
 
 
-def group_fits(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[GroupFit]:
+def group_fits(groups: Sequence[Group], scorer: Any, config: CodaConfig) -> list[GroupFit]:
     """Per group, before scoring: a language model's input has room for every prompt with every definition,
     cutting a prompt's start if need be (counted), or the group is skipped (a definition alone is too long)."""
     from lexprobe.scorers.base import TooLong
@@ -247,18 +199,18 @@ def split_skipped(records: Sequence[dict]) -> tuple[list[dict], list[GroupProble
             [GroupProblem(r["id"], r["skipped"]) for r in records if "skipped" in r])
 
 
-def _masked_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[np.ndarray]:
+def _masked_matrices(groups: Sequence[Group], scorer: Any, config: CodaConfig) -> list[np.ndarray]:
     from lexprobe.scorers.pll import pll_scores
 
     # CoDA21's 48-token cut of definitions is made here; the PLL API scores whole texts
-    flat = pll_scores(scorer, _lm_requests(groups, config), variant=config.pll_variant,
+    flat = pll_scores(scorer, _lm_requests(groups, config), variant=config.pll,
                       max_tokens=config.max_definition_tokens, normalize=config.normalize,
                       encoder=_pll_encoder(config))
     return _split_matrices(groups, flat)
 
 
-def _embedding_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[np.ndarray]:
-    contexts = [context_without_target(c.context, c.word, config.protocol) for g in groups for c in g.candidates]
+def _embedding_matrices(groups: Sequence[Group], scorer: Any, config: CodaConfig) -> list[np.ndarray]:
+    contexts = [context_without_target(c.context, c.word, config.recipe) for g in groups for c in g.candidates]
     definitions = [c.definition for g in groups for c in g.candidates]
     texts = list(dict.fromkeys(contexts + definitions))  # each distinct text encoded once
     index = {t: i for i, t in enumerate(texts)}
@@ -272,7 +224,7 @@ def _embedding_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig
     return out
 
 
-def _random_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig) -> list[np.ndarray]:
+def _random_matrices(groups: Sequence[Group], scorer: Any, config: CodaConfig) -> list[np.ndarray]:
     return [np.asarray(scorer.scores(f"coda21:{g.id}", g.k * g.k), dtype=np.float64).reshape(g.k, g.k)
             for g in groups]
 
@@ -282,7 +234,7 @@ STRATEGIES = {RandomScores: _random_matrices, TokenLogprobs: _causal_matrices, S
               SentenceEmbeddings: _embedding_matrices}
 
 
-def match_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig = EvalConfig()) -> list[np.ndarray]:
+def match_matrices(groups: Sequence[Group], scorer: Any, config: CodaConfig = CodaConfig()) -> list[np.ndarray]:
     """One k x k matrix per group, rows = contexts, columns = definitions."""
     if not groups:
         return []
@@ -291,9 +243,9 @@ def match_matrices(groups: Sequence[Group], scorer: Any, config: EvalConfig = Ev
 
 # --- one group -------------------------------------------------------------------------
 
-def group_record(group: Group, scores: np.ndarray, config: EvalConfig) -> dict[str, Any]:
+def group_record(group: Group, scores: np.ndarray, config: CodaConfig) -> dict[str, Any]:
     method = config.align
-    if RECIPES[config.protocol].file_order_ties:  # file order, first best permutation (the released enumeration)
+    if RECIPES[config.recipe].file_order_ties:  # file order, first best permutation (the released enumeration)
         order = np.arange(group.k)
         method = "first-best" if config.align == "optimal" else config.align
     else:
@@ -324,13 +276,13 @@ def _pairs(assignment: np.ndarray, method: str) -> list[list[int]]:
     return [[c, int(d)] for c, d in enumerate(assignment)]
 
 
-def _check_group(group: Group, config: EvalConfig) -> str | None:
+def _check_group(group: Group, config: CodaConfig) -> str | None:
     if config.align == "exhaustive" and group.k > config.exhaustive_max_k:
         return (f"has k={group.k} > {config.exhaustive_max_k}, too many for --align exhaustive "
                 f"(use --align optimal)")
     try:
         for c in group.candidates:
-            hide_target(c.context, c.word, config.nonce, config.protocol)
+            hide_target(c.context, c.word, config.nonce, config.recipe)
     except ValueError as err:
         return str(err)
     return None
@@ -339,8 +291,8 @@ def _check_group(group: Group, config: EvalConfig) -> str | None:
 STATIC_SKIP = "has a text without any token with a vector (the authors' get_mean_emb raises here, aligner.py:284-285)"
 
 
-def _static_texts(group: Group, config: EvalConfig) -> list[str]:
-    return ([context_without_target(c.context, c.word, config.protocol) for c in group.candidates]
+def _static_texts(group: Group, config: CodaConfig) -> list[str]:
+    return ([context_without_target(c.context, c.word, config.recipe) for c in group.candidates]
             + [c.definition for c in group.candidates])
 
 
@@ -349,16 +301,16 @@ def is_static_vectors(scorer: Any) -> bool:
     return isinstance(scorer, WordVectors)
 
 
-def _static_check(group: Group, scorer: Any, config: EvalConfig) -> str | None:
+def _static_check(group: Group, scorer: Any, config: CodaConfig) -> str | None:
     """authors: a group with a context or definition static vectors cannot embed is skipped (their run
     stopped with ValueError); paper: such a text is the zero vector (cosine 0 with everything)."""
-    if not (RECIPES[config.protocol].static_skip and is_static_vectors(scorer)):
+    if not (RECIPES[config.recipe].static_skip and is_static_vectors(scorer)):
         return None
     return None if all(scorer.can_embed(t) for t in _static_texts(group, config)) else STATIC_SKIP
 
 
 def static_counts(scorer: Any, groups: Sequence[Group], problems: Sequence[GroupProblem],
-                  config: EvalConfig) -> dict[str, int]:
+                  config: CodaConfig) -> dict[str, int]:
     """The result's ``counts`` of a static-vector run: tokens of the distinct texts embedded and how many had
     no vector (left out of the average), texts with none at all (the zero vector), groups skipped for it."""
     from lexprobe.scorers.embedding import vector_counts
@@ -368,38 +320,11 @@ def static_counts(scorer: Any, groups: Sequence[Group], problems: Sequence[Group
                                                                                  for p in problems)}
 
 
-# --- metrics ---------------------------------------------------------------------------
-
-def summarise(records: Sequence[dict], problems: Sequence[GroupProblem], pos: Sequence[str]) -> dict[str, Any]:
-    metrics: dict[str, Any] = {}
-    for key, members in [(p, [r for r in records if r["pos"] == p]) for p in pos] + [("both", list(records))]:
-        metrics[key] = {
-            "accuracy": float(np.mean([r["accuracy"] for r in members])) if members else None,
-            "simple_accuracy": float(np.mean([r["simple_accuracy"] for r in members])) if members else None,
-            "random_baseline": al.random_baseline([r["k"] for r in members]) if members else None,
-            "groups": len(members),
-            "skipped": sum(1 for p in problems if key == "both" or p.group_id.startswith(key + "/")),
-            "ci": mean_intervals({"accuracy": [r["accuracy"] for r in members], "simple_accuracy": [
-                r["simple_accuracy"] for r in members], "random_baseline": [1.0 / r["k"] for r in members]}),
-        }
-    return metrics
-
-
-def breakdown_by_k(records: Sequence[dict]) -> dict[str, dict[str, Any]]:
-    out = {}
-    for k in sorted({r["k"] for r in records}):
-        accs = [r["accuracy"] for r in records if r["k"] == k]
-        out[str(k)] = {"groups": len(accs), "accuracy": float(np.mean(accs)), "random_baseline": 1.0 / k,
-                       "ci": mean_intervals({"accuracy": accs, "random_baseline": [1.0 / k] * len(accs)})}
-    return out
-
-
 # --- the run ---------------------------------------------------------------------------
 
-def select_groups(data: CodaData, config: EvalConfig) -> list[Group]:
-    pos_list = ("n", "v") if config.pos == "both" else (config.pos,)
+def select_groups(data: CodaData, config: CodaConfig) -> list[Group]:
     chosen = []
-    for p in pos_list:
+    for p in parts_of_speech(config.pos):
         groups = data.by_pos(p)
         chosen.extend(groups[: config.limit] if config.limit is not None else groups)
     return chosen
@@ -412,23 +337,10 @@ def group_costs(scorer: Any, groups: Sequence[Group]) -> list[float]:
     return [g.k * sum(count[c.context] + count[c.definition] for c in g.candidates) for g in groups]
 
 
-def evaluate(data: CodaData, scorer: Any, config: EvalConfig = EvalConfig(), out: str | Path | None = None,
-             progress: bool = False) -> dict[str, Any] | None:
-    """CoDA21 through ``benchmarks.evaluate.evaluate`` (kept for Python callers of the old signature)."""
-    from lexprobe.benchmarks.coda21.config import CodaConfig
-    from lexprobe.benchmarks.evaluate import evaluate as run
-
-    config.validate()
-    fields = {k: v for k, v in asdict(config).items() if k != "protocol"}
-    cfg = CodaConfig(data=data.source, recipe=config.protocol, pll=fields.pop("pll_variant"), **fields)
-    return run("coda21", scorer, cfg, out, items=data, progress=progress)
-
-
-def runnable_groups(data: CodaData, config: EvalConfig, scorer: Any = None) -> tuple[list[Group], list[GroupProblem], tuple]:
-    """The groups of the run, the problems of those left out, the POS list."""
+def runnable_groups(data: CodaData, config: CodaConfig, scorer: Any = None) -> tuple[list[Group], list[GroupProblem]]:
+    """The groups of the run, and the problems of those left out."""
     groups = select_groups(data, config)
-    pos_list = ("n", "v") if config.pos == "both" else (config.pos,)
-    problems = [p for p in data.problems if p.group_id.split("/")[0] in pos_list]
+    problems = [p for p in data.problems if p.group_id.split("/")[0] in parts_of_speech(config.pos)]
     runnable = []
     for g in groups:
         reason = _check_group(g, config) or _static_check(g, scorer, config)
@@ -438,17 +350,33 @@ def runnable_groups(data: CodaData, config: EvalConfig, scorer: Any = None) -> t
             runnable.append(g)
     for p in problems:
         log.warning("skipping %s", p)
-    return runnable, problems, pos_list
+    return runnable, problems
 
 
-def run_likelihood(job) -> dict[str, Any] | None:
+def run_groups(job, groups: Sequence[Group], compute: Any, step: int, desc: str) -> list[dict] | None:
+    """The groups as resume units through ``distributed.run_units`` (keyed by the job's one resume key; under
+    ``torchrun`` split across ranks by token count); their records on rank 0, None on the others."""
+    key = job.key([[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]]
+                   for g in groups])
+    return run_units([g.id for g in groups], compute, group_costs(job.scorer, groups), step=step,
+                     log_base=job.log_base, log_key=key, record=GroupRecord,
+                     make_bar=lambda: tqdm(total=len(groups), desc=desc, unit="group",
+                                           disable=not (job.progress and context().is_main)))
+
+
+def group_records(records: Sequence[dict], problems: Sequence[GroupProblem], runnable: Sequence[Group],
+                  counts: dict[str, int], **more: Any) -> Records:
+    """A run's ``Records``: the scored groups, those left out (``skipped``, counted first), what was counted."""
+    skipped = [{"unit": p.group_id, "reason": p.reason} for p in problems]
+    return Records(list(records), items=list(runnable), counts={"skipped_groups": len(skipped), **counts},
+                   skipped=skipped, tasks=[TASK], **more)
+
+
+def run_likelihood(job) -> Records | None:
     """The likelihood method: every group's match-score matrix, aligned; groups are resume units
     (under ``torchrun`` split across ranks by token count)."""
-    data, scorer, config = job.items, job.scorer, engine_config(job.config)
-    config.validate()
-    runnable, problems, pos_list = runnable_groups(data, config, scorer)
-    key = job.key([[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]]
-                   for g in runnable])
+    data, scorer, config = job.items, job.scorer, job.config
+    runnable, problems = runnable_groups(data, config, scorer)
     cheap = not isinstance(scorer, (TokenLogprobs, SlotLogprobs))
     step = config.groups_per_chunk or (256 if cheap else 16)
 
@@ -468,37 +396,20 @@ def run_likelihood(job) -> dict[str, Any] | None:
             out.append(record)
         return out
 
-    records = run_units([g.id for g in runnable], compute, group_costs(scorer, runnable), step=step,
-                        log_base=job.log_base, log_key=key, record=GroupRecord,
-                        make_bar=lambda: tqdm(total=len(runnable), desc="CoDA21 groups", unit="group",
-                                              disable=not (job.progress and context().is_main)))
+    records = run_groups(job, runnable, compute, step, "CoDA21 groups")
     if records is None:  # another rank than 0: rank 0 writes the result
         return None
     records, too_long = split_skipped(records)
-    result = _result(data, scorer, config, records, problems + too_long, pos_list, runnable)
+    counts: dict[str, int] = {}
     if is_static_vectors(scorer):  # what the static vectors could not embed or the recipe skipped: counts
-        result["counts"] = static_counts(scorer, runnable, problems, config)
+        counts = static_counts(scorer, runnable, problems, config)
     elif isinstance(scorer, (TokenLogprobs, SlotLogprobs)):  # what did not fit the model: counts
-        result["counts"] = {"skipped_too_long": len(too_long),
-                            "truncated_contexts": sum(r.get("truncated_contexts", 0) for r in records)}
+        counts = {"skipped_too_long": len(too_long),
+                  "truncated_contexts": sum(r.get("truncated_contexts", 0) for r in records)}
     elif isinstance(scorer, CountsTruncation):  # a sentence encoder cuts long texts: counted
         texts = sorted({t for g in runnable for t in _static_texts(g, config)})
-        result["counts"] = {"truncated_texts": scorer.truncated(texts)}
-    result["_items"] = runnable
-    return result
-
-
-def _result(data, scorer, config, records, problems, pos_list, runnable) -> dict[str, Any]:
-    return {
-        "benchmark": "coda21",
-        "task": "context-definition alignment",
-        "model": scorer.describe(),
-        "config": {**asdict(config), "data": data.source},
-        "metrics": summarise(records, problems, pos_list),
-        "breakdowns": {"by_k": breakdown_by_k(records)},
-        "skipped": [{"group": p.group_id, "reason": p.reason} for p in problems],
-        "instances": records,
-    }
+        counts = {"truncated_texts": scorer.truncated(texts)}
+    return group_records(records, problems + too_long, runnable, counts)
 
 
 def format_result(result: dict[str, Any]) -> str:

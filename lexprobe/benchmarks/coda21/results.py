@@ -1,9 +1,10 @@
-"""CoDA21 results in schema 2: sections from a run's summary, per-unit values, failure-page rows.
+"""CoDA21 results in schema 2: per-unit values, slices, baseline and breakdown of a run's group records
+(``Benchmark.sections`` aggregates them), failure-page rows, and ``upgrade`` for schema-1 files.
 
-One task, ``alignment``; slices ``n``, ``v`` and ``all``; a unit is a group. The likelihood
-method's metrics are ``accuracy`` (one-to-one alignment) and ``simple_accuracy`` (simple
-matching), with the exact random baseline's accuracy on the same groups; ask-to-choose
-results report each answer reading's accuracy.
+One task, ``alignment``; slices ``n``, ``v`` (as ``--pos`` chose) and ``all``; a unit is a group.
+The likelihood and ask methods' metrics are ``accuracy`` (one-to-one alignment) and
+``simple_accuracy`` (simple matching), with the exact random baseline's accuracy (1/k) on the
+same groups; ask-to-choose results report each answer reading's accuracy.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any, Optional, TypedDict
 import numpy as np
 
 from lexprobe.benchmarks.base import Unit
+from lexprobe.benchmarks.coda21.config import parts_of_speech
 from lexprobe.prompting.readings import (
     GENERATED,
     READINGS,
@@ -36,7 +38,7 @@ def _slice(key: str) -> str:
 
 
 def upgrade(old: dict) -> dict:
-    """A schema-1 CoDA21 result (or a method's summary) in schema 2."""
+    """A schema-1 CoDA21 result (a file of lexprobe before schema 2, or the choose method's summary) in schema 2."""
     method, recipe = v1_method_recipe(old)
     metrics, random = {}, {}
     old_metrics = old.get("metrics") or {}
@@ -110,8 +112,46 @@ def instance_spec(result: dict) -> Any:
 def unit_values(result: dict) -> list[Unit]:
     if is_choose(result):
         return choose_units(result)
-    return [Unit(r["id"], TASK, r["pos"], {"accuracy": r["accuracy"], "simple_accuracy": r.get("simple_accuracy")})
-            for r in result["instances"]]
+    return [Unit(r["id"], TASK, r["pos"], {k: r[k] for k in ("accuracy", "simple_accuracy") if k in r})
+            for r in result["instances"]]  # (people's groups: no simple matching)
+
+
+def slices(result: dict, units: list[Unit]) -> dict[str, list[Unit]]:
+    """The parts of speech ``--pos`` chose (also one whose groups were all skipped), then ``all``; people's
+    results (no ``--pos``): the parts of speech answered."""
+    pos = (result.get("config") or {}).get("pos")
+    names = parts_of_speech(pos) if pos else sorted({u.pos for u in units})
+    return {**{p: [u for u in units if u.pos == p] for p in names}, "all": list(units)}
+
+
+def random_units(result: dict) -> list[Unit]:
+    """The exact random baseline per group: a random alignment (or simple matching) gets 1/k right."""
+    return [Unit(r["id"], TASK, r["pos"], {"accuracy": 1.0 / r["k"]}) for r in result["instances"]]
+
+
+def without_empty_slices(sections: dict, method: str) -> dict:
+    """A slice without a group (a part of speech whose groups were all skipped): its metrics None and no
+    random baseline (there is no expectation over no groups)."""
+    names = ("accuracy",) if method == "human" else ("accuracy", "simple_accuracy")  # (people: no simple matching)
+    for task, by_slice in sections["metrics"].items():
+        for name, m in by_slice.items():
+            if m["n"] == 0:
+                by_slice[name] = {**dict.fromkeys(names), "n": 0, "ci": {}}
+                sections["baselines"].get("random", {}).get(task, {}).pop(name, None)
+    return sections
+
+
+def breakdown_by_k(records: list[dict], intervals: bool = True) -> dict[str, dict[str, Any]]:
+    """Accuracy and the random baseline by group size k (``intervals``: with their ``ci``; people's: without)."""
+    from lexprobe.stats.bootstrap import mean_intervals
+
+    out: dict[str, dict[str, Any]] = {}
+    for k in sorted({r["k"] for r in records}):
+        accs = [r["accuracy"] for r in records if r["k"] == k]
+        out[str(k)] = {"groups": len(accs), "accuracy": float(np.mean(accs)), "random_baseline": 1.0 / k}
+        if intervals:
+            out[str(k)]["ci"] = mean_intervals({"accuracy": accs, "random_baseline": [1.0 / k] * len(accs)})
+    return out
 
 
 def choose_units(result: dict) -> list[Unit]:

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from lexprobe.benchmarks.coda21.ask import PATTERNS, ask_matrices, questions
+from lexprobe.benchmarks.coda21.ask import QUESTION_TEXTS, ask_matrices, questions
 from lexprobe.benchmarks.coda21.config import AskOptions, CodaConfig
 from lexprobe.benchmarks.coda21.dataset import load_coda
 from lexprobe.benchmarks.coda21.likelihood import hide_target
@@ -56,8 +56,8 @@ def test_the_questions_mean_is_aligned_by_hand(tmp_path):
     assert [q["accuracy"] for q in inst["per_question"]] == [1.0, 0.0, 0.0]
     assert every["method"] == "ask" and every["config"]["ask"]["questions"] == [1, 2, 3]
     assert every["config"]["ask"]["aggregation"] == "mean-prob"
-    assert every["config"]["ask"]["question_text"]["n"] == list(PATTERNS["n"])
-    assert one["config"]["ask"]["question_text"]["v"] == [PATTERNS["v"][0]]
+    assert every["config"]["ask"]["question_text"]["n"] == list(QUESTION_TEXTS["n"])
+    assert one["config"]["ask"]["question_text"]["v"] == [QUESTION_TEXTS["v"][0]]
     assert every["counts"]["questions_asked"] == 3 * one["counts"]["questions_asked"]
 
 

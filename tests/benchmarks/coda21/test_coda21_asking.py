@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from lexprobe.benchmarks.coda21.ask import (
-    ANSWERS, PATTERNS, answer_ids, ask_matrices, cut_context, pattern_scores, questions, yes_probabilities,
+    ANSWERS, QUESTION_TEXTS, answer_ids, ask_matrices, cut_context, pattern_scores, questions, yes_probabilities,
 )
 from lexprobe.benchmarks.coda21.dataset import load_coda
 from lexprobe.models import load_scorer
@@ -28,7 +28,7 @@ def test_questions_are_the_authors_text(tmp_path):
     assert qs[6].startswith("The bkatuhla of apparent temperature is used Is bkatuhla defined as  an idea")
     verb = [x for x in data.groups if x.pos == "v"][0]
     assert questions(verb)[1].endswith("Can bkatuhla defined as to  move in a pattern; usually to musical accompaniment?")
-    assert PATTERNS["v"][2] == "<CONTEXT> Is <NONCE> to <DEFINITION>?"
+    assert QUESTION_TEXTS["v"][2] == "<CONTEXT> Is <NONCE> to <DEFINITION>?"
 
 
 def test_long_contexts_are_cut_to_72_words_around_the_nonce():

@@ -6,11 +6,12 @@ import torch
 
 from lexprobe.benchmarks.coda21.authors_pll import authors_pll_encoding
 from lexprobe.benchmarks.coda21.dataset import load_coda
-from lexprobe.benchmarks.coda21.likelihood import EvalConfig, evaluate, match_matrices, prompt
+from lexprobe.benchmarks.coda21.config import CodaConfig
+from lexprobe.benchmarks.coda21.likelihood import match_matrices, prompt
 from lexprobe.metrics.alignment import exhaustive_alignment, first_best_alignment
 from lexprobe.models import load_scorer
 from lexprobe.scorers.pll import encode_pair
-from tests.benchmarks.coda21.helpers import write_small
+from tests.benchmarks.coda21.helpers import evaluate, write_small
 
 PROMPT = "a dog Definition of bkatuhla is"
 
@@ -72,11 +73,11 @@ def test_roberta_authors_matrix_equals_a_port_of_the_released_loop(tmp_path, tin
     scorer = load_scorer(str(tiny_roberta), batch_size=8)
     data = load_coda(write_small(tmp_path / "small.json"))
     group = data.groups[1]  # two candidates
-    got = match_matrices([group], scorer, EvalConfig(protocol="authors"))[0]
+    got = match_matrices([group], scorer, CodaConfig(recipe="authors"))[0]
     np.testing.assert_allclose(got, _authors_mlm_matrix(scorer.model, scorer.tokenizer, group), atol=1e-4)
-    paper = match_matrices([group], scorer, EvalConfig())[0]
+    paper = match_matrices([group], scorer)[0]
     assert not np.allclose(paper, got, atol=1e-3)  # the lone space token is one more term in every pair
-    assert prompt(group.candidates[0].context, group.candidates[0].word, "n", protocol="authors").endswith(" is")
+    assert prompt(group.candidates[0].context, group.candidates[0].word, "n", recipe="authors").endswith(" is")
 
 
 # ---------------------------------------------------------------- alignment ties (item 8)
@@ -107,8 +108,8 @@ def test_static_vectors_authors_skip_groups_they_cannot_embed(tmp_path):
              "in", "motion", "wind"]
     vec.write_text(f"{len(words)} 2\n" + "".join(f"{w} {i % 3} {i % 5 + 1}\n" for i, w in enumerate(words)))
     scorer = load_scorer(str(vec))
-    paper = evaluate(data, scorer, EvalConfig())
-    authors = evaluate(data, scorer, EvalConfig(protocol="authors"))
+    paper = evaluate(data, scorer)
+    authors = evaluate(data, scorer, recipe="authors")
     assert paper["metrics"]["alignment"]["v"]["n"] == 1 and authors["metrics"]["alignment"]["v"]["n"] == 0
     assert len(authors["skipped"]) == 1 and "get_mean_emb raises" in authors["skipped"][0]["reason"]
     assert paper["counts"]["skipped_groups_without_vectors"] == 0

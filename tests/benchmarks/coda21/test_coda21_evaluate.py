@@ -4,14 +4,13 @@ import numpy as np
 import pytest
 
 from lexprobe.benchmarks.coda21.dataset import Candidate, Group, load_coda
-from lexprobe.benchmarks.coda21.likelihood import (
-    EvalConfig, context_without_target, evaluate, match_matrices, prompt,
-)
+from lexprobe.benchmarks.coda21.config import AskOptions, CodaConfig
+from lexprobe.benchmarks.coda21.likelihood import context_without_target, match_matrices, prompt
 from lexprobe.cache import partial_path
 from lexprobe.errors import LexprobeError
 from lexprobe.scorers.pll import pll_reference
 from lexprobe.scorers.reference import causal_continuation_logprobs
-from tests.benchmarks.coda21.helpers import MatrixScorer, small_coda, write_small
+from tests.benchmarks.coda21.helpers import MatrixScorer, evaluate, small_coda, write_small
 
 # hand-made score matrices (rows: contexts, columns: definitions) for the small file
 MATRICES = {
@@ -39,7 +38,7 @@ def test_prompts_and_target_removal():
 
 @pytest.mark.parametrize("align", ["optimal", "exhaustive"])
 def test_hand_computed_accuracies(small, align):
-    result = evaluate(small, MatrixScorer(MATRICES), EvalConfig(align=align))
+    result = evaluate(small, MatrixScorer(MATRICES), align=align)
     m, rnd = result["metrics"]["alignment"], result["baselines"]["random"]["alignment"]
     assert m["n"]["accuracy"] == pytest.approx((1 + 0) / 2)
     assert m["n"]["simple_accuracy"] == pytest.approx((2 / 3 + 0) / 2)
@@ -59,7 +58,7 @@ def test_hand_computed_accuracies(small, align):
 
 
 def test_simple_matching_mode(small):
-    result = evaluate(small, MatrixScorer(MATRICES), EvalConfig(align="none", pos="n"))
+    result = evaluate(small, MatrixScorer(MATRICES), align="none", pos="n")
     assert result["metrics"]["alignment"]["n"]["accuracy"] == pytest.approx(1 / 3)
     first = result["instances"][0]
     assert first["assignment"] == [0, 0, 2]  # context chosen by each definition
@@ -71,7 +70,7 @@ def test_skipped_groups_are_counted_and_named(tmp_path):
     obj = small_coda()
     obj["n"].append({"candidates": [{"synset_name": "a.n.01"}]})
     data = load_coda(write_small(tmp_path / "c.json", obj))
-    result = evaluate(data, MatrixScorer(MATRICES), EvalConfig(align="exhaustive", exhaustive_max_k=2))
+    result = evaluate(data, MatrixScorer(MATRICES), align="exhaustive", exhaustive_max_k=2)
     skipped = {s["unit"]: s["reason"] for s in result["skipped"]}
     assert set(skipped) == {"n/0", "n/2", "v/0"}
     assert "exhaustive" in skipped["n/0"] and "lacks" in skipped["n/2"]
@@ -82,20 +81,27 @@ def test_skipped_groups_are_counted_and_named(tmp_path):
 
 
 def test_limit_and_bad_config(small):
-    result = evaluate(small, MatrixScorer(MATRICES), EvalConfig(limit=1))
+    result = evaluate(small, MatrixScorer(MATRICES), limit=1)
     assert [i["id"] for i in result["instances"]] == ["n/0", "v/0"]
     with pytest.raises(LexprobeError, match="--align"):
-        evaluate(small, MatrixScorer(MATRICES), EvalConfig(align="greedy"))
+        evaluate(small, MatrixScorer(MATRICES), align="greedy")
+    # the option declarations are the one check, for a config built in Python too (nested groups included)
+    for bad, message in ((dict(groups_per_chunk=0), "--groups-per-chunk must be at least 1"),
+                         (dict(limit=True), "--limit expected an integer"),
+                         (dict(pattern="x"), "unknown --pattern 'x'; use definition-of, defined-as, is"),
+                         (dict(method="ask", ask=AskOptions(questions=(4,))), "unknown --questions 4"),
+                         (dict(nonce=" "), "--nonce must be a non-empty word")):
+        with pytest.raises(LexprobeError, match=message):
+            evaluate(small, MatrixScorer(MATRICES), **bad)
 
 
 def test_resume_after_interruption(small, tmp_path):
     out = tmp_path / "res.json"
-    config = EvalConfig(groups_per_chunk=1)
     with pytest.raises(KeyboardInterrupt):
-        evaluate(small, MatrixScorer(MATRICES, fail_after=1), config, out=out)
+        evaluate(small, MatrixScorer(MATRICES, fail_after=1), out, groups_per_chunk=1)
     assert partial_path(out).exists()
     scorer = MatrixScorer(MATRICES)
-    result = evaluate(small, scorer, config, out=out)
+    result = evaluate(small, scorer, out, groups_per_chunk=1)
     assert scorer.calls == ["coda21:n/1", "coda21:v/0"]  # n/0 came from the log
     assert result["metrics"]["alignment"]["all"]["accuracy"] == pytest.approx(1 / 3)
 
@@ -140,9 +146,8 @@ def test_causal_match_scores_equal_plain_reference(small, tiny_gpt2):
     from lexprobe.models import load_scorer
 
     scorer = load_scorer(str(tiny_gpt2), batch_size=2)
-    config = EvalConfig()
     scorer.stats.clear()
-    matrices = match_matrices(small.groups, scorer, config)
+    matrices = match_matrices(small.groups, scorer)
     assert scorer.stats["context_forwards"] == sum(g.k for g in small.groups)  # one per context, not k
     for g, m in zip(small.groups, matrices):
         for i, c in enumerate(g.candidates):
@@ -150,7 +155,7 @@ def test_causal_match_scores_equal_plain_reference(small, tiny_gpt2):
             for j, d in enumerate(g.candidates):
                 ref = causal_continuation_logprobs(scorer, p, " " + d.definition)[:48].sum()
                 assert m[i, j] == pytest.approx(ref, abs=1e-4)
-    mean = match_matrices(small.groups[:1], scorer, EvalConfig(normalize="mean"))[0]
+    mean = match_matrices(small.groups[:1], scorer, CodaConfig(normalize="mean"))[0]
     g = small.groups[0]
     ref = causal_continuation_logprobs(scorer, prompt(g.candidates[1].context, g.candidates[1].word, "n"),
                                        " " + g.candidates[2].definition)
@@ -185,7 +190,7 @@ def test_masked_match_scores_equal_plain_reference(tiny_bert, variant):
 
     scorer = load_scorer(str(tiny_bert), kind="masked", batch_size=16)
     g = TINY_VOCAB_GROUP
-    (m,) = match_matrices([g], scorer, EvalConfig(pll_variant=variant))
+    (m,) = match_matrices([g], scorer, CodaConfig(pll=variant))
     for i, c in enumerate(g.candidates):
         p = prompt(c.context, c.word, g.pos)
         assert p.endswith("Definition of bkatuhla is to")
@@ -195,5 +200,5 @@ def test_masked_match_scores_equal_plain_reference(tiny_bert, variant):
 
 
 def test_result_is_json_serialisable(small, tmp_path):
-    result = evaluate(small, MatrixScorer(MATRICES), out=tmp_path / "r.json")
+    result = evaluate(small, MatrixScorer(MATRICES), tmp_path / "r.json")
     json.dumps(result)
