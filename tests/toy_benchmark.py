@@ -16,7 +16,7 @@ from typing import ClassVar, TypedDict
 
 import numpy as np
 
-from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, LLMPart, Method, SummaryColumn, Unit, option
+from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, LLMPart, Method, Records, SummaryColumn, Unit, option
 from lexprobe.distributed import run_units
 from lexprobe.prompting.templates import TemplateField
 from lexprobe.scorers.capabilities import RandomScores, SentenceEmbeddings, strategy
@@ -80,18 +80,7 @@ class Pick(Method):
 
         records = run_units([w for w, _ in items], compute, [len(ds) for _, ds in items], step=2,
                             log_base=job.log_base, log_key=job.key(items), record=ToyRecord)
-        if records is None:
-            return None
-        acc = [r["correct"] for r in records]
-        from lexprobe.stats.bootstrap import mean_intervals
-
-        chance = [1.0 / r["k"] for r in records]
-        return {"_items": items, "tasks": ["pick"], "instances": records,
-                "metrics": {"pick": {"all": {"accuracy": float(np.mean(acc)), "n": len(acc),
-                                             "ci": mean_intervals({"accuracy": acc})}}},
-                "baselines": {"random": {"pick": {"all": {"accuracy": float(np.mean(chance)), "n": len(acc),
-                                                          "ci": mean_intervals({"accuracy": chance})}}}},
-                "counts": {"skipped_items": 0}}
+        return None if records is None else Records(records, items=items, counts={"skipped_items": 0})
 
 
 class Toy(Benchmark):
@@ -105,11 +94,11 @@ class Toy(Benchmark):
     def load_items(self, config):
         return ITEMS[: config.limit] if config.limit else list(ITEMS)
 
-    def upgrade(self, legacy):
-        return legacy  # the method returns schema-2 sections
-
     def unit_values(self, result):
         return [Unit(r["word"], "pick", "all", {"accuracy": r["correct"]}) for r in result["instances"]]
+
+    def baseline_values(self, result):
+        return {"random": [Unit(r["word"], "pick", "all", {"accuracy": 1.0 / r["k"]}) for r in result["instances"]]}
 
     def tables(self, results):
         table = Table("toy", "Toy: pick the definition", ["Model", "accuracy (%)"])
@@ -153,7 +142,6 @@ class Toy(Benchmark):
     def human_results(self, item_set, answers):
         from lexprobe.human.score import finish_person_result, person_config, person_model, who
         from lexprobe.result_schema import new_result
-        from lexprobe.stats.bootstrap import mean_intervals
 
         items = {it["id"]: it for it in item_set["items"]}
         out = {}
@@ -162,13 +150,8 @@ class Toy(Benchmark):
             records = [{"word": items[i]["word"], "pick": a, "k": len(items[i]["options"]),
                         "correct": float(a == items[i]["answer"]), "participant": p}
                        for p in people for i, a in answers.get(p, {}).items() if i in items]
-            acc, chance = [r["correct"] for r in records], [1.0 / r["k"] for r in records]
-            sections = {"tasks": ["pick"], "instances": records,
-                        "metrics": {"pick": {"all": {"accuracy": float(np.mean(acc)) if acc else None, "n": len(acc),
-                                                     "ci": mean_intervals({"accuracy": acc})}}},
-                        "baselines": {"random": {"pick": {"all": {
-                            "accuracy": float(np.mean(chance)) if chance else None, "n": len(acc)}}}}}
             config = person_config(item_set, list(items.values()), person, len(records), people)
+            sections = self.sections(Records(records, tasks=["pick"]), "human", config)  # as a model's run
             result = new_result("toy", person_model(person), "human", "paper", config, sections)
             out[person] = finish_person_result(result, item_set["digests"]["pick"], len(items), "item")
         return out

@@ -166,8 +166,10 @@ class Method(ABC):
     help: ClassVar[str] = ""
 
     @abstractmethod
-    def run(self, job: "Job") -> dict | None:
-        """The result's sections (``result_schema``) on rank 0; None on other ranks."""
+    def run(self, job: "Job") -> "Records | dict | None":
+        """The run's per-unit ``Records`` on rank 0 (None on other ranks): units through
+        ``distributed.run_units`` keyed by ``job.key``. (A ``dict``: a method not yet moved to records, whose
+        schema-1 summary ``Benchmark.upgrade`` converts.)"""
 
 
 @dataclass
@@ -229,8 +231,28 @@ class Unit:
 
     key: str
     task: str
-    pos: str
+    pos: str  #: the unit's slice besides ``all`` (a part of speech, a bucket); "all": none
     values: dict[str, float | None] = field(default_factory=dict)
+
+
+@dataclass
+class Records:
+    """What a method returns: its per-unit records, and what the run counted (lm-eval's ``process_results``).
+
+    Why: a method computes per-unit values only; ``evaluate`` builds every ``metrics``,
+    ``baselines`` and ``ci`` of the result from them (``Benchmark.sections``), so the same
+    numbers are never aggregated twice, in two places, in two shapes.
+    """
+
+    instances: list[dict]  #: one record per unit (per unit and option order for choose): the result's instances
+    items: Any = None  #: what the run record's items digest covers (None: the instances)
+    counts: dict[str, int] = field(default_factory=dict)  #: truncations, skips and drops counted while scoring
+    skipped: list[dict] = field(default_factory=list)  #: units not evaluated: [{"unit", "reason"}]
+    tasks: list[str] | None = None  #: the result's tasks (None: those of the units, in ``meta.tasks`` order)
+    readings: list[str] = field(default_factory=list)  #: answer readings (choose), in report order
+    resolved: dict = field(default_factory=dict)  #: what the method resolved from the config, by option (a template's text)
+    timing: dict = field(default_factory=dict)  #: the method's own timings (seconds per stage)
+    sections: dict = field(default_factory=dict)  #: sections built otherwise, as they are (a layer sweep's ``sweep``)
 
 
 class Benchmark(ABC):
@@ -286,9 +308,73 @@ class Benchmark(ABC):
     #: what a "failure" is on the report's items page (its "failures only" filter), in one sentence
     failure_note: ClassVar[str] = ""
 
-    @abstractmethod
     def upgrade(self, legacy: dict) -> dict:
-        """A result of schema 1 (today's files, or a method's own summary) in schema 2."""
+        """A result file of schema 1 (lexprobe before the Benchmark contract) in schema 2: only for reading old
+        files (``result_schema.load``); a method returns ``Records``."""
+        raise LexprobeError(f"{self.meta.name} has no schema-1 result files to read")
+
+    # --- records in, sections out (``evaluate``) --------------------------------------------
+    def sections(self, records: Records, method: str, config: dict) -> dict:
+        """The result's sections built from a method's per-unit ``records``: ``metrics`` and ``baselines`` per
+        task and slice (``slices``, ``aggregate`` on ``unit_values`` and ``baseline_values``), ``breakdowns`` and
+        ``counts`` (the two optional hooks), ``skipped`` and ``instances`` as recorded. ``config``: the result's
+        recorded config (hooks read e.g. a choose run's options from it). People's answers come here too."""
+        result = {"benchmark": self.meta.name, "method": method, "config": config, "readings": list(records.readings),
+                  "instances": records.instances, "skipped": records.skipped}
+        units = self.unit_values(result)
+        tasks = records.tasks or [t for t in self.meta.tasks if any(u.task == t for u in units)]
+        result["tasks"] = list(tasks)
+        metrics = {task: self._slices_of(result, task, [u for u in units if u.task == task]) for task in tasks}
+        baselines = {}
+        for name, base_units in self.baseline_values(result).items():
+            baselines[name] = {task: self._slices_of(result, task, [u for u in base_units if u.task == task])
+                               for task in tasks}
+        result.update(metrics=metrics, baselines=baselines)
+        counts = {**records.counts, **self.counts(result)}
+        return {"tasks": list(tasks), "readings": list(records.readings), "metrics": metrics, "baselines": baselines,
+                "breakdowns": self.breakdowns(result), "counts": counts, "skipped": records.skipped,
+                "instances": records.instances, **records.sections}
+
+    def _slices_of(self, result: dict, task: str, units: list[Unit]) -> dict:
+        return {name: self.aggregate(result, task, name, members) for name, members in self.slices(result, units).items()}
+
+    def slices(self, result: dict, units: list[Unit]) -> dict[str, list[Unit]]:
+        """A task's units by slice: each ``Unit.pos`` (sorted), then ``all`` (every unit)."""
+        out = {pos: [u for u in units if u.pos == pos] for pos in sorted({u.pos for u in units} - {"all"})}
+        out["all"] = list(units)
+        return out
+
+    def aggregate(self, result: dict, task: str, slice: str, units: list[Unit]) -> dict:
+        """A slice's figures from its units: each metric's mean over the units that have it (None: none has),
+        ``n`` (units) and ``ci`` (``stats.bootstrap.mean_intervals``: a metric some unit lacks gets none).
+        Override where a score is not a mean of per-unit values (sense ranking's pooled MAP) or a slice has
+        further figures (a choose reading's agreement across option orders)."""
+        import numpy as np
+
+        from lexprobe.stats.bootstrap import mean_intervals
+
+        names = list(dict.fromkeys(k for u in units for k in u.values))
+        per_unit = {k: [u.values.get(k) for u in units] for k in names}
+        out: dict[str, Any] = {}
+        for k, values in per_unit.items():
+            present = [v for v in values if v is not None]
+            out[k] = float(np.mean(present)) if present else None
+        out["n"] = len(units)
+        out["ci"] = mean_intervals(per_unit)
+        return out
+
+    def baseline_values(self, result: dict) -> dict[str, list[Unit]]:
+        """Per-unit values of each baseline on the same units (``random``: its expectation), aggregated like the
+        model's into ``baselines``."""
+        return {}
+
+    def breakdowns(self, result: dict) -> dict:
+        """``{task: {name: ...}}``: the benchmark's breakdowns of ``result`` (frequency bands, k, position bias)."""
+        return {}
+
+    def counts(self, result: dict) -> dict[str, int]:
+        """Tallies derived from the records, beside what the method counted (``Records.counts``)."""
+        return {}
 
     # --- reading results ------------------------------------------------------------------
     @abstractmethod

@@ -2,9 +2,10 @@
 
 Checks the output before any work, checks the scorer's capabilities against the method,
 loads the items, builds the resume key (items digest, weights, method, recipe and every
-score-changing option), lets the method compute (its units go through
-``distributed.run_units``: resume logs, ranks, progress), turns the method's summary into
-a schema-2 result (``result_schema``), adds the run record and intervals, and writes the
+score-changing option), lets the method compute per-unit records (its units go through
+``distributed.run_units``: resume logs, ranks, progress), builds the result's sections from
+them (``Benchmark.sections``: metrics, baselines and intervals per task and slice, the
+benchmark's breakdowns and counts), adds the run record and writes the
 file (only rank 0; other ranks get None). The API and ``lexprobe <benchmark> eval`` both
 come here, so they write the same file.
 """
@@ -16,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, cast
 
-from lexprobe.benchmarks.base import Benchmark, Job, key_options, recorded
+from lexprobe.benchmarks.base import Benchmark, Job, Records, key_options, recorded
 from lexprobe.errors import LexprobeError
 
 
@@ -69,13 +70,14 @@ def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, meth
         return resume_key(unit_items, scorer_revision(scorer), f"{method.name}/{recipe.name}",
                           {"scorer": scorer_options(scorer), "config": key_options(config), **extra})
 
-    legacy = method.run(Job(bench, scorer, config, items, recipe, out, progress, key))
-    if legacy is None:  # another rank than 0: rank 0 writes the result
+    output = method.run(Job(bench, scorer, config, items, recipe, out, progress, key))
+    if output is None:  # another rank than 0: rank 0 writes the result
         return None
-    result = assemble(bench, scorer, config, legacy)
+    result = assemble(bench, scorer, config, output)
     if getattr(items, "dataset", None):  # items a caller drew itself say what they are (a sample, #29)
         result["dataset"] = items.dataset
-    result["timing"] = {"seconds": round(time.time() - started, 2), **(legacy.get("timing") or {}),
+    own = output.timing if isinstance(output, Records) else output.get("timing")
+    result["timing"] = {"seconds": round(time.time() - started, 2), **(own or {}),
                         "scorer_stats": dict(getattr(scorer, "stats", {}) or {})}
     if out is not None:
         write(bench, result, Path(out), config, keep_instances)
@@ -103,18 +105,23 @@ def inputs(config: Any) -> dict[str, Any]:
     return {d.option: d.value for d in declared_paths(config) if d.kind == INPUT}
 
 
-def assemble(bench: Benchmark, scorer: Any, config: Any, legacy: dict) -> dict:
-    """The schema-2 result of a method's summary, with the run record and the intervals block."""
+def assemble(bench: Benchmark, scorer: Any, config: Any, output: Records | dict) -> dict:
+    """The schema-2 result of a method's records (``Benchmark.sections``), with the run record and the intervals
+    block. (A method's schema-1 summary, ``dict``, is converted by ``Benchmark.upgrade``.)"""
     from lexprobe.result_schema import new_result
     from lexprobe.run_record import finish_result
 
-    digest_items = legacy.pop("_items", None)
-    resolved = legacy.pop("_config", {})  # what the method resolved from the config (e.g. a template's text)
-    sections = bench.upgrade(legacy)
     model = scorer.describe() if hasattr(scorer, "describe") else {"name": str(scorer)}
     config_record = recorded(config)
+    if isinstance(output, Records):
+        resolved, digest_items = output.resolved, output.items if output.items is not None else output.instances
+    else:
+        digest_items = output.pop("_items", None)
+        resolved = output.pop("_config", {})  # what the method resolved from the config (e.g. a template's text)
     for key, extra in resolved.items():
         config_record[key] = {**config_record.get(key, {}), **extra}
+    sections = bench.sections(output, config.method, config_record) if isinstance(output, Records) \
+        else bench.upgrade(output)
     result = new_result(bench.meta.name, model, config.method, config.recipe, config_record, sections)
     finish_result(result, scorer, digest_items if digest_items is not None else [], unit=bench.meta.unit)
     dataset = bench.dataset(config)
