@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 from typing import Any, ClassVar
 
-from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method, SummaryColumn
+from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method, SummaryColumn, recorded
 from lexprobe.benchmarks.senserank.config import CORPUS_CHOICES, SenseConfig
 from lexprobe.benchmarks.senserank.recipe import RECIPES
 from lexprobe.errors import LexprobeError
@@ -41,7 +41,9 @@ class Similarity(Method):
                                     "vectors): drop --layers or pass a transformer")
             if context().enabled:
                 raise LexprobeError("a layer sweep runs in one process; start it without torchrun")
-            return sweep(cfg, job.items, embedder, job.progress, key=job.key, out=job.out)
+            config = recorded(cfg)  # each layer's records aggregated as a single run's
+            return sweep(cfg, job.items, embedder, lambda records: job.benchmark.sections(records, self.name, config),
+                         job.progress, key=job.key, out=job.out)
         return rank_senses(cfg, job.items, embedder, job.progress, job.out, run_key=job.key)
 
 
@@ -141,6 +143,26 @@ class SenseRank(Benchmark):
         from lexprobe.benchmarks.senserank.results import unit_values
 
         return unit_values(result)
+
+    def baseline_values(self, result):
+        from lexprobe.benchmarks.senserank.results import unit_values
+
+        return {name: unit_values(result, name) for name in ("random", "oracle")}
+
+    def slices(self, result, units):
+        from lexprobe.benchmarks.senserank.results import slices
+
+        return slices(result, units)
+
+    def aggregate(self, result, task, slice, units):
+        from lexprobe.benchmarks.senserank.results import aggregate
+
+        return aggregate(super().aggregate(result, task, slice, units), units)
+
+    def breakdowns(self, result):
+        from lexprobe.benchmarks.senserank.results import breakdowns
+
+        return breakdowns(result)
 
     def table_group(self, result):
         from lexprobe.benchmarks.senserank.results import corpus

@@ -46,16 +46,8 @@ class SenseConfig:
 
     @property
     def bucket_edges(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
-        """(frequency, sense-proportion) bucket edges parsed from ``freq_edges`` and ``rarity_edges``."""
-        from lexprobe.metrics.retrieval import parse_edges
-
-        edges = []
-        for name in ("freq_edges", "rarity_edges"):
-            try:
-                edges.append(parse_edges(getattr(self, name)))
-            except ValueError as err:
-                raise LexprobeError(f"--{name.replace('_', '-')}: {err}") from None
-        return edges[0], edges[1]
+        """(frequency, sense-proportion) bucket edges of ``freq_edges`` and ``rarity_edges``."""
+        return bucket_edges(self.freq_edges, self.rarity_edges)
 
     def validate(self) -> None:
         """Every check of the options (the CLI's parser checks types first; Python callers come here only)."""
@@ -71,10 +63,23 @@ class SenseConfig:
             raise DataError(f"unknown recipe {self.recipe!r} for sense ranking; use {' or '.join(RECIPES)}")
         if self.bucket_by not in ("sense", "lemma"):
             raise DataError(f"unknown bucket_by {self.bucket_by!r}; use sense or lemma")
-        self.bucket_edges  # noqa: B018  (parsed: one line on a bad list)
+        bucket_edges(self.freq_edges, self.rarity_edges)  # one line on a bad list
         if self.layers is not None:  # `--layers ""` is an error, not "no sweep"
             from lexprobe.benchmarks.senserank.layers import parse_layers
 
             parse_layers(self.layers)
             if self.layer != -1:
                 raise LexprobeError("--layer and --layers exclude each other; pass one of them")
+
+
+def bucket_edges(freq_edges: str, rarity_edges: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The two bucket-edge options parsed (a config's, or a result's recorded ones), one line on a bad list."""
+    from lexprobe.metrics.retrieval import parse_edges
+
+    edges = []
+    for name, text in (("freq_edges", freq_edges), ("rarity_edges", rarity_edges)):
+        try:
+            edges.append(parse_edges(text))
+        except ValueError as err:
+            raise LexprobeError(f"--{name.replace('_', '-')}: {err}") from None
+    return edges[0], edges[1]

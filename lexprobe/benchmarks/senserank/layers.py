@@ -24,6 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
+from lexprobe.benchmarks.base import Records
 from lexprobe.errors import LexprobeError
 
 if TYPE_CHECKING:
@@ -93,10 +94,11 @@ def _stage(layer: int) -> str:
     return f"layer{layer}"
 
 
-def sweep(cfg: SenseConfig, instances, embedder, progress: bool = True, key=None,
-          out: str | Path | None = None) -> dict:
-    """The sweep of ``cfg.layers`` as one schema-1 summary: ``similarity.rank_senses`` per layer on vectors of
-    one pass.
+def sweep(cfg: SenseConfig, instances, embedder, sections, progress: bool = True, key=None,
+          out: str | Path | None = None) -> Records:
+    """The sweep of ``cfg.layers``: ``similarity.rank_senses`` per layer on vectors of one pass, each layer's
+    records aggregated by ``sections`` (``SenseRank.sections``, as a single run's); the result's ``metrics``
+    and ``baselines`` are the best layer's (highest pooled MAP@50), and it keeps no per-query records.
 
     ``key``: the resume key's maker (``Job.key``); ``out``: where the store and the
     per-layer logs go (``<out>.embeddings/``, ``<out>.layer<L>.partial.jsonl``; a temporary
@@ -110,26 +112,24 @@ def sweep(cfg: SenseConfig, instances, embedder, progress: bool = True, key=None
     indices = list(dict.fromkeys(embedder.layer_index(x) for x in wanted))
     view = _AllLayers(embedder, indices)
     chunk = 4 * int(getattr(embedder, "batch_size", 32) or 32)
-    per_layer = {}
+    per_layer: dict[int, Records] = {}
     with tempfile.TemporaryDirectory(prefix="lexprobe-sweep-") as tmp:
         base = Path(out) if out is not None else Path(tmp) / "sweep.json"
         for row, layer in enumerate(indices):
-            result = rank_senses(replace(cfg, layer=layer), instances, view, progress and row == 0, base,
-                               run_key=key, store_row=row, log_stage=_stage(layer), store_chunk=chunk)
-            assert result is not None  # one process (checked by the method)
-            per_layer[layer] = result
+            records = rank_senses(replace(cfg, layer=layer), instances, view, progress and row == 0, base,
+                                  run_key=key, store_row=row, log_stage=_stage(layer), store_chunk=chunk)
+            assert records is not None  # one process (checked by the method)
+            per_layer[layer] = records
+    values = {}
+    for layer, records in per_layer.items():
+        s = sections(records)
+        values[str(layer)] = {"metrics": s["metrics"], "baselines": s["baselines"]}
+    best = max(indices, key=lambda x: (values[str(x)]["metrics"][cfg.corpus]["all"].get("pooled") or 0.0, -x))
     first = per_layer[indices[0]]
-    best = max(indices, key=lambda x: (per_layer[x]["metrics"].get("pooled") or 0.0, -x))
-    return {
-        "_items": first["_items"],
-        "benchmark": "senserank",
-        "task": cfg.corpus,
-        "layers": {str(x): {"metrics": r["metrics"], "breakdowns": {"buckets": r["breakdowns"]["buckets"]}}
-                   for x, r in per_layer.items()},
-        "best_layer": best,
-        "counts": first["counts"],
-        "timing": {"total_s": round(time.time() - t0, 2)},
-    }
+    return Records([], items=first.items, counts=first.counts, tasks=[cfg.corpus],
+                   timing={"total_s": round(time.time() - t0, 2)},
+                   sections={**values[str(best)], "breakdowns": {},
+                             "sweep": {"parameter": "layer", "values": values, "best": best}})
 
 
 def clean_sweep(out: str | Path, layers: Iterable, keep_embeddings: bool = False) -> None:

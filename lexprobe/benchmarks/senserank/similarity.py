@@ -3,8 +3,9 @@
 Pipeline: read the corpus into ``SenseInstance``s -> D = train split, Q = the rest
 -> drop query senses with fewer than ``min_sense_count`` instances in D -> embed
 every target (mean of subwords at one layer) -> rank same-lemma D instances by
-cosine -> per-query AP@50 and the paper's pooled precision, with exact random and
-oracle figures, overall and per (frequency x sense proportion) bucket.
+cosine -> one record per query (hits of the top 50, R, N, bucket); ``evaluate`` aggregates
+them (``results.py``: AP@50 and the paper's pooled precision, with exact random and oracle
+figures, overall and per (frequency x sense proportion) bucket).
 
 Buckets (Table 1): ℓ is the query sense's frequency in D (``label_freq_in_train`` in
 the authors' code, which produced Table 1; ``bucket_by="lemma"``: the lemma's
@@ -27,6 +28,7 @@ from typing import Annotated, Sequence, TypedDict
 import numpy as np
 from tqdm.auto import tqdm
 
+from lexprobe.benchmarks.base import Records
 from lexprobe.benchmarks.senserank.config import SenseConfig
 from lexprobe.benchmarks.senserank.ranking import RankedQuery, RankingReport, lemma_key, plan_ranking, rank_lemma
 from lexprobe.benchmarks.senserank.recipe import RECIPES
@@ -130,10 +132,11 @@ def store_path(out: str | Path) -> Path:
 
 
 def rank_senses(cfg: SenseConfig, instances, embedder, progress: bool, out: str | Path | None, run_key=None,
-                store_row: int = 0, log_stage: str | None = None, store_chunk: int | None = None) -> dict | None:
-    """The method's run: embed, rank, summarise (the pipeline above). ``run_key``: the resume key's maker (``Job.key``). ``store_row``, ``log_stage``, ``store_chunk``: a
-    layer sweep's vectors of every layer share one store (row ``store_row`` is this layer), each layer's
-    rankings have their own log, appended in small chunks."""
+                store_row: int = 0, log_stage: str | None = None, store_chunk: int | None = None) -> Records | None:
+    """The method's run: embed, rank, one record per query (the pipeline above). ``run_key``: the resume key's
+    maker (``Job.key``). ``store_row``, ``log_stage``, ``store_chunk``: a layer sweep's vectors of every layer
+    share one store (row ``store_row`` is this layer), each layer's rankings have their own log, appended in
+    small chunks."""
     ctx = context()
     t0 = time.time()
     pdep_counts = None
@@ -182,12 +185,12 @@ def rank_senses(cfg: SenseConfig, instances, embedder, progress: bool, out: str 
     if report is None:  # another rank than 0: rank 0 writes the result
         return None
     t_rank = time.time() - t2
-    result = build_result(cfg, database, queries, report, info,
-                          timing={"read_s": t_read, "embed_s": t_embed, "rank_s": t_rank,
-                                  "total_s": time.time() - t0}, db_ok=db_ok)
-    result["counts"]["sentences_encoded"] = stats["sentences_encoded"]
-    result["counts"]["sentences_from_store"] = stats["sentences_from_store"]
-    return result
+    records = query_records(cfg, database, queries, report, info,
+                            timing={"read_s": t_read, "embed_s": t_embed, "rank_s": t_rank,
+                                    "total_s": time.time() - t0}, db_ok=db_ok)
+    records.counts.update(sentences_encoded=stats["sentences_encoded"],
+                          sentences_from_store=stats["sentences_from_store"])
+    return records
 
 
 class InMemoryVectors:
@@ -361,10 +364,11 @@ def rarity_denominators(cfg, database: Sequence[SenseInstance], db_ok=None):
     return counts
 
 
-def build_result(cfg: SenseConfig, database, queries, report, info, timing, db_ok=None) -> dict:
+def query_records(cfg: SenseConfig, database, queries, report, info, timing, db_ok=None) -> Records:
+    """One record per ranked query (its hits, R, N and bucket), and what the run counted; ``evaluate``
+    aggregates them (``SenseRank.aggregate``: pooled P@k curves, exact random and oracle figures)."""
     freq_edges, rarity_edges = cfg.bucket_edges
-    outcomes, per_query = [], []
-    buckets: dict[str, list] = defaultdict(list)
+    per_query = []
     single_sense = 0
     pos_counts = rarity_denominators(cfg, database, db_ok)
     for rq in report.ranked:
@@ -373,24 +377,16 @@ def build_result(cfg: SenseConfig, database, queries, report, info, timing, db_o
         rarity = rq.n_relevant / denominator if denominator else 1.0
         single_sense += rarity == 1.0
         freq = rq.n_relevant if cfg.bucket_by == "sense" else rq.n_candidates
-        bucket = R.bucket_of(freq, rarity, freq_edges, rarity_edges)
-        outcome = R.QueryOutcome(rq.hits, rq.n_relevant, rq.n_candidates)
-        outcomes.append(outcome)
-        if bucket is not None:
-            buckets[bucket].append(outcome)
         per_query.append({
             "id": f"{q.doc_id}#{q.sent_id}#{q.index}",
             "lemma": q.lemma, "pos": q.pos, "label": q.label, "context": context_window(q.tokens, q.index),
             "n_candidates": rq.n_candidates, "n_relevant": rq.n_relevant, "rarity": round(rarity, 6),
             "bucket_freq": freq,
-            "bucket": bucket,
+            "bucket": R.bucket_of(freq, rarity, freq_edges, rarity_edges),
             "ap": round(R.average_precision(rq.hits, rq.n_relevant, cfg.k), 6),
             "hits": "".join(str(int(h)) for h in rq.hits),
             "top": [database[i].label for i in rq.top[:5]],
         })
-    overall = R.summarize(outcomes, cfg.k)
-    by_bucket = {name: R.summarize(buckets.get(name, []), cfg.k)
-                 for name in R.bucket_names(freq_edges, rarity_edges)}
     counts = dict(info)
     counts.update(
         ranked_queries=len(report.ranked),
@@ -400,14 +396,6 @@ def build_result(cfg: SenseConfig, database, queries, report, info, timing, db_o
         single_sense_queries=single_sense,
         lemmas_in_database=len(report.lemma_freq),
     )
-    return {  # the model and the config: ``benchmarks.evaluate.assemble`` records them
-        "_items": {"database": database, "queries": queries},
-        "benchmark": "senserank",
-        "task": cfg.corpus,
-        "metrics": {k: v for k, v in overall.items() if k != "curves"},
-        "breakdowns": {"buckets": by_bucket, "overall_curves": overall.get("curves", {})},
-        "counts": counts,
-        "timing": {k: round(v, 2) for k, v in timing.items()},
-        "instances": per_query,
-    }
+    return Records(per_query, items={"database": database, "queries": queries}, counts=counts, tasks=[cfg.corpus],
+                   timing={k: round(v, 2) for k, v in timing.items()})
 
