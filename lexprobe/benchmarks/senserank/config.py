@@ -65,8 +65,6 @@ class SenseConfig:
             raise DataError(f"unknown bucket_by {self.bucket_by!r}; use sense or lemma")
         bucket_edges(self.freq_edges, self.rarity_edges)  # one line on a bad list
         if self.layers is not None:  # `--layers ""` is an error, not "no sweep"
-            from lexprobe.benchmarks.senserank.layers import parse_layers
-
             parse_layers(self.layers)
             if self.layer != -1:
                 raise LexprobeError("--layer and --layers exclude each other; pass one of them")
@@ -83,3 +81,41 @@ def bucket_edges(freq_edges: str, rarity_edges: str) -> tuple[tuple[float, ...],
         except ValueError as err:
             raise LexprobeError(f"--{name.replace('_', '-')}: {err}") from None
     return edges[0], edges[1]
+
+
+#: more hidden states than any model has; a longer list is a typo (``0-99999999`` once grew to 4.4 GB)
+MAX_LAYERS = 1024
+
+
+def parse_layers(text: str) -> list[int] | str:
+    """``all``, or comma-separated indices and ranges (``0,3,8-12,-1``) -> ints in the order given;
+    each index within +-MAX_LAYERS (checked against the model once it loads)."""
+    if text.strip() == "all":
+        return "all"
+    out: list[int] = []
+    try:
+        for piece in text.split(","):
+            piece = piece.strip()
+            if "-" in piece[1:]:  # a range a-b (a leading minus is a negative index)
+                cut = piece.index("-", 1)
+                lo, hi = int(piece[:cut]), int(piece[cut + 1:])
+                if hi < lo:
+                    raise ValueError
+                _bounded(text, lo, hi)
+                out.extend(range(lo, hi + 1))
+            else:
+                out.append(_bounded(text, int(piece)))
+            if len(out) > MAX_LAYERS:
+                raise LexprobeError(f"--layers {text!r} names more than {MAX_LAYERS} layers; no model has that "
+                                    "many: use `all` or the model's indices")
+    except ValueError:
+        raise LexprobeError(f"--layers {text!r}: use `all` or indices and ranges like 0,4,8-12,-1") from None
+    return out
+
+
+def _bounded(text: str, *indices: int) -> int:
+    for index in indices:
+        if abs(index) > MAX_LAYERS:
+            raise LexprobeError(f"--layers {text!r}: layer {index} does not exist in any model (at most "
+                                f"{MAX_LAYERS} hidden states); use `all` or the model's indices")
+    return indices[0]
