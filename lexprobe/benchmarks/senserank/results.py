@@ -43,7 +43,7 @@ def _slices(overall: dict, buckets: dict) -> tuple[dict, dict, dict]:
 def upgrade(old: dict) -> dict:
     """A schema-1 sense-ranking result (or layer sweep) in schema 2."""
     corpus = str(old.get("task") or (old.get("config") or {}).get("corpus") or "corpus")
-    recipe = (old.get("config") or {}).get("protocol") or "paper"
+    recipe = (old.get("config") or {}).get("protocol") or "paper"  # schema 1 named the recipe "protocol"
     if isinstance(old.get("layers"), dict):
         values = {}
         for layer, r in old["layers"].items():

@@ -145,7 +145,7 @@ def test_cli_errors(capsys):
 
 @pytest.mark.parametrize("change, message", [
     ({"limit": 0}, "limit must be a positive integer"), ({"k": -1}, "k must be a positive integer"),
-    ({"recipe": "protocol"}, "unknown recipe"), ({"bucket_by": "pos"}, "unknown bucket_by"),
+    ({"recipe": "theirs"}, "unknown recipe"), ({"bucket_by": "pos"}, "unknown bucket_by"),
     ({"freq_edges": "500,0"}, "--freq-edges"), ({"layers": ""}, "--layers"),
     ({"layers": "all", "layer": 2}, "exclude each other"),
 ])

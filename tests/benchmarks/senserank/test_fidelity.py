@@ -1,4 +1,4 @@
-"""Sense ranking vs the paper and the authors' code: buckets, OntoNotes, protocol choices."""
+"""Sense ranking vs the paper and the authors' code: buckets, OntoNotes, recipe choices."""
 
 import random
 from types import SimpleNamespace

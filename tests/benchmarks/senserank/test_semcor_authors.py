@@ -1,4 +1,4 @@
-"""SemCor under ``--protocol authors`` (issue 18, item 7): the authors' reader, labels,
+"""SemCor under ``--recipe authors`` (issue 18, item 7): the authors' reader, labels,
 query filter, pool key and sense proportion, checked by hand."""
 
 from __future__ import annotations
