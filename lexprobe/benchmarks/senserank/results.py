@@ -74,17 +74,15 @@ def corpus(result: dict) -> str:
     return str((result.get("config") or {}).get("corpus") or "?")  # a result's sections being built
 
 
-#: the slice (``Unit.pos``) of a query in no bucket (r = 1, a lemma with one sense in D, as in the original code)
-NO_BUCKET = "no bucket"
-
-
 @dataclass
 class Query(Unit):
     """A ranked query as ``evaluate`` aggregates it: ``values`` (its AP@k and its mean of hits(k)/k over
     k = 1..K) and its hits(k) (the model's, or a baseline's expectation), which a slice's pooled P@k curve
-    sums. ``oracle``: the oracle's figures, whose AP@k is 1 by construction."""
+    sums; ``bucket``: its slice (None: in no bucket, e.g. r = 1), while ``pos`` stays its part of speech
+    (``compare``'s slices). ``oracle``: the oracle's figures, whose AP@k is 1 by construction."""
 
     cumulative: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    bucket: str | None = None
     oracle: bool = False
 
 
@@ -104,17 +102,17 @@ def unit_values(result: dict, of: str = "model") -> list[Query]:
             ap = R.random_expected_ap(relevant, candidates, k)
         else:
             cumulative, ap = R.oracle_hits(relevant, candidates, k), None
-        out.append(Query(r["id"], corpus(result), r.get("bucket") or NO_BUCKET,
-                         {"pooled": float(np.mean(cumulative / ranks)), "map": ap}, cumulative, oracle=of == "oracle"))
+        out.append(Query(r["id"], corpus(result), r["pos"], {"pooled": float(np.mean(cumulative / ranks)), "map": ap},
+                         cumulative, r.get("bucket"), oracle=of == "oracle"))
     return out
 
 
-def slices(result: dict, units: list) -> dict[str, list]:
+def slices(result: dict, units: list[Query]) -> dict[str, list[Query]]:
     """Table 1's (ℓ x r) buckets in table order (an empty one too), then ``all``."""
     from lexprobe.benchmarks.senserank.config import bucket_edges
 
     names = R.bucket_names(*bucket_edges(result["config"]["freq_edges"], result["config"]["rarity_edges"]))
-    return {name: [u for u in units if u.pos == name] for name in names} | {"all": list(units)}
+    return {name: [u for u in units if u.bucket == name] for name in names} | {"all": list(units)}
 
 
 def pk_curve(units: list[Query]) -> np.ndarray:
