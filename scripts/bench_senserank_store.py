@@ -25,8 +25,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lexprobe.benchmarks.senserank.similarity import EvalConfig, embed_to_store, rank_from_store  # noqa: E402
+from lexprobe.benchmarks.senserank.config import SenseConfig  # noqa: E402
 from lexprobe.benchmarks.senserank.ranking import rank_same_lemma  # noqa: E402
+from lexprobe.benchmarks.senserank.similarity import embed_to_store, rank_from_store  # noqa: E402
 from lexprobe.benchmarks.senserank.store import EmbeddingStore  # noqa: E402
 from lexprobe.data.instances import SenseInstance  # noqa: E402
 
@@ -79,7 +80,7 @@ def main() -> None:
     insts = corpus(args.instances, args.lemmas)
     db = [i for i in insts if i.split == "train"]
     qs = [i for i in insts if i.split != "train"]
-    cfg = EvalConfig(k=50, min_sense_count=5)
+    cfg = SenseConfig(k=50, min_sense_count=5)
     enc = RandomEncoder(args.dim)
     device = None if args.device == "cpu" else args.device
     mb = 1024 ** 2

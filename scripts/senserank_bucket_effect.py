@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
-from lexprobe.benchmarks.senserank.similarity import EvalConfig, load_instances, rarity_group, select_instances
+from lexprobe.benchmarks.senserank.config import SenseConfig
+from lexprobe.benchmarks.senserank.similarity import load_instances, rarity_group, select_instances
 from lexprobe.metrics import retrieval as R
 
 
@@ -22,7 +23,7 @@ def main() -> None:
     ap.add_argument("--path")
     ap.add_argument("--recipe", "--protocol", dest="recipe", default="paper", choices=("paper", "authors"))
     args = ap.parse_args()
-    cfg = EvalConfig(corpus=args.corpus, path=args.path, protocol=args.recipe)
+    cfg = SenseConfig(corpus=args.corpus, path=args.path, recipe=args.recipe)
     database, queries, info = select_instances(load_instances(cfg), cfg)
     n = Counter(d.lemma for d in database)
     r = Counter((d.lemma, d.label) for d in database)

@@ -105,8 +105,11 @@ def run_case(name: str, spec: dict, fail_after: int | None = None):
         embedder = load_scorer(spec["models"]["bert"], kind="token", device=device)
         if fail_after is not None:
             embedder.encode_jobs = _failing(embedder.encode_jobs, fail_after)
-        cfg = se.EvalConfig(corpus="synthetic", model=spec["models"]["bert"], k=10, device=device)
-        result = se.evaluate(cfg, instances=sense_instances(), embedder=embedder, progress=False, out=out)
+        from lexprobe.benchmarks.evaluate import evaluate
+        from lexprobe.benchmarks.senserank.config import SenseConfig
+
+        result = evaluate("senserank", embedder, SenseConfig(corpus="synthetic", k=10), out, items=sense_instances(),
+                          progress=False)
     else:
         from lexprobe.models import load_scorer
 

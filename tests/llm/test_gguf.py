@@ -64,7 +64,8 @@ def test_revision_is_the_files_sha256_and_the_result_says_gguf(gguf_files, tmp_p
 def test_token_embeddings_of_a_gguf_file_equal_those_of_the_same_weights(gguf_files, tmp_path):
     """Sense ranking loads a GGUF file as token embeddings (``load_scorer(kind="token")``): the vectors
     are those of the de-quantised weights, and the result names the file and says GGUF."""
-    from lexprobe.benchmarks.senserank.similarity import EvalConfig, evaluate
+    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.benchmarks.senserank.config import SenseConfig
     from lexprobe.provenance import scorer_revision
     from tests.benchmarks.senserank.test_evaluate import _instances
 
@@ -77,8 +78,8 @@ def test_token_embeddings_of_a_gguf_file_equal_those_of_the_same_weights(gguf_fi
     sha = "sha256:" + hashlib.sha256(file.read_bytes()).hexdigest()
     assert scorer_revision(got) == sha and got.weights["format"] == "gguf"
     assert load_scorer(str(file), device="cpu", prefer="token").kind == got.kind  # what senserank asks for
-    result = evaluate(EvalConfig(corpus="synthetic", model=str(file), k=10, device="cpu"), instances=_instances(),
-                      embedder=got, progress=False, out=tmp_path / "s.json")
+    result = evaluate("senserank", got, SenseConfig(corpus="synthetic", k=10), tmp_path / "s.json",
+                      items=_instances(), progress=False)
     assert result["run"]["model_revision"] == sha and result["run"]["weights"]["quantisation"] == "Q4_1"
 
 

@@ -4,8 +4,10 @@ for an encoder (BERT) and a decoder LM (Llama)."""
 import numpy as np
 import pytest
 
-from lexprobe.benchmarks.senserank.similarity import EvalConfig, evaluate
-from lexprobe.benchmarks.senserank.layers import format_sweep, parse_layers, plot_sweep, sweep
+from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.benchmarks.senserank.config import SenseConfig
+from lexprobe.benchmarks.senserank.layers import parse_layers
+from lexprobe.benchmarks.senserank.results import format_sweep, plot_sweep
 from lexprobe.errors import LexprobeError
 from lexprobe.models import load_scorer
 from tests.benchmarks.senserank.test_evaluate import _instances
@@ -15,15 +17,14 @@ from tests.benchmarks.senserank.test_evaluate import _instances
 def test_sweep_equals_single_layer_runs(fixture, request, tmp_path):
     path = str(request.getfixturevalue(fixture))
     instances = _instances()
-    cfg = EvalConfig(corpus="synthetic", model=path, k=10, device="cpu")
     embedder = load_scorer(path, kind="token", device="cpu", use_cache=False)
-    result = sweep(cfg, "all", instances=instances, embedder=embedder, progress=False)
+    result = evaluate("senserank", embedder, SenseConfig(corpus="synthetic", k=10, layers="all"), items=instances,
+                      progress=False)
     assert list(result["sweep"]["values"]) == ["0", "1", "2"]
     assert embedder.stats["forward_batches"] == 1  # all layers of the one batch in one pass
     for layer in (0, 1, 2):
-        single = evaluate(EvalConfig(corpus="synthetic", model=path, k=10, device="cpu", layer=layer),
-                          instances=instances, embedder=load_scorer(path, kind="token", layer=layer, device="cpu",
-                                                                      use_cache=False), progress=False)
+        single = evaluate("senserank", load_scorer(path, kind="token", layer=layer, device="cpu", use_cache=False),
+                          SenseConfig(corpus="synthetic", k=10, layer=layer), items=instances, progress=False)
         assert result["sweep"]["values"][str(layer)]["metrics"] == single["metrics"]
         assert result["sweep"]["values"][str(layer)]["baselines"] == single["baselines"]
     assert "best layer" in format_sweep(result)
@@ -82,12 +83,15 @@ def test_a_sweep_interrupted_resumes_from_its_store_and_per_layer_logs(tiny_llam
 
     path = str(tiny_llama)
     instances = _instances()
-    cfg = EvalConfig(corpus="synthetic", model=path, k=10, device="cpu")
+    cfg = SenseConfig(corpus="synthetic", k=10, layers="all")
+
+    def sweep(embedder, out=None):
+        return evaluate("senserank", embedder, cfg, out, items=instances, progress=False)
 
     def embedder():
         return load_scorer(path, kind="token", device="cpu", use_cache=False, batch_size=1)  # chunks of 4 sentences
 
-    full = sweep(cfg, "all", instances=instances, embedder=embedder(), progress=False)
+    full = sweep(embedder())
     out = tmp_path / "sweep.json"
     first = embedder()
     real_encode, calls = first.encode_jobs, []
@@ -100,7 +104,7 @@ def test_a_sweep_interrupted_resumes_from_its_store_and_per_layer_logs(tiny_llam
 
     monkeypatch.setattr(first, "encode_jobs", encode)
     with pytest.raises(KeyboardInterrupt):
-        sweep(cfg, "all", instances=instances, embedder=first, progress=False, out=out)
+        sweep(first, out)
     assert calls[:2] == [4, 4]
     second = embedder()
     real_rank, ranked = ev.rank_lemma, []
@@ -113,14 +117,14 @@ def test_a_sweep_interrupted_resumes_from_its_store_and_per_layer_logs(tiny_llam
 
     monkeypatch.setattr(ev, "rank_lemma", rank)
     with pytest.raises(KeyboardInterrupt):
-        sweep(cfg, "all", instances=instances, embedder=second, progress=False, out=out)
+        sweep(second, out)
     # the two stored chunks are not embedded again (the store keeps each distinct sentence once)
     assert second.stats["sentences_encoded"] == full["counts"]["sentences_encoded"] - 8
     assert (tmp_path / "sweep.json.layer0.partial.jsonl").exists()
     ranked.clear()
     monkeypatch.setattr(ev, "rank_lemma", lambda *a, **k: ranked.append(1) or real_rank(*a, **k))
     third = embedder()
-    resumed = sweep(cfg, "all", instances=instances, embedder=third, progress=False, out=out)
+    resumed = sweep(third, out)
     assert third.stats["sentences_encoded"] == 0 and len(ranked) == 2  # layers 1 and 2: one lemma each
     assert resumed["sweep"] == full["sweep"] and resumed["metrics"] == full["metrics"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sweep.json", "sweep.png"]  # store and logs removed

@@ -11,7 +11,8 @@ from lexprobe.cli import main
 def result_files(tmp_path_factory, tiny_bert, tiny_gpt2):
     """{name: path}: WDLMPro by the random scorer and the tiny BERT, CoDA21 by the random scorer and the
     tiny GPT-2, sense ranking with the tiny BERT at two layers."""
-    from lexprobe.benchmarks.senserank.similarity import EvalConfig, evaluate
+    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.benchmarks.senserank.config import SenseConfig
     from lexprobe.benchmarks.wdlmpro.dataset import build_groups, write_jsonl
     from lexprobe.reporting import write_json
     from lexprobe.models import load_scorer
@@ -30,8 +31,7 @@ def result_files(tmp_path_factory, tiny_bert, tiny_gpt2):
         command = ["wdlmpro", "eval", "--data", str(wdl)] if bench == "wdlmpro" else ["coda", "eval", "--data", str(coda)]
         assert main(command + ["--model", str(model), "--out", str(out), "--device", "cpu"]) == 0
     for layer in (-1, 1):
-        cfg = EvalConfig(corpus="synthetic", model=str(tiny_bert), k=10, device="cpu", layer=layer)
-        result = evaluate(cfg, instances=_instances(), progress=False,
-                          embedder=load_scorer(str(tiny_bert), kind="token", device="cpu", layer=layer))
+        result = evaluate("senserank", load_scorer(str(tiny_bert), kind="token", device="cpu", layer=layer),
+                          SenseConfig(corpus="synthetic", k=10, layer=layer), items=_instances(), progress=False)
         files[f"senserank-layer{layer}"] = write_json(folder / f"senserank-layer{layer}.json", result)
     return files

@@ -22,8 +22,8 @@ def _answers(text):
 
 @pytest.fixture(scope="module")
 def llm_files(tmp_path_factory, tiny_llama, tiny_bert):
-    from lexprobe.benchmarks.senserank.similarity import EvalConfig
-    from lexprobe.benchmarks.senserank.layers import sweep
+    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.benchmarks.senserank.config import SenseConfig
     from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
     from lexprobe.reporting import write_json
     from lexprobe.models import load_scorer
@@ -52,9 +52,8 @@ def llm_files(tmp_path_factory, tiny_llama, tiny_bert):
             if answer is not None:
                 mp.setattr("lexprobe.prompting.choose.greedy_generate", _answers(answer))
             assert main(command + model + ["--out", str(out)]) == 0
-    cfg = EvalConfig(corpus="synthetic", model=str(tiny_bert), k=10, device="cpu")
-    result = sweep(cfg, "all", instances=_instances(), embedder=load_scorer(str(tiny_bert), kind="token", device="cpu"),
-                   progress=False)
+    result = evaluate("senserank", load_scorer(str(tiny_bert), kind="token", device="cpu"),
+                      SenseConfig(corpus="synthetic", k=10, layers="all"), items=_instances(), progress=False)
     files["sweep"] = write_json(folder / "sweep.json", result)
     return files
 

@@ -444,7 +444,7 @@ def test_9_senserank_plot_explains_l_and_r(tmp_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from lexprobe.benchmarks.senserank.similarity import save_curves_plot
+    from lexprobe.benchmarks.senserank.results import save_curves_plot
 
     curves = {"model": [0.5] * 3, "random": [0.4] * 3, "oracle": [1.0] * 3}
     result = {"tasks": ["semcor"], "model": {"name": "m"},

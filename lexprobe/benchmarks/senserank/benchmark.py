@@ -1,7 +1,7 @@
 """CWE sense ranking as a ``Benchmark``: one method (``similarity`` of token embeddings).
 
-Recipes: ``paper`` and ``authors`` (``SenseRecipe``). The memory-mapped embedding store and
-the per-lemma ranking logs stay in ``evaluate.py``; a ``--layers`` sweep embeds once with
+Recipes: ``paper`` and ``authors`` (``recipe.py``). The memory-mapped embedding store and
+the per-lemma ranking logs are ``similarity.py``'s; a ``--layers`` sweep embeds once with
 every requested hidden state into one store and ranks per layer, each layer with its own
 resume log (``layers.py``).
 """
@@ -12,13 +12,9 @@ import shutil
 from pathlib import Path
 from typing import Any, ClassVar
 
-from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method, SummaryColumn
-from lexprobe.benchmarks.senserank.config import (  # noqa: F401  (the config is part of the benchmark's API)
-    CORPUS_CHOICES,
-    RECIPES,
-    SenseConfig,
-    SenseRecipe,
-)
+from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method, SummaryColumn, recorded
+from lexprobe.benchmarks.senserank.config import CORPUS_CHOICES, SenseConfig
+from lexprobe.benchmarks.senserank.recipe import RECIPES
 from lexprobe.errors import LexprobeError
 from lexprobe.scorers.capabilities import TokenEmbeddings
 
@@ -28,27 +24,27 @@ class Similarity(Method):
     requires = (TokenEmbeddings,)
 
     def run(self, job):
-        from lexprobe.benchmarks.senserank.similarity import _evaluate, engine_config
+        from lexprobe.benchmarks.senserank.similarity import rank_senses
         from lexprobe.distributed import context
 
-        cfg = engine_config(job.config, getattr(job.scorer, "name", ""))
+        cfg = job.config
         embedder = job.scorer
         if hasattr(embedder, "view"):  # the configured layer and the recipe's tokenisation, same weights
-            embedder = embedder.view(layer=cfg.layer if job.config.layers is None else None,
+            embedder = embedder.view(layer=cfg.layer if cfg.layers is None else None,
                                      words_alone=job.recipe.words_alone)
-        if job.config.layers is not None:
-            from lexprobe.benchmarks.senserank.layers import sweep_legacy
+        if cfg.layers is not None:
+            from lexprobe.benchmarks.senserank.layers import sweep
 
-            if job.config.layer != -1:
-                raise LexprobeError("--layer and --layers exclude each other; pass one of them")
             if not hasattr(embedder, "layer_index"):
                 raise LexprobeError(f"--layers sweeps a transformer's hidden states; model "
                                     f"{getattr(job.scorer, 'name', '?')!r} has no layers (random scores or static "
                                     "vectors): drop --layers or pass a transformer")
             if context().enabled:
                 raise LexprobeError("a layer sweep runs in one process; start it without torchrun")
-            return sweep_legacy(cfg, job.config.layers, job.items, embedder, job.progress, key=job.key, out=job.out)
-        return _evaluate(cfg, job.items, embedder, job.progress, job.out, run_key=job.key)
+            config = recorded(cfg)  # each layer's records aggregated as a single run's
+            return sweep(cfg, job.items, embedder, lambda records: job.benchmark.sections(records, self.name, config),
+                         job.progress, key=job.key, out=job.out)
+        return rank_senses(cfg, job.items, embedder, job.progress, job.out, run_key=job.key)
 
 
 class SenseRank(Benchmark):
@@ -63,15 +59,7 @@ class SenseRank(Benchmark):
     methods: ClassVar[dict[str, Method]] = {"similarity": Similarity()}
 
     def check_config(self, config: SenseConfig) -> None:
-        from lexprobe.benchmarks.senserank.similarity import engine_config
-
-        engine_config(config).validate()
-        if config.layers is not None:  # `--layers ""` is an error, not "no sweep"
-            from lexprobe.benchmarks.senserank.layers import parse_layers
-
-            parse_layers(config.layers)
-            if config.layer != -1:
-                raise LexprobeError("--layer and --layers exclude each other; pass one of them")
+        config.validate()
 
     def resolve_data(self, config: SenseConfig) -> SenseConfig:
         """SemCor without ``--path`` and none in the data directory: the sample shipped in the package,
@@ -115,9 +103,9 @@ class SenseRank(Benchmark):
         return {"name": "semcor", "sample": False}
 
     def load_items(self, config: SenseConfig):
-        from lexprobe.benchmarks.senserank.similarity import engine_config, load_instances
+        from lexprobe.benchmarks.senserank.similarity import load_instances
 
-        return load_instances(engine_config(config))
+        return load_instances(config)
 
     def written(self, result: dict, out: Path, config: Any) -> None:
         plot = Path(out).with_suffix(".png")
@@ -155,6 +143,26 @@ class SenseRank(Benchmark):
         from lexprobe.benchmarks.senserank.results import unit_values
 
         return unit_values(result)
+
+    def baseline_values(self, result):
+        from lexprobe.benchmarks.senserank.results import unit_values
+
+        return {name: unit_values(result, name) for name in ("random", "oracle")}
+
+    def slices(self, result, units):
+        from lexprobe.benchmarks.senserank.results import slices
+
+        return slices(result, units)
+
+    def aggregate(self, result, task, slice, units):
+        from lexprobe.benchmarks.senserank.results import aggregate
+
+        return aggregate(super().aggregate(result, task, slice, units), units)
+
+    def breakdowns(self, result):
+        from lexprobe.benchmarks.senserank.results import breakdowns
+
+        return breakdowns(result)
 
     def table_group(self, result):
         from lexprobe.benchmarks.senserank.results import corpus

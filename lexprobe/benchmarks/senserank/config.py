@@ -1,30 +1,16 @@
-"""Sense ranking's options (``SenseConfig``, from which ``lexprobe senserank eval`` is derived) and recipes."""
+"""Sense ranking's one config (``SenseConfig``): ``lexprobe senserank eval`` is derived from it, the
+similarity engine, the layer sweep and the API read it directly; ``validate`` is its one check."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from lexprobe.benchmarks.base import option
+from lexprobe.benchmarks.senserank.recipe import RECIPES
 from lexprobe.cli_common import non_negative_int, positive_int
+from lexprobe.errors import DataError, LexprobeError
 
 CORPUS_CHOICES = ("semcor", "ontonotes", "pdep", "streusle")
-
-
-@dataclass(frozen=True)
-class SenseRecipe:
-    name: str
-    semcor_sentence_split: bool  #: SemCor split by sentence, shuffled with random.Random(42) (authors); else by document
-    words_alone: bool  #: every word tokenised on its own (the authors' AllenNLP indexer)
-    #: SemCor as the authors' reader has it (``data/semcor.authors_semcor_instances``: their sentence split,
-    #: sentence-final targets dropped, synset_lemma labels, NE labels never queries; pools keyed by
-    #: ``label.split("_")[0]``, r by the label's lemma name); with it ``semcor_sentence_split`` is implied
-    authors_semcor: bool = False
-    #: ``senserank finetune``: the authors' all_experiments.sh recipe (``finetune_authors.py``); else the paper's
-    authors_inoculation: bool = False
-
-
-RECIPES = {"paper": SenseRecipe("paper", False, False),
-           "authors": SenseRecipe("authors", True, True, authors_semcor=True, authors_inoculation=True)}
 
 
 @dataclass(frozen=True)
@@ -58,12 +44,78 @@ class SenseConfig:
     keep_embeddings: bool = option(False, "keep the memory-mapped target vectors in OUT.embeddings/ after the run "
                                    "(reruns with the same model then skip encoding)", record=False)
 
-    @classmethod
-    def from_engine(cls, cfg, **changes) -> "SenseConfig":
-        def text(edges):
-            return ",".join("inf" if x == float("inf") else f"{x:g}" for x in edges)
+    @property
+    def bucket_edges(self) -> tuple[tuple[float, ...], tuple[float, ...]]:
+        """(frequency, sense-proportion) bucket edges of ``freq_edges`` and ``rarity_edges``."""
+        return bucket_edges(self.freq_edges, self.rarity_edges)
 
-        return cls(recipe=cfg.protocol, corpus=cfg.corpus, path=cfg.path, layer=cfg.layer,
-                   pos=tuple(cfg.pos) if cfg.pos else None, limit=cfg.limit, max_instances=cfg.max_instances,
-                   match_pos=cfg.match_pos, min_sense_count=cfg.min_sense_count, freq_edges=text(cfg.freq_edges),
-                   rarity_edges=text(cfg.rarity_edges), bucket_by=cfg.bucket_by, seed=cfg.seed, k=cfg.k, **changes)
+    def validate(self) -> None:
+        """Every check of the options (the CLI's parser checks types first; Python callers come here only)."""
+        for name in ("limit", "max_instances"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise DataError(f"{name} must be a positive integer or None (all), got {value!r}")
+        for name in ("k", "min_sense_count"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise DataError(f"{name} must be a positive integer, got {value!r}")
+        if self.recipe not in RECIPES:
+            raise DataError(f"unknown recipe {self.recipe!r} for sense ranking; use {' or '.join(RECIPES)}")
+        if self.bucket_by not in ("sense", "lemma"):
+            raise DataError(f"unknown bucket_by {self.bucket_by!r}; use sense or lemma")
+        bucket_edges(self.freq_edges, self.rarity_edges)  # one line on a bad list
+        if self.layers is not None:  # `--layers ""` is an error, not "no sweep"
+            parse_layers(self.layers)
+            if self.layer != -1:
+                raise LexprobeError("--layer and --layers exclude each other; pass one of them")
+
+
+def bucket_edges(freq_edges: str, rarity_edges: str) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The two bucket-edge options parsed (a config's, or a result's recorded ones), one line on a bad list."""
+    from lexprobe.metrics.retrieval import parse_edges
+
+    edges = []
+    for name, text in (("freq_edges", freq_edges), ("rarity_edges", rarity_edges)):
+        try:
+            edges.append(parse_edges(text))
+        except ValueError as err:
+            raise LexprobeError(f"--{name.replace('_', '-')}: {err}") from None
+    return edges[0], edges[1]
+
+
+#: more hidden states than any model has; a longer list is a typo (``0-99999999`` once grew to 4.4 GB)
+MAX_LAYERS = 1024
+
+
+def parse_layers(text: str) -> list[int] | str:
+    """``all``, or comma-separated indices and ranges (``0,3,8-12,-1``) -> ints in the order given;
+    each index within +-MAX_LAYERS (checked against the model once it loads)."""
+    if text.strip() == "all":
+        return "all"
+    out: list[int] = []
+    try:
+        for piece in text.split(","):
+            piece = piece.strip()
+            if "-" in piece[1:]:  # a range a-b (a leading minus is a negative index)
+                cut = piece.index("-", 1)
+                lo, hi = int(piece[:cut]), int(piece[cut + 1:])
+                if hi < lo:
+                    raise ValueError
+                _bounded(text, lo, hi)
+                out.extend(range(lo, hi + 1))
+            else:
+                out.append(_bounded(text, int(piece)))
+            if len(out) > MAX_LAYERS:
+                raise LexprobeError(f"--layers {text!r} names more than {MAX_LAYERS} layers; no model has that "
+                                    "many: use `all` or the model's indices")
+    except ValueError:
+        raise LexprobeError(f"--layers {text!r}: use `all` or indices and ranges like 0,4,8-12,-1") from None
+    return out
+
+
+def _bounded(text: str, *indices: int) -> int:
+    for index in indices:
+        if abs(index) > MAX_LAYERS:
+            raise LexprobeError(f"--layers {text!r}: layer {index} does not exist in any model (at most "
+                                f"{MAX_LAYERS} hidden states); use `all` or the model's indices")
+    return indices[0]

@@ -69,8 +69,8 @@ class FinetuneConfig:
 
 
 def recipe_of(cfg: FinetuneConfig):
-    """The sense-ranking recipe object of ``cfg.recipe`` (``config.RECIPES``); one line for an unknown name."""
-    from lexprobe.benchmarks.senserank.config import RECIPES
+    """The sense-ranking recipe object of ``cfg.recipe`` (``recipe.RECIPES``); one line for an unknown name."""
+    from lexprobe.benchmarks.senserank.recipe import RECIPES
 
     if cfg.recipe not in RECIPES:
         raise DataError(f"unknown recipe {cfg.recipe!r} for fine-tuning; use {' or '.join(RECIPES)}")

@@ -1,7 +1,7 @@
 """Layer sweeps for sense ranking: the paper's metric at every layer, from one forward pass.
 
 ``--layers all`` (or a list such as ``0,4,8-12,-1``) embeds every target once with all
-the requested hidden states, then runs the ordinary evaluation (``evaluate._evaluate``)
+the requested hidden states, then runs the ordinary evaluation (``similarity.rank_senses``)
 once per layer on those vectors: each layer's figures are exactly those of a single run
 with ``--layer L``. Works for encoders and decoder LMs alike (see docs/llm.md for what a
 decoder's token vector means). Layer numbers are ``hidden_states`` indices: 0 =
@@ -24,48 +24,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from lexprobe.errors import LexprobeError
-
-#: more hidden states than any model has; a longer list is a typo (``0-99999999`` once grew to 4.4 GB)
-MAX_LAYERS = 1024
-
-
-def parse_layers(text: str) -> list[int] | str:
-    """``all``, or comma-separated indices and ranges (``0,3,8-12,-1``) -> ints in the order given;
-    each index within +-MAX_LAYERS (checked against the model once it loads)."""
-    if text.strip() == "all":
-        return "all"
-    out: list[int] = []
-    try:
-        for piece in text.split(","):
-            piece = piece.strip()
-            if "-" in piece[1:]:  # a range a-b (a leading minus is a negative index)
-                cut = piece.index("-", 1)
-                lo, hi = int(piece[:cut]), int(piece[cut + 1:])
-                if hi < lo:
-                    raise ValueError
-                _bounded(text, lo, hi)
-                out.extend(range(lo, hi + 1))
-            else:
-                out.append(_bounded(text, int(piece)))
-            if len(out) > MAX_LAYERS:
-                raise LexprobeError(f"--layers {text!r} names more than {MAX_LAYERS} layers; no model has that "
-                                    "many: use `all` or the model's indices")
-    except ValueError:
-        raise LexprobeError(f"--layers {text!r}: use `all` or indices and ranges like 0,4,8-12,-1") from None
-    return out
-
-
-def _bounded(text: str, *indices: int) -> int:
-    for index in indices:
-        if abs(index) > MAX_LAYERS:
-            raise LexprobeError(f"--layers {text!r}: layer {index} does not exist in any model (at most "
-                                f"{MAX_LAYERS} hidden states); use `all` or the model's indices")
-    return indices[0]
+from lexprobe.benchmarks.base import Records
+from lexprobe.benchmarks.senserank.config import SenseConfig, parse_layers
 
 
 class _AllLayers:
-    """An embedder for ``evaluate._evaluate`` whose vectors hold every swept layer (one store row per target).
+    """An embedder for ``similarity.rank_senses`` whose vectors hold every swept layer (one store row per target).
 
     Its description names the layer list, not one layer, so every layer's evaluation finds
     the same store; everything else is the wrapped embedder's.
@@ -90,73 +54,42 @@ def _stage(layer: int) -> str:
     return f"layer{layer}"
 
 
-def sweep(cfg, layers: Sequence[int] | str, instances=None, embedder=None, progress: bool = True,
-          out: str | Path | None = None) -> dict:
-    """Evaluate ``cfg`` at each layer through ``benchmarks.evaluate`` (a schema-2 result with ``sweep``).
-
-    With ``out`` the result is written there, and until then the store and the per-layer
-    logs sit beside it, so an interrupted sweep resumes; without, they live in a
-    temporary folder.
-    """
-    from lexprobe.benchmarks.evaluate import evaluate
-    from lexprobe.benchmarks.senserank.config import SenseConfig
-
-    spec = layers if isinstance(layers, str) else ",".join(str(x) for x in layers)
-    if embedder is None:
-        from lexprobe.models import load_scorer
-
-        embedder = load_scorer(cfg.model, device=cfg.device, dtype=cfg.dtype, batch_size=cfg.batch_size,
-                               prefer="token")
-    if instances is None:
-        from lexprobe.data.corpora import load_corpus
-
-        instances = load_corpus(cfg.corpus, cfg.path, seed=cfg.seed)
-    result = evaluate("senserank", embedder, SenseConfig.from_engine(cfg, layers=spec), out, items=instances,
-                      progress=progress)
-    if result is None:
-        raise LexprobeError("a layer sweep runs in one process; start it without torchrun")
-    return result
-
-
-def sweep_legacy(cfg, layers: Sequence[int] | str, instances, embedder, progress: bool = True, key=None,
-                 out: str | Path | None = None) -> dict:
-    """The sweep as one schema-1 summary: ``evaluate._evaluate`` per layer on vectors of one pass.
+def sweep(cfg: SenseConfig, instances, embedder, sections, progress: bool = True, key=None,
+          out: str | Path | None = None) -> Records:
+    """The sweep of ``cfg.layers``: ``similarity.rank_senses`` per layer on vectors of one pass, each layer's
+    records aggregated by ``sections`` (``SenseRank.sections``, as a single run's); the result's ``metrics``
+    and ``baselines`` are the best layer's (highest pooled MAP@50), and it keeps no per-query records.
 
     ``key``: the resume key's maker (``Job.key``); ``out``: where the store and the
     per-layer logs go (``<out>.embeddings/``, ``<out>.layer<L>.partial.jsonl``; a temporary
     folder without). One process (the method refuses torchrun).
     """
-    from lexprobe.benchmarks.senserank.similarity import _evaluate
+    from lexprobe.benchmarks.senserank.similarity import rank_senses
 
     t0 = time.time()
-    if isinstance(layers, str):
-        layers = parse_layers(layers)
+    layers = parse_layers(cfg.layers or "all")
     wanted = range(embedder.n_layers + 1) if layers == "all" else layers
     indices = list(dict.fromkeys(embedder.layer_index(x) for x in wanted))
     view = _AllLayers(embedder, indices)
     chunk = 4 * int(getattr(embedder, "batch_size", 32) or 32)
-    per_layer = {}
+    per_layer: dict[int, Records] = {}
     with tempfile.TemporaryDirectory(prefix="lexprobe-sweep-") as tmp:
         base = Path(out) if out is not None else Path(tmp) / "sweep.json"
         for row, layer in enumerate(indices):
-            result = _evaluate(replace(cfg, layer=layer), instances, view, progress and row == 0, base,
-                               run_key=key, store_row=row, log_stage=_stage(layer), store_chunk=chunk)
-            assert result is not None  # one process (checked by the method)
-            per_layer[layer] = result
+            records = rank_senses(replace(cfg, layer=layer), instances, view, progress and row == 0, base,
+                                  run_key=key, store_row=row, log_stage=_stage(layer), store_chunk=chunk)
+            assert records is not None  # one process (checked by the method)
+            per_layer[layer] = records
+    values = {}
+    for layer, records in per_layer.items():
+        s = sections(records)
+        values[str(layer)] = {"metrics": s["metrics"], "baselines": s["baselines"]}
+    best = max(indices, key=lambda x: (values[str(x)]["metrics"][cfg.corpus]["all"].get("pooled") or 0.0, -x))
     first = per_layer[indices[0]]
-    best = max(indices, key=lambda x: (per_layer[x]["metrics"].get("pooled") or 0.0, -x))
-    return {
-        "_items": first["_items"],
-        "benchmark": "senserank",
-        "task": cfg.corpus,
-        "model": first["model"],
-        "config": dict(first["config"], layer=None, layers=indices),
-        "layers": {str(x): {"metrics": r["metrics"], "breakdowns": {"buckets": r["breakdowns"]["buckets"]}}
-                   for x, r in per_layer.items()},
-        "best_layer": best,
-        "counts": first["counts"],
-        "timing": {"total_s": round(time.time() - t0, 2)},
-    }
+    return Records([], items=first.items, counts=first.counts, tasks=[cfg.corpus],
+                   timing={"total_s": round(time.time() - t0, 2)},
+                   sections={**values[str(best)], "breakdowns": {},
+                             "sweep": {"parameter": "layer", "values": values, "best": best}})
 
 
 def clean_sweep(out: str | Path, layers: Iterable, keep_embeddings: bool = False) -> None:
@@ -170,5 +103,3 @@ def clean_sweep(out: str | Path, layers: Iterable, keep_embeddings: bool = False
     if not keep_embeddings:
         shutil.rmtree(store_path(out), ignore_errors=True)
 
-
-from lexprobe.benchmarks.senserank.results import format_sweep, plot_sweep  # noqa: E402,F401  (former home)

@@ -1,4 +1,4 @@
-"""Sense-ranking results in schema 2: sections, per-query values, tables, plots, items-page rows.
+"""Sense-ranking results in schema 2: per-query values and their aggregation, tables, plots, items-page rows.
 
 One task per corpus (``semcor``, ...); slices are ``all`` and the paper's (ℓ x r) buckets;
 metrics ``pooled`` (the paper's MAP@50: mean pooled P@k, k = 1..50) and ``map``
@@ -10,11 +10,13 @@ per layer under ``sweep`` and the best layer's in ``metrics``.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from lexprobe.benchmarks.base import Unit
+from lexprobe.metrics import retrieval as R
 from lexprobe.reporting import format_table
 from lexprobe.result_schema import from_v1, model_name
 
@@ -41,7 +43,7 @@ def _slices(overall: dict, buckets: dict) -> tuple[dict, dict, dict]:
 def upgrade(old: dict) -> dict:
     """A schema-1 sense-ranking result (or layer sweep) in schema 2."""
     corpus = str(old.get("task") or (old.get("config") or {}).get("corpus") or "corpus")
-    recipe = (old.get("config") or {}).get("protocol") or "paper"
+    recipe = (old.get("config") or {}).get("protocol") or "paper"  # schema 1 named the recipe "protocol"
     if isinstance(old.get("layers"), dict):
         values = {}
         for layer, r in old["layers"].items():
@@ -67,20 +69,76 @@ def upgrade(old: dict) -> dict:
 
 
 def corpus(result: dict) -> str:
-    return result["tasks"][0] if result.get("tasks") else "?"
+    if result.get("tasks"):
+        return result["tasks"][0]
+    return str((result.get("config") or {}).get("corpus") or "?")  # a result's sections being built
 
 
-def unit_values(result: dict) -> list[Unit]:
+@dataclass
+class Query(Unit):
+    """A ranked query as ``evaluate`` aggregates it: ``values`` (its AP@k and its mean of hits(k)/k over
+    k = 1..K) and its hits(k) (the model's, or a baseline's expectation), which a slice's pooled P@k curve
+    sums; ``bucket``: its slice (None: in no bucket, e.g. r = 1), while ``pos`` stays its part of speech
+    (``compare``'s slices). ``oracle``: the oracle's figures, whose AP@k is 1 by construction."""
+
+    cumulative: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    bucket: str | None = None
+    oracle: bool = False
+
+
+def unit_values(result: dict, of: str = "model") -> list[Query]:
+    """The queries of ``result`` with the model's figures, or (``of``) the exact ``random`` or ``oracle`` ones."""
     k = int((result.get("config") or {}).get("k", 50))
-    ranks = np.arange(1, k + 1)
+    ranks = np.arange(1, k + 1, dtype=np.float64)
     out = []
     for r in result["instances"]:
-        hits = np.zeros(k)
-        h = [int(c) for c in r["hits"][:k]]
-        hits[: len(h)] = h
-        pooled = float(np.mean(np.cumsum(hits) / ranks))
-        out.append(Unit(r["id"], corpus(result), r["pos"], {"pooled": pooled, "map": r["ap"]}))
+        relevant, candidates = r["n_relevant"], r["n_candidates"]
+        ap: float | None
+        if of == "model":
+            hits = np.array([int(c) for c in r["hits"]], dtype=np.int64)
+            cumulative, ap = R.cumulative_hits(hits, k), R.average_precision(hits, relevant, k)
+        elif of == "random":
+            cumulative = R.random_expected_hits(relevant, candidates, k)
+            ap = R.random_expected_ap(relevant, candidates, k)
+        else:
+            cumulative, ap = R.oracle_hits(relevant, candidates, k), None
+        out.append(Query(r["id"], corpus(result), r["pos"], {"pooled": float(np.mean(cumulative / ranks)), "map": ap},
+                         cumulative, r.get("bucket"), oracle=of == "oracle"))
     return out
+
+
+def slices(result: dict, units: list[Query]) -> dict[str, list[Query]]:
+    """Table 1's (ℓ x r) buckets in table order (an empty one too), then ``all``."""
+    from lexprobe.benchmarks.senserank.config import bucket_edges
+
+    names = R.bucket_names(*bucket_edges(result["config"]["freq_edges"], result["config"]["rarity_edges"]))
+    return {name: [u for u in units if u.bucket == name] for name in names} | {"all": list(units)}
+
+
+def pk_curve(units: list[Query]) -> np.ndarray:
+    """Pooled P@k, k = 1..K: hits(k) summed over the queries / (queries x k)."""
+    total = np.zeros(len(units[0].cumulative))
+    for u in units:
+        total += u.cumulative
+    return total / (len(units) * np.arange(1, len(total) + 1, dtype=np.float64))
+
+
+def aggregate(means: dict, units: list[Query]) -> dict:
+    """A slice's figures from the per-query means (``Benchmark.aggregate``'s ``means``): ``pooled`` is the
+    paper's MAP@50, the mean of the pooled P@k curve (not a mean of per-query values); the oracle's AP is 1."""
+    if not units:
+        return means  # {"n": 0, "ci": {}}: no figure
+    return {"pooled": float(pk_curve(units).mean()), "map": 1.0 if units[0].oracle else means["map"],
+            "n": means["n"], "ci": means["ci"]}
+
+
+def breakdowns(result: dict) -> dict:
+    """The P@k curves (model, random, oracle) of every slice that has queries."""
+    of = {name: unit_values(result, name) for name in ("model", "random", "oracle")}
+    cut = {name: slices(result, units) for name, units in of.items()}
+    curves = {s: {name: [float(x) for x in pk_curve(cut[name][s])] for name in of}
+              for s, members in cut["model"].items() if members}
+    return {corpus(result): {"curves": curves}}
 
 
 FAILURE_COLUMNS = [("model", "Model"), ("task", "Corpus"), ("pos", "POS"), ("item", "Query (target in [brackets])"),

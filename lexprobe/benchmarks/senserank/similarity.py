@@ -3,8 +3,9 @@
 Pipeline: read the corpus into ``SenseInstance``s -> D = train split, Q = the rest
 -> drop query senses with fewer than ``min_sense_count`` instances in D -> embed
 every target (mean of subwords at one layer) -> rank same-lemma D instances by
-cosine -> per-query AP@50 and the paper's pooled precision, with exact random and
-oracle figures, overall and per (frequency x sense proportion) bucket.
+cosine -> one record per query (hits of the top 50, R, N, bucket); ``evaluate`` aggregates
+them (``results.py``: AP@50 and the paper's pooled precision, with exact random and oracle
+figures, overall and per (frequency x sense proportion) bucket).
 
 Buckets (Table 1): ℓ is the query sense's frequency in D (``label_freq_in_train`` in
 the authors' code, which produced Table 1; ``bucket_by="lemma"``: the lemma's
@@ -21,14 +22,16 @@ import random
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Sequence, TypedDict
 
 import numpy as np
 from tqdm.auto import tqdm
 
+from lexprobe.benchmarks.base import Records
+from lexprobe.benchmarks.senserank.config import SenseConfig
 from lexprobe.benchmarks.senserank.ranking import RankedQuery, RankingReport, lemma_key, plan_ranking, rank_lemma
+from lexprobe.benchmarks.senserank.recipe import RECIPES
 from lexprobe.benchmarks.senserank.store import EmbeddingStore, sentence_digest
 from lexprobe.cache import partial_path, resume_key
 from lexprobe.data.instances import SenseInstance
@@ -41,66 +44,8 @@ from lexprobe.validation import Rule
 CHUNK = 2048  # sentences per append to the embedding store (what an interruption can lose per rank)
 
 
-@dataclass
-class EvalConfig:
-    corpus: str = "semcor"
-    path: str | None = None
-    model: str = "all-MiniLM-L6-v2"
-    layer: int = -1
-    pos: tuple[str, ...] | None = None  # coarse POS to keep (n, v, a, r, p)
-    limit: int | None = None  # at most this many queries (seeded sample); D keeps their lemmas
-    max_instances: int | None = None  # lemma sample: whole lemmas until D+Q reaches this size
-    k: int = R.DEFAULT_K
-    min_sense_count: int = 5
-    match_pos: bool = False
-    freq_edges: tuple[float, ...] = R.DEFAULT_FREQ_EDGES
-    rarity_edges: tuple[float, ...] = R.DEFAULT_RARITY_EDGES
-    seed: int = 0
-    bucket_by: str = "sense"  # ℓ = the query sense's frequency in D (Table 1); "lemma": the paper's text
-    protocol: str = "paper"  # paper | authors (SemCor sentence split with random.Random(42), ...)
-    batch_size: int = 32
-    device: str | None = None
-    dtype: str | None = None
-
-    def validate(self) -> None:
-        """Numeric options are checked here too, for Python callers (the CLI's parser checks first)."""
-        for name in ("limit", "max_instances"):
-            value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise DataError(f"{name} must be a positive integer or None (all), got {value!r}")
-        for name in ("k", "min_sense_count"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise DataError(f"{name} must be a positive integer, got {value!r}")
-        if self.batch_size != "auto" and (isinstance(self.batch_size, bool) or not isinstance(self.batch_size, int)
-                                          or self.batch_size < 1):
-            raise DataError(f"batch_size must be a positive integer or 'auto', got {self.batch_size!r}")
-
-    def public(self) -> dict:
-        d = asdict(self)
-        d["freq_edges"] = [str(x) if x == float("inf") else x for x in self.freq_edges]
-        d["rarity_edges"] = list(self.rarity_edges)
-        return d
-
-
-def engine_config(config, model: str = "") -> EvalConfig:
-    """The ranking engine's ``EvalConfig`` of a ``SenseConfig`` (bucket edges parsed)."""
-    edges: dict[str, tuple[float, ...]] = {}
-    for name in ("freq_edges", "rarity_edges"):
-        try:
-            edges[name] = R.parse_edges(getattr(config, name))
-        except ValueError as err:
-            raise LexprobeError(f"--{name.replace('_', '-')}: {err}") from None
-    return EvalConfig(corpus=config.corpus, path=config.path, model=model, layer=config.layer,
-                      pos=tuple(config.pos) if config.pos else None, limit=config.limit,
-                      max_instances=config.max_instances, k=config.k, min_sense_count=config.min_sense_count,
-                      match_pos=config.match_pos, seed=config.seed, bucket_by=config.bucket_by,
-                      protocol=config.recipe, freq_edges=edges["freq_edges"], rarity_edges=edges["rarity_edges"])
-
-
 #: corpora whose sense proportion r divides by the lemma+POS count (the authors' lemma "make_v")
 RARITY_BY_LEMMA_POS = ("ontonotes",)
-BUCKET_BY = ("sense", "lemma")
 
 
 def split_database_queries(instances: Sequence[SenseInstance]) -> tuple[list, list]:
@@ -115,7 +60,7 @@ def split_database_queries(instances: Sequence[SenseInstance]) -> tuple[list, li
     return database, queries
 
 
-def select_instances(instances: Sequence[SenseInstance], cfg: EvalConfig) -> tuple[list, list, dict]:
+def select_instances(instances: Sequence[SenseInstance], cfg: SenseConfig) -> tuple[list, list, dict]:
     """Apply --pos, then the --max-instances lemma sample or the --limit query sample."""
     info: dict = {"corpus_instances": len(instances)}
     if cfg.pos:
@@ -157,21 +102,18 @@ def select_instances(instances: Sequence[SenseInstance], cfg: EvalConfig) -> tup
     return database, queries, info
 
 
-def authors_semcor(cfg: EvalConfig) -> bool:
+def authors_semcor(cfg: SenseConfig) -> bool:
     """SemCor read as the authors' code reads it (``data/semcor.py: authors_semcor_instances``):
     sentence split with seed 42, synset_lemma labels, pools keyed by ``label.split("_")[0]``,
     and r divided by the count of the label's WordNet lemma name in D."""
-    from lexprobe.benchmarks.senserank.config import RECIPES
-
-    return cfg.corpus == "semcor" and RECIPES[cfg.protocol].authors_semcor
+    return cfg.corpus == "semcor" and RECIPES[cfg.recipe].authors_semcor
 
 
-def load_instances(cfg: EvalConfig) -> list[SenseInstance]:
-    """The corpus; under ``protocol="authors"`` SemCor as the authors' code reads it (a recipe with
+def load_instances(cfg: SenseConfig) -> list[SenseInstance]:
+    """The corpus; under ``recipe="authors"`` SemCor as the authors' code reads it (a recipe with
     ``semcor_sentence_split`` alone: the paper's reader with the authors' sentence split)."""
-    from lexprobe.benchmarks.senserank.config import RECIPES
-
-    if cfg.corpus == "semcor" and (RECIPES[cfg.protocol].authors_semcor or RECIPES[cfg.protocol].semcor_sentence_split):
+    recipe = RECIPES[cfg.recipe]
+    if cfg.corpus == "semcor" and (recipe.authors_semcor or recipe.semcor_sentence_split):
         from lexprobe.data.semcor import AUTHORS_SEED, authors_semcor_instances, semcor_instances
 
         if cfg.path is not None and not Path(cfg.path).exists():
@@ -184,56 +126,19 @@ def load_instances(cfg: EvalConfig) -> list[SenseInstance]:
     return load_corpus(cfg.corpus, cfg.path, seed=cfg.seed)
 
 
-def evaluate(
-    cfg: EvalConfig,
-    instances: Sequence[SenseInstance] | None = None,
-    embedder=None,
-    progress: bool = True,
-    out: str | Path | None = None,
-    keep_embeddings: bool = False,
-) -> dict | None:
-    """Sense ranking through ``benchmarks.evaluate.evaluate`` (kept for Python callers of the old
-    signature); ``embedder`` defaults to ``cfg.model`` loaded as token embeddings.
-
-    Target vectors go to a memory-mapped store (``<out>.embeddings/``, or a temporary
-    folder without ``out``) as they are computed, and lemma rankings to the resume log
-    ``<out>.partial.jsonl``: a rerun after an interruption keeps both. The store is
-    removed once the result is written, unless ``keep_embeddings``. Under ``torchrun``
-    sentences and lemmas are split across ranks (the store must then be on a filesystem
-    all ranks see); rank 0 writes and gets the result, the other ranks get None.
-    """
-    from lexprobe.benchmarks.evaluate import evaluate as run
-    from lexprobe.benchmarks.senserank.config import SenseConfig
-
-    cfg.validate()
-    config = SenseConfig.from_engine(cfg, keep_embeddings=keep_embeddings)
-    if embedder is None:
-        from lexprobe.models import check_model_reference, load_scorer
-
-        check_model_reference(cfg.model)
-        embedder = load_scorer(cfg.model, device=cfg.device, dtype=cfg.dtype, batch_size=cfg.batch_size,
-                               seed=cfg.seed, prefer="token")
-    return run("senserank", embedder, config, out, items=instances, progress=progress)
-
-
 def store_path(out: str | Path) -> Path:
     """The embedding store beside the output: ``<out>.embeddings/``."""
     return Path(str(out) + ".embeddings")
 
 
-def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool, out: str | Path | None, run_key=None,
-              store_row: int = 0, log_stage: str | None = None, store_chunk: int | None = None) -> dict | None:
-    """``run_key``: the resume key's maker (``Job.key``). ``store_row``, ``log_stage``, ``store_chunk``: a
-    layer sweep's vectors of every layer share one store (row ``store_row`` is this layer), each layer's
-    rankings have their own log, appended in small chunks."""
+def rank_senses(cfg: SenseConfig, instances, embedder, progress: bool, out: str | Path | None, run_key=None,
+                store_row: int = 0, log_stage: str | None = None, store_chunk: int | None = None) -> Records | None:
+    """The method's run: embed, rank, one record per query (the pipeline above). ``run_key``: the resume key's
+    maker (``Job.key``). ``store_row``, ``log_stage``, ``store_chunk``: a layer sweep's vectors of every layer
+    share one store (row ``store_row`` is this layer), each layer's rankings have their own log, appended in
+    small chunks."""
     ctx = context()
     t0 = time.time()
-    if cfg.protocol not in ("paper", "authors"):
-        raise DataError(f"unknown protocol {cfg.protocol!r} for sense ranking; use paper or authors")
-    if cfg.bucket_by not in BUCKET_BY:
-        raise DataError(f"unknown bucket_by {cfg.bucket_by!r}; use sense or lemma")
-    if instances is None:
-        instances = load_instances(cfg)
     pdep_counts = None
     if cfg.corpus == "pdep":  # the paper's 48 prepositions and sense filters (PDEP corpus rules)
         from lexprobe.data.pdep_rules import filter_pdep_instances
@@ -280,12 +185,12 @@ def _evaluate(cfg: EvalConfig, instances, embedder, progress: bool, out: str | P
     if report is None:  # another rank than 0: rank 0 writes the result
         return None
     t_rank = time.time() - t2
-    result = build_result(cfg, embedder, database, queries, report, info,
-                          timing={"read_s": t_read, "embed_s": t_embed, "rank_s": t_rank,
-                                  "total_s": time.time() - t0}, db_ok=db_ok)
-    result["counts"]["sentences_encoded"] = stats["sentences_encoded"]
-    result["counts"]["sentences_from_store"] = stats["sentences_from_store"]
-    return result
+    records = query_records(cfg, database, queries, report, info,
+                            timing={"read_s": t_read, "embed_s": t_embed, "rank_s": t_rank,
+                                    "total_s": time.time() - t0}, db_ok=db_ok)
+    records.counts.update(sentences_encoded=stats["sentences_encoded"],
+                          sentences_from_store=stats["sentences_from_store"])
+    return records
 
 
 class InMemoryVectors:
@@ -459,11 +364,11 @@ def rarity_denominators(cfg, database: Sequence[SenseInstance], db_ok=None):
     return counts
 
 
-def build_result(cfg, embedder, database, queries, report, info, timing, db_ok=None) -> dict:
-    if cfg.bucket_by not in BUCKET_BY:
-        raise DataError(f"unknown bucket_by {cfg.bucket_by!r}; use sense or lemma")
-    outcomes, per_query = [], []
-    buckets: dict[str, list] = defaultdict(list)
+def query_records(cfg: SenseConfig, database, queries, report, info, timing, db_ok=None) -> Records:
+    """One record per ranked query (its hits, R, N and bucket), and what the run counted; ``evaluate``
+    aggregates them (``SenseRank.aggregate``: pooled P@k curves, exact random and oracle figures)."""
+    freq_edges, rarity_edges = cfg.bucket_edges
+    per_query = []
     single_sense = 0
     pos_counts = rarity_denominators(cfg, database, db_ok)
     for rq in report.ranked:
@@ -472,24 +377,16 @@ def build_result(cfg, embedder, database, queries, report, info, timing, db_ok=N
         rarity = rq.n_relevant / denominator if denominator else 1.0
         single_sense += rarity == 1.0
         freq = rq.n_relevant if cfg.bucket_by == "sense" else rq.n_candidates
-        bucket = R.bucket_of(freq, rarity, cfg.freq_edges, cfg.rarity_edges)
-        outcome = R.QueryOutcome(rq.hits, rq.n_relevant, rq.n_candidates)
-        outcomes.append(outcome)
-        if bucket is not None:
-            buckets[bucket].append(outcome)
         per_query.append({
             "id": f"{q.doc_id}#{q.sent_id}#{q.index}",
             "lemma": q.lemma, "pos": q.pos, "label": q.label, "context": context_window(q.tokens, q.index),
             "n_candidates": rq.n_candidates, "n_relevant": rq.n_relevant, "rarity": round(rarity, 6),
             "bucket_freq": freq,
-            "bucket": bucket,
+            "bucket": R.bucket_of(freq, rarity, freq_edges, rarity_edges),
             "ap": round(R.average_precision(rq.hits, rq.n_relevant, cfg.k), 6),
             "hits": "".join(str(int(h)) for h in rq.hits),
             "top": [database[i].label for i in rq.top[:5]],
         })
-    overall = R.summarize(outcomes, cfg.k)
-    by_bucket = {name: R.summarize(buckets.get(name, []), cfg.k)
-                 for name in R.bucket_names(cfg.freq_edges, cfg.rarity_edges)}
     counts = dict(info)
     counts.update(
         ranked_queries=len(report.ranked),
@@ -499,19 +396,6 @@ def build_result(cfg, embedder, database, queries, report, info, timing, db_ok=N
         single_sense_queries=single_sense,
         lemmas_in_database=len(report.lemma_freq),
     )
-    model_info = embedder.describe() if hasattr(embedder, "describe") else {"name": cfg.model}
-    return {
-        "_items": {"database": database, "queries": queries},
-        "benchmark": "senserank",
-        "task": cfg.corpus,
-        "model": model_info.get("name", cfg.model),
-        "config": dict(cfg.public(), embedder=model_info),
-        "metrics": {k: v for k, v in overall.items() if k != "curves"},
-        "breakdowns": {"buckets": by_bucket, "overall_curves": overall.get("curves", {})},
-        "counts": counts,
-        "timing": {k: round(v, 2) for k, v in timing.items()},
-        "instances": per_query,
-    }
+    return Records(per_query, items={"database": database, "queries": queries}, counts=counts, tasks=[cfg.corpus],
+                   timing={k: round(v, 2) for k, v in timing.items()})
 
-
-from lexprobe.benchmarks.senserank.results import format_report, save_curves_plot  # noqa: E402,F401  (former home)

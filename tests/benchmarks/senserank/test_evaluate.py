@@ -6,7 +6,9 @@ import json
 import numpy as np
 import pytest
 
-from lexprobe.benchmarks.senserank.similarity import EvalConfig, evaluate, format_report, save_curves_plot
+from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.benchmarks.senserank.config import SenseConfig
+from lexprobe.benchmarks.senserank.results import format_report, save_curves_plot
 from lexprobe.data.instances import SenseInstance
 from lexprobe.metrics import retrieval as R
 from lexprobe.models import load_scorer
@@ -33,9 +35,8 @@ def _instances():
 
 
 def test_evaluate_end_to_end(tiny_bert, tmp_path):
-    cfg = EvalConfig(corpus="synthetic", model=str(tiny_bert), k=10, device="cpu")
-    result = evaluate(cfg, instances=_instances(), embedder=load_scorer(str(tiny_bert), kind="token", device="cpu"),
-                      progress=False)
+    result = evaluate("senserank", load_scorer(str(tiny_bert), kind="token", device="cpu"),
+                      SenseConfig(corpus="synthetic", k=10), items=_instances(), progress=False)
     c = result["counts"]
     assert (c["database"], c["queries"], c["ranked_queries"], c["dropped_rare_sense"]) == (25, 5, 4, 1)
     m = result["metrics"]["synthetic"]
@@ -65,9 +66,9 @@ def test_limit_and_lemma_sample():
     from lexprobe.benchmarks.senserank.similarity import select_instances
 
     insts = _instances()
-    db, qs, info = select_instances(insts, EvalConfig(limit=2, seed=1))
+    db, qs, info = select_instances(insts, SenseConfig(limit=2, seed=1))
     assert len(qs) == 2 and all(q.lemma == "hand" for q in qs) and len(db) == 24
-    db, qs, info = select_instances(insts, EvalConfig(max_instances=10))
+    db, qs, info = select_instances(insts, SenseConfig(max_instances=10))
     assert db == [] and qs == [] and info["sampled_lemmas"] == 0  # "hand" (28 instances) does not fit
 
 
@@ -140,3 +141,17 @@ def test_cli_errors(capsys):
 
     assert main(["senserank", "eval", "--corpus", "ontonotes", "--out", "/tmp/x.json"]) == 2
     assert "--path" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"limit": 0}, "limit must be a positive integer"), ({"k": -1}, "k must be a positive integer"),
+    ({"recipe": "theirs"}, "unknown recipe"), ({"bucket_by": "pos"}, "unknown bucket_by"),
+    ({"freq_edges": "500,0"}, "--freq-edges"), ({"layers": ""}, "--layers"),
+    ({"layers": "all", "layer": 2}, "exclude each other"),
+])
+def test_config_is_checked_in_one_place_for_python_callers(change, message):
+    """``SenseConfig.validate`` (what ``evaluate`` calls before loading anything): one line per bad option."""
+    from lexprobe.errors import LexprobeError
+
+    with pytest.raises(LexprobeError, match=message):
+        evaluate("senserank", "random", SenseConfig(corpus="synthetic", **change), items=_instances(), progress=False)

@@ -1,4 +1,4 @@
-"""Sense ranking vs the paper and the authors' code: buckets, OntoNotes, protocol choices."""
+"""Sense ranking vs the paper and the authors' code: buckets, OntoNotes, recipe choices."""
 
 import random
 from types import SimpleNamespace
@@ -6,7 +6,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from lexprobe.benchmarks.senserank.similarity import EvalConfig, evaluate
+from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.benchmarks.senserank.config import SenseConfig
 from lexprobe.data.instances import SenseInstance
 
 
@@ -47,9 +48,8 @@ def _by_label(result):
 
 
 def test_bucket_by_sense_frequency_hand_checked():
-    sense = evaluate(EvalConfig(corpus="synthetic"), instances=_corpus(), embedder=LabelEmbedder(), progress=False)
-    lemma = evaluate(EvalConfig(corpus="synthetic", bucket_by="lemma"), instances=_corpus(),
-                     embedder=LabelEmbedder(), progress=False)
+    sense = evaluate("senserank", LabelEmbedder(), SenseConfig(corpus="synthetic"), items=_corpus(), progress=False)
+    lemma = evaluate("senserank", LabelEmbedder(), SenseConfig(corpus="synthetic", bucket_by="lemma"), items=_corpus(), progress=False)
     s, m = _by_label(sense), _by_label(lemma)
     assert (s["bank_2"]["n_relevant"], s["bank_2"]["n_candidates"]) == (10, 520)
     assert s["bank_2"]["bucket"] == "l<500 r<0.25" and m["bank_2"]["bucket"] == "l>=500 r<0.25"
@@ -89,8 +89,7 @@ def test_ontonotes_nota_in_d_pos_rarity_and_any_tag(tmp_path):
     assert len(nota) == 4 and not any(i.query for i in nota)  # kept, but never a query
     assert [(i.pos, i.label) for i in insts if i.lemma == "fast"] == [("x", "fast_x_1.0")]
 
-    result = evaluate(EvalConfig(corpus="ontonotes", min_sense_count=1), instances=insts,
-                      embedder=LabelEmbedder(), progress=False)
+    result = evaluate("senserank", LabelEmbedder(), SenseConfig(corpus="ontonotes", min_sense_count=1), items=insts, progress=False)
     (q,) = result["instances"]  # the NOTA query is skipped; the file_n_1.0 one is ranked
     assert q["label"] == "file_n_1.0" and result["counts"]["not_query_senses"] == 1
     # retrieval pools the lemma over both POS and the NOTA instances: N = 6 + 6 + 3
@@ -98,8 +97,7 @@ def test_ontonotes_nota_in_d_pos_rarity_and_any_tag(tmp_path):
     # r = R / count(lemma+POS) = 6 / (6 + 3): NOTA senses count in the frequencies
     assert q["rarity"] == pytest.approx(6 / 9)
     # other corpora: r = R / N
-    other = evaluate(EvalConfig(corpus="synthetic", min_sense_count=1), instances=insts,
-                     embedder=LabelEmbedder(), progress=False)
+    other = evaluate("senserank", LabelEmbedder(), SenseConfig(corpus="synthetic", min_sense_count=1), items=insts, progress=False)
     assert other["instances"][0]["rarity"] == pytest.approx(6 / 15)
 
 

@@ -1,4 +1,4 @@
-"""SemCor under ``--protocol authors`` (issue 18, item 7): the authors' reader, labels,
+"""SemCor under ``--recipe authors`` (issue 18, item 7): the authors' reader, labels,
 query filter, pool key and sense proportion, checked by hand."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from lexprobe.benchmarks.senserank.similarity import EvalConfig, evaluate
+from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.benchmarks.senserank.config import SenseConfig
 from lexprobe.data import semcor
 from lexprobe.data.instances import SenseInstance
 from tests.benchmarks.senserank.test_fidelity import LabelEmbedder
@@ -91,15 +92,14 @@ def test_pool_by_synset_and_rarity_by_lemma_name_hand_checked():
     insts = (_many("state.v.01_say", 6, "train") + _many("state.v.01_state", 2, "train")
              + _many("say.v.02_say", 4, "train") + _many("such.s.00", 5, "train")
              + _many("state.v.01_say", 1, "test") + _many("such.s.00", 1, "test", query=False))
-    cfg = EvalConfig(corpus="semcor", protocol="authors", min_sense_count=1)
-    result = evaluate(cfg, instances=insts, embedder=LabelEmbedder(), progress=False)
+    cfg = SenseConfig(corpus="semcor", recipe="authors", min_sense_count=1)
+    result = evaluate("senserank", LabelEmbedder(), cfg, items=insts, progress=False)
     (q,) = result["instances"]
     assert result["counts"]["not_query_senses"] == 1
     assert (q["label"], q["n_candidates"], q["n_relevant"]) == ("state.v.01_say", 8, 6)
     assert q["rarity"] == pytest.approx(6 / 10)
     # the same instances under the paper's recipe: r = R / N
-    paper = evaluate(EvalConfig(corpus="semcor", min_sense_count=1), instances=insts, embedder=LabelEmbedder(),
-                     progress=False)
+    paper = evaluate("senserank", LabelEmbedder(), SenseConfig(corpus="semcor", min_sense_count=1), items=insts, progress=False)
     assert paper["instances"][0]["rarity"] == pytest.approx(6 / 8)
 
 

@@ -1,11 +1,14 @@
 """The memory-mapped embedding store, resuming sense ranking, and ranking on torch vs numpy."""
 
+import dataclasses
 import json
 
 import numpy as np
 import pytest
 
+from lexprobe.benchmarks.evaluate import evaluate
 from lexprobe.benchmarks.senserank import similarity as se
+from lexprobe.benchmarks.senserank.config import SenseConfig
 from lexprobe.benchmarks.senserank.ranking import rank_same_lemma, top_k_cosine
 from lexprobe.benchmarks.senserank.store import EmbeddingStore
 from lexprobe.errors import OutputBusyError
@@ -62,7 +65,7 @@ def test_store_of_another_model_is_set_aside(tmp_path, caplog):
 
 def test_interrupted_sense_ranking_keeps_embedded_sentences(tiny_bert, tmp_path, monkeypatch):
     out = tmp_path / "r.json"
-    cfg = se.EvalConfig(corpus="synthetic", model=str(tiny_bert), k=10, device="cpu")
+    cfg = SenseConfig(corpus="synthetic", k=10)
     monkeypatch.setattr(se, "CHUNK", 4)
     emb = load_scorer(str(tiny_bert), kind="token", device="cpu")
     real, calls = emb.encode_jobs, []
@@ -75,18 +78,18 @@ def test_interrupted_sense_ranking_keeps_embedded_sentences(tiny_bert, tmp_path,
 
     monkeypatch.setattr(emb, "encode_jobs", dying)
     with pytest.raises(KeyboardInterrupt):
-        se.evaluate(cfg, instances=sense_instances(), embedder=emb, progress=False, out=out)
+        evaluate("senserank", emb, cfg, out, items=sense_instances(), progress=False)
     assert (tmp_path / "r.json.embeddings" / "index.r0.jsonl").exists()
     monkeypatch.setattr(emb, "encode_jobs", real)
-    resumed = se.evaluate(cfg, instances=sense_instances(), embedder=emb, progress=False, out=out)
+    resumed = evaluate("senserank", emb, cfg, out, items=sense_instances(), progress=False)
     assert resumed["counts"]["sentences_from_store"] == 8  # two chunks of 4 survived
     assert json.loads(out.read_text())["instances"] == resumed["instances"]  # the API wrote the result
     assert not partial_path(out).exists() and not (tmp_path / "r.json.embeddings").exists()  # both cleaned up
-    fresh = se.evaluate(cfg, instances=sense_instances(), embedder=emb, progress=False)
+    fresh = evaluate("senserank", emb, cfg, items=sense_instances(), progress=False)
     assert resumed["instances"] == fresh["instances"] and resumed["metrics"] == fresh["metrics"]
     # --keep-embeddings: a rerun with the same model encodes nothing
-    se.evaluate(cfg, instances=sense_instances(), embedder=emb, progress=False, out=out, keep_embeddings=True)
-    again = se.evaluate(cfg, instances=sense_instances(), embedder=emb, progress=False, out=out)
+    evaluate("senserank", emb, dataclasses.replace(cfg, keep_embeddings=True), out, items=sense_instances(), progress=False)
+    again = evaluate("senserank", emb, cfg, out, items=sense_instances(), progress=False)
     assert again["counts"]["sentences_encoded"] == 0 and again["instances"] == fresh["instances"]
 
 

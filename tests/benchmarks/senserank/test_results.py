@@ -1,0 +1,51 @@
+"""Sense ranking's aggregation of per-query records (``SenseRank.sections``) against the reference summary."""
+
+import numpy as np
+import pytest
+
+from lexprobe.benchmarks.base import Records, recorded
+from lexprobe.benchmarks.registry import get
+from lexprobe.benchmarks.senserank.config import SenseConfig
+from lexprobe.metrics import retrieval as R
+
+
+def _records(n_queries=40, k=3, seed=0):
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n_queries):
+        n = int(rng.integers(1, 12))
+        r = int(rng.integers(1, n + 1))
+        ranking = rng.permutation([1] * r + [0] * (n - r))[:k]
+        out.append({"id": f"q{i}", "pos": "n", "n_relevant": r, "n_candidates": n,
+                    "hits": "".join(map(str, ranking)), "bucket": R.bucket_of(r, r / n, (0, 3, np.inf))})
+    return out
+
+
+def test_sections_of_query_records_equal_the_reference_summary():
+    """Per bucket (an empty one too) and overall: the paper's pooled figure as the mean of the pooled P@k
+    curve, per-query MAP, the exact random and oracle figures and the curves are ``retrieval.summarize``'s;
+    queries with r = 1 are in ``all`` only."""
+    k = 3
+    records = _records(k=k)
+    config = recorded(SenseConfig(corpus="synthetic", k=k, freq_edges="0,3,inf"))
+    sections = get("senserank").sections(Records(records, tasks=["synthetic"]), "similarity", config)
+    metrics, base = sections["metrics"]["synthetic"], sections["baselines"]
+    names = R.bucket_names((0, 3, np.inf), R.DEFAULT_RARITY_EDGES)
+    assert list(metrics) == [*names, "all"]
+    assert any(q["bucket"] is None for q in records) and not any(q["bucket"] == "l>=3 r<0.25" for q in records)
+    for name in list(metrics):
+        members = [q for q in records if name == "all" or q["bucket"] == name]
+        ref = R.summarize([R.QueryOutcome(np.array([int(c) for c in q["hits"]]), q["n_relevant"], q["n_candidates"])
+                           for q in members], k=k)
+        m, rnd, orc = metrics[name], base["random"]["synthetic"][name], base["oracle"]["synthetic"][name]
+        if not members:
+            assert m == rnd == orc == {"n": 0, "ci": {}} and name not in sections["breakdowns"]["synthetic"]["curves"]
+            continue
+        assert (m["n"], m["pooled"], m["map"]) == (ref["queries"], ref["pooled"], ref["map"])
+        assert (rnd["pooled"], rnd["map"], orc["pooled"], orc["map"]) == (
+            ref["pooled_random"], ref["map_random"], ref["pooled_oracle"], 1.0)
+        for got, keys in ((m, ("pooled", "map")), (rnd, ("pooled_random", "map_random")), (orc, ("pooled_oracle",))):
+            assert list(got["ci"]) == [key.split("_")[0] for key in keys]
+            for key in keys:
+                assert got["ci"][key.split("_")[0]] == pytest.approx(ref["ci"][key], abs=1e-6)
+        assert sections["breakdowns"]["synthetic"]["curves"][name] == ref["curves"]
