@@ -37,7 +37,7 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     the result is written there and finished units are logged beside it first, so an
     interrupted run resumes. Returns the schema-2 result (None on ranks other than 0).
     """
-    from lexprobe.benchmarks.options import check_method_options
+    from lexprobe.benchmarks.options import check_declared, check_method_options
     from lexprobe.outputs import output_lock
     from lexprobe.scorers.capabilities import require
 
@@ -46,6 +46,7 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     if not isinstance(config, bench.Config):
         raise LexprobeError(f"{bench.meta.name} takes a {bench.Config.__name__}, got {type(config).__name__}")
     config = cast(Any, config)  # the benchmark's own dataclass (method, recipe, ...)
+    check_declared(config, items is not None)  # what the declarations refuse: a Python caller's config too
     method, recipe = bench.method(config.method), bench.recipe(config.recipe)
     check_method_options(config)
     bench.check_config(config)

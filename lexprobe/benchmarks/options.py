@@ -127,3 +127,32 @@ def check_method_options(config: Any) -> None:
         if changed:
             raise LexprobeError(f"{', '.join(changed)} only apply with --method {' or '.join(methods)}; "
                                 f"add {'it' if len(methods) == 1 else 'one of them'} or drop them")
+
+
+def check_declared(config: Any, items_given: bool = False) -> None:
+    """One line for a value its declaration refuses (not among ``choices``; not an integer its ``type`` takes),
+    in nested option groups too.
+
+    Why here: the CLI's parser refuses these from the declarations; a Python caller's config reaches
+    ``evaluate`` without a parser, so ``evaluate`` checks the same declarations for every benchmark (no
+    benchmark re-checks its options by hand)."""
+    from lexprobe.cli_common import non_negative_int, positive_int
+
+    for f in dataclasses.fields(config):
+        value, md = getattr(config, f.name), f.metadata
+        if dataclasses.is_dataclass(value):
+            check_declared(value, items_given)
+            continue
+        choices = None if items_given and md.get("names_data") else md.get("choices")
+        for v in (value if isinstance(value, tuple) else (value,)):
+            if v is None and f.default is None:
+                continue
+            if choices is not None and v not in choices:
+                raise LexprobeError(f"unknown {_flag(f)} {v!r}; use {', '.join(map(str, choices))}")
+            if md.get("type") in (positive_int, non_negative_int):
+                try:
+                    if isinstance(v, bool) or not isinstance(v, int):
+                        raise argparse.ArgumentTypeError(f"expected an integer, got {v!r}")
+                    md["type"](str(v))
+                except argparse.ArgumentTypeError as err:
+                    raise LexprobeError(f"{_flag(f)} {err}") from None

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, LLMPart, Method, SummaryColumn
-from lexprobe.benchmarks.coda21.config import CodaConfig, check
+from lexprobe.benchmarks.coda21.config import CodaConfig
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.prompting.method import ChooseMethod
@@ -118,7 +118,6 @@ class CoDA21(Benchmark):
     }
 
     def check_config(self, config: CodaConfig) -> None:
-        check(config)  # what the option declarations refuse
         if not config.nonce.strip():
             raise LexprobeError("--nonce must be a non-empty word")
         if len(set(config.ask.questions)) != len(config.ask.questions):

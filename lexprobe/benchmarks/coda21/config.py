@@ -1,17 +1,14 @@
 """CoDA21's options: ``CodaConfig``, the one config. ``lexprobe coda21 eval`` is derived from it, the
-methods read it, and ``check`` refuses what the declarations refuse (choices, positive integers) for a
-config built in Python too, so there is one place that says what a valid option is."""
+methods read it, and ``evaluate`` refuses what its declarations refuse (``options.check_declared``) for a
+config built in Python too."""
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import dataclass, fields, is_dataclass
-from typing import Any
+from dataclasses import dataclass
 
 from lexprobe.benchmarks.base import nested, option
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.cli_common import non_negative_int, positive_int
-from lexprobe.errors import LexprobeError
 from lexprobe.prompting.choose_cli import ChooseOptions
 
 ALIGN_METHODS = ("optimal", "exhaustive", "none")
@@ -74,25 +71,3 @@ def parts_of_speech(pos: str) -> tuple[str, ...]:
     """The parts of speech ``--pos`` evaluates, in result order (also the result's slices besides ``all``)."""
     return ("n", "v") if pos == "both" else (pos,)
 
-
-def check(config: Any) -> None:
-    """One line for a value its declaration refuses (not among ``choices``; not an integer its ``type``
-    takes), in nested option groups too: what the CLI's parser refuses, refused for the Python API."""
-    for f in fields(config):
-        value, md = getattr(config, f.name), f.metadata
-        if is_dataclass(value):
-            check(value)
-            continue
-        flag = md.get("flag") or "--" + f.name.replace("_", "-")
-        for v in (value if isinstance(value, tuple) else (value,)):
-            if v is None and f.default is None:
-                continue
-            if md.get("choices") is not None and v not in md["choices"]:
-                raise LexprobeError(f"unknown {flag} {v!r}; use {', '.join(map(str, md['choices']))}")
-            if md.get("type") in (positive_int, non_negative_int):
-                try:
-                    if isinstance(v, bool) or not isinstance(v, int):
-                        raise argparse.ArgumentTypeError(f"expected an integer, got {v!r}")
-                    md["type"](str(v))
-                except argparse.ArgumentTypeError as err:
-                    raise LexprobeError(f"{flag} {err}") from None

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from lexprobe.benchmarks.base import option
 from lexprobe.benchmarks.senserank.recipe import RECIPES
 from lexprobe.cli_common import non_negative_int, positive_int
-from lexprobe.errors import DataError, LexprobeError
+from lexprobe.errors import LexprobeError
 
 CORPUS_CHOICES = ("semcor", "ontonotes", "pdep", "streusle")
 
@@ -19,7 +19,7 @@ class SenseConfig:
                          choices=("similarity",))
     recipe: str = option("paper", "paper: the paper's text; authors: the authors' released code (SemCor split by "
                          "sentence with seed 42, words tokenised one by one)", choices=tuple(RECIPES))
-    corpus: str = option("semcor", "sense-annotated corpus", choices=CORPUS_CHOICES)
+    corpus: str = option("semcor", "sense-annotated corpus", choices=CORPUS_CHOICES, names_data=True)
     path: str | None = option(None, "corpus file or folder (default: the data directory; `lexprobe data list`)",
                               key=False, input=True)
     layer: int = option(-1, "hidden_states index (0 = embeddings, -1 = last; the original code's layer L is L+1)",
@@ -40,7 +40,7 @@ class SenseConfig:
                             "lemma's (the paper's text)", choices=("sense", "lemma"))
     seed: int = option(0, "seed of the SemCor document split, of samples and of the random baseline",
                        type=non_negative_int)
-    k: int = option(50, "rank cut-off of AP@k and P@k", cli=False)
+    k: int = option(50, "rank cut-off of AP@k and P@k", type=positive_int, cli=False)
     keep_embeddings: bool = option(False, "keep the memory-mapped target vectors in OUT.embeddings/ after the run "
                                    "(reruns with the same model then skip encoding)", record=False)
 
@@ -50,19 +50,7 @@ class SenseConfig:
         return bucket_edges(self.freq_edges, self.rarity_edges)
 
     def validate(self) -> None:
-        """Every check of the options (the CLI's parser checks types first; Python callers come here only)."""
-        for name in ("limit", "max_instances"):
-            value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise DataError(f"{name} must be a positive integer or None (all), got {value!r}")
-        for name in ("k", "min_sense_count"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise DataError(f"{name} must be a positive integer, got {value!r}")
-        if self.recipe not in RECIPES:
-            raise DataError(f"unknown recipe {self.recipe!r} for sense ranking; use {' or '.join(RECIPES)}")
-        if self.bucket_by not in ("sense", "lemma"):
-            raise DataError(f"unknown bucket_by {self.bucket_by!r}; use sense or lemma")
+        """What the declarations cannot say (``evaluate`` checks choices and integers from them first)."""
         bucket_edges(self.freq_edges, self.rarity_edges)  # one line on a bad list
         if self.layers is not None:  # `--layers ""` is an error, not "no sweep"
             parse_layers(self.layers)

@@ -8,7 +8,6 @@ and ``choose`` (the candidates as a multiple-choice question to a causal LM,
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -120,16 +119,7 @@ class WDLMPro(Benchmark):
         return RECIPES
 
     def check_config(self, config: WDLMProConfig) -> None:
-        """Every option of ``WDLMProConfig`` checked here, once (the CLI's parser checks them too; a Python
-        caller's config only here), so the methods read the config as it is."""
-        for f in dataclasses.fields(config):
-            choices, value = f.metadata.get("choices"), getattr(config, f.name)
-            if choices and value not in choices:
-                raise DataError(f"--{f.name.replace('_', '-')} {value!r} is not one of: {', '.join(choices)}")
-        for name, least in (("limit", 1), ("chunk_size", 1), ("seed", 0)):
-            value = getattr(config, name)
-            if value is not None and (not isinstance(value, int) or value < least):
-                raise DataError(f"--{name.replace('_', '-')} must be an integer of at least {least}, got {value!r}")
+        """What the declarations cannot say (``evaluate`` checks choices and integers from them first)."""
         if config.counts and not Path(config.counts).is_file():
             raise DataError(f"--counts {config.counts} is not a file; pass a word<TAB>count file")
 

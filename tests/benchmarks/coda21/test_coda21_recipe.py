@@ -7,7 +7,7 @@ import pytest
 
 from lexprobe.benchmarks.coda21.dataset import load_coda
 from lexprobe.benchmarks.coda21.config import CodaConfig
-from lexprobe.benchmarks.coda21.benchmark import CoDA21
+from lexprobe.benchmarks.options import check_declared
 from lexprobe.benchmarks.coda21.likelihood import context_without_target, prompt
 from lexprobe.errors import LexprobeError
 from lexprobe.metrics.alignment import exhaustive_alignment, first_best_alignment
@@ -44,4 +44,4 @@ def test_ties_favour_gold_only_under_authors(tmp_path):
     # lexprobe's default breaks ties in a fixed pseudo-random order: no free credit
     assert paper["metrics"]["alignment"]["all"]["accuracy"] < 1.0
     with pytest.raises(LexprobeError, match="--recipe"):
-        CoDA21().check_config(CodaConfig(recipe="choose"))
+        check_declared(CodaConfig(recipe="choose"))

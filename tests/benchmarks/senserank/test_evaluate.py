@@ -144,13 +144,15 @@ def test_cli_errors(capsys):
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"limit": 0}, "limit must be a positive integer"), ({"k": -1}, "k must be a positive integer"),
-    ({"recipe": "theirs"}, "unknown recipe"), ({"bucket_by": "pos"}, "unknown bucket_by"),
+    ({"limit": 0}, "--limit must be at least 1, got 0"), ({"k": -1}, "--k must be at least 1, got -1"),
+    ({"recipe": "theirs"}, "unknown --recipe 'theirs'; use paper, authors"),
+    ({"bucket_by": "pos"}, "unknown --bucket-by 'pos'; use sense, lemma"), ({"max_instances": 1.5}, "--max-instances"),
     ({"freq_edges": "500,0"}, "--freq-edges"), ({"layers": ""}, "--layers"),
     ({"layers": "all", "layer": 2}, "exclude each other"),
 ])
 def test_config_is_checked_in_one_place_for_python_callers(change, message):
-    """``SenseConfig.validate`` (what ``evaluate`` calls before loading anything): one line per bad option."""
+    """The declarations (``options.check_declared``) and ``SenseConfig.validate`` (what ``evaluate`` calls before
+    loading anything): one line per bad option."""
     from lexprobe.errors import LexprobeError
 
     with pytest.raises(LexprobeError, match=message):

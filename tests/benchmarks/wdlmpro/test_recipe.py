@@ -10,7 +10,7 @@ from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
 from lexprobe.benchmarks.wdlmpro.likelihood import rank_of_gold
 from lexprobe.benchmarks.wdlmpro.recipe import AUTHORS, PAPER, argsort_rank, best_pattern_rank, get_recipe
 from lexprobe.benchmarks.wdlmpro.scoring import CausalRequests, MaskedRequests, fill, score_groups
-from lexprobe.errors import DataError
+from lexprobe.errors import DataError, LexprobeError
 from lexprobe.models import load_scorer
 from lexprobe.scorers import reference
 from lexprobe.scorers.base import Scorer
@@ -82,9 +82,9 @@ def test_w2d_pattern_aggregation_mean_prob_mean_logprob_best():
          "gold_score": round(math.log(1e-3), 6)}]
     assert [p["gold_rank"] for p in inst[1]["patterns"]] == [2, 1]
     # a Python caller's config is checked as the CLI's parser checks it: one line
-    with pytest.raises(DataError, match="--pattern-aggregation 'max' is not one of: mean-prob, mean-logprob, best"):
+    with pytest.raises(LexprobeError, match="unknown --pattern-aggregation 'max'; use mean-prob, mean-logprob, best"):
         evaluate_groups(TextMaskedScorer(table), groups, pattern_aggregation="max")
-    with pytest.raises(DataError, match="--chunk-size must be an integer of at least 1, got 0"):
+    with pytest.raises(LexprobeError, match="--chunk-size must be at least 1, got 0"):
         evaluate_groups(TextMaskedScorer(table), groups, chunk_size=0)
 
 
