@@ -153,9 +153,6 @@ class Toy(Benchmark):
             return self.methods["choose"].unit_values(result)
         return [Unit(r["word"], "pick", "all", {"accuracy": r["correct"]}) for r in result["instances"]]
 
-    def unit_metrics(self, result):
-        return self.methods["choose"].unit_metrics(self) if result["method"] == "choose" else self.meta.unit_metrics
-
     def baseline_values(self, result):
         return {"random": [Unit(r["word"], "pick", "all", {"accuracy": 1.0 / r["k"]}) for r in result["instances"]]}
 

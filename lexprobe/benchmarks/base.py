@@ -395,7 +395,10 @@ class Benchmark(ABC):
         return dict[str, Any]
 
     def unit_metrics(self, result: dict) -> tuple[tuple[str, str], ...]:
-        return self.meta.unit_metrics
+        """(per-unit key, label) of ``unit_values``, in table order: the method's own where it has them
+        (``--method choose``: each reading's), else ``meta.unit_metrics``."""
+        own = getattr(self.methods.get(result.get("method", "")), "unit_metrics", None)
+        return own(self) if own is not None else self.meta.unit_metrics
 
     def main_scores(self, result: dict) -> dict[str, float | None]:
         """The headline (``meta.main_score``) of each task of ``result``'s ``all`` slice, by task; a choose

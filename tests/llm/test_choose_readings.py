@@ -86,9 +86,10 @@ def test_wdlmpro_cyclic_reading_bias_and_both_generation_readings(llama, monkeyp
     assert bias["generation_lenient"]["chosen"] == {"1": 1} and bias["generation_lenient"]["gold"] == {"3": 1}
     assert result["config"]["choose"]["debias"] == "cyclic"
     assert "debiased P@1" in get("wdlmpro").format_result(result)
-    method = get("wdlmpro").methods["choose"]  # the generic per-item values and their labels: the benchmark's
-    assert method.unit_values(result) == get("wdlmpro").unit_values(result)
-    assert method.unit_metrics(get("wdlmpro")) == get("wdlmpro").unit_metrics(result)
+    units = get("wdlmpro").unit_values(result)  # one per question, its orders averaged (the choose method's)
+    assert len(units) == len({r["item"] for r in result["instances"]})
+    assert get("wdlmpro").unit_metrics(result)[:2] == (("likelihood.p_at_1", "P@1 (choose, label likelihood)"),
+                                                       ("likelihood.rank_score", "RS (choose, label likelihood)"))
 
 
 def test_debias_is_in_the_resume_key(llama, tmp_path, capsys):
@@ -122,8 +123,10 @@ def test_coda_cyclic_reading_equals_the_rotations_records(llama, tmp_path):
         gold = choose_coda.gold_positions(first)
         assert [first["definition_order"][g] for g in gold] == first["context_order"]  # each row's own definition
     coda = get("coda21")
-    assert coda.methods["choose"].unit_values(result) == coda.unit_values(result)
-    assert coda.methods["choose"].unit_metrics(coda) == coda.unit_metrics(result)
+    units = coda.unit_values(result)  # one per group, each reading's accuracy averaged over its orders
+    assert [u.key for u in units] == list(dict.fromkeys(r["item"] for r in result["instances"]))
+    assert units[0].values["likelihood_cyclic.accuracy"] == result["instances"][0]["likelihood_cyclic"]["accuracy"]
+    assert coda.unit_metrics(result)[0] == ("likelihood.accuracy", "accuracy (choose, label likelihood)")
     assert "likelihood_cyclic" in result["readings"]
     assert result["breakdowns"]["alignment"]["position_bias"]["all"]["likelihood"]["n"] == sum(
         len(r["shown"]) for r in result["instances"])

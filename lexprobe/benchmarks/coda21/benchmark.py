@@ -173,6 +173,8 @@ class CoDA21(Benchmark):
         return instance_spec(result)
 
     def unit_values(self, result):
+        if is_choose(result):  # one unit per question, each reading's scores over its orders
+            return self.methods["choose"].unit_values(result)
         from lexprobe.benchmarks.coda21.results import unit_values
 
         return unit_values(result)
@@ -192,19 +194,12 @@ class CoDA21(Benchmark):
     def baseline_values(self, result):
         from lexprobe.benchmarks.coda21.results import random_units
 
-        return {} if is_choose(result) else {"random": random_units(result)}
+        return {"random": random_units(result)}
 
     def breakdowns(self, result):
         from lexprobe.benchmarks.coda21.results import TASK, breakdown_by_k
 
-        if is_choose(result):
-            return {}
         return {TASK: {"by_k": breakdown_by_k(result["instances"], intervals=result["method"] != "human")}}
-
-    def unit_metrics(self, result):
-        from lexprobe.benchmarks.coda21.results import CHOOSE_METRICS
-
-        return CHOOSE_METRICS if is_choose(result) else self.meta.unit_metrics
 
     def table_group(self, result):
         from lexprobe.benchmarks.coda21.results import data_name

@@ -19,7 +19,6 @@ from lexprobe.prompting.readings import (
     GENERATED,
     READINGS,
     answered,
-    asked_by,
     bias_breakdown,
     choose_options,
     cyclic_order,
@@ -110,8 +109,6 @@ def instance_spec(result: dict) -> Any:
 
 
 def unit_values(result: dict) -> list[Unit]:
-    if is_choose(result):
-        return choose_units(result)
     return [Unit(r["id"], TASK, r["pos"], {k: r[k] for k in ("accuracy", "simple_accuracy") if k in r})
             for r in result["instances"]]  # (people's groups: no simple matching)
 
@@ -153,31 +150,6 @@ def breakdown_by_k(records: list[dict], intervals: bool = True) -> dict[str, dic
             out[str(k)]["ci"] = mean_intervals({"accuracy": accs, "random_baseline": [1.0 / k] * len(accs)})
     return out
 
-
-def choose_units(result: dict) -> list[Unit]:
-    by_item: dict[str, list[dict]] = {}
-    for r in result["instances"]:
-        by_item.setdefault(r["item"], []).append(r)
-    out = []
-    for item, recs in by_item.items():
-        values: dict[str, float | None] = {}
-        for reading in READINGS:
-            asked = asked_by(reading, recs)  # --debias cyclic: the extra orders are read by likelihood only
-            answered_ = [r[reading] for r in asked if reading in r]
-            ok = bool(asked) and len(answered_) == len(asked)
-            values[f"{reading}.accuracy"] = float(np.mean([float(a["accuracy"]) for a in answered_])) if ok else None
-            if reading in GENERATED:
-                values[f"{reading}.valid"] = float(np.mean([a["failure"] is None for a in answered_])) if ok else None
-        out.append(Unit(item, TASK, recs[0]["pos"], values))
-    return out
-
-
-CHOOSE_METRICS = (("likelihood.accuracy", "accuracy (choose, label likelihood)"),
-                  ("likelihood_cyclic.accuracy", "accuracy (choose, label likelihood, cyclic debiased)"),
-                  ("generation.accuracy", "accuracy (choose, generation)"),
-                  ("generation.valid", "answers parsed (choose, generation)"),
-                  ("generation_lenient.accuracy", "accuracy (choose, generation, lenient)"),
-                  ("generation_lenient.valid", "answers parsed (choose, generation, lenient)"))
 
 FAILURE_COLUMNS = [("model", "Model"), ("task", "Data"), ("pos", "POS"), ("item", "Group"), ("score", "Accuracy"),
                    ("details", "Alignment made (context → definition chosen)")]

@@ -178,12 +178,12 @@ class WDLMPro(Benchmark):
     def aggregate(self, result, task, slice, units):
         """The mean of each unit metric, as every benchmark's; a slice without units still names P@1 and RS (None)."""
         figures = super().aggregate(result, task, slice, units)
-        return figures if is_choose(result) else {**{k: None for k, _ in self.meta.unit_metrics}, **figures}
+        return {**{k: None for k, _ in self.meta.unit_metrics}, **figures}
 
     def baseline_values(self, result):
         from lexprobe.benchmarks.wdlmpro.results import random_units
 
-        return {} if is_choose(result) else {"random": random_units(result)}
+        return {"random": random_units(result)}
 
     def breakdowns(self, result):
         from lexprobe.benchmarks.wdlmpro.results import breakdowns
@@ -202,14 +202,11 @@ class WDLMPro(Benchmark):
         return instance_spec(result)
 
     def unit_values(self, result):
+        if is_choose(result):  # one unit per question, each reading's scores over its orders
+            return self.methods["choose"].unit_values(result)
         from lexprobe.benchmarks.wdlmpro.results import unit_values
 
         return unit_values(result)
-
-    def unit_metrics(self, result):
-        from lexprobe.benchmarks.wdlmpro.results import CHOOSE_METRICS
-
-        return CHOOSE_METRICS if is_choose(result) else self.meta.unit_metrics
 
     def tables(self, results):
         from lexprobe.benchmarks.wdlmpro.tables import tables

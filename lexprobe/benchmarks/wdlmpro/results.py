@@ -14,14 +14,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Optional, TypedDict
 
-import numpy as np
-
 from lexprobe.benchmarks.base import Unit
 from lexprobe.prompting.readings import (
     GENERATED,
     READINGS,
     answered,
-    asked_by,
     bias_breakdown,
     choose_options,
     cyclic_order,
@@ -91,37 +88,12 @@ def instance_spec(result: dict) -> Any:
 
 
 def unit_values(result: dict) -> list[Unit]:
-    if is_choose(result):
-        return choose_units(result)
     out = []
     for r in result["instances"]:
         rank = r.get("gold_rank")
         p1 = r.get("correct", None if rank is None else rank == 1)
         out.append(Unit(f"{r['task']}:{r['target']}", r["task"], r["pos"],
                         {"p_at_1": None if p1 is None else float(p1), "rank_score": r.get("rank_score")}))
-    return out
-
-
-def choose_units(result: dict) -> list[Unit]:
-    """One unit per target and task: each reading's value averaged over the item's option orders
-    (``asked_by``: the cyclic orders of ``--debias cyclic`` are read by likelihood only); None where
-    the item was skipped (prompt too long) or the reading not run."""
-    by_item: dict[str, list[dict]] = {}
-    for r in result["instances"]:
-        by_item.setdefault(r["item"], []).append(r)
-    out = []
-    for item, recs in by_item.items():
-        values: dict[str, float | None] = {}
-        for reading in READINGS:
-            asked = asked_by(reading, recs)
-            answered = [r[reading] for r in asked if reading in r]
-            ok = bool(asked) and len(answered) == len(asked)
-            values[f"{reading}.p_at_1"] = float(np.mean([float(a["correct"]) for a in answered])) if ok else None
-            if reading.startswith("likelihood"):
-                values[f"{reading}.rank_score"] = float(np.mean([a["rank_score"] for a in answered])) if ok else None
-            if reading in GENERATED:
-                values[f"{reading}.valid"] = float(np.mean([a["failure"] is None for a in answered])) if ok else None
-        out.append(Unit(item, recs[0].get("task", "w2d"), recs[0]["pos"], values))
     return out
 
 
@@ -179,15 +151,6 @@ def _band(bench: Any, result: dict, task: str, band: str, recs: list[dict]) -> d
     figures = bench.aggregate(result, task, band, units)
     return {**figures, "mean_candidates": sum(r["n_candidates"] for r in recs) / len(recs)}
 
-
-CHOOSE_METRICS = (("likelihood.p_at_1", "P@1 (choose, label likelihood)"),
-                  ("likelihood.rank_score", "RS (choose, label likelihood)"),
-                  ("likelihood_cyclic.p_at_1", "P@1 (choose, label likelihood, cyclic debiased)"),
-                  ("likelihood_cyclic.rank_score", "RS (choose, label likelihood, cyclic debiased)"),
-                  ("generation.p_at_1", "P@1 (choose, generation)"),
-                  ("generation.valid", "answers parsed (choose, generation)"),
-                  ("generation_lenient.p_at_1", "P@1 (choose, generation, lenient)"),
-                  ("generation_lenient.valid", "answers parsed (choose, generation, lenient)"))
 
 FAILURE_COLUMNS = [("model", "Model"), ("task", "Task"), ("pos", "POS"), ("item", "Item"), ("gold", "Gold answer"),
                    ("chosen", "Chosen instead"), ("score", "Gold rank")]
