@@ -169,10 +169,9 @@ class Method(ABC):
     help: ClassVar[str] = ""
 
     @abstractmethod
-    def run(self, job: "Job") -> "Records | dict | None":
+    def run(self, job: "Job") -> "Records | None":
         """The run's per-unit ``Records`` on rank 0 (None on other ranks): units through
-        ``distributed.run_units`` keyed by ``job.key``. (A ``dict``: a method not yet moved to records, whose
-        schema-1 summary ``Benchmark.upgrade`` converts.)"""
+        ``distributed.run_units`` keyed by ``job.key``; ``evaluate`` builds the result from them."""
 
 
 @dataclass

@@ -77,8 +77,7 @@ def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, meth
     result = assemble(bench, scorer, config, output)
     if getattr(items, "dataset", None):  # items a caller drew itself say what they are (a sample, #29)
         result["dataset"] = items.dataset
-    own = output.timing if isinstance(output, Records) else output.get("timing")
-    result["timing"] = {"seconds": round(time.time() - started, 2), **(own or {}),
+    result["timing"] = {"seconds": round(time.time() - started, 2), **output.timing,
                         "scorer_stats": dict(getattr(scorer, "stats", {}) or {})}
     if out is not None:
         write(bench, result, Path(out), config, keep_instances)
@@ -106,25 +105,19 @@ def inputs(config: Any) -> dict[str, Any]:
     return {d.option: d.value for d in declared_paths(config) if d.kind == INPUT}
 
 
-def assemble(bench: Benchmark, scorer: Any, config: Any, output: Records | dict) -> dict:
+def assemble(bench: Benchmark, scorer: Any, config: Any, output: Records) -> dict:
     """The schema-2 result of a method's records (``Benchmark.sections``), with the run record and the intervals
-    block. (A method's schema-1 summary, ``dict``, is converted by ``Benchmark.upgrade``.)"""
+    block."""
     from lexprobe.result_schema import new_result
     from lexprobe.run_record import finish_result
 
     model = scorer.describe() if hasattr(scorer, "describe") else {"name": str(scorer)}
     config_record = recorded(config)
-    if isinstance(output, Records):
-        resolved, digest_items = output.resolved, output.items if output.items is not None else output.instances
-    else:
-        digest_items = output.pop("_items", None)
-        resolved = output.pop("_config", {})  # what the method resolved from the config (e.g. a template's text)
-    for key, extra in resolved.items():
+    for key, extra in output.resolved.items():  # what the method resolved from the config (a template's text)
         config_record[key] = {**config_record.get(key, {}), **extra}
-    sections = bench.sections(output, config.method, config_record) if isinstance(output, Records) \
-        else bench.upgrade(output)
+    sections = bench.sections(output, config.method, config_record)
     result = new_result(bench.meta.name, model, config.method, config.recipe, config_record, sections)
-    finish_result(result, scorer, digest_items if digest_items is not None else [], unit=bench.meta.unit)
+    finish_result(result, scorer, output.instances if output.items is None else output.items, unit=bench.meta.unit)
     dataset = bench.dataset(config)
     if dataset:
         result["dataset"] = dataset
