@@ -6,7 +6,7 @@ the log back and skips the finished units, so an interrupted run loses nothing.
 
 The log's first line records the run's *key*: a digest of the exact items
 evaluated (never a file path: the file behind a path can change), the model's
-identity (a hash of its weights), the protocol and every option that changes a
+identity (a hash of its weights), the method and recipe, and every option that changes a
 score (see ``resume_key``). A log written under another key is set aside as
 ``<log>.stale`` (``.stale.1``, ... when that exists: never replaced) with a one-line notice naming
 what changed, never mixed in; a log set aside earlier under this run's key is resumed. While
@@ -175,22 +175,24 @@ def stable_hash(obj: Any, length: int = 16) -> str:
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()[:length]  # argv bytes (D3)
 
 
-def resume_key(items: Any, model: str, protocol: str | None = None, options: Mapping | None = None) -> dict:
+def resume_key(items: Any, model: str, method: str | None = None, options: Mapping | None = None) -> dict:
     """The identity of a run: what a resume log (or cache) must match to be reused.
 
     ``items``: the exact items evaluated (texts, candidates, gold), digested with
     ``provenance.items_digest``; ``model``: ``provenance.model_revision`` (or
-    ``scorer_revision``); ``options``: every option that changes a score.
+    ``scorer_revision``); ``method``: "<method>/<recipe>"; ``options``: every option that changes a score.
+    The key stores ``method`` under its historic field name, ``protocol``, so that logs written by earlier
+    versions still resume (a renamed field would set every one aside).
     """
     from lexprobe.provenance import items_digest
 
-    return {"items": items_digest(items), "model": model, "protocol": protocol, "options": dict(options or {})}
+    return {"items": items_digest(items), "model": model, "protocol": method, "options": dict(options or {})}
 
 
 class ResumeLog:
     """Append-only JSONL log of finished units, keyed by a unit id, locked while in use.
 
-    >>> with ResumeLog(partial_path(out), resume_key(items, revision, protocol, options)) as log:  # doctest: +SKIP
+    >>> with ResumeLog(partial_path(out), resume_key(items, revision, "likelihood/paper", options)) as log:  # doctest: +SKIP
     ...     done = log.load()                 # {unit_id: record}; a stale log is set aside
     ...     log.append(unit_id, record)       # flushed and fsynced line by line
     ...     write_json(out, result); log.finish()   # the result exists: drop the log

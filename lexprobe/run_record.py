@@ -2,7 +2,7 @@
 
 ``finish_result`` is the one call every benchmark's result builder makes: it adds
 ``run`` (software versions, git commit, device, dtype, batch size, the model's
-resolved revision, a digest of the exact items evaluated, protocol, seed, command
+resolved revision, a digest of the exact items evaluated, method and recipe, seed, command
 line) and ``intervals`` (how the ``ci`` of every metric was obtained). ``compare``
 reads ``run`` to refuse runs on different items and to warn when two runs differ
 in more than the model; ``report`` shows it.

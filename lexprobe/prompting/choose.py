@@ -44,7 +44,6 @@ class ChooseConfig:
     seed: int = 0
     readings: tuple[str, ...] = READINGS
     max_new_tokens: int | None = None  # None: enough for the answer format (see each benchmark)
-    extra: dict = field(default_factory=dict)  # recorded as given (task, pos, data, ...)
     debias: str = "none"  # "cyclic": the likelihood reading also asked in every cyclic order of the options
 
     def validate(self) -> None:
@@ -63,12 +62,6 @@ class ChooseConfig:
     @property
     def cyclic(self) -> bool:
         return self.debias == "cyclic"
-
-    def record(self) -> dict:
-        return {"protocol": "choose", "template": self.template.record(), "chat": self.chat,
-                "max_candidates": self.max_candidates, "permutations": self.permutations, "seed": self.seed,
-                "readings": list(self.readings), "max_new_tokens": self.max_new_tokens, "debias": self.debias,
-                **self.extra}
 
 
 def check_scorer(scorer, config: ChooseConfig) -> None:

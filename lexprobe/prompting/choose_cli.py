@@ -46,12 +46,12 @@ class ChooseOptions:
 
         load_template(self.template)
 
-    def to_config(self, seed: int = 0, fields=None, **extra):
+    def to_config(self, seed: int = 0, fields=None):
         """``fields``: the benchmark's ``template_fields`` (None: every registered benchmark's)."""
         from lexprobe.prompting.choose import ChooseConfig
         from lexprobe.prompting.templates import load_template
 
         return ChooseConfig(template=load_template(self.template, fields), chat=self.chat,
                             max_candidates=self.max_candidates, permutations=self.permutations, seed=seed,
-                            readings=READING_CHOICES[self.reading], max_new_tokens=self.max_new_tokens, extra=extra,
+                            readings=READING_CHOICES[self.reading], max_new_tokens=self.max_new_tokens,
                             debias=self.debias)

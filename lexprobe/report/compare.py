@@ -35,7 +35,7 @@ def compare_files(path_a, path_b) -> dict:
         f"compared on the common task(s) {', '.join(sorted(tasks_a & tasks_b))} (A has {_tasks(units_a)}, B {_tasks(units_b)})"]
     metrics = metric_pairs(a, b)
     if _readings(a) != _readings(b):
-        notes.append(f"A is a {_protocol(a)} run and B a {_protocol(b)} run: compared on the common metrics, the "
+        notes.append(f"A is a {_asked_as(a)} run and B a {_asked_as(b)} run: compared on the common metrics, the "
                      "single-reading figure against each reading's")
     rows = paired_rows(metrics, units_a, units_b)
     if not rows:  # every paired unit was skipped (or not answered) in one of the runs
@@ -132,7 +132,7 @@ def _versus(va, vb) -> str:
     return f"{sa} vs the same up to character {at} ({_short(ta[at:at + 40])} vs {_short(tb[at:at + 40])})"
 
 
-def _protocol(r: dict) -> str:
+def _asked_as(r: dict) -> str:
     return f"{r['method']} ({r['recipe']})"
 
 
@@ -158,9 +158,9 @@ def metric_pairs(a: dict, b: dict) -> list[tuple[str, str, str]]:
             if other not in choose_keys:
                 continue
             if _readings(a):
-                pairs.append((other, key, f"{name}: A {a['method']} {label(reading)} vs B {_protocol(b)}"))
+                pairs.append((other, key, f"{name}: A {a['method']} {label(reading)} vs B {_asked_as(b)}"))
             else:
-                pairs.append((key, other, f"{name}: A {_protocol(a)} vs B {b['method']} {label(reading)}"))
+                pairs.append((key, other, f"{name}: A {_asked_as(a)} vs B {b['method']} {label(reading)}"))
     return pairs
 
 

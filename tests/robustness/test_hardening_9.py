@@ -348,7 +348,8 @@ def test_D30_more_than_26_lettered_options_are_refused_before_the_model_loads(ti
 
 def test_D30_valid_choose_runs_keep_their_resume_keys(tiny_gpt2, datasets, tmp_path):
     """The check adds nothing to what is recorded: a letters run within A-Z, and the default template with
-    30 options, have the key they had (the key is made of the config record and the items)."""
+    30 options, record (and key: ``key_options``) exactly the choose options given."""
+    from lexprobe.benchmarks.base import key_options, recorded
     from lexprobe.benchmarks.registry import get
     from lexprobe.benchmarks.wdlmpro.benchmark import WDLMProConfig
     from lexprobe.prompting.choose_cli import ChooseOptions
@@ -358,10 +359,11 @@ def test_D30_valid_choose_runs_keep_their_resume_keys(tiny_gpt2, datasets, tmp_p
         config = WDLMProConfig(data=str(datasets / "choose.jsonl"), method="choose",
                                choose=ChooseOptions(template=template, max_candidates=shown))
         assert bench.load_items(config).groups  # not refused
-        record = config.choose.to_config().record()
-        assert record["max_candidates"] == shown and record["template"]["name"] == template
-        assert set(record) == {"protocol", "template", "chat", "max_candidates", "permutations", "seed", "readings",
-                               "max_new_tokens", "debias"}
+        record = recorded(config)["choose"]
+        assert record["max_candidates"] == shown and record["template"] == template
+        assert set(record) == {"template", "chat", "max_candidates", "permutations", "reading", "max_new_tokens",
+                               "debias"}
+        assert key_options(config)["choose"] == record
 
 
 # --- D24: an interrupted Gemma assembly is assembled again, inside LEXPROBE_CACHE ----------------------
