@@ -7,7 +7,8 @@ import pytest
 from lexprobe.benchmarks.evaluate import evaluate
 from lexprobe.benchmarks.senserank.config import SenseConfig
 from lexprobe.benchmarks.senserank.layers import parse_layers
-from lexprobe.benchmarks.senserank.results import format_sweep, plot_sweep
+from lexprobe.benchmarks.senserank.console import format_sweep
+from lexprobe.benchmarks.senserank.plot import plot_sweep
 from lexprobe.errors import LexprobeError
 from lexprobe.models import load_scorer
 from tests.benchmarks.senserank.test_evaluate import _instances

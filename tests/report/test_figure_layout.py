@@ -81,7 +81,7 @@ HEATMAP_CASES = {
 
 @pytest.mark.parametrize("case", list(HEATMAP_CASES))
 def test_coda21_heatmap_keeps_text_apart(case, tmp_path):
-    from lexprobe.benchmarks.coda21.heatmap import draw_heatmap
+    from lexprobe.benchmarks.coda21.plot import draw_heatmap
 
     with saved_figures() as saved:
         draw_heatmap(HEATMAP_CASES[case], tmp_path / "h.png")
@@ -110,7 +110,7 @@ SENSERANK_CASES = {
 
 @pytest.mark.parametrize("case", list(SENSERANK_CASES))
 def test_senserank_curves_keep_text_apart(case, tmp_path):
-    from lexprobe.benchmarks.senserank.results import save_curves_plot
+    from lexprobe.benchmarks.senserank.plot import save_curves_plot
 
     with saved_figures() as saved:
         save_curves_plot(SENSERANK_CASES[case], tmp_path / "c.png")
@@ -119,7 +119,7 @@ def test_senserank_curves_keep_text_apart(case, tmp_path):
 
 @pytest.mark.parametrize("layers", [1, 33])
 def test_senserank_layer_sweep_keeps_text_apart(layers, tmp_path):
-    from lexprobe.benchmarks.senserank.results import plot_sweep
+    from lexprobe.benchmarks.senserank.plot import plot_sweep
 
     block = {"metrics": {"semcor": {"all": {"n": 5, "pooled": 0.4, "map": 0.5}}},
              "baselines": {"random": {"semcor": {"all": {"pooled": 0.2}}}, "oracle": {"semcor": {"all": {"pooled": 0.9}}}}}

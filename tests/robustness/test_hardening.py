@@ -425,7 +425,7 @@ def test_9_wdlmpro_plot_explains_bands_and_marks_zero_bars(monkeypatch, tmp_path
 
 
 def test_9_coda_heatmap_names_synsets_and_frames_gold_in_black_and_white(monkeypatch, tmp_path):
-    import lexprobe.benchmarks.coda21.heatmap as heatmap
+    import lexprobe.benchmarks.coda21.plot as heatmap
 
     figures = _captured(monkeypatch, heatmap)
     instance = {"id": "n/0", "ancestor": "a.n.01", "synsets": ["dust.n.01", "marble.n.01"],
@@ -444,7 +444,7 @@ def test_9_senserank_plot_explains_l_and_r(tmp_path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from lexprobe.benchmarks.senserank.results import save_curves_plot
+    from lexprobe.benchmarks.senserank.plot import save_curves_plot
 
     curves = {"model": [0.5] * 3, "random": [0.4] * 3, "oracle": [1.0] * 3}
     result = {"tasks": ["semcor"], "model": {"name": "m"},

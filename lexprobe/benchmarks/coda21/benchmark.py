@@ -214,7 +214,7 @@ class CoDA21(Benchmark):
     def figures(self, result, folder: Path, stem: str):
         if is_choose(result) or not result["instances"]:
             return []  # heatmaps need the likelihood method's score matrices
-        from lexprobe.benchmarks.coda21.heatmap import draw_heatmap
+        from lexprobe.benchmarks.coda21.plot import draw_heatmap
         from lexprobe.result_schema import model_name
 
         wrong = [g for g in result["instances"] if g["accuracy"] < 1]
@@ -240,8 +240,10 @@ class CoDA21(Benchmark):
 
     def format_result(self, result):
         if is_choose(result):
+            from lexprobe.benchmarks.coda21.console import choose_report
+
             return choose_report(result)
-        from lexprobe.benchmarks.coda21.likelihood import format_result
+        from lexprobe.benchmarks.coda21.console import format_result
 
         if result.get("method") == "ask":
             ask = result["config"].get("ask") or {}
@@ -289,27 +291,3 @@ class CoDA21(Benchmark):
         return coda_results(self, item_set, answers)
 
 
-def choose_report(result: dict) -> str:
-    from lexprobe.prompting.readings import bias_text, choose_options
-    from lexprobe.reporting import format_table
-
-    cyclic = "likelihood_cyclic" in result.get("readings", [])
-    rows = []
-    for key, m in result["metrics"]["alignment"].items():
-        rnd = result["baselines"].get("random", {}).get("alignment", {}).get(key, {})
-        rows.append([key, m["n"], m.get("likelihood.accuracy")]
-                    + ([m.get("likelihood_cyclic.accuracy")] if cyclic else [])
-                    + [m.get("generation.accuracy"), m.get("generation.valid"), m.get("generation_lenient.accuracy"),
-                       m.get("generation_lenient.valid"), rnd.get("accuracy")])
-    c = choose_options(result["config"])
-    title = (f"CoDA21, ask to choose ({c.get('template')} template{', chat' if c.get('chat') else ''}, "
-             f"<= {c.get('max_candidates')} pairs, {c.get('permutations')} order(s)"
-             f"{', cyclic debiasing' if cyclic else ''}): alignment accuracy; generated answers read strictly and "
-             "leniently")
-    table = format_table(["pos", "asked", "label accuracy"] + (["debiased accuracy"] if cyclic else [])
-                         + ["strict accuracy", "strict parsed", "lenient accuracy", "lenient parsed", "random"],
-                         rows, title=title)
-    bias = bias_text(result["breakdowns"].get("alignment", {}).get("position_bias", {}).get("all"))
-    if bias:
-        table += f"\nposition bias (most chosen letter position: share of rows vs share of gold there): {bias}"
-    return table

@@ -215,7 +215,7 @@ def cmd_sample_human(args) -> int:
 
 
 def cmd_heatmap(args) -> int:
-    from lexprobe.benchmarks.coda21.heatmap import draw_heatmap, find_group, load_result
+    from lexprobe.benchmarks.coda21.plot import draw_heatmap, find_group, load_result
 
     instance = find_group(load_result(args.result), args.group)
     path = draw_heatmap(instance, args.out)

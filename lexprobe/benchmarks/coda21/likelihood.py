@@ -33,7 +33,7 @@ from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.base import Records
 from lexprobe.benchmarks.coda21.config import PATTERNS, CodaConfig, parts_of_speech
-from lexprobe.benchmarks.coda21.dataset import POS_NAMES, CodaData, Group, GroupProblem, replace_target
+from lexprobe.benchmarks.coda21.dataset import CodaData, Group, GroupProblem, replace_target
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.benchmarks.coda21.results import TASK
 from lexprobe.distributed import context, run_units, token_counts
@@ -412,22 +412,3 @@ def run_likelihood(job) -> Records | None:
     return group_records(records, problems + too_long, runnable, counts)
 
 
-def format_result(result: dict[str, Any]) -> str:
-    from lexprobe.benchmarks.coda21.dataset import format_rows
-
-    fmt = (lambda v: "-" if v is None else f"{v:.3f}")  # noqa: E731
-    skipped: dict[str, int] = {}
-    for s in result["skipped"]:
-        pos = str(s["unit"]).split("/")[0]
-        skipped[pos] = skipped.get(pos, 0) + 1
-    rows = []
-    for key, m in result["metrics"]["alignment"].items():
-        gone = len(result["skipped"]) if key == "all" else skipped.get(key, 0)
-        if m["n"] == 0 and gone == 0:
-            continue
-        rnd = result["baselines"].get("random", {}).get("alignment", {}).get(key, {}).get("accuracy")
-        rows.append([POS_NAMES.get(key, "both" if key == "all" else key), m["n"], fmt(m.get("accuracy")),
-                     fmt(m.get("simple_accuracy")), fmt(rnd), gone])
-    align = result["config"]["align"]
-    acc_name = "accuracy" if align != "none" else "accuracy (simple)"
-    return format_rows(["POS", "groups", acc_name, "simple matching", "random (exact)", "skipped"], rows)

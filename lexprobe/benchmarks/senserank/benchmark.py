@@ -110,11 +110,11 @@ class SenseRank(Benchmark):
     def written(self, result: dict, out: Path, config: Any) -> None:
         plot = Path(out).with_suffix(".png")
         if result.get("sweep"):
-            from lexprobe.benchmarks.senserank.results import plot_sweep
+            from lexprobe.benchmarks.senserank.plot import plot_sweep
 
             plot_sweep(result, plot)
         else:
-            from lexprobe.benchmarks.senserank.results import save_curves_plot
+            from lexprobe.benchmarks.senserank.plot import save_curves_plot
 
             save_curves_plot(result, plot)
         result["plot"] = str(plot)
@@ -175,7 +175,8 @@ class SenseRank(Benchmark):
         return tables(results)
 
     def figures(self, result, folder, stem):
-        from lexprobe.benchmarks.senserank.results import corpus, plot_sweep, save_curves_plot
+        from lexprobe.benchmarks.senserank.plot import plot_sweep, save_curves_plot
+        from lexprobe.benchmarks.senserank.results import corpus
         from lexprobe.result_schema import model_name
 
         if result.get("sweep"):
@@ -199,7 +200,7 @@ class SenseRank(Benchmark):
         return failure_rows(result)
 
     def format_result(self, result):
-        from lexprobe.benchmarks.senserank.results import format_report, format_sweep
+        from lexprobe.benchmarks.senserank.console import format_report, format_sweep
 
         return format_sweep(result) if result.get("sweep") else format_report(result)
 

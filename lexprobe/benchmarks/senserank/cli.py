@@ -92,7 +92,7 @@ def run_default(out_dir, model: str = "all-MiniLM-L6-v2", sample: int | None = N
     from lexprobe.benchmarks.evaluate import evaluate
     from lexprobe.benchmarks.registry import get
     from lexprobe.benchmarks.senserank.config import SenseConfig
-    from lexprobe.benchmarks.senserank.results import format_report
+    from lexprobe.benchmarks.senserank.console import format_report
     from lexprobe.data.semcor import SAMPLE_NOTE, is_sample
     from lexprobe.models import load_scorer
 

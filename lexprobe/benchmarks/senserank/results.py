@@ -1,4 +1,4 @@
-"""Sense-ranking results in schema 2: per-query values and their aggregation, tables, plots, items-page rows.
+"""Sense-ranking results in schema 2: per-query values and their aggregation, items-page rows.
 
 One task per corpus (``semcor``, ...); slices are ``all`` and the paper's (ℓ x r) buckets;
 metrics ``pooled`` (the paper's MAP@50: mean pooled P@k, k = 1..50) and ``map``
@@ -9,15 +9,12 @@ per layer under ``sweep`` and the best layer's in ``metrics``.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
 from lexprobe.benchmarks.base import Unit
 from lexprobe.metrics import retrieval as R
-from lexprobe.reporting import format_table
 from lexprobe.result_schema import from_v1, model_name
 
 METRICS = ("pooled", "map")
@@ -168,99 +165,9 @@ def _chance(query: dict) -> float | None:
     return r / n if r is not None and n else None
 
 
-def _columns(result: dict) -> list[str]:
+def bucket_columns(result: dict) -> list[str]:
     slices = list(result["metrics"][corpus(result)])
     return [s for s in slices if s != "all"] + ["all"]
-
-
-def format_report(result: dict) -> str:
-    """Table 1 style: baseline, oracle and model per bucket (x100), with query counts."""
-    task = corpus(result)
-    cols = _columns(result)
-
-    def row(label, tree, metric):
-        out = [label]
-        for c in cols:
-            s = tree.get(c) or {}
-            out.append(f"{100 * s[metric]:.2f}" if s.get("n") and s.get(metric) is not None else "-")
-        return out
-
-    metrics, base = result["metrics"][task], result["baselines"]
-    name = model_name(result)
-    rows = [
-        row("Baseline (random, exact)", base["random"][task], "pooled"),
-        row("Oracle", base["oracle"][task], "pooled"),
-        row(name, metrics, "pooled"),
-        row(f"{name} MAP@50 (per-query AP)", metrics, "map"),
-        row("random MAP@50 (exact)", base["random"][task], "map"),
-        ["queries"] + [str((metrics.get(c) or {}).get("n", 0)) for c in cols],
-    ]
-    c = result["counts"]
-    by = result["config"].get("bucket_by", "sense")
-    title = (f"CWE similarity ranking on {task}: mean over k=1..{result['config'].get('k', 50)} of pooled P@k "
-             f"(the paper's MAP@50), x100; l = {'the query sense' if by == 'sense' else 'the lemma'}'s frequency in D")
-    notes = (
-        f"D={c['database']} instances ({c['lemmas_in_database']} lemmas), Q={c['queries']} -> "
-        f"{c['ranked_queries']} ranked; dropped {c['dropped_rare_sense']} queries whose sense has "
-        f"<{result['config']['min_sense_count']} instances in D, {c['dropped_unaligned']} unaligned queries, "
-        f"{c['database_unaligned']} unaligned D targets; {c['single_sense_queries']} ranked queries have r=1 "
-        f"(in no r bucket, as in the original code)."
-    )
-    return format_table(["model"] + cols, rows, title=title) + "\n" + notes
-
-
-def save_curves_plot(result: dict, path) -> None:
-    """P@k curves (model, random, oracle) per bucket, one panel each, as a PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    task = corpus(result)
-    curves = result["breakdowns"][task]["curves"]
-    panels = [(c, result["metrics"][task][c]["n"]) for c in _columns(result)
-              if result["metrics"][task][c]["n"] and c in curves]
-    cols = min(3, len(panels))
-    rows = (len(panels) + cols - 1) // cols
-    # constrained layout; the legend and the panels' key below them, not on a plot (issue #29)
-    fig, axes = plt.subplots(rows, cols, figsize=(max(4.2 * cols, 6.4), 3.2 * rows + 1.6), squeeze=False,
-                             layout="constrained")
-    lines = []
-    for ax, (name, n) in zip(axes.flat, panels):
-        c = curves[name]
-        ks = range(1, len(c["model"]) + 1)
-        lines = [ax.plot(ks, c["oracle"], "k--")[0], ax.plot(ks, c["model"], "C0-")[0],
-                 ax.plot(ks, c["random"], "C3:")[0]]
-        ax.set_title(f"{re.sub(r'(?<![a-z])l(?![a-z])', 'ℓ', name)} (n={n})", fontsize=9)
-        ax.set_xlabel("k", fontsize=8)
-        ax.set_ylabel("precision at k", fontsize=8)
-        ax.tick_params(labelsize=7)
-        ax.set_ylim(0, 1.02)
-        ax.grid(alpha=0.3)
-    for ax in list(axes.flat)[len(panels):]:
-        ax.axis("off")
-    width = max(4.2 * cols, 6.4)
-    fig.legend(lines, ["oracle (relevant first)", _wrap(model_name(result), _chars(width / 2, 8)),
-                       "random (exact expectation)"], loc="outside lower center", ncols=3, fontsize=8, frameon=False)
-    fig.suptitle(_wrap(f"senserank {task}: {model_name(result)} — precision of the k nearest same-lemma instances "
-                       "having the query's sense", _chars(width, 9)) + "\n" + _wrap(
-        "panels: ℓ = number of same-lemma instances in the database (lemma frequency); r = share of them with the "
-        "query's sense (sense proportion); n = queries in the panel", _chars(width, 9)), fontsize=9)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    from lexprobe.reporting import save_figure
-
-    save_figure(fig, path, dpi=110)
-
-
-def _chars(inches: float, fontsize: float) -> int:
-    """About how many characters of ``fontsize`` points fit on ``inches`` (a wrapping width, with a margin)."""
-    return max(16, int(inches * 72 / (0.6 * fontsize)) - 6)
-
-
-def _wrap(text: str, width: int) -> str:
-    import textwrap
-
-    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
 
 
 def sweep_rows(result: dict):
@@ -271,36 +178,3 @@ def sweep_rows(result: dict):
                v["baselines"]["oracle"][task]["all"])
 
 
-def format_sweep(result: dict) -> str:
-    pct = (lambda v: "-" if v is None else f"{100 * v:.2f}")  # noqa: E731
-    rows = [[layer, pct(m.get("pooled")), pct(m.get("map")), pct(rnd.get("pooled")), pct(orc.get("pooled")),
-             m.get("n", 0)] for layer, m, rnd, orc in sweep_rows(result)]
-    title = (f"CWE similarity ranking on {corpus(result)} by layer ({model_name(result)}): the paper's MAP@50 "
-             f"x100; best layer {result['sweep']['best']} (hidden_states index, 0 = embeddings)")
-    return format_table(["layer", "MAP@50 (paper)", "per-query MAP@50", "random", "oracle", "queries"], rows,
-                        title=title)
-
-
-def plot_sweep(result: dict, path) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from lexprobe.reporting import save_figure
-
-    rows = list(sweep_rows(result))
-    layers = [int(r[0]) for r in rows]
-    fig, ax = plt.subplots(figsize=(6.4, 4.4), layout="constrained")
-    ax.plot(layers, [100 * (r[1].get("pooled") or 0.0) for r in rows], "o-", color="C0",
-            label=_wrap(f"{model_name(result)} (paper's MAP@50)", 40))
-    ax.plot(layers, [100 * (r[1].get("map") or 0.0) for r in rows], "s--", color="C2", label="per-query MAP@50")
-    ax.plot(layers, [100 * (r[3].get("pooled") or 0.0) for r in rows], "k:", label="oracle")
-    ax.plot(layers, [100 * (r[2].get("pooled") or 0.0) for r in rows], ":", color="C3", label="random")
-    ax.axvline(result["sweep"]["best"], color="0.7", lw=1)
-    ax.set_xlabel("layer (hidden_states index; 0 = embeddings)")
-    ax.set_ylabel("MAP@50 x100")
-    ax.set_title(f"senserank {corpus(result)}: metric by layer (grey line: best layer)", fontsize=10)
-    ax.grid(alpha=0.3)
-    fig.legend(loc="outside lower center", ncols=2, fontsize=7, frameon=False)  # below the plot, not on it
-    return save_figure(fig, path)

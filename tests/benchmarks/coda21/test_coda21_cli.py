@@ -5,7 +5,7 @@ import pytest
 from lexprobe.benchmarks.base import RunPart
 
 from lexprobe.benchmarks.coda21 import cli as coda_cli
-from lexprobe.benchmarks.coda21.heatmap import draw_heatmap, find_group, load_result
+from lexprobe.benchmarks.coda21.plot import draw_heatmap, find_group, load_result
 from lexprobe.cli import main
 from lexprobe.errors import DataError
 from tests.benchmarks.coda21.helpers import small_coda, write_small

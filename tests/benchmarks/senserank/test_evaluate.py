@@ -8,7 +8,8 @@ import pytest
 
 from lexprobe.benchmarks.evaluate import evaluate
 from lexprobe.benchmarks.senserank.config import SenseConfig
-from lexprobe.benchmarks.senserank.results import format_report, save_curves_plot
+from lexprobe.benchmarks.senserank.console import format_report
+from lexprobe.benchmarks.senserank.plot import save_curves_plot
 from lexprobe.data.instances import SenseInstance
 from lexprobe.metrics import retrieval as R
 from lexprobe.models import load_scorer

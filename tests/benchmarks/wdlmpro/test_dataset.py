@@ -9,7 +9,7 @@ import time
 import pytest
 
 from lexprobe.benchmarks.wdlmpro import dataset as ds
-from lexprobe.benchmarks.wdlmpro import dataset_cli
+from lexprobe.benchmarks.wdlmpro import cli as wdlmpro_cli
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
 from lexprobe.benchmarks.wdlmpro.human import format_sheet, sample_human, write_human_sample
 from lexprobe.errors import DataError, LexprobeError
@@ -271,9 +271,9 @@ def test_sample_human_too_few_groups():
 def run_cli(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers()
-    dataset_cli.add_build_parser(sub)
-    dataset_cli.add_stats_parser(sub)
-    dataset_cli.add_sample_human_parser(sub)
+    wdlmpro_cli.add_build_parser(sub)
+    wdlmpro_cli.add_stats_parser(sub)
+    wdlmpro_cli.add_sample_human_parser(sub)
     args = parser.parse_args(argv)
     return args.func(args)
 

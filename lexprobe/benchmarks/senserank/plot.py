@@ -1,0 +1,91 @@
+"""Sense ranking's figures: the P@k curves of a run's buckets, and MAP@50 by layer of a sweep."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from lexprobe.benchmarks.senserank.results import bucket_columns, corpus, sweep_rows
+from lexprobe.result_schema import model_name
+
+
+def save_curves_plot(result: dict, path) -> None:
+    """P@k curves (model, random, oracle) per bucket, one panel each, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    task = corpus(result)
+    curves = result["breakdowns"][task]["curves"]
+    panels = [(c, result["metrics"][task][c]["n"]) for c in bucket_columns(result)
+              if result["metrics"][task][c]["n"] and c in curves]
+    cols = min(3, len(panels))
+    rows = (len(panels) + cols - 1) // cols
+    # constrained layout; the legend and the panels' key below them, not on a plot (issue #29)
+    fig, axes = plt.subplots(rows, cols, figsize=(max(4.2 * cols, 6.4), 3.2 * rows + 1.6), squeeze=False,
+                             layout="constrained")
+    lines = []
+    for ax, (name, n) in zip(axes.flat, panels):
+        c = curves[name]
+        ks = range(1, len(c["model"]) + 1)
+        lines = [ax.plot(ks, c["oracle"], "k--")[0], ax.plot(ks, c["model"], "C0-")[0],
+                 ax.plot(ks, c["random"], "C3:")[0]]
+        ax.set_title(f"{re.sub(r'(?<![a-z])l(?![a-z])', 'ℓ', name)} (n={n})", fontsize=9)
+        ax.set_xlabel("k", fontsize=8)
+        ax.set_ylabel("precision at k", fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.set_ylim(0, 1.02)
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.axis("off")
+    width = max(4.2 * cols, 6.4)
+    fig.legend(lines, ["oracle (relevant first)", _wrap(model_name(result), _chars(width / 2, 8)),
+                       "random (exact expectation)"], loc="outside lower center", ncols=3, fontsize=8, frameon=False)
+    fig.suptitle(_wrap(f"senserank {task}: {model_name(result)} — precision of the k nearest same-lemma instances "
+                       "having the query's sense", _chars(width, 9)) + "\n" + _wrap(
+        "panels: ℓ = number of same-lemma instances in the database (lemma frequency); r = share of them with the "
+        "query's sense (sense proportion); n = queries in the panel", _chars(width, 9)), fontsize=9)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    from lexprobe.reporting import save_figure
+
+    save_figure(fig, path, dpi=110)
+
+
+
+def _chars(inches: float, fontsize: float) -> int:
+    """About how many characters of ``fontsize`` points fit on ``inches`` (a wrapping width, with a margin)."""
+    return max(16, int(inches * 72 / (0.6 * fontsize)) - 6)
+
+
+
+def _wrap(text: str, width: int) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
+
+
+
+def plot_sweep(result: dict, path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lexprobe.reporting import save_figure
+
+    rows = list(sweep_rows(result))
+    layers = [int(r[0]) for r in rows]
+    fig, ax = plt.subplots(figsize=(6.4, 4.4), layout="constrained")
+    ax.plot(layers, [100 * (r[1].get("pooled") or 0.0) for r in rows], "o-", color="C0",
+            label=_wrap(f"{model_name(result)} (paper's MAP@50)", 40))
+    ax.plot(layers, [100 * (r[1].get("map") or 0.0) for r in rows], "s--", color="C2", label="per-query MAP@50")
+    ax.plot(layers, [100 * (r[3].get("pooled") or 0.0) for r in rows], "k:", label="oracle")
+    ax.plot(layers, [100 * (r[2].get("pooled") or 0.0) for r in rows], ":", color="C3", label="random")
+    ax.axvline(result["sweep"]["best"], color="0.7", lw=1)
+    ax.set_xlabel("layer (hidden_states index; 0 = embeddings)")
+    ax.set_ylabel("MAP@50 x100")
+    ax.set_title(f"senserank {corpus(result)}: metric by layer (grey line: best layer)", fontsize=10)
+    ax.grid(alpha=0.3)
+    fig.legend(loc="outside lower center", ncols=2, fontsize=7, frameon=False)  # below the plot, not on it
+    return save_figure(fig, path)
