@@ -8,7 +8,7 @@ inside functions (a deferred import still ties the two modules together: a cycle
 deferred imports is a cycle). Cycles are the strongly connected components with more
 than one module. An import is *upward* when it goes from a lower layer to a higher one
 (``LAYERS`` below: the foundations, then data and scorers, then the generic prompting
-protocols, then the benchmarks, then what loops over the benchmarks).
+code, then the benchmarks, then what loops over the benchmarks).
 """
 
 from __future__ import annotations

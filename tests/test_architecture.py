@@ -52,3 +52,52 @@ def test_the_check_sees_a_missing_module(tmp_path):
         (pkg / rel).write_text("", encoding="utf-8")
     doc = "x\n```\npkg/\n  a.py   the a\n  sub/   b.py, and not the other\n  c.py   (at the top, not in sub/)\n```\n"
     assert missing_modules(doc, pkg) == ["sub/c.py"]
+
+
+def _recipe(doc: str) -> str:
+    return doc.split("## Recipe: add a benchmark", 1)[1].split("\n## ", 1)[0]
+
+
+def test_every_hook_the_add_a_benchmark_recipe_names_exists():
+    """The recipe's names (``name(...)``, ``name = ...`` in backticks) are what the contract has: a hook renamed or
+    dropped in the code fails here until the recipe says what is true."""
+    import lexprobe.distributed as distributed
+    from lexprobe.benchmarks import base
+    from lexprobe.prompting.method import ChooseMethod
+
+    recipe = _recipe((REPO / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8"))
+    names = set()
+    for code in re.findall(r"`([^`]+)`", recipe):
+        names.update(re.findall(r"(?:^|[\s(\[{])([a-z_][a-z0-9_]*)(?=\(|\s*=)", code))
+    homes = (base.Benchmark, base.Method, base.BenchmarkMeta, base.Records, base.RunPart, base.LLMPart, base.Unit,
+             ChooseMethod, distributed, base)
+    arguments = {"name", "title", "help", "unit", "tasks", "main_score", "unit_metrics", "default", "choices", "type",
+                 "items", "counts", "skipped", "log_base", "log_key", "step", "required", "texts", "recipes",
+                 "methods", "meta", "run_samples", "llm_parts", "human_item_kind", "template_fields", "job"}
+    hooks = sorted(names - arguments)
+    assert {"run", "unit_values", "baseline_values", "aggregate", "breakdowns", "load_items"} <= set(hooks)
+    missing = [n for n in hooks if not any(hasattr(home, n) for home in homes)
+               and n not in {"option", "nested", "run_units", "make_item_set", "stem", "upgrade"}]
+    assert missing == []
+    for n in {"option", "nested", "run_units", "make_item_set"} & set(hooks):
+        from lexprobe.human import items
+
+        assert any(hasattr(m, n) for m in (base, distributed, items)), n
+
+
+def test_the_toy_benchmark_follows_the_recipe_from_its_own_module():
+    """What the recipe asks of a benchmark, the toy has: a Config with method, recipe and seed; records from
+    ``run_units``; unit and baseline values; a choose method; human items; main-job parts; template fields."""
+    import dataclasses
+
+    from lexprobe.benchmarks.base import Benchmark
+    from lexprobe.prompting.method import ChooseMethod
+    from tests import toy_benchmark
+
+    toy = toy_benchmark.Toy()
+    assert {"method", "recipe", "seed"} <= {f.name for f in dataclasses.fields(toy.Config)}
+    assert isinstance(toy.methods["choose"], ChooseMethod) and toy.human_item_kind and toy.llm_parts
+    assert toy.template_fields and toy.run_samples
+    for hook in ("unit_values", "baseline_values", "load_items", "human_item_set", "human_results", "default_run"):
+        assert getattr(type(toy), hook) is not getattr(Benchmark, hook, None), hook  # the toy's own
+    assert "run_units" in (REPO / "tests" / "toy_benchmark.py").read_text(encoding="utf-8")
