@@ -171,13 +171,13 @@ def test_4_zero_and_negative_numbers_are_one_line_errors(argv, tmp_path, capsys)
 
 
 def test_4_api_rejects_zero_and_negative_limits():
-    from lexprobe.benchmarks.coda21.benchmark import CoDA21
     from lexprobe.benchmarks.coda21.config import CodaConfig
+    from lexprobe.benchmarks.evaluate import evaluate
     from lexprobe.errors import LexprobeError
 
-    for bad in (0, -5):
+    for bad in (0, -5):  # the declarations checked for a Python caller (options.check_declared), before any data
         with pytest.raises(LexprobeError, match="--limit must be at least 1"):
-            CoDA21().check_config(CodaConfig(limit=bad))
+            evaluate("coda21", "random", CodaConfig(data="absent.json", limit=bad))
 
 
 # --- 5. one line instead of a traceback ------------------------------------------------------

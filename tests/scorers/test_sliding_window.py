@@ -210,7 +210,7 @@ def test_equals_lm_eval_past_the_window(model, request):
 
 
 def test_label_likelihood_and_generation_past_the_window(tiny_gemma3):
-    """protocols/answers.py: label likelihood goes through the scorer; generation through
+    """prompting/answers.py: label likelihood goes through the scorer; generation through
     ``model.generate`` (left-padded batches), which must equal one prompt at a time."""
     from lexprobe.prompting.answers import greedy_generate, greedy_generate_reference, label_logprobs
 
