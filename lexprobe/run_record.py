@@ -64,9 +64,8 @@ def run_record(scorer: Any, items: Any, config: dict) -> dict:
         "batch_size": "auto" if getattr(scorer, "auto_batch", False) else getattr(scorer, "batch_size", None),
         "items_digest": items_digest(plain),
         "n_items": len(plain) if isinstance(plain, (list, tuple)) else None,
-        "method": config.get("method") or {"choose": "choose", "human": "human"}.get(str(config.get("protocol")), "likelihood"),
-        "recipe": config.get("recipe") or (config.get("protocol") if config.get("protocol") != "choose" else "paper")
-        or "paper",
+        "method": config.get("method") or "likelihood",
+        "recipe": config.get("recipe") or "paper",
         "seed": seed,
         "command": command_line(),
         **_argv_bytes(),

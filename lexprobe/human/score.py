@@ -33,7 +33,7 @@ def person_config(item_set: dict, items: Sequence[dict], participant: str, answe
             participants: Sequence[str]) -> dict:
     total = len(items) * max(1, len(participants))
     return {
-        "protocol": "human", "subset": item_set["subset"], "seed": item_set["seed"], "set_id": item_set["set_id"],
+        "subset": item_set["subset"], "seed": item_set["seed"], "set_id": item_set["set_id"],
         "source": item_set.get("source", ""), "participant": participant, "participants": list(participants),
         "answered": answered, "total": total, "complete": answered == total,
     }
@@ -42,7 +42,7 @@ def person_config(item_set: dict, items: Sequence[dict], participant: str, answe
 def finish_person_result(result: dict, digest: str, n_items: int, unit: str) -> dict:
     from lexprobe.run_record import run_record
 
-    run = run_record(None, [], result["config"])
+    run = run_record(None, [], {**result["config"], "method": result["method"], "recipe": result["recipe"]})
     run.update(model=result["model"]["name"], model_kind="human", model_revision=None,
                items_digest=digest, n_items=n_items)
     result["run"] = run

@@ -59,7 +59,7 @@ def test_hub_model_revision_from_the_config_commit():
             return iter(())
 
     scorer = SimpleNamespace(name="org/not-local", kind="causal", model=Model(), batch_size=8)
-    run = run_record(scorer, [{"x": 1}], {"seed": 2, "protocol": "authors"})
+    run = run_record(scorer, [{"x": 1}], {"seed": 2, "recipe": "authors"})
     assert run["model_revision"] == "hub:" + "a" * 40
     assert (run["batch_size"], run["seed"], run["recipe"], run["n_items"]) == (8, 2, "authors", 1)
     assert run["items_digest"] == items_digest([{"x": 1}])
