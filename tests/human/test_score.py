@@ -31,7 +31,7 @@ def test_wdlmpro_scores_are_p_at_1_per_task(tmp_path):
     rec = next(r for r in ann["instances"] if not r["correct"])
     assert rec["gold_rank"] is None and rec["predicted"] != rec["target"]
     assert ann["run"]["model_kind"] == "human" and ann["run"]["items_digest"] == s["digests"]["w2d"]
-    assert (ann["run"]["method"], ann["run"]["recipe"]) == ("human", "paper") and "protocol" not in ann["config"]
+    assert (ann["run"]["method"], ann["run"]["recipe"]) == ("human", ann["recipe"]) and "protocol" not in ann["config"]
 
 
 def test_coda_scores_are_alignment_accuracy(tmp_path):
