@@ -29,18 +29,19 @@ from lexprobe.benchmarks.coda21.dataset import load_coda  # noqa: E402
 from lexprobe.models import load_scorer  # noqa: E402
 from lexprobe.benchmarks.coda21 import choose as choose_coda  # noqa: E402
 from lexprobe.prompting.answers import label_logprobs, prompt_length  # noqa: E402
-from lexprobe.prompting.choose import ChooseConfig  # noqa: E402
-from lexprobe.prompting.templates import option_labels  # noqa: E402
+from lexprobe.benchmarks.coda21.config import CodaConfig  # noqa: E402
+from lexprobe.prompting.choose_cli import ChooseOptions  # noqa: E402
+from lexprobe.prompting.templates import default_template, option_labels  # noqa: E402
 
 
-def run(scorer, items, config, factor: int):
+def run(scorer, items, chat: bool, factor: int):
     scorer.context_factor = factor
     scorer.stats.clear()
     t0 = time.perf_counter()
     sizes = [len(it["shown"]) for it in items]
     out = label_logprobs(scorer, [it["prompt"] for it in items], [[" " + x for x in option_labels(m, "letters")]
-                                                                   for m in sizes], config.chat,
-                         prefixes=[[config.template.coda_row.format(context=c + 1) for c in range(m)] for m in sizes])
+                                                                   for m in sizes], chat,
+                         prefixes=[[default_template().coda_row.format(context=c + 1) for c in range(m)] for m in sizes])
     return out, time.perf_counter() - t0, dict(scorer.stats)
 
 
@@ -60,13 +61,14 @@ def main() -> int:
         print(f"no {args.pos} group with k = {args.k} in {args.data}")
         return 2
     scorer = load_scorer(args.model, device=args.device)
-    config = ChooseConfig(chat=not args.plain)
-    items = choose_coda.build_items(groups, config, scorer.tokenizer)
-    lengths = [prompt_length(scorer.tokenizer, it["prompt"], config.chat) for it in items]
+    chat = not args.plain
+    items = choose_coda.build_items(groups, CodaConfig(choose=ChooseOptions(chat=chat)), default_template(),
+                                    scorer.tokenizer)
+    lengths = [prompt_length(scorer.tokenizer, it["prompt"], chat) for it in items]
     print(f"{args.model}: {len(items)} group(s) of k = {args.k}, prompts of {lengths} tokens, "
           f"pack_tokens {scorer.pack_tokens}")
-    before, t_before, s_before = run(scorer, items, config, factor=1)
-    after, t_after, s_after = run(scorer, items, config, factor=2)
+    before, t_before, s_before = run(scorer, items, chat, factor=1)
+    after, t_after, s_after = run(scorer, items, chat, factor=2)
     diff = max(float(np.abs(a - b).max()) for a, b in zip(before, after))
     print(f"{'packing':<28}{'context passes':>15}{'tokens fed':>12}{'seconds':>9}")
     for name, t, s in (("one unit per pair (before)", t_before, s_before), ("prompt once (after)", t_after, s_after)):

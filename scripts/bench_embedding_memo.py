@@ -33,7 +33,7 @@ def main() -> None:
     ap.add_argument("--model", default="all-MiniLM-L6-v2")
     args = ap.parse_args()
     groups = default_dataset("n", progress=False)[: args.groups]
-    items = WDLMProItems(groups, None, ("w2d", "d2w"))
+    items = WDLMProItems(groups, None)
     distinct = len({t for g in groups for c in g.candidates for t in (c.word, c.definition)})
     print(f"{len(groups)} noun groups, {sum(len(g.candidates) for g in groups)} candidates, {distinct} distinct texts")
     scores = {}

@@ -93,34 +93,34 @@ class PickByAsking(ChooseMethod):
 
     unit_field, answer_key = "word", "choice"
 
-    def units(self, job, config):
+    def units(self, job):
         return [(word, (word, definitions)) for word, definitions in job.items]
 
-    def prompts(self, job, unit, config):
+    def prompts(self, job, unit):
         from lexprobe.prompting.choice import prompts
 
-        return prompts(min(len(unit[1]), config.max_candidates or len(unit[1])), config)
+        return prompts(min(len(unit[1]), job.config.choose.max_candidates), job.config.choose)
 
-    def items(self, job, units, config):
+    def items(self, job, units, t):
         from lexprobe.prompting.choice import presented
         from lexprobe.prompting.options import sample_candidates
         from lexprobe.prompting.templates import build_prompt, option_labels, option_lines
 
-        t, items = config.template, []
+        options, seed, items = job.config.choose, job.config.seed, []
         for word, definitions in units:
-            shown = sample_candidates(len(definitions), config.max_candidates, config.seed, word, keep=0)
-            for p, r, order in presented(shown, config, word):
+            shown = sample_candidates(len(definitions), options.max_candidates, seed, word, keep=0)
+            for p, r, order in presented(shown, options, seed, word):
                 texts = [definitions[i] for i in order]
                 question = t.toy.format(word=word, options=option_lines(t, option_labels(len(order), t.labels), texts))
                 items.append({"item": word, "word": word, "permutation": p, "order": order, "options": texts,
-                              "gold_position": order.index(0), **({"rotation": r} if config.cyclic else {}),
-                              "prompt": build_prompt(t, question, job.scorer.tokenizer, config.chat)})
+                              "gold_position": order.index(0), **({"rotation": r} if options.cyclic else {}),
+                              "prompt": build_prompt(t, question, job.scorer.tokenizer, options.chat)})
         return items
 
-    def score(self, job, items, config):
+    def score(self, job, items, template):
         from lexprobe.prompting.choice import score_choices
 
-        return score_choices(job.scorer, items, config)
+        return score_choices(job.scorer, items, job.config.choose, template)
 
     def scores(self, reading):
         return {"accuracy": lambda answer: float(answer["correct"])}

@@ -15,51 +15,55 @@ label likelihood follow ``lexprobe.metrics.ranking``: never in the model's favou
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from lexprobe.metrics.ranking import gold_rank, predicted_index, rank_score
-from lexprobe.prompting.choose import ChooseConfig, read_answers, too_long
+from lexprobe.prompting.choose import read_answers, too_long
 from lexprobe.prompting.debias import debiased, rotations
 from lexprobe.prompting.options import option_order
 from lexprobe.prompting.parse import parse_choice, parse_choice_lenient
-from lexprobe.prompting.templates import option_labels
+from lexprobe.prompting.templates import Template, option_labels
+
+if TYPE_CHECKING:
+    from lexprobe.prompting.choose_cli import ChooseOptions
 
 ANSWER_TOKENS = 8  # "12" and a little room: the first line is all that is read
 
 
-def presented(shown: list[int], config: ChooseConfig, key: str) -> list[tuple[int, int, list[int]]]:
+def presented(shown: list[int], options: ChooseOptions, seed: int, key: str) -> list[tuple[int, int, list[int]]]:
     """(permutation, cyclic order, presented candidates) of one question whose ``shown`` candidates are listed
-    in a seeded order per permutation (``key``: the question's seed key), and with ``--debias cyclic`` also in
-    that order's other cyclic orders (0 is the permutation's own)."""
+    in a seeded order per permutation (``seed``: the benchmark's ``seed``; ``key``: the question's seed key),
+    and with ``--debias cyclic`` also in that order's other cyclic orders (0 is the permutation's own)."""
     out = []
-    for p in range(config.permutations):
-        base = option_order(shown, config.seed, key, p)
-        out += [(p, r, order) for r, order in enumerate(rotations(base) if config.cyclic else [base])]
+    for p in range(options.permutations):
+        base = option_order(shown, seed, key, p)
+        out += [(p, r, order) for r, order in enumerate(rotations(base) if options.cyclic else [base])]
     return out
 
 
-def prompts(shown: int, config: ChooseConfig) -> int:
+def prompts(shown: int, options: ChooseOptions) -> int:
     """Prompts one question with ``shown`` options asks."""
-    return config.permutations * (shown if config.cyclic else 1)
+    return options.permutations * (shown if options.cyclic else 1)
 
 
-def score_choices(scorer, items: list[dict], config: ChooseConfig) -> list[dict]:
+def score_choices(scorer, items: list[dict], options: ChooseOptions, template: Template) -> list[dict]:
     """``items`` answered in place (and returned), their prompts dropped: each reading's block, or ``skipped``
     with why where a prompt does not fit the model. An item: ``item`` (the question), ``permutation``,
     ``rotation`` (``--debias cyclic``), ``order`` (candidates as presented), ``gold_position`` (where
     candidate 0 is), ``options`` (their texts, for the lenient parser) and ``prompt``."""
     runnable = []
     for it in items:
-        reason = too_long(scorer, it["prompt"], config, ANSWER_TOKENS)
+        reason = too_long(scorer, it["prompt"], options, ANSWER_TOKENS)
         if reason:
             it["skipped"] = reason
         else:
             runnable.append(it)
     logps, texts = read_answers(
         scorer, [it["prompt"] for it in runnable],
-        [[" " + lab for lab in option_labels(len(it["order"]), config.template.labels)] for it in runnable],
-        config, ANSWER_TOKENS, generate=[it.get("rotation", 0) == 0 for it in runnable],
+        [[" " + lab for lab in option_labels(len(it["order"]), template.labels)] for it in runnable],
+        options, ANSWER_TOKENS, generate=[it.get("rotation", 0) == 0 for it in runnable],
     ) if runnable else (None, None)
     for j, it in enumerate(runnable):
         n, gold = len(it["order"]), it["gold_position"]
@@ -71,11 +75,11 @@ def score_choices(scorer, items: list[dict], config: ChooseConfig) -> list[dict]
                                 "correct": pick == gold, "gold_rank": k, "rank_score": rank_score(n, k),
                                 "positions": [int(pick)]}
         if texts is not None and texts[j] is not None:
-            strict = parse_choice(texts[j], n, config.template.labels)
-            lenient = parse_choice_lenient(texts[j], it["options"], config.template.labels)
+            strict = parse_choice(texts[j], n, template.labels)
+            lenient = parse_choice_lenient(texts[j], it["options"], template.labels)
             it["generation"] = dict(_generated(it, strict), text=texts[j])
             it["generation_lenient"] = _generated(it, lenient)
-    if logps is not None and config.cyclic:
+    if logps is not None and options.cyclic:
         _debias(runnable, logps)
     for it in items:
         it.pop("prompt")

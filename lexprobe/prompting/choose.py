@@ -1,4 +1,4 @@
-"""What every benchmark's choose method shares: configuration, answer reading, summaries.
+"""What every benchmark's choose method shares: scorer checks, answer reading, summaries.
 
 Readings. The answer to a prompt is read as label likelihood (``likelihood``) and as
 greedy generation, parsed strictly (``generation``) and leniently
@@ -16,90 +16,61 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import Annotated, Any, Callable, Optional, Sequence, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional, Sequence, TypedDict
 
 import numpy as np
 
 from lexprobe.errors import LexprobeError, ModelError
 from lexprobe.prompting.answers import greedy_generate, label_logprobs, prompt_length
 from lexprobe.prompting.parse import FAILURES, LENIENT_FAILURES
-from lexprobe.prompting.templates import Template, default_template, require_chat_template
+from lexprobe.prompting.templates import require_chat_template
 from lexprobe.scorers.capabilities import NAMES, Generation, TokenLogprobs, offers, require
 from lexprobe.validation import Rule
 
-READINGS = ("likelihood", "generation")  # what is asked (--reading)
-DEBIAS = ("none", "cyclic")
+if TYPE_CHECKING:
+    from lexprobe.prompting.choose_cli import ChooseOptions
+
 #: the readings of a result, in report order, and the failure modes of the generated ones
 ALL_READINGS = ("likelihood", "likelihood_cyclic", "generation", "generation_lenient")
 GENERATION_FAILURES = {"generation": FAILURES, "generation_lenient": LENIENT_FAILURES}
 
 
-@dataclass(frozen=True)
-class ChooseConfig:
-    template: Template = field(default_factory=default_template)
-    chat: bool = False
-    max_candidates: int | None = 10  # None: show every candidate
-    permutations: int = 1
-    seed: int = 0
-    readings: tuple[str, ...] = READINGS
-    max_new_tokens: int | None = None  # None: enough for the answer format (see each benchmark)
-    debias: str = "none"  # "cyclic": the likelihood reading also asked in every cyclic order of the options
-
-    def validate(self) -> None:
-        if self.max_candidates is not None and self.max_candidates < 2:
-            raise LexprobeError(f"--max-candidates must be at least 2, got {self.max_candidates}")
-        if self.permutations < 1:
-            raise LexprobeError(f"--permutations must be at least 1, got {self.permutations}")
-        bad = [r for r in self.readings if r not in READINGS]
-        if bad or not self.readings:
-            raise LexprobeError(f"unknown answer reading(s) {bad}; use likelihood, generation or both")
-        if self.debias not in DEBIAS:
-            raise LexprobeError(f"unknown --debias {self.debias!r}; use {' or '.join(DEBIAS)}")
-        if self.debias == "cyclic" and "likelihood" not in self.readings:
-            raise LexprobeError("--debias cyclic debiases the likelihood reading; drop --reading generation")
-
-    @property
-    def cyclic(self) -> bool:
-        return self.debias == "cyclic"
-
-
-def check_scorer(scorer, config: ChooseConfig) -> None:
+def check_scorer(scorer, options: ChooseOptions) -> None:
     """Capabilities, never kinds: generation for every run, token log-probabilities for the likelihood
     reading (and ``--debias cyclic``); one line before any request where the model lacks one."""
     require(scorer, [Generation], "--method choose")
-    if "likelihood" in config.readings and not isinstance(scorer, TokenLogprobs):
-        raise ModelError(f"the likelihood reading of --method choose{' and --debias cyclic' if config.cyclic else ''} "
+    if "likelihood" in options.readings and not isinstance(scorer, TokenLogprobs):
+        raise ModelError(f"the likelihood reading of --method choose{' and --debias cyclic' if options.cyclic else ''} "
                          f"needs {NAMES[TokenLogprobs]}; model {scorer.name!r} offers "
                          f"{', '.join(NAMES[c] for c in offers(scorer))}: add --reading generation")
-    if config.chat:
+    if options.chat:
         require_chat_template(scorer.tokenizer, scorer.name)
     limit = getattr(scorer, "max_length", None)
-    if "generation" in config.readings and config.max_new_tokens and limit and config.max_new_tokens >= limit:
-        raise ModelError(f"--max-new-tokens {config.max_new_tokens} leaves no room for a prompt in the {limit} "
+    if "generation" in options.readings and options.max_new_tokens and limit and options.max_new_tokens >= limit:
+        raise ModelError(f"--max-new-tokens {options.max_new_tokens} leaves no room for a prompt in the {limit} "
                          f"positions of model {scorer.name!r}; give --max-new-tokens well below {limit}")
 
 
-def answer_room(config: ChooseConfig, room: int) -> int:
+def answer_room(options: ChooseOptions, room: int) -> int:
     """Positions an answer needs after the prompt: ``room`` for the labels, and what generation may write
     (``--max-new-tokens``, else ``room``): generating past the model's positions fails inside the model."""
-    return max(room, config.max_new_tokens or room) if "generation" in config.readings else room
+    return max(room, options.max_new_tokens or room) if "generation" in options.readings else room
 
 
-def too_long(scorer, prompt: str, config: ChooseConfig, room: int) -> str | None:
+def too_long(scorer, prompt: str, options: ChooseOptions, room: int) -> str | None:
     """Why ``prompt`` cannot be asked whole (a cut prompt would lose the question), or None; the answer's
     room counts ``--max-new-tokens`` (``answer_room``)."""
     limit = scorer.max_length
     if not limit:
         return None
-    n = prompt_length(scorer.tokenizer, prompt, config.chat)
-    room = answer_room(config, room)
+    n = prompt_length(scorer.tokenizer, prompt, options.chat)
+    room = answer_room(options, room)
     if n + room > limit:
         return f"prompt of {n} tokens + {room} for the answer exceeds the model's {limit} positions"
     return None
 
 
-def read_answers(scorer, prompts: Sequence[str], continuations: Sequence[Sequence[str]], config: ChooseConfig,
+def read_answers(scorer, prompts: Sequence[str], continuations: Sequence[Sequence[str]], options: ChooseOptions,
                  max_new_tokens: int, prefixes: Sequence[Sequence[str]] | None = None,
                  generate: Sequence[bool] | None = None):
     """(label log-probs per prompt or None, generated texts or None) for the requested readings.
@@ -107,12 +78,12 @@ def read_answers(scorer, prompts: Sequence[str], continuations: Sequence[Sequenc
     ``generate``: which prompts are also answered by generation (default all; the extra
     cyclic orders of ``--debias cyclic`` are read by likelihood only); others get None.
     """
-    logps = (label_logprobs(scorer, prompts, continuations, config.chat, prefixes=prefixes)
-             if "likelihood" in config.readings else None)
+    logps = (label_logprobs(scorer, prompts, continuations, options.chat, prefixes=prefixes)
+             if "likelihood" in options.readings else None)
     texts: list[str | None] | None = None
-    if "generation" in config.readings:
+    if "generation" in options.readings:
         asked = [j for j in range(len(prompts)) if generate is None or generate[j]]
-        got = greedy_generate(scorer, [prompts[j] for j in asked], config.chat, config.max_new_tokens or max_new_tokens)
+        got = greedy_generate(scorer, [prompts[j] for j in asked], options.chat, options.max_new_tokens or max_new_tokens)
         texts = [None] * len(prompts)
         for j, text in zip(asked, got):
             texts[j] = text

@@ -2,17 +2,23 @@
 
 ``ChooseOptions`` is a field of the WDLMPro and CoDA21 configs (``nested``); the CLI offers
 its fields as ``--chat``, ``--template``, ... and they are an error with another method.
-``to_config`` gives the ``ChooseConfig`` a choose run takes, its template resolved with the run's
-benchmark's fields only.
+A choose run reads these options directly (``job.config.choose``; its seed is the benchmark's
+``seed``); what it derives from them is a property here (``readings``, ``cyclic``), and ``check``
+says what the declarations cannot and resolves the ``--template`` once per run.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from lexprobe.benchmarks.base import option
 from lexprobe.cli_common import positive_int
+from lexprobe.errors import LexprobeError
 from lexprobe.outputs import INPUT
+
+if TYPE_CHECKING:
+    from lexprobe.prompting.templates import Fields, Template
 
 READING_CHOICES = {"both": ("likelihood", "generation"), "likelihood": ("likelihood",),
                    "generation": ("generation",)}
@@ -40,18 +46,28 @@ class ChooseOptions:
     #: can flip a near-tie of greedy generation, so the default stays what the recorded results used.
     units_per_batch: int | None = option(None, cli=False, record=False)
 
-    def check(self) -> None:
-        """``--template`` readable and well formed, before the model loads."""
+    @property
+    def readings(self) -> tuple[str, ...]:
+        """The readings asked (``--reading``), in ask order."""
+        return READING_CHOICES[self.reading]
+
+    @property
+    def cyclic(self) -> bool:
+        """``--debias cyclic``: the likelihood reading is also asked in every cyclic order of the options."""
+        return self.debias == "cyclic"
+
+    def check(self, fields: Fields | None = None) -> Template:
+        """What the declarations cannot say, before the model loads: a choice needs two options, cyclic
+        debiasing debiases the likelihood reading, and ``--template`` must be readable and well formed.
+
+        Returns the template resolved with ``fields`` (the run's benchmark's ``template_fields``; None:
+        every registered benchmark's). Why returned and not a field: resolving reads a file, so a run
+        resolves it once (``ChooseMethod.run``) and hands the ``Template`` to its hooks beside the options.
+        """
         from lexprobe.prompting.templates import load_template
 
-        load_template(self.template)
-
-    def to_config(self, seed: int = 0, fields=None):
-        """``fields``: the benchmark's ``template_fields`` (None: every registered benchmark's)."""
-        from lexprobe.prompting.choose import ChooseConfig
-        from lexprobe.prompting.templates import load_template
-
-        return ChooseConfig(template=load_template(self.template, fields), chat=self.chat,
-                            max_candidates=self.max_candidates, permutations=self.permutations, seed=seed,
-                            readings=READING_CHOICES[self.reading], max_new_tokens=self.max_new_tokens,
-                            debias=self.debias)
+        if self.max_candidates < 2:
+            raise LexprobeError(f"--max-candidates must be at least 2, got {self.max_candidates}")
+        if self.cyclic and "likelihood" not in self.readings:
+            raise LexprobeError("--debias cyclic debiases the likelihood reading; drop --reading generation")
+        return load_template(self.template, fields)

@@ -11,7 +11,9 @@ asked items as ``Records``, and ``evaluate`` times the run and adds the run reco
 A benchmark's ``ChooseMethod`` subclass says what a unit is (``units``: a WDLMPro target, a
 CoDA21 group), how many prompts it asks (``prompts``), how its prompts are built and their
 answers read (``items``, ``score``: records that name their unit in ``unit_field`` and their
-question in ``item``), how an answer scores (``scores``, ``answer_key``, ``gold_positions``)
+question in ``item``; the options are the declared ``job.config.choose`` and the seed
+``job.config.seed``, and ``template`` is the run's ``--template``, resolved once per run by
+``ChooseOptions.check`` since it is a file read, not an option), how an answer scores (``scores``, ``answer_key``, ``gold_positions``)
 and what chance scores (``random``). A batch holds as many units as ``choose.batch_prompts``
 prompts (a few on the CPU), or ``ChooseOptions.units_per_batch``: Ctrl-C loses at most one batch.
 
@@ -27,11 +29,14 @@ from __future__ import annotations
 
 import dataclasses
 from abc import abstractmethod
-from typing import Any, Callable, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from lexprobe.benchmarks.base import Benchmark, Job, Method, Records, Unit
 from lexprobe.errors import DataError
 from lexprobe.scorers.capabilities import Generation
+
+if TYPE_CHECKING:
+    from lexprobe.prompting.templates import Template
 
 
 class ChooseMethod(Method):
@@ -45,19 +50,19 @@ class ChooseMethod(Method):
 
     # --- what a benchmark supplies ---------------------------------------------------------------
     @abstractmethod
-    def units(self, job: Job, config: Any) -> list[tuple[str, Any]]:
+    def units(self, job: Job) -> list[tuple[str, Any]]:
         """(unit id, unit) of every unit asked, in result order (ids unique)."""
 
     @abstractmethod
-    def prompts(self, job: Job, unit: Any, config: Any) -> int:
+    def prompts(self, job: Job, unit: Any) -> int:
         """Prompts one unit asks (every task, option order and cyclic order): its cost and batch share."""
 
     @abstractmethod
-    def items(self, job: Job, units: list, config: Any) -> list[dict]:
+    def items(self, job: Job, units: list, template: Template) -> list[dict]:
         """The asked items of ``units``, each with its ``prompt`` (``score`` drops it)."""
 
     @abstractmethod
-    def score(self, job: Job, items: list[dict], config: Any) -> list[dict]:
+    def score(self, job: Job, items: list[dict], template: Template) -> list[dict]:
         """``items`` answered: each reading's block added (or ``skipped`` with why), the prompts dropped."""
 
     @abstractmethod
@@ -94,25 +99,24 @@ class ChooseMethod(Method):
         from lexprobe.prompting.choose import UNIT_RECORD, batch_prompts, check_scorer, readings_present
 
         options = job.config.choose
-        config = options.to_config(seed=job.config.seed, fields=job.benchmark.template_fields)
-        config.validate()
-        check_scorer(job.scorer, config)
+        template = options.check(job.benchmark.template_fields)
+        check_scorer(job.scorer, options)
         title = job.benchmark.meta.title
-        units = self.units(job, config)
+        units = self.units(job)
         if not units:
             raise DataError(f"no {title} items to ask; check --data, --pos and --limit")
         ids = [u for u, _ in units]
         if len(set(ids)) < len(ids):
             raise DataError(f"{title} items repeat a {job.benchmark.meta.unit}; each must appear once")
-        sizes = [self.prompts(job, u, config) for _, u in units]
+        sizes = [self.prompts(job, u) for _, u in units]
         step = options.units_per_batch or max(1, batch_prompts(job.scorer) // max(sizes))
 
         def compute(indices: list[int]) -> list[list[dict]]:
-            asked = self.score(job, self.items(job, [units[i][1] for i in indices], config), config)
+            asked = self.score(job, self.items(job, [units[i][1] for i in indices], template), template)
             return [[r for r in asked if r[self.unit_field] == ids[i]] for i in indices]
 
         per_unit = run_units(ids, compute, sizes, step=step, log_base=job.log_base, record=UNIT_RECORD,
-                             log_key=job.key(self.key_items(job, units), template=config.template.record()),
+                             log_key=job.key(self.key_items(job, units), template=template.record()),
                              make_bar=lambda: tqdm(total=len(units), desc=f"{title} choose {job.scorer.name}",
                                                    unit=job.benchmark.meta.unit,
                                                    disable=not (job.progress and is_main())))
@@ -124,7 +128,7 @@ class ChooseMethod(Method):
         counts["skipped_too_long"] = sum("skipped" in r for r in records)
         return Records(records, items=[u for _, u in units], counts=counts, skipped=skipped or [],
                        tasks=self.tasks(job), readings=readings_present([r for r in records if "skipped" not in r]),
-                       resolved={"choose": {"template_record": config.template.record()}})
+                       resolved={"choose": {"template_record": template.record()}})
 
     # --- the result ---------------------------------------------------------------------------------
     def unit_metrics(self, bench: Benchmark) -> tuple[tuple[str, str], ...]:

@@ -14,7 +14,7 @@ def ask(bench, scorer, items, out=None, seed=0, pos="v", progress=False, **optio
     choose = ChooseOptions(**options)
     if bench == "wdlmpro":
         config = WDLMProConfig(method="choose", task="w2d", seed=seed, choose=choose)
-        return evaluate(bench, scorer, config, out, items=WDLMProItems(items, None, ("w2d",)), progress=progress)
+        return evaluate(bench, scorer, config, out, items=WDLMProItems(items, None), progress=progress)
     config = CodaConfig(method="choose", pos=pos, seed=seed, choose=choose)
     return evaluate(bench, scorer, config, out, items=items, progress=progress)
 

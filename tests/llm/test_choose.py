@@ -15,8 +15,11 @@ from lexprobe.benchmarks.coda21 import choose as choose_coda
 from lexprobe.benchmarks.wdlmpro import choose as choose_wdlmpro
 from lexprobe.prompting.answers import encode, greedy_generate, greedy_generate_reference, label_logprobs
 from lexprobe.prompting.choice import ANSWER_TOKENS
-from lexprobe.prompting.choose import ChooseConfig
+from lexprobe.benchmarks.coda21.config import CodaConfig
+from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
+from lexprobe.prompting.choose_cli import ChooseOptions
 from lexprobe.prompting.options import option_order, sample_candidates
+from lexprobe.prompting.templates import default_template
 from tests.benchmarks.coda21.helpers import write_small
 from tests.benchmarks.wdlmpro.test_scoring import GROUPS
 from tests.llm.choose_runs import ask, interrupt
@@ -30,6 +33,18 @@ def llama(tiny_llama):
 @pytest.fixture(scope="module")
 def qwen2(tiny_qwen2):
     return load_scorer(str(tiny_qwen2), batch_size=4)
+
+
+TEMPLATE = default_template()
+
+
+def _wdlmpro(task: str = "both", seed: int = 0, **options) -> WDLMProConfig:
+    """A WDLMPro choose config: ``task``, ``seed`` and ``ChooseOptions`` fields."""
+    return WDLMProConfig(method="choose", task=task, seed=seed, choose=ChooseOptions(**options))
+
+
+def _coda(seed: int = 0, **options) -> CodaConfig:
+    return CodaConfig(method="choose", seed=seed, choose=ChooseOptions(**options))
 
 
 # ---------------------------------------------------------------- seeded options
@@ -54,12 +69,12 @@ def test_option_order_is_reproducible_and_varies_with_permutation():
 
 
 def test_items_are_reproducible_by_seed(llama):
-    cfg = ChooseConfig(max_candidates=3, permutations=3, seed=7)
-    a = choose_wdlmpro.build_items(GROUPS, ("w2d", "d2w"), cfg)
-    assert a == choose_wdlmpro.build_items(GROUPS, ("w2d", "d2w"), cfg)
+    cfg = _wdlmpro("both", seed=7, max_candidates=3, permutations=3)
+    a = choose_wdlmpro.build_items(GROUPS, cfg, TEMPLATE)
+    assert a == choose_wdlmpro.build_items(GROUPS, cfg, TEMPLATE)
     for it in a:
         assert len(it["order"]) == min(3, it["n_candidates"]) and it["order"][it["gold_position"]] == 0
-    b = choose_wdlmpro.build_items(GROUPS, ("w2d", "d2w"), ChooseConfig(max_candidates=3, permutations=3, seed=8))
+    b = choose_wdlmpro.build_items(GROUPS, _wdlmpro("both", seed=8, max_candidates=3, permutations=3), TEMPLATE)
     assert [it["order"] for it in a] != [it["order"] for it in b]
 
 
@@ -78,8 +93,8 @@ def _reference_label_logprob(scorer, prompt, label, chat):
 @pytest.mark.parametrize("model, chat", [("llama", False), ("llama", True), ("qwen2", True)])
 def test_label_likelihood_equals_per_option_reference(model, chat, request):
     scorer = request.getfixturevalue(model)
-    cfg = ChooseConfig(chat=chat, max_candidates=4)
-    items = choose_wdlmpro.build_items(GROUPS[:2], ("w2d",), cfg, scorer.tokenizer)
+    cfg = _wdlmpro("w2d", chat=chat, max_candidates=4)
+    items = choose_wdlmpro.build_items(GROUPS[:2], cfg, TEMPLATE, scorer.tokenizer)
     prompts = [it["prompt"] for it in items]
     labels = [[f" {i + 1}" for i in range(len(it["order"]))] for it in items]
     scorer.stats.clear()
@@ -100,11 +115,11 @@ def test_long_prompts_are_fed_once_for_all_their_answers(llama, bench, tmp_path,
     tok = llama.tokenizer
     if bench == "coda":
         g = load_coda(write_small(tmp_path / "coda.json")).by_pos("n")[0]
-        prompt = choose_coda.build_items([g], ChooseConfig(), tok)[0]["prompt"]
+        prompt = choose_coda.build_items([g], _coda(), TEMPLATE, tok)[0]["prompt"]
         k = g.k
         rows, labels = [f" {c + 1}:" for c in range(k)], [" " + x for x in "ABC"[:k]]
     else:
-        it = choose_wdlmpro.build_items(GROUPS[:1], ("w2d",), ChooseConfig(), tok)[0]
+        it = choose_wdlmpro.build_items(GROUPS[:1], _wdlmpro("w2d"), TEMPLATE, tok)[0]
         prompt, k = it["prompt"], len(it["order"])
         rows, labels = [""], [f" {i + 1}" for i in range(k)]
     n_prompt = len(encode(tok, prompt, False))
@@ -124,7 +139,7 @@ def test_long_prompts_are_fed_once_for_all_their_answers(llama, bench, tmp_path,
 @pytest.mark.parametrize("model, chat", [("llama", True), ("qwen2", False)])
 def test_batched_generation_equals_plain_greedy_loop(model, chat, request):
     scorer = request.getfixturevalue(model)
-    items = choose_wdlmpro.build_items(GROUPS, ("d2w",), ChooseConfig(chat=chat), scorer.tokenizer)
+    items = choose_wdlmpro.build_items(GROUPS, _wdlmpro("d2w", chat=chat), TEMPLATE, scorer.tokenizer)
     prompts = [it["prompt"] for it in items]
     got = greedy_generate(scorer, prompts, chat, max_new_tokens=5)
     assert got == [greedy_generate_reference(scorer, p, chat, 5) for p in prompts]
@@ -139,8 +154,8 @@ def _scripted(texts):
 
 
 def test_wdlmpro_scores_by_hand(llama, monkeypatch):
-    cfg = ChooseConfig(max_candidates=3, permutations=2, seed=3)
-    items = choose_wdlmpro.build_items(GROUPS, ("w2d",), cfg)
+    cfg = _wdlmpro("w2d", seed=3, max_candidates=3, permutations=2)
+    items = choose_wdlmpro.build_items(GROUPS, cfg, TEMPLATE)
     golds = [it["gold_position"] + 1 for it in items]
     # per item: right, wrong label, out of range, prose, right in brackets, echo of the option
     wrong = [1 if g != 1 else 2 for g in golds]
@@ -166,13 +181,13 @@ def test_wdlmpro_scores_by_hand(llama, monkeypatch):
 
 def test_coda_matrix_rows_and_alignment(llama, tmp_path, monkeypatch):
     data = load_coda(write_small(tmp_path / "coda.json"))
-    cfg = ChooseConfig(permutations=1, seed=0)
+    cfg = _coda(seed=0, permutations=1)
     monkeypatch.setattr("lexprobe.prompting.choose.greedy_generate",
                         _scripted(["1: A, 2: B, 3: C", "1: B, 1: A", "1: A, 2: B, 3: C"]))
     result = ask("coda21", llama, data)
     (rec,) = result["instances"]
     g = data.by_pos("v")[0]
-    prompt = choose_coda.build_items([g], cfg)[0]["prompt"]
+    prompt = choose_coda.build_items([g], cfg, TEMPLATE)[0]["prompt"]
     ctx, dfn = rec["context_order"], rec["definition_order"]
     for i in range(3):  # presented row i asks for context ctx[i]; letter j names definition dfn[j]
         for j, letter in enumerate("ABC"):
@@ -315,8 +330,8 @@ def test_cli_wdlmpro_choose(tiny_qwen2, tmp_path, capsys):
 def test_prompts_too_long_are_skipped_and_counted(llama, monkeypatch):
     from lexprobe.prompting.answers import prompt_length
 
-    cfg = ChooseConfig(readings=("likelihood",))
-    items = choose_wdlmpro.build_items(GROUPS, ("w2d",), cfg, llama.tokenizer)
+    cfg = _wdlmpro("w2d", reading="likelihood")
+    items = choose_wdlmpro.build_items(GROUPS, cfg, TEMPLATE, llama.tokenizer)
     sizes = {it["target"]: prompt_length(llama.tokenizer, it["prompt"], False) for it in items}
     longest = max(sizes, key=sizes.get)
     limit = sorted(sizes.values())[-2] + ANSWER_TOKENS  # all but the longest prompt fit
@@ -349,8 +364,7 @@ def test_the_main_jobs_one_unit_batches_step_per_unit_with_the_same_answers(llam
     after every target on busy CPU cores); the records equal the default batches' (a few prompts together)."""
     from lexprobe.benchmarks.evaluate import evaluate
     from lexprobe.benchmarks.registry import get
-    from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
-    from lexprobe.prompting.choose_cli import ChooseOptions
+    from lexprobe.benchmarks.wdlmpro.config import WDLMProItems
 
     calls = []
     method = get("wdlmpro").methods["choose"]

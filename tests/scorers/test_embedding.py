@@ -126,7 +126,7 @@ def test_wdlmpro_with_the_memo_equals_wdlmpro_without(minilm_path, tmp_path):
     from lexprobe.models import load_scorer
 
     groups = build_groups("n", targets=["dog.n.01", "wolf.n.01", "fox.n.01"])  # sisters: the same members
-    items = WDLMProItems(groups, None, ("w2d", "d2w"))
+    items = WDLMProItems(groups, None)
     results = {}
     for memo in (0, 1 << 29):
         scorer = load_scorer("all-MiniLM-L6-v2")

@@ -39,7 +39,7 @@ class Choose(ChooseMethod):
 
     unit_field, answer_key = "id", "assignment"
 
-    def units(self, job, config):
+    def units(self, job):
         from lexprobe.benchmarks.coda21.choose import blankable
 
         return [(g.id, g) for g in blankable(job.items, job.config.pos, job.config.limit)[0]]
@@ -50,20 +50,20 @@ class Choose(ChooseMethod):
         return [{"unit": p["group"], "reason": p["reason"]}
                 for p in blankable(job.items, job.config.pos, job.config.limit)[1]]
 
-    def prompts(self, job, unit, config):
+    def prompts(self, job, unit):
         from lexprobe.benchmarks.coda21.choose import prompts_per_group
 
-        return prompts_per_group(unit, config)
+        return prompts_per_group(unit, job.config.choose)
 
-    def items(self, job, units, config):
+    def items(self, job, units, template):
         from lexprobe.benchmarks.coda21.choose import build_items
 
-        return build_items(units, config, job.scorer.tokenizer)
+        return build_items(units, job.config, template, job.scorer.tokenizer)
 
-    def score(self, job, items, config):
+    def score(self, job, items, template):
         from lexprobe.benchmarks.coda21.choose import score_items
 
-        return score_items(job.scorer, items, config)
+        return score_items(job.scorer, items, job.config.choose, template)
 
     def scores(self, reading):
         from lexprobe.benchmarks.coda21.choose import scores

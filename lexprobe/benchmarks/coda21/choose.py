@@ -22,14 +22,12 @@ from typing import Sequence
 
 import numpy as np
 
+from lexprobe.benchmarks.coda21.config import CodaConfig
 from lexprobe.benchmarks.coda21.dataset import replace_target
 from lexprobe.metrics import alignment as al
-from lexprobe.prompting.choose import (
-    ChooseConfig,
-    item_means,
-    read_answers,
-    too_long,
-)
+from lexprobe.prompting.choice import prompts
+from lexprobe.prompting.choose import item_means, read_answers, too_long
+from lexprobe.prompting.choose_cli import ChooseOptions
 from lexprobe.prompting.debias import debiased, rotations
 from lexprobe.prompting.options import option_order, sample_candidates
 from lexprobe.prompting.parse import parse_matching, parse_matching_lenient
@@ -49,33 +47,33 @@ def coda_question(t: Template, contexts: Sequence[str], definitions: Sequence[st
     )
 
 
-def build_items(groups, config: ChooseConfig, tokenizer=None) -> list[dict]:
-    items = []
+def build_items(groups, config: CodaConfig, template: Template, tokenizer=None) -> list[dict]:
+    """The asked items of ``groups``, in every option order of ``config.choose``."""
+    options, seed, items = config.choose, config.seed, []
     for g in groups:
-        shown = sample_candidates(g.k, config.max_candidates, config.seed, g.id, keep=None)
-        for p in range(config.permutations):
-            ctx_order = option_order(shown, config.seed, g.id, p, "contexts")
-            base = option_order(shown, config.seed, g.id, p, "definitions")
-            for r, def_order in enumerate(rotations(base) if config.cyclic else [base]):
+        shown = sample_candidates(g.k, options.max_candidates, seed, g.id, keep=None)
+        for p in range(options.permutations):
+            ctx_order = option_order(shown, seed, g.id, p, "contexts")
+            base = option_order(shown, seed, g.id, p, "definitions")
+            for r, def_order in enumerate(rotations(base) if options.cyclic else [base]):
                 contexts = [replace_target(g.candidates[i].context, g.candidates[i].word, BLANK) for i in ctx_order]
                 definitions = [g.candidates[i].definition for i in def_order]
-                prompt = build_prompt(config.template, coda_question(config.template, contexts, definitions),
-                                      tokenizer, config.chat)
+                prompt = build_prompt(template, coda_question(template, contexts, definitions), tokenizer,
+                                      options.chat)
                 item = {"item": g.id, "id": g.id, "pos": g.pos, "k": g.k, "permutation": p, "shown": shown,
                         "context_order": ctx_order, "definition_order": def_order, "prompt": prompt,
                         # the shown pairs' texts (shown order), for the report's failure pages
                         "contexts": [replace_target(g.candidates[i].context, g.candidates[i].word, BLANK)
                                      for i in shown],
                         "definitions": [g.candidates[i].definition for i in shown]}
-                if config.cyclic:
+                if options.cyclic:
                     item["rotation"] = r
                 items.append(item)
     return items
 
 
-def prompts_per_group(group, config: ChooseConfig) -> int:
-    shown = min(group.k, config.max_candidates or group.k)
-    return config.permutations * (shown if config.cyclic else 1)
+def prompts_per_group(group, options: ChooseOptions) -> int:
+    return prompts(min(group.k, options.max_candidates), options)
 
 
 def gold_positions(record: dict) -> list[int]:
@@ -83,11 +81,10 @@ def gold_positions(record: dict) -> list[int]:
     return [record["definition_order"].index(c) for c in record["context_order"]]
 
 
-def score_items(scorer, items: list[dict], config: ChooseConfig) -> list[dict]:
-    t = config.template
+def score_items(scorer, items: list[dict], options: ChooseOptions, t: Template) -> list[dict]:
     runnable = []
     for it in items:
-        reason = too_long(scorer, it["prompt"], config, answer_tokens(len(it["shown"])))
+        reason = too_long(scorer, it["prompt"], options, answer_tokens(len(it["shown"])))
         if reason:
             it["skipped"] = reason
         else:
@@ -96,7 +93,7 @@ def score_items(scorer, items: list[dict], config: ChooseConfig) -> list[dict]:
     max_new = max((answer_tokens(m) for m in sizes), default=1)
     logps, texts = read_answers(  # row c of an item: its prompt + " c:", then each definition letter
         scorer, [it["prompt"] for it in runnable], [[" " + x for x in option_labels(m, "letters")] for m in sizes],
-        config, max_new, prefixes=[[t.coda_row.format(context=c + 1) for c in range(m)] for m in sizes],
+        options, max_new, prefixes=[[t.coda_row.format(context=c + 1) for c in range(m)] for m in sizes],
         generate=[it.get("rotation", 0) == 0 for it in runnable],
     ) if runnable else (None, None)
     for j, it in enumerate(runnable):
@@ -116,7 +113,7 @@ def score_items(scorer, items: list[dict], config: ChooseConfig) -> list[dict]:
         if texts is not None and texts[j] is not None:
             it["generation"] = dict(_generated(parse_matching(texts[j], m), ctx_pos, def_pos), text=texts[j])
             it["generation_lenient"] = _generated(parse_matching_lenient(texts[j], m), ctx_pos, def_pos)
-    if logps is not None and config.cyclic:
+    if logps is not None and options.cyclic:
         _debias(runnable, logps)
     for it in items:
         it.pop("prompt")

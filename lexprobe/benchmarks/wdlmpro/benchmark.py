@@ -46,29 +46,29 @@ class Choose(ChooseMethod):
 
     unit_field, answer_key = "target", "choice"
 
-    def units(self, job, config):
+    def units(self, job):
         return [(g.target, g) for g in job.items.groups]
 
-    def prompts(self, job, unit, config):
+    def prompts(self, job, unit):
         from lexprobe.benchmarks.wdlmpro.choose import prompts_per_group
 
-        return prompts_per_group(unit, job.items.tasks, config)
+        return prompts_per_group(unit, job.config)
 
-    def items(self, job, units, config):
+    def items(self, job, units, template):
         from lexprobe.benchmarks.wdlmpro.choose import build_items
 
-        return build_items(units, job.items.tasks, config, job.scorer.tokenizer)
+        return build_items(units, job.config, template, job.scorer.tokenizer)
 
-    def score(self, job, items, config):
+    def score(self, job, items, template):
         from lexprobe.prompting.choice import score_choices
 
-        return score_choices(job.scorer, items, config)
+        return score_choices(job.scorer, items, job.config.choose, template)
 
     def key_items(self, job, units):
-        return {"groups": super().key_items(job, units), "tasks": list(job.items.tasks)}
+        return {"groups": super().key_items(job, units), "tasks": self.tasks(job)}
 
     def tasks(self, job):
-        return list(job.items.tasks)
+        return list(TASK_CHOICES[job.config.task])
 
     def scores(self, reading):
         from lexprobe.benchmarks.wdlmpro.choose import scores
@@ -159,7 +159,7 @@ class WDLMPro(Benchmark):
             wn = load_wordnet()
             for g in groups:
                 synset_depth(g.target, wn)
-        return WDLMProItems(groups, attributes, TASK_CHOICES[config.task])
+        return WDLMProItems(groups, attributes)
 
     def written(self, result: dict, out: Path, config: Any) -> None:
         if is_choose(result) or not any(result["breakdowns"].get(t) for t in result["tasks"]):

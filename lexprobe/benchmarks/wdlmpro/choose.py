@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from lexprobe.benchmarks.wdlmpro.config import TASK_CHOICES, WDLMProConfig
 from lexprobe.metrics.ranking import random_expectation
 from lexprobe.prompting.choice import presented, prompts
-from lexprobe.prompting.choose import (
-    ChooseConfig,
-    item_means,
-)
+from lexprobe.prompting.choose import item_means
 from lexprobe.prompting.options import sample_candidates
 from lexprobe.prompting.templates import Template, build_prompt, option_labels, option_lines
 from lexprobe.stats.bootstrap import mean_intervals
@@ -35,21 +33,21 @@ def d2w_question(t: Template, definition: str, words: Sequence[str]) -> str:
     return t.d2w.format(definition=definition, options=option_lines(t, labels, words), n=len(words))
 
 
-def item_prompt(group, task: str, order: Sequence[int], config: ChooseConfig, tokenizer=None) -> str:
-    t = config.template
+def item_prompt(group, task: str, order: Sequence[int], t: Template, chat: bool, tokenizer=None) -> str:
     if task == "w2d":
         question = w2d_question(t, group.word, [group.candidates[i].definition for i in order])
     else:
         question = d2w_question(t, group.definition, [group.candidates[i].word for i in order])
-    return build_prompt(t, question, tokenizer, config.chat)
+    return build_prompt(t, question, tokenizer, chat)
 
 
-def build_items(groups, tasks: Sequence[str], config: ChooseConfig, tokenizer=None) -> list[dict]:
-    items = []
+def build_items(groups, config: WDLMProConfig, template: Template, tokenizer=None) -> list[dict]:
+    """The asked items of ``groups``: every task of ``--task``, in every option order of ``config.choose``."""
+    options, items = config.choose, []
     for g in groups:
-        shown = sample_candidates(len(g.candidates), config.max_candidates, config.seed, g.target, keep=0)
-        for task in tasks:
-            for p, r, order in presented(shown, config, f"{task}:{g.target}"):
+        shown = sample_candidates(len(g.candidates), options.max_candidates, config.seed, g.target, keep=0)
+        for task in TASK_CHOICES[config.task]:
+            for p, r, order in presented(shown, options, config.seed, f"{task}:{g.target}"):
                 item = {
                     "item": f"{task}:{g.target}", "task": task, "target": g.target, "pos": g.pos,
                     "word": g.word, "permutation": p, "n_candidates": len(g.candidates), "order": order,
@@ -57,16 +55,17 @@ def build_items(groups, tasks: Sequence[str], config: ChooseConfig, tokenizer=No
                     "definition": g.definition,  # the report's failure pages show the texts
                     "options": [g.candidates[i].definition if task == "w2d" else g.candidates[i].word
                                 for i in order],
-                    "prompt": item_prompt(g, task, order, config, tokenizer),
+                    "prompt": item_prompt(g, task, order, template, options.chat, tokenizer),
                 }
-                if config.cyclic:
+                if options.cyclic:
                     item["rotation"] = r
                 items.append(item)
     return items
 
 
-def prompts_per_group(group, tasks: Sequence[str], config: ChooseConfig) -> int:
-    return len(tasks) * prompts(min(len(group.candidates), config.max_candidates or len(group.candidates)), config)
+def prompts_per_group(group, config: WDLMProConfig) -> int:
+    shown = min(len(group.candidates), config.choose.max_candidates)
+    return len(TASK_CHOICES[config.task]) * prompts(shown, config.choose)
 
 
 def scores(reading: str) -> dict:

@@ -53,7 +53,6 @@ class WDLMProConfig:
 class WDLMProItems:
     groups: list
     attributes: Callable | None = None  #: groups -> per-target attributes for the breakdowns
-    tasks: tuple[str, ...] = ("w2d", "d2w")
     #: what these groups are, when a caller drew them itself (``lexprobe run``'s seeded sample): the
     #: result's ``dataset`` record, so the report says the figures are not the whole benchmark's
     dataset: dict | None = None

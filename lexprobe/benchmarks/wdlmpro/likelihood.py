@@ -14,6 +14,7 @@ from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.base import Records
 from lexprobe.benchmarks.wdlmpro import static_drop
+from lexprobe.benchmarks.wdlmpro.config import TASK_CHOICES
 from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict
 from lexprobe.benchmarks.wdlmpro.recipe import PAPER, Recipe, argsort_rank, best_pattern_rank, get_recipe
 from lexprobe.benchmarks.wdlmpro.results import LikelihoodRecord
@@ -150,7 +151,7 @@ def group_costs(scorer, groups) -> list[float]:
 def run_likelihood(job) -> Records | None:
     """The likelihood method: every group's candidates scored, in resumable chunks of groups; one record per
     group and task (``evaluate`` aggregates them: ``results.py``), with what the run skipped, dropped and cut."""
-    groups, tasks, attributes_fn = job.items.groups, job.items.tasks, job.items.attributes
+    groups, tasks, attributes_fn = job.items.groups, TASK_CHOICES[job.config.task], job.items.attributes
     scorer = job.scorer
     recipe = job.recipe.with_aggregation(job.config.pattern_aggregation)
     if not groups:
