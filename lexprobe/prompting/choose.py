@@ -219,7 +219,7 @@ def position_bias(records: Sequence[dict], gold: Callable[[dict], list[int]]) ->
             block.update(most_chosen=top, most_chosen_share=count / len(valid),
                          gold_share_there=gold_share.get(top, 0.0),
                          tv_distance=0.5 * sum(abs(share.get(k, 0.0) - gold_share.get(k, 0.0))
-                                               for k in set(share) | set(gold_share)))
+                                               for k in sorted(set(share) | set(gold_share), key=int)))
         out[reading] = block
     return out
 
