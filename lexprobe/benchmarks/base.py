@@ -459,7 +459,7 @@ class Benchmark(ABC):
         if part.method != "likelihood" or part.chat:
             raise LexprobeError(f"{self.meta.name}'s default run has only the likelihood method, not {part.label}")
 
-    #: its fields of the choose method's prompt templates (``protocols.templates.TemplateField``: the question,
+    #: its fields of the choose method's prompt templates (``prompting.templates.TemplateField``: the question,
     #: its placeholders, its text in each shipped template), by field name (a ``--template FILE`` key)
     template_fields: ClassVar[dict[str, TemplateField]] = {}
 
