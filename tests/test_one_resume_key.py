@@ -5,6 +5,7 @@ choose, ask, similarity): no method builds a key of its own."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -23,21 +24,13 @@ def test_the_resume_log_is_keyed_by_the_job_key(name, method, inputs, tiny_bert,
     bench = registry.get(name)
     items, config = _items_and_config(name, method, inputs)
     scorer = load_scorer(_model_for(name, method, tiny_bert, tiny_llama), device="cpu", prefer=bench.meta.load_as)
-    job_keys, logged = [], []
-
-    class Spy(Job):
-        def __init__(self, *args):
-            super().__init__(*args)
-            real = self.key
-            self.key = lambda unit_items, **extra: job_keys.append(real(unit_items, **extra)) or job_keys[-1]
-
+    job_keys, logged = record_job_keys(monkeypatch), []
     real_init = ResumeLog.__init__
 
     def spy_init(self, path, key, *args, **kwargs):  # every resume log a run opens, whoever opens it
         logged.append(key)
         real_init(self, path, key, *args, **kwargs)
 
-    monkeypatch.setattr(evaluate_module, "Job", Spy)
     monkeypatch.setattr(ResumeLog, "__init__", spy_init)
     out = tmp_path / "r.json"
     evaluate(bench, scorer, config, out, items=items)
@@ -45,6 +38,20 @@ def test_the_resume_log_is_keyed_by_the_job_key(name, method, inputs, tiny_bert,
     assert all(any(key is job_key for job_key in job_keys) for key in logged)  # the job's key object itself
     for key in job_keys:
         assert key["protocol"] == f"{method}/paper" and key["options"]["config"] == key_options(config)
+
+
+def record_job_keys(monkeypatch) -> list:
+    """Every key ``Job.key`` returns from now on, in order (the objects themselves)."""
+    keys: list = []
+
+    class Spy(Job):
+        def __init__(self, *args):
+            super().__init__(*args)
+            real = self.key
+            self.key = lambda unit_items, **extra: keys.append(real(unit_items, **extra)) or keys[-1]
+
+    monkeypatch.setattr(evaluate_module, "Job", Spy)
+    return keys
 
 
 def evaluate(bench, scorer, config, out, items):
@@ -56,14 +63,7 @@ def test_the_header_on_disk_is_that_key(inputs, tiny_bert, tmp_path, monkeypatch
     bench = registry.get("coda21")
     items, config = _items_and_config("coda21", "ask", inputs)
     scorer = load_scorer(str(tiny_bert), device="cpu")
-    keys = []
-
-    class Spy(Job):
-        def __init__(self, *args):
-            super().__init__(*args)
-            real = self.key
-            self.key = lambda unit_items, **extra: keys.append(real(unit_items, **extra)) or keys[-1]
-
+    keys = record_job_keys(monkeypatch)
     from lexprobe.benchmarks.coda21 import ask
 
     real_matrices, calls = ask.ask_matrices, []
@@ -74,10 +74,7 @@ def test_the_header_on_disk_is_that_key(inputs, tiny_bert, tmp_path, monkeypatch
             raise KeyboardInterrupt
         return real_matrices(*args, **kwargs)
 
-    monkeypatch.setattr(evaluate_module, "Job", Spy)
     monkeypatch.setattr(ask, "ask_matrices", interrupted)
-    import dataclasses
-
     config = dataclasses.replace(config, groups_per_chunk=1)
     with pytest.raises(KeyboardInterrupt):
         evaluate(bench, scorer, config, tmp_path / "r.json", items)
