@@ -1,4 +1,5 @@
-"""Tables of results, built once and rendered three ways: Markdown, LaTeX (booktabs), HTML.
+"""Tables of results, built once and rendered three ways: Markdown, LaTeX (booktabs) here, HTML by the
+report's templates (``lexprobe.report.html.to_html``).
 
 A ``Table`` of ``Cell``s (a figure with its 95% interval); HTML keeps each number at full
 precision in ``data-value``/``data-lo``/``data-hi`` so tests and scripts can read it back.
@@ -7,7 +8,6 @@ Benchmarks build their tables from these (``Benchmark.tables``); ``report`` rend
 
 from __future__ import annotations
 
-import html
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,6 +126,8 @@ class Table:
     remarks: list[str] = field(default_factory=list)
     #: headers of columns that hold prose (the HTML gives them room to wrap instead of squeezing them)
     prose: tuple[str, ...] = ()
+    #: headers of columns of short lines that read best unbroken (the HTML keeps each line on one line)
+    nowrap: tuple[str, ...] = ()
 
 
 # --- helpers for the benchmarks' tables -----------------------------------------------------
@@ -228,53 +230,3 @@ def to_latex(table: Table) -> str:
     lines += [r"\bottomrule", r"\end{tabular}",
               f"\\caption{{{tex_escape(table.title)}. {tex_escape(' '.join(_notes(table)))}}}", r"\end{table}"]
     return "\n".join(lines).replace(FLAG_MARK, r"$^\dagger$")  # the mark in a font every TeX engine has
-
-
-def _flag_attrs(flags: tuple[str, ...]) -> tuple[str, str]:
-    """(class names, title attribute) of a flagged cell: the CSS draws the mark, the title says why."""
-    if not flags:
-        return "", ""
-    why = " ".join(FLAGS[f] for f in flags)
-    return " flag " + " ".join(f"flag-{f}" for f in flags), f" title='{html.escape(why, quote=True)}'"
-
-
-def _class(names: str) -> str:
-    return f" class='{names.strip()}'" if names.strip() else ""
-
-
-def to_html(table: Table) -> str:
-    """The table in a box of its own that scrolls sideways when wider than the page (the page never does);
-    flagged cells carry the class ``flag flag-<kind>`` and say why on hover, and the flags' sentences
-    follow the table."""
-    prose = {j for j, h in enumerate(table.headers) if h in table.prose}
-
-    def cell(v, j):
-        wide = " prose" if j in prose else ""
-        if isinstance(v, Cell):
-            if v.value is None:
-                return "<td class='num'>–</td>"
-            attrs = f" data-value='{v.value!r}'"
-            if v.ci:
-                attrs += f" data-lo='{v.ci[0]!r}' data-hi='{v.ci[1]!r}'"
-            classes, title = _flag_attrs(v.flags)
-            ci = f" <span class='ci'>{html.escape(v.interval())}</span>" if v.interval() else ""
-            return f"<td class='num{classes}'{attrs}{title}>{html.escape(v.main())}{ci}</td>"
-        if isinstance(v, Text):
-            classes, title = _flag_attrs(v.flags)
-            if v.tip and not title:
-                title = f" title='{html.escape(v.tip, quote=True)}'"
-            inner = "<br>".join(html.escape(line) for line in v.lines)
-            if v.tip and v.flags:
-                inner = f"<span title='{html.escape(v.tip, quote=True)}'>{inner}</span>"
-            return f"<td{_class(wide + classes + (' tip' if v.tip else ''))}{title}>{inner}</td>"
-        return f"<td{_class(wide)}>{html.escape(_plain(v))}</td>"
-
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in table.headers)
-    body = "\n".join("<tr>" + "".join(cell(c, j) for j, c in enumerate(row)) + "</tr>" for row in table.rows)
-    notes = "".join(f"<p class='note'>{html.escape(n)}</p>" for n in ([table.note] if table.note else [])
-                    + table.remarks)
-    notes += "".join(f"<p class='note flagnote flagnote-{f}'>{html.escape(FLAG_MARK + ' ' + FLAGS[f])}</p>"
-                     for f in table_flags(table))
-    return (f"<div class='tablebox'><table class='results' data-benchmark='{table.benchmark}'>"
-            f"<caption>{html.escape(table.title)}</caption>"
-            f"<thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table></div>{notes}")

@@ -68,17 +68,28 @@ def bias_text(bias: dict) -> str:
     return "; ".join(parts)
 
 
+#: the readings' names in the report's compact position-bias cells (as the tables' column headers name them)
+SHORT = {"likelihood": "label", "likelihood_cyclic": "debiased", "generation": "gen.", "generation_lenient": "lenient"}
+
+
 def bias_cell(bias: dict | None):
-    """``bias_text`` for the report's tables: one line per reading, in words ("label likelihood: position 1 in
-    96% of answers (gold there 12%)"), flagged "bias" where a reading is over ``tables.BIAS_THRESHOLD``."""
+    """``bias_text`` for the report's tables, one short line per reading: "label: 4 at 96% (gold 12%)" (the most
+    chosen presented position, its share of the answers, the share of gold answers there); readings that agree
+    share a line ("gen., lenient: ..."), the sentences in words are the cell's tooltip; flagged "bias" where a
+    reading is over ``tables.BIAS_THRESHOLD``."""
     from lexprobe.tables import Text, biased
 
     items = [(reading, b) for reading, b in (bias or {}).items() if isinstance(b, dict) and "most_chosen" in b]
     if not items:
         return ""
-    lines = [f"{label(reading)}: position {b['most_chosen']} in {100 * b['most_chosen_share']:.0f}% of answers "
-             f"(gold there {100 * b['gold_share_there']:.0f}%)" for reading, b in items]
-    return Text(lines, flags=("bias",) if any(biased(b) for _, b in items) else ())
+    lines: dict[str, list[str]] = {}
+    for reading, b in items:
+        shown = f"{b['most_chosen']} at {100 * b['most_chosen_share']:.0f}% (gold {100 * b['gold_share_there']:.0f}%)"
+        lines.setdefault(shown, []).append(SHORT.get(reading, reading))
+    words = "; ".join(f"{label(reading)}: position {b['most_chosen']} in {100 * b['most_chosen_share']:.0f}% of "
+                      f"answers (gold there {100 * b['gold_share_there']:.0f}%)" for reading, b in items)
+    return Text([f"{', '.join(names)}: {shown}" for shown, names in lines.items()], tip=words,
+                flags=("bias",) if any(biased(b) for _, b in items) else ())
 
 
 def skipped_units(result: dict, task: str | None, pos: str) -> int:

@@ -29,18 +29,25 @@ def write_report(paths, out_dir: str | Path) -> Path:
     record = run_record_table(results)
     figures = draw_figures(results, out_dir / "figures")
     pages = {}
+    texts: dict[str, str] = {}  # file name in out_dir -> its text
     for bench in bench_titles():
         members = [r for r in results if r["benchmark"] == bench and r.get("instances")]
         if members:
             pages[bench] = f"{bench}.html"
-            (out_dir / pages[bench]).write_text(failure_page(bench, failure_rows(members)), encoding="utf-8")
-    (out_dir / "tables.md").write_text("\n\n".join(to_markdown(t) for t in tables + [record]) + "\n", encoding="utf-8")
-    (out_dir / "tables.tex").write_text(
-        "% needs \\usepackage{booktabs}\n" + "\n\n".join(to_latex(t) for t in tables) + "\n", encoding="utf-8")
+            texts[pages[bench]] = failure_page(bench, failure_rows(members))
+    texts["tables.md"] = "\n\n".join(to_markdown(t) for t in tables + [record]) + "\n"
+    texts["tables.tex"] = "% needs \\usepackage{booktabs}\n" + "\n\n".join(to_latex(t) for t in tables) + "\n"
     generated = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    index = out_dir / "index.html"
-    index.write_text(index_page(tables, figures, record, results, pages, generated, __version__), encoding="utf-8")
-    return index
+    texts["index.html"] = index_page(tables, figures, record, results, pages, generated, __version__, out_dir)
+    _write(out_dir, texts)
+    return out_dir / "index.html"
+
+
+def _write(out_dir: Path, texts: dict[str, str]) -> None:
+    """Every text file of the report, written here and nowhere else (the figures are written by their
+    plotting functions)."""
+    for name, text in texts.items():
+        (out_dir / name).write_text(text, encoding="utf-8")
 
 
 def expand(paths) -> list[Path]:

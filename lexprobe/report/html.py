@@ -3,20 +3,36 @@
 ``index.html`` holds the tables, the figures and the run records; one page per
 benchmark lists every item with what the model chose, filterable in the browser
 (inline JavaScript over an embedded JSON block; works from ``file://``).
+
+The pages are rendered from the jinja2 templates in ``templates/`` (package data) with
+autoescape on, so every text from a result file (model names, items, definitions, paths,
+captions) is escaped by default, not by a call each writer has to remember. Python only
+builds plain values for the templates (the ``*_view`` functions); the one text marked safe
+is the JSON block of the items pages, made safe for a script element by ``json_block``.
 """
 
 from __future__ import annotations
 
 import base64
-import html
 import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import quote
+
+from markupsafe import Markup
 
 from lexprobe.benchmarks.registry import all_benchmarks
 from lexprobe.report.failures import columns as failure_columns
-from lexprobe.tables import FLAG_MARK, Table, to_html
+from lexprobe.tables import FLAG_MARK, FLAGS, Cell, Table, Text, table_flags
 
 RECORD_NOTE = ("Truncated, skipped, dropped: the result's non-zero counts of inputs cut to fit the model, units "
                "skipped and items dropped.")
+#: rows drawn at once in a group of an items page (a button draws the next ones)
+PAGE_ROWS = 50
+#: the templates' folder inside the package (``pyproject.toml``'s package data ships it)
+TEMPLATES = "templates"
 
 
 def bench_titles() -> dict[str, str]:
@@ -26,125 +42,141 @@ def bench_titles() -> dict[str, str]:
 def section_titles() -> dict[str, str]:
     """Sections of index.html: the benchmarks, then docs/llm.md's table of models by method."""
     return {**bench_titles(), "llm": "Models by method"}
-#: rows drawn at once on a failure page (the filter counts all of them)
-PAGE_ROWS = 500
-
-CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em auto;max-width:1300px;color:#222;padding:0 1em}
-h1{font-size:1.5em}h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #ccc}
-table{border-collapse:collapse;margin:.8em 0;font-size:.9em}
-.tablebox{max-width:100%;overflow-x:auto}.tablebox table{margin:.4em 0}
-.tablebox table{font-size:.85em}.tablebox td,.tablebox th{padding:.25em .35em}td.prose{min-width:15em;max-width:22em}td.num .ci{display:block}
-td.flag{background:#fff4e0}td.flag::before{content:"⚠ ";color:#b35c00;font-weight:700}
-.flagnote{color:#8a4b00}
-.banner{border:1px solid #e0b000;background:#fff8db;padding:.5em .8em;margin:.6em 0;border-radius:4px}
-details.run{margin:.3em 0}details.run summary{cursor:pointer}details.run table{font-size:.85em}
-details.run td{overflow-wrap:anywhere;max-width:60em}
-caption{text-align:left;font-weight:600;padding:.3em 0}
-th,td{border:1px solid #ddd;padding:.25em .5em;vertical-align:top}th{background:#f3f3f3}
-td.num{text-align:right;white-space:nowrap}.ci{color:#777;font-size:.85em}
-.note{color:#555;font-size:.85em;margin-top:0}
-figure{display:inline-block;margin:.5em 1em .5em 0;max-width:100%}figure img{max-width:100%;max-height:85vh;border:1px solid #eee}
-figcaption{font-size:.85em;color:#555}
-.controls{display:flex;gap:.8em;flex-wrap:wrap;align-items:center;margin:1em 0}
-#items td{max-width:40em}#items td.details{white-space:pre-wrap;font-family:ui-monospace,monospace;font-size:.85em}
-tr.fail td:first-child{border-left:3px solid #c33}tr.ok td:first-child{border-left:3px solid #3a3}
-pre{background:#f7f7f7;padding:.6em;overflow:auto;font-size:.8em;white-space:pre-wrap;overflow-wrap:anywhere}
-#items td{overflow-wrap:anywhere}#items td.details{min-width:28em}
-"""
-
-FILTER_JS = """
-const DATA = JSON.parse(document.getElementById('data').textContent);
-const LIMIT = %d;
-const $ = id => document.getElementById(id);
-for (const r of DATA.rows) {
-  r._text = DATA.columns.map(c => String(r[c[0]] ?? '')).join(' ').toLowerCase();
-}
-function fill(select, key) {
-  const values = [...new Set(DATA.rows.map(r => r[key]))].sort();
-  for (const v of values) { const o = document.createElement('option'); o.value = v; o.textContent = v; select.appendChild(o); }
-}
-fill($('model'), 'model'); fill($('task'), 'task'); fill($('pos'), 'pos');
-function render() {
-  const q = $('search').value.trim().toLowerCase();
-  const m = $('model').value, t = $('task').value, p = $('pos').value, failures = $('failures').checked;
-  const body = $('items').tBodies[0];
-  body.replaceChildren();
-  let matched = 0, shown = 0;
-  for (const r of DATA.rows) {
-    if (failures && r.ok) continue;
-    if ((m && r.model !== m) || (t && r.task !== t) || (p && r.pos !== p)) continue;
-    if (q && !r._text.includes(q)) continue;
-    matched++;
-    if (shown >= LIMIT) continue;
-    const tr = document.createElement('tr');
-    tr.className = r.ok ? 'ok' : 'fail';
-    for (const [key] of DATA.columns) {
-      const td = document.createElement('td');
-      td.textContent = r[key] ?? '';
-      td.className = key;
-      tr.appendChild(td);
-    }
-    body.appendChild(tr);
-    shown++;
-  }
-  $('count').textContent = matched + ' of ' + DATA.rows.length + ' items match' +
-    (matched > shown ? ' (first ' + shown + ' shown; narrow the filter to see others)' : '');
-}
-for (const id of ['search', 'model', 'task', 'pos', 'failures']) { $(id).addEventListener('input', render); }
-render();
-""" % PAGE_ROWS
 
 
-def _page(title: str, body: str, script: str = "") -> str:
-    js = f"<script>{script}</script>" if script else ""
-    return (f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-            f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{html.escape(title)}</title>"
-            f"<style>{CSS}</style></head><body>\n{body}\n{js}</body></html>\n")
+@lru_cache(maxsize=1)
+def environment():
+    """The one jinja2 environment of the report: templates read from the installed package (also from a
+    wheel or a zip), autoescape on for every template, an undefined name an error rather than blank text."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    env = Environment(loader=PackageLoader("lexprobe.report", TEMPLATES), autoescape=True,
+                      undefined=StrictUndefined, keep_trailing_newline=True)
+    env.filters["after_slashes"] = after_slashes
+    return env
 
 
-def _json_block(obj) -> str:
-    # no "<" at all inside the script element ("</script>", "<!--"); JSON reads "\\u003c" back as "<"
-    return json.dumps(obj, ensure_ascii=False).replace("<", "\\u003c")
+def after_slashes(text: str) -> list[str]:
+    """``text`` cut after each "/" (where a path may wrap: the template puts a <wbr> there)."""
+    return re.split(r"(?<=/)(?!$)", text)
 
 
-def sample_note(result: dict) -> str:
-    """What part of the data a result ran on, as HTML, when it ran on a stand-in dataset (``dataset.sample``)
-    or on part of the data (a ``limit`` or ``max_instances`` in its config); empty otherwise."""
-    parts = []
+def render(template: str, **context) -> str:
+    return environment().get_template(template).render(**context)
+
+
+# --- tables -------------------------------------------------------------------------------
+
+def _plain(v) -> str:
+    if isinstance(v, (Cell, Text)):
+        return v.text() + (f" {FLAG_MARK}" if v.flags else "")
+    return "" if v is None else str(v)
+
+
+def _flagged(flags: tuple[str, ...]) -> tuple[list[str], str | None]:
+    """(class names, title) of a flagged cell: the CSS draws the mark, the title says why."""
+    if not flags:
+        return [], None
+    return ["flag"] + [f"flag-{f}" for f in flags], " ".join(FLAGS[f] for f in flags)
+
+
+def _attrs(classes: list[str], title: str | None = None, **data) -> list[tuple[str, str]]:
+    pairs = [("class", " ".join(classes))] if classes else []
+    pairs += [(k.replace("_", "-"), v) for k, v in data.items() if v is not None]
+    return pairs + ([("title", title)] if title else [])
+
+
+def cell_view(v, prose: bool = False, label: bool = False, nowrap: bool = False) -> dict:
+    """A table cell as the template draws it: attributes, text (or lines), interval. ``label``: the row's
+    first cell (the model column, kept in view while the table scrolls sideways)."""
+    base = (["label"] if label else []) + (["prose"] if prose else []) + (["nowrap"] if nowrap else [])
+    view = {"text": "", "ci": "", "lines": None, "span_tip": None, "name": label}
+    if isinstance(v, Cell):
+        if v.value is None:
+            return view | {"attrs": _attrs(["num"]), "text": "–"}
+        classes, title = _flagged(v.flags)
+        lo, hi = (repr(v.ci[0]), repr(v.ci[1])) if v.ci else (None, None)
+        return view | {"attrs": _attrs(["num"] + classes, title, data_value=repr(v.value), data_lo=lo, data_hi=hi),
+                       "text": v.main(), "ci": v.interval()}
+    if isinstance(v, Text):
+        classes, title = _flagged(v.flags)
+        if v.tip and not title:
+            title = v.tip
+        return view | {"attrs": _attrs(base + classes + (["tip"] if v.tip else []), title), "lines": list(v.lines),
+                       "span_tip": v.tip if v.tip and v.flags else None}
+    return view | {"attrs": _attrs(base), "text": _plain(v)}
+
+
+#: first cells of the rows that hold a baseline, not a model (drawn in grey)
+BASELINE_LABELS = ("Random", "Oracle")
+
+
+def table_view(table: Table) -> dict:
+    prose = {j for j, h in enumerate(table.headers) if h in table.prose}
+    nowrap = {j for j, h in enumerate(table.headers) if h in table.nowrap}
+    rows = []
+    after = False  # the row follows a baseline row: a model's rows start there (a line above them)
+    for row in table.rows:
+        baseline = (_plain(row[0]) if row else "").startswith(BASELINE_LABELS)
+        kind = ["baseline"] if baseline else (["after-baseline"] if after and rows else [])
+        after = baseline
+        rows.append({"attrs": _attrs(kind), "cells": [cell_view(c, j in prose, j == 0, j in nowrap)
+                                                              for j, c in enumerate(row)]})
+    return {"benchmark": table.benchmark, "title": table.title, "headers": list(table.headers), "rows": rows,
+            "notes": ([table.note] if table.note else []) + list(table.remarks),
+            "flag_notes": [(f, f"{FLAG_MARK} {FLAGS[f]}") for f in table_flags(table)]}
+
+
+def to_html(table: Table) -> str:
+    """The table in a box of its own that scrolls sideways when wider than the page (the page never does),
+    its model column kept in view; flagged cells carry the class ``flag flag-<kind>`` and say why on hover,
+    and the flags' sentences follow the table."""
+    return environment().get_template("macros.html").module.results_table(table_view(table))
+
+
+# --- index.html ---------------------------------------------------------------------------
+
+#: a part of a sentence: (text, shown as code)
+Part = tuple[str, bool]
+
+
+def sample_note(result: dict) -> tuple[Part, ...]:
+    """What part of the data a result ran on, when it ran on a stand-in dataset (``dataset.sample``) or on part
+    of the data (a ``limit`` or ``max_instances`` in its config); empty otherwise."""
+    clauses: list[list[Part]] = []
     data = result.get("dataset") or {}
     if data.get("sample"):
-        get = f" (for the real data: <code>{html.escape(data['get'])}</code>)" if data.get("get") else ""
-        parts.append(f"ran on {html.escape(data.get('what') or data.get('name') or 'a sample')}{get}")
+        clauses.append([(f"ran on {data.get('what') or data.get('name') or 'a sample'}", False)])
+        if data.get("get"):
+            clauses[-1] += [(" (for the real data: ", False), (str(data["get"]), True), (")", False)]
     config = result.get("config") or {}
     if config.get("limit"):
-        parts.append(f"evaluated only the first {config['limit']} items of each part of speech (--limit)")
+        clauses.append([(f"evaluated only the first {config['limit']} items of each part of speech (--limit)",
+                         False)])
     if config.get("max_instances"):
-        parts.append(f"sampled whole lemmas up to {config['max_instances']} instances (--max-instances)")
-    return "; ".join(parts)
+        clauses.append([(f"sampled whole lemmas up to {config['max_instances']} instances (--max-instances)",
+                         False)])
+    out: list[Part] = []
+    for i, clause in enumerate(clauses):
+        out += ([("; ", False)] if i else []) + clause
+    return tuple(out)
 
 
-def sample_banners(results: list[dict]) -> list[str]:
+def sample_banners(results: list[dict]) -> list[dict]:
     """One banner per kind of sample, naming every result file (and model) that ran on it."""
-    from pathlib import Path
-
-    groups: dict[str, list[str]] = {}
+    groups: dict[tuple[Part, ...], list[str]] = {}
     for r in results:
         note = sample_note(r)
         if note:
             model = str((r.get("model") or {}).get("name", "?"))
             groups.setdefault(note, []).append(f"{Path(r.get('_path', '?')).name} ({model})")
-    return [f"<div class='banner sample'><strong>Sample, not the paper's full data:</strong> "
-            f"{html.escape(', '.join(names))} {note}. "
-            f"{'Its' if len(names) == 1 else 'Their'} figures are not comparable with the paper's.</div>"
+    return [{"names": ", ".join(names), "note": note, "its": "Its" if len(names) == 1 else "Their"}
             for note, names in groups.items()]
 
 
-def run_block(result: dict, record: Table, column: int) -> str:
+def run_view(result: dict, record: Table, column: int) -> dict:
     """A result's run record as one line (file, model, method, items, when) that opens to every field and the
     config (``record``: the run-record table, one column per result)."""
-    from pathlib import Path
-
     name = Path(result.get("_path", "?")).name
     run = result.get("run") or {}
     data = result.get("dataset") or {}
@@ -156,67 +188,68 @@ def run_block(result: dict, record: Table, column: int) -> str:
         line.append(f"data {data['name']}")
     if run.get("created"):
         line.append(str(run["created"]))
-    rows = "".join(f"<tr><th>{html.escape(str(row[0]))}</th><td>{html.escape(str(row[column]))}</td></tr>"
-                   for row in record.rows if row[column] not in ("", None))
     extra = {"config": result.get("config"), "intervals": result.get("intervals"), "dataset": result.get("dataset")}
-    return (f"<details class='run'><summary><strong>{html.escape(name)}</strong>: {html.escape(', '.join(line))}"
-            f"</summary><table class='record'><caption>Run record: {html.escape(name)}</caption>"
-            f"<tbody>{rows}</tbody></table>"
-            f"<details><summary>config and intervals</summary><pre>"
-            f"{html.escape(json.dumps(extra, indent=1, ensure_ascii=False, default=str))}</pre></details></details>")
+    return {"name": name, "line": ", ".join(line),
+            "fields": [(str(row[0]), str(row[column])) for row in record.rows if row[column] not in ("", None)],
+            "extra": json.dumps(extra, indent=1, ensure_ascii=False, default=str)}
+
+
+@dataclass
+class FigureLink:
+    """A figure as index.html shows it: inline (a data URI, so the page stands alone) inside a link to the
+    PNG file at full size (``href``, relative to the report folder)."""
+
+    title: str
+    src: str
+    href: str
+
+
+def figure_view(figure, out_dir: Path) -> FigureLink:
+    data = base64.b64encode(figure.png()).decode("ascii")
+    try:
+        rel = Path(figure.path).resolve().relative_to(Path(out_dir).resolve())
+    except ValueError:
+        rel = Path("figures") / Path(figure.path).name
+    return FigureLink(figure.title, f"data:image/png;base64,{data}", "/".join(quote(p) for p in rel.parts))
 
 
 def index_page(tables: list[Table], figures, record: Table, results: list[dict], pages: dict[str, str],
-               generated: str, version: str) -> str:
-    parts = [f"<h1>lexprobe report</h1><p class='note'>{len(results)} result file(s); generated {html.escape(generated)} "
-             f"by lexprobe {html.escape(version)}.</p>"]
-    if pages:
-        titles = bench_titles()
-        links = " · ".join(f"<a href='{html.escape(f)}'>{html.escape(titles[b])} items and failures</a>"
-                           for b, f in pages.items())
-        parts.append(f"<p>Browse every item: {links}</p>")
-    parts.append(f"<p class='note'>{FLAG_MARK} marks a figure a reader should not take at face value (at chance, "
-                 "few answers parsed, a position bias); the sentence under its table says why.</p>")
-    sections = section_titles()
-    for bench in sections:
+               generated: str, version: str, out_dir: Path | None = None) -> str:
+    titles = bench_titles()
+    sections = []
+    for bench, title in section_titles().items():
         bench_tables = [t for t in tables if t.benchmark == bench]
         bench_figures = [f for f in figures if f.benchmark == bench]
         if not bench_tables and not bench_figures:
             continue
-        parts.append(f"<h2 id='{bench}'>{sections[bench]}</h2>")
-        parts += sample_banners([r for r in results if r["benchmark"] == bench])
-        parts += [to_html(t) for t in bench_tables]
-        for f in bench_figures:
-            data = base64.b64encode(f.png()).decode("ascii")
-            parts.append(f"<figure><img alt='{html.escape(f.title)}' src='data:image/png;base64,{data}'>"
-                         f"<figcaption>{html.escape(f.title)}</figcaption></figure>")
-    parts.append("<h2 id='runs'>Run records</h2><p class='note'>what produced each result file; open one for every "
-                 "field (versions, model revision, items digest, device, command) and its config. "
-                 + html.escape(RECORD_NOTE) + "</p>")
-    parts += [run_block(r, record, i + 1) for i, r in enumerate(results)]
-    return _page("lexprobe report", "\n".join(parts))
+        sections.append({"id": bench, "title": title,
+                         "banners": sample_banners([r for r in results if r["benchmark"] == bench]),
+                         "tables": [table_view(t) for t in bench_tables],
+                         "figures": [figure_view(f, out_dir or Path(f.path).parent.parent) for f in bench_figures]})
+    return render("index.html", title="lexprobe report", n_results=len(results), generated=generated,
+                  version=version, flag_mark=FLAG_MARK, record_note=RECORD_NOTE, sections=sections,
+                  pages=[{"href": quote(f), "title": titles[b]} for b, f in pages.items()],
+                  runs=[run_view(r, record, i + 1) for i, r in enumerate(results)])
+
+
+# --- items pages --------------------------------------------------------------------------
+
+def json_block(obj) -> Markup:
+    """``obj`` as JSON that cannot end its script element: no "<" at all inside it ("</script>", "<!--"; JSON
+    reads "\\u003c" back as "<"), nor "&" or ">" (kept as text either way). The only text the templates take
+    unescaped: HTML entities are not decoded inside a script element, so escaping it would change the data."""
+    text = json.dumps(obj, ensure_ascii=False)
+    for ch, code in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
+                     ("\u2029", "\\u2029")):
+        text = text.replace(ch, code)
+    return Markup(text)
 
 
 def failure_page(bench: str, rows: list[dict]) -> str:
-    columns = failure_columns(bench)
-    title = bench_titles()[bench]
-    data = {"columns": columns, "rows": rows}
-    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in columns)
     from lexprobe.benchmarks.registry import get
 
-    what = get(bench).failure_note
-    note = f"<p class='note failure-definition'>Failures only: {html.escape(what)}</p>" if what else ""
-    body = f"""<h1>{title}: items and failures</h1>
-<p><a href='index.html'>back to the report</a></p>
-{note}
-<div class='controls'>
-<label>search <input id='search' type='search' placeholder='word, definition, sense…'></label>
-<label>model <select id='model'><option value=''>all</option></select></label>
-<label>task <select id='task'><option value=''>all</option></select></label>
-<label>POS <select id='pos'><option value=''>all</option></select></label>
-<label><input id='failures' type='checkbox' checked> failures only</label>
-<span id='count'></span>
-</div>
-<table id='items'><thead><tr>{head}</tr></thead><tbody></tbody></table>
-<script type='application/json' id='data'>{_json_block(data)}</script>"""
-    return _page(f"{title} failures", body, FILTER_JS)
+    columns = failure_columns(bench)
+    task_label = dict(columns).get("task", "Task")
+    return render("items.html", title=f"{bench_titles()[bench]} failures", bench_title=bench_titles()[bench],
+                  what=get(bench).failure_note, task_label=task_label, page_rows=PAGE_ROWS,
+                  data=json_block({"columns": columns, "rows": rows}))

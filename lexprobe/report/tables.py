@@ -1,7 +1,7 @@
 """The report's tables: every benchmark's own (``Benchmark.tables``), the run records, and the
 cross-benchmark summary of docs/llm.md (one row per model and method/reading).
 
-Tables are ``lexprobe.tables.Table``s; ``to_markdown``/``to_latex``/``to_html`` render them.
+Tables are ``lexprobe.tables.Table``s; ``to_markdown``/``to_latex`` and ``report.html.to_html`` render them.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from lexprobe.tables import (  # noqa: F401  (renderers)
     Table,
     Text,
     cell,
-    to_html,
     to_latex,
     to_markdown,
     vs_random,
@@ -103,8 +102,9 @@ def summary_table(results: list[dict]) -> Table | None:
 
     Only made when a choose result or a layer sweep is among the results (otherwise the
     per-benchmark tables say it all). A cell that two results would fill (e.g. two CoDA21
-    data files) starts a second row for that model and method. The random rows come last, one
-    per baseline (``random_rows``).
+    data files) starts a second row for that model and method. Each model's random rows follow its
+    rows, one per baseline of its results (``random_rows``), so a random row is never pooled over the
+    results of several models.
     """
     from lexprobe.report.random_rows import baseline, random_rows
 
@@ -165,13 +165,17 @@ def summary_table(results: list[dict]) -> Table | None:
                     figure = vs_random(cell(m, c.metric, c.scale, c.digits), chance.get(c.header))
                     put(key, c.header, _Tagged(figure, tag) if tag else figure)
         if own is not None:
-            baselines.append(own)
-    for what, cells in random_rows(baselines):
-        rows.append(["Random", what, "–"] + [cells.get(h) for h in headers[3:]])
+            baselines.append((name, own))
+    ordered: list[list] = []
+    for model in dict.fromkeys([k[0] for k in keys] + [n for n, _ in baselines]):  # first seen first
+        ordered += [row for k, row in zip(keys, rows) if k[0] == model]
+        for what, cells in random_rows([b for n, b in baselines if n == model]):
+            ordered.append([Text(["Random"], tip=f"a random pick on the items of {model}'s results")] + [what, "–"]
+                           + [cells.get(h) for h in headers[3:]])
     table = Table("llm", "Models by method (the table template of docs/llm.md)", headers, note=summary_note(results))
     parts = _columns()[1]
     table.rows = [[_per_bench(v, parts, h) if isinstance(v, dict) else ("–" if v is None else v)
-                   for h, v in zip(headers, row)] for row in rows]
+                   for h, v in zip(headers, row)] for row in ordered]
     return table
 
 
@@ -217,4 +221,8 @@ def summary_note(results: list[dict]) -> str:
         parts.append(f"{Path(r['_path']).name} ({model_name(r)}, {r['benchmark']}): {', '.join(what)}")
     return ("x100, 95% bootstrap intervals in brackets; every figure over all parts of speech; "
             "likelihood and choose rows are on the same items only when run with the same data, --limit and "
-            "--seed. Runs: " + "; ".join(parts) + ".")
+            "--seed. " + RANDOM_ROWS + " Runs: " + "; ".join(parts) + ".")
+
+
+RANDOM_ROWS = ("Each model's Random rows follow its rows: random picks on its results' items (among all candidates, "
+               "or among the options its choose runs showed).")

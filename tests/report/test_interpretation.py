@@ -3,7 +3,8 @@ position bias), readable labels, the queries a bucket table leaves out, what a f
 
 from __future__ import annotations
 
-from lexprobe.tables import Cell, Table, Text, baseline_label, biased, flag_notes, parse_rate, to_html, vs_random
+from lexprobe.report.html import to_html
+from lexprobe.tables import Cell, Table, Text, baseline_label, biased, flag_notes, parse_rate, vs_random
 
 
 def test_a_figure_is_at_chance_when_its_interval_reaches_the_baseline():

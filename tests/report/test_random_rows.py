@@ -1,6 +1,6 @@
-"""The random rows of the report's "Models by method" table: one per baseline, told apart when
-two would read alike (another item set, another --max-candidates), one row where results share
-the baseline (a random result and a likelihood run on the same items). Expected figures are hand-computed from the two groups of
+"""The random rows of the report's "Models by method" table: under each model's rows, one per baseline of
+its results, told apart when two would read alike (another item set, another --max-candidates), one row
+where its results share the baseline (a likelihood run and a choose run showing every candidate). Expected figures are hand-computed from the two groups of
 tests/human/helpers.py: dog (4 candidates) and oak (3)."""
 
 import json
@@ -32,34 +32,70 @@ def runs(tmp_path_factory, tiny_llama):
     return folder
 
 
-def _random_rows(folder, names, tmp_path):
+def _summary(folder, names, tmp_path):
+    """[(model column, method column, W2D P@1, D2W P@1)] of the summary table, in table order."""
     out = tmp_path / "report"
     assert main(["report", *[str(folder / n) for n in names], "--out", str(out)]) == 0
     table = read_page((out / "index.html").read_text()).tables[SUMMARY]
     head = [c[0] for c in table[0]]
     w2d, d2w = head.index("W2D P@1 (%)"), head.index("D2W P@1 (%)")
-    return {row[1][0]: (float(row[w2d][1]["data-value"]), float(row[d2w][1]["data-value"]))
-            for row in table[1:] if row[0][0] == "Random"}, [row[1][0] for row in table[1:] if row[0][0] == "Random"]
+
+    def value(cell):
+        return float(cell[1]["data-value"]) if "data-value" in cell[1] else None
+
+    return [(row[0][0], row[1][0], value(row[w2d]), value(row[d2w])) for row in table[1:]]
 
 
-def test_one_baseline_is_one_row(runs, tmp_path):
-    """A random result and a likelihood run on the same items: one "all candidates" row (it was two
-    alike), beside the choose run's (which showed every candidate: the same figures, asked another way)."""
-    rows, labels = _random_rows(runs, ["rand.json", "choose4.json", "lik.json"], tmp_path)
-    assert labels == ["all candidates", "options shown (choose)"]
-    assert rows == pytest.approx({"all candidates": (ALL_CANDIDATES, ALL_CANDIDATES),
-                                  "options shown (choose)": (ALL_CANDIDATES, ALL_CANDIDATES)})
+def _models_and_their_random_rows(rows):
+    """{model: {random row label: (W2D, D2W)}}: each Random row belongs to the model rows above it."""
+    out: dict = {}
+    model = None
+    for name, method, w2d, d2w in rows:
+        if name == "Random":
+            assert model is not None, "a Random row before any model's rows"
+            assert method not in out[model], f"two Random rows alike for {model}: {method}"
+            out[model][method] = (w2d, d2w)
+        else:
+            if name != model:
+                assert name not in out, f"the rows of {name} are not together"
+            model = name
+            out.setdefault(model, {})
+    return out
 
 
-def test_baselines_of_other_items_or_options_are_told_apart(runs, tmp_path):
-    rows, labels = _random_rows(runs, ["rand.json", "choose4.json", "lik.json", "rand-1.json", "choose2.json"],
-                                tmp_path)
-    assert len(labels) == len(set(labels)) == 4
+def _same(got: dict, expected: dict) -> None:
+    """{model: {label: (W2D, D2W)}} equal: the same models and labels, the figures to rounding."""
+    assert {m: sorted(rows) for m, rows in got.items()} == {m: sorted(rows) for m, rows in expected.items()}
+    for model, rows in expected.items():
+        for label, figures in rows.items():
+            assert got[model][label] == pytest.approx(figures), (model, label)
+
+
+def test_each_model_has_its_random_rows_after_its_rows(runs, tiny_llama, tmp_path):
+    """#34: a Random row sits under the model whose items it is of, never pooled over several models' files;
+    a model's runs on the same items share a row of each kind (a likelihood run and a choose run that showed
+    every candidate: the same figures, asked two ways, one row each kind)."""
+    rows = _summary(runs, ["rand.json", "choose4.json", "lik.json"], tmp_path)
+    by_model = _models_and_their_random_rows(rows)
+    _same(by_model, {
+        "random": {"all candidates": (ALL_CANDIDATES, ALL_CANDIDATES)},  # the random scorer's own items
+        str(tiny_llama): {"all candidates": (ALL_CANDIDATES, ALL_CANDIDATES),
+                          "options shown (choose)": (ALL_CANDIDATES, ALL_CANDIDATES)},
+    })
+    assert [r[0] for r in rows][-1] == "Random"  # the last model's random rows close the table
+
+
+def test_baselines_of_other_items_or_options_are_told_apart(runs, tiny_llama, tmp_path):
+    by_model = _models_and_their_random_rows(
+        _summary(runs, ["rand.json", "choose4.json", "lik.json", "rand-1.json", "choose2.json"], tmp_path))
     (target,) = {i["target"] for i in json.loads((runs / "rand-1.json").read_text())["instances"]}
     one = {"dog.n.01": 1 / 4, "oak.n.01": 1 / 3}[target]
-    assert rows == pytest.approx({
-        "all candidates: items of rand.json, lik.json": (ALL_CANDIDATES, ALL_CANDIDATES),
-        "options shown (choose): ≤4 options, items of choose4.json": (ALL_CANDIDATES, ALL_CANDIDATES),
-        "all candidates: items of rand-1.json": (one, one),
-        "options shown (choose): ≤2 options, items of choose2.json": (1 / 2, 1 / 2),  # 2 of each group's shown
+    _same(by_model, {
+        "random": {"all candidates: items of rand.json": (ALL_CANDIDATES, ALL_CANDIDATES),
+                   "all candidates: items of rand-1.json": (one, one)},
+        str(tiny_llama): {
+            "all candidates": (ALL_CANDIDATES, ALL_CANDIDATES),  # one of its kind for this model: no files named
+            "options shown (choose): ≤4 options, items of choose4.json": (ALL_CANDIDATES, ALL_CANDIDATES),
+            "options shown (choose): ≤2 options, items of choose2.json": (1 / 2, 1 / 2),  # 2 of each group's shown
+        },
     })

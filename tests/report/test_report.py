@@ -53,7 +53,7 @@ def test_html_numbers_equal_the_json(report_dir, result_files):
     assert float(rnd["data-value"]) == coda["baselines"]["random"]["alignment"]["n"]["accuracy"]
 
     sr = _load(result_files["senserank-layer1"])
-    rows = next(v for k, v in page.tables.items() if k.startswith("Sense ranking synthetic: mean pooled"))
+    rows = next(v for k, v in page.tables.items() if k.startswith("Sense ranking synthetic: pooled precision"))
     header = [c[0] for c in rows[0]]
     oracle = row_by_label(rows, "Oracle")[header.index("all")][1]
     assert float(oracle["data-value"]) == sr["baselines"]["oracle"]["synthetic"]["all"]["pooled"]
@@ -129,7 +129,10 @@ def test_pages_open_and_filter_in_a_browser(report_dir, result_files):
         assert page.locator("table.results").count() >= 5  # the benchmarks' tables (run records: their own)
         assert page.locator("details.run").count() == len(result_files)
         page.click("text=WDLMPro items and failures")
-        rows = page.locator("#items tbody tr")
+        rows = page.locator("table.items tbody tr")  # in groups by model and task, closed (#34)
+        groups = page.locator("details.group")
+        assert groups.count() == len({(m, i["task"]) for m, i in failures})
+        assert groups.evaluate_all("ds => ds.every(d => !d.open)")
         assert rows.count() == len(failures)  # failures only, by default
         assert page.locator("#count").inner_text().startswith(f"{len(failures)} of {len(instances)}")
         page.uncheck("#failures")
@@ -141,10 +144,12 @@ def test_pages_open_and_filter_in_a_browser(report_dir, result_files):
         page.fill("#search", word)
         # every item of that word shows it (W2D: the item, D2W: the gold answer); other rows only if they mention it
         assert sum(1 for _, i in instances if i["word"] == word) <= rows.count() < len(instances)
-        for text in rows.all_inner_texts():
+        for text in rows.all_text_contents():  # closed groups: not rendered, so no innerText
             assert word.lower() in text.lower()
         page.select_option("#model", wdl[1]["model"]["name"])
-        assert all(wdl[1]["model"]["name"] in t for t in rows.all_inner_texts())
+        assert set(groups.evaluate_all("ds => ds.map(d => d.dataset.model)")) == {wdl[1]["model"]["name"]}
+        page.select_option("#task", "d2w")  # one group left: open
+        assert groups.count() == 1 and groups.first.evaluate("d => d.open") and rows.first.is_visible()
 
         page.goto((report_dir / "coda21.html").as_uri())
         coda = _load(result_files["coda21-gpt2"])

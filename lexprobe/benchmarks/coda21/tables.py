@@ -86,11 +86,11 @@ def choose_tables(results: list[dict]) -> list[Table]:
                            + (" (debiased: letter probabilities averaged over the definitions' cyclic orders)"
                               if cyclic else "")
                            + ", and the generated matching parsed strictly and leniently (an invalid answer scores "
-                           "0 for the group); position bias: the most chosen letter position of the rows, its share "
-                           "vs the share of gold there; random exact over the pairs shown; x100, 95% bootstrap "
-                           "intervals over groups in brackets; Asked counts group × order; Skipped: groups whose "
+                           "0 for the group); position bias: per reading, the most chosen letter position of the "
+                           "rows at its share of the answers (gold: the share of gold there); random exact over the "
+                           "pairs shown; x100, 95% bootstrap intervals over groups in brackets; Asked counts group × order; Skipped: groups whose "
                            "prompt did not fit the model.",
-                      prose=("Position bias",))
+                      nowrap=("Position bias",))
         for r in members:
             for pos, m in r["metrics"][TASK].items():
                 bias = r["breakdowns"].get(TASK, {}).get("position_bias", {}).get(pos)

@@ -205,10 +205,16 @@ class SenseRank(Benchmark):
         return format_sweep(result) if result.get("sweep") else format_report(result)
 
     def summary_tag(self, result):
+        """The layer the vectors came from, as a hidden_states index (0 = embeddings, as the sweep tables
+        count), from the model's record: the config's ``layer`` (-1 by default) is there for every model,
+        also one without layers (random scores, static or sentence vectors), which gets no tag."""
         if result.get("sweep"):
             return f"best layer {result['sweep']['best']}"
-        layer = (result.get("config") or {}).get("layer")
-        return f"layer {layer}" if layer is not None else "default layer"
+        model = result.get("model") or {}
+        index = model.get("hidden_states_index")
+        if index is None:
+            return None
+        return f"layer {index}" + (", the last" if model.get("layer") == -1 else "")
 
     def register_commands(self, sub):
         from lexprobe.benchmarks.senserank.cli import register_commands

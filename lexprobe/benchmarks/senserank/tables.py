@@ -7,6 +7,19 @@ from lexprobe.result_schema import model_name
 from lexprobe.tables import Table, baseline_label, by_group, cell, digest, label, name_counts, vs_random
 
 
+#: the two figures of a bucket table, named apart (both are called "MAP@50" somewhere): title, one sentence
+METRICS = {
+    "pooled": ("pooled precision, the paper's \"MAP@50\"",
+               "Pooled precision: at each k = 1..50, the same-sense instances in all queries' top k over (queries x "
+               "k), averaged over k: the figure of the paper's Table 1 (`pooled` in the result); a query with R < 50 "
+               "same-sense instances cannot reach 100, so the oracle stays below it."),
+    "map": ("MAP@50, the mean of per-query average precision",
+            "MAP@50: each query's average precision over its top 50 (precision at each rank that holds a same-sense "
+            "instance, over min(R, 50)), averaged over queries (`map` in the result); a query with few same-sense "
+            "instances reaches 100 here when it ranks them first, which pooled precision does not allow."),
+}
+
+
 def tables(results: list[dict]) -> list[Table]:
     return (bucket_tables([r for r in results if not r.get("sweep")])
             + sweep_tables([r for r in results if r.get("sweep")]))
@@ -21,10 +34,10 @@ def bucket_tables(results: list[dict]) -> list[Table]:
         def cells(tree: dict, key: str, slices: list = slices) -> list:
             return [cell(tree.get(c) if (tree.get(c) or {}).get("n") else None, key, 100.0, 2) for c in slices]
 
-        for metric, title in (("pooled", "mean pooled P@k, k=1..50 (the paper's MAP@50)"),
-                              ("map", "MAP@50 (per-query average precision)")):
+        for metric, (title, what) in METRICS.items():
             table = Table("senserank", f"Sense ranking {task}: {title}", ["Model"] + slices,
-                          note="x100; 95% bootstrap intervals over queries in brackets; random and oracle exact.",
+                          note=what + " x100; 95% bootstrap intervals over queries in brackets; random and oracle "
+                                      "exact.",
                           remarks=[outside_buckets(m) for m in members[:1] if outside_buckets(m)])
             seen = set()
             for r in members:
@@ -48,9 +61,11 @@ def sweep_tables(results: list[dict]) -> list[Table]:
     for r in results:
         best = r["sweep"]["best"]
         table = Table("senserank", f"Sense ranking {corpus(r)} by layer: {model_name(r)}",
-                      ["Layer", "MAP@50 (paper, pooled)", "MAP@50 (per-query AP)", "Random", "Oracle", "Queries"],
-                      note=f"x100; layers are hidden_states indices (0 = embeddings); best layer {best}; "
-                           "95% bootstrap intervals over queries in brackets; random and oracle exact.")
+                      ["Layer", "Pooled precision (paper's MAP@50)", "MAP@50 (per-query AP)", "Random (pooled)",
+                       "Oracle (pooled)", "Queries"],
+                      note=f"x100; layers are hidden_states indices (0 = embeddings); best layer {best} (by pooled "
+                           "precision); 95% bootstrap intervals over queries in brackets; random and oracle exact. "
+                           + " ".join(what for _, what in METRICS.values()))
         for layer, m, rnd, orc in sweep_rows(r):
             name = f"{layer} (best)" if str(layer) == str(best) else str(layer)
             table.rows.append([name, cell(m, "pooled", 100.0, 2), cell(m, "map", 100.0, 2),

@@ -13,7 +13,8 @@ PANELS = ("frequency", "depth", "word_tokens")
 
 def plot_breakdowns(result: dict, out: str | Path) -> Path:
     """One panel per task and breakdown (rows: tasks; columns: frequency, depth, word tokens): P@1 per band and
-    POS as bars, the random expectation as a black tick on each; the targets per band under its name.
+    POS as bars with their 95% intervals (``interval``), the random expectation as a black tick on each, a
+    triangle where a bar has no height; the targets per band under its name; every mark in the legend.
 
     Laid out so that no text touches another at any number of bands (issue #29): constrained layout, panels
     as wide as their bands need, long axis labels wrapped to the panel, the bands' counts in the tick labels
@@ -53,9 +54,17 @@ def plot_breakdowns(result: dict, out: str | Path) -> Path:
             bars = ax.bar(xs, p1, width=width * 0.9, color=color, edgecolor=color, linewidth=1.2)
             handles.setdefault(POS_NAME.get(pos, pos), bars)
             tick = ax.scatter(xs, rnd, marker="_", s=300, color="black", zorder=3)
+            drawn = [(x, 100 * stats[b]["p_at_1"], interval(stats[b])) for x, b in zip(xs, bands) if b in stats]
+            if drawn:
+                errors = ax.errorbar([x for x, _, _ in drawn], [y for _, y, _ in drawn],
+                                     yerr=[[y - 100 * lo for _, y, (lo, _) in drawn],
+                                           [100 * hi - y for _, y, (_, hi) in drawn]],
+                                     fmt="none", ecolor="0.3", elinewidth=1, capsize=3, zorder=3.5)
+                handles.setdefault(INTERVAL, errors)
             for x, b, bar in zip(xs, bands, bars):
                 if b in stats and bar.get_height() == 0:  # a zero-height bar still shows whose it is
-                    ax.plot([x], [0], marker="^", markersize=7, color=color, clip_on=False, zorder=4)
+                    zero = ax.plot([x], [0], marker="^", markersize=7, color=color, clip_on=False, zorder=4)[0]
+                    handles.setdefault(ZERO, zero)
         many = len(bands) > FLAT_BANDS
         counts = ["/".join(str(s[b]["n"]) if b in s else "–" for s in per_pos.values()) for b in bands]
         labels = [f"{b} (n={c})" if many else f"{b}\nn={c}" for b, c in zip(bands, counts)]
@@ -69,9 +78,14 @@ def plot_breakdowns(result: dict, out: str | Path) -> Path:
         ax.tick_params(axis="y", labelsize=7)
         ax.grid(axis="y", alpha=0.3)
     handles["random ranking (expected P@1)"] = tick
+    if ZERO in handles:  # the marker in grey: its colour is the POS's, as the bars'
+        from matplotlib.lines import Line2D
+
+        handles[ZERO] = Line2D([], [], marker="^", markersize=7, color="0.35", linestyle="none")
+    order = [k for k in handles if k not in (INTERVAL, ZERO)] + [k for k in (INTERVAL, ZERO) if k in handles]
     poses = " / ".join(POS_NAME.get(p, p) for p in _poses(result, panels))
-    fig.legend(list(handles.values()), list(handles), loc="outside lower center", ncols=len(handles), fontsize=8,
-               frameon=False)
+    fig.legend([handles[k] for k in order], order, loc="outside lower center",
+               ncols=_legend_columns(order, sum(widths)), fontsize=8, frameon=False)
     fig.suptitle(_wrap(f"WDLMPro: {result['model']['name']}. P@1 = gold ranked first; black tick = P@1 of a "
                        f"random ranking; n = targets in the band ({poses})", _chars(sum(widths), 10)), fontsize=10)
     return save_figure(fig, out, dpi=120)
@@ -79,6 +93,36 @@ def plot_breakdowns(result: dict, out: str | Path) -> Path:
 
 #: more bands than this in a panel: their labels turn upright (one line each) so they cannot run together
 FLAT_BANDS = 7
+INTERVAL = "95% interval (bootstrap; exact binomial where all targets agree)"
+ZERO = "P@1 = 0 (a bar of no height)"
+
+
+def interval(stats: dict) -> tuple[float, float]:
+    """The 95% interval of a band's P@1 drawn as its whisker: the result's bootstrap ``ci``, or, where every
+    target of the band scored alike (one target, or all right or all wrong: resampling them gives no width at
+    all, yet a single target says next to nothing), the exact (Clopper-Pearson) binomial interval of its
+    hits among its n targets, as P@1 per target is 0 or 1."""
+    p, n = stats["p_at_1"], stats.get("n") or 0
+    ci = (stats.get("ci") or {}).get("p_at_1")
+    if ci and ci[0] < ci[1]:
+        return float(ci[0]), float(ci[1])
+    if n < 1:
+        return p, p
+    from scipy.stats import binomtest
+
+    exact = binomtest(round(p * n), n).proportion_ci(confidence_level=0.95, method="exact")
+    return float(exact.low), float(exact.high)
+
+
+def _legend_columns(labels: list[str], inches: float, fontsize: float = 8) -> int:
+    """The most legend columns whose entries fit side by side on the figure's width (``inches``)."""
+    for ncols in range(len(labels), 1, -1):
+        rows = -(-len(labels) // ncols)  # matplotlib fills the columns one after the other
+        columns = [labels[i * rows:(i + 1) * rows] for i in range(ncols)]
+        needed = sum(max(len(t) for t in c) * 0.6 * fontsize / 72 + 0.55 for c in columns if c)
+        if needed <= inches * 0.95:
+            return ncols
+    return 1
 
 
 def _bands(per_pos: dict) -> list[str]:

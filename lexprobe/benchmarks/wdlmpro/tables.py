@@ -68,11 +68,12 @@ def choose_tables(results: list[dict]) -> list[Table]:
                       note="the readings of one run: label likelihood (most probable option label"
                            + ("; debiased: averaged over the options' cyclic orders" if cyclic else "")
                            + ") and greedy generation parsed strictly and leniently (failures count as wrong); "
-                           "position bias: the most chosen presented position, its share of the answers vs the "
-                           "share of gold there; random = expected P@1 over the options shown; x100, 95% "
-                           "bootstrap intervals over targets (each averaged over its option orders) in brackets; "
+                           "position bias: per reading (label, debiased, gen., lenient), the most chosen presented "
+                           "position at its share of the answers (gold: the share of gold answers there); random = "
+                           "expected P@1 over the options shown; x100, 95% bootstrap intervals over targets (each "
+                           "averaged over its option orders) in brackets; "
                            "Asked counts target × order; Skipped: targets whose prompt did not fit the model.",
-                      prose=("Position bias",))
+                      nowrap=("Position bias",))
         for r in members:
             for pos, m in r["metrics"][task].items():
                 rnd = r["baselines"].get("random", {}).get(task, {}).get(pos) or {}
