@@ -13,49 +13,8 @@ from lexprobe.report.build import write_report
 from lexprobe.report.compare import compare_files
 from lexprobe.report.results import load_result, units
 from lexprobe.stats.bootstrap import mean_intervals
+from tests.report.conftest import scripted_answers as _answers
 from tests.report.htmltables import read_page, run_records
-
-
-def _answers(text):
-    return lambda scorer, prompts, chat, max_new_tokens: [text] * len(prompts)
-
-
-@pytest.fixture(scope="module")
-def llm_files(tmp_path_factory, tiny_llama, tiny_bert):
-    from lexprobe.benchmarks.evaluate import evaluate
-    from lexprobe.benchmarks.senserank.config import SenseConfig
-    from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
-    from lexprobe.reporting import write_json
-    from lexprobe.models import load_scorer
-    from tests.benchmarks.coda21.helpers import write_small
-    from tests.benchmarks.senserank.test_evaluate import _instances
-
-    folder = tmp_path_factory.mktemp("llm")
-    from tests.benchmarks.wdlmpro.test_scoring import GROUPS
-
-    wdl = write_jsonl(GROUPS, folder / "wdl.jsonl")
-    coda = write_small(folder / "coda.json")
-    files = {}
-    model = ["--model", str(tiny_llama), "--device", "cpu"]
-    runs = {  # name: (command, scripted generation or None)
-        "wdl-choose-a": (["wdlmpro", "eval", "--data", str(wdl), "--protocol", "choose"], "1"),
-        "wdl-choose-b": (["wdlmpro", "eval", "--data", str(wdl), "--protocol", "choose"], "2"),
-        "wdl-choose-p2": (["wdlmpro", "eval", "--data", str(wdl), "--protocol", "choose", "--permutations", "2",
-                           "--reading", "likelihood"], None),
-        "wdl-paper": (["wdlmpro", "eval", "--data", str(wdl)], None),
-        "coda-choose": (["coda", "eval", "--data", str(coda), "--protocol", "choose"], "1: A, 2: B"),
-        "coda-paper": (["coda", "eval", "--data", str(coda)], None),
-    }
-    for name, (command, answer) in runs.items():
-        out = files[name] = folder / f"{name}.json"
-        with pytest.MonkeyPatch.context() as mp:
-            if answer is not None:
-                mp.setattr("lexprobe.prompting.choose.greedy_generate", _answers(answer))
-            assert main(command + model + ["--out", str(out)]) == 0
-    result = evaluate("senserank", load_scorer(str(tiny_bert), kind="token", device="cpu"),
-                      SenseConfig(corpus="synthetic", k=10, layers="all"), items=_instances(), progress=False)
-    files["sweep"] = write_json(folder / "sweep.json", result)
-    return files
 
 
 @pytest.fixture(scope="module")
