@@ -114,7 +114,7 @@ BASELINE_LABELS = ("Random", "Oracle")
 def table_view(table: Table) -> dict:
     prose = {j for j, h in enumerate(table.headers) if h in table.prose}
     nowrap = {j for j, h in enumerate(table.headers) if h in table.nowrap}
-    rows = []
+    rows: list[dict] = []
     after = False  # the row follows a baseline row: a model's rows start there (a line above them)
     for row in table.rows:
         baseline = (_plain(row[0]) if row else "").startswith(BASELINE_LABELS)

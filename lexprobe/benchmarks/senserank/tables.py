@@ -6,7 +6,6 @@ from lexprobe.benchmarks.senserank.results import corpus, sweep_rows
 from lexprobe.result_schema import model_name
 from lexprobe.tables import Table, baseline_label, by_group, cell, digest, label, name_counts, vs_random
 
-
 #: the two figures of a bucket table, named apart (both are called "MAP@50" somewhere): title, one sentence
 METRICS = {
     "pooled": ("pooled precision, the paper's \"MAP@50\"",
