@@ -131,7 +131,7 @@ def to_html(table: Table) -> str:
     """The table in a box of its own that scrolls sideways when wider than the page (the page never does),
     its model column kept in view; flagged cells carry the class ``flag flag-<kind>`` and say why on hover,
     and the flags' sentences follow the table."""
-    return environment().get_template("macros.html").module.results_table(table_view(table))
+    return str(environment().get_template("macros.html").module.results_table(table_view(table)))
 
 
 # --- index.html ---------------------------------------------------------------------------
