@@ -90,7 +90,7 @@ def choose_tables(results: list[dict]) -> list[Table]:
                            "rows at its share of the answers (gold: the share of gold there); random exact over the "
                            "pairs shown; x100, 95% bootstrap intervals over groups in brackets; Asked counts group × order; Skipped: groups whose "
                            "prompt did not fit the model.",
-                      nowrap=("Position bias",))
+                      nowrap=("Setting", "Position bias"))
         for r in members:
             for pos, m in r["metrics"][TASK].items():
                 bias = r["breakdowns"].get(TASK, {}).get("position_bias", {}).get(pos)

@@ -73,7 +73,7 @@ def choose_tables(results: list[dict]) -> list[Table]:
                            "expected P@1 over the options shown; x100, 95% bootstrap intervals over targets (each "
                            "averaged over its option orders) in brackets; "
                            "Asked counts target × order; Skipped: targets whose prompt did not fit the model.",
-                      nowrap=("Position bias",))
+                      nowrap=("Setting", "Position bias"))
         for r in members:
             for pos, m in r["metrics"][task].items():
                 rnd = r["baselines"].get("random", {}).get(task, {}).get(pos) or {}
