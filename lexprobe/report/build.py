@@ -6,6 +6,7 @@ import datetime as _dt
 from pathlib import Path
 
 from lexprobe.errors import DataError
+from lexprobe.outputs import private_folder_in, write_atomic
 from lexprobe.report.failures import failure_rows
 from lexprobe.report.figures import draw_figures
 from lexprobe.report.html import bench_titles, failure_page, index_page
@@ -27,19 +28,20 @@ def write_report(paths, out_dir: str | Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     tables = build_tables(results)
     record = run_record_table(results)
-    figures = draw_figures(results, out_dir / "figures")
+    figures = draw_figures(results, private_folder_in(out_dir, "figures"))
     pages = {}
+    # every file through outputs.write_atomic: a link already in the folder is replaced, never written through (D3)
     for bench in bench_titles():
         members = [r for r in results if r["benchmark"] == bench and r.get("instances")]
         if members:
             pages[bench] = f"{bench}.html"
-            (out_dir / pages[bench]).write_text(failure_page(bench, failure_rows(members)), encoding="utf-8")
-    (out_dir / "tables.md").write_text("\n\n".join(to_markdown(t) for t in tables + [record]) + "\n", encoding="utf-8")
-    (out_dir / "tables.tex").write_text(
-        "% needs \\usepackage{booktabs}\n" + "\n\n".join(to_latex(t) for t in tables) + "\n", encoding="utf-8")
+            write_atomic(out_dir / pages[bench], failure_page(bench, failure_rows(members)))
+    write_atomic(out_dir / "tables.md", "\n\n".join(to_markdown(t) for t in tables + [record]) + "\n")
+    write_atomic(out_dir / "tables.tex",
+                 "% needs \\usepackage{booktabs}\n" + "\n\n".join(to_latex(t) for t in tables) + "\n")
     generated = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     index = out_dir / "index.html"
-    index.write_text(index_page(tables, figures, record, results, pages, generated, __version__), encoding="utf-8")
+    write_atomic(index, index_page(tables, figures, record, results, pages, generated, __version__))
     return index
 
 
