@@ -199,6 +199,7 @@ def convert(file: Path, folder: Path) -> None:
     shutil.rmtree(tmp, ignore_errors=True)
     if os.path.islink(tmp):
         os.unlink(tmp)  # a folder of ours, made now: a link there is never written through
+    tmp.parent.mkdir(parents=True, exist_ok=True)
     os.mkdir(tmp)
     restore = terminate_raises()  # SIGTERM runs the finally below: no copy is left behind
     try:

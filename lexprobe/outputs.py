@@ -158,8 +158,9 @@ def raise_if_disk_full(err: OSError, path: Path) -> None:
     """A full disk while writing ``path`` as one ``OutputError`` (other errors: nothing)."""
     if disk_full(err):
         raise OutputError(f"no space left on the device to write {path} ({err.strerror}); nothing was lost (no "
-                          "partial file was left, an older file there is unchanged, finished units stay in the "
-                          "run's resume log): free some space and rerun the same command") from None
+                          "partial file was left and an older file there is unchanged; nothing computed was lost: "
+                          "finished units stay in the run's resume log): free some space and rerun the same command"
+                          ) from None
 
 
 def open_new(path: str | Path) -> BinaryIO:
@@ -276,9 +277,11 @@ def take_lock(path: str | Path, busy: str | None = None, on_wait: Callable[[], N
             raise OutputError(f"{path} is not a regular file; remove it or choose another output") from None
         raise
     st = os.lstat(path)
-    if not stat.S_ISREG(st.st_mode):
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
         lock.release(force=True)
-        raise OutputError(f"{path} is not a regular file; remove it or choose another output")
+        what = "a hard link to another file" if stat.S_ISREG(st.st_mode) else "not a regular file"
+        raise OutputError(f"{path} is {what}; lexprobe never writes its files through links: remove it "
+                          "(or choose another output)")
     return HeldLock(path, lock, (st.st_dev, st.st_ino))
 
 

@@ -35,7 +35,7 @@ def register_benchmark(sub: Any, bench: Any) -> None:
 
 
 def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
-    from lexprobe.benchmarks.evaluate import check_paths
+    from lexprobe.benchmarks.evaluate import check_paths, refuse_replacing
     from lexprobe.benchmarks.options import config_from_args
     from lexprobe.outputs import output_lock
 
@@ -44,9 +44,10 @@ def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
     bench.recipe(config.recipe)
     bench.check_config(config)
     config = bench.resolve_data(config)
-    # declared outputs and inputs (--template, --tokenizer too); an --out of another run refused unless --overwrite
-    out = check_paths(bench, args.out, config, args.model, {"--tokenizer": args.tokenizer}, args.overwrite)
+    out = check_paths(bench, args.out, config, args.model, {"--tokenizer": args.tokenizer})  # --template too
     with output_lock(out):  # a second writer on --out stops here, before the data and the model load
+        if not args.overwrite:  # an --out holding another run's result: refused before the model loads
+            refuse_replacing(out, None, expected=(bench.meta.name, config.method, config.recipe))
         return _eval(bench, args, config, out)
 
 

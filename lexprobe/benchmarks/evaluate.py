@@ -64,8 +64,10 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
 
         overwrite = overwrite_allowed()
     if out is not None:
-        out = check_paths(bench, out, config, getattr(scorer, "path", None), scorer_inputs(scorer), overwrite)
+        out = check_paths(bench, out, config, getattr(scorer, "path", None), scorer_inputs(scorer))
     with output_lock(out) if out is not None else contextlib.nullcontext():  # every writer of --out takes it
+        if out is not None and not overwrite:
+            refuse_replacing(out, None, expected=(bench.meta.name, config.method, config.recipe))
         return _evaluate(bench, scorer, config, out, method, recipe, items, progress, keep_instances, overwrite)
 
 
@@ -104,13 +106,11 @@ def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, meth
     return result
 
 
-def check_paths(bench: Benchmark, out: str | Path, config: Any, model: Any, model_inputs: dict | None = None,
-                overwrite: bool = True) -> Path:
+def check_paths(bench: Benchmark, out: str | Path, config: Any, model: Any, model_inputs: dict | None = None) -> Path:
     """``outputs.guard`` on what a run writes (``bench.outputs``: ``--out``, a plot: no two the same file) and what
     it reads (the config's declared inputs, ``--template`` too, the model, and ``model_inputs``: the scorer's own
     local inputs, ``scorer_inputs``: ``--tokenizer``, a served model's local folder), then the benchmark's own
-    checks. Without ``overwrite``, an ``out`` that is no result or another benchmark's, method's or recipe's is
-    refused here, before the model loads (the exact job is compared once it is known, ``refuse_replacing``)."""
+    checks."""
     from lexprobe.outputs import INPUT, OUTPUT, PathOption, guard
 
     out = Path(out)
@@ -119,8 +119,6 @@ def check_paths(bench: Benchmark, out: str | Path, config: Any, model: Any, mode
             for option, value in {**inputs(config), "--model": model, **(model_inputs or {})}.items()]
     guard(written + read)
     bench.check_outputs(out, config)
-    if not overwrite:
-        refuse_replacing(out, None, expected=(bench.meta.name, config.method, config.recipe))
     return out
 
 
@@ -136,8 +134,8 @@ def refuse_replacing(out: Path, job: str | None, expected: tuple[str, str, str] 
     """One ``OutputError`` naming ``--overwrite`` when ``out`` exists and is not this job's own result: a file
     that is no lexprobe result, or a result of another job (``run.job``, the digest of its resume key: model
     weights, items, method, recipe and every score-changing option). A re-run once replaced an earlier result
-    without a word (#34). ``expected`` (benchmark, method, recipe): the early check, before the job is known,
-    which refuses only what surely differs."""
+    without a word (#34). ``expected`` (benchmark, method, recipe): the early check under the output lock, before
+    the model loads and the job is known, which refuses only what surely differs."""
     from lexprobe.errors import OutputError
     from lexprobe.result_schema import looks_like_result
 
