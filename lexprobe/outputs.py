@@ -483,11 +483,16 @@ def check_not_inputs(outputs: dict, inputs: dict | None = None, writes: dict | N
 
 def check_distinct_outputs(outputs: list[tuple[str, Path]]) -> None:
     """No two files one command writes are the same file (``--plot x.png --out x.png`` once wrote the figure over
-    the result, D4): one ``OutputError`` naming both options."""
+    the result, D4): the same name in the same folder, however spelled (``./x.png``, ``LINKED_DIR/x.png``). Two
+    names linked to one file are two outputs: each is written by a rename, which replaces the link (never its
+    target), so neither overwrites the other. One ``OutputError`` naming both options."""
+    def entry(path: Path) -> tuple[Path, str]:
+        return _resolved(path.parent if str(path.parent) else Path(".")), path.name
+
     seen: list[tuple[str, Path]] = []
     for option, path in outputs:
         for other_option, other in seen:
-            if _same(path, other):
+            if entry(path) == entry(other):
                 both = option if option == other_option else f"{other_option} {other} and {option}"
                 raise OutputError(f"{both} {path} name the same file: one output would overwrite the other; "
                                   "give each its own name")
