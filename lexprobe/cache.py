@@ -91,7 +91,7 @@ def write_cache_file(path: Path, data: bytes) -> bool:
     from lexprobe.outputs import write_atomic
 
     try:
-        write_atomic(path, data, disk_full_is_one_line=False)
+        write_atomic(path, data, one_line_errors=False)
     except OSError as err:
         cache_not_writable(path.parent, err)
         return False

@@ -116,22 +116,23 @@ def check_output_dir(path: str | Path, option: str = "--out-dir", create: bool =
 Content = Union[bytes, str, Callable[[BinaryIO], Any]]
 
 
-def write_atomic(path: str | Path, content: Content, *, disk_full_is_one_line: bool = True) -> Path:
+def write_atomic(path: str | Path, content: Content, *, one_line_errors: bool = True) -> Path:
     """The one way lexprobe writes a whole file (results, figures, report pages, tables, summaries, caches, state
     and key files): into a fresh temporary file in ``path``'s folder, flushed and synced, then renamed over
     ``path``. The rename replaces whatever is at ``path`` (a symbolic link itself, never its target: ``report
     --out DIR`` once wrote ``index.html`` through a link planted in DIR into the file it pointed to, D3); an
     interrupted or failed write leaves no partial file and an older ``path`` as it was.
 
-    ``content``: bytes, text, or ``writer(file)`` (``savefig``, ``np.save``, a copy). A full disk is one
-    ``OutputError`` (``disk_full_is_one_line``; a cache passes False and handles ``OSError`` itself)."""
+    ``content``: bytes, text, or ``writer(file)`` (``savefig``, ``np.save``, a copy). A full disk, or a folder
+    where the file goes, is one ``OutputError`` (``one_line_errors``; a cache passes False and handles the
+    ``OSError`` itself)."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as err:
-        if disk_full_is_one_line:
+        if one_line_errors:
             raise_if_disk_full(err, path)
         raise
     try:
@@ -148,8 +149,11 @@ def write_atomic(path: str | Path, content: Content, *, disk_full_is_one_line: b
         os.replace(tmp, path)
     except BaseException as err:
         Path(tmp).unlink(missing_ok=True)  # a temporary file lives beside its target or nowhere
-        if isinstance(err, OSError) and disk_full_is_one_line:
+        if isinstance(err, OSError) and one_line_errors:
             raise_if_disk_full(err, path)
+            if isinstance(err, IsADirectoryError) or (err.errno == errno.ENOTEMPTY):
+                raise OutputError(f"{path} is a folder; lexprobe writes a file there: remove the folder (or choose "
+                                  "another output)") from None
         raise
     return path
 
@@ -226,7 +230,8 @@ class HeldLock:
             pass  # gone already, or a read-only folder: the lock still works on the file
         finally:
             lock, self._lock = self._lock, None
-            lock.release(force=True)
+            with contextlib.suppress(FileNotFoundError):  # (a soft lock's marker, where flock is missing)
+                lock.release(force=True)
 
     @property
     def held(self) -> bool:

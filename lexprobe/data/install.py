@@ -24,7 +24,7 @@ Say = Callable[[str], None]
 def _write_state(name: str, state: dict) -> None:
     from lexprobe.outputs import write_atomic
 
-    write_atomic(_state_file(name), json.dumps(state, indent=1, sort_keys=True), disk_full_is_one_line=False)
+    write_atomic(_state_file(name), json.dumps(state, indent=1, sort_keys=True), one_line_errors=False)
 
 
 @contextmanager
@@ -50,7 +50,7 @@ def _copy_file(src: Path, dest: Path) -> None:
     from lexprobe.outputs import write_atomic
 
     with open(src, "rb") as f:
-        write_atomic(dest, lambda out: shutil.copyfileobj(f, out, 1 << 20), disk_full_is_one_line=False)
+        write_atomic(dest, lambda out: shutil.copyfileobj(f, out, 1 << 20), one_line_errors=False)
 
 
 def put(folder: Path, rel: str | Path, content: bytes | str | Path) -> Path:

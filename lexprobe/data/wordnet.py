@@ -80,10 +80,10 @@ def _install_into_nltk_data(src: Path) -> Path:
             if item.is_file():  # each file whole or not at all (never through a link there); the marker last
                 with open(item.resolve(), "rb") as f:
                     write_atomic(target / item.name, lambda out: shutil.copyfileobj(f, out, 1 << 20),
-                                 disk_full_is_one_line=False)
+                                 one_line_errors=False)
         if not (target / "lexnames").exists():
-            write_atomic(target / "lexnames", lexnames_text(), disk_full_is_one_line=False)
-        write_atomic(marker, str(src.resolve()), disk_full_is_one_line=False)
+            write_atomic(target / "lexnames", lexnames_text(), one_line_errors=False)
+        write_atomic(marker, str(src.resolve()), one_line_errors=False)
     except OSError as err:
         from lexprobe.outputs import disk_full
 

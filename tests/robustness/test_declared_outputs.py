@@ -321,3 +321,11 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def test_D3_a_folder_where_a_report_file_goes_is_one_line(wresult, tmp_path, capsys):
+    rep = tmp_path / "rep"
+    (rep / "tables.md").mkdir(parents=True)
+    (rep / "tables.md" / "mine.txt").write_text("kept")
+    err = _one_line(*run_cli(["report", wresult, "--out", rep], capsys))
+    assert "tables.md is a folder" in err and (rep / "tables.md" / "mine.txt").read_text() == "kept"
