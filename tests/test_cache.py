@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from lexprobe.errors import OutputBusyError
 from lexprobe.cache import ResumeLog, partial_path, resume_key, stable_hash
+from lexprobe.errors import OutputBusyError
 
 
 def test_stable_hash_ignores_key_order():
