@@ -13,7 +13,9 @@ runs the larger samples. Each part's wall and CPU seconds are printed and record
 one line says so and how to install it, and the rest of the job runs (not a failure).
 
 Each part's result file lands in ``--out-dir`` (the default model's under today's
-names, the LLM's tagged ``<benchmark>-<model>-<method>``); ``summary.json`` records
+names, the LLM's tagged ``<benchmark>-<model>-<method>``); a rerun into the same folder
+rewrites a part's file only when it holds the same job's result (``evaluate``), and a part
+whose file holds another run's result is reported and skipped unless ``--overwrite``. ``summary.json`` records
 every part with its seconds and metrics, and the report built at the end puts the
 encoder, causal and chat rows side by side with the random baseline. Missing
 datasets are fetched first (``lexprobe data fetch``); without a network the run
