@@ -58,7 +58,9 @@ def write_zip(zpath: Path, src: Path, replace: dict | None = None, extra: dict |
             name = f"wordnet/{f.name}"
             content = replace.get(f.name, f.read_bytes())
             if isinstance(content, int):  # a big member streamed in: never in this process's memory
-                with z.open(zipfile.ZipInfo(name), "w", force_zip64=True) as member:
+                info = zipfile.ZipInfo(name)
+                info.compress_type = zipfile.ZIP_DEFLATED  # (a ZipInfo is stored uncompressed unless told)
+                with z.open(info, "w", force_zip64=True) as member:
                     for _ in range(content >> 20):
                         member.write(bytes(1 << 20))
             else:
@@ -154,7 +156,7 @@ def test_D17_a_good_mirror_zip_is_unpacked_then_pinned(wordnet_dict, mirror_zip,
 
 
 def test_D17_a_big_member_is_refused_with_little_memory(wordnet_dict, mirror_zip, tmp_path):
-    """A 320 MiB ``data.noun`` (a 320 kB zip) at the real caps: refused from its declared size, and the process
+    """A 320 MiB ``data.noun`` (a zip of about 0.3 MB) at the real caps: refused from its declared size, and the process
     stays small (it read the member whole before: its RSS grew by the member's size)."""
     write_zip(mirror_zip, wordnet_dict, replace={"data.noun": 320 << 20})
     # the peak of this process's own memory (VmHWM: getrusage's ru_maxrss would include the parent's, kept over exec)
