@@ -1,4 +1,4 @@
-"""Output locations are checked before any work starts, so no computed result is lost.
+"""What a command reads and writes, in one place: checked before any work, written so nothing is lost.
 
 ``check_output_file`` / ``check_output_dir`` create missing folders and probe them
 with a temporary file *beside the target* (removed at once); a folder given as a
@@ -8,9 +8,13 @@ file, a file given as a folder, a read-only or impossible location are one-line
 Path options are *declared*, not checked by hand: a config field says ``option(..., path=INPUT)``
 (or ``OUTPUT``, ``IMAGE``, ``OUTPUT_DIR``), a hand-written argument is added with ``cli_common.path_arg``,
 and ``guard`` derives every check from those declarations (no output is an input, through links
-too; inputs are regular files; outputs are writable, not folders, and short enough for their
-longest derived name). Files lexprobe creates beside an output (locks, resume logs) are opened
-with ``open_private`` (never through a link), and ``set_aside`` never replaces an older file.
+too, or lies inside an input folder; no two outputs are one file; inputs are regular files; outputs are
+writable, not folders, and short enough for their longest derived name).
+
+Every whole file is written by ``write_atomic`` (a temporary file in the checked folder, then a rename:
+a link at the name is replaced, never written through); files appended to (resume logs, stores) are
+opened with ``open_private`` (never through a link); every lock is ``take_lock`` (one implementation,
+``filelock``); ``set_aside`` never replaces an older file.
 """
 
 from __future__ import annotations
