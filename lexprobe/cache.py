@@ -13,7 +13,7 @@ what changed, never mixed in; a log set aside earlier under this run's key is re
 unit line carries the key's digest too: a line of another job (pasted or appended from another
 run's log) and a unit logged twice with different records are refused with a one-line notice,
 dropped from the log and computed again (identical duplicates are harmless). While a run writes
-the log it holds ``<log>.lock`` (``outputs.take_lock``); a second run on the same output stops
+the log it holds ``<log>.lock`` (``locks.take_lock``); a second run on the same output stops
 at once with one line (``OutputBusyError``).
 """
 
@@ -215,7 +215,8 @@ class ResumeLog:
     def acquire(self) -> None:
         if self._lock is not None:
             return
-        from lexprobe.outputs import open_private, take_lock
+        from lexprobe.locks import take_lock
+        from lexprobe.outputs import open_private
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = take_lock(self.lock_path, f"another lexprobe run is writing {self.path} (lock "
@@ -229,7 +230,7 @@ class ResumeLog:
 
     def close(self) -> None:
         """Release the lock (the log stays for a later resume). The lock file is removed while still held
-        (``outputs.HeldLock.release``), never after."""
+        (``locks.HeldLock.release``), never after."""
         if self._lock is None:
             return
         lock, self._lock = self._lock, None

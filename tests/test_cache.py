@@ -252,7 +252,7 @@ print(json.dumps({"held": held, "overlaps": overlaps}))
 def test_two_processes_never_hold_one_resume_log_lock_at_once(tmp_path):
     """Processes that take and release one log's lock as fast as they can: never two holders at once. Before #33,
     ``ResumeLog.close`` unlinked the lock file while another process could have it open, and that process then
-    locked the unlinked file while a third locked a new one (both "held" it); the one lock (``outputs.take_lock``,
+    locked the unlinked file while a third locked a new one (both "held" it); the one lock (``locks.take_lock``,
     ``filelock``) re-checks that the file it locked is still the one in place."""
     path, marker = tmp_path / "r.partial.jsonl", tmp_path / "holder"
     procs = [subprocess.Popen([sys.executable, "-c", _LOCKER, str(path), str(marker), "4"], stdout=subprocess.PIPE,
@@ -265,13 +265,13 @@ def test_two_processes_never_hold_one_resume_log_lock_at_once(tmp_path):
 
 def test_one_lock_implementation():
     """Results, resume logs, embedding stores, downloads, dataset fetches and the human answer store all lock
-    through ``outputs.take_lock``: no other module calls ``flock``/``lockf`` or makes a ``FileLock`` (there were
+    through ``locks.take_lock``: no other module calls ``flock``/``lockf`` or makes a ``FileLock`` (there were
     three implementations with different rules before #33)."""
     from pathlib import Path
 
     package = Path(__file__).resolve().parents[1] / "lexprobe"
     offenders = [str(p.relative_to(package.parent)) for p in sorted(package.rglob("*.py"))
-                 if p.name != "outputs.py" and any(word in p.read_text(encoding="utf-8")
-                                                   for word in ("fcntl", "flock", "lockf", "FileLock"))]
+                 if p.name != "locks.py" and any(word in p.read_text(encoding="utf-8")
+                                                 for word in ("fcntl", "flock", "lockf", "FileLock"))]
     assert not offenders, offenders
-    assert "FileLock" in (package / "outputs.py").read_text(encoding="utf-8")
+    assert "FileLock" in (package / "locks.py").read_text(encoding="utf-8")

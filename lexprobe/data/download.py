@@ -77,9 +77,9 @@ def sha256_of(path: Path) -> str:
 
 @contextmanager
 def file_lock(lock: Path, on_wait: Callable[[], None] | None = None):
-    """Hold the lock ``lock`` (``outputs.take_lock``, the one lock of lexprobe); ``on_wait()`` runs once if
+    """Hold the lock ``lock`` (``locks.take_lock``, the one lock of lexprobe); ``on_wait()`` runs once if
     another process holds it, then this one waits."""
-    from lexprobe.outputs import take_lock
+    from lexprobe.locks import take_lock
 
     lock.parent.mkdir(parents=True, exist_ok=True)
     with take_lock(lock, on_wait=on_wait):

@@ -4,7 +4,7 @@ Each answer is committed as it arrives (WAL journal, synchronous=FULL, its own
 ``BEGIN IMMEDIATE`` transaction), so a closed browser or a restarted server loses
 nothing, and a participant continues where they stopped; a write that fails raises
 ``StoreError`` and the server answers 503: no answer is acknowledged before it is
-committed. A writable store locks ``<db>.lock`` for its lifetime (``outputs.take_lock``), so a second
+committed. A writable store locks ``<db>.lock`` for its lifetime (``locks.take_lock``), so a second
 ``human serve`` on the same file stops at once with one line, and waits up to
 ``BUSY_TIMEOUT_S`` for readers. Every statement is parameterised: nothing a request
 sends is ever pasted into SQL.
@@ -155,9 +155,9 @@ class AnswerStore:
             raise DataError(f"{self.path} is not a lexprobe answer database ({what}); nothing was changed in it; {_FIX}")
 
     def _take_lock(self) -> None:
-        """``<db>.lock`` for the store's lifetime (``outputs.take_lock``, the one lock of lexprobe)."""
+        """``<db>.lock`` for the store's lifetime (``locks.take_lock``, the one lock of lexprobe)."""
         from lexprobe.errors import OutputBusyError
-        from lexprobe.outputs import take_lock
+        from lexprobe.locks import take_lock
 
         lock = self.path.with_name(self.path.name + ".lock")
         try:

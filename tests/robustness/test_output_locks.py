@@ -12,7 +12,8 @@ import pytest
 
 from lexprobe.cli import main
 from lexprobe.errors import LexprobeError, OutputBusyError
-from lexprobe.outputs import FOLDER_LOCK, take_lock
+from lexprobe.locks import take_lock
+from lexprobe.outputs import FOLDER_LOCK
 
 #: name: (arguments with OUT for the output, the output under tmp_path, its lock, the option, the first work
 #: after the lock: module attribute the command looks up when it runs)

@@ -187,8 +187,8 @@ def _private(path: Path, flags: int, mode: str):
 
 
 def _lock(path: Path) -> Any:
-    """The writer's lock (``outputs.take_lock``): two runs never append to one writer's files."""
-    from lexprobe.outputs import take_lock
+    """The writer's lock (``locks.take_lock``): two runs never append to one writer's files."""
+    from lexprobe.locks import take_lock
 
     return take_lock(path, f"another lexprobe run is writing the embedding store {path.parent}; "
                                 "wait for it to finish or pass another --out")
