@@ -114,6 +114,10 @@ class AnswerStore:
         except OSError as err:
             raise DataError(f"cannot use {self.path} as the answer database ({err.strerror or err}); {_FIX}") from None
         self._take_lock()
+        if self.path.is_symlink():  # SQLite would write the link's target: outputs are never written through links
+            self._release_lock()
+            raise DataError(f"{self.path} is a symbolic link; the answer database is never written through a link: "
+                            "pass --db with the file itself (or a new file)")
         try:
             self._db = self._connect(str(self.path))
             self._check_schema(required=False)  # before anything is written to a foreign file

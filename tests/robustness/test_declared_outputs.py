@@ -329,3 +329,17 @@ def test_D3_a_folder_where_a_report_file_goes_is_one_line(wresult, tmp_path, cap
     (rep / "tables.md" / "mine.txt").write_text("kept")
     err = _one_line(*run_cli(["report", wresult, "--out", rep], capsys))
     assert "tables.md is a folder" in err and (rep / "tables.md" / "mine.txt").read_text() == "kept"
+
+
+def test_D3_the_answer_database_is_never_written_through_a_link(tmp_path):
+    """``human serve --db LINK``: SQLite would write the link's target (an empty file it would take as a new
+    database); refused in one line, the target untouched."""
+    from lexprobe.errors import LexprobeError
+    from lexprobe.human.store import AnswerStore
+
+    target = tmp_path / "elsewhere.sqlite"
+    target.write_bytes(b"")
+    (tmp_path / "answers.sqlite").symlink_to(target)
+    with pytest.raises(LexprobeError, match="symbolic link"):
+        AnswerStore(tmp_path / "answers.sqlite")
+    assert target.read_bytes() == b"" and not (tmp_path / "answers.sqlite.lock").exists()
