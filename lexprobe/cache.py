@@ -9,9 +9,12 @@ evaluated (never a file path: the file behind a path can change), the model's
 identity (a hash of its weights), the method and recipe, and every option that changes a
 score (see ``resume_key``). A log written under another key is set aside as
 ``<log>.stale`` (``.stale.1``, ... when that exists: never replaced) with a one-line notice naming
-what changed, never mixed in; a log set aside earlier under this run's key is resumed. While
-a run writes the log it holds an exclusive lock on ``<log>.lock``; a second run
-on the same output stops at once with one line (``OutputBusyError``).
+what changed, never mixed in; a log set aside earlier under this run's key is resumed. Every
+unit line carries the key's digest too: a line of another job (pasted or appended from another
+run's log) and a unit logged twice with different records are refused with a one-line notice,
+dropped from the log and computed again (identical duplicates are harmless). While a run writes
+the log it holds ``<log>.lock`` (``locks.take_lock``); a second run on the same output stops
+at once with one line (``OutputBusyError``).
 """
 
 from __future__ import annotations
@@ -27,7 +30,10 @@ from typing import Any, Callable, Mapping
 from lexprobe.provenance import scorer_options, scorer_revision  # noqa: F401  (their former home)
 from lexprobe.validation import problems
 
-LOG_FORMAT = "lexprobe-resume/2"
+#: the log format: /3 lines carry their job's key digest (``key``); /2 logs (written before) are still read,
+#: their lines without a key taken on the header's word
+LOG_FORMAT = "lexprobe-resume/3"
+LEGACY_LOG_FORMAT = "lexprobe-resume/2"
 
 
 def cache_dir() -> Path:
@@ -79,31 +85,16 @@ def read_cache_file(path: Path) -> bytes | None:
 
 
 def write_cache_file(path: Path, data: bytes) -> bool:
-    """Store a cache file atomically, under a unique temporary name beside it (two first runs once shared
-    one fixed ``.tmp`` and one died, D21), renamed into place (a link there is replaced, never followed).
-    False, with one notice, when the cache cannot be written (read-only, full): the caller goes on."""
-    import tempfile
+    """Store a cache file through ``outputs.write_atomic``: a unique temporary name beside it (two first runs
+    once shared one fixed ``.tmp`` and one died, D21), renamed into place (a link there is replaced, never
+    followed). False, with one notice, when the cache cannot be written (read-only, full): the caller goes on."""
+    from lexprobe.outputs import write_atomic
 
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        write_atomic(path, data, one_line_errors=False)
     except OSError as err:
         cache_not_writable(path.parent, err)
         return False
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # a cache may be shared: as readable as any file the user makes
-        os.replace(tmp, path)
-    except OSError as err:
-        Path(tmp).unlink(missing_ok=True)
-        cache_not_writable(path.parent, err)
-        return False
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     return True
 
 
@@ -211,8 +202,10 @@ class ResumeLog:
         #: invalid line, reported and recomputed, never a traceback after the whole computation
         self.record = record
         self.key_hash = stable_hash(key, length=64)
+        #: what every unit line carries: its job's key digest (a line of another job is refused, D13)
+        self.line_key = self.key_hash[:LINE_KEY_LENGTH]
         self.notice = notice or (lambda msg: print(f"lexprobe: {msg}", file=sys.stderr, flush=True))
-        self._lock_fd: int | None = None
+        self._lock: Any = None
 
     # --- locking -------------------------------------------------------------------
     @property
@@ -220,16 +213,14 @@ class ResumeLog:
         return self.path.with_name(self.path.name + ".lock")
 
     def acquire(self) -> None:
-        if self._lock_fd is not None:
+        if self._lock is not None:
             return
-        from lexprobe.outputs import exclusive_lock, open_private
+        from lexprobe.locks import take_lock
+        from lexprobe.outputs import open_private
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = exclusive_lock(self.lock_path, f"another lexprobe run is writing {self.path} (lock "
-                                            f"{self.lock_path.name} is held); wait for it to finish or pass another --out")
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        self._lock_fd = fd
+        self._lock = take_lock(self.lock_path, f"another lexprobe run is writing {self.path} (lock "
+                                               f"{self.lock_path.name} is held); wait for it to finish or pass another --out")
         if os.path.lexists(self.path):  # a link in the log's place is refused now, before any work (D6)
             try:
                 os.close(open_private(self.path, os.O_RDONLY))
@@ -238,14 +229,12 @@ class ResumeLog:
                 raise
 
     def close(self) -> None:
-        """Release the lock (the log stays for a later resume)."""
-        if self._lock_fd is None:
+        """Release the lock (the log stays for a later resume). The lock file is removed while still held
+        (``locks.HeldLock.release``), never after."""
+        if self._lock is None:
             return
-        try:
-            self.lock_path.unlink(missing_ok=True)
-        finally:
-            os.close(self._lock_fd)  # closing the descriptor releases the flock
-            self._lock_fd = None
+        lock, self._lock = self._lock, None
+        lock.release()
 
     def __enter__(self) -> "ResumeLog":
         self.acquire()
@@ -262,23 +251,30 @@ class ResumeLog:
 
     # --- reading and writing ----------------------------------------------------------
     def load(self) -> dict[str, Any]:
-        """Finished units of a log written under the same key; a stale log is set aside."""
+        """Finished units of a log written under the same key; a stale log is set aside. Lines of another job,
+        invalid lines and units logged twice with different records are reported in one line each, dropped from
+        the log and left out (their units are computed again)."""
         self.acquire()
         if not self.path.exists():
             return {}
         done: dict[str, Any] = {}
+        kept: list[tuple[str, bytes]] = []  # (unit id, raw line) of the good lines, in order
         good_end = 0
         invalid: list[str] = []
         with self._open(os.O_RDONLY, "rb") as f:
-            header = _parsed_line(f.readline())
-            if not isinstance(header, dict) or header.get("key_hash") != self.key_hash:
+            header_raw = f.readline()
+            header = _parsed_line(header_raw)
+            if (not isinstance(header, dict) or header.get("key_hash") != self.key_hash
+                    or header.get("format") not in (LOG_FORMAT, LEGACY_LOG_FORMAT)):
                 f.close()
                 self._set_aside(header)
                 if not self.path.exists():
                     return {}
                 return self.load()  # an earlier log of this very run, set aside before, is back
+            legacy = header.get("format") == LEGACY_LOG_FORMAT
             good_end = f.tell()
             spec = _line_spec(self.record)
+            conflicts: set[str] = set()
             for number, raw in enumerate(f, start=2):
                 if not raw.endswith(b"\n"):
                     break  # a line cut off by an interruption; everything before it is good
@@ -286,17 +282,57 @@ class ResumeLog:
                 if not raw.strip():
                     continue
                 entry = _parsed_line(raw)
-                wrong = ["not JSON"] if entry is _INVALID else problems(entry, spec)
+                wrong = ["not JSON"] if entry is _INVALID else self._line_problems(entry, spec, legacy)
                 if wrong:  # a damaged or foreign line: its unit is computed again
                     invalid.append(f"line {number}: {'; '.join(wrong[:2])}")
                     continue
-                done[entry["id"]] = entry["record"]
-        if good_end < self.path.stat().st_size:
-            os.truncate(self.path, good_end)  # the next append starts on a clean line
+                uid, record = entry["id"], entry["record"]
+                if uid in done and not same_record(done[uid], record):
+                    conflicts.add(uid)
+                done[uid] = record
+                kept.append((uid, raw))
+        if conflicts:
+            self.notice(f"resume log {self.path.name}: {len(conflicts)} unit(s) logged twice with different records "
+                        f"(e.g. {sorted(conflicts)[0]!r}) ignored; they are computed again")
+            for uid in conflicts:
+                del done[uid]
         if invalid:
             self.notice(f"resume log {self.path.name}: {len(invalid)} invalid line(s) ignored ({invalid[0]}"
                         f"{', ...' if len(invalid) > 1 else ''}); their units are computed again")
+        if invalid or conflicts:  # dropped from the log, so a rerun neither reports nor weighs them again
+            self._rewrite(header_raw, [raw for uid, raw in kept if uid not in conflicts])
+        elif good_end < self.path.stat().st_size:
+            os.truncate(self.path, good_end)  # the next append starts on a clean line
         return done
+
+    def _line_problems(self, entry: Any, spec: Any, legacy: bool) -> list[str]:
+        """What is wrong with one unit line: its shape, or a key digest other than this job's (a line without
+        one only in a log of the earlier format, whose header vouches for it)."""
+        if isinstance(entry, dict) and ("key" in entry or not legacy):
+            if entry.get("key") != self.line_key:
+                return ["written for another job (its key differs)" if "key" in entry else "no job key"]
+            entry = {k: v for k, v in entry.items() if k != "key"}
+        return problems(entry, spec)
+
+    def drop(self, units: set[str]) -> None:
+        """Remove every line of ``units`` from the log (a unit two rank logs hold with different records)."""
+        self.acquire()
+        if not units or not self.path.exists():
+            return
+        with self._open(os.O_RDONLY, "rb") as f:
+            header_raw, lines = f.readline(), [raw for raw in f if raw.endswith(b"\n")]
+        keep = []
+        for raw in lines:
+            entry = _parsed_line(raw)
+            if not (isinstance(entry, dict) and entry.get("id") in units):
+                keep.append(raw)
+        self._rewrite(header_raw, keep)
+
+    def _rewrite(self, header_raw: bytes, lines: list[bytes]) -> None:
+        """The log with only ``lines`` under its header, swapped in whole (``outputs.write_atomic``)."""
+        from lexprobe.outputs import write_atomic
+
+        write_atomic(self.path, header_raw + b"".join(lines))
 
     def _open(self, flags: int, mode: str):
         """The log, never through a link (``outputs.open_private``)."""
@@ -309,10 +345,12 @@ class ResumeLog:
         back a set-aside log of this run's key if there is one (A -> B -> A resumes A, D1)."""
         from lexprobe.outputs import set_aside, sibling_files
 
-        earlier = [p for p in sibling_files(self.path) if _header_of(p).get("key_hash") == self.key_hash]
+        earlier = [p for p in sibling_files(self.path)
+                   if _header_of(p).get("key_hash") == self.key_hash
+                   and _header_of(p).get("format") in (LOG_FORMAT, LEGACY_LOG_FORMAT)]
         stale = set_aside(self.path)
         old = header.get("key") if isinstance(header, dict) else None
-        if isinstance(old, dict) and isinstance(self.key, dict):
+        if isinstance(old, dict) and isinstance(self.key, dict) and old != self.key:
             changed = [k for k in sorted(set(old) | set(self.key)) if old.get(k) != self.key.get(k)]
             why = f"different {', '.join(changed) or 'settings'}"
         else:
@@ -325,10 +363,10 @@ class ResumeLog:
         self.notice(f"resume log {self.path.name} was written for {why}; set aside as {stale.name}, starting afresh")
 
     def append(self, unit_id: str, record: Any) -> None:
-        """Add one finished unit; on a full disk the log is cut back to its last whole line and the
-        run stops with one line (every unit logged before stays, so a rerun resumes from them)."""
+        """Add one finished unit (with this job's key digest); on a full disk the log is cut back to its last
+        whole line and the run stops with one line (every unit logged before stays, so a rerun resumes from them)."""
         self.acquire()
-        line = _json_line({"id": unit_id, "record": record})
+        line = _json_line({"id": unit_id, "key": self.line_key, "record": record})
         size = self.path.stat().st_size if self.path.exists() else 0
         try:
             with self._open(os.O_WRONLY | os.O_APPEND, "a") as f:
@@ -356,6 +394,18 @@ class ResumeLog:
         """The final result is written: remove the log and release the lock."""
         self.path.unlink(missing_ok=True)
         self.close()
+
+
+#: hex digits of the key digest on every unit line (64 bits: two jobs never share one by chance)
+LINE_KEY_LENGTH = 16
+
+
+def same_record(a: Any, b: Any) -> bool:
+    """Two logged records are the same (as JSON: a NaN equals a NaN)."""
+    def canonical(value: Any) -> str:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+    return canonical(a) == canonical(b)
 
 
 def _json_line(obj: Any) -> str:

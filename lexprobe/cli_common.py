@@ -90,19 +90,22 @@ def batch_size_arg(text: str) -> int | str:
 
 
 def path_arg(parser: argparse.ArgumentParser, *names: str, kind: str, writes: tuple[str, ...] = (),
-             group: Any = None, implied: Callable[[], Any] | None = None, **kwargs: Any) -> argparse.Action:
+             group: Any = None, implied: Callable[[], Any] | None = None, outputs_inside: bool = False,
+             **kwargs: Any) -> argparse.Action:
     """``parser.add_argument(*names, **kwargs)`` (on ``group`` when given) for a path, declared as
     ``outputs.INPUT``, ``OUTPUT``, ``IMAGE`` or ``OUTPUT_DIR`` (``writes``: the files an output folder gets):
     ``check_declared_paths`` checks it with every other declared path before the command runs.
     ``implied``: the path the command uses when the option is not given (``coda sample-human`` reads the
-    official file then), guarded like a given one."""
+    official file then), guarded like a given one. ``outputs_inside``: an input folder the command's outputs
+    may be written into (``report RESULTS --out RESULTS/report``); no other input folder may hold an output."""
     action = (group or parser).add_argument(*names, **kwargs)
-    declare_path(parser, action, kind, writes, implied)
+    declare_path(parser, action, kind, writes, implied, outputs_inside)
     return action
 
 
 def declare_path(parser: argparse.ArgumentParser, action: argparse.Action, kind: str,
-                 writes: tuple[str, ...] = (), implied: Callable[[], Any] | None = None) -> None:
+                 writes: tuple[str, ...] = (), implied: Callable[[], Any] | None = None,
+                 outputs_inside: bool = False) -> None:
     """Record ``action`` as a path option of ``kind`` in ``parser``'s defaults (``_paths``)."""
     from lexprobe.outputs import PATH_KINDS
 
@@ -110,7 +113,7 @@ def declare_path(parser: argparse.ArgumentParser, action: argparse.Action, kind:
         raise ValueError(f"a path option is one of {PATH_KINDS}, not {kind!r}")
     label = action.option_strings[0] if action.option_strings else (action.metavar or action.dest.upper())
     declared = list(parser.get_default("_paths") or [])
-    declared.append((action.dest, str(label), kind, tuple(writes), implied))
+    declared.append((action.dest, str(label), kind, tuple(writes), implied, outputs_inside))
     parser.set_defaults(_paths=declared)
 
 
@@ -119,11 +122,11 @@ def check_declared_paths(args: argparse.Namespace) -> None:
     from lexprobe.outputs import PathOption, guard
 
     declared = []
-    for dest, label, kind, writes, implied in getattr(args, "_paths", None) or ():
+    for dest, label, kind, writes, implied, outputs_inside in getattr(args, "_paths", None) or ():
         value = getattr(args, dest, None)
         if value is None and implied is not None:
             value = implied()
-        declared.append(PathOption(label, kind, value, writes))
+        declared.append(PathOption(label, kind, value, writes, outputs_inside))
     guard(declared)
 
 
@@ -154,9 +157,9 @@ def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = 
                    help="auto: spread a model too big for one GPU over all visible GPUs (needs accelerate)")
     g.add_argument("--served-model", default=None,
                    help="endpoint models: the served model's name, where the server lists several")
-    g.add_argument("--tokenizer", default=None,
-                   help="endpoint models: the tokenizer (name or path) whose token ids are sent "
-                        "(default: the served model's own; checked against the server once per run)")
+    path_arg(parser, "--tokenizer", kind=INPUT, group=g, default=None,
+             help="endpoint models: the tokenizer (name or path) whose token ids are sent "
+                  "(default: the served model's own; checked against the server once per run)")
     g.add_argument("--concurrency", type=positive_int, default=None,
                    help="endpoint models: requests in flight at once (default: 8)")
     g.add_argument("--request-timeout", type=positive_float, default=None,
@@ -177,6 +180,14 @@ def scorer_from_args(args: argparse.Namespace, prefer: str | None = None, seed: 
         batch_size=args.batch_size, seed=getattr(args, "seed", 0) if seed is None else seed,
         attn=getattr(args, "attn", None), device_map=getattr(args, "device_map", None), prefer=prefer, **remote,
     )
+
+
+def add_overwrite_arg(parser: argparse.ArgumentParser) -> None:
+    """``--overwrite``: the one declaration of every ``eval`` and ``run`` (``evaluate`` reads it)."""
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace a result file that holds another run's result (another model, items or "
+                             "options; without it such a file is refused, and a re-run of the same job rewrites "
+                             "its own result)")
 
 
 class _DeprecatedProtocol(argparse.Action):

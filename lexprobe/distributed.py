@@ -172,16 +172,35 @@ def remove_logs(base: Path) -> None:
 
 def _load_done(base: Path, key: Any, own, record: Any = Any) -> dict[str, Any]:
     """Units finished in any log (``own``: this process's log, already locked); a log of
-    another run is set aside, and one another run is writing stops us (exit 2)."""
-    from lexprobe.cache import ResumeLog
+    another run is set aside, and one another run is writing stops us (exit 2). A unit two logs
+    hold with different records is reported in one line, dropped from both and computed again."""
+    from lexprobe.cache import ResumeLog, same_record
 
     done: dict[str, Any] = {}
+    holders: dict[str, list[Path]] = {}
+    conflicts: set[str] = set()
     for p in log_paths(base):
         if p == own.path:
-            done.update(own.load())
+            loaded = own.load()
         else:
-            with ResumeLog(p, key, record=record) as log_file:
-                done.update(log_file.load())
+            with ResumeLog(p, key, notice=own.notice, record=record) as log_file:
+                loaded = log_file.load()
+        for unit, rec in loaded.items():
+            if unit in done and not same_record(done[unit], rec):
+                conflicts.add(unit)
+            done[unit] = rec
+            holders.setdefault(unit, []).append(p)
+    if conflicts:
+        own.notice(f"resume logs of {base.name}: {len(conflicts)} unit(s) logged with different records in two "
+                   f"logs (e.g. {sorted(conflicts)[0]!r}) ignored; they are computed again")
+        for p in {p for unit in conflicts for p in holders[unit]}:
+            if p == own.path:
+                own.drop(conflicts)
+            else:
+                with ResumeLog(p, key, notice=own.notice, record=record) as log_file:
+                    log_file.drop(conflicts)
+        for unit in conflicts:
+            del done[unit]
     return done
 
 

@@ -173,6 +173,7 @@ def convert(file: Path, folder: Path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from lexprobe.cache import sweep_dead_tmp, terminate_raises
+    from lexprobe.outputs import open_new
     from lexprobe.provenance import model_revision
 
     if importlib.util.find_spec("gguf") is None:
@@ -196,13 +197,18 @@ def convert(file: Path, folder: Path) -> None:
     tmp = folder.with_name(f"{folder.name}.{os.getpid()}.tmp")
     sweep_dead_tmp(folder.parent)  # copies of killed conversions (D23)
     shutil.rmtree(tmp, ignore_errors=True)
+    if os.path.islink(tmp):
+        os.unlink(tmp)  # a folder of ours, made now: a link there is never written through
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    os.mkdir(tmp)
     restore = terminate_raises()  # SIGTERM runs the finally below: no copy is left behind
     try:
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
         files = {p.name: p.stat().st_size for p in sorted(tmp.iterdir()) if p.is_file()}
         source = {"gguf": str(file), "revision": model_revision(str(file)), "format": _CACHE_FORMAT, "files": files}
-        (tmp / "source.json").write_text(json.dumps(source, indent=1), encoding="utf-8")
+        with open_new(tmp / "source.json") as f:
+            f.write(json.dumps(source, indent=1).encode("utf-8"))
         folder.parent.mkdir(parents=True, exist_ok=True)
         if folder.exists() and cache_problem(folder) is not None:
             shutil.rmtree(folder, ignore_errors=True)  # damaged, incomplete or half-made by hand: never trusted

@@ -104,6 +104,10 @@ def _assembled(package, name: str, key: str) -> str:
             raise ModelError(f"cannot read {target} ({err.strerror or err}); delete it and rerun") from None
     tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if os.path.islink(tmp):
+            os.unlink(tmp)  # a name of this process: a link planted there is never written through
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644))
         package.assemble(tmp, overwrite=True)  # joins the chunks and checks the SHA-256 (ValueError if wrong)
         os.replace(tmp, target)
     except OSError as err:

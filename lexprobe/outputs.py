@@ -1,4 +1,4 @@
-"""Output locations are checked before any work starts, so no computed result is lost.
+"""What a command reads and writes, in one place: checked before any work, written so nothing is lost.
 
 ``check_output_file`` / ``check_output_dir`` create missing folders and probe them
 with a temporary file *beside the target* (removed at once); a folder given as a
@@ -8,21 +8,26 @@ file, a file given as a folder, a read-only or impossible location are one-line
 Path options are *declared*, not checked by hand: a config field says ``option(..., path=INPUT)``
 (or ``OUTPUT``, ``IMAGE``, ``OUTPUT_DIR``), a hand-written argument is added with ``cli_common.path_arg``,
 and ``guard`` derives every check from those declarations (no output is an input, through links
-too; inputs are regular files; outputs are writable, not folders, and short enough for their
-longest derived name). Files lexprobe creates beside an output (locks, resume logs) are opened
-with ``open_private`` (never through a link), and ``set_aside`` never replaces an older file.
+too, or lies inside an input folder; no two outputs are one file; inputs are regular files; outputs are
+writable, not folders, and short enough for their longest derived name).
+
+Every whole file is written by ``write_atomic`` (a temporary file in the checked folder, then a rename:
+a link at the name is replaced, never written through); files appended to (resume logs, stores) are
+opened with ``open_private`` (never through a link); every lock is ``locks.take_lock`` (one
+implementation, ``filelock``); ``set_aside`` never replaces an older file.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import errno
 import os
 import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, BinaryIO, Callable, Iterator, Union
 
 from lexprobe.errors import OutputError
 
@@ -109,23 +114,100 @@ def check_output_dir(path: str | Path, option: str = "--out-dir", create: bool =
     return path
 
 
-# --- one writer per output ------------------------------------------------------------
+# --- one writer of whole files ---------------------------------------------------------
 
-def exclusive_lock(path: Path, busy: str) -> int:
-    """An exclusive, non-blocking flock on ``path`` (created if needed): its descriptor, or one
-    ``OutputBusyError`` line ``busy`` when another process holds it. Output lock, resume log and
-    embedding store all take their locks here."""
-    import fcntl
+#: what ``write_atomic`` writes: bytes, text (UTF-8), or a function that writes into the open binary file
+Content = Union[bytes, str, Callable[[BinaryIO], Any]]
 
-    from lexprobe.errors import OutputBusyError
 
-    fd = open_private(path, os.O_RDWR)
+def write_atomic(path: str | Path, content: Content, *, one_line_errors: bool = True) -> Path:
+    """The one way lexprobe writes a whole file (results, figures, report pages, tables, summaries, caches, state
+    and key files): into a fresh temporary file in ``path``'s folder, flushed and synced, then renamed over
+    ``path``. The rename replaces whatever is at ``path`` (a symbolic link itself, never its target: ``report
+    --out DIR`` once wrote ``index.html`` through a link planted in DIR into the file it pointed to, D3); an
+    interrupted or failed write leaves no partial file and an older ``path`` as it was.
+
+    ``content``: bytes, text, or ``writer(file)`` (``savefig``, ``np.save``, a copy). A full disk, or a folder
+    where the file goes, is one ``OutputError`` (``one_line_errors``; a cache passes False and handles the
+    ``OSError`` itself)."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        os.close(fd)
-        raise OutputBusyError(busy) from None
-    return fd
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as err:
+        if one_line_errors:
+            raise_if_disk_full(err, path)
+        raise
+    try:
+        with os.fdopen(fd, "wb") as f:
+            if callable(content):
+                content(f)
+            else:
+                f.write(content.encode("utf-8") if isinstance(content, str) else content)
+            f.flush()
+            os.fsync(f.fileno())  # a full disk shows here, not after the rename
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; outputs are ordinary files
+        os.replace(tmp, path)
+    except BaseException as err:
+        Path(tmp).unlink(missing_ok=True)  # a temporary file lives beside its target or nowhere
+        if isinstance(err, OSError) and one_line_errors:
+            raise_if_disk_full(err, path)
+            if isinstance(err, IsADirectoryError) or (err.errno == errno.ENOTEMPTY):
+                raise OutputError(f"{path} is a folder; lexprobe writes a file there: remove the folder (or choose "
+                                  "another output)") from None
+        raise
+    return path
+
+
+def raise_if_disk_full(err: OSError, path: Path) -> None:
+    """A full disk while writing ``path`` as one ``OutputError`` (other errors: nothing)."""
+    if disk_full(err):
+        raise OutputError(f"no space left on the device to write {path} ({err.strerror}); nothing was lost (no "
+                          "partial file was left and an older file there is unchanged; nothing computed was lost: "
+                          "finished units stay in the run's resume log): free some space and rerun the same command"
+                          ) from None
+
+
+def open_new(path: str | Path) -> BinaryIO:
+    """A file created now in a folder this process just made and swaps in whole (an install's ``.part``
+    folder): ``O_EXCL`` and ``O_NOFOLLOW``, so an existing name or a link there is an error, never followed."""
+    return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644), "wb")
+
+
+@contextlib.contextmanager
+def files_into(folder: str | Path) -> Iterator[Path]:
+    """A fresh folder of this process inside ``folder`` for a library that writes files by name
+    (``save_pretrained``); when the block ends without an error, each file it wrote is renamed into ``folder``
+    (a rename replaces a link there, never follows it: ``senserank finetune --out DIR`` with a planted
+    ``DIR/config.json`` link). The staging folder is removed either way."""
+    import shutil
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=folder, prefix=".lexprobe-staging."))
+    try:
+        yield staging
+        for path in sorted(staging.rglob("*")):
+            if path.is_dir() and not path.is_symlink():
+                private_folder_in(folder, str(path.relative_to(staging)))
+            elif path.is_file() and not path.is_symlink():
+                os.replace(path, folder / path.relative_to(staging))
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def private_folder_in(parent: Path, name: str) -> Path:
+    """``parent/name`` as a real folder a command fills (a report's ``figures``): created, or refused in one line
+    when a link or a file is there (files written into it would land where the link points)."""
+    folder = Path(parent) / name
+    if os.path.islink(folder) or (os.path.lexists(folder) and not folder.is_dir()):
+        raise OutputError(f"{folder} is a link or a file, not a folder; lexprobe writes its files there only into "
+                          "a folder of its own: remove it (or choose another output)")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def open_private(path: str | Path, flags: int = os.O_RDWR, mode: int = 0o644) -> int:
@@ -217,15 +299,35 @@ def output_lock(out: str | Path, option: str = "--out", folder: bool = False) ->
     if held in _HELD:  # this process holds it already (``eval`` holds it, then ``evaluate`` asks again)
         yield
         return
-    fd = exclusive_lock(lock, f"another lexprobe run is writing {out} (lock {lock.name} is held); wait for it "
-                              f"to finish or pass another {option}")
+    from lexprobe.locks import take_lock
+
+    handle = take_lock(lock, f"another lexprobe run is writing {out} (lock {lock.name} is held); wait for it "
+                             f"to finish or pass another {option}")
     _HELD.add(held)
     try:
         yield
     finally:
         _HELD.discard(held)
-        lock.unlink(missing_ok=True)
-        os.close(fd)
+        handle.release()
+
+
+#: whether an output holding another job's result may be replaced (``lexprobe run --overwrite`` sets it for every
+#: part; ``evaluate(overwrite=None)`` reads it)
+_OVERWRITE: contextvars.ContextVar[bool] = contextvars.ContextVar("lexprobe_overwrite", default=False)
+
+
+@contextlib.contextmanager
+def overwriting(allowed: bool) -> Iterator[None]:
+    """Within the block, ``evaluate`` may replace results of other jobs (``--overwrite``)."""
+    token = _OVERWRITE.set(bool(allowed))
+    try:
+        yield
+    finally:
+        _OVERWRITE.reset(token)
+
+
+def overwrite_allowed() -> bool:
+    return _OVERWRITE.get()
 
 
 #: output locks this process holds (``output_lock`` is re-entrant: every writer of an output takes it,
@@ -264,15 +366,19 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
-def check_not_inputs(outputs: dict, inputs: dict | None = None, writes: dict | None = None) -> None:
+def check_not_inputs(outputs: dict, inputs: dict | None = None, writes: dict | None = None,
+                     open_folders: tuple[str, ...] = ()) -> None:
     """Refuse (one ``OutputError``) an output that would overwrite an input or the data directory.
 
     ``outputs`` / ``inputs``: ``{option: path | [paths] | None}`` as the command got them
     (``{"--out": args.out}``, ``{"--data": args.data, "--model": args.model}``). Refused:
     an output that is an existing input (the same file or folder, through symlinks and
-    hard links too), an existing file inside an input folder (``--out MODEL/config.json``),
-    and any output inside the data directory (``lexprobe data`` manages it: an output
-    there would replace a dataset that ``data list`` still calls verified). ``writes``:
+    hard links too), any output inside an input folder (``--out MODEL/result.json``: a model's
+    folder is read whole, its revision hashes every JSON file in it, and ``--out TOKENIZER/tokenizer.json``
+    once replaced the tokenizer, D2), and any output inside the data directory (``lexprobe data`` manages
+    it: an output there would replace a dataset that ``data list`` still calls verified). ``open_folders``:
+    input options whose folders may hold new outputs (``report RESULTS --out RESULTS/report``: the report
+    reads only the result files directly in it); there, only an existing file is refused. ``writes``:
     ``{output option: [file names]}`` for output folders, so that an input among the
     files the command writes there is caught too. Inputs that do not exist (a model
     name, a variant name) cannot be overwritten and are skipped.
@@ -292,9 +398,32 @@ def check_not_inputs(outputs: dict, inputs: dict | None = None, writes: dict | N
                     if _same(target, src):
                         raise OutputError(f"{option} {out} is the input {in_option} {src}: writing it would destroy "
                                           f"the input; choose another {option}")
-                    if src.is_dir() and target.exists() and not target.is_dir() and _inside(target, src):
+                    if not src.is_dir() or not _inside(target, src):
+                        continue
+                    if in_option not in open_folders:
+                        raise OutputError(f"{option} {out} lies inside the input {in_option} {src}, which is read "
+                                          f"as a whole; write it outside that folder")
+                    if target.exists() and not target.is_dir():
                         raise OutputError(f"{option} {out} would overwrite {target}, part of the input {in_option} "
                                           f"{src}; choose another {option}")
+
+
+def check_distinct_outputs(outputs: list[tuple[str, Path]]) -> None:
+    """No two files one command writes are the same file (``--plot x.png --out x.png`` once wrote the figure over
+    the result, D4): the same name in the same folder, however spelled (``./x.png``, ``LINKED_DIR/x.png``). Two
+    names linked to one file are two outputs: each is written by a rename, which replaces the link (never its
+    target), so neither overwrites the other. One ``OutputError`` naming both options."""
+    def entry(path: Path) -> tuple[Path, str]:
+        return _resolved(path.parent if str(path.parent) else Path(".")), path.name
+
+    seen: list[tuple[str, Path]] = []
+    for option, path in outputs:
+        for other_option, other in seen:
+            if entry(path) == entry(other):
+                both = option if option == other_option else f"{other_option} {other} and {option}"
+                raise OutputError(f"{both} {path} name the same file: one output would overwrite the other; "
+                                  "give each its own name")
+        seen.append((option, path))
 
 
 # --- declared path options -------------------------------------------------------------
@@ -313,18 +442,26 @@ class PathOption:
     kind: str  #: INPUT, OUTPUT, IMAGE or OUTPUT_DIR
     value: Any  #: a path, several, or None
     writes: tuple[str, ...] = ()  #: OUTPUT_DIR: the files the command writes inside
+    #: INPUT: a folder that may hold this command's outputs (``report RESULTS --out RESULTS/report``); any other
+    #: input folder may not (``check_not_inputs``)
+    outputs_inside: bool = False
 
 
 def guard(declared: list[PathOption]) -> None:
     """Every check a command's paths need, derived from their declarations, before any work:
-    no output is an input (also through links) or inside the data directory; inputs that exist
+    no output is an input (also through links), inside an input folder or inside the data directory; no two
+    outputs are one file; inputs that exist
     are regular files or folders (a FIFO would hang the reader); output files are regular files
     that can be written and whose derived names fit; output folders exist (created) and are writable."""
     from lexprobe.regular_files import require_regular
 
     outputs = {d.option: d.value for d in declared if d.kind in (OUTPUT, IMAGE, OUTPUT_DIR) and _paths(d.value)}
     inputs = {d.option: d.value for d in declared if d.kind == INPUT and _paths(d.value)}
-    check_not_inputs(outputs, inputs, writes={d.option: d.writes for d in declared if d.writes})
+    check_not_inputs(outputs, inputs, writes={d.option: d.writes for d in declared if d.writes},
+                     open_folders=tuple(d.option for d in declared if d.kind == INPUT and d.outputs_inside))
+    check_distinct_outputs([(d.option, p) for d in declared if d.kind in (OUTPUT, IMAGE) for p in _paths(d.value)]
+                           + [(d.option, p / name) for d in declared if d.kind == OUTPUT_DIR for p in _paths(d.value)
+                              for name in d.writes])
     for d in declared:
         for path in _paths(d.value):
             if d.kind == INPUT:

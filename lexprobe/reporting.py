@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -43,52 +41,37 @@ def _json_text(obj: Any) -> str:
 
 
 def write_json(path: str | Path, obj: Any) -> Path:
-    """Write atomically (temp file + rename) so an interrupted write never leaves half a file.
+    """Write ``obj`` as JSON through ``outputs.write_atomic`` (temporary file + rename: an interrupted write
+    never leaves half a file, a link at ``path`` is replaced, never followed).
 
     A full disk is one ``OutputError``: the temporary file is removed, an older ``path``
     stays as it was, and the work behind ``obj`` is still in its resume log.
     """
-    path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    except OSError as err:
-        _raise_if_disk_full(err, path)
-        raise
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(_json_text(obj) + "\n")
-            f.flush()
-            os.fsync(f.fileno())  # a full disk shows here, not after the rename
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; results are ordinary files
-        os.replace(tmp, path)
-    except BaseException as err:
-        Path(tmp).unlink(missing_ok=True)  # a temporary file lives beside its target or nowhere
-        if isinstance(err, OSError):
-            _raise_if_disk_full(err, path)
-        raise
-    return path
+    from lexprobe.outputs import write_atomic
 
-
-def _raise_if_disk_full(err: OSError, path: Path) -> None:
-    from lexprobe.outputs import disk_full
-
-    if disk_full(err):
-        from lexprobe.errors import OutputError
-
-        raise OutputError(f"no space left on the device to write {path} ({err.strerror}); nothing was lost (no "
-                          "partial file was left, an older file there is unchanged, finished units stay in the "
-                          "run's resume log): free some space and rerun the same command") from None
+    return write_atomic(path, _json_text(obj) + "\n")
 
 
 def save_figure(fig, out: str | Path, dpi: int = 120) -> Path:
-    """Save a matplotlib figure (creating its folder) and free it."""
+    """Save a matplotlib figure through ``outputs.write_atomic`` (never through a link) and free it: the one
+    way every plot module writes a figure.
+
+    Every text of the figure is drawn as written, never parsed as mathtext: a model name such as
+    ``m$\\frac{1}{$`` (from a folder or a server) once made ``savefig`` raise after the whole evaluation, D1.
+    Texts are switched to plain here, and ticks made while drawing are born plain (``text.parse_math``)."""
+    import matplotlib
     import matplotlib.pyplot as plt
+    from matplotlib.text import Text
+
+    from lexprobe.outputs import write_atomic
 
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=dpi)
-    plt.close(fig)
+    fmt = out.suffix.lower().lstrip(".") or "png"
+    try:
+        for text in fig.findobj(Text):
+            text.set_parse_math(False)
+        with matplotlib.rc_context({"text.parse_math": False}):
+            write_atomic(out, lambda f: fig.savefig(f, format=fmt, dpi=dpi))
+    finally:
+        plt.close(fig)
     return out

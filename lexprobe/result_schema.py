@@ -144,6 +144,7 @@ class RunRecord(TypedDict, total=False):
     items_digest: Optional[str]
     method: Optional[str]
     recipe: Optional[str]
+    job: Optional[str]  #: the digest of the run's resume key (``evaluate``): a re-run replaces only its own result
 
 
 class ResultFile(_Required, total=False):

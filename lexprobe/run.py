@@ -13,7 +13,9 @@ runs the larger samples. Each part's wall and CPU seconds are printed and record
 one line says so and how to install it, and the rest of the job runs (not a failure).
 
 Each part's result file lands in ``--out-dir`` (the default model's under today's
-names, the LLM's tagged ``<benchmark>-<model>-<method>``); ``summary.json`` records
+names, the LLM's tagged ``<benchmark>-<model>-<method>``); a rerun into the same folder
+rewrites a part's file only when it holds the same job's result (``evaluate``), and a part
+whose file holds another run's result is reported and skipped unless ``--overwrite``. ``summary.json`` records
 every part with its seconds and metrics, and the report built at the end puts the
 encoder, causal and chat rows side by side with the random baseline. Missing
 datasets are fetched first (``lexprobe data fetch``); without a network the run
@@ -31,10 +33,10 @@ from pathlib import Path
 
 from lexprobe.benchmarks.base import RunPart
 from lexprobe.benchmarks.registry import get, names
-from lexprobe.cli_common import path_arg, positive_int
+from lexprobe.cli_common import add_overwrite_arg, path_arg, positive_int
 from lexprobe.errors import LexprobeError, ModelError
 from lexprobe.model_names import DEFAULT_MODEL, PACKAGED
-from lexprobe.outputs import INPUT, OUTPUT_DIR, make_output_dir, output_lock
+from lexprobe.outputs import INPUT, OUTPUT_DIR, make_output_dir, output_lock, overwriting
 from lexprobe.reporting import write_json
 
 #: the causal LM of the main job (a packaged short name, ``model_names.PACKAGED``)
@@ -68,6 +70,7 @@ def register(sub) -> None:
                         "(30, 10, 1,500; 8 and 4): minutes more on idle cores, much longer on busy ones")
     p.add_argument("--no-fetch", action="store_true",
                    help="do not download missing datasets; run on what is present and the bundled samples")
+    add_overwrite_arg(p)
     p.set_defaults(func=cmd_run)
 
 
@@ -113,7 +116,9 @@ def _tag(model: str, method: str, chat: bool) -> str:
 
 def cmd_run(args) -> int:
     out_dir = make_output_dir(args.out_dir, "--out-dir")  # made before any work (outputs.guard checked it against --model)
-    with output_lock(out_dir, "--out-dir", folder=True):  # a second job on --out-dir stops before any fetch or model
+    # a second job on --out-dir stops before any fetch or model; each part's result file is replaced only if it
+    # holds the same job's result, or with --overwrite (``evaluate``)
+    with output_lock(out_dir, "--out-dir", folder=True), overwriting(args.overwrite):
         return _run(args, out_dir)
 
 

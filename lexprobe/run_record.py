@@ -27,8 +27,9 @@ from lexprobe.stats.bootstrap import describe as describe_intervals
 
 #: fields of ``run`` that identify the model (compare expects these to differ)
 MODEL_FIELDS = ("model", "model_kind", "model_revision")
-#: fields that say nothing about how the numbers were produced
-INCIDENTAL_FIELDS = ("command", "created", "n_items")
+#: fields that say nothing about how the numbers were produced (``job``: the digest of the run's resume key,
+#: which ``evaluate`` compares before replacing a result; it differs whenever anything else does)
+INCIDENTAL_FIELDS = ("command", "created", "n_items", "job")
 
 
 def finish_result(result: dict, scorer: Any, items: Any, unit: str) -> dict:

@@ -15,7 +15,7 @@ from typing import Any
 def register_benchmark(sub: Any, bench: Any) -> None:
     """The benchmark's command (and its aliases), its ``eval`` and its other commands."""
     from lexprobe.benchmarks.options import PROTOCOL_ALIASES, add_options, add_protocol_alias
-    from lexprobe.cli_common import add_model_args, path_arg
+    from lexprobe.cli_common import add_model_args, add_overwrite_arg, path_arg
     from lexprobe.outputs import OUTPUT
 
     meta = bench.meta
@@ -29,12 +29,13 @@ def register_benchmark(sub: Any, bench: Any) -> None:
     add_protocol_alias(e, tuple(n for n in (*bench.recipes, *bench.methods) if n in PROTOCOL_ALIASES))
     path_arg(e, "--out", kind=OUTPUT, required=True, help="result JSON file (required)")
     e.add_argument("--no-instances", action="store_true", help="leave per-instance records out of the result file")
+    add_overwrite_arg(e)
     e.set_defaults(func=lambda args: cmd_eval(bench, args))
     bench.register_commands(bsub)
 
 
 def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
-    from lexprobe.benchmarks.evaluate import check_paths
+    from lexprobe.benchmarks.evaluate import check_paths, refuse_replacing
     from lexprobe.benchmarks.options import config_from_args
     from lexprobe.outputs import output_lock
 
@@ -43,8 +44,10 @@ def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
     bench.recipe(config.recipe)
     bench.check_config(config)
     config = bench.resolve_data(config)
-    out = check_paths(bench, args.out, config, args.model)  # declared outputs and inputs (--template too)
+    out = check_paths(bench, args.out, config, args.model, {"--tokenizer": args.tokenizer})  # --template too
     with output_lock(out):  # a second writer on --out stops here, before the data and the model load
+        if not args.overwrite:  # an --out holding another run's result: refused before the model loads
+            refuse_replacing(out, None, expected=(bench.meta.name, config.method, config.recipe))
         return _eval(bench, args, config, out)
 
 
@@ -56,7 +59,8 @@ def _eval(bench: Any, args: argparse.Namespace, config: Any, out: Any) -> int:
     items = bench.load_items(config)  # data and output errors before the (slow) model load
     context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
     scorer = scorer_from_args(args, prefer=bench.meta.load_as, seed=getattr(config, "seed", 0))
-    result = evaluate(bench, scorer, config, out, items=items, keep_instances=not args.no_instances)
+    result = evaluate(bench, scorer, config, out, items=items, keep_instances=not args.no_instances,
+                      overwrite=args.overwrite)
     if result is None:  # another rank than 0
         return 0
     print(bench.format_result(result))

@@ -13,6 +13,9 @@ come here, so they write the same file.
 from __future__ import annotations
 
 import contextlib
+import json
+import os
+import sys
 import time
 from pathlib import Path
 from typing import Any, cast
@@ -30,12 +33,16 @@ def resolve(benchmark: str | Benchmark) -> Benchmark:
 
 
 def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: str | Path | None = None, *,
-             items: Any = None, progress: bool = True, keep_instances: bool = True) -> dict | None:
+             items: Any = None, progress: bool = True, keep_instances: bool = True,
+             overwrite: bool | None = None) -> dict | None:
     """Evaluate ``scorer`` on ``benchmark`` with ``config`` (its ``Config``; default options when None).
 
     ``items``: already loaded items (default: ``benchmark.load_items(config)``). With ``out``
     the result is written there and finished units are logged beside it first, so an
-    interrupted run resumes. Returns the schema-2 result (None on ranks other than 0).
+    interrupted run resumes. An ``out`` holding another job's result (another model, items or
+    options), or a file that is no result, is refused before any unit is computed unless
+    ``overwrite`` (None: ``outputs.overwrite_allowed()``, which ``lexprobe run --overwrite`` sets); the
+    same job's own result is simply written again. Returns the schema-2 result (None on ranks other than 0).
     """
     from lexprobe.benchmarks.options import check_declared, check_method_options
     from lexprobe.outputs import output_lock
@@ -52,29 +59,44 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     bench.check_config(config)
     config = bench.resolve_data(config)
     require(scorer, method.requires, f"{bench.meta.name} --method {method.name}")
+    if overwrite is None:
+        from lexprobe.outputs import overwrite_allowed
+
+        overwrite = overwrite_allowed()
     if out is not None:
-        out = check_paths(bench, out, config, getattr(scorer, "path", None))
+        out = check_paths(bench, out, config, getattr(scorer, "path", None), scorer_inputs(scorer))
     with output_lock(out) if out is not None else contextlib.nullcontext():  # every writer of --out takes it
-        return _evaluate(bench, scorer, config, out, method, recipe, items, progress, keep_instances)
+        if out is not None and not overwrite:
+            refuse_replacing(out, None, expected=(bench.meta.name, config.method, config.recipe))
+        return _evaluate(bench, scorer, config, out, method, recipe, items, progress, keep_instances, overwrite)
 
 
 def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, method: Any, recipe: Any, items: Any,
-              progress: bool, keep_instances: bool) -> dict | None:
-    from lexprobe.cache import resume_key
+              progress: bool, keep_instances: bool, overwrite: bool = False) -> dict | None:
+    from lexprobe.cache import resume_key, stable_hash
     from lexprobe.provenance import scorer_options, scorer_revision
 
     if items is None:
         items = bench.load_items(config)
     started = time.time()
+    jobs: list[str] = []  # the digest of the job's (first) resume key: what the result records as ``run.job``
 
     def key(unit_items: Any, **extra: Any) -> dict:
-        return resume_key(unit_items, scorer_revision(scorer), f"{method.name}/{recipe.name}",
+        made = resume_key(unit_items, scorer_revision(scorer), f"{method.name}/{recipe.name}",
                           {"scorer": scorer_options(scorer), "config": key_options(config), **extra})
+        if not jobs:
+            jobs.append(stable_hash(made, length=64))
+            if out is not None and not overwrite:  # a method asks for its key before it computes any unit
+                refuse_replacing(out, jobs[0])
+        return made
 
     output = method.run(Job(bench, scorer, config, items, recipe, out, progress, key))
     if output is None:  # another rank than 0: rank 0 writes the result
         return None
+    if out is not None and not overwrite and not jobs:  # a method that keyed nothing: checked before the write
+        refuse_replacing(out, None)
     result = assemble(bench, scorer, config, output)
+    result["run"]["job"] = jobs[0] if jobs else None
     if getattr(items, "dataset", None):  # items a caller drew itself say what they are (a sample, #29)
         result["dataset"] = items.dataset
     result["timing"] = {"seconds": round(time.time() - started, 2), **output.timing,
@@ -84,17 +106,60 @@ def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, meth
     return result
 
 
-def check_paths(bench: Benchmark, out: str | Path, config: Any, model: Any) -> Path:
-    """``outputs.guard`` on what a run writes (``bench.outputs``: ``--out``, a plot) and what it reads
-    (the config's declared inputs, ``--template`` too, and the model), then the benchmark's own checks."""
+def check_paths(bench: Benchmark, out: str | Path, config: Any, model: Any, model_inputs: dict | None = None) -> Path:
+    """``outputs.guard`` on what a run writes (``bench.outputs``: ``--out``, a plot: no two the same file) and what
+    it reads (the config's declared inputs, ``--template`` too, the model, and ``model_inputs``: the scorer's own
+    local inputs, ``scorer_inputs``: ``--tokenizer``, a served model's local folder), then the benchmark's own
+    checks."""
     from lexprobe.outputs import INPUT, OUTPUT, PathOption, guard
 
     out = Path(out)
     written = [PathOption(option, OUTPUT, paths) for option, paths in bench.outputs(out, config).items()]
-    read = [PathOption(option, INPUT, value) for option, value in {**inputs(config), "--model": model}.items()]
+    read = [PathOption(option, INPUT, value)
+            for option, value in {**inputs(config), "--model": model, **(model_inputs or {})}.items()]
     guard(written + read)
     bench.check_outputs(out, config)
     return out
+
+
+def scorer_inputs(scorer: Any) -> dict[str, Any]:
+    """The local files and folders a scorer reads besides ``--model`` (``scorer.input_paths``: option name ->
+    path, e.g. an endpoint's ``--tokenizer`` and the served model's folder): inputs no output may overwrite or
+    lie inside (D2)."""
+    declared = getattr(scorer, "input_paths", None) or {}
+    return {str(option): value for option, value in dict(declared).items()}
+
+
+def refuse_replacing(out: Path, job: str | None, expected: tuple[str, str, str] | None = None) -> None:
+    """One ``OutputError`` naming ``--overwrite`` when ``out`` exists and is not this job's own result: a file
+    that is no lexprobe result, or a result of another job (``run.job``, the digest of its resume key: model
+    weights, items, method, recipe and every score-changing option). A re-run once replaced an earlier result
+    without a word (#34). ``expected`` (benchmark, method, recipe): the early check under the output lock, before
+    the model loads and the job is known, which refuses only what surely differs."""
+    from lexprobe.errors import OutputError
+    from lexprobe.result_schema import looks_like_result
+
+    if not os.path.lexists(out):
+        return
+    fix = "pass --overwrite to replace it, or choose another --out"
+    try:
+        existing: Any = json.loads(Path(out).read_bytes()) if Path(out).is_file() else None
+    except (OSError, ValueError, RecursionError):
+        existing = None
+    if not isinstance(existing, dict) or not looks_like_result(existing):
+        raise OutputError(f"--out {out} exists and is not a lexprobe result; {fix}")
+    run: dict = existing["run"] if isinstance(existing.get("run"), dict) else {}
+    if expected is not None:
+        found = (existing.get("benchmark"), existing.get("method"), existing.get("recipe"))
+        if found != expected:
+            raise OutputError(f"--out {out} holds an earlier result of another run ({' '.join(map(str, found))}); "
+                              f"{fix}")
+        return
+    if job is None or run.get("job") != job:
+        model = (existing.get("model") or {}).get("name") if isinstance(existing.get("model"), dict) else None
+        raise OutputError(f"--out {out} holds an earlier result of another run (model {model}, other items, weights "
+                          f"or options{'' if run.get('job') else ', or written before lexprobe recorded its job'}); "
+                          f"{fix}")
 
 
 def inputs(config: Any) -> dict[str, Any]:
@@ -125,13 +190,29 @@ def assemble(bench: Benchmark, scorer: Any, config: Any, output: Records) -> dic
 
 
 def write(bench: Benchmark, result: dict, out: Path, config: Any, keep_instances: bool = True) -> None:
+    """The result file first, then its figures: nothing computed is lost to presentation (a model name the
+    figure could not draw once cost the whole result, D1). A figure that fails is a warning naming it; the
+    result stays (exit 0). A figure drawn puts its path into the result, which is then written again."""
     from lexprobe.cache import partial_path
     from lexprobe.distributed import remove_logs
     from lexprobe.reporting import write_json
 
-    bench.written(result, out, config)  # plots beside the result (their paths go into it)
-    write_json(out, result if keep_instances else {k: v for k, v in result.items() if k != "instances"})
+    def saved() -> dict:
+        return result if keep_instances else {k: v for k, v in result.items() if k != "instances"}
+
+    write_json(out, saved())
     remove_logs(partial_path(out))
+    try:
+        bench.written(result, out, config)  # plots beside the result (their paths go into it)
+    except Exception as err:  # noqa: BLE001 - a figure is presentation: it never costs the result
+        result.pop("plot", None)
+        figures = [str(p) for option, paths in bench.outputs(out, config).items() if option != "--out" for p in paths]
+        detail = next((line for line in str(err).splitlines() if line.strip()), type(err).__name__)
+        print(f"lexprobe: warning: the figure {' / '.join(figures) or 'of ' + str(out)} was not drawn ({detail}); "
+              f"the result {out} is written", file=sys.stderr, flush=True)
+    else:
+        if result.get("plot"):
+            write_json(out, saved())
     finished = getattr(bench, "finished", None)
     if finished is not None:
         finished(out, config, result)

@@ -30,11 +30,6 @@ from urllib.request import Request, urlopen
 
 from lexprobe.errors import DataError
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: no cross-process lock
-    fcntl = None  # type: ignore[assignment]
-
 CHUNK = 1 << 20
 READ = 64 << 10  # at most this much per read: what has arrived is written at once
 MIN_RATE = 1024  # bytes/s: slower than this over a whole timeout window counts as an interruption
@@ -82,35 +77,13 @@ def sha256_of(path: Path) -> str:
 
 @contextmanager
 def file_lock(lock: Path, on_wait: Callable[[], None] | None = None):
-    """Hold an exclusive lock on the file ``lock`` (created); ``on_wait()`` runs once if another
-    process holds it, then this one waits. The file is removed on release; a waiter that finds
-    its file replaced meanwhile takes the lock on the new one, so two processes never both hold it."""
-    if fcntl is None:  # pragma: no cover
-        yield
-        return
+    """Hold the lock ``lock`` (``locks.take_lock``, the one lock of lexprobe); ``on_wait()`` runs once if
+    another process holds it, then this one waits."""
+    from lexprobe.locks import take_lock
+
     lock.parent.mkdir(parents=True, exist_ok=True)
-    waited = False
-    while True:
-        f = open(lock, "a")
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            if on_wait is not None and not waited:
-                on_wait()
-            waited = True
-            fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            same = os.fstat(f.fileno()).st_ino == os.stat(lock).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
-            break
-        f.close()  # the holder removed the file after we opened it: lock the current one
-    try:
+    with take_lock(lock, on_wait=on_wait):
         yield
-    finally:
-        lock.unlink(missing_ok=True)
-        f.close()
 
 
 def _locked(target: Path):
@@ -217,7 +190,10 @@ def _stream(url: str, part: Path, label: str, progress: bool) -> None:
         total = have + int(length) if length and length.isdigit() else None
         read = getattr(resp, "read1", None) or resp.read  # read1: what has arrived, without waiting for READ bytes
         window, window_start, window_bytes = timeout_s(), time.monotonic(), 0
-        with open(part, "ab" if resumed else "wb") as f, tqdm(
+        from lexprobe.outputs import open_private  # the .part is appended to: never through a link
+
+        flags = os.O_WRONLY | (os.O_APPEND if resumed else os.O_TRUNC)
+        with os.fdopen(open_private(part, flags), "ab" if resumed else "wb") as f, tqdm(
             total=total, initial=have, unit="B", unit_scale=True, unit_divisor=1024,
             desc=label, disable=not progress, leave=False,
         ) as bar:

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import sqlite3
 from pathlib import Path
 
 from lexprobe.data.content import _check_content
 from lexprobe.data.download import sha256_of
 from lexprobe.data.files import require_regular, unique_keys
-from lexprobe.data.install import Say, _copy_file, _install_tree, _now, _write_state
+from lexprobe.data.install import Say, _copy_file, _install_tree, _now, _write_state, put
 from lexprobe.data.pins import stamps
 from lexprobe.data.registry import DATASETS, GROUPS, Dataset, data_dir, expand_names
 from lexprobe.errors import DataError
@@ -213,8 +212,7 @@ def _import_semcor(sources: list[Path], say: Say) -> None:
 
         def fill(tmp: Path) -> None:
             for rel, data in iter_naf_members(src):
-                (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-                (tmp / rel).write_bytes(data)
+                put(tmp, rel, data)
 
         _install_tree(data_dir() / "semcor" / "tree", fill)
         entry, files = "semcor/tree/semcor3.0", {}
@@ -248,9 +246,7 @@ def _import_streusle(sources: list[Path], say: Say) -> None:
 
     def fill(tmp: Path) -> None:
         for p, rel in chosen:
-            dest = tmp / rel.split("/", 1)[1]
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(p, dest)
+            put(tmp, rel.split("/", 1)[1], p)
 
     _install_tree(data_dir() / "streusle-4.4", fill)
     files = {rel: sha256_of(data_dir() / rel) for _, rel in chosen}
@@ -269,7 +265,7 @@ def _import_pdep_corpus(sources: list[Path], say: Say) -> None:
 
     def fill(tmp: Path) -> None:
         for f in files:
-            shutil.copyfile(f, tmp / f.name)
+            put(tmp, f.name, f)
 
     _install_tree(data_dir() / "pdep" / "corpus", fill)
     recorded = {f"pdep/corpus/{n}": sha256_of(data_dir() / "pdep" / "corpus" / n) for n in names}
@@ -286,9 +282,7 @@ def _import_ontonotes(sources: list[Path], say: Say) -> None:
 
     def fill(tmp: Path) -> None:
         for f in files:
-            dest = tmp / f.relative_to(base)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(f, dest)
+            put(tmp, f.relative_to(base), f)
 
     _install_tree(data_dir() / "ontonotes" / "conll-2012", fill)
     say(f"ontonotes: {len(files)} CoNLL-2012 files")
@@ -306,9 +300,9 @@ def _import_wordnet(sources: list[Path], say: Say) -> None:
     def fill(tmp: Path) -> None:
         for item in src.iterdir():
             if item.is_file():
-                shutil.copyfile(item.resolve(), tmp / item.name)
+                put(tmp, item.name, item.resolve())
         if not (tmp / "lexnames").exists():
-            (tmp / "lexnames").write_text(lexnames_text())
+            put(tmp, "lexnames", lexnames_text())
 
     _install_tree(data_dir() / "wordnet" / "dict", fill)
     _record_import("wordnet", "wordnet/dict", {}, src, say)

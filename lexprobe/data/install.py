@@ -22,14 +22,9 @@ Say = Callable[[str], None]
 
 
 def _write_state(name: str, state: dict) -> None:
-    path = _state_file(name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    try:
-        tmp.write_text(json.dumps(state, indent=1, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    from lexprobe.outputs import write_atomic
+
+    write_atomic(_state_file(name), json.dumps(state, indent=1, sort_keys=True), one_line_errors=False)
 
 
 @contextmanager
@@ -51,13 +46,27 @@ def _now() -> str:
 
 
 def _copy_file(src: Path, dest: Path) -> None:
+    """Copy ``src`` to ``dest`` whole or not at all (``outputs.write_atomic``: never through a link at ``dest``)."""
+    from lexprobe.outputs import write_atomic
+
+    with open(src, "rb") as f:
+        write_atomic(dest, lambda out: shutil.copyfileobj(f, out, 1 << 20), one_line_errors=False)
+
+
+def put(folder: Path, rel: str | Path, content: bytes | str | Path) -> Path:
+    """One file of a folder being built (``_install_tree``'s ``fill``): bytes, text, or a copy of a source file,
+    created new (``outputs.open_new``: never an existing name, never through a link)."""
+    from lexprobe.outputs import open_new
+
+    dest = folder / rel
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(dest.name + ".part")
-    try:
-        shutil.copyfile(src, tmp)
-        os.replace(tmp, dest)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with open_new(dest) as out:
+        if isinstance(content, Path):
+            with open(content, "rb") as f:
+                shutil.copyfileobj(f, out, 1 << 20)
+        else:
+            out.write(content.encode("utf-8") if isinstance(content, str) else content)
+    return dest
 
 
 def _install_tree(dest: Path, fill: Callable[[Path], None]) -> None:

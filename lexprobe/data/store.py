@@ -19,6 +19,7 @@ matches its pin (``coda sample-human --out`` over the official file, an editor, 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -199,12 +200,14 @@ def _fetch_wordnet(progress: bool, force: bool, say: Say) -> Path:
     pinned = (state.get("files") or {}).get("nltk_data/corpora/wordnet.zip")
     if os.environ.get("LEXPROBE_DATA_MIRROR"):
         # NLTK's downloader refuses private and loopback hosts, and its index names absolute
-        # upstream URLs: from a mirror, fetch the same zip ourselves and unpack it as NLTK does
+        # upstream URLs: from a mirror, fetch the same zip ourselves and unpack it as NLTK does.
+        # Everything is checked before the zip is put in place and pinned: its digest against the pin (when
+        # there is one, and not --force), its member names, and every member streamed to disk under a size
+        # cap and found to be WordNet (a mirror's 2 GiB of NULs was once pinned as verified, D17)
         url = mirror_url(NLTK_WORDNET_URL)
         say(f"wordnet: fetching {url}")
         download(url, archive, sha256=None if force else pinned, label="wordnet.zip", progress=progress,
-                 check=_check_wordnet_zip)
-        _unzip_wordnet(archive)
+                 check=_unzip_wordnet)
         ok, source = True, url
     else:
         say(f"wordnet: fetching with NLTK's downloader into {root}")
@@ -244,32 +247,110 @@ def _nltk_download_wordnet(root: Path, progress: bool) -> bool:
         socket.setdefaulttimeout(previous)
 
 
-def _check_wordnet_zip(path: Path) -> None:
+#: WordNet 3.0's dict files are at most 15,300,280 bytes each (data.noun) and about 36 MB together: an archive
+#: member declaring more than ``WORDNET_MEMBER_CAP`` bytes, or members declaring more than ``WORDNET_TOTAL_CAP``
+#: together (or more than ``WORDNET_MEMBERS`` of them), are refused before anything is unpacked (D17)
+WORDNET_MEMBER_CAP = 64 << 20
+WORDNET_TOTAL_CAP = 256 << 20
+WORDNET_MEMBERS = 200
+#: how WordNet's data and index files begin (the licence's first line), and a line of index.sense
+_WORDNET_HEADER = b"  1 This software and database is being provided"
+_SENSE_LINE = re.compile(rb"[^ %\n]+%\d:\d\d:\d\d:[^ \n]*:[^ \n]* \d{8} \d+ \d+\n")
+
+
+def _wordnet_members(archive: Path) -> list:
+    """The archive's ``wordnet/NAME`` file members, checked without reading them: every name is a plain file
+    name under ``wordnet/`` (``wordnet/..``, an absolute path, a subfolder or anything else is refused), the
+    declared sizes are under the caps, and WordNet's required files are there. One ``DataError`` otherwise."""
     import zipfile
 
     from lexprobe.data.wordnet import REQUIRED_FILES
 
+    label = _archive_label(archive)
     try:
-        with zipfile.ZipFile(path) as z:
-            names = set(z.namelist())
-    except (zipfile.BadZipFile, OSError) as err:
-        raise DataError(f"{path.name} is not NLTK's wordnet.zip ({err})") from None
+        with zipfile.ZipFile(archive) as z:
+            infos = z.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as err:
+        raise DataError(f"{label} is not NLTK's wordnet.zip ({err})") from None
+    files, seen = [], set()
+    for info in infos:
+        name = info.filename
+        if name == "wordnet/" and info.is_dir():
+            continue
+        base = name[len("wordnet/"):] if name.startswith("wordnet/") else ""
+        if not base or base in (".", "..") or any(c in base for c in "/\\\0") or info.is_dir():
+            raise DataError(f"{label}: member {name!r} is not a file directly under wordnet/; the archive is "
+                            "refused (nothing was unpacked or pinned): check LEXPROBE_DATA_MIRROR")
+        if name in seen:
+            raise DataError(f"{label}: member {name!r} appears twice; the archive is refused (nothing was unpacked "
+                            "or pinned): check LEXPROBE_DATA_MIRROR")
+        seen.add(name)
+        files.append(info)
+    too_big = [i for i in files if i.file_size > WORDNET_MEMBER_CAP]
+    total = sum(i.file_size for i in files)
+    if too_big or total > WORDNET_TOTAL_CAP or len(files) > WORDNET_MEMBERS:
+        what = (f"member {too_big[0].filename} would unpack to {too_big[0].file_size:,} bytes (WordNet's largest "
+                f"file has 15,300,280; at most {WORDNET_MEMBER_CAP:,} are taken)" if too_big else
+                f"{len(files)} members would unpack to {total:,} bytes (at most {WORDNET_MEMBERS} members and "
+                f"{WORDNET_TOTAL_CAP:,} bytes are taken)")
+        raise DataError(f"{label} is not NLTK's wordnet.zip: {what}; nothing was unpacked or pinned: check "
+                        "LEXPROBE_DATA_MIRROR")
+    names = {i.filename for i in files}
     missing = [f for f in REQUIRED_FILES if f"wordnet/{f}" not in names]
     if missing:
-        raise DataError(f"{path.name} is not NLTK's wordnet.zip (no wordnet/{', wordnet/'.join(missing)})")
+        raise DataError(f"{label} is not NLTK's wordnet.zip (no wordnet/{', wordnet/'.join(missing)})")
+    return files
+
+
+def _check_wordnet_zip(path: Path) -> None:
+    """The format check of a wordnet.zip (``validator``): member names, declared sizes, required files."""
+    _wordnet_members(path)
 
 
 def _unzip_wordnet(archive: Path) -> None:
-    """Unpack ``wordnet/*`` beside the zip, as NLTK's downloader does."""
+    """Unpack ``wordnet/*`` beside the zip, as NLTK's downloader does: each member streamed to disk in blocks
+    (never read whole: an 8 MB zip once took 4.3 GB of memory, D17), counted against the caps as it comes, the
+    required files checked to be WordNet's, then the folder swapped in whole. One ``DataError`` otherwise, and
+    nothing is left behind."""
     import zipfile
 
-    def fill(tmp: Path) -> None:
-        with zipfile.ZipFile(archive) as z:
-            for info in z.infolist():
-                if info.filename.startswith("wordnet/") and not info.is_dir():
-                    (tmp / Path(info.filename).name).write_bytes(z.read(info))
+    from lexprobe.data.wordnet import REQUIRED_FILES
+    from lexprobe.outputs import open_new
 
-    _install_tree(archive.parent / "wordnet", fill)
+    members = _wordnet_members(archive)
+    label = _archive_label(archive)
+
+    def fill(tmp: Path) -> None:
+        total = 0
+        with zipfile.ZipFile(archive) as z:
+            for info in members:
+                base = info.filename[len("wordnet/"):]
+                with z.open(info) as src, open_new(tmp / base) as dst:
+                    written = 0
+                    for block in iter(lambda: src.read(1 << 20), b""):
+                        written += len(block)
+                        total += len(block)
+                        if written > WORDNET_MEMBER_CAP or total > WORDNET_TOTAL_CAP:
+                            raise DataError(f"{label}: member {info.filename} unpacks to more than its caps "
+                                            "allow; nothing was unpacked or pinned: check LEXPROBE_DATA_MIRROR")
+                        dst.write(block)
+        for name in REQUIRED_FILES:
+            with (tmp / name).open("rb") as f:
+                head = f.read(len(_WORDNET_HEADER) if name != "index.sense" else 200)
+            ok = (_SENSE_LINE.match(head) is not None if name == "index.sense" else head == _WORDNET_HEADER)
+            if not ok:
+                raise DataError(f"{label}: wordnet/{name} is not a WordNet 3.0 file (it begins "
+                                f"{head[:40]!r}); nothing was unpacked or pinned: check LEXPROBE_DATA_MIRROR")
+
+    try:
+        _install_tree(archive.parent / "wordnet", fill)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError) as err:
+        raise DataError(f"{label} is not NLTK's wordnet.zip ({err}); nothing was unpacked or pinned") from None
+
+
+def _archive_label(archive: Path) -> str:
+    """The archive's name in messages (the download's ``.part`` is checked before it is renamed)."""
+    return archive.name.removesuffix(".part")
 
 
 # --- import --------------------------------------------------------------------------------

@@ -72,19 +72,18 @@ def _install_into_nltk_data(src: Path) -> Path:
     marker = target / ".lexprobe-source"
     if marker.exists() and marker.read_text() == str(src.resolve()):
         return root
+    from lexprobe.outputs import write_atomic
+
     try:
         target.mkdir(parents=True, exist_ok=True)
         for item in src.iterdir():
-            if item.is_file():
-                part = target / (item.name + ".part")
-                try:  # each file whole or not at all; the marker last
-                    shutil.copyfile(item.resolve(), part)
-                    os.replace(part, target / item.name)
-                finally:
-                    part.unlink(missing_ok=True)
+            if item.is_file():  # each file whole or not at all (never through a link there); the marker last
+                with open(item.resolve(), "rb") as f:
+                    write_atomic(target / item.name, lambda out: shutil.copyfileobj(f, out, 1 << 20),
+                                 one_line_errors=False)
         if not (target / "lexnames").exists():
-            (target / "lexnames").write_text(lexnames_text())
-        marker.write_text(str(src.resolve()))
+            write_atomic(target / "lexnames", lexnames_text(), one_line_errors=False)
+        write_atomic(marker, str(src.resolve()), one_line_errors=False)
     except OSError as err:
         from lexprobe.outputs import disk_full
 

@@ -4,7 +4,7 @@ Each answer is committed as it arrives (WAL journal, synchronous=FULL, its own
 ``BEGIN IMMEDIATE`` transaction), so a closed browser or a restarted server loses
 nothing, and a participant continues where they stopped; a write that fails raises
 ``StoreError`` and the server answers 503: no answer is acknowledged before it is
-committed. A writable store locks ``<db>.lock`` for its lifetime, so a second
+committed. A writable store locks ``<db>.lock`` for its lifetime (``locks.take_lock``), so a second
 ``human serve`` on the same file stops at once with one line, and waits up to
 ``BUSY_TIMEOUT_S`` for readers. Every statement is parameterised: nothing a request
 sends is ever pasted into SQL.
@@ -19,7 +19,6 @@ or a participant code the page would refuse is a one-line ``DataError``.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sqlite3
 import threading
@@ -115,6 +114,10 @@ class AnswerStore:
         except OSError as err:
             raise DataError(f"cannot use {self.path} as the answer database ({err.strerror or err}); {_FIX}") from None
         self._take_lock()
+        if self.path.is_symlink():  # SQLite would write the link's target: outputs are never written through links
+            self._release_lock()
+            raise DataError(f"{self.path} is a symbolic link; the answer database is never written through a link: "
+                            "pass --db with the file itself (or a new file)")
         try:
             self._db = self._connect(str(self.path))
             self._check_schema(required=False)  # before anything is written to a foreign file
@@ -156,34 +159,24 @@ class AnswerStore:
             raise DataError(f"{self.path} is not a lexprobe answer database ({what}); nothing was changed in it; {_FIX}")
 
     def _take_lock(self) -> None:
-        import fcntl
-
-        from lexprobe.outputs import open_private
+        """``<db>.lock`` for the store's lifetime (``locks.take_lock``, the one lock of lexprobe)."""
+        from lexprobe.errors import OutputBusyError
+        from lexprobe.locks import take_lock
 
         lock = self.path.with_name(self.path.name + ".lock")
         try:
-            f = os.fdopen(open_private(lock, os.O_RDWR), "r+")  # never through a link (D6)
+            self._lock_file = take_lock(lock, f"another `lexprobe human serve` is using the answer database "
+                                              f"{self.path}; stop it first, or pass another --db")
+        except OutputBusyError:
+            raise
         except OSError as err:  # a read-only folder, no right to write there, a name too long
             raise DataError(f"cannot use {self.path} as the answer database: its lock file {lock} cannot be "
                             f"created ({err.strerror or err}); pass --db in a folder you can write to") from None
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            f.seek(0)
-            holder = f.read().strip() or "?"
-            f.close()
-            raise DataError(f"another `lexprobe human serve` (pid {holder}) is using the answer database {self.path}; "
-                            "stop it first, or pass another --db") from None
-        f.seek(0)
-        f.truncate()
-        f.write(f"{os.getpid()}\n")
-        f.flush()
-        self._lock_file = f
 
     def _release_lock(self) -> None:
         if self._lock_file is not None:
-            self._lock_file.close()  # closing releases the flock; the file stays (removing it would race)
-            self._lock_file = None
+            lock, self._lock_file = self._lock_file, None
+            lock.release()  # the lock file is removed while still held, then let go (never the other way round)
 
     def close(self) -> None:
         self._db.close()

@@ -6,6 +6,7 @@ import datetime as _dt
 from pathlib import Path
 
 from lexprobe.errors import DataError
+from lexprobe.outputs import private_folder_in, write_atomic
 from lexprobe.report.failures import failure_rows
 from lexprobe.report.figures import draw_figures
 from lexprobe.report.html import bench_titles, failure_page, index_page
@@ -27,7 +28,7 @@ def write_report(paths, out_dir: str | Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     tables = build_tables(results)
     record = run_record_table(results)
-    figures = draw_figures(results, out_dir / "figures")
+    figures = draw_figures(results, private_folder_in(out_dir, "figures"))
     pages = {}
     texts: dict[str, str] = {}  # file name in out_dir -> its text
     for bench in bench_titles():
@@ -45,9 +46,10 @@ def write_report(paths, out_dir: str | Path) -> Path:
 
 def _write(out_dir: Path, texts: dict[str, str]) -> None:
     """Every text file of the report, written here and nowhere else (the figures are written by their
-    plotting functions)."""
+    plotting functions), each through ``outputs.write_atomic``: a link already in the folder is replaced,
+    never written through (D3)."""
     for name, text in texts.items():
-        (out_dir / name).write_text(text, encoding="utf-8")
+        write_atomic(out_dir / name, text)
 
 
 def expand(paths) -> list[Path]:

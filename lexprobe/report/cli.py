@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 #: what ``report --out DIR`` writes inside DIR (none of them may be an input)
-REPORT_FILES = ("index.html", "tables.md", "tables.tex")
+REPORT_FILES = ("index.html", "tables.md", "tables.tex")  # (and an items page per benchmark, figures/)
 
 
 def register(sub) -> None:
@@ -14,7 +14,7 @@ def register(sub) -> None:
 
     # the paths are declared (``path_arg``): ``outputs.guard`` checks them all before the command runs
     p = sub.add_parser("report", help="HTML report, Markdown and LaTeX tables of result files (models side by side)")
-    path_arg(p, "results", kind=INPUT, nargs="+", metavar="RESULT.json", help="result files of `eval` commands, or folders of them (e.g. the --out-dir of `lexprobe run`)")
+    path_arg(p, "results", kind=INPUT, nargs="+", metavar="RESULT.json", outputs_inside=True, help="result files of `eval` commands, or folders of them (e.g. the --out-dir of `lexprobe run`)")
     path_arg(p, "--out", kind=OUTPUT_DIR, writes=REPORT_FILES, required=True, metavar="DIR",
              help="directory for index.html, tables.md, tables.tex")
     p.set_defaults(func=cmd_report)

@@ -67,8 +67,10 @@ def test_multiword_tokens_and_empty_nodes_are_skipped(tmp_path):
 def test_cli_one_line_for_a_malformed_file(tmp_path, capsys):
     from lexprobe.cli import main
 
-    (tmp_path / "pdep_train.conllu").write_text(CONLLU.replace("\tMonday\t", "\tMonday\t_\t"))
-    code = main(["senserank", "eval", "--corpus", "pdep", "--path", str(tmp_path), "--model", "random",
+    corpus = tmp_path / "pdep"  # the output beside the corpus folder: none may lie inside an input folder (#33)
+    corpus.mkdir()
+    (corpus / "pdep_train.conllu").write_text(CONLLU.replace("\tMonday\t", "\tMonday\t_\t"))
+    code = main(["senserank", "eval", "--corpus", "pdep", "--path", str(corpus), "--model", "random",
                  "--out", str(tmp_path / "r.json")])
     err = capsys.readouterr().err.strip()
     assert code == 2 and "pdep_train.conllu:7: a line with 11 tab-separated columns" in err and "\n" not in err

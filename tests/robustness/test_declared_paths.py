@@ -202,3 +202,116 @@ def test_an_image_option_is_declared_and_its_format_checked_by_the_guard(tmp_pat
         code, err = run_cli(argv, capsys)
         assert code == 2 and err.count("\n") == 0 and "not an image format" in err, err
         assert not (tmp_path / "p.json").exists() and not (tmp_path / "p.txt").exists()
+
+
+# --- #33 item 4: one writer of whole files (outputs.write_atomic) -------------------------------------------
+
+#: the write calls outside ``outputs.py`` that do not go through ``outputs.write_atomic`` (or ``open_private`` /
+#: ``open_new`` / ``files_into``), each with why it is safe: (module, call) -> (how many, why)
+WRITERS_ALLOWED = {
+    ("lexprobe/reporting.py", "savefig"): (1, "save_figure: into write_atomic's temporary file (a file object)"),
+    ("lexprobe/scorers/token_embeddings.py", "np.savez"): (1, "into a BytesIO buffer that write_cache_file stores"),
+    ("lexprobe/benchmarks/senserank/finetune.py", "save_pretrained"): (2, "into outputs.files_into's fresh staging "
+                                                                          "folder, then renamed into --out"),
+    ("lexprobe/benchmarks/senserank/finetune.py", "torch.save"): (1, "the same staging folder"),
+    ("lexprobe/gguf_models.py", "save_pretrained"): (2, "into a folder made now with os.mkdir (a link there is "
+                                                        "removed first), renamed whole into the cache"),
+    ("lexprobe/model_names.py", "os.open"): (1, "O_NOFOLLOW creation of this process's temporary name, renamed "
+                                               "into the cache"),
+}
+_WRITE_MODE = set("wax+")
+_NOT_FILES = ("gzip", "tarfile", "zipfile", "lzma", "bz2")
+
+
+def _mode(node: ast.Call, index: int):
+    for kw in node.keywords:
+        if kw.arg == "mode":
+            return kw.value
+    return node.args[index] if len(node.args) > index else None
+
+
+def _writes(mode) -> bool:
+    """A mode that writes (or one the scan cannot read: a variable)."""
+    return not (isinstance(mode, ast.Constant) and isinstance(mode.value, str)) or bool(set(mode.value) & _WRITE_MODE)
+
+
+def writer_calls(tree: ast.Module):
+    """(line, what) of every call in ``tree`` that writes a file by its name: ``open``/``Path.open``/``os.fdopen`` in a
+    writing mode, ``write_text``, ``write_bytes``, ``savefig``, ``json.dump``, ``np.save*``, ``torch.save``,
+    ``save_pretrained``, ``tofile``, ``extract(all)``, ``shutil`` copies and moves, ``os.open`` that creates or
+    writes. ``os.fdopen(open_private(...))`` is lexprobe's own never-through-a-link opening and is not one."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+        owner = f.value.id if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) else None
+        what = None
+        if name in ("write_text", "write_bytes", "savefig", "save_pretrained", "tofile", "extract", "extractall"):
+            what = name
+        elif name == "dump" and owner in ("json", "pickle"):
+            what = f"{owner}.dump"
+        elif owner in ("np", "numpy") and name and name.startswith("save"):
+            what = f"np.{name}"
+        elif owner == "torch" and name == "save":
+            what = "torch.save"
+        elif owner == "shutil" and name in ("copy", "copyfile", "copy2", "move", "copytree"):
+            what = f"shutil.{name}"
+        elif owner == "os" and name == "open":
+            flags = ast.unparse(node.args[1]) if len(node.args) > 1 else ""
+            if any(flag in flags for flag in ("O_WRONLY", "O_RDWR", "O_CREAT", "O_APPEND", "O_TRUNC")):
+                what = "os.open"
+        elif owner == "os" and name == "fdopen":
+            first = node.args[0] if node.args else None
+            opened_privately = isinstance(first, ast.Call) and getattr(first.func, "id", None) == "open_private"
+            if not opened_privately and _writes(_mode(node, 1)):
+                what = "os.fdopen"
+        elif name == "open" and owner not in _NOT_FILES + ("os",):
+            # open(path, mode), io.open(path, mode); path.open(mode), but archive.open(member, mode)
+            first_is_mode = isinstance(f, ast.Attribute) and owner != "io" and node.args and isinstance(
+                node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+            mode = _mode(node, 0 if first_is_mode else 1)
+            if mode is not None and _writes(mode):
+                what = "open"
+        if what:
+            yield node.lineno, what
+
+
+def _package_writers() -> dict[tuple[str, str], list[int]]:
+    found: dict[tuple[str, str], list[int]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = str(path.relative_to(PACKAGE.parent))
+        if name == "lexprobe/outputs.py":
+            continue  # the writer itself
+        for line, what in writer_calls(ast.parse(path.read_text(encoding="utf-8"))):
+            found.setdefault((name, what), []).append(line)
+    return found
+
+
+def test_every_file_is_written_through_the_atomic_writer():
+    """A module that writes a file by name (``Path.write_text``, ``open(..., "w")``, ``savefig(path)``, ...) writes
+    through a link planted at that name (``report --out DIR`` once wrote ``index.html`` into the file a link in DIR
+    pointed to, D3): every writer goes through ``outputs.write_atomic`` (a temporary file renamed over the name)
+    or is listed in ``WRITERS_ALLOWED`` with why it is safe. Fails on the code before #33 (report/build.py,
+    install.py, wdlmpro/human.py, senserank/cli.py, store.py, wordnet.py, ... wrote by name)."""
+    found = _package_writers()
+    offenders = [f"{name}:{lines[0]} {what}" for (name, what), lines in found.items()
+                 if len(lines) > WRITERS_ALLOWED.get((name, what), (0, ""))[0]]
+    assert not offenders, "write through outputs.write_atomic instead: " + "; ".join(offenders)
+    stale = [key for key, (count, _) in WRITERS_ALLOWED.items() if len(found.get(key, [])) != count]
+    assert not stale, f"WRITERS_ALLOWED lists calls that are gone: {stale}"
+
+
+def test_the_writer_scan_sees_each_kind_of_write():
+    """The scan is not vacuous: each way of writing a file by name is seen, and the safe forms are not."""
+    source = '''
+open(p, "w"); open(p, mode="ab"); Path(p).open("w"); p.write_text("x"); p.write_bytes(b""); fig.savefig(p)
+json.dump(obj, f); np.save(p, a); torch.save(s, p); m.save_pretrained(d); shutil.copyfile(a, b); z.extractall(d)
+os.open(p, os.O_WRONLY | os.O_CREAT); os.fdopen(fd, "w"); open(p, mode); z.open(member, "w")
+open(p); open(p, "rb"); Path(p).open(); gzip.open(p, "rt"); os.open(p, os.O_RDONLY); os.fdopen(open_private(p), "a")
+z.open(member)
+'''
+    seen = [what for _, what in writer_calls(ast.parse(source))]
+    assert seen == ["open", "open", "open", "write_text", "write_bytes", "savefig", "json.dump", "np.save",
+                    "torch.save", "save_pretrained", "shutil.copyfile", "extractall", "os.open", "os.fdopen",
+                    "open", "open"], seen

@@ -130,8 +130,10 @@ def test_2_run_out_dir_checked_first(tmp_path, capsys):
 def test_2_failed_write_leaves_no_temporary_file(tmp_path):
     from lexprobe.reporting import write_json
 
+    from lexprobe.errors import OutputError
+
     (tmp_path / "r.json").mkdir()
-    with pytest.raises(OSError):
+    with pytest.raises(OutputError, match="is a folder"):  # one line since #33 (was a bare OSError)
         write_json(tmp_path / "r.json", {"a": 1})
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
 

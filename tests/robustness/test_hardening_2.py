@@ -103,7 +103,7 @@ def test_1_an_output_that_is_an_input_is_refused(case, results, tmp_path, capsys
     before = digest(protected)
     code, err = run_cli(argv, capsys)
     assert code == 2 and err.count("\n") == 0, err
-    assert "is the input" in err or "would overwrite" in err, err
+    assert "is the input" in err or "would overwrite" in err or "lies inside the input" in err, err
     assert digest(protected) == before
 
 
@@ -141,8 +141,16 @@ def test_1_the_guard_sees_through_links_and_folders(tmp_path, monkeypatch):
             check_not_inputs({"--out": out}, inputs)
     with pytest.raises(OutputError, match="would destroy"):
         check_not_inputs({"--out": tmp_path}, {"--data": data}, writes={"--out": ["data.json"]})
-    # a new file beside or inside an input, and names that are no files (models, variants), are fine
-    check_not_inputs({"--out": model / "result.json"}, {"--model": model})
+    # a new file inside an input folder is refused too (#33 D2: a folder is read whole, and a model's revision
+    # hashes every JSON file in it), unless the input declares that its folder may hold outputs (a report's
+    # results folder); then only an existing file there is
+    with pytest.raises(OutputError, match="lies inside the input --model"):
+        check_not_inputs({"--out": model / "result.json"}, {"--model": model})
+    check_not_inputs({"--out": model / "result.json"}, {"--model": model}, open_folders=("--model",))
+    with pytest.raises(OutputError, match="would overwrite"):
+        check_not_inputs({"--out": model / "config.json"}, {"--model": model}, open_folders=("--model",))
+    # a new file beside an input, and names that are no files (models, variants), are fine
+    check_not_inputs({"--out": tmp_path / "r.json"}, {"--model": model})
     check_not_inputs({"--out": tmp_path / "r.json"}, {"--data": "clean-easy", "--model": "bert-base-uncased"})
     check_not_inputs({"--out": None}, {"--data": None})
 

@@ -425,7 +425,6 @@ def test_D24_a_cut_gemma_file_is_assembled_again(tmp_path, monkeypatch, capsys):
 
 def test_D26_enospc_copying_wordnet_names_the_destination(tmp_path, monkeypatch, capsys):
     import errno
-    import os
 
     from lexprobe.data import wordnet
 
@@ -437,8 +436,8 @@ def test_D26_enospc_copying_wordnet_names_the_destination(tmp_path, monkeypatch,
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(os, "sendfile", full)  # shutil's copy raises as on a full disk, naming its source
-    monkeypatch.setattr(shutil, "_USE_CP_SENDFILE", True)
+    # the copy (outputs.write_atomic streaming the source into a temporary file) raises as on a full disk
+    monkeypatch.setattr(shutil, "copyfileobj", full)
     wordnet.load_wordnet.cache_clear()
     try:
         code, err = run_cli(["wdlmpro", "eval", "--model", "random", "--limit", "1", "--pos", "v",

@@ -12,7 +12,8 @@ import pytest
 
 from lexprobe.cli import main
 from lexprobe.errors import LexprobeError, OutputBusyError
-from lexprobe.outputs import FOLDER_LOCK, exclusive_lock
+from lexprobe.locks import take_lock
+from lexprobe.outputs import FOLDER_LOCK
 
 #: name: (arguments with OUT for the output, the output under tmp_path, its lock, the option, the first work
 #: after the lock: module attribute the command looks up when it runs)
@@ -61,7 +62,7 @@ def test_the_lock_is_held_for_the_work_and_released_after_it(name, tmp_path, cap
 
     def the_work(*a, **k):
         with pytest.raises(OutputBusyError):  # what a second writer would meet now
-            exclusive_lock(lock, "busy")
+            take_lock(lock, "busy")
         held.append(True)
         raise LexprobeError("the work failed")  # a failure releases the lock too
 

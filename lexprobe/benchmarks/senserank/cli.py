@@ -52,8 +52,10 @@ def _cmd_pdep_convert(args: argparse.Namespace) -> int:
         raise DataError(f"{args.prepcorp} not found; pass PDEP's prepcorp.sqlite with --prepcorp")
     train, test, counts = convert_prepcorp(read_prepcorp(args.prepcorp), seed=args.seed)
     out = make_output_dir(args.out, "--out")
+    from lexprobe.outputs import write_atomic
+
     for name, text in zip(PDEP_FILES, (train, test)):
-        (out / name).write_text(text, encoding="utf-8")
+        write_atomic(out / name, text)
     print(", ".join(f"{reason}: {n}" for reason, n in counts.most_common()))
     print(f"wrote {out / 'pdep_train.conllu'} and {out / 'pdep_test.conllu'}")
     return 0

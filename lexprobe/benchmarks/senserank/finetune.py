@@ -217,11 +217,6 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
     else:
         history, best_epoch, best_acc = _train_paper(model, optimizer, tokenizer, train, dev, label_id, device,
                                                      cfg, max_length, rng, progress)
-    out = Path(cfg.out)
-    out.mkdir(parents=True, exist_ok=True)
-    model.encoder.save_pretrained(out, safe_serialization=True)
-    tokenizer.save_pretrained(out)
-    torch.save(model.head.state_dict(), out / "supersense_head.pt")
     summary = {
         "config": asdict(cfg),
         "labels": labels,
@@ -238,7 +233,13 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
         "best_dev_accuracy": best_acc,
         "history": history,
     }
-    (out / "lexprobe_finetune.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
+    from lexprobe.outputs import files_into, write_atomic
+
+    with files_into(Path(cfg.out)) as staging:  # renamed into --out: never written through a link planted there
+        model.encoder.save_pretrained(staging, safe_serialization=True)
+        tokenizer.save_pretrained(staging)
+        torch.save(model.head.state_dict(), staging / "supersense_head.pt")
+        write_atomic(staging / "lexprobe_finetune.json", json.dumps(summary, indent=1))
     return summary
 
 

@@ -65,8 +65,10 @@ class EmbeddingStore:
                 log.warning("embedding store %s was written for another model or options; set aside as %s",
                             self.root, stale)
         if not self.root.exists():
+            from lexprobe.outputs import write_atomic
+
             self.root.mkdir(parents=True)
-            meta.write_text(json.dumps(self.identity, sort_keys=True, indent=1), encoding="utf-8")
+            write_atomic(meta, json.dumps(self.identity, sort_keys=True, indent=1))
 
     # --- reading ----------------------------------------------------------------------------
     def load_index(self) -> "EmbeddingStore":
@@ -134,7 +136,7 @@ class StoreWriter:
 
     def __init__(self, vectors: Path, index: Path):
         self.vectors, self.index = vectors, index
-        self._lock_fd: int | None = _lock(index.with_name(index.name + ".lock"))
+        self._lock: Any = _lock(index.with_name(index.name + ".lock"))
         self.shape: tuple[int, ...] | None = None
         self.rows = 0
         if index.exists():
@@ -147,9 +149,9 @@ class StoreWriter:
 
     def close(self) -> None:
         """Release this writer's lock (its files stay for later runs)."""
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)
-            self._lock_fd = None
+        if self._lock is not None:
+            lock, self._lock = self._lock, None
+            lock.release()
 
     def append(self, sentences: Sequence[Sequence[str] | str], targets: Sequence[Sequence[int]],
                vectors: Sequence[np.ndarray], ok: Sequence[np.ndarray]) -> None:
@@ -184,11 +186,11 @@ def _private(path: Path, flags: int, mode: str):
     return os.fdopen(open_private(path, flags), mode, encoding=None if "b" in mode else "utf-8")
 
 
-def _lock(path: Path) -> int:
-    """An exclusive flock: two runs never append to one writer's files."""
-    from lexprobe.outputs import exclusive_lock
+def _lock(path: Path) -> Any:
+    """The writer's lock (``locks.take_lock``): two runs never append to one writer's files."""
+    from lexprobe.locks import take_lock
 
-    return exclusive_lock(path, f"another lexprobe run is writing the embedding store {path.parent}; "
+    return take_lock(path, f"another lexprobe run is writing the embedding store {path.parent}; "
                                 "wait for it to finish or pass another --out")
 
 
@@ -237,7 +239,7 @@ def _rows_on_disk(path: Path, shape: tuple[int, ...]) -> int:
 
 
 def _cut_partial_line(path: Path) -> None:
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        with path.open("r+b") as f:
+    with _private(path, os.O_RDWR, "r+b") as f:  # never through a link
+        data = f.read()
+        if data and not data.endswith(b"\n"):
             f.truncate(data.rfind(b"\n") + 1)

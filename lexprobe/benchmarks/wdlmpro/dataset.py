@@ -17,7 +17,6 @@ JSONL format, one group per line, target first among the candidates::
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 from dataclasses import dataclass
@@ -148,15 +147,14 @@ def group_to_dict(group: SynsetGroup) -> dict:
 
 
 def write_jsonl(groups: Iterable[SynsetGroup], path: str | Path) -> Path:
-    """Write one group per line; atomic (a temporary file renamed into place)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as f:
+    """Write one group per line; atomic (``outputs.write_atomic``: a temporary file renamed into place)."""
+    from lexprobe.outputs import write_atomic
+
+    def lines(f) -> None:
         for group in groups:
-            f.write(json.dumps(group_to_dict(group), ensure_ascii=False) + "\n")
-    os.replace(tmp, path)
-    return path
+            f.write((json.dumps(group_to_dict(group), ensure_ascii=False) + "\n").encode("utf-8"))
+
+    return write_atomic(path, lines)
 
 
 def _group_from_dict(obj: Any, interned: dict | None = None) -> SynsetGroup:

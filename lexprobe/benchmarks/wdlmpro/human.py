@@ -114,7 +114,9 @@ def write_human_sample(sample: dict, out_dir: str | Path) -> dict[str, Path]:
     for task in TASKS:
         serialisable[task] = sample[task]["items"]
         paths[f"{task}_groups"] = write_jsonl(sample[task]["groups"], out_dir / f"human_{task}.jsonl")
-    paths["json"].write_text(json.dumps(serialisable, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    paths["sheet"].write_text(format_sheet(sample), encoding="utf-8")
-    paths["answer_key"].write_text(format_answer_key(sample), encoding="utf-8")
+    from lexprobe.outputs import write_atomic
+
+    write_atomic(paths["json"], json.dumps(serialisable, ensure_ascii=False, indent=1) + "\n")
+    write_atomic(paths["sheet"], format_sheet(sample))
+    write_atomic(paths["answer_key"], format_answer_key(sample))
     return paths

@@ -1,0 +1,103 @@
+"""The one lock of lexprobe: results (``<out>.lock``), resume logs, embedding stores, downloads, dataset fetches
+and the human answer store all take theirs with ``take_lock``.
+
+It is ``filelock``'s ``flock`` lock: opened with ``O_NOFOLLOW`` (a link in the lock's place is one line, never
+followed), held by an open file, released when the process ends however it ends. Before #33 there were three
+implementations with different rules, and one of them (the resume log's) removed its lock file while another
+process could have it open, so that two processes could both hold it. Here a lock file is removed while still
+held, and ``filelock`` re-checks after locking that the file it locked is still in place (``st_nlink``), so a
+process that locked a removed file retries on the new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+from pathlib import Path
+from typing import Any, Callable
+
+from lexprobe.errors import OutputError
+
+
+class HeldLock:
+    """A lock ``take_lock`` got: held until ``release()`` (or the process ends)."""
+
+    def __init__(self, path: Path, lock: Any, identity: tuple[int, int]):
+        self.path, self._lock, self._identity = path, lock, identity
+
+    def release(self) -> None:
+        """Remove the lock file *while still holding it*, then let go. A process that opened the file before
+        and locks it now finds it unlinked (``filelock`` re-checks ``st_nlink`` after ``flock``) and retries
+        on a fresh file, so two processes never both hold it (the race ``ResumeLog.close`` once had: its
+        acquirers never looked). The file is removed only if it is still the one locked (a user may have
+        deleted it meanwhile, and another process made a new one)."""
+        if self._lock is None:
+            return
+        try:
+            st = os.lstat(self.path)
+            if (st.st_dev, st.st_ino) == self._identity:
+                os.unlink(self.path)
+        except OSError:
+            pass  # gone already, or a read-only folder: the lock still works on the file
+        finally:
+            lock, self._lock = self._lock, None
+            with contextlib.suppress(FileNotFoundError):  # (a soft lock's marker, where flock is missing)
+                lock.release(force=True)
+
+    @property
+    def held(self) -> bool:
+        return self._lock is not None
+
+    def __enter__(self) -> "HeldLock":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release()
+
+    def __del__(self) -> None:  # pragma: no cover - best effort (the process ending releases it anyway)
+        try:
+            self.release()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def take_lock(path: str | Path, busy: str | None = None, on_wait: Callable[[], None] | None = None) -> HeldLock:
+    """The one lock of lexprobe: results (``<out>.lock``), resume logs, embedding stores, downloads, dataset
+    fetches and the human answer store all take theirs here (``filelock``'s ``flock`` lock, never through a
+    link: ``O_NOFOLLOW``).
+
+    ``busy`` given: do not wait; when another process holds it, one ``OutputBusyError`` line ``busy`` (a second
+    writer of an output stops at once). ``busy`` None: wait for it, calling ``on_wait()`` once first (a second
+    ``data fetch`` of one dataset waits for the first, saying so). A link, a folder or anything but a regular
+    file in the lock's place is one ``OutputError``; the lock file is removed on release (``HeldLock.release``)."""
+    from filelock import FileLock, Timeout
+
+    from lexprobe.errors import OutputBusyError
+
+    path = Path(path)
+    lock = FileLock(path, timeout=0 if busy is not None or on_wait is not None else -1, thread_local=False)
+    try:
+        try:
+            lock.acquire()
+        except Timeout:
+            if busy is not None:
+                raise OutputBusyError(busy) from None
+            if on_wait is not None:
+                on_wait()
+            lock.acquire(timeout=-1)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise OutputError(f"{path} is a symbolic link; lexprobe never writes its files through links: "
+                              "remove the link (or choose another output)") from None
+        if err.errno in (errno.EISDIR, errno.ENXIO):
+            raise OutputError(f"{path} is not a regular file; remove it or choose another output") from None
+        raise
+    st = os.lstat(path)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+        lock.release(force=True)
+        what = "a hard link to another file" if stat.S_ISREG(st.st_mode) else "not a regular file"
+        raise OutputError(f"{path} is {what}; lexprobe never writes its files through links: remove it "
+                          "(or choose another output)")
+    return HeldLock(path, lock, (st.st_dev, st.st_ino))
