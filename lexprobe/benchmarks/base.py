@@ -162,11 +162,21 @@ def _plain(value: Any) -> Any:
 
 
 class Method(ABC):
-    """How a benchmark asks the model. ``requires``: capabilities of which the scorer needs one."""
+    """How a benchmark asks the model. ``requests``: the request types (``core.requests``) it asks, by
+    alternative — a backend must serve every type of one of them; ``requires`` (older methods): scorer
+    capabilities of which the scorer needs one."""
 
     name: ClassVar[str]
     requires: ClassVar[tuple[type, ...]] = ()
+    requests: ClassVar[tuple[tuple[type, ...], ...]] = ()
     help: ClassVar[str] = ""
+
+    def check_backend(self, scorer: Any, config: Any, what: str) -> None:
+        """One line, before any work, where ``scorer`` serves none of the method's alternatives."""
+        from lexprobe.core.engine import require
+
+        if self.requests:
+            require(scorer, self.requests, what)
 
     @abstractmethod
     def run(self, job: "Job") -> "Records | None":

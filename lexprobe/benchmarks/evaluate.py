@@ -52,6 +52,7 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     bench.check_config(config)
     config = bench.resolve_data(config)
     require(scorer, method.requires, f"{bench.meta.name} --method {method.name}")
+    method.check_backend(scorer, config, f"{bench.meta.name} --method {method.name}")
     if out is not None:
         out = check_paths(bench, out, config, getattr(scorer, "path", None))
     with output_lock(out) if out is not None else contextlib.nullcontext():  # every writer of --out takes it
