@@ -48,6 +48,11 @@ def write_json(path: str | Path, obj: Any) -> Path:
     A full disk is one ``OutputError``: the temporary file is removed, an older ``path``
     stays as it was, and the work behind ``obj`` is still in its resume log.
     """
+    return write_text(path, _json_text(obj) + "\n")
+
+
+def write_text(path: str | Path, text: str) -> Path:
+    """Write UTF-8 ``text`` atomically, as ``write_json`` writes JSON (a WSD key file, for one)."""
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -57,7 +62,7 @@ def write_json(path: str | Path, obj: Any) -> Path:
         raise
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(_json_text(obj) + "\n")
+            f.write(text)
             f.flush()
             os.fsync(f.fileno())  # a full disk shows here, not after the rename
         umask = os.umask(0)
