@@ -65,8 +65,10 @@ class Wsd(Benchmark):
         """The answers as a key file beside the result, for the framework's own scorer (``Scorer.java``)."""
         if is_choose(result):
             return
+        from lexprobe.reporting import write_text
+
         path = out.with_suffix(".key.txt")
-        path.write_text(res.key_lines(result), encoding="utf-8")
+        write_text(path, res.key_lines(result))
         result["key_file"] = str(path)
 
     # --- records in, sections out ---------------------------------------------------------------

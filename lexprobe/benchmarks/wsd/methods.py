@@ -17,7 +17,7 @@ Instances are the resumable units (``distributed.run_units`` under the job's key
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Optional, TypedDict
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -29,6 +29,31 @@ from lexprobe.core.engine import Engine
 from lexprobe.core.requests import Continuation, Embed, RandomScores, TokenVector
 from lexprobe.distributed import is_main, run_units
 from lexprobe.prompting.method import ChooseMethod
+
+
+class _Unit(TypedDict):
+    id: str
+    set: str
+    pos: str
+    lemma: str
+    word: str
+    gold: list[str]
+    candidates: list[str]
+
+
+class WsdRecord(_Unit, total=False):
+    """An instance's record as the resume log and the result keep it (``items.WsdItems.unit`` and the answer)."""
+
+    sentence: str
+    gold_definition: Optional[str]
+    mfs: str
+    mfs_rule: str
+    scores: list[float]
+    predicted: str
+    predicted_definition: str
+    correct: float
+    truncated: int
+    skipped: str
 
 
 def key_items(items: WsdItems) -> list:
@@ -55,6 +80,7 @@ class ScoredSenses(Method):
 
         records = run_units([i.id for i in instances], compute, [len(items.senses[i.id]) or 1 for i in instances],
                             step=job.config.chunk_size, log_base=job.log_base, log_key=job.key(key_items(items)),
+                            record=WsdRecord,
                             make_bar=lambda: tqdm(total=len(instances), desc=f"WSD {job.scorer.name}",
                                                   unit="instance", disable=not (job.progress and is_main())))
         if records is None:  # another rank than 0: rank 0 writes the result
@@ -65,7 +91,7 @@ class ScoredSenses(Method):
                   "one_sense": sum(len(r["candidates"]) == 1 for r in records)}
         skipped = [{"unit": r["id"], "reason": r["skipped"]} for r in records if "skipped" in r]
         return Records(records, items=key_items(items), counts=counts, skipped=skipped, tasks=["wsd"],
-                       resolved={"method": {"requests": [k.__name__ for k in kind]}})
+                       resolved={"requests": {"asked": [k.__name__ for k in kind]}})
 
     def pick(self, engine: Engine, config: Any) -> tuple[type, ...]:
         return engine.require(self.requests, f"wsd --method {self.name}")
