@@ -21,13 +21,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from lexprobe.data.files import require_regular
 from lexprobe.data.instances import token_char_spans
 from lexprobe.data.wsd_xml import DATA_SUFFIX, POS_TAGS, read_targets, stem_of  # noqa: F401  (POS_TAGS: re-exported)
 from lexprobe.errors import DataError
-from lexprobe.metrics.wsd import format_key_lines, parse_key_lines
+from lexprobe.metrics.wsd import Answers, format_key_lines, parse_key_lines
 
 #: the framework's five evaluation sets, in the paper's order, and their concatenation
 SETS = ("senseval2", "senseval3", "semeval2007", "semeval2013", "semeval2015")
@@ -132,11 +131,11 @@ def read_key_file(path: str | Path) -> dict[str, tuple[str, ...]]:
     return parse_key_lines(text.split("\n"), str(path))
 
 
-def write_key_file(path: str | Path, answers: Mapping[str, Iterable[str]]) -> Path:
-    """Write ``answers`` in the framework's format (atomically), for ``Scorer.java`` or another tool."""
+def write_key_file(path: str | Path, answers: Answers) -> Path:
+    """Write ``answers`` (id -> keys) in the framework's format (atomically), for ``Scorer.java`` or another tool."""
     from lexprobe.reporting import write_text
 
-    return write_text(path, format_key_lines({i: tuple(k) for i, k in answers.items()}))
+    return write_text(path, format_key_lines(answers))
 
 
 def _read_text(path: Path, fix: str) -> str:

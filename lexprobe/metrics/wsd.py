@@ -67,6 +67,8 @@ class Score:
 
 def credit(gold: Collection[str], answer: Collection[str]) -> float | None:
     """What one instance earns: the share of the answer's (distinct) keys that are gold; None when unanswered."""
+    if isinstance(answer, str) or isinstance(gold, str):  # a bare key would be read as a set of characters
+        raise TypeError(f"keys must be given as a collection of sense keys, not the string {answer!r}")
     keys = set(answer)
     if not keys:
         return None
@@ -185,8 +187,10 @@ def parse_key_lines(lines: Iterable[str], source: str) -> dict[str, tuple[str, .
 def format_key_lines(answers: Answers) -> str:
     """The key file of ``answers`` (id -> keys, in their order); unanswered instances get no line."""
     lines = []
-    for instance, keys in answers.items():
-        keys = list(dict.fromkeys(keys))
+    for instance, given in answers.items():
+        if isinstance(given, str):
+            raise TypeError(f"the keys of {instance!r} must be a collection of sense keys, not the string {given!r}")
+        keys = list(dict.fromkeys(given))
         if not keys:
             continue
         for field in (instance, *keys):

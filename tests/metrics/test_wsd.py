@@ -63,6 +63,21 @@ def test_score_by_hand():
     assert s.f1 == pytest.approx(23 / 33)
 
 
+def test_a_bare_string_is_not_a_set_of_keys():
+    with pytest.raises(TypeError):
+        credit(GOLD["a"], K[1])
+    with pytest.raises(TypeError):
+        format_key_lines({"a": K[1]})
+
+
+def test_write_key_file_refuses_a_bare_string(tmp_path):
+    from lexprobe.data.wsd import write_key_file
+
+    with pytest.raises(TypeError):
+        write_key_file(tmp_path / "x.key", {"a": K[1]})
+    assert not (tmp_path / "x.key").exists()
+
+
 def test_nothing_answered_is_zero_not_nan():
     s = score(GOLD, {})
     assert (s.precision, s.recall, s.f1, s.answered) == (0.0, 0.0, 0.0, 0)
