@@ -27,7 +27,7 @@ class Wsd(Benchmark):
     meta = BenchmarkMeta(
         name="wsd", title="All-words WSD", help="WSD: choose each word's WordNet sense in context (Raganato et al.)",
         unit="instance", tasks=(res.TASK,), datasets=("wordnet", "wsd", "semcor"), main_score="f1",
-        unit_metrics=(("f1", "F1"), ("precision", "P"), ("recall", "R")), load_as=None,
+        unit_metrics=(("f1", "F1"), ("precision", "P"), ("recall", "R")),
         summary=(SummaryColumn("WSD F1 (%)", part="WSD"),))
     Config = WsdConfig
     recipes: ClassVar[dict] = {"paper": WsdRecipe()}
@@ -125,8 +125,12 @@ class Wsd(Benchmark):
         from lexprobe.core.requests import Continuation
         from lexprobe.models import load_scorer
 
-        scorer = load_scorer(part.model)
+        from lexprobe.models import detect_kind
+
         method = part.method
+        if method == "likelihood" and detect_kind(part.model) not in ("causal", "random"):
+            method = "embedding"  # a model without continuations (MiniLM): its token vectors
+        scorer = load_scorer(part.model, prefer=self.prefers(method))
         if method == "likelihood" and not serves(scorer, Continuation):
             method = "embedding"
         config = WsdConfig(method=method, limit=part.sample, seed=0,

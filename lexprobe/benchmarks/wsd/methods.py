@@ -163,6 +163,7 @@ class Likelihood(ScoredSenses):
 
 class Embedding(ScoredSenses):
     name = "embedding"
+    load_as = "token"  # an encoder's (or a decoder's) token vectors unless --kind says otherwise
     help = "cosine of the target's (or the sentence's) vector and each definition's (encoders, static vectors)"
     requests = ((TokenVector,), (Embed,), (RandomScores,))
 
