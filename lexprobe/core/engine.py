@@ -25,19 +25,19 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from lexprobe.core.requests import FITS, REQUEST_TYPES, Fit
+from lexprobe.core.requests import FITS, REQUEST_TYPES, Fit, Request
 from lexprobe.errors import ModelError
 
 #: answers kept for reuse; past this many, the older half is dropped (a memo, not a store)
 MEMO_LIMIT = 500_000
 
 
-def serves(backend: Any, kind: type) -> bool:
+def serves(backend: Any, kind: type[Request]) -> bool:
     """Does ``backend`` serve requests of type ``kind`` (has a callable ``kind.serve``)?"""
     return callable(getattr(backend, kind.serve, None))
 
 
-def served(backend: Any) -> list[type]:
+def served(backend: Any) -> list[type[Request]]:
     """Every request type ``backend`` serves, in ``REQUEST_TYPES`` order."""
     return [kind for kind in REQUEST_TYPES if serves(backend, kind)]
 
@@ -49,7 +49,7 @@ def describe_served(backend: Any) -> str:
     return ", ".join(k.what for k in kinds) or "no request type lexprobe asks"
 
 
-def require(backend: Any, alternatives: Sequence[tuple[type, ...]], what: str) -> tuple[type, ...]:
+def require(backend: Any, alternatives: Sequence[tuple[type[Request], ...]], what: str) -> tuple[type[Request], ...]:
     """The first of ``alternatives`` whose request types ``backend`` all serves; otherwise one ``ModelError``
     line naming what ``what`` needs and what the backend serves."""
     for option in alternatives:
@@ -74,10 +74,10 @@ class Engine:
     def name(self) -> str:
         return str(getattr(self.backend, "name", self.backend))
 
-    def serves(self, kind: type) -> bool:
+    def serves(self, kind: type[Request]) -> bool:
         return serves(self.backend, kind)
 
-    def require(self, alternatives: Sequence[tuple[type, ...]], what: str) -> tuple[type, ...]:
+    def require(self, alternatives: Sequence[tuple[type[Request], ...]], what: str) -> tuple[type[Request], ...]:
         return require(self.backend, alternatives, what)
 
     def fit(self, requests: Sequence[Any]) -> list[Fit]:
@@ -129,10 +129,10 @@ class Engine:
         return {"requests": self.asked, "requests_scored": self.scored}
 
 
-def _by_type(requests: Sequence[Any]) -> dict[type, list[int]]:
-    groups: dict[type, list[int]] = {}
+def _by_type(requests: Sequence[Any]) -> dict[type[Request], list[int]]:
+    groups: dict[type[Request], list[int]] = {}
     for i, r in enumerate(requests):
-        if not hasattr(type(r), "serve"):
+        if not isinstance(r, Request):
             raise TypeError(f"not a request: {r!r}")
         groups.setdefault(type(r), []).append(i)
     return groups

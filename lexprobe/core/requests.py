@@ -23,6 +23,13 @@ from dataclasses import dataclass
 from typing import ClassVar, Union
 
 
+class Request:
+    """What every request type declares: the backend method that serves it, and what that is, in words."""
+
+    serve: ClassVar[str]
+    what: ClassVar[str]
+
+
 @dataclass(frozen=True)
 class Message:
     """One turn of a chat: ``role`` is ``system``, ``user`` or ``assistant``."""
@@ -36,7 +43,7 @@ Prompt = Union[str, tuple[Message, ...]]
 
 
 @dataclass(frozen=True)
-class Continuation:
+class Continuation(Request):
     """Log-probability of each token of ``continuation`` after ``context`` (lm-eval's ``loglikelihood``).
 
     Answer: a float64 array, one value per scored token. ``max_tokens``: only the continuation's
@@ -57,7 +64,7 @@ class Continuation:
 
 
 @dataclass(frozen=True)
-class Slot:
+class Slot(Request):
     """Log-probability of each token of ``word`` in masked slots between ``left`` and ``right`` (a masked LM).
 
     The word is tokenised as it stands in the filled-in sentence; the answer has one value per word token."""
@@ -71,7 +78,7 @@ class Slot:
 
 
 @dataclass(frozen=True)
-class PseudoLogLikelihood:
+class PseudoLogLikelihood(Request):
     """A masked LM's pseudo-log-likelihood of each token of ``continuation`` after ``context`` (one token
     masked at a time, ``variant`` ``token``; or word-level left-to-right, ``word-l2r``). Answer: per token."""
 
@@ -85,7 +92,7 @@ class PseudoLogLikelihood:
 
 
 @dataclass(frozen=True)
-class Embed:
+class Embed(Request):
     """A text's unit vector: a sentence encoder's, or the mean of static word vectors (a text without any
     token with a vector is the zero vector). Answer: a float array."""
 
@@ -96,7 +103,7 @@ class Embed:
 
 
 @dataclass(frozen=True)
-class TokenVector:
+class TokenVector(Request):
     """The contextual vector of ``words[index]`` in the sentence ``" ".join(words)`` (the mean of its subword
     vectors; the word may hold spaces: a multi-word expression) at ``layer`` (None: the backend's own).
     Answer: a float32 array, or None where the word's subwords could not be found (counted by the caller)."""
@@ -110,7 +117,7 @@ class TokenVector:
 
 
 @dataclass(frozen=True)
-class Generate:
+class Generate(Request):
     """A greedy answer to ``prompt`` of at most ``max_tokens`` tokens, cut before the first of ``stop``.
 
     ``answer_prefix``: text the answer is known to start with ("Answer:"); a backend that can pre-fill
@@ -126,7 +133,7 @@ class Generate:
 
 
 @dataclass(frozen=True)
-class RandomScores:
+class RandomScores(Request):
     """``n`` seeded random scores for ``key``: the random baseline (the same key gives the same scores)."""
 
     key: str
@@ -136,7 +143,7 @@ class RandomScores:
     what: ClassVar[str] = "random scores"
 
 
-REQUEST_TYPES: tuple[type, ...] = (Continuation, Slot, PseudoLogLikelihood, Embed, TokenVector, Generate,
+REQUEST_TYPES: tuple[type[Request], ...] = (Continuation, Slot, PseudoLogLikelihood, Embed, TokenVector, Generate,
                                    RandomScores)
 
 

@@ -30,8 +30,8 @@ import torch
 from tqdm.auto import tqdm
 
 from lexprobe.batching import chunks, pad_batch, run_batched
-from lexprobe.scorers.attention_layout import attention_layout
 from lexprobe.core.requests import Continuation, Fit
+from lexprobe.scorers.attention_layout import attention_layout
 from lexprobe.scorers.base import Generates, Scorer, TooLong
 
 

@@ -112,9 +112,10 @@ class Wsd(Benchmark):
         return res.format_choose(result) if is_choose(result) else res.format_result(result)
 
     # --- lexprobe run -----------------------------------------------------------------------------
-    run_samples: ClassVar[dict[str, int | None]] = {"quick": 40, "full": 200}
-    llm_parts = (LLMPart("likelihood", False, {"quick": 12, "full": 50}),
-                 LLMPart("choose", True, {"quick": 12, "full": 50}))
+    #: instances per set (5 sets): the default model's, and the causal LM's by likelihood and asked in chat
+    run_samples: ClassVar[dict[str, int | None]] = {"quick": 20, "full": 100}
+    llm_parts = (LLMPart("likelihood", False, {"quick": 6, "full": 40}),
+                 LLMPart("choose", True, {"quick": 3, "full": 20}))
 
     def default_run(self, out_dir, part):
         """``lexprobe run``'s part: a seeded sample of each set of ALL (``--limit N --seed 0``, exactly what
@@ -123,9 +124,7 @@ class Wsd(Benchmark):
         from lexprobe.benchmarks.wsd.config import WsdChooseOptions
         from lexprobe.core.engine import serves
         from lexprobe.core.requests import Continuation
-        from lexprobe.models import load_scorer
-
-        from lexprobe.models import detect_kind
+        from lexprobe.models import detect_kind, load_scorer
 
         method = part.method
         if method == "likelihood" and detect_kind(part.model) not in ("causal", "random"):

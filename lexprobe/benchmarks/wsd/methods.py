@@ -101,7 +101,9 @@ class ScoredSenses(Method):
         per_instance = [self.requests_of(kind, config, items, inst) for inst in chunk]
         flat = [r for reqs in per_instance for r in reqs]
         fits = engine.fit(flat)
-        out, asked, where = [], [], []
+        out: list[dict] = []
+        asked: list = []
+        where: list[tuple[int, int, int]] = []
         start = 0
         for inst, reqs in zip(chunk, per_instance):
             record = items.unit(inst)

@@ -96,10 +96,10 @@ def breakdowns(records: list[dict]) -> dict:
     """F1 by number of senses and by whether the gold is the WordNet first sense (MFS) or not (LFS), for the
     model and the first-sense baseline (on LFS instances it scores 0 by construction)."""
     def table(group) -> dict:
-        out: dict[str, dict] = {}
+        out: dict[str, list[dict]] = {}
         for r in records:
             if r["candidates"]:
-                out.setdefault(group(r), []).append(r)  # type: ignore[arg-type]
+                out.setdefault(group(r), []).append(r)
         return {name: {"model": aggregate(unit_values(members)),
                        "first_sense": aggregate(baseline_values(members)["first_sense"])}
                 for name, members in out.items()}
@@ -204,7 +204,7 @@ def format_choose(result: dict) -> str:
     from lexprobe.reporting import format_table
 
     headers, rows = choose_rows(result)
-    return f"All-words WSD, asked to choose, F1 (%)\n" + format_table(headers, rows)
+    return "All-words WSD, asked to choose, F1 (%)\n" + format_table(headers, rows)
 
 
 def failure_rows(result: dict) -> list[dict]:
