@@ -28,8 +28,9 @@ from typing import Any, Sequence
 from lexprobe.core.requests import FITS, REQUEST_TYPES, Fit, Request
 from lexprobe.errors import ModelError
 
-#: answers kept for reuse; past this many, the older half is dropped (a memo, not a store)
-MEMO_LIMIT = 500_000
+#: bytes of answers kept for reuse (vectors, log-probability arrays); past this, the older half is dropped (a memo,
+#: not a store: a run whose answers are many large vectors — sense ranking's — keeps them in its own store)
+MEMO_BYTES = 256 << 20
 
 
 def serves(backend: Any, kind: type[Request]) -> bool:
@@ -67,6 +68,7 @@ class Engine:
         self.backend = backend
         self.progress = progress
         self._memo: dict[Any, Any] = {}
+        self._memo_bytes = 0
         self.asked = 0  #: requests asked, repeats included
         self.scored = 0  #: requests the backend answered (the rest came from the memo or repeats)
 
@@ -114,10 +116,12 @@ class Engine:
         return out
 
     def _remember(self, answers: dict) -> None:
-        if len(self._memo) + len(answers) > MEMO_LIMIT:
-            keep = list(self._memo)[len(self._memo) // 2:]
-            self._memo = {k: self._memo[k] for k in keep}
         self._memo.update(answers)
+        self._memo_bytes += sum(_size(a) for a in answers.values())
+        if self._memo_bytes > MEMO_BYTES:  # the answers just made stay: the caller reads them next
+            drop = [k for k in list(self._memo)[: len(self._memo) // 2] if k not in answers]
+            for k in drop:
+                self._memo_bytes -= _size(self._memo.pop(k))
 
     def costs(self, texts: Sequence[str]) -> list[int]:
         """Tokens per text with the backend's tokenizer (whitespace words when it has none)."""
@@ -127,6 +131,11 @@ class Engine:
 
     def stats(self) -> dict[str, int]:
         return {"requests": self.asked, "requests_scored": self.scored}
+
+
+def _size(answer: Any) -> int:
+    """Bytes an answer holds (an array's buffer, a text's characters; 64 for anything else)."""
+    return int(getattr(answer, "nbytes", 0) or (len(answer) if isinstance(answer, str) else 64))
 
 
 def _by_type(requests: Sequence[Any]) -> dict[type[Request], list[int]]:

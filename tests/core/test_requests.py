@@ -46,6 +46,19 @@ def test_the_engine_asks_each_distinct_request_once_across_calls():
     assert engine.stats() == {"requests": 5, "requests_scored": 3}
 
 
+def test_the_memo_is_bounded_and_keeps_what_was_just_asked(monkeypatch):
+    from lexprobe.core import engine as engine_module
+
+    monkeypatch.setattr(engine_module, "MEMO_BYTES", 16 * 3)  # three answers of two float64s
+    backend = Counting()
+    engine = Engine(backend)
+    for text in ("a", "b", "c", "d"):
+        assert engine([Embed(text)])[0][0] == 1
+    assert len(engine._memo) <= 3 and Embed("d") in engine._memo
+    engine([Embed("a")])
+    assert backend.asked.count("a") == 2  # dropped, so asked again: the same answer
+
+
 def test_capabilities_are_the_request_types_served():
     assert served(Counting()) == [Embed]
     assert require(Counting(), [(Continuation,), (Embed,)], "X") == (Embed,)
