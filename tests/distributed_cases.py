@@ -55,6 +55,13 @@ def coda_groups_file(folder: Path) -> Path:
     return path
 
 
+def wsd_file(folder: Path) -> Path:
+    """The hand-made WSD set of ``tests/data/test_wsd.py`` (five instances: a multi-word lemma, two gold keys)."""
+    from tests.data.test_wsd import write_pair
+
+    return write_pair(folder / "wsd", name="mini")
+
+
 def sense_instances():
     from lexprobe.data.instances import SenseInstance
 

@@ -32,7 +32,7 @@ INSTALL: dict[str, tuple[str, str]] = {
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("LEXPROBE_TEST_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
-SHARED_DATA_HINT = ("the real corpora (CoDA21, SemCor, STREUSLE, PDEP) are not in the clone: put them beside it as "
+SHARED_DATA_HINT = ("the real corpora (CoDA21, SemCor, STREUSLE, PDEP, the WSD framework) are not in the clone: put them beside it as "
                     "../shared/data, or point LEXPROBE_TEST_SHARED_DATA=/path at such a folder")
 
 

@@ -33,7 +33,7 @@ def strip(obj):
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("contract")
-    return {"coda": str(dc.coda_groups_file(folder))}
+    return {"coda": str(dc.coda_groups_file(folder)), "wsd": str(dc.wsd_file(folder))}
 
 
 def _items_and_config(name: str, method: str, inputs):
@@ -45,11 +45,14 @@ def _items_and_config(name: str, method: str, inputs):
     if name == "coda21":
         config = bench.Config(data=inputs["coda"], method=method)
         return bench.load_items(config), config
+    if name == "wsd":
+        config = bench.Config(data=inputs["wsd"], method=method)
+        return bench.load_items(config), config
     return dc.sense_instances(), bench.Config(method=method, corpus="synthetic", k=10)
 
 
 def _model_for(name: str, method: str, tiny_bert, tiny_llama) -> str:
-    if method == "choose":
+    if method == "choose" or (name, method) == ("wsd", "likelihood"):
         return str(tiny_llama)
     return str(tiny_bert)
 
@@ -60,7 +63,7 @@ def test_every_benchmark_and_method_gives_a_valid_result(name, method, inputs, t
     items, config = _items_and_config(name, method, inputs)
     models = ["random", _model_for(name, method, tiny_bert, tiny_llama)]
     for model in models:
-        scorer = load_scorer(model, device="cpu", prefer=bench.meta.load_as)
+        scorer = load_scorer(model, device="cpu", prefer=bench.prefers(method))
         if method in ("choose", "ask") and model == "random":
             with pytest.raises(ModelError, match="needs generation" if method == "choose" else "needs token log-prob"):
                 evaluate(bench, scorer, config, items=items, progress=False)

@@ -23,7 +23,7 @@ def test_the_resume_log_is_keyed_by_the_job_key(name, method, inputs, tiny_bert,
                                                 monkeypatch):
     bench = registry.get(name)
     items, config = _items_and_config(name, method, inputs)
-    scorer = load_scorer(_model_for(name, method, tiny_bert, tiny_llama), device="cpu", prefer=bench.meta.load_as)
+    scorer = load_scorer(_model_for(name, method, tiny_bert, tiny_llama), device="cpu", prefer=bench.prefers(method))
     job_keys, logged = record_job_keys(monkeypatch), []
     real_init = ResumeLog.__init__
 

@@ -162,11 +162,23 @@ def _plain(value: Any) -> Any:
 
 
 class Method(ABC):
-    """How a benchmark asks the model. ``requires``: capabilities of which the scorer needs one."""
+    """How a benchmark asks the model. ``requests``: the request types (``core.requests``) it asks, by
+    alternative — a backend must serve every type of one of them; ``requires`` (older methods): scorer
+    capabilities of which the scorer needs one."""
 
     name: ClassVar[str]
     requires: ClassVar[tuple[type, ...]] = ()
+    requests: ClassVar[tuple[tuple[type, ...], ...]] = ()
     help: ClassVar[str] = ""
+    #: the scorer kind a model is loaded as for this method when --kind is not given (None: the benchmark's)
+    load_as: ClassVar[str | None] = None
+
+    def check_backend(self, scorer: Any, config: Any, what: str) -> None:
+        """One line, before any work, where ``scorer`` serves none of the method's alternatives."""
+        from lexprobe.core.engine import require
+
+        if self.requests:
+            require(scorer, self.requests, what)
 
     @abstractmethod
     def run(self, job: "Job") -> "Records | None":
@@ -277,6 +289,11 @@ class Benchmark(ABC):
         except KeyError:
             raise LexprobeError(f"unknown method {name!r} for {self.meta.name}; use one of: "
                                 f"{', '.join(self.methods)}") from None
+
+    def prefers(self, method: str) -> str | None:
+        """The scorer kind to load a model as for ``method`` when --kind is not given (the method's, else the
+        benchmark's ``meta.load_as``; None: detected)."""
+        return self.method(method).load_as or self.meta.load_as
 
     def check_config(self, config: Any) -> None:
         """One-line errors for option values no parser can see (called before any work)."""

@@ -58,7 +58,7 @@ def _eval(bench: Any, args: argparse.Namespace, config: Any, out: Any) -> int:
 
     items = bench.load_items(config)  # data and output errors before the (slow) model load
     context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
-    scorer = scorer_from_args(args, prefer=bench.meta.load_as, seed=getattr(config, "seed", 0))
+    scorer = scorer_from_args(args, prefer=bench.prefers(config.method), seed=getattr(config, "seed", 0))
     result = evaluate(bench, scorer, config, out, items=items, keep_instances=not args.no_instances,
                       overwrite=args.overwrite)
     if result is None:  # another rank than 0

@@ -16,6 +16,7 @@ REGISTRY: dict[str, str] = {
     "wdlmpro": "lexprobe.benchmarks.wdlmpro.benchmark:WDLMPro",
     "coda21": "lexprobe.benchmarks.coda21.benchmark:CoDA21",
     "senserank": "lexprobe.benchmarks.senserank.benchmark:SenseRank",
+    "wsd": "lexprobe.benchmarks.wsd.benchmark:Wsd",
 }
 
 

@@ -11,7 +11,7 @@ from lexprobe.errors import DataError
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "data", help="list, fetch, import and verify the datasets (WordNet, CoDA21, SemCor, STREUSLE, PDEP, OntoNotes)",
+        "data", help="list, fetch, import and verify the datasets (WordNet, CoDA21, SemCor, STREUSLE, PDEP, OntoNotes, WSD)",
         description="Datasets live in the data directory ($LEXPROBE_DATA, default ~/.cache/lexprobe/data). "
                     "LEXPROBE_DATA_MIRROR=URL fetches https://HOST/PATH from URL/HOST/PATH instead.",
     )

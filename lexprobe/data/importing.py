@@ -120,7 +120,7 @@ def import_dataset(name: str, sources: list[Path], say: Say = print) -> list[str
     if name in GROUPS or names[0] in _SINGLE_FILE_DATASETS:
         return _import_single_files(name, names, sources, say)
     handler = {"semcor": _import_semcor, "streusle": _import_streusle, "pdep-corpus": _import_pdep_corpus,
-               "ontonotes": _import_ontonotes, "wordnet": _import_wordnet}.get(names[0])
+               "ontonotes": _import_ontonotes, "wordnet": _import_wordnet, "wsd": _import_wsd}.get(names[0])
     if handler is None:  # pragma: no cover - every dataset has an importer
         raise DataError(f"{name} cannot be imported")
     handler(sources, say)
@@ -309,3 +309,63 @@ def _import_wordnet(sources: list[Path], say: Say) -> None:
     from lexprobe.data import wordnet
 
     wordnet.load_wordnet.cache_clear()
+
+
+#: files of the WSD framework that are copied when present (the benchmark reads neither)
+_WSD_OPTIONAL = ("README", "Scorer.java")
+
+
+def _wsd_root(src: Path, say: Say) -> Path:
+    """The framework's folder: ``src`` itself when it holds the sets, else its one subfolder that does (the
+    unzipped release's ``WSD_Unified_Evaluation_Datasets/``, a GlossBERT checkout's ``Evaluation_Datasets/``)."""
+    from lexprobe.data.wsd import ALL, set_files
+
+    def holds_sets(folder: Path) -> bool:
+        return set_files(folder, ALL)[0].is_file()
+
+    if not src.is_dir():
+        raise DataError(f"{src} is not a folder; give the framework's folder (ALL/, senseval2/, ... semeval2015/)")
+    if holds_sets(src):
+        return src
+    inside = [p for p in sorted(src.iterdir()) if p.is_dir() and holds_sets(p)]
+    if len(inside) == 1:
+        say(f"importing {inside[0]}, the WSD framework's folder in {src}")
+        return inside[0]
+    raise DataError(f"{src} does not hold the WSD framework (no ALL/ALL.data.xml); give the folder with ALL/, "
+                    "senseval2/, senseval3/, semeval2007/, semeval2013/ and semeval2015/")
+
+
+def _import_wsd(sources: list[Path], say: Say) -> None:
+    """The framework's folder: the pinned data and gold files of the five sets and ALL, read by the reader
+    (published counts, ALL = the five concatenated), then copied in as one folder."""
+    from lexprobe.data.wsd import check_framework
+
+    ds = DATASETS["wsd"]
+    root = _wsd_root(sources[0], say)
+    chosen: list[tuple[Path, str]] = []
+    for f in ds.files:
+        inner = f.relpath.split("/", 1)[1]
+        src = root / inner
+        optional = inner in _WSD_OPTIONAL
+        if not src.is_file():
+            if optional:
+                continue
+            raise DataError(f"{root} has no {inner}; give the framework's folder (ALL/, senseval2/, ... each "
+                            "with its .data.xml and .gold.key.txt)")
+        require_regular(src, "give the framework's files")
+        if optional and _content_sha(src) != f.sha256:
+            say(f"wsd: {src} is not the pinned {inner}; not imported (lexprobe does not read it)")
+            continue
+        _check_pinned(ds, f.relpath, src)
+        chosen.append((src, f.relpath))
+    check_framework(root)
+
+    def fill(tmp: Path) -> None:
+        for src, rel in chosen:
+            dest = tmp / rel.split("/", 1)[1]
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dest)
+
+    _install_tree(data_dir() / ds.entry, fill)
+    files = {rel: sha256_of(data_dir() / rel) for _, rel in chosen}
+    _record_import("wsd", ds.entry, files, root, say)

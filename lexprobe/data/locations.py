@@ -69,3 +69,8 @@ def default_coda_dir() -> Path:
     """``$LEXPROBE_CODA_DIR`` or the data directory's ``coda21/`` (``lexprobe data fetch coda21``)."""
     env = os.environ.get("LEXPROBE_CODA_DIR")
     return Path(env) if env else data_dir() / "coda21"
+
+
+def default_wsd() -> Path:
+    """The WSD framework's folder in the data directory (``lexprobe data fetch wsd``)."""
+    return entry_path("wsd")

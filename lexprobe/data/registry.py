@@ -30,6 +30,7 @@ CODA_COMMIT = "f5393e66eefcbc1b289a6f674527ac7522377382"
 SEMCOR_COMMIT = "c31b9b8eb6d6ca726b6868f19123aaf7e5eb1d88"
 STREUSLE_TAG = "v4.4"
 UNCOMMON_SENSE_COMMIT = "d12dcfeeb7e70d3ebd011c6d2e0b3c876dea341b"
+GLOSSBERT_COMMIT = "64d282d5bae75064fc1a0b35fae8b250538411ec"
 
 _CODA_LICENCE = "no licence file upstream: use for evaluation, do not redistribute"
 
@@ -102,6 +103,25 @@ def _coda(variant: str, sha256: str | None, size: int | None) -> Dataset:
 
 
 _SEMCOR_ARCHIVE = f"semcor/wsd_corpora-{SEMCOR_COMMIT}.tar.gz"
+
+#: Raganato et al.'s framework as copied into GlossBERT's repository (``Evaluation_Datasets/``, byte for byte
+#: the framework's files): relpath under the framework folder -> (sha256, size)
+_WSD_FILES = {
+    "senseval2/senseval2.data.xml": ("5f5fe6a74fdd4ee85ca271c49a3b88131e4a7ba04a11a1392c1333efcbfe9be9", 301_219),
+    "senseval2/senseval2.gold.key.txt": ("1e1c43116dadc796763c59f66cc61aa204cfb1886e5825836a96cf9b96a056e8", 77_498),
+    "senseval3/senseval3.data.xml": ("ecd472808c5f3873b0e90fda6182519e5ed6081929435a67eb7f2c5a8fd36839", 281_256),
+    "senseval3/senseval3.gold.key.txt": ("1faa09ca47a9c4627c0c1078dfc30e39c16d6ce728a532cc670007fbca0be70e", 61_519),
+    "semeval2007/semeval2007.data.xml": ("ff0cb1350acf7d0bf09f05b18c537870c8205f12daa2510099674a227c149f38", 142_049),
+    "semeval2007/semeval2007.gold.key.txt": ("06dce0b5892bb5c625ebfd8755d1a31a5a04df6882709aa29c1dcd44befb3b41", 14_555),
+    "semeval2013/semeval2013.data.xml": ("58682da53cdb24e7563f9a77bc357616eee6863399c2be62f8927c9d5eb20245", 386_664),
+    "semeval2013/semeval2013.gold.key.txt": ("3dcedb0b9bed2906c3651d089236801c5353198ba6eda0575f864e3d18ee81cc", 54_463),
+    "semeval2015/semeval2015.data.xml": ("e0804170a39fac9d0da6c707b0b974d493a385743557a40626abf36609372650", 137_606),
+    "semeval2015/semeval2015.gold.key.txt": ("3a15c65607f27efb3846a71a303b21d0916b5bb527348bf27f526d6770301eaf", 37_352),
+    "ALL/ALL.data.xml": ("27a9da01b6d4a1e4dc7c76d15148a38eaa56cc0df371cae4416d04e541b6fe36", 1_340_442),
+    "ALL/ALL.gold.key.txt": ("0bf2ffc38f572587c72b59ea928da676423b99b5a54bd1a83eb4848b517d3170", 324_159),
+    "README": ("cbd986b52fa6c401c6ea6790f4ee593fbcefddece9dbd8a27a62cd31d6ed4599", 3_238),
+    "Scorer.java": ("3237054aa1d2fc646977126e3923c87ffdad8d9747de3296abb853fb7053ffd3", 2_827),
+}
 
 DATASETS: dict[str, Dataset] = {d.name: d for d in (
     Dataset(
@@ -202,6 +222,24 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
                           _gh_raw("lgessler/bert-has-uncommon-sense", UNCOMMON_SENSE_COMMIT, "data/ontonotes_nota_senses.txt"),
                           "4094cede2497855e89a725993b49088983df0fa89fe2cd4d8f6b0abb6fade0a5", 45_198),),
         entry="ontonotes/ontonotes_nota_senses.txt",
+    ),
+    Dataset(
+        name="wsd",
+        title="WSD unified evaluation framework (Raganato et al. 2017): Senseval-2/3, SemEval-2007/2013/2015, ALL",
+        version=GLOSSBERT_COMMIT[:7],
+        upstream="github.com/HSLCY/GlossBERT (a copy of the framework's lcl.uniroma1.it/wsdeval release)",
+        pin=GLOSSBERT_COMMIT,
+        upstream_path="Evaluation_Datasets/{<set>/<set>.data.xml,<set>/<set>.gold.key.txt,README,Scorer.java}",
+        licence="research use under the framework's terms (cite Raganato et al. 2017 and each task's paper); "
+                "no licence file upstream",
+        reader_format="<set>.data.xml (corpus/text/sentence of wf and instance) + <set>.gold.key.txt",
+        files=tuple(RemoteFile(f"wsd-raganato/{rel}", _gh_raw("HSLCY/GlossBERT", GLOSSBERT_COMMIT,
+                                                              f"Evaluation_Datasets/{rel}"), sha, size)
+                    for rel, (sha, size) in _WSD_FILES.items()),
+        entry="wsd-raganato",
+        redistributable=False,
+        notes="`data import wsd DIR` takes the framework's folder (ALL/, senseval2/, ...); README and Scorer.java "
+              "are copied when present",
     ),
     Dataset(
         name="ontonotes",

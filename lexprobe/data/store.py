@@ -103,6 +103,10 @@ def validator(name: str, relpath: str) -> Callable[[Path], None] | None:
         from lexprobe.data.streusle import read_streusle_json
 
         return lambda p: importing.require_records(read_streusle_json(p, "train"), p, "STREUSLE sentences")
+    if name == "wsd":
+        from lexprobe.data.wsd import check_file
+
+        return lambda p: check_file(p, relpath)
     if name == "pdep-corpus":
         from lexprobe.data.pdep import read_pdep
 

@@ -30,14 +30,18 @@ import torch
 from tqdm.auto import tqdm
 
 from lexprobe.batching import chunks, pad_batch, run_batched
+from lexprobe.core.requests import Continuation, Fit
 from lexprobe.scorers.attention_layout import attention_layout
-from lexprobe.scorers.base import Scorer, TooLong
+from lexprobe.scorers.base import Generates, Scorer, TooLong
 
 
-class CausalTokenization:
+class CausalTokenization(Generates):
     """How a causal LM's (context, continuation) texts become token ids: one rule for every backend (in process,
     an endpoint, vLLM), so a request is the same token ids wherever it is scored. Needs ``tokenizer``,
-    ``max_length``, ``prefix_id`` and ``count`` (``Scorer``)."""
+    ``max_length``, ``prefix_id``, ``count`` (``Scorer``) and ``token_logprobs``.
+
+    It serves ``core.requests.Continuation`` (``continuations``, fitted by ``fit_continuations``) for every
+    causal backend alike, and ``Generate`` through the backend's ``generate`` (``Generates``)."""
 
     tokenizer: Any
     max_length: int | None
@@ -71,6 +75,58 @@ class CausalTokenization:
         if not cont:
             raise ValueError(f"empty continuation after tokenisation: {continuation!r}")
         return tuple(ctx), tuple(cont)
+
+    # --- core.requests.Continuation ---------------------------------------------------------------
+    def _continuation_ids(self, request: Continuation) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(context ids, scored continuation ids) of a request, tokenised once per (context, continuation)."""
+        memo = self.__dict__.setdefault("_pair_ids", {})
+        key = (request.context, request.continuation)
+        if key not in memo:
+            memo[key] = self.tokenize_pair(request.context, request.continuation)
+        ctx, cont = memo[key]
+        return ctx, (cont if request.max_tokens is None else cont[: request.max_tokens])
+
+    def fit_continuations(self, requests: Sequence[Continuation]) -> list[Fit]:
+        """How each request fits the model: the context's start cut (``fit_context``), or too long."""
+        out = []
+        for request in requests:
+            ctx, cont = self._continuation_ids(request)
+            try:
+                fitted, cut = fit_context(ctx, cont, self.max_length)
+            except TooLong as err:
+                out.append(Fit(too_long=str(err)))
+                continue
+            out.append(Fit(cut=cut, context_tokens=len(fitted)))
+        return out
+
+    def continuations(self, requests: Sequence[Continuation], progress: bool = False) -> list[np.ndarray]:
+        """Per-token log-probabilities of each request's continuation, fitted as ``fit_continuations`` says
+        (``TooLong`` for one that does not fit: fit first and leave those out). A ``window`` splits the
+        continuation: the tokens whose context and prefix fit the window in one request, each later token in
+        its own, from the window's last tokens (``causal_w2d_batch_shift``'s rule)."""
+        pairs: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+        index: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
+        plan: list[list[int]] = []
+
+        def add(ctx: tuple[int, ...], cont: tuple[int, ...]) -> int:
+            if (ctx, cont) not in index:
+                index[(ctx, cont)] = len(pairs)
+                pairs.append((ctx, cont))
+            return index[(ctx, cont)]
+
+        for request in requests:
+            ctx, cont = self._continuation_ids(request)
+            ctx, _ = fit_context(ctx, cont, self.max_length)
+            if request.window is None:
+                plan.append([add(ctx, cont)])
+                continue
+            ctx = ctx[-request.window:]
+            fits = min(len(cont), request.window - len(ctx) + 1)
+            parts = [add(ctx, cont[:fits])]
+            parts += [add((ctx + cont[:j])[-request.window:], cont[j:j + 1]) for j in range(fits, len(cont))]
+            plan.append(parts)
+        logps = self.token_logprobs(pairs, progress=progress)  # type: ignore[attr-defined]
+        return [np.concatenate([np.asarray(logps[i], dtype=np.float64) for i in parts]) for parts in plan]
 
 
 class CausalLMScorer(Scorer, CausalTokenization):

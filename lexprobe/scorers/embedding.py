@@ -17,7 +17,7 @@ text has a sentence-internal full stop (docs/wdlmpro.md).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import torch
@@ -42,6 +42,10 @@ def _normalise(x: np.ndarray) -> np.ndarray:
 class EmbeddingScorer(Scorer):
     def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
         raise NotImplementedError
+
+    def embeddings(self, requests: Sequence[Any], progress: bool = False) -> list[np.ndarray]:
+        """``core.requests.Embed``: each text's vector (``encode``, which memoises and batches)."""
+        return list(self.encode([r.text for r in requests], progress=progress))
 
 
 class SentenceEmbeddingScorer(EmbeddingScorer):

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import torch
 from tqdm.auto import tqdm
 
 from lexprobe.batching import pad_batch, run_batched
+from lexprobe.core.requests import Fit
 from lexprobe.scorers.base import Scorer, TooLong
 from lexprobe.scorers.encoder_tail import last_layer_cut, scored_logits
 
@@ -108,6 +109,51 @@ class MaskedLMScorer(Scorer):
                 results[r] = logp[np.arange(len(word)), list(word)]
         bar.close()
         return results  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ core.requests
+    def fit_slots(self, requests: Sequence[Any]) -> list[Fit]:
+        """``Slot``: cut far from the slot to fit (``fit_query``), or too long (the word's masks alone)."""
+        out = []
+        for r in requests:
+            whole = self.slot_request(r.left, r.word, r.right, fit=False)
+            try:
+                prefix, suffix = fit_query(whole.prefix, len(whole.word), whole.suffix, self.max_length)
+            except TooLong as err:
+                out.append(Fit(too_long=str(err)))
+                continue
+            out.append(Fit(cut=len(prefix) + len(suffix) < len(whole.prefix) + len(whole.suffix)))
+        return out
+
+    def slots(self, requests: Sequence[Any], progress: bool = False) -> list[np.ndarray]:
+        """``Slot``: per word token log P in masked slots (one forward per distinct query)."""
+        return self.slot_logprobs([self.slot_request(r.left, r.word, r.right) for r in requests], progress=progress)
+
+    def fit_pseudo_loglikelihoods(self, requests: Sequence[Any]) -> list[Fit]:
+        """``PseudoLogLikelihood``: the context's start cut to fit (``pll.prefix_cut``), or too long."""
+        from lexprobe.scorers.pll import prefix_cut
+
+        out = []
+        for r in requests:
+            try:
+                out.append(Fit(cut=prefix_cut(self, r.context, r.continuation, r.max_tokens)))
+            except TooLong as err:
+                out.append(Fit(too_long=str(err)))
+        return out
+
+    def pseudo_loglikelihoods(self, requests: Sequence[Any], progress: bool = False) -> list[np.ndarray]:
+        """``PseudoLogLikelihood``: per continuation token PLL terms, requests of one variant and cut together."""
+        from lexprobe.scorers.pll import pll_token_logprobs
+
+        groups: dict[tuple, list[int]] = {}
+        for i, r in enumerate(requests):
+            groups.setdefault((r.variant, r.max_tokens), []).append(i)
+        out: list[np.ndarray] = [np.empty(0)] * len(requests)
+        for (variant, max_tokens), where in groups.items():
+            terms = pll_token_logprobs(self, [(requests[i].context, requests[i].continuation) for i in where],
+                                       variant=variant, max_tokens=max_tokens)
+            for i, t in zip(where, terms):
+                out[i] = t
+        return out
 
     def _probe_queries(self, width: int, n: int) -> None:
         self._forward_queries([((self.pad_id,) * max(width - 1, 0), 1, ())] * n)

@@ -30,6 +30,14 @@ class RandomScorer(Scorer):
         """Seeded random target vectors (the sense-ranking baseline); see ``RandomTargetEmbedder``."""
         return RandomTargetEmbedder(self.seed).embed(instances, progress)
 
+    def random_scores(self, requests, progress: bool = False) -> list[np.ndarray]:
+        """``core.requests.RandomScores``: ``scores(key, n)`` of each."""
+        return [self.scores(r.key, r.n) for r in requests]
+
+    def token_vectors(self, requests, progress: bool = False) -> list[np.ndarray]:
+        """``core.requests.TokenVector``: a seeded random vector per (sentence, word), whatever the layer."""
+        return [RandomTargetEmbedder(self.seed).vector("", "", r.words, r.index) for r in requests]
+
 
 class RandomTargetEmbedder:
     """Seeded random target vectors: the sense-ranking random baseline (``--model random``).
@@ -53,7 +61,10 @@ class RandomTargetEmbedder:
     def embed(self, instances, progress: bool = False) -> EmbeddedTargets:
         vectors = np.zeros((len(instances), self.dim), dtype=np.float32)
         for i, inst in enumerate(instances):
-            key = f"{inst.doc_id}\0{inst.sent_id}\0{' '.join(inst.tokens)}\0{inst.index}"
-            rng = np.random.default_rng([self.seed, zlib.crc32(key.encode("utf-8"))])
-            vectors[i] = rng.standard_normal(self.dim)
+            vectors[i] = self.vector(inst.doc_id, inst.sent_id, inst.tokens, inst.index)
         return EmbeddedTargets(vectors, np.ones(len(instances), dtype=bool), {"random": True})
+
+    def vector(self, doc_id: str, sent_id: str, tokens, index: int) -> np.ndarray:
+        key = f"{doc_id}\0{sent_id}\0{' '.join(tokens)}\0{index}"
+        rng = np.random.default_rng([self.seed, zlib.crc32(key.encode("utf-8"))])
+        return rng.standard_normal(self.dim).astype(np.float32)

@@ -46,6 +46,7 @@ import torch
 
 from lexprobe.batching import pad_batch, run_batched
 from lexprobe.cache import cache_dir, read_cache_file, stable_hash, write_cache_file
+from lexprobe.core.requests import TokenVector
 from lexprobe.data.instances import SenseInstance, token_char_spans
 from lexprobe.errors import ModelError
 from lexprobe.scorers.base import EmbeddedTargets, LayerEmbeddings, Scorer
@@ -138,6 +139,18 @@ class TokenEmbedder(Scorer):
     def embed(self, instances: Sequence[SenseInstance], progress: bool = True) -> EmbeddedTargets:
         """One vector per instance (float32, not normalised), computed sentence by sentence."""
         return self.embed_layers(instances, [self.layer], progress).layer(self.layer_index(self.layer))
+
+    def token_vectors(self, requests: Sequence[TokenVector], progress: bool = False) -> list[np.ndarray | None]:
+        """``core.requests.TokenVector``: the word's vector at the request's layer (this embedder's when None),
+        None where its subwords were not found; one forward pass per sentence for every layer asked."""
+        instances = [SenseInstance("", tuple(r.words), r.index, "", "", "", "") for r in requests]
+        layers = sorted({self.layer if r.layer is None else r.layer for r in requests})
+        got = self.embed_layers(instances, layers, progress)
+        out: list[np.ndarray | None] = []
+        for i, r in enumerate(requests):
+            at = got.layer(self.layer_index(self.layer if r.layer is None else r.layer))
+            out.append(at.vectors[i] if at.ok[i] else None)
+        return out
 
     def embed_layers(self, instances: Sequence[SenseInstance], layers: Sequence[int],
                      progress: bool = True) -> LayerEmbeddings:

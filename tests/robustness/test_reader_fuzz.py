@@ -272,6 +272,36 @@ def test_streusle_vis(tmp_path, streusle_dev):
                 lambda p: read_streusle_vis(p, "dev", lemmatize=False), tmp_path, valid_instances)
 
 
+def valid_wsd(instances):
+    from lexprobe.data.wsd import POS_ORDER
+    from lexprobe.metrics.wsd import SENSE_KEY
+
+    assert isinstance(instances, list) and instances
+    for inst in instances:
+        assert 0 <= inst.index < len(inst.tokens) and all(isinstance(t, str) and t.strip() for t in inst.tokens)
+        assert inst.pos in POS_ORDER and inst.lemma and inst.id and not any(c.isspace() for c in inst.id)
+        assert inst.gold and all(SENSE_KEY.fullmatch(k) for k in inst.gold)
+
+
+def test_wsd_framework_xml_and_gold(tmp_path):
+    """The framework's reader: mutated data files against a fixed gold file, and the reverse; a FIFO or
+    /dev/zero under either name."""
+    from lexprobe.data.wsd import read_wsd
+    from tests.data.test_wsd import GOLD, XML
+
+    fixed = tmp_path / "fixed"
+    fixed.mkdir()
+    (fixed / "senseval2.data.xml").write_text(XML, encoding="utf-8")
+    (fixed / "senseval2.gold.key.txt").write_text(GOLD, encoding="utf-8")
+    gold, data = fixed / "senseval2.gold.key.txt", fixed / "senseval2.data.xml"
+    check_cases("wsd-xml", byte_cases("senseval2.data.xml", XML.encode(), 13, n=2 * CASES_PER_READER),
+                lambda p: read_wsd(p, gold), tmp_path, valid_wsd)
+    check_cases("wsd-gold", byte_cases("senseval2.gold.key.txt", GOLD.encode(), 14),
+                lambda p: read_wsd(data, p), tmp_path, valid_wsd)
+    check_special("wsd-xml", "senseval2.data.xml", lambda p: read_wsd(p, gold), tmp_path)
+    check_special("wsd-gold", "senseval2.gold.key.txt", lambda p: read_wsd(data, p), tmp_path)
+
+
 # --- new shapes (issue #19): duplicate keys, deep nesting, NaN, FIFOs and devices ---------------------
 
 DEEP = b"[" * 100_000 + b"]" * 100_000

@@ -1,0 +1,223 @@
+"""WSD results as the field reports them: precision, recall and F1 per set and part of speech, ALL over the
+concatenation, with the three baselines, breakdowns by polysemy and by MFS/LFS, tables and console text.
+
+The framework's scorer (``metrics.wsd``, ``Scorer.java``): P = correct / answered, R = correct / total,
+F1 their harmonic mean. Per unit (an instance) the credit is 1 when the answer is one of the gold keys,
+0 otherwise, and an instance left unanswered (a prompt too long for the model) counts in R, not in P. So
+F1 = 2 sum(credit) / (answered + total), a ratio of two means over instances: its 95% interval resamples
+the instances and takes the ratio in each resample (``stats.bootstrap``), as the other benchmarks'
+means do.
+
+Slices of the one task: each set present (``senseval2`` ... in the paper's order), each part of speech
+(N, V, A, R), and ``all`` (ALL when the data is ALL). Units are instance ids; a record names its set.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from lexprobe.benchmarks.base import Unit
+from lexprobe.data.wsd import POS_ORDER, SETS, SHORT
+from lexprobe.metrics.wsd import LFS, MFS, first_sense_group, sense_bucket
+from lexprobe.metrics.wsd_baselines import random_credit
+
+TASK = "wsd"
+#: the baselines every result carries, by name (``baselines``), as tables label them
+BASELINES = {"random": "random (expected)", "first_sense": "WordNet first sense", "mfs": "SemCor MFS"}
+
+
+def credit(gold: list[str], answer: str | None) -> float | None:
+    """1.0 for a gold answer, 0.0 for another, None for none (unanswered)."""
+    return None if answer is None else float(answer in gold)
+
+
+def unit(key: str, pos: str, value: float | None) -> Unit:
+    """An instance as intervals and ``compare`` see it: ``f1`` and ``recall`` count an unanswered instance as
+    0 (the paired tests compare credits), ``precision`` leaves it out."""
+    return Unit(key, TASK, pos, {"f1": value or 0.0, "precision": value, "recall": value or 0.0})
+
+
+def unit_values(records: list[dict]) -> list[Unit]:
+    return [unit(r["id"], r["pos"], None if "skipped" in r else r["correct"]) for r in records]
+
+
+def baseline_values(records: list[dict]) -> dict[str, list[Unit]]:
+    """Random (its exact expectation), WordNet first sense and SemCor MFS on the result's own instances; MFS
+    only where the run had SemCor (``mfs`` in the records)."""
+    out = {"random": [unit(r["id"], r["pos"], random_credit(r["gold"], r["candidates"]) if r["candidates"] else None)
+                      for r in records],
+           "first_sense": [unit(r["id"], r["pos"], credit(r["gold"], r["candidates"][0] if r["candidates"] else None))
+                           for r in records]}
+    if records and all("mfs" in r or not r["candidates"] for r in records):
+        out["mfs"] = [unit(r["id"], r["pos"], credit(r["gold"], r.get("mfs"))) for r in records]
+    return out
+
+
+def slices(records: list[dict], units: list[Unit]) -> dict[str, list[Unit]]:
+    set_of = {r["id"]: r["set"] for r in records}
+    sets = [s for s in (*SETS, *sorted(set(set_of.values()) - set(SETS))) if s in set_of.values()]
+    out = {s: [u for u in units if set_of.get(u.key) == s] for s in sets}
+    out.update({p: [u for u in units if u.pos == p] for p in POS_ORDER if any(u.pos == p for u in units)})
+    out["all"] = list(units)
+    return out
+
+
+def aggregate(units: list[Unit]) -> dict[str, Any]:
+    """P, R and F1 of a slice with their 95% bootstrap intervals over instances (see the module docstring)."""
+    from lexprobe.stats.bootstrap import percentile_interval, resampled_means
+
+    n = len(units)
+    out: dict[str, Any] = {"f1": None, "precision": None, "recall": None, "n": n, "answered": 0, "ci": {}}
+    if not n:
+        return out
+    c = np.array([u.values.get("recall") or 0.0 for u in units])
+    a = np.array([u.values.get("precision") is not None for u in units], dtype=np.float64)
+    out["answered"] = int(a.sum())
+    out["recall"] = float(c.mean())
+    out["precision"] = float(c.sum() / a.sum()) if a.sum() else None
+    out["f1"] = float(2 * c.sum() / (a.sum() + n))
+    means = resampled_means(np.column_stack([c, a, 2 * c, a + 1]))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratios = {"recall": means[:, 0], "precision": means[:, 0] / means[:, 1], "f1": means[:, 2] / means[:, 3]}
+    for name, samples in ratios.items():
+        if out[name] is None:
+            continue
+        if np.all(c == c[0]) and np.all(a == a[0]):  # constant units: the value itself, no drift
+            out["ci"][name] = [round(out[name], 6)] * 2
+            continue
+        lo, hi = percentile_interval(samples[np.isfinite(samples)][:, None])[:, 0]
+        out["ci"][name] = [round(float(lo), 6), round(float(hi), 6)]
+    return out
+
+
+def breakdowns(records: list[dict]) -> dict:
+    """F1 by number of senses and by whether the gold is the WordNet first sense (MFS) or not (LFS), for the
+    model and the first-sense baseline (on LFS instances it scores 0 by construction)."""
+    def table(group) -> dict:
+        out: dict[str, list[dict]] = {}
+        for r in records:
+            if r["candidates"]:
+                out.setdefault(group(r), []).append(r)
+        return {name: {"model": aggregate(unit_values(members)),
+                       "first_sense": aggregate(baseline_values(members)["first_sense"])}
+                for name, members in out.items()}
+
+    senses = table(lambda r: sense_bucket(len(r["candidates"])))
+    order = sorted(senses, key=lambda b: int(b.split("-")[0].rstrip("+")))
+    first = table(lambda r: first_sense_group(r["gold"], r["candidates"][0]))
+    return {TASK: {"senses": {k: senses[k] for k in order}, "first_sense": {k: first[k] for k in (MFS, LFS)
+                                                                           if k in first}}}
+
+
+# --- tables and console ----------------------------------------------------------------------------
+
+def _f1(block: dict | None) -> str:
+    value = (block or {}).get("f1")
+    return "-" if value is None else f"{100 * value:.1f}"
+
+
+def score_rows(result: dict) -> tuple[list[str], list[list[str]]]:
+    """(headers, rows): F1 (%) per set and per part of speech, the model then each baseline."""
+    metrics = result["metrics"][TASK]
+    cols = [s for s in metrics if s != "all"]
+    headers = ["", *[SHORT.get(s, s) for s in cols], "all"]
+    rows = [[str(result["model"].get("name")), *[_f1(metrics[s]) for s in cols], _f1(metrics["all"])]]
+    for name, label in BASELINES.items():
+        base = (result.get("baselines") or {}).get(name, {}).get(TASK)
+        if base:
+            rows.append([label, *[_f1(base.get(s)) for s in cols], _f1(base.get("all"))])
+    return headers, rows
+
+
+def tables(results: list[dict]) -> list:
+    """One table per data set and method: every model's F1 (%) per set and POS, the baselines of the first."""
+    from lexprobe.tables import Table
+
+    groups: dict[tuple, list[dict]] = {}
+    for r in results:
+        groups.setdefault((str((r.get("dataset") or {}).get("name", r["config"].get("data"))), r["method"]), []).append(r)
+    out = []
+    for (data, method), members in groups.items():
+        headers, _ = score_rows(members[0])
+        table = Table("wsd", f"All-words WSD, {data} ({method})", ["Model", *headers[1:]],
+                      note="F1 (%) of the framework's scorer (P = correct/answered, R = correct/total); the "
+                           "baselines on the first result's instances.")
+        for r in members:
+            table.rows.append(score_rows(r)[1][0])
+        table.rows += score_rows(members[0])[1][1:]
+        out.append(table)
+    return out
+
+
+def format_result(result: dict) -> str:
+    """The console table: F1 (%) per set and POS for the model and the baselines (at most ~80 columns)."""
+    from lexprobe.reporting import format_table
+
+    headers, rows = score_rows(result)
+    n = result["metrics"][TASK]["all"].get("n")
+    return (f"All-words WSD, {result['method']}: {result['model'].get('name')} on {n} instances, F1 (%)\n"
+            + format_table(headers, rows))
+
+
+def key_lines(result: dict) -> str:
+    """The result's answers in the framework's key-file format (``<instance id> <sense key>``), for its scorer."""
+    from lexprobe.metrics.wsd import format_key_lines
+
+    return format_key_lines({r["id"]: (r["predicted"],) for r in result["instances"]
+                             if r.get("predicted") is not None})
+
+
+def choose_rows(result: dict) -> tuple[list[str], list[list[str]]]:
+    """(headers, rows) of a choose result: F1 (%) per set and POS for each reading, then the baselines."""
+    from lexprobe.prompting.readings import label
+
+    metrics = result["metrics"][TASK]
+    cols = [s for s in metrics if s != "all"] + ["all"]
+    headers = ["", *[SHORT.get(s, s) for s in cols]]
+    name = str(result["model"].get("name"))
+    rows = [[f"{name} ({label(reading)})", *[_f1({"f1": metrics[s].get(f"{reading}.f1")}) for s in cols]]
+            for reading in result.get("readings") or []]
+    for base, text in BASELINES.items():
+        block = (result.get("baselines") or {}).get(base, {}).get(TASK)
+        if block:
+            rows.append([text if base != "random" else "chance (options shown)", *[_f1(block.get(s)) for s in cols]])
+    return headers, rows
+
+
+def choose_tables(results: list[dict]) -> list:
+    from lexprobe.tables import Table
+
+    out = []
+    for r in results:
+        headers, rows = choose_rows(r)
+        table = Table("wsd", f"All-words WSD, asked to choose: {r['model'].get('name')}", ["Model", *headers[1:]],
+                      note="F1 (%) of each answer reading (the numbered definitions in one question); an "
+                           "instance with one sense is answered without asking.")
+        table.rows += rows
+        out.append(table)
+    return out
+
+
+def format_choose(result: dict) -> str:
+    from lexprobe.reporting import format_table
+
+    headers, rows = choose_rows(result)
+    return "All-words WSD, asked to choose, F1 (%)\n" + format_table(headers, rows)
+
+
+def failure_rows(result: dict) -> list[dict]:
+    """The report's items page: one row per instance (a choose run: per asked order), right or wrong."""
+    rows = []
+    for r in result["instances"]:
+        block = next((r[k] for k in ("likelihood", "generation") if isinstance(r.get(k), dict)), None)
+        if block is not None:  # a choose record: the reading first asked
+            picked = r["candidates"][block["choice"]] if block.get("choice") is not None else None
+            ok = bool(block.get("correct"))
+        else:
+            picked, ok = r.get("predicted"), bool(r.get("correct"))
+        rows.append({"task": TASK, "item": r["id"], "set": r["set"], "word": r["word"], "pos": r["pos"],
+                     "sentence": r.get("sentence", ""), "gold": r.get("gold_definition") or ", ".join(r["gold"]),
+                     "predicted": r.get("predicted_definition") or picked or "(not answered)", "ok": ok})
+    return rows

@@ -1,0 +1,147 @@
+"""The engine: resolves a method's requests (``core.requests``) on the run's backend.
+
+Why one engine: de-duplication, fitting to the model's input, cost estimates, memoised answers and
+the capability check were written once per benchmark, each a little differently. Here they are
+done once for every request type:
+
+- ``Engine.require(alternatives, what)``: the first alternative (a tuple of request types) the
+  backend serves all of, or one line naming what the method needs and what the backend serves —
+  before any work. Capabilities *are* the request types.
+- ``Engine.fit(requests)``: how each request fits the backend's input (``Fit``: cut, or too long),
+  from the backend's ``fit_<serve>``; backends without an input limit fit everything.
+- ``Engine(requests)``: the answers in the requests' order. Identical requests are asked once per
+  call, and answers are memoised across calls (a method's chunks share requests: WDLMPro's sister
+  groups, CoDA21's definitions), so a request is scored once per run. Each request type goes to
+  its backend method in one call, where the backend batches, packs shared contexts and shows
+  progress as it knows best.
+- ``Engine.costs(texts)``: tokens per text (the backend's tokenizer, else words), what
+  ``distributed.run_units`` deals units to ranks by.
+
+The memo never changes an answer: a backend's answer to a request does not depend on what else is
+asked with it (tests compare every request type's answers asked together and one at a time).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from lexprobe.core.requests import FITS, REQUEST_TYPES, Fit, Request
+from lexprobe.errors import ModelError
+
+#: bytes of answers kept for reuse (vectors, log-probability arrays); past this, the older half is dropped (a memo,
+#: not a store: a run whose answers are many large vectors — sense ranking's — keeps them in its own store)
+MEMO_BYTES = 256 << 20
+
+
+def serves(backend: Any, kind: type[Request]) -> bool:
+    """Does ``backend`` serve requests of type ``kind`` (has a callable ``kind.serve``)?"""
+    return callable(getattr(backend, kind.serve, None))
+
+
+def served(backend: Any) -> list[type[Request]]:
+    """Every request type ``backend`` serves, in ``REQUEST_TYPES`` order."""
+    return [kind for kind in REQUEST_TYPES if serves(backend, kind)]
+
+
+def describe_served(backend: Any) -> str:
+    kinds = served(backend)
+    if getattr(backend, "kind", "") == "static":  # its text embeddings are averaged word vectors
+        return "only static word vectors (a text is their average; no word in context)"
+    return ", ".join(k.what for k in kinds) or "no request type lexprobe asks"
+
+
+def require(backend: Any, alternatives: Sequence[tuple[type[Request], ...]], what: str) -> tuple[type[Request], ...]:
+    """The first of ``alternatives`` whose request types ``backend`` all serves; otherwise one ``ModelError``
+    line naming what ``what`` needs and what the backend serves."""
+    for option in alternatives:
+        if all(serves(backend, kind) for kind in option):
+            return option
+    needs = " or ".join(" and ".join(k.what for k in option) for option in alternatives)
+    raise ModelError(f"{what} needs {needs}; model {getattr(backend, 'name', backend)!r} offers "
+                     f"{describe_served(backend)}: choose another model, --kind or --method")
+
+
+class Engine:
+    """One run's requests on one backend (a scorer: in process, a server, the random baseline)."""
+
+    def __init__(self, backend: Any, progress: bool = False):
+        self.backend = backend
+        self.progress = progress
+        self._memo: dict[Any, Any] = {}
+        self._memo_bytes = 0
+        self.asked = 0  #: requests asked, repeats included
+        self.scored = 0  #: requests the backend answered (the rest came from the memo or repeats)
+
+    @property
+    def name(self) -> str:
+        return str(getattr(self.backend, "name", self.backend))
+
+    def serves(self, kind: type[Request]) -> bool:
+        return serves(self.backend, kind)
+
+    def require(self, alternatives: Sequence[tuple[type[Request], ...]], what: str) -> tuple[type[Request], ...]:
+        return require(self.backend, alternatives, what)
+
+    def fit(self, requests: Sequence[Any]) -> list[Fit]:
+        """How each request fits the backend's input, in order (one ``fit_<serve>`` call per request type)."""
+        out: list[Fit] = [FITS] * len(requests)
+        for kind, where in _by_type(requests).items():
+            fit = getattr(self.backend, f"fit_{kind.serve}", None)
+            if fit is None:
+                continue
+            unique = list(dict.fromkeys(requests[i] for i in where))
+            fits = dict(zip(unique, fit(unique)))
+            for i in where:
+                out[i] = fits[requests[i]]
+        return out
+
+    def __call__(self, requests: Sequence[Any], progress: bool | None = None) -> list[Any]:
+        """The answers to ``requests``, in order."""
+        self.asked += len(requests)
+        out: list[Any] = [None] * len(requests)
+        for kind, where in _by_type(requests).items():
+            if not self.serves(kind):
+                raise ModelError(f"model {self.name!r} does not serve {kind.what} ({kind.__name__} requests)")
+            todo = [r for r in dict.fromkeys(requests[i] for i in where) if r not in self._memo]
+            if todo:
+                answers = getattr(self.backend, kind.serve)(todo, progress=self.progress if progress is None
+                                                           else progress)
+                if len(answers) != len(todo):
+                    raise ModelError(f"model {self.name!r} answered {len(answers)} of {len(todo)} "
+                                     f"{kind.__name__} requests")
+                self.scored += len(todo)
+                self._remember(dict(zip(todo, answers)))
+            for i in where:
+                out[i] = self._memo[requests[i]]
+        return out
+
+    def _remember(self, answers: dict) -> None:
+        self._memo.update(answers)
+        self._memo_bytes += sum(_size(a) for a in answers.values())
+        if self._memo_bytes > MEMO_BYTES:  # the answers just made stay: the caller reads them next
+            drop = [k for k in list(self._memo)[: len(self._memo) // 2] if k not in answers]
+            for k in drop:
+                self._memo_bytes -= _size(self._memo.pop(k))
+
+    def costs(self, texts: Sequence[str]) -> list[int]:
+        """Tokens per text with the backend's tokenizer (whitespace words when it has none)."""
+        from lexprobe.distributed import token_counts
+
+        return token_counts(self.backend, texts)
+
+    def stats(self) -> dict[str, int]:
+        return {"requests": self.asked, "requests_scored": self.scored}
+
+
+def _size(answer: Any) -> int:
+    """Bytes an answer holds (an array's buffer, a text's characters; 64 for anything else)."""
+    return int(getattr(answer, "nbytes", 0) or (len(answer) if isinstance(answer, str) else 64))
+
+
+def _by_type(requests: Sequence[Any]) -> dict[type[Request], list[int]]:
+    groups: dict[type[Request], list[int]] = {}
+    for i, r in enumerate(requests):
+        if not isinstance(r, Request):
+            raise TypeError(f"not a request: {r!r}")
+        groups.setdefault(type(r), []).append(i)
+    return groups

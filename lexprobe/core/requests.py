@@ -1,0 +1,162 @@
+"""Requests: what a benchmark's method asks of a model, as typed values (after lm-eval's ``Instance``).
+
+Why: a method that calls a scorer's primitives itself keeps its own capability table, fit
+check, cost estimate and de-duplication, and every benchmark had its own copy of them. A
+method instead turns its items into requests; the engine (``core.engine``) resolves them on
+whatever backend the run has. A backend serves the request types it can, and what a backend
+can do *is* the set of request types it serves: a method whose requests a backend lacks is
+refused in one line before any work.
+
+Every request is a frozen dataclass, so identical requests are asked once, and names the
+backend method that serves it (``serve``): a backend serves a request type by having that
+method, ``serve(requests, progress) -> answers`` in the requests' order, whatever its class
+(structural, like MTEB's model protocols). A backend that must fit requests to its input
+(language models: a length limit) also has ``fit_<serve>(requests) -> [Fit]``.
+
+Texts go in as texts: tokenisation, fitting, packing of shared contexts and batching are the
+backend's business, so a request means the same thing on every backend that serves it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Union
+
+
+class Request:
+    """What every request type declares: the backend method that serves it, and what that is, in words."""
+
+    serve: ClassVar[str]
+    what: ClassVar[str]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One turn of a chat: ``role`` is ``system``, ``user`` or ``assistant``."""
+
+    role: str
+    content: str
+
+
+#: a prompt: plain text, or chat messages that the backend puts in its chat template (a chat API sends them)
+Prompt = Union[str, tuple[Message, ...]]
+
+
+@dataclass(frozen=True)
+class Continuation(Request):
+    """Log-probability of each token of ``continuation`` after ``context`` (lm-eval's ``loglikelihood``).
+
+    Answer: a float64 array, one value per scored token. ``max_tokens``: only the continuation's
+    first tokens are scored (CoDA21's 48-token definitions, a first-token score). ``window``: each
+    token is predicted from at most the last ``window`` tokens before it (the WDLMPro authors'
+    batched loop, ``recipe.causal_batch_shift``). A context that does not fit the model with the
+    continuation loses its start (``Fit.cut``); a continuation that alone does not fit is
+    ``Fit.too_long``.
+    """
+
+    context: str
+    continuation: str
+    max_tokens: int | None = None
+    window: int | None = None
+
+    serve: ClassVar[str] = "continuations"
+    what: ClassVar[str] = "log-probabilities of continuations (a causal LM)"
+
+
+@dataclass(frozen=True)
+class Slot(Request):
+    """Log-probability of each token of ``word`` in masked slots between ``left`` and ``right`` (a masked LM).
+
+    The word is tokenised as it stands in the filled-in sentence; the answer has one value per word token."""
+
+    left: str
+    word: str
+    right: str
+
+    serve: ClassVar[str] = "slots"
+    what: ClassVar[str] = "log-probabilities of masked slots (a masked LM)"
+
+
+@dataclass(frozen=True)
+class PseudoLogLikelihood(Request):
+    """A masked LM's pseudo-log-likelihood of each token of ``continuation`` after ``context`` (one token
+    masked at a time, ``variant`` ``token``; or word-level left-to-right, ``word-l2r``). Answer: per token."""
+
+    context: str
+    continuation: str
+    max_tokens: int | None = None
+    variant: str = "token"
+
+    serve: ClassVar[str] = "pseudo_loglikelihoods"
+    what: ClassVar[str] = "pseudo-log-likelihoods (a masked LM)"
+
+
+@dataclass(frozen=True)
+class Embed(Request):
+    """A text's unit vector: a sentence encoder's, or the mean of static word vectors (a text without any
+    token with a vector is the zero vector). Answer: a float array."""
+
+    text: str
+
+    serve: ClassVar[str] = "embeddings"
+    what: ClassVar[str] = "text embeddings"
+
+
+@dataclass(frozen=True)
+class TokenVector(Request):
+    """The contextual vector of ``words[index]`` in the sentence ``" ".join(words)`` (the mean of its subword
+    vectors; the word may hold spaces: a multi-word expression) at ``layer`` (None: the backend's own).
+    Answer: a float32 array, or None where the word's subwords could not be found (counted by the caller)."""
+
+    words: tuple[str, ...]
+    index: int
+    layer: int | None = None
+
+    serve: ClassVar[str] = "token_vectors"
+    what: ClassVar[str] = "contextual token embeddings"
+
+
+@dataclass(frozen=True)
+class Generate(Request):
+    """A greedy answer to ``prompt`` of at most ``max_tokens`` tokens, cut before the first of ``stop``.
+
+    ``answer_prefix``: text the answer is known to start with ("Answer:"); a backend that can pre-fill
+    the assistant's turn does, another ends the user's turn with it. Answer: the text after it."""
+
+    prompt: Prompt
+    max_tokens: int
+    stop: tuple[str, ...] = ()
+    answer_prefix: str = ""
+
+    serve: ClassVar[str] = "generations"
+    what: ClassVar[str] = "generation"
+
+
+@dataclass(frozen=True)
+class RandomScores(Request):
+    """``n`` seeded random scores for ``key``: the random baseline (the same key gives the same scores)."""
+
+    key: str
+    n: int
+
+    serve: ClassVar[str] = "random_scores"
+    what: ClassVar[str] = "random scores"
+
+
+REQUEST_TYPES: tuple[type[Request], ...] = (Continuation, Slot, PseudoLogLikelihood, Embed, TokenVector, Generate,
+                                   RandomScores)
+
+
+@dataclass(frozen=True)
+class Fit:
+    """How a request fits a backend's input: ``cut`` (text far from what is scored was dropped to fit, counted),
+    or ``too_long`` (why it cannot be scored without cutting what is scored: its unit is skipped, counted);
+    ``context_tokens``: the tokens of the fitted context, where the backend counts them (a ``Continuation``'s
+    ``window`` is set from them)."""
+
+    cut: bool = False
+    too_long: str | None = None
+    context_tokens: int | None = None
+
+
+FITS = Fit()

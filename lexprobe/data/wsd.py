@@ -1,0 +1,265 @@
+"""Raganato et al.'s unified all-words WSD framework: its five sets and ALL, read strictly.
+
+The framework (Raganato, Camacho-Collados & Navigli, EACL 2017) gives each set as ``<set>.data.xml``
+(``<corpus>/<text id>/<sentence id>`` of ``<wf lemma pos>`` tokens and ``<instance id lemma pos>``
+targets; pos NOUN/VERB/ADJ/ADV) and ``<set>.gold.key.txt`` (``<instance id> <sense key> [...]``: any
+listed WordNet 3.0 key is right). ALL is the five sets concatenated, its ids prefixed with the set's name
+(``senseval2.d000.s000.t000``); ``check_framework`` verifies that it is exactly that.
+
+Why this shape:
+- One instance model, ``WsdInstance``: the sentence's tokens, the target's index (``char_span()`` its
+  characters in ``" ".join(tokens)``, as for ``SenseInstance``), lemma, part of speech N/V/A/R and gold
+  keys; candidates come from WordNet (``wsd_senses.py``), scoring from ``metrics/wsd.py``.
+- XML through ``wsd_xml.read_targets`` (``defusedxml``'s SAX parser, DTDs forbidden: nothing is ever
+  expanded or fetched), every problem one ``DataError`` naming ``file:line``.
+- Strict: an unknown element, a token outside a sentence, a missing id/lemma/pos, an unknown pos, an id
+  twice, an instance without gold or gold without an instance — each refused, never skipped.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from lexprobe.data.files import require_regular
+from lexprobe.data.instances import token_char_spans
+from lexprobe.data.wsd_xml import DATA_SUFFIX, POS_TAGS, read_targets, stem_of  # noqa: F401  (POS_TAGS: re-exported)
+from lexprobe.errors import DataError
+from lexprobe.metrics.wsd import Answers, format_key_lines, parse_key_lines
+
+#: the framework's five evaluation sets, in the paper's order, and their concatenation
+SETS = ("senseval2", "senseval3", "semeval2007", "semeval2013", "semeval2015")
+ALL = "ALL"
+NAMES = (*SETS, ALL)
+#: the paper's short names (table columns)
+SHORT = {"senseval2": "SE2", "senseval3": "SE3", "semeval2007": "SE07", "semeval2013": "SE13",
+         "semeval2015": "SE15", ALL: "ALL"}
+#: instances per set (the paper's Table 2; the files hold exactly these)
+PUBLISHED_COUNTS = {"senseval2": 2282, "senseval3": 1850, "semeval2007": 455, "semeval2013": 1644,
+                    "semeval2015": 1022, ALL: 7253}
+#: ours (N, V, A, R; from the framework's NOUN, VERB, ADJ, ADV: ``wsd_xml.POS_TAGS``) -> WordNet's
+#: (adjectives include satellites)
+WORDNET_POS = {"N": "n", "V": "v", "A": "a", "R": "r"}
+POS_ORDER = ("N", "V", "A", "R")
+
+GOLD_SUFFIX = ".gold.key.txt"
+
+
+@dataclass(frozen=True)
+class WsdInstance:
+    """One target of the framework: ``tokens[index]`` of its sentence, with its gold sense keys."""
+
+    id: str  # as in the files: "d000.s000.t000" in a set's files, "senseval2.d000.s000.t000" in ALL's
+    set_name: str  # senseval2 ... semeval2015 (ALL's instances: their own set), or a file's stem
+    doc_id: str  # the <text id>
+    sent_id: str  # the <sentence id>
+    lemma: str  # the framework's lemma: lower case, "_" joins a multi-word lemma (change_ringing)
+    pos: str  # N, V, A, R
+    tokens: tuple[str, ...]  # the sentence's <wf> and <instance> texts in order
+    index: int  # the target's position in ``tokens``
+    gold: tuple[str, ...]  # gold sense keys, file order; any one is right
+
+    @property
+    def word(self) -> str:
+        return self.tokens[self.index]
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.tokens)
+
+    @property
+    def wordnet_pos(self) -> str:
+        return WORDNET_POS[self.pos]
+
+    @property
+    def qualified_id(self) -> str:
+        """The id ALL gives this instance (``<set>.<id>``); ALL's own ids are already so."""
+        if self.set_name in SETS and not self.id.startswith(self.set_name + "."):
+            return f"{self.set_name}.{self.id}"
+        return self.id
+
+    def char_span(self) -> tuple[int, int]:
+        """Start and end character offsets of the target in ``text``."""
+        return token_char_spans(self.tokens)[self.index]
+
+    def marked(self, left: str = ">>", right: str = "<<") -> str:
+        toks = list(self.tokens)
+        toks[self.index] = f"{left}{toks[self.index]}{right}"
+        return " ".join(toks)
+
+
+# --- reading ----------------------------------------------------------------------------------------
+
+def read_wsd(data_xml: str | Path, gold_key: str | Path | None = None) -> list[WsdInstance]:
+    """The instances of one framework file pair, in document order.
+
+    ``gold_key`` defaults to the ``<stem>.gold.key.txt`` beside ``<stem>.data.xml``. Every instance must
+    have gold keys and every gold line an instance.
+    """
+    data_xml = Path(data_xml)
+    gold_path = Path(gold_key) if gold_key is not None else gold_path_of(data_xml)
+    targets, source = read_targets(data_xml)
+    set_name = _file_set(data_xml, source)
+    gold = read_key_file(gold_path)
+    out = []
+    for t in targets:
+        keys = gold.get(t.id)
+        if keys is None:
+            raise DataError(f"{data_xml}:{t.line}: instance {t.id!r} has no line in {gold_path}; every instance "
+                            "needs its gold sense keys")
+        name = _own_set(t.id, set_name)
+        out.append(WsdInstance(t.id, name, t.doc_id, t.sent_id, t.lemma, t.pos, t.tokens, t.index, keys))
+    if len(gold) != len(out):
+        ids = {t.id for t in targets}
+        stray = next(i for i in gold if i not in ids)
+        line = _line_numbers(gold_path).get(stray, "?")
+        raise DataError(f"{gold_path}:{line}: instance {stray!r} is not in {data_xml}; the gold file belongs to "
+                        "another set")
+    return out
+
+
+def gold_path_of(data_xml: Path) -> Path:
+    """``<stem>.gold.key.txt`` beside ``<stem>.data.xml``."""
+    return data_xml.with_name(stem_of(data_xml) + GOLD_SUFFIX)
+
+
+def read_key_file(path: str | Path) -> dict[str, tuple[str, ...]]:
+    """A key file (gold or a system's answers) as id -> keys; one ``DataError`` naming ``file:line``."""
+    path = Path(path)
+    text = _read_text(path, "pass a key file (`<instance id> <sense key> ...` per line)")
+    return parse_key_lines(text.split("\n"), str(path))
+
+
+def write_key_file(path: str | Path, answers: Answers) -> Path:
+    """Write ``answers`` (id -> keys) in the framework's format (atomically), for ``Scorer.java`` or another tool."""
+    from lexprobe.outputs import write_atomic
+
+    return write_atomic(path, format_key_lines(answers))
+
+
+def _read_text(path: Path, fix: str) -> str:
+    from lexprobe.data.pins import check_unchanged
+
+    require_regular(path, fix)
+    if path.is_dir():
+        raise DataError(f"{path} is a folder; {fix}")
+    check_unchanged(path)
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise DataError(f"cannot read {path} ({err.strerror or err}); {fix}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[: err.start].count(b"\n") + 1
+        raise DataError(f"{path}:{line}: not UTF-8 text ({err.reason}); {fix}") from None
+
+
+def _line_numbers(path: Path) -> dict[str, int]:
+    """Instance id -> line of a key file already read (only for messages)."""
+    out: dict[str, int] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+        fields = line.split(" ")
+        if fields and fields[0]:
+            out.setdefault(fields[0], number)
+    return out
+
+
+def _file_set(path: Path, source: str) -> str:
+    """The set a data file holds: its corpus ``source`` when that names a set, else the file's stem
+    (``ALL``, or the name of one's own file)."""
+    return source if source in SETS else stem_of(path)
+
+
+def _own_set(instance_id: str, file_set: str) -> str:
+    """ALL's instances belong to the set their id names; a set's to the set itself."""
+    prefix = instance_id.split(".", 1)[0]
+    return prefix if prefix in SETS and file_set not in SETS else file_set
+
+
+# --- the framework folder --------------------------------------------------------------------------
+
+def set_files(root: Path, name: str) -> tuple[Path, Path]:
+    """``<root>/<name>/<name>.data.xml`` and its gold key file."""
+    return root / name / f"{name}{DATA_SUFFIX}", root / name / f"{name}{GOLD_SUFFIX}"
+
+
+def default_root() -> Path:
+    """The framework in the data directory (``lexprobe data fetch wsd`` / ``data import wsd DIR``)."""
+    from lexprobe.data.locations import default_wsd
+
+    return default_wsd()
+
+
+def load_wsd(data: str | Path = ALL, root: str | Path | None = None) -> list[WsdInstance]:
+    """A set by name (``senseval2`` ... ``semeval2015``, ``ALL``) from ``root`` (default: the data
+    directory), or a ``.data.xml`` file of one's own (its gold key file beside it)."""
+    if str(data) in NAMES:
+        folder = Path(root) if root is not None else default_root()
+        if root is None and not folder.is_dir():
+            from lexprobe.data.locations import missing_message
+
+            raise DataError(missing_message("wsd"))
+        xml_path, gold_path = set_files(folder, str(data))
+        if not xml_path.exists():
+            raise DataError(f"{xml_path} does not exist; {folder} should be the framework's folder "
+                            f"({', '.join(NAMES)}, each with its .data.xml and .gold.key.txt)")
+        return read_wsd(xml_path, gold_path)
+    path = Path(data)
+    if not path.exists():
+        raise DataError(f"{path} does not exist; give a set ({', '.join(NAMES)}) or a <name>.data.xml file "
+                        "with its <name>.gold.key.txt beside it")
+    return read_wsd(path)
+
+
+def check_counts(name: str, instances: list[WsdInstance], path: Path) -> None:
+    """The published instance count of a set (``PUBLISHED_COUNTS``)."""
+    expected = PUBLISHED_COUNTS.get(name)
+    if expected is not None and len(instances) != expected:
+        raise DataError(f"{path} holds {len(instances):,} instances; the framework's {name} has {expected:,} "
+                        "(the paper's Table 2): not the framework's file")
+
+
+def check_framework(root: str | Path) -> dict[str, list[WsdInstance]]:
+    """Read every set of the framework folder ``root``, check the published counts and that ALL is the five
+    sets concatenated (same ids with the set's prefix, lemmas, parts of speech, sentences and gold, in
+    order); returns the instances by set name."""
+    root = Path(root)
+    found = {}
+    for name in NAMES:
+        xml_path, gold_path = set_files(root, name)
+        instances = read_wsd(xml_path, gold_path)
+        check_counts(name, instances, xml_path)
+        found[name] = instances
+    concatenation = [i for name in SETS for i in found[name]]
+    for mine, theirs in zip(found[ALL], concatenation):
+        if _as_in_all(theirs) != mine:
+            raise DataError(f"{set_files(root, ALL)[0]}: instance {mine.id!r} differs from {theirs.set_name}'s "
+                            f"{theirs.id!r}; ALL must be the five sets concatenated")
+    return found
+
+
+def _as_in_all(instance: WsdInstance) -> WsdInstance:
+    """A set's instance as ALL holds it: ids (instance, document, sentence) prefixed with the set's name."""
+    prefix = instance.set_name + "."
+    return WsdInstance(prefix + instance.id, instance.set_name, prefix + instance.doc_id, prefix + instance.sent_id,
+                       instance.lemma, instance.pos, instance.tokens, instance.index, instance.gold)
+
+
+def check_file(path: Path, relpath: str) -> None:
+    """The format check of one fetched framework file (before it is pinned): a data file must read and hold
+    its set's published count; a gold file must parse and hold as many lines. ``relpath`` names the file
+    (``path`` may be a download's ``.part``)."""
+    name = Path(relpath).name
+    for suffix in (DATA_SUFFIX, GOLD_SUFFIX):
+        if name.endswith(suffix):
+            set_name = name[: -len(suffix)]
+            if suffix == DATA_SUFFIX:
+                count = len(read_targets(path)[0])
+            else:
+                count = len(read_key_file(path))
+            expected = PUBLISHED_COUNTS.get(set_name)
+            if expected is not None and count != expected:
+                raise DataError(f"{os.fspath(path)} holds {count:,} instances; the framework's {set_name} has "
+                                f"{expected:,}: not the framework's {name}")

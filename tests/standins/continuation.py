@@ -1,0 +1,37 @@
+"""A backend that serves only ``Continuation``: each whitespace word of a continuation is a "token" whose
+log-probability is minus its length over ten, so scores are known by hand; ``limit`` words of context +
+continuation fit (longer: the context's start is cut; a continuation over the limit is too long)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lexprobe.core.requests import Fit
+
+
+class ContinuationOnly:
+    name = "continuation-only"
+    kind = "stand-in"
+
+    def __init__(self, limit: int | None = None):
+        self.limit = limit
+        self.asked: list = []
+
+    @staticmethod
+    def logprobs(continuation: str, max_tokens: int | None = None) -> np.ndarray:
+        words = continuation.split()[:max_tokens]
+        return np.array([-len(w) / 10 for w in words], dtype=np.float64)
+
+    def fit_continuations(self, requests):
+        out = []
+        for r in requests:
+            n_ctx, n_cont = len(r.context.split()), len(r.continuation.split()[:r.max_tokens])
+            if self.limit is not None and n_cont >= self.limit:
+                out.append(Fit(too_long=f"a continuation of {n_cont} words does not fit {self.limit}"))
+            else:
+                out.append(Fit(cut=self.limit is not None and n_ctx + n_cont > self.limit))
+        return out
+
+    def continuations(self, requests, progress=False):
+        self.asked += list(requests)
+        return [self.logprobs(r.continuation, r.max_tokens) for r in requests]
