@@ -362,9 +362,7 @@ def _import_wsd(sources: list[Path], say: Say) -> None:
 
     def fill(tmp: Path) -> None:
         for src, rel in chosen:
-            dest = tmp / rel.split("/", 1)[1]
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, dest)
+            put(tmp, rel.split("/", 1)[1], src)
 
     _install_tree(data_dir() / ds.entry, fill)
     files = {rel: sha256_of(data_dir() / rel) for _, rel in chosen}

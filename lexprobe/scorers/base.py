@@ -60,6 +60,15 @@ class Generates:
         return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
 
 
+def max_input_length(scorer) -> int:
+    """Longest input the model takes: the tokenizer's limit, else the position table's."""
+    limit = getattr(scorer.tokenizer, "model_max_length", None)
+    if limit and limit < 100_000:
+        return int(limit)
+    positions = getattr(getattr(scorer.model, "config", None), "max_position_embeddings", None)
+    return int(positions) - 2 if positions else 512  # RoBERTa-style tables reserve two rows
+
+
 class TooLong(ValueError):
     """The scored part of a request alone does not fit the model's input positions.
 

@@ -19,7 +19,7 @@ from tqdm.auto import tqdm
 
 from lexprobe.batching import pad_batch, run_batched
 from lexprobe.core.requests import Fit
-from lexprobe.scorers.base import Scorer, TooLong
+from lexprobe.scorers.base import Scorer, TooLong, max_input_length
 from lexprobe.scorers.encoder_tail import last_layer_cut, scored_logits
 
 
@@ -180,15 +180,6 @@ class MaskedLMScorer(Scorer):
         logits = scored_logits(self.model, ids, attn, rows, cols)
         self.count("last_layer_cut_passes" if last_layer_cut(self.model) else "full_encoder_passes")
         return logits
-
-
-def max_input_length(scorer) -> int:
-    """Longest input the model takes: the tokenizer's limit, else the position table's."""
-    limit = getattr(scorer.tokenizer, "model_max_length", None)
-    if limit and limit < 100_000:
-        return int(limit)
-    positions = getattr(getattr(scorer.model, "config", None), "max_position_embeddings", None)
-    return int(positions) - 2 if positions else 512  # RoBERTa-style tables reserve two rows
 
 
 def fit_query(prefix: tuple[int, ...], n_masks: int, suffix: tuple[int, ...], limit: int):

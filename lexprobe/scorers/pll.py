@@ -24,9 +24,8 @@ import numpy as np
 import torch
 
 from lexprobe.batching import pad_batch, run_batched
-from lexprobe.scorers.base import TooLong
+from lexprobe.scorers.base import TooLong, max_input_length
 from lexprobe.scorers.encoder_tail import last_layer_cut, scored_logits
-from lexprobe.scorers.masked import max_input_length
 
 VARIANTS = ("token", "word-l2r")
 

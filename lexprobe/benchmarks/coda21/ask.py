@@ -150,7 +150,7 @@ def too_long(scorer: Any, texts: Sequence[str]) -> str | None:
     cut the context or the question itself, so the caller skips the group (and counts it).
     Causal: the question and the answer token; masked: the question and its appended mask.
     """
-    from lexprobe.scorers.masked import max_input_length
+    from lexprobe.scorers.base import max_input_length
 
     if not isinstance(scorer, Tokenized):
         return None

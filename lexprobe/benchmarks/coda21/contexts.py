@@ -108,8 +108,8 @@ class MaskedContextSelector:
         import torch
 
         from lexprobe.batching import pad_batch, run_batched
+        from lexprobe.scorers.base import max_input_length
         from lexprobe.scorers.encoder_tail import scored_logits
-        from lexprobe.scorers.pll import max_input_length
 
         tok = self.scorer.tokenizer
         max_len = max_input_length(self.scorer)
