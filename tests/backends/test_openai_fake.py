@@ -123,10 +123,10 @@ def test_one_line_before_any_work(fake, tiny_qwen2, wdlmpro_data, tmp_path, caps
 
 @pytest.fixture(autouse=True)
 def _quick_retries(monkeypatch):
-    import lexprobe.backends.http as http
+    import lexprobe.backends.client as client
 
-    monkeypatch.setattr(http, "RETRIES", 2)
-    monkeypatch.setattr(http, "BACKOFF", 0.001)
+    monkeypatch.setattr(client, "RETRIES", 2)
+    monkeypatch.setattr(client, "BACKOFF", 0.001)
 
 
 def test_a_server_that_dies_mid_run_resumes_with_nothing_lost_or_scored_twice(fake, wdlmpro_data, tmp_path, capsys,

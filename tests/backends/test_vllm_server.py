@@ -122,10 +122,10 @@ def test_choose_through_the_chat_endpoint_gives_answers_the_readings_parse(vllm,
 
 def test_a_killed_server_resumes_with_no_unit_lost_or_scored_twice(vllm, inputs, recorded, tmp_path, monkeypatch,
                                                                     caplog):
-    import lexprobe.backends.http as http
+    import lexprobe.backends.client as client
 
-    monkeypatch.setattr(http, "RETRIES", 2)
-    monkeypatch.setattr(http, "BACKOFF", 0.2)
+    monkeypatch.setattr(client, "RETRIES", 2)
+    monkeypatch.setattr(client, "BACKOFF", 0.2)
     out = tmp_path / "r.json"
     args = ["wdlmpro", "eval", "--data", inputs["wdlmpro"], "--pos", "v", "--model", vllm.url,
             "--chunk-size", "1", "--out", str(out)]
