@@ -20,7 +20,9 @@ datasets are fetched first (``lexprobe data fetch``); without a network the run
 still completes on what is at hand: CoDA21 on a small set built from WordNet, sense
 ranking on the SemCor sample shipped in the package, and the closing notice says
 which parts ran on samples and how to get the full data. A part that fails is
-reported and the others still run, so one missing data file loses nothing else.
+reported and the others still run, so one missing data file loses nothing else. A part the
+model cannot run (``--model http://HOST:PORT/v1`` on sense ranking, which needs hidden states) is
+skipped with one line saying what the model offers and what the part needs: a skip, not a failure.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from pathlib import Path
 from lexprobe.benchmarks.base import RunPart
 from lexprobe.benchmarks.registry import get, names
 from lexprobe.cli_common import path_arg, positive_int
-from lexprobe.errors import LexprobeError, ModelError
+from lexprobe.errors import CapabilityError, LexprobeError, ModelError
 from lexprobe.model_names import DEFAULT_MODEL, PACKAGED
 from lexprobe.outputs import INPUT, OUTPUT_DIR, make_output_dir, output_lock
 from lexprobe.reporting import write_json
@@ -129,6 +131,12 @@ def _run(args, out_dir) -> int:
         started, cpu_started = time.time(), time.process_time()
         try:
             result = get(name).default_run(out_dir, part)
+        except CapabilityError as err:  # the model cannot do what the part needs: skipped, not failed
+            reason = f"{part.model} offers {err.offers}; {name} needs {err.needs}"
+            print(f"lexprobe: {label} skipped: {reason}", file=sys.stderr, flush=True)
+            skipped.append({"model": part.model, "benchmark": name, "method": part.label, "reason": reason,
+                            "why": "cannot run"})
+            continue
         except LexprobeError as err:
             print(f"lexprobe: {label} skipped: {err}", file=sys.stderr)
             failed.append(label)
@@ -210,7 +218,7 @@ def _print_times(done: list[dict], skipped: list[dict], total: float, cpu_total:
 
     rows = [[d["model"], d["benchmark"], d["method"] + (" (chat)" if d["chat"] else ""), f"{d['seconds']:.1f}",
              f"{d['cpu_seconds']:.1f}", _headline(d["main_score"])] for d in done]
-    rows += [[s["model"], s["benchmark"], s["method"], "not installed", "", ""] for s in skipped]
+    rows += [[s["model"], s["benchmark"], s["method"], s.get("why", "not installed"), "", ""] for s in skipped]
     print("\n" + format_table(["model", "benchmark", "method", "seconds", "CPU seconds", "main score"], rows))
     print(f"main job: {total:.1f} s in all (data, parts and report), {cpu_total:.1f} s of CPU")
 

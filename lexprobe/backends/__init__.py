@@ -42,14 +42,16 @@ class Backend:
     order: int = 50
     #: the model options it takes besides the common ones (names in ``backends.options.MODEL_OPTIONS``)
     takes: frozenset[str] = frozenset()
-    #: the models it runs, as a refusal names them ("vllm: models (vLLM in this process)")
+    #: one model it runs, as a refusal names it ("a model run by vLLM in this process")
     label: str = ""
+    #: the form of its ``--model`` references, as a refusal shows them ("vllm:PATH")
+    form: str = "..."
     #: what a refusal of another backend's option tells its user to do
     foreign_hint: str = "drop it"
 
     def __post_init__(self) -> None:
         if not self.label:
-            object.__setattr__(self, "label", f"{self.name} models")
+            object.__setattr__(self, "label", f"a {self.name} model")
 
     def load(self, reference: str, kind: str | None = None, **options) -> Any:
         """The scorer of ``reference``, once every option given is checked (``options.check_options``)."""
@@ -107,17 +109,17 @@ register_backend(Backend(
            "every causal-LM method and ask-to-choose; a chat-only endpoint (--kind chat): ask-to-choose by "
            "generation only",
     takes=frozenset({"served_model", "tokenizer", "concurrency", "request_timeout", "served_dtype"}),
-    label="an OpenAI-compatible endpoint (http://HOST:PORT/v1)",
+    label="an OpenAI-compatible endpoint", form="http://HOST:PORT/v1",
     foreign_hint="set it where the model is served, and drop it here"))
 register_backend(Backend(
     "vllm", "lexprobe.backends.vllm_local:load", is_vllm, ("causal",), order=20,
     offers="vLLM in this process (--model vllm:PATH): every causal-LM method and ask-to-choose",
     takes=frozenset({"device", "dtype", "tokenizer", "tensor_parallel_size"}),
-    label="vllm: models (vLLM in this process)"))
+    label="a model run by vLLM in this process", form="vllm:PATH"))
 register_backend(Backend(
     "transformers", "lexprobe.models:load_transformers", lambda reference: True,
     ("masked", "causal", "embedding", "static", "token", "random"), order=100,
     offers="models loaded in this process with transformers / sentence-transformers (safetensors or GGUF), "
            "static vectors and the random baseline: every method of their kind",
     takes=frozenset({"device", "dtype", "attn", "device_map"}),
-    label="models loaded here with transformers"))
+    label="a model loaded here with transformers", form="NAME_OR_PATH"))

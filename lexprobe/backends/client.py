@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import json
 import os
 import random
@@ -96,9 +97,6 @@ def check_url(reference: str) -> str:
     """The ``.../v1`` base URL of ``reference`` without a trailing slash, or one line naming what is wrong
     (never printing a password or a query, which may hold a key)."""
     text = str(reference)
-    if any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in text):
-        raise ModelError(f"--model {text.strip()!r}: the URL holds whitespace or a control character; pass the "
-                         "endpoint URL alone (http://HOST:PORT/v1)")
     parts = urllib.parse.urlsplit(text)
     if "@" in parts.netloc:
         userinfo, _, hostport = parts.netloc.rpartition("@")
@@ -106,6 +104,12 @@ def check_url(reference: str) -> str:
         raise ModelError(f"--model {parts.scheme}://{hostport}{parts.path}: a user name and password in the URL "
                          "(user:pass@) are not sent; lexprobe sends a key as a bearer token only: put the key in "
                          "$LEXPROBE_API_KEY and drop user:pass@ from --model")
+    bad = lambda part: any(c.isspace() or not c.isprintable() for c in part)  # noqa: E731
+    if bad(text):
+        head = text.split("?")[0].split("#")[0]  # a query may hold a key: never shown
+        raise ModelError(f"--model {head!r}" + ("" if bad(head) else " (in its ?query or #fragment)")
+                         + ": a URL holds no whitespace or control character; pass the endpoint URL alone "
+                           "(http://HOST:PORT/v1)")
     shown = f"{parts.scheme}://{parts.netloc}{parts.path}"
     if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise ModelError(f"--model {shown!r} is not an http(s) URL with a host; pass http://HOST:PORT/v1")
@@ -163,7 +167,7 @@ class Endpoint:
     def post_all(self, path: str, bodies: Sequence[dict], checks: Sequence[Callable[[Any], T]]) -> list[T]:
         """Every body posted to ``path``, ``concurrency`` at a time, each answer through its check; in order."""
         url = self.url(path)
-        return self._run(self._gather([self._call("POST", url, b, c) for b, c in zip(bodies, checks)]))
+        return self._run(self._gather([functools.partial(self._call, "POST", url, b, c) for b, c in zip(bodies, checks)]))
 
     def close(self) -> None:
         loop, client = self._loop, self._client
@@ -202,12 +206,13 @@ class Endpoint:
             headers=headers, follow_redirects=False, timeout=httpx.Timeout(self.timeout),
             limits=httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency))
 
-    async def _gather(self, calls: list[Awaitable[T]]) -> list[T]:
+    async def _gather(self, calls: list[Callable[[], Awaitable[T]]]) -> list[T]:
+        """Each call made and awaited, ``concurrency`` at a time; the first failure cancels the rest."""
         gate = asyncio.Semaphore(self.concurrency)
 
-        async def gated(call: Awaitable[T]) -> T:
+        async def gated(call: Callable[[], Awaitable[T]]) -> T:
             async with gate:
-                return await call
+                return await call()
 
         tasks = [asyncio.ensure_future(gated(c)) for c in calls]
         try:

@@ -194,11 +194,12 @@ def check_options(backend: Any, reference: str, kind: str | None, options: dict[
         value = check_value(option, value)
         if not taken:
             takers = [b for b in registry if name in b.takes]
-            raise ModelError(f"{option.spelled(value)} applies to {' and '.join(b.label for b in takers) or 'no backend'}, "
-                             f"not to {backend.label} ({reference}): {backend.foreign_hint}")
+            where = " and to ".join(f"{b.label} (--model {b.form})" for b in takers) or "no backend"
+            raise ModelError(f"{option.spelled(value)} applies to {where}, not to {backend.label} "
+                             f"(--model {reference}): {backend.foreign_hint}")
         if option.kinds is not None and kind not in option.kinds:
-            raise ModelError(f"{option.spelled(value)} applies to --kind {' or '.join(option.kinds)} of "
-                             f"{backend.label}, not to --kind {kind} ({reference}"
+            raise ModelError(f"{option.spelled(value)} applies to --kind {' or '.join(option.kinds)}, not to "
+                             f"--kind {kind} of {backend.label} (--model {reference}"
                              + (f"; {option.kinds_why}" if option.kinds_why else "") + f"): drop {option.flag}")
         out[name] = value
     return out

@@ -144,7 +144,7 @@ def parse(shape: type[S], answer: Any, what: str) -> S:
         elif first["type"] == "missing":
             message = "is missing"
         shown = "" if first["type"] in ("missing", "value_error") else f" (got {_short(first.get('input'))})"
-        raise BadAnswer(f"the {what} answer is malformed: {where} {message}{shown}") from None
+        raise BadAnswer(f"the {what} answer is malformed: {where}: {message}{shown}") from None
 
 
 def by_index(choices: Sequence[Any], n: int, what: str) -> list[Any]:
@@ -208,13 +208,6 @@ def echo_logprobs(answer: Any, prompts: Sequence[Sequence[int]], base: str) -> E
         values = choice.logprobs.token_logprobs if choice.logprobs is not None else None
         if values is None:
             raise ModelError(NO_PROMPT_LOGPROBS.format(base=base))
-        if len(values) != len(ids):
-            raise BadAnswer(f"choice {i} has {len(values)} log-probabilities for a prompt of {len(ids)} tokens "
-                            "(echo gives one per prompt token): the answer is not for the prompt sent")
-        missing = next((p for p, v in enumerate(values) if v is None and p > 0), None)
-        if missing is not None:
-            raise BadAnswer(f"choice {i}: the log-probability of prompt token {missing} is null (only the first "
-                            "token, which nothing precedes, may have none)")
         echoed = _echoed_ids(choice)
         if echoed is not None:
             if list(echoed) != list(ids):
@@ -225,6 +218,13 @@ def echo_logprobs(answer: Any, prompts: Sequence[Sequence[int]], base: str) -> E
         elif choice.logprobs is not None and choice.logprobs.tokens is not None \
                 and len(choice.logprobs.tokens) != len(ids):
             raise BadAnswer(f"choice {i} echoes {len(choice.logprobs.tokens)} tokens for a prompt of {len(ids)}")
+        if len(values) != len(ids):
+            raise BadAnswer(f"choice {i} has {len(values)} log-probabilities for a prompt of {len(ids)} tokens "
+                            "(echo gives one per prompt token): the answer is not for the prompt sent")
+        missing = next((p for p, v in enumerate(values) if v is None and p > 0), None)
+        if missing is not None:
+            raise BadAnswer(f"choice {i}: the log-probability of prompt token {missing} is null (only the first "
+                            "token, which nothing precedes, may have none)")
         out.append(list(values))
     return out
 
