@@ -95,7 +95,8 @@ def kinds() -> tuple[str, ...]:
 
 
 def is_endpoint(reference: str) -> bool:
-    return str(reference).lower().startswith(("http://", "https://"))
+    """An http(s) URL (surrounding whitespace too: the endpoint backend refuses it in one line)."""
+    return str(reference).strip().lower().startswith(("http://", "https://"))
 
 
 def is_vllm(reference: str) -> bool:
