@@ -167,14 +167,29 @@ def _argparse_type(check: Callable[[Any], Any]) -> Callable[[str], Any]:
     return parse
 
 
-def scorer_from_args(args: argparse.Namespace, prefer: str | None = None, seed: int | None = None):
-    """The scorer the model options describe (``prefer``: the benchmark's kind when --kind is not given)."""
+def model_options(args: argparse.Namespace, seed: int | None = None) -> dict[str, Any]:
+    """The declared model options the command line gave (``backends.options``), ``seed`` in place of ``--seed``."""
     from lexprobe.backends.options import MODEL_OPTIONS
-    from lexprobe.models import load_scorer
 
     given = {o.name: getattr(args, o.name) for o in MODEL_OPTIONS if o.flag and getattr(args, o.name, None) is not None}
     given["seed"] = getattr(args, "seed", 0) if seed is None else seed
-    return load_scorer(args.model, prefer=prefer, **given)
+    return given
+
+
+def check_model_args(args: argparse.Namespace, prefer: str | None = None, seed: int | None = None) -> None:
+    """The model options checked against the backend ``--model`` names before any data or model is loaded (the
+    same check ``load_scorer`` makes: an option of another backend is one line before minutes of work)."""
+    from lexprobe.backends import backend_for
+
+    given = model_options(args, seed)
+    backend_for(str(args.model)).check(str(args.model), prefer=prefer, **given)
+
+
+def scorer_from_args(args: argparse.Namespace, prefer: str | None = None, seed: int | None = None):
+    """The scorer the model options describe (``prefer``: the benchmark's kind when --kind is not given)."""
+    from lexprobe.models import load_scorer
+
+    return load_scorer(args.model, prefer=prefer, **model_options(args, seed))
 
 
 class _DeprecatedProtocol(argparse.Action):

@@ -53,11 +53,15 @@ class Backend:
         if not self.label:
             object.__setattr__(self, "label", f"a {self.name} model")
 
-    def load(self, reference: str, kind: str | None = None, **options) -> Any:
-        """The scorer of ``reference``, once every option given is checked (``options.check_options``)."""
+    def check(self, reference: str, kind: str | None = None, **options) -> dict[str, Any]:
+        """The options this backend gets for ``reference``, checked (``options.check_options``; no loading)."""
         from lexprobe.backends.options import check_options
 
-        checked = check_options(self, reference, kind, options, backends())
+        return check_options(self, reference, kind, options, backends())
+
+    def load(self, reference: str, kind: str | None = None, **options) -> Any:
+        """The scorer of ``reference``, once every option given is checked (``check``)."""
+        checked = self.check(reference, kind, **options)
         module, _, function = self.loader.partition(":")
         return getattr(importlib.import_module(module), function)(reference, kind=kind, **checked)
 
