@@ -39,7 +39,8 @@ import random
 import threading
 import time
 import urllib.parse
-from typing import Any, Awaitable, Callable, Sequence, TypeVar
+import weakref
+from typing import Any, Awaitable, Callable, Coroutine, Sequence, TypeVar
 
 import httpx
 from tenacity import AsyncRetrying, RetryCallState
@@ -170,18 +171,16 @@ class Endpoint:
         return self._run(self._gather([functools.partial(self._call, "POST", url, b, c) for b, c in zip(bodies, checks)]))
 
     def close(self) -> None:
-        loop, client = self._loop, self._client
-        if loop is None or loop.is_closed():
-            return
-        if client is not None:
-            asyncio.run_coroutine_threadsafe(client.aclose(), loop).result(timeout=10)
-        loop.call_soon_threadsafe(loop.stop)
+        """Close the connections and stop the event loop's thread (also done when the endpoint is collected)."""
+        finalizer = getattr(self, "_finalizer", None)
+        if finalizer is not None:
+            finalizer()
         self._loop = self._client = None
 
     # ------------------------------------------------------------------ the event loop (a thread of its own)
-    def _run(self, coro: Awaitable[T]) -> T:
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         loop = self._ensure_loop()
-        future = asyncio.run_coroutine_threadsafe(coro, loop)  # type: ignore[arg-type]
+        future = asyncio.run_coroutine_threadsafe(coro, loop)
         try:
             return future.result()
         except BaseException:  # Ctrl-C while waiting: stop the requests in flight too
@@ -192,13 +191,14 @@ class Endpoint:
         with self._start:
             if self._loop is None or self._loop.is_closed():
                 loop = asyncio.new_event_loop()
-                threading.Thread(target=loop.run_forever, name=f"lexprobe-endpoint {self.origin}",
+                threading.Thread(target=_serve_loop, args=(loop,), name=f"lexprobe-endpoint {self.origin}",
                                  daemon=True).start()
                 headers = {"Accept": "application/json"}
                 if self._key:
                     headers["Authorization"] = f"Bearer {self._key}"
                 self._client = asyncio.run_coroutine_threadsafe(self._make_client(headers), loop).result()
                 self._loop = loop
+                self._finalizer = weakref.finalize(self, _shutdown, loop, self._client)
             return self._loop
 
     async def _make_client(self, headers: dict[str, str]) -> httpx.AsyncClient:
@@ -279,8 +279,10 @@ class Endpoint:
         except httpx.InvalidURL as err:
             raise _Final(f"the URL is not valid ({err}); fix --model") from None
         if 300 <= status < 400:
-            location = headers.get("location")
-            where = "elsewhere" if not location else origin(httpx.URL(url).join(location))
+            try:
+                where = origin(httpx.URL(url).join(headers["location"]))
+            except (KeyError, httpx.InvalidURL):
+                where = "elsewhere"
             same = "" if where == "elsewhere" or where == self.origin else ", another origin"
             raise _Final(f"HTTP {status} redirect to {where}{same}; lexprobe does not follow redirects (the API key "
                          "would go with them): pass the URL the server answers at as --model")
@@ -315,6 +317,26 @@ class Endpoint:
                         raise _Final(f"the answer is larger than {MAX_ANSWER_BYTES >> 20} MiB; lower --batch-size")
                     break
             return response.status_code, response.headers, b"".join(chunks)[:limit]
+
+
+def _serve_loop(loop: asyncio.AbstractEventLoop) -> None:
+    loop.run_forever()
+    loop.close()
+
+
+def _shutdown(loop: asyncio.AbstractEventLoop, client: httpx.AsyncClient) -> None:
+    """Close ``client`` on ``loop``, then stop the loop (its thread closes it and ends)."""
+
+    async def close() -> None:
+        try:
+            await client.aclose()
+        finally:
+            loop.stop()
+
+    try:
+        asyncio.run_coroutine_threadsafe(close(), loop)
+    except RuntimeError:  # the loop is closed already
+        pass
 
 
 def _detail(raw: bytes) -> str:

@@ -24,6 +24,7 @@ with another model under the same name starts a new log.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from pathlib import Path
@@ -139,7 +140,7 @@ class _Remote(Scorer):
                 "served_dtype": self.backend_record.get("served_dtype"),
                 "server_reports": dict(self.backend_record["server_reports"])}
 
-    def _post_all(self, path: str, bodies: list[dict], checks: list[Callable[[Any], Any]]) -> list:
+    def _post_all(self, path: str, bodies: list[dict], checks: Sequence[Callable[[Any], Any]]) -> list:
         """Each body posted (``concurrency`` at a time), each answer through its check; in order."""
         out = self.endpoint.post_all(path, bodies, checks) if bodies else []
         self.stats["retried_requests"] = self.endpoint.retried
@@ -208,7 +209,7 @@ class OpenAICompletionsScorer(_Remote, CausalTokenization):
         bodies = [{"model": self.name, "prompt": p, "echo": True, "logprobs": 1, "max_tokens": 0, "temperature": 0,
                    **extra} for p in prompts]
         base = self.endpoint.base
-        checks = [lambda answer, p=p: answers.echo_logprobs(answer, p, base) for p in prompts]
+        checks = [functools.partial(answers.echo_logprobs, prompts=p, base=base) for p in prompts]
         scored = []
         for batch, checked in zip(batches, self._post_all("/completions", bodies, checks)):
             self.count("remote_calls")
@@ -229,7 +230,7 @@ class OpenAICompletionsScorer(_Remote, CausalTokenization):
             if stop:
                 body["stop"] = list(stop)
             bodies.append(body)
-        checks = [lambda answer, n=len(batch): answers.texts(answer, n) for batch in batches]
+        checks = [functools.partial(answers.texts, n=len(batch)) for batch in batches]
         out = [t for part in self._post_all("/completions", bodies, checks) for t in part]
         self.count("generate_calls", len(bodies))
         return [cut_at_stop(t, stop) for t in out]

@@ -8,7 +8,9 @@ was silently 8 workers while ``--concurrency 0`` was refused), and a refusal nam
 spelling, the backend that takes it and the backend that does not (they once contradicted each other).
 ``cli_common.add_model_args`` builds the argparse options from the same table.
 
-Torch-free and layer 0: the parser and the resume keys import it.
+Torch-free and layer 0: the parser and the resume keys import it; it imports nothing of lexprobe but
+``errors`` (``model_names`` takes ``DTYPES`` from here; the kinds, the registry's, are the CLI's choices
+of ``--kind`` and are checked by ``load_scorer``).
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from lexprobe.errors import ModelError
-from lexprobe.model_names import ATTN_IMPLEMENTATIONS, DTYPES, KINDS
 
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+ATTN_IMPLEMENTATIONS = ("sdpa", "flash_attention_2", "eager")
 #: what a server may be serving: ``--served-dtype``, recorded as declared (lexprobe cannot see it)
 SERVED_DTYPES = ("float32", "bfloat16", "float16", "unknown")
 
@@ -127,7 +130,8 @@ class ModelOption:
 
 
 MODEL_OPTIONS: tuple[ModelOption, ...] = (
-    ModelOption("kind", "--kind", one_of(KINDS), common=True,
+    # the kinds are the registry's (model_names.KINDS: the CLI's choices; load_scorer checks them)
+    ModelOption("kind", "--kind", text, common=True,
                 help="force the scorer kind instead of detecting it from the config"),
     ModelOption("device", "--device", text, default="auto", help="auto, cpu, cuda or cuda:N (default: auto)"),
     ModelOption("dtype", "--dtype", one_of(DTYPES), default="float32",
@@ -157,7 +161,7 @@ MODEL_OPTIONS: tuple[ModelOption, ...] = (
                 help="vllm: models: GPUs one model is split over (vLLM's tensor parallelism)"),
     ModelOption("seed", "--seed", non_negative_int, default=0, common=True,
                 help="seed for sampling and the random scorer"),
-    ModelOption("prefer", None, one_of(KINDS), common=True),
+    ModelOption("prefer", None, text, common=True),
 )
 
 BY_NAME = {option.name: option for option in MODEL_OPTIONS}

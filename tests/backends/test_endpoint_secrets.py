@@ -23,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("quick_retries")
 SENTINEL = "sk-SENTINEL-7f3a9c-never-print-me"
 
 
-def _fragments(secret: str, size: int = 6) -> set[str]:
+def _fragments(secret: str, size: int = 8) -> set[str]:
     """Every piece of ``secret`` long enough to say what it was."""
     return {secret[i:i + size] for i in range(len(secret) - size + 1)}
 

@@ -13,6 +13,7 @@ from lexprobe.backends import backend_for, backends
 from lexprobe.backends.options import BY_NAME, MODEL_OPTIONS, check_options
 from lexprobe.cli import build_parser, main
 from lexprobe.errors import ModelError
+from lexprobe.model_names import KINDS
 from lexprobe.models import load_scorer
 
 #: a valid value of each declared option (for the table-driven refusals)
@@ -120,6 +121,7 @@ def test_the_cli_options_are_the_declared_ones():
             continue
         action = flags[option.flag]
         assert action.dest == option.name and action.default == option.default
-        assert (tuple(action.choices) if action.choices else None) == option.choices
+        want = KINDS if option.name == "kind" else option.choices
+        assert (tuple(action.choices) if action.choices else None) == want
     names = {o.name for o in MODEL_OPTIONS}
     assert all(b.takes <= names for b in backends())
