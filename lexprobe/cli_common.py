@@ -142,18 +142,24 @@ def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = 
              + (f" (default: {default_model})" if default_model else " (required)"),
     )
     from lexprobe.backends.options import MODEL_OPTIONS
-    from lexprobe.model_names import KINDS
 
     for option in MODEL_OPTIONS:  # declared once, for the CLI and load_scorer alike (backends.options)
-        if option.flag is None or (option.name == "seed" and not seed):
-            continue
-        kwargs: dict[str, Any] = {"default": option.default, "help": option.help}
-        choices = KINDS if option.name == "kind" else option.choices  # the kinds: the registry's
-        if choices is not None:
-            kwargs["choices"] = choices
-        else:
-            kwargs["type"] = _argparse_type(option.check)
-        g.add_argument(option.flag, **kwargs)
+        if option.flag is not None and (option.name != "seed" or seed):
+            add_model_option(g, option)
+
+
+def add_model_option(group: Any, option: Any) -> None:
+    """``option`` (a ``backends.options.ModelOption``) as an argparse option of ``group``: its flag, default,
+    help and checker (or choices)."""
+    from lexprobe.model_names import KINDS
+
+    kwargs: dict[str, Any] = {"default": option.default, "help": option.help}
+    choices = KINDS if option.name == "kind" else option.choices  # the kinds: the registry's
+    if choices is not None:
+        kwargs["choices"] = choices
+    else:
+        kwargs["type"] = _argparse_type(option.check)
+    group.add_argument(option.flag, **kwargs)
 
 
 def _argparse_type(check: Callable[[Any], Any]) -> Callable[[str], Any]:

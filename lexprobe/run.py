@@ -8,7 +8,8 @@ toolkit knows: the papers' likelihood method, and ask-to-choose in its chat temp
 (``--method choose --chat``). The samples (each benchmark's ``run_samples`` and ``llm_parts``) are sized so the whole
 job stays within 5 minutes of CPU on two cores (docs/llm.md has the figures); ``--full``
 runs the larger samples. Each part's wall and CPU seconds are printed and recorded.
-``--model X`` runs only X on every benchmark; ``--no-llm`` only the default model;
+``--model X`` runs only X on every benchmark (with the model options every eval takes: ``--served-model``,
+``--concurrency``, ``--dtype``, ...; checked before any work); ``--no-llm`` only the default model;
 ``--llm Y`` another causal LM in SmolLM2's place. When SmolLM2's package is missing,
 one line says so and how to install it, and the rest of the job runs (not a failure).
 
@@ -31,9 +32,10 @@ import sys
 import time
 from pathlib import Path
 
+from lexprobe.backends.options import MODEL_OPTIONS
 from lexprobe.benchmarks.base import RunPart
 from lexprobe.benchmarks.registry import get, names
-from lexprobe.cli_common import path_arg, positive_int
+from lexprobe.cli_common import add_model_option, path_arg, positive_int
 from lexprobe.errors import CapabilityError, LexprobeError, ModelError
 from lexprobe.model_names import DEFAULT_MODEL, PACKAGED
 from lexprobe.outputs import INPUT, OUTPUT_DIR, make_output_dir, output_lock
@@ -70,7 +72,29 @@ def register(sub) -> None:
                         "(30, 10, 1,500; 8 and 4): minutes more on idle cores, much longer on busy ones")
     p.add_argument("--no-fetch", action="store_true",
                    help="do not download missing datasets; run on what is present and the bundled samples")
+    g = p.add_argument_group("options of --model's model (as every eval takes them: docs/backends.md)")
+    for option in MODEL_OPTIONS_OF_RUN:
+        add_model_option(g, option)
     p.set_defaults(func=cmd_run)
+
+
+#: the model options ``run`` takes for ``--model`` (the kind and the seed are each part's own)
+MODEL_OPTIONS_OF_RUN = tuple(o for o in MODEL_OPTIONS if o.flag and o.name not in ("kind", "seed"))
+
+
+def model_options(args) -> dict:
+    """The model options given for ``--model`` (an option's CLI default counts as not given), checked against
+    the backend that runs it before any work; one line when given without ``--model``."""
+    from lexprobe.backends import backend_for
+
+    given = {o.name: getattr(args, o.name) for o in MODEL_OPTIONS_OF_RUN
+             if getattr(args, o.name, None) not in (None, o.default)}
+    if given and args.model is None:
+        flags = ", ".join(str(o.flag) for o in MODEL_OPTIONS_OF_RUN if o.name in given)
+        raise LexprobeError(f"{flags} apply to --model's model; pass --model, or drop them")
+    if args.model is not None:
+        backend_for(args.model).check(args.model, **given)
+    return given
 
 
 def plan(args) -> tuple[list[tuple[str, RunPart]], list[dict]]:
@@ -79,8 +103,10 @@ def plan(args) -> tuple[list[tuple[str, RunPart]], list[dict]]:
     if args.model is not None and (args.llm or args.no_llm):
         raise LexprobeError("--model runs only that model; leave out --llm/--no-llm, or drop --model")
     main_model = args.model or DEFAULT_MODEL
+    options = tuple(sorted(model_options(args).items()))
     size = "full" if args.full else "quick"
-    parts = [(name, RunPart(main_model, sample=args.sample or get(name).run_samples.get(size))) for name in chosen]
+    parts = [(name, RunPart(main_model, sample=args.sample or get(name).run_samples.get(size), model_options=options))
+             for name in chosen]
     skipped: list[dict] = []
     if args.model is not None or args.no_llm:
         return parts, skipped

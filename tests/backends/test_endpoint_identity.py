@@ -120,3 +120,27 @@ def test_run_with_an_endpoint_runs_what_it_can_and_skips_the_rest_in_one_line(fa
     summary = json.loads((out / "summary.json").read_text())
     assert summary["failed"] == [] and [s["benchmark"] for s in summary["skipped"]] == ["senserank"]
     assert [p["benchmark"] for p in summary["parts"]] == ["wdlmpro"] and (out / "wdlmpro.json").is_file()
+
+
+def test_run_takes_the_model_options_of_its_model(fake, imported_data, tiny_llama, tmp_path, capsys):
+    """A server listing several models: ``run --model URL`` says "name one with --served-model", a flag ``run``
+    now has; given, it runs. A model option without --model, or one --model's backend does not take, is one
+    line before any work."""
+    fake.models = [fake.name, "other"]
+    out = tmp_path / "x"
+    base = ["run", "--model", fake.url, "--only", "wdlmpro", "--sample", "2", "--no-fetch", "--out-dir", str(out)]
+    assert main(base) == 1
+    assert "name one with --served-model" in capsys.readouterr().err
+    assert main(base + ["--served-model", fake.name, "--concurrency", "2", "--served-dtype", "float32"]) == 0
+    backend = json.loads((out / "wdlmpro.json").read_text())["run"]["backend"]
+    assert backend["served_model"] == fake.name and backend["served_dtype"] == "float32"
+    capsys.readouterr()
+    for args, message in ((["run", "--concurrency", "2", "--out-dir", str(tmp_path / "y")],
+                           "--concurrency apply to --model's model; pass --model"),
+                          (["run", "--model", str(tiny_llama), "--concurrency", "2", "--out-dir", str(tmp_path / "z")],
+                           "--concurrency 2 applies to an OpenAI-compatible endpoint")):
+        fake.requests.clear()
+        assert main(args) == 2
+        err = capsys.readouterr().err.strip()
+        assert message in err and len(err.splitlines()) == 1, err
+        assert not [p for d in ("y", "z") for p in (tmp_path / d).glob("*.json")]
