@@ -30,9 +30,15 @@ _SECRETS: set[str] = set()
 _LOCK = threading.Lock()
 
 
+#: shorter values are not masked: no real key is that short, and masking "1" or "EMPTY" (vLLM's placeholder
+#: key) in every result file would change the results themselves
+MIN_SECRET_LENGTH = 8
+
+
 def register_secret(value: str | None) -> None:
-    """From now on, ``redact`` replaces ``value`` (and its JSON-escaped spelling) wherever it appears."""
-    if not value:
+    """From now on, ``redact`` replaces ``value`` (and its JSON-escaped spelling) wherever it appears
+    (a value shorter than ``MIN_SECRET_LENGTH`` is not a secret worth masking: see there)."""
+    if not value or len(value) < MIN_SECRET_LENGTH:
         return
     with _LOCK:
         _SECRETS.add(value)

@@ -52,6 +52,19 @@ def test_redact_finds_the_key_in_json_spelling_too():
     assert 'quoted' not in redact(json.dumps({"k": 'sk-"quoted\\key'}))
 
 
+def test_a_placeholder_key_is_sent_but_does_not_mask_the_results(fake, monkeypatch):
+    """``OPENAI_API_KEY=EMPTY`` (vLLM's placeholder) or ``1``: masking it would change every result that
+    holds the word or the digit; no real key is that short."""
+    from lexprobe.models import load_scorer
+
+    monkeypatch.delenv("LEXPROBE_API_KEY", raising=False)
+    for key in ("EMPTY", "1"):
+        monkeypatch.setenv("OPENAI_API_KEY", key)
+        load_scorer(fake.url)
+        assert redact("EMPTY 1 2") == "EMPTY 1 2"
+    assert {auth for _, _, auth in fake.requests} == {"Bearer EMPTY", "Bearer 1"}
+
+
 def test_result_files_and_resume_logs_are_written_redacted(tmp_path):
     from lexprobe.cache import _json_line
     from lexprobe.reporting import write_json
