@@ -409,7 +409,11 @@ def same_record(a: Any, b: Any) -> bool:
 
 
 def _json_line(obj: Any) -> str:
-    """One JSON line UTF-8 can hold (a byte of argv that is not UTF-8 is a ``\\udcff`` escape, D3)."""
+    """One JSON line UTF-8 can hold (a byte of argv that is not UTF-8 is a ``\\udcff`` escape, D3), every
+    string redacted (``redaction``: no secret reaches a resume log, #33 D7)."""
+    from lexprobe.redaction import redact_tree
+
+    obj = redact_tree(obj)
     line = json.dumps(obj, ensure_ascii=False, default=str)
     try:
         line.encode("utf-8")

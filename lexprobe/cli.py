@@ -74,6 +74,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from lexprobe.redaction import redact_streams, register_environment
+
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     for stream in (sys.stdout, sys.stderr):  # a path with a byte that is not UTF-8 prints escaped (D3)
         if hasattr(stream, "reconfigure"):
@@ -81,6 +83,10 @@ def main(argv: list[str] | None = None) -> int:
                 stream.reconfigure(errors="backslashreplace")
             except (ValueError, OSError):
                 pass
+    # the boundary where text leaves: every line printed below (the error line, logging, warnings, progress,
+    # tracebacks) passes redaction.redact, the API keys of the environment registered first (#33 D7)
+    register_environment()
+    redact_streams()
     # Before torch loads (no command imports it before ``args.func``): torch's OpenMP threads wait
     # for work passively instead of spinning. Spinning pays off only on idle cores; on a busy machine
     # (2 cores, load 10) a SmolLM2 400-token forward pass took 8.1 s of CPU with spinning threads and

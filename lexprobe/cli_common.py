@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
-from lexprobe.model_names import ATTN_IMPLEMENTATIONS, DEFAULT_MODEL, DTYPES, KINDS
+from lexprobe.model_names import DEFAULT_MODEL
 
 
 def _int_at_least(text: str, minimum: int, what: str, bound: str) -> int:
@@ -144,42 +144,65 @@ def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = 
              "(docs/backends.md)"
              + (f" (default: {default_model})" if default_model else " (required)"),
     )
-    g.add_argument("--kind", choices=KINDS, help="force the scorer kind instead of detecting it from the config")
-    g.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N (default: auto)")
-    g.add_argument("--dtype", default="float32", choices=DTYPES,
-                   help="weights and activations; auto: bfloat16 on a GPU that supports it, else float32")
-    g.add_argument("--batch-size", type=batch_size_arg, default=None,
-                   help="initial batch size, or auto: the largest token budget that fits the device "
-                        "(halves on out-of-memory; default: the scorer's)")
-    g.add_argument("--attn", choices=ATTN_IMPLEMENTATIONS, default=None,
-                   help="attention implementation passed to from_pretrained (default: the model's own choice)")
-    g.add_argument("--device-map", choices=("auto",), default=None,
-                   help="auto: spread a model too big for one GPU over all visible GPUs (needs accelerate)")
-    g.add_argument("--served-model", default=None,
-                   help="endpoint models: the served model's name, where the server lists several")
-    path_arg(parser, "--tokenizer", kind=INPUT, group=g, default=None,
-             help="endpoint models: the tokenizer (name or path) whose token ids are sent "
-                  "(default: the served model's own; checked against the server once per run)")
-    g.add_argument("--concurrency", type=positive_int, default=None,
-                   help="endpoint models: requests in flight at once (default: 8)")
-    g.add_argument("--request-timeout", type=positive_float, default=None,
-                   help="endpoint models: seconds one request may take before it is retried (default: 120)")
-    g.add_argument("--tensor-parallel-size", type=positive_int, default=None,
-                   help="vllm: models: GPUs one model is split over (vLLM's tensor parallelism)")
-    if seed:
-        g.add_argument("--seed", type=non_negative_int, default=0, help="seed for sampling and the random scorer")
+    from lexprobe.backends.options import MODEL_OPTIONS
+
+    for option in MODEL_OPTIONS:  # declared once, for the CLI and load_scorer alike (backends.options)
+        if option.flag is not None and (option.name != "seed" or seed):
+            action = add_model_option(g, option)
+            if option.name == "tokenizer":  # a folder it names is read: an input no output may overwrite (D2)
+                declare_path(parser, action, INPUT)
+
+
+def add_model_option(group: Any, option: Any) -> argparse.Action:
+    """``option`` (a ``backends.options.ModelOption``) as an argparse option of ``group``: its flag, default,
+    help and checker (or choices)."""
+    from lexprobe.model_names import KINDS
+
+    kwargs: dict[str, Any] = {"default": option.default, "help": option.help}
+    choices = KINDS if option.name == "kind" else option.choices  # the kinds: the registry's
+    if choices is not None:
+        kwargs["choices"] = choices
+    else:
+        kwargs["type"] = _argparse_type(option.check)
+    return group.add_argument(option.flag, **kwargs)
+
+
+def _argparse_type(check: Callable[[Any], Any]) -> Callable[[str], Any]:
+    """argparse's ``type`` of a declared option: its checker, a ValueError as argparse's own one-line error."""
+
+    def parse(text: str) -> Any:
+        try:
+            return check(text)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+
+    parse.__name__ = getattr(check, "__name__", "value")
+    return parse
+
+
+def model_options(args: argparse.Namespace, seed: int | None = None) -> dict[str, Any]:
+    """The declared model options the command line gave (``backends.options``), ``seed`` in place of ``--seed``."""
+    from lexprobe.backends.options import MODEL_OPTIONS
+
+    given = {o.name: getattr(args, o.name) for o in MODEL_OPTIONS if o.flag and getattr(args, o.name, None) is not None}
+    given["seed"] = getattr(args, "seed", 0) if seed is None else seed
+    return given
+
+
+def check_model_args(args: argparse.Namespace, prefer: str | None = None, seed: int | None = None) -> None:
+    """The model options checked against the backend ``--model`` names before any data or model is loaded (the
+    same check ``load_scorer`` makes: an option of another backend is one line before minutes of work)."""
+    from lexprobe.backends import backend_for
+
+    given = model_options(args, seed)
+    backend_for(str(args.model)).check(str(args.model), prefer=prefer, **given)
 
 
 def scorer_from_args(args: argparse.Namespace, prefer: str | None = None, seed: int | None = None):
     """The scorer the model options describe (``prefer``: the benchmark's kind when --kind is not given)."""
-    from lexprobe.models import REMOTE_OPTIONS, load_scorer
+    from lexprobe.models import load_scorer
 
-    remote = {key: getattr(args, key) for key in REMOTE_OPTIONS if getattr(args, key, None) is not None}
-    return load_scorer(
-        args.model, kind=args.kind, device=args.device, dtype=args.dtype,
-        batch_size=args.batch_size, seed=getattr(args, "seed", 0) if seed is None else seed,
-        attn=getattr(args, "attn", None), device_map=getattr(args, "device_map", None), prefer=prefer, **remote,
-    )
+    return load_scorer(args.model, prefer=prefer, **model_options(args, seed))
 
 
 def add_overwrite_arg(parser: argparse.ArgumentParser) -> None:

@@ -23,3 +23,12 @@ class OutputError(LexprobeError):
 
 class OutputBusyError(LexprobeError):
     """Another process writes the same output (its lock, or its resume log's, is held)."""
+
+
+class CapabilityError(ModelError):
+    """A model that cannot do what a method needs (``scorers.capabilities.require``): ``lexprobe run`` skips
+    the part and says why, where a single ``eval`` stops."""
+
+    def __init__(self, message: str, needs: str = "", offers: str = ""):
+        super().__init__(message)
+        self.needs, self.offers = needs, offers

@@ -13,13 +13,12 @@ import importlib.util
 from pathlib import Path
 
 from lexprobe.backends import kinds as _registered_kinds
+from lexprobe.backends.options import ATTN_IMPLEMENTATIONS, DTYPES  # noqa: F401  (declared with the options)
 from lexprobe.errors import ModelError
 
 KINDS = _registered_kinds()  # every kind some backend makes (lexprobe.backends)
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
-DTYPES = ("auto", "float32", "bfloat16", "float16")
-ATTN_IMPLEMENTATIONS = ("sdpa", "flash_attention_2", "eager")
 DEFAULT_ALIASES = {
     "default", "minilm", "all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2",
 }

@@ -254,8 +254,9 @@ def load_scorer(name_or_path: str, kind: str | None = None, **options):
     """The scorer ``name_or_path`` names, made by the backend that takes it (``lexprobe.backends``):
     an OpenAI-compatible endpoint (``http://HOST:PORT/v1``), vLLM in process (``vllm:PATH``), or a model
     loaded here with transformers (``load_transformers``, every other reference). ``kind`` must be one
-    the backend makes; ``options`` go to its loader (``batch_size`` is resolved there: the scorer's
-    ``batch_size`` is always an int)."""
+    the backend makes; ``options`` are checked where they are declared (``backends.options``: the same
+    checks as the CLI's, and an option of another backend is one line naming its flag) and go to its
+    loader (``batch_size`` is resolved there: the scorer's ``batch_size`` is always an int)."""
     from lexprobe.backends import backend_for
 
     if kind is not None and kind not in KINDS:
@@ -265,12 +266,6 @@ def load_scorer(name_or_path: str, kind: str | None = None, **options):
         raise ModelError(f"--kind {kind} does not apply to {backend.name} models ({name_or_path}); "
                          f"use {' or '.join(backend.kinds)}, or drop --kind")
     return backend.load(name_or_path, kind=kind, **options)
-
-
-#: options of other backends; here they are a one-line error, never silently ignored
-REMOTE_OPTIONS = {"served_model": "--served-model", "tokenizer": "--tokenizer",
-                  "tensor_parallel_size": "--tensor-parallel-size", "concurrency": "--concurrency",
-                  "request_timeout": "--request-timeout"}
 
 
 def load_transformers(
@@ -298,9 +293,6 @@ def load_transformers(
     """
     from lexprobe.scorers.random import RandomScorer
 
-    for key, flag in REMOTE_OPTIONS.items():
-        if options.pop(key, None) is not None:
-            raise ModelError(f"{flag} applies to an endpoint URL or vllm: model, not to {name_or_path!r}; drop it")
     if kind == "chat":
         raise ModelError(f"--kind chat applies to an endpoint URL (http://HOST:PORT/v1), not to {name_or_path!r}")
     check_attn(attn)

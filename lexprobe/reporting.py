@@ -31,7 +31,11 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: s
 def _json_text(obj: Any) -> str:
     """``obj`` as JSON text that UTF-8 can hold: a path or argument with a byte that is not UTF-8 (a lone
     surrogate in Python) is written as a ``\\udcff`` escape, which reads back as the same string (D3:
-    such a byte in --out or --data once made the result impossible to write)."""
+    such a byte in --out or --data once made the result impossible to write). Every string passes
+    ``redaction.redact`` first: no secret reaches a result file (#33 D7)."""
+    from lexprobe.redaction import redact_tree
+
+    obj = redact_tree(obj)
     text = json.dumps(obj, ensure_ascii=False, indent=1)
     try:
         text.encode("utf-8")

@@ -8,7 +8,8 @@ toolkit knows: the papers' likelihood method, and ask-to-choose in its chat temp
 (``--method choose --chat``). The samples (each benchmark's ``run_samples`` and ``llm_parts``) are sized so the whole
 job stays within 5 minutes of CPU on two cores (docs/llm.md has the figures); ``--full``
 runs the larger samples. Each part's wall and CPU seconds are printed and recorded.
-``--model X`` runs only X on every benchmark; ``--no-llm`` only the default model;
+``--model X`` runs only X on every benchmark (with the model options every eval takes: ``--served-model``,
+``--concurrency``, ``--dtype``, ...; checked before any work); ``--no-llm`` only the default model;
 ``--llm Y`` another causal LM in SmolLM2's place. When SmolLM2's package is missing,
 one line says so and how to install it, and the rest of the job runs (not a failure).
 
@@ -22,7 +23,9 @@ datasets are fetched first (``lexprobe data fetch``); without a network the run
 still completes on what is at hand: CoDA21 on a small set built from WordNet, sense
 ranking on the SemCor sample shipped in the package, and the closing notice says
 which parts ran on samples and how to get the full data. A part that fails is
-reported and the others still run, so one missing data file loses nothing else.
+reported and the others still run, so one missing data file loses nothing else. A part the
+model cannot run (``--model http://HOST:PORT/v1`` on sense ranking, which needs hidden states) is
+skipped with one line saying what the model offers and what the part needs: a skip, not a failure.
 """
 
 from __future__ import annotations
@@ -31,10 +34,11 @@ import sys
 import time
 from pathlib import Path
 
+from lexprobe.backends.options import MODEL_OPTIONS
 from lexprobe.benchmarks.base import RunPart
 from lexprobe.benchmarks.registry import get, names
-from lexprobe.cli_common import add_overwrite_arg, path_arg, positive_int
-from lexprobe.errors import LexprobeError, ModelError
+from lexprobe.cli_common import add_model_option, add_overwrite_arg, path_arg, positive_int
+from lexprobe.errors import CapabilityError, LexprobeError, ModelError
 from lexprobe.model_names import DEFAULT_MODEL, PACKAGED
 from lexprobe.outputs import INPUT, OUTPUT_DIR, make_output_dir, output_lock, overwriting
 from lexprobe.reporting import write_json
@@ -71,7 +75,29 @@ def register(sub) -> None:
     p.add_argument("--no-fetch", action="store_true",
                    help="do not download missing datasets; run on what is present and the bundled samples")
     add_overwrite_arg(p)
+    g = p.add_argument_group("options of --model's model (as every eval takes them: docs/backends.md)")
+    for option in MODEL_OPTIONS_OF_RUN:
+        add_model_option(g, option)
     p.set_defaults(func=cmd_run)
+
+
+#: the model options ``run`` takes for ``--model`` (the kind and the seed are each part's own)
+MODEL_OPTIONS_OF_RUN = tuple(o for o in MODEL_OPTIONS if o.flag and o.name not in ("kind", "seed"))
+
+
+def model_options(args) -> dict:
+    """The model options given for ``--model`` (an option's CLI default counts as not given), checked against
+    the backend that runs it before any work; one line when given without ``--model``."""
+    from lexprobe.backends import backend_for
+
+    given = {o.name: getattr(args, o.name) for o in MODEL_OPTIONS_OF_RUN
+             if getattr(args, o.name, None) not in (None, o.default)}
+    if given and args.model is None:
+        flags = ", ".join(str(o.flag) for o in MODEL_OPTIONS_OF_RUN if o.name in given)
+        raise LexprobeError(f"{flags} apply to --model's model; pass --model, or drop them")
+    if args.model is not None:
+        backend_for(args.model).check(args.model, **given)
+    return given
 
 
 def plan(args) -> tuple[list[tuple[str, RunPart]], list[dict]]:
@@ -80,8 +106,10 @@ def plan(args) -> tuple[list[tuple[str, RunPart]], list[dict]]:
     if args.model is not None and (args.llm or args.no_llm):
         raise LexprobeError("--model runs only that model; leave out --llm/--no-llm, or drop --model")
     main_model = args.model or DEFAULT_MODEL
+    options = tuple(sorted(model_options(args).items()))
     size = "full" if args.full else "quick"
-    parts = [(name, RunPart(main_model, sample=args.sample or get(name).run_samples.get(size))) for name in chosen]
+    parts = [(name, RunPart(main_model, sample=args.sample or get(name).run_samples.get(size), model_options=options))
+             for name in chosen]
     skipped: list[dict] = []
     if args.model is not None or args.no_llm:
         return parts, skipped
@@ -134,6 +162,12 @@ def _run(args, out_dir) -> int:
         started, cpu_started = time.time(), time.process_time()
         try:
             result = get(name).default_run(out_dir, part)
+        except CapabilityError as err:  # the model cannot do what the part needs: skipped, not failed
+            reason = f"{part.model} offers {err.offers}; {name} needs {err.needs}"
+            print(f"lexprobe: {label} skipped: {reason}", file=sys.stderr, flush=True)
+            skipped.append({"model": part.model, "benchmark": name, "method": part.label, "reason": reason,
+                            "why": "cannot run"})
+            continue
         except LexprobeError as err:
             print(f"lexprobe: {label} skipped: {err}", file=sys.stderr)
             failed.append(label)
@@ -215,7 +249,7 @@ def _print_times(done: list[dict], skipped: list[dict], total: float, cpu_total:
 
     rows = [[d["model"], d["benchmark"], d["method"] + (" (chat)" if d["chat"] else ""), f"{d['seconds']:.1f}",
              f"{d['cpu_seconds']:.1f}", _headline(d["main_score"])] for d in done]
-    rows += [[s["model"], s["benchmark"], s["method"], "not installed", "", ""] for s in skipped]
+    rows += [[s["model"], s["benchmark"], s["method"], s.get("why", "not installed"), "", ""] for s in skipped]
     print("\n" + format_table(["model", "benchmark", "method", "seconds", "CPU seconds", "main score"], rows))
     print(f"main job: {total:.1f} s in all (data, parts and report), {cpu_total:.1f} s of CPU")
 

@@ -28,9 +28,11 @@ LAYERS = (
     (3, ("lexprobe.benchmarks.wdlmpro", "lexprobe.benchmarks.coda21", "lexprobe.benchmarks.senserank")),
     (2, ("lexprobe.benchmarks", "lexprobe.prompting", "lexprobe.cli_common", "lexprobe.result_schema",
          "lexprobe.human.items", "lexprobe.human.score")),
-    # lexprobe.backends (the registry, torch-free) is a foundation; the backends themselves are layer 1
+    # lexprobe.backends (the registry) and lexprobe.backends.options (torch-free) are foundations; the
+    # backends themselves and their HTTP client are layer 1
     (1, ("lexprobe.data", "lexprobe.scorers", "lexprobe.backends.openai_api", "lexprobe.backends.vllm_local",
-         "lexprobe.backends.http", "lexprobe.models", "lexprobe.gguf_models")),
+         "lexprobe.backends.client", "lexprobe.backends.server_answers", "lexprobe.models",
+         "lexprobe.gguf_models")),
     (0, ("lexprobe",)),
 )
 

@@ -7,6 +7,11 @@ when used, so ``lexprobe --help`` and the resume keys stay torch-free). ``load_s
 lookup here; what a scorer can do is asked through ``scorers.capabilities``, never through its
 kind or backend.
 
+Each backend also names the model options it takes (``takes``: names declared once in
+``backends.options``, with their CLI flags and checkers); ``Backend.load`` checks the options given
+against them first (``options.check_options``), for the CLI and Python callers alike, so a refusal
+names the flag, the backends that take it and the one that does not.
+
 Adding a backend: one module with ``load(reference, **options) -> scorer`` and one
 ``register_backend`` line below (docs/ARCHITECTURE.md; ``tests/backends/test_registry.py``
 registers a stand-in and runs every benchmark method it offers). The first backend, in
@@ -35,10 +40,30 @@ class Backend:
     offers: str
     #: lower first; the catch-all backend comes last
     order: int = 50
+    #: the model options it takes besides the common ones (names in ``backends.options.MODEL_OPTIONS``)
+    takes: frozenset[str] = frozenset()
+    #: one model it runs, as a refusal names it ("a model run by vLLM in this process")
+    label: str = ""
+    #: the form of its ``--model`` references, as a refusal shows them ("vllm:PATH")
+    form: str = "..."
+    #: what a refusal of another backend's option tells its user to do
+    foreign_hint: str = "drop it"
 
-    def load(self, reference: str, **options) -> Any:
+    def __post_init__(self) -> None:
+        if not self.label:
+            object.__setattr__(self, "label", f"a {self.name} model")
+
+    def check(self, reference: str, kind: str | None = None, **options) -> dict[str, Any]:
+        """The options this backend gets for ``reference``, checked (``options.check_options``; no loading)."""
+        from lexprobe.backends.options import check_options
+
+        return check_options(self, reference, kind, options, backends())
+
+    def load(self, reference: str, kind: str | None = None, **options) -> Any:
+        """The scorer of ``reference``, once every option given is checked (``check``)."""
+        checked = self.check(reference, kind, **options)
         module, _, function = self.loader.partition(":")
-        return getattr(importlib.import_module(module), function)(reference, **options)
+        return getattr(importlib.import_module(module), function)(reference, kind=kind, **checked)
 
 
 _REGISTRY: dict[str, Backend] = {}
@@ -74,7 +99,8 @@ def kinds() -> tuple[str, ...]:
 
 
 def is_endpoint(reference: str) -> bool:
-    return str(reference).lower().startswith(("http://", "https://"))
+    """An http(s) URL (surrounding whitespace too: the endpoint backend refuses it in one line)."""
+    return str(reference).strip().lower().startswith(("http://", "https://"))
 
 
 def is_vllm(reference: str) -> bool:
@@ -86,12 +112,19 @@ register_backend(Backend(
     "openai", "lexprobe.backends.openai_api:load", is_endpoint, ("causal", "chat"), order=10,
     offers="an OpenAI-compatible server (vLLM, SGLang, ...): with /v1/completions prompt log-probabilities, "
            "every causal-LM method and ask-to-choose; a chat-only endpoint (--kind chat): ask-to-choose by "
-           "generation only"))
+           "generation only",
+    takes=frozenset({"served_model", "tokenizer", "concurrency", "request_timeout", "served_dtype"}),
+    label="an OpenAI-compatible endpoint", form="http://HOST:PORT/v1",
+    foreign_hint="set it where the model is served, and drop it here"))
 register_backend(Backend(
     "vllm", "lexprobe.backends.vllm_local:load", is_vllm, ("causal",), order=20,
-    offers="vLLM in this process (--model vllm:PATH): every causal-LM method and ask-to-choose"))
+    offers="vLLM in this process (--model vllm:PATH): every causal-LM method and ask-to-choose",
+    takes=frozenset({"device", "dtype", "tokenizer", "tensor_parallel_size"}),
+    label="a model run by vLLM in this process", form="vllm:PATH"))
 register_backend(Backend(
     "transformers", "lexprobe.models:load_transformers", lambda reference: True,
     ("masked", "causal", "embedding", "static", "token", "random"), order=100,
     offers="models loaded in this process with transformers / sentence-transformers (safetensors or GGUF), "
-           "static vectors and the random baseline: every method of their kind"))
+           "static vectors and the random baseline: every method of their kind",
+    takes=frozenset({"device", "dtype", "attn", "device_map"}),
+    label="a model loaded here with transformers", form="NAME_OR_PATH"))

@@ -13,22 +13,27 @@ Two scorers, by what the server offers:
 * ``OpenAIChatScorer`` (kind ``chat``, or a server without ``/v1/completions``): ``/v1/chat/completions``
   only, so generation only; likelihood methods are refused before any request (``capabilities``).
 
-Requests run ``concurrency`` at a time, ``batch_size`` prompts per request, each with a timeout and
-retries (``http.Endpoint``). The benchmarks log each unit as it finishes (``ResumeLog``), so a server
-that dies mid-run loses nothing: the run stops in one line and a rerun skips the logged units.
+Requests run ``concurrency`` at a time, ``batch_size`` prompts per request, each under one deadline
+and retried (``client.Endpoint``: httpx, no redirects, the key checked and never shown); every answer
+is parsed into its declared shape and compared with the request (``server_answers``) before any value
+is used. The benchmarks log each unit as it finishes (``ResumeLog``), so a server that dies mid-run
+loses nothing: the run stops in one line and a rerun skips the logged units. The resume key holds what
+the server reports it serves (``describe``: root, ``max_model_len``, version), so a server restarted
+with another model under the same name starts a new log.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from lexprobe.backends.http import Endpoint, api_key
+from lexprobe.backends import server_answers as answers
+from lexprobe.backends.client import Endpoint, api_key
 from lexprobe.errors import ModelError
 from lexprobe.scorers.base import Scorer
 from lexprobe.scorers.causal import CausalTokenization, cut_at_stop
@@ -39,98 +44,105 @@ log = logging.getLogger(__name__)
 TOKENIZER_PROBE = "The dog's unbelievably quick runs, 1984 times: Zürich and the banks of rivers."
 #: a chat-templated prompt for a chat endpoint: this marker, the messages as JSON, then the answer prefix
 CHAT_MARK = "\u241echat-messages\u241f"
+#: what the server says it serves, in ``run.backend.server_reports`` and in the resume key
+REPORTED = ("id", "root", "max_model_len", "owned_by", "version", "dtype")
 
 
 def load(reference: str, kind: str | None = None, batch_size: int | str | None = None,
          served_model: str | None = None, tokenizer: str | None = None, concurrency: int | None = None,
-         request_timeout: float | None = None, device: str | None = None, dtype: str | None = None,
-         attn: str | None = None, device_map: str | None = None, prefer: str | None = None, seed: int = 0,
-         **options) -> Scorer:
-    """The scorer of an endpoint, checked before any work: reachable, the model served, the tokenizer
-    agreeing with the server's. ``device``/``dtype``/... are the server's business; set there, they are
-    refused here rather than ignored."""
-    for flag, value in (("--attn", attn), ("--device-map", device_map),
-                        ("--dtype", None if dtype in (None, "float32") else dtype),
-                        ("--device", None if device in (None, "auto") else device)):
-        if value is not None:
-            raise ModelError(f"{flag} {value} applies to models loaded here, not to an endpoint ({reference}): "
-                             "set it where the model is served, and drop it here")
-    if options:
-        raise ModelError(f"options {', '.join(sorted(options))} do not apply to an endpoint ({reference})")
-    endpoint = Endpoint(reference, api_key(), timeout=request_timeout or 120.0)
-    listed = endpoint.get("/models", retries=1, timeout=min(endpoint.timeout, 20.0))
-    models = [m for m in (listed or {}).get("data", []) if isinstance(m, dict) and m.get("id")]
-    names = [m["id"] for m in models]
+         request_timeout: float | None = None, served_dtype: str | None = None, prefer: str | None = None,
+         seed: int = 0) -> Scorer:
+    """The scorer of an endpoint, checked before any work: the URL and the key, the server reachable, the
+    model served, the tokenizer agreeing with the server's. The options are checked where they are
+    declared (``backends.options``: ``--dtype``, ``--device``, ... are the server's business, refused there)."""
+    endpoint = Endpoint(reference, api_key(), timeout=request_timeout or 120.0, concurrency=concurrency or 8)
+    cards = endpoint.get("/models", answers.models, retries=1, timeout=min(endpoint.timeout, 20.0))
+    names = [c.id for c in cards]
     if served_model is None:
         if len(names) != 1:
-            raise ModelError(f"{reference} serves {len(names)} models ({', '.join(names[:5]) or 'none'}); "
+            raise ModelError(f"{endpoint.base} serves {len(names)} models ({', '.join(names[:5]) or 'none'}); "
                              "name one with --served-model")
         served_model = names[0]
     elif names and served_model not in names:
-        raise ModelError(f"{reference} does not serve {served_model!r} (it serves {', '.join(names[:5])}); "
+        raise ModelError(f"{endpoint.base} does not serve {served_model!r} (it serves {', '.join(names[:5])}); "
                          "fix --served-model")
-    info = next((m for m in models if m["id"] == served_model), {"id": served_model})
-    version = endpoint.get(f"{endpoint.root}/version", retries=0, missing_ok=True) \
-        if endpoint.root != endpoint.base else None
-    server = f"vllm {version['version']}" if isinstance(version, dict) and version.get("version") else \
-        str(info.get("owned_by") or "unknown")
+    card = next((c for c in cards if c.id == served_model), answers.ModelCard(id=served_model))
+    version = _version(endpoint)
+    reports = {**{k: getattr(card, k) for k in REPORTED if k != "version"}, "version": version}
+    server = f"vllm {version}" if version else str(card.owned_by or "unknown")
     record = {"backend": "openai", "endpoint": endpoint.base, "served_model": served_model, "server": server,
-              "model_root": info.get("root"), "max_model_len": info.get("max_model_len")}
+              "served_dtype": served_dtype, "server_reports": {k: reports[k] for k in REPORTED}}
     if kind == "chat":
-        return OpenAIChatScorer(served_model, endpoint, record, batch_size=batch_size, concurrency=concurrency)
-    tok = _local_tokenizer(tokenizer, info, reference)
-    scorer = OpenAICompletionsScorer(served_model, endpoint, record, tok, batch_size=batch_size,
-                                     concurrency=concurrency)
-    scorer.check_tokenizer(tokenizer or str(info.get("root") or served_model))
+        return OpenAIChatScorer(served_model, endpoint, record, batch_size=batch_size)
+    tok, source, label = _local_tokenizer(tokenizer, card, reference)
+    scorer = OpenAICompletionsScorer(served_model, endpoint, record, tok, batch_size=batch_size)
+    if Path(source).exists():  # a local folder read: an input no output may overwrite (outputs.guard)
+        scorer.input_paths[label] = Path(source)
+    scorer.check_tokenizer(source)
     return scorer
 
 
-def _local_tokenizer(name: str | None, info: dict, reference: str):
-    """``--tokenizer``, else the served model's root where it is a folder here, else its name (a hub id)."""
+def _version(endpoint: Endpoint) -> str | None:
+    """vLLM's version from ``/version`` at the server's root; None where the server has none (a probe: any
+    other answer means "not vLLM")."""
+    if endpoint.root == endpoint.base:
+        return None
+    try:
+        return endpoint.get(f"{endpoint.root}/version", answers.version, retries=0, missing_ok=True)
+    except ModelError:
+        return None
+
+
+def _local_tokenizer(name: str | None, card: answers.ModelCard, reference: str) -> tuple[Any, str, str]:
+    """(tokenizer, where it was loaded from, the option that names it): ``--tokenizer``, else the served
+    model's root where it is a folder here, else its id (a folder here or a hub name)."""
     from transformers import AutoTokenizer
 
-    root = info.get("root")
-    candidates = [name] if name else [c for c in (root, info.get("id")) if c]
-    if not name and root and not Path(str(root)).is_dir() and info.get("id") and Path(str(info["id"])).is_dir():
-        candidates = [info["id"]]
+    root, served = card.root, card.id
+    candidates = [(name, "--tokenizer")] if name else [(c, label) for c, label in
+                                                        ((root, "the served model's root"),
+                                                         (served, "the served model's id")) if c]
+    if not name and root and not Path(root).is_dir() and Path(served).is_dir():
+        candidates = [(served, "the served model's id")]
     errors = []
-    for c in candidates:
+    for source, label in candidates:
         try:
-            tok = AutoTokenizer.from_pretrained(str(c), use_fast=True, trust_remote_code=False)
+            tok = AutoTokenizer.from_pretrained(str(source), use_fast=True, trust_remote_code=False)
         except (OSError, ValueError) as err:
-            errors.append(f"{c}: {str(err).splitlines()[0][:120]}")
+            errors.append(f"{source}: {str(err).splitlines()[0][:120]}")
             continue
-        return tok
+        return tok, str(source), label
     raise ModelError(f"cannot load a tokenizer for {reference} ({'; '.join(errors) or 'the server names none'}); "
                      "pass --tokenizer NAME_OR_PATH with the served model's tokenizer")
 
 
 class _Remote(Scorer):
-    """What both endpoint scorers share: the endpoint, the record, the thread pool."""
+    """What both endpoint scorers share: the endpoint (its requests run ``concurrency`` at a time), the
+    record, what the server reports (in ``describe``: the resume key changes with the model served)."""
 
     default_batch_size = 8  # prompts per HTTP request
 
-    def __init__(self, name: str, endpoint: Endpoint, record: dict, batch_size=None, concurrency: int | None = None):
+    def __init__(self, name: str, endpoint: Endpoint, record: dict, batch_size=None):
         super().__init__(name)
         self.endpoint = endpoint
         self.path = endpoint.base
         self.backend_record = record
         self.batch_size = batch_size  # an int; auto: the default (the server batches as it likes)
-        self.concurrency = int(concurrency or 8)
+        self.concurrency = endpoint.concurrency
         self.revision = f"{record['server']}:{name}"
-        self.max_length = record.get("max_model_len") if isinstance(record.get("max_model_len"), int) else None
+        self.max_length = record["server_reports"].get("max_model_len")
+        #: the local paths this scorer reads (option -> path): outputs may not overwrite them
+        self.input_paths: dict[str, Path] = {}
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "backend": "openai", "endpoint": self.endpoint.base,
-                "served_model": self.name, "server": self.backend_record.get("server")}
+                "served_model": self.name, "server": self.backend_record.get("server"),
+                "served_dtype": self.backend_record.get("served_dtype"),
+                "server_reports": dict(self.backend_record["server_reports"])}
 
-    def _map(self, fn, jobs: list) -> list:
-        """``fn`` over ``jobs`` with ``concurrency`` requests in flight, results in order."""
-        if len(jobs) <= 1 or self.concurrency == 1:
-            out = [fn(j) for j in jobs]
-        else:
-            with ThreadPoolExecutor(max_workers=min(self.concurrency, len(jobs))) as pool:
-                out = list(pool.map(fn, jobs))
+    def _post_all(self, path: str, bodies: list[dict], checks: Sequence[Callable[[Any], Any]]) -> list:
+        """Each body posted (``concurrency`` at a time), each answer through its check; in order."""
+        out = self.endpoint.post_all(path, bodies, checks) if bodies else []
         self.stats["retried_requests"] = self.endpoint.retried
         return out
 
@@ -143,9 +155,8 @@ class OpenAICompletionsScorer(_Remote, CausalTokenization):
     """Token log-probabilities and generation from ``/v1/completions`` (``TokenLogprobs``, ``Generation``);
     tokenised as the in-process scorer tokenises (``CausalTokenization``), so both send the same token ids."""
 
-    def __init__(self, name: str, endpoint: Endpoint, record: dict, tokenizer, batch_size=None,
-                 concurrency: int | None = None):
-        super().__init__(name, endpoint, record, batch_size, concurrency)
+    def __init__(self, name: str, endpoint: Endpoint, record: dict, tokenizer, batch_size=None):
+        super().__init__(name, endpoint, record, batch_size)
         self.kind = "causal"
         self.tokenizer = tokenizer
         fallback = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
@@ -154,6 +165,8 @@ class OpenAICompletionsScorer(_Remote, CausalTokenization):
         if self.max_length is None:
             limit = getattr(tokenizer, "model_max_length", None)
             self.max_length = limit if isinstance(limit, int) and 0 < limit < 10**6 else None
+        #: vLLM echoes the prompt's token ids when asked (``return_tokens_as_token_ids``): they are compared
+        self.echo_ids = str(record.get("server", "")).startswith("vllm ")
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "tokenizer": self.backend_record.get("tokenizer")}
@@ -166,52 +179,42 @@ class OpenAICompletionsScorer(_Remote, CausalTokenization):
         """The server tokenises as the local tokenizer does, or one line before any work."""
         self.backend_record["tokenizer"] = tokenizer_name
         local: object = list(self.tokenizer(TOKENIZER_PROBE, add_special_tokens=True)["input_ids"])
-        answer = self.endpoint.post(f"{self.endpoint.root}/tokenize",
-                                    {"model": self.name, "prompt": TOKENIZER_PROBE, "add_special_tokens": True},
-                                    retries=1, missing_ok=True) if self.endpoint.root != self.endpoint.base else None
-        remote: object
-        if isinstance(answer, dict) and "tokens" in answer:
-            remote, how = list(answer["tokens"]), "/tokenize"
-        else:  # no /tokenize: the number of prompt tokens the server counts for the probe text
-            probe = self.endpoint.post("/completions", {"model": self.name, "prompt": TOKENIZER_PROBE,
-                                                        "max_tokens": 1, "temperature": 0}, retries=1)
-            remote, how = (probe.get("usage") or {}).get("prompt_tokens"), "its prompt-token count"
-            local = len(local)  # type: ignore[arg-type]
+        endpoint = self.endpoint
+        remote: object = endpoint.post(
+            f"{endpoint.root}/tokenize", {"model": self.name, "prompt": TOKENIZER_PROBE, "add_special_tokens": True},
+            answers.tokenized, retries=1, missing_ok=True) if endpoint.root != endpoint.base else None
+        how = "/tokenize"
+        if remote is None:  # no /tokenize: the number of prompt tokens the server counts for the probe text
+            remote = endpoint.post("/completions", {"model": self.name, "prompt": TOKENIZER_PROBE, "max_tokens": 1,
+                                                    "temperature": 0}, answers.prompt_tokens, retries=1)
+            how, local = "its prompt-token count", len(local)  # type: ignore[arg-type]
         self.backend_record["tokenizer_check"] = how
         if remote != local:
-            raise ModelError(f"the tokenizer {tokenizer_name!r} does not tokenise as {self.endpoint.base} does "
+            raise ModelError(f"the tokenizer {tokenizer_name!r} does not tokenise as {endpoint.base} does "
                              f"(checked with {how}); pass --tokenizer with the served model's tokenizer")
 
     def token_logprobs(self, requests: Sequence[tuple[tuple[int, ...], tuple[int, ...]]],
                        progress: bool = False) -> list[np.ndarray]:
         """Per-token log-probabilities of each continuation: the server's log P of the prompt's tokens
-        (``echo``), for the continuation's positions. Identical requests are asked once."""
+        (``echo``), for the continuation's positions, each answer checked (``server_answers.echo_logprobs``).
+        Identical requests are asked once."""
         if not requests:
             return []
         unique = list(dict.fromkeys((tuple(c), tuple(x)) for c, x in requests))
         self.count("remote_requests", len(unique))
         self.count("remote_tokens", sum(len(c) + len(x) for c, x in unique))
-
-        def ask(batch: list[tuple[tuple[int, ...], tuple[int, ...]]]) -> list[np.ndarray]:
-            answer = self.endpoint.post("/completions", {
-                "model": self.name, "prompt": [list(c + x) for c, x in batch], "echo": True, "logprobs": 1,
-                "max_tokens": 0, "temperature": 0})
-            choices = sorted(answer.get("choices") or [], key=lambda ch: ch.get("index", 0))
-            if len(choices) != len(batch):
-                raise ModelError(f"{self.endpoint.base} answered {len(choices)} choices for {len(batch)} prompts; "
-                                 "the server does not take a batch of token-id prompts: use --batch-size 1")
-            out = []
-            for (ctx, cont), ch in zip(batch, choices):
-                lps = (ch.get("logprobs") or {}).get("token_logprobs")
-                if not lps or len(lps) < len(ctx) + len(cont) or any(v is None for v in lps[len(ctx):]):
-                    raise ModelError(f"{self.endpoint.base} gives no prompt log-probabilities (echo with logprobs); "
-                                     "likelihood methods need them: serve the model with vLLM or SGLang, or use "
-                                     "--kind chat and --method choose --reading generation")
-                out.append(np.asarray(lps[len(ctx):len(ctx) + len(cont)], dtype=np.float64))
+        batches = self._batches(unique)
+        extra = {"return_tokens_as_token_ids": True} if self.echo_ids else {}
+        prompts = [[list(c + x) for c, x in batch] for batch in batches]
+        bodies = [{"model": self.name, "prompt": p, "echo": True, "logprobs": 1, "max_tokens": 0, "temperature": 0,
+                   **extra} for p in prompts]
+        base = self.endpoint.base
+        checks = [functools.partial(answers.echo_logprobs, prompts=p, base=base) for p in prompts]
+        scored = []
+        for batch, checked in zip(batches, self._post_all("/completions", bodies, checks)):
             self.count("remote_calls")
-            return out
-
-        scored = [lp for part in self._map(ask, self._batches(unique)) for lp in part]
+            self.count("echo_ids_compared", checked.ids_compared)
+            scored += [np.asarray(values[len(ctx):], dtype=np.float64) for (ctx, _), values in zip(batch, checked)]
         by_request = dict(zip(unique, scored))
         return [by_request[(tuple(c), tuple(x))].copy() for c, x in requests]
 
@@ -219,17 +222,18 @@ class OpenAICompletionsScorer(_Remote, CausalTokenization):
                  templated: bool = False) -> list[str]:
         """Greedy continuation of each prompt, sent as token ids (``templated``: no special tokens added)."""
         ids = [list(self.tokenizer(p, add_special_tokens=not templated)["input_ids"]) for p in prompts]
-
-        def ask(batch: list[list[int]]) -> list[str]:
-            body = {"model": self.name, "prompt": batch, "max_tokens": int(max_new_tokens), "temperature": 0}
+        batches = self._batches(ids)
+        bodies = []
+        for batch in batches:
+            body: dict[str, Any] = {"model": self.name, "prompt": batch, "max_tokens": int(max_new_tokens),
+                                    "temperature": 0}
             if stop:
                 body["stop"] = list(stop)
-            answer = self.endpoint.post("/completions", body)
-            choices = sorted(answer.get("choices") or [], key=lambda ch: ch.get("index", 0))
-            self.count("generate_calls")
-            return [cut_at_stop(ch.get("text") or "", stop) for ch in choices]
-
-        return [t for part in self._map(ask, self._batches(ids)) for t in part]
+            bodies.append(body)
+        checks = [functools.partial(answers.texts, n=len(batch)) for batch in batches]
+        out = [t for part in self._post_all("/completions", bodies, checks) for t in part]
+        self.count("generate_calls", len(bodies))
+        return [cut_at_stop(t, stop) for t in out]
 
 
 class ChatWire:
@@ -257,8 +261,8 @@ class OpenAIChatScorer(_Remote):
     turn where the server can continue a message (vLLM's ``continue_final_message``); elsewhere it ends
     the user's turn. ``describe`` records which (``answer_prefix``)."""
 
-    def __init__(self, name: str, endpoint: Endpoint, record: dict, batch_size=None, concurrency: int | None = None):
-        super().__init__(name, endpoint, record, batch_size, concurrency)
+    def __init__(self, name: str, endpoint: Endpoint, record: dict, batch_size=None):
+        super().__init__(name, endpoint, record, batch_size)
         self.kind = "chat"
         self.tokenizer = ChatWire()
         self.max_length = None  # no local tokenizer counts the prompt: the server refuses one too long
@@ -269,7 +273,8 @@ class OpenAIChatScorer(_Remote):
 
     def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: Sequence[str] | None = None,
                  templated: bool = False) -> list[str]:
-        def ask(prompt: str) -> str:
+        bodies = []
+        for prompt in prompts:
             messages, prefix = chat_messages(prompt)
             body: dict[str, Any] = {"model": self.name, "max_tokens": int(max_new_tokens), "temperature": 0}
             if prefix.strip() and self.prefill:
@@ -280,9 +285,7 @@ class OpenAIChatScorer(_Remote):
             body["messages"] = messages
             if stop:
                 body["stop"] = list(stop)
-            answer = self.endpoint.post("/chat/completions", body)
-            self.count("generate_calls")
-            choice = (answer.get("choices") or [{}])[0]
-            return cut_at_stop(str((choice.get("message") or {}).get("content") or ""), stop)
-
-        return self._map(ask, list(prompts))
+            bodies.append(body)
+        out = self._post_all("/chat/completions", bodies, [answers.chat_text] * len(bodies))
+        self.count("generate_calls", len(bodies))
+        return [cut_at_stop(text, stop) for text in out]

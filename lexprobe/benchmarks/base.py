@@ -220,9 +220,15 @@ class RunPart:
     sample: int | None = None  #: the benchmark's sample size (groups per POS, instances); None: its default
     data: str | None = None  #: the one default data set to use (CoDA21: "clean-hard"); None: every one present
     tag: str = ""
+    #: the model options ``load_scorer`` gets for ``model`` (``lexprobe run --model URL --served-model ...``)
+    model_options: tuple[tuple[str, Any], ...] = ()
 
     def stem(self, name: str) -> str:
         return f"{name}-{self.tag}" if self.tag else name
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return dict(self.model_options)
 
     @property
     def label(self) -> str:

@@ -37,12 +37,14 @@ def register_benchmark(sub: Any, bench: Any) -> None:
 def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
     from lexprobe.benchmarks.evaluate import check_paths, refuse_replacing
     from lexprobe.benchmarks.options import config_from_args
+    from lexprobe.cli_common import check_model_args
     from lexprobe.outputs import output_lock
 
     config = config_from_args(bench.Config, args)
     bench.method(config.method)
     bench.recipe(config.recipe)
     bench.check_config(config)
+    check_model_args(args, prefer=bench.meta.load_as, seed=getattr(config, "seed", 0))
     config = bench.resolve_data(config)
     out = check_paths(bench, args.out, config, args.model, {"--tokenizer": args.tokenizer})  # --template too
     with output_lock(out):  # a second writer on --out stops here, before the data and the model load

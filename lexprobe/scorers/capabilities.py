@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
-from lexprobe.errors import ModelError
+from lexprobe.errors import CapabilityError
 
 
 @runtime_checkable
@@ -117,8 +117,9 @@ def require(scorer: Any, capabilities: Sequence[type], what: str) -> None:
     has = ", ".join(NAMES[c] for c in offers(scorer)) or "none of them"
     if getattr(scorer, "kind", "") == "static":  # its "sentence embeddings" are averaged word vectors
         has = "only static word vectors (a text is their average; no word in context)"
-    raise ModelError(f"{what} needs {' or '.join(NAMES[c] for c in capabilities)}; model "
-                     f"{getattr(scorer, 'name', scorer)!r} offers {has}: choose another model, --kind or --method")
+    needs = " or ".join(NAMES[c] for c in capabilities)
+    raise CapabilityError(f"{what} needs {needs}; model {getattr(scorer, 'name', scorer)!r} offers {has}: choose "
+                          "another model, --kind or --method", needs=needs, offers=has)
 
 
 def strategy(table: Mapping[Any, Callable[..., Any]], scorer: Any, what: str) -> Callable[..., Any]:

@@ -2,9 +2,14 @@
 in-process ``CausalLMScorer``: ``/v1/completions`` answers ``echo`` + ``logprobs`` with the model's
 real log-probabilities and greedy generation with its real ``generate``, so the endpoint backend
 can be compared with the in-process path without vLLM. Faults on demand: a storm of 500s or 429s,
-death after N completion calls, a tokenizer that disagrees, a chat-only server, several models.
-Every request is recorded (path, body, Authorization header); error bodies echo the header back,
-as a careless server might, so a test can check the client never repeats it.
+death after N completion calls, a tokenizer that disagrees, a chat-only server, several models;
+``mutate`` rewrites the JSON of good answers (a malformed answer of any shape), ``raw`` takes over the
+socket (a trickle, a body cut mid-way, a bad status line, a redirect). ``version`` makes it answer
+``/version`` as vLLM does (and echo ``token_id:N`` tokens when asked). Every request is recorded
+(path, body, Authorization header); error bodies echo the header back, as a careless server might,
+and ``echo_auth`` puts it in the model ids and the generated text too, so a test can check the client
+never repeats it. ``Recorder`` is a second server that records every request it gets (a redirect's
+target: the key must never reach it).
 """
 
 from __future__ import annotations
@@ -12,14 +17,65 @@ from __future__ import annotations
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Callable
+
+
+class Recorder:
+    """A server on 127.0.0.1 that answers 200 ``{}`` to everything and records (method, path, headers)."""
+
+    def __init__(self):
+        self.seen: list[tuple[str, str, dict[str, str]]] = []
+        recorder = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _any(self):
+                recorder.seen.append((self.command, self.path, dict(self.headers.items())))
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    self.rfile.read(length)
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"{}")
+
+            do_GET = do_POST = do_PUT = _any  # noqa: N815
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def __enter__(self) -> "Recorder":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
 
 
 class FakeOpenAI:
-    def __init__(self, scorer: Any, name: str = "fake-model", models: list[str] | None = None):
+    def __init__(self, scorer: Any, name: str = "fake-model", models: list[str] | None = None,
+                 root: str | None = None, port: int = 0):
         self.scorer = scorer
         self.name = name
         self.models = models or [name]
+        self.root = root  # the `root` /v1/models reports (default: the model's name)
+        self.max_model_len: Any = scorer.max_length
+        self.version: str | None = None  # answer /version (as vLLM) with this
+        #: (path, body, answer) -> answer: rewrites the JSON of every 200 answer (None: untouched)
+        self.mutate: Callable[[str, dict, Any], Any] | None = None
+        self.mutate_left = -1  # how many answers ``mutate`` rewrites (-1: all)
+        #: (handler, path, body) -> bool: writes the whole response itself when it returns True
+        self.raw: Callable[[Any, str, dict], bool] | None = None
+        self.echo_auth = False  # generated and chat text end with the Authorization header
+        self.echo_auth_ids = False  # so do the model ids of /v1/models
         self.requests: list[tuple[str, dict, str | None]] = []
         self.storm: int | None = None  # answer every call with this status (500, 429, ...)
         self.storm_left = -1  # how many more calls the storm lasts (-1: for ever)
@@ -28,7 +84,7 @@ class FakeOpenAI:
         self.chat_only = False
         self.wrong_tokens = False
         self.lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     @property
@@ -42,6 +98,11 @@ class FakeOpenAI:
     def __exit__(self, *exc) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+    @property
+    def echo_auth_text(self) -> str:
+        auths = [a for _, _, a in self.requests if a]
+        return auths[-1] if auths else ""
 
     def calls(self, path: str) -> list[dict]:
         return [body for p, body, _ in self.requests if p == path]
@@ -60,10 +121,16 @@ class FakeOpenAI:
                 if self.die_after is not None and self.completions_calls > self.die_after:
                     return 500, {"error": {"message": f"engine dead (auth {auth})"}}
         if path == "/v1/models":
-            return 200, {"object": "list", "data": [{"id": m, "object": "model", "root": m, "owned_by": "fake",
-                                                      "max_model_len": self.scorer.max_length} for m in self.models]}
+            shown = [f"{m}-{auth}" if self.echo_auth_ids else m for m in self.models]
+            return 200, {"object": "list", "data": [{"id": m, "object": "model", "root": self.root or m,
+                                                      "owned_by": "fake", "max_model_len": self.max_model_len}
+                                                     for m in shown]}
         if path == "/version":
-            return 404, {"error": {"message": "no version"}}
+            if self.version is None:
+                return 404, {"error": {"message": f"no version (auth {auth})"}}
+            return 200, {"version": self.version}
+        if self.echo_auth_ids and isinstance(body.get("model"), str):
+            body = {**body, "model": body["model"].removesuffix(f"-{auth}")}
         if body.get("model") not in self.models:
             return 404, {"error": {"message": f"The model `{body.get('model')}` does not exist."}}
         if path == "/tokenize":
@@ -75,6 +142,8 @@ class FakeOpenAI:
         if path == "/v1/chat/completions":
             text = "\n".join(m["content"] for m in body["messages"])
             out = self.scorer.generate([text], body.get("max_tokens", 16), body.get("stop"))[0]
+            if self.echo_auth:
+                out = f"{out} {auth}"
             return 200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": out}}]}
         return 404, {"error": {"message": f"no route {path}"}}
 
@@ -87,10 +156,12 @@ class FakeOpenAI:
             ids = list(self.scorer.tokenizer(p)["input_ids"]) if isinstance(p, str) else list(p)
             if body.get("echo"):
                 lps = [None] + [float(v) for v in self.scorer.token_logprobs([(tuple(ids[:1]), tuple(ids[1:]))])[0]]
-                choices.append({"index": i, "text": "", "logprobs": {"token_logprobs": lps}})
+                tokens = [f"token_id:{t}" if body.get("return_tokens_as_token_ids") else
+                          self.scorer.tokenizer.decode([t]) for t in ids]
+                choices.append({"index": i, "text": "", "logprobs": {"token_logprobs": lps, "tokens": tokens}})
             else:
                 text = self._generate_ids(ids, body.get("max_tokens", 16), body.get("stop"))
-                choices.append({"index": i, "text": text})
+                choices.append({"index": i, "text": text + (f" {self.echo_auth_text}" if self.echo_auth else "")})
         return {"choices": choices, "usage": {"prompt_tokens": sum(len(p) for p in prompts
                                                                    if not isinstance(p, str))}}
 
@@ -114,7 +185,14 @@ class FakeOpenAI:
             def _serve(self, method: str) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}") if length else {}
+                if fake.raw is not None and fake.raw(self, self.path, body):
+                    with fake.lock:
+                        fake.requests.append((self.path, body, self.headers.get("Authorization")))
+                    return
                 status, payload = fake.answer(method, self.path, body, self.headers.get("Authorization"))
+                if status == 200 and fake.mutate is not None and fake.mutate_left != 0:
+                    fake.mutate_left -= 1
+                    payload = fake.mutate(self.path, body, payload)
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -122,7 +200,10 @@ class FakeOpenAI:
                     self.send_header("Retry-After", "0")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client gave up on it (a request cancelled)
+                    pass
 
             def do_GET(self):  # noqa: N802
                 self._serve("GET")
@@ -134,3 +215,24 @@ class FakeOpenAI:
                 pass
 
         return Handler
+
+
+def send(handler: Any, status: int, payload: Any = None, headers: dict[str, str] | None = None,
+         body: bytes | None = None) -> bool:
+    """Answer ``status`` with ``payload`` as JSON (or ``body`` as it is) from a ``raw`` hook; True."""
+    data = body if body is not None else json.dumps(payload).encode()
+    handler.send_response(status)
+    for name, value in {"Content-Type": "application/json", **(headers or {})}.items():
+        handler.send_header(name, value)
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+    return True
+
+
+def write_raw(handler: Any, data: bytes) -> bool:
+    """Write ``data`` as the whole response (status line included) and close the connection; True."""
+    handler.close_connection = True
+    handler.wfile.write(data)
+    handler.wfile.flush()
+    return True

@@ -15,29 +15,12 @@ import pytest
 from lexprobe.cli import main
 from lexprobe.errors import ModelError
 from lexprobe.models import load_scorer
-from tests.backends.fake_openai import FakeOpenAI
 from tests.benchmarks.coda21.helpers import write_small
-from tests.benchmarks.wdlmpro.test_scoring import GROUPS
 
 SENTINEL = "sk-SENTINEL-7f3a9c-never-print-me"
 
 
-@pytest.fixture(scope="module")
-def llama(tiny_llama):
-    return load_scorer(str(tiny_llama), device="cpu", batch_size=4)
-
-
-@pytest.fixture()
-def fake(llama, tiny_llama):
-    with FakeOpenAI(llama, name=str(tiny_llama)) as server:
-        yield server
-
-
-@pytest.fixture()
-def wdlmpro_data(tmp_path):
-    from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
-
-    return str(write_jsonl(GROUPS, tmp_path / "groups.jsonl"))
+pytestmark = pytest.mark.usefixtures("quick_retries")
 
 
 def _remote(fake, **kw):
@@ -119,14 +102,6 @@ def test_one_line_before_any_work(fake, tiny_qwen2, wdlmpro_data, tmp_path, caps
     assert main(base + ["--model", fake.url]) == 2
     assert "does not tokenise as" in capsys.readouterr().err
     assert not fake.calls("/v1/completions")
-
-
-@pytest.fixture(autouse=True)
-def _quick_retries(monkeypatch):
-    import lexprobe.backends.http as http
-
-    monkeypatch.setattr(http, "RETRIES", 2)
-    monkeypatch.setattr(http, "BACKOFF", 0.001)
 
 
 def test_a_server_that_dies_mid_run_resumes_with_nothing_lost_or_scored_twice(fake, wdlmpro_data, tmp_path, capsys,

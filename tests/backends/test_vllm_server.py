@@ -3,7 +3,10 @@ the server's scores equal the in-process transformers scores request by request 
 CoDA21 5 groups per POS), with the same rankings and alignments; ask-to-choose through the chat endpoint
 gives answers the readings parse; a server killed mid-run and restarted resumes with no unit lost or
 scored twice; a wrong model name, a wrong tokenizer and an unreachable URL are one line each before any
-work. Skipped where the vLLM venv is missing (``bash scripts/setup_vllm.sh``); one server per test run.
+work. The server requires an API key (vLLM's ``--api-key``), a sentinel that no output may show (#33):
+every test sends it, and one runs the commands and a wrong key to check it never leaves. Every echo
+answer's token ids are compared with the ids sent (vLLM's ``return_tokens_as_token_ids``).
+Skipped where the vLLM venv is missing (``bash scripts/setup_vllm.sh``); one server per test run.
 """
 
 from __future__ import annotations
@@ -28,13 +31,24 @@ pytestmark = pytest.mark.skipif(missing() is not None, reason=missing() or "")
 
 #: the measured agreement: vLLM's float32 CPU kernels vs transformers' (per request, summed log-probability)
 TOLERANCE = 1e-4
+#: the server's API key: sent by every test, shown by none
+SENTINEL = "sk-VLLM-SENTINEL-51c2e8-4b7d0f93a6"
 
 
 @pytest.fixture(scope="session")
 def vllm(tmp_path_factory):
-    server = VLLMServer(model_folder(), tmp_path_factory.mktemp("vllm") / "server.log").start()
+    server = VLLMServer(model_folder(), tmp_path_factory.mktemp("vllm") / "server.log", api_key=SENTINEL).start()
     yield server
     server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _the_key(monkeypatch):
+    monkeypatch.setenv("LEXPROBE_API_KEY", SENTINEL)
+    yield
+    from lexprobe.redaction import forget_secrets
+
+    forget_secrets()
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +104,8 @@ def test_server_scores_equal_in_process_scores(bench, vllm, inputs, recorded, mo
     in_process = _record(monkeypatch, CausalLMScorer)
     here = _run(args + ["--model", str(vllm.model), "--kind", "causal", "--device", "cpu"], tmp_path / "local.json")
     assert recorded and remote["run"]["backend"]["server"] == "vllm 0.32.0"
+    stats = remote["timing"]["scorer_stats"]
+    assert stats["echo_ids_compared"] == stats["remote_requests"] > 0  # every echo's token ids were the ids sent
     theirs, mine = dict(recorded), dict(in_process)
     assert set(theirs) == set(mine)  # the same token ids were asked
     per_request = [abs(float(np.sum(theirs[r])) - float(np.sum(mine[r]))) for r in mine]
@@ -122,10 +138,10 @@ def test_choose_through_the_chat_endpoint_gives_answers_the_readings_parse(vllm,
 
 def test_a_killed_server_resumes_with_no_unit_lost_or_scored_twice(vllm, inputs, recorded, tmp_path, monkeypatch,
                                                                     caplog):
-    import lexprobe.backends.http as http
+    import lexprobe.backends.client as client
 
-    monkeypatch.setattr(http, "RETRIES", 2)
-    monkeypatch.setattr(http, "BACKOFF", 0.2)
+    monkeypatch.setattr(client, "RETRIES", 2)
+    monkeypatch.setattr(client, "BACKOFF", 0.2)
     out = tmp_path / "r.json"
     args = ["wdlmpro", "eval", "--data", inputs["wdlmpro"], "--pos", "v", "--model", vllm.url,
             "--chunk-size", "1", "--out", str(out)]
@@ -196,3 +212,31 @@ def test_vllm_in_process_gives_the_server_scores(vllm, tmp_path):
     for got, expected in zip(lines["RESULT"], want):
         assert np.abs(np.asarray(got) - expected).max() <= TOLERANCE
     assert lines["GEN"] == remote.generate(["The capital of France is"], 6)
+
+
+def test_the_sentinel_key_never_leaves(vllm, inputs, tmp_path, capsys, caplog, monkeypatch):
+    """The commands against the real server (likelihood, ask-to-choose by chat, a wrong key): the key the
+    server requires is in no output, no result, no log; a wrong key is one line (HTTP 401), not shown."""
+    import logging
+
+    caplog.set_level(logging.INFO)
+    out = tmp_path / "out"
+    base = ["wdlmpro", "eval", "--data", inputs["wdlmpro"], "--pos", "n", "--model", vllm.url]
+    printed = []
+    for args in (base + ["--limit", "3", "--out", str(out / "likelihood.json")],
+                 base + ["--limit", "2", "--kind", "chat", "--method", "choose", "--reading", "generation",
+                         "--max-candidates", "3", "--max-new-tokens", "4", "--out", str(out / "chat.json")]):
+        assert main(args) == 0
+        done = capsys.readouterr()
+        printed += [done.out, done.err]
+    wrong = SENTINEL.replace("51c2e8", "000000")
+    monkeypatch.setenv("LEXPROBE_API_KEY", wrong)
+    assert main(base + ["--limit", "1", "--out", str(out / "wrong.json")]) == 2
+    done = capsys.readouterr()
+    printed += [done.out, done.err]
+    assert "HTTP 401" in done.err and len(done.err.strip().splitlines()) == 1
+    files = [p.read_text(errors="replace") for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(files) >= 2
+    everything = "\n".join(printed + files + [caplog.text])
+    for key in (SENTINEL, wrong):
+        assert not [key[i:i + 8] for i in range(len(key) - 7) if key[i:i + 8] in everything]

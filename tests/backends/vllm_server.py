@@ -1,7 +1,7 @@
 """A real vLLM OpenAI-compatible server for tests, started from its own venv (``scripts/setup_vllm.sh``).
 
 SmolLM2-135M-Instruct from the PyPI GGUF, de-quantised to float32 safetensors as lexprobe loads it
-(``scripts/vllm_model.py``), served on 127.0.0.1 with ``--enforce-eager`` (~70 s to start on a CPU,
+(``scripts/vllm_model.py``), served on 127.0.0.1 (with ``--api-key`` when given) with ``--enforce-eager`` (~70 s to start on a CPU,
 ~5 GB of memory with ``VLLM_CPU_KVCACHE_SPACE=2``). The server runs in its own process group and is
 stopped by that group's id (vLLM's engine is a child process), never by name.
 """
@@ -51,8 +51,9 @@ def free_port() -> int:
 
 
 class VLLMServer:
-    def __init__(self, model: Path, log: Path, port: int | None = None):
+    def __init__(self, model: Path, log: Path, port: int | None = None, api_key: str | None = None):
         self.model, self.log, self.port = model, log, port or free_port()
+        self.api_key = api_key  # vLLM's --api-key: every /v1 request must carry it
         self.proc: subprocess.Popen | None = None
 
     @property
@@ -66,7 +67,7 @@ class VLLMServer:
         env.pop("OPENAI_API_KEY", None)
         cmd = [str(VENV / "bin" / "python"), "-m", "vllm.entrypoints.openai.api_server", "--model", str(self.model),
                "--dtype", "float32", "--enforce-eager", "--host", "127.0.0.1", "--port", str(self.port),
-               "--max-model-len", "2048"]
+               "--max-model-len", "2048"] + (["--api-key", self.api_key] if self.api_key else [])
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
         deadline = time.time() + START_TIMEOUT
@@ -75,7 +76,9 @@ class VLLMServer:
                 raise RuntimeError(f"vLLM exited ({self.proc.returncode}) while starting; see {self.log}:\n"
                                    + self.log.read_text(errors="replace")[-3000:])
             try:
-                with urllib.request.urlopen(f"{self.url}/models", timeout=5) as r:
+                headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+                with urllib.request.urlopen(urllib.request.Request(f"{self.url}/models", headers=headers),
+                                            timeout=5) as r:
                     if json.load(r).get("data"):
                         return self
             except OSError:

@@ -292,7 +292,7 @@ def run_default(out_dir: Path, part) -> dict:
     from lexprobe.prompting.choose_cli import ChooseOptions
 
     out_dir = Path(out_dir)
-    scorer = load_scorer(part.model)
+    scorer = load_scorer(part.model, **part.options)
     coda_dir = default_coda_dir()
     wanted = {n: f for n, f in OFFICIAL_FILES.items() if part.data in (None, n)}
     files = {name: coda_dir / f for name, f in wanted.items() if (coda_dir / f).is_file()}

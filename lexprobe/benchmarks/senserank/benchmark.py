@@ -224,4 +224,4 @@ class SenseRank(Benchmark):
         from lexprobe.benchmarks.senserank.cli import run_default
 
         self.likelihood_only(part)
-        return run_default(out_dir, part.model, part.sample, stem=part.stem("senserank-semcor"))
+        return run_default(out_dir, part.model, part.sample, stem=part.stem("senserank-semcor"), options=part.options)

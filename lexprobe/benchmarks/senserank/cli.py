@@ -88,7 +88,7 @@ def _cmd_finetune(args: argparse.Namespace) -> int:
 
 
 def run_default(out_dir, model: str = "all-MiniLM-L6-v2", sample: int | None = None,
-                stem: str = "senserank-semcor") -> dict:
+                stem: str = "senserank-semcor", options: dict | None = None) -> dict:
     """SemCor sample for ``lexprobe run``: whole SemCor lemmas, drawn with seed 0, until the
     database plus queries reach ``sample`` instances (default DEFAULT_SAMPLE_INSTANCES)."""
     from lexprobe.benchmarks.evaluate import evaluate
@@ -103,7 +103,8 @@ def run_default(out_dir, model: str = "all-MiniLM-L6-v2", sample: int | None = N
     config = bench.resolve_data(SenseConfig(corpus="semcor", max_instances=sample or DEFAULT_SAMPLE_INSTANCES, seed=0))
     sample_data = SAMPLE_NOTE if is_sample(config.path) else None
     out = Path(out_dir) / f"{stem}.json"
-    result = evaluate(bench, load_scorer(model, prefer="token"), config, out, items=bench.load_items(config))
+    scorer = load_scorer(model, prefer="token", **(options or {}))
+    result = evaluate(bench, scorer, config, out, items=bench.load_items(config))
     assert result is not None  # `lexprobe run` is one process (rank 0)
     print(format_report(result))
     print(f"wrote {out} and {result['plot']} ({result['timing']['seconds']:.1f} s)")

@@ -211,7 +211,7 @@ def run_default(out_dir: Path, part, seed: int = 0) -> dict:
     out = check_paths(get("wdlmpro"), Path(out_dir) / f"{part.stem('wdlmpro')}.json", config, part.model)
     sample = part.sample or DEFAULT_RUN_SAMPLE
     groups = quick_sample("n", sample, seed) + quick_sample("v", sample, seed)
-    scorer = load_scorer(part.model)
+    scorer = load_scorer(part.model, **part.options)
     drawn = {"name": "wordnet", "sample": True,
              "what": f"a seeded sample of {sample} WDLMPro groups per part of speech drawn from WordNet 3.0 (the "
                      "benchmark has 51,260 noun and 8,487 verb groups)",

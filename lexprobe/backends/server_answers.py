@@ -1,0 +1,273 @@
+"""What an OpenAI-compatible server may answer, declared (pydantic v2, strict) and checked against the request.
+
+Every answer the endpoint backend uses passes one of the functions below, which parse it into a
+declared shape and compare it with what was asked; anything else is a ``BadAnswer`` naming what is
+wrong (the client asks once more, then stops in one line: nothing from the answer is used or
+recorded). The rules, by answer:
+
+* ``/v1/models``: a list of models, each a string ``id`` (once), ``max_model_len`` a positive integer
+  when given (``true`` or ``-5`` once marked every item "too long");
+* ``/tokenize`` (vLLM): a list of token ids; ``/version`` (vLLM): a version string;
+* completions with ``echo`` (prompt log-probabilities): exactly one choice per prompt, matched by
+  ``index`` (0..n-1, each once); ``token_logprobs`` exactly as long as the prompt sent, the first
+  value null or a number (servers send null: no token precedes it), every other one a number that
+  is finite or -inf and at most 0 (NaN, +inf, a positive value, a boolean, a string, 10**400
+  refused); echoed token ids (vLLM's ``tokens`` as ``token_id:N`` with ``return_tokens_as_token_ids``,
+  or ``prompt_token_ids``) equal to the ids sent, echoed tokens of another form as many as the ids;
+* completions that generate: one choice per prompt, by ``index``, each with a ``text`` string;
+* chat completions: at least one choice, the one of index 0 with a ``message`` whose ``content`` is a
+  string (``{"choices": []}`` once became the model's own "unparseable" answer).
+
+Strict types throughout: no string is read as a number, no boolean as an integer.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Annotated, Any, Optional, Sequence, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+
+from lexprobe.backends.client import BadAnswer
+from lexprobe.errors import ModelError
+
+S = TypeVar("S", bound=BaseModel)
+
+Index = Annotated[int, Field(ge=0, strict=True)]
+TokenId = Annotated[int, Field(ge=0, strict=True)]
+
+
+def _logprob(value: Any) -> Optional[float]:
+    """A log-probability: a number, finite or -inf, at most 0 (or null, placed by the caller's check)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"a log-probability is a number, not {type(value).__name__} {_short(value)}")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise ValueError(f"a log-probability out of range ({_short(value)})") from None
+    if math.isnan(number):
+        raise ValueError("a log-probability is NaN")
+    if number > 0:
+        raise ValueError(f"a log-probability is at most 0, got {_short(value)}")
+    return number
+
+
+LogProb = Annotated[Optional[float], BeforeValidator(_logprob)]
+
+
+class _Shape(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+
+class ModelCard(_Shape):
+    id: Annotated[str, Field(min_length=1)]
+    root: Optional[str] = None
+    max_model_len: Optional[Annotated[int, Field(gt=0)]] = None
+    owned_by: Optional[str] = None
+    #: a server that says what precision it runs the model in (vLLM's /v1/models does not)
+    dtype: Optional[str] = None
+
+
+class ModelList(_Shape):
+    data: list[ModelCard]
+
+
+class Version(_Shape):
+    version: Annotated[str, Field(min_length=1)]
+
+
+class Tokenized(_Shape):
+    tokens: list[TokenId]
+
+
+class Usage(_Shape):
+    prompt_tokens: Annotated[int, Field(ge=0)]
+
+
+class UsageAnswer(_Shape):
+    usage: Usage
+
+
+class EchoLogprobs(_Shape):
+    token_logprobs: Optional[list[LogProb]] = None
+    tokens: Optional[list[str]] = None
+
+
+class EchoChoice(_Shape):
+    index: Index
+    logprobs: Optional[EchoLogprobs] = None
+    prompt_token_ids: Optional[list[TokenId]] = None
+
+
+class EchoAnswer(_Shape):
+    choices: list[EchoChoice]
+
+
+class TextChoice(_Shape):
+    index: Index
+    text: str
+
+
+class TextAnswer(_Shape):
+    choices: list[TextChoice]
+
+
+class ChatMessage(_Shape):
+    content: str
+
+
+class ChatChoice(_Shape):
+    index: Index
+    message: ChatMessage
+
+
+class ChatAnswer(_Shape):
+    choices: Annotated[list[ChatChoice], Field(min_length=1)]
+
+
+# ---------------------------------------------------------------------- parsing
+def parse(shape: type[S], answer: Any, what: str) -> S:
+    """``answer`` as ``shape``, or a ``BadAnswer`` naming the first field that is wrong."""
+    if not isinstance(answer, dict):
+        raise BadAnswer(f"the {what} answer is {_json_kind(answer)}, not a JSON object")
+    try:
+        return shape.model_validate(answer)
+    except ValidationError as err:
+        first = err.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the answer"
+        message = str(first["msg"]).removeprefix("Value error, ")
+        if first["type"] in ("model_type", "dict_type"):
+            message = "should be a JSON object"
+        elif first["type"] == "missing":
+            message = "is missing"
+        shown = "" if first["type"] in ("missing", "value_error") else f" (got {_short(first.get('input'))})"
+        raise BadAnswer(f"the {what} answer is malformed: {where}: {message}{shown}") from None
+
+
+def by_index(choices: Sequence[Any], n: int, what: str) -> list[Any]:
+    """The choices in prompt order: exactly one of each index 0..n-1."""
+    if len(choices) != n:
+        raise BadAnswer(f"the {what} answer has {len(choices)} choice(s) for {n} prompt(s)"
+                        + ("; a server that takes one prompt per request needs --batch-size 1" if n > 1 else ""))
+    slots: list[Any] = [None] * n
+    for choice in choices:
+        if choice.index >= n:
+            raise BadAnswer(f"the {what} answer has a choice of index {choice.index} for {n} prompt(s) (0..{n - 1})")
+        if slots[choice.index] is not None:
+            raise BadAnswer(f"the {what} answer has two choices of index {choice.index}")
+        slots[choice.index] = choice
+    return slots
+
+
+# ---------------------------------------------------------------------- answers
+def models(answer: Any) -> list[ModelCard]:
+    cards = parse(ModelList, answer, "/v1/models").data
+    seen: set[str] = set()
+    for card in cards:
+        if card.id in seen:
+            raise BadAnswer(f"the /v1/models answer lists {card.id!r} twice")
+        seen.add(card.id)
+    return cards
+
+
+def version(answer: Any) -> str:
+    return parse(Version, answer, "/version").version
+
+
+def tokenized(answer: Any) -> list[int]:
+    return list(parse(Tokenized, answer, "/tokenize").tokens)
+
+
+def prompt_tokens(answer: Any) -> int:
+    return parse(UsageAnswer, answer, "completions").usage.prompt_tokens
+
+
+_TOKEN_ID = re.compile(r"token_id:(\d+)")
+
+#: what an echo answer without prompt log-probabilities means, and the fix (not a malformed answer)
+NO_PROMPT_LOGPROBS = ("{base} gives no prompt log-probabilities (echo with logprobs); likelihood methods need them: "
+                      "serve the model with vLLM or SGLang, or use --kind chat and --method choose --reading generation")
+
+
+class EchoChecked(list):
+    """The prompts' log-probabilities (one list per prompt, as long as it) and how many prompts' echoed
+    token ids were compared with the ids sent (``ids_compared``)."""
+
+    ids_compared: int = 0
+
+
+def echo_logprobs(answer: Any, prompts: Sequence[Sequence[int]], base: str) -> EchoChecked:
+    """Each prompt's log-probabilities from an ``echo`` + ``logprobs`` completions answer, checked."""
+    what = "completions (echo)"
+    choices = by_index(parse(EchoAnswer, answer, what).choices, len(prompts), what)
+    out = EchoChecked()
+    for i, (ids, choice) in enumerate(zip(prompts, choices)):
+        values = choice.logprobs.token_logprobs if choice.logprobs is not None else None
+        if values is None:
+            raise ModelError(NO_PROMPT_LOGPROBS.format(base=base))
+        echoed = _echoed_ids(choice)
+        if echoed is not None:
+            if list(echoed) != list(ids):
+                at = next((p for p, (a, b) in enumerate(zip(echoed, ids)) if a != b), min(len(echoed), len(ids)))
+                raise BadAnswer(f"choice {i} echoes token ids that are not the prompt's ({len(echoed)} ids, the "
+                                f"first difference at position {at}): the answer is not for the prompt sent")
+            out.ids_compared += 1
+        elif choice.logprobs is not None and choice.logprobs.tokens is not None \
+                and len(choice.logprobs.tokens) != len(ids):
+            raise BadAnswer(f"choice {i} echoes {len(choice.logprobs.tokens)} tokens for a prompt of {len(ids)}")
+        if len(values) != len(ids):
+            raise BadAnswer(f"choice {i} has {len(values)} log-probabilities for a prompt of {len(ids)} tokens "
+                            "(echo gives one per prompt token): the answer is not for the prompt sent")
+        missing = next((p for p, v in enumerate(values) if v is None and p > 0), None)
+        if missing is not None:
+            raise BadAnswer(f"choice {i}: the log-probability of prompt token {missing} is null (only the first "
+                            "token, which nothing precedes, may have none)")
+        out.append(list(values))
+    return out
+
+
+def _echoed_ids(choice: EchoChoice) -> list[int] | None:
+    """The token ids a choice echoes: ``prompt_token_ids``, or ``tokens`` when every one is ``token_id:N``."""
+    if choice.prompt_token_ids is not None:
+        return list(choice.prompt_token_ids)
+    tokens = choice.logprobs.tokens if choice.logprobs is not None else None
+    if tokens:
+        matched = [_TOKEN_ID.fullmatch(t) for t in tokens]
+        if all(matched):
+            return [int(m.group(1)) for m in matched if m]
+    return None
+
+
+def texts(answer: Any, n: int) -> list[str]:
+    """The generated text of each of ``n`` prompts, in prompt order."""
+    what = "completions"
+    return [c.text for c in by_index(parse(TextAnswer, answer, what).choices, n, what)]
+
+
+def chat_text(answer: Any) -> str:
+    """The assistant's message of a chat answer (its choice of index 0)."""
+    what = "chat completions"
+    choices = parse(ChatAnswer, answer, what).choices
+    first = [c for c in choices if c.index == 0]
+    if len(first) != 1:
+        raise BadAnswer(f"the {what} answer has {len(first)} choices of index 0 (one expected)")
+    return first[0].message.content
+
+
+# ---------------------------------------------------------------------- helpers
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number"}.get(
+        type(value), type(value).__name__)
+
+
+def _short(value: Any) -> str:
+    try:
+        text = repr(value)
+    except ValueError:  # an integer of more digits than Python prints
+        return "a number of thousands of digits"
+    return text if len(text) <= 40 else text[:37] + "..."
