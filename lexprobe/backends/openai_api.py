@@ -35,7 +35,7 @@ import numpy as np
 from lexprobe.backends import server_answers as answers
 from lexprobe.backends.client import Endpoint, api_key
 from lexprobe.errors import ModelError
-from lexprobe.scorers.base import Scorer
+from lexprobe.scorers.base import Generates, Scorer
 from lexprobe.scorers.causal import CausalTokenization, cut_at_stop
 
 log = logging.getLogger(__name__)
@@ -254,7 +254,7 @@ def chat_messages(prompt: str) -> tuple[list[dict], str]:
     return messages, prompt[end:]
 
 
-class OpenAIChatScorer(_Remote):
+class OpenAIChatScorer(_Remote, Generates):
     """Generation only, from ``/v1/chat/completions`` (``Generation``): API chat models.
 
     With ``--chat`` the answer prefix of a template (e.g. ``Answer:``) is pre-filled in the assistant's
