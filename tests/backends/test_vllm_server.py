@@ -67,7 +67,9 @@ def inputs(tmp_path_factory, shared_data):
     coda = shared_data / "coda21" / "CoDA-clean-hard.json"
     if not coda.is_file():
         pytest.skip(f"{coda} is missing (LEXPROBE_TEST_SHARED_DATA)")
-    return {"wdlmpro": str(write_jsonl(groups, folder / "groups.jsonl")), "coda": str(coda)}
+    wsd = shared_data / "wsd-raganato" / "semeval2007" / "semeval2007.data.xml"
+    return {"wdlmpro": str(write_jsonl(groups, folder / "groups.jsonl")), "coda": str(coda),
+            "wsd": str(wsd) if wsd.is_file() else None}
 
 
 def _record(monkeypatch, cls) -> list[tuple[tuple, np.ndarray]]:
@@ -95,11 +97,14 @@ def _run(args, out: Path) -> dict:
     return json.loads(out.read_text())
 
 
-@pytest.mark.parametrize("bench", ["wdlmpro", "coda"])
+@pytest.mark.parametrize("bench", ["wdlmpro", "coda", "wsd"])
 def test_server_scores_equal_in_process_scores(bench, vllm, inputs, recorded, monkeypatch, tmp_path, capsys):
     from lexprobe.scorers.causal import CausalLMScorer
 
-    args = ([bench, "eval", "--data", inputs[bench]] + (["--limit", "5"] if bench == "coda" else []))
+    if inputs[bench] is None:
+        pytest.skip(f"no {bench} data in the shared data folder")
+    limit = {"coda": ["--limit", "5"], "wsd": ["--limit", "8"]}.get(bench, [])
+    args = [bench, "eval", "--data", inputs[bench]] + limit
     remote = _run(args + ["--model", vllm.url, "--concurrency", "4"], tmp_path / "remote.json")
     in_process = _record(monkeypatch, CausalLMScorer)
     here = _run(args + ["--model", str(vllm.model), "--kind", "causal", "--device", "cpu"], tmp_path / "local.json")
@@ -115,6 +120,12 @@ def test_server_scores_equal_in_process_scores(bench, vllm, inputs, recorded, mo
     if bench == "wdlmpro":
         key = lambda r: (r["task"], r["target"], r["predicted"], r["gold_rank"])  # noqa: E731
         assert {r["pos"] for r in here["instances"]} == {"n", "v"}
+    elif bench == "wsd":  # the mean log-probability of each sense's definition, and the sense chosen
+        key = lambda r: (r["id"], r.get("predicted"))  # noqa: E731
+        assert len(here["instances"]) == 8 and sum("scores" in r for r in here["instances"]) >= 5
+        for a, b in zip(here["instances"], remote["instances"]):
+            np.testing.assert_allclose(np.asarray(a.get("scores", [])), np.asarray(b.get("scores", [])),
+                                       atol=TOLERANCE)
     else:
         key = lambda r: (r["id"], tuple(r["assignment"]))  # noqa: E731
         assert sum(r["pos"] == "n" for r in here["instances"]) >= 5 and sum(r["pos"] == "v" for r in here["instances"]) >= 5
