@@ -12,6 +12,8 @@ traceback after the conversion: ``pdep-convert`` never checked its ``--out``).
 
 from __future__ import annotations
 
+import re
+
 import ast
 import hashlib
 import os
@@ -269,7 +271,8 @@ def writer_calls(tree: ast.Module):
         elif name == "open" and owner not in _NOT_FILES + ("os",):
             # open(path, mode), io.open(path, mode); path.open(mode), but archive.open(member, mode)
             first_is_mode = isinstance(f, ast.Attribute) and owner != "io" and node.args and isinstance(
-                node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+                node.args[0], ast.Constant) and isinstance(node.args[0].value, str) and re.fullmatch(
+                r"[rwxabt+]{1,3}", node.args[0].value) is not None  # wordnet.open("index.sense") is a name
             mode = _mode(node, 0 if first_is_mode else 1)
             if mode is not None and _writes(mode):
                 what = "open"
