@@ -44,6 +44,9 @@ def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
     bench.check_config(config)
     config = bench.resolve_data(config)
     out = check_paths(bench, args.out, config, args.model)  # declared outputs and inputs (--template too)
+    from lexprobe.hub import check_hub_name
+
+    check_hub_name(args.model)  # a Hub name without a network: one line now, not after the data loads
     with output_lock(out):  # a second writer on --out stops here, before the data and the model load
         return _eval(bench, args, config, out)
 
