@@ -29,6 +29,13 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: s
     return "\n".join(out)
 
 
+def format_p(p: float | None) -> str:
+    """A p-value as every table prints it: 3 significant digits (0.5, 0.0312, 0.00123), scientific below 0.001
+    (1.23e-05), never fixed and scientific for the same magnitude."""
+    if p is None:
+        return "–"
+    return f"{p:.2e}" if 0 < p < 1e-3 else f"{p:.3g}"
+
 
 def _json_text(obj: Any) -> str:
     """``obj`` as JSON text that UTF-8 can hold: a path or argument with a byte that is not UTF-8 (a lone
