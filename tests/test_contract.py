@@ -319,7 +319,7 @@ def test_a_fourth_benchmark_declares_its_main_job_parts(toy, tmp_path, monkeypat
     assert default["main_score"] == {"metric": "accuracy", "values": {"toy.json": {"pick": 1.0}}}
     value = llm["main_score"]["values"]["toy-random-likelihood.json"]["pick"]
     assert value == llm["metrics"]["pick"]["all"]["accuracy"]
-    assert f"accuracy: pick {value:.3f}" in capsys.readouterr().out
+    assert f"accuracy: pick {100 * value:.1f}" in capsys.readouterr().out  # in % (#34 item 5)
 
 
 def test_a_fourth_benchmark_has_human_items_and_a_template_field(toy, tmp_path):

@@ -65,6 +65,8 @@ def _eval(bench: Any, args: argparse.Namespace, config: Any, out: Any) -> int:
     print(bench.format_result(result))
     line = counts_line(result)
     if line:
-        print(line)
+        from lexprobe.reporting import wrap_text
+
+        print(wrap_text(line))
     print(f"\nresults written to {out}" + (f", plot to {result['plot']}" if result.get("plot") else ""))
     return 0

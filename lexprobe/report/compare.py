@@ -271,7 +271,7 @@ def paired_rows(metrics: list[tuple[str, str, str]], units_a: list[Unit], units_
 
 
 def format_comparison(c: dict) -> str:
-    from lexprobe.reporting import format_p, format_table
+    from lexprobe.reporting import format_p, format_table, wrap_text
 
     def pct(x):
         return f"{100 * x:.2f}"
@@ -284,7 +284,11 @@ def format_comparison(c: dict) -> str:
                         rows, title=title)
     unit = get(c["benchmark"]).meta.unit
     left_out = max((r.get("left_out", 0) for r in c["rows"]), default=0)
+    notes = []
     if left_out:
-        text += f"\nup to {left_out} {unit}(s) per row left out: not answered in one of the runs (e.g. skipped as too long)"
-    return (text + f"\nn = paired {unit}s; interval: paired bootstrap of the mean difference; p: two-sided, exact "
-            "McNemar for P@1, paired permutation for scores (exact up to 16 differing units, else 10,000 seeded sign flips)")
+        notes.append(f"up to {left_out} {unit}(s) per row left out: not answered in one of the runs (e.g. skipped as "
+                     "too long)")
+    notes.append(f"n = paired {unit}s; interval: paired bootstrap of the mean difference; p: two-sided, exact McNemar "
+                 "for P@1, paired permutation for scores (exact up to 16 differing units, else 10,000 seeded sign "
+                 "flips)")
+    return text + "\n" + "\n".join(wrap_text(n) for n in notes)
