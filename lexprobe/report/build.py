@@ -12,6 +12,7 @@ from lexprobe.report.html import bench_titles, failure_page, index_page
 from lexprobe.report.results import load_result
 from lexprobe.report.tables import build_tables, run_record_table, to_latex, to_markdown
 from lexprobe.result_schema import looks_like_result
+from lexprobe.tables import UNITS
 
 
 def write_report(paths, out_dir: str | Path) -> Path:
@@ -34,9 +35,11 @@ def write_report(paths, out_dir: str | Path) -> Path:
         if members:
             pages[bench] = f"{bench}.html"
             (out_dir / pages[bench]).write_text(failure_page(bench, failure_rows(members)), encoding="utf-8")
-    (out_dir / "tables.md").write_text("\n\n".join(to_markdown(t) for t in tables + [record]) + "\n", encoding="utf-8")
+    (out_dir / "tables.md").write_text("\n\n".join([UNITS] + [to_markdown(t) for t in tables + [record]]) + "\n",
+                                       encoding="utf-8")
     (out_dir / "tables.tex").write_text(
-        "% needs \\usepackage{booktabs}\n" + "\n\n".join(to_latex(t) for t in tables) + "\n", encoding="utf-8")
+        f"% needs \\usepackage{{booktabs}}\n% {UNITS}\n" + "\n\n".join(to_latex(t) for t in tables) + "\n",
+        encoding="utf-8")
     generated = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     index = out_dir / "index.html"
     index.write_text(index_page(tables, figures, record, results, pages, generated, __version__), encoding="utf-8")
