@@ -13,7 +13,7 @@ import json
 
 from lexprobe.benchmarks.registry import all_benchmarks
 from lexprobe.report.failures import columns as failure_columns
-from lexprobe.tables import FLAG_MARK, Table, to_html
+from lexprobe.tables import FLAG_MARK, UNITS, Table, to_html
 
 RECORD_NOTE = ("Truncated, skipped, dropped: the result's non-zero counts of inputs cut to fit the model, units "
                "skipped and items dropped.")
@@ -169,7 +169,7 @@ def run_block(result: dict, record: Table, column: int) -> str:
 def index_page(tables: list[Table], figures, record: Table, results: list[dict], pages: dict[str, str],
                generated: str, version: str) -> str:
     parts = [f"<h1>lexprobe report</h1><p class='note'>{len(results)} result file(s); generated {html.escape(generated)} "
-             f"by lexprobe {html.escape(version)}.</p>"]
+             f"by lexprobe {html.escape(version)}. {html.escape(UNITS)}</p>"]
     if pages:
         titles = bench_titles()
         links = " · ".join(f"<a href='{html.escape(f)}'>{html.escape(titles[b])} items and failures</a>"
