@@ -8,7 +8,6 @@ import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
-
 #: the widest line the console tables print (a terminal's 100 columns); longer cells wrap inside their column
 WIDTH = 100
 _GAP = 2

@@ -59,7 +59,8 @@ def _eval(bench: Any, args: argparse.Namespace, config: Any, out: Any) -> int:
     items = bench.load_items(config)  # data and output errors before the (slow) model load
     context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
     scorer = scorer_from_args(args, prefer=bench.meta.load_as, seed=getattr(config, "seed", 0))
-    result = evaluate(bench, scorer, config, out, items=items, keep_instances=not args.no_instances)
+    result = evaluate(bench, scorer, config, out, items=items, keep_instances=not args.no_instances, model=args.model,
+                      items_from_config=True)
     if result is None:  # another rank than 0
         return 0
     print(bench.format_result(result))

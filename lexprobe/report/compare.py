@@ -137,7 +137,7 @@ def serving(result: dict) -> dict:
     backend = run.get("backend")
     if not isinstance(backend, dict):
         return {"where": "in process", "dtype": run.get("dtype"), "weights": _weights(run.get("model"))}
-    reports = backend.get("server_reports") if isinstance(backend.get("server_reports"), dict) else {}
+    reports: dict = backend["server_reports"] if isinstance(backend.get("server_reports"), dict) else {}
     server = backend.get("server") or backend.get("backend") or "a server"
     where = f"served by {server}" + (f" at {backend['endpoint']}" if backend.get("endpoint") else "")
     dtype = backend.get("served_dtype") or reports.get("dtype")

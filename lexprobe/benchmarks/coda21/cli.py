@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from lexprobe.benchmarks.coda21.dataset import (
+    POS_NAMES,
     VARIANTS,
     CodaData,
     coda_stats,
@@ -225,6 +226,22 @@ def cmd_heatmap(args) -> int:
 
 # --- lexprobe run --------------------------------------------------------------------
 
+
+def scored_line(path: Path, groups, result: dict) -> str:
+    """"clean-hard: 106 noun and 102 verb groups in the file; smollm2-135m-instruct scored 4 and 4 (--limit 4)":
+    the groups a part had and the groups its model scored, in the console (the report said it only)."""
+    from collections import Counter
+
+    from lexprobe.result_schema import model_name
+
+    have = Counter(g.pos for g in groups)
+    metrics = result["metrics"]["alignment"]
+    scored = [str((metrics.get(p) or {}).get("n", 0)) for p in ("n", "v") if have.get(p)]
+    limit = result["config"].get("limit")
+    return (f"{Path(path).name}: {' and '.join(f'{have[p]} {POS_NAMES[p]}' for p in ('n', 'v') if have.get(p))} "
+            f"groups in the file; {model_name(result)} scored {' and '.join(scored)}"
+            + (f" (--limit {limit}: the first {limit} per POS)" if limit else ""))
+
 #: the small set's size (groups per POS) and variant by the contexts' source
 SMALL_GROUPS = 15
 SMALL_VARIANTS = {"semcor": "clean-hard", "wordnet": "noisy-hard"}
@@ -310,9 +327,12 @@ def run_default(out_dir: Path, part) -> dict:
         config = CodaConfig(data=str(path), limit=part.sample, method=part.method, groups_per_chunk=RUN_CHUNK,
                             **choose)  # type: ignore[arg-type]
         out = out_dir / f"{part.stem(f'coda21-{name}')}.json"
-        result = evaluate(bench, scorer, config, out, items=bench.load_items(config), progress=True)
+        items = bench.load_items(config)
+        result = evaluate(bench, scorer, config, out, items=items, progress=True, model=part.model,
+                          items_from_config=True)
         assert result is not None  # `lexprobe run` is one process (rank 0)
         print(bench.format_result(result) if len(files) == 1 else f"{name}:\n{bench.format_result(result)}")
+        print(scored_line(path, items.groups, result))
         print(f"CoDA21 {name} results written to {out}")
         metrics[name] = result["metrics"]
     return {"metrics": metrics, "sample_data": sample_data}

@@ -382,6 +382,35 @@ def format_stats_table(stats: dict[str, dict], title: str | None = "WDLMPro stat
 # ---------------------------------------------------------------- sampling
 
 
+#: what the result of a ``--draw wordnet`` sample records as its ``dataset`` (the report's sample banner)
+def wordnet_sample_record(n: int) -> dict:
+    return {"name": "wordnet", "sample": True,
+            "what": f"a seeded sample of {n} WDLMPro groups per part of speech drawn from WordNet 3.0 (the benchmark "
+                    "has 51,260 noun and 8,487 verb groups)",
+            "get": "lexprobe wdlmpro eval --model MODEL (every group), or lexprobe run --full (larger samples)"}
+
+
+def wordnet_sample(pos: str, n: int, seed: int = 0) -> list[SynsetGroup]:
+    """``--limit N --seed S --draw wordnet``: a uniform seeded sample of n groups without building the dataset.
+
+    Targets are visited in a seeded random order and kept when their group has at least MIN_GROUP_SIZE
+    members: rejection sampling, so every valid group is equally likely, in seconds where the whole build
+    takes minutes (``lexprobe run``'s samples). Not the same groups as ``--draw dataset``, which samples the
+    built dataset (``sample_groups``); the result's config records which.
+    """
+    wn = load_wordnet()
+    synsets = sorted(s.name() for s in wn.all_synsets(pos))
+    random.Random(seed).shuffle(synsets)
+    groups = []
+    for name in synsets:
+        members = group_members(wn.synset(name))
+        if len(members) >= MIN_GROUP_SIZE:
+            groups.append(SynsetGroup(name, pos, members[0].word, tuple(members)))
+            if len(groups) == n:
+                break
+    return groups
+
+
 def sample_groups(
     groups: Sequence[SynsetGroup], n: int | None, seed: int = 0, max_candidates: int | None = None
 ) -> list[SynsetGroup]:
