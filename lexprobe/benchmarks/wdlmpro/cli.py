@@ -92,20 +92,35 @@ def add_stats_parser(sub) -> argparse.ArgumentParser:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    """Table 2, then Tables 6 and the frequency bands. Their figures are cached by content (``band_stats.
+    cached_stats``: WordNet, the builder, the options, the --data and --counts files), so a second call reads them
+    in about a second instead of building the groups and their attributes again."""
     from lexprobe.benchmarks.wdlmpro import band_stats as bs
     from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
 
     counts = getattr(args, "counts", None)
-    bander = attributes_fn(counts) if counts and not getattr(args, "no_breakdowns", False) else None  # bad file: fail first
-    groups = groups_from_args(args)
-    print(ds.format_stats_table(ds.dataset_stats(groups)))
-    if getattr(args, "no_breakdowns", False):
+    breakdowns = not getattr(args, "no_breakdowns", False)
+    bander = attributes_fn(counts) if counts and breakdowns else None  # a bad file: fail first
+    key = bs.stats_key(getattr(args, "data", None), getattr(args, "pos", "both"),
+                       getattr(args, "keep_duplicates", False), counts, breakdowns)
+
+    def compute() -> dict:
+        groups = groups_from_args(args)
+        figures: dict = {"table2": ds.dataset_stats(groups)}
+        if breakdowns:
+            attrs = (bander or attributes_fn(counts))(groups)
+            figures.update(depth=bs.band_counts(groups, attrs, "depth_band"),
+                           frequency=bs.band_counts(groups, attrs, "frequency_band"))
+        return figures
+
+    figures = bs.cached_stats(key, compute)
+    print(ds.format_stats_table(figures["table2"]))
+    if not breakdowns:
         return 0
-    attrs = (bander or attributes_fn(counts))(groups)
     print()
-    print(bs.format_depth_table(bs.band_counts(groups, attrs, "depth_band")))
+    print(bs.format_depth_table(figures["depth"]))
     print()
-    print(bs.format_frequency_table(bs.band_counts(groups, attrs, "frequency_band"), bs.frequency_source(counts)))
+    print(bs.format_frequency_table(figures["frequency"], bs.frequency_source(counts)))
     return 0
 
 

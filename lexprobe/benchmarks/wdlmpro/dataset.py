@@ -19,12 +19,11 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence, TypedDict
 
-from lexprobe.cache import cache_dir, stable_hash
+from lexprobe.cache import cache_dir
 from lexprobe.data.wordnet import load_wordnet, synset_string
 from lexprobe.errors import DataError
 from lexprobe.reporting import format_table
@@ -255,21 +254,10 @@ def load_dataset(data: str | Path, pos: str = "both") -> list[SynsetGroup]:
 
 
 def _wordnet_key() -> str:
-    """Identify the installed WordNet without loading it (NLTK's reader takes ~20 s to start).
+    """``data.wordnet.wordnet_key``: the installed WordNet's identity, without loading it."""
+    from lexprobe.data.wordnet import wordnet_key
 
-    Looks where ``load_wordnet`` looks first; the key holds the version from the
-    data files' header and a hash of their sizes. Falls back to loading WordNet.
-    """
-    from lexprobe.data.wordnet import wordnet_source_dir
-
-    src = wordnet_source_dir()
-    if src is not None:
-        files = [src / "data.noun", src / "data.verb"]
-        with files[0].open(encoding="utf-8", errors="replace") as f:
-            match = re.search(r"WordNet (\d+(?:\.\d+)*) Copyright", f.read(4000))
-        version = match.group(1) if match else "unknown"
-        return f"wordnet-{version}-{stable_hash([p.stat().st_size for p in files], 8)}"
-    return f"wordnet-{load_wordnet().get_version()}"
+    return wordnet_key()
 
 
 def _cache_path(pos: str, keep_duplicates: bool) -> Path:
