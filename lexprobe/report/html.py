@@ -117,7 +117,7 @@ def sample_note(result: dict) -> str:
         get = f" (for the real data: <code>{html.escape(data['get'])}</code>)" if data.get("get") else ""
         parts.append(f"ran on {html.escape(data.get('what') or data.get('name') or 'a sample')}{get}")
     config = result.get("config") or {}
-    if config.get("limit"):
+    if config.get("limit") and config.get("draw") != "wordnet":  # a --draw wordnet sample: its dataset says it
         parts.append(f"evaluated only the first {config['limit']} items of each part of speech (--limit)")
     if config.get("max_instances"):
         parts.append(f"sampled whole lemmas up to {config['max_instances']} instances (--max-instances)")
