@@ -223,4 +223,4 @@ def _choose_row(g: dict, answer: dict, reading: str, task: str, text: str | None
         lines.append(line)
     k = len(g.get("shown", [])) or g.get("k")
     return {"task": task, "item": g["item"], "ok": answer["accuracy"] == 1,
-            "score": f"{answer['accuracy']:.2f} (k={k})", "details": "\n".join(lines)}
+            "score": f"{100 * answer['accuracy']:.1f} (k={k})", "details": "\n".join(lines)}
