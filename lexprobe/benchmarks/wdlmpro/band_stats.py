@@ -78,15 +78,23 @@ def stats_key(data: str | None, pos: str, keep_duplicates: bool, counts: str | N
     from lexprobe.benchmarks.wdlmpro.dataset import BUILDER_VERSION, dataset_filename, pos_list
     from lexprobe.cache import stable_hash
     from lexprobe.data.wordnet import wordnet_key
+    from lexprobe.errors import DataError
     from lexprobe.provenance import file_sha256
+    from lexprobe.regular_files import require_regular
 
+    def digest(path: Path) -> str:  # a FIFO is refused, never read; a missing file is the reader's to word
+        return file_sha256(path) if require_regular(path).is_file() else f"missing:{path}"
+
+    if counts and not Path(counts).is_file():
+        require_regular(counts)
+        raise DataError(f"--counts {counts}: no such file; pass a word<TAB>count file")
     if data:
         p = Path(data)
-        files = [p] if p.is_file() else [p / dataset_filename(x) for x in pos_list(pos) if (p / dataset_filename(x)).is_file()]
-        source: Any = [file_sha256(f) for f in files]
+        files = [p] if not p.is_dir() else [p / dataset_filename(x) for x in pos_list(pos)]
+        source: Any = [digest(f) for f in files]
     else:
         source = {"wordnet": wordnet_key(), "builder": BUILDER_VERSION, "keep_duplicates": keep_duplicates}
-    frequency = file_sha256(counts) if counts else {"wordfreq": metadata.version("wordfreq"),
+    frequency = digest(Path(counts)) if counts else {"wordfreq": metadata.version("wordfreq"),
                                                    "phrase_penalty": PHRASE_PENALTY}
     return stable_hash({"version": STATS_VERSION, "source": source, "pos": pos, "breakdowns": breakdowns,
                         "frequency": frequency if breakdowns else None,

@@ -100,15 +100,15 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
     counts = getattr(args, "counts", None)
     breakdowns = not getattr(args, "no_breakdowns", False)
-    bander = attributes_fn(counts) if counts and breakdowns else None  # a bad file: fail first
     key = bs.stats_key(getattr(args, "data", None), getattr(args, "pos", "both"),
                        getattr(args, "keep_duplicates", False), counts, breakdowns)
 
     def compute() -> dict:
+        attributes = attributes_fn(counts) if breakdowns else None  # a bad --counts file: fail before the build
         groups = groups_from_args(args)
         figures: dict = {"table2": ds.dataset_stats(groups)}
-        if breakdowns:
-            attrs = (bander or attributes_fn(counts))(groups)
+        if attributes is not None:
+            attrs = attributes(groups)
             figures.update(depth=bs.band_counts(groups, attrs, "depth_band"),
                            frequency=bs.band_counts(groups, attrs, "frequency_band"))
         return figures
