@@ -19,7 +19,8 @@ from lexprobe.models import load_scorer
 from tests import distributed_cases as dc
 
 #: fields that differ between two runs of the same thing (time, command line, paths of plots)
-VOLATILE = {"timing", "created", "command", "plot", "_path"}
+#: ``reproduce`` names its own --out beside the result (``cli.eval.json``, ``api.eval.json``): compared apart
+VOLATILE = {"timing", "created", "command", "plot", "_path", "reproduce"}
 
 
 def strip(obj):
@@ -139,6 +140,9 @@ def test_api_and_cli_give_the_same_result(tmp_path, inputs, tiny_bert):
                    CodaConfig(data=inputs["coda"], recipe="authors", align="none"), tmp_path / "api.json")
     assert strip(cli) == strip(json.loads((tmp_path / "api.json").read_text())) == strip(json.loads(json.dumps(api)))
     assert cli["config"]["recipe"] == "authors" and cli["recipe"] == "authors"
+    # the same eval command reproduces both (#34 item 6), each with its --out beside its own result
+    assert cli["run"]["reproduce"].replace("cli.eval.json", "api.eval.json") == api["run"]["reproduce"]
+    assert "--recipe authors --align none" in api["run"]["reproduce"]
 
 
 def test_api_and_cli_give_the_same_wdlmpro_result(tmp_path, tiny_gpt2):
