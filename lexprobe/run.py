@@ -162,8 +162,10 @@ def _run(args, out_dir) -> int:
     _print_times(done, skipped, total, cpu_total)
     if samples:
         print("\nRan on sample data, not the papers' datasets:")
+        from lexprobe.reporting import wrap_text
+
         for name, note in samples.items():
-            print(f"  {name}: {note['what']}; for the full data run `{note['get']}`")
+            print(wrap_text(f"  {name}: {note['what']}; for the full data run") + f"\n    `{note['get']}`")
     print(f"\nsummary written to {out_dir / 'summary.json'}")
     if index:
         print(f"report written to {index}")
