@@ -28,6 +28,21 @@ def wrap_text(text: str, width: int = WIDTH, indent: str = "") -> str:
     return "\n".join(out)
 
 
+def command_lines(command: str, width: int = WIDTH, indent: str = "  ") -> str:
+    """A shell command in lines of at most ``width`` columns, continued with `` \\`` where it breaks (between
+    arguments, never inside one): still one command when pasted into a shell."""
+    import shlex
+
+    lines, line = [], indent
+    for arg in shlex.split(command):
+        word = shlex.quote(arg)
+        if line.strip() and len(line) + 1 + len(word) + 2 > width:
+            lines.append(line + " \\")
+            line = indent + "    "
+        line += ("" if not line.strip() else " ") + word
+    return "\n".join(lines + [line])
+
+
 def _column_widths(natural: list[int], words: list[int], width: int) -> list[int]:
     """Each column's width in a table of at most ``width`` columns: narrow columns keep their natural width and the
     room left is shared evenly among the wide ones (max-min fair), none narrower than its longest word (up to a

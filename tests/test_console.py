@@ -130,3 +130,18 @@ def test_compare_table_fits(results, tmp_path):
     b.write_text(json.dumps(results["wdlmpro-likelihood"]))
     text = format_comparison(compare_files(a, b))
     assert max(len(line) for line in text.splitlines()) <= WIDTH, text
+
+
+def test_a_long_command_breaks_between_arguments_and_pastes_as_one():
+    """run's note of the `coda21 build` command that makes its small set (130 columns in one line before)."""
+    import subprocess
+
+    from lexprobe.benchmarks.coda21.cli import small_set_command
+    from lexprobe.reporting import command_lines
+
+    command = small_set_command("wordnet", "/a/rather/long/folder/name/for/the/output/small.json", 15)
+    text = command_lines(command)
+    assert len(text.splitlines()) > 1 and max(len(line) for line in text.splitlines()) <= WIDTH
+    echoed = subprocess.run(["bash", "-c", f"printf '%s\\n' {text.replace('lexprobe', '', 1)}"], capture_output=True,
+                            text=True, check=True).stdout.split("\n")[:-1]
+    assert ["lexprobe", *echoed] == command.split()  # bash reads the continued lines as the one command

@@ -19,7 +19,7 @@ from lexprobe.benchmarks.coda21.dataset import (
 from lexprobe.cli_common import non_negative_float, non_negative_int, positive_int
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.outputs import output_lock
-from lexprobe.reporting import write_json
+from lexprobe.reporting import command_lines, wrap_text, write_json
 
 OFFICIAL_FILES = {"clean-easy": "CoDA-clean-easy.json", "clean-hard": "CoDA-clean-hard.json"}
 #: how the file of the small set built from WordNet begins (``build_small``; results on it are marked samples)
@@ -296,7 +296,7 @@ def build_small(out_dir: Path, embed, max_groups: int = SMALL_GROUPS, embed_mode
     path = Path(out_dir) / f"{SMALL_PREFIX}{variant}.json"
     write_json(path, groups_to_official(groups))
     print(format_stats(coda_stats(CodaData(groups)), title=f"small CoDA21-{variant} built at {path}"))
-    print(f"(the same file: `{small_set_command(contexts, 'FILE.json', max_groups)}`)")
+    print("the same file:\n" + command_lines(small_set_command(contexts, "FILE.json", max_groups)))
     return path
 
 
@@ -316,10 +316,10 @@ def _small_set(out_dir: Path, scorer, coda_dir: Path) -> Path:
 
     key = out_dir.resolve()
     if key in _BUILT and _BUILT[key].is_file():
-        print(f"official CoDA21 files not found in {coda_dir}: on the small set built before, {_BUILT[key]}")
+        print(wrap_text(f"official CoDA21 files not found in {coda_dir}: on the small set built before, {_BUILT[key]}"))
     else:
-        print(f"official CoDA21 files not found in {coda_dir} (`lexprobe data fetch coda21` gets them); "
-              "building a small set from WordNet")
+        print(wrap_text(f"official CoDA21 files not found in {coda_dir} (`lexprobe data fetch coda21` gets them); "
+                        "building a small set from WordNet"))
         own = isinstance(scorer, SentenceEmbeddings) and not isinstance(scorer, WordVectors)
         embed = scorer.encode if own else load_scorer("all-MiniLM-L6-v2", kind="embedding").encode
         model = (getattr(scorer, "path", None) or scorer.name) if own else "all-MiniLM-L6-v2"
@@ -364,7 +364,7 @@ def run_default(out_dir: Path, part) -> dict:
                           items_from_config=True)
         assert result is not None  # `lexprobe run` is one process (rank 0)
         print(bench.format_result(result) if len(files) == 1 else f"{name}:\n{bench.format_result(result)}")
-        print(scored_line(path, items.groups, result))
+        print(wrap_text(scored_line(path, items.groups, result)))
         print(f"CoDA21 {name} results written to {out}")
         metrics[name] = result["metrics"]
     return {"metrics": metrics, "sample_data": sample_data}
