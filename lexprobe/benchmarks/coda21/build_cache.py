@@ -77,7 +77,10 @@ def cached_build(key: str, build: Callable[[], list], say: Callable[[str], None]
         except (ValueError, DataError):
             data = None
         if data is not None and data.groups and not data.problems:
-            say(f"reusing the CoDA21 build made before with the same WordNet, SemCor, models and options ({path})")
+            from lexprobe.reporting import wrap_text
+
+            say(wrap_text(f"reusing the CoDA21 build made before with the same WordNet, SemCor, models and options "
+                          f"({path})"))
             return data.groups
     groups = build()
     write_cache_file(path, json.dumps(groups_to_official(groups), ensure_ascii=False).encode("utf-8"))
