@@ -165,7 +165,7 @@ def _run(args, out_dir) -> int:
         from lexprobe.reporting import wrap_text
 
         for name, note in samples.items():
-            print(wrap_text(f"  {name}: {note['what']}; for the full data run") + f"\n    `{note['get']}`")
+            print(wrap_text(f"  {name}: {note['what']}") + f"\n    full data: `{note['get']}`")
     print(f"\nsummary written to {out_dir / 'summary.json'}")
     if index:
         print(f"report written to {index}")
@@ -217,6 +217,7 @@ def _scored(name: str, files) -> str:
     import json
 
     unit = get(name).meta.unit
+    units = unit[:-1] + "ies" if unit.endswith("y") else unit + "s"  # query -> queries
     shown = []
     for p in files:
         result = json.loads(p.read_text(encoding="utf-8"))
@@ -224,9 +225,9 @@ def _scored(name: str, files) -> str:
                   for task in result.get("tasks") or []]
         counts = [(t, n) for t, n in counts if n is not None]
         if len(counts) > 1 and len({n for _, n in counts}) == 1:
-            text = f"{counts[0][1]:,} {unit}s per task"
+            text = f"{counts[0][1]:,} {units} per task"
         else:
-            text = ", ".join(f"{n:,}" if len(counts) == 1 else f"{t} {n:,}" for t, n in counts) + f" {unit}s"
+            text = ", ".join(f"{n:,}" if len(counts) == 1 else f"{t} {n:,}" for t, n in counts) + f" {units}"
         shown.append((Path(p).stem + ": " if len(files) > 1 else "") + text)
     return "; ".join(shown)
 
