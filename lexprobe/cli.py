@@ -23,6 +23,8 @@ COMMANDS = {
     "compare": ("lexprobe.report.cli", "compare two runs item by item (paired intervals and exact tests)"),
     "data": ("lexprobe.data.cli", "list, fetch, import and verify the datasets the benchmarks use"),
     "human": ("lexprobe.human.cli", "human baselines: a local web page where people take the models' items"),
+    "check-endpoint": ("lexprobe.check_endpoint", "score a probe set through an endpoint and in process: do they "
+                                                  "agree? (a server's precision changes scores)"),
 }
 
 

@@ -103,6 +103,9 @@ def _is_sentence_transformer(path: str) -> bool:
 def _load_config(path: str):
     from transformers import AutoConfig
 
+    from lexprobe.hub import check_hub_name
+
+    check_hub_name(path)  # an unreachable Hub: one line at once (or the cached copy), not a minute of retries
     try:
         config = AutoConfig.from_pretrained(path, trust_remote_code=False)
     except (OSError, ValueError) as err:

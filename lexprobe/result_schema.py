@@ -72,7 +72,9 @@ only through ``load`` (which also upgrades files of schema 1) and the accessors 
     {"metrics", "baselines", "breakdowns"}}, "best"}``; ``metrics`` then holds the best value's.
 ``run`` (dict)
     The run record (``run_record.py``): versions, commit, device, dtype, batch size, model
-    revision, items digest, method, recipe, seed, command, processes.
+    revision, items digest, method, recipe, seed, command, processes, and ``reproduce``: the ``eval`` command
+    that scores the same items the same way (``benchmarks.options.eval_command``; null where the items did not
+    come from the config, e.g. an API caller's own items).
 ``dataset`` (dict, optional)
     The data the run read (``Benchmark.dataset``): ``name``, ``sample`` (true for a stand-in such as the
     bundled SemCor sample or a CoDA21-style set built from WordNet when the official files are missing),
@@ -145,6 +147,7 @@ class RunRecord(TypedDict, total=False):
     method: Optional[str]
     recipe: Optional[str]
     job: Optional[str]  #: the digest of the run's resume key (``evaluate``): a re-run replaces only its own result
+    reproduce: Optional[str]  #: the eval command that scores the same items (``evaluate``)
 
 
 class ResultFile(_Required, total=False):

@@ -176,7 +176,8 @@ def _run(args, out_dir) -> int:
         files = _written(out_dir, started)
         record = {"model": part.model, "benchmark": name, "method": _method(files) or part.method, "chat": part.chat,
                   "sample": part.sample, "seconds": seconds, "cpu_seconds": cpu_seconds, "metrics": result.get("metrics"),
-                  "main_score": _main_scores(name, files), "files": [p.name for p in files]}
+                  "main_score": _main_scores(name, files), "scored": _scored(name, files),
+                  "files": [p.name for p in files]}
         if result.get("sample_data"):
             samples[name] = result["sample_data"]
             record["sample_data"] = result["sample_data"]
@@ -200,8 +201,10 @@ def _run(args, out_dir) -> int:
     _print_times(done, skipped, total, cpu_total)
     if samples:
         print("\nRan on sample data, not the papers' datasets:")
+        from lexprobe.reporting import wrap_text
+
         for name, note in samples.items():
-            print(f"  {name}: {note['what']}; for the full data run `{note['get']}`")
+            print(wrap_text(f"  {name}: {note['what']}") + f"\n    full data: `{note['get']}`")
     print(f"\nsummary written to {out_dir / 'summary.json'}")
     if index:
         print(f"report written to {index}")
@@ -224,14 +227,48 @@ def _main_scores(name: str, files) -> dict:
             "values": {p.name: bench.main_scores(json.loads(p.read_text(encoding="utf-8"))) for p in files}}
 
 
+#: a choose reading as the console's ask-to-choose tables head it (label P@1, strict P@1, lenient P@1)
+_READING_WORDS = {"likelihood": "label", "likelihood_cyclic": "debiased", "generation": "strict",
+                  "generation_lenient": "lenient"}
+
+
 def _headline(main_score: dict) -> str:
-    """"p_at_1: w2d 0.312, d2w 0.250" (a file's name before its figures when the part wrote several)."""
+    """"p_at_1: w2d 31.2, d2w 25.0" in % (a file's name before its figures when the part wrote several; a choose
+    run's readings after their task: "w2d label 25.0, strict 12.5, lenient 12.5")."""
     values, shown = main_score["values"], []
     for file, by_task in values.items():
-        if by_task:
-            figures = ", ".join(f"{task} {'–' if v is None else f'{v:.3f}'}" for task, v in by_task.items())
-            shown.append((Path(file).stem + " " if len(values) > 1 else "") + figures)
+        if not by_task:
+            continue
+        figures, last = [], None
+        for key, v in by_task.items():
+            task, _, reading = key.partition(" ")
+            word = _READING_WORDS.get(reading, reading)
+            name = " ".join(x for x in ((task if task != last else ""), word) if x)
+            figures.append(f"{name} {'–' if v is None else f'{100 * v:.1f}'}")
+            last = task
+        shown.append((Path(file).stem + " " if len(values) > 1 else "") + ", ".join(figures))
     return f"{main_score['metric']}: {'; '.join(shown)}" if shown else ""
+
+
+def _scored(name: str, files) -> str:
+    """How many units each result file of a part scored, per task ("w2d 16, d2w 16 targets"; CoDA21 per data
+    file), from the results' ``all`` slices: what the main job's samples amount to, in the console."""
+    import json
+
+    unit = get(name).meta.unit
+    units = unit[:-1] + "ies" if unit.endswith("y") else unit + "s"  # query -> queries
+    shown = []
+    for p in files:
+        result = json.loads(p.read_text(encoding="utf-8"))
+        counts = [(task, ((result.get("metrics") or {}).get(task) or {}).get("all", {}).get("n"))
+                  for task in result.get("tasks") or []]
+        counts = [(t, n) for t, n in counts if n is not None]
+        if len(counts) > 1 and len({n for _, n in counts}) == 1:
+            text = f"{counts[0][1]:,} {units} per task"
+        else:
+            text = ", ".join(f"{n:,}" if len(counts) == 1 else f"{t} {n:,}" for t, n in counts) + f" {units}"
+        shown.append((Path(p).stem + ": " if len(files) > 1 else "") + text)
+    return "; ".join(shown)
 
 
 def _method(files) -> str | None:
@@ -243,14 +280,15 @@ def _method(files) -> str | None:
 
 
 def _print_times(done: list[dict], skipped: list[dict], total: float, cpu_total: float) -> None:
-    """Each part's wall and CPU seconds (CPU: this process's user + system time, every thread): on a
-    busy machine the wall time says how busy it was, the CPU time what the part cost."""
+    """Each part's units scored, wall and CPU seconds (CPU: this process's user + system time, every thread: on a
+    busy machine the wall time says how busy it was, the CPU time what the part cost) and headline in %, in at most
+    100 columns (``reporting.format_table`` wraps the headline of an ask-to-choose part inside its column)."""
     from lexprobe.reporting import format_table
 
-    rows = [[d["model"], d["benchmark"], d["method"] + (" (chat)" if d["chat"] else ""), f"{d['seconds']:.1f}",
-             f"{d['cpu_seconds']:.1f}", _headline(d["main_score"])] for d in done]
-    rows += [[s["model"], s["benchmark"], s["method"], s.get("why", "not installed"), "", ""] for s in skipped]
-    print("\n" + format_table(["model", "benchmark", "method", "seconds", "CPU seconds", "main score"], rows))
+    rows = [[d["model"], d["benchmark"], d["method"] + (" (chat)" if d["chat"] else ""), d.get("scored", ""),
+             f"{d['seconds']:.1f}", f"{d['cpu_seconds']:.1f}", _headline(d["main_score"])] for d in done]
+    rows += [[s["model"], s["benchmark"], s["method"], "", s.get("why", "not installed"), "", ""] for s in skipped]
+    print("\n" + format_table(["model", "benchmark", "method", "scored", "s", "CPU s", "main score (%)"], rows))
     print(f"main job: {total:.1f} s in all (data, parts and report), {cpu_total:.1f} s of CPU")
 
 

@@ -30,6 +30,10 @@ MODEL_FIELDS = ("model", "model_kind", "model_revision")
 #: fields that say nothing about how the numbers were produced (``job``: the digest of the run's resume key,
 #: which ``evaluate`` compares before replacing a result; it differs whenever anything else does)
 INCIDENTAL_FIELDS = ("command", "created", "n_items", "job")
+#: how the work was split, which cannot change a score (compare does not warn about them): the batch size (batches
+#: are padded and masked, every item scored alone's numbers: tests/scorers), the processes (a torchrun result equals
+#: a one-process run: tests/test_distributed.py), the exact argv bytes and the reproducing command
+SCORE_NEUTRAL_FIELDS = ("batch_size", "processes", "argv_bytes_b64", "reproduce")
 
 
 def finish_result(result: dict, scorer: Any, items: Any, unit: str) -> dict:

@@ -15,6 +15,11 @@ from typing import Any, Callable
 
 POS_NAME = {"n": "Nouns", "v": "Verbs", "all": "All", "both": "All"}
 
+#: the one unit convention of everything lexprobe shows (console, report, tables.md/.tex, docs/results.md), said
+#: once where a reader starts; the result JSON keeps fractions (0..1), so a script reads them unscaled
+UNITS = ("Scores are percentages (x100, as the papers print P@1, accuracy and MAP@50): P@1, rank score (RS), "
+         "accuracy, MAP@50 and AP, parse rates and position shares; result files keep them as fractions (0..1).")
+
 
 def model_name(result: dict) -> str:
     return str((result.get("model") or {}).get("name", "?"))

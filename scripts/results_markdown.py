@@ -33,9 +33,8 @@ def _pct(s: dict | None, metric: str, ci: bool = True) -> str:
 
 
 def _dec(s: dict | None, metric: str) -> str:
-    if not s or s["metrics"].get(metric) is None:
-        return "–"
-    return f"{s['metrics'][metric]:.2f}"
+    """A figure without its interval, x100 (the rank score: lexprobe.tables.UNITS)."""
+    return _pct(s, metric, ci=False)
 
 
 def _method(row: dict) -> str:
@@ -119,7 +118,7 @@ def choose(rows: list[dict]) -> str:
                 continue
             pb = s.get("position_bias") or {}
             bias = "; ".join(
-                f"{pb[k]['most_chosen']} ({pb[k]['most_chosen_share']:.2f} vs {pb[k]['gold_share_there']:.2f})"
+                f"{pb[k]['most_chosen']} ({100 * pb[k]['most_chosen_share']:.0f}% vs {100 * pb[k]['gold_share_there']:.0f}%)"
                 if k in pb and pb[k].get("most_chosen") is not None else "–"
                 for k in ("likelihood", "generation", "generation_lenient"))
             rnd = s.get("random") or {}

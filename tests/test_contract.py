@@ -19,7 +19,8 @@ from lexprobe.models import load_scorer
 from tests import distributed_cases as dc
 
 #: fields that differ between two runs of the same thing (time, command line, paths of plots)
-VOLATILE = {"timing", "created", "command", "plot", "_path"}
+#: ``reproduce`` names its own --out beside the result (``cli.eval.json``, ``api.eval.json``): compared apart
+VOLATILE = {"timing", "created", "command", "plot", "_path", "reproduce"}
 
 
 def strip(obj):
@@ -142,6 +143,9 @@ def test_api_and_cli_give_the_same_result(tmp_path, inputs, tiny_bert):
                    CodaConfig(data=inputs["coda"], recipe="authors", align="none"), tmp_path / "api.json")
     assert strip(cli) == strip(json.loads((tmp_path / "api.json").read_text())) == strip(json.loads(json.dumps(api)))
     assert cli["config"]["recipe"] == "authors" and cli["recipe"] == "authors"
+    # the same eval command reproduces both (#34 item 6), each with its --out beside its own result
+    assert cli["run"]["reproduce"].replace("cli.eval.json", "api.eval.json") == api["run"]["reproduce"]
+    assert "--recipe authors --align none" in api["run"]["reproduce"]
 
 
 def test_api_and_cli_give_the_same_wdlmpro_result(tmp_path, tiny_gpt2):
@@ -322,7 +326,7 @@ def test_a_fourth_benchmark_declares_its_main_job_parts(toy, tmp_path, monkeypat
     assert default["main_score"] == {"metric": "accuracy", "values": {"toy.json": {"pick": 1.0}}}
     value = llm["main_score"]["values"]["toy-random-likelihood.json"]["pick"]
     assert value == llm["metrics"]["pick"]["all"]["accuracy"]
-    assert f"accuracy: pick {value:.3f}" in capsys.readouterr().out
+    assert f"accuracy: pick {100 * value:.1f}" in capsys.readouterr().out  # in % (#34 item 5)
 
 
 def test_a_fourth_benchmark_has_human_items_and_a_template_field(toy, tmp_path):

@@ -1,6 +1,7 @@
 """Integration: `lexprobe run` with the real bundled MiniLM on small samples of each benchmark."""
 
 import json
+from pathlib import Path
 
 from lexprobe.cli import main
 
@@ -21,7 +22,7 @@ def test_run_wdlmpro_with_minilm(minilm_path, tmp_path, capsys):
     assert 0 < part["cpu_seconds"] <= summary["cpu_seconds"] and summary["samples"] == "quick"
     out = capsys.readouterr().out
     assert "W2D (match word to definition)" in out
-    assert "CPU seconds" in out and "s of CPU" in out
+    assert "CPU s" in out and "s of CPU" in out and "16 targets per task" in out  # 8 groups per POS
     # the run ends with the report of what it wrote
     assert f"report written to {tmp_path / 'report' / 'index.html'}" in out
     page = (tmp_path / "report" / "index.html").read_text()
@@ -37,6 +38,44 @@ def test_run_coda21_on_official_files(minilm_path, shared_data, tmp_path, monkey
     result = json.loads((tmp_path / "coda21-clean-hard.json").read_text())
     m = result["metrics"]["alignment"]
     assert m["n"]["n"] == 4 and m["v"]["n"] == 4
+
+
+def test_each_run_result_records_the_eval_command_that_scores_its_items(minilm_path, shared_data, tmp_path,
+                                                                         monkeypatch, capsys):
+    """#34 item 6: `run.reproduce` of every part's result is an `eval` command; run as recorded, it scores the
+    same items (the same instance keys and items digest), though run draws its samples itself (WDLMPro: from
+    WordNet without building the dataset, `--limit N --draw wordnet`; CoDA21: the first N groups of a file;
+    sense ranking: whole lemmas up to N instances). CoDA21 says how many groups the file had and the model
+    scored."""
+    import shlex
+
+    from lexprobe.report.results import units
+
+    monkeypatch.setenv("LEXPROBE_CODA_DIR", str(shared_data / "coda21"))
+    out = tmp_path / "run"
+    assert main(["run", "--no-llm", "--no-fetch", "--only", "wdlmpro", "coda21", "--sample", "3", "--out-dir",
+                 str(out)]) == 0
+    assert main(["run", "--no-llm", "--no-fetch", "--only", "senserank", "--sample", "100", "--out-dir",
+                 str(tmp_path / "sense")]) == 0  # a few whole lemmas: 3 instances would rank no query
+    printed = capsys.readouterr().out
+    assert "CoDA-clean-hard.json: 106 noun and 102 verb groups in the file; all-MiniLM-L6-v2 scored 3 and 3" in printed
+    files = sorted(p for folder in (out, tmp_path / "sense") for p in folder.glob("*.json") if p.name != "summary.json")
+    assert {p.stem for p in files} >= {"wdlmpro", "coda21-clean-easy", "coda21-clean-hard", "senserank-semcor"}
+    for path in files:
+        result = json.loads(path.read_text())
+        command = result["run"]["reproduce"]
+        assert command, path
+        argv = shlex.split(command)
+        assert argv[:3] == ["lexprobe", result["benchmark"], "eval"] and "--model" in argv, command
+        again_path = Path(argv[argv.index("--out") + 1])
+        assert again_path != path and again_path.parent == path.parent  # never over the result it reproduces
+        assert main(argv[1:]) == 0, command
+        again = json.loads(again_path.read_text())
+        assert {u.key for u in units(again)} == {u.key for u in units(result)}, command
+        assert again["run"]["items_digest"] == result["run"]["items_digest"], command
+        assert again["metrics"] == result["metrics"], command  # the same items the same way: the same figures
+    wdl = json.loads((out / "wdlmpro.json").read_text())
+    assert "--limit 3 --draw wordnet" in wdl["run"]["reproduce"] and wdl["config"]["limit"] == 3
 
 
 def test_run_senserank_on_semcor(minilm_path, imported_data, tmp_path):

@@ -47,6 +47,9 @@ def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
     check_model_args(args, prefer=bench.meta.load_as, seed=getattr(config, "seed", 0))
     config = bench.resolve_data(config)
     out = check_paths(bench, args.out, config, args.model, {"--tokenizer": args.tokenizer})  # --template too
+    from lexprobe.hub import check_hub_name
+
+    check_hub_name(args.model)  # a Hub name without a network: one line now, not after the data loads
     with output_lock(out):  # a second writer on --out stops here, before the data and the model load
         if not args.overwrite:  # an --out holding another run's result: refused before the model loads
             refuse_replacing(out, None, expected=(bench.meta.name, config.method, config.recipe))
@@ -62,12 +65,14 @@ def _eval(bench: Any, args: argparse.Namespace, config: Any, out: Any) -> int:
     context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
     scorer = scorer_from_args(args, prefer=bench.prefers(config.method), seed=getattr(config, "seed", 0))
     result = evaluate(bench, scorer, config, out, items=items, keep_instances=not args.no_instances,
-                      overwrite=args.overwrite)
+                      overwrite=args.overwrite, model=args.model, items_from_config=True)
     if result is None:  # another rank than 0
         return 0
     print(bench.format_result(result))
     line = counts_line(result)
     if line:
-        print(line)
+        from lexprobe.reporting import wrap_text
+
+        print(wrap_text(line))
     print(f"\nresults written to {out}" + (f", plot to {result['plot']}" if result.get("plot") else ""))
     return 0

@@ -34,7 +34,7 @@ def resolve(benchmark: str | Benchmark) -> Benchmark:
 
 def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: str | Path | None = None, *,
              items: Any = None, progress: bool = True, keep_instances: bool = True,
-             overwrite: bool | None = None) -> dict | None:
+             overwrite: bool | None = None, model: str | None = None, items_from_config: bool = False) -> dict | None:
     """Evaluate ``scorer`` on ``benchmark`` with ``config`` (its ``Config``; default options when None).
 
     ``items``: already loaded items (default: ``benchmark.load_items(config)``). With ``out``
@@ -43,6 +43,9 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     options), or a file that is no result, is refused before any unit is computed unless
     ``overwrite`` (None: ``outputs.overwrite_allowed()``, which ``lexprobe run --overwrite`` sets); the
     same job's own result is simply written again. Returns the schema-2 result (None on ranks other than 0).
+    ``model``: the ``--model`` reference the scorer was loaded from (default: its name); where the items come from
+    the config (``items`` not given, or ``items_from_config``) the run record's ``reproduce`` is the ``eval``
+    command that scores the same items (``options.eval_command``).
     """
     from lexprobe.benchmarks.options import check_declared, check_method_options
     from lexprobe.outputs import output_lock
@@ -69,11 +72,22 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     with output_lock(out) if out is not None else contextlib.nullcontext():  # every writer of --out takes it
         if out is not None and not overwrite:
             refuse_replacing(out, None, expected=(bench.meta.name, config.method, config.recipe))
-        return _evaluate(bench, scorer, config, out, method, recipe, items, progress, keep_instances, overwrite)
+        reproduce = _reproduce(bench, scorer, config, out, model) if items is None or items_from_config else None
+        return _evaluate(bench, scorer, config, out, method, recipe, items, progress, keep_instances, overwrite,
+                         reproduce)
+
+
+def _reproduce(bench: Benchmark, scorer: Any, config: Any, out: Path | None, model: str | None) -> str | None:
+    """``run.reproduce``: the eval command of these items, its ``--out`` beside this result (never over it)."""
+    from lexprobe.benchmarks.options import eval_command
+
+    again = out.with_name(f"{out.stem}.eval.json") if out is not None else "OUT.json"
+    return eval_command(bench, config, model or getattr(scorer, "name", None), getattr(scorer, "kind", None), again)
 
 
 def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, method: Any, recipe: Any, items: Any,
-              progress: bool, keep_instances: bool, overwrite: bool = False) -> dict | None:
+              progress: bool, keep_instances: bool, overwrite: bool = False,
+              reproduce: str | None = None) -> dict | None:
     from lexprobe.cache import resume_key, stable_hash
     from lexprobe.provenance import scorer_options, scorer_revision
 
@@ -98,6 +112,7 @@ def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, meth
         refuse_replacing(out, None)
     result = assemble(bench, scorer, config, output)
     result["run"]["job"] = jobs[0] if jobs else None
+    result["run"]["reproduce"] = reproduce
     if getattr(items, "dataset", None):  # items a caller drew itself say what they are (a sample, #29)
         result["dataset"] = items.dataset
     result["timing"] = {"seconds": round(time.time() - started, 2), **output.timing,

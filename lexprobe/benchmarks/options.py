@@ -156,3 +156,51 @@ def check_declared(config: Any, items_given: bool = False) -> None:
                     md["type"](str(v))
                 except argparse.ArgumentTypeError as err:
                     raise LexprobeError(f"{_flag(f)} {err}") from None
+
+
+def eval_command(bench: Any, config: Any, model: str | None, kind: str | None, out: Any) -> str | None:
+    """The ``lexprobe <benchmark> eval`` command line that evaluates the same items the same way as ``config``:
+    every option that differs from its default, from the declarations (``--flag value``, a flag for a boolean,
+    several values for ``nargs``), then ``--model``, ``--kind`` and ``--out``. None when the config holds a value
+    no command-line option can give (an option declared ``cli=False`` set away from its default, unless it changes
+    no score: ``key=False``, a chunk size; ``record=False`` ones change nothing a result holds), or there is no
+    model reference.
+
+    Why: ``lexprobe run`` draws its samples itself; its results record this command (``run.reproduce``) so a
+    reader re-scores exactly those items with ``eval`` (``tests/test_run.py`` runs it and compares the items)."""
+    import shlex
+
+    if not model:
+        return None
+    args = _changed_options(config)
+    if args is None:
+        return None
+    args += ["--model", str(model)] + (["--kind", kind] if kind else []) + (["--out", str(out)] if out else [])
+    return shlex.join(["lexprobe", bench.meta.name, "eval", *args])
+
+
+def _changed_options(config: Any) -> list[str] | None:
+    out: list[str] = []
+    for f in dataclasses.fields(config):
+        md, value = f.metadata, getattr(config, f.name)
+        if md.get("nested"):
+            inner = _changed_options(value)
+            if inner is None:
+                return None
+            out += inner
+            continue
+        if value == _default(f) or md.get("record", True) is False:  # not recorded: changes nothing a result holds
+            continue
+        if md.get("path") not in (None, "input"):  # an output path: the command's own --out says where
+            continue
+        if md.get("cli") is False:  # no option gives it: harmless only where it changes no score (a chunk size)
+            if md.get("key", True) is False:
+                continue
+            return None
+        if isinstance(value, bool):
+            out += [_flag(f)] if value else []
+        elif isinstance(value, (tuple, list)):
+            out += [_flag(f), *map(str, value)]
+        else:
+            out += [_flag(f), str(value)]
+    return out

@@ -131,6 +131,27 @@ def _reader_class():
     return WordNet30
 
 
+def wordnet_key() -> str:
+    """Identify the installed WordNet without loading it (NLTK's reader takes ~20 s to start): the key of every
+    cache built from WordNet (WDLMPro's groups and stats, CoDA21's builds).
+
+    Looks where ``load_wordnet`` looks first; the key holds the version from the data files' header and a hash
+    of their sizes. Falls back to loading WordNet.
+    """
+    import re
+
+    from lexprobe.cache import stable_hash
+
+    src = wordnet_source_dir()
+    if src is not None:
+        files = [src / "data.noun", src / "data.verb"]
+        with files[0].open(encoding="utf-8", errors="replace") as f:
+            match = re.search(r"WordNet (\d+(?:\.\d+)*) Copyright", f.read(4000))
+        version = match.group(1) if match else "unknown"
+        return f"wordnet-{version}-{stable_hash([p.stat().st_size for p in files], 8)}"
+    return f"wordnet-{load_wordnet().get_version()}"
+
+
 @lru_cache(maxsize=1)
 def load_wordnet():
     """Return NLTK's WordNet reader (WordNet 3.0), setting NLTK up if needed."""

@@ -125,8 +125,8 @@ def cmd_score(args) -> int:
             head = result["metrics"][result["tasks"][0]]["all"]
             value, ci = head.get(metric), head.get("ci", {}).get(metric)
             summary = "no answers" if value is None else (
-                f"{dict(meta.unit_metrics)[metric]} {value:.3f}"
-                + (f" [95% CI {ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""))
+                f"{dict(meta.unit_metrics)[metric]} {100 * value:.1f}%"
+                + (f" [95% CI {100 * ci[0]:.1f}, {100 * ci[1]:.1f}]" if ci else ""))
             print(f"{who}: {result['config']['answered']}/{result['config']['total']} answered, {summary} -> {path}")
             written += 1
     store.close()

@@ -63,7 +63,8 @@ def asked_by(reading: str, records: list[dict]) -> list[dict]:
 
 def bias_text(bias: dict) -> str:
     """Per reading, the most chosen presented position: its share of the answers vs the gold share there."""
-    parts = [f"{label(reading)} {b['most_chosen']}: {b['most_chosen_share']:.2f} vs {b['gold_share_there']:.2f}"
+    parts = [f"{label(reading)} {b['most_chosen']}: {100 * b['most_chosen_share']:.0f}% vs "
+             f"{100 * b['gold_share_there']:.0f}%"
              for reading, b in (bias or {}).items() if isinstance(b, dict) and "most_chosen" in b]
     return "; ".join(parts)
 
@@ -101,7 +102,7 @@ def skipped_units(result: dict, task: str | None, pos: str) -> int:
 
 def bias_line(bias: dict) -> str:
     """``bias_text`` with the readings' own names, "-" when none (the CLI's text tables)."""
-    parts = [f"{reading} {b['most_chosen']}: {b['most_chosen_share']:.2f} vs {b['gold_share_there']:.2f}"
+    parts = [f"{reading} {b['most_chosen']}: {100 * b['most_chosen_share']:.0f}% vs {100 * b['gold_share_there']:.0f}%"
              for reading, b in bias.items() if "most_chosen" in b]
     return "; ".join(parts) or "-"
 

@@ -13,6 +13,7 @@ from lexprobe.report.html import bench_titles, failure_page, index_page
 from lexprobe.report.results import load_result
 from lexprobe.report.tables import build_tables, run_record_table, to_latex, to_markdown
 from lexprobe.result_schema import looks_like_result
+from lexprobe.tables import UNITS
 
 
 def write_report(paths, out_dir: str | Path) -> Path:
@@ -36,8 +37,9 @@ def write_report(paths, out_dir: str | Path) -> Path:
         if members:
             pages[bench] = f"{bench}.html"
             texts[pages[bench]] = failure_page(bench, failure_rows(members))
-    texts["tables.md"] = "\n\n".join(to_markdown(t) for t in tables + [record]) + "\n"
-    texts["tables.tex"] = "% needs \\usepackage{booktabs}\n" + "\n\n".join(to_latex(t) for t in tables) + "\n"
+    texts["tables.md"] = "\n\n".join([UNITS] + [to_markdown(t) for t in tables + [record]]) + "\n"
+    texts["tables.tex"] = (f"% needs \\usepackage{{booktabs}}\n% {UNITS}\n"
+                           + "\n\n".join(to_latex(t) for t in tables) + "\n")
     generated = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     texts["index.html"] = index_page(tables, figures, record, results, pages, generated, __version__, out_dir)
     _write(out_dir, texts)

@@ -16,7 +16,7 @@ from lexprobe.errors import DataError
 from lexprobe.prompting.readings import READINGS, label
 from lexprobe.report.results import Unit, load_result, model_name, unit_metrics, units
 from lexprobe.result_schema import is_choose
-from lexprobe.run_record import INCIDENTAL_FIELDS, MODEL_FIELDS
+from lexprobe.run_record import INCIDENTAL_FIELDS, MODEL_FIELDS, SCORE_NEUTRAL_FIELDS
 from lexprobe.stats.paired import paired_difference
 
 #: config keys that name the model or a data location rather than how the numbers were made
@@ -83,20 +83,28 @@ def _tasks(us: list[Unit]) -> str:
 
 
 def run_differences(a: dict, b: dict) -> list[str]:
-    """What, besides the model, differs between the two runs' records and configs."""
+    """What, besides the model, differs between the two runs' records and configs and can change a score.
+
+    Not the batch size, the process count (``run_record.SCORE_NEUTRAL_FIELDS``) or an option declared not to
+    change scores (``option(key=False)``: not in the resume key); the backend and precision in one line
+    (``serving_difference``)."""
     ra, rb = a.get("run") or {}, b.get("run") or {}
     notes = []
     if not ra or not rb:
         missing = " and ".join(x for x, r in (("A", ra), ("B", rb)) if not r)
         notes.append(f"{missing} has no run record: items were matched by id only")
-    skip = set(MODEL_FIELDS) | set(INCIDENTAL_FIELDS) | {"items_digest", "git_dirty"}
+    skip = set(MODEL_FIELDS) | set(INCIDENTAL_FIELDS) | set(SCORE_NEUTRAL_FIELDS) | {"items_digest", "git_dirty",
+                                                                                    "backend", "dtype"}
+    serving = serving_difference(a, b) if ra and rb else None
+    if serving:
+        notes.append(serving)
     for key in sorted(set(ra) & set(rb) - skip):
         # None: not applicable to that model (a random scorer has no device), so not a difference
         if ra[key] is not None and rb[key] is not None and ra[key] != rb[key]:
             notes.append(f"{key}: {ra[key]} vs {rb[key]}")
     ca, cb = a.get("config") or {}, b.get("config") or {}
     for key in sorted(set(ca) | set(cb)):
-        if key in _CONFIG_MODEL_KEYS or key in ra:
+        if key in _CONFIG_MODEL_KEYS or key in ra or not _changes_scores(a, key):
             continue
         if not (_uses(a, key) and _uses(b, key)):  # another method's options: the method line says it
             continue
@@ -107,6 +115,63 @@ def run_differences(a: dict, b: dict) -> list[str]:
         elif va != vb:
             notes.append(f"config {key}: {_versus(va, vb)}")
     return notes
+
+
+def _changes_scores(result: dict, key: str) -> bool:
+    """Whether config ``key`` is declared to change scores (``option(key=...)``: part of the resume key)."""
+    import dataclasses
+
+    config_cls = getattr(get(result["benchmark"]), "Config", None)
+    fields = {f.name: f for f in dataclasses.fields(config_cls)} if dataclasses.is_dataclass(config_cls) else {}
+    return key not in fields or fields[key].metadata.get("key", True) is not False
+
+
+def serving(result: dict) -> dict:
+    """Where a result's model ran and at what precision, from its run record: ``{"where", "dtype", "weights"}``.
+
+    In process: the loaded weights' dtype (``run.dtype``). Through an endpoint (``run.backend``): the precision
+    the user declared (``backend.served_dtype``, ``--served-dtype``) or the server reported
+    (``backend.server_reports.dtype``), else None: a server may downcast (vLLM serves float32 weights as bfloat16
+    unless started with ``--dtype float32``). ``weights``: the model's folder or name, to tell the same weights."""
+    run = result.get("run") or {}
+    backend = run.get("backend")
+    if not isinstance(backend, dict):
+        return {"where": "in process", "dtype": run.get("dtype"), "weights": _weights(run.get("model"))}
+    reports: dict = backend["server_reports"] if isinstance(backend.get("server_reports"), dict) else {}
+    server = backend.get("server") or backend.get("backend") or "a server"
+    where = f"served by {server}" + (f" at {backend['endpoint']}" if backend.get("endpoint") else "")
+    dtype = backend.get("served_dtype") or reports.get("dtype")
+    root = reports.get("root") or backend.get("model_root") or backend.get("model") or backend.get("served_model")
+    return {"where": where, "dtype": dtype, "weights": _weights(root)}
+
+
+def _weights(name) -> str | None:
+    if not name:
+        return None
+    path = Path(str(name)).expanduser()
+    return str(path.resolve()) if path.exists() else str(name)
+
+
+def serving_difference(a: dict, b: dict) -> str | None:
+    """One line when the runs ran through different backends or at different (or unknown served) precisions."""
+    sa, sb = serving(a), serving(b)
+    served_a, served_b = sa["where"].startswith("served"), sb["where"].startswith("served")
+    if not served_a and not served_b and (sa["dtype"] is None or sb["dtype"] is None or sa["dtype"] == sb["dtype"]):
+        return None  # in process both: no dtype is a model without one (random, a person), not a difference
+    if served_a != served_b and (sb if served_a else sa)["dtype"] is None:
+        return None  # an endpoint against the random baseline or a person
+    if served_a and served_b and sa["dtype"] == sb["dtype"] and sa["dtype"] is not None:
+        return None  # two endpoints serving at the same declared precision: the URL changes no score
+
+    def said(s: dict) -> str:
+        dtype = s["dtype"] or ("served precision not declared (--served-dtype)" if s["where"].startswith("served")
+                               else "dtype unknown")
+        return f"{s['where']}, {dtype}"
+
+    same = sa["weights"] is not None and sa["weights"] == sb["weights"]
+    return (f"{'the same weights ' if same else ''}through different backends or precisions: A {said(sa)}; "
+            f"B {said(sb)}: precision changes scores (docs/backends.md); `lexprobe check-endpoint URL --against "
+            "MODEL` measures an endpoint against the in-process model")
 
 
 def _uses(result: dict, key: str) -> bool:
@@ -206,20 +271,24 @@ def paired_rows(metrics: list[tuple[str, str, str]], units_a: list[Unit], units_
 
 
 def format_comparison(c: dict) -> str:
-    from lexprobe.reporting import format_table
+    from lexprobe.reporting import format_p, format_table, wrap_text
 
     def pct(x):
         return f"{100 * x:.2f}"
 
     rows = [[r["task"], r["pos"], r["metric"], r["n"], pct(r["a"]), pct(r["b"]), pct(r["difference"]),
-             f"[{pct(r['ci'][0])}, {pct(r['ci'][1])}]", r["test"], f"{r['p_value']:.4g}"] for r in c["rows"]]
+             f"[{pct(r['ci'][0])}, {pct(r['ci'][1])}]", r["test"], format_p(r["p_value"])] for r in c["rows"]]
     title = (f"{c['benchmark']}: A = {c['a']['model']} ({Path(c['a']['file']).name}), "
              f"B = {c['b']['model']} ({Path(c['b']['file']).name}); figures x100, difference = A - B")
     text = format_table(["task", "POS", "metric", "n", "A", "B", "A-B", "95% CI (paired bootstrap)", "test", "p"],
                         rows, title=title)
     unit = get(c["benchmark"]).meta.unit
     left_out = max((r.get("left_out", 0) for r in c["rows"]), default=0)
+    notes = []
     if left_out:
-        text += f"\nup to {left_out} {unit}(s) per row left out: not answered in one of the runs (e.g. skipped as too long)"
-    return (text + f"\nn = paired {unit}s; interval: paired bootstrap of the mean difference; p: two-sided, exact "
-            "McNemar for P@1, paired permutation for scores (exact up to 16 differing units, else 10,000 seeded sign flips)")
+        notes.append(f"up to {left_out} {unit}(s) per row left out: not answered in one of the runs (e.g. skipped as "
+                     "too long)")
+    notes.append(f"n = paired {unit}s; interval: paired bootstrap of the mean difference; p: two-sided, exact McNemar "
+                 "for P@1, paired permutation for scores (exact up to 16 differing units, else 10,000 seeded sign "
+                 "flips)")
+    return text + "\n" + "\n".join(wrap_text(n) for n in notes)

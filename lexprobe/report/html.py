@@ -25,7 +25,7 @@ from markupsafe import Markup
 
 from lexprobe.benchmarks.registry import all_benchmarks
 from lexprobe.report.failures import columns as failure_columns
-from lexprobe.tables import FLAG_MARK, FLAGS, Cell, Table, Text, table_flags
+from lexprobe.tables import FLAG_MARK, FLAGS, UNITS, Cell, Table, Text, table_flags
 
 RECORD_NOTE = ("Truncated, skipped, dropped: the result's non-zero counts of inputs cut to fit the model, units "
                "skipped and items dropped.")
@@ -150,7 +150,7 @@ def sample_note(result: dict) -> tuple[Part, ...]:
         if data.get("get"):
             clauses[-1] += [(" (for the real data: ", False), (str(data["get"]), True), (")", False)]
     config = result.get("config") or {}
-    if config.get("limit"):
+    if config.get("limit") and config.get("draw") != "wordnet":  # a --draw wordnet sample: its dataset says it
         clauses.append([(f"evaluated only the first {config['limit']} items of each part of speech (--limit)",
                          False)])
     if config.get("max_instances"):
@@ -227,7 +227,7 @@ def index_page(tables: list[Table], figures, record: Table, results: list[dict],
                          "tables": [table_view(t) for t in bench_tables],
                          "figures": [figure_view(f, out_dir or Path(f.path).parent.parent) for f in bench_figures]})
     return render("index.html", title="lexprobe report", n_results=len(results), generated=generated,
-                  version=version, flag_mark=FLAG_MARK, record_note=RECORD_NOTE, sections=sections,
+                  version=version, units=UNITS, flag_mark=FLAG_MARK, record_note=RECORD_NOTE, sections=sections,
                   pages=[{"href": quote(f), "title": titles[b]} for b, f in pages.items()],
                   runs=[run_view(r, record, i + 1) for i, r in enumerate(results)])
 

@@ -251,3 +251,13 @@ def test_the_sentinel_key_never_leaves(vllm, inputs, tmp_path, capsys, caplog, m
     everything = "\n".join(printed + files + [caplog.text])
     for key in (SENTINEL, wrong):
         assert not [key[i:i + 8] for i in range(len(key) - 7) if key[i:i + 8] in everything]
+
+
+def test_check_endpoint_agrees_with_the_float32_server(vllm, capsys):
+    """#34 item 2: the real server in its float32 recipe scores the probe set as the in-process model does (the
+    same weights, the same token ids): `check-endpoint` exits 0, every |Δ| well within the tolerance."""
+    assert main(["check-endpoint", vllm.url, "--against", str(vllm.model)]) == 0
+    out = capsys.readouterr().out
+    largest = float(re.search(r"largest ([0-9.e+-]+)\)", out).group(1))
+    print(f"check-endpoint against vLLM float32: largest |diff| per request {largest:.2e}")
+    assert "agree: every |Δ|" in out and largest <= TOLERANCE

@@ -119,3 +119,61 @@ def test_wdlmpro_runs_of_different_tasks_compare_on_the_common_one(result_files,
     cmp = compare_files(path, result_files["wdlmpro-bert"])
     assert {r["task"] for r in cmp["rows"]} == {"d2w"}
     assert cmp["notes"] == ["compared on the common task(s) d2w (A has d2w, B d2w,w2d)"]
+
+
+def test_warns_only_about_differences_that_can_change_scores(result_files, tmp_path, capsys):
+    """#34 item 9: a batch size, a process count or an option declared not to change scores (not in the resume
+    key) is no warning; the recipe is one."""
+    base = _load(result_files["wdlmpro-bert"])
+    neutral = json.loads(json.dumps(base))
+    neutral["run"].update(batch_size=64 if base["run"]["batch_size"] != 64 else 32, processes=4)
+    neutral["config"]["counts"] = "/elsewhere/counts.tsv"  # option(key=False): the breakdowns' counts file
+    path = tmp_path / "neutral.json"
+    path.write_text(json.dumps(neutral))
+    assert compare_files(result_files["wdlmpro-bert"], path)["warnings"] == []
+    assert main(["compare", str(result_files["wdlmpro-bert"]), str(path)]) == 0
+    assert "warning" not in capsys.readouterr().err
+    neutral["config"]["pattern_aggregation"] = "best"  # in the resume key: it changes scores
+    path.write_text(json.dumps(neutral))
+    assert compare_files(result_files["wdlmpro-bert"], path)["warnings"] == ["config pattern_aggregation: mean-prob vs best"]
+
+
+def _served(result: dict, **backend) -> dict:
+    served = json.loads(json.dumps(result))
+    served["run"].update(backend={"backend": "openai", "endpoint": "http://gpu:8000/v1", "server": "vllm 0.32.0",
+                                  "served_model": "m", **backend}, dtype=None, device=None)
+    return served
+
+
+def test_flags_the_same_weights_through_another_backend_or_precision(result_files, tmp_path, tiny_bert):
+    """#34 item 2: an in-process run against an endpoint run of the same weights whose precision is not declared,
+    or declared bfloat16, is one warning naming both; two endpoints at the same declared precision are not."""
+    local = _load(result_files["wdlmpro-bert"])
+    assert local["run"]["dtype"] == "float32" and local["run"]["backend"] is None
+    cases = {"undeclared": _served(local, server_reports={"root": str(tiny_bert), "max_model_len": 512},
+                                   served_dtype=None),
+             "bf16": _served(local, server_reports={"root": str(tiny_bert)}, served_dtype="bfloat16"),
+             "f32": _served(local, server_reports={"root": str(tiny_bert)}, served_dtype="float32"),
+             "f32-other-url": _served(local, endpoint="http://other:9000/v1", server_reports={"root": str(tiny_bert)},
+                                      served_dtype="float32")}
+    paths = {}
+    for name, result in cases.items():
+        paths[name] = tmp_path / f"{name}.json"
+        paths[name].write_text(json.dumps(result))
+    warned = compare_files(result_files["wdlmpro-bert"], paths["undeclared"])["warnings"]
+    assert len(warned) == 1 and warned[0].startswith("the same weights through different backends or precisions")
+    assert "A in process, float32" in warned[0] and "served by vllm 0.32.0 at http://gpu:8000/v1" in warned[0]
+    assert "served precision not declared (--served-dtype)" in warned[0] and "check-endpoint" in warned[0]
+    bf16 = compare_files(result_files["wdlmpro-bert"], paths["bf16"])["warnings"]
+    assert len(bf16) == 1 and "B served by vllm 0.32.0 at http://gpu:8000/v1, bfloat16" in bf16[0]
+    # in process float32 against a declared float32 server: still two backends (kernels differ), one line
+    assert len(compare_files(result_files["wdlmpro-bert"], paths["f32"])["warnings"]) == 1
+    assert compare_files(paths["f32"], paths["f32-other-url"])["warnings"] == []
+    assert len(compare_files(paths["f32"], paths["bf16"])["warnings"]) == 1
+
+
+def test_p_values_have_one_format():
+    from lexprobe.reporting import format_p
+
+    assert [format_p(p) for p in (1.0, 0.5, 0.03125, 0.0012345, 0.001, 0.00099, 1.234e-5, 0.0)] == \
+        ["1", "0.5", "0.0312", "0.00123", "0.001", "9.90e-04", "1.23e-05", "0"]

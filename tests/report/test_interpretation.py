@@ -71,7 +71,7 @@ def test_sense_ranking_failures_are_rankings_no_better_than_chance():
     ]}
     rows = {r["item"].split("(")[-1].rstrip(")"): r for r in failure_rows(result)}
     assert rows["q1"]["ok"] and not rows["q2"]["ok"]
-    assert "the [bank] of the river" in rows["q2"]["item"] and rows["q2"]["score"] == "0.55 (0.80)"
+    assert "the [bank] of the river" in rows["q2"]["item"] and rows["q2"]["score"] == "55.0 (80.0)"  # in % (#34 item 5)
     assert "no better than chance" in SenseRank.failure_note
 
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from lexprobe.benchmarks.coda21.build_cache import cached_build
 from lexprobe.benchmarks.coda21.dataset import (
+    POS_NAMES,
     VARIANTS,
     CodaData,
     coda_stats,
@@ -17,7 +19,7 @@ from lexprobe.benchmarks.coda21.dataset import (
 from lexprobe.cli_common import non_negative_float, non_negative_int, positive_int
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.outputs import output_lock
-from lexprobe.reporting import write_json
+from lexprobe.reporting import command_lines, wrap_text, write_json
 
 OFFICIAL_FILES = {"clean-easy": "CoDA-clean-easy.json", "clean-hard": "CoDA-clean-hard.json"}
 #: how the file of the small set built from WordNet begins (``build_small``; results on it are marked samples)
@@ -136,8 +138,12 @@ def cmd_build(args) -> int:
                          cluster=args.recipe, word_rule=RECIPES[args.recipe].word_rule)
     config.validate()
     with output_lock(args.out):  # a second build on --out stops here, before WordNet and the models load
-        wn, sentences, selector, embed = _build_inputs(args)
-        groups = _build(wn, sentences, embed, config, selector, args.contexts)
+        def build() -> list:
+            wn, sentences, selector, embed = _build_inputs(args)
+            return _build(wn, sentences, embed, config, selector, args.contexts)
+
+        key = _build_key(config, args.contexts, args.semcor, args.embed_model, args.context_model, args.recipe)
+        groups = build() if key is None else cached_build(key, build)  # the same inputs built before: reused
         write_json(args.out, groups_to_official(groups))
     print(format_stats(coda_stats(CodaData(groups)), title=f"CoDA21-{args.variant} (built)"))
     print(f"\ndataset written to {args.out}")
@@ -145,6 +151,22 @@ def cmd_build(args) -> int:
 
 
 CONTEXT_SOURCES = ("semcor", "wordnet")
+
+
+def _build_key(config, contexts: str, semcor: str | None, embed_model: str, context_model: str,
+               recipe: str) -> str | None:
+    """``build_cache.build_key`` of these inputs; None where an input is missing (the build then names every
+    missing one in one line, ``_build_inputs``)."""
+    from lexprobe.benchmarks.coda21.build_cache import build_key
+    from lexprobe.data.semcor import default_archive
+
+    path = Path(semcor) if semcor else default_archive()
+    if contexts == "semcor" and not path.exists():
+        return None
+    try:
+        return build_key(config, contexts, path if contexts == "semcor" else None, embed_model, context_model, recipe)
+    except LexprobeError:
+        return None
 
 
 def _build_inputs(args):
@@ -225,30 +247,56 @@ def cmd_heatmap(args) -> int:
 
 # --- lexprobe run --------------------------------------------------------------------
 
+
+def scored_line(path: Path, groups, result: dict) -> str:
+    """"clean-hard: 106 noun and 102 verb groups in the file; smollm2-135m-instruct scored 4 and 4 (--limit 4)":
+    the groups a part had and the groups its model scored, in the console (the report said it only)."""
+    from collections import Counter
+
+    from lexprobe.result_schema import model_name
+
+    have = Counter(g.pos for g in groups)
+    metrics = result["metrics"]["alignment"]
+    scored = [str((metrics.get(p) or {}).get("n", 0)) for p in ("n", "v") if have.get(p)]
+    limit = result["config"].get("limit")
+    return (f"{Path(path).name}: {' and '.join(f'{have[p]} {POS_NAMES[p]}' for p in ('n', 'v') if have.get(p))} "
+            f"groups in the file; {model_name(result)} scored {' and '.join(scored)}"
+            + (f" (--limit {limit}: the first {limit} per POS)" if limit else ""))
+
 #: the small set's size (groups per POS) and variant by the contexts' source
 SMALL_GROUPS = 15
 SMALL_VARIANTS = {"semcor": "clean-hard", "wordnet": "noisy-hard"}
 
 
-def build_small(out_dir: Path, embed, max_groups: int = SMALL_GROUPS) -> Path:
+def build_small(out_dir: Path, embed, max_groups: int = SMALL_GROUPS, embed_model: str = "all-MiniLM-L6-v2") -> Path:
     """A small CoDA21-style file from WordNet and SemCor (clean-hard), or, without SemCor, from WordNet's
     own example sentences (noisy-hard: one context per synset is all they give); the same file as
-    ``small_set_command`` makes."""
+    ``small_set_command`` makes, and the same cached build (``build_cache``): either reuses the other's.
+    ``embed_model``: the reference ``embed`` encodes with (the build's key)."""
     from lexprobe.benchmarks.coda21.builder import BuildConfig
+    from lexprobe.benchmarks.coda21.config import parts_of_speech
+    from lexprobe.benchmarks.coda21.recipe import RECIPES
     from lexprobe.data.semcor import default_archive, iter_semcor_sentences
     from lexprobe.data.wordnet import load_wordnet
 
-    wn = load_wordnet()
     contexts = "semcor" if default_archive().exists() else "wordnet"
     variant = SMALL_VARIANTS[contexts]
     if contexts == "wordnet":
         print("SemCor not found: contexts come from WordNet's example sentences (noisy-hard)")
-    sentences = iter_semcor_sentences() if contexts == "semcor" else None
-    groups = _build(wn, sentences, embed, BuildConfig(variant=variant, max_groups=max_groups), None, contexts)
+    # exactly `coda21 build`'s config for small_set_command's options (its defaults, --recipe paper)
+    config = BuildConfig(variant=variant, pos=parts_of_speech("both"), max_groups=max_groups, cluster="paper",
+                         word_rule=RECIPES["paper"].word_rule)
+
+    def build() -> list:
+        sentences = iter_semcor_sentences() if contexts == "semcor" else None
+        return _build(load_wordnet(), sentences, embed, config, None, contexts)
+
+    key = _build_key(config, contexts, None, embed_model, "first", "paper")
+    groups = build() if key is None else cached_build(key, build)
     path = Path(out_dir) / f"{SMALL_PREFIX}{variant}.json"
     write_json(path, groups_to_official(groups))
     print(format_stats(coda_stats(CodaData(groups)), title=f"small CoDA21-{variant} built at {path}"))
-    print(f"(the same file: `{small_set_command(contexts, 'FILE.json', max_groups)}`)")
+    print("the same file:\n" + command_lines(small_set_command(contexts, "FILE.json", max_groups)))
     return path
 
 
@@ -268,13 +316,14 @@ def _small_set(out_dir: Path, scorer, coda_dir: Path) -> Path:
 
     key = out_dir.resolve()
     if key in _BUILT and _BUILT[key].is_file():
-        print(f"official CoDA21 files not found in {coda_dir}: on the small set built before, {_BUILT[key]}")
+        print(wrap_text(f"official CoDA21 files not found in {coda_dir}: on the small set built before, {_BUILT[key]}"))
     else:
-        print(f"official CoDA21 files not found in {coda_dir} (`lexprobe data fetch coda21` gets them); "
-              "building a small set from WordNet")
-        embed = scorer.encode if isinstance(scorer, SentenceEmbeddings) and not isinstance(scorer, WordVectors) \
-            else load_scorer("all-MiniLM-L6-v2", kind="embedding").encode
-        _BUILT[key] = build_small(out_dir, embed)
+        print(wrap_text(f"official CoDA21 files not found in {coda_dir} (`lexprobe data fetch coda21` gets them); "
+                        "building a small set from WordNet"))
+        own = isinstance(scorer, SentenceEmbeddings) and not isinstance(scorer, WordVectors)
+        embed = scorer.encode if own else load_scorer("all-MiniLM-L6-v2", kind="embedding").encode
+        model = (getattr(scorer, "path", None) or scorer.name) if own else "all-MiniLM-L6-v2"
+        _BUILT[key] = build_small(out_dir, embed, embed_model=str(model))
     return _BUILT[key]
 
 
@@ -310,9 +359,12 @@ def run_default(out_dir: Path, part) -> dict:
         config = CodaConfig(data=str(path), limit=part.sample, method=part.method, groups_per_chunk=RUN_CHUNK,
                             **choose)  # type: ignore[arg-type]
         out = out_dir / f"{part.stem(f'coda21-{name}')}.json"
-        result = evaluate(bench, scorer, config, out, items=bench.load_items(config), progress=True)
+        items = bench.load_items(config)
+        result = evaluate(bench, scorer, config, out, items=items, progress=True, model=part.model,
+                          items_from_config=True)
         assert result is not None  # `lexprobe run` is one process (rank 0)
         print(bench.format_result(result) if len(files) == 1 else f"{name}:\n{bench.format_result(result)}")
+        print(wrap_text(scored_line(path, items.groups, result)))
         print(f"CoDA21 {name} results written to {out}")
         metrics[name] = result["metrics"]
     return {"metrics": metrics, "sample_data": sample_data}

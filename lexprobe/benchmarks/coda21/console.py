@@ -8,9 +8,12 @@ from lexprobe.benchmarks.coda21.dataset import POS_NAMES
 
 
 def format_result(result: dict[str, Any]) -> str:
-    from lexprobe.benchmarks.coda21.dataset import format_rows
+    """The alignment table, titled with the data file and the model, accuracies in %."""
+    from lexprobe.benchmarks.coda21.results import data_name
+    from lexprobe.reporting import format_table
+    from lexprobe.result_schema import model_name
 
-    fmt = (lambda v: "-" if v is None else f"{v:.3f}")  # noqa: E731
+    fmt = (lambda v: "-" if v is None else f"{100 * v:.1f}")  # noqa: E731
     skipped: dict[str, int] = {}
     for s in result["skipped"]:
         pos = str(s["unit"]).split("/")[0]
@@ -25,30 +28,33 @@ def format_result(result: dict[str, Any]) -> str:
                      fmt(m.get("simple_accuracy")), fmt(rnd), gone])
     align = result["config"]["align"]
     acc_name = "accuracy" if align != "none" else "accuracy (simple)"
-    return format_rows(["POS", "groups", acc_name, "simple matching", "random (exact)", "skipped"], rows)
+    return format_table(["POS", "groups", acc_name, "simple matching", "random (exact)", "skipped"], rows,
+                        title=f"CoDA21 {data_name(result)}, {model_name(result)}: alignment accuracy in %")
 
 
 def choose_report(result: dict) -> str:
     from lexprobe.prompting.readings import bias_text, choose_options
-    from lexprobe.reporting import format_table
+    from lexprobe.reporting import format_table, wrap_text
+    from lexprobe.result_schema import model_name
 
+    fmt = (lambda v: None if v is None else f"{100 * v:.1f}")  # noqa: E731
     cyclic = "likelihood_cyclic" in result.get("readings", [])
     rows = []
     for key, m in result["metrics"]["alignment"].items():
         rnd = result["baselines"].get("random", {}).get("alignment", {}).get(key, {})
-        rows.append([key, m["n"], m.get("likelihood.accuracy")]
-                    + ([m.get("likelihood_cyclic.accuracy")] if cyclic else [])
-                    + [m.get("generation.accuracy"), m.get("generation.valid"), m.get("generation_lenient.accuracy"),
-                       m.get("generation_lenient.valid"), rnd.get("accuracy")])
+        rows.append([key, m["n"], fmt(m.get("likelihood.accuracy"))]
+                    + ([fmt(m.get("likelihood_cyclic.accuracy"))] if cyclic else [])
+                    + [fmt(m.get(k)) for k in ("generation.accuracy", "generation.valid", "generation_lenient.accuracy",
+                                               "generation_lenient.valid")] + [fmt(rnd.get("accuracy"))])
     c = choose_options(result["config"])
-    title = (f"CoDA21, ask to choose ({c.get('template')} template{', chat' if c.get('chat') else ''}, "
-             f"<= {c.get('max_candidates')} pairs, {c.get('permutations')} order(s)"
-             f"{', cyclic debiasing' if cyclic else ''}): alignment accuracy; generated answers read strictly and "
-             "leniently")
+    title = (f"CoDA21, {model_name(result)} asked to choose ({c.get('template')} template"
+             f"{', chat' if c.get('chat') else ''}, <= {c.get('max_candidates')} pairs, {c.get('permutations')} "
+             f"order(s){', cyclic debiasing' if cyclic else ''}): alignment accuracy in %; generated answers read "
+             "strictly and leniently")
     table = format_table(["pos", "asked", "label accuracy"] + (["debiased accuracy"] if cyclic else [])
                          + ["strict accuracy", "strict parsed", "lenient accuracy", "lenient parsed", "random"],
                          rows, title=title)
     bias = bias_text(result["breakdowns"].get("alignment", {}).get("position_bias", {}).get("all"))
     if bias:
-        table += f"\nposition bias (most chosen letter position: share of rows vs share of gold there): {bias}"
+        table += "\n" + wrap_text(f"position bias (most chosen letter position: % of rows vs % of gold there): {bias}")
     return table

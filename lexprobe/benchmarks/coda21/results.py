@@ -151,7 +151,7 @@ def breakdown_by_k(records: list[dict], intervals: bool = True) -> dict[str, dic
     return out
 
 
-FAILURE_COLUMNS = [("model", "Model"), ("task", "Data"), ("pos", "POS"), ("item", "Group"), ("score", "Accuracy"),
+FAILURE_COLUMNS = [("model", "Model"), ("task", "Data"), ("pos", "POS"), ("item", "Group"), ("score", "Accuracy (%)"),
                    ("details", "Alignment made (context → definition chosen)")]
 
 
@@ -188,7 +188,7 @@ def _row(g: dict, task: str) -> dict:
             line = f"{mark} context {c + 1} ({synsets[c] if c < len(synsets) else '?'}) → definition {d + 1}"
         lines.append(line)
     return {"task": task, "item": f"{g['id']} {g.get('ancestor', '')}".strip(), "ok": g["accuracy"] == 1,
-            "score": f"{g['accuracy']:.2f} (k={g.get('k')})", "details": "\n".join(lines)}
+            "score": f"{100 * g['accuracy']:.1f} (k={g.get('k')})", "details": "\n".join(lines)}
 
 
 def choose_rows(r: dict, name: str, task: str) -> list[dict]:
@@ -223,4 +223,4 @@ def _choose_row(g: dict, answer: dict, reading: str, task: str, text: str | None
         lines.append(line)
     k = len(g.get("shown", [])) or g.get("k")
     return {"task": task, "item": g["item"], "ok": answer["accuracy"] == 1,
-            "score": f"{answer['accuracy']:.2f} (k={k})", "details": "\n".join(lines)}
+            "score": f"{100 * answer['accuracy']:.1f} (k={k})", "details": "\n".join(lines)}

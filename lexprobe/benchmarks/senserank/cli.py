@@ -104,7 +104,7 @@ def run_default(out_dir, model: str = "all-MiniLM-L6-v2", sample: int | None = N
     sample_data = SAMPLE_NOTE if is_sample(config.path) else None
     out = Path(out_dir) / f"{stem}.json"
     scorer = load_scorer(model, prefer="token", **(options or {}))
-    result = evaluate(bench, scorer, config, out, items=bench.load_items(config))
+    result = evaluate(bench, scorer, config, out, items=bench.load_items(config), model=model, items_from_config=True)
     assert result is not None  # `lexprobe run` is one process (rank 0)
     print(format_report(result))
     print(f"wrote {out} and {result['plot']} ({result['timing']['seconds']:.1f} s)")

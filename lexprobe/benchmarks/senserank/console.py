@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lexprobe.benchmarks.senserank.results import bucket_columns, corpus, sweep_rows
-from lexprobe.reporting import format_table
+from lexprobe.reporting import format_table, wrap_text
 from lexprobe.result_schema import model_name
 
 
@@ -31,7 +31,7 @@ def format_report(result: dict) -> str:
     ]
     c = result["counts"]
     by = result["config"].get("bucket_by", "sense")
-    title = (f"CWE similarity ranking on {task}: mean over k=1..{result['config'].get('k', 50)} of pooled P@k "
+    title = (f"CWE similarity ranking on {task}, {name}: mean over k=1..{result['config'].get('k', 50)} of pooled P@k "
              f"(the paper's MAP@50), x100; l = {'the query sense' if by == 'sense' else 'the lemma'}'s frequency in D")
     notes = (
         f"D={c['database']} instances ({c['lemmas_in_database']} lemmas), Q={c['queries']} -> "
@@ -40,7 +40,7 @@ def format_report(result: dict) -> str:
         f"{c['database_unaligned']} unaligned D targets; {c['single_sense_queries']} ranked queries have r=1 "
         f"(in no r bucket, as in the original code)."
     )
-    return format_table(["model"] + cols, rows, title=title) + "\n" + notes
+    return format_table(["model"] + cols, rows, title=title) + "\n" + wrap_text(notes)
 
 
 

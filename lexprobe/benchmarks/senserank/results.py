@@ -140,7 +140,7 @@ def breakdowns(result: dict) -> dict:
 
 FAILURE_COLUMNS = [("model", "Model"), ("task", "Corpus"), ("pos", "POS"), ("item", "Query (target in [brackets])"),
                    ("gold", "Query sense"), ("chosen", "Senses of the nearest neighbours (✓ same sense)"),
-                   ("score", "AP@50 (random)")]
+                   ("score", "AP@50 (random), %")]
 
 
 def failure_rows(result: dict) -> list[dict]:
@@ -154,7 +154,7 @@ def failure_rows(result: dict) -> list[dict]:
         item = f"{q.get('lemma', '')}: {q['context']} ({q['id']})" if q.get("context") else f"{q.get('lemma', '')} ({q['id']})"
         rows.append({"task": corpus(result), "item": item, "gold": q.get("label", ""),
                      "chosen": chosen, "ok": ap >= chance if chance is not None else hits[:1] == "1",
-                     "score": f"{ap:.2f}" + (f" ({chance:.2f})" if chance is not None else ""),
+                     "score": f"{100 * ap:.1f}" + (f" ({100 * chance:.1f})" if chance is not None else ""),
                      "model": model_name(result), "pos": q.get("pos", "")})
     return rows
 

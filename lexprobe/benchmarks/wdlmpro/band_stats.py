@@ -8,7 +8,8 @@ with WordNet 3.0), the frequency bands depend on the frequency source.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Sequence
+from pathlib import Path
+from typing import Any, Callable, Literal, Sequence, TypedDict
 
 from lexprobe.benchmarks.wdlmpro.attributes import FREQUENCY_BANDS, PHRASE_PENALTY, depth_band_order
 from lexprobe.reporting import format_table
@@ -60,3 +61,72 @@ def frequency_source(counts_file=None, phrase_penalty: float = PHRASE_PENALTY) -
         return f"counts file {counts_file}: < 10 rare, 10-99 medium, >= 100 frequent"
     return (f"wordfreq Zipf < 1 rare, < 2 medium; a phrase: its rarest word's Zipf - {phrase_penalty:g} per extra word; "
             "> 3 NLTK tokens rare")
+
+
+# ---------------------------------------------------------------- cached by content
+
+#: bump when what ``cmd_stats`` computes changes: a new key, the old entries unused
+STATS_VERSION = 1
+
+
+def stats_key(data: str | None, pos: str, keep_duplicates: bool, counts: str | None, breakdowns: bool) -> str:
+    """What the figures of ``wdlmpro stats`` depend on, as one digest: WordNet (``wordnet_key``: version and file
+    sizes), the group builder's version, the options, the bytes of the --data files and the --counts file (or
+    wordfreq's version and the phrase estimate)."""
+    from importlib import metadata
+
+    from lexprobe.benchmarks.wdlmpro.dataset import BUILDER_VERSION, dataset_filename, pos_list
+    from lexprobe.cache import stable_hash
+    from lexprobe.data.wordnet import wordnet_key
+    from lexprobe.errors import DataError
+    from lexprobe.provenance import file_sha256
+    from lexprobe.regular_files import require_regular
+
+    def digest(path: Path) -> str:  # a FIFO is refused, never read; a missing file is the reader's to word
+        return file_sha256(path) if require_regular(path).is_file() else f"missing:{path}"
+
+    if counts and not Path(counts).is_file():
+        require_regular(counts)
+        raise DataError(f"--counts {counts}: no such file; pass a word<TAB>count file")
+    if data:
+        p = Path(data)
+        files = [p] if not p.is_dir() else [p / dataset_filename(x) for x in pos_list(pos)]
+        source: Any = [digest(f) for f in files]
+    else:
+        source = {"wordnet": wordnet_key(), "builder": BUILDER_VERSION, "keep_duplicates": keep_duplicates}
+    frequency = digest(Path(counts)) if counts else {"wordfreq": metadata.version("wordfreq"),
+                                                   "phrase_penalty": PHRASE_PENALTY}
+    return stable_hash({"version": STATS_VERSION, "source": source, "pos": pos, "breakdowns": breakdowns,
+                        "frequency": frequency if breakdowns else None,
+                        "wordnet": wordnet_key() if breakdowns else None}, 24)  # depths come from WordNet
+
+
+class CachedStats(TypedDict, total=False):
+    """A ``wdlmpro stats`` cache entry as ``cached_stats`` writes it (read back through ``validation``)."""
+
+    format: Literal["wdlmpro-stats/1"]
+    table2: dict[str, dict[str, float]]
+    depth: dict[str, dict[str, list[float]]]
+    frequency: dict[str, dict[str, list[float]]]
+
+
+def cached_stats(key: str, compute: Callable[[], dict]) -> dict:
+    """The figures stored under ``key`` in the cache (``<cache>/wdlmpro/stats-<key>.json``), else ``compute()``'s,
+    stored for next time; an entry that does not read back as ``CachedStats`` is computed again."""
+    import json
+
+    from lexprobe.cache import cache_dir, read_cache_file, write_cache_file
+    from lexprobe.validation import problems
+
+    path = cache_dir() / "wdlmpro" / f"stats-{key}.json"
+    raw = read_cache_file(path)
+    if raw is not None:
+        try:
+            figures = json.loads(raw)
+            if not problems(figures, CachedStats):
+                return figures
+        except ValueError:
+            pass
+    figures = json.loads(json.dumps(compute()))  # the shape a cached read gives (tuples as lists)
+    write_cache_file(path, json.dumps({"format": "wdlmpro-stats/1", **figures}).encode("utf-8"))
+    return figures

@@ -18,7 +18,7 @@ from lexprobe.benchmarks.wdlmpro.config import (  # noqa: F401  (the config is p
     WDLMProConfig,
     WDLMProItems,
 )
-from lexprobe.errors import DataError
+from lexprobe.errors import DataError, LexprobeError
 from lexprobe.prompting.method import ChooseMethod
 from lexprobe.prompting.templates import TemplateField
 from lexprobe.result_schema import is_choose
@@ -122,6 +122,15 @@ class WDLMPro(Benchmark):
         """What the declarations cannot say (``evaluate`` checks choices and integers from them first)."""
         if config.counts and not Path(config.counts).is_file():
             raise DataError(f"--counts {config.counts} is not a file; pass a word<TAB>count file")
+        if config.draw == "wordnet" and (config.data or not config.limit):
+            raise LexprobeError("--draw wordnet samples --limit N groups straight from WordNet; "
+                                + ("drop --data (or use --draw dataset)" if config.data else "add --limit N"))
+
+    def dataset(self, config: WDLMProConfig) -> dict | None:
+        """A ``--draw wordnet`` sample says what it is (the report's sample banner; ``lexprobe run``'s parts)."""
+        from lexprobe.benchmarks.wdlmpro.dataset import wordnet_sample_record
+
+        return wordnet_sample_record(config.limit) if config.draw == "wordnet" and config.limit else None
 
     def check_outputs(self, out: Path, config: WDLMProConfig) -> None:
         if config.plot:
@@ -136,13 +145,16 @@ class WDLMPro(Benchmark):
                     "not pick; a generated answer that names no option counts as a failure).")
 
     def load_items(self, config: WDLMProConfig) -> WDLMProItems:
+        from lexprobe.benchmarks.wdlmpro import dataset as ds
         from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
-        from lexprobe.benchmarks.wdlmpro.dataset import default_dataset, load_dataset, pos_list, sample_groups
 
         groups: list = []
-        for pos in pos_list(config.pos):
-            pool = load_dataset(config.data, pos) if config.data else default_dataset(pos)
-            groups.extend(sample_groups(pool, config.limit, seed=config.seed) if config.limit else pool)
+        for pos in ds.pos_list(config.pos):
+            if config.draw == "wordnet" and config.limit:  # check_config: no --data
+                groups.extend(ds.wordnet_sample(pos, config.limit, config.seed))
+                continue
+            pool = ds.load_dataset(config.data, pos) if config.data else ds.default_dataset(pos)
+            groups.extend(ds.sample_groups(pool, config.limit, seed=config.seed) if config.limit else pool)
         if not groups:
             raise DataError("no WDLMPro groups selected; check --data, --pos and --limit")
         if config.method == "choose":  # a too-large --permutations refused before the (slow) model load

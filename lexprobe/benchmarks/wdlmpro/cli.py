@@ -4,12 +4,12 @@ part of ``lexprobe run``. Each ``add_*_parser(sub)`` sets ``func`` to a callable
 from __future__ import annotations
 
 import argparse
-import random
 import time
 from pathlib import Path
+from typing import Any
 
 from lexprobe.benchmarks.wdlmpro import dataset as ds
-from lexprobe.benchmarks.wdlmpro.dataset import MIN_GROUP_SIZE, SynsetGroup, group_members
+from lexprobe.benchmarks.wdlmpro.dataset import SynsetGroup
 from lexprobe.benchmarks.wdlmpro.human import sample_human, write_human_sample
 from lexprobe.cli_common import non_negative_int, path_arg, positive_int
 from lexprobe.errors import DataError
@@ -92,20 +92,35 @@ def add_stats_parser(sub) -> argparse.ArgumentParser:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
+    """Table 2, then Tables 6 and the frequency bands. Their figures are cached by content (``band_stats.
+    cached_stats``: WordNet, the builder, the options, the --data and --counts files), so a second call reads them
+    in about a second instead of building the groups and their attributes again."""
     from lexprobe.benchmarks.wdlmpro import band_stats as bs
     from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
 
     counts = getattr(args, "counts", None)
-    bander = attributes_fn(counts) if counts and not getattr(args, "no_breakdowns", False) else None  # bad file: fail first
-    groups = groups_from_args(args)
-    print(ds.format_stats_table(ds.dataset_stats(groups)))
-    if getattr(args, "no_breakdowns", False):
+    breakdowns = not getattr(args, "no_breakdowns", False)
+    key = bs.stats_key(getattr(args, "data", None), getattr(args, "pos", "both"),
+                       getattr(args, "keep_duplicates", False), counts, breakdowns)
+
+    def compute() -> dict:
+        attributes = attributes_fn(counts) if breakdowns else None  # a bad --counts file: fail before the build
+        groups = groups_from_args(args)
+        figures: dict = {"table2": ds.dataset_stats(groups)}
+        if attributes is not None:
+            attrs = attributes(groups)
+            figures.update(depth=bs.band_counts(groups, attrs, "depth_band"),
+                           frequency=bs.band_counts(groups, attrs, "frequency_band"))
+        return figures
+
+    figures = bs.cached_stats(key, compute)
+    print(ds.format_stats_table(figures["table2"]))
+    if not breakdowns:
         return 0
-    attrs = (bander or attributes_fn(counts))(groups)
     print()
-    print(bs.format_depth_table(bs.band_counts(groups, attrs, "depth_band")))
+    print(bs.format_depth_table(figures["depth"]))
     print()
-    print(bs.format_frequency_table(bs.band_counts(groups, attrs, "frequency_band"), bs.frequency_source(counts)))
+    print(bs.format_frequency_table(figures["frequency"], bs.frequency_source(counts)))
     return 0
 
 
@@ -171,52 +186,34 @@ RUN_CHUNK = 4
 
 
 def quick_sample(pos: str, n: int, seed: int = 0) -> list[SynsetGroup]:
-    """A uniform seeded sample of n groups without building the whole dataset.
-
-    Targets are visited in a seeded random order and kept when their group has at
-    least MIN_GROUP_SIZE members: rejection sampling, so every valid group is equally
-    likely. (Not the same sample as ``--limit``, which samples the built dataset.)
-    """
-    from lexprobe.data.wordnet import load_wordnet
-
-    wn = load_wordnet()
-    synsets = sorted(s.name() for s in wn.all_synsets(pos))
-    random.Random(seed).shuffle(synsets)
-    groups = []
-    for name in synsets:
-        members = group_members(wn.synset(name))
-        if len(members) >= MIN_GROUP_SIZE:
-            groups.append(SynsetGroup(name, pos, members[0].word, tuple(members)))
-            if len(groups) == n:
-                break
-    return groups
+    """``dataset.wordnet_sample``: ``--limit N --seed S --draw wordnet`` (what ``lexprobe run`` draws)."""
+    return ds.wordnet_sample(pos, n, seed)
 
 
 def run_default(out_dir: Path, part, seed: int = 0) -> dict:
     """WDLMPro on a seeded sample (both POS, both tasks; ``part.sample`` groups per POS, default 100),
-    asked as ``part`` says (``RunPart``: likelihood, or choose with or without the chat template)."""
+    asked as ``part`` says (``RunPart``: likelihood, or choose with or without the chat template).
+
+    The sample is ``--limit N --seed S --draw wordnet`` of ``wdlmpro eval`` (``dataset.wordnet_sample``, drawn by
+    ``load_items`` from the config): the result's ``run.reproduce`` is the eval command that scores the same groups."""
     from lexprobe.benchmarks.evaluate import check_paths, evaluate
     from lexprobe.benchmarks.registry import get
-    from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
-    from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
+    from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
     from lexprobe.models import load_scorer
     from lexprobe.prompting.choose_cli import ChooseOptions
 
-    choose = {"choose": ChooseOptions(chat=part.chat, units_per_batch=1)} if part.method == "choose" else {}
+    options: dict[str, Any] = {"choose": ChooseOptions(chat=part.chat, units_per_batch=1)} \
+        if part.method == "choose" else {}
     # likelihood: a few groups per resumable chunk, so the progress bar moves every few seconds on two CPU
     # cores (choose: one target per batch, ``ChooseOptions.units_per_batch``)
-    chunk = {"chunk_size": RUN_CHUNK} if part.method == "likelihood" else {}
-    config = WDLMProConfig(seed=seed, method=part.method, **chunk, **choose)  # type: ignore[arg-type]
+    if part.method == "likelihood":
+        options["chunk_size"] = RUN_CHUNK
+    sample = part.sample or DEFAULT_RUN_SAMPLE
+    config = WDLMProConfig(seed=seed, method=part.method, limit=sample, draw="wordnet", **options)
     # the result and its plot, as evaluate declares them (bench.outputs), checked before the model loads
     out = check_paths(get("wdlmpro"), Path(out_dir) / f"{part.stem('wdlmpro')}.json", config, part.model)
-    sample = part.sample or DEFAULT_RUN_SAMPLE
-    groups = quick_sample("n", sample, seed) + quick_sample("v", sample, seed)
     scorer = load_scorer(part.model, **part.options)
-    drawn = {"name": "wordnet", "sample": True,
-             "what": f"a seeded sample of {sample} WDLMPro groups per part of speech drawn from WordNet 3.0 (the "
-                     "benchmark has 51,260 noun and 8,487 verb groups)",
-             "get": "lexprobe wdlmpro eval --model MODEL (every group), or lexprobe run --full (larger samples)"}
-    result = evaluate("wdlmpro", scorer, config, out, items=WDLMProItems(groups, attributes_fn(None), dataset=drawn))
+    result = evaluate("wdlmpro", scorer, config, out, model=part.model)
     assert result is not None  # `lexprobe run` is one process (rank 0)
     print(get("wdlmpro").format_result(result))
     plot = f", breakdown plot to {result['plot']}" if result.get("plot") else ""

@@ -30,6 +30,10 @@ class WDLMProConfig:
     data: str | None = option(None, "dataset folder or JSONL file from `wdlmpro build` (default: built from "
                                     "WordNet once, cached)", key=False, input=True)
     limit: int | None = option(None, "evaluate a seeded sample of N groups per POS (default: all)", type=positive_int)
+    draw: str = option("dataset", "how --limit draws its groups: dataset (a seeded sample of the built dataset, or of "
+                       "--data) or wordnet (seeded rejection sampling straight from WordNet, no build: `lexprobe "
+                       "run`'s samples); the two give different groups for the same seed",
+                       choices=("dataset", "wordnet"), key=False)
     counts: str | None = option(None, "word<TAB>count file for frequency bands (default: wordfreq Zipf bands; "
                                       "--method likelihood: the breakdowns are its)", key=False, input=True,
                                 method="likelihood")

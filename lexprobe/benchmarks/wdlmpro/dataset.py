@@ -18,12 +18,11 @@ from __future__ import annotations
 
 import json
 import random
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence, TypedDict
 
-from lexprobe.cache import cache_dir, stable_hash
+from lexprobe.cache import cache_dir
 from lexprobe.data.wordnet import load_wordnet, synset_string
 from lexprobe.errors import DataError
 from lexprobe.reporting import format_table
@@ -253,21 +252,10 @@ def load_dataset(data: str | Path, pos: str = "both") -> list[SynsetGroup]:
 
 
 def _wordnet_key() -> str:
-    """Identify the installed WordNet without loading it (NLTK's reader takes ~20 s to start).
+    """``data.wordnet.wordnet_key``: the installed WordNet's identity, without loading it."""
+    from lexprobe.data.wordnet import wordnet_key
 
-    Looks where ``load_wordnet`` looks first; the key holds the version from the
-    data files' header and a hash of their sizes. Falls back to loading WordNet.
-    """
-    from lexprobe.data.wordnet import wordnet_source_dir
-
-    src = wordnet_source_dir()
-    if src is not None:
-        files = [src / "data.noun", src / "data.verb"]
-        with files[0].open(encoding="utf-8", errors="replace") as f:
-            match = re.search(r"WordNet (\d+(?:\.\d+)*) Copyright", f.read(4000))
-        version = match.group(1) if match else "unknown"
-        return f"wordnet-{version}-{stable_hash([p.stat().st_size for p in files], 8)}"
-    return f"wordnet-{load_wordnet().get_version()}"
+    return wordnet_key()
 
 
 def _cache_path(pos: str, keep_duplicates: bool) -> Path:
@@ -378,6 +366,35 @@ def format_stats_table(stats: dict[str, dict], title: str | None = "WDLMPro stat
 
 
 # ---------------------------------------------------------------- sampling
+
+
+#: what the result of a ``--draw wordnet`` sample records as its ``dataset`` (the report's sample banner)
+def wordnet_sample_record(n: int) -> dict:
+    return {"name": "wordnet", "sample": True,
+            "what": f"a seeded sample of {n} WDLMPro groups per part of speech drawn from WordNet 3.0 (the benchmark "
+                    "has 51,260 noun and 8,487 verb groups)",
+            "get": "lexprobe wdlmpro eval --model MODEL (every group), or lexprobe run --full (larger samples)"}
+
+
+def wordnet_sample(pos: str, n: int, seed: int = 0) -> list[SynsetGroup]:
+    """``--limit N --seed S --draw wordnet``: a uniform seeded sample of n groups without building the dataset.
+
+    Targets are visited in a seeded random order and kept when their group has at least MIN_GROUP_SIZE
+    members: rejection sampling, so every valid group is equally likely, in seconds where the whole build
+    takes minutes (``lexprobe run``'s samples). Not the same groups as ``--draw dataset``, which samples the
+    built dataset (``sample_groups``); the result's config records which.
+    """
+    wn = load_wordnet()
+    synsets = sorted(s.name() for s in wn.all_synsets(pos))
+    random.Random(seed).shuffle(synsets)
+    groups = []
+    for name in synsets:
+        members = group_members(wn.synset(name))
+        if len(members) >= MIN_GROUP_SIZE:
+            groups.append(SynsetGroup(name, pos, members[0].word, tuple(members)))
+            if len(groups) == n:
+                break
+    return groups
 
 
 def sample_groups(

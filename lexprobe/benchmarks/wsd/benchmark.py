@@ -129,10 +129,10 @@ class Wsd(Benchmark):
         method = part.method
         if method == "likelihood" and detect_kind(part.model) not in ("causal", "random"):
             method = "embedding"  # a model without continuations (MiniLM): its token vectors
-        scorer = load_scorer(part.model, prefer=self.prefers(method))
+        scorer = load_scorer(part.model, prefer=self.prefers(method), **part.options)
         if method == "likelihood" and not serves(scorer, Continuation):
             method = "embedding"
         config = WsdConfig(method=method, limit=part.sample, seed=0,
                            choose=WsdChooseOptions(chat=part.chat, units_per_batch=1))
-        result = evaluate(self, scorer, config, out_dir / f"{part.stem('wsd')}.json")
+        result = evaluate(self, scorer, config, out_dir / f"{part.stem('wsd')}.json", model=part.model)
         return {"metrics": result["metrics"]}

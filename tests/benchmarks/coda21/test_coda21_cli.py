@@ -113,12 +113,15 @@ def _fake_embed(texts, **kwargs):
 def test_the_runs_small_set_is_made_by_a_command(tmp_path, capsys, monkeypatch):
     """Without SemCor `lexprobe run` builds a small noisy-hard set from WordNet's examples; the command it
     prints makes the same file (given the same embedder: MiniLM in both by default)."""
+    from lexprobe.reporting import command_lines
+
     monkeypatch.setattr(coda_cli, "_embedder", lambda model, device, batch_size: _fake_embed)
     built = coda_cli.build_small(tmp_path / "run", _fake_embed, max_groups=2)
     assert built.name == "coda21-small-noisy-hard.json"
     printed = capsys.readouterr().out
     command = coda_cli.small_set_command("wordnet", str(tmp_path / "cmd.json"), 2)
-    assert f"`{coda_cli.small_set_command('wordnet', 'FILE.json', 2)}`" in printed
+    # in lines of at most 100 columns, continued with a backslash (#34 item 4)
+    assert command_lines(coda_cli.small_set_command("wordnet", "FILE.json", 2)) in printed
     assert main(command.split()[1:]) == 0
     assert json.loads((tmp_path / "cmd.json").read_text()) == json.loads(built.read_text())
 

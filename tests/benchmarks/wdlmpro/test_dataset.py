@@ -183,6 +183,7 @@ def test_wordnet_key_without_loading_wordnet(monkeypatch):
     if not any((d / "data.noun").exists() for d in wn_setup._candidate_source_dirs()):
         pytest.skip("no WordNet dict directory installed")
     monkeypatch.setattr(ds, "load_wordnet", lambda: pytest.fail("must not load WordNet"))
+    monkeypatch.setattr(wn_setup, "load_wordnet", lambda: pytest.fail("must not load WordNet"))
     key = ds._wordnet_key()
     assert key.startswith("wordnet-3.0-") and key == ds._wordnet_key()
 

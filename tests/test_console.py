@@ -1,0 +1,147 @@
+"""What the console prints fits a 100-column terminal and names its model (#34 items 4, 5): the table every
+benchmark prints after each method (WDLMPro likelihood and choose, CoDA21 likelihood, ask and choose, sense
+ranking and its layer sweep), `lexprobe run`'s closing table, `compare`'s table; with a model name as long as a
+Hub path; every score in % (the unit convention, ``lexprobe.tables.UNITS``)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from lexprobe.benchmarks.registry import get
+from lexprobe.reporting import WIDTH
+
+LONG = "HuggingFaceTB/SmolLM2-135M-Instruct-a-rather-long-fine-tuned-variant-name-for-the-width-test"
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory, tiny_llama, tiny_bert, tiny_gpt2):
+    """{name: result}: every benchmark x method, from the random scorer and the tiny models."""
+    from lexprobe.benchmarks.coda21.config import CodaConfig
+    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.benchmarks.senserank.config import SenseConfig
+    from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
+    from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
+    from lexprobe.models import load_scorer
+    from tests.benchmarks.coda21.helpers import write_small
+    from tests.benchmarks.senserank.test_evaluate import _instances
+    from tests.benchmarks.wdlmpro.test_scoring import GROUPS
+
+    folder = tmp_path_factory.mktemp("console")
+    wdl, coda = str(write_jsonl(GROUPS, folder / "wdl.jsonl")), str(write_small(folder / "coda.json"))
+    llama = load_scorer(str(tiny_llama), device="cpu")
+    gpt2 = load_scorer(str(tiny_gpt2), device="cpu")
+    random = load_scorer("random")
+    out = {}
+    import lexprobe.benchmarks.coda21.ask as asking
+
+    # the tiny vocabularies spell " Yes" and " No" alike (ask refuses them): two answers they tell apart, as
+    # tests/robustness/test_hardening_9.py does
+    patch = pytest.MonkeyPatch()
+    patch.setattr(asking, "ANSWERS", (" dog", " cat"))
+    for name, bench, scorer, config in (
+            ("wdlmpro-likelihood", "wdlmpro", random, WDLMProConfig(data=wdl)),
+            ("wdlmpro-choose", "wdlmpro", llama, WDLMProConfig(data=wdl, method="choose")),
+            ("coda21-likelihood", "coda21", random, CodaConfig(data=coda)),
+            ("coda21-ask", "coda21", gpt2, CodaConfig(data=coda, method="ask")),
+            ("coda21-choose", "coda21", llama, CodaConfig(data=coda, method="choose"))):
+        out[name] = evaluate(bench, scorer, config, folder / f"{name}.json", progress=False)
+    patch.undo()
+    token = load_scorer(str(tiny_bert), kind="token", device="cpu")
+    out["senserank-similarity"] = evaluate("senserank", token, SenseConfig(corpus="synthetic", k=10),
+                                           items=_instances(), progress=False)
+    out["senserank-sweep"] = evaluate("senserank", token, SenseConfig(corpus="synthetic", k=10, layers="all"),
+                                      items=_instances(), progress=False)
+    return out
+
+
+def _named(result: dict, name: str) -> dict:
+    renamed = json.loads(json.dumps(result))
+    renamed["model"]["name"] = name
+    return renamed
+
+
+def _check(text: str, model: str) -> None:
+    widest = max(len(line) for line in text.splitlines())
+    assert widest <= WIDTH, f"{widest} columns:\n{text}"
+    # every table names its model (a long name may wrap inside its column or the title: compare the words)
+    for table in re.split(r"\n\s*\n", text.strip()):
+        words = " ".join(table.split())
+        assert model in words or all(part in words for part in re.split(r"[-/]", model)), table
+
+
+@pytest.mark.parametrize("model", ["short", LONG])
+@pytest.mark.parametrize("name", ["wdlmpro-likelihood", "wdlmpro-choose", "coda21-likelihood", "coda21-ask",
+                                  "coda21-choose", "senserank-similarity", "senserank-sweep"])
+def test_every_console_table_fits_100_columns_and_names_its_model(results, name, model):
+    result = _named(results[name], model)
+    _check(get(result["benchmark"]).format_result(result), model)
+
+
+def test_console_figures_are_percentages(results):
+    """One unit: the console's P@1, rank score, accuracy and parse rates are the result's fractions x100."""
+    wdl = results["wdlmpro-likelihood"]
+    text = get("wdlmpro").format_result(wdl)
+    m = wdl["metrics"]["w2d"]["all"]
+    row = next(line for line in text.splitlines() if line.startswith("random") and "W2D" not in line)
+    assert f"{100 * m['p_at_1']:.1f}" in row and f"{100 * m['rank_score']:.1f}" in row
+    choose = results["wdlmpro-choose"]
+    c = choose["metrics"]["w2d"]["all"]
+    line = next(x for x in get("wdlmpro").format_result(choose).splitlines() if x.startswith("W2D") and " all " in x)
+    assert [f"{100 * c[k]:.1f}" for k in ("likelihood.p_at_1", "likelihood.rank_score", "generation.valid")] == \
+        [v for v in line.split() if v in {f"{100 * c[k]:.1f}" for k in ("likelihood.p_at_1", "likelihood.rank_score",
+                                                                        "generation.valid")}][:3]
+    coda = results["coda21-likelihood"]
+    acc = coda["metrics"]["alignment"]["all"]["accuracy"]
+    assert f"{100 * acc:.1f}" in get("coda21").format_result(coda)
+
+
+def test_run_closing_table_fits_and_names_each_model(results, tmp_path, capsys):
+    """`lexprobe run`'s closing table once was 225 columns wide (a choose part's headline padded every row)."""
+    from lexprobe.run import _main_scores, _print_times, _scored
+
+    done = []
+    for name, model in (("wdlmpro-likelihood", "all-MiniLM-L6-v2"), ("wdlmpro-choose", LONG),
+                        ("coda21-choose", "smollm2-135m-instruct")):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(_named(results[name], model)))
+        bench = results[name]["benchmark"]
+        done.append({"model": model, "benchmark": bench, "method": results[name]["method"], "chat": True,
+                     "seconds": 12.3, "cpu_seconds": 10.1, "main_score": _main_scores(bench, [path]),
+                     "scored": _scored(bench, [path])})
+    _print_times(done, [], 100.0, 90.0)
+    text = capsys.readouterr().out
+    assert max(len(line) for line in text.splitlines()) <= WIDTH, text
+    flat = " ".join(text.split())
+    assert "all-MiniLM-L6-v2" in flat and "smollm2-135m-instruct" in flat
+    value = results["wdlmpro-choose"]["metrics"]["w2d"]["all"]["generation_lenient.p_at_1"]
+    assert f"lenient {100 * value:.1f}" in flat  # the choose part's readings, in %
+    n = results["wdlmpro-likelihood"]["metrics"]["w2d"]["all"]["n"]
+    assert done[0]["scored"] == f"{n} targets per task" and f"{n} targets per" in flat  # the items the part scored
+
+
+def test_compare_table_fits(results, tmp_path):
+    from lexprobe.report.compare import compare_files, format_comparison
+
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(_named(results["wdlmpro-choose"], LONG)))
+    b.write_text(json.dumps(results["wdlmpro-likelihood"]))
+    text = format_comparison(compare_files(a, b))
+    assert max(len(line) for line in text.splitlines()) <= WIDTH, text
+
+
+def test_a_long_command_breaks_between_arguments_and_pastes_as_one():
+    """run's note of the `coda21 build` command that makes its small set (130 columns in one line before)."""
+    import subprocess
+
+    from lexprobe.benchmarks.coda21.cli import small_set_command
+    from lexprobe.reporting import command_lines
+
+    command = small_set_command("wordnet", "/a/rather/long/folder/name/for/the/output/small.json", 15)
+    text = command_lines(command)
+    assert len(text.splitlines()) > 1 and max(len(line) for line in text.splitlines()) <= WIDTH
+    echoed = subprocess.run(["bash", "-c", f"printf '%s\\n' {text.replace('lexprobe', '', 1)}"], capture_output=True,
+                            text=True, check=True).stdout.split("\n")[:-1]
+    assert ["lexprobe", *echoed] == command.split()  # bash reads the continued lines as the one command
