@@ -153,6 +153,29 @@ def senserank(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
+WSD_SETS = ("senseval2", "senseval3", "semeval2007", "semeval2013", "semeval2015")
+
+
+def wsd(rows: list[dict]) -> str:
+    """All-words WSD: F1 per set and on the concatenation with its interval, the WordNet-first-sense baseline on
+    the same instances beside it (a choose run: its label-likelihood reading)."""
+    out = ["| model | method | instances | SE2 | SE3 | SE07 | SE13 | SE15 | all | WordNet first sense | s |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r["benchmark"] != "wsd":
+            continue
+        metric = "likelihood.f1" if r["method"] == "choose" else "f1"
+        every = _slice(r, "wsd", "all") or {}
+        first = (every.get("baselines") or {}).get("first_sense", {}).get("f1")
+        asked = (r["config"].get("requests") or {}).get("asked") or []
+        setting = r["method"] + {"TokenVector": ", token vectors", "Embed": ", text vectors"}.get(
+            asked[0] if asked else "", "")
+        out.append(f"| {_model(r)} | {setting} | {every.get('n')} | "
+                   + " | ".join(_pct(_slice(r, "wsd", s), metric, ci=False) for s in WSD_SETS)
+                   + f" | {_pct(every, metric)} | {'–' if first is None else f'{100 * first:.1f}'} | {r['seconds']:.0f} |")
+    return "\n".join(out)
+
+
 def tables(rows: list[dict]) -> str:
     return "\n\n".join(["## WDLMPro (likelihood)", wdlmpro(rows), "## CoDA21", coda21(rows),
-                        "## Choose", choose(rows), "## Sense ranking", senserank(rows)])
+                        "## Choose", choose(rows), "## Sense ranking", senserank(rows), "## WSD", wsd(rows)])

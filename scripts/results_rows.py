@@ -36,6 +36,11 @@ def _slices(result: dict) -> list[dict]:
             orc = (oracle.get(task) or {}).get(pos)
             if orc:
                 row["oracle"] = {k: v for k, v in orc.items() if k not in ("n", "ci")}
+            others = {name: ((b.get(task) or {}).get(pos)) for name, b in (result.get("baselines") or {}).items()
+                      if name not in ("random", "oracle")}
+            if any(others.values()):  # WSD's WordNet first sense and SemCor MFS
+                row["baselines"] = {name: {k: v for k, v in b.items() if k not in ("n", "ci")}
+                                    for name, b in others.items() if b}
             pb = ((bias.get(task) or {}).get("position_bias") or {}).get(pos)
             if pb:
                 row["position_bias"] = {r: {k: v for k, v in b.items() if k in (
