@@ -32,3 +32,8 @@ class CapabilityError(ModelError):
     def __init__(self, message: str, needs: str = "", offers: str = ""):
         super().__init__(message)
         self.needs, self.offers = needs, offers
+
+
+class DataMissing(DataError):
+    """A dataset that is not in the data directory and cannot be stood in for (the WSD framework offline):
+    ``lexprobe run`` skips the part and says how to get the data, where a single ``eval`` stops."""

@@ -38,7 +38,7 @@ from lexprobe.backends.options import MODEL_OPTIONS
 from lexprobe.benchmarks.base import RunPart
 from lexprobe.benchmarks.registry import get, names
 from lexprobe.cli_common import add_model_option, add_overwrite_arg, path_arg, positive_int
-from lexprobe.errors import CapabilityError, LexprobeError, ModelError
+from lexprobe.errors import CapabilityError, DataMissing, LexprobeError, ModelError
 from lexprobe.model_names import DEFAULT_MODEL, PACKAGED
 from lexprobe.outputs import INPUT, OUTPUT_DIR, make_output_dir, output_lock, overwriting
 from lexprobe.reporting import write_json
@@ -167,6 +167,11 @@ def _run(args, out_dir) -> int:
             print(f"lexprobe: {label} skipped: {reason}", file=sys.stderr, flush=True)
             skipped.append({"model": part.model, "benchmark": name, "method": part.label, "reason": reason,
                             "why": "cannot run"})
+            continue
+        except DataMissing as err:  # data that is not here and has no stand-in: skipped, with how to get it
+            print(f"lexprobe: {label} skipped: {err}", file=sys.stderr, flush=True)
+            skipped.append({"model": part.model, "benchmark": name, "method": part.label, "reason": str(err),
+                            "why": "no data"})
             continue
         except LexprobeError as err:
             print(f"lexprobe: {label} skipped: {err}", file=sys.stderr)

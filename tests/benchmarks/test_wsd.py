@@ -200,3 +200,27 @@ def test_every_result_carries_the_papers_first_sense_row_and_its_key_file_scores
 
 
 from tests.metrics.test_wsd import scorer_java  # noqa: E402,F401  (the compiled Scorer.java fixture)
+
+
+def test_run_skips_wsd_without_its_data_and_exits_0(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["run", "--only", "wsd", "--no-llm", "--no-fetch", "--out-dir", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["failed"] == [] and [s["why"] for s in summary["skipped"]] == ["no data"]
+    assert "lexprobe data fetch wsd" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_runs_part_is_reproduced_by_its_eval_command(imported_data, tmp_path):
+    """`lexprobe run`'s WSD part records the `eval` command of its sample; that command scores the same items."""
+    import shlex
+
+    out = tmp_path / "run"
+    assert main(["run", "--only", "wsd", "--no-llm", "--no-fetch", "--sample", "2", "--out-dir", str(out)]) == 0
+    first = json.loads((out / "wsd.json").read_text())
+    command = shlex.split(first["run"]["reproduce"])
+    assert command[:3] == ["lexprobe", "wsd", "eval"] and "--limit" in command
+    assert main(command[1:]) == 0
+    again = json.loads(Path(command[command.index("--out") + 1]).read_text())
+    assert [r["id"] for r in again["instances"]] == [r["id"] for r in first["instances"]]
+    assert again["metrics"] == first["metrics"]

@@ -119,20 +119,26 @@ class Wsd(Benchmark):
 
     def default_run(self, out_dir, part):
         """``lexprobe run``'s part: a seeded sample of each set of ALL (``--limit N --seed 0``, exactly what
-        ``lexprobe wsd eval`` draws with those options); a model without continuations (MiniLM) by embedding."""
+        ``lexprobe wsd eval`` draws with those options); a model without continuations (MiniLM) by embedding.
+        Without the framework in the data directory the part is skipped (``DataMissing``): nothing stands in."""
         from lexprobe.benchmarks.evaluate import evaluate
         from lexprobe.benchmarks.wsd.config import WsdChooseOptions
         from lexprobe.core.engine import serves
         from lexprobe.core.requests import Continuation
+        from lexprobe.data.wsd import default_root
+        from lexprobe.errors import DataMissing
         from lexprobe.models import detect_kind, load_scorer
 
+        if not default_root().is_dir():
+            raise DataMissing("the WSD framework is not in the data directory (nothing can stand in for it): "
+                              "`lexprobe data fetch wsd`, or `lexprobe data import wsd PATH` for a copy you have")
         method = part.method
         if method == "likelihood" and detect_kind(part.model) not in ("causal", "random"):
             method = "embedding"  # a model without continuations (MiniLM): its token vectors
         scorer = load_scorer(part.model, prefer=self.prefers(method), **part.options)
         if method == "likelihood" and not serves(scorer, Continuation):
             method = "embedding"
-        config = WsdConfig(method=method, limit=part.sample, seed=0,
-                           choose=WsdChooseOptions(chat=part.chat, units_per_batch=1))
+        choose = WsdChooseOptions(chat=part.chat, units_per_batch=1) if method == "choose" else WsdChooseOptions()
+        config = WsdConfig(method=method, limit=part.sample, seed=0, choose=choose)
         result = evaluate(self, scorer, config, out_dir / f"{part.stem('wsd')}.json", model=part.model)
         return {"metrics": result["metrics"]}
