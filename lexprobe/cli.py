@@ -23,6 +23,7 @@ COMMANDS = {
     "compare": ("lexprobe.report.cli", "compare two runs item by item (paired intervals and exact tests)"),
     "data": ("lexprobe.data.cli", "list, fetch, import and verify the datasets the benchmarks use"),
     "human": ("lexprobe.human.cli", "human baselines: a local web page where people take the models' items"),
+    "export": ("lexprobe.export.cli", "the benchmarks as Hugging Face datasets or lm-evaluation-harness tasks"),
 }
 
 

@@ -137,12 +137,9 @@ class WDLMPro(Benchmark):
 
     def load_items(self, config: WDLMProConfig) -> WDLMProItems:
         from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
-        from lexprobe.benchmarks.wdlmpro.dataset import default_dataset, load_dataset, pos_list, sample_groups
+        from lexprobe.benchmarks.wdlmpro.dataset import select_groups
 
-        groups: list = []
-        for pos in pos_list(config.pos):
-            pool = load_dataset(config.data, pos) if config.data else default_dataset(pos)
-            groups.extend(sample_groups(pool, config.limit, seed=config.seed) if config.limit else pool)
+        groups: list = select_groups(config.data, config.pos, config.limit, config.seed)
         if not groups:
             raise DataError("no WDLMPro groups selected; check --data, --pos and --limit")
         if config.method == "choose":  # a too-large --permutations refused before the (slow) model load
