@@ -45,8 +45,8 @@ def register(sub) -> None:
              help="a new (or empty) folder for the export")
     hf.set_defaults(func=cmd_hf)
     lm = esub.add_parser("lm-eval", help="task YAMLs for `lm_eval --include_path DIR --tasks lexprobe_...`")
-    lm.add_argument("benchmarks", nargs="*", choices=tuple(EXPORTS), metavar="BENCHMARK",
-                    help=f"the benchmarks to export (default: all: {', '.join(EXPORTS)})")
+    lm.add_argument("benchmarks", nargs="*", metavar="BENCHMARK",  # checked by registry.get (argparse refuses [])
+                    help=f"the benchmarks to export: {', '.join(EXPORTS)} (default: all)")
     _data_options(lm)
     path_arg(lm, "--out", kind=OUTPUT_DIR, writes=("README.md", "lexprobe_tasks.py"), required=True, metavar="DIR",
              help="a new (or empty) folder for the tasks")
@@ -82,7 +82,7 @@ def cmd_lm_eval(args) -> int:
     from lexprobe.export.lm_eval import export_lm_eval
     from lexprobe.export.registry import EXPORTS, get
 
-    names = args.benchmarks or list(EXPORTS)
+    names = list(dict.fromkeys(get(n).benchmark for n in args.benchmarks)) or list(EXPORTS)
     if args.data and len(names) != 1:
         raise LexprobeError("--data names one benchmark's data: name that benchmark (`lexprobe export lm-eval "
                             "wdlmpro --data ...`)")

@@ -13,7 +13,7 @@ changes against lexprobe. A task has one of three forms (``declaration.LM_EVAL_F
   own ``process_results``.
 
 Each task's subtasks (per part of speech) are averaged in a group weighted by size, which is lexprobe's
-mean over all units (its ``all`` / ``both`` slice).
+mean over all units (its ``all`` slice).
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def write_tasks(folder: Path, chosen: list[tuple[BenchmarkExport, Selection]], c
         for name, members in groups.items():
             _dump(folder / f"{name}.yaml", group_config(name, members))
         written += tasks
-        notes.append((export, selection, tasks, groups))
+        notes.append((export, selection, groups))
     shutil.copyfile(Path(__file__).with_name("lm_eval_tasks.py"), folder / f"{TASKS_MODULE}.py")
     (folder / "README.md").write_text(_readme(notes, command), encoding="utf-8")
     return written
@@ -107,13 +107,13 @@ def write_tasks(folder: Path, chosen: list[tuple[BenchmarkExport, Selection]], c
 def _readme(notes: list, command: str) -> str:
     from lexprobe import __version__
 
-    lines = [f"# lexprobe's benchmarks as lm-evaluation-harness tasks\n",
+    lines = ["# lexprobe's benchmarks as lm-evaluation-harness tasks\n",
              f"Written by lexprobe {__version__}: `{command}`. Run them with lm-eval 0.4.13:\n",
              "```bash\nlm_eval --model hf --model_args pretrained=MODEL --include_path THIS_FOLDER \\\n"
              f"    --tasks {','.join(g for *_, groups in notes for g in groups)}\n```\n",
              "Each group averages its tasks (one per part of speech) over all their docs, as lexprobe's `all` "
-             "(WDLMPro) or `both` (CoDA21) figure. `--limit N` takes each task's first N docs.\n"]
-    for export, selection, tasks, groups in notes:
+             "figure. `--limit N` takes each task's first N docs.\n"]
+    for export, selection, groups in notes:
         lines.append(f"## {export.pretty_name}\n")
         lines += [f"- `{g}`: " + ", ".join(f"`{t.name}` ({len(t.docs):,} docs)" for t in members)
                   for g, members in groups.items()]
