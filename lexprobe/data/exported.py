@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypedDict
+from typing import Any, Callable, Literal, TypedDict
 
 from lexprobe.errors import DataError
 
@@ -151,15 +151,17 @@ def part_keys(path: str | Path) -> list[dict[str, str]]:
     root, sub = found
     try:
         manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
-        return [dict(p["key"]) for p in manifest["parts"] if sub is None or Path(p["path"]).parts[0] == sub]
+        return [dict(p["key"]) for p in manifest["parts"] if sub is None or Path(p["path"]).parts[:1] == (sub,)]
     except (OSError, ValueError, KeyError, TypeError, IndexError):
         return []
 
 
-def open_export(path: str | Path, fmt: RowFormat) -> list[Part] | None:
-    """The parts of the export at ``path`` (all of them, or those under the selected sub-folder), each file checked
-    against the manifest (size in rows, SHA-256) and ``fmt`` (schema); None when ``path`` is no export, so the
-    caller reads it as before. Every problem is one ``DataError`` naming the file and the fix."""
+def open_export(path: str | Path, fmt: RowFormat, wanted: Callable[[dict[str, str]], bool] | None = None
+                ) -> list[Part] | None:
+    """The parts of the export at ``path`` (all of them, or those under the selected sub-folder; of those, the
+    ones whose key ``wanted`` accepts), each file checked against the manifest (size in rows, SHA-256) and
+    ``fmt`` (schema); None when ``path`` is no export, so the caller reads it as before. Every problem is one
+    ``DataError`` naming the file and the fix; a part not wanted is not read."""
     from lexprobe.validation import check
 
     found = export_root(path)
@@ -174,19 +176,20 @@ def open_export(path: str | Path, fmt: RowFormat) -> list[Part] | None:
     if manifest["benchmark"] != fmt.benchmark or manifest["rows"] != fmt.name:
         raise DataError(f"{root} is an export of {manifest['benchmark']} ({manifest['rows']}), not of {fmt.benchmark} "
                         f"({fmt.name}); pass a {fmt.benchmark} export or {fix}")
+    selected = [e for e in manifest["parts"] if sub is None or Path(e["path"]).parts[:1] == (sub,)]
+    if not selected:
+        subs = sorted({Path(e["path"]).parts[0] for e in manifest["parts"] if Path(e["path"]).parts})
+        raise DataError(f"{path} holds no part of the export {root} (its folders: {', '.join(subs)}); pass {root} "
+                        f"or one of its folders")
     parts = []
-    for entry in manifest["parts"]:
-        if sub is not None and Path(entry["path"]).parts[0] != sub:
-            continue
+    for entry in selected:
         if set(entry["key"]) != set(fmt.key):
             raise DataError(f"{manifest_path}: part {entry['path']} is keyed by {sorted(entry['key'])}, not "
                             f"{list(fmt.key)}; {fix}")
+        if wanted is not None and not wanted(entry["key"]):
+            continue
         parts.append(Part(dict(entry["key"]), _inside(root, entry["path"], fix), problems=list(entry["problems"])))
         parts[-1].rows = _read_rows(parts[-1].path, entry, fmt, fix)
-    if not parts:
-        subs = sorted({Path(e["path"]).parts[0] for e in manifest["parts"]})
-        raise DataError(f"{path} holds no part of the export {root} (its folders: {', '.join(subs)}); pass {root} "
-                        f"or one of its folders")
     return parts
 
 

@@ -85,8 +85,9 @@ def run_lm_eval(folder: Path, tasks: list[str], scorer=None, batch_size: int = 1
     if lm is None:
         lm = HFLM(pretrained=scorer.model, tokenizer=scorer.tokenizer, batch_size=batch_size, device=str(scorer.device))
     started = time.perf_counter()
-    out = lm_eval.simple_evaluate(model=lm, tasks=tasks, task_manager=TaskManager(include_path=str(folder)),
-                                  limit=limit, log_samples=True, bootstrap_iters=0)
+    manager = TaskManager(include_path=str(folder), include_defaults=False)  # lm-eval's own tasks not indexed
+    out = lm_eval.simple_evaluate(model=lm, tasks=tasks, task_manager=manager, limit=limit, log_samples=True,
+                                  bootstrap_iters=0)
     seconds = time.perf_counter() - started
     samples = {task: {s["doc"]["id"]: s for s in rows} for task, rows in out["samples"].items()}
     return out["results"], samples, seconds

@@ -34,12 +34,19 @@ def exported(tmp_path_factory):
 
 
 def _lexprobe(benchmark: str, scorer, data: Path, **options) -> dict:
+    """lexprobe's result on ``data``; WDLMPro's items without the breakdowns' attributes (their WordNet depth
+    would load WordNet for figures lm-eval has no counterpart of)."""
     from lexprobe.benchmarks.coda21.config import CodaConfig
     from lexprobe.benchmarks.evaluate import evaluate
-    from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
+    from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
+    from lexprobe.benchmarks.wdlmpro.dataset import select_groups
 
-    config = (WDLMProConfig if benchmark == "wdlmpro" else CodaConfig)(data=str(data), **options)
-    result = evaluate(benchmark, scorer, config, None, progress=False)
+    if benchmark == "wdlmpro":
+        config = WDLMProConfig(data=str(data), **options)
+        items = WDLMProItems(select_groups(config.data, config.pos, config.limit, config.seed))
+    else:
+        config, items = CodaConfig(data=str(data), **options), None
+    result = evaluate(benchmark, scorer, config, None, items=items, progress=False)
     assert result is not None
     return result
 
@@ -48,9 +55,11 @@ def test_lm_eval_finds_every_task_and_group(exported):
     needs_package("lm_eval")
     from lm_eval.tasks import TaskManager
 
+    # as `lm_eval --include_path` indexes them: beside lm-eval's own tasks, no name taken twice
     names = set(TaskManager(include_path=str(exported["wdlmpro"][1])).all_tasks)
     assert {"lexprobe_wdlmpro_w2d", "lexprobe_wdlmpro_d2w", "lexprobe_wdlmpro_w2d_noun", "lexprobe_wdlmpro_d2w_verb"} <= names
-    names = set(TaskManager(include_path=str(exported["coda21"][1])).all_tasks)
+    assert "winogrande" in names
+    names = set(TaskManager(include_path=str(exported["coda21"][1]), include_defaults=False).all_tasks)
     assert {"lexprobe_coda21_small", "lexprobe_coda21_small_noun", "lexprobe_coda21_small_verb"} <= names
     readme = (exported["coda21"][1] / "README.md").read_text()
     assert "Do not redistribute" in readme and "TEST CANARY" in readme
@@ -178,7 +187,7 @@ def test_the_lm_eval_export_refuses_data_for_two_benchmarks(tmp_path, capsys):
 @pytest.mark.slow
 def test_smollm2_gives_lexprobes_numbers(imported_data, tmp_path, monkeypatch):
     """SmolLM2-135M-Instruct (the de-quantised GGUF): lm-eval's W2D accuracy and CoDA21 alignment accuracy equal
-    lexprobe's on the same items (CoDA21 clean-hard, its first 3 groups per POS; WDLMPro's small groups).
+    lexprobe's on the same items (CoDA21 clean-hard, its first 2 groups per POS; WDLMPro's small groups).
     scripts/lm_eval_compare.py measures larger samples."""
     needs_package("lm_eval")
     from lexprobe.gguf_models import packaged_file
@@ -192,12 +201,12 @@ def test_smollm2_gives_lexprobes_numbers(imported_data, tmp_path, monkeypatch):
     scorer = load_scorer("smollm2-135m-instruct", device="cpu")
     source = write_small_wdlmpro(tmp_path / "small.jsonl")
     assert main(["export", "lm-eval", "wdlmpro", "--data", str(source), "--out", str(tmp_path / "w")]) == 0
-    assert main(["export", "lm-eval", "coda21", "--data", "clean-hard", "--limit", "3", "--out", str(tmp_path / "c")]) == 0
+    assert main(["export", "lm-eval", "coda21", "--data", "clean-hard", "--limit", "2", "--out", str(tmp_path / "c")]) == 0
     ours = _lexprobe("wdlmpro", scorer, source, task="w2d")
     theirs, _, _ = run_lm_eval(tmp_path / "w", ["lexprobe_wdlmpro_w2d"], scorer)
     assert theirs["lexprobe_wdlmpro_w2d"]["acc,none"] == pytest.approx(ours["metrics"]["w2d"]["all"]["p_at_1"], abs=1e-12)
     assert theirs["lexprobe_wdlmpro_w2d"]["rank_score,none"] == pytest.approx(ours["metrics"]["w2d"]["all"]["rank_score"])
-    ours = _lexprobe("coda21", scorer, Path("clean-hard"), limit=3)
+    ours = _lexprobe("coda21", scorer, Path("clean-hard"), limit=2)
     theirs, samples, _ = run_lm_eval(tmp_path / "c", ["lexprobe_coda21_clean_hard"], scorer)
     assert theirs["lexprobe_coda21_clean_hard"]["acc,none"] == pytest.approx(ours["metrics"]["alignment"]["all"]["accuracy"])
     assert json.dumps(sorted(s for t in samples.values() for s in t)) == json.dumps(sorted(r["id"] for r in ours["instances"]))

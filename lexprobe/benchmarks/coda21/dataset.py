@@ -197,7 +197,8 @@ def load_exported(path: Path, pos: Iterable[str], option: str) -> CodaData | Non
     are never mixed."""
     from lexprobe.data.exported import open_export
 
-    parts = open_export(path, ROWS)
+    pos = tuple(pos)
+    parts = open_export(path, ROWS, lambda key: key.get("pos") in pos)
     if parts is None:
         return None
     variants = sorted({p.key["variant"] for p in parts})

@@ -244,9 +244,9 @@ def dataset_filename(pos: str) -> str:
 def load_exported(data: Path, pos: str) -> list[SynsetGroup] | None:
     """The groups of an exported folder (``lexprobe export hf wdlmpro``) for the requested POS, in the export's
     order; None when ``data`` is no export."""
-    from lexprobe.data.exported import open_export
+    from lexprobe.data.exported import open_export, part_keys
 
-    parts = open_export(data, ROWS)
+    parts = open_export(data, ROWS, lambda key: key.get("pos") in pos_list(pos))
     if parts is None:
         return None
     groups: list[SynsetGroup] = []
@@ -254,8 +254,9 @@ def load_exported(data: Path, pos: str) -> list[SynsetGroup] | None:
     for p in pos_list(pos):
         mine = [part for part in parts if part.key["pos"] == p]
         if not mine:
-            raise DataError(f"the export {data} holds no {POS_NAMES[p]} groups; pass --pos "
-                            f"{' or '.join(part.key['pos'] for part in parts)}, or export them")
+            held = sorted({key.get("pos", "?") for key in part_keys(data)})
+            raise DataError(f"the export {data} holds no {POS_NAMES[p]} groups; pass --pos {' or '.join(held)}, "
+                            "or export them")
         for part in mine:
             for i, row in enumerate(part.rows):
                 try:
