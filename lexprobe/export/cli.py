@@ -87,7 +87,8 @@ def cmd_lm_eval(args) -> int:
         raise LexprobeError("--data names one benchmark's data: name that benchmark (`lexprobe export lm-eval "
                             "wdlmpro --data ...`)")
     out = Path(args.out)
-    tasks = export_lm_eval([(get(n), _options(args)) for n in names], out, _command(args, list(args.benchmarks)))
+    tasks = export_lm_eval([(get(n), _options(args)) for n in names], out, _command(args, list(args.benchmarks)),
+                           skip_missing=not args.benchmarks)
     groups = list(dict.fromkeys(t.group for t in tasks))
     print(f"{len(tasks)} tasks in {len(groups)} groups written to {out}; run them with\n"
           f"  lm_eval --model hf --model_args pretrained=MODEL --include_path {out} --tasks {','.join(groups)}")

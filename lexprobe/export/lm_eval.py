@@ -128,11 +128,23 @@ def _readme(notes: list, command: str) -> str:
     return "\n".join(lines)
 
 
-def export_lm_eval(chosen: list[tuple[BenchmarkExport, Any]], out: Path, command: str) -> list[LMEvalTask]:
-    """Select each benchmark's items (``(export, options)``) and write their tasks to ``out`` (new or empty)."""
+def export_lm_eval(chosen: list[tuple[BenchmarkExport, Any]], out: Path, command: str,
+                   skip_missing: bool = False, say=print) -> list[LMEvalTask]:
+    """Select each benchmark's items (``(export, options)``) and write their tasks to ``out`` (new or empty).
+    ``skip_missing`` (no benchmark named): a benchmark whose data is not there is left out, said in one line."""
+    from lexprobe.errors import DataError, LexprobeError
     from lexprobe.export.output import check_new, staged
 
     check_new(out)
-    selections = [(export, export.select(options)) for export, options in chosen]
+    selections = []
+    for export, options in chosen:
+        try:
+            selections.append((export, export.select(options)))
+        except DataError as err:
+            if not skip_missing:
+                raise
+            say(f"lexprobe: {export.benchmark} left out: {err}")
+    if not selections:
+        raise LexprobeError("no benchmark's data is there to export; see the lines above")
     with staged(out) as folder:
         return write_tasks(folder, selections, command)

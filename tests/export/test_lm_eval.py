@@ -210,3 +210,22 @@ def test_smollm2_gives_lexprobes_numbers(imported_data, tmp_path, monkeypatch):
     theirs, samples, _ = run_lm_eval(tmp_path / "c", ["lexprobe_coda21_clean_hard"], scorer)
     assert theirs["lexprobe_coda21_clean_hard"]["acc,none"] == pytest.approx(ours["metrics"]["alignment"]["all"]["accuracy"])
     assert json.dumps(sorted(s for t in samples.values() for s in t)) == json.dumps(sorted(r["id"] for r in ours["instances"]))
+
+
+def test_all_benchmarks_leave_out_one_without_data(tmp_path):
+    """`lexprobe export lm-eval` without a benchmark named: a benchmark whose data is absent (CoDA21 in an empty
+    data directory) is left out in one line and the others are written; named, it is an error."""
+    from lexprobe.errors import DataError
+    from lexprobe.export.declaration import ExportOptions
+    from lexprobe.export.lm_eval import export_lm_eval
+    from lexprobe.export.registry import get
+
+    source = write_small_wdlmpro(tmp_path / "small.jsonl")
+    chosen = [(get("wdlmpro"), ExportOptions(data=str(source))), (get("coda21"), ExportOptions())]
+    said: list[str] = []
+    tasks = export_lm_eval(chosen, tmp_path / "out", "test", skip_missing=True, say=said.append)
+    assert {t.group for t in tasks} == {"lexprobe_wdlmpro_w2d", "lexprobe_wdlmpro_d2w"}
+    assert len(said) == 1 and said[0].startswith("lexprobe: coda21 left out: no CoDA21 file in the data directory")
+    with pytest.raises(DataError, match="no CoDA21 file"):
+        export_lm_eval(chosen, tmp_path / "out2", "test")
+    assert not (tmp_path / "out2").exists()
