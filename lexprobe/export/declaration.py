@@ -109,4 +109,3 @@ class BenchmarkExport:
     lm_eval: Callable[[Selection], list[LMEvalTask]]
     #: Markdown: what lm-eval's machinery changes against lexprobe's own run (README of the lm-eval export)
     lm_eval_notes: str = ""
-    size_of: Callable[[Selection], int] = lambda s: sum(len(p.rows) for p in s.parts)

@@ -16,15 +16,21 @@ from tests.optional import needs_package
 DOC = Path(__file__).resolve().parents[2] / "docs" / "interop.md"
 
 
-@pytest.fixture()
-def results(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def result_files(tmp_path_factory):
     """Two result files as the doc names them: WDLMPro (random scorer) and CoDA21 (random scorer)."""
-    monkeypatch.chdir(tmp_path)
-    write_small_wdlmpro(tmp_path / "small.jsonl")
-    write_small_coda(tmp_path / "small.json")
-    assert main(["wdlmpro", "eval", "--data", "small.jsonl", "--model", "random", "--out", "wdlmpro.json"]) == 0
-    assert main(["coda21", "eval", "--data", "small.json", "--model", "random", "--out", "coda21.json"]) == 0
-    return tmp_path / "wdlmpro.json", tmp_path / "coda21.json"
+    folder = tmp_path_factory.mktemp("results")
+    data = write_small_wdlmpro(folder / "small.jsonl"), write_small_coda(folder / "small.json")
+    out = folder / "wdlmpro.json", folder / "coda21.json"
+    for benchmark, source, result in zip(("wdlmpro", "coda21"), data, out):
+        assert main([benchmark, "eval", "--data", str(source), "--model", "random", "--out", str(result)]) == 0
+    return out
+
+
+@pytest.fixture()
+def results(result_files, monkeypatch):
+    monkeypatch.chdir(result_files[0].parent)  # the doc's snippets name the files without a folder
+    return result_files
 
 
 def test_one_row_per_record_with_where_it_comes_from(results):
