@@ -90,12 +90,19 @@ def _fields(spec: dict) -> list[dict]:
 
 # --- the manifest -----------------------------------------------------------------------------------------
 
+class ManifestProblem(TypedDict):
+    """A group of the source the export could not use: its id and why (read back as the reader's problems)."""
+
+    group: str
+    reason: str
+
+
 class ManifestPart(TypedDict):
     key: dict[str, str]
     path: str
     rows: int
     sha256: str
-    problems: list[dict[str, str]]
+    problems: list[ManifestProblem]
 
 
 class Manifest(TypedDict):
@@ -112,7 +119,7 @@ class Part:
     key: dict[str, str]
     path: Path
     rows: list[dict] = field(default_factory=list)
-    problems: list[dict[str, str]] = field(default_factory=list)
+    problems: list[ManifestProblem] = field(default_factory=list)
 
 
 def write_part(path: Path, rows: list[dict], fmt: RowFormat, metadata: dict[str, str] | None = None) -> int:

@@ -91,6 +91,12 @@ def test_coda21_round_trip_on_the_official_files(imported_data, tmp_path):
         same_result(_eval("coda21", variant, "random", tmp_path / "a.json"),
                     _eval("coda21", out / variant, "random", tmp_path / "b.json"))
     assert main(["coda21", "eval", "--data", str(out), "--model", "random", "--out", str(tmp_path / "c.json")]) == 2
+    datasets = needs_package("datasets")
+    for config in datasets.get_dataset_config_names(str(out)):  # `load_dataset` reads every configuration
+        rows = datasets.load_dataset(str(out), config, split="test")
+        assert rows.num_rows > 0 and rows[0]["candidates"][0]["definition"]
+    default = datasets.load_dataset(str(out), split="test")
+    assert {r["id"][0] for r in default} == {"n", "v"} and default.num_rows == 208  # clean-hard: 106 + 102 groups
 
 
 def test_load_dataset_reads_every_configuration(wdlmpro_export, coda_export):
@@ -242,3 +248,17 @@ def test_the_full_wdlmpro_export(tmp_path):
     assert verbs.num_rows == 8487 and verbs[0]["candidates"][0]["synset"] == verbs[0]["target"]
     header = (out / "README.md").read_text()
     assert "num_examples: 59747" in header and "size_categories:\n- 10K<n<100K" in header
+
+
+def test_a_malformed_manifest_is_one_error(coda_export, tmp_path):
+    from lexprobe.benchmarks.coda21.dataset import load_coda
+
+    folder = tmp_path / "copy"
+    shutil.copytree(coda_export[1], folder)
+    manifest = json.loads((folder / MANIFEST).read_text())
+    for broken in ({**manifest, "parts": [{**manifest["parts"][0], "problems": [{"group": "n/2"}]}]},
+                   {**manifest, "parts": [{**manifest["parts"][0], "rows": "many"}]},
+                   {**manifest, "format": "lexprobe-export/9"}):
+        (folder / MANIFEST).write_text(json.dumps(broken))
+        with pytest.raises(DataError, match="lexprobe-export.json is not valid"):
+            load_coda(folder)
