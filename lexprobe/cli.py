@@ -25,6 +25,7 @@ COMMANDS = {
     "human": ("lexprobe.human.cli", "human baselines: a local web page where people take the models' items"),
     "check-endpoint": ("lexprobe.check_endpoint", "score a probe set through an endpoint and in process: do they "
                                                   "agree? (a server's precision changes scores)"),
+    "export": ("lexprobe.export.cli", "the benchmarks as Hugging Face datasets or lm-evaluation-harness tasks"),
 }
 
 

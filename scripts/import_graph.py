@@ -24,7 +24,7 @@ PACKAGE = ROOT / "lexprobe"
 
 #: (layer, module prefixes), lowest first; the first matching prefix (longest listed first) wins
 LAYERS = (
-    (4, ("lexprobe.cli", "lexprobe.run", "lexprobe.report", "lexprobe.human", "lexprobe.__main__",
+    (4, ("lexprobe.cli", "lexprobe.run", "lexprobe.report", "lexprobe.human", "lexprobe.export", "lexprobe.__main__",
          "lexprobe.check_endpoint")),
     (3, ("lexprobe.benchmarks.wdlmpro", "lexprobe.benchmarks.coda21", "lexprobe.benchmarks.senserank")),
     (2, ("lexprobe.benchmarks", "lexprobe.prompting", "lexprobe.cli_common", "lexprobe.result_schema",

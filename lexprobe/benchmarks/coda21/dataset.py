@@ -11,6 +11,11 @@ A malformed group does not stop a run: ``load_coda`` keeps the good groups and
 reports each bad one as a ``GroupProblem`` naming the group and what is wrong, and
 the evaluation counts them as skipped. The builder (``builder.py``) writes the same
 format.
+
+An exported folder (``lexprobe export hf coda21``) holds the groups as parquet rows (``ROWS``: a ``Group``
+with its id), one file per variant and part of speech, and the source's malformed groups in its manifest;
+``load_coda`` reads it (``DIR``, or ``DIR/<variant>`` when it holds several variants) through the same
+group checks as an official file.
 """
 
 from __future__ import annotations
@@ -20,12 +25,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from lexprobe.data.exported import RowFormat
 from lexprobe.data.files import read_json
 from lexprobe.errors import DataError
 
 POS_NAMES = {"n": "noun", "v": "verb"}
 VARIANTS = ("clean-hard", "clean-easy", "noisy-hard", "noisy-easy")
 MIN_GROUP_SIZE = 2  # an alignment of one item is trivially right
+#: an exported CoDA21 row (``lexprobe export hf coda21``): a group with its id, one file per variant and POS
+ROWS = RowFormat("coda21-groups/1", "coda21", (
+    ("id", "string"), ("pos", "string"), ("relation", "string"), ("ancestor", "string"),
+    ("candidates", [{"synset": "string", "definition": "string", "context": "string", "word": "string"}])),
+    key=("variant", "pos"))
 
 
 @dataclass(frozen=True)
@@ -165,8 +176,52 @@ def parse_coda(obj: Any, source: str = "", pos: Iterable[str] = ("n", "v")) -> C
     return data
 
 
+def group_to_row(group: Group) -> dict[str, Any]:
+    """A group as an exported row (``ROWS``)."""
+    return {"id": group.id, "pos": group.pos, "relation": group.relation, "ancestor": group.ancestor,
+            "candidates": [{"synset": c.synset, "definition": c.definition, "context": c.context, "word": c.word}
+                           for c in group.candidates]}
+
+
+def _group_from_row(row: dict[str, Any]) -> Group:
+    """An exported row back as a group, through the official format's checks (``_parse_group``)."""
+    raw = {"common_ancestor_info": {"relation": row["relation"], "ancestor_name": row["ancestor"]},
+           "candidates": [{"synset_name": c["synset"], "definition": c["definition"], "contexts": [c["context"]],
+                           "words_in_contexts": [c["word"]]} for c in row["candidates"]]}
+    return _parse_group(raw, row["id"], row["pos"])
+
+
+def load_exported(path: Path, pos: Iterable[str], option: str) -> CodaData | None:
+    """The groups (and the source's problems) of an exported folder for ``pos``; None when ``path`` is no
+    export. An export of several variants must be narrowed to one (``DIR/<variant>``): groups of two variants
+    are never mixed."""
+    from lexprobe.data.exported import open_export
+
+    pos = tuple(pos)
+    parts = open_export(path, ROWS, lambda key: key.get("pos") in pos)
+    if parts is None:
+        return None
+    variants = sorted({p.key["variant"] for p in parts})
+    if len(variants) > 1:
+        raise DataError(f"{path} holds the CoDA21 variants {', '.join(variants)}; pass one of them as {option} "
+                        f"{path / variants[0]}")
+    data = CodaData(groups=[], source=str(path))
+    for p in pos:
+        for part in (part for part in parts if part.key["pos"] == p):
+            data.problems += [GroupProblem(q["group"], q["reason"]) for q in part.problems]
+            for i, row in enumerate(part.rows):
+                try:
+                    group = _group_from_row(row)
+                except (ValueError, TypeError, AttributeError, KeyError) as err:
+                    raise DataError(f"{part.path}: row {i}: {err}; export it again") from None
+                if group.pos != p:
+                    raise DataError(f"{part.path}: row {i} is a {group.pos!r} group in the {p!r} part; export it again")
+                data.groups.append(group)
+    return data
+
+
 def load_coda(path: str | Path, pos: Iterable[str] = ("n", "v"), option: str = "--data") -> CodaData:
-    """Read a CoDA21 JSON file; malformed groups are reported in ``.problems``, not raised.
+    """Read a CoDA21 JSON file or exported folder; malformed groups are reported in ``.problems``, not raised.
 
     ``option`` names where the path came from, for the error messages.
     """
@@ -174,7 +229,11 @@ def load_coda(path: str | Path, pos: Iterable[str] = ("n", "v"), option: str = "
     if not path.exists():
         raise DataError(f"CoDA21 file {path} not found; pass a CoDA-*.json file as {option}")
     if path.is_dir():
-        raise DataError(f"{path} is a folder; pass a CoDA-*.json file as {option}")
+        exported = load_exported(path, tuple(pos), option)
+        if exported is not None:
+            return exported
+        raise DataError(f"{path} is a folder; pass a CoDA-*.json file or an exported folder "
+                        f"(`lexprobe export hf coda21`) as {option}")
     obj = read_json(path, "pass an official CoDA21 file")
     return parse_coda(obj, source=str(path), pos=pos)
 

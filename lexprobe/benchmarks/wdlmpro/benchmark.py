@@ -148,13 +148,7 @@ class WDLMPro(Benchmark):
         from lexprobe.benchmarks.wdlmpro import dataset as ds
         from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
 
-        groups: list = []
-        for pos in ds.pos_list(config.pos):
-            if config.draw == "wordnet" and config.limit:  # check_config: no --data
-                groups.extend(ds.wordnet_sample(pos, config.limit, config.seed))
-                continue
-            pool = ds.load_dataset(config.data, pos) if config.data else ds.default_dataset(pos)
-            groups.extend(ds.sample_groups(pool, config.limit, seed=config.seed) if config.limit else pool)
+        groups: list = ds.select_groups(config.data, config.pos, config.limit, config.seed, config.draw)
         if not groups:
             raise DataError("no WDLMPro groups selected; check --data, --pos and --limit")
         if config.method == "choose":  # a too-large --permutations refused before the (slow) model load

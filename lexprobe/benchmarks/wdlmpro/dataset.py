@@ -12,6 +12,9 @@ JSONL format, one group per line, target first among the candidates::
     {"target": "beckon.v.01", "pos": "v", "word": "beckon",
      "candidates": [{"synset": "beckon.v.01", "word": "beckon",
                      "definition": "signal with the hands or nod"}, ...]}
+
+An exported folder (``lexprobe export hf wdlmpro``) holds the same records as parquet rows (``ROWS``), one
+file per part of speech; ``load_dataset`` reads it like a ``build`` folder.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence, TypedDict
 
-from lexprobe.cache import cache_dir
+from lexprobe.cache import cache_dir, stable_hash
+from lexprobe.data.exported import RowFormat
 from lexprobe.data.wordnet import load_wordnet, synset_string
 from lexprobe.errors import DataError
 from lexprobe.reporting import format_table
@@ -31,6 +35,10 @@ MIN_GROUP_SIZE = 5
 POS_NAMES = {"n": "noun", "v": "verb"}
 BUILDER_VERSION = 1  # bump when the construction changes: invalidates cached builds
 BUILD_HINT = "rebuild it with `lexprobe wdlmpro build --out DIR`"
+#: an exported WDLMPro row (``lexprobe export hf wdlmpro``): a group as in the JSONL files, one file per POS
+ROWS = RowFormat("wdlmpro-groups/1", "wdlmpro", (
+    ("target", "string"), ("pos", "string"), ("word", "string"),
+    ("candidates", [{"synset": "string", "word": "string", "definition": "string"}])), key=("pos",))
 
 
 @dataclass(frozen=True)
@@ -230,11 +238,44 @@ def dataset_filename(pos: str) -> str:
     return f"wdlmpro_{pos}.jsonl"
 
 
+def load_exported(data: Path, pos: str) -> list[SynsetGroup] | None:
+    """The groups of an exported folder (``lexprobe export hf wdlmpro``) for the requested POS, in the export's
+    order; None when ``data`` is no export."""
+    from lexprobe.data.exported import open_export, part_keys
+
+    parts = open_export(data, ROWS, lambda key: key.get("pos") in pos_list(pos))
+    if parts is None:
+        return None
+    groups: list[SynsetGroup] = []
+    interned: dict = {}
+    for p in pos_list(pos):
+        mine = [part for part in parts if part.key["pos"] == p]
+        if not mine:
+            held = sorted({key.get("pos", "?") for key in part_keys(data)})
+            raise DataError(f"the export {data} holds no {POS_NAMES[p]} groups; pass --pos {' or '.join(held)}, "
+                            "or export them")
+        for part in mine:
+            for i, row in enumerate(part.rows):
+                try:
+                    group = _group_from_dict(row, interned)
+                except (ValueError, TypeError, AttributeError) as exc:
+                    raise DataError(f"{part.path}: row {i}: malformed WDLMPro group ({str(exc)[:120]}); export it "
+                                    "again") from None
+                if group.pos != p:
+                    raise DataError(f"{part.path}: row {i} is a {POS_NAMES.get(group.pos, group.pos)} group in the "
+                                    f"{POS_NAMES[p]} part; export it again")
+                groups.append(group)
+    return groups
+
+
 def load_dataset(data: str | Path, pos: str = "both") -> list[SynsetGroup]:
-    """Groups from a JSONL file, or from DIR/wdlmpro_{n,v}.jsonl for the requested POS."""
+    """Groups from a JSONL file, from DIR/wdlmpro_{n,v}.jsonl, or from an exported folder, for the requested POS."""
     data = Path(data)
     if not data.exists():
         raise DataError(f"WDLMPro data {data} not found; pass a JSONL file or a folder from `wdlmpro build`")
+    exported = load_exported(data, pos) if data.is_dir() else None
+    if exported is not None:
+        return exported
     if data.is_dir():
         missing = [dataset_filename(p) for p in pos_list(pos) if not (data / dataset_filename(p)).is_file()]
         if missing:
@@ -256,6 +297,11 @@ def _wordnet_key() -> str:
     from lexprobe.data.wordnet import wordnet_key
 
     return wordnet_key()
+
+
+def wordnet_key() -> str:
+    """The installed WordNet's version and fingerprint (what the cached build is keyed by; an export's pin)."""
+    return _wordnet_key()
 
 
 def _cache_path(pos: str, keep_duplicates: bool) -> Path:
@@ -330,6 +376,22 @@ def default_dataset(pos: str = "both", keep_duplicates: bool = False, progress: 
             cached = build_groups(p, keep_duplicates, wn=load_wordnet(), progress=progress)
             _write_cache(cached, path)
         groups.extend(cached)
+    return groups
+
+
+def select_groups(data: str | Path | None, pos: str = "both", limit: int | None = None, seed: int = 0,
+                  draw: str = "dataset") -> list[SynsetGroup]:
+    """The groups a run reads: per POS, from ``data`` (or the cached full build), a seeded sample of ``limit``
+    groups when given (``draw="wordnet"``: drawn from WordNet's targets without building every group, what
+    ``lexprobe run`` samples). ``eval``'s ``load_items`` and ``lexprobe export`` select through this one function,
+    so the same options give the same items."""
+    groups: list[SynsetGroup] = []
+    for p in pos_list(pos):
+        if draw == "wordnet" and limit:  # check_config: no --data
+            groups.extend(wordnet_sample(p, limit, seed))
+            continue
+        pool = load_dataset(data, p) if data else default_dataset(p)
+        groups.extend(sample_groups(pool, limit, seed=seed) if limit else pool)
     return groups
 
 
