@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence, TypedDict
 
-from lexprobe.cache import cache_dir, stable_hash
+from lexprobe.cache import cache_dir
 from lexprobe.data.exported import RowFormat
 from lexprobe.data.wordnet import load_wordnet, synset_string
 from lexprobe.errors import DataError
