@@ -246,5 +246,6 @@ def write_manifest(root: Path, fmt: RowFormat, parts: list[dict], **more: Any) -
     ``more`` (what the export records besides: sources, lexprobe's version)."""
     path = root / MANIFEST
     body = {"format": FORMAT, "benchmark": fmt.benchmark, "rows": fmt.name, "parts": parts, **more}
-    path.write_text(json.dumps(body, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return path
+    from lexprobe.outputs import write_atomic
+
+    return write_atomic(path, json.dumps(body, indent=1, ensure_ascii=False) + "\n")

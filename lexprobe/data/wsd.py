@@ -22,6 +22,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from lexprobe.data.exported import RowFormat
 from lexprobe.data.files import require_regular
 from lexprobe.data.instances import token_char_spans
 from lexprobe.data.wsd_xml import DATA_SUFFIX, POS_TAGS, read_targets, stem_of  # noqa: F401  (POS_TAGS: re-exported)
@@ -44,6 +45,14 @@ WORDNET_POS = {"N": "n", "V": "v", "A": "a", "R": "r"}
 POS_ORDER = ("N", "V", "A", "R")
 
 GOLD_SUFFIX = ".gold.key.txt"
+
+#: an instance as an exported row (``lexprobe export hf wsd``; ``lexprobe wsd eval --data EXPORT`` reads it back),
+#: one part per set; ``candidates`` are the WordNet senses as lexprobe reads them (for the Hub's readers: lexprobe
+#: reads them from WordNet again)
+ROWS = RowFormat("wsd-instances/1", "wsd", (
+    ("id", "string"), ("set", "string"), ("doc_id", "string"), ("sent_id", "string"), ("lemma", "string"),
+    ("pos", "string"), ("tokens", ["string"]), ("index", "int32"), ("gold", ["string"]),
+    ("candidates", [{"key": "string", "synset": "string", "definition": "string"}])), key=("set",))
 
 
 @dataclass(frozen=True)
@@ -192,9 +201,28 @@ def default_root() -> Path:
     return default_wsd()
 
 
+def instance_row(inst: WsdInstance, candidates) -> dict:
+    """An instance as an exported row (``ROWS``); ``candidates``: its ``wsd_senses.Sense``s."""
+    return {"id": inst.id, "set": inst.set_name, "doc_id": inst.doc_id, "sent_id": inst.sent_id, "lemma": inst.lemma,
+            "pos": inst.pos, "tokens": list(inst.tokens), "index": inst.index, "gold": list(inst.gold),
+            "candidates": [{"key": c.key, "synset": c.synset, "definition": c.definition} for c in candidates]}
+
+
+def read_export(path: str | Path) -> list[WsdInstance] | None:
+    """The instances of an exported folder (``lexprobe export hf wsd``; ``DIR/<set>`` selects a set), each part
+    checked against the manifest and ``ROWS``; None when ``path`` is no export."""
+    from lexprobe.data.exported import open_export
+
+    parts = open_export(path, ROWS)
+    if parts is None:
+        return None
+    return [WsdInstance(r["id"], r["set"], r["doc_id"], r["sent_id"], r["lemma"], r["pos"], tuple(r["tokens"]),
+                        int(r["index"]), tuple(r["gold"])) for part in parts for r in part.rows]
+
+
 def load_wsd(data: str | Path = ALL, root: str | Path | None = None) -> list[WsdInstance]:
     """A set by name (``senseval2`` ... ``semeval2015``, ``ALL``) from ``root`` (default: the data
-    directory), or a ``.data.xml`` file of one's own (its gold key file beside it)."""
+    directory), a ``.data.xml`` file of one's own (its gold key file beside it), or an exported folder."""
     if str(data) in NAMES:
         folder = Path(root) if root is not None else default_root()
         if root is None and not folder.is_dir():
@@ -208,9 +236,10 @@ def load_wsd(data: str | Path = ALL, root: str | Path | None = None) -> list[Wsd
         return read_wsd(xml_path, gold_path)
     path = Path(data)
     if not path.exists():
-        raise DataError(f"{path} does not exist; give a set ({', '.join(NAMES)}) or a <name>.data.xml file "
-                        "with its <name>.gold.key.txt beside it")
-    return read_wsd(path)
+        raise DataError(f"{path} does not exist; give a set ({', '.join(NAMES)}), a <name>.data.xml file "
+                        "with its <name>.gold.key.txt beside it, or a folder `lexprobe export hf wsd` wrote")
+    exported = read_export(path)
+    return exported if exported is not None else read_wsd(path)
 
 
 def check_counts(name: str, instances: list[WsdInstance], path: Path) -> None:

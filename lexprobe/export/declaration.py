@@ -77,11 +77,12 @@ class Selection:
     canary: str | None = None  #: a source's canary string, kept on the card and in every file
 
 
-#: the three forms of lm-eval task ``lm_eval.py`` writes (the doc fields each needs):
+#: the forms of lm-eval task ``lm_eval.py`` writes (the doc fields each needs):
 #: ``contexts``: one continuation after each of several contexts, gold context ``gold`` (lm-eval's
 #: multiple-input form, as winogrande); ``continuations``: several continuations after one context;
-#: ``alignment``: k contexts x k continuations, gold = the identity (the task's own requests and results)
-LM_EVAL_FORMS = ("contexts", "continuations", "alignment")
+#: ``alignment``: k contexts x k continuations, gold = the identity (the task's own requests and results);
+#: ``senses``: several continuations after one context, any of ``golds`` right, the first best chosen (WSD)
+LM_EVAL_FORMS = ("contexts", "continuations", "alignment", "senses")
 
 
 @dataclass(frozen=True)

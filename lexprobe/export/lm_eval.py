@@ -24,9 +24,11 @@ from typing import Any
 import yaml
 
 from lexprobe.export.declaration import LM_EVAL_FORMS, BenchmarkExport, LMEvalTask, Selection
+from lexprobe.outputs import write_atomic
 
 TASKS_MODULE = "lexprobe_tasks"
-METRICS = {"contexts": ("acc", "rank_score"), "continuations": ("acc", "rank_score"), "alignment": ("acc", "simple_acc")}
+METRICS = {"contexts": ("acc", "rank_score"), "continuations": ("acc", "rank_score"), "alignment": ("acc", "simple_acc"),
+           "senses": ("acc",)}
 
 
 class Function(str):
@@ -46,8 +48,9 @@ def task_config(task: LMEvalTask) -> dict[str, Any]:
         raise ValueError(f"unknown lm-eval task form {task.form!r}; one of {LM_EVAL_FORMS}")
     fields = {"contexts": {"doc_to_text": "gold", "doc_to_choice": "contexts", "doc_to_target": "continuation"},
               "continuations": {"doc_to_text": "context", "doc_to_choice": "continuations", "doc_to_target": "gold"},
-              "alignment": {"doc_to_choice": "contexts", "doc_to_target": "id"}}[task.form]
-    results = "alignment_results" if task.form == "alignment" else "rank_results"
+              "alignment": {"doc_to_choice": "contexts", "doc_to_target": "id"},
+              "senses": {"doc_to_text": "context", "doc_to_choice": "continuations", "doc_to_target": "gold"}}[task.form]
+    results = {"alignment": "alignment_results", "senses": "sense_results"}.get(task.form, "rank_results")
     config: dict[str, Any] = {"task": task.name}
     if task.form == "alignment":
         config["class"] = Function(f"{TASKS_MODULE}.AlignmentTask")
@@ -75,12 +78,11 @@ def group_config(name: str, tasks: list[LMEvalTask]) -> dict[str, Any]:
 
 
 def _dump(path: Path, config: dict[str, Any]) -> None:
-    path.write_text(yaml.dump(config, Dumper=_Dumper, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    write_atomic(path, yaml.dump(config, Dumper=_Dumper, sort_keys=False, allow_unicode=True))
 
 
 def write_tasks(folder: Path, chosen: list[tuple[BenchmarkExport, Selection]], command: str) -> list[LMEvalTask]:
     """Every chosen benchmark's tasks, groups, docs and the tasks module in ``folder``; the tasks written."""
-    import shutil
 
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -99,8 +101,8 @@ def write_tasks(folder: Path, chosen: list[tuple[BenchmarkExport, Selection]], c
             _dump(folder / f"{name}.yaml", group_config(name, members))
         written += tasks
         notes.append((export, selection, groups))
-    shutil.copyfile(Path(__file__).with_name("lm_eval_tasks.py"), folder / f"{TASKS_MODULE}.py")
-    (folder / "README.md").write_text(_readme(notes, command), encoding="utf-8")
+    write_atomic(folder / f"{TASKS_MODULE}.py", Path(__file__).with_name("lm_eval_tasks.py").read_bytes())
+    write_atomic(folder / "README.md", _readme(notes, command))
     return written
 
 

@@ -40,6 +40,14 @@ def rank_results(doc, results):
     return {"acc": float(rank == 1), "rank_score": (len(scores) - rank) / (len(scores) - 1)}
 
 
+def sense_results(doc, results):
+    """``acc``: the first best-scoring choice (lexprobe's ``argmax``, WordNet's order on a tie) is one of ``golds``
+    (any gold sense is right, as the WSD framework's scorer counts it)."""
+    scores = [-math.inf if math.isnan(float(ll)) else float(ll) for ll, _ in results]
+    best = max(range(len(scores)), key=lambda j: (scores[j], -j))
+    return {"acc": float(best in set(doc["golds"]))}
+
+
 def tie_break_order(group_id, k):
     """A fixed pseudo-random permutation of range(k) seeded by the group id (lexprobe's ``tie_break_order``)."""
     import numpy as np

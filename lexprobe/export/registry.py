@@ -13,6 +13,7 @@ from lexprobe.export.declaration import BenchmarkExport
 EXPORTS: dict[str, str] = {
     "wdlmpro": "lexprobe.export.wdlmpro:EXPORT",
     "coda21": "lexprobe.export.coda21:EXPORT",
+    "wsd": "lexprobe.export.wsd:EXPORT",
 }
 
 

@@ -65,9 +65,9 @@ def test_wdlmpro_round_trip(model, wdlmpro_export, tmp_path, request):
 
 def test_wdlmpro_round_trip_of_one_part_of_speech_and_a_sample(wdlmpro_export, tmp_path):
     source, export = wdlmpro_export
-    for more in (["--pos", "v"], ["--limit", "1", "--seed", "3"]):
-        same_result(_eval("wdlmpro", source, "random", tmp_path / "a.json", *more),
-                    _eval("wdlmpro", export, "random", tmp_path / "b.json", *more))
+    for i, more in enumerate((["--pos", "v"], ["--limit", "1", "--seed", "3"])):  # each its own --out (no overwrite)
+        same_result(_eval("wdlmpro", source, "random", tmp_path / f"a{i}.json", *more),
+                    _eval("wdlmpro", export, "random", tmp_path / f"b{i}.json", *more))
 
 
 @pytest.mark.parametrize("model", ["random", "tiny_gpt2"])
@@ -87,9 +87,9 @@ def test_coda21_round_trip_on_the_official_files(imported_data, tmp_path):
     _export("coda21", "--out", out)
     variants = sorted(p.name for p in out.iterdir() if p.is_dir())
     assert "clean-hard" in variants
-    for variant in variants:
-        same_result(_eval("coda21", variant, "random", tmp_path / "a.json"),
-                    _eval("coda21", out / variant, "random", tmp_path / "b.json"))
+    for variant in variants:  # each its own --out (a result is not replaced by another run's)
+        same_result(_eval("coda21", variant, "random", tmp_path / f"a-{variant}.json"),
+                    _eval("coda21", out / variant, "random", tmp_path / f"b-{variant}.json"))
     assert main(["coda21", "eval", "--data", str(out), "--model", "random", "--out", str(tmp_path / "c.json")]) == 2
     datasets = needs_package("datasets")
     for config in datasets.get_dataset_config_names(str(out)):  # `load_dataset` reads every configuration
