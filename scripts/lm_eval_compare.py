@@ -127,12 +127,41 @@ def coda21(scorer, lm, groups: int, variant: str, work: Path) -> list[list]:
     return rows
 
 
+def wsd(scorer, lm, per_set: int, seed: int, work: Path) -> list[list]:
+    """WSD on a seeded sample of each set of ALL: lm-eval's `acc` against lexprobe's F1 with `--reduce sum` (what
+    lm-eval computes) and with lexprobe's default `--reduce mean` (what it cannot)."""
+    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.benchmarks.wsd.benchmark import Wsd
+    from lexprobe.benchmarks.wsd.config import WsdConfig
+
+    assert lexprobe_main(["export", "lm-eval", "wsd", "--limit", str(per_set), "--seed", str(seed),
+                          "--out", str(work / "wsd")]) == 0
+    config = WsdConfig(limit=per_set, seed=seed, reduce="sum")
+    items = Wsd().load_items(config)  # loaded before the clock
+    ours, t_ours = _timed(lambda: evaluate("wsd", scorer, config, None, items=items, progress=False))
+    mean = evaluate("wsd", scorer, WsdConfig(limit=per_set, seed=seed), None, items=items, progress=False)
+    names = list(dict.fromkeys(i.set_name for i in items.instances))
+    theirs, samples, t_theirs = run_lm_eval(work / "wsd", ["lexprobe_wsd"], lm=lm)
+    by_id = {i: s for task in samples.values() for i, s in task.items()}
+    agree = sum(by_id[r["id"]]["acc"] == r["correct"] for r in ours["instances"])
+    rows = []
+    for slice_ in (*names, "all"):
+        task = "lexprobe_wsd" if slice_ == "all" else f"lexprobe_wsd_{slice_.lower()}"
+        m = ours["metrics"]["wsd"][slice_]
+        rows.append([f"WSD {slice_}", m["n"], f"{100 * m['f1']:.1f}", f"{100 * mean['metrics']['wsd'][slice_]['f1']:.1f}",
+                     f"{100 * theirs[task]['acc,none']:.1f}", "", "",
+                     f"{agree}/{len(ours['instances'])}" if slice_ == "all" else "",
+                     f"{t_ours:.1f} / {t_theirs:.1f}" if slice_ == "all" else ""])
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="smollm2-135m-instruct")
     ap.add_argument("--wdlmpro-groups", type=int, default=50, help="seeded sample per POS (0: skip WDLMPro)")
     ap.add_argument("--coda21-groups", type=int, default=10, help="first groups per POS (0: skip CoDA21)")
     ap.add_argument("--variant", default="clean-hard")
+    ap.add_argument("--wsd-per-set", type=int, default=0, help="seeded sample per set of ALL (0: skip WSD)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--batch-size", type=int, default=16)
     args = ap.parse_args()
@@ -143,10 +172,13 @@ def main() -> None:
             rows += wdlmpro(scorer, lm, args.wdlmpro_groups, args.seed, Path(tmp))
         if args.coda21_groups:
             rows += coda21(scorer, lm, args.coda21_groups, args.variant, Path(tmp))
+        if args.wsd_per_set:
+            rows += wsd(scorer, lm, args.wsd_per_set, args.seed, Path(tmp))
     print(format_table(["", "items", "lexprobe %", "lexprobe alt. %", "lm-eval acc %", "lexprobe RS / simple",
                         "lm-eval RS / simple", "items agreeing", "seconds lexprobe / lm-eval"], rows,
                        title=f"{args.model}: lexprobe vs lm-eval 0.4.13 on the same items (alt.: D2W on whole words; "
-                             "CoDA21 --normalize mean)"))
+                             "CoDA21 --normalize mean; WSD --reduce mean, lexprobe's default; WSD's lexprobe % is "
+                             "--reduce sum)"))
 
 
 if __name__ == "__main__":
