@@ -13,6 +13,7 @@ import pytest
 from lexprobe.backends import Backend, backend_for, kinds, register_backend, unregister_backend
 from lexprobe.benchmarks.registry import all_benchmarks
 from lexprobe.cli import main
+from lexprobe.core.engine import serves
 from lexprobe.model_names import KINDS
 from lexprobe.models import load_scorer
 from lexprobe.scorers.base import Scorer
@@ -47,6 +48,18 @@ class StandIn(Scorer):
     def continuation_logprobs(self, requests, progress=False):
         self._note("continuation_logprobs")
         return self._inner.continuation_logprobs(requests, progress)
+
+    # the request layer's names (lexprobe.core.requests): WSD asks Continuation and Generate requests
+    def continuations(self, requests, progress=False):
+        self._note("continuations")
+        return self._inner.continuations(requests, progress)
+
+    def fit_continuations(self, requests):
+        return self._inner.fit_continuations(requests)
+
+    def generations(self, requests, progress=False):
+        self._note("generations")
+        return self._inner.generations(requests, progress)
 
     def generate(self, prompts, max_new_tokens, stop=None, templated=False):
         self._note("generate")
@@ -92,6 +105,14 @@ def test_the_vllm_backend_without_vllm_is_one_line(tmp_path, capsys):
     assert "needs vLLM" in err and "setup_vllm.sh" in err and len(err.splitlines()) == 1
 
 
+def offered(backend, method) -> bool:
+    """Does ``backend`` offer what ``method`` needs: every request type of one alternative (the request layer),
+    or one scorer capability (methods not yet on it)?"""
+    if getattr(method, "requests", ()):
+        return any(all(serves(backend, kind) for kind in option) for option in method.requests)
+    return any(cap in offers(backend) for cap in method.requires)
+
+
 def test_a_standin_backend_runs_every_method_it_offers(standin, tiny_llama, tmp_path, capsys, monkeypatch):
     import lexprobe.benchmarks.coda21.ask as asking
     from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
@@ -100,17 +121,19 @@ def test_a_standin_backend_runs_every_method_it_offers(standin, tiny_llama, tmp_
     # the tiny Llama spells " Yes" and " No" with one first token: --method ask refuses it (#26 D10)
     monkeypatch.setattr(asking, "ANSWERS", TINY_ANSWERS)
     from lexprobe.data.semcor import sample_archive
+    from tests.data.test_wsd import write_pair
 
     data = {"wdlmpro": ["--data", str(write_jsonl(GROUPS, tmp_path / "g.jsonl"))],
             "coda21": ["--data", str(write_small(tmp_path / "coda.json")), "--pos", "v"],
-            "senserank": ["--corpus", "semcor", "--path", str(sample_archive()), "--max-instances", "20"]}
+            "senserank": ["--corpus", "semcor", "--path", str(sample_archive()), "--max-instances", "20"],
+            "wsd": ["--data", str(write_pair(tmp_path / "wsd", name="mini"))]}
     extra = {"choose": ["--max-candidates", "3", "--max-new-tokens", "4"]}
     ran, refused = [], []
     probe = load_standin(f"standin:{tiny_llama}")
     for bench in all_benchmarks():
         for name, method in bench.methods.items():
             args = [bench.meta.name, "eval", "--method", name, *extra.get(name, [])]
-            if not any(cap in offers(probe) for cap in method.requires):
+            if not offered(probe, method):
                 assert main(args + data[bench.meta.name] + ["--model", f"standin:{tiny_llama}",
                                                             "--out", str(tmp_path / "no.json")]) == 2
                 err = capsys.readouterr().err.strip().splitlines()[-1]
@@ -126,5 +149,6 @@ def test_a_standin_backend_runs_every_method_it_offers(standin, tiny_llama, tmp_
             ran.append((bench.meta.name, name))
             a.unlink(), b.unlink()
     assert {("wdlmpro", "likelihood"), ("wdlmpro", "choose"), ("coda21", "likelihood"), ("coda21", "choose"),
-            ("coda21", "ask")} <= set(ran)
+            ("coda21", "ask"), ("wsd", "likelihood"), ("wsd", "choose")} <= set(ran)
+    assert ("wsd", "embedding") in refused
     assert ("senserank", "similarity") in refused
