@@ -213,19 +213,7 @@ def add_overwrite_arg(parser: argparse.ArgumentParser) -> None:
                              "its own result)")
 
 
-class _DeprecatedProtocol(argparse.Action):
-    """``--protocol paper|authors`` on commands with a recipe: ``--recipe``, with a one-line notice."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        import sys
-
-        print(f"lexprobe: --protocol is deprecated; use --recipe {values}", file=sys.stderr)
-        setattr(namespace, self.dest, values)
-
-
 def add_recipe_arg(parser: argparse.ArgumentParser, choices=("paper", "authors")) -> None:
-    """``--recipe``: how faithfully to follow the source (``--protocol`` kept as a deprecated alias)."""
+    """``--recipe``: how faithfully to follow the source."""
     parser.add_argument("--recipe", choices=choices, default="paper",
                         help="paper: follow the paper's text; authors: reproduce the authors' released code")
-    parser.add_argument("--protocol", dest="recipe", choices=choices, action=_DeprecatedProtocol,
-                        help="deprecated alias of --recipe")

@@ -75,15 +75,15 @@ def runs(models: dict[str, str], inputs: dict[str, str]) -> dict[str, list[str]]
         out[f"coda-{m}"] = ["coda", "eval", "--data", inputs["coda"], "--model", models[m], *cpu]
         out[f"senserank-{m}"] = ["senserank", "eval", "--corpus", "semcor", "--path", inputs["semcor"],
                                  "--max-instances", str(SENSE_INSTANCES), "--model", models[m], *cpu]
-    out["wdlmpro-bert-authors"] = out["wdlmpro-bert"] + ["--protocol", "authors"]
-    out["wdlmpro-gpt2-authors"] = out["wdlmpro-gpt2"] + ["--protocol", "authors"]
-    out["coda-gpt2-authors"] = out["coda-gpt2"] + ["--protocol", "authors"]
+    out["wdlmpro-bert-authors"] = out["wdlmpro-bert"] + ["--recipe", "authors"]
+    out["wdlmpro-gpt2-authors"] = out["wdlmpro-gpt2"] + ["--recipe", "authors"]
+    out["coda-gpt2-authors"] = out["coda-gpt2"] + ["--recipe", "authors"]
     out["coda-bert-none"] = out["coda-bert"] + ["--align", "none", "--pll", "word-l2r"]
-    out["senserank-bert-authors"] = out["senserank-bert"] + ["--protocol", "authors"]
+    out["senserank-bert-authors"] = out["senserank-bert"] + ["--recipe", "authors"]
     out["senserank-bert-layers"] = out["senserank-bert"] + ["--layers", "all"]
-    out["wdlmpro-llama-choose"] = out["wdlmpro-llama"] + ["--protocol", "choose", "--permutations", "2",
+    out["wdlmpro-llama-choose"] = out["wdlmpro-llama"] + ["--method", "choose", "--permutations", "2",
                                                           "--max-candidates", "4"]
-    out["coda-llama-choose"] = out["coda-llama"] + ["--protocol", "choose", "--permutations", "2"]
+    out["coda-llama-choose"] = out["coda-llama"] + ["--method", "choose", "--permutations", "2"]
     return out
 
 

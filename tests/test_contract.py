@@ -195,14 +195,13 @@ def test_senserank_takes_batch_size_auto_and_dtype_auto_as_the_other_benchmarks(
     assert embedder.model.dtype == resolve_dtype("auto", pick_device("cpu"))
 
 
-def test_protocol_is_a_deprecated_alias(tmp_path, inputs, capsys):
-    result = _cli(["coda", "eval", "--data", inputs["coda"], "--model", "random", "--protocol", "authors"],
-                  tmp_path / "a.json")
-    assert result["recipe"] == "authors" and result["method"] == "likelihood"
-    assert "--protocol is deprecated; use --recipe authors" in capsys.readouterr().err
-    chosen = _cli(["coda", "eval", "--data", inputs["coda"], "--model", "random", "--protocol", "paper"],
-                  tmp_path / "b.json")
-    assert chosen["recipe"] == "paper" and "use --recipe paper" in capsys.readouterr().err
+def test_the_deprecated_protocol_option_is_gone(tmp_path, inputs, capsys):
+    """``--protocol`` (the alias of --recipe / --method choose until #37) is an unknown option now: exit 2."""
+    with pytest.raises(SystemExit) as parser_exit:
+        main(["coda", "eval", "--data", inputs["coda"], "--model", "random", "--protocol", "authors",
+              "--out", str(tmp_path / "a.json")])
+    assert parser_exit.value.code == 2 and "unrecognized arguments: --protocol" in capsys.readouterr().err
+    assert not (tmp_path / "a.json").exists()
 
 
 def test_method_options_with_another_method_are_an_error(tmp_path, inputs, capsys):

@@ -14,7 +14,7 @@ from typing import Any
 
 def register_benchmark(sub: Any, bench: Any) -> None:
     """The benchmark's command (and its aliases), its ``eval`` and its other commands."""
-    from lexprobe.benchmarks.options import PROTOCOL_ALIASES, add_options, add_protocol_alias
+    from lexprobe.benchmarks.options import add_options
     from lexprobe.cli_common import add_model_args, add_overwrite_arg, path_arg
     from lexprobe.outputs import OUTPUT
 
@@ -25,8 +25,6 @@ def register_benchmark(sub: Any, bench: Any) -> None:
     e = bsub.add_parser("eval", help=f"evaluate a model on {meta.title}")
     add_model_args(e, seed=False)
     add_options(e, bench.Config)
-    # the deprecated --protocol names only what it named before (--method ask has no alias)
-    add_protocol_alias(e, tuple(n for n in (*bench.recipes, *bench.methods) if n in PROTOCOL_ALIASES))
     path_arg(e, "--out", kind=OUTPUT, required=True, help="result JSON file (required)")
     e.add_argument("--no-instances", action="store_true", help="leave per-instance records out of the result file")
     add_overwrite_arg(e)
