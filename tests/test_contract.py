@@ -276,16 +276,27 @@ def test_method_and_recipe_are_in_the_resume_key(inputs):
     assert keys[0]["items"] == keys[1]["items"] and keys[0]["options"]["config"]["recipe"] == "paper"
 
 
-def test_schema_1_files_load_and_unknown_versions_are_refused(tmp_path):
-    fixture = json.loads((Path(__file__).with_name("behaviour_baseline.json")).read_text(encoding="utf-8"))
-    old = dict(fixture["coda-random"], model={"name": "random", "kind": "random"})
+#: a result file of schema 1 (lexprobe before its result schema 2): a WDLMPro run as it was written
+SCHEMA_1 = {"benchmark": "wdlmpro", "model": "random", "task": ["w2d"], "config": {"protocol": "paper"},
+            "metrics": {"w2d": {"all": {"p_at_1": 0.5, "rank_score": 0.7, "n": 2}}},
+            "random_baseline": {"w2d": {"all": {"p_at_1": 0.25, "n": 2}}}, "run": {"seed": 0},
+            "instances": [{"task": "w2d", "target": "a.v.01", "pos": "v", "gold_rank": 1, "rank_score": 1.0}]}
+
+
+def test_schema_1_files_name_the_lexprobe_that_reads_them_and_unknown_versions_are_refused(tmp_path, capsys):
+    """#37: the schema-1 reader went; such a file is one line naming lexprobe 0.1.0 (git 91d9b0c), which reads and
+    upgrades it, in ``load``, ``report`` and ``compare`` alike."""
     path = tmp_path / "old.json"
-    path.write_text(json.dumps(old), encoding="utf-8")
-    loaded = result_schema.load(path)
-    assert loaded["schema_version"] == 2 and loaded["tasks"] == ["alignment"]
-    assert loaded["metrics"]["alignment"]["all"]["accuracy"] == old["metrics"]["both"]["accuracy"]
-    assert loaded["baselines"]["random"]["alignment"]["all"]["accuracy"] == old["metrics"]["both"]["random_baseline"]
-    path.write_text(json.dumps(dict(old, schema_version=7)), encoding="utf-8")
+    path.write_text(json.dumps(SCHEMA_1), encoding="utf-8")
+    with pytest.raises(DataError, match=r"old.json is a schema-1 result .*lexprobe 0\.1\.0 \(git 91d9b0c\) reads and "
+                                        r"upgrades it") as err:
+        result_schema.load(path)
+    assert "\n" not in str(err.value) and "rerun the evaluation" in str(err.value)
+    for argv in (["report", str(path), "--out", str(tmp_path / "rep")], ["compare", str(path), str(path)]):
+        assert main(argv) == 2
+        printed = capsys.readouterr().err
+        assert printed.count("\n") == 1 and "lexprobe 0.1.0 (git 91d9b0c)" in printed, printed
+    path.write_text(json.dumps(dict(SCHEMA_1, schema_version=7)), encoding="utf-8")
     with pytest.raises(DataError, match="schema version 7") as err:
         result_schema.load(path)
     assert "\n" not in str(err.value)

@@ -326,11 +326,6 @@ class Benchmark(ABC):
     #: what a "failure" is on the report's items page (its "failures only" filter), in one sentence
     failure_note: ClassVar[str] = ""
 
-    def upgrade(self, legacy: dict) -> dict:
-        """A result file of schema 1 (lexprobe before the Benchmark contract) in schema 2: only for reading old
-        files (``result_schema.load``); a method returns ``Records``."""
-        raise LexprobeError(f"{self.meta.name} has no schema-1 result files to read")
-
     # --- records in, sections out (``evaluate``) --------------------------------------------
     def sections(self, records: Records, method: str, config: dict) -> dict:
         """The result's sections built from a method's per-unit ``records``: ``metrics`` and ``baselines`` per
