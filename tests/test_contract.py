@@ -306,7 +306,9 @@ def test_schema_1_files_name_the_lexprobe_that_reads_them_and_unknown_versions_a
 
 @pytest.fixture()
 def toy(monkeypatch):
-    monkeypatch.setitem(registry.REGISTRY, "toy", "tests.toy_benchmark:Toy")  # the one registry line
+    from tests.toy_benchmark import Toy
+
+    monkeypatch.setitem(registry.REGISTRY, "toy", Toy())  # the one registry line (benchmarks.shipped's list)
     return registry.get("toy")
 
 
@@ -342,8 +344,8 @@ def test_a_fourth_benchmark_declares_its_main_job_parts(toy, tmp_path, monkeypat
 def test_a_fourth_benchmark_has_human_items_and_a_template_field(toy, tmp_path):
     """The toy's human items go through the answer store's checks and score to results ``report`` reads, and
     its template field ships and loads from a ``--template`` file: no generic module names the toy."""
-    from lexprobe.human.items import public_items
-    from lexprobe.human.score import POOLED, results_for
+    from lexprobe.core.human_items import public_items
+    from lexprobe.core.human_score import POOLED, results_for
     from lexprobe.human.store import AnswerStore
     from lexprobe.prompting.templates import SHIPPED, load_template
 

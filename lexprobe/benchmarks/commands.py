@@ -35,16 +35,17 @@ def register_benchmark(sub: Any, bench: Any) -> None:
 def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
     from lexprobe.benchmarks.evaluate import check_paths, refuse_replacing
     from lexprobe.benchmarks.options import config_from_args
-    from lexprobe.cli_common import check_model_args
+    from lexprobe.cli_common import check_model_args, guarded
     from lexprobe.outputs import output_lock
 
     config = config_from_args(bench.Config, args)
     bench.method(config.method)
     bench.recipe(config.recipe)
     bench.check_config(config)
-    check_model_args(args, prefer=bench.meta.load_as, seed=getattr(config, "seed", 0))
+    check_model_args(args, prefer=bench.prefers(config.method), seed=getattr(config, "seed", 0))  # prepared once
     config = bench.resolve_data(config)
-    out = check_paths(bench, args.out, config, args.model, {"--tokenizer": args.tokenizer})  # --template too
+    # --template too; the inputs the command's declared-path guard checked are compared with the outputs only
+    out = check_paths(bench, args.out, config, args.model, {"--tokenizer": args.tokenizer}, checked=guarded(args))
     from lexprobe.hub import check_hub_name
 
     check_hub_name(args.model)  # a Hub name without a network: one line now, not after the data loads
@@ -61,7 +62,7 @@ def _eval(bench: Any, args: argparse.Namespace, config: Any, out: Any) -> int:
 
     items = bench.load_items(config)  # data and output errors before the (slow) model load
     context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
-    scorer = scorer_from_args(args, prefer=bench.prefers(config.method), seed=getattr(config, "seed", 0))
+    scorer = scorer_from_args(args)  # the model check_model_args prepared
     result = evaluate(bench, scorer, config, out, items=items, keep_instances=not args.no_instances,
                       overwrite=args.overwrite, model=args.model, items_from_config=True)
     if result is None:  # another rank than 0

@@ -36,7 +36,7 @@ class FieldSpec:
     help: str = ""
     default: Any = None  #: the default value (a factory's, made once: config values are immutable)
     choices: Any = None
-    type: Callable | None = None
+    argtype: Callable | None = None  #: argparse's ``type`` (the value's parser)
     nargs: str | None = None
     required: bool = False
     cli: bool = True  #: offered on the command line
@@ -61,7 +61,7 @@ def _default(f: dataclasses.Field) -> Any:
 
 
 @lru_cache(maxsize=None)
-def spec(cls: type) -> tuple[FieldSpec, ...]:
+def spec(cls: Any) -> tuple[FieldSpec, ...]:
     """The fields of the config dataclass ``cls``, compiled once (the one reading of its declarations)."""
     out = []
     for f in dataclasses.fields(cls):
@@ -69,7 +69,7 @@ def spec(cls: type) -> tuple[FieldSpec, ...]:
         owner = md.get("method")
         out.append(FieldSpec(
             name=f.name, flag=md.get("flag") or "--" + f.name.replace("_", "-"), help=md.get("help") or "",
-            default=_default(f), choices=md.get("choices"), type=md.get("type"), nargs=md.get("nargs"),
+            default=_default(f), choices=md.get("choices"), argtype=md.get("type"), nargs=md.get("nargs"),
             required=bool(md.get("required")), cli=md.get("cli") is not False, record=md.get("record", True),
             key=md.get("key", True), methods=() if owner is None else ((owner,) if isinstance(owner, str) else tuple(owner)),
             path=md.get("path"), names_data=bool(md.get("names_data")), group=md.get("nested")))
@@ -78,7 +78,7 @@ def spec(cls: type) -> tuple[FieldSpec, ...]:
 
 def values(config: Any) -> Iterator[tuple[FieldSpec, Any]]:
     """(field, value) of every field of ``config``, in declaration order."""
-    for f in spec(type(config)):
+    for f in spec(config.__class__):
         yield f, getattr(config, f.name)
 
 
@@ -96,10 +96,10 @@ def add_options(parser: argparse.ArgumentParser, cls: type, title: str | None = 
         if not f.cli:
             continue
         kwargs: dict[str, Any] = {"dest": f.name, "help": f.help, "default": f.default}
-        if isinstance(f.default, bool) and f.type is None:
+        if isinstance(f.default, bool) and f.argtype is None:
             kwargs["action"] = "store_true"
         else:
-            kwargs.update({k: v for k, v in (("type", f.type), ("choices", f.choices), ("nargs", f.nargs))
+            kwargs.update({k: v for k, v in (("type", f.argtype), ("choices", f.choices), ("nargs", f.nargs))
                            if v is not None})
             if f.required:
                 kwargs.update(required=True, default=None)
@@ -173,11 +173,11 @@ def check_declared(config: Any, items_given: bool = False) -> None:
                 continue
             if choices is not None and v not in choices:
                 raise LexprobeError(f"unknown {f.flag} {v!r}; use {', '.join(map(str, choices))}")
-            if f.type in (positive_int, non_negative_int):
+            if f.argtype in (positive_int, non_negative_int):
                 try:
                     if isinstance(v, bool) or not isinstance(v, int):
                         raise argparse.ArgumentTypeError(f"expected an integer, got {v!r}")
-                    f.type(str(v))
+                    f.argtype(str(v))
                 except argparse.ArgumentTypeError as err:
                     raise LexprobeError(f"{f.flag} {err}") from None
 

@@ -185,7 +185,7 @@ def _declared(result: dict, key: str):
     from lexprobe.benchmarks.options import field_named
 
     config_cls = getattr(get(result["benchmark"]), "Config", None)
-    return field_named(config_cls, key) if dataclasses.is_dataclass(config_cls) else None
+    return field_named(config_cls, key) if isinstance(config_cls, type) and dataclasses.is_dataclass(config_cls) else None
 
 
 def _versus(va, vb) -> str:

@@ -13,7 +13,7 @@ import pytest
 from lexprobe.backends import Backend, backend_for, kinds, register_backend, unregister_backend
 from lexprobe.benchmarks.registry import all_benchmarks
 from lexprobe.cli import main
-from lexprobe.model_names import KINDS
+from lexprobe.models import KINDS
 from lexprobe.models import load_scorer
 from lexprobe.scorers.base import Scorer
 from lexprobe.scorers.capabilities import offers
@@ -64,7 +64,7 @@ def load_standin(reference: str, kind=None, **options) -> StandIn:
 
 @pytest.fixture()
 def standin():
-    register_backend(Backend("standin", "tests.backends.test_registry:load_standin",
+    register_backend(Backend("standin", load_standin,
                              lambda m: m.startswith("standin:"), ("causal",), offers="a test stand-in", order=5))
     yield
     unregister_backend("standin")

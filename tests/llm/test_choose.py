@@ -282,7 +282,9 @@ def test_registering_a_benchmark_changes_no_choose_key_or_record(llama, tmp_path
     key, config = run("three")
     assert set(key["options"]["template"]) >= {"w2d", "d2w"} and "coda" not in key["options"]["template"]
     assert config["choose"]["template_record"] == key["options"]["template"]
-    monkeypatch.setitem(registry.REGISTRY, "toy", "tests.toy_benchmark:Toy")
+    from tests.toy_benchmark import Toy
+
+    monkeypatch.setitem(registry.REGISTRY, "toy", Toy())
     assert "toy" in benchmark_fields()
     assert run("four") == (key, config)
 
@@ -393,9 +395,9 @@ def test_a_fourth_benchmark_asks_to_choose_from_its_own_module(tiny_llama, tmp_p
     under the job's key, and the result reads in ``report`` and ``compare`` like any choose result."""
     from lexprobe import result_schema
     from lexprobe.benchmarks import registry
-    from tests.toy_benchmark import ITEMS
+    from tests.toy_benchmark import ITEMS, Toy
 
-    monkeypatch.setitem(registry.REGISTRY, "toy", "tests.toy_benchmark:Toy")
+    monkeypatch.setitem(registry.REGISTRY, "toy", Toy())
     monkeypatch.setattr("lexprobe.prompting.choose.greedy_generate",
                         lambda scorer, prompts, chat, max_new: ["1"] * len(prompts))  # always the first option
     argv = ["toy", "eval", "--method", "choose", "--model", str(tiny_llama), "--permutations", "2"]
