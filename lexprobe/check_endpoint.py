@@ -37,8 +37,8 @@ PROBES: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 
 def register(sub) -> None:
+    from lexprobe.backends.options import DTYPES
     from lexprobe.cli_common import path_arg, positive_float
-    from lexprobe.model_names import DTYPES
     from lexprobe.outputs import INPUT, OUTPUT
 
     p = sub.add_parser("check-endpoint", help="score a fixed probe set through an endpoint and in process, and say "

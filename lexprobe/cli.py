@@ -8,25 +8,55 @@ from __future__ import annotations
 
 import argparse
 import errno
-import importlib
 import logging
 import os
 import sys
+from types import ModuleType
 
 from lexprobe.errors import LexprobeError
 
-#: commands that are not benchmarks: command -> (module with ``register(subparsers)``, one-line help).
-#: Benchmarks come from ``benchmarks.registry`` (their ``eval`` derived from their ``Config``).
+#: commands that are not benchmarks: command -> (the group whose module registers it, one-line help).
+#: Benchmarks come from ``benchmarks.shipped`` (their ``eval`` derived from their ``Config``).
 COMMANDS = {
-    "run": ("lexprobe.run", "run every benchmark on the embedded default model (a quick sample)"),
-    "report": ("lexprobe.report.cli", "write an HTML/Markdown/LaTeX report of result files"),
-    "compare": ("lexprobe.report.cli", "compare two runs item by item (paired intervals and exact tests)"),
-    "data": ("lexprobe.data.cli", "list, fetch, import and verify the datasets the benchmarks use"),
-    "human": ("lexprobe.human.cli", "human baselines: a local web page where people take the models' items"),
-    "check-endpoint": ("lexprobe.check_endpoint", "score a probe set through an endpoint and in process: do they "
-                                                  "agree? (a server's precision changes scores)"),
-    "export": ("lexprobe.export.cli", "the benchmarks as Hugging Face datasets or lm-evaluation-harness tasks"),
+    "run": ("run", "run every benchmark on the embedded default model (a quick sample)"),
+    "report": ("report", "write an HTML/Markdown/LaTeX report of result files"),
+    "compare": ("report", "compare two runs item by item (paired intervals and exact tests)"),
+    "data": ("data", "list, fetch, import and verify the datasets the benchmarks use"),
+    "human": ("human", "human baselines: a local web page where people take the models' items"),
+    "check-endpoint": ("check-endpoint", "score a probe set through an endpoint and in process: do they "
+                                         "agree? (a server's precision changes scores)"),
+    "export": ("export", "the benchmarks as Hugging Face datasets or lm-evaluation-harness tasks"),
 }
+
+
+def command_module(group: str) -> ModuleType:
+    """The module with ``register(subparsers)`` of a ``COMMANDS`` group, imported only when its command runs
+    (``lexprobe --help`` stays fast)."""
+    if group == "run":
+        from lexprobe import run
+
+        return run
+    if group == "report":
+        from lexprobe.report import cli as report_cli
+
+        return report_cli
+    if group == "data":
+        from lexprobe.data import cli as data_cli
+
+        return data_cli
+    if group == "human":
+        from lexprobe.human import cli as human_cli
+
+        return human_cli
+    if group == "check-endpoint":
+        from lexprobe import check_endpoint
+
+        return check_endpoint
+    if group == "export":
+        from lexprobe.export import cli as export_cli
+
+        return export_cli
+    raise ValueError(f"no command group {group!r}")  # pragma: no cover (COMMANDS names the groups above)
 
 
 def _chosen_command(argv: list[str] | None) -> str | None:
@@ -38,6 +68,7 @@ def _chosen_command(argv: list[str] | None) -> str | None:
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The full parser (``argv`` None), or one whose only fully built command is the one in ``argv``."""
+    import lexprobe.benchmarks.shipped  # noqa: F401  (registers the shipped benchmarks)
     from lexprobe.benchmarks.commands import register_benchmark
     from lexprobe.benchmarks.registry import all_benchmarks
     from lexprobe.cli_common import use_defaults_formatter
@@ -60,18 +91,18 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                                add_help=False)
             continue
         register_benchmark(sub, bench)
-    chosen_module = COMMANDS[chosen][0] if chosen in COMMANDS else None
+    chosen_group = COMMANDS[chosen][0] if chosen in COMMANDS else None
     registered: set[str] = set()
-    for name, (module_name, help_text) in COMMANDS.items():
+    for name, (group, help_text) in COMMANDS.items():
         if name in sub.choices:
             continue  # added by a module that registers several commands
-        if argv is not None and module_name != chosen_module:
+        if argv is not None and group != chosen_group:
             sub.add_parser(name, help=help_text, add_help=False)  # a placeholder: help line only
             continue
-        if module_name in registered:
+        if group in registered:
             continue
-        registered.add(module_name)
-        importlib.import_module(module_name).register(sub)
+        registered.add(group)
+        command_module(group).register(sub)
     use_defaults_formatter(parser)
     return parser
 

@@ -117,6 +117,15 @@ def declare_path(parser: argparse.ArgumentParser, action: argparse.Action, kind:
     parser.set_defaults(_paths=declared)
 
 
+def guarded(args: argparse.Namespace) -> dict[str, Any]:
+    """The input options ``check_declared_paths`` checked, with the values it checked (a later guard of the same
+    command compares them with its outputs, without checking the same paths again)."""
+    from lexprobe.outputs import INPUT
+
+    return {label: getattr(args, dest, None) for dest, label, kind, *_ in getattr(args, "_paths", None) or ()
+            if kind == INPUT}
+
+
 def check_declared_paths(args: argparse.Namespace) -> None:
     """``outputs.guard`` on every path option the chosen command declared (before it runs)."""
     from lexprobe.outputs import PathOption, guard
@@ -156,10 +165,10 @@ def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = 
 def add_model_option(group: Any, option: Any) -> argparse.Action:
     """``option`` (a ``backends.options.ModelOption``) as an argparse option of ``group``: its flag, default,
     help and checker (or choices)."""
-    from lexprobe.model_names import KINDS
+    from lexprobe.models import KINDS
 
     kwargs: dict[str, Any] = {"default": option.default, "help": option.help}
-    choices = KINDS if option.name == "kind" else option.choices  # the kinds: the registry's
+    choices = KINDS if option.name == "kind" else option.choices  # the kinds: the registered backends'
     if choices is not None:
         kwargs["choices"] = choices
     else:
@@ -189,20 +198,21 @@ def model_options(args: argparse.Namespace, seed: int | None = None) -> dict[str
     return given
 
 
-def check_model_args(args: argparse.Namespace, prefer: str | None = None, seed: int | None = None) -> None:
-    """The model options checked against the backend ``--model`` names before any data or model is loaded (the
-    same check ``load_scorer`` makes: an option of another backend is one line before minutes of work)."""
-    from lexprobe.backends import backend_for
+def check_model_args(args: argparse.Namespace, prefer: str | None = None, seed: int | None = None) -> Any:
+    """``--model`` and its options prepared once, before any data or model is loaded (``models.prepare_model``:
+    the backend, the kind and every option checked, an option of another backend in one line), kept on
+    ``args`` for ``scorer_from_args``. The values were parsed by argparse (each declared checker ran once), so
+    they are not parsed again."""
+    from lexprobe.models import prepare_model
 
-    given = model_options(args, seed)
-    backend_for(str(args.model)).check(str(args.model), prefer=prefer, **given)
+    args.prepared_model = prepare_model(str(args.model), parsed=True, prefer=prefer, **model_options(args, seed))
+    return args.prepared_model
 
 
 def scorer_from_args(args: argparse.Namespace, prefer: str | None = None, seed: int | None = None):
-    """The scorer the model options describe (``prefer``: the benchmark's kind when --kind is not given)."""
-    from lexprobe.models import load_scorer
-
-    return load_scorer(args.model, prefer=prefer, **model_options(args, seed))
+    """The scorer of the model ``check_model_args`` prepared (prepared here where no command did)."""
+    prepared = getattr(args, "prepared_model", None) or check_model_args(args, prefer, seed)
+    return prepared.load()
 
 
 def add_overwrite_arg(parser: argparse.ArgumentParser) -> None:
@@ -213,19 +223,7 @@ def add_overwrite_arg(parser: argparse.ArgumentParser) -> None:
                              "its own result)")
 
 
-class _DeprecatedProtocol(argparse.Action):
-    """``--protocol paper|authors`` on commands with a recipe: ``--recipe``, with a one-line notice."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        import sys
-
-        print(f"lexprobe: --protocol is deprecated; use --recipe {values}", file=sys.stderr)
-        setattr(namespace, self.dest, values)
-
-
 def add_recipe_arg(parser: argparse.ArgumentParser, choices=("paper", "authors")) -> None:
-    """``--recipe``: how faithfully to follow the source (``--protocol`` kept as a deprecated alias)."""
+    """``--recipe``: how faithfully to follow the source."""
     parser.add_argument("--recipe", choices=choices, default="paper",
                         help="paper: follow the paper's text; authors: reproduce the authors' released code")
-    parser.add_argument("--protocol", dest="recipe", choices=choices, action=_DeprecatedProtocol,
-                        help="deprecated alias of --recipe")

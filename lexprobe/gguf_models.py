@@ -50,15 +50,16 @@ def metadata(path: str | Path) -> dict:
     return fields
 
 
-def architecture(path: str | Path) -> str:
-    return str(metadata(path).get("general.architecture", "?"))
+def architecture(path: str | Path, fields: dict | None = None) -> str:
+    return str((metadata(path) if fields is None else fields).get("general.architecture", "?"))
 
 
-def check_architecture(path: str | Path) -> str:
-    """The kind lexprobe scores a GGUF file as ("causal"), or a one-line error naming its architecture."""
+def check_architecture(path: str | Path, fields: dict | None = None) -> str:
+    """The kind lexprobe scores a GGUF file as ("causal"), or a one-line error naming its architecture
+    (``fields``: its header, when already read)."""
     from transformers.modeling_gguf_pytorch_utils import GGUF_SUPPORTED_ARCHITECTURES
 
-    arch = architecture(path)
+    arch = architecture(path, fields)
     if arch not in GGUF_SUPPORTED_ARCHITECTURES or arch in ("general", "tokenizer"):
         raise ModelError(f"GGUF file {Path(path).name} has architecture {arch!r}, which transformers cannot read "
                          "from GGUF; convert the original checkpoint to safetensors and pass its folder")
@@ -68,11 +69,12 @@ def check_architecture(path: str | Path) -> str:
     return "causal"
 
 
-def weights_record(path: str | Path) -> dict:
-    """What a result's weights are: a de-quantised GGUF file (its name, quantisation, SHA-256)."""
+def weights_record(path: str | Path, fields: dict | None = None) -> dict:
+    """What a result's weights are: a de-quantised GGUF file (its name, quantisation, SHA-256); ``fields``: its
+    header, when already read."""
     from lexprobe.provenance import model_revision
 
-    fields = metadata(path)
+    fields = metadata(path) if fields is None else fields
     return {"format": "gguf", "file": Path(path).name, "quantisation": quantisation_name(fields.get("general.file_type")),
             "dequantised_to": "float32, then the run's dtype", "revision": model_revision(str(path)),
             "gguf_name": fields.get("general.name")}
@@ -100,12 +102,14 @@ def cache_folder(path: str | Path) -> Path:
     return cache_dir() / "gguf" / key
 
 
-def as_pretrained_dir(path: str) -> str:
-    """``path`` itself, or for a GGUF file the folder of its de-quantised copy (converted once, then cached)."""
+def as_pretrained_dir(path: str, fields: dict | None = None) -> str:
+    """``path`` itself, or for a GGUF file the folder of its de-quantised copy (converted once, then cached);
+    ``fields``: the file's header, already read and its architecture checked (``models.inspect_model``)."""
     file = gguf_file(path)
     if file is None:
         return path
-    check_architecture(file)
+    if fields is None:
+        check_architecture(file)
     folder = cache_folder(file)
     wrong = cache_problem(folder)
     if wrong is not None:

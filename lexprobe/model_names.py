@@ -12,11 +12,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from lexprobe.backends import kinds as _registered_kinds
-from lexprobe.backends.options import ATTN_IMPLEMENTATIONS, DTYPES  # noqa: F401  (declared with the options)
 from lexprobe.errors import ModelError
-
-KINDS = _registered_kinds()  # every kind some backend makes (lexprobe.backends)
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_ALIASES = {

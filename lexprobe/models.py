@@ -6,6 +6,15 @@ static vectors file, or a GGUF file (a folder holding one, or a packaged model's
 short name; see ``gguf_models``). The kind of scorer is read from the model's config and can be
 forced with ``--kind``; a forced kind whose head the checkpoint lacks is an error,
 not a silently random-initialised head; every load reads transformers' loading report (``loaded_weights``).
+
+A reference is looked at once (``inspect_model``: the path checked, ``resolve_model_path`` run and the
+configuration, or a GGUF file's header, read once) and the load reuses what was read: the configuration
+goes to ``from_pretrained`` and the tokenizer instead of being read again (``tests/test_model_loads.py``
+counts the reads).
+
+This module registers lexprobe's backends (``lexprobe.backends``): an endpoint, vLLM in process and the
+catch-all, ``load_transformers`` below; it imports torch only where a model loads, so the parser and the
+resume keys can ask the registry without it.
 """
 
 from __future__ import annotations
@@ -13,25 +22,29 @@ from __future__ import annotations
 import json
 import logging
 import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import torch
-
+from lexprobe.backends import Backend, backend_for, is_endpoint, is_vllm, kinds, register_backend
+from lexprobe.backends.options import ATTN_IMPLEMENTATIONS, DTYPES
 from lexprobe.errors import ModelError
 from lexprobe.model_names import (  # the torch-free half: names and the default model's location
-    ATTN_IMPLEMENTATIONS,
     DEFAULT_ALIASES,
     DEFAULT_MODEL,
-    DTYPES,
-    KINDS,
     STATIC_SUFFIXES,
     resolve_model_path,
 )
+
+if TYPE_CHECKING:
+    import torch
 
 log = logging.getLogger(__name__)
 
 
 def pick_device(device: str | None = None) -> torch.device:
+    import torch
+
     if device in (None, "", "auto"):
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     try:
@@ -54,6 +67,8 @@ def pick_device(device: str | None = None) -> torch.device:
 
 def resolve_dtype(name: str | None, device: torch.device) -> torch.dtype:
     """``auto``: bfloat16 on a GPU that supports it, float32 otherwise (CPU, older GPUs)."""
+    import torch
+
     if name in (None, "", "float32"):
         return torch.float32
     if name == "auto":
@@ -143,25 +158,47 @@ def check_model_reference(name_or_path: str) -> None:
                          "folder or vectors file, a Hugging Face name, or `random`")
 
 
-def detect_kind(name_or_path: str) -> str:
-    """masked / causal / embedding / static / random, from the model's files and config."""
+@dataclass(frozen=True)
+class Inspected:
+    """What a ``--model`` reference is, read once (``inspect_model``); the load reuses it."""
+
+    reference: str
+    path: str  #: ``resolve_model_path``'s answer (the bundled default model, a GGUF file, or the reference)
+    kind: str  #: the detected kind: masked / causal / embedding / static / random
+    config: Any = None  #: the transformers configuration, where it was read (None: not read)
+    gguf: dict | None = None  #: a GGUF file's header (``gguf_models.metadata``), where the reference is one
+
+
+def inspect_model(name_or_path: str) -> Inspected:
+    """The reference looked at once: a local-looking path checked (``check_model_reference``), resolved
+    (``resolve_model_path``), and its configuration or GGUF header read, for its kind."""
     if name_or_path == "random":
-        return "random"
+        return Inspected(name_or_path, name_or_path, "random")
     from lexprobe.scorers.vector_files import PACKAGED
 
     if name_or_path in PACKAGED and not Path(name_or_path).exists():
-        return "static"  # packaged vectors by short name (glove-6b-50d)
+        return Inspected(name_or_path, name_or_path, "static")  # packaged vectors by short name (glove-6b-50d)
     check_model_reference(name_or_path)
     path = resolve_model_path(name_or_path)
     if Path(path).is_file() and path.endswith(STATIC_SUFFIXES):
-        return "static"
+        return Inspected(name_or_path, path, "static")
     if path.lower().endswith(".gguf"):
-        from lexprobe.gguf_models import check_architecture
+        from lexprobe.gguf_models import check_architecture, metadata
 
-        return check_architecture(path)
+        fields = metadata(path)
+        return Inspected(name_or_path, path, check_architecture(path, fields), gguf=fields)
     if _is_sentence_transformer(path):
-        return "embedding"
+        return Inspected(name_or_path, path, "embedding")
     config = _load_config(path)
+    return Inspected(name_or_path, path, _kind_of(config), config)
+
+
+def detect_kind(name_or_path: str) -> str:
+    """masked / causal / embedding / static / random, from the model's files and config."""
+    return inspect_model(name_or_path).kind
+
+
+def _kind_of(config) -> str:
     archs = " ".join(config.architectures or [])
     if "MaskedLM" in archs:
         return "masked"
@@ -215,8 +252,8 @@ def check_tokenizer(tokenizer, path: str) -> None:
 
 
 def _load_with_head(auto_cls, path: str, kind: str, device, dtype, attn: str | None = None,
-                    device_map: str | None = None):
-    extra = {}
+                    device_map: str | None = None, config: Any = None):
+    extra: dict[str, Any] = {} if config is None else {"config": config}  # read once, by inspect_model
     if attn:
         extra["attn_implementation"] = attn
     if device_map:
@@ -253,6 +290,34 @@ def _load_with_head(auto_cls, path: str, kind: str, device, dtype, attn: str | N
     return model if device_map else model.to(device)
 
 
+@dataclass(frozen=True)
+class PreparedModel:
+    """A ``--model`` reference prepared once, before any work: the backend that takes it, the kind asked and
+    its options, each checked once by its declaration (``backends.options``); ``load()`` makes the scorer."""
+
+    reference: str
+    backend: Backend
+    kind: str | None
+    options: dict[str, Any]
+
+    def load(self) -> Any:
+        return self.backend.load(self.reference, self.kind, **self.options)
+
+
+def prepare_model(name_or_path: str, kind: str | None = None, *, parsed: bool = False, **options) -> PreparedModel:
+    """``name_or_path`` with its backend, ``kind`` and ``options`` checked (one line for what is refused), not
+    loaded. ``parsed``: the options are the command line's, already parsed by their declared checkers (argparse
+    ran them), so they are not parsed again."""
+    known = kinds()
+    if kind is not None and kind not in known:
+        raise ModelError(f"unknown kind {kind!r}; choose one of {', '.join(known)}")
+    backend = backend_for(str(name_or_path))
+    if kind is not None and kind not in backend.kinds:
+        raise ModelError(f"--kind {kind} does not apply to {backend.name} models ({name_or_path}); "
+                         f"use {' or '.join(backend.kinds)}, or drop --kind")
+    return PreparedModel(str(name_or_path), backend, kind, backend.check(str(name_or_path), kind, parsed, **options))
+
+
 def load_scorer(name_or_path: str, kind: str | None = None, **options):
     """The scorer ``name_or_path`` names, made by the backend that takes it (``lexprobe.backends``):
     an OpenAI-compatible endpoint (``http://HOST:PORT/v1``), vLLM in process (``vllm:PATH``), or a model
@@ -260,15 +325,7 @@ def load_scorer(name_or_path: str, kind: str | None = None, **options):
     the backend makes; ``options`` are checked where they are declared (``backends.options``: the same
     checks as the CLI's, and an option of another backend is one line naming its flag) and go to its
     loader (``batch_size`` is resolved there: the scorer's ``batch_size`` is always an int)."""
-    from lexprobe.backends import backend_for
-
-    if kind is not None and kind not in KINDS:
-        raise ModelError(f"unknown kind {kind!r}; choose one of {', '.join(KINDS)}")
-    backend = backend_for(str(name_or_path))
-    if kind is not None and kind not in backend.kinds:
-        raise ModelError(f"--kind {kind} does not apply to {backend.name} models ({name_or_path}); "
-                         f"use {' or '.join(backend.kinds)}, or drop --kind")
-    return backend.load(name_or_path, kind=kind, **options)
+    return prepare_model(name_or_path, kind, **options).load()
 
 
 def load_transformers(
@@ -293,6 +350,9 @@ def load_transformers(
     ``batch_size="auto"`` finds the largest token budget that fits (then halves on
     OOM); ``attn`` is passed to ``from_pretrained``; ``device_map="auto"`` spreads
     a model over the visible GPUs (and CPU) with accelerate.
+
+    The reference is inspected once (``inspect_model``) and its configuration, read there, is handed to the
+    tokenizer and ``from_pretrained``, which would read it again otherwise.
     """
     from lexprobe.scorers.random import RandomScorer
 
@@ -300,7 +360,8 @@ def load_transformers(
         raise ModelError(f"--kind chat applies to an endpoint URL (http://HOST:PORT/v1), not to {name_or_path!r}")
     check_attn(attn)
     check_device_map(device_map)
-    detected = detect_kind(name_or_path)
+    found = inspect_model(name_or_path)
+    detected = found.kind
     if kind is None and prefer is not None and detected not in ("random", "static"):
         kind = prefer
     if options and kind != "token":
@@ -312,23 +373,21 @@ def load_transformers(
     kind = kind or detected
     if kind == "random":
         return RandomScorer(seed)
-    path = resolve_model_path(name_or_path)
+    path = found.path
     default = name_or_path.lower() in DEFAULT_ALIASES and not Path(name_or_path).exists()
     name = DEFAULT_MODEL if default else name_or_path
     if kind == "static":
         from lexprobe.scorers.embedding import StaticVectorsScorer
 
-        return StaticVectorsScorer.load(path, name=name)
+        return _resolved(StaticVectorsScorer.load(path, name=name), path)
     dev = pick_device(device)
     torch_dtype = _dtype(dtype, dev)
     if kind == "embedding":
         from lexprobe.scorers.embedding import SentenceEmbeddingScorer
 
-        if not Path(path).exists():
-            _load_config(path)  # a clear error for unknown names before sentence-transformers tries
         refuse_pickle_weights(path)
-        if (Path(path) / "config.json").is_file():
-            _load_config(path)  # its probabilities checked, as for every other kind
+        if found.config is None and (Path(path) / "config.json").is_file():
+            _load_config(path)  # its probabilities checked, as for every other kind (a name's: by inspect_model)
         try:
             scorer = SentenceEmbeddingScorer.load(name, path, dev, batch_size=batch_size)
         except (OSError, ValueError) as err:
@@ -337,15 +396,15 @@ def load_transformers(
         if tokenizer is not None:
             check_tokenizer(tokenizer, path)
         check_sentence_transformer_weights(getattr(scorer, "model", None), path)
-        return scorer
+        return _resolved(scorer, path)
     from transformers import AutoModel, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
     from lexprobe.gguf_models import as_pretrained_dir
 
-    gguf, path = path, as_pretrained_dir(path)  # a GGUF file: its de-quantised copy (made once, cached)
-    _load_config(path)
+    gguf, path = path, as_pretrained_dir(path, found.gguf)  # a GGUF file: its de-quantised copy (made once, cached)
+    config = found.config if found.config is not None and path == gguf else _load_config(path)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(path, use_fast=True, trust_remote_code=False)
+        tokenizer = AutoTokenizer.from_pretrained(path, use_fast=True, trust_remote_code=False, config=config)
     except (OSError, ValueError) as err:
         raise ModelError(f"cannot load the tokenizer of {path!r}: {str(err).splitlines()[0]}") from None
     if not getattr(tokenizer, "is_fast", False):
@@ -354,28 +413,35 @@ def load_transformers(
     if kind == "token":
         from lexprobe.scorers.token_embeddings import TokenEmbedder
 
-        model = _load_with_head(AutoModel, path, kind, dev, torch_dtype, attn, device_map)
+        model = _load_with_head(AutoModel, path, kind, dev, torch_dtype, attn, device_map, config)
         # a GGUF file's embedder is identified by the file (revision = its SHA-256), as its causal scorer is
         embedder = TokenEmbedder(name_or_path if name == DEFAULT_MODEL else name, model, tokenizer,
                                  input_device(model, dev), path=gguf, batch_size=batch_size,
-                                 fingerprint=model_files_fingerprint(gguf), **options)
-        _mark_gguf(embedder, gguf, path)
-        return embedder
+                                 fingerprint=model_files_fingerprint(gguf, resolved=True), **options)
+        _mark_gguf(embedder, gguf, path, found.gguf)
+        return _resolved(embedder, gguf)
     if kind == "masked":
         from lexprobe.scorers.masked import MaskedLMScorer
 
         if tokenizer.mask_token_id is None:
             raise ModelError(f"tokenizer of {path!r} has no mask token; it cannot be scored as a masked LM")
-        model = _load_with_head(AutoModelForMaskedLM, path, kind, dev, torch_dtype, attn, device_map)
-        return MaskedLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size)
+        model = _load_with_head(AutoModelForMaskedLM, path, kind, dev, torch_dtype, attn, device_map, config)
+        return _resolved(MaskedLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size), gguf)
     if kind == "causal":
         from lexprobe.scorers.causal import CausalLMScorer
 
-        model = _load_with_head(AutoModelForCausalLM, path, kind, dev, torch_dtype, attn, device_map)
+        model = _load_with_head(AutoModelForCausalLM, path, kind, dev, torch_dtype, attn, device_map, config)
         scorer = CausalLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size)
-        _mark_gguf(scorer, gguf, path)
-        return scorer
+        _mark_gguf(scorer, gguf, path, found.gguf)
+        return _resolved(scorer, gguf)
     raise ModelError(f"unknown kind {kind!r}")  # pragma: no cover
+
+
+def _resolved(scorer: Any, path: str) -> Any:
+    """``scorer`` remembering what its reference resolved to (``resolve_model_path``, run once by
+    ``inspect_model``), so the run record does not resolve it again."""
+    scorer.resolved_path = path
+    return scorer
 
 
 def check_sentence_transformer_weights(model, path: str) -> None:
@@ -398,17 +464,19 @@ def check_sentence_transformer_weights(model, path: str) -> None:
         del again
 
 
-def _mark_gguf(scorer, source: str, loaded: str) -> None:
-    """Results say the weights are a de-quantised GGUF file (``run.weights``) when ``source`` was one."""
+def _mark_gguf(scorer, source: str, loaded: str, fields: dict | None = None) -> None:
+    """Results say the weights are a de-quantised GGUF file (``run.weights``) when ``source`` was one
+    (``fields``: its header, read by ``inspect_model``)."""
     if source != loaded:
         from lexprobe.gguf_models import weights_record
 
-        scorer.weights = weights_record(source)
+        scorer.weights = weights_record(source, fields)
 
 
-def model_files_fingerprint(path: str) -> str:
-    """A cheap identity for cache keys: config contents and weight file sizes/mtimes."""
-    p = Path(resolve_model_path(path))
+def model_files_fingerprint(path: str, resolved: bool = False) -> str:
+    """A cheap identity for cache keys: config contents and weight file sizes/mtimes (``resolved``: ``path`` is
+    ``resolve_model_path``'s answer already)."""
+    p = Path(path if resolved else resolve_model_path(path))
     if not p.exists():
         return path
     parts = []
@@ -418,5 +486,52 @@ def model_files_fingerprint(path: str) -> str:
         parts.append(f"{f.relative_to(p) if p.is_dir() else f.name}:{st.st_size}:{int(st.st_mtime)}")
     return json.dumps(parts)
 
+
+
+
+# ---------------------------------------------------------------- the backends lexprobe ships: one line each
+def load_endpoint(reference: str, **options) -> Any:
+    """An OpenAI-compatible endpoint's scorer (``backends.openai_api``: httpx and torch, imported here)."""
+    from lexprobe.backends.openai_api import load
+
+    return load(reference, **options)
+
+
+def load_vllm(reference: str, **options) -> Any:
+    """vLLM in this process (``backends.vllm_local``: vLLM and torch, imported here)."""
+    from lexprobe.backends.vllm_local import load
+
+    return load(reference, **options)
+
+
+register_backend(Backend(
+    "openai", load_endpoint, is_endpoint, ("causal", "chat"), order=10,
+    offers="an OpenAI-compatible server (vLLM, SGLang, ...): with /v1/completions prompt log-probabilities, "
+           "every causal-LM method and ask-to-choose; a chat-only endpoint (--kind chat): ask-to-choose by "
+           "generation only",
+    takes=frozenset({"served_model", "tokenizer", "concurrency", "request_timeout", "served_dtype"}),
+    label="an OpenAI-compatible endpoint", form="http://HOST:PORT/v1",
+    foreign_hint="set it where the model is served, and drop it here",
+    refuses=((("batch_size", "auto"), "the server batches the requests itself, --batch-size auto searches the "
+              "memory of a device in this process: give the prompts per request (--batch-size N, default 8) or "
+              "drop it"),)))
+register_backend(Backend(
+    "vllm", load_vllm, is_vllm, ("causal",), order=20,
+    offers="vLLM in this process (--model vllm:PATH): every causal-LM method and ask-to-choose",
+    takes=frozenset({"device", "dtype", "tokenizer", "tensor_parallel_size"}),
+    label="a model run by vLLM in this process", form="vllm:PATH",
+    refuses=((("batch_size", "auto"), "vLLM batches the prompts itself, --batch-size auto searches the memory "
+              "of a device for transformers: give the prompts handed to vLLM at once (--batch-size N, default "
+              "256) or drop it"),)))
+register_backend(Backend(
+    "transformers", load_transformers, lambda reference: True,
+    ("masked", "causal", "embedding", "static", "token", "random"), order=100,
+    offers="models loaded in this process with transformers / sentence-transformers (safetensors or GGUF), "
+           "static vectors and the random baseline: every method of their kind",
+    takes=frozenset({"device", "dtype", "attn", "device_map"}),
+    label="a model loaded here with transformers", form="NAME_OR_PATH"))
+
+#: every kind a shipped backend makes, the catch-all's first (the CLI's choices of ``--kind``)
+KINDS = kinds()
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

@@ -447,12 +447,15 @@ class PathOption:
     outputs_inside: bool = False
 
 
-def guard(declared: list[PathOption]) -> None:
+def guard(declared: list[PathOption], checked: dict[str, Any] | None = None) -> None:
     """Every check a command's paths need, derived from their declarations, before any work:
     no output is an input (also through links), inside an input folder or inside the data directory; no two
     outputs are one file; inputs that exist
     are regular files or folders (a FIFO would hang the reader); output files are regular files
-    that can be written and whose derived names fit; output folders exist (created) and are writable."""
+    that can be written and whose derived names fit; output folders exist (created) and are writable.
+    ``checked``: input options an earlier guard of the same command checked, with their values: the same paths
+    are compared with the outputs, not checked again (``--model`` is checked once, by the command's
+    declared-path guard)."""
     from lexprobe.regular_files import require_regular
 
     outputs = {d.option: d.value for d in declared if d.kind in (OUTPUT, IMAGE, OUTPUT_DIR) and _paths(d.value)}
@@ -465,7 +468,8 @@ def guard(declared: list[PathOption]) -> None:
     for d in declared:
         for path in _paths(d.value):
             if d.kind == INPUT:
-                require_regular(path, f"pass a regular file as {d.option}")
+                if d.option not in (checked or {}) or (checked or {})[d.option] != d.value:
+                    require_regular(path, f"pass a regular file as {d.option}")
             elif d.kind == OUTPUT:
                 check_output_file(path, d.option)
             elif d.kind == IMAGE:

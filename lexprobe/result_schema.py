@@ -1,11 +1,12 @@
 """The shape of every lexprobe result file, field by field (after lm-eval's ``result_schema.py``).
 
 One top-level shape for every benchmark and method; ``report`` and ``compare`` read results
-only through ``load`` (which also upgrades files of schema 1) and the accessors below.
+only through ``load`` and the accessors below.
 
 ``schema_version`` (int)
-    2. Files without it are schema 1 (lexprobe before the Benchmark contract) and are upgraded
-    on load by their benchmark's ``upgrade``; any other version is refused in one line.
+    2. Files without it are schema 1 (lexprobe before the Benchmark contract): ``load`` refuses them in one
+    line naming the lexprobe that reads and upgrades them (``SCHEMA_1_READER``); any other version is
+    refused in one line.
 ``benchmark`` (str)
     The registry name: ``wdlmpro``, ``coda21``, ``senserank`` (the one name of command,
     package and results).
@@ -219,22 +220,22 @@ def _slice_problems(name: str, tree: Any, tasks: list, need_all: bool) -> list[s
     return out
 
 
-def upgrade(result: dict, where: str = "the result") -> dict:
-    """``result`` in schema 2: as it is, or upgraded from schema 1; other versions refused in one line."""
+#: the last lexprobe that reads schema-1 result files (and upgrades them to schema 2 on load)
+SCHEMA_1_READER = "lexprobe 0.1.0 (git 91d9b0c)"
+
+
+def check_version(result: dict, where: str = "the result") -> None:
+    """One line for a result this lexprobe does not read: schema 1 (the lexprobe that reads it named), or a
+    version other than ``SCHEMA_VERSION``."""
     version = result.get("schema_version", 1)
     if version == SCHEMA_VERSION:
-        return result
-    if version != 1:
-        raise DataError(f"{where} has result schema version {version!r}; this lexprobe reads versions 1 and "
-                        f"{SCHEMA_VERSION}: upgrade lexprobe or rerun the evaluation")
-    from lexprobe.benchmarks.registry import get
-
-    try:
-        bench = get(str(result.get("benchmark")))  # (an alias, e.g. coda, names its benchmark too)
-    except Exception:  # noqa: BLE001 - an unknown benchmark is the one-line error below
-        raise DataError(f"{where} is not a lexprobe result file (no known benchmark); pass the --out file of "
-                        "an `eval`") from None
-    return bench.upgrade(result)
+        return
+    if version == 1:
+        raise DataError(f"{where} is a schema-1 result (lexprobe before its result schema 2); {SCHEMA_1_READER} "
+                        "reads and upgrades it (`git checkout 91d9b0c && pip install .` in lexprobe's repository), "
+                        "or rerun the evaluation")
+    raise DataError(f"{where} has result schema version {version!r}; this lexprobe reads version {SCHEMA_VERSION}: "
+                    "upgrade lexprobe or rerun the evaluation")
 
 
 def looks_like_result(obj: Any) -> bool:
@@ -243,7 +244,7 @@ def looks_like_result(obj: Any) -> bool:
 
 
 def load(path: str | Path) -> dict:
-    """Read, upgrade and check one result file; the path is kept under ``_path``."""
+    """Read and check one result file (schema 2; ``check_version``); the path is kept under ``_path``."""
     from lexprobe.data.files import read_json
 
     path = Path(path)
@@ -252,11 +253,8 @@ def load(path: str | Path) -> dict:
     raw = read_json(path, "pass the --out file of an `eval`")
     if not looks_like_result(raw):
         raise DataError(f"{path} is not a lexprobe result file (no benchmark/metrics); pass the --out file of an `eval`")
-    try:
-        result = upgrade(raw, str(path))
-    except (KeyError, TypeError, AttributeError, ValueError) as err:
-        raise DataError(f"{path} is a damaged lexprobe result file ({type(err).__name__}: {err}); rerun the "
-                        "evaluation") from None
+    check_version(raw, str(path))
+    result = raw
     wrong = problems(result)
     if wrong:
         raise DataError(f"{path} is not a valid lexprobe result ({'; '.join(wrong[:3])}); rerun the evaluation")
@@ -319,6 +317,8 @@ def is_choose(result: dict) -> bool:
     """An ask-to-choose run, also when every item was skipped and so no reading was recorded."""
     return result.get("method") == "choose" or bool(result.get("readings"))
 
+
+# --- what only the benchmarks' schema-1 readers used (never called by ``load`` since #37; goes with the last of them)
 
 def v1_method_recipe(old: dict) -> tuple[str, str]:
     """(method, recipe) of a schema-1 result, from its ``config.protocol``."""

@@ -87,8 +87,9 @@ MODEL_OPTIONS_OF_RUN = tuple(o for o in MODEL_OPTIONS if o.flag and o.name not i
 
 def model_options(args) -> dict:
     """The model options given for ``--model`` (an option's CLI default counts as not given), checked against
-    the backend that runs it before any work; one line when given without ``--model``."""
-    from lexprobe.backends import backend_for
+    the backend that runs it before any work (``models.prepare_model``: parsed by argparse, not again); one
+    line when given without ``--model``."""
+    from lexprobe.models import prepare_model
 
     given = {o.name: getattr(args, o.name) for o in MODEL_OPTIONS_OF_RUN
              if getattr(args, o.name, None) not in (None, o.default)}
@@ -96,7 +97,7 @@ def model_options(args) -> dict:
         flags = ", ".join(str(o.flag) for o in MODEL_OPTIONS_OF_RUN if o.name in given)
         raise LexprobeError(f"{flags} apply to --model's model; pass --model, or drop them")
     if args.model is not None:
-        backend_for(args.model).check(args.model, **given)
+        prepare_model(args.model, parsed=True, **given)
     return given
 
 

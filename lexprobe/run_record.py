@@ -167,7 +167,9 @@ def _revision(scorer: Any, model: Any) -> str | None:
         return scorer.revision
     candidates = [getattr(scorer, "path", None)]
     name = getattr(scorer, "name", None)
-    if name:
+    if getattr(scorer, "resolved_path", None):  # what the loader resolved the reference to (models.inspect_model)
+        candidates.append(scorer.resolved_path)
+    elif name:
         try:
             from lexprobe.model_names import resolve_model_path
 

@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lexprobe.benchmarks.evaluate import evaluate  # noqa: E402
+from lexprobe.api import evaluate  # noqa: E402  (registers the shipped benchmarks)
 from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems  # noqa: E402
 from lexprobe.benchmarks.wdlmpro.dataset import default_dataset  # noqa: E402
 from lexprobe.models import load_scorer  # noqa: E402

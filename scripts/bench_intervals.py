@@ -10,7 +10,7 @@ import numpy as np
 import lexprobe.metrics.retrieval as R
 import lexprobe.stats.bootstrap as B
 from lexprobe.benchmarks.base import Records
-from lexprobe.benchmarks.registry import get
+from lexprobe.api import benchmark as get  # (registers the shipped benchmarks)
 rng = random.Random(0)
 recs = []
 for task in ("w2d", "d2w"):

@@ -36,7 +36,7 @@ from gguf_models import load_any  # noqa: E402
 
 from lexprobe.benchmarks.coda21.dataset import load_coda  # noqa: E402
 from lexprobe.benchmarks.coda21.config import CodaConfig  # noqa: E402
-from lexprobe.benchmarks.evaluate import evaluate  # noqa: E402
+from lexprobe.api import evaluate  # noqa: E402  (registers the shipped benchmarks)
 from lexprobe.metrics import alignment as al  # noqa: E402
 
 

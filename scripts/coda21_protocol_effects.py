@@ -18,7 +18,7 @@ import numpy as np
 from lexprobe.benchmarks.coda21.dataset import CodaData, load_coda
 from lexprobe.benchmarks.coda21.config import CodaConfig
 from lexprobe.benchmarks.coda21.likelihood import hide_target
-from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.api import evaluate  # (registers the shipped benchmarks)
 from lexprobe.models import load_scorer
 
 

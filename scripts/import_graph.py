@@ -5,10 +5,12 @@
 
 Every ``import`` / ``from ... import`` of a ``lexprobe`` module is an edge, also the ones
 inside functions (a deferred import still ties the two modules together: a cycle of
-deferred imports is a cycle). Cycles are the strongly connected components with more
-than one module. An import is *upward* when it goes from a lower layer to a higher one
-(``LAYERS`` below: the foundations, then data and scorers, then the generic prompting
-code, then the benchmarks, then what loops over the benchmarks).
+deferred imports is a cycle), and so is every import by string: ``importlib.import_module("...")``,
+``__import__("...")`` and a ``"lexprobe.pkg.mod:attr"`` string (a registry entry imported later), which
+the report also lists. Cycles are the strongly connected components with more than one module. An import
+is *upward* when it goes from a lower layer to a higher one (``LAYERS`` below: the foundations, then data
+and models, then the contract and the generic prompting code, then the benchmarks, then what loops over the
+benchmarks); a module's layer is that of the longest prefix listed for it.
 """
 
 from __future__ import annotations
@@ -16,26 +18,31 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "lexprobe"
 
-#: (layer, module prefixes), lowest first; the first matching prefix (longest listed first) wins
+#: (layer, module prefixes), highest first; the longest matching prefix wins
 LAYERS = (
-    (4, ("lexprobe.cli", "lexprobe.run", "lexprobe.report", "lexprobe.human", "lexprobe.export", "lexprobe.__main__",
-         "lexprobe.check_endpoint")),
-    (3, ("lexprobe.benchmarks.wdlmpro", "lexprobe.benchmarks.coda21", "lexprobe.benchmarks.senserank")),
+    (4, ("lexprobe.cli", "lexprobe.run", "lexprobe.report", "lexprobe.human", "lexprobe.__main__",
+         "lexprobe.check_endpoint", "lexprobe.api",
+         "lexprobe.export")),
+    (3, ("lexprobe.benchmarks.wdlmpro", "lexprobe.benchmarks.coda21", "lexprobe.benchmarks.senserank",
+         "lexprobe.benchmarks.wsd", "lexprobe.benchmarks.shipped")),
     (2, ("lexprobe.benchmarks", "lexprobe.prompting", "lexprobe.cli_common", "lexprobe.result_schema",
-         "lexprobe.human.items", "lexprobe.human.score")),
-    # lexprobe.backends (the registry) and lexprobe.backends.options (torch-free) are foundations; the
-    # backends themselves and their HTTP client are layer 1
-    (1, ("lexprobe.data", "lexprobe.scorers", "lexprobe.backends.openai_api", "lexprobe.backends.vllm_local",
-         "lexprobe.backends.client", "lexprobe.backends.server_answers", "lexprobe.models",
-         "lexprobe.gguf_models")),
+         "lexprobe.core.human_items", "lexprobe.core.human_score")),
+    (1, ("lexprobe.data", "lexprobe.scorers", "lexprobe.backends", "lexprobe.models", "lexprobe.gguf_models",
+         "lexprobe.hub")),
     (0, ("lexprobe",)),
 )
+
+#: ``"lexprobe.pkg.mod:attr"``: a module named in a string, to be imported later
+TARGET_STRING = re.compile(r"^(lexprobe(?:\.[A-Za-z_][A-Za-z0-9_]*)*):[A-Za-z_][A-Za-z0-9_.]*$")
+#: calls that import the module their first argument names
+IMPORT_CALLS = ("import_module", "__import__")
 
 
 def module_name(path: Path) -> str:
@@ -56,12 +63,32 @@ def layer(module: str) -> int:
     return best[1] if best else 0
 
 
-def imports(path: Path, modules: set[str]) -> set[str]:
-    """The lexprobe modules ``path`` imports (a name imported from a package counts as its module)."""
+def string_imports(tree: ast.AST) -> list[str]:
+    """The modules ``tree`` imports by string: ``import_module("x")`` / ``__import__("x")`` with a literal, and
+    ``"x:attr"`` strings."""
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in IMPORT_CALLS:
+                out.append(node.args[0].value)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            match = TARGET_STRING.match(node.value)
+            if match:
+                out.append(match.group(1))
+    return out
+
+
+def imports(path: Path, modules: set[str], by_string: dict[str, set[str]] | None = None) -> set[str]:
+    """The lexprobe modules ``path`` imports (a name imported from a package counts as its module); those it
+    imports by string are also added to ``by_string[module]``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     here = module_name(path)
     package = here if path.name == "__init__.py" else here.rpartition(".")[0]
     out = set()
+    named: list[tuple[str, bool]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
@@ -73,19 +100,23 @@ def imports(path: Path, modules: set[str]) -> set[str]:
             names = [f"{base}.{a.name}" for a in node.names] + [base]
         else:
             continue
-        for name in names:
-            while name and name not in modules:
-                name = name.rpartition(".")[0]
-            if name and name != here and name.startswith("lexprobe"):
-                out.add(name)
+        named += [(n, False) for n in names]
+    named += [(n, True) for n in string_imports(tree)]
+    for name, as_string in named:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        if name and name != here and name.startswith("lexprobe"):
+            out.add(name)
+            if as_string and by_string is not None:
+                by_string.setdefault(here, set()).add(name)
     # "from lexprobe.x import y" adds both lexprobe.x.y (when a module) and lexprobe.x: keep the deepest
     return {m for m in out if not any(o.startswith(m + ".") for o in out) or (PACKAGE.parent / (m.replace(".", "/") + ".py")).exists()}
 
 
-def graph() -> tuple[dict[str, set[str]], dict[str, int]]:
+def graph(by_string: dict[str, set[str]] | None = None) -> tuple[dict[str, set[str]], dict[str, int]]:
     files = sorted(PACKAGE.rglob("*.py"))
     modules = {module_name(f) for f in files}
-    edges = {module_name(f): imports(f, modules) for f in files}
+    edges = {module_name(f): imports(f, modules, by_string) for f in files}
     sizes = {module_name(f): len(f.read_text(encoding="utf-8").splitlines()) for f in files}
     return edges, sizes
 
@@ -133,11 +164,13 @@ def upward(edges: dict[str, set[str]]) -> list[tuple[str, str]]:
 
 
 def summary(top: int = 10) -> dict:
-    edges, sizes = graph()
+    by_string: dict[str, set[str]] = {}
+    edges, sizes = graph(by_string)
     lines = sorted(sizes.values())
     return {
         "modules": len(edges),
         "edges": sum(len(t) for t in edges.values()),
+        "string_imports": [f"{a} -> {b}" for a in sorted(by_string) for b in sorted(by_string[a])],
         "cycles": cycles(edges),
         "upward": [f"{a} -> {b}" for a, b in upward(edges)],
         "largest": [f"{m} ({n})" for m, n in sorted(sizes.items(), key=lambda kv: -kv[1])[:top]],
@@ -155,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(s, indent=1))
         return 0
     print(f"{s['modules']} modules, {s['edges']} import edges, median {s['median_lines']} lines per module")
+    print(f"string imports ({len(s['string_imports'])}, counted as edges):")
+    for u in s["string_imports"]:
+        print("  " + u)
     print(f"cycles ({len(s['cycles'])}):")
     for c in s["cycles"]:
         print("  " + " <-> ".join(c))

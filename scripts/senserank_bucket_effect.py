@@ -21,7 +21,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default="semcor")
     ap.add_argument("--path")
-    ap.add_argument("--recipe", "--protocol", dest="recipe", default="paper", choices=("paper", "authors"))
+    ap.add_argument("--recipe", default="paper", choices=("paper", "authors"))
     args = ap.parse_args()
     cfg = SenseConfig(corpus=args.corpus, path=args.path, recipe=args.recipe)
     database, queries, info = select_instances(load_instances(cfg), cfg)

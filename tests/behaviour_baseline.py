@@ -75,15 +75,15 @@ def runs(models: dict[str, str], inputs: dict[str, str]) -> dict[str, list[str]]
         out[f"coda-{m}"] = ["coda", "eval", "--data", inputs["coda"], "--model", models[m], *cpu]
         out[f"senserank-{m}"] = ["senserank", "eval", "--corpus", "semcor", "--path", inputs["semcor"],
                                  "--max-instances", str(SENSE_INSTANCES), "--model", models[m], *cpu]
-    out["wdlmpro-bert-authors"] = out["wdlmpro-bert"] + ["--protocol", "authors"]
-    out["wdlmpro-gpt2-authors"] = out["wdlmpro-gpt2"] + ["--protocol", "authors"]
-    out["coda-gpt2-authors"] = out["coda-gpt2"] + ["--protocol", "authors"]
+    out["wdlmpro-bert-authors"] = out["wdlmpro-bert"] + ["--recipe", "authors"]
+    out["wdlmpro-gpt2-authors"] = out["wdlmpro-gpt2"] + ["--recipe", "authors"]
+    out["coda-gpt2-authors"] = out["coda-gpt2"] + ["--recipe", "authors"]
     out["coda-bert-none"] = out["coda-bert"] + ["--align", "none", "--pll", "word-l2r"]
-    out["senserank-bert-authors"] = out["senserank-bert"] + ["--protocol", "authors"]
+    out["senserank-bert-authors"] = out["senserank-bert"] + ["--recipe", "authors"]
     out["senserank-bert-layers"] = out["senserank-bert"] + ["--layers", "all"]
-    out["wdlmpro-llama-choose"] = out["wdlmpro-llama"] + ["--protocol", "choose", "--permutations", "2",
+    out["wdlmpro-llama-choose"] = out["wdlmpro-llama"] + ["--method", "choose", "--permutations", "2",
                                                           "--max-candidates", "4"]
-    out["coda-llama-choose"] = out["coda-llama"] + ["--protocol", "choose", "--permutations", "2"]
+    out["coda-llama-choose"] = out["coda-llama"] + ["--method", "choose", "--permutations", "2"]
     return out
 
 
@@ -150,18 +150,16 @@ def run_cli(argv: list[str], out: Path) -> dict:
     return json.loads(out.read_text(encoding="utf-8"))
 
 
-#: what is compared of a schema-2 result (the fixture is upgraded to schema 2 first)
+#: what is compared of a schema-2 result (the fixture's entries recorded in schema 1 were upgraded once, by
+#: lexprobe 0.1.0's schema-1 reader, when #37 removed it: the refactor changed the layout of results, not their
+#: values)
 COMPARED = ("tasks", "method", "recipe", "readings", "metrics", "baselines", "breakdowns", "counts", "skipped",
             "instances", "sweep")
 
 
 def compared(result: dict) -> dict:
-    """The numbers and per-unit records of a result in schema 2 (a fixture entry is upgraded first:
-    the refactor changed the layout of results, not their values)."""
-    from lexprobe.result_schema import upgrade
-
-    if result.get("schema_version") != 2:
-        result = upgrade(json.loads(json.dumps(result)))
+    """The numbers and per-unit records of a result in schema 2."""
+    assert result.get("schema_version") == 2, "a schema-2 result or fixture entry"
     return json.loads(json.dumps({k: result[k] for k in COMPARED if k in result}))
 
 

@@ -1,6 +1,7 @@
 """Shared fixtures: tiny offline models, the bundled MiniLM, the shared data folder.
 
-Data plumbing: every test gets an empty data directory (``LEXPROBE_DATA``) and no test
+Every shipped benchmark is registered (``lexprobe.api``, as a script would), so tests look benchmarks up by
+name. Data plumbing: every test gets an empty data directory (``LEXPROBE_DATA``) and no test
 reaches the internet (HTTP(S) proxies point at a closed local port; localhost is
 exempt, for the tests' own HTTP servers). ``shared_data`` is the folder of real
 corpora beside the clone, or ``LEXPROBE_TEST_SHARED_DATA`` (tests may read its files directly;
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import lexprobe.api  # noqa: F401  (registers the shipped benchmarks)
 from tests.optional import SHARED_DATA, SHARED_DATA_HINT
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

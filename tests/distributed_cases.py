@@ -176,6 +176,7 @@ def _failing(fn, after: int):
 
 
 def main(spec_path: str) -> int:
+    import lexprobe.api  # noqa: F401  (registers the shipped benchmarks, as a script does)
     from lexprobe.distributed import context
 
     spec = json.loads(Path(spec_path).read_text(encoding="utf-8"))

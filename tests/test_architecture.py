@@ -80,7 +80,7 @@ def test_every_hook_the_add_a_benchmark_recipe_names_exists():
                and n not in {"option", "nested", "run_units", "make_item_set", "stem", "upgrade"}]
     assert missing == []
     for n in {"option", "nested", "run_units", "make_item_set"} & set(hooks):
-        from lexprobe.human import items
+        from lexprobe.core import human_items as items
 
         assert any(hasattr(m, n) for m in (base, distributed, items)), n
 
@@ -101,3 +101,30 @@ def test_the_toy_benchmark_follows_the_recipe_from_its_own_module():
     for hook in ("unit_values", "baseline_values", "load_items", "human_item_set", "human_results", "default_run"):
         assert getattr(type(toy), hook) is not getattr(Benchmark, hook, None), hook  # the toy's own
     assert "run_units" in (REPO / "tests" / "toy_benchmark.py").read_text(encoding="utf-8")
+
+
+def _import_graph():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("import_graph", REPO / "scripts" / "import_graph.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def test_the_import_graph_has_no_cycle_no_upward_and_no_string_import():
+    """#37 item 4: the registries are filled by literal imports from above (``benchmarks.shipped``, the backends
+    registered in ``models``), so the graph, string imports included, has no cycle and no upward edge."""
+    summary = _import_graph().summary()
+    assert summary["string_imports"] == [] and summary["cycles"] == [] and summary["upward"] == [], summary
+
+
+def test_the_import_graph_sees_imports_by_string():
+    """What the graph counts as an import by string: a literal ``import_module``/``__import__`` argument and a
+    ``"lexprobe.pkg.mod:attr"`` registry entry (before #37 the registries hid their upward edges this way)."""
+    import ast
+
+    code = ('import importlib\nimportlib.import_module("lexprobe.run")\n__import__("lexprobe.cli")\n'
+            'TABLE = {"x": "lexprobe.benchmarks.wsd.benchmark:Wsd", "y": "not:a target", "z": "lexprobe.models"}\n')
+    assert _import_graph().string_imports(ast.parse(code)) == ["lexprobe.run", "lexprobe.cli",
+                                                               "lexprobe.benchmarks.wsd.benchmark"]

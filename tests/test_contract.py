@@ -195,14 +195,13 @@ def test_senserank_takes_batch_size_auto_and_dtype_auto_as_the_other_benchmarks(
     assert embedder.model.dtype == resolve_dtype("auto", pick_device("cpu"))
 
 
-def test_protocol_is_a_deprecated_alias(tmp_path, inputs, capsys):
-    result = _cli(["coda", "eval", "--data", inputs["coda"], "--model", "random", "--protocol", "authors"],
-                  tmp_path / "a.json")
-    assert result["recipe"] == "authors" and result["method"] == "likelihood"
-    assert "--protocol is deprecated; use --recipe authors" in capsys.readouterr().err
-    chosen = _cli(["coda", "eval", "--data", inputs["coda"], "--model", "random", "--protocol", "paper"],
-                  tmp_path / "b.json")
-    assert chosen["recipe"] == "paper" and "use --recipe paper" in capsys.readouterr().err
+def test_the_deprecated_protocol_option_is_gone(tmp_path, inputs, capsys):
+    """``--protocol`` (the alias of --recipe / --method choose until #37) is an unknown option now: exit 2."""
+    with pytest.raises(SystemExit) as parser_exit:
+        main(["coda", "eval", "--data", inputs["coda"], "--model", "random", "--protocol", "authors",
+              "--out", str(tmp_path / "a.json")])
+    assert parser_exit.value.code == 2 and "unrecognized arguments: --protocol" in capsys.readouterr().err
+    assert not (tmp_path / "a.json").exists()
 
 
 def test_method_options_with_another_method_are_an_error(tmp_path, inputs, capsys):
@@ -277,16 +276,27 @@ def test_method_and_recipe_are_in_the_resume_key(inputs):
     assert keys[0]["items"] == keys[1]["items"] and keys[0]["options"]["config"]["recipe"] == "paper"
 
 
-def test_schema_1_files_load_and_unknown_versions_are_refused(tmp_path):
-    fixture = json.loads((Path(__file__).with_name("behaviour_baseline.json")).read_text(encoding="utf-8"))
-    old = dict(fixture["coda-random"], model={"name": "random", "kind": "random"})
+#: a result file of schema 1 (lexprobe before its result schema 2): a WDLMPro run as it was written
+SCHEMA_1 = {"benchmark": "wdlmpro", "model": "random", "task": ["w2d"], "config": {"protocol": "paper"},
+            "metrics": {"w2d": {"all": {"p_at_1": 0.5, "rank_score": 0.7, "n": 2}}},
+            "random_baseline": {"w2d": {"all": {"p_at_1": 0.25, "n": 2}}}, "run": {"seed": 0},
+            "instances": [{"task": "w2d", "target": "a.v.01", "pos": "v", "gold_rank": 1, "rank_score": 1.0}]}
+
+
+def test_schema_1_files_name_the_lexprobe_that_reads_them_and_unknown_versions_are_refused(tmp_path, capsys):
+    """#37: the schema-1 reader went; such a file is one line naming lexprobe 0.1.0 (git 91d9b0c), which reads and
+    upgrades it, in ``load``, ``report`` and ``compare`` alike."""
     path = tmp_path / "old.json"
-    path.write_text(json.dumps(old), encoding="utf-8")
-    loaded = result_schema.load(path)
-    assert loaded["schema_version"] == 2 and loaded["tasks"] == ["alignment"]
-    assert loaded["metrics"]["alignment"]["all"]["accuracy"] == old["metrics"]["both"]["accuracy"]
-    assert loaded["baselines"]["random"]["alignment"]["all"]["accuracy"] == old["metrics"]["both"]["random_baseline"]
-    path.write_text(json.dumps(dict(old, schema_version=7)), encoding="utf-8")
+    path.write_text(json.dumps(SCHEMA_1), encoding="utf-8")
+    with pytest.raises(DataError, match=r"old.json is a schema-1 result .*lexprobe 0\.1\.0 \(git 91d9b0c\) reads and "
+                                        r"upgrades it") as err:
+        result_schema.load(path)
+    assert "\n" not in str(err.value) and "rerun the evaluation" in str(err.value)
+    for argv in (["report", str(path), "--out", str(tmp_path / "rep")], ["compare", str(path), str(path)]):
+        assert main(argv) == 2
+        printed = capsys.readouterr().err
+        assert printed.count("\n") == 1 and "lexprobe 0.1.0 (git 91d9b0c)" in printed, printed
+    path.write_text(json.dumps(dict(SCHEMA_1, schema_version=7)), encoding="utf-8")
     with pytest.raises(DataError, match="schema version 7") as err:
         result_schema.load(path)
     assert "\n" not in str(err.value)
@@ -296,7 +306,9 @@ def test_schema_1_files_load_and_unknown_versions_are_refused(tmp_path):
 
 @pytest.fixture()
 def toy(monkeypatch):
-    monkeypatch.setitem(registry.REGISTRY, "toy", "tests.toy_benchmark:Toy")  # the one registry line
+    from tests.toy_benchmark import Toy
+
+    monkeypatch.setitem(registry.REGISTRY, "toy", Toy())  # the one registry line (benchmarks.shipped's list)
     return registry.get("toy")
 
 
@@ -332,8 +344,8 @@ def test_a_fourth_benchmark_declares_its_main_job_parts(toy, tmp_path, monkeypat
 def test_a_fourth_benchmark_has_human_items_and_a_template_field(toy, tmp_path):
     """The toy's human items go through the answer store's checks and score to results ``report`` reads, and
     its template field ships and loads from a ``--template`` file: no generic module names the toy."""
-    from lexprobe.human.items import public_items
-    from lexprobe.human.score import POOLED, results_for
+    from lexprobe.core.human_items import public_items
+    from lexprobe.core.human_score import POOLED, results_for
     from lexprobe.human.store import AnswerStore
     from lexprobe.prompting.templates import SHIPPED, load_template
 

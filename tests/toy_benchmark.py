@@ -185,7 +185,7 @@ class Toy(Benchmark):
     human_item_kind = "choice"
 
     def human_item_set(self, args):
-        from lexprobe.human.items import groups_digest, make_item_set
+        from lexprobe.core.human_items import groups_digest, make_item_set
 
         items = []
         for n, (word, definitions) in enumerate(ITEMS):
@@ -198,7 +198,7 @@ class Toy(Benchmark):
         return make_item_set("toy", "all", 0, items, {"pick": groups_digest([w for w, _ in ITEMS])})
 
     def human_results(self, item_set, answers):
-        from lexprobe.human.score import finish_person_result, person_config, person_model, who
+        from lexprobe.core.human_score import finish_person_result, person_config, person_model, who
         from lexprobe.result_schema import new_result
 
         items = {it["id"]: it for it in item_set["items"]}

@@ -177,12 +177,14 @@ def check_value(option: ModelOption, value: Any) -> Any:
 
 
 def check_options(backend: Any, reference: str, kind: str | None, options: dict[str, Any],
-                  registry: Iterable[Any] = ()) -> dict[str, Any]:
+                  registry: Iterable[Any] = (), parsed: bool = False) -> dict[str, Any]:
     """The options ``backend`` is given, checked: each value by its declaration; an option the backend does
     not take refused in one line naming its flag and the backends that do (its CLI default, or None, is
-    dropped instead: the CLI always passes ``--device auto``). Options not declared here go to the loader
-    as they are (``layer``, ``max_length``, ... of ``--kind token``: the loader refuses what it does not take).
-    ``registry``: every backend, to name the ones that take a refused option."""
+    dropped instead: the CLI always passes ``--device auto``); a value the backend refuses
+    (``Backend.refuses``) in one line saying why. Options not declared here go to the loader as they are
+    (``layer``, ``max_length``, ... of ``--kind token``: the loader refuses what it does not take).
+    ``registry``: every backend, to name the ones that take a refused option. ``parsed``: the values are the
+    command line's, already parsed by their declarations (argparse ran each checker): not parsed again."""
     kind = kind or backend.kinds[0]
     out: dict[str, Any] = {}
     for name, value in options.items():
@@ -195,7 +197,8 @@ def check_options(backend: Any, reference: str, kind: str | None, options: dict[
             if taken:
                 out[name] = value
             continue
-        value = check_value(option, value)
+        if not parsed:
+            value = check_value(option, value)
         if not taken:
             takers = [b for b in registry if name in b.takes]
             where = " and to ".join(f"{b.label} (--model {b.form})" for b in takers) or "no backend"
@@ -205,5 +208,8 @@ def check_options(backend: Any, reference: str, kind: str | None, options: dict[
             raise ModelError(f"{option.spelled(value)} applies to --kind {' or '.join(option.kinds)}, not to "
                              f"--kind {kind} of {backend.label} (--model {reference}"
                              + (f"; {option.kinds_why}" if option.kinds_why else "") + f"): drop {option.flag}")
+        why = dict(backend.refuses).get((name, value))
+        if why is not None:
+            raise ModelError(f"{option.spelled(value)} does not apply to {backend.label} (--model {reference}): {why}")
         out[name] = value
     return out

@@ -117,39 +117,32 @@ def nested(cls: type, help: str = "", method: str | None = None) -> Any:
 
 def recorded(config: Any) -> dict:
     """The config as the result records it: every field with ``record`` (nested ones as dicts)."""
-    out = {}
-    for f in dataclasses.fields(config):
-        if not f.metadata.get("record", True):
-            continue
-        value = getattr(config, f.name)
-        out[f.name] = recorded(value) if dataclasses.is_dataclass(value) else _plain(value)
-    return out
+    from lexprobe.benchmarks.options import values
+
+    return {f.name: recorded(value) if dataclasses.is_dataclass(value) else _plain(value)
+            for f, value in values(config) if f.record}
 
 
 def key_options(config: Any) -> dict:
     """The config fields that change scores (``key``), for the resume key."""
-    out = {}
-    for f in dataclasses.fields(config):
-        if not f.metadata.get("key", True):
-            continue
-        value = getattr(config, f.name)
-        out[f.name] = key_options(value) if dataclasses.is_dataclass(value) else _plain(value)
-    return out
+    from lexprobe.benchmarks.options import values
+
+    return {f.name: key_options(value) if dataclasses.is_dataclass(value) else _plain(value)
+            for f, value in values(config) if f.key}
 
 
 def declared_paths(config: Any) -> list:
     """The config's path options with their values (``option(path=...)``, nested groups too), as
     ``outputs.PathOption``s: what ``outputs.guard`` checks and ``evaluate`` keeps from being overwritten."""
+    from lexprobe.benchmarks.options import values
     from lexprobe.outputs import PathOption
 
     out = []
-    for f in dataclasses.fields(config):
-        value = getattr(config, f.name)
-        if f.metadata.get("nested"):
+    for f, value in values(config):
+        if f.group is not None:
             out += declared_paths(value)
-        elif f.metadata.get("path"):
-            out.append(PathOption(f.metadata.get("flag") or "--" + f.name.replace("_", "-"), f.metadata["path"],
-                                  value))
+        elif f.path:
+            out.append(PathOption(f.flag, f.path, value))
     return out
 
 
@@ -332,11 +325,6 @@ class Benchmark(ABC):
 
     #: what a "failure" is on the report's items page (its "failures only" filter), in one sentence
     failure_note: ClassVar[str] = ""
-
-    def upgrade(self, legacy: dict) -> dict:
-        """A result file of schema 1 (lexprobe before the Benchmark contract) in schema 2: only for reading old
-        files (``result_schema.load``); a method returns ``Records``."""
-        raise LexprobeError(f"{self.meta.name} has no schema-1 result files to read")
 
     # --- records in, sections out (``evaluate``) --------------------------------------------
     def sections(self, records: Records, method: str, config: dict) -> dict:

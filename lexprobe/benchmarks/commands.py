@@ -14,7 +14,7 @@ from typing import Any
 
 def register_benchmark(sub: Any, bench: Any) -> None:
     """The benchmark's command (and its aliases), its ``eval`` and its other commands."""
-    from lexprobe.benchmarks.options import PROTOCOL_ALIASES, add_options, add_protocol_alias
+    from lexprobe.benchmarks.options import add_options
     from lexprobe.cli_common import add_model_args, add_overwrite_arg, path_arg
     from lexprobe.outputs import OUTPUT
 
@@ -25,8 +25,6 @@ def register_benchmark(sub: Any, bench: Any) -> None:
     e = bsub.add_parser("eval", help=f"evaluate a model on {meta.title}")
     add_model_args(e, seed=False)
     add_options(e, bench.Config)
-    # the deprecated --protocol names only what it named before (--method ask has no alias)
-    add_protocol_alias(e, tuple(n for n in (*bench.recipes, *bench.methods) if n in PROTOCOL_ALIASES))
     path_arg(e, "--out", kind=OUTPUT, required=True, help="result JSON file (required)")
     e.add_argument("--no-instances", action="store_true", help="leave per-instance records out of the result file")
     add_overwrite_arg(e)
@@ -37,16 +35,17 @@ def register_benchmark(sub: Any, bench: Any) -> None:
 def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
     from lexprobe.benchmarks.evaluate import check_paths, refuse_replacing
     from lexprobe.benchmarks.options import config_from_args
-    from lexprobe.cli_common import check_model_args
+    from lexprobe.cli_common import check_model_args, guarded
     from lexprobe.outputs import output_lock
 
     config = config_from_args(bench.Config, args)
     bench.method(config.method)
     bench.recipe(config.recipe)
     bench.check_config(config)
-    check_model_args(args, prefer=bench.meta.load_as, seed=getattr(config, "seed", 0))
+    check_model_args(args, prefer=bench.prefers(config.method), seed=getattr(config, "seed", 0))  # prepared once
     config = bench.resolve_data(config)
-    out = check_paths(bench, args.out, config, args.model, {"--tokenizer": args.tokenizer})  # --template too
+    # --template too; the inputs the command's declared-path guard checked are compared with the outputs only
+    out = check_paths(bench, args.out, config, args.model, {"--tokenizer": args.tokenizer}, checked=guarded(args))
     from lexprobe.hub import check_hub_name
 
     check_hub_name(args.model)  # a Hub name without a network: one line now, not after the data loads
@@ -63,7 +62,7 @@ def _eval(bench: Any, args: argparse.Namespace, config: Any, out: Any) -> int:
 
     items = bench.load_items(config)  # data and output errors before the (slow) model load
     context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
-    scorer = scorer_from_args(args, prefer=bench.prefers(config.method), seed=getattr(config, "seed", 0))
+    scorer = scorer_from_args(args)  # the model check_model_args prepared
     result = evaluate(bench, scorer, config, out, items=items, keep_instances=not args.no_instances,
                       overwrite=args.overwrite, model=args.model, items_from_config=True)
     if result is None:  # another rank than 0

@@ -122,18 +122,20 @@ def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, meth
     return result
 
 
-def check_paths(bench: Benchmark, out: str | Path, config: Any, model: Any, model_inputs: dict | None = None) -> Path:
+def check_paths(bench: Benchmark, out: str | Path, config: Any, model: Any, model_inputs: dict | None = None,
+                checked: dict[str, Any] | None = None) -> Path:
     """``outputs.guard`` on what a run writes (``bench.outputs``: ``--out``, a plot: no two the same file) and what
     it reads (the config's declared inputs, ``--template`` too, the model, and ``model_inputs``: the scorer's own
     local inputs, ``scorer_inputs``: ``--tokenizer``, a served model's local folder), then the benchmark's own
-    checks."""
+    checks. ``checked``: input options the command's declared-path guard checked already, with their values (the same
+    paths are compared with the outputs here, not checked again)."""
     from lexprobe.outputs import INPUT, OUTPUT, PathOption, guard
 
     out = Path(out)
     written = [PathOption(option, OUTPUT, paths) for option, paths in bench.outputs(out, config).items()]
     read = [PathOption(option, INPUT, value)
             for option, value in {**inputs(config), "--model": model, **(model_inputs or {})}.items()]
-    guard(written + read)
+    guard(written + read, checked or {})
     bench.check_outputs(out, config)
     return out
 

@@ -1,27 +1,55 @@
-"""CLI options derived from a benchmark's ``Config`` dataclass, and the config built back from them.
+"""A config class compiled once into its options: the CLI flags, the recorded config, the resume key, the
+declared paths and the checks all read the same ``FieldSpec``s.
 
-Every ``option(...)`` field becomes ``--field-name`` (``flag`` overrides), with its help,
-choices, type and default; booleans are flags; a ``nested(...)`` field becomes an
-argument group. ``config_from_args`` builds the same dataclass from the parsed
-arguments, so ``lexprobe <benchmark> eval`` and ``evaluate(benchmark, scorer, Config(...))``
-record the same config. ``--protocol`` survives as a deprecated alias of ``--recipe`` /
-``--method`` with a one-line notice.
+Every ``option(...)`` field of a benchmark's ``Config`` (``benchmarks.base.option``) becomes ``--field-name``
+(``flag`` overrides), with its help, choices, type and default; booleans are flags; a ``nested(...)`` field
+becomes an argument group. ``spec(cls)`` reads the dataclass's fields once (cached per class) and everything
+below reads the spec: ``add_options`` (the parser), ``config_from_args`` (the same dataclass back from the
+parsed arguments, so ``lexprobe <benchmark> eval`` and ``evaluate(benchmark, scorer, Config(...))`` record
+the same config), ``check_declared`` / ``check_method_options`` / ``check_nested_options`` (what the
+declarations refuse), ``eval_command`` (a config back to its command line), and ``base.recorded`` /
+``base.key_options`` / ``base.declared_paths`` (what a result records, what the resume key holds, what
+``outputs.guard`` checks).
+
+Why one compiled spec: the fields were walked with ``dataclasses.fields`` in nine places, each reading the
+declaration's metadata its own way (a default from a factory here, a flag spelled there); a declaration now
+means one thing everywhere.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
-from typing import Any
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable, Iterator
 
 from lexprobe.errors import LexprobeError
 
-PROTOCOL_ALIASES = {"paper": ("recipe", "paper"), "authors": ("recipe", "authors"), "choose": ("method", "choose")}
 
+@dataclass(frozen=True)
+class FieldSpec:
+    """One config field as every reader of options sees it (compiled from ``option(...)`` / ``nested(...)``)."""
 
-def _flag(f: dataclasses.Field) -> str:
-    return f.metadata.get("flag") or "--" + f.name.replace("_", "-")
+    name: str
+    flag: str  #: its CLI spelling (``--field-name`` unless declared)
+    help: str = ""
+    default: Any = None  #: the default value (a factory's, made once: config values are immutable)
+    choices: Any = None
+    argtype: Callable | None = None  #: argparse's ``type`` (the value's parser)
+    nargs: str | None = None
+    required: bool = False
+    cli: bool = True  #: offered on the command line
+    record: bool = True  #: written to the result's ``config``
+    key: bool = True  #: part of the resume key (only what is recorded)
+    methods: tuple[str, ...] = ()  #: the methods it belongs to; (): every method
+    path: str | None = None  #: ``outputs.INPUT`` / ``OUTPUT`` / ``IMAGE`` / ``OUTPUT_DIR``
+    names_data: bool = False  #: names the data to load (not checked against ``choices`` for given items)
+    group: type | None = None  #: a ``nested`` option group: its dataclass (``spec(group)`` its fields)
+
+    def applies(self, method: str | None) -> bool:
+        """Whether the field belongs to ``method`` (``option(method=...)``)."""
+        return not self.methods or method in self.methods
 
 
 def _default(f: dataclasses.Field) -> Any:
@@ -32,101 +60,98 @@ def _default(f: dataclasses.Field) -> Any:
     return None
 
 
-def add_options(parser: argparse.ArgumentParser, cls: type, title: str | None = None) -> None:
-    """Arguments for every CLI field of ``cls`` (recursively for nested option groups)."""
-    target: Any = parser.add_argument_group(title) if title else parser
+@lru_cache(maxsize=None)
+def spec(cls: Any) -> tuple[FieldSpec, ...]:
+    """The fields of the config dataclass ``cls``, compiled once (the one reading of its declarations)."""
+    out = []
     for f in dataclasses.fields(cls):
         md = f.metadata
-        if md.get("nested"):
-            add_options(parser, md["nested"], md.get("help") or f.name)
+        owner = md.get("method")
+        out.append(FieldSpec(
+            name=f.name, flag=md.get("flag") or "--" + f.name.replace("_", "-"), help=md.get("help") or "",
+            default=_default(f), choices=md.get("choices"), argtype=md.get("type"), nargs=md.get("nargs"),
+            required=bool(md.get("required")), cli=md.get("cli") is not False, record=md.get("record", True),
+            key=md.get("key", True), methods=() if owner is None else ((owner,) if isinstance(owner, str) else tuple(owner)),
+            path=md.get("path"), names_data=bool(md.get("names_data")), group=md.get("nested")))
+    return tuple(out)
+
+
+def values(config: Any) -> Iterator[tuple[FieldSpec, Any]]:
+    """(field, value) of every field of ``config``, in declaration order."""
+    for f in spec(config.__class__):
+        yield f, getattr(config, f.name)
+
+
+def field_named(cls: type, name: str) -> FieldSpec | None:
+    return next((f for f in spec(cls) if f.name == name), None)
+
+
+def add_options(parser: argparse.ArgumentParser, cls: type, title: str | None = None) -> None:
+    """Arguments for every CLI field of ``cls`` (an argument group for each nested option group)."""
+    target: Any = parser.add_argument_group(title) if title else parser
+    for f in spec(cls):
+        if f.group is not None:
+            add_options(parser, f.group, f.help or f.name)
             continue
-        if md.get("cli") is False:
+        if not f.cli:
             continue
-        default = _default(f)
-        kwargs: dict[str, Any] = {"dest": f.name, "help": md.get("help") or ""}
-        if isinstance(default, bool) and md.get("type") is None:
-            kwargs.update(action="store_true", default=default)
+        kwargs: dict[str, Any] = {"dest": f.name, "help": f.help, "default": f.default}
+        if isinstance(f.default, bool) and f.argtype is None:
+            kwargs["action"] = "store_true"
         else:
-            kwargs.update(default=default)
-            if md.get("type") is not None:
-                kwargs["type"] = md["type"]
-            if md.get("choices") is not None:
-                kwargs["choices"] = md["choices"]
-            if md.get("nargs"):
-                kwargs["nargs"] = md["nargs"]
-            if md.get("required"):
+            kwargs.update({k: v for k, v in (("type", f.argtype), ("choices", f.choices), ("nargs", f.nargs))
+                           if v is not None})
+            if f.required:
                 kwargs.update(required=True, default=None)
-        action = target.add_argument(_flag(f), **kwargs)
-        if md.get("path"):  # declared once, in the field: checked by ``outputs.guard`` before the command runs
+        action = target.add_argument(f.flag, **kwargs)
+        if f.path:  # declared once, in the field: checked by ``outputs.guard`` before the command runs
             from lexprobe.cli_common import declare_path
 
-            declare_path(parser, action, md["path"])
-
-
-def add_protocol_alias(parser: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
-    parser.add_argument("--protocol", choices=choices, default=None,
-                        help="deprecated: --protocol paper|authors is --recipe, --protocol choose is --method choose")
+            declare_path(parser, action, f.path)
 
 
 def config_from_args(cls: type, args: argparse.Namespace) -> Any:
-    """The ``cls`` instance the parsed arguments describe (``--protocol`` mapped, with a notice)."""
-    protocol = getattr(args, "protocol", None)
-    if protocol is not None:
-        field_name, value = PROTOCOL_ALIASES[protocol]
-        print(f"lexprobe: --protocol is deprecated; use --{field_name} {value}", file=sys.stderr)
-        setattr(args, field_name, value)
+    """The ``cls`` instance the parsed arguments describe, its method's options checked."""
     config = _build(cls, args)
     check_method_options(config)
     check_nested_options(config)
     return config
 
 
+def _build(cls: type, args: argparse.Namespace) -> Any:
+    built = {}
+    for f in spec(cls):
+        if f.group is not None:
+            built[f.name] = _build(f.group, args)
+        elif f.cli and hasattr(args, f.name):
+            value = getattr(args, f.name)
+            built[f.name] = tuple(value) if isinstance(value, list) else value
+    return cls(**built)
+
+
 def check_nested_options(config: Any) -> None:
     """The chosen method's option group checks itself (e.g. ``--template``) before data or model load."""
     method = getattr(config, "method", None)
-    for f in dataclasses.fields(config):
-        if f.metadata.get("nested") and applies(f, method):
-            check = getattr(getattr(config, f.name), "check", None)
+    for f, value in values(config):
+        if f.group is not None and f.applies(method):
+            check = getattr(value, "check", None)
             if callable(check):
                 check()
-
-
-def _build(cls: type, args: argparse.Namespace) -> Any:
-    values = {}
-    for f in dataclasses.fields(cls):
-        if f.metadata.get("nested"):
-            values[f.name] = _build(f.metadata["nested"], args)
-        elif f.metadata.get("cli") is not False and hasattr(args, f.name):
-            value = getattr(args, f.name)
-            values[f.name] = tuple(value) if isinstance(value, list) else value
-    return cls(**values)
-
-
-def owners(f: dataclasses.Field) -> tuple[str, ...]:
-    """The methods a config field belongs to (``option(method=...)``); () for every method."""
-    owner = f.metadata.get("method")
-    return () if owner is None else ((owner,) if isinstance(owner, str) else tuple(owner))
-
-
-def applies(f: dataclasses.Field, method: str | None) -> bool:
-    return not owners(f) or method in owners(f)
 
 
 def check_method_options(config: Any) -> None:
     """Options of another method than the chosen one, changed from their defaults: one-line error."""
     method = getattr(config, "method", None)
-    for f in dataclasses.fields(config):
-        if applies(f, method):
+    for f, value in values(config):
+        if f.applies(method):
             continue
-        methods = owners(f)
-        value = getattr(config, f.name)
-        if f.metadata.get("nested"):
-            changed = [_flag(g) for g in dataclasses.fields(value) if getattr(value, g.name) != _default(g)]
+        if f.group is not None:
+            changed = [g.flag for g, inner in values(value) if inner != g.default]
         else:
-            changed = [_flag(f)] if value != _default(f) else []
+            changed = [f.flag] if value != f.default else []
         if changed:
-            raise LexprobeError(f"{', '.join(changed)} only apply with --method {' or '.join(methods)}; "
-                                f"add {'it' if len(methods) == 1 else 'one of them'} or drop them")
+            raise LexprobeError(f"{', '.join(changed)} only apply with --method {' or '.join(f.methods)}; "
+                                f"add {'it' if len(f.methods) == 1 else 'one of them'} or drop them")
 
 
 def check_declared(config: Any, items_given: bool = False) -> None:
@@ -138,24 +163,23 @@ def check_declared(config: Any, items_given: bool = False) -> None:
     benchmark re-checks its options by hand)."""
     from lexprobe.cli_common import non_negative_int, positive_int
 
-    for f in dataclasses.fields(config):
-        value, md = getattr(config, f.name), f.metadata
-        if dataclasses.is_dataclass(value):
+    for f, value in values(config):
+        if f.group is not None:
             check_declared(value, items_given)
             continue
-        choices = None if items_given and md.get("names_data") else md.get("choices")
+        choices = None if items_given and f.names_data else f.choices
         for v in (value if isinstance(value, tuple) else (value,)):
             if v is None and f.default is None:
                 continue
             if choices is not None and v not in choices:
-                raise LexprobeError(f"unknown {_flag(f)} {v!r}; use {', '.join(map(str, choices))}")
-            if md.get("type") in (positive_int, non_negative_int):
+                raise LexprobeError(f"unknown {f.flag} {v!r}; use {', '.join(map(str, choices))}")
+            if f.argtype in (positive_int, non_negative_int):
                 try:
                     if isinstance(v, bool) or not isinstance(v, int):
                         raise argparse.ArgumentTypeError(f"expected an integer, got {v!r}")
-                    md["type"](str(v))
+                    f.argtype(str(v))
                 except argparse.ArgumentTypeError as err:
-                    raise LexprobeError(f"{_flag(f)} {err}") from None
+                    raise LexprobeError(f"{f.flag} {err}") from None
 
 
 def eval_command(bench: Any, config: Any, model: str | None, kind: str | None, out: Any) -> str | None:
@@ -181,26 +205,25 @@ def eval_command(bench: Any, config: Any, model: str | None, kind: str | None, o
 
 def _changed_options(config: Any) -> list[str] | None:
     out: list[str] = []
-    for f in dataclasses.fields(config):
-        md, value = f.metadata, getattr(config, f.name)
-        if md.get("nested"):
+    for f, value in values(config):
+        if f.group is not None:
             inner = _changed_options(value)
             if inner is None:
                 return None
             out += inner
             continue
-        if value == _default(f) or md.get("record", True) is False:  # not recorded: changes nothing a result holds
+        if value == f.default or not f.record:  # not recorded: changes nothing a result holds
             continue
-        if md.get("path") not in (None, "input"):  # an output path: the command's own --out says where
+        if f.path not in (None, "input"):  # an output path: the command's own --out says where
             continue
-        if md.get("cli") is False:  # no option gives it: harmless only where it changes no score (a chunk size)
-            if md.get("key", True) is False:
+        if not f.cli:  # no option gives it: harmless only where it changes no score (a chunk size)
+            if not f.key:
                 continue
             return None
         if isinstance(value, bool):
-            out += [_flag(f)] if value else []
+            out += [f.flag] if value else []
         elif isinstance(value, (tuple, list)):
-            out += [_flag(f), *map(str, value)]
+            out += [f.flag, *map(str, value)]
         else:
-            out += [_flag(f), str(value)]
+            out += [f.flag, str(value)]
     return out

@@ -1,45 +1,54 @@
-"""The one list of benchmarks. ``cli``, ``run``, ``report``, ``compare`` and ``human`` loop over it.
+"""The benchmarks by name: what ``evaluate``, ``result_schema``, prompting, ``cli``, ``run``, ``report``,
+``compare`` and ``human`` look benchmarks up in.
 
-A benchmark is registered by one line, ``name: "module:Class"``; the module is imported
-only when the benchmark is used (and a benchmark module imports nothing heavy at its
-top, so ``lexprobe --help`` stays fast).
+Why a registry that the list fills: the contract and what reads a result by its benchmark's name sit below
+the benchmark packages, so they must not import them. ``benchmarks.shipped`` (above the packages) imports
+every shipped benchmark literally and registers it here; the CLI, ``lexprobe.api`` and the tests import that
+list. A Python caller that imports neither passes a ``Benchmark`` to ``evaluate`` (or imports ``lexprobe.api``);
+a name looked up before any benchmark is registered is one line saying so.
 """
 
 from __future__ import annotations
 
-import importlib
-from functools import lru_cache
+from typing import Any
 
 from lexprobe.errors import LexprobeError
 
-REGISTRY: dict[str, str] = {
-    "wdlmpro": "lexprobe.benchmarks.wdlmpro.benchmark:WDLMPro",
-    "coda21": "lexprobe.benchmarks.coda21.benchmark:CoDA21",
-    "senserank": "lexprobe.benchmarks.senserank.benchmark:SenseRank",
-    "wsd": "lexprobe.benchmarks.wsd.benchmark:Wsd",
-}
+#: name -> the benchmark (a ``benchmarks.base.Benchmark`` instance), in registration order
+REGISTRY: dict[str, Any] = {}
+
+
+def register_benchmark(bench: Any) -> Any:
+    """Add (or replace, by its ``meta.name``) a benchmark; returns it."""
+    REGISTRY[bench.meta.name] = bench
+    return bench
+
+
+def unregister_benchmark(name: str) -> None:
+    REGISTRY.pop(name, None)
+
+
+def _registered() -> dict[str, Any]:
+    if not REGISTRY:
+        raise LexprobeError("no benchmark is registered in this process: import lexprobe.api (or "
+                            "lexprobe.benchmarks.shipped), which registers lexprobe's benchmarks")
+    return REGISTRY
 
 
 def names() -> list[str]:
-    return list(REGISTRY)
+    return list(_registered())
 
 
-@lru_cache(maxsize=None)
-def _load(target: str):
-    module, _, cls = target.partition(":")
-    return getattr(importlib.import_module(module), cls)()
-
-
-def get(name: str):
+def get(name: str) -> Any:
     """The benchmark registered as ``name`` (or one of its aliases)."""
-    if name in REGISTRY:
-        return _load(REGISTRY[name])
-    for other in REGISTRY:
-        bench = _load(REGISTRY[other])
+    registered = _registered()
+    if name in registered:
+        return registered[name]
+    for bench in registered.values():
         if name in bench.meta.aliases:
             return bench
-    raise LexprobeError(f"unknown benchmark {name!r}; use one of: {', '.join(REGISTRY)}")
+    raise LexprobeError(f"unknown benchmark {name!r}; use one of: {', '.join(registered)}")
 
 
 def all_benchmarks() -> list:
-    return [get(name) for name in REGISTRY]
+    return list(_registered().values())

@@ -1,28 +1,33 @@
-"""Every benchmark that can be exported: one line each (name -> "module:EXPORT"), as ``benchmarks/registry.py``.
+"""Every benchmark that can be exported: its name and its declaration (``export/<name>.py``), imported
+literally — no import by string (scripts/import_graph.py counts them), as ``benchmarks/shipped.py``.
 
-A benchmark without a line here is refused by ``lexprobe export`` naming the ones that can be exported.
+A benchmark without an entry here is refused by ``lexprobe export`` naming the ones that can be exported.
 """
 
 from __future__ import annotations
 
-import importlib
-
 from lexprobe.errors import LexprobeError
 from lexprobe.export.declaration import BenchmarkExport
 
-EXPORTS: dict[str, str] = {
-    "wdlmpro": "lexprobe.export.wdlmpro:EXPORT",
-    "coda21": "lexprobe.export.coda21:EXPORT",
-    "wsd": "lexprobe.export.wsd:EXPORT",
-}
+#: the exportable benchmarks, in the order ``lexprobe export lm-eval`` writes them
+EXPORTS: tuple[str, ...] = ("wdlmpro", "coda21", "wsd")
+
+
+def declarations() -> dict[str, BenchmarkExport]:
+    """name -> declaration; the declarations' modules are imported only when an export runs."""
+    from lexprobe.export import coda21, wdlmpro, wsd
+
+    found = {"wdlmpro": wdlmpro.EXPORT, "coda21": coda21.EXPORT, "wsd": wsd.EXPORT}
+    assert tuple(found) == EXPORTS
+    return found
 
 
 def get(name: str) -> BenchmarkExport:
     """The export declaration of benchmark ``name`` (its command aliases too: ``coda``)."""
+    import lexprobe.benchmarks.shipped  # noqa: F401  (registers the shipped benchmarks)
     from lexprobe.benchmarks.registry import get as benchmark
 
     canonical = benchmark(name).meta.name if name not in EXPORTS else name
     if canonical not in EXPORTS:
         raise LexprobeError(f"{name} has no export yet; exportable: {', '.join(EXPORTS)}")
-    module, attr = EXPORTS[canonical].split(":")
-    return getattr(importlib.import_module(module), attr)
+    return declarations()[canonical]

@@ -105,7 +105,7 @@ def cmd_serve(args) -> int:
 
 def cmd_score(args) -> int:
     from lexprobe.benchmarks.registry import get
-    from lexprobe.human.score import results_for
+    from lexprobe.core.human_score import results_for
     from lexprobe.human.store import AnswerStore
     from lexprobe.outputs import make_output_dir
     from lexprobe.reporting import write_json

@@ -46,7 +46,7 @@ from importlib import resources
 from urllib.parse import parse_qs, urlsplit
 
 from lexprobe.errors import DataError
-from lexprobe.human.items import AnswerError, check_answer, public_items
+from lexprobe.core.human_items import AnswerError, check_answer, public_items
 from lexprobe.human.store import AnswerStore, StoreError, valid_participant
 
 MAX_BODY = 64 * 1024

@@ -74,7 +74,7 @@ def human_item_kind(benchmark: Any) -> str | None:
 
 def _well_formed(item: dict, benchmark: str) -> bool:
     """The fields scoring reads are there, with the types it expects, and the gold answer is an answer."""
-    from lexprobe.human.items import AnswerError, check_answer
+    from lexprobe.core.human_items import AnswerError, check_answer
 
     kind = human_item_kind(benchmark)
     if kind is None or item.get("kind") != kind or not all(k in item for k in _ITEM_KEYS[kind]):
@@ -252,7 +252,7 @@ class AnswerStore:
 
     def answers(self, set_id: str, participant: str | None = None) -> dict[str, dict[str, Any]]:
         """{participant: {item_id: answer}}; each one checked against its item as the server did."""
-        from lexprobe.human.items import AnswerError, check_answer
+        from lexprobe.core.human_items import AnswerError, check_answer
 
         rows = self._read("SELECT benchmark, body FROM item_sets WHERE set_id = ?", (set_id,))
         items = {it["id"]: it for it in self._item_set(set_id, *rows[0])["items"]} if rows else {}

@@ -119,11 +119,8 @@ def run_differences(a: dict, b: dict) -> list[str]:
 
 def _changes_scores(result: dict, key: str) -> bool:
     """Whether config ``key`` is declared to change scores (``option(key=...)``: part of the resume key)."""
-    import dataclasses
-
-    config_cls = getattr(get(result["benchmark"]), "Config", None)
-    fields = {f.name: f for f in dataclasses.fields(config_cls)} if dataclasses.is_dataclass(config_cls) else {}
-    return key not in fields or fields[key].metadata.get("key", True) is not False
+    f = _declared(result, key)
+    return f is None or f.key
 
 
 def serving(result: dict) -> dict:
@@ -177,14 +174,18 @@ def serving_difference(a: dict, b: dict) -> str | None:
 def _uses(result: dict, key: str) -> bool:
     """Whether the run's method uses config ``key``: a likelihood run records the choose options'
     defaults too (``option(method=...)`` says which method an option belongs to)."""
+    f = _declared(result, key)
+    return f is None or f.applies(result.get("method") or (result.get("config") or {}).get("method"))
+
+
+def _declared(result: dict, key: str):
+    """The declaration (``options.FieldSpec``) of config ``key`` of the result's benchmark; None: undeclared."""
     import dataclasses
 
-    from lexprobe.benchmarks.options import applies
+    from lexprobe.benchmarks.options import field_named
 
     config_cls = getattr(get(result["benchmark"]), "Config", None)
-    fields = {f.name: f for f in dataclasses.fields(config_cls)} if dataclasses.is_dataclass(config_cls) else {}
-    method = result.get("method") or (result.get("config") or {}).get("method")
-    return key not in fields or applies(fields[key], method)
+    return field_named(config_cls, key) if isinstance(config_cls, type) and dataclasses.is_dataclass(config_cls) else None
 
 
 def _versus(va, vb) -> str:

@@ -20,7 +20,7 @@ __all__ = ["Unit", "is_sweep", "load_result", "model_name", "task_name", "unit_m
 
 
 def load_result(path: str | Path) -> dict:
-    """Read, upgrade and check one result file (``result_schema.load``)."""
+    """Read and check one result file (``result_schema.load``)."""
     return load(path)
 
 

@@ -13,7 +13,7 @@ from lexprobe.backends import backend_for, backends
 from lexprobe.backends.options import BY_NAME, MODEL_OPTIONS, check_options
 from lexprobe.cli import build_parser, main
 from lexprobe.errors import ModelError
-from lexprobe.model_names import KINDS
+from lexprobe.models import KINDS
 from lexprobe.models import load_scorer
 
 #: a valid value of each declared option (for the table-driven refusals)

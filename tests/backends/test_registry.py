@@ -14,7 +14,7 @@ from lexprobe.backends import Backend, backend_for, kinds, register_backend, unr
 from lexprobe.benchmarks.registry import all_benchmarks
 from lexprobe.cli import main
 from lexprobe.core.engine import serves
-from lexprobe.model_names import KINDS
+from lexprobe.models import KINDS
 from lexprobe.models import load_scorer
 from lexprobe.scorers.base import Scorer
 from lexprobe.scorers.capabilities import offers
@@ -77,7 +77,7 @@ def load_standin(reference: str, kind=None, **options) -> StandIn:
 
 @pytest.fixture()
 def standin():
-    register_backend(Backend("standin", "tests.backends.test_registry:load_standin",
+    register_backend(Backend("standin", load_standin,
                              lambda m: m.startswith("standin:"), ("causal",), offers="a test stand-in", order=5))
     yield
     unregister_backend("standin")

@@ -1,6 +1,6 @@
 import pytest
 
-from lexprobe.human.items import AnswerError, check_answer, public_items
+from lexprobe.core.human_items import AnswerError, check_answer, public_items
 from lexprobe.human.store import AnswerStore
 from tests.human.helpers import item_set
 

@@ -1,6 +1,6 @@
 import pytest
 
-from lexprobe.human.score import POOLED, results_for
+from lexprobe.core.human_score import POOLED, results_for
 from tests.human.helpers import item_set
 
 

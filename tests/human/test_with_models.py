@@ -3,7 +3,7 @@
 import json
 
 from lexprobe.benchmarks.wdlmpro.human import sample_human
-from lexprobe.human.score import results_for
+from lexprobe.core.human_score import results_for
 from lexprobe.report.build import write_report
 from lexprobe.report.compare import compare_files
 from lexprobe.reporting import write_json

@@ -1,4 +1,4 @@
-"""--protocol choose on tiny Llama / Qwen2 models: label likelihood against a plain per-option
+"""--method choose on tiny Llama / Qwen2 models: label likelihood against a plain per-option
 reference, generation against a plain greedy loop, scoring and summaries by hand, seeds, CLI."""
 
 import json
@@ -282,7 +282,9 @@ def test_registering_a_benchmark_changes_no_choose_key_or_record(llama, tmp_path
     key, config = run("three")
     assert set(key["options"]["template"]) >= {"w2d", "d2w"} and "coda" not in key["options"]["template"]
     assert config["choose"]["template_record"] == key["options"]["template"]
-    monkeypatch.setitem(registry.REGISTRY, "toy", "tests.toy_benchmark:Toy")
+    from tests.toy_benchmark import Toy
+
+    monkeypatch.setitem(registry.REGISTRY, "toy", Toy())
     assert "toy" in benchmark_fields()
     assert run("four") == (key, config)
 
@@ -294,18 +296,18 @@ def test_cli_choose_and_its_errors(tiny_llama, tiny_gpt2, tmp_path, capsys):
     data = write_small(tmp_path / "coda.json")
     out = tmp_path / "choose.json"
     args = ["coda", "eval", "--data", str(data), "--pos", "v", "--out", str(out)]
-    assert main(args + ["--model", str(tiny_llama), "--protocol", "choose", "--chat", "--template", "dictionary",
+    assert main(args + ["--model", str(tiny_llama), "--method", "choose", "--chat", "--template", "dictionary",
                         "--max-new-tokens", "4"]) == 0
     result = json.loads(out.read_text())
     assert result["method"] == "choose" and result["config"]["choose"]["chat"] is True
     assert result["config"]["choose"]["template"] == "dictionary"
     assert result["config"]["choose"]["template_record"]["name"] == "dictionary"
     assert "label accuracy" in capsys.readouterr().out
-    assert main(args + ["--model", str(tiny_gpt2), "--protocol", "choose", "--chat"]) == 2
+    assert main(args + ["--model", str(tiny_gpt2), "--method", "choose", "--chat"]) == 2
     assert "has no chat template" in capsys.readouterr().err
     assert main(args + ["--model", "random", "--chat"]) == 2
     assert "only apply with --method choose" in capsys.readouterr().err
-    assert main(args + ["--model", "random", "--protocol", "choose"]) == 2
+    assert main(args + ["--model", "random", "--method", "choose"]) == 2
     assert "needs generation (a causal LM)" in capsys.readouterr().err
 
 
@@ -315,7 +317,7 @@ def test_cli_wdlmpro_choose(tiny_qwen2, tmp_path, capsys):
     data = write_jsonl(GROUPS, tmp_path / "groups.jsonl")
     out = tmp_path / "w.json"
     args = ["wdlmpro", "eval", "--data", str(data), "--model", str(tiny_qwen2), "--out", str(out)]
-    assert main(args + ["--protocol", "choose", "--template", "letters", "--reading", "likelihood",
+    assert main(args + ["--method", "choose", "--template", "letters", "--reading", "likelihood",
                         "--max-candidates", "3", "--seed", "5"]) == 0
     result = json.loads(out.read_text())
     assert result["method"] == "choose" and result["config"]["seed"] == 5 and result["readings"] == ["likelihood"]
@@ -324,7 +326,7 @@ def test_cli_wdlmpro_choose(tiny_qwen2, tmp_path, capsys):
     assert all(len(r["order"]) == 3 for r in result["instances"])
     assert "label P@1" in capsys.readouterr().out
     with pytest.raises(SystemExit):  # argparse: a usage line and exit 2
-        main(args + ["--protocol", "choose", "--permutations", "0"])
+        main(args + ["--method", "choose", "--permutations", "0"])
 
 
 def test_prompts_too_long_are_skipped_and_counted(llama, monkeypatch):
@@ -393,9 +395,9 @@ def test_a_fourth_benchmark_asks_to_choose_from_its_own_module(tiny_llama, tmp_p
     under the job's key, and the result reads in ``report`` and ``compare`` like any choose result."""
     from lexprobe import result_schema
     from lexprobe.benchmarks import registry
-    from tests.toy_benchmark import ITEMS
+    from tests.toy_benchmark import ITEMS, Toy
 
-    monkeypatch.setitem(registry.REGISTRY, "toy", "tests.toy_benchmark:Toy")
+    monkeypatch.setitem(registry.REGISTRY, "toy", Toy())
     monkeypatch.setattr("lexprobe.prompting.choose.greedy_generate",
                         lambda scorer, prompts, chat, max_new: ["1"] * len(prompts))  # always the first option
     argv = ["toy", "eval", "--method", "choose", "--model", str(tiny_llama), "--permutations", "2"]

@@ -170,7 +170,7 @@ def test_ctrl_c_keeps_the_finished_item_groups(bench, tiny_llama, tmp_path, caps
         data = write_small(tmp_path / "c.json", small)
         argv = ["coda", "eval", "--data", str(data), "--pos", "n", "--max-new-tokens", "3"]
         n_units = 6
-    argv += ["--model", str(tiny_llama), "--protocol", "choose", "--batch-size", "1"]
+    argv += ["--model", str(tiny_llama), "--method", "choose", "--batch-size", "1"]
     assert main(argv + ["--out", str(tmp_path / "full.json")]) == 0
     method = get(bench).methods["choose"]
     real, calls = method.score, []

@@ -54,7 +54,7 @@ def test_revision_is_the_files_sha256_and_the_result_says_gguf(gguf_files, tmp_p
     file, _ = gguf_files["Q4_1"]
     out = tmp_path / "r.json"
     assert main(["coda", "eval", "--data", str(write_small(tmp_path / "c.json")), "--pos", "v", "--model", str(file),
-                 "--protocol", "choose", "--reading", "likelihood", "--out", str(out)]) == 0
+                 "--method", "choose", "--reading", "likelihood", "--out", str(out)]) == 0
     run = json.loads(out.read_text())["run"]
     assert run["model_revision"] == "sha256:" + hashlib.sha256(file.read_bytes()).hexdigest()
     assert run["weights"]["format"] == "gguf" and run["weights"]["quantisation"] == "Q4_1"

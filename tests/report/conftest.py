@@ -62,12 +62,12 @@ def llm_files(tmp_path_factory, tiny_llama, tiny_bert):
     files = {}
     model = ["--model", str(tiny_llama), "--device", "cpu"]
     runs = {  # name: (command, scripted generation or None)
-        "wdl-choose-a": (["wdlmpro", "eval", "--data", str(wdl), "--protocol", "choose"], "1"),
-        "wdl-choose-b": (["wdlmpro", "eval", "--data", str(wdl), "--protocol", "choose"], "2"),
-        "wdl-choose-p2": (["wdlmpro", "eval", "--data", str(wdl), "--protocol", "choose", "--permutations", "2",
+        "wdl-choose-a": (["wdlmpro", "eval", "--data", str(wdl), "--method", "choose"], "1"),
+        "wdl-choose-b": (["wdlmpro", "eval", "--data", str(wdl), "--method", "choose"], "2"),
+        "wdl-choose-p2": (["wdlmpro", "eval", "--data", str(wdl), "--method", "choose", "--permutations", "2",
                            "--reading", "likelihood"], None),
         "wdl-paper": (["wdlmpro", "eval", "--data", str(wdl)], None),
-        "coda-choose": (["coda", "eval", "--data", str(coda), "--protocol", "choose"], "1: A, 2: B"),
+        "coda-choose": (["coda", "eval", "--data", str(coda), "--method", "choose"], "1: A, 2: B"),
         "coda-paper": (["coda", "eval", "--data", str(coda)], None),
     }
     for name, (command, answer) in runs.items():

@@ -1,4 +1,4 @@
-"""`report` and `compare` on the results of docs/llm.md: --protocol choose (both readings) and
+"""`report` and `compare` on the results of docs/llm.md: --method choose (both readings) and
 senserank --layers sweeps, from tiny models. Generation is scripted (a random tiny model never
 writes a parsable answer), so the generation reading's counts can be checked by hand."""
 
@@ -241,7 +241,7 @@ def flagged_report(llm_files, tiny_llama, tmp_path_factory):
     out = folder / "coda21-small-choose.json"
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr("lexprobe.prompting.choose.greedy_generate", _answers("I am not sure."))
-        assert main(["coda", "eval", "--data", str(data), "--protocol", "choose", "--model", str(tiny_llama),
+        assert main(["coda", "eval", "--data", str(data), "--method", "choose", "--model", str(tiny_llama),
                      "--device", "cpu", "--out", str(out)]) == 0
     files = [out] + [shutil.copy(llm_files[k], folder) for k in ("wdl-choose-a", "wdl-paper", "coda-paper", "sweep")]
     write_report(files, folder / "report")

@@ -178,8 +178,7 @@ def _glossary_benchmark():
 def test_class_a_new_path_option_declared_an_input_is_guarded_without_other_code(tmp_path, capsys, monkeypatch):
     from lexprobe.benchmarks import registry
 
-    monkeypatch.setattr(sys.modules[__name__], "Glossary", _glossary_benchmark(), raising=False)
-    monkeypatch.setitem(registry.REGISTRY, "glossary", f"{__name__}:Glossary")
+    monkeypatch.setitem(registry.REGISTRY, "glossary", _glossary_benchmark()())
     words = tmp_path / "words.txt"
     words.write_text("dog\ncat\n")
     code, err = run_cli(["glossary", "eval", "--model", "random", "--glossary", words, "--out", words], capsys)

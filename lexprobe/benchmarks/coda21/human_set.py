@@ -11,8 +11,8 @@ from lexprobe.benchmarks.base import Records
 from lexprobe.benchmarks.coda21.dataset import replace_target
 from lexprobe.benchmarks.coda21.results import TASK
 from lexprobe.cache import stable_hash
-from lexprobe.human.items import BLANK, groups_digest, make_item_set
-from lexprobe.human.score import POOLED, finish_person_result, person_config, person_model, who
+from lexprobe.core.human_items import BLANK, groups_digest, make_item_set
+from lexprobe.core.human_score import POOLED, finish_person_result, person_config, person_model, who
 from lexprobe.metrics.alignment import accuracy as alignment_accuracy
 from lexprobe.result_schema import new_result
 

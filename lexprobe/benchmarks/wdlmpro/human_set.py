@@ -11,8 +11,8 @@ from typing import Any, Sequence
 
 from lexprobe.benchmarks.base import Records
 from lexprobe.benchmarks.wdlmpro.human import TASKS, sample_human
-from lexprobe.human.items import groups_digest, make_item_set
-from lexprobe.human.score import POOLED, finish_person_result, person_config, person_model, who
+from lexprobe.core.human_items import groups_digest, make_item_set
+from lexprobe.core.human_score import POOLED, finish_person_result, person_config, person_model, who
 from lexprobe.result_schema import new_result
 
 #: the paper's human subset: 20 groups per task with at most 10 candidates

@@ -98,7 +98,7 @@ def test_ask_refuses_what_it_cannot_use(tmp_path):
     base = ["coda21", "eval", "--data", str(path), "--model", "random", "--out", str(tmp_path / "x.json")]
     assert main(base + ["--questions", "2"]) == 2  # an ask option with the likelihood method
     assert main(base + ["--method", "ask", "--questions", "1", "1"]) == 2
-    with pytest.raises(SystemExit) as parser_exit:  # the deprecated --protocol names no new method
+    with pytest.raises(SystemExit) as parser_exit:  # --protocol (removed in #37) is no option
         main(base + ["--protocol", "ask"])
     assert parser_exit.value.code == 2
     assert not (tmp_path / "x.json").exists()

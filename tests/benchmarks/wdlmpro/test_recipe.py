@@ -245,17 +245,17 @@ def test_evaluate_records_recipe_and_applies_tie_rule(tmp_path):
         get_recipe("choose")
 
 
-def test_cli_deprecated_protocol_alias(tmp_path, capsys):
+def test_cli_recipe_and_method(tmp_path, capsys):
     from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
     from lexprobe.cli import main
 
     data = write_jsonl([_group("n", [("dog", "a canine"), ("cat", "a feline"), ("fox", "a vulpine")])], tmp_path / "g.jsonl")
     out = tmp_path / "r.json"
-    assert main(["wdlmpro", "eval", "--model", "random", "--protocol", "authors", "--data", str(data),
+    assert main(["wdlmpro", "eval", "--model", "random", "--recipe", "authors", "--data", str(data),
                  "--out", str(out), "--plot", str(tmp_path / "r.png")]) == 0
     assert json.loads(out.read_text())["recipe"] == "authors"
-    # --protocol choose is --method choose: a random model cannot be asked (one line, exit 2)
-    assert main(["wdlmpro", "eval", "--model", "random", "--protocol", "choose", "--data", str(data),
+    # --method choose: a random model cannot be asked (one line, exit 2)
+    assert main(["wdlmpro", "eval", "--model", "random", "--method", "choose", "--data", str(data),
                  "--out", str(tmp_path / "choose.json")]) == 2  # (r.json holds another run's result: #34 item 9)
     assert "needs generation (a causal LM)" in capsys.readouterr().err
 

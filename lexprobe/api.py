@@ -1,0 +1,21 @@
+"""lexprobe from Python, in one import: every shipped benchmark registered, then what a script calls.
+
+    from lexprobe.api import evaluate, load_result, load_scorer
+
+    scorer = load_scorer("gpt2", device="cpu")
+    result = evaluate("wdlmpro", scorer, out="gpt2.json")
+
+Why a module of its own: ``evaluate`` and ``result_schema.load`` look benchmarks up by name in a registry
+that the list of shipped benchmarks (``benchmarks.shipped``, above the packages) fills, so they import no
+benchmark themselves; this module, at the top, imports that list first.
+"""
+
+from __future__ import annotations
+
+import lexprobe.benchmarks.shipped  # noqa: F401  (registers the shipped benchmarks: evaluate("wdlmpro", ...))
+from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.benchmarks.registry import get as benchmark
+from lexprobe.models import load_scorer
+from lexprobe.result_schema import load as load_result
+
+__all__ = ["benchmark", "evaluate", "load_result", "load_scorer"]
