@@ -13,6 +13,7 @@ import pytest
 from lexprobe.backends import Backend, backend_for, kinds, register_backend, unregister_backend
 from lexprobe.benchmarks.registry import all_benchmarks
 from lexprobe.cli import main
+from lexprobe.core.engine import serves
 from lexprobe.model_names import KINDS
 from lexprobe.models import load_scorer
 from lexprobe.scorers.base import Scorer
@@ -22,7 +23,8 @@ from tests.benchmarks.wdlmpro.test_scoring import GROUPS
 
 
 class StandIn(Scorer):
-    """A causal LM seen only through the model contract (``scorers.capabilities``)."""
+    """A causal LM seen only through the model contract (``scorers.capabilities``, the request types it
+    serves: ``core.requests``)."""
 
     def __init__(self, inner):
         super().__init__(f"standin:{inner.name}")
@@ -48,9 +50,19 @@ class StandIn(Scorer):
         self._note("continuation_logprobs")
         return self._inner.continuation_logprobs(requests, progress)
 
-    def generate(self, prompts, max_new_tokens, stop=None, templated=False):
-        self._note("generate")
-        return self._inner.generate(prompts, max_new_tokens, stop, templated)
+    def fit_continuations(self, requests):
+        return self._inner.fit_continuations(requests)
+
+    def continuations(self, requests, progress=False):
+        self._note("continuations")
+        return self._inner.continuations(requests, progress)
+
+    def fit_generations(self, requests):
+        return self._inner.fit_generations(requests)
+
+    def generations(self, requests, progress=False):
+        self._note("generations")
+        return self._inner.generations(requests, progress)
 
 
 MADE: list[StandIn] = []
@@ -110,7 +122,8 @@ def test_a_standin_backend_runs_every_method_it_offers(standin, tiny_llama, tmp_
     for bench in all_benchmarks():
         for name, method in bench.methods.items():
             args = [bench.meta.name, "eval", "--method", name, *extra.get(name, [])]
-            if not any(cap in offers(probe) for cap in method.requires):
+            if not (any(cap in offers(probe) for cap in method.requires)
+                    or any(all(serves(probe, kind) for kind in alternative) for alternative in method.requests)):
                 assert main(args + data[bench.meta.name] + ["--model", f"standin:{tiny_llama}",
                                                             "--out", str(tmp_path / "no.json")]) == 2
                 err = capsys.readouterr().err.strip().splitlines()[-1]

@@ -157,14 +157,15 @@ def test_batched_generation_equals_plain_greedy_loop(model, chat, request):
 
 
 def test_wdlmpro_scores_by_hand(llama, monkeypatch):
-    cfg = _wdlmpro("w2d", seed=3, max_candidates=3, permutations=2)
+    cfg = _wdlmpro("w2d", seed=4, max_candidates=3, permutations=2)
+    # seed 4: six distinct prompts (identical prompts are one request, answered once: seed 3 has two pairs)
     items = choose_wdlmpro.build_items(GROUPS, cfg, TEMPLATE)
     golds = [it["gold_position"] + 1 for it in items]
     # per item: right, wrong label, out of range, prose, right in brackets, echo of the option
     wrong = [1 if g != 1 else 2 for g in golds]
     texts = [str(golds[0]), str(wrong[1]), "7", "It is 2", f"({golds[4]})", f"{golds[5]}. signal"]
     monkeypatch.setattr(llama, "generations", scripted(texts))
-    result = ask("wdlmpro", llama, GROUPS, seed=3, max_candidates=3, permutations=2)
+    result = ask("wdlmpro", llama, GROUPS, seed=4, max_candidates=3, permutations=2)
     recs = result["instances"]
     assert [r["generation"]["correct"] for r in recs] == [True, False, False, False, True, False]
     assert [r["generation"]["failure"] for r in recs] == [None, None, "out_of_range", "unparseable", None,
