@@ -125,3 +125,15 @@ def test_a_backend_without_a_readings_request_type_is_refused_before_any_request
         run(bench, continues, reading="generation")
     assert "\n" not in str(err.value) and "needs generation; model 'continuation-only'" in str(err.value)
     assert not generates.asked and not continues.asked
+
+
+def test_cyclic_debiasing_reads_the_gold_option_where_it_is_not_the_first_candidate(run):
+    """WSD's gold is any of an instance's senses, kept in a sample of two that may leave out its first sense:
+    the debiased reading ranks the record's own gold option (it used to look for candidate 0: ValueError)."""
+    result = run("wsd", ContinuationOnly(), reading="likelihood", debias="cyclic", max_candidates=2)
+    firsts = [r for r in result["instances"] if "likelihood_cyclic" in r]
+    assert any(0 not in r["order"] for r in firsts)  # the case: a sample without the first sense
+    for r in firsts:  # all ties: the gold option ranks last, whichever it is
+        cyclic = r["likelihood_cyclic"]
+        assert cyclic["options"] == sorted(r["order"]) and cyclic["gold_rank"] == 2 and cyclic["rank_score"] == 0.0
+        assert cyclic["choice"] != r["order"][r["gold_position"]]
