@@ -26,13 +26,13 @@ from lexprobe.core.engine import Engine
 from lexprobe.core.requests import Continuation, Generate
 from lexprobe.errors import LexprobeError
 from lexprobe.prompting.parse import FAILURES, LENIENT_FAILURES
+from lexprobe.prompting.readings import READINGS
 from lexprobe.validation import Rule
 
 if TYPE_CHECKING:
     from lexprobe.prompting.choose_cli import ChooseOptions
 
-#: the readings of a result, in report order, and the failure modes of the generated ones
-ALL_READINGS = ("likelihood", "likelihood_cyclic", "generation", "generation_lenient")
+#: the failure modes of the generated readings (every reading, in report order: ``readings.READINGS``)
 GENERATION_FAILURES = {"generation": FAILURES, "generation_lenient": LENIENT_FAILURES}
 
 
@@ -127,7 +127,7 @@ def _choices_shown(item: dict) -> bool:
     order = item.get("order")
     return not isinstance(order, list) or all(
         not isinstance(item.get(r), dict) or item[r].get("choice") is None or item[r]["choice"] in order
-        for r in ALL_READINGS)
+        for r in READINGS)
 
 
 class _ShownItem(_Item):
@@ -173,7 +173,7 @@ def reading_summary(asked: Sequence[dict], scores: Callable[[str], dict[str, Cal
         measures = dict(scores(reading))
         block: dict = {name: float(np.mean([f(b) for b in blocks])) for name, f in measures.items()}
         if reading in GENERATION_FAILURES:
-            measures["valid"] = _parsed
+            measures["valid"] = parsed
             failures = Counter(b["failure"] for b in blocks if b["failure"])
             block.update(valid=float(np.mean([b["failure"] is None for b in blocks])),
                          failures={mode: failures.get(mode, 0) for mode in GENERATION_FAILURES[reading]})
@@ -183,7 +183,8 @@ def reading_summary(asked: Sequence[dict], scores: Callable[[str], dict[str, Cal
     return out
 
 
-def _parsed(block: dict) -> float:
+def parsed(block: dict) -> float:
+    """1 where a generated answer parsed (the ``valid`` share of a generated reading), else 0."""
     return float(block["failure"] is None)
 
 
@@ -198,7 +199,7 @@ def position_bias(records: Sequence[dict], gold: Callable[[dict], list[int]]) ->
     much the answers crowd onto one position.
     """
     out: dict = {}
-    for reading in ALL_READINGS:
+    for reading in READINGS:
         chosen: Counter = Counter()
         golds: Counter = Counter()
         pairs = [(c, g) for r in records if "positions" in r.get(reading, {})
@@ -228,7 +229,7 @@ def _by_position(counts: Counter) -> dict:
 
 
 def readings_present(records: Sequence[dict]) -> list[str]:
-    return [r for r in ALL_READINGS if any(r in rec for rec in records)]
+    return [r for r in READINGS if any(r in rec for rec in records)]
 
 
 def item_means(records: Sequence[dict], value: Callable[[dict], float | None]) -> list[float | None]:

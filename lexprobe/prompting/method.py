@@ -170,6 +170,7 @@ class ChooseMethod(Method):
         prompt too long) or the reading not run."""
         import numpy as np
 
+        from lexprobe.prompting.choose import parsed
         from lexprobe.prompting.readings import GENERATED, READINGS, asked_by
 
         by_item: dict[str, list[dict]] = {}
@@ -183,7 +184,7 @@ class ChooseMethod(Method):
                 asked = asked_by(reading, recs)
                 answered = [r[reading] for r in asked if reading in r]
                 ok = bool(asked) and len(answered) == len(asked)
-                measures = {**self.scores(reading), **({"valid": _parsed} if reading in GENERATED else {})}
+                measures = {**self.scores(reading), **({"valid": parsed} if reading in GENERATED else {})}
                 for name, f in measures.items():
                     values[f"{reading}.{name}"] = float(np.mean([f(a) for a in answered])) if ok else None
             out.append(Unit(item, recs[0].get("task", first), recs[0].get("pos", "all"), values))
@@ -215,6 +216,3 @@ class ChooseMethod(Method):
                 "breakdowns": bias, "counts": dict(records.counts), "skipped": records.skipped,
                 "instances": records.instances}
 
-
-def _parsed(block: dict) -> float:
-    return float(block["failure"] is None)
