@@ -345,6 +345,20 @@ def test_prompts_too_long_are_skipped_and_counted(llama, monkeypatch):
     assert all("likelihood" in r for r in result["instances"] if r["target"] != longest)
 
 
+def test_max_new_tokens_without_room_for_a_prompt_is_refused_before_any_request(llama, monkeypatch):
+    """A prompt takes at least one position: --max-new-tokens N with N + 1 over the model's positions leaves
+    none, one line before any request; one position fewer runs (every prompt then skipped as too long)."""
+    from lexprobe.errors import ModelError
+
+    monkeypatch.setattr(llama, "max_length", 64)
+    monkeypatch.setattr(llama, "generations", lambda requests, progress=False: pytest.fail("asked"))
+    with pytest.raises(ModelError) as err:
+        ask("wdlmpro", llama, GROUPS, reading="generation", max_new_tokens=64)
+    assert "--max-new-tokens 64 leaves no room for a prompt" in str(err.value) and "\n" not in str(err.value)
+    result = ask("wdlmpro", llama, GROUPS, reading="generation", max_new_tokens=63)
+    assert result["counts"]["skipped_too_long"] == len(result["instances"]) == len(GROUPS)
+
+
 def test_a_coda21_choose_run_with_every_group_skipped_still_has_its_items_page(llama, tmp_path, monkeypatch):
     """A model too short for every prompt: the result has no readings, and the report's items
     page lists each group as not asked (it used to take the likelihood branch and raise KeyError)."""
