@@ -24,24 +24,31 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lexprobe.benchmarks.coda21.cli import resolve_coda_file  # noqa: E402
-from lexprobe.benchmarks.coda21.dataset import load_coda  # noqa: E402
-from lexprobe.models import load_scorer  # noqa: E402
 from lexprobe.benchmarks.coda21 import choose as choose_coda  # noqa: E402
-from lexprobe.prompting.answers import label_logprobs, prompt_length  # noqa: E402
+from lexprobe.benchmarks.coda21.cli import resolve_coda_file  # noqa: E402
 from lexprobe.benchmarks.coda21.config import CodaConfig  # noqa: E402
+from lexprobe.benchmarks.coda21.dataset import load_coda  # noqa: E402
+from lexprobe.core.engine import Engine  # noqa: E402
+from lexprobe.core.requests import Continuation  # noqa: E402
+from lexprobe.models import load_scorer  # noqa: E402
 from lexprobe.prompting.choose_cli import ChooseOptions  # noqa: E402
 from lexprobe.prompting.templates import default_template, option_labels  # noqa: E402
 
 
-def run(scorer, items, chat: bool, factor: int):
+def requests(items) -> list[Continuation]:
+    """Each item's k x k row-and-letter requests, as ``prompting.choose.ask`` asks them."""
+    t = default_template()
+    return [Continuation(it["prompt"], " " + x, answer_prefix=t.answer, given=t.coda_row.format(context=c + 1))
+            for it in items for c in range(len(it["shown"])) for x in option_labels(len(it["shown"]), "letters")]
+
+
+def run(scorer, asked, factor: int):
     scorer.context_factor = factor
     scorer.stats.clear()
+    for memo in ("_pair_ids", "_lengths", "_chat_texts"):  # tokenisation counted in each setting's time
+        scorer.__dict__.pop(memo, None)
     t0 = time.perf_counter()
-    sizes = [len(it["shown"]) for it in items]
-    out = label_logprobs(scorer, [it["prompt"] for it in items], [[" " + x for x in option_labels(m, "letters")]
-                                                                   for m in sizes], chat,
-                         prefixes=[[default_template().coda_row.format(context=c + 1) for c in range(m)] for m in sizes])
+    out = Engine(scorer)(asked)  # a new engine: nothing memoised from the other setting
     return out, time.perf_counter() - t0, dict(scorer.stats)
 
 
@@ -62,13 +69,13 @@ def main() -> int:
         return 2
     scorer = load_scorer(args.model, device=args.device)
     chat = not args.plain
-    items = choose_coda.build_items(groups, CodaConfig(choose=ChooseOptions(chat=chat)), default_template(),
-                                    scorer.tokenizer)
-    lengths = [prompt_length(scorer.tokenizer, it["prompt"], chat) for it in items]
+    items = choose_coda.build_items(groups, CodaConfig(choose=ChooseOptions(chat=chat)), default_template())
+    lengths = [len(scorer.prompt_ids(it["prompt"], default_template().answer)) for it in items]
     print(f"{args.model}: {len(items)} group(s) of k = {args.k}, prompts of {lengths} tokens, "
           f"pack_tokens {scorer.pack_tokens}")
-    before, t_before, s_before = run(scorer, items, chat, factor=1)
-    after, t_after, s_after = run(scorer, items, chat, factor=2)
+    asked = requests(items)
+    before, t_before, s_before = run(scorer, asked, factor=1)
+    after, t_after, s_after = run(scorer, asked, factor=2)
     diff = max(float(np.abs(a - b).max()) for a, b in zip(before, after))
     print(f"{'packing':<28}{'context passes':>15}{'tokens fed':>12}{'seconds':>9}")
     for name, t, s in (("one unit per pair (before)", t_before, s_before), ("prompt once (after)", t_after, s_after)):

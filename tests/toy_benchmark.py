@@ -114,13 +114,13 @@ class PickByAsking(ChooseMethod):
                 question = t.toy.format(word=word, options=option_lines(t, option_labels(len(order), t.labels), texts))
                 items.append({"item": word, "word": word, "permutation": p, "order": order, "options": texts,
                               "gold_position": order.index(0), **({"rotation": r} if options.cyclic else {}),
-                              "prompt": build_prompt(t, question, job.scorer.tokenizer, options.chat)})
+                              "prompt": build_prompt(t, question, options.chat)})
         return items
 
-    def score(self, job, items, template):
+    def score(self, job, engine, items, template):
         from lexprobe.prompting.choice import score_choices
 
-        return score_choices(job.scorer, items, job.config.choose, template)
+        return score_choices(engine, items, job.config.choose, template)
 
     def scores(self, reading):
         return {"accuracy": lambda answer: float(answer["correct"])}

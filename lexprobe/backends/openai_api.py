@@ -11,7 +11,8 @@ Two scorers, by what the server offers:
   checked once against the local one (vLLM's ``/tokenize``, else the prompt-token count of a probe)
   and a mismatch is one line. Generation (ask-to-choose) sends token ids too, greedy.
 * ``OpenAIChatScorer`` (kind ``chat``, or a server without ``/v1/completions``): ``/v1/chat/completions``
-  only, so generation only; likelihood methods are refused before any request (``capabilities``).
+  only, so generation only (``Generate`` requests, chat messages sent as messages); likelihood methods
+  are refused before any request (``core.engine.require``).
 
 Requests run ``concurrency`` at a time, ``batch_size`` prompts per request, each under one deadline
 and retried (``client.Endpoint``: httpx, no redirects, the key checked and never shown); every answer
@@ -25,7 +26,6 @@ with another model under the same name starts a new log.
 from __future__ import annotations
 
 import functools
-import json
 import logging
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -34,16 +34,15 @@ import numpy as np
 
 from lexprobe.backends import server_answers as answers
 from lexprobe.backends.client import Endpoint, api_key
+from lexprobe.core.requests import Generate
 from lexprobe.errors import ModelError
-from lexprobe.scorers.base import Generates, Scorer
+from lexprobe.scorers.base import Scorer
 from lexprobe.scorers.causal import CausalTokenization, cut_at_stop
 
 log = logging.getLogger(__name__)
 
 #: ordinary text whose tokenisation both sides must agree on (with a word that splits, digits, a capital)
 TOKENIZER_PROBE = "The dog's unbelievably quick runs, 1984 times: Zürich and the banks of rivers."
-#: a chat-templated prompt for a chat endpoint: this marker, the messages as JSON, then the answer prefix
-CHAT_MARK = "\u241echat-messages\u241f"
 #: what the server says it serves, in ``run.backend.server_reports`` and in the resume key
 REPORTED = ("id", "root", "max_model_len", "owned_by", "version", "dtype")
 
@@ -152,8 +151,9 @@ class _Remote(Scorer):
 
 
 class OpenAICompletionsScorer(_Remote, CausalTokenization):
-    """Token log-probabilities and generation from ``/v1/completions`` (``TokenLogprobs``, ``Generation``);
-    tokenised as the in-process scorer tokenises (``CausalTokenization``), so both send the same token ids."""
+    """Token log-probabilities and generation from ``/v1/completions``: ``Continuation`` and ``Generate``
+    requests tokenised as the in-process scorer tokenises them (``CausalTokenization``: chat messages in the
+    local tokenizer's chat template), so both send the same token ids."""
 
     def __init__(self, name: str, endpoint: Endpoint, record: dict, tokenizer, batch_size=None):
         super().__init__(name, endpoint, record, batch_size)
@@ -218,11 +218,10 @@ class OpenAICompletionsScorer(_Remote, CausalTokenization):
         by_request = dict(zip(unique, scored))
         return [by_request[(tuple(c), tuple(x))].copy() for c, x in requests]
 
-    def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: Sequence[str] | None = None,
-                 templated: bool = False) -> list[str]:
-        """Greedy continuation of each prompt, sent as token ids (``templated``: no special tokens added)."""
-        ids = [list(self.tokenizer(p, add_special_tokens=not templated)["input_ids"]) for p in prompts]
-        batches = self._batches(ids)
+    def generate_ids(self, prompts: Sequence[Sequence[int]], max_new_tokens: int,
+                     stop: Sequence[str] | None = None) -> list[str]:
+        """Greedy continuation of each prompt, sent as token ids (``CausalTokenization.generations``)."""
+        batches = self._batches([list(p) for p in prompts])
         bodies = []
         for batch in batches:
             body: dict[str, Any] = {"model": self.name, "prompt": batch, "max_tokens": int(max_new_tokens),
@@ -236,56 +235,42 @@ class OpenAICompletionsScorer(_Remote, CausalTokenization):
         return [cut_at_stop(t, stop) for t in out]
 
 
-class ChatWire:
-    """The ``tokenizer`` a chat endpoint's scorer shows the prompt builders: the chat template is the
-    server's, so "applying" it keeps the messages (as JSON after ``CHAT_MARK``) for ``generate`` to send."""
+class OpenAIChatScorer(_Remote):
+    """Generation only, from ``/v1/chat/completions`` (``core.requests.Generate``): API chat models.
 
-    chat_template = "(applied by the server)"
-
-    def apply_chat_template(self, messages, tokenize: bool = False, add_generation_prompt: bool = True) -> str:
-        return CHAT_MARK + json.dumps(list(messages), ensure_ascii=False)
-
-
-def chat_messages(prompt: str) -> tuple[list[dict], str]:
-    """(messages, answer prefix) of a prompt: a ``ChatWire`` prompt, or plain text as one user message."""
-    if not prompt.startswith(CHAT_MARK):
-        return [{"role": "user", "content": prompt}], ""
-    messages, end = json.JSONDecoder().raw_decode(prompt, len(CHAT_MARK))
-    return messages, prompt[end:]
-
-
-class OpenAIChatScorer(_Remote, Generates):
-    """Generation only, from ``/v1/chat/completions`` (``Generation``): API chat models.
-
-    With ``--chat`` the answer prefix of a template (e.g. ``Answer:``) is pre-filled in the assistant's
-    turn where the server can continue a message (vLLM's ``continue_final_message``); elsewhere it ends
-    the user's turn. ``describe`` records which (``answer_prefix``)."""
+    A prompt's messages are sent as they are (plain text: one user message, the answer prefix after it). The
+    answer prefix of chat messages (a template's ``Answer:``) is pre-filled in the assistant's turn where the
+    server can continue a message (vLLM's ``continue_final_message``); elsewhere it ends the user's turn.
+    ``describe`` records which (``answer_prefix``)."""
 
     def __init__(self, name: str, endpoint: Endpoint, record: dict, batch_size=None):
         super().__init__(name, endpoint, record, batch_size)
         self.kind = "chat"
-        self.tokenizer = ChatWire()
         self.max_length = None  # no local tokenizer counts the prompt: the server refuses one too long
         self.prefill = str(record.get("server", "")).startswith("vllm")
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "answer_prefix": "assistant prefill" if self.prefill else "end of user turn"}
 
-    def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: Sequence[str] | None = None,
-                 templated: bool = False) -> list[str]:
-        bodies = []
-        for prompt in prompts:
-            messages, prefix = chat_messages(prompt)
-            body: dict[str, Any] = {"model": self.name, "max_tokens": int(max_new_tokens), "temperature": 0}
-            if prefix.strip() and self.prefill:
-                messages = messages + [{"role": "assistant", "content": prefix}]
-                body.update(continue_final_message=True, add_generation_prompt=False)
-            elif prefix.strip():
-                messages = messages[:-1] + [{**messages[-1], "content": messages[-1]["content"] + "\n" + prefix}]
-            body["messages"] = messages
-            if stop:
-                body["stop"] = list(stop)
-            bodies.append(body)
+    def generations(self, requests: Sequence[Generate], progress: bool = False) -> list[str]:
+        bodies = [self._body(r) for r in requests]
         out = self._post_all("/chat/completions", bodies, [answers.chat_text] * len(bodies))
         self.count("generate_calls", len(bodies))
-        return [cut_at_stop(text, stop) for text in out]
+        return [cut_at_stop(text, r.stop) for text, r in zip(out, requests)]
+
+    def _body(self, request: Generate) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.name, "max_tokens": int(request.max_tokens), "temperature": 0}
+        prefix = request.answer_prefix
+        if isinstance(request.prompt, str):
+            messages = [{"role": "user", "content": request.prompt + prefix}]
+        else:
+            messages = [{"role": m.role, "content": m.content} for m in request.prompt]
+            if prefix.strip() and self.prefill:
+                messages.append({"role": "assistant", "content": prefix})
+                body.update(continue_final_message=True, add_generation_prompt=False)
+            elif prefix.strip():
+                messages[-1] = {**messages[-1], "content": messages[-1]["content"] + "\n" + prefix}
+        body["messages"] = messages
+        if request.stop:
+            body["stop"] = list(request.stop)
+        return body

@@ -40,7 +40,8 @@ def load(reference: str, kind: str | None = None, batch_size=None, dtype: str | 
 
 
 class VLLMScorer(Scorer, CausalTokenization):
-    """``TokenLogprobs`` and ``Generation`` from a ``vllm.LLM`` (vLLM batches internally)."""
+    """``Continuation`` and ``Generate`` requests (``CausalTokenization``) from a ``vllm.LLM`` (vLLM batches
+    internally)."""
 
     default_batch_size = 256  # prompts handed to vLLM at once
 
@@ -78,11 +79,11 @@ class VLLMScorer(Scorer, CausalTokenization):
         self.count("vllm_requests", len(unique))
         return [scored[(tuple(c), tuple(x))].copy() for c, x in requests]
 
-    def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: Sequence[str] | None = None,
-                 templated: bool = False) -> list[str]:
+    def generate_ids(self, prompts: Sequence[Sequence[int]], max_new_tokens: int,
+                     stop: Sequence[str] | None = None) -> list[str]:
+        """Greedy continuation of each prompt's token ids (``CausalTokenization.generations``)."""
         from vllm import SamplingParams, TokensPrompt
 
         params = SamplingParams(max_tokens=int(max_new_tokens), temperature=0.0, stop=list(stop) if stop else None)
-        ids = [list(self.tokenizer(p, add_special_tokens=not templated)["input_ids"]) for p in prompts]
-        outs = self.llm.generate([TokensPrompt(prompt_token_ids=x) for x in ids], params, use_tqdm=False)
+        outs = self.llm.generate([TokensPrompt(prompt_token_ids=list(x)) for x in prompts], params, use_tqdm=False)
         return [cut_at_stop(o.outputs[0].text, stop) for o in outs]

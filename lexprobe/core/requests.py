@@ -46,18 +46,25 @@ Prompt = Union[str, tuple[Message, ...]]
 class Continuation(Request):
     """Log-probability of each token of ``continuation`` after ``context`` (lm-eval's ``loglikelihood``).
 
-    Answer: a float64 array, one value per scored token. ``max_tokens``: only the continuation's
-    first tokens are scored (CoDA21's 48-token definitions, a first-token score). ``window``: each
-    token is predicted from at most the last ``window`` tokens before it (the WDLMPro authors'
-    batched loop, ``recipe.causal_batch_shift``). A context that does not fit the model with the
-    continuation loses its start (``Fit.cut``); a continuation that alone does not fit is
+    Answer: a float64 array, one value per scored token. ``context``: text, or chat messages that the
+    backend puts in its chat template (``Prompt``), followed by ``answer_prefix`` as in ``Generate``
+    (a plain context is encoded with the tokenizer's special tokens, a templated one without).
+    ``given``: text after the context that the continuation is conditioned on but that is not scored
+    (CoDA21's row `` 1:`` before a definition's letter); it is tokenised with the continuation, so
+    requests that differ only in it share the context's forward pass. ``max_tokens``: only the
+    continuation's first tokens are scored (CoDA21's 48-token definitions, a first-token score).
+    ``window``: each token is predicted from at most the last ``window`` tokens before it (the WDLMPro
+    authors' batched loop, ``recipe.causal_batch_shift``). A context that does not fit the model with
+    the continuation loses its start (``Fit.cut``); a continuation that alone does not fit is
     ``Fit.too_long``.
     """
 
-    context: str
+    context: Prompt
     continuation: str
     max_tokens: int | None = None
     window: int | None = None
+    answer_prefix: str = ""
+    given: str = ""
 
     serve: ClassVar[str] = "continuations"
     what: ClassVar[str] = "log-probabilities of continuations (a causal LM)"
@@ -120,8 +127,12 @@ class TokenVector(Request):
 class Generate(Request):
     """A greedy answer to ``prompt`` of at most ``max_tokens`` tokens, cut before the first of ``stop``.
 
-    ``answer_prefix``: text the answer is known to start with ("Answer:"); a backend that can pre-fill
-    the assistant's turn does, another ends the user's turn with it. Answer: the text after it."""
+    ``answer_prefix``: text the answer is known to start with ("Answer:"). After plain text it simply
+    follows the prompt; after chat messages a backend with a local tokenizer appends it to the chat
+    template's text, a chat endpoint pre-fills the assistant's turn with it where the server can
+    continue a message, and ends the user's turn with it elsewhere. Answer: the text after it. A backend
+    with an input limit fits the prompt with room for ``max_tokens`` (``Fit.too_long`` where there is
+    none: a prompt cut to fit would lose its question)."""
 
     prompt: Prompt
     max_tokens: int

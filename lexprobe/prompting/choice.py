@@ -1,4 +1,4 @@
-"""One question, one right option: choose items whose gold is candidate 0, asked and read.
+"""One question, one right option: choose items with their gold option's position, asked and read.
 
 Why here: WDLMPro's W2D and D2W and the toy benchmark ask the same kind of question (a word or
 a definition, k options, one right), so what differs per benchmark is only the question's
@@ -20,13 +20,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lexprobe.metrics.ranking import gold_rank, predicted_index, rank_score
-from lexprobe.prompting.choose import read_answers, too_long
+from lexprobe.prompting.choose import ask
 from lexprobe.prompting.debias import debiased, rotations
 from lexprobe.prompting.options import option_order
 from lexprobe.prompting.parse import parse_choice, parse_choice_lenient
 from lexprobe.prompting.templates import Template, option_labels
 
 if TYPE_CHECKING:
+    from lexprobe.core.engine import Engine
     from lexprobe.prompting.choose_cli import ChooseOptions
 
 ANSWER_TOKENS = 8  # "12" and a little room: the first line is all that is read
@@ -48,23 +49,14 @@ def prompts(shown: int, options: ChooseOptions) -> int:
     return options.permutations * (shown if options.cyclic else 1)
 
 
-def score_choices(scorer, items: list[dict], options: ChooseOptions, template: Template) -> list[dict]:
+def score_choices(engine: Engine, items: list[dict], options: ChooseOptions, template: Template) -> list[dict]:
     """``items`` answered in place (and returned), their prompts dropped: each reading's block, or ``skipped``
-    with why where a prompt does not fit the model. An item: ``item`` (the question), ``permutation``,
-    ``rotation`` (``--debias cyclic``), ``order`` (candidates as presented), ``gold_position`` (where
-    candidate 0 is), ``options`` (their texts, for the lenient parser) and ``prompt``."""
-    runnable = []
-    for it in items:
-        reason = too_long(scorer, it["prompt"], options, ANSWER_TOKENS)
-        if reason:
-            it["skipped"] = reason
-        else:
-            runnable.append(it)
-    logps, texts = read_answers(
-        scorer, [it["prompt"] for it in runnable],
-        [[" " + lab for lab in option_labels(len(it["order"]), template.labels)] for it in runnable],
-        options, ANSWER_TOKENS, generate=[it.get("rotation", 0) == 0 for it in runnable],
-    ) if runnable else (None, None)
+    with why where a prompt does not fit the model (``choose.ask``). An item: ``item`` (the question),
+    ``permutation``, ``rotation`` (``--debias cyclic``), ``order`` (candidates as presented), ``gold_position``
+    (where the gold candidate is: candidate 0 of WDLMPro and the toy, WSD's first gold sense shown), ``options``
+    (their texts, for the lenient parser) and ``prompt``."""
+    labels = [[" " + lab for lab in option_labels(len(it["order"]), template.labels)] for it in items]
+    runnable, logps, texts = ask(engine, items, options, template.answer, labels, [ANSWER_TOKENS] * len(items))
     for j, it in enumerate(runnable):
         n, gold = len(it["order"]), it["gold_position"]
         if logps is not None:
@@ -102,7 +94,7 @@ def _debias(items: list[dict], logps) -> None:
             continue  # an order too long to ask: no debiased reading for this item
         shown = sorted(first["order"])
         probs = debiased([lp for _, lp in asked], [it["order"] for it, _ in asked], shown)
-        gold = shown.index(0)
+        gold = shown.index(first["order"][first["gold_position"]])  # the gold candidate (WSD's: any gold sense)
         logp = np.log(probs)
         pick, k = predicted_index(logp, gold=gold), gold_rank(logp, gold=gold)
         first["likelihood_cyclic"] = {"probabilities": np.round(probs, 6).tolist(), "options": shown,

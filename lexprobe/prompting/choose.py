@@ -1,4 +1,4 @@
-"""What every benchmark's choose method shares: scorer checks, answer reading, summaries.
+"""What every benchmark's choose method shares: asking (requests), summaries, checks of the options.
 
 Readings. The answer to a prompt is read as label likelihood (``likelihood``) and as
 greedy generation, parsed strictly (``generation``) and leniently
@@ -8,8 +8,10 @@ block of the same name in every record and in every metrics slice, and a slice l
 its readings under ``readings``; ``position_bias`` sets the presented positions each
 reading chose beside the gold positions.
 
-Runs: ``method.ChooseMethod`` (its units through ``distributed.run_units``, a few prompts
-per batch on the CPU: ``batch_prompts``).
+Asking: ``ask`` turns asked items into requests (``core.requests``: a ``Generate`` fit for the prompt's
+room, ``Continuation`` per label, ``Generate`` per first cyclic order) and reads the answers. Runs:
+``method.ChooseMethod`` (its units through ``distributed.run_units``, a few prompts per batch on the CPU:
+``batch_prompts``).
 """
 
 from __future__ import annotations
@@ -20,35 +22,18 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional, Sequence, 
 
 import numpy as np
 
-from lexprobe.errors import LexprobeError, ModelError
-from lexprobe.prompting.answers import greedy_generate, label_logprobs, prompt_length
+from lexprobe.core.engine import Engine
+from lexprobe.core.requests import Continuation, Generate
+from lexprobe.errors import LexprobeError
 from lexprobe.prompting.parse import FAILURES, LENIENT_FAILURES
-from lexprobe.prompting.templates import require_chat_template
-from lexprobe.scorers.capabilities import NAMES, Generation, TokenLogprobs, offers, require
+from lexprobe.prompting.readings import READINGS
 from lexprobe.validation import Rule
 
 if TYPE_CHECKING:
     from lexprobe.prompting.choose_cli import ChooseOptions
 
-#: the readings of a result, in report order, and the failure modes of the generated ones
-ALL_READINGS = ("likelihood", "likelihood_cyclic", "generation", "generation_lenient")
+#: the failure modes of the generated readings (every reading, in report order: ``readings.READINGS``)
 GENERATION_FAILURES = {"generation": FAILURES, "generation_lenient": LENIENT_FAILURES}
-
-
-def check_scorer(scorer, options: ChooseOptions) -> None:
-    """Capabilities, never kinds: generation for every run, token log-probabilities for the likelihood
-    reading (and ``--debias cyclic``); one line before any request where the model lacks one."""
-    require(scorer, [Generation], "--method choose")
-    if "likelihood" in options.readings and not isinstance(scorer, TokenLogprobs):
-        raise ModelError(f"the likelihood reading of --method choose{' and --debias cyclic' if options.cyclic else ''} "
-                         f"needs {NAMES[TokenLogprobs]}; model {scorer.name!r} offers "
-                         f"{', '.join(NAMES[c] for c in offers(scorer))}: add --reading generation")
-    if options.chat:
-        require_chat_template(scorer.tokenizer, scorer.name)
-    limit = getattr(scorer, "max_length", None)
-    if "generation" in options.readings and options.max_new_tokens and limit and options.max_new_tokens >= limit:
-        raise ModelError(f"--max-new-tokens {options.max_new_tokens} leaves no room for a prompt in the {limit} "
-                         f"positions of model {scorer.name!r}; give --max-new-tokens well below {limit}")
 
 
 def answer_room(options: ChooseOptions, room: int) -> int:
@@ -57,37 +42,50 @@ def answer_room(options: ChooseOptions, room: int) -> int:
     return max(room, options.max_new_tokens or room) if "generation" in options.readings else room
 
 
-def too_long(scorer, prompt: str, options: ChooseOptions, room: int) -> str | None:
-    """Why ``prompt`` cannot be asked whole (a cut prompt would lose the question), or None; the answer's
-    room counts ``--max-new-tokens`` (``answer_room``)."""
-    limit = scorer.max_length
-    if not limit:
-        return None
-    n = prompt_length(scorer.tokenizer, prompt, options.chat)
-    room = answer_room(options, room)
-    if n + room > limit:
-        return f"prompt of {n} tokens + {room} for the answer exceeds the model's {limit} positions"
-    return None
+def ask(engine: Engine, items: list[dict], options: ChooseOptions, answer_prefix: str,
+        labels: Sequence[Sequence[str]], rooms: Sequence[int], rows: Sequence[Sequence[str]] | None = None):
+    """(the items asked, their label log-probabilities or None, their generated texts or None): ``items``
+    (each with its ``prompt``) asked through ``engine`` for the readings of ``options``.
 
-
-def read_answers(scorer, prompts: Sequence[str], continuations: Sequence[Sequence[str]], options: ChooseOptions,
-                 max_new_tokens: int, prefixes: Sequence[Sequence[str]] | None = None,
-                 generate: Sequence[bool] | None = None):
-    """(label log-probs per prompt or None, generated texts or None) for the requested readings.
-
-    ``generate``: which prompts are also answered by generation (default all; the extra
-    cyclic orders of ``--debias cyclic`` are read by likelihood only); others get None.
+    An item whose prompt does not fit the model with room for its answer (``rooms``, ``answer_room``: a
+    ``Generate`` fit) is not asked, as a cut prompt would lose its question: it gets ``skipped`` with why.
+    Label likelihood: per item, the summed log-probability of each of its ``labels`` after the prompt and
+    ``answer_prefix`` (a ``Continuation`` each), or with ``rows`` a [row, label] matrix, each label after the
+    prompt and the row (CoDA21's `` 1:``, given and not scored: an item's requests share one pass over its
+    prompt). Generation: the greedy answer to each item's first cyclic order (the other orders of ``--debias
+    cyclic`` are read by likelihood only), ``--max-new-tokens`` or the largest room long.
     """
-    logps = (label_logprobs(scorer, prompts, continuations, options.chat, prefixes=prefixes)
-             if "likelihood" in options.readings else None)
+    likelihood, matrices = "likelihood" in options.readings, rows is not None
+    rows = rows if rows is not None else [[""]] * len(items)
+    fits = engine.fit([Generate(it["prompt"], answer_room(options, room), answer_prefix=answer_prefix)
+                       for it, room in zip(items, rooms)])
+    why = {i: fit.too_long for i, fit in enumerate(fits) if fit.too_long}
+    asks = {i: [Continuation(it["prompt"], lab, answer_prefix=answer_prefix, given=row)
+                for row in rows[i] for lab in labels[i]] for i, it in enumerate(items) if likelihood and i not in why}
+    label_fits = iter(engine.fit([r for requests in asks.values() for r in requests]))
+    for i, requests in asks.items():  # a backend that fits only continuations: a prompt cut for its labels
+        bad = [f for f in [next(label_fits) for _ in requests] if f.too_long or f.cut]
+        if bad:
+            why[i] = f"the prompt does not fit the model with its labels ({bad[0].too_long or 'its start would be cut'})"
+    for i, reason in why.items():
+        items[i]["skipped"] = reason
+    runnable = [i for i in range(len(items)) if i not in why]
+    logps: list | None = None
+    if likelihood:
+        answers = iter(engine([r for i in runnable for r in asks[i]]))
+        logps = []
+        for i in runnable:
+            matrix = np.array([[float(np.sum(next(answers))) for _ in labels[i]] for _ in rows[i]])
+            logps.append(matrix if matrices else matrix[0])
     texts: list[str | None] | None = None
-    if "generation" in options.readings:
-        asked = [j for j in range(len(prompts)) if generate is None or generate[j]]
-        got = greedy_generate(scorer, [prompts[j] for j in asked], options.chat, options.max_new_tokens or max_new_tokens)
-        texts = [None] * len(prompts)
-        for j, text in zip(asked, got):
+    if "generation" in options.readings and runnable:
+        first = [j for j, i in enumerate(runnable) if items[i].get("rotation", 0) == 0]
+        max_new = options.max_new_tokens or max(rooms[i] for i in runnable)
+        texts = [None] * len(runnable)
+        got = engine([Generate(items[runnable[j]]["prompt"], max_new, answer_prefix=answer_prefix) for j in first])
+        for j, text in zip(first, got):
             texts[j] = text
-    return logps, texts
+    return [items[i] for i in runnable], logps, texts
 
 
 def batch_prompts(scorer) -> int:
@@ -129,7 +127,7 @@ def _choices_shown(item: dict) -> bool:
     order = item.get("order")
     return not isinstance(order, list) or all(
         not isinstance(item.get(r), dict) or item[r].get("choice") is None or item[r]["choice"] in order
-        for r in ALL_READINGS)
+        for r in READINGS)
 
 
 class _ShownItem(_Item):
@@ -175,7 +173,7 @@ def reading_summary(asked: Sequence[dict], scores: Callable[[str], dict[str, Cal
         measures = dict(scores(reading))
         block: dict = {name: float(np.mean([f(b) for b in blocks])) for name, f in measures.items()}
         if reading in GENERATION_FAILURES:
-            measures["valid"] = _parsed
+            measures["valid"] = parsed
             failures = Counter(b["failure"] for b in blocks if b["failure"])
             block.update(valid=float(np.mean([b["failure"] is None for b in blocks])),
                          failures={mode: failures.get(mode, 0) for mode in GENERATION_FAILURES[reading]})
@@ -185,7 +183,8 @@ def reading_summary(asked: Sequence[dict], scores: Callable[[str], dict[str, Cal
     return out
 
 
-def _parsed(block: dict) -> float:
+def parsed(block: dict) -> float:
+    """1 where a generated answer parsed (the ``valid`` share of a generated reading), else 0."""
     return float(block["failure"] is None)
 
 
@@ -200,7 +199,7 @@ def position_bias(records: Sequence[dict], gold: Callable[[dict], list[int]]) ->
     much the answers crowd onto one position.
     """
     out: dict = {}
-    for reading in ALL_READINGS:
+    for reading in READINGS:
         chosen: Counter = Counter()
         golds: Counter = Counter()
         pairs = [(c, g) for r in records if "positions" in r.get(reading, {})
@@ -230,7 +229,7 @@ def _by_position(counts: Counter) -> dict:
 
 
 def readings_present(records: Sequence[dict]) -> list[str]:
-    return [r for r in ALL_READINGS if any(r in rec for rec in records)]
+    return [r for r in READINGS if any(r in rec for rec in records)]
 
 
 def item_means(records: Sequence[dict], value: Callable[[dict], float | None]) -> list[float | None]:

@@ -32,8 +32,9 @@ from abc import abstractmethod
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from lexprobe.benchmarks.base import Benchmark, Job, Method, Records, Unit
-from lexprobe.errors import DataError
-from lexprobe.scorers.capabilities import Generation
+from lexprobe.core.engine import Engine, describe_served
+from lexprobe.core.requests import Continuation, Generate
+from lexprobe.errors import DataError, ModelError
 
 if TYPE_CHECKING:
     from lexprobe.prompting.templates import Template
@@ -41,7 +42,8 @@ if TYPE_CHECKING:
 
 class ChooseMethod(Method):
     name = "choose"
-    requires = (Generation,)
+    #: both readings; generation only (``--reading generation``); label likelihood only (``check_backend``)
+    requests = ((Continuation, Generate), (Generate,), (Continuation,))
     help = "ask a causal LM to choose among the options (docs/llm.md)"
     #: the field of an asked item's record that names its unit (what ``units`` gives as the unit id)
     unit_field: ClassVar[str]
@@ -62,8 +64,9 @@ class ChooseMethod(Method):
         """The asked items of ``units``, each with its ``prompt`` (``score`` drops it)."""
 
     @abstractmethod
-    def score(self, job: Job, items: list[dict], template: Template) -> list[dict]:
-        """``items`` answered: each reading's block added (or ``skipped`` with why), the prompts dropped."""
+    def score(self, job: Job, engine: Engine, items: list[dict], template: Template) -> list[dict]:
+        """``items`` answered through ``engine`` (``choose.ask``): each reading's block added (or ``skipped``
+        with why), the prompts dropped."""
 
     @abstractmethod
     def scores(self, reading: str) -> dict[str, Callable[[dict], float]]:
@@ -92,15 +95,34 @@ class ChooseMethod(Method):
         return list(job.benchmark.meta.tasks)
 
     # --- the loop -------------------------------------------------------------------------------
+    def check_backend(self, scorer: Any, config: Any, what: str) -> None:
+        """One line before any work: generation for the generated readings, continuations for the likelihood
+        reading, and room for a prompt beside ``--max-new-tokens``."""
+        options, engine = config.choose, Engine(scorer)
+        if "generation" in options.readings:
+            engine.require(((Generate,),), what)
+        if "likelihood" in options.readings and not engine.serves(Continuation):
+            raise ModelError(f"the likelihood reading of {what}{' and --debias cyclic' if options.cyclic else ''} "
+                             f"needs {Continuation.what}; model {engine.name!r} offers {describe_served(scorer)}: "
+                             "add --reading generation")
+        if "generation" in options.readings and options.max_new_tokens:
+            (fit,) = engine.fit([Generate("", options.max_new_tokens)])
+            if fit.too_long:
+                raise ModelError(f"--max-new-tokens {options.max_new_tokens} leaves no room for a prompt "
+                                 f"({fit.too_long}); give a smaller --max-new-tokens")
+
     def run(self, job: Job) -> Records | None:
         from tqdm.auto import tqdm
 
         from lexprobe.distributed import is_main, run_units
-        from lexprobe.prompting.choose import UNIT_RECORD, batch_prompts, check_scorer, readings_present
+        from lexprobe.prompting.choose import UNIT_RECORD, batch_prompts, readings_present
+        from lexprobe.prompting.templates import build_prompt
 
         options = job.config.choose
         template = options.check(job.benchmark.template_fields)
-        check_scorer(job.scorer, options)
+        engine = Engine(job.scorer)
+        if options.chat:  # the model's chat template takes the template's messages, or one line before any work
+            engine.fit([Generate(build_prompt(template, "", chat=True), 1, answer_prefix=template.answer)])
         title = job.benchmark.meta.title
         units = self.units(job)
         if not units:
@@ -112,7 +134,7 @@ class ChooseMethod(Method):
         step = options.units_per_batch or max(1, batch_prompts(job.scorer) // max(sizes))
 
         def compute(indices: list[int]) -> list[list[dict]]:
-            asked = self.score(job, self.items(job, [units[i][1] for i in indices], template), template)
+            asked = self.score(job, engine, self.items(job, [units[i][1] for i in indices], template), template)
             return [[r for r in asked if r[self.unit_field] == ids[i]] for i in indices]
 
         per_unit = run_units(ids, compute, sizes, step=step, log_base=job.log_base, record=UNIT_RECORD,
@@ -148,6 +170,7 @@ class ChooseMethod(Method):
         prompt too long) or the reading not run."""
         import numpy as np
 
+        from lexprobe.prompting.choose import parsed
         from lexprobe.prompting.readings import GENERATED, READINGS, asked_by
 
         by_item: dict[str, list[dict]] = {}
@@ -161,7 +184,7 @@ class ChooseMethod(Method):
                 asked = asked_by(reading, recs)
                 answered = [r[reading] for r in asked if reading in r]
                 ok = bool(asked) and len(answered) == len(asked)
-                measures = {**self.scores(reading), **({"valid": _parsed} if reading in GENERATED else {})}
+                measures = {**self.scores(reading), **({"valid": parsed} if reading in GENERATED else {})}
                 for name, f in measures.items():
                     values[f"{reading}.{name}"] = float(np.mean([f(a) for a in answered])) if ok else None
             out.append(Unit(item, recs[0].get("task", first), recs[0].get("pos", "all"), values))
@@ -193,6 +216,3 @@ class ChooseMethod(Method):
                 "breakdowns": bias, "counts": dict(records.counts), "skipped": records.skipped,
                 "instances": records.instances}
 
-
-def _parsed(block: dict) -> float:
-    return float(block["failure"] is None)

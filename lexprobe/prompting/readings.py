@@ -100,13 +100,6 @@ def skipped_units(result: dict, task: str | None, pos: str) -> int:
                and (task is None or r.get("task", task) == task) and (pos in ("all", "both") or r.get("pos") == pos))
 
 
-def bias_line(bias: dict) -> str:
-    """``bias_text`` with the readings' own names, "-" when none (the CLI's text tables)."""
-    parts = [f"{reading} {b['most_chosen']}: {100 * b['most_chosen_share']:.0f}% vs {100 * b['gold_share_there']:.0f}%"
-             for reading, b in bias.items() if "most_chosen" in b]
-    return "; ".join(parts) or "-"
-
-
 def label(reading: str) -> str:
     return LABELS.get(reading, reading)
 

@@ -6,12 +6,13 @@ prefix), with their placeholders and their text in each shipped template; this m
 the fields every benchmark shares (``option``, ``answer``, ``labels``, ``system``) and names
 no benchmark. A run resolves its template with its own benchmark's fields only
 (``load_template(name, fields)``), so what a result records, and its resume key, do not
-change when another benchmark is registered. The question becomes the user's message; the
-prompt given to the model is that message followed by a new line and ``answer`` (plain), or
-the tokenizer's chat template applied to [system?, user] with the generation prompt, followed
-by ``answer`` (``--chat``: the answer prefix is pre-filled in the assistant's turn). Option
-labels are read after the prompt as ``" " + label``; a field declared ``after_answer`` is
-read after the prompt before a further label.
+change when another benchmark is registered. The question becomes the user's message
+(``build_prompt``): plain text ending its line (``system`` before it), or with ``--chat`` the messages
+[system?, user], which the backend puts in the tokenizer's chat template with the generation prompt
+(a chat API takes them as messages). ``answer`` is the answer prefix every request carries: the text
+the model continues is the prompt followed by it (``core.requests.Generate``; with ``--chat`` it is
+pre-filled in the assistant's turn). Option labels are read after the prompt as ``" " + label``; a
+field declared ``after_answer`` is read after the prompt before a further label.
 
 Templates ship by name (``SHIPPED``); ``--template FILE`` reads a JSON object with
 the same fields (any registered benchmark's: one file may serve several), missing fields
@@ -25,8 +26,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
+from lexprobe.core.requests import Message, Prompt
 from lexprobe.data.files import read_json
-from lexprobe.errors import DataError, ModelError
+from lexprobe.errors import DataError
 
 LABEL_STYLES = ("numbers", "letters")
 BLANK = "___"
@@ -223,27 +225,11 @@ def option_lines(t: Template, labels: Sequence[str], texts: Sequence[str]) -> st
 # ---------------------------------------------------------------- the prompt
 
 
-def has_chat_template(tokenizer) -> bool:
-    return bool(getattr(tokenizer, "chat_template", None))
-
-
-def require_chat_template(tokenizer, model_name: str) -> None:
-    if not has_chat_template(tokenizer):
-        raise ModelError(f"model {model_name!r} has no chat template (tokenizer.chat_template is empty); "
-                         "drop --chat to use the plain prompt, or use an instruction-tuned model")
-
-
-def build_prompt(t: Template, question: str, tokenizer=None, chat: bool = False) -> str:
-    """The text the model continues: question + answer prefix, chat-wrapped with ``chat``."""
+def build_prompt(t: Template, question: str, chat: bool = False) -> Prompt:
+    """What the model is asked before the answer prefix (``t.answer``, which the requests carry): the question
+    as plain text (after the system line, and ending the line), or chat messages [system?, user] that the
+    backend puts in its chat template (``core.requests.Prompt``)."""
     if not chat:
         head = f"{t.system}\n\n" if t.system else ""
-        return f"{head}{question}\n{t.answer}"
-    messages = ([{"role": "system", "content": t.system}] if t.system else []) + [
-        {"role": "user", "content": question}]
-    try:
-        text = tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-    except Exception as err:  # noqa: BLE001 - jinja2 raises TemplateError from inside the template
-        hint = (" (some chat templates reject a system message: use a template without `system`)"
-                if t.system else "")
-        raise ModelError(f"the model's chat template failed on the prompt: {err}{hint}") from None
-    return text + t.answer
+        return f"{head}{question}\n"
+    return ((Message("system", t.system),) if t.system else ()) + (Message("user", question),)

@@ -9,7 +9,7 @@ directly, so one engine serves every benchmark and kind of model.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
@@ -27,37 +27,6 @@ def resolve_batch_size(value, default: int) -> tuple[int, bool]:
     if isinstance(value, bool) or int(value) != value or int(value) < 1:
         raise ValueError(f"batch size must be a positive integer or auto, got {value!r}")
     return int(value), False
-
-
-class Generates:
-    """Serves ``core.requests.Generate`` through the scorer's ``generate(prompts, max_new_tokens, stop,
-    templated)``, in process or on a server alike. Chat messages go through the scorer's chat template
-    (``tokenizer.apply_chat_template``; a chat endpoint's keeps them as messages for the server), then the
-    answer prefix; plain text is sent as it is, the answer prefix after it. Requests asking alike are sent
-    together."""
-
-    tokenizer: Any
-
-    def generations(self, requests: Sequence[Any], progress: bool = False) -> list[str]:
-        groups: dict[tuple, list[int]] = {}
-        texts: list[str] = []
-        for i, request in enumerate(requests):
-            templated = not isinstance(request.prompt, str)
-            texts.append(self._prompt_text(request.prompt) + request.answer_prefix)
-            groups.setdefault((request.max_tokens, tuple(request.stop), templated), []).append(i)
-        out: list[str] = [""] * len(requests)
-        for (max_tokens, stop, templated), where in groups.items():
-            answers = self.generate([texts[i] for i in where], max_tokens,  # type: ignore[attr-defined]
-                                    stop=list(stop) or None, templated=templated)
-            for i, answer in zip(where, answers):
-                out[i] = answer
-        return out
-
-    def _prompt_text(self, prompt: Any) -> str:
-        if isinstance(prompt, str):
-            return prompt
-        messages = [{"role": m.role, "content": m.content} for m in prompt]
-        return self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
 
 
 def max_input_length(scorer) -> int:

@@ -46,15 +46,10 @@ class TokenEmbeddings(Protocol):
 
 @runtime_checkable
 class Generation(Protocol):
-    """Models that continue a prompt greedily: in process, over an OpenAI-compatible endpoint, a chat API.
+    """Models that serve ``core.requests.Generate``: in process, over an OpenAI-compatible endpoint, a chat API
+    (named in the one-line refusals of the methods that still check capabilities)."""
 
-    ``templated``: the prompt already holds the chat template's special tokens (none are added);
-    ``stop``: strings that end an answer (besides the model's own end of turn). Texts come back
-    decoded, without the stop string and special tokens.
-    """
-
-    def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: Sequence[str] | None = None,
-                 templated: bool = False) -> list[str]: ...
+    def generations(self, requests: Sequence[Any], progress: bool = False) -> list[str]: ...
 
 
 @runtime_checkable

@@ -30,26 +30,35 @@ import torch
 from tqdm.auto import tqdm
 
 from lexprobe.batching import chunks, pad_batch, run_batched
-from lexprobe.core.requests import Continuation, Fit
+from lexprobe.core.requests import Continuation, Fit, Generate, Message, Prompt
+from lexprobe.errors import ModelError
 from lexprobe.scorers.attention_layout import attention_layout
-from lexprobe.scorers.base import Generates, Scorer, TooLong
+from lexprobe.scorers.base import Scorer, TooLong
+
+#: entries a tokenisation memo keeps before it starts again (a run's prompts are asked once each, in batches)
+MEMO_ENTRIES = 100_000
 
 
-class CausalTokenization(Generates):
-    """How a causal LM's (context, continuation) texts become token ids: one rule for every backend (in process,
-    an endpoint, vLLM), so a request is the same token ids wherever it is scored. Needs ``tokenizer``,
-    ``max_length``, ``prefix_id``, ``count`` (``Scorer``) and ``token_logprobs``.
+class CausalTokenization:
+    """How a causal LM's requests become token ids: one rule for every backend with a local tokenizer (in
+    process, an endpoint, vLLM), so a request is the same token ids wherever it is scored. Needs
+    ``tokenizer``, ``max_length``, ``prefix_id``, ``count``, ``name`` (``Scorer``), ``token_logprobs`` and
+    ``generate_ids(ids, max_new_tokens, stop)``.
 
-    It serves ``core.requests.Continuation`` (``continuations``, fitted by ``fit_continuations``) for every
-    causal backend alike, and ``Generate`` through the backend's ``generate`` (``Generates``)."""
+    It serves ``core.requests.Continuation`` (``continuations``, fitted by ``fit_continuations``) and
+    ``Generate`` (``generations``, fitted by ``fit_generations``). A prompt of chat messages is put in the
+    tokenizer's chat template with the generation prompt (``chat_text``) and the answer prefix appended,
+    and that text is encoded without adding special tokens (the template holds them); plain text is
+    encoded with them."""
 
     tokenizer: Any
     max_length: int | None
     prefix_id: int
+    name: str
     count: Callable[..., None]
 
-    def _encode(self, text: str) -> list[int]:
-        return self.tokenizer(text, add_special_tokens=True)["input_ids"]
+    def _encode(self, text: str, special: bool = True) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=special)["input_ids"]
 
     def split(self, context: str, continuation: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Token ids of (context, continuation), encoded together and split, the context's start cut
@@ -61,14 +70,13 @@ class CausalTokenization(Generates):
             self.count("truncated_contexts")
         return fitted, cont
 
-    def tokenize_pair(self, context: str, continuation: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Token ids of (context, continuation), encoded together and split, whatever their length."""
-        trailing = len(context) - len(context.rstrip(" "))
-        if trailing:  # a trailing space belongs to the continuation's first token
-            continuation = context[-trailing:] + continuation
-            context = context[:-trailing]
-        whole = self._encode(context + continuation)
-        n_ctx = len(self._encode(context))  # an empty context still holds a BOS the tokenizer adds
+    def tokenize_pair(self, context: str, continuation: str,
+                      special: bool = True) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Token ids of (context, continuation), encoded together and split, whatever their length
+        (``special``: with the tokenizer's special tokens)."""
+        context, continuation = _move_trailing_space(context, continuation)
+        whole = self._encode(context + continuation, special)
+        n_ctx = self._length(context, special)  # an empty context still holds a BOS the tokenizer adds
         ctx, cont = whole[:n_ctx], whole[n_ctx:]
         if not ctx:
             ctx = [self.prefix_id]
@@ -76,23 +84,58 @@ class CausalTokenization(Generates):
             raise ValueError(f"empty continuation after tokenisation: {continuation!r}")
         return tuple(ctx), tuple(cont)
 
+    def _memo(self, name: str) -> dict:
+        memo = self.__dict__.setdefault(name, {})
+        if len(memo) > MEMO_ENTRIES:
+            memo.clear()
+        return memo
+
+    def _length(self, text: str, special: bool) -> int:
+        """Tokens of ``text`` (a prompt is the context of many requests: encoded once)."""
+        memo = self._memo("_lengths")
+        if (text, special) not in memo:
+            memo[(text, special)] = len(self._encode(text, special))
+        return memo[(text, special)]
+
+    def prompt_text(self, prompt: Prompt, answer_prefix: str = "") -> tuple[str, bool]:
+        """(the text a prompt is, whether it is encoded with special tokens): plain text as it is, chat
+        messages in the chat template (``chat_text``); the answer prefix after either."""
+        if isinstance(prompt, str):
+            return prompt + answer_prefix, True
+        memo = self._memo("_chat_texts")
+        if prompt not in memo:
+            memo[prompt] = chat_text(self.tokenizer, self.name, prompt)
+        return memo[prompt] + answer_prefix, False
+
     # --- core.requests.Continuation ---------------------------------------------------------------
-    def _continuation_ids(self, request: Continuation) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """(context ids, scored continuation ids) of a request, tokenised once per (context, continuation)."""
-        memo = self.__dict__.setdefault("_pair_ids", {})
-        key = (request.context, request.continuation)
+    def _continuation_ids(self, request: Continuation) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+        """(context ids, how many ids of ``given`` follow it, ``given`` and the scored continuation's ids):
+        the context and everything after it encoded together and split, once per request."""
+        memo = self._memo("_pair_ids")
+        key = (request.context, request.answer_prefix, request.given, request.continuation)
         if key not in memo:
-            memo[key] = self.tokenize_pair(request.context, request.continuation)
-        ctx, cont = memo[key]
-        return ctx, (cont if request.max_tokens is None else cont[: request.max_tokens])
+            text, special = self.prompt_text(request.context, request.answer_prefix)
+            ctx, rest = self.tokenize_pair(text, request.given + request.continuation, special)
+            n_given = 0
+            if request.given:
+                context, given = _move_trailing_space(text, request.given)
+                n_given = self._length(context + given, special) - self._length(context, special)
+                if len(rest) <= n_given:
+                    raise ValueError(f"continuation {request.continuation!r} vanished in tokenisation after "
+                                     f"{request.given!r}")
+            memo[key] = ctx, n_given, rest
+        ctx, n_given, rest = memo[key]
+        if request.max_tokens is not None:
+            rest = rest[: n_given + request.max_tokens]
+        return ctx, n_given, rest
 
     def fit_continuations(self, requests: Sequence[Continuation]) -> list[Fit]:
         """How each request fits the model: the context's start cut (``fit_context``), or too long."""
         out = []
         for request in requests:
-            ctx, cont = self._continuation_ids(request)
+            ctx, _, rest = self._continuation_ids(request)
             try:
-                fitted, cut = fit_context(ctx, cont, self.max_length)
+                fitted, cut = fit_context(ctx, rest, self.max_length)
             except TooLong as err:
                 out.append(Fit(too_long=str(err)))
                 continue
@@ -101,12 +144,13 @@ class CausalTokenization(Generates):
 
     def continuations(self, requests: Sequence[Continuation], progress: bool = False) -> list[np.ndarray]:
         """Per-token log-probabilities of each request's continuation, fitted as ``fit_continuations`` says
-        (``TooLong`` for one that does not fit: fit first and leave those out). A ``window`` splits the
-        continuation: the tokens whose context and prefix fit the window in one request, each later token in
-        its own, from the window's last tokens (``causal_w2d_batch_shift``'s rule)."""
+        (``TooLong`` for one that does not fit: fit first and leave those out). Requests sharing a context
+        share its forward pass (``token_logprobs`` packs them); ``given`` is fed, not scored. A ``window``
+        splits the continuation: the tokens whose context and prefix fit the window in one request, each
+        later token in its own, from the window's last tokens (``causal_w2d_batch_shift``'s rule)."""
         pairs: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
         index: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
-        plan: list[list[int]] = []
+        plan: list[tuple[int, list[int]]] = []
 
         def add(ctx: tuple[int, ...], cont: tuple[int, ...]) -> int:
             if (ctx, cont) not in index:
@@ -115,18 +159,76 @@ class CausalTokenization(Generates):
             return index[(ctx, cont)]
 
         for request in requests:
-            ctx, cont = self._continuation_ids(request)
-            ctx, _ = fit_context(ctx, cont, self.max_length)
+            ctx, n_given, rest = self._continuation_ids(request)
+            ctx, _ = fit_context(ctx, rest, self.max_length)
             if request.window is None:
-                plan.append([add(ctx, cont)])
+                plan.append((n_given, [add(ctx, rest)]))
                 continue
-            ctx = ctx[-request.window:]
+            ctx, cont = (ctx + rest[:n_given])[-request.window:], rest[n_given:]
             fits = min(len(cont), request.window - len(ctx) + 1)
             parts = [add(ctx, cont[:fits])]
             parts += [add((ctx + cont[:j])[-request.window:], cont[j:j + 1]) for j in range(fits, len(cont))]
-            plan.append(parts)
+            plan.append((0, parts))
         logps = self.token_logprobs(pairs, progress=progress)  # type: ignore[attr-defined]
-        return [np.concatenate([np.asarray(logps[i], dtype=np.float64) for i in parts]) for parts in plan]
+        return [np.concatenate([np.asarray(logps[i], dtype=np.float64) for i in parts])[skip:]
+                for skip, parts in plan]
+
+    # --- core.requests.Generate -------------------------------------------------------------------
+    def prompt_ids(self, prompt: Prompt, answer_prefix: str = "") -> list[int]:
+        """The token ids generation continues: the prompt's text (``prompt_text``) encoded."""
+        memo = self._memo("_prompt_ids")
+        if (prompt, answer_prefix) not in memo:
+            text, special = self.prompt_text(prompt, answer_prefix)
+            memo[(prompt, answer_prefix)] = list(self._encode(text, special))
+        return memo[(prompt, answer_prefix)]
+
+    def fit_generations(self, requests: Sequence[Generate]) -> list[Fit]:
+        """A prompt fits with room for its answer's ``max_tokens``, or is too long (a prompt cut to fit
+        would lose its question); a prompt takes at least one position."""
+        out = []
+        for request in requests:
+            n = max(len(self.prompt_ids(request.prompt, request.answer_prefix)), 1)
+            limit = self.max_length
+            if limit and n + request.max_tokens > limit:
+                out.append(Fit(too_long=f"prompt of {n} tokens + {request.max_tokens} for the answer exceeds the "
+                                        f"model's {limit} positions"))
+            else:
+                out.append(Fit(context_tokens=n))
+        return out
+
+    def generations(self, requests: Sequence[Generate], progress: bool = False) -> list[str]:
+        """Greedy answers, requests asking alike (length, stops) sent together in their order
+        (``generate_ids``)."""
+        groups: dict[tuple, list[int]] = {}
+        for i, request in enumerate(requests):
+            groups.setdefault((request.max_tokens, request.stop), []).append(i)
+        out: list[str] = [""] * len(requests)
+        for (max_tokens, stop), where in groups.items():
+            ids = [self.prompt_ids(requests[i].prompt, requests[i].answer_prefix) for i in where]
+            for i, answer in zip(where, self.generate_ids(ids, max_tokens, list(stop) or None)):  # type: ignore[attr-defined]
+                out[i] = answer
+        return out
+
+
+def chat_text(tokenizer: Any, model: str, messages: Sequence[Message]) -> str:
+    """``messages`` in the tokenizer's chat template, with the generation prompt (the assistant's turn
+    begins); one line where the model has no chat template or its template fails on them."""
+    if not getattr(tokenizer, "chat_template", None):
+        raise ModelError(f"model {model!r} has no chat template (tokenizer.chat_template is empty); "
+                         "drop --chat to use the plain prompt, or use an instruction-tuned model")
+    try:
+        return tokenizer.apply_chat_template([{"role": m.role, "content": m.content} for m in messages],
+                                             tokenize=False, add_generation_prompt=True)
+    except Exception as err:  # noqa: BLE001 - jinja2 raises TemplateError from inside the template
+        hint = (" (some chat templates reject a system message: use a template without `system`)"
+                if any(m.role == "system" for m in messages) else "")
+        raise ModelError(f"the model's chat template failed on the prompt: {err}{hint}") from None
+
+
+def _move_trailing_space(context: str, continuation: str) -> tuple[str, str]:
+    """A trailing space of the context belongs to the continuation's first token."""
+    trailing = len(context) - len(context.rstrip(" "))
+    return (context[:-trailing], context[-trailing:] + continuation) if trailing else (context, continuation)
 
 
 class CausalLMScorer(Scorer, CausalTokenization):
@@ -223,12 +325,11 @@ class CausalLMScorer(Scorer, CausalTokenization):
 
     # ------------------------------------------------------------------ generation
     @torch.inference_mode()
-    def generate(self, prompts: Sequence[str], max_new_tokens: int, stop: Sequence[str] | None = None,
-                 templated: bool = False) -> list[str]:
-        """Greedy continuation of each prompt (left-padded batches, longest first), decoded
-        (``capabilities.Generation``). A ``templated`` prompt holds its special tokens already."""
+    def generate_ids(self, prompts: Sequence[Sequence[int]], max_new_tokens: int,
+                     stop: Sequence[str] | None = None) -> list[str]:
+        """Greedy continuation of each prompt's token ids (left-padded batches, longest first), decoded and cut
+        before the first of ``stop`` (``CausalTokenization.generations``)."""
         tok = self.tokenizer
-        ids = [list(tok(p, add_special_tokens=not templated)["input_ids"]) for p in prompts]
         stops = self.stop_ids()
 
         def run(batch: list[list[int]]) -> list[str]:
@@ -242,7 +343,7 @@ class CausalLMScorer(Scorer, CausalTokenization):
             return [cut_at_stop(tok.decode(until_stop(row, stops), skip_special_tokens=True), stop)
                     for row in out[:, input_ids.shape[1]:].tolist()]
 
-        return run_batched(ids, run, self.batch_size, length=len)
+        return run_batched([list(p) for p in prompts], run, self.batch_size, length=len)
 
     def stop_ids(self) -> list[int]:
         """The tokenizer's EOS and the model's generation EOS ids (chat models end a turn with their own)."""

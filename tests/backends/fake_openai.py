@@ -141,7 +141,8 @@ class FakeOpenAI:
             return 200, self._completions(body)
         if path == "/v1/chat/completions":
             text = "\n".join(m["content"] for m in body["messages"])
-            out = self.scorer.generate([text], body.get("max_tokens", 16), body.get("stop"))[0]
+            ids = list(self.scorer.tokenizer(text)["input_ids"])
+            out = self._generate_ids(ids, body.get("max_tokens", 16), body.get("stop"))
             if self.echo_auth:
                 out = f"{out} {auth}"
             return 200, {"choices": [{"index": 0, "message": {"role": "assistant", "content": out}}]}

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from lexprobe.cli import main
+from lexprobe.core.requests import Generate
 from lexprobe.errors import ModelError
 from lexprobe.models import load_scorer
 from tests.backends.fake_openai import send
@@ -177,7 +178,7 @@ def test_a_wrong_generation_answer_is_one_line(fault, fake):
     remote = load_scorer(fake.url, batch_size=2)
     fake.mutate = _on("generate", change)
     with pytest.raises(ModelError) as err:
-        remote.generate(["the dog is", "a cat and a"], 3)
+        remote.generations([Generate("the dog is", 3), Generate("a cat and a", 3)])
     assert message in str(err.value) and "asked twice" in str(err.value), str(err.value)
 
 
@@ -196,7 +197,7 @@ def test_a_wrong_chat_answer_is_one_line(fault, fake):
     remote = load_scorer(fake.url, kind="chat")
     fake.mutate = _on("chat", change)
     with pytest.raises(ModelError) as err:
-        remote.generate(["Which is right?"], 3)
+        remote.generations([Generate("Which is right?", 3)])
     assert message in str(err.value) and "/chat/completions" in str(err.value), str(err.value)
 
 

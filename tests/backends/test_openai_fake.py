@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 
 from lexprobe.cli import main
+from lexprobe.core.engine import Engine
+from lexprobe.core.requests import Generate, Message
 from lexprobe.errors import ModelError
 from lexprobe.models import load_scorer
 from tests.benchmarks.coda21.helpers import write_small
@@ -36,8 +38,8 @@ def test_scores_and_answers_equal_the_in_process_scorer(fake, llama):
     assert [len(g) for g in got] == [len(w) for w in want]
     assert max(float(np.abs(g - w).max()) for g, w in zip(got, want)) <= 1e-5
     assert remote.stats["remote_requests"] == 4  # identical requests asked once
-    prompts = ["the dog is", "a cat and a"]
-    assert remote.generate(prompts, 5) == llama.generate(prompts, 5)
+    asked = [Generate("the dog is", 5), Generate((Message("user", "Which one?"),), 5, answer_prefix="Answer:")]
+    assert Engine(remote)(asked) == Engine(llama)(asked)
 
 
 def test_wdlmpro_and_coda_through_the_endpoint_equal_in_process(fake, tiny_llama, wdlmpro_data, tmp_path):

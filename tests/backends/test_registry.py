@@ -23,7 +23,8 @@ from tests.benchmarks.wdlmpro.test_scoring import GROUPS
 
 
 class StandIn(Scorer):
-    """A causal LM seen only through the model contract (``scorers.capabilities``)."""
+    """A causal LM seen only through the model contract (``scorers.capabilities``, the request types it
+    serves: ``core.requests``)."""
 
     def __init__(self, inner):
         super().__init__(f"standin:{inner.name}")
@@ -49,21 +50,20 @@ class StandIn(Scorer):
         self._note("continuation_logprobs")
         return self._inner.continuation_logprobs(requests, progress)
 
-    # the request layer's names (lexprobe.core.requests): WSD asks Continuation and Generate requests
+    # the request layer's names (lexprobe.core.requests)
+    def fit_continuations(self, requests):
+        return self._inner.fit_continuations(requests)
+
     def continuations(self, requests, progress=False):
         self._note("continuations")
         return self._inner.continuations(requests, progress)
 
-    def fit_continuations(self, requests):
-        return self._inner.fit_continuations(requests)
+    def fit_generations(self, requests):
+        return self._inner.fit_generations(requests)
 
     def generations(self, requests, progress=False):
         self._note("generations")
         return self._inner.generations(requests, progress)
-
-    def generate(self, prompts, max_new_tokens, stop=None, templated=False):
-        self._note("generate")
-        return self._inner.generate(prompts, max_new_tokens, stop, templated)
 
 
 MADE: list[StandIn] = []
@@ -108,9 +108,8 @@ def test_the_vllm_backend_without_vllm_is_one_line(tmp_path, capsys):
 def offered(backend, method) -> bool:
     """Does ``backend`` offer what ``method`` needs: every request type of one alternative (the request layer),
     or one scorer capability (methods not yet on it)?"""
-    if getattr(method, "requests", ()):
-        return any(all(serves(backend, kind) for kind in option) for option in method.requests)
-    return any(cap in offers(backend) for cap in method.requires)
+    return (any(all(serves(backend, kind) for kind in option) for option in method.requests)
+            or any(cap in offers(backend) for cap in method.requires))
 
 
 def test_a_standin_backend_runs_every_method_it_offers(standin, tiny_llama, tmp_path, capsys, monkeypatch):

@@ -25,6 +25,7 @@ import pytest
 
 from lexprobe.backends.openai_api import OpenAICompletionsScorer
 from lexprobe.cli import main
+from lexprobe.core.requests import Generate
 from tests.backends.vllm_server import VLLMServer, free_port, missing, model_folder
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=missing() or "")
@@ -213,7 +214,8 @@ def test_vllm_in_process_gives_the_server_scores(vllm, tmp_path):
             "s = load_scorer('vllm:' + sys.argv[1], device='cpu', dtype='float32')\n"
             "pairs = [tuple(p) for p in json.load(open(sys.argv[2]))]\n"
             "print('RESULT', json.dumps([[float(v) for v in lp] for lp in s.continuation_logprobs(pairs)]))\n"
-            "print('GEN', json.dumps(s.generate(['The capital of France is'], 6)))\n")
+            "from lexprobe.core.requests import Generate\n"
+            "print('GEN', json.dumps(s.generations([Generate('The capital of France is', 6)])))\n")
     env = {**os.environ, "PYTHONPATH": str(REPO), "VLLM_CPU_KVCACHE_SPACE": "1", "HF_HUB_OFFLINE": "1"}
     done = subprocess.run([str(VENV / "bin" / "python"), "-c", code, str(vllm.model), str(tmp_path / "pairs.json")],
                           capture_output=True, text=True, env=env, timeout=900)
@@ -222,7 +224,7 @@ def test_vllm_in_process_gives_the_server_scores(vllm, tmp_path):
     assert "RESULT" in lines, done.stderr[-3000:]
     for got, expected in zip(lines["RESULT"], want):
         assert np.abs(np.asarray(got) - expected).max() <= TOLERANCE
-    assert lines["GEN"] == remote.generate(["The capital of France is"], 6)
+    assert lines["GEN"] == remote.generations([Generate("The capital of France is", 6)])
 
 
 def test_the_sentinel_key_never_leaves(vllm, inputs, tmp_path, capsys, caplog, monkeypatch):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 
 from lexprobe.core.engine import Engine, require, served
 from lexprobe.core.requests import (
@@ -21,6 +22,7 @@ from lexprobe.core.requests import (
 )
 from lexprobe.errors import ModelError
 from lexprobe.models import load_scorer
+from tests.llm.choose_runs import greedy_reference, prompt_ids
 
 
 class Counting:
@@ -118,12 +120,57 @@ def test_fitting_a_continuation_cuts_the_context_or_refuses(tiny_gpt2):
 def test_generations_put_messages_in_the_chat_template(tiny_llama):
     scorer = load_scorer(str(tiny_llama), kind="causal", device="cpu")
     messages = (Message("user", "Which one? 1. a 2. b"),)
-    templated = scorer.tokenizer.apply_chat_template([{"role": "user", "content": "Which one? 1. a 2. b"}],
-                                                    tokenize=False, add_generation_prompt=True)
-    expected = scorer.generate([templated + "Answer:", "plain text"], 5, templated=True)[0]
-    plain = scorer.generate(["plain text"], 5)[0]
+    expected = greedy_reference(scorer, prompt_ids(scorer.tokenizer, messages, "Answer:"), 5)
+    plain = greedy_reference(scorer, prompt_ids(scorer.tokenizer, "plain text"), 5)
     got = Engine(scorer)([Generate(messages, 5, answer_prefix="Answer:"), Generate("plain text", 5)])
     assert got == [expected, plain]
+
+
+@torch.inference_mode()
+def _summed_reference(scorer, ids: list[int], n_before: int) -> float:
+    """One full forward pass, nothing shared: the summed log-probability of ``ids[n_before:]``."""
+    logp = torch.log_softmax(scorer.model(input_ids=torch.tensor([ids])).logits[0].float(), -1)
+    return sum(logp[i - 1, ids[i]].item() for i in range(n_before, len(ids)))
+
+
+def test_a_chat_context_its_answer_prefix_and_given_text_are_fed_and_not_scored(tiny_llama):
+    """A ``Continuation`` after chat messages: the chat template's text (no special tokens added: it holds
+    them), then the answer prefix and ``given`` (CoDA21's row), then the scored continuation only; requests
+    differing in ``given`` share one pass over the context, and equal a full forward pass each."""
+    scorer = load_scorer(str(tiny_llama), kind="causal", device="cpu", batch_size=4)
+    messages = (Message("system", "Be brief."), Message("user", "Pair them: 1. they ___ 2. it ___ A. ran B. sat"))
+    requests = [Continuation(messages, f" {x}", answer_prefix="Answer:", given=f" {row}:") for row in (1, 2)
+                for x in "AB"]
+    scorer.stats.clear()
+    got = Engine(scorer)(requests)
+    assert scorer.stats["context_forwards"] == 1
+    for r, lp in zip(requests, got):
+        before = prompt_ids(scorer.tokenizer, messages, "Answer:" + r.given)
+        ids = prompt_ids(scorer.tokenizer, messages, "Answer:" + r.given + r.continuation)
+        assert ids[0] == scorer.tokenizer.bos_token_id and ids.count(scorer.tokenizer.bos_token_id) == 1
+        assert len(lp) == len(ids) - len(before)  # the letter's tokens only
+        assert float(lp.sum()) == pytest.approx(_summed_reference(scorer, ids, len(before)), abs=1e-5)
+    plain = Continuation("Pair them:\nAnswer:", " A", given=" 1:")
+    ids = prompt_ids(scorer.tokenizer, "Pair them:\nAnswer: 1: A")
+    assert float(Engine(scorer)([plain])[0].sum()) == pytest.approx(
+        _summed_reference(scorer, ids, len(prompt_ids(scorer.tokenizer, "Pair them:\nAnswer: 1:"))), abs=1e-5)
+
+
+def test_a_prompt_fits_with_room_for_its_answer_or_is_too_long(tiny_gpt2, tiny_llama):
+    """``Generate`` is fitted whole: prompt tokens + ``max_tokens`` within the model's positions, else too long
+    (a cut prompt would lose its question); a chat model without a chat template refuses messages in one line."""
+    scorer = load_scorer(str(tiny_gpt2), kind="causal", device="cpu")
+    n = len(prompt_ids(scorer.tokenizer, "one two three", "Answer:"))
+    scorer.max_length = n + 4
+    fits, too_long = Engine(scorer).fit([Generate("one two three", 4, answer_prefix="Answer:"),
+                                          Generate("one two three", 5, answer_prefix="Answer:")])
+    assert fits == Fit(context_tokens=n)
+    assert too_long.too_long == f"prompt of {n} tokens + 5 for the answer exceeds the model's {n + 4} positions"
+    with pytest.raises(ModelError, match="has no chat template"):
+        Engine(scorer).fit([Generate((Message("user", "hi"),), 1)])
+    chat = load_scorer(str(tiny_llama), kind="causal", device="cpu")
+    (fit,) = Engine(chat).fit([Generate((Message("user", "hi"),), 1, answer_prefix="Answer:")])
+    assert fit.context_tokens == len(prompt_ids(chat.tokenizer, (Message("user", "hi"),), "Answer:"))
 
 
 def test_slots_and_pseudo_loglikelihoods_equal_the_masked_primitives(tiny_bert):

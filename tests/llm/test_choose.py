@@ -13,7 +13,8 @@ from lexprobe.metrics import alignment as al
 from lexprobe.models import load_scorer
 from lexprobe.benchmarks.coda21 import choose as choose_coda
 from lexprobe.benchmarks.wdlmpro import choose as choose_wdlmpro
-from lexprobe.prompting.answers import encode, greedy_generate, greedy_generate_reference, label_logprobs
+from lexprobe.core.engine import Engine
+from lexprobe.core.requests import Continuation, Generate
 from lexprobe.prompting.choice import ANSWER_TOKENS
 from lexprobe.benchmarks.coda21.config import CodaConfig
 from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
@@ -22,7 +23,7 @@ from lexprobe.prompting.options import option_order, sample_candidates
 from lexprobe.prompting.templates import default_template
 from tests.benchmarks.coda21.helpers import write_small
 from tests.benchmarks.wdlmpro.test_scoring import GROUPS
-from tests.llm.choose_runs import ask, interrupt
+from tests.llm.choose_runs import ask, greedy_reference, interrupt, prompt_ids, scripted
 
 
 @pytest.fixture(scope="module")
@@ -82,27 +83,36 @@ def test_items_are_reproducible_by_seed(llama):
 
 
 @torch.inference_mode()
-def _reference_label_logprob(scorer, prompt, label, chat):
-    """One full forward pass over prompt + label, nothing shared or batched."""
-    n = len(encode(scorer.tokenizer, prompt, chat))
-    ids = encode(scorer.tokenizer, prompt + label, chat)
+def _reference_label_logprob(scorer, prompt, label, after=""):
+    """One full forward pass over the prompt (its text and the answer prefix, encoded by hand) + ``after`` +
+    label, nothing shared or batched: the summed log-probability of the label's tokens."""
+    n = len(prompt_ids(scorer.tokenizer, prompt, TEMPLATE.answer + after))
+    ids = prompt_ids(scorer.tokenizer, prompt, TEMPLATE.answer + after + label)
     logp = torch.log_softmax(scorer.model(input_ids=torch.tensor([ids])).logits[0].float(), -1)
     return sum(logp[i - 1, ids[i]].item() for i in range(n, len(ids)))
+
+
+def _label_logprobs(scorer, prompt, labels, rows=("",)) -> np.ndarray:
+    """[row, label] summed log-probabilities of each label after the prompt (and the row), as ``choose.ask`` asks."""
+    asked = [Continuation(prompt, lab, answer_prefix=TEMPLATE.answer, given=row) for row in rows for lab in labels]
+    return np.array([float(np.sum(lp)) for lp in Engine(scorer)(asked)]).reshape(len(rows), len(labels))
 
 
 @pytest.mark.parametrize("model, chat", [("llama", False), ("llama", True), ("qwen2", True)])
 def test_label_likelihood_equals_per_option_reference(model, chat, request):
     scorer = request.getfixturevalue(model)
     cfg = _wdlmpro("w2d", chat=chat, max_candidates=4)
-    items = choose_wdlmpro.build_items(GROUPS[:2], cfg, TEMPLATE, scorer.tokenizer)
+    items = choose_wdlmpro.build_items(GROUPS[:2], cfg, TEMPLATE)
     prompts = [it["prompt"] for it in items]
+    assert all(isinstance(p, str) != chat for p in prompts)  # chat: messages, for the backend's chat template
     labels = [[f" {i + 1}" for i in range(len(it["order"]))] for it in items]
     scorer.stats.clear()
-    got = label_logprobs(scorer, prompts, labels, chat)
+    asked = [Continuation(p, lab, answer_prefix=TEMPLATE.answer) for p, labs in zip(prompts, labels) for lab in labs]
+    got = iter(Engine(scorer)(asked))
     assert scorer.stats["context_forwards"] == len(prompts)  # the labels of a prompt share its pass
-    for prompt, labs, lp in zip(prompts, labels, got):
-        ref = [_reference_label_logprob(scorer, prompt, lab, chat) for lab in labs]
-        np.testing.assert_allclose(lp, ref, atol=1e-5)
+    for prompt, labs in zip(prompts, labels):
+        ref = [_reference_label_logprob(scorer, prompt, lab) for lab in labs]
+        np.testing.assert_allclose([float(np.sum(next(got))) for _ in labs], ref, atol=1e-5)
 
 
 @pytest.mark.parametrize("bench", ["coda", "w2d"])
@@ -110,58 +120,52 @@ def test_long_prompts_are_fed_once_for_all_their_answers(llama, bench, tmp_path,
     """A prompt longer than the scorer's pack size (SmolLM2's CoDA21 prompt: ~520 tokens > 512) is fed
     once with all its k x k row-and-letter (or k label) continuations; scores equal one full forward
     pass per pair. The old packing fed it once per pair (49 passes, 25,480 tokens on a k = 7 group)."""
-    from lexprobe.prompting.answers import label_requests
-
     tok = llama.tokenizer
     if bench == "coda":
         g = load_coda(write_small(tmp_path / "coda.json")).by_pos("n")[0]
-        prompt = choose_coda.build_items([g], _coda(), TEMPLATE, tok)[0]["prompt"]
+        prompt = choose_coda.build_items([g], _coda(), TEMPLATE)[0]["prompt"]
         k = g.k
         rows, labels = [f" {c + 1}:" for c in range(k)], [" " + x for x in "ABC"[:k]]
     else:
-        it = choose_wdlmpro.build_items(GROUPS[:1], _wdlmpro("w2d"), TEMPLATE, tok)[0]
+        it = choose_wdlmpro.build_items(GROUPS[:1], _wdlmpro("w2d"), TEMPLATE)[0]
         prompt, k = it["prompt"], len(it["order"])
         rows, labels = [""], [f" {i + 1}" for i in range(k)]
-    n_prompt = len(encode(tok, prompt, False))
+    n_prompt = len(prompt_ids(tok, prompt, TEMPLATE.answer))
     monkeypatch.setattr(llama, "pack_tokens", n_prompt // 2)  # the prompt alone is longer than a pack
     llama.stats.clear()
-    got = label_logprobs(llama, [prompt], [labels], False, prefixes=[rows])[0]
-    fed = [len(cont) - 1 for _, cont in label_requests(tok, prompt, [r + x for r in rows for x in labels], False)]
+    got = _label_logprobs(llama, prompt, labels, rows)
+    fed = [len(prompt_ids(tok, prompt, TEMPLATE.answer + r + x)) - n_prompt - 1 for r in rows for x in labels]
     assert llama.stats["context_forwards"] == 1
     assert llama.stats["packed_tokens"] == n_prompt + sum(fed)  # the prompt once plus the short continuations
     per_pair = sum(n_prompt + f for f in fed)  # one pass per (row, letter): what the old packing fed
     assert per_pair > len(fed) * llama.stats["packed_tokens"] / 2
     for r, row in enumerate(rows):
         for j, lab in enumerate(labels):
-            assert got[r, j] == pytest.approx(_reference_label_logprob(llama, prompt + row, lab, False), abs=1e-5)
+            assert got[r, j] == pytest.approx(_reference_label_logprob(llama, prompt, lab, row), abs=1e-5)
 
 
 @pytest.mark.parametrize("model, chat", [("llama", True), ("qwen2", False)])
 def test_batched_generation_equals_plain_greedy_loop(model, chat, request):
     scorer = request.getfixturevalue(model)
-    items = choose_wdlmpro.build_items(GROUPS, _wdlmpro("d2w", chat=chat), TEMPLATE, scorer.tokenizer)
+    items = choose_wdlmpro.build_items(GROUPS, _wdlmpro("d2w", chat=chat), TEMPLATE)
     prompts = [it["prompt"] for it in items]
-    got = greedy_generate(scorer, prompts, chat, max_new_tokens=5)
-    assert got == [greedy_generate_reference(scorer, p, chat, 5) for p in prompts]
+    got = Engine(scorer)([Generate(p, 5, answer_prefix=TEMPLATE.answer) for p in prompts])
+    assert got == [greedy_reference(scorer, prompt_ids(scorer.tokenizer, p, TEMPLATE.answer), 5) for p in prompts]
 
 
 # ---------------------------------------------------------------- scoring and summaries
 
 
-def _scripted(texts):
-    calls = iter(texts)
-    return lambda scorer, prompts, chat, max_new: [next(calls) for _ in prompts]
-
-
 def test_wdlmpro_scores_by_hand(llama, monkeypatch):
-    cfg = _wdlmpro("w2d", seed=3, max_candidates=3, permutations=2)
+    cfg = _wdlmpro("w2d", seed=4, max_candidates=3, permutations=2)
+    # seed 4: six distinct prompts (identical prompts are one request, answered once: seed 3 has two pairs)
     items = choose_wdlmpro.build_items(GROUPS, cfg, TEMPLATE)
     golds = [it["gold_position"] + 1 for it in items]
     # per item: right, wrong label, out of range, prose, right in brackets, echo of the option
     wrong = [1 if g != 1 else 2 for g in golds]
     texts = [str(golds[0]), str(wrong[1]), "7", "It is 2", f"({golds[4]})", f"{golds[5]}. signal"]
-    monkeypatch.setattr("lexprobe.prompting.choose.greedy_generate", _scripted(texts))
-    result = ask("wdlmpro", llama, GROUPS, seed=3, max_candidates=3, permutations=2)
+    monkeypatch.setattr(llama, "generations", scripted(texts))
+    result = ask("wdlmpro", llama, GROUPS, seed=4, max_candidates=3, permutations=2)
     recs = result["instances"]
     assert [r["generation"]["correct"] for r in recs] == [True, False, False, False, True, False]
     assert [r["generation"]["failure"] for r in recs] == [None, None, "out_of_range", "unparseable", None,
@@ -182,8 +186,7 @@ def test_wdlmpro_scores_by_hand(llama, monkeypatch):
 def test_coda_matrix_rows_and_alignment(llama, tmp_path, monkeypatch):
     data = load_coda(write_small(tmp_path / "coda.json"))
     cfg = _coda(seed=0, permutations=1)
-    monkeypatch.setattr("lexprobe.prompting.choose.greedy_generate",
-                        _scripted(["1: A, 2: B, 3: C", "1: B, 1: A", "1: A, 2: B, 3: C"]))
+    monkeypatch.setattr(llama, "generations", scripted(["1: A, 2: B, 3: C", "1: B, 1: A", "1: A, 2: B, 3: C"]))
     result = ask("coda21", llama, data)
     (rec,) = result["instances"]
     g = data.by_pos("v")[0]
@@ -191,7 +194,7 @@ def test_coda_matrix_rows_and_alignment(llama, tmp_path, monkeypatch):
     ctx, dfn = rec["context_order"], rec["definition_order"]
     for i in range(3):  # presented row i asks for context ctx[i]; letter j names definition dfn[j]
         for j, letter in enumerate("ABC"):
-            ref = _reference_label_logprob(llama, prompt + f" {i + 1}:", f" {letter}", False)
+            ref = _reference_label_logprob(llama, prompt, f" {letter}", f" {i + 1}:")
             assert rec["likelihood"]["label_logprobs"][ctx[i]][dfn[j]] == pytest.approx(ref, abs=1e-5)
     matrix = np.array(rec["likelihood"]["label_logprobs"])
     expected = al.align(matrix, "optimal", al.tie_break_order(f"{g.id}:0", 3))
@@ -206,7 +209,7 @@ def test_coda_matrix_rows_and_alignment(llama, tmp_path, monkeypatch):
 
 def test_invalid_matching_scores_zero(llama, tmp_path, monkeypatch):
     data = load_coda(write_small(tmp_path / "coda.json"))
-    monkeypatch.setattr("lexprobe.prompting.choose.greedy_generate", _scripted(["1: A, 2: A, 3: B"]))
+    monkeypatch.setattr(llama, "generations", scripted(["1: A, 2: A, 3: B"]))
     result = ask("coda21", llama, data, reading="generation")
     m = result["metrics"]["alignment"]["all"]
     assert m["generation.accuracy"] == 0.0 and m["generation.failures.not_one_to_one"] == 1
@@ -241,11 +244,11 @@ def test_a_choose_run_is_logged_under_the_job_key_and_resumes(bench, llama, tmp_
     method = get(bench).methods["choose"]
     real_score, calls = method.score, []
 
-    def interrupted(job, asked, config):
+    def interrupted(*args):
         calls.append(1)
         if len(calls) == 2:
             raise KeyboardInterrupt
-        return real_score(job, asked, config)
+        return real_score(*args)
 
     monkeypatch.setattr(evaluate_module, "Job", Spy)
     monkeypatch.setattr(method, "score", interrupted)
@@ -308,7 +311,7 @@ def test_cli_choose_and_its_errors(tiny_llama, tiny_gpt2, tmp_path, capsys):
     assert main(args + ["--model", "random", "--chat"]) == 2
     assert "only apply with --method choose" in capsys.readouterr().err
     assert main(args + ["--model", "random", "--method", "choose"]) == 2
-    assert "needs generation (a causal LM)" in capsys.readouterr().err
+    assert "needs generation; model 'random'" in capsys.readouterr().err
 
 
 def test_cli_wdlmpro_choose(tiny_qwen2, tmp_path, capsys):
@@ -330,11 +333,9 @@ def test_cli_wdlmpro_choose(tiny_qwen2, tmp_path, capsys):
 
 
 def test_prompts_too_long_are_skipped_and_counted(llama, monkeypatch):
-    from lexprobe.prompting.answers import prompt_length
-
     cfg = _wdlmpro("w2d", reading="likelihood")
-    items = choose_wdlmpro.build_items(GROUPS, cfg, TEMPLATE, llama.tokenizer)
-    sizes = {it["target"]: prompt_length(llama.tokenizer, it["prompt"], False) for it in items}
+    items = choose_wdlmpro.build_items(GROUPS, cfg, TEMPLATE)
+    sizes = {it["target"]: len(prompt_ids(llama.tokenizer, it["prompt"], TEMPLATE.answer)) for it in items}
     longest = max(sizes, key=sizes.get)
     limit = sorted(sizes.values())[-2] + ANSWER_TOKENS  # all but the longest prompt fit
     monkeypatch.setattr(llama, "max_length", limit)
@@ -344,6 +345,20 @@ def test_prompts_too_long_are_skipped_and_counted(llama, monkeypatch):
     assert f"exceeds the model's {limit} positions" in reasons[longest]
     assert result["metrics"]["w2d"]["all"]["n"] == 2 and result["counts"]["skipped_too_long"] == 1
     assert all("likelihood" in r for r in result["instances"] if r["target"] != longest)
+
+
+def test_max_new_tokens_without_room_for_a_prompt_is_refused_before_any_request(llama, monkeypatch):
+    """A prompt takes at least one position: --max-new-tokens N with N + 1 over the model's positions leaves
+    none, one line before any request; one position fewer runs (every prompt then skipped as too long)."""
+    from lexprobe.errors import ModelError
+
+    monkeypatch.setattr(llama, "max_length", 64)
+    monkeypatch.setattr(llama, "generations", lambda requests, progress=False: pytest.fail("asked"))
+    with pytest.raises(ModelError) as err:
+        ask("wdlmpro", llama, GROUPS, reading="generation", max_new_tokens=64)
+    assert "--max-new-tokens 64 leaves no room for a prompt" in str(err.value) and "\n" not in str(err.value)
+    result = ask("wdlmpro", llama, GROUPS, reading="generation", max_new_tokens=63)
+    assert result["counts"]["skipped_too_long"] == len(result["instances"]) == len(GROUPS)
 
 
 def test_a_coda21_choose_run_with_every_group_skipped_still_has_its_items_page(llama, tmp_path, monkeypatch):
@@ -371,7 +386,7 @@ def test_the_main_jobs_one_unit_batches_step_per_unit_with_the_same_answers(llam
     calls = []
     method = get("wdlmpro").methods["choose"]
     real = method.score
-    monkeypatch.setattr(method, "score", lambda *a: calls.append(len(a[1])) or real(*a))
+    monkeypatch.setattr(method, "score", lambda *a: calls.append(len(a[2])) or real(*a))
     results = {}
     for per_batch in (None, 1):
         calls.clear()
@@ -395,11 +410,11 @@ def test_a_fourth_benchmark_asks_to_choose_from_its_own_module(tiny_llama, tmp_p
     under the job's key, and the result reads in ``report`` and ``compare`` like any choose result."""
     from lexprobe import result_schema
     from lexprobe.benchmarks import registry
+    from lexprobe.scorers.causal import CausalLMScorer
     from tests.toy_benchmark import ITEMS, Toy
 
     monkeypatch.setitem(registry.REGISTRY, "toy", Toy())
-    monkeypatch.setattr("lexprobe.prompting.choose.greedy_generate",
-                        lambda scorer, prompts, chat, max_new: ["1"] * len(prompts))  # always the first option
+    monkeypatch.setattr(CausalLMScorer, "generations", scripted(["1"] * 100))  # always the first option
     argv = ["toy", "eval", "--method", "choose", "--model", str(tiny_llama), "--permutations", "2"]
     assert main(argv + ["--out", str(tmp_path / "a.json")]) == 0
     result = json.loads((tmp_path / "a.json").read_text())

@@ -53,17 +53,18 @@ def test_wdlmpro_cyclic_reading_bias_and_both_generation_readings(llama, monkeyp
     probabilities by position as in PROBS, and one generated answer that echoes option text."""
     group = GROUPS[2]
 
-    def label_logprobs(scorer, prompts, conts, chat, prefixes=None, progress=False):
-        return [np.log(PROBS[ORDERS.index(_option_order_of(p, group))]) - 2.0 for p in prompts]
+    def continuations(requests, progress=False):  # the label's log-probability: its position in the prompt's order
+        return [np.array([np.log(PROBS[ORDERS.index(_option_order_of(r.context, group))][int(r.continuation) - 1])
+                          - 2.0]) for r in requests]
 
     asked = []
 
-    def generate(scorer, prompts, chat, max_new):
-        asked.extend(prompts)
+    def generations(requests, progress=False):
+        asked.extend(requests)
         return [" 1. Singing in a soft low tone."]  # label 1 = option 1 in the base order: wrong, but read
 
-    monkeypatch.setattr(choose, "label_logprobs", label_logprobs)
-    monkeypatch.setattr(choose, "greedy_generate", generate)
+    monkeypatch.setattr(llama, "continuations", continuations)
+    monkeypatch.setattr(llama, "generations", generations)
     result = ask("wdlmpro", llama, [group], tmp_path / "r.json", seed=3, debias="cyclic")
     recs = result["instances"]
     assert [r["order"] for r in recs] == ORDERS and [r["rotation"] for r in recs] == [0, 1, 2]
@@ -140,8 +141,8 @@ def test_units_run_a_few_prompts_per_batch_and_each_is_logged(llama, tmp_path, m
     each unit logged once its batch is done, so Ctrl-C loses at most one batch."""
     method = get("wdlmpro").methods["choose"]
     real, calls = method.score, []
-    monkeypatch.setattr(method, "score", lambda job, items, config: calls.append(len(items)) or real(job, items,
-                                                                                                      config))
+    monkeypatch.setattr(method, "score", lambda job, engine, items, config: calls.append(len(items))
+                        or real(job, engine, items, config))
     monkeypatch.setattr(choose, "batch_prompts", lambda scorer: 5)
     ask("wdlmpro", llama, GROUPS, permutations=2, reading="likelihood")  # 2 prompts per target: 2 targets a batch
     assert calls == [4, 2]
@@ -175,11 +176,11 @@ def test_ctrl_c_keeps_the_finished_item_groups(bench, tiny_llama, tmp_path, caps
     method = get(bench).methods["choose"]
     real, calls = method.score, []
 
-    def interrupted(job, items, config):
+    def interrupted(job, engine, items, config):
         calls.append(len(items))
         if len(calls) == 3:
             raise KeyboardInterrupt
-        return real(job, items, config)
+        return real(job, engine, items, config)
 
     monkeypatch.setattr(method, "score", interrupted)
     monkeypatch.setattr(choose, "batch_prompts", lambda scorer: 1)  # one group per batch

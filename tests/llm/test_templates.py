@@ -1,5 +1,7 @@
 """Prompt construction, checked character for character for every shipped template,
-plain and through two chat templates (Llama-style with BOS, ChatML without)."""
+plain and through two chat templates (Llama-style with BOS, ChatML without): the prompt a template
+builds (text, or chat messages) as the backend's tokenizer side turns it into text with the answer
+prefix (``CausalTokenization.prompt_text``)."""
 
 import json
 import re
@@ -9,7 +11,8 @@ import pytest
 from lexprobe.benchmarks.coda21.choose import coda_question
 from lexprobe.benchmarks.wdlmpro.choose import d2w_question, w2d_question
 from lexprobe.errors import DataError, ModelError
-from lexprobe.prompting.templates import SHIPPED, build_prompt, load_template, option_labels, require_chat_template
+from lexprobe.prompting.templates import SHIPPED, build_prompt, load_template, option_labels
+from lexprobe.scorers.causal import CausalTokenization
 from tests.tiny_models import _gpt2_tokenizer, _llama_tokenizer, _qwen2_tokenizer
 
 QUESTIONS = {
@@ -287,6 +290,18 @@ GOLDEN = {
 }
 
 
+class Tokenizer(CausalTokenization):
+    """The tokenisation rule of every causal backend, on a bare tokenizer."""
+
+    def __init__(self, tokenizer, name: str = "tiny"):
+        self.tokenizer, self.name = tokenizer, name
+
+
+def text(t, question, tok=None) -> str:
+    """The text the model continues: the prompt built with ``--chat`` where ``tok`` is given, the answer prefix."""
+    return Tokenizer(tok).prompt_text(build_prompt(t, question, chat=tok is not None), t.answer)[0]
+
+
 @pytest.fixture(scope="module")
 def tokenizers():
     return {"plain": None, "llama": _llama_tokenizer()[0], "qwen2": _qwen2_tokenizer()[0]}
@@ -297,7 +312,7 @@ def test_prompt_is_exactly_the_golden_string(key, tokenizers):
     name, task, mode = key
     template = SHIPPED[name]
     tok = tokenizers[mode]
-    assert build_prompt(template, QUESTIONS[task](template), tok, chat=tok is not None) == GOLDEN[key]
+    assert text(template, QUESTIONS[task](template), tok) == GOLDEN[key]
 
 
 def test_every_shipped_template_has_goldens():
@@ -309,7 +324,7 @@ def test_template_file_overrides_default_fields(tmp_path):
     path.write_text(json.dumps({"w2d": "Word: {word}\n{options}", "option": "({label}) {text}", "answer": "=>"}))
     t = load_template(str(path))
     assert t.name == "mine"
-    assert build_prompt(t, w2d_question(t, "nod", ["bend", "wink"])) == "Word: nod\n(1) bend\n(2) wink\n=>"
+    assert text(t, w2d_question(t, "nod", ["bend", "wink"])) == "Word: nod\n(1) bend\n(2) wink\n=>"
     assert t.coda == SHIPPED["default"].coda  # not given: the default's
 
 
@@ -334,9 +349,10 @@ def test_unknown_template_name():
 
 def test_chat_needs_a_chat_template():
     tok = _gpt2_tokenizer()[0]
-    with pytest.raises(ModelError, match="has no chat template.*drop --chat"):
-        require_chat_template(tok, "tiny-gpt2")
-    require_chat_template(_qwen2_tokenizer()[0], "tiny-qwen2")  # has one: no error
+    question = QUESTIONS["w2d"](SHIPPED["default"])
+    with pytest.raises(ModelError, match="model 'tiny-gpt2' has no chat template.*drop --chat"):
+        Tokenizer(tok, "tiny-gpt2").prompt_text(build_prompt(SHIPPED["default"], question, chat=True))
+    assert text(SHIPPED["default"], question, _qwen2_tokenizer()[0])  # has one: no error
 
 
 def test_labels():
@@ -352,4 +368,4 @@ def test_chat_template_that_rejects_system_messages():
                          "{{ raise_exception('System role not supported') }}{% endif %}{{ m['content'] }}{% endfor %}")
     t = SHIPPED["dictionary"]
     with pytest.raises(ModelError, match="System role not supported.*without `system`"):
-        build_prompt(t, QUESTIONS["w2d"](t), tok, chat=True)
+        text(t, QUESTIONS["w2d"](t), tok)

@@ -38,8 +38,8 @@ def result_files(tmp_path_factory, tiny_bert, tiny_gpt2):
 
 
 def scripted_answers(text):
-    """A stand-in for greedy generation that always answers ``text``."""
-    return lambda scorer, prompts, chat, max_new_tokens: [text] * len(prompts)
+    """A stand-in for a causal LM's ``generations`` (``Generate`` requests) that always answers ``text``."""
+    return lambda scorer, requests, progress=False: [text] * len(requests)
 
 
 @pytest.fixture(scope="session")
@@ -74,7 +74,7 @@ def llm_files(tmp_path_factory, tiny_llama, tiny_bert):
         out = files[name] = folder / f"{name}.json"
         with pytest.MonkeyPatch.context() as mp:
             if answer is not None:
-                mp.setattr("lexprobe.prompting.choose.greedy_generate", scripted_answers(answer))
+                mp.setattr("lexprobe.scorers.causal.CausalTokenization.generations", scripted_answers(answer))
             assert main(command + model + ["--out", str(out)]) == 0
     result = evaluate("senserank", load_scorer(str(tiny_bert), kind="token", device="cpu"),
                       SenseConfig(corpus="synthetic", k=10, layers="all"), items=_instances(), progress=False)

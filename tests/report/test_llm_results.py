@@ -240,7 +240,7 @@ def flagged_report(llm_files, tiny_llama, tmp_path_factory):
     data = write_small(folder / "coda21-small-noisy-hard.json")
     out = folder / "coda21-small-choose.json"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("lexprobe.prompting.choose.greedy_generate", _answers("I am not sure."))
+        mp.setattr("lexprobe.scorers.causal.CausalTokenization.generations", _answers("I am not sure."))
         assert main(["coda", "eval", "--data", str(data), "--method", "choose", "--model", str(tiny_llama),
                      "--device", "cpu", "--out", str(out)]) == 0
     files = [out] + [shutil.copy(llm_files[k], folder) for k in ("wdl-choose-a", "wdl-paper", "coda-paper", "sweep")]

@@ -210,19 +210,22 @@ def test_equals_lm_eval_past_the_window(model, request):
 
 
 def test_label_likelihood_and_generation_past_the_window(tiny_gemma3):
-    """prompting/answers.py: label likelihood goes through the scorer; generation through
-    ``model.generate`` (left-padded batches), which must equal one prompt at a time."""
-    from lexprobe.prompting.answers import greedy_generate, greedy_generate_reference, label_logprobs
+    """``Continuation`` and ``Generate`` requests (ask-to-choose's labels and answers): label likelihood goes
+    through the packed scorer; generation through ``model.generate`` (left-padded batches), which must equal
+    one prompt at a time."""
+    from lexprobe.core.engine import Engine
+    from lexprobe.core.requests import Continuation, Generate
+    from tests.llm.choose_runs import greedy_reference, prompt_ids
 
     scorer = load_scorer(tiny_gemma3, kind="causal", batch_size=4)
     prompts = ["The dog is", LONG, f"{LONG} . {LONG} . {LONG}"]
     labels = [[" a", " small dog"], [" 1", " 2", " nod"], [" singing", " hand signal"]]
-    got = label_logprobs(scorer, prompts, labels, chat=False)
-    for prompt, conts, row in zip(prompts, labels, got):
+    got = iter(Engine(scorer)([Continuation(p, c) for p, conts in zip(prompts, labels) for c in conts]))
+    for prompt, conts in zip(prompts, labels):
         expected = [reference.causal_continuation_logprobs(scorer, prompt, c).sum() for c in conts]
-        np.testing.assert_allclose(row, expected, atol=ATOL, rtol=0)
-    generated = greedy_generate(scorer, prompts, chat=False, max_new_tokens=6)  # prompts 4 to ~70 tokens
-    assert generated == [greedy_generate_reference(scorer, p, False, 6) for p in prompts]
+        np.testing.assert_allclose([next(got).sum() for _ in conts], expected, atol=ATOL, rtol=0)
+    generated = Engine(scorer)([Generate(p, 6) for p in prompts])  # prompts 4 to ~70 tokens
+    assert generated == [greedy_reference(scorer, prompt_ids(scorer.tokenizer, p), 6) for p in prompts]
 
 
 # ---------------------------------------------------------------- every family the packed path takes

@@ -58,12 +58,12 @@ class Choose(ChooseMethod):
     def items(self, job, units, template):
         from lexprobe.benchmarks.coda21.choose import build_items
 
-        return build_items(units, job.config, template, job.scorer.tokenizer)
+        return build_items(units, job.config, template)
 
-    def score(self, job, items, template):
+    def score(self, job, engine, items, template):
         from lexprobe.benchmarks.coda21.choose import score_items
 
-        return score_items(job.scorer, items, job.config.choose, template)
+        return score_items(engine, items, job.config.choose, template)
 
     def scores(self, reading):
         from lexprobe.benchmarks.coda21.choose import scores

@@ -5,7 +5,7 @@ their own seeded order. Likelihood reading: for context row c, the log-probabili
 of every definition letter after the prompt and `` c:`` — a k x k matrix solved with
 the benchmark's optimal alignment (``lexprobe.metrics.alignment``, with the same
 tie-break order as ``coda eval``); the prompt is fed once with all k x k
-row-and-letter continuations packed after it (``answers.label_logprobs``). Generation
+row-and-letter continuations packed after it (``prompting.choose.ask``). Generation
 readings: the greedy answer ``1: B, 2: A, ...`` parsed strictly and leniently; an
 invalid answer scores 0 for the whole group. With ``--debias cyclic`` the
 definitions are also listed in their other k - 1 cyclic orders (likelihood only) and
@@ -26,7 +26,7 @@ from lexprobe.benchmarks.coda21.config import CodaConfig
 from lexprobe.benchmarks.coda21.dataset import replace_target
 from lexprobe.metrics import alignment as al
 from lexprobe.prompting.choice import prompts
-from lexprobe.prompting.choose import item_means, read_answers, too_long
+from lexprobe.prompting.choose import ask, item_means
 from lexprobe.prompting.choose_cli import ChooseOptions
 from lexprobe.prompting.debias import debiased, rotations
 from lexprobe.prompting.options import option_order, sample_candidates
@@ -47,7 +47,7 @@ def coda_question(t: Template, contexts: Sequence[str], definitions: Sequence[st
     )
 
 
-def build_items(groups, config: CodaConfig, template: Template, tokenizer=None) -> list[dict]:
+def build_items(groups, config: CodaConfig, template: Template) -> list[dict]:
     """The asked items of ``groups``, in every option order of ``config.choose``."""
     options, seed, items = config.choose, config.seed, []
     for g in groups:
@@ -58,8 +58,7 @@ def build_items(groups, config: CodaConfig, template: Template, tokenizer=None) 
             for r, def_order in enumerate(rotations(base) if options.cyclic else [base]):
                 contexts = [replace_target(g.candidates[i].context, g.candidates[i].word, BLANK) for i in ctx_order]
                 definitions = [g.candidates[i].definition for i in def_order]
-                prompt = build_prompt(template, coda_question(template, contexts, definitions), tokenizer,
-                                      options.chat)
+                prompt = build_prompt(template, coda_question(template, contexts, definitions), options.chat)
                 item = {"item": g.id, "id": g.id, "pos": g.pos, "k": g.k, "permutation": p, "shown": shown,
                         "context_order": ctx_order, "definition_order": def_order, "prompt": prompt,
                         # the shown pairs' texts (shown order), for the report's failure pages
@@ -81,21 +80,11 @@ def gold_positions(record: dict) -> list[int]:
     return [record["definition_order"].index(c) for c in record["context_order"]]
 
 
-def score_items(scorer, items: list[dict], options: ChooseOptions, t: Template) -> list[dict]:
-    runnable = []
-    for it in items:
-        reason = too_long(scorer, it["prompt"], options, answer_tokens(len(it["shown"])))
-        if reason:
-            it["skipped"] = reason
-        else:
-            runnable.append(it)
-    sizes = [len(it["shown"]) for it in runnable]
-    max_new = max((answer_tokens(m) for m in sizes), default=1)
-    logps, texts = read_answers(  # row c of an item: its prompt + " c:", then each definition letter
-        scorer, [it["prompt"] for it in runnable], [[" " + x for x in option_labels(m, "letters")] for m in sizes],
-        options, max_new, prefixes=[[t.coda_row.format(context=c + 1) for c in range(m)] for m in sizes],
-        generate=[it.get("rotation", 0) == 0 for it in runnable],
-    ) if runnable else (None, None)
+def score_items(engine, items: list[dict], options: ChooseOptions, t: Template) -> list[dict]:
+    sizes = [len(it["shown"]) for it in items]
+    runnable, logps, texts = ask(  # row c of an item: its prompt + " c:", then each definition letter
+        engine, items, options, t.answer, [[" " + x for x in option_labels(m, "letters")] for m in sizes],
+        [answer_tokens(m) for m in sizes], rows=[[t.coda_row.format(context=c + 1) for c in range(m)] for m in sizes])
     for j, it in enumerate(runnable):
         m = len(it["shown"])
         where = {cand: a for a, cand in enumerate(it["shown"])}

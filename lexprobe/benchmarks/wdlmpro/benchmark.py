@@ -57,12 +57,12 @@ class Choose(ChooseMethod):
     def items(self, job, units, template):
         from lexprobe.benchmarks.wdlmpro.choose import build_items
 
-        return build_items(units, job.config, template, job.scorer.tokenizer)
+        return build_items(units, job.config, template)
 
-    def score(self, job, items, template):
+    def score(self, job, engine, items, template):
         from lexprobe.prompting.choice import score_choices
 
-        return score_choices(job.scorer, items, job.config.choose, template)
+        return score_choices(engine, items, job.config.choose, template)
 
     def key_items(self, job, units):
         return {"groups": super().key_items(job, units), "tasks": self.tasks(job)}

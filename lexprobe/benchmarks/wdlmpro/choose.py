@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from lexprobe.benchmarks.wdlmpro.config import TASK_CHOICES, WDLMProConfig
+from lexprobe.core.requests import Prompt
 from lexprobe.metrics.ranking import random_expectation
 from lexprobe.prompting.choice import presented, prompts
 from lexprobe.prompting.choose import item_means
@@ -33,15 +34,15 @@ def d2w_question(t: Template, definition: str, words: Sequence[str]) -> str:
     return t.d2w.format(definition=definition, options=option_lines(t, labels, words), n=len(words))
 
 
-def item_prompt(group, task: str, order: Sequence[int], t: Template, chat: bool, tokenizer=None) -> str:
+def item_prompt(group, task: str, order: Sequence[int], t: Template, chat: bool) -> Prompt:
     if task == "w2d":
         question = w2d_question(t, group.word, [group.candidates[i].definition for i in order])
     else:
         question = d2w_question(t, group.definition, [group.candidates[i].word for i in order])
-    return build_prompt(t, question, tokenizer, chat)
+    return build_prompt(t, question, chat)
 
 
-def build_items(groups, config: WDLMProConfig, template: Template, tokenizer=None) -> list[dict]:
+def build_items(groups, config: WDLMProConfig, template: Template) -> list[dict]:
     """The asked items of ``groups``: every task of ``--task``, in every option order of ``config.choose``."""
     options, items = config.choose, []
     for g in groups:
@@ -55,7 +56,7 @@ def build_items(groups, config: WDLMProConfig, template: Template, tokenizer=Non
                     "definition": g.definition,  # the report's failure pages show the texts
                     "options": [g.candidates[i].definition if task == "w2d" else g.candidates[i].word
                                 for i in order],
-                    "prompt": item_prompt(g, task, order, template, options.chat, tokenizer),
+                    "prompt": item_prompt(g, task, order, template, options.chat),
                 }
                 if options.cyclic:
                     item["rotation"] = r

@@ -248,14 +248,14 @@ class Choose(ChooseMethod):
                 out.append({**base, "permutation": p, "order": order, "options": texts,
                             "gold_position": at[0] if at else -1, "gold_positions": at,
                             **({"rotation": r} if options.cyclic else {}),
-                            "prompt": build_prompt(t, question, job.scorer.tokenizer, options.chat)})
+                            "prompt": build_prompt(t, question, options.chat)})
         return out
 
-    def score(self, job, items, template):
+    def score(self, job, engine, items, template):
         from lexprobe.prompting.choice import score_choices
 
         asked = [it for it in items if not it.get("unasked")]
-        score_choices(job.scorer, asked, job.config.choose, template)
+        score_choices(engine, asked, job.config.choose, template)
         for it in items:
             gold = {it["order"][g] for g in it["gold_positions"]}
             if it.pop("unasked", False):  # answered without a question, in every reading asked

@@ -257,7 +257,7 @@ def test_cli_recipe_and_method(tmp_path, capsys):
     # --method choose: a random model cannot be asked (one line, exit 2)
     assert main(["wdlmpro", "eval", "--model", "random", "--method", "choose", "--data", str(data),
                  "--out", str(tmp_path / "choose.json")]) == 2  # (r.json holds another run's result: #34 item 9)
-    assert "needs generation (a causal LM)" in capsys.readouterr().err
+    assert "needs generation; model 'random'" in capsys.readouterr().err
 
 
 def test_pattern_aggregation_is_a_recorded_config_field_in_the_resume_key(tmp_path):
