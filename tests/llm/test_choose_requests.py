@@ -31,7 +31,9 @@ SCORE = {"wdlmpro": ("w2d", "p_at_1"), "coda21": ("alignment", "accuracy"), "wsd
 def run(tmp_path, monkeypatch):
     """``run(bench, backend, **options)``: the benchmark's choose result on ``backend`` (CoDA21: its verb group of
     three pairs; WSD: five instances; the toy registered)."""
-    monkeypatch.setitem(registry.REGISTRY, "toy", "tests.toy_benchmark:Toy")
+    from tests.toy_benchmark import Toy
+
+    monkeypatch.setitem(registry.REGISTRY, "toy", Toy())
     coda = load_coda(write_small(tmp_path / "coda.json"))
     wsd = write_pair(tmp_path / "wsd", name="mini")
 
