@@ -78,16 +78,17 @@ class CausalTokenization(Generates):
 
     # --- core.requests.Continuation ---------------------------------------------------------------
     def _continuation_ids(self, request: Continuation) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """(context ids, scored continuation ids) of a request, tokenised once per (context, continuation)."""
+        """(context ids, whole continuation ids) of a request, tokenised once per (context, continuation); the
+        context is fitted with the whole continuation, only its first ``max_tokens`` are scored."""
         memo = self.__dict__.setdefault("_pair_ids", {})
         key = (request.context, request.continuation)
         if key not in memo:
             memo[key] = self.tokenize_pair(request.context, request.continuation)
-        ctx, cont = memo[key]
-        return ctx, (cont if request.max_tokens is None else cont[: request.max_tokens])
+        return memo[key]
 
     def fit_continuations(self, requests: Sequence[Continuation]) -> list[Fit]:
-        """How each request fits the model: the context's start cut (``fit_context``), or too long."""
+        """How each request fits the model: the context's start cut (``fit_context``, with the whole
+        continuation), or too long."""
         out = []
         for request in requests:
             ctx, cont = self._continuation_ids(request)
@@ -117,6 +118,7 @@ class CausalTokenization(Generates):
         for request in requests:
             ctx, cont = self._continuation_ids(request)
             ctx, _ = fit_context(ctx, cont, self.max_length)
+            cont = cont[: request.max_tokens] if request.max_tokens is not None else cont
             if request.window is None:
                 plan.append([add(ctx, cont)])
                 continue

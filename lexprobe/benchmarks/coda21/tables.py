@@ -1,5 +1,5 @@
 """CoDA21's report tables: models side by side per data file (likelihood; ask in a table of its own), and the
-ask-to-choose table."""
+ask-to-choose table; what the CLI prints after a run is the same tables of that one result (``format_result``)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from lexprobe.tables import (
     label,
     name_counts,
     parse_rate,
+    to_text,
     vs_random,
 )
 
@@ -27,6 +28,11 @@ def tables(results: list[dict]) -> list[Table]:
     return (likelihood_tables([r for r in results if not is_choose(r) and r.get("method") != "ask"])
             + likelihood_tables([r for r in results if r.get("method") == "ask"], ask=True)
             + choose_tables([r for r in results if is_choose(r)]))
+
+
+def format_result(result: dict) -> str:
+    """What the CLI prints after a run: the report's tables of this one result, as text (a line per column)."""
+    return "\n\n".join(to_text(t, transpose=True) for t in tables([result]))
 
 
 def _random(r: dict, pos: str) -> Cell:
