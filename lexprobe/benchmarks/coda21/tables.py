@@ -3,6 +3,7 @@ ask-to-choose table; what the CLI prints after a run is the same tables of that 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from lexprobe.benchmarks.coda21.results import TASK, data_name
@@ -31,8 +32,10 @@ def tables(results: list[dict]) -> list[Table]:
 
 
 def format_result(result: dict) -> str:
-    """What the CLI prints after a run: the report's tables of this one result, as text (a line per column)."""
-    return "\n\n".join(to_text(t, transpose=True) for t in tables([result]))
+    """What the CLI prints after a run: the report's tables of this one result, as text (a line per column;
+    the model named in the title too, whole: its column's head may wrap)."""
+    named = [t if is_choose(result) else replace(t, title=f"{t.title}: {model_name(result)}") for t in tables([result])]
+    return "\n\n".join(to_text(t, transpose=True) for t in named)
 
 
 def _random(r: dict, pos: str) -> Cell:
