@@ -192,6 +192,23 @@ def _notes(table: Table) -> list[str]:
     return ([table.note] if table.note else []) + table.remarks + flag_notes(table)
 
 
+def to_text(table: Table, transpose: bool = False) -> str:
+    """The table for a terminal (what a benchmark prints after a run): ``reporting.format_table`` of its cells
+    as plain text, then its notes, wrapped. ``transpose``: a line per column and a column per row (a wide
+    table of few rows, as one run's own is), leading columns alike in every row (the model) said in the title."""
+    from lexprobe.reporting import format_table, wrap_text
+
+    headers, rows, title = list(table.headers), [[_plain(v) for v in row] for row in table.rows], table.title
+    if transpose and rows:
+        first = 0
+        while len(rows) > 1 and first < len(headers) - 1 and len({r[first] for r in rows}) == 1:
+            title += f"; {headers[first]}: {rows[0][first]}" if rows[0][first] else ""
+            first += 1
+        headers, rows = [""] + [r[first] for r in rows], [[headers[j]] + [r[j] for r in rows]
+                                                           for j in range(first + 1, len(headers))]
+    return "\n".join([format_table(headers, rows, title=title)] + [wrap_text(n) for n in _notes(table)])
+
+
 _MD = {"|": "\\|", "<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]", "`": "\\`", "\n": " ", "\r": " "}
 
 

@@ -14,6 +14,8 @@ done once for every request type:
   groups, CoDA21's definitions), so a request is scored once per run. Each request type goes to
   its backend method in one call, where the backend batches, packs shared contexts and shows
   progress as it knows best.
+- ``Engine.counts(requests)``: what the backend counts of them (static vectors' coverage, texts a
+  sentence encoder cuts), for a result's ``counts``.
 - ``Engine.costs(texts)``: tokens per text (the backend's tokenizer, else words), what
   ``distributed.run_units`` deals units to ranks by.
 
@@ -123,6 +125,17 @@ class Engine:
             drop = [k for k in list(self._memo)[: len(self._memo) // 2] if k not in answers]
             for k in drop:
                 self._memo_bytes -= _size(self._memo.pop(k))
+
+    def counts(self, requests: Sequence[Any]) -> dict[str, int]:
+        """What the backend counts of these requests, each distinct one once (its ``counts_<serve>``): static
+        vectors' coverage (tokens without a vector, texts without any: the zero vector), the texts a sentence
+        encoder cuts; {} where it counts nothing. What a result's ``counts`` say of its inputs."""
+        out: dict[str, int] = {}
+        for kind, where in _by_type(requests).items():
+            count = getattr(self.backend, f"counts_{kind.serve}", None)
+            if count is not None:
+                out.update(count(list(dict.fromkeys(requests[i] for i in where))))
+        return out
 
     def costs(self, texts: Sequence[str]) -> list[int]:
         """Tokens per text with the backend's tokenizer (whitespace words when it has none)."""

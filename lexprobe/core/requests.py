@@ -52,7 +52,9 @@ class Continuation(Request):
     ``given``: text after the context that the continuation is conditioned on but that is not scored
     (CoDA21's row `` 1:`` before a definition's letter); it is tokenised with the continuation, so
     requests that differ only in it share the context's forward pass. ``max_tokens``: only the
-    continuation's first tokens are scored (CoDA21's 48-token definitions, a first-token score).
+    continuation's first tokens are scored (CoDA21's 48-token definitions, a first-token score); the
+    context is fitted with the whole continuation, so the answer is the first ``max_tokens`` values of
+    the same request without ``max_tokens`` (and a continuation too long as a whole is too long).
     ``window``: each token is predicted from at most the last ``window`` tokens before it (the WDLMPro
     authors' batched loop, ``recipe.causal_batch_shift``). A context that does not fit the model with
     the continuation loses its start (``Fit.cut``); a continuation that alone does not fit is
@@ -74,11 +76,14 @@ class Continuation(Request):
 class Slot(Request):
     """Log-probability of each token of ``word`` in masked slots between ``left`` and ``right`` (a masked LM).
 
-    The word is tokenised as it stands in the filled-in sentence; the answer has one value per word token."""
+    The word is tokenised as it stands in the filled-in sentence; the answer has one value per word token.
+    ``max_tokens``: only the word's first tokens, each in a mask (the rest of the word left out of the input:
+    CoDA21's asked answers, read at one mask as the authors did)."""
 
     left: str
     word: str
     right: str
+    max_tokens: int | None = None
 
     serve: ClassVar[str] = "slots"
     what: ClassVar[str] = "log-probabilities of masked slots (a masked LM)"
@@ -87,12 +92,18 @@ class Slot(Request):
 @dataclass(frozen=True)
 class PseudoLogLikelihood(Request):
     """A masked LM's pseudo-log-likelihood of each token of ``continuation`` after ``context`` (one token
-    masked at a time, ``variant`` ``token``; or word-level left-to-right, ``word-l2r``). Answer: per token."""
+    masked at a time, ``variant`` ``token``; or word-level left-to-right, ``word-l2r``). Answer: per token.
+
+    ``max_tokens``: the continuation cut to its first tokens (the rest left out of the input). ``encoding``:
+    ``text`` (context + continuation encoded together, the continuation's tokens by their characters) or
+    ``coda21-authors`` (CoDA21's released input: the cut continuation re-joined after a second space, its
+    positions counted in tokens: RoBERTa scores a lone space token too; ``scorers/pll.py``)."""
 
     context: str
     continuation: str
     max_tokens: int | None = None
     variant: str = "token"
+    encoding: str = "text"
 
     serve: ClassVar[str] = "pseudo_loglikelihoods"
     what: ClassVar[str] = "pseudo-log-likelihoods (a masked LM)"

@@ -29,7 +29,6 @@ import math
 from typing import Sequence
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 #: k! grows fast: 10! = 3.6M permutations is the paper's limit
 EXHAUSTIVE_MAX_K = 10
@@ -47,6 +46,8 @@ def _check_square(scores: np.ndarray) -> np.ndarray:
 def optimal_alignment(scores: np.ndarray) -> np.ndarray:
     """Alignment maximising the summed score (Hungarian algorithm)."""
     scores = _check_square(scores)
+    from scipy.optimize import linear_sum_assignment  # (not at import: the CLI's help loads no scipy)
+
     rows, cols = linear_sum_assignment(scores, maximize=True)
     assignment = np.empty(len(rows), dtype=np.int64)
     assignment[rows] = cols

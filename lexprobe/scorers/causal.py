@@ -110,7 +110,8 @@ class CausalTokenization:
     # --- core.requests.Continuation ---------------------------------------------------------------
     def _continuation_ids(self, request: Continuation) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
         """(context ids, how many ids of ``given`` follow it, ``given`` and the scored continuation's ids):
-        the context and everything after it encoded together and split, once per request."""
+        the context and everything after it encoded together and split, once per request; the context is
+        fitted with the whole continuation, only its first ``max_tokens`` are scored (the caller cuts)."""
         memo = self._memo("_pair_ids")
         key = (request.context, request.answer_prefix, request.given, request.continuation)
         if key not in memo:
@@ -124,13 +125,11 @@ class CausalTokenization:
                     raise ValueError(f"continuation {request.continuation!r} vanished in tokenisation after "
                                      f"{request.given!r}")
             memo[key] = ctx, n_given, rest
-        ctx, n_given, rest = memo[key]
-        if request.max_tokens is not None:
-            rest = rest[: n_given + request.max_tokens]
-        return ctx, n_given, rest
+        return memo[key]
 
     def fit_continuations(self, requests: Sequence[Continuation]) -> list[Fit]:
-        """How each request fits the model: the context's start cut (``fit_context``), or too long."""
+        """How each request fits the model: the context's start cut (``fit_context``, with the whole
+        continuation), or too long."""
         out = []
         for request in requests:
             ctx, _, rest = self._continuation_ids(request)
@@ -161,6 +160,8 @@ class CausalTokenization:
         for request in requests:
             ctx, n_given, rest = self._continuation_ids(request)
             ctx, _ = fit_context(ctx, rest, self.max_length)
+            if request.max_tokens is not None:
+                rest = rest[: n_given + request.max_tokens]
             if request.window is None:
                 plan.append((n_given, [add(ctx, rest)]))
                 continue

@@ -102,6 +102,10 @@ class SentenceEmbeddingScorer(EmbeddingScorer):
         self.count("texts_encoded", len(texts))
         return vecs.astype(np.float32)
 
+    def counts_embeddings(self, requests: Sequence[Any]) -> dict[str, int]:
+        """``Embed`` (``Engine.counts``): how many of the texts the model cuts."""
+        return {"truncated_texts": self.truncated([r.text for r in requests])}
+
     def truncated(self, texts: Sequence[str]) -> int:
         """How many of ``texts`` the model cuts to its ``max_seq_length`` tokens (sentence-transformers
         cuts without a word; benchmarks put this in ``counts``); 0 where the model states no limit."""
@@ -171,6 +175,10 @@ class StaticVectorsScorer(EmbeddingScorer):
                 self.count("static_texts_without_vectors")
         self.count("texts_encoded", len(texts))
         return _normalise(out)
+
+    def counts_embeddings(self, requests: Sequence[Any]) -> dict[str, int]:
+        """``Embed`` (``Engine.counts``): the texts' coverage (``vector_counts``)."""
+        return vector_counts(self, [r.text for r in requests])
 
     def coverage(self) -> dict[str, int]:
         """Tokens and texts ``encode`` has seen, and how many had no vector."""

@@ -59,11 +59,13 @@ class MaskedLMScorer(Scorer):
         self.max_length = max_input_length(self)
 
     # ------------------------------------------------------------------ tokenisation
-    def slot_request(self, left: str, word: str, right: str, fit: bool = True) -> SlotRequest:
+    def slot_request(self, left: str, word: str, right: str, fit: bool = True,
+                     max_tokens: int | None = None) -> SlotRequest:
         """Tokenise ``left + word + right`` and cut the ids around the word's tokens.
 
         ``fit``: shorten the query to the model's input (``fit_query``); without it the
-        ids are whole, whatever their length.
+        ids are whole, whatever their length. ``max_tokens``: the word's first tokens only
+        (the rest of the word left out).
 
         Tokenising the filled-in sentence (rather than the word alone) gives the
         word the tokens it has in running text, e.g. RoBERTa's leading-space tokens.
@@ -83,7 +85,7 @@ class MaskedLMScorer(Scorer):
         # merge covers the space) is the word's leading space: it belongs to the word.
         while first > 0 and offsets[first - 1][0] == offsets[first - 1][1] == start and ids[first - 1] not in special:
             first -= 1
-        word_ids = tuple(ids[first : last + 1])
+        word_ids = tuple(ids[first : last + 1])[:max_tokens]
         prefix, suffix = tuple(ids[:first]), tuple(ids[last + 1 :])
         if fit:
             prefix, suffix = fit_query(prefix, len(word_ids), suffix, self.max_length)
@@ -115,7 +117,7 @@ class MaskedLMScorer(Scorer):
         """``Slot``: cut far from the slot to fit (``fit_query``), or too long (the word's masks alone)."""
         out = []
         for r in requests:
-            whole = self.slot_request(r.left, r.word, r.right, fit=False)
+            whole = self.slot_request(r.left, r.word, r.right, fit=False, max_tokens=r.max_tokens)
             try:
                 prefix, suffix = fit_query(whole.prefix, len(whole.word), whole.suffix, self.max_length)
             except TooLong as err:
@@ -126,31 +128,33 @@ class MaskedLMScorer(Scorer):
 
     def slots(self, requests: Sequence[Any], progress: bool = False) -> list[np.ndarray]:
         """``Slot``: per word token log P in masked slots (one forward per distinct query)."""
-        return self.slot_logprobs([self.slot_request(r.left, r.word, r.right) for r in requests], progress=progress)
+        return self.slot_logprobs([self.slot_request(r.left, r.word, r.right, max_tokens=r.max_tokens)
+                                   for r in requests], progress=progress)
 
     def fit_pseudo_loglikelihoods(self, requests: Sequence[Any]) -> list[Fit]:
         """``PseudoLogLikelihood``: the context's start cut to fit (``pll.prefix_cut``), or too long."""
-        from lexprobe.scorers.pll import prefix_cut
+        from lexprobe.scorers.pll import ENCODINGS, prefix_cut
 
         out = []
         for r in requests:
             try:
-                out.append(Fit(cut=prefix_cut(self, r.context, r.continuation, r.max_tokens)))
+                out.append(Fit(cut=prefix_cut(self, r.context, r.continuation, r.max_tokens, ENCODINGS[r.encoding])))
             except TooLong as err:
                 out.append(Fit(too_long=str(err)))
         return out
 
     def pseudo_loglikelihoods(self, requests: Sequence[Any], progress: bool = False) -> list[np.ndarray]:
-        """``PseudoLogLikelihood``: per continuation token PLL terms, requests of one variant and cut together."""
-        from lexprobe.scorers.pll import pll_token_logprobs
+        """``PseudoLogLikelihood``: per continuation token PLL terms, requests of one variant, cut and encoding
+        together."""
+        from lexprobe.scorers.pll import ENCODINGS, pll_token_logprobs
 
         groups: dict[tuple, list[int]] = {}
         for i, r in enumerate(requests):
-            groups.setdefault((r.variant, r.max_tokens), []).append(i)
+            groups.setdefault((r.variant, r.max_tokens, r.encoding), []).append(i)
         out: list[np.ndarray] = [np.empty(0)] * len(requests)
-        for (variant, max_tokens), where in groups.items():
+        for (variant, max_tokens, encoding), where in groups.items():
             terms = pll_token_logprobs(self, [(requests[i].context, requests[i].continuation) for i in where],
-                                       variant=variant, max_tokens=max_tokens)
+                                       variant=variant, max_tokens=max_tokens, encoder=ENCODINGS[encoding])
             for i, t in zip(where, terms):
                 out[i] = t
         return out

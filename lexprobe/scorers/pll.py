@@ -77,6 +77,46 @@ def encode_pair(tokenizer, prefix: str, continuation: str, max_tokens: int | Non
     return ids, cont, list(words)
 
 
+def coda21_authors_encoding(tokenizer, prompt: str, continuation: str, max_tokens: int | None = None,
+                            max_length: int | None = None) -> tuple[list[int], list[int], list[int | None]]:
+    """(ids, scored positions, word ids) as CoDA21's released code builds a masked-LM input
+    (lksenel/CoDA21 @f5393e6, ``Aligner._create_batch_for_mlm``), token for token::
+
+        definitions = [" " + C["definition"] for C in candidates]             # utils.py:43
+        definition = " " + convert_tokens_to_string(tokenize(definition)[:48])  # aligner.py:99
+        def_len = len(tokenize(definition))                                   # aligner.py:100
+        def_start_ind = len(tokenize(inp)) + 1                                # aligner.py:95,103
+        inputs.append(inp + definition)                                       # aligner.py:106
+
+    ``convert_tokens_to_string`` keeps the leading space of the first token, so the text has two spaces
+    before the definition. A WordPiece tokenizer ignores that; byte-level BPE (RoBERTa) makes the first
+    space a token of its own, a lone ``Ġ``, which is inside ``def_len`` tokens and so masked and scored
+    like a definition token (in every published RoBERTa row). An input longer than the model takes loses
+    tokens from the start of the prompt (the authors' inputs never were). ``encode_pair``'s signature.
+    """
+    tokens = tokenizer.tokenize(continuation)
+    shown = " " + tokenizer.convert_tokens_to_string(tokens[:max_tokens] if max_tokens else tokens)
+    def_len = len(tokenizer.tokenize(shown))
+    start = len(tokenizer.tokenize(prompt)) + 1  # "assumes one special token at the beginning"
+    enc = tokenizer(prompt + shown, add_special_tokens=True)
+    ids = list(enc["input_ids"])
+    words = list(enc.word_ids()) if hasattr(enc, "word_ids") else [None] * len(ids)
+    positions = list(range(start, start + def_len))
+    limit = min(max_length or getattr(tokenizer, "model_max_length", None) or 512, 100_000)
+    excess = len(ids) - limit
+    if excess > 0:
+        if excess > start - 1:
+            raise TooLong(f"a definition of {def_len} tokens does not fit the model's {limit} input positions")
+        del ids[1:1 + excess]
+        del words[1:1 + excess]
+        positions = [p - excess for p in positions]
+    return ids, positions, words
+
+
+#: how a ``PseudoLogLikelihood`` request's texts become the model's input (its ``encoding``)
+ENCODINGS: dict[str, Callable] = {"text": encode_pair, "coda21-authors": coda21_authors_encoding}
+
+
 def prefix_cut(scorer: Any, prefix: str, continuation: str, max_tokens: int | None = None,
                encoder: Callable | None = None) -> bool:
     """Whether the prefix loses tokens to fit the model (``TooLong``: the continuation alone does not fit).

@@ -180,11 +180,13 @@ def test_4_wdlmpro_counts_exactly_the_definitions_cut(build, tmp_path, capsys):
 
 
 def test_4_a_cut_causal_context_scores_as_its_kept_end(few_positions, tmp_path):
-    """The fitted token path (``group_fits`` + ``token_logprobs``) scores what the plain reference scores
+    """The fitted requests (``fits_by_group`` + ``Continuation``) score what the plain reference scores
     for the same (context, definition): the context's end that fits, every definition token."""
     from lexprobe.benchmarks.coda21.dataset import load_coda
     from lexprobe.benchmarks.coda21.config import CodaConfig
-    from lexprobe.benchmarks.coda21.likelihood import group_fits, match_matrices, prompt
+    from lexprobe.benchmarks.coda21.likelihood import fits_by_group, group_requests, match_matrices, prompt
+    from lexprobe.core.engine import Engine
+    from lexprobe.core.requests import Continuation
     from lexprobe.models import load_scorer
     from lexprobe.scorers.reference import causal_continuation_logprobs
     from tests.benchmarks.coda21.helpers import write_small
@@ -192,7 +194,8 @@ def test_4_a_cut_causal_context_scores_as_its_kept_end(few_positions, tmp_path):
     data = load_coda(write_small(tmp_path / "coda.json", _coda_fits_and_too_long()))
     scorer = load_scorer(str(few_positions["gpt2"]), kind="causal", device="cpu")
     group = data.by_pos("n")[0]
-    assert group_fits([group], scorer, CodaConfig())[0].truncated_contexts == 2
+    asked = [group_requests(Continuation, group, CodaConfig())]
+    assert fits_by_group([group], asked, Engine(scorer)) == [(None, 2)]  # both prompts cut, none too long
     (matrix,) = match_matrices([group], scorer)
     for c, ctx in enumerate(group.candidates):
         text = prompt(ctx.context, ctx.word, "n")

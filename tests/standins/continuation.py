@@ -1,6 +1,7 @@
 """A backend that serves only ``Continuation``: each whitespace word of a continuation is a "token" whose
 log-probability is minus its length over ten, so scores are known by hand; ``limit`` words of context +
-continuation fit (longer: the context's start is cut; a continuation over the limit is too long). A context
+continuation fit (longer: the context's start is cut; a continuation over the limit is too long; ``max_tokens``
+scores the first words, fitted with the whole continuation, as ``core.requests.Continuation`` says). A context
 of chat messages counts their words (a chat model's template is the backend's business), the answer prefix
 and the ``given`` text count as context (fed, not scored)."""
 
@@ -32,7 +33,7 @@ class ContinuationOnly:
     def fit_continuations(self, requests):
         out = []
         for r in requests:
-            n_ctx, n_cont = words(r), len(r.continuation.split()[:r.max_tokens])
+            n_ctx, n_cont = words(r), len(r.continuation.split())  # fitted with the whole continuation
             if self.limit is not None and n_cont >= self.limit:
                 out.append(Fit(too_long=f"a continuation of {n_cont} words does not fit {self.limit}"))
             else:

@@ -19,20 +19,21 @@ x 3 probabilities are aligned per question and for their mean ("Ensamble",
 ``evaluate.py:146-155``) with the enumeration (first best permutation); the released
 table reports the first question (``print_results.py:41``).
 
-``ask_matrices`` builds those matrices with lexprobe's scorers (one forward pass per
-distinct input; the Yes and No scores of an input share it). ``--method ask``
-(``run_ask``) asks the questions of ``--questions`` (default 1, the released table's),
-averages their P(Yes) per pair (all three: the authors' "Ensamble") and aligns that
-matrix as the likelihood method aligns its scores (``--align``, the recipe's tie rule):
-the objective is the sum of P(Yes), the authors' — not a sum of log-probabilities. The
-recipe also hides the target: ``paper`` as a whole word, ``authors`` with
-``str.replace`` (``evaluator.py:22``). Contexts cut to 72 words are counted
-(``truncated_contexts``); a group whose long context has no word equal to the nonce
-(the authors' run raised there) is skipped.
+Each question is asked by request (``core.requests``): a causal LM's log-probability of each answer's first
+token after it (``Continuation(question, " Yes", max_tokens=1)``), or a masked LM's of that token in one mask
+appended after it (``Slot(question + " ", "Yes", "", max_tokens=1)``), as theirs; the backend runs an input
+once for both answers. ``--method ask`` asks the questions of ``--questions`` (default 1, the
+released table's), averages their P(Yes) per pair (all three: the authors' "Ensamble") and aligns that
+matrix as the likelihood method aligns its scores (``--align``, the recipe's tie rule): the objective is
+the sum of P(Yes), the authors' — not a sum of log-probabilities. The recipe also hides the target:
+``paper`` as a whole word, ``authors`` with ``str.replace`` (``evaluator.py:22``). Contexts cut to 72 words
+are counted (``truncated_contexts``); a group whose long context has no word equal to the nonce (the
+authors' run raised there), or with a question the model cannot take whole (the authors cut contexts so
+that it could), is skipped.
 
-W2D and D2W fit the same question without a context ("Is <word> defined as
-<definition>?", candidates ranked by P(Yes)); the authors never asked WDLMPro this
-way, so it is not offered: ``yes_probabilities`` is the shared core if it is wanted.
+W2D and D2W fit the same question without a context ("Is <word> defined as <definition>?", candidates
+ranked by P(Yes)); the authors never asked WDLMPro this way, so it is not offered: ``yes_probabilities``
+is the shared core if it is wanted.
 """
 
 from __future__ import annotations
@@ -41,9 +42,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from lexprobe.benchmarks.base import Records
-from lexprobe.scorers.capabilities import SlotLogprobs, Tokenized, TokenLogprobs, strategy
-from lexprobe.scorers.masked import SlotRequest
+from lexprobe.benchmarks.base import Method, Records
+from lexprobe.core.engine import Engine
+from lexprobe.core.requests import Continuation, Slot
 
 #: the three questions by POS, evaluator.py:66-73, verbatim (the second verb question lacks "be" there too)
 QUESTION_TEXTS = {
@@ -122,66 +123,43 @@ def answer_ids(tokenizer, answers: Sequence[str] = ANSWERS, model: str = "the mo
     return yes, no
 
 
-def _causal_pairs(scorer: Any, texts: Sequence[str], yes: int, no: int) -> list:
-    tok = scorer.tokenizer
-    ids = [tuple(tok(t, add_special_tokens=True)["input_ids"]) for t in texts]
-    return scorer.token_logprobs([(c, (a,)) for c in ids for a in (yes, no)])
+#: the request types a model must serve for --method ask, by alternative
+REQUESTS = ((Continuation,), (Slot,))
 
 
-def _masked_pairs(scorer: Any, texts: Sequence[str], yes: int, no: int) -> list:
-    tok = scorer.tokenizer
-    requests = []
-    for t in texts:
-        enc = list(tok(f"{t} {tok.mask_token}", add_special_tokens=True)["input_ids"])
-        at = len(enc) - 1 - enc[::-1].index(tok.mask_token_id)  # the appended mask
-        requests += [SlotRequest(tuple(enc[:at]), (a,), tuple(enc[at + 1:])) for a in (yes, no)]
-    return scorer.slot_logprobs(requests)
+def answer_requests(kind: type, texts: Sequence[str], answers: Sequence[str]) -> list[Any]:
+    """Per question, its requests of the first answer (" Yes"), then the second (" No"): the answer's first
+    token after it (causal) or in one mask appended to it (masked)."""
+    if kind is Continuation:
+        return [Continuation(t, a, max_tokens=1) for t in texts for a in answers]
+    return [Slot(t + " ", a.strip(), "", max_tokens=1) for t in texts for a in answers]
 
 
-#: where the answer is read, by the first capability a scorer offers: after the text, or at an appended mask
-STRATEGIES = {TokenLogprobs: _causal_pairs, SlotLogprobs: _masked_pairs}
+def check_answers(backend: Any, answers: Sequence[str]) -> None:
+    """Answers the model spells with one first token: refused (where the backend has a tokenizer to ask)."""
+    tokenizer = getattr(backend, "tokenizer", None)
+    if tokenizer is not None:
+        answer_ids(tokenizer, answers, repr(getattr(backend, "name", "the model")))
 
 
-def too_long(scorer: Any, texts: Sequence[str]) -> str | None:
-    """Why some question does not fit the model's input positions (None: they all do).
-
-    The authors cut contexts to 72 words so that every question fits a 512-token model; a
-    model with fewer positions cannot take such a question whole, and cutting its start would
-    cut the context or the question itself, so the caller skips the group (and counts it).
-    Causal: the question and the answer token; masked: the question and its appended mask.
-    """
-    from lexprobe.scorers.base import max_input_length
-
-    if not isinstance(scorer, Tokenized):
-        return None
-    tok = scorer.tokenizer
-    if isinstance(scorer, TokenLogprobs):
-        limit, lengths = scorer.max_length, [len(tok(t)["input_ids"]) + 1 for t in texts]
-    else:
-        limit = max_input_length(scorer)
-        lengths = [len(tok(f"{t} {tok.mask_token}", add_special_tokens=True)["input_ids"]) for t in texts]
-    longest = max(lengths, default=0)
-    if limit and longest > limit:
-        return f"a question of {longest} tokens does not fit the model's {limit} input positions"
-    return None
-
-
-def yes_probabilities(scorer: Any, texts: Sequence[str], answers: Sequence[str] = ANSWERS) -> np.ndarray:
-    """P(Yes) / (P(Yes) + P(No)) of the next token after each text (causal) or at a mask
-    appended to it (masked): the authors' two-way softmax."""
-    pairs_of = strategy(STRATEGIES, scorer, "CoDA21 --method ask")
-    yes, no = answer_ids(scorer.tokenizer, answers, repr(getattr(scorer, "name", "the model")))
-    logps = pairs_of(scorer, texts, yes, no)
+def yes_probabilities(engine: Any, texts: Sequence[str], answers: Sequence[str] | None = None) -> np.ndarray:
+    """P(Yes) / (P(Yes) + P(No)) of the next token after each text (causal) or at a mask appended to it
+    (masked): the authors' two-way softmax (``engine``: an ``Engine``, or a backend to make one for)."""
+    engine = engine if isinstance(engine, Engine) else Engine(engine)
+    kind = engine.require(REQUESTS, "CoDA21 --method ask")[0]
+    answers = ANSWERS if answers is None else answers
+    check_answers(engine.backend, answers)
+    logps = engine(answer_requests(kind, texts, answers))
     pairs = np.array([float(lp[0]) for lp in logps]).reshape(len(texts), 2)
     return 1.0 / (1.0 + np.exp(pairs[:, 1] - pairs[:, 0]))
 
 
-def ask_matrices(scorer: Any, groups, nonce: str = "bkatuhla", answers: Sequence[str] = ANSWERS,
+def ask_matrices(engine: Any, groups, nonce: str = "bkatuhla", answers: Sequence[str] | None = None,
                  which: Sequence[int] | None = None, hide: Hide = _replace) -> list[np.ndarray]:
     """One (k, k, Q) array of P(Yes) per group: [context, definition, question]; ``which``: the
     questions asked (0-based; default all three)."""
     texts = [questions(g, nonce, _question_texts(g.pos, which), hide) for g in groups]
-    flat = yes_probabilities(scorer, [t for ts in texts for t in ts], answers)
+    flat = yes_probabilities(engine, [t for ts in texts for t in ts], answers)
     out, at = [], 0
     for g, ts in zip(groups, texts):
         out.append(flat[at:at + len(ts)].reshape(g.k, g.k, -1))
@@ -209,68 +187,81 @@ def resolved(options) -> dict:
             "answers": list(ANSWERS), "max_context_words": MAX_CONTEXT_WORDS, "aggregation": AGGREGATION}
 
 
-def run_ask(job) -> Records | None:
+class Ask(Method):
     """``--method ask``: every group's P(Yes) matrix (mean over the chosen questions), aligned; groups are
-    resume units (under ``torchrun`` split across ranks by token count)."""
-    from lexprobe.benchmarks.coda21.dataset import GroupProblem
-    from lexprobe.benchmarks.coda21.likelihood import (
-        group_record,
-        group_records,
-        hide_target,
-        run_groups,
-        runnable_groups,
-        skip_record,
-        split_skipped,
-    )
+    resume units."""
 
-    data, scorer, config = job.items, job.scorer, job.config
-    which = [q - 1 for q in config.ask.questions]
-    strategy(STRATEGIES, scorer, "CoDA21 --method ask")  # a model without the capability: one line
-    answers = ANSWERS
-    answer_ids(scorer.tokenizer, answers, repr(scorer.name))  # answers it cannot tell apart: refused before any work
+    name = "ask"
+    requests = REQUESTS
 
-    def hide(text: str, target: str, nonce: str) -> str:
-        return hide_target(text, target, nonce, config.recipe)
+    def check_backend(self, scorer: Any, config: Any, what: str) -> None:
+        """The request types, then answers the model cannot tell apart: refused before any work."""
+        super().check_backend(scorer, config, what)
+        check_answers(scorer, ANSWERS)
 
-    groups, problems = runnable_groups(data, config)
-    runnable, truncated = [], 0
-    for g in groups:
-        try:
-            questions(g, config.nonce, _question_texts(g.pos, which[:1]), hide)
-        except ValueError:
-            problems.append(GroupProblem(g.id, f"has a context over {MAX_CONTEXT_WORDS} words without the nonce as "
-                                               "a word of its own, so it cannot be cut around it (the authors' run "
-                                               "raised here, evaluator.py:30)"))
-            continue
-        runnable.append(g)
-        truncated += sum(len(hide(c.context, c.word, config.nonce).split(" ")) > MAX_CONTEXT_WORDS
-                         for c in g.candidates)
+    def run(self, job) -> Records | None:
+        from lexprobe.benchmarks.coda21.dataset import GroupProblem
+        from lexprobe.benchmarks.coda21.likelihood import (
+            fits_by_group,
+            group_record,
+            group_records,
+            hide_target,
+            run_groups,
+            runnable_groups,
+            skip_record,
+        )
 
-    def compute(indices: list[int]) -> list[dict]:
-        chunk = [runnable[i] for i in indices]
-        why = {g.id: too_long(scorer, questions(g, config.nonce, _question_texts(g.pos, which), hide)) for g in chunk}
-        fitting = [g for g in chunk if why[g.id] is None]
-        matrices = dict(zip([g.id for g in fitting], ask_matrices(scorer, fitting, config.nonce, answers, which=which,
-                                                                   hide=hide) if fitting else []))
-        records = []
-        for g in chunk:
-            if why[g.id] is not None:
-                records.append(skip_record(g, f"{why[g.id]} (skipped)"))
-                continue
-            m = matrices[g.id]
-            record = group_record(g, m.mean(axis=2), config)
-            if len(which) > 1:  # each question aligned on its own too (the authors' per-question rows)
-                record["per_question"] = [
-                    {"question": q + 1, "accuracy": one["accuracy"], "simple_accuracy": one["simple_accuracy"]}
-                    for q, one in zip(which, (group_record(g, m[:, :, j], config) for j in range(len(which))))]
-            records.append(record)
-        return records
+        config, engine = job.config, Engine(job.scorer)
+        kind = engine.require(self.requests, "coda21 --method ask")[0]
+        which, answers = [q - 1 for q in config.ask.questions], ANSWERS
 
-    records = run_groups(job, runnable, compute, config.groups_per_chunk or 16, "CoDA21 groups (ask)")
-    if records is None:  # another rank than 0: rank 0 writes the result
-        return None
-    records, skipped = split_skipped(records)
-    asked = [g for g in runnable if g.id not in {p.group_id for p in skipped}]
-    counts = {"truncated_contexts": truncated, "skipped_too_long": len(skipped),
-              "questions_asked": len(which) * sum(g.k * g.k for g in asked)}
-    return group_records(records, problems + skipped, runnable, counts, resolved={"ask": resolved(config.ask)})
+        def hide(text: str, target: str, nonce: str) -> str:
+            return hide_target(text, target, nonce, config.recipe)
+
+        def uncuttable(g) -> str | None:
+            try:
+                questions(g, config.nonce, _question_texts(g.pos, which[:1]), hide)
+            except ValueError:
+                return (f"has a context over {MAX_CONTEXT_WORDS} words without the nonce as a word of its own, so "
+                        "it cannot be cut around it (the authors' run raised here, evaluator.py:30)")
+            return None
+
+        groups, problems = runnable_groups(job.items, config)
+        runnable = []
+        for g in groups:
+            why = uncuttable(g)
+            if why:
+                problems.append(GroupProblem(g.id, why))
+            else:
+                runnable.append(g)
+        truncated = sum(len(hide(c.context, c.word, config.nonce).split(" ")) > MAX_CONTEXT_WORDS
+                        for g in runnable for c in g.candidates)
+
+        def compute(indices: list[int]) -> list[dict]:
+            chunk = [runnable[i] for i in indices]
+            requests = [answer_requests(kind, questions(g, config.nonce, _question_texts(g.pos, which), hide),
+                                        answers) for g in chunk]
+            fits = fits_by_group(chunk, requests, engine, whole=True)
+            fitting = [g for g, (why, _) in zip(chunk, fits) if why is None]
+            matrices = iter(ask_matrices(engine, fitting, config.nonce, answers, which, hide) if fitting else [])
+            records = []
+            for g, (why, _) in zip(chunk, fits):
+                if why is not None:
+                    records.append(skip_record(g, f"{why} (skipped)"))
+                    continue
+                m = next(matrices)
+                record = group_record(g, m.mean(axis=2), config)
+                if len(which) > 1:  # each question aligned on its own too (the authors' per-question rows)
+                    record["per_question"] = [
+                        {"question": q + 1, "accuracy": one["accuracy"], "simple_accuracy": one["simple_accuracy"]}
+                        for q, one in zip(which, (group_record(g, m[:, :, j], config) for j in range(len(which))))]
+                records.append(record)
+            return records
+
+        records = run_groups(job, engine, runnable, compute, config.groups_per_chunk or 16, "CoDA21 groups (ask)")
+        if records is None:  # another rank than 0: rank 0 writes the result
+            return None
+        asked = [g for g, r in zip(runnable, records) if "skipped" not in r]
+        counts = {"truncated_contexts": truncated, "skipped_too_long": len(runnable) - len(asked),
+                  "questions_asked": len(which) * sum(g.k * g.k for g in asked)}
+        return group_records(records, problems, runnable, counts, resolved={"ask": resolved(config.ask)})

@@ -1,94 +1,30 @@
 """CoDA21 as a ``Benchmark`` (command ``coda21``, alias ``coda``).
 
-Methods: ``likelihood`` (a k x k match-score matrix per group from the model's
-log-probabilities, pseudo-log-likelihoods, embedding cosines or random scores, then the
-alignment; ``likelihood.STRATEGIES`` picks by capability), ``choose`` (the group as one
-matching question to a causal LM, ``choose.py``) and ``ask`` (the authors'
-yes/no question per context-definition pair, P(Yes) aligned; causal or masked LMs,
-``ask.py``). Recipes: ``recipe.py``.
+Methods: ``likelihood`` (a k x k match-score matrix per group from the model's answers to requests:
+continuations, pseudo-log-likelihoods, embeddings or random scores, then the alignment; ``likelihood.py``),
+``choose`` (the group as one matching question to a causal LM, ``choose.py``) and ``ask`` (the authors'
+yes/no question per context-definition pair, P(Yes) aligned; causal or masked LMs, ``ask.py``). Recipes:
+``recipe.py``; result sections: ``results.py``; tables and console text: ``tables.py``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, LLMPart, Method, SummaryColumn
+from lexprobe.benchmarks.coda21 import results as res
+from lexprobe.benchmarks.coda21 import tables as tab
+from lexprobe.benchmarks.coda21.ask import Ask
+from lexprobe.benchmarks.coda21.choose import Choose
+from lexprobe.benchmarks.coda21.cli import load_items, register_commands, run_default
 from lexprobe.benchmarks.coda21.config import CodaConfig
+from lexprobe.benchmarks.coda21.human_set import coda_results, human_item_set
+from lexprobe.benchmarks.coda21.likelihood import Likelihood
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.errors import DataError, LexprobeError
-from lexprobe.prompting.method import ChooseMethod
 from lexprobe.prompting.templates import BLANK, TemplateField
 from lexprobe.result_schema import is_choose
-from lexprobe.scorers.capabilities import RandomScores, SentenceEmbeddings, SlotLogprobs, TokenLogprobs
-
-
-class Likelihood(Method):
-    name = "likelihood"
-    requires = (RandomScores, TokenLogprobs, SlotLogprobs, SentenceEmbeddings)
-
-    def run(self, job):
-        from lexprobe.benchmarks.coda21.likelihood import run_likelihood
-
-        return run_likelihood(job)
-
-
-class Choose(ChooseMethod):
-    """The group as one matching question (``choose.py``); a unit is a group whose contexts can hide their
-    target (the others are skipped and listed), answered by an alignment."""
-
-    unit_field, answer_key = "id", "assignment"
-
-    def units(self, job):
-        from lexprobe.benchmarks.coda21.choose import blankable
-
-        return [(g.id, g) for g in blankable(job.items, job.config.pos, job.config.limit)[0]]
-
-    def skipped(self, job):
-        from lexprobe.benchmarks.coda21.choose import blankable
-
-        return [{"unit": p["group"], "reason": p["reason"]}
-                for p in blankable(job.items, job.config.pos, job.config.limit)[1]]
-
-    def prompts(self, job, unit):
-        from lexprobe.benchmarks.coda21.choose import prompts_per_group
-
-        return prompts_per_group(unit, job.config.choose)
-
-    def items(self, job, units, template):
-        from lexprobe.benchmarks.coda21.choose import build_items
-
-        return build_items(units, job.config, template)
-
-    def score(self, job, engine, items, template):
-        from lexprobe.benchmarks.coda21.choose import score_items
-
-        return score_items(engine, items, job.config.choose, template)
-
-    def scores(self, reading):
-        from lexprobe.benchmarks.coda21.choose import scores
-
-        return scores(reading)
-
-    def gold_positions(self, record):
-        from lexprobe.benchmarks.coda21.choose import gold_positions
-
-        return gold_positions(record)
-
-    def random(self, asked):
-        from lexprobe.benchmarks.coda21.choose import random_figures
-
-        return random_figures(asked)
-
-
-class Ask(Method):
-    name = "ask"
-    requires = (TokenLogprobs, SlotLogprobs)
-
-    def run(self, job):
-        from lexprobe.benchmarks.coda21.ask import run_ask
-
-        return run_ask(job)
 
 
 class CoDA21(Benchmark):
@@ -116,16 +52,16 @@ class CoDA21(Benchmark):
         # read after the prompt before the definition letter of context c (the label likelihood)
         "coda_row": TemplateField(frozenset({"context"}), texts={"default": " {context}:"}, after_answer=True),
     }
+    failure_note = ("a failure is a group with at least one context aligned to another synset's definition "
+                    "(alignment accuracy below 100%).")
+    failure_columns: ClassVar[list[tuple[str, str]]] = res.FAILURE_COLUMNS
 
     def check_config(self, config: CodaConfig) -> None:
         if not config.nonce.strip():
             raise LexprobeError("--nonce must be a non-empty word")
         if len(set(config.ask.questions)) != len(config.ask.questions):
             raise LexprobeError(f"--questions {' '.join(map(str, config.ask.questions))} names a question twice; "
-                            "give each of 1, 2, 3 at most once")
-
-    failure_note = ("a failure is a group with at least one context aligned to another synset's definition "
-                    "(alignment accuracy below 100%).")
+                                "give each of 1, 2, 3 at most once")
 
     def dataset(self, config: CodaConfig) -> dict | None:
         """The official file's variant, or a stand-in: the small CoDA21-style set ``lexprobe run`` builds from
@@ -147,74 +83,35 @@ class CoDA21(Benchmark):
             variant = exported.pop()
         return {"name": f"CoDA21 {variant}" if variant else name, "sample": False}
 
-    def load_items(self, config: CodaConfig):
-        from lexprobe.benchmarks.coda21.cli import resolve_coda_file
-        from lexprobe.benchmarks.coda21.dataset import load_coda
-
-        if config.data is None:
-            raise DataError("CoDA21 needs --data: a CoDA21 JSON file or a variant name (clean-hard, ...)")
-        data = load_coda(resolve_coda_file(config.data))
-        for problem in data.problems:
-            print(f"lexprobe: skipping {problem}")
-        if not data.groups:
-            raise DataError(f"{config.data} has no usable CoDA21 groups ({len(data.problems)} malformed)")
-        if config.method == "choose":  # a too-large --permutations refused before the (slow) model load
-            from lexprobe.prompting.choose import check_labels, check_permutations
-
-            check_permutations(config.choose.permutations, max(g.k for g in data.groups),
-                               config.choose.max_candidates, squared=True)
-            check_labels(config.choose.template, max(g.k for g in data.groups), config.choose.max_candidates,
-                         lettered=True)  # the definitions are lettered whatever the template (coda_question)
-        return data
+    load_items = staticmethod(load_items)  # type: ignore[assignment]
 
     def upgrade(self, legacy: dict) -> dict:
-        from lexprobe.benchmarks.coda21.results import upgrade
+        raise DataError("lexprobe 0.1.0 (git 91d9b0c) reads schema-1 results; upgrade them with it")
 
-        return upgrade(legacy)
-
+    # --- records in, sections out (``results.py``) ----------------------------------------------
     def instance_spec(self, result):
-        from lexprobe.benchmarks.coda21.results import instance_spec
-
-        return instance_spec(result)
+        return res.ChooseGroupItem if is_choose(result) else res.GroupInstance
 
     def unit_values(self, result):
         if is_choose(result):  # one unit per question, each reading's scores over its orders
-            return self.methods["choose"].unit_values(result)
-        from lexprobe.benchmarks.coda21.results import unit_values
+            return self.methods["choose"].unit_values(result)  # type: ignore[attr-defined]
+        return res.unit_values(result)
 
-        return unit_values(result)
-
-    # --- records in, sections out: the groups of the likelihood and ask methods and of people (results.py) ---
     def sections(self, records, method, config):
-        from lexprobe.benchmarks.coda21.results import without_empty_slices
-
         out = super().sections(records, method, config)
-        return out if method == "choose" else without_empty_slices(out, method)
+        return out if method == "choose" else res.without_empty_slices(out, method)
 
-    def slices(self, result, units):
-        from lexprobe.benchmarks.coda21.results import slices
-
-        return slices(result, units)
+    slices = staticmethod(res.slices)  # type: ignore[assignment]
+    table_group = staticmethod(res.data_name)  # type: ignore[assignment]
+    failure_rows = staticmethod(res.failure_rows)  # type: ignore[assignment]
+    tables = staticmethod(tab.tables)  # type: ignore[assignment]
+    format_result = staticmethod(tab.format_result)  # type: ignore[assignment]
 
     def baseline_values(self, result):
-        from lexprobe.benchmarks.coda21.results import random_units
-
-        return {"random": random_units(result)}
+        return {"random": res.random_units(result)}
 
     def breakdowns(self, result):
-        from lexprobe.benchmarks.coda21.results import TASK, breakdown_by_k
-
-        return {TASK: {"by_k": breakdown_by_k(result["instances"], intervals=result["method"] != "human")}}
-
-    def table_group(self, result):
-        from lexprobe.benchmarks.coda21.results import data_name
-
-        return data_name(result)
-
-    def tables(self, results):
-        from lexprobe.benchmarks.coda21.tables import tables
-
-        return tables(results)
+        return {res.TASK: {"by_k": res.breakdown_by_k(result["instances"], intervals=result["method"] != "human")}}
 
     def figures(self, result, folder: Path, stem: str):
         if is_choose(result) or not result["instances"]:
@@ -232,67 +129,14 @@ class CoDA21(Benchmark):
                 out.append((f"CoDA21 {model_name(result)}: {what} ({g['id']})", path))
         return out
 
-    @property
-    def failure_columns(self):  # type: ignore[override]
-        from lexprobe.benchmarks.coda21.results import FAILURE_COLUMNS
-
-        return FAILURE_COLUMNS
-
-    def failure_rows(self, result):
-        from lexprobe.benchmarks.coda21.results import failure_rows
-
-        return failure_rows(result)
-
-    def format_result(self, result):
-        if is_choose(result):
-            from lexprobe.benchmarks.coda21.console import choose_report
-
-            return choose_report(result)
-        from lexprobe.benchmarks.coda21.console import format_result
-
-        if result.get("method") == "ask":
-            ask = result["config"].get("ask") or {}
-            return (f"asked: question(s) {', '.join(map(str, ask.get('questions', [])))}, P(Yes) against P(No)"
-                    f"{' averaged' if len(ask.get('questions', [])) > 1 else ''}, aligned\n" + format_result(result))
-        return format_result(result)
-
-    def register_commands(self, sub: Any) -> None:
-        from lexprobe.benchmarks.coda21.cli import register_commands
-
-        register_commands(sub)
-
+    # --- the rest of the command line (``cli.py``), ``lexprobe run``, people ---------------------
+    register_commands = staticmethod(register_commands)  # type: ignore[assignment]
     #: ``lexprobe run``: the samples (groups per POS) sized in docs/llm.md, "The main job"
     run_samples: ClassVar[dict[str, int | None]] = {"quick": 10, "full": None}
     llm_parts = (LLMPart("likelihood", False, {"quick": 4, "full": 15}, "clean-hard"),
                  LLMPart("choose", True, {"quick": 4, "full": 15}, "clean-hard"))
-
-    def default_run(self, out_dir, part):
-        from lexprobe.benchmarks.coda21.cli import run_default
-
-        return run_default(out_dir, part)
-
-    def human_item_set(self, args):
-        from lexprobe.benchmarks.coda21.cli import resolve_coda_file
-        from lexprobe.benchmarks.coda21.dataset import parse_coda
-        from lexprobe.benchmarks.coda21.human import S20_SEED, S20_SIZE, build_sample
-
-        path = resolve_coda_file(args.data or "clean-easy")
-        pos = args.pos or "n"
-        if pos == "both":
-            raise DataError("CoDA21 human subsets are drawn from one part of speech; pass --pos n or --pos v")
-        seed = S20_SEED if args.seed is None else args.seed
-        n = S20_SIZE if args.subset == "paper" else args.subset
-        # the same groups, in the same order and with the same ids, as `coda sample-human` writes for the models
-        data = parse_coda(build_sample(path, size=n, seed=seed, pos=pos), source=path.name, pos=(pos,))
-        if data.problems:
-            raise DataError(f"{path}: the sampled group {data.problems[0]}; repair the file or choose another --seed")
-        from lexprobe.benchmarks.coda21.human_set import coda_item_set
-
-        return coda_item_set(data.groups, seed, str(args.subset), source=path.name)
+    default_run = staticmethod(run_default)  # type: ignore[assignment]
+    human_item_set = staticmethod(human_item_set)  # type: ignore[assignment]
 
     def human_results(self, item_set, answers):
-        from lexprobe.benchmarks.coda21.human_set import coda_results
-
         return coda_results(self, item_set, answers)
-
-

@@ -13,7 +13,7 @@ definitions are also listed in their other k - 1 cyclic orders (likelihood only)
 definitions and averaged over the k orders. Position bias counts, per presented
 row, the letter each reading chose (the likelihood's row-wise best letter, before
 the alignment) beside the gold letter. A unit of the resume log is one group; the run loop is the
-generic ``prompting.method.ChooseMethod`` (``benchmark.Choose`` says what a CoDA21 unit is).
+generic ``prompting.method.ChooseMethod`` (``Choose`` says what a CoDA21 unit is).
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ import numpy as np
 from lexprobe.benchmarks.coda21.config import CodaConfig
 from lexprobe.benchmarks.coda21.dataset import replace_target
 from lexprobe.metrics import alignment as al
-from lexprobe.prompting.choice import prompts
 from lexprobe.prompting.choose import ask, item_means
 from lexprobe.prompting.choose_cli import ChooseOptions
 from lexprobe.prompting.debias import debiased, rotations
+from lexprobe.prompting.method import ChooseMethod
 from lexprobe.prompting.options import option_order, sample_candidates
 from lexprobe.prompting.parse import parse_matching, parse_matching_lenient
 from lexprobe.prompting.templates import BLANK, Template, build_prompt, option_labels, option_lines
@@ -69,15 +69,6 @@ def build_items(groups, config: CodaConfig, template: Template) -> list[dict]:
                     item["rotation"] = r
                 items.append(item)
     return items
-
-
-def prompts_per_group(group, options: ChooseOptions) -> int:
-    return prompts(min(group.k, options.max_candidates), options)
-
-
-def gold_positions(record: dict) -> list[int]:
-    """Per presented context row, the presented position of its own definition."""
-    return [record["definition_order"].index(c) for c in record["context_order"]]
 
 
 def score_items(engine, items: list[dict], options: ChooseOptions, t: Template) -> list[dict]:
@@ -161,16 +152,39 @@ def blankable(data, pos: str, limit: int | None) -> tuple[list, list[dict]]:
     return groups, problems
 
 
-def scores(reading: str) -> dict:
-    """A reading's score of one answer: its alignment's accuracy (an invalid generated matching: 0)."""
-    return {"accuracy": _accuracy}
+class Choose(ChooseMethod):
+    """The group as one matching question; a unit is a group whose contexts can hide their target (the others
+    are skipped and listed), answered by an alignment."""
 
+    unit_field, answer_key = "id", "assignment"
 
-def _accuracy(block: dict) -> float:
-    return block["accuracy"]
+    def units(self, job):
+        return [(g.id, g) for g in blankable(job.items, job.config.pos, job.config.limit)[0]]
 
+    def skipped(self, job):
+        return [{"unit": p["group"], "reason": p["reason"]}
+                for p in blankable(job.items, job.config.pos, job.config.limit)[1]]
 
-def random_figures(asked: list[dict]) -> dict:
-    """Chance on the asked records: a random alignment of k pairs gets 1/k right; intervals over groups."""
-    ci = mean_intervals({"accuracy": item_means(asked, lambda r: 1.0 / len(r["shown"]))})
-    return {"accuracy": al.random_baseline([len(r["shown"]) for r in asked]), "n": len(asked), "ci": ci}
+    def prompts(self, job, unit):
+        from lexprobe.prompting.choice import prompts
+
+        return prompts(min(unit.k, job.config.choose.max_candidates), job.config.choose)
+
+    def items(self, job, units, template):
+        return build_items(units, job.config, template)
+
+    def score(self, job, engine, items, template):
+        return score_items(engine, items, job.config.choose, template)
+
+    def scores(self, reading: str) -> dict:
+        """A reading's score of one answer: its alignment's accuracy (an invalid generated matching: 0)."""
+        return {"accuracy": lambda block: block["accuracy"]}
+
+    def gold_positions(self, record: dict) -> list[int]:
+        """Per presented context row, the presented position of its own definition."""
+        return [record["definition_order"].index(c) for c in record["context_order"]]
+
+    def random(self, asked: list[dict]) -> dict:
+        """Chance on the asked records: a random alignment of k pairs gets 1/k right; intervals over groups."""
+        ci = mean_intervals({"accuracy": item_means(asked, lambda r: 1.0 / len(r["shown"]))})
+        return {"accuracy": al.random_baseline([len(r["shown"]) for r in asked]), "n": len(asked), "ci": ci}

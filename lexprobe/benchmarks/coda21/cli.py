@@ -50,6 +50,26 @@ def resolve_coda_file(value: str) -> Path:
     return Path(value)
 
 
+def load_items(config) -> CodaData:
+    """``--data``'s groups (a malformed one is named and skipped); ``--method choose``'s option orders and labels
+    checked against the largest group before the (slow) model load."""
+    if config.data is None:
+        raise DataError("CoDA21 needs --data: a CoDA21 JSON file or a variant name (clean-hard, ...)")
+    data = load_coda(resolve_coda_file(config.data))
+    for problem in data.problems:
+        print(f"lexprobe: skipping {problem}")
+    if not data.groups:
+        raise DataError(f"{config.data} has no usable CoDA21 groups ({len(data.problems)} malformed)")
+    if config.method == "choose":
+        from lexprobe.prompting.choose import check_labels, check_permutations
+
+        largest = max(g.k for g in data.groups)
+        check_permutations(config.choose.permutations, largest, config.choose.max_candidates, squared=True)
+        check_labels(config.choose.template, largest, config.choose.max_candidates,
+                     lettered=True)  # the definitions are lettered whatever the template (coda_question)
+    return data
+
+
 def register_commands(csub) -> None:
     """CoDA21's commands besides ``eval`` (which ``lexprobe.cli`` derives from ``CodaConfig``)."""
     from lexprobe.cli_common import add_recipe_arg, batch_size_arg, path_arg
@@ -312,7 +332,6 @@ _BUILT: dict[Path, Path] = {}
 
 def _small_set(out_dir: Path, scorer, coda_dir: Path) -> Path:
     from lexprobe.models import load_scorer
-    from lexprobe.scorers.capabilities import SentenceEmbeddings, WordVectors
 
     key = out_dir.resolve()
     if key in _BUILT and _BUILT[key].is_file():
@@ -320,7 +339,7 @@ def _small_set(out_dir: Path, scorer, coda_dir: Path) -> Path:
     else:
         print(wrap_text(f"official CoDA21 files not found in {coda_dir} (`lexprobe data fetch coda21` gets them); "
                         "building a small set from WordNet"))
-        own = isinstance(scorer, SentenceEmbeddings) and not isinstance(scorer, WordVectors)
+        own = getattr(scorer, "kind", None) == "embedding"  # a sentence encoder (not static vectors)
         embed = scorer.encode if own else load_scorer("all-MiniLM-L6-v2", kind="embedding").encode
         model = (getattr(scorer, "path", None) or scorer.name) if own else "all-MiniLM-L6-v2"
         _BUILT[key] = build_small(out_dir, embed, embed_model=str(model))

@@ -17,6 +17,26 @@ from lexprobe.metrics.alignment import accuracy as alignment_accuracy
 from lexprobe.result_schema import new_result
 
 
+def human_item_set(args: Any) -> dict:
+    """``lexprobe human``'s CoDA21 items: the groups ``coda sample-human`` draws (the paper's S20 by default)."""
+    from lexprobe.benchmarks.coda21.cli import resolve_coda_file
+    from lexprobe.benchmarks.coda21.dataset import parse_coda
+    from lexprobe.benchmarks.coda21.human import S20_SEED, S20_SIZE, build_sample
+    from lexprobe.errors import DataError
+
+    path = resolve_coda_file(args.data or "clean-easy")
+    pos = args.pos or "n"
+    if pos == "both":
+        raise DataError("CoDA21 human subsets are drawn from one part of speech; pass --pos n or --pos v")
+    seed = S20_SEED if args.seed is None else args.seed
+    n = S20_SIZE if args.subset == "paper" else args.subset
+    # the same groups, in the same order and with the same ids, as `coda sample-human` writes for the models
+    data = parse_coda(build_sample(path, size=n, seed=seed, pos=pos), source=path.name, pos=(pos,))
+    if data.problems:
+        raise DataError(f"{path}: the sampled group {data.problems[0]}; repair the file or choose another --seed")
+    return coda_item_set(data.groups, seed, str(args.subset), source=path.name)
+
+
 def coda_item_set(groups: Sequence, seed: int, subset: str, source: str = "") -> dict:
     """One ``align`` item per CoDA21 group; definitions shuffled per group (seeded)."""
     items = []

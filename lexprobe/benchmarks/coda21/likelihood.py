@@ -1,56 +1,53 @@
-"""CoDA21's likelihood method: a match-score matrix per group, aligned; the per-group records (``Records``)
-that ``evaluate`` aggregates into accuracy per POS (``results.py`` names the slices, baseline, breakdown).
+"""CoDA21's likelihood method: a k x k match-score matrix per group from requests (``core.requests``), aligned;
+and the per-group loop the ask method shares (groups as resume units, their records, what was counted).
 
-For every group the k x k matrix ``scores[c, d]`` (context c, definition d) is
-computed with whatever scorer the model gives:
+``scores[c, d]`` (context c, definition d) comes from the first request type the model serves:
 
-- causal LM: log P(" " + definition | prompt), definition cut to 48 tokens, summed
-  (``normalize="mean"``: averaged); prompt = context with the target replaced by the
-  nonce word, then ``Definition of <nonce> is`` (verbs: ``... is to``). The k
-  definitions of a context share its prompt, which the causal engine encodes once.
-- masked LM: pseudo-log-likelihood of the definition after the same prompt
-  (``lexprobe.scorers.pll``), one token masked at a time or word-level l2r.
-- sentence embeddings / static vectors: cosine of the context with the target
-  removed and the definition; each text is encoded once.
-- random: seeded scores per group.
+- ``RandomScores``: k * k seeded scores keyed ``coda21:<group id>`` (the random baseline);
+- ``Continuation`` (causal LMs): log P(" " + definition | prompt), the definition's first 48 tokens
+  (``max_tokens``: the prompt is fitted to the model with the whole definition), summed (``--normalize
+  mean``: averaged); prompt = the context with the target replaced by the nonce word, then ``Definition of
+  <nonce> is`` (verbs: ``... is to``); the backend packs a prompt's k definitions after it;
+- ``PseudoLogLikelihood`` (masked LMs): of the same definition after the same prompt, one token masked at a
+  time or word-level left to right (``--pll``); the ``authors`` recipe asks for the released code's input
+  (``encoding="coda21-authors"``: RoBERTa scores a lone space token too);
+- ``Embed`` (sentence encoders, static vectors): the cosine of the context with the target removed and the
+  definition. Under ``authors`` a group with a text embedded as the zero vector (static vectors: no token has
+  one) is skipped, as the authors' run stopped there (``get_mean_emb``).
 
-The target is replaced as a whole word, everywhere it occurs; the ``authors`` recipe
-replaces substrings (``str.replace``) as the released code did. Groups are solved
-with ``lexprobe.metrics.alignment``: ties never favour the gold alignment (the
-definitions are put in a fixed pseudo-random order first); the ``authors`` recipe
-keeps the file order and the first best permutation in enumeration order, as the
-released code did. Finished groups go to a ResumeLog so an interrupted run resumes.
+A prompt that does not fit the model with a definition loses its start (``truncated_contexts``, per group);
+a group with a definition that alone does not fit is skipped (``skipped_too_long``). The target is replaced
+as a whole word, everywhere it occurs; ``authors`` replaces substrings (``str.replace``) as the released
+code did. Groups are solved with ``lexprobe.metrics.alignment``: ties never favour the gold alignment (the
+definitions in a fixed pseudo-random order first); ``authors`` keeps the file order and the first best
+permutation in enumeration order, as the released code did. Groups are the resumable units
+(``distributed.run_units`` under the job's key).
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
-from typing import Any, Sequence, TypedDict
+from typing import Any, Callable, Sequence, TypedDict
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from lexprobe.benchmarks.base import Records
+from lexprobe.benchmarks.base import Method, Records
 from lexprobe.benchmarks.coda21.config import PATTERNS, CodaConfig, parts_of_speech
 from lexprobe.benchmarks.coda21.dataset import CodaData, Group, GroupProblem, replace_target
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.benchmarks.coda21.results import TASK
-from lexprobe.distributed import context, run_units, token_counts
+from lexprobe.core.engine import Engine
+from lexprobe.core.requests import Continuation, Embed, Fit, PseudoLogLikelihood, RandomScores, Request
+from lexprobe.distributed import is_main, run_units
 from lexprobe.metrics import alignment as al
-from lexprobe.scorers.capabilities import (
-    CountsTruncation,
-    PairTokenizer,
-    RandomScores,
-    SentenceEmbeddings,
-    SlotLogprobs,
-    Tokenized,
-    TokenLogprobs,
-    WordVectors,
-    strategy,
-)
 
 log = logging.getLogger(__name__)
+#: the request types a model must serve for the likelihood method, by alternative (the first served is asked)
+REQUESTS: tuple[tuple[type[Request], ...], ...] = ((RandomScores,), (Continuation,), (PseudoLogLikelihood,),
+                                                    (Embed,))
+STATIC_SKIP = "has a text without any token with a vector (the authors' get_mean_emb raises here, aligner.py:284-285)"
+
 
 # --- texts --------------------------------------------------------------------------
 
@@ -73,172 +70,68 @@ def context_without_target(context: str, word: str, recipe: str = "paper") -> st
     return hide_target(context, word, "", recipe)
 
 
-# --- match scores -------------------------------------------------------------------
-
-def _lm_requests(groups: Sequence[Group], config: CodaConfig) -> list[tuple[str, str]]:
-    requests = []
-    for g in groups:
-        prompts = [prompt(c.context, c.word, g.pos, config.nonce, config.pattern, config.recipe)
-                   for c in g.candidates]
-        for p in prompts:
-            for d in g.candidates:
-                requests.append((p, " " + d.definition))
-    return requests
+def embed_texts(group: Group, config: CodaConfig) -> list[str]:
+    """The group's k contexts without their target, then its k definitions."""
+    return ([context_without_target(c.context, c.word, config.recipe) for c in group.candidates]
+            + [c.definition for c in group.candidates])
 
 
-def _split_matrices(groups: Sequence[Group], flat: Sequence[float] | np.ndarray) -> list[np.ndarray]:
-    out, pos = [], 0
-    for g in groups:
-        n = g.k * g.k
-        out.append(np.asarray(flat[pos:pos + n], dtype=np.float64).reshape(g.k, g.k))
-        pos += n
-    return out
+# --- requests and answers -------------------------------------------------------------
+
+def group_requests(kind: type[Request], group: Group, config: CodaConfig) -> list[Any]:
+    """The requests of a group's matrix: (context, definition) row by row, or the texts to embed, or its key."""
+    if kind is RandomScores:
+        return [RandomScores(f"coda21:{group.id}", group.k * group.k)]
+    if kind is Embed:
+        return [Embed(t) for t in embed_texts(group, config)]
+    prompts = [prompt(c.context, c.word, group.pos, config.nonce, config.pattern, config.recipe)
+               for c in group.candidates]
+    pairs = [(p, " " + d.definition) for p in prompts for d in group.candidates]
+    if kind is Continuation:
+        return [Continuation(p, d, config.max_definition_tokens) for p, d in pairs]
+    encoding = "coda21-authors" if RECIPES[config.recipe].authors_pll_input else "text"
+    return [PseudoLogLikelihood(p, d, config.max_definition_tokens, config.pll, encoding) for p, d in pairs]
 
 
-def _pll_encoder(config: CodaConfig):
-    """authors: the released code's input, a lone byte-level space token scored too (``authors_pll``)."""
-    if not RECIPES[config.recipe].authors_pll_input:
-        return None
-    from lexprobe.benchmarks.coda21.authors_pll import authors_pll_encoding
-
-    return authors_pll_encoding
-
-
-def _causal_matrices(groups: Sequence[Group], scorer: Any, config: CodaConfig) -> list[np.ndarray]:
+def group_matrix(kind: type[Request], group: Group, answers: Sequence[Any], config: CodaConfig) -> np.ndarray:
+    k = group.k
+    if kind is RandomScores:
+        return np.asarray(answers[0], dtype=np.float64).reshape(k, k)
+    if kind is Embed:  # unit vectors: the cosine is their product
+        vectors = np.asarray(answers, dtype=np.float64)
+        return vectors[:k] @ vectors[k:].T
     reduce = np.mean if config.normalize == "mean" else np.sum
-    fitted = isinstance(scorer, PairTokenizer)
-    if fitted:  # fitted to the model as ``group_fits`` counted them
-        per_token = scorer.token_logprobs([pair for g in groups for pair in _causal_pairs(g, scorer, config)[0]])
-    else:  # a scorer that takes texts only
-        per_token = scorer.continuation_logprobs(_lm_requests(groups, config))
-    flat = [float(reduce(lp[: config.max_definition_tokens])) for lp in per_token]
-    return _split_matrices(groups, flat)
+    return np.array([float(reduce(lp)) for lp in answers], dtype=np.float64).reshape(k, k)
 
 
-def _causal_pairs(group: Group, scorer: Any, config: CodaConfig) -> tuple[list[tuple[tuple, tuple]], int]:
-    """The group's k x k (prompt, definition) token pairs, each prompt's start cut where a pair does not fit
-    the model, and how many of its k prompts were cut; ``TooLong`` where a definition alone does not fit."""
-    from lexprobe.scorers.causal import fit_context
-
-    pairs, cut = [], set()
-    for i, (ctx, cont) in enumerate(scorer.tokenize_pair(p, x) for p, x in _lm_requests([group], config)):
-        fitted, was_cut = fit_context(ctx, cont, scorer.max_length)
-        if was_cut:
-            cut.add(i // group.k)
-        pairs.append((fitted, cont))
-    return pairs, len(cut)
-
-
-def _masked_cut(group: Group, scorer: Any, config: CodaConfig) -> int:
-    """How many of the group's k prompts lose tokens for a definition to fit (``TooLong``: one cannot)."""
-    from lexprobe.scorers.pll import prefix_cut
-
-    requests = _lm_requests([group], config)
-    return len({i // group.k for i, (p, x) in enumerate(requests)
-                if prefix_cut(scorer, p, x, config.max_definition_tokens, _pll_encoder(config))})
+def match_matrices(groups: Sequence[Group], engine: Any, config: CodaConfig = CodaConfig(),
+                   kind: type[Request] | None = None) -> list[np.ndarray]:
+    """One k x k matrix per group, rows = contexts, columns = definitions, the groups' requests asked together
+    (``engine``: an ``Engine``, or a backend to make one for)."""
+    engine = engine if isinstance(engine, Engine) else Engine(engine)
+    kind = kind or engine.require(REQUESTS, "coda21 --method likelihood")[0]
+    per_group = [group_requests(kind, g, config) for g in groups]
+    flat = [r for rs in per_group for r in rs]
+    if kind is Embed:  # every context, then every definition: one encoding order, whatever the chunk
+        flat = [r for g, rs in zip(groups, per_group) for r in rs[:g.k]] + [
+            r for g, rs in zip(groups, per_group) for r in rs[g.k:]]
+    answer = dict(zip(flat, engine(flat))) if flat else {}
+    return [group_matrix(kind, g, [answer[r] for r in rs], config) for g, rs in zip(groups, per_group)]
 
 
-@dataclass(frozen=True)
-class GroupFit:
-    """How a group's prompts fit the model: why it cannot be scored, or how many prompts lose their start."""
-
-    skipped: str | None = None
-    truncated_contexts: int = 0
-
-
-def group_fits(groups: Sequence[Group], scorer: Any, config: CodaConfig) -> list[GroupFit]:
-    """Per group, before scoring: a language model's input has room for every prompt with every definition,
-    cutting a prompt's start if need be (counted), or the group is skipped (a definition alone is too long)."""
-    from lexprobe.scorers.base import TooLong
-
-    if isinstance(scorer, RandomScores) or not isinstance(scorer, (TokenLogprobs, SlotLogprobs)):
-        return [GroupFit() for _ in groups]
-    if isinstance(scorer, TokenLogprobs):
-        if not isinstance(scorer, PairTokenizer):
-            return [GroupFit() for _ in groups]
-        count = lambda g: _causal_pairs(g, scorer, config)[1]  # noqa: E731
-    else:
-        if not isinstance(scorer, Tokenized):
-            return [GroupFit() for _ in groups]
-        count = lambda g: _masked_cut(g, scorer, config)  # noqa: E731
-    out = []
-    for g in groups:
-        try:
-            out.append(GroupFit(truncated_contexts=count(g)))
-        except TooLong as err:
-            out.append(GroupFit(skipped=f"{err} (skipped: cutting the definition would change what is scored)"))
+def fits_by_group(groups: Sequence[Group], requests: Sequence[Sequence[Any]], engine: Engine,
+                  whole: bool = False) -> list[tuple[str | None, int]]:
+    """Per group, (why it cannot be scored, how many of its prompts lose their start to fit: request i is
+    prompt i // k's); ``whole``: a cut request makes the group unscorable too (a question is asked whole)."""
+    fits: list[Fit] = engine.fit([r for rs in requests for r in rs])
+    out, at = [], 0
+    for g, rs in zip(groups, requests):
+        mine, at = fits[at:at + len(rs)], at + len(rs)
+        why = next((f.too_long for f in mine if f.too_long), None)
+        if why is None and whole and any(f.cut for f in mine):
+            why = "a question does not fit the model's input positions without cutting its start"
+        out.append((why, len({i // g.k for i, f in enumerate(mine) if f.cut})))
     return out
-
-
-class _GroupUnit(TypedDict):
-    id: str
-    pos: str
-    k: int
-
-
-class GroupRecord(_GroupUnit, total=False):
-    """A group's record as the resume log keeps it (scored: ``group_record``; left out: ``skip_record``)."""
-
-    skipped: str
-    scores: list[list[float]]
-    assignment: list[int]
-    accuracy: float
-    simple_accuracy: float
-    truncated_contexts: int
-    per_question: list[dict[str, Any]]
-
-
-def skip_record(group: Group, reason: str) -> dict[str, Any]:
-    """A unit-log record of a group left unscored: a resumed run skips it again without scoring it."""
-    return {"id": group.id, "pos": group.pos, "k": group.k, "skipped": reason}
-
-
-def split_skipped(records: Sequence[dict]) -> tuple[list[dict], list[GroupProblem]]:
-    """(the scored groups' records, the problems of the groups ``skip_record`` left out)."""
-    return ([r for r in records if "skipped" not in r],
-            [GroupProblem(r["id"], r["skipped"]) for r in records if "skipped" in r])
-
-
-def _masked_matrices(groups: Sequence[Group], scorer: Any, config: CodaConfig) -> list[np.ndarray]:
-    from lexprobe.scorers.pll import pll_scores
-
-    # CoDA21's 48-token cut of definitions is made here; the PLL API scores whole texts
-    flat = pll_scores(scorer, _lm_requests(groups, config), variant=config.pll,
-                      max_tokens=config.max_definition_tokens, normalize=config.normalize,
-                      encoder=_pll_encoder(config))
-    return _split_matrices(groups, flat)
-
-
-def _embedding_matrices(groups: Sequence[Group], scorer: Any, config: CodaConfig) -> list[np.ndarray]:
-    contexts = [context_without_target(c.context, c.word, config.recipe) for g in groups for c in g.candidates]
-    definitions = [c.definition for g in groups for c in g.candidates]
-    texts = list(dict.fromkeys(contexts + definitions))  # each distinct text encoded once
-    index = {t: i for i, t in enumerate(texts)}
-    vectors = np.asarray(scorer.encode(texts), dtype=np.float64)
-    out, start = [], 0
-    for g in groups:
-        ctx = vectors[[index[t] for t in contexts[start:start + g.k]]]
-        dfn = vectors[[index[t] for t in definitions[start:start + g.k]]]
-        out.append(ctx @ dfn.T)
-        start += g.k
-    return out
-
-
-def _random_matrices(groups: Sequence[Group], scorer: Any, config: CodaConfig) -> list[np.ndarray]:
-    return [np.asarray(scorer.scores(f"coda21:{g.id}", g.k * g.k), dtype=np.float64).reshape(g.k, g.k)
-            for g in groups]
-
-
-#: how a scorer fills the match-score matrices, by the first capability it offers (in this order)
-STRATEGIES = {RandomScores: _random_matrices, TokenLogprobs: _causal_matrices, SlotLogprobs: _masked_matrices,
-              SentenceEmbeddings: _embedding_matrices}
-
-
-def match_matrices(groups: Sequence[Group], scorer: Any, config: CodaConfig = CodaConfig()) -> list[np.ndarray]:
-    """One k x k matrix per group, rows = contexts, columns = definitions."""
-    if not groups:
-        return []
-    return strategy(STRATEGIES, scorer, "CoDA21")(groups, scorer, config)
 
 
 # --- one group -------------------------------------------------------------------------
@@ -276,48 +169,27 @@ def _pairs(assignment: np.ndarray, method: str) -> list[list[int]]:
     return [[c, int(d)] for c, d in enumerate(assignment)]
 
 
-def _check_group(group: Group, config: CodaConfig) -> str | None:
-    if config.align == "exhaustive" and group.k > config.exhaustive_max_k:
-        return (f"has k={group.k} > {config.exhaustive_max_k}, too many for --align exhaustive "
-                f"(use --align optimal)")
-    try:
-        for c in group.candidates:
-            hide_target(c.context, c.word, config.nonce, config.recipe)
-    except ValueError as err:
-        return str(err)
-    return None
+class _GroupUnit(TypedDict):
+    id: str
+    pos: str
+    k: int
 
 
-STATIC_SKIP = "has a text without any token with a vector (the authors' get_mean_emb raises here, aligner.py:284-285)"
+class GroupRecord(_GroupUnit, total=False):
+    """A group's record as the resume log keeps it (scored: ``group_record``; left out: ``skip_record``)."""
+
+    skipped: str
+    scores: list[list[float]]
+    assignment: list[int]
+    accuracy: float
+    simple_accuracy: float
+    truncated_contexts: int
+    per_question: list[dict[str, Any]]
 
 
-def _static_texts(group: Group, config: CodaConfig) -> list[str]:
-    return ([context_without_target(c.context, c.word, config.recipe) for c in group.candidates]
-            + [c.definition for c in group.candidates])
-
-
-def is_static_vectors(scorer: Any) -> bool:
-    """Static word vectors (``StaticVectorsScorer``): texts averaged from token vectors, some tokens without one."""
-    return isinstance(scorer, WordVectors)
-
-
-def _static_check(group: Group, scorer: Any, config: CodaConfig) -> str | None:
-    """authors: a group with a context or definition static vectors cannot embed is skipped (their run
-    stopped with ValueError); paper: such a text is the zero vector (cosine 0 with everything)."""
-    if not (RECIPES[config.recipe].static_skip and is_static_vectors(scorer)):
-        return None
-    return None if all(scorer.can_embed(t) for t in _static_texts(group, config)) else STATIC_SKIP
-
-
-def static_counts(scorer: Any, groups: Sequence[Group], problems: Sequence[GroupProblem],
-                  config: CodaConfig) -> dict[str, int]:
-    """The result's ``counts`` of a static-vector run: tokens of the distinct texts embedded and how many had
-    no vector (left out of the average), texts with none at all (the zero vector), groups skipped for it."""
-    from lexprobe.scorers.embedding import vector_counts
-
-    texts = sorted({t for g in groups for t in _static_texts(g, config)})
-    return {**vector_counts(scorer, texts), "skipped_groups_without_vectors": sum(p.reason == STATIC_SKIP
-                                                                                 for p in problems)}
+def skip_record(group: Group, reason: str) -> dict[str, Any]:
+    """A unit-log record of a group left unscored: a resumed run skips it again without scoring it."""
+    return {"id": group.id, "pos": group.pos, "k": group.k, "skipped": reason}
 
 
 # --- the run ---------------------------------------------------------------------------
@@ -330,20 +202,13 @@ def select_groups(data: CodaData, config: CodaConfig) -> list[Group]:
     return chosen
 
 
-def group_costs(scorer: Any, groups: Sequence[Group]) -> list[float]:
-    """Tokens a group costs: k prompts, each followed by the k definitions."""
-    texts = sorted({t for g in groups for c in g.candidates for t in (c.context, c.definition)})
-    count = dict(zip(texts, token_counts(scorer, texts)))
-    return [g.k * sum(count[c.context] + count[c.definition] for c in g.candidates) for g in groups]
-
-
-def runnable_groups(data: CodaData, config: CodaConfig, scorer: Any = None) -> tuple[list[Group], list[GroupProblem]]:
-    """The groups of the run, and the problems of those left out."""
-    groups = select_groups(data, config)
+def runnable_groups(data: CodaData, config: CodaConfig,
+                    skip: Callable[[Group], str | None] = lambda g: None) -> tuple[list[Group], list[GroupProblem]]:
+    """The groups of the run, and the problems of those left out (``skip``: a method's own reason)."""
     problems = [p for p in data.problems if p.group_id.split("/")[0] in parts_of_speech(config.pos)]
     runnable = []
-    for g in groups:
-        reason = _check_group(g, config) or _static_check(g, scorer, config)
+    for g in select_groups(data, config):
+        reason = _check_group(g, config) or skip(g)
         if reason:
             problems.append(GroupProblem(g.id, reason))
         else:
@@ -353,62 +218,88 @@ def runnable_groups(data: CodaData, config: CodaConfig, scorer: Any = None) -> t
     return runnable, problems
 
 
-def run_groups(job, groups: Sequence[Group], compute: Any, step: int, desc: str) -> list[dict] | None:
+def _check_group(group: Group, config: CodaConfig) -> str | None:
+    if config.align == "exhaustive" and group.k > config.exhaustive_max_k:
+        return (f"has k={group.k} > {config.exhaustive_max_k}, too many for --align exhaustive "
+                f"(use --align optimal)")
+    try:
+        for c in group.candidates:
+            hide_target(c.context, c.word, config.nonce, config.recipe)
+    except ValueError as err:
+        return str(err)
+    return None
+
+
+def run_groups(job, engine: Engine, groups: Sequence[Group], compute: Any, step: int,
+               desc: str) -> list[dict] | None:
     """The groups as resume units through ``distributed.run_units`` (keyed by the job's one resume key; under
-    ``torchrun`` split across ranks by token count); their records on rank 0, None on the others."""
+    ``torchrun`` split across ranks by their tokens: k prompts, each followed by the k definitions); their
+    records on rank 0, None on the others."""
     key = job.key([[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]]
                    for g in groups])
-    return run_units([g.id for g in groups], compute, group_costs(job.scorer, groups), step=step,
-                     log_base=job.log_base, log_key=key, record=GroupRecord,
-                     make_bar=lambda: tqdm(total=len(groups), desc=desc, unit="group",
-                                           disable=not (job.progress and context().is_main)))
+    texts = sorted({t for g in groups for c in g.candidates for t in (c.context, c.definition)})
+    count = dict(zip(texts, engine.costs(texts)))
+    costs = [g.k * sum(count[c.context] + count[c.definition] for c in g.candidates) for g in groups]
+    return run_units([g.id for g in groups], compute, costs, step=step, log_base=job.log_base, log_key=key,
+                     record=GroupRecord, make_bar=lambda: tqdm(total=len(groups), desc=desc, unit="group",
+                                                               disable=not (job.progress and is_main())))
 
 
 def group_records(records: Sequence[dict], problems: Sequence[GroupProblem], runnable: Sequence[Group],
                   counts: dict[str, int], **more: Any) -> Records:
-    """A run's ``Records``: the scored groups, those left out (``skipped``, counted first), what was counted."""
+    """A run's ``Records``: the scored groups, those left out (``skipped``: the problems first, then the
+    groups ``skip_record`` left out), what was counted."""
     skipped = [{"unit": p.group_id, "reason": p.reason} for p in problems]
-    return Records(list(records), items=list(runnable), counts={"skipped_groups": len(skipped), **counts},
-                   skipped=skipped, tasks=[TASK], **more)
+    skipped += [{"unit": r["id"], "reason": r["skipped"]} for r in records if "skipped" in r]
+    return Records([r for r in records if "skipped" not in r], items=list(runnable),
+                   counts={"skipped_groups": len(skipped), **counts}, skipped=skipped, tasks=[TASK], **more)
 
 
-def run_likelihood(job) -> Records | None:
-    """The likelihood method: every group's match-score matrix, aligned; groups are resume units
-    (under ``torchrun`` split across ranks by token count)."""
-    data, scorer, config = job.items, job.scorer, job.config
-    runnable, problems = runnable_groups(data, config, scorer)
-    cheap = not isinstance(scorer, (TokenLogprobs, SlotLogprobs))
-    step = config.groups_per_chunk or (256 if cheap else 16)
+class Likelihood(Method):
+    name = "likelihood"
+    requests = REQUESTS
 
-    def compute(indices: list[int]) -> list[dict]:
-        chunk = [runnable[i] for i in indices]
-        fits = group_fits(chunk, scorer, config)
-        fitting = [g for g, f in zip(chunk, fits) if f.skipped is None]
-        matrices = iter(match_matrices(fitting, scorer, config))
-        out = []
-        for g, fit in zip(chunk, fits):
-            if fit.skipped is not None:
-                out.append(skip_record(g, fit.skipped))
-                continue
-            record = group_record(g, next(matrices), config)
-            if fit.truncated_contexts:
-                record["truncated_contexts"] = fit.truncated_contexts
-            out.append(record)
-        return out
+    def run(self, job) -> Records | None:
+        """Every group's match-score matrix, aligned; groups are resume units."""
+        data, config = job.items, job.config
+        engine = Engine(job.scorer)
+        kind = engine.require(self.requests, "coda21 --method likelihood")[0]
+        lm = kind in (Continuation, PseudoLogLikelihood)
 
-    records = run_groups(job, runnable, compute, step, "CoDA21 groups")
-    if records is None:  # another rank than 0: rank 0 writes the result
-        return None
-    records, too_long = split_skipped(records)
-    counts: dict[str, int] = {}
-    if is_static_vectors(scorer):  # what the static vectors could not embed or the recipe skipped: counts
-        counts = static_counts(scorer, runnable, problems, config)
-    elif isinstance(scorer, (TokenLogprobs, SlotLogprobs)):  # what did not fit the model: counts
-        counts = {"skipped_too_long": len(too_long),
-                  "truncated_contexts": sum(r.get("truncated_contexts", 0) for r in records)}
-    elif isinstance(scorer, CountsTruncation):  # a sentence encoder cuts long texts: counted
-        texts = sorted({t for g in runnable for t in _static_texts(g, config)})
-        counts = {"truncated_texts": scorer.truncated(texts)}
-    return group_records(records, problems + too_long, runnable, counts)
+        def zero_vector(g: Group) -> str | None:  # authors: a group static vectors cannot embed is skipped
+            embeds = [Embed(t) for t in embed_texts(g, config)]
+            return STATIC_SKIP if engine.counts(embeds).get("zero_vector_texts") else None
 
+        static_skip = kind is Embed and RECIPES[config.recipe].static_skip
+        runnable, problems = runnable_groups(data, config, zero_vector if static_skip else lambda g: None)
+
+        def compute(indices: list[int]) -> list[dict]:
+            chunk = [runnable[i] for i in indices]
+            fits = (fits_by_group(chunk, [group_requests(kind, g, config) for g in chunk], engine) if lm
+                    else [(None, 0)] * len(chunk))
+            matrices = iter(match_matrices([g for g, (why, _) in zip(chunk, fits) if why is None], engine, config,
+                                           kind))
+            out = []
+            for g, (why, cut) in zip(chunk, fits):
+                if why is not None:
+                    out.append(skip_record(g, f"{why} (skipped: cutting the definition would change what is scored)"))
+                    continue
+                out.append(group_record(g, next(matrices), config))
+                if cut:
+                    out[-1]["truncated_contexts"] = cut
+            return out
+
+        step = config.groups_per_chunk or (16 if lm else 256)
+        records = run_groups(job, engine, runnable, compute, step, "CoDA21 groups")
+        if records is None:  # another rank than 0: rank 0 writes the result
+            return None
+        counts: dict[str, int] = {}
+        if lm:  # what did not fit the model
+            counts = {"skipped_too_long": sum("skipped" in r for r in records),
+                      "truncated_contexts": sum(r.get("truncated_contexts", 0) for r in records)}
+        elif kind is Embed:  # what the backend counted of the texts (static vectors' coverage, texts cut)
+            counts = engine.counts([Embed(t) for t in sorted({t for g in runnable for t in embed_texts(g, config)})])
+            if "zero_vector_texts" in counts:
+                counts["skipped_groups_without_vectors"] = sum(p.reason == STATIC_SKIP for p in problems)
+        return group_records(records, problems, runnable, counts)
 

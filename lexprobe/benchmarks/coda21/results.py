@@ -1,5 +1,6 @@
-"""CoDA21 results in schema 2: per-unit values, slices, baseline and breakdown of a run's group records
-(``Benchmark.sections`` aggregates them), failure-page rows, and ``upgrade`` for schema-1 files.
+"""CoDA21 results: per-unit values, slices, baseline and breakdown of a run's group records
+(``Benchmark.sections`` aggregates them), and failure-page rows. (A schema-1 file, from before schema 2, is
+read by lexprobe 0.1.0, ``CoDA21.upgrade``.)
 
 One task, ``alignment``; slices ``n``, ``v`` (as ``--pos`` chose) and ``all``; a unit is a group.
 The likelihood and ask methods' metrics are ``accuracy`` (one-to-one alignment) and
@@ -15,55 +16,10 @@ import numpy as np
 
 from lexprobe.benchmarks.base import Unit
 from lexprobe.benchmarks.coda21.config import parts_of_speech
-from lexprobe.prompting.readings import (
-    GENERATED,
-    READINGS,
-    answered,
-    bias_breakdown,
-    choose_options,
-    cyclic_order,
-    label,
-    reading_slice,
-    readings_of,
-    skipped_row,
-)
-from lexprobe.result_schema import from_v1, is_choose, model_name, v1_method_recipe
+from lexprobe.prompting.readings import GENERATED, READINGS, answered, choose_options, cyclic_order, label, skipped_row
+from lexprobe.result_schema import is_choose, model_name
 
 TASK = "alignment"
-
-
-def _slice(key: str) -> str:
-    return "all" if key == "both" else key
-
-
-def upgrade(old: dict) -> dict:
-    """A schema-1 CoDA21 result (a file of lexprobe before schema 2, or the choose method's summary) in schema 2."""
-    method, recipe = v1_method_recipe(old)
-    metrics, random = {}, {}
-    old_metrics = old.get("metrics") or {}
-    readings = readings_of(old_metrics.values()) if method == "choose" else []
-    for key, m in old_metrics.items():
-        n = m.get("groups", m.get("n", 0))
-        ci = dict(m.get("ci") or {})
-        if method == "choose":
-            metrics[_slice(key)] = reading_slice(m, readings)
-        else:
-            metrics[_slice(key)] = {k: m[k] for k in ("accuracy", "simple_accuracy") if k in m}
-            metrics[_slice(key)].update(n=n, ci={k: v for k, v in ci.items() if k != "random_baseline"})
-        if m.get("random_baseline") is not None or n:
-            random[_slice(key)] = {"accuracy": m.get("random_baseline"), "n": n,
-                                   "ci": {"accuracy": ci["random_baseline"]} if "random_baseline" in ci else {}}
-    skipped = [{"unit": s.get("group"), "reason": s.get("reason")} for s in old.get("skipped") or []]
-    counts = {"skipped_groups": len(skipped), **(old.get("counts") or {})}
-    if method == "choose":
-        counts["skipped_too_long"] = (old_metrics.get("both") or {}).get("skipped", 0)
-    breakdowns = {TASK: old["breakdowns"]} if old.get("breakdowns") else {}
-    bias = bias_breakdown({_slice(k): m for k, m in old_metrics.items()}) if method == "choose" else {}
-    if bias:
-        breakdowns[TASK] = {**breakdowns.get(TASK, {}), **bias}
-    sections = {"tasks": [TASK], "readings": readings, "metrics": {TASK: metrics}, "baselines": {"random": {TASK: random}},
-                "breakdowns": breakdowns, "counts": counts, "skipped": skipped, "instances": old.get("instances") or []}
-    return from_v1(old, "coda21", sections, method, recipe)
 
 
 class _Group(TypedDict):
@@ -101,11 +57,6 @@ class ChooseGroupItem(_ChooseGroup, total=False):
     generation: dict[str, Any]
     generation_lenient: dict[str, Any]
     likelihood_cyclic: dict[str, Any]
-
-
-def instance_spec(result: dict) -> Any:
-    """The shape of one instance (``Benchmark.instance_spec``)."""
-    return ChooseGroupItem if is_choose(result) else GroupInstance
 
 
 def unit_values(result: dict) -> list[Unit]:

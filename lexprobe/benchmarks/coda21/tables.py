@@ -1,8 +1,9 @@
 """CoDA21's report tables: models side by side per data file (likelihood; ask in a table of its own), and the
-ask-to-choose table."""
+ask-to-choose table; what the CLI prints after a run is the same tables of that one result (``format_result``)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from lexprobe.benchmarks.coda21.results import TASK, data_name
@@ -19,6 +20,7 @@ from lexprobe.tables import (
     label,
     name_counts,
     parse_rate,
+    to_text,
     vs_random,
 )
 
@@ -27,6 +29,13 @@ def tables(results: list[dict]) -> list[Table]:
     return (likelihood_tables([r for r in results if not is_choose(r) and r.get("method") != "ask"])
             + likelihood_tables([r for r in results if r.get("method") == "ask"], ask=True)
             + choose_tables([r for r in results if is_choose(r)]))
+
+
+def format_result(result: dict) -> str:
+    """What the CLI prints after a run: the report's tables of this one result, as text (a line per column;
+    the model named in the title too, whole: its column's head may wrap)."""
+    named = [t if is_choose(result) else replace(t, title=f"{t.title}: {model_name(result)}") for t in tables([result])]
+    return "\n\n".join(to_text(t, transpose=True) for t in named)
 
 
 def _random(r: dict, pos: str) -> Cell:

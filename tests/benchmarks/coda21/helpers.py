@@ -70,6 +70,10 @@ class MatrixScorer:
         assert m.size == n
         return m.ravel()
 
+    def random_scores(self, requests, progress=False):
+        """``core.requests.RandomScores``: the group's given matrix (its key names the group)."""
+        return [self.scores(r.key, r.n) for r in requests]
+
 
 def evaluate(data, scorer, out=None, **options) -> dict | None:
     """CoDA21 on loaded data (``load_coda``) with ``CodaConfig`` options, through the one evaluation sequence."""

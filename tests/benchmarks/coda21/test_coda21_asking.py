@@ -62,13 +62,10 @@ class TwoAnswers(Scorer):
 
         self.tokenizer = Tok()
 
-    def token_logprobs(self, requests, progress=False):
-        text = {i: t for t, i in self.ids.items()}
+    def continuations(self, requests, progress=False):  # ``core.requests.Continuation``
+        assert all(r.max_tokens == 1 for r in requests), "asking reads the answer's first token only"
         self.asked = getattr(self, "asked", 0) + len(requests)
-        return [np.array([self.table[text[ctx[0]]][cont[0] - 1]]) for ctx, cont in requests]
-
-    def continuation_logprobs(self, requests, progress=False):  # (a causal LM offers both)
-        raise AssertionError("asking reads the next token only")
+        return [np.array([self.table[r.context][(" Yes", " No").index(r.continuation)]]) for r in requests]
 
 
 def test_yes_probability_is_the_two_way_softmax():
@@ -126,5 +123,5 @@ def test_matrices_equal_a_port_of_the_released_loop(tmp_path, request, fixture, 
 def test_asking_needs_a_language_model():
     from lexprobe.errors import ModelError
 
-    with pytest.raises(ModelError, match="needs token log-probabilities .* or slot log-probabilities"):
+    with pytest.raises(ModelError, match="needs log-probabilities of continuations .* or log-probabilities of masked slots"):
         yes_probabilities(type("S", (), {"name": "vectors", "encode": lambda self, t, progress=False: t})(), ["q"])

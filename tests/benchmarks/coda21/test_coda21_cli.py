@@ -16,7 +16,7 @@ def test_eval_stats_heatmap_commands(tmp_path, capsys):
     out = tmp_path / "res.json"
     assert main(["coda", "eval", "--data", str(data), "--model", "random", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "random (exact)" in printed and "noun" in printed
+    assert "Random (exact)" in printed and "Nouns acc. (%)" in printed
     result = json.loads(out.read_text())
     assert result["benchmark"] == "coda21" and result["model"]["kind"] == "random"
     assert [i["id"] for i in result["instances"]] == ["n/0", "n/1", "v/0"]

@@ -129,6 +129,9 @@ class FakeEmbedder:
         v = np.stack([r.normal(size=8) for r in rng])
         return v / np.linalg.norm(v, axis=1, keepdims=True)
 
+    def embeddings(self, requests, progress=False):  # ``core.requests.Embed``
+        return list(self.encode([r.text for r in requests]))
+
 
 def test_embedding_matrices_are_cosines(small):
     scorer = FakeEmbedder()
