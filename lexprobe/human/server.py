@@ -45,8 +45,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from urllib.parse import parse_qs, urlsplit
 
-from lexprobe.errors import DataError
 from lexprobe.core.human_items import AnswerError, check_answer, public_items
+from lexprobe.errors import DataError
 from lexprobe.human.store import AnswerStore, StoreError, valid_participant
 
 MAX_BODY = 64 * 1024
