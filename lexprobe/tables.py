@@ -192,6 +192,31 @@ def _notes(table: Table) -> list[str]:
     return ([table.note] if table.note else []) + table.remarks + flag_notes(table)
 
 
+def to_text(table: Table) -> str:
+    """A table as the console prints it, from the report's own ``Table``: its figures without their intervals
+    (the report has them) in ``reporting.format_table``'s grid (at most ``reporting.WIDTH`` columns); its columns
+    of prose (``prose``, ``nowrap``) as lines under the grid, once where every row has the same text; the flags'
+    sentences and the remarks last."""
+    from lexprobe.reporting import format_table, wrap_text
+
+    def text(v: Any) -> str:
+        shown = v.main() if isinstance(v, Cell) else ("" if v is None else getattr(v, "text", lambda: str(v))())
+        return shown + (f" {FLAG_MARK}" if getattr(v, "flags", ()) else "")
+
+    rows = [[text(c) for c in row] for row in table.rows]
+    aside = [j for j, h in enumerate(table.headers) if h in table.prose + table.nowrap]
+    grid = [j for j in range(len(table.headers)) if j not in aside]
+    varying = [j for j in grid if all(isinstance(r[j], (str, Text)) for r in table.rows) and len({r[j] for r in rows}) > 1]
+    lines = []
+    for j in aside:
+        if len({r[j] for r in rows}) == 1:
+            lines.append(f"{table.headers[j]}: {rows[0][j]}")
+        else:
+            lines += [f"{table.headers[j]}, {', '.join(r[k] for k in varying)}: {r[j]}" for r in rows]
+    grid_text = format_table([table.headers[j] for j in grid], [[r[j] for j in grid] for r in rows], title=table.title)
+    return "\n".join([grid_text] + [wrap_text(line, indent="  ") for line in lines + table.remarks + flag_notes(table)])
+
+
 _MD = {"|": "\\|", "<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]", "`": "\\`", "\n": " ", "\r": " "}
 
 

@@ -60,7 +60,7 @@ def add_options(parser: argparse.ArgumentParser, cls: type, title: str | None = 
         if md.get("path"):  # declared once, in the field: checked by ``outputs.guard`` before the command runs
             from lexprobe.cli_common import declare_path
 
-            declare_path(parser, action, md["path"])
+            declare_path(parser, action, md["path"], md.get("writes", ()))
 
 
 def add_protocol_alias(parser: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from lexprobe.core.requests import FITS, REQUEST_TYPES, Fit, Request
-from lexprobe.errors import ModelError
+from lexprobe.errors import CapabilityError, ModelError
 
 #: bytes of answers kept for reuse (vectors, log-probability arrays); past this, the older half is dropped (a memo,
 #: not a store: a run whose answers are many large vectors — sense ranking's — keeps them in its own store)
@@ -51,14 +51,15 @@ def describe_served(backend: Any) -> str:
 
 
 def require(backend: Any, alternatives: Sequence[tuple[type[Request], ...]], what: str) -> tuple[type[Request], ...]:
-    """The first of ``alternatives`` whose request types ``backend`` all serves; otherwise one ``ModelError``
-    line naming what ``what`` needs and what the backend serves."""
+    """The first of ``alternatives`` whose request types ``backend`` all serves; otherwise one line naming what
+    ``what`` needs and what the backend serves (a ``CapabilityError``: ``lexprobe run`` skips such a part)."""
     for option in alternatives:
         if all(serves(backend, kind) for kind in option):
             return option
     needs = " or ".join(" and ".join(k.what for k in option) for option in alternatives)
-    raise ModelError(f"{what} needs {needs}; model {getattr(backend, 'name', backend)!r} offers "
-                     f"{describe_served(backend)}: choose another model, --kind or --method")
+    offers = describe_served(backend)
+    raise CapabilityError(f"{what} needs {needs}; model {getattr(backend, 'name', backend)!r} offers {offers}: "
+                          "choose another model, --kind or --method", needs=needs, offers=offers)
 
 
 class Engine:

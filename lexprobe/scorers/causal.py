@@ -94,9 +94,9 @@ class CausalTokenization(Generates):
             try:
                 fitted, cut = fit_context(ctx, cont, self.max_length)
             except TooLong as err:
-                out.append(Fit(too_long=str(err)))
+                out.append(Fit(too_long=str(err), tokens=len(cont)))
                 continue
-            out.append(Fit(cut=cut, context_tokens=len(fitted)))
+            out.append(Fit(cut=cut, context_tokens=len(fitted), tokens=len(cont)))
         return out
 
     def continuations(self, requests: Sequence[Continuation], progress: bool = False) -> list[np.ndarray]:

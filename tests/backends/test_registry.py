@@ -13,6 +13,7 @@ import pytest
 from lexprobe.backends import Backend, backend_for, kinds, register_backend, unregister_backend
 from lexprobe.benchmarks.registry import all_benchmarks
 from lexprobe.cli import main
+from lexprobe.core.engine import serves
 from lexprobe.model_names import KINDS
 from lexprobe.models import load_scorer
 from lexprobe.scorers.base import Scorer
@@ -51,6 +52,13 @@ class StandIn(Scorer):
     def generate(self, prompts, max_new_tokens, stop=None, templated=False):
         self._note("generate")
         return self._inner.generate(prompts, max_new_tokens, stop, templated)
+
+    def fit_continuations(self, requests):
+        return self._inner.fit_continuations(requests)
+
+    def continuations(self, requests, progress=False):
+        self._note("continuations")
+        return self._inner.continuations(requests, progress)
 
 
 MADE: list[StandIn] = []
@@ -96,6 +104,7 @@ def test_a_standin_backend_runs_every_method_it_offers(standin, tiny_llama, tmp_
     import lexprobe.benchmarks.coda21.ask as asking
     from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
     from tests.benchmarks.coda21.test_coda21_ask_method import TINY_ANSWERS
+    from tests.distributed_cases import wsd_file
 
     # the tiny Llama spells " Yes" and " No" with one first token: --method ask refuses it (#26 D10)
     monkeypatch.setattr(asking, "ANSWERS", TINY_ANSWERS)
@@ -103,14 +112,16 @@ def test_a_standin_backend_runs_every_method_it_offers(standin, tiny_llama, tmp_
 
     data = {"wdlmpro": ["--data", str(write_jsonl(GROUPS, tmp_path / "g.jsonl"))],
             "coda21": ["--data", str(write_small(tmp_path / "coda.json")), "--pos", "v"],
-            "senserank": ["--corpus", "semcor", "--path", str(sample_archive()), "--max-instances", "20"]}
+            "senserank": ["--corpus", "semcor", "--path", str(sample_archive()), "--max-instances", "20"],
+            "wsd": ["--data", str(wsd_file(tmp_path))]}
     extra = {"choose": ["--max-candidates", "3", "--max-new-tokens", "4"]}
     ran, refused = [], []
     probe = load_standin(f"standin:{tiny_llama}")
     for bench in all_benchmarks():
         for name, method in bench.methods.items():
             args = [bench.meta.name, "eval", "--method", name, *extra.get(name, [])]
-            if not any(cap in offers(probe) for cap in method.requires):
+            if not (any(cap in offers(probe) for cap in method.requires)
+                    or any(all(serves(probe, kind) for kind in alternative) for alternative in method.requests)):
                 assert main(args + data[bench.meta.name] + ["--model", f"standin:{tiny_llama}",
                                                             "--out", str(tmp_path / "no.json")]) == 2
                 err = capsys.readouterr().err.strip().splitlines()[-1]

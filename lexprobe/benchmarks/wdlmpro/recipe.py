@@ -6,9 +6,10 @@ lksenel/definition_benchmark @54fa97b (WDLaMPro/W2D and D2W ``definition_process
 ``evaluate.py``, ``evaluate_with_word_embeddings.py``):
 
 - text shown: a word or definition that starts the input is capitalised with
-  ``str.capitalize()`` (which also lower-cases the rest: "genus Canis" -> "genus canis"),
-  for every model; the paper capitalises only the word's first letter, for case-sensitive
-  models (WDLMPro words are lower-case synset names, so for words the two agree);
+  ``str.capitalize()`` (which also lower-cases the rest: "genus Canis" -> "genus canis");
+  the paper capitalises only the word's first letter, which matters for case-sensitive
+  models only (an uncased model's tokenizer lower-cases it again: the same tokens); WDLMPro
+  words are lower-case synset names, so for words the two agree;
 - the word of a synset is ``name.split('.')[0]`` (W2D ``evaluate.py:130,133``): a
   name with a full stop in its lemma is cut there (``st._john's.n.02`` -> "st");
   the paper's string form drops only the POS and sense number ("st. john's");
@@ -65,7 +66,7 @@ class Recipe:
     name: str
     masked_patterns: dict  # (task, pos) -> patterns
     causal_patterns: dict  # (task, pos) -> pattern
-    python_capitalize: bool  # str.capitalize() for every model, else first letter for cased models
+    python_capitalize: bool  # str.capitalize(), else the first letter upper-cased
     capitalize_definition: bool  # also a definition that starts the input
     max_definition_tokens: int | None
     pattern_aggregation: str  # mean-prob | mean-logprob | best (see the module docstring)
@@ -74,12 +75,10 @@ class Recipe:
     causal_batch_shift: int | None = None  # authors: W2D contexts batched by this many, longest shifted
     static_drop: bool = False  # authors: skip targets and candidates that static vectors cannot embed
 
-    def show_word(self, word: str, starts_input: bool, case_sensitive: bool) -> str:
+    def show_word(self, word: str, starts_input: bool) -> str:
         if not starts_input or not word:
             return word
-        if self.python_capitalize:
-            return word.capitalize()
-        return word[0].upper() + word[1:] if case_sensitive else word
+        return word.capitalize() if self.python_capitalize else word[0].upper() + word[1:]
 
     def show_definition(self, definition: str, starts_input: bool, tokenizer=None) -> str:
         if starts_input and self.capitalize_definition:
