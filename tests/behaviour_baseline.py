@@ -150,18 +150,16 @@ def run_cli(argv: list[str], out: Path) -> dict:
     return json.loads(out.read_text(encoding="utf-8"))
 
 
-#: what is compared of a schema-2 result (the fixture is upgraded to schema 2 first)
+#: what is compared of a schema-2 result (the fixture's entries recorded in schema 1 were upgraded once, by
+#: lexprobe 0.1.0's schema-1 reader, when #37 removed it: the refactor changed the layout of results, not their
+#: values)
 COMPARED = ("tasks", "method", "recipe", "readings", "metrics", "baselines", "breakdowns", "counts", "skipped",
             "instances", "sweep")
 
 
 def compared(result: dict) -> dict:
-    """The numbers and per-unit records of a result in schema 2 (a fixture entry is upgraded first:
-    the refactor changed the layout of results, not their values)."""
-    from lexprobe.result_schema import upgrade
-
-    if result.get("schema_version") != 2:
-        result = upgrade(json.loads(json.dumps(result)))
+    """The numbers and per-unit records of a result in schema 2."""
+    assert result.get("schema_version") == 2, "a schema-2 result or fixture entry"
     return json.loads(json.dumps({k: result[k] for k in COMPARED if k in result}))
 
 

@@ -77,19 +77,17 @@ def test_D18_a_hand_edited_result_is_one_line_in_report_and_compare(two_results,
     assert bad.name in err and named in err, err
 
 
-def test_D18_result_files_of_schema_1_still_load(tmp_path):
-    """The checker reads upgraded files too: a schema-1 WDLMPro result (before the contract) loads."""
+def test_D18_result_files_of_schema_1_are_one_line(tmp_path):
+    """A schema-1 WDLMPro result (before the contract): since #37 one line naming the lexprobe that reads it."""
+    from lexprobe.errors import DataError
     from lexprobe.result_schema import load
-
     old = {"benchmark": "wdlmpro", "model": "random", "task": ["w2d"], "config": {"protocol": "paper"},
-           "metrics": {"w2d": {"all": {"p_at_1": 0.5, "rank_score": 0.7, "n": 2,
-                                       "ci": {"p_at_1": [0.0, 1.0], "rank_score": [0.4, 1.0]}}}},
-           "random_baseline": {"w2d": {"all": {"p_at_1": 0.25, "n": 2}}}, "run": {"seed": 0},
-           "instances": [{"task": "w2d", "target": "a.v.01", "pos": "v", "gold_rank": 1, "rank_score": 1.0},
-                         {"task": "w2d", "target": "b.v.01", "pos": "v", "gold_rank": 3, "rank_score": 0.4}]}
+           "metrics": {"w2d": {"all": {"p_at_1": 0.5, "rank_score": 0.7, "n": 2}}}, "run": {"seed": 0},
+           "instances": [{"task": "w2d", "target": "a.v.01", "pos": "v", "gold_rank": 1, "rank_score": 1.0}]}
     (tmp_path / "old.json").write_text(json.dumps(old))
-    result = load(tmp_path / "old.json")
-    assert result["schema_version"] == 2 and result["metrics"]["w2d"]["all"]["n"] == 2
+    with pytest.raises(DataError, match=r"schema-1 result.*91d9b0c") as err:
+        load(tmp_path / "old.json")
+    assert "\n" not in str(err.value)
 
 
 # --- D19: a resume-log line of any content is a cut or invalid line, its unit recomputed --------------

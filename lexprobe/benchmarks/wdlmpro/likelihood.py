@@ -2,7 +2,7 @@
 
 A group pairs the target's word with each candidate's definition (W2D), or the target's definition with
 each candidate's word (D2W). Each pair becomes requests (``core.requests``) of the first kind the backend
-serves:
+serves (docs/wdlmpro.md, "Scoring"):
 
 - ``RandomScores``: seeded scores per task and target (the random baseline);
 - ``Slot`` (masked LMs): the word in the masked slot of each of the recipe's patterns, the definition filled
@@ -10,25 +10,16 @@ serves:
   (``Recipe.average_patterns``) and each pattern's own gold rank is kept;
 - ``Continuation`` (causal LMs): `` word`` after ``<DEF> is the definition of`` (verbs ``to <DEF> ...``),
   W2D its summed log-probability, D2W its first token's. D2W asks the whole word, so a pair both tasks
-  share is one request and a context is cut to fit the whole word whichever task asks. Under ``authors``
-  a W2D word is predicted as the authors' batched loop predicts it (``definition_processor.py:244-262``):
-  a group's definitions go in batches (``np.array_split`` into ceil(n / 48) parts), and each word token sees
-  at most the last W tokens of context and word so far, W the batch's longest context (``window``);
-- ``Embed`` (sentence encoders, static vectors): the cosine of the word's and the definition's vectors.
+  share is one request and a context is cut to fit the whole word whichever task asks. The authors' batch
+  shift is a ``window``: the longest fitted context of the word's batch of definitions (``windowed_w2d``);
+- ``Embed`` (sentence encoders, static vectors): the cosine of the word's and the definition's vectors;
+  where the authors drop what static vectors cannot embed, the backend says which texts those are
+  (``VectorCoverage``).
 
-The recipe (``recipe.py``) decides the patterns, how words and definitions are shown (the authors cut a
-definition to its first 48 tokens: the backend's tokenizer, the one thing read from the backend besides its
-requests) and the tie rule. What a model cannot take comes from the engine's fits: a pair whose word
-alone does not fit skips its (group, task), one whose definition lost tokens is a truncated definition;
-``Fit.tokens`` of the word in the first W2D pattern is its ``word_tokens`` (whitespace words where the
-backend counts no tokens).
-
-Static vectors under ``authors`` (``evaluate_with_word_embeddings.py``, W2D ``:86-88,131,142,147``, D2W
-``:122,135``): a target whose word or definition has no token with a vector is dropped, and so is a candidate
-whose word (D2W) or word or definition (W2D) has none; a group left with fewer than five candidates is
-dropped. The backend says which texts it can embed (``VectorCoverage``); the paper keeps everything (a text
-without a vector is the zero vector). The authors filtered while de-duplicating; lexprobe filters its
-de-duplicated groups.
+What a model cannot take comes from the engine's fits: a pair whose word alone does not fit skips its
+(group, task), one whose definition lost tokens is a truncated definition; ``Fit.tokens`` of the word in the
+first W2D pattern is its ``word_tokens``. The authors' 48-token definitions are cut with the backend's
+tokenizer, the one thing the method reads from a backend besides its answers.
 
 Groups are the resumable units, scored in chunks of ``--chunk-size`` (sister groups, dealt together, share
 most pairs) through ``distributed.run_units``. Each chunk has its own engine (``core.engine``), which asks
@@ -312,7 +303,12 @@ def rank_of_gold(scores: Any, recipe: Recipe = PAPER) -> tuple[int, int]:
 
 
 def static_views(engine: Engine, shown: Sequence[SynsetGroup], units: list) -> dict:
-    """{unit: (the group as the authors' static-vector run scores it or None, candidates dropped, why)}."""
+    """{unit: (the group as the authors' static-vector run scores it or None, candidates dropped, why)}.
+
+    ``evaluate_with_word_embeddings.py`` (W2D ``:86-88,131,142,147``, D2W ``:122,135``) drops a target whose word
+    or definition has no token with a vector, a candidate whose word (D2W) or word or definition (W2D) has none,
+    then a group left with fewer than five candidates. The authors filtered while de-duplicating; lexprobe
+    filters its de-duplicated groups."""
     texts = sorted({t for g in shown for t in (g.word, g.definition, *(x for c in g.candidates
                                                                        for x in (c.word, c.definition)))})
     covered = {t: found > 0 for t, (_, found) in zip(texts, engine([VectorCoverage(t) for t in texts]))}
