@@ -193,20 +193,37 @@ def _notes(table: Table) -> list[str]:
 
 
 def to_text(table: Table, transpose: bool = False) -> str:
-    """The table for a terminal (what a benchmark prints after a run): ``reporting.format_table`` of its cells
-    as plain text, then its notes, wrapped. ``transpose``: a line per column and a column per row (a wide
+    """A table as the console prints it, from the report's own ``Table``: its figures without their intervals
+    (the report has them) in ``reporting.format_table``'s grid (at most ``reporting.WIDTH`` columns); its columns
+    of prose (``prose``, ``nowrap``) as lines under the grid, once where every row has the same text; the note,
+    the flags' sentences and the remarks last. ``transpose``: a line per column and a column per row (a wide
     table of few rows, as one run's own is), leading columns alike in every row (the model) said in the title."""
     from lexprobe.reporting import format_table, wrap_text
 
-    headers, rows, title = list(table.headers), [[_plain(v) for v in row] for row in table.rows], table.title
-    if transpose and rows:
+    def text(v: Any) -> str:
+        shown = v.main() if isinstance(v, Cell) else ("" if v is None else getattr(v, "text", lambda: str(v))())
+        return shown + (f" {FLAG_MARK}" if getattr(v, "flags", ()) else "")
+
+    rows = [[text(c) for c in row] for row in table.rows]
+    aside = [j for j, h in enumerate(table.headers) if h in table.prose + table.nowrap]
+    grid = [j for j in range(len(table.headers)) if j not in aside]
+    varying = [j for j in grid if all(isinstance(r[j], (str, Text)) for r in table.rows) and len({r[j] for r in rows}) > 1]
+    lines = []
+    for j in aside:
+        if len({r[j] for r in rows}) == 1:
+            lines.append(f"{table.headers[j]}: {rows[0][j]}")
+        else:
+            lines += [f"{table.headers[j]}, {', '.join(r[k] for k in varying)}: {r[j]}" for r in rows]
+    headers, cells, title = [table.headers[j] for j in grid], [[r[j] for j in grid] for r in rows], table.title
+    if transpose and cells:
         first = 0
-        while len(rows) > 1 and first < len(headers) - 1 and len({r[first] for r in rows}) == 1:
-            title += f"; {headers[first]}: {rows[0][first]}" if rows[0][first] else ""
+        while len(cells) > 1 and first < len(headers) - 1 and len({r[first] for r in cells}) == 1:
+            title += f"; {headers[first]}: {cells[0][first]}" if cells[0][first] else ""
             first += 1
-        headers, rows = [""] + [r[first] for r in rows], [[headers[j]] + [r[j] for r in rows]
-                                                           for j in range(first + 1, len(headers))]
-    return "\n".join([format_table(headers, rows, title=title)] + [wrap_text(n) for n in _notes(table)])
+        headers, cells = [""] + [r[first] for r in cells], [[headers[j]] + [r[j] for r in cells]
+                                                            for j in range(first + 1, len(headers))]
+    return "\n".join([format_table(headers, cells, title=title)]
+                     + [wrap_text(line, indent="  ") for line in lines + _notes(table)])
 
 
 _MD = {"|": "\\|", "<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]", "`": "\\`", "\n": " ", "\r": " "}

@@ -250,27 +250,28 @@ def wdlmpro_groups(seeds_per_pos: int, seed: int):
 
 def wdlmpro_pairs(seeds_per_pos: int, seed: int) -> list[tuple[str, str, str]]:
     """Distinct (pos, word, definition) pairs that both tasks need, in a fixed order."""
-    from lexprobe.benchmarks.wdlmpro.scoring import pairs_for
+    from lexprobe.benchmarks.wdlmpro.likelihood import pair
 
-    return sorted(set().union(*pairs_for(wdlmpro_groups(seeds_per_pos, seed), ("w2d", "d2w")).values()))
+    groups = wdlmpro_groups(seeds_per_pos, seed)
+    return sorted({(g.pos, *pair(task, g, c)) for g in groups for c in g.candidates for task in ("w2d", "d2w")})
 
 
 def wdlmpro_causal_requests(seeds_per_pos: int, seed: int) -> list[tuple[str, str]]:
-    from lexprobe.benchmarks.wdlmpro.scoring import CAUSAL_PATTERNS, fill
+    from lexprobe.benchmarks.wdlmpro.likelihood import Asker
+    from lexprobe.core.requests import Continuation
 
-    out = []
-    for pos, word, definition in wdlmpro_pairs(seeds_per_pos, seed):
-        left, _ = fill(CAUSAL_PATTERNS[pos], definition)
-        out.append((left.rstrip(), " " + word))
-    return out
+    ask = Asker(Continuation)
+    return [(r.context, r.continuation) for pos, word, definition in wdlmpro_pairs(seeds_per_pos, seed)
+            for r in ask.of("w2d", pos, word, definition)]
 
 
 def wdlmpro_masked_requests(scorer, seeds_per_pos: int, seed: int):
-    from lexprobe.benchmarks.wdlmpro.scoring import MASKED_PATTERNS, MaskedRequests
+    from lexprobe.benchmarks.wdlmpro.likelihood import Asker
+    from lexprobe.core.requests import Slot
 
-    builder = MaskedRequests(scorer)
-    pairs = wdlmpro_pairs(seeds_per_pos, seed)
-    return [builder.request(p, word, definition) for pos, word, definition in pairs for p in MASKED_PATTERNS[pos]]
+    ask = Asker(Slot)
+    return [scorer.slot_request(r.left, r.word, r.right) for pos, word, definition in wdlmpro_pairs(seeds_per_pos, seed)
+            for r in ask.of("w2d", pos, word, definition)]
 
 
 def coda21_requests(path: str | None, n_groups: int, limit: int | None = None) -> list[tuple[str, str]]:

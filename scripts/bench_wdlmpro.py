@@ -1,10 +1,11 @@
 #!/usr/bin/env python
-"""WDLMPro engine vs a plain per-pair reference: forward passes, wall time, speed-up.
+"""WDLMPro's likelihood method vs a plain per-pair reference: forward passes, wall time, speed-up.
 
 The reference follows the paper literally: for every (group, candidate, pattern) it
 builds the filled-in sentence, tokenises it whole and runs one forward pass. The
-engine de-duplicates pairs across groups and tasks, runs each distinct masked query
-(pattern, definition, number of masks) once, and encodes each causal context once.
+method asks requests (``likelihood.Chunk``, as a chunk of the run scores them): the engine
+de-duplicates them across groups and tasks, the masked backend runs each distinct query
+(pattern, definition, number of masks) once, the causal one packs each context's continuations.
 Both must give the same scores (checked, max |diff| printed).
 
     python scripts/bench_wdlmpro.py                      # tiny random BERT and GPT-2
@@ -24,9 +25,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lexprobe.benchmarks.wdlmpro.cli import quick_sample  # noqa: E402
-from lexprobe.benchmarks.wdlmpro.scoring import (  # noqa: E402
-    CAUSAL_PATTERNS, MASKED_PATTERNS, display_word, fill, score_groups,
-)
+from lexprobe.benchmarks.wdlmpro.likelihood import Chunk, fill  # noqa: E402
+from lexprobe.benchmarks.wdlmpro.recipe import PAPER  # noqa: E402
+from lexprobe.core.engine import Engine  # noqa: E402
 from lexprobe.models import load_scorer  # noqa: E402
 from lexprobe.scorers import reference  # noqa: E402
 from scripts.bench_report import report  # noqa: E402
@@ -41,15 +42,15 @@ def reference_scores(scorer, groups):
                 word, definition = (g.word, c.definition) if task == "w2d" else (c.word, g.definition)
                 if scorer.kind == "masked":
                     per_pattern = []
-                    for pattern in MASKED_PATTERNS[g.pos]:
+                    for pattern in PAPER.masked_patterns[("w2d", g.pos)]:
                         left, right = fill(pattern, definition)
-                        r = scorer.slot_request(left, display_word(word, left, scorer.case_sensitive), right)
+                        r = scorer.slot_request(left, PAPER.show_word(word, left == ""), right)
                         lp = reference.masked_slot_logprobs(scorer, r.prefix, r.word, r.suffix)
                         per_pattern.append(lp.sum() if task == "w2d" else lp.mean())
                     # the paper: W2D averages the patterns' probabilities, D2W their average log-probabilities
                     vals.append(np.log(np.mean(np.exp(per_pattern))) if task == "w2d" else np.mean(per_pattern))
                 else:
-                    left, _ = fill(CAUSAL_PATTERNS[g.pos], definition)
+                    left, _ = fill(PAPER.causal_patterns[("w2d", g.pos)], definition)
                     lp = reference.causal_continuation_logprobs(scorer, left.rstrip(), " " + word)
                     vals.append(lp.sum() if task == "w2d" else lp[0])
             out[(task, i)] = np.array(vals)
@@ -63,7 +64,7 @@ def bench(model: str, groups, device: str) -> None:
         return
     scorer.stats.clear()
     t0 = time.perf_counter()
-    engine = score_groups(scorer, groups, ("w2d", "d2w"))
+    engine = Chunk(Engine(scorer), groups, ("w2d", "d2w"), PAPER).scores
     t_engine = time.perf_counter() - t0
     t0 = time.perf_counter()
     ref = reference_scores(scorer, groups)

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lexprobe.cli import main as lexprobe_main  # noqa: E402
 from lexprobe.reporting import format_table  # noqa: E402
-from tests.export.helpers import lm_eval_scores, run_lm_eval  # noqa: E402
+from tests.export.helpers import d2w_word_logprobs, lm_eval_scores, run_lm_eval  # noqa: E402
 
 POS = {"n": "noun", "v": "verb"}
 
@@ -55,12 +55,11 @@ def _load(model: str, batch_size: int):
     return scorer, lm
 
 
+
 def wdlmpro(scorer, lm, groups: int, seed: int, work: Path) -> list[list]:
     from lexprobe.benchmarks.evaluate import evaluate
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
     from lexprobe.benchmarks.wdlmpro.dataset import select_groups
-    from lexprobe.benchmarks.wdlmpro.recipe import PAPER
-    from lexprobe.benchmarks.wdlmpro.scoring import causal_task_values, group_score_vectors, pairs_for
     from lexprobe.metrics.ranking import gold_rank
 
     assert lexprobe_main(["export", "lm-eval", "wdlmpro", "--limit", str(groups), "--seed", str(seed),
@@ -69,9 +68,9 @@ def wdlmpro(scorer, lm, groups: int, seed: int, work: Path) -> list[list]:
     ours, t_ours = _timed(lambda: evaluate("wdlmpro", scorer, WDLMProConfig(limit=groups, seed=seed), None,
                                            items=WDLMProItems(items), progress=False))
     (theirs, samples, t_theirs) = run_lm_eval(work / "wdlmpro", ["lexprobe_wdlmpro_w2d", "lexprobe_wdlmpro_d2w"], lm=lm)
-    pairs = pairs_for(items, ("d2w",))["d2w"]
-    whole, t_whole = _timed(lambda: group_score_vectors(
-        items, ("d2w",), {"d2w": causal_task_values(scorer, {"w2d": pairs}, PAPER)["w2d"]}))
+    logps, t_whole = _timed(lambda: d2w_word_logprobs(scorer, items))
+    whole = {("d2w", i): np.array([logps[(g.pos, c.word, g.definition)].sum() for c in g.candidates])
+             for i, g in enumerate(items)}
     rows = []
     for task in ("w2d", "d2w"):
         records = {(r["target"]): r for r in ours["instances"] if r["task"] == task}

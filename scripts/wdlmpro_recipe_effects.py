@@ -33,7 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gguf_models import load_any  # noqa: E402
 
 from lexprobe.benchmarks.wdlmpro.dataset import default_dataset, sample_groups  # noqa: E402
-from lexprobe.benchmarks.wdlmpro.likelihood import instance_records  # noqa: E402
+from lexprobe.benchmarks.wdlmpro.likelihood import Likelihood, instance_records  # noqa: E402
+from lexprobe.core.engine import Engine  # noqa: E402
 from lexprobe.benchmarks.wdlmpro.recipe import AUTHORS, PAPER  # noqa: E402
 from lexprobe.metrics.ranking import summarize  # noqa: E402
 from lexprobe.reporting import format_table  # noqa: E402
@@ -67,28 +68,12 @@ class RegexTokens:
         scorer._tokens = {}
 
 
-def _memoise_scores():
-    """Score each recipe's inputs once: the tie rule and the recipe's name never change scores."""
-    import lexprobe.benchmarks.wdlmpro.likelihood as ev
-
-    real, memo = ev.score_groups, {}
-
-    def scored(scorer, groups, tasks, progress=False, recipe=PAPER, pattern_scores=None):
-        key = (repr(dataclasses.replace(recipe, name="", ties="against_gold")), tuple(g.target for g in groups),
-               tuple(len(g.candidates) for g in groups), tuple(tasks))
-        if key not in memo:
-            patterns: dict = {}
-            memo[key] = (real(scorer, groups, tasks, progress, recipe, pattern_scores=patterns), patterns)
-        if pattern_scores is not None:
-            pattern_scores.update(memo[key][1])
-        return memo[key][0]
-
-    ev.score_groups = scored
-
-
-def run(scorer, groups, recipe) -> tuple[dict, int, float]:
+def run(engine, groups, recipe) -> tuple[dict, int, float]:
+    """One recipe's ranks. The engine is shared by the recipes: a request two recipes ask (the tie rule and the
+    recipe's name never change one) is scored once."""
     start = time.perf_counter()
-    recs = instance_records(scorer, groups, TASKS, [{} for _ in groups], progress=False, recipe=recipe)
+    kind = engine.require(Likelihood.requests, "wdlmpro --method likelihood")[0]
+    recs = [r for per in instance_records(engine, kind, groups, TASKS, [{} for _ in groups], recipe) for r in per]
     ranks = {(r["task"], r["target"]): r.get("gold_rank") for r in recs}
     sizes = {(r["task"], r["target"]): r.get("n_candidates") for r in recs}
     return {k: (ranks[k], sizes[k]) for k in ranks}, sum(r.get("gold_rank") is None for r in recs), \
@@ -115,18 +100,18 @@ def main() -> None:
 
     if not any(c.synset.count(".") > 2 for g in groups for c in g.candidates):  # nothing to cut short
         variants = [(label, p) for label, p in variants if p.string_form == "paper" or p is AUTHORS]
-    _memoise_scores()
+    engine = Engine(scorer)
     headers = ["recipe", "W2D noun P@1/RS", "W2D verb", "D2W noun", "D2W verb", "ranks changed", "dropped", "s"]
     title = f"{scorer.name} ({scorer.kind}), {args.limit} groups per POS, seed {args.seed}"
     rows, base = [], None
     for label, recipe in variants:
-        ranks, dropped, seconds = run(scorer, groups, recipe)
+        ranks, dropped, seconds = run(engine, groups, recipe)
         rows.append(_row(label, ranks, base, dropped, seconds, groups))
         base = base or ranks
         print(" | ".join(map(str, rows[-1])), file=sys.stderr, flush=True)  # progress: the table comes at the end
     if scorer.kind == "static":
         RegexTokens(scorer)
-        ranks, dropped, seconds = run(scorer, groups, PAPER)
+        ranks, dropped, seconds = run(Engine(scorer), groups, PAPER)  # other tokens: other answers
         rows.append(_row("paper, regex tokens + lower-case fallback (before)", ranks, base, dropped, seconds, groups))
     print(format_table(headers, rows, title=title))
 

@@ -83,7 +83,7 @@ def option(default: Any = None, help: str = "", *, choices: Any = None, type: Ca
            flag: str | None = None, cli: bool = True, record: bool = True, key: bool = True,
            nargs: str | None = None, required: bool = False, method: str | tuple[str, ...] | None = None,
            factory: Callable | None = None, input: bool = False, path: str | None = None,
-           names_data: bool = False) -> Any:
+           writes: tuple[str, ...] = (), names_data: bool = False) -> Any:
     """A config field with what the CLI needs to offer it.
 
     ``record``: written to the result's ``config`` (False for output options such as a plot
@@ -92,7 +92,8 @@ def option(default: Any = None, help: str = "", *, choices: Any = None, type: Ca
     to (given with another method it is an error, not silently ignored); ``path``: what the value
     is when it names a file: ``outputs.INPUT`` (read: no output may overwrite it, a FIFO is
     refused), ``outputs.OUTPUT`` or ``outputs.OUTPUT_DIR`` (written: checked writable before any
-    work); ``outputs.guard`` derives every check from it. ``input=True`` is ``path=INPUT``. ``names_data``: the option names the data to load (sense ranking's
+    work; ``writes``: the files an ``OUTPUT_DIR`` gets); ``outputs.guard`` derives every check from it.
+    ``input=True`` is ``path=INPUT``. ``names_data``: the option names the data to load (sense ranking's
     ``--corpus``); given items a caller loaded itself (``evaluate(..., items=...)``), it only names them, so its
     ``choices`` are not checked.
     """
@@ -103,7 +104,7 @@ def option(default: Any = None, help: str = "", *, choices: Any = None, type: Ca
         raise ValueError(f"option(path=...) is one of {PATH_KINDS}, not {path!r}")
     metadata = {"help": help, "choices": choices, "type": type, "flag": flag, "cli": cli, "record": record,
                 "key": key and record, "nargs": nargs, "required": required, "method": method,
-                "input": path == INPUT, "path": path, "names_data": names_data}
+                "input": path == INPUT, "path": path, "writes": tuple(writes), "names_data": names_data}
     if factory is not None:
         return field(default_factory=factory, metadata=metadata)
     return field(default=default, metadata=metadata)

@@ -44,6 +44,7 @@ class FieldSpec:
     key: bool = True  #: part of the resume key (only what is recorded)
     methods: tuple[str, ...] = ()  #: the methods it belongs to; (): every method
     path: str | None = None  #: ``outputs.INPUT`` / ``OUTPUT`` / ``IMAGE`` / ``OUTPUT_DIR``
+    writes: tuple[str, ...] = ()  #: the files an ``OUTPUT_DIR`` path's command writes inside it
     names_data: bool = False  #: names the data to load (not checked against ``choices`` for given items)
     group: type | None = None  #: a ``nested`` option group: its dataclass (``spec(group)`` its fields)
 
@@ -72,7 +73,7 @@ def spec(cls: Any) -> tuple[FieldSpec, ...]:
             default=_default(f), choices=md.get("choices"), argtype=md.get("type"), nargs=md.get("nargs"),
             required=bool(md.get("required")), cli=md.get("cli") is not False, record=md.get("record", True),
             key=md.get("key", True), methods=() if owner is None else ((owner,) if isinstance(owner, str) else tuple(owner)),
-            path=md.get("path"), names_data=bool(md.get("names_data")), group=md.get("nested")))
+            path=md.get("path"), writes=tuple(md.get("writes", ())), names_data=bool(md.get("names_data")), group=md.get("nested")))
     return tuple(out)
 
 
@@ -107,7 +108,7 @@ def add_options(parser: argparse.ArgumentParser, cls: type, title: str | None = 
         if f.path:  # declared once, in the field: checked by ``outputs.guard`` before the command runs
             from lexprobe.cli_common import declare_path
 
-            declare_path(parser, action, f.path)
+            declare_path(parser, action, f.path, f.writes)
 
 
 def config_from_args(cls: type, args: argparse.Namespace) -> Any:

@@ -53,8 +53,8 @@ def describe_served(backend: Any) -> str:
 
 
 def require(backend: Any, alternatives: Sequence[tuple[type[Request], ...]], what: str) -> tuple[type[Request], ...]:
-    """The first of ``alternatives`` whose request types ``backend`` all serves; otherwise one ``ModelError``
-    line naming what ``what`` needs and what the backend serves."""
+    """The first of ``alternatives`` whose request types ``backend`` all serves; otherwise one line naming what
+    ``what`` needs and what the backend serves (a ``CapabilityError``: ``lexprobe run`` skips such a part)."""
     for option in alternatives:
         if all(serves(backend, kind) for kind in option):
             return option

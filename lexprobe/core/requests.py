@@ -165,8 +165,20 @@ class RandomScores(Request):
     what: ClassVar[str] = "random scores"
 
 
+@dataclass(frozen=True)
+class VectorCoverage(Request):
+    """How many of ``text``'s tokens have a static word vector: served by static vectors only (a sentence
+    encoder embeds every text), so a method can drop what the vectors cannot embed (the WDLMPro authors' recipe)
+    and count their coverage. Answer: (tokens, tokens with a vector)."""
+
+    text: str
+
+    serve: ClassVar[str] = "vector_coverage"
+    what: ClassVar[str] = "static word vectors' coverage of a text"
+
+
 REQUEST_TYPES: tuple[type[Request], ...] = (Continuation, Slot, PseudoLogLikelihood, Embed, TokenVector, Generate,
-                                   RandomScores)
+                                   RandomScores, VectorCoverage)
 
 
 @dataclass(frozen=True)
@@ -174,11 +186,14 @@ class Fit:
     """How a request fits a backend's input: ``cut`` (text far from what is scored was dropped to fit, counted),
     or ``too_long`` (why it cannot be scored without cutting what is scored: its unit is skipped, counted);
     ``context_tokens``: the tokens of the fitted context, where the backend counts them (a ``Continuation``'s
-    ``window`` is set from them)."""
+    ``window`` is set from them); ``tokens``: the tokens of what is scored (a ``Continuation``'s continuation, a
+    ``Slot``'s word, an ``Embed``'s text without special tokens), where the backend counts them (WDLMPro's
+    breakdown by the word's tokens)."""
 
     cut: bool = False
     too_long: str | None = None
     context_tokens: int | None = None
+    tokens: int | None = None
 
 
 FITS = Fit()

@@ -97,9 +97,9 @@ def _built(options: ExportOptions, parts: list[PartRows]) -> str:
 
 
 def _context(pattern: str, definition: str) -> str:
-    """What a causal LM reads before the word (``CausalRequests.pieces``' context text, paper recipe)."""
+    """What a causal LM reads before the word (``likelihood.Asker.continuation``'s context, paper recipe)."""
+    from lexprobe.benchmarks.wdlmpro.likelihood import fill
     from lexprobe.benchmarks.wdlmpro.recipe import PAPER
-    from lexprobe.benchmarks.wdlmpro.scoring import fill
 
     left, _ = fill(pattern, PAPER.show_definition(definition, pattern.startswith("<DEF>")))
     return left.rstrip()

@@ -132,13 +132,14 @@ class CausalTokenization:
         continuation), or too long."""
         out = []
         for request in requests:
-            ctx, _, rest = self._continuation_ids(request)
+            ctx, n_given, rest = self._continuation_ids(request)
+            tokens = len(rest) - n_given  # the continuation's own tokens, whole
             try:
                 fitted, cut = fit_context(ctx, rest, self.max_length)
             except TooLong as err:
-                out.append(Fit(too_long=str(err)))
+                out.append(Fit(too_long=str(err), tokens=tokens))
                 continue
-            out.append(Fit(cut=cut, context_tokens=len(fitted)))
+            out.append(Fit(cut=cut, context_tokens=len(fitted), tokens=tokens))
         return out
 
     def continuations(self, requests: Sequence[Continuation], progress: bool = False) -> list[np.ndarray]:

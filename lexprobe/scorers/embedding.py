@@ -22,6 +22,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
+from lexprobe.core.requests import Fit
 from lexprobe.errors import DataError, ModelError
 from lexprobe.scorers.base import Scorer
 
@@ -106,6 +107,16 @@ class SentenceEmbeddingScorer(EmbeddingScorer):
         """``Embed`` (``Engine.counts``): how many of the texts the model cuts."""
         return {"truncated_texts": self.truncated([r.text for r in requests])}
 
+    def fit_embeddings(self, requests: Sequence[Any]) -> list[Fit]:
+        """``Embed``: a text over the model's ``max_seq_length`` tokens is cut (``cut``: sentence-transformers cuts
+        without a word, benchmarks count it); ``tokens``: the text's tokens without special tokens."""
+        if self.tokenizer is None or not requests:
+            return [Fit() for _ in requests]
+        texts, limit = [r.text for r in requests], getattr(self.model, "max_seq_length", None)
+        whole = self.tokenizer(texts, add_special_tokens=True, verbose=False)["input_ids"]
+        bare = self.tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]
+        return [Fit(cut=bool(limit and len(w) > limit), tokens=len(b)) for w, b in zip(whole, bare)]
+
     def truncated(self, texts: Sequence[str]) -> int:
         """How many of ``texts`` the model cuts to its ``max_seq_length`` tokens (sentence-transformers
         cuts without a word; benchmarks put this in ``counts``); 0 where the model states no limit."""
@@ -179,6 +190,10 @@ class StaticVectorsScorer(EmbeddingScorer):
     def counts_embeddings(self, requests: Sequence[Any]) -> dict[str, int]:
         """``Embed`` (``Engine.counts``): the texts' coverage (``vector_counts``)."""
         return vector_counts(self, [r.text for r in requests])
+
+    def vector_coverage(self, requests: Sequence[Any], progress: bool = False) -> list[tuple[int, int]]:
+        """``core.requests.VectorCoverage``: (tokens, tokens with a vector) of each text."""
+        return [(len(toks), sum(t in self.vectors for t in toks)) for toks in (self.tokens(r.text) for r in requests)]
 
     def coverage(self) -> dict[str, int]:
         """Tokens and texts ``encode`` has seen, and how many had no vector."""

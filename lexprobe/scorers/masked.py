@@ -22,6 +22,9 @@ from lexprobe.core.requests import Fit
 from lexprobe.scorers.base import Scorer, TooLong, max_input_length
 from lexprobe.scorers.encoder_tail import last_layer_cut, scored_logits
 
+#: ``Slot`` requests whose ids are kept between fitting and scoring
+SLOT_MEMO = 1 << 17
+
 
 @dataclass(frozen=True)
 class SlotRequest:
@@ -113,23 +116,39 @@ class MaskedLMScorer(Scorer):
         return results  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ core.requests
+    def _whole_slot(self, r: Any) -> SlotRequest:
+        """A ``Slot``'s ids, whatever their length, tokenised once: ``fit_slots`` and then ``slots`` ask for the
+        same requests (a memo of at most ``SLOT_MEMO`` entries, emptied when full)."""
+        memo = self.__dict__.setdefault("_slot_ids", {})
+        key = (r.left, r.word, r.right, r.max_tokens)
+        if key not in memo:
+            if len(memo) >= SLOT_MEMO:
+                memo.clear()
+            memo[key] = self.slot_request(r.left, r.word, r.right, fit=False, max_tokens=r.max_tokens)
+        return memo[key]
+
     def fit_slots(self, requests: Sequence[Any]) -> list[Fit]:
         """``Slot``: cut far from the slot to fit (``fit_query``), or too long (the word's masks alone)."""
         out = []
         for r in requests:
-            whole = self.slot_request(r.left, r.word, r.right, fit=False, max_tokens=r.max_tokens)
+            whole = self._whole_slot(r)
             try:
                 prefix, suffix = fit_query(whole.prefix, len(whole.word), whole.suffix, self.max_length)
             except TooLong as err:
-                out.append(Fit(too_long=str(err)))
+                out.append(Fit(too_long=str(err), tokens=len(whole.word)))
                 continue
-            out.append(Fit(cut=len(prefix) + len(suffix) < len(whole.prefix) + len(whole.suffix)))
+            out.append(Fit(cut=len(prefix) + len(suffix) < len(whole.prefix) + len(whole.suffix),
+                           tokens=len(whole.word)))
         return out
 
     def slots(self, requests: Sequence[Any], progress: bool = False) -> list[np.ndarray]:
         """``Slot``: per word token log P in masked slots (one forward per distinct query)."""
-        return self.slot_logprobs([self.slot_request(r.left, r.word, r.right, max_tokens=r.max_tokens)
-                                   for r in requests], progress=progress)
+        fitted = []
+        for r in requests:
+            whole = self._whole_slot(r)
+            prefix, suffix = fit_query(whole.prefix, len(whole.word), whole.suffix, self.max_length)
+            fitted.append(SlotRequest(prefix, whole.word, suffix))
+        return self.slot_logprobs(fitted, progress=progress)
 
     def fit_pseudo_loglikelihoods(self, requests: Sequence[Any]) -> list[Fit]:
         """``PseudoLogLikelihood``: the context's start cut to fit (``pll.prefix_cut``), or too long."""

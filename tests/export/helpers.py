@@ -96,3 +96,19 @@ def run_lm_eval(folder: Path, tasks: list[str], scorer=None, batch_size: int = 1
 def lm_eval_scores(sample) -> list[float]:
     """A sample's log-likelihoods, in request order."""
     return [float(ll) for ll, _ in sample["filtered_resps"]]
+
+
+def d2w_word_logprobs(scorer, groups) -> dict[tuple[str, str, str], np.ndarray]:
+    """(pos, candidate word, target definition) -> the per-token log-probabilities of the whole word after the
+    D2W context (paper recipe), through lexprobe's request layer: their sum is what lm-eval scores, their first
+    value lexprobe's D2W score."""
+    from lexprobe.benchmarks.wdlmpro.likelihood import Asker
+    from lexprobe.benchmarks.wdlmpro.recipe import PAPER
+    from lexprobe.core.engine import Engine
+    from lexprobe.core.requests import Continuation
+
+    asker = Asker(Continuation, PAPER)
+    keys = sorted({(g.pos, c.word, g.definition) for g in groups for c in g.candidates})
+    requests = [asker.continuation(PAPER.causal_patterns[("d2w", pos)], word, definition)
+                for pos, word, definition in keys]
+    return dict(zip(keys, Engine(scorer)(requests)))

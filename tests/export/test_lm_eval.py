@@ -17,13 +17,14 @@ import numpy as np
 import pytest
 
 from lexprobe.cli import main
-from tests.export.helpers import SMALL_GROUPS, lm_eval_scores, run_lm_eval, write_small_coda, write_small_wdlmpro
+from tests.export.helpers import SMALL_GROUPS, d2w_word_logprobs, lm_eval_scores, run_lm_eval, write_small_coda, write_small_wdlmpro
 from tests.optional import needs_package
 
 POS = {"n": "noun", "v": "verb"}
 
 
 @pytest.fixture(scope="module")
+
 def exported(tmp_path_factory):
     """The small WDLMPro and CoDA21 items, their source files and their lm-eval task folders."""
     root = tmp_path_factory.mktemp("lm-eval")
@@ -68,8 +69,6 @@ def test_lm_eval_finds_every_task_and_group(exported):
 @pytest.mark.parametrize("model", ["tiny_gpt2", "tiny_llama"])
 def test_w2d_and_d2w_equal_lexprobe(model, exported, request):
     needs_package("lm_eval")
-    from lexprobe.benchmarks.wdlmpro.recipe import PAPER
-    from lexprobe.benchmarks.wdlmpro.scoring import causal_task_values, group_score_vectors, pairs_for
     from lexprobe.metrics.ranking import gold_rank
     from lexprobe.models import load_scorer
 
@@ -89,9 +88,10 @@ def test_w2d_and_d2w_equal_lexprobe(model, exported, request):
         assert theirs[task]["rank_score,none"] == pytest.approx(ours["metrics"]["w2d"][slice_]["rank_score"], abs=1e-12)
     # D2W: lm-eval scores whole words; lexprobe's engine on whole words gives the same scores and ranks ...
     groups = SMALL_GROUPS
-    pairs = pairs_for(groups, ("d2w",))["d2w"]
-    whole = group_score_vectors(groups, ("d2w",), {"d2w": causal_task_values(scorer, {"w2d": pairs}, PAPER)["w2d"]})
-    first = causal_task_values(scorer, {"d2w": pairs}, PAPER)["d2w"]  # lexprobe's D2W: the first token
+    logps = d2w_word_logprobs(scorer, groups)
+    whole = {("d2w", i): np.array([logps[(g.pos, c.word, g.definition)].sum() for c in g.candidates])
+             for i, g in enumerate(groups)}
+    first = {key: float(lp[0]) for key, lp in logps.items()}  # lexprobe's D2W: the first token
     accs = []
     for i, g in enumerate(groups):
         sample = samples[f"lexprobe_wdlmpro_d2w_{POS[g.pos]}"][g.target]

@@ -12,7 +12,7 @@ from lexprobe.benchmarks.evaluate import evaluate
 from lexprobe.models import detect_kind, load_scorer
 from lexprobe.scorers import reference
 from tests.benchmarks.coda21.helpers import write_small
-from tests.benchmarks.wdlmpro.test_scoring import GROUPS, _causal_reference
+from tests.benchmarks.wdlmpro.test_scoring import GROUPS, _causal_reference, score_groups
 
 LLMS = ["tiny_llama", "tiny_qwen2"]
 
@@ -79,8 +79,6 @@ def test_context_pass_keeps_only_the_last_logits(llm):
 
 
 def test_wdlmpro_likelihood_scoring(llm):
-    from lexprobe.benchmarks.wdlmpro.scoring import score_groups
-
     groups = GROUPS[:1]  # the reference costs one forward pass per pair
     got = score_groups(llm, groups, ("w2d", "d2w"))
     for i, g in enumerate(groups):

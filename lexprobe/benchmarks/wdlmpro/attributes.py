@@ -1,29 +1,13 @@
-"""Per-target attributes for result breakdowns: WordNet depth band and frequency band.
+"""Per-target attributes for result breakdowns: WordNet depth band and frequency band (docs/wdlmpro.md,
+"Breakdown attributes").
 
-Depth (Table 6 of the paper) counts the nodes on the shortest hypernym path from the
-target to a root, as the authors' code does: ``min(len(p) for p in s.hypernym_paths())``,
-which is NLTK's ``min_depth() + 1`` (entity.n.01 has depth 1, dog.n.01 depth 9). With
-it every noun target falls in the paper's bands 3-5, 6-8, 9-11, 12-14, 15-19 and the
-band sizes are Table 6's exactly; depths outside them (verbs) get their own bands
-("0-2", "20+") so no target is lost from a breakdown.
-
-Frequency (Table 7) puts a target's string form into rare / medium / frequent. The
-paper counts occurrences in the Westbury Wikipedia Corpus (rare < 10, medium 10-99,
-frequent >= 100), which we do not have. By default we use the ``wordfreq`` package:
-Zipf < 1 rare, 1 <= Zipf < 2 medium, Zipf >= 2 frequent (Zipf = log10 of the count per
-10^9 words, and WWC has about 10^9 words, so the thresholds are the paper's). wordfreq
-estimates a phrase from its words as if they always occurred together ("a cappella
-singing" gets Zipf 2.75), which puts most multi-word targets in "frequent". For a
-phrase we therefore take its rarest word's Zipf (an upper bound: a phrase is never
-more frequent than its rarest word) minus ``PHRASE_PENALTY`` per extra word (see
-``phrase_zipf``; docs/wdlmpro.md shows the calibration). A user may instead supply a
-counts file (TSV ``word<TAB>count``, one per line) and get the paper's thresholds;
-keys are matched case-insensitively (counts of case variants are summed), as the
-string form or as its NLTK tokens joined by spaces (the authors' key: "white man 's
-burden"). Either way, as in the paper (footnote 5), a target of more than 3 NLTK
-tokens is rare without a lookup. Tokens come from ``nltk.tokenize.NLTKWordTokenizer``
-(the word tokenizer behind ``nltk.word_tokenize``, which needs no model data):
-"jack-in-the-pulpit" is 1 token, "white man's burden" 4.
+Depth (Table 6) counts the nodes on the shortest hypernym path to a root, as the authors' code does (NLTK's
+``min_depth() + 1``): every noun target falls in the paper's bands, whose sizes are then Table 6's; verbs get
+bands of their own ("0–2", "20+"). Frequency (Table 7): the paper's Westbury Wikipedia counts are not
+available, so ``wordfreq`` Zipf values stand in with the paper's thresholds (a phrase: its rarest word's Zipf
+minus ``PHRASE_PENALTY`` per extra word, calibrated on the authors' band sizes), unless a ``word<TAB>count``
+file gives counts (looked up as written, then as NLTK tokens joined by spaces, the authors' key). A target of
+more than 3 NLTK tokens is rare either way (footnote 5).
 """
 
 from __future__ import annotations

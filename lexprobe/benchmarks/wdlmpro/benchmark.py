@@ -1,9 +1,9 @@
 """WDLMPro as a ``Benchmark``: its metadata, config, recipes, methods and hooks.
 
-Methods: ``likelihood`` (every candidate scored by the model: masked-slot or continuation
-log-probabilities, embedding cosines, or random scores; ``scoring.py`` picks by capability)
-and ``choose`` (the candidates as a multiple-choice question to a causal LM,
-``choose.py``). Recipes: ``paper`` and ``authors`` (``recipe.py``).
+Methods: ``likelihood`` (every candidate scored through requests: ``likelihood.py``) and ``choose`` (the
+candidates as a multiple-choice question to a causal LM, ``choose.py``). Recipes: ``paper`` and ``authors``
+(``recipe.py``). The hooks are the functions of ``results.py`` (unit values, baselines, breakdowns, items pages),
+``tables.py`` (the report's tables, which ``console.py`` prints), ``plot.py``, ``cli.py`` and ``human_set.py``.
 """
 
 from __future__ import annotations
@@ -12,32 +12,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, LLMPart, Method, SummaryColumn
-from lexprobe.benchmarks.wdlmpro.config import (  # noqa: F401  (the config is part of the benchmark's API)
-    DEFAULT_CHUNK_SIZE,
-    TASK_CHOICES,
-    WDLMProConfig,
-    WDLMProItems,
-)
+from lexprobe.benchmarks.wdlmpro import cli, console, human_set, plot, results, tables
+from lexprobe.benchmarks.wdlmpro.config import TASK_CHOICES, WDLMProConfig, WDLMProItems
+from lexprobe.benchmarks.wdlmpro.likelihood import Likelihood
+from lexprobe.benchmarks.wdlmpro.recipe import RECIPES
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.prompting.method import ChooseMethod
 from lexprobe.prompting.templates import TemplateField
 from lexprobe.result_schema import is_choose
-from lexprobe.scorers.capabilities import (
-    RandomScores,
-    SentenceEmbeddings,
-    SlotLogprobs,
-    TokenLogprobs,
-)
-
-
-class Likelihood(Method):
-    name = "likelihood"
-    requires = (RandomScores, SlotLogprobs, TokenLogprobs, SentenceEmbeddings)
-
-    def run(self, job):
-        from lexprobe.benchmarks.wdlmpro.likelihood import run_likelihood
-
-        return run_likelihood(job)
 
 
 class Choose(ChooseMethod):
@@ -92,6 +74,7 @@ class WDLMPro(Benchmark):
         summary=(SummaryColumn("W2D P@1 (%)", task="w2d", part="W2D"), SummaryColumn("D2W P@1 (%)", task="d2w", part="D2W")),
     )
     Config = WDLMProConfig
+    recipes: ClassVar[dict] = RECIPES
     methods: ClassVar[dict[str, Method]] = {"likelihood": Likelihood(), "choose": Choose()}
     human_item_kind = "choice"
     template_fields: ClassVar[dict[str, TemplateField]] = {
@@ -111,12 +94,8 @@ class WDLMPro(Benchmark):
             "dictionary": ('A dictionary entry reads: "{definition}". Which headword does it define?\n{options}\n'
                            "Give only the number.")}),
     }
-
-    @property
-    def recipes(self):  # type: ignore[override]
-        from lexprobe.benchmarks.wdlmpro.recipe import RECIPES
-
-        return RECIPES
+    failure_note = ("a failure is an item whose gold answer the model did not rank first (a choose run: did "
+                    "not pick; a generated answer that names no option counts as a failure).")
 
     def check_config(self, config: WDLMProConfig) -> None:
         """What the declarations cannot say (``evaluate`` checks choices and integers from them first)."""
@@ -140,9 +119,6 @@ class WDLMPro(Benchmark):
 
     def outputs(self, out: Path, config: WDLMProConfig) -> dict[str, list]:
         return {"--out": [out], "--plot": [config.plot or out.with_suffix(".png")]}
-
-    failure_note = ("a failure is an item whose gold answer the model did not rank first (a choose run: did "
-                    "not pick; a generated answer that names no option counts as a failure).")
 
     def load_items(self, config: WDLMProConfig) -> WDLMProItems:
         from lexprobe.benchmarks.wdlmpro import dataset as ds
@@ -168,11 +144,8 @@ class WDLMPro(Benchmark):
         return WDLMProItems(groups, attributes)
 
     def written(self, result: dict, out: Path, config: Any) -> None:
-        if is_choose(result) or not any(result["breakdowns"].get(t) for t in result["tasks"]):
-            return
-        from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
-
-        result["plot"] = str(plot_breakdowns(result, config.plot or out.with_suffix(".png")))
+        if plot.has_breakdowns(result):
+            result["plot"] = str(plot.plot_breakdowns(result, config.plot or out.with_suffix(".png")))
 
     # --- records in, sections out (the likelihood method; ``results.py``) -------------------------
     def slices(self, result, units):
@@ -186,93 +159,30 @@ class WDLMPro(Benchmark):
         figures = super().aggregate(result, task, slice, units)
         return {**{k: None for k, _ in self.meta.unit_metrics}, **figures}
 
-    def baseline_values(self, result):
-        from lexprobe.benchmarks.wdlmpro.results import random_units
-
-        return {"random": random_units(result)}
-
-    def breakdowns(self, result):
-        from lexprobe.benchmarks.wdlmpro.results import breakdowns
-
-        return breakdowns(self, result) if result["method"] == "likelihood" else {}  # (a person's: none)
-
-    def upgrade(self, legacy: dict) -> dict:
-        from lexprobe.benchmarks.wdlmpro.results import upgrade
-
-        return upgrade(legacy)
-
-    # --- reading results ---------------------------------------------------------------
-    def instance_spec(self, result):
-        from lexprobe.benchmarks.wdlmpro.results import instance_spec
-
-        return instance_spec(result)
-
     def unit_values(self, result):
         if is_choose(result):  # one unit per question, each reading's scores over its orders
             return self.methods["choose"].unit_values(result)
-        from lexprobe.benchmarks.wdlmpro.results import unit_values
+        return results.unit_values(result)
 
-        return unit_values(result)
+    def upgrade(self, legacy: dict) -> dict:
+        """No schema-1 reader (#37): such a file is one line naming the lexprobe that reads it."""
+        raise DataError("a schema-1 WDLMPro result: lexprobe 0.1.0 (git 91d9b0c) reads schema-1 results; upgrade them "
+                        "with it")
 
-    def tables(self, results):
-        from lexprobe.benchmarks.wdlmpro.tables import tables
-
-        return tables(results)
-
-    def figures(self, result, folder, stem):
-        if is_choose(result) or not any(result["breakdowns"].get(t) for t in result["tasks"]):
-            return []
-        from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
-        from lexprobe.result_schema import model_name
-
-        return [(f"WDLMPro breakdowns: {model_name(result)}", plot_breakdowns(result, folder / f"{stem}.png"))]
-
-    @property
-    def failure_columns(self):  # type: ignore[override]
-        from lexprobe.benchmarks.wdlmpro.results import FAILURE_COLUMNS
-
-        return FAILURE_COLUMNS
-
-    def failure_rows(self, result):
-        from lexprobe.benchmarks.wdlmpro.results import failure_rows
-
-        return failure_rows(result)
-
-    def format_result(self, result):
-        if is_choose(result):
-            from lexprobe.benchmarks.wdlmpro.console import choose_report
-
-            return choose_report(result)
-        from lexprobe.benchmarks.wdlmpro.console import full_report
-
-        return full_report(result)
+    baseline_values = results.baseline_values
+    breakdowns = results.breakdowns
+    instance_spec = staticmethod(results.instance_spec)
+    failure_columns: ClassVar[list[tuple[str, str]]] = results.FAILURE_COLUMNS
+    failure_rows = staticmethod(results.failure_rows)
+    tables = staticmethod(tables.tables)
+    format_result = staticmethod(console.format_result)
+    figures = staticmethod(plot.figures)
 
     # --- commands, lexprobe run, human items ---------------------------------------------
-    def register_commands(self, sub):
-        from lexprobe.benchmarks.wdlmpro.cli import register_commands
-
-        register_commands(sub)
-
+    register_commands = staticmethod(cli.register_commands)
     #: ``lexprobe run``: the samples (groups per POS) sized in docs/llm.md, "The main job"
     run_samples: ClassVar[dict[str, int | None]] = {"quick": 30, "full": 100}
     llm_parts = (LLMPart("likelihood", False, {"quick": 8, "full": 25}), LLMPart("choose", True, {"quick": 8, "full": 25}))
-
-    def default_run(self, out_dir, part):
-        from lexprobe.benchmarks.wdlmpro.cli import run_default
-
-        return run_default(out_dir, part)
-
-    def human_item_set(self, args):
-        from lexprobe.benchmarks.wdlmpro import dataset as ds
-        from lexprobe.benchmarks.wdlmpro.human_set import PAPER_SUBSET, wdlmpro_item_set
-
-        pos = args.pos or "both"
-        groups = ds.load_dataset(args.data, pos) if args.data else ds.default_dataset(pos)
-        n = PAPER_SUBSET["n"] if args.subset == "paper" else args.subset
-        return wdlmpro_item_set(groups, n, args.max_candidates, 0 if args.seed is None else args.seed,
-                                str(args.subset))
-
-    def human_results(self, item_set, answers):
-        from lexprobe.benchmarks.wdlmpro.human_set import wdlmpro_results
-
-        return wdlmpro_results(self, item_set, answers)
+    default_run = staticmethod(cli.run_default)
+    human_item_set = staticmethod(human_set.item_set)
+    human_results = human_set.wdlmpro_results

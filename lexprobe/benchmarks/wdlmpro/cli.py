@@ -1,17 +1,20 @@
 """``lexprobe wdlmpro build|stats|sample-human|plot`` (``eval`` is derived from ``WDLMProConfig``) and WDLMPro's
-part of ``lexprobe run``. Each ``add_*_parser(sub)`` sets ``func`` to a callable(args) -> exit code."""
+part of ``lexprobe run``. Each command's options are a declared dataclass (``option(...)`` fields, as a config's:
+``benchmarks.options.add_options``; paths checked by ``outputs.guard`` before the command runs), and the command
+a function of them."""
 
 from __future__ import annotations
 
-import argparse
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
+from lexprobe.benchmarks.base import option
 from lexprobe.benchmarks.wdlmpro import dataset as ds
 from lexprobe.benchmarks.wdlmpro.dataset import SynsetGroup
 from lexprobe.benchmarks.wdlmpro.human import sample_human, write_human_sample
-from lexprobe.cli_common import non_negative_int, path_arg, positive_int
+from lexprobe.cli_common import non_negative_int, positive_int
 from lexprobe.errors import DataError
 from lexprobe.outputs import IMAGE, INPUT, OUTPUT_DIR, make_output_dir
 
@@ -22,47 +25,60 @@ HUMAN_SAMPLE_FILES = ("human_sample.json", "human_sheet.txt", "human_answer_key.
 BUILD_FILES = tuple(ds.dataset_filename(pos) for pos in ("n", "v"))
 
 
-def _add_pos(parser: argparse.ArgumentParser, default: str = "both") -> None:
-    parser.add_argument("--pos", choices=("n", "v", "both"), default=default, help="part of speech (default: %(default)s)")
+def _pos() -> Any:
+    return option("both", "part of speech", choices=("n", "v", "both"))
 
 
-def _add_data(parser: argparse.ArgumentParser) -> None:
-    path_arg(
-        parser, "--data", kind=INPUT,
-        metavar="DIR_OR_FILE",
-        help="a dataset directory (wdlmpro_n.jsonl, wdlmpro_v.jsonl) or one JSONL file; "
-        "default: build from WordNet once and cache",
-    )
-    parser.add_argument(
-        "--keep-duplicates",
-        action="store_true",
-        help="with no --data: the variant that keeps candidates repeating a word or definition",
-    )
+@dataclass(frozen=True)
+class Build:
+    out: str = option(None, "writes DIR/wdlmpro_n.jsonl and DIR/wdlmpro_v.jsonl", required=True, path=OUTPUT_DIR,
+                      writes=BUILD_FILES)
+    pos: str = _pos()
+    keep_duplicates: bool = option(False, "keep candidates repeating a word or definition")
 
 
-def groups_from_args(args: argparse.Namespace) -> list[ds.SynsetGroup]:
+@dataclass(frozen=True)
+class Groups:
+    """The groups a command reads."""
+
+    data: str | None = option(None, "a dataset directory (wdlmpro_n.jsonl, wdlmpro_v.jsonl) or one JSONL file; "
+                                    "default: build from WordNet once and cache", path=INPUT)
+    keep_duplicates: bool = option(False, "with no --data: the variant that keeps candidates repeating a word or "
+                                          "definition")
+    pos: str = _pos()
+
+
+@dataclass(frozen=True)
+class Stats(Groups):
+    counts: str | None = option(None, "word<TAB>count file for the frequency bands (default: wordfreq, with the "
+                                      "phrase estimate of docs/wdlmpro.md)", path=INPUT)
+    no_breakdowns: bool = option(False, "print Table 2 only (skips loading WordNet for the depth and frequency "
+                                        "bands)")
+
+
+@dataclass(frozen=True)
+class SampleHuman(Groups):
+    n: int = option(20, "groups per task", type=positive_int)
+    max_candidates: int = option(10, "only groups this small", type=positive_int)
+    seed: int = option(0, "seed of the sample", type=non_negative_int)
+    out: str = option(None, "folder for the JSON, the printable sheet and the key", required=True, path=OUTPUT_DIR,
+                      writes=HUMAN_SAMPLE_FILES)
+
+
+@dataclass(frozen=True)
+class Plot:
+    result: str = option(None, "result JSON of `wdlmpro eval`", required=True, path=INPUT)
+    out: str = option(None, "PNG file", required=True, path=IMAGE)
+
+
+def groups_from_args(args: Any) -> list[SynsetGroup]:
     """The groups selected by --data / --keep-duplicates / --pos."""
-    pos = getattr(args, "pos", "both")
-    if getattr(args, "data", None):
-        return ds.load_dataset(args.data, pos)
-    return ds.default_dataset(pos, keep_duplicates=getattr(args, "keep_duplicates", False))
+    if args.data:
+        return ds.load_dataset(args.data, args.pos)
+    return ds.default_dataset(args.pos, keep_duplicates=args.keep_duplicates)
 
 
-# ---------------------------------------------------------------- build
-
-
-def add_build_parser(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("build", help="build the dataset from WordNet and write JSONL files")
-    # declared: outputs.guard checks --out (writable, no input among the files written) before cmd_build runs
-    path_arg(p, "--out", kind=OUTPUT_DIR, writes=BUILD_FILES, required=True, metavar="DIR",
-             help="writes DIR/wdlmpro_n.jsonl and DIR/wdlmpro_v.jsonl")
-    _add_pos(p)
-    p.add_argument("--keep-duplicates", action="store_true", help="keep candidates repeating a word or definition")
-    p.set_defaults(func=cmd_build)
-    return p
-
-
-def cmd_build(args: argparse.Namespace) -> int:
+def cmd_build(args: Build) -> int:
     out = make_output_dir(args.out, "--out")
     all_groups = []
     for pos in ds.pos_list(args.pos):
@@ -75,36 +91,18 @@ def cmd_build(args: argparse.Namespace) -> int:
     return 0
 
 
-# ---------------------------------------------------------------- stats
-
-
-def add_stats_parser(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("stats", help="print the dataset's statistics (Table 2) and its targets per depth band "
-                       "(Table 6) and frequency band, beside the paper's")
-    _add_data(p)
-    _add_pos(p)
-    p.add_argument("--counts", metavar="FILE", help="word<TAB>count file for the frequency bands "
-                   "(default: wordfreq, with the phrase estimate of docs/wdlmpro.md)")
-    p.add_argument("--no-breakdowns", action="store_true",
-                   help="print Table 2 only (skips loading WordNet for the depth and frequency bands)")
-    p.set_defaults(func=cmd_stats)
-    return p
-
-
-def cmd_stats(args: argparse.Namespace) -> int:
+def cmd_stats(args: Stats) -> int:
     """Table 2, then Tables 6 and the frequency bands. Their figures are cached by content (``band_stats.
     cached_stats``: WordNet, the builder, the options, the --data and --counts files), so a second call reads them
     in about a second instead of building the groups and their attributes again."""
     from lexprobe.benchmarks.wdlmpro import band_stats as bs
     from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
 
-    counts = getattr(args, "counts", None)
-    breakdowns = not getattr(args, "no_breakdowns", False)
-    key = bs.stats_key(getattr(args, "data", None), getattr(args, "pos", "both"),
-                       getattr(args, "keep_duplicates", False), counts, breakdowns)
+    breakdowns = not args.no_breakdowns
+    key = bs.stats_key(args.data, args.pos, args.keep_duplicates, args.counts, breakdowns)
 
     def compute() -> dict:
-        attributes = attributes_fn(counts) if breakdowns else None  # a bad --counts file: fail before the build
+        attributes = attributes_fn(args.counts) if breakdowns else None  # a bad --counts file: fail before the build
         groups = groups_from_args(args)
         figures: dict = {"table2": ds.dataset_stats(groups)}
         if attributes is not None:
@@ -115,32 +113,13 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
     figures = bs.cached_stats(key, compute)
     print(ds.format_stats_table(figures["table2"]))
-    if not breakdowns:
-        return 0
-    print()
-    print(bs.format_depth_table(figures["depth"]))
-    print()
-    print(bs.format_frequency_table(figures["frequency"], bs.frequency_source(counts)))
+    if breakdowns:
+        print(f"\n{bs.format_depth_table(figures['depth'])}\n")
+        print(bs.format_frequency_table(figures["frequency"], bs.frequency_source(args.counts)))
     return 0
 
 
-# ---------------------------------------------------------------- sample-human
-
-
-def add_sample_human_parser(sub) -> argparse.ArgumentParser:
-    p = sub.add_parser("sample-human", help="export the paper's human subset (JSON, printable sheet, answer key)")
-    p.add_argument("--n", type=positive_int, default=20, help="groups per task (default: %(default)s)")
-    p.add_argument("--max-candidates", type=positive_int, default=10, help="only groups this small (default: %(default)s)")
-    p.add_argument("--seed", type=non_negative_int, default=0, help="seed of the sample (default: %(default)s)")
-    path_arg(p, "--out", kind=OUTPUT_DIR, writes=HUMAN_SAMPLE_FILES, required=True, metavar="DIR",
-             help="folder for the JSON, the printable sheet and the key")  # outputs.guard: not over --data
-    _add_data(p)
-    _add_pos(p)
-    p.set_defaults(func=cmd_sample_human)
-    return p
-
-
-def cmd_sample_human(args: argparse.Namespace) -> int:
+def cmd_sample_human(args: SampleHuman) -> int:
     sample = sample_human(groups_from_args(args), n=args.n, max_candidates=args.max_candidates, seed=args.seed)
     make_output_dir(args.out, "--out")  # outputs.guard checked it; made once the data is read
     paths = write_human_sample(sample, args.out)
@@ -149,25 +128,13 @@ def cmd_sample_human(args: argparse.Namespace) -> int:
     return 0
 
 
-def register_commands(wsub) -> None:
-    """WDLMPro's commands besides ``eval`` (which ``lexprobe.cli`` derives from ``WDLMProConfig``)."""
-    add_build_parser(wsub)
-    add_stats_parser(wsub)
-    add_sample_human_parser(wsub)
-    pl = wsub.add_parser("plot", help="draw P@1 by frequency, depth and token count from a result file")
-    path_arg(pl, "--result", kind=INPUT, required=True, help="result JSON of `wdlmpro eval`")
-    path_arg(pl, "--out", kind=IMAGE, required=True, help="PNG file")  # declared: outputs.guard checks both
-    pl.set_defaults(func=cmd_plot)
-
-
-def cmd_plot(args) -> int:
+def cmd_plot(args: Plot) -> int:
     from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
+    from lexprobe.result_schema import load
 
     path = Path(args.result)
     if not path.is_file():
         raise DataError(f"result file {path} not found; run `lexprobe wdlmpro eval ... --out {path}` first")
-    from lexprobe.result_schema import load
-
     result = load(path)
     try:
         if result.get("benchmark") != "wdlmpro":
@@ -177,6 +144,28 @@ def cmd_plot(args) -> int:
         raise DataError(f"{path} is not a WDLMPro result file ({err}); pass the --out file of `wdlmpro eval`") from None
     print(f"breakdown plot written to {figure}")
     return 0
+
+
+#: WDLMPro's commands besides ``eval``: name -> (options, help, command)
+COMMANDS: dict[str, tuple[type, str, Callable[[Any], int]]] = {
+    "build": (Build, "build the dataset from WordNet and write JSONL files", cmd_build),
+    "stats": (Stats, "print the dataset's statistics (Table 2) and its targets per depth band (Table 6) and "
+                     "frequency band, beside the paper's", cmd_stats),
+    "sample-human": (SampleHuman, "export the paper's human subset (JSON, printable sheet, answer key)",
+                     cmd_sample_human),
+    "plot": (Plot, "draw P@1 by frequency, depth and token count from a result file", cmd_plot),
+}
+
+
+def register_commands(sub: Any) -> None:
+    """WDLMPro's commands besides ``eval`` (which ``lexprobe.cli`` derives from ``WDLMProConfig``)."""
+    from lexprobe.benchmarks.options import add_options, config_from_args
+
+    for name, (options, text, command) in COMMANDS.items():
+        parser = sub.add_parser(name, help=text)
+        add_options(parser, options)
+        parser.set_defaults(func=lambda args, options=options, command=command: command(config_from_args(options,
+                                                                                                         args)))
 
 
 #: groups per POS of ``lexprobe run``'s WDLMPro part on the default model

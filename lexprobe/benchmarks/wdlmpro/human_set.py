@@ -19,6 +19,16 @@ from lexprobe.result_schema import new_result
 PAPER_SUBSET = {"n": 20, "max_candidates": 10}
 
 
+def item_set(args: Any) -> dict:
+    """``Benchmark.human_item_set``: the item set of ``lexprobe human`` from its options (the paper's subset)."""
+    from lexprobe.benchmarks.wdlmpro import dataset as ds
+
+    pos = args.pos or "both"
+    groups = ds.load_dataset(args.data, pos) if args.data else ds.default_dataset(pos)
+    n = PAPER_SUBSET["n"] if args.subset == "paper" else args.subset
+    return wdlmpro_item_set(groups, n, args.max_candidates, 0 if args.seed is None else args.seed, str(args.subset))
+
+
 def wdlmpro_item_set(groups: Sequence, n: int, max_candidates: int, seed: int, subset: str) -> dict:
     """W2D and D2W items from ``wdlmpro.human.sample_human`` (the same sheets as on paper)."""
     sample = sample_human(groups, n=n, max_candidates=max_candidates, seed=seed)

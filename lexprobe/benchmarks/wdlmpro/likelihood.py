@@ -1,130 +1,360 @@
-"""WDLMPro's likelihood method: rank every group's candidates and record every (group, task) instance.
+"""WDLMPro's likelihood method: every candidate of every group scored through requests, ranked, recorded.
 
-Groups are scored in chunks; each finished chunk's instance records go to a resume
-log next to the output file, so an interrupted run restarts where it stopped. The
-records are the method's output (``Records``): ``evaluate`` aggregates them into
-metrics, the random baseline and the breakdowns (``results.py``).
+A group pairs the target's word with each candidate's definition (W2D), or the target's definition with
+each candidate's word (D2W). Each pair becomes requests (``core.requests``) of the first kind the backend
+serves (docs/wdlmpro.md, "Scoring"):
+
+- ``RandomScores``: seeded scores per task and target (the random baseline);
+- ``Slot`` (masked LMs): the word in the masked slot of each of the recipe's patterns, the definition filled
+  in; W2D sums the word's token log-probabilities, D2W averages them, the recipe combines the patterns
+  (``Recipe.average_patterns``) and each pattern's own gold rank is kept;
+- ``Continuation`` (causal LMs): `` word`` after ``<DEF> is the definition of`` (verbs ``to <DEF> ...``),
+  W2D its summed log-probability, D2W its first token's. D2W asks the whole word, so a pair both tasks
+  share is one request and a context is cut to fit the whole word whichever task asks. The authors' batch
+  shift is a ``window``: the longest fitted context of the word's batch of definitions (``windowed_w2d``);
+- ``Embed`` (sentence encoders, static vectors): the cosine of the word's and the definition's vectors;
+  where the authors drop what static vectors cannot embed, the backend says which texts those are
+  (``VectorCoverage``).
+
+What a model cannot take comes from the engine's fits: a pair whose word alone does not fit skips its
+(group, task), one whose definition lost tokens is a truncated definition; ``Fit.tokens`` of the word in the
+first W2D pattern is its ``word_tokens``. The authors' 48-token definitions are cut with the backend's
+tokenizer, the one thing the method reads from a backend besides its answers.
+
+Groups are the resumable units, scored in chunks of ``--chunk-size`` (sister groups, dealt together, share
+most pairs) through ``distributed.run_units``. Each chunk has its own engine (``core.engine``), which asks
+every distinct request once: a memo over the whole run would grow with the dataset (millions of pairs).
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from functools import lru_cache
+from typing import Any, Callable, ClassVar, Sequence
 
+import numpy as np
 from tqdm.auto import tqdm
 
-from lexprobe.benchmarks.base import Records
-from lexprobe.benchmarks.wdlmpro import static_drop
+from lexprobe.benchmarks.base import Job, Method, Records
 from lexprobe.benchmarks.wdlmpro.config import TASK_CHOICES
-from lexprobe.benchmarks.wdlmpro.dataset import group_to_dict
-from lexprobe.benchmarks.wdlmpro.recipe import PAPER, Recipe, argsort_rank, best_pattern_rank, get_recipe
+from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup, group_to_dict
+from lexprobe.benchmarks.wdlmpro.recipe import PAPER, Recipe, argsort_rank, best_pattern_rank
 from lexprobe.benchmarks.wdlmpro.results import LikelihoodRecord
-from lexprobe.benchmarks.wdlmpro.scoring import fit_report, recipe_groups, score_groups, word_token_count
-from lexprobe.distributed import is_main, run_units, token_counts
+from lexprobe.core.engine import Engine
+from lexprobe.core.requests import Continuation, Embed, Fit, RandomScores, Request, Slot, VectorCoverage
+from lexprobe.distributed import is_main, run_units
 from lexprobe.errors import DataError
 from lexprobe.metrics.ranking import gold_rank, predicted_index, rank_score
-from lexprobe.scorers.capabilities import CountsTruncation, WordVectors
+
+#: the definition a word's token count is measured with (any short text: the word sits between spaces)
+PROBE_DEFINITION = "a word"
+MIN_CANDIDATES = 5  #: the authors' static-vector run drops a group left with fewer candidates
+TARGET = "target word or definition has no token with a vector"
+TOO_FEW = f"fewer than {MIN_CANDIDATES} candidates have vectors"
+DROPS = ("targets_without_vectors", "groups_too_few_candidates", "candidates_without_vectors")
 
 
-def rank_of_gold(scores, recipe: Recipe = PAPER) -> tuple[int, int]:
-    """(gold rank k, predicted index) for a group whose gold item is candidate 0."""
-    if recipe.ties == "argsort":
-        return argsort_rank(scores, gold=0)
-    return gold_rank(scores, gold=0), predicted_index(scores, gold=0)
+class Likelihood(Method):
+    name = "likelihood"
+    help = "score every candidate (masked slots, continuations, embedding cosines or random scores) and rank"
+    requests: ClassVar[tuple[tuple[type, ...], ...]] = ((RandomScores,), (Slot,), (Continuation,), (Embed,))
 
+    def run(self, job: Job) -> Records | None:
+        """One record per group and task (``results.py`` aggregates them), with what was skipped, dropped and cut."""
+        groups, tasks, attributes = job.items.groups, TASK_CHOICES[job.config.task], job.items.attributes
+        if not groups:
+            raise DataError("no WDLMPro groups to evaluate; check --data, --pos and --limit")
+        recipe = job.recipe.with_aggregation(job.config.pattern_aggregation)
+        kind = Engine(job.scorer).require(self.requests, "wdlmpro --method likelihood")[0]
+        extra = {}
+        if job.config.counts:
+            from lexprobe.provenance import file_sha256
 
-def is_static_vectors(scorer) -> bool:
-    """Static word vectors (``StaticVectorsScorer``): a text is the mean of its tokens' vectors, where they have one."""
-    return isinstance(scorer, WordVectors)
+            extra["counts_sha256"] = file_sha256(job.config.counts)  # bands change with the file's contents
+        # keyed by the exact groups, the weights and every score-changing option (never the data path, nor the
+        # number of processes: any number may resume)
+        key = job.key({"groups": [group_to_dict(g) for g in groups], "tasks": list(tasks)}, **extra)
 
+        def compute(indices: list[int]) -> list[list[dict]]:
+            chunk = [groups[i] for i in indices]
+            attrs = attributes(chunk) if attributes else [{} for _ in chunk]
+            return instance_records(Engine(job.scorer), kind, chunk, tasks, attrs, recipe)
 
-def _scored_views(scorer, groups, tasks, recipe: Recipe, progress: bool, fits: dict):
-    """{(task, i): (group as scored or None, scores, per-pattern scores, candidates skipped, why dropped)}.
-
-    A (task, group) a language model cannot take (``scoring.fit_report``) has no view; the
-    caller records it as skipped."""
-    shown = recipe_groups(groups, recipe)
-    patterns: dict = {}
-    if not (recipe.static_drop and is_static_vectors(scorer)):
-        if all(why is None for why, _ in fits.values()):
-            scores = score_groups(scorer, groups, tasks, progress=progress, recipe=recipe, pattern_scores=patterns)
-            return {(t, i): (g, scores[(t, i)], patterns.get((t, i)), 0, None) for i, g in enumerate(shown) for t in tasks}
-        by_task_group: dict = {}
-        for task in tasks:  # some groups skipped for some task: each task scores the groups it can
-            kept = [i for i in range(len(groups)) if fits[(task, i)][0] is None]
-            patterns.clear()
-            scores = score_groups(scorer, [groups[i] for i in kept], (task,), progress=progress, recipe=recipe,
-                                  pattern_scores=patterns) if kept else {}
-            for j, i in enumerate(kept):
-                by_task_group[(task, i)] = (shown[i], scores[(task, j)], patterns.get((task, j)), 0, None)
-        return by_task_group
-    out: dict = {}
-    for task in tasks:  # the authors' filter differs per task (D2W embeds no candidate definition)
-        views = [static_drop.task_view(scorer, g, task) for g in shown]
-        kept = [i for i, v in enumerate(views) if v[0] is not None]
-        scores = score_groups(scorer, [views[i][0] for i in kept], (task,), progress=progress, recipe=recipe)
-        for j, i in enumerate(kept):
-            out[(task, i)] = (views[i][0], scores[(task, j)], None, views[i][1], None)
-        for i, (view, skipped, why) in enumerate(views):
-            if view is None:
-                out[(task, i)] = (None, None, None, skipped, why)
-    return out
+        per_group = run_units(unit_ids(groups), compute, group_costs(Engine(job.scorer), groups),
+                              step=job.config.chunk_size, log_base=job.log_base, log_key=key, record=UNIT_RECORD,
+                              bundles=[tuple(sorted(c.synset for c in g.candidates)) for g in groups],
+                              make_bar=lambda: tqdm(total=len(groups), desc=f"WDLMPro {job.scorer.name}",
+                                                    unit="group", disable=not (job.progress and is_main())))
+        if per_group is None:  # another rank than 0: rank 0 writes the result
+            return None
+        records = [r for recs in per_group for r in recs]
+        too_long = [r for r in records if "skipped" in r]
+        records = [r for r in records if "skipped" not in r]
+        skipped = [{"unit": f"{r['task']}:{r['target']}", "reason": r["skipped"]} for r in too_long]
+        counts = run_counts(Engine(job.scorer), kind, recipe_groups(groups, recipe), recipe, records, too_long)
+        return Records(records, items=groups, counts=counts, skipped=skipped, tasks=list(tasks))
 
 
 #: a unit of the likelihood method (a group): its records, one per task
 UNIT_RECORD = list[LikelihoodRecord]
 
 
-def instance_records(scorer, groups, tasks, attributes: Sequence[dict], progress=False,
-                     recipe: Recipe | str = PAPER) -> list[dict]:
-    """One record per (group, task), in that order. Masked LMs add each pattern's gold rank
-    (``patterns``); a group the recipe skips gets a record with ``dropped`` (the reason)."""
-    recipe = get_recipe(recipe)
-    fits = fit_report(scorer, recipe_groups(groups, recipe), tasks, recipe)
-    views = _scored_views(scorer, groups, tasks, recipe, progress, fits)
-    records = []
+def fill(pattern: str, definition: str) -> tuple[str, str]:
+    """(text before the blank, text after the blank) of a pattern with the definition in."""
+    left, right = pattern.split("_")  # split first: a definition may itself contain "_"
+    return left.replace("<DEF>", definition), right.replace("<DEF>", definition)
+
+
+def recipe_groups(groups: Sequence[SynsetGroup], recipe: Recipe) -> list[SynsetGroup]:
+    """The groups with every word as the recipe shows it (``Recipe.word_of``)."""
+    if recipe.string_form == "paper":
+        return list(groups)
+    out = []
+    for g in groups:
+        cands = tuple(Candidate(c.synset, recipe.word_of(c.synset, c.word), c.definition) for c in g.candidates)
+        out.append(SynsetGroup(g.target, g.pos, cands[0].word, cands))
+    return out
+
+
+def pair(task: str, group: SynsetGroup, candidate: Candidate) -> tuple[str, str]:
+    """(word, definition) of a candidate: W2D the target's word, D2W the target's definition."""
+    return (group.word, candidate.definition) if task == "w2d" else (candidate.word, group.definition)
+
+
+class Asker:
+    """The requests of (word, definition) pairs for one kind of backend, as the recipe shows them."""
+
+    def __init__(self, kind: type[Request], recipe: Recipe = PAPER, tokenizer: Any = None):
+        self.kind, self.recipe = kind, recipe
+        #: the definition as shown in a pattern: capitalised where it starts the input, cut (``authors``)
+        self.shown: Callable[[bool, str], str] = lru_cache(maxsize=None)(
+            lambda starts, definition: recipe.show_definition(definition, starts, tokenizer))
+
+    def slot(self, pattern: str, word: str, definition: str) -> Slot:
+        left, right = fill(pattern, self.shown(pattern.startswith("<DEF>"), definition))
+        return Slot(left, self.recipe.show_word(word, left == ""), right)
+
+    def continuation(self, pattern: str, word: str, definition: str, window: int | None = None) -> Continuation:
+        left, _ = fill(pattern, self.shown(pattern.startswith("<DEF>"), definition))
+        return Continuation(left.rstrip(), " " + word, window=window)
+
+    def of(self, task: str, pos: str, word: str, definition: str) -> list[Request]:
+        """What one pair asks: a ``Slot`` per pattern, one ``Continuation``, or the two texts' ``Embed``."""
+        if self.kind is Slot:
+            return [self.slot(p, word, definition) for p in self.recipe.masked_patterns[(task, pos)]]
+        if self.kind is Continuation:
+            return [self.continuation(self.recipe.causal_patterns[(task, pos)], word, definition)]
+        return [Embed(word), Embed(definition)]
+
+    def probe(self, pos: str, word: str) -> Request:
+        """The word in the first W2D pattern: its ``Fit.tokens`` are the word's tokens as scored (the authors'
+        breakdown counts the same, ``tokenized_word`` of the first pattern, W2D ``evaluate.py:148``); a sentence
+        encoder's are the word's mid-text tokens."""
+        if self.kind is Slot:
+            return Slot(*_probe_slot(self.recipe, self.recipe.masked_patterns[("w2d", pos)][0], word))
+        if self.kind is Continuation:
+            left, _ = fill(self.recipe.causal_patterns[("w2d", pos)], PROBE_DEFINITION)
+            return Continuation(left.rstrip(), " " + word)
+        return Embed(" " + word)
+
+
+def _probe_slot(recipe: Recipe, pattern: str, word: str) -> tuple[str, str, str]:
+    left, right = fill(pattern, PROBE_DEFINITION)
+    return left, recipe.show_word(word, left == ""), right
+
+
+def instance_records(engine: Engine, kind: type[Request], groups: Sequence[SynsetGroup], tasks: Sequence[str],
+                     attributes: Sequence[dict], recipe: Recipe = PAPER) -> list[list[dict]]:
+    """Per group, one record per task (``record``)."""
+    chunk = Chunk(engine, groups, tasks, recipe, kind)
+    out: list[list[dict]] = []
     for i, g in enumerate(groups):
-        n_tokens = word_token_count(scorer, recipe.word_of(g.target, g.word), g.pos, recipe)
-        for task in tasks:
-            base = {"task": task, "target": g.target, "pos": g.pos, "word": g.word}
-            too_long, cut = fits[(task, i)]
-            if too_long is not None:  # logged like a scored one: a resumed run skips it again, unscored
-                records.append({**base, "skipped": too_long, "word_tokens": n_tokens, **attributes[i]})
+        n_tokens = chunk.tokens[i]
+        if n_tokens is None:  # a backend that counts no tokens: whitespace words
+            n_tokens = len(recipe.word_of(g.target, g.word).split())
+        out.append([record(g, task, chunk.views[(task, i)], chunk.too_long[(task, i)], chunk.fit[(task, i)],
+                           chunk.scores.get((task, i)), chunk.per_pattern.get((task, i)), recipe, n_tokens,
+                           attributes[i]) for task in tasks])
+    return out
+
+
+class Chunk:
+    """Groups scored together for their tasks, by (task, group index) ``u``: ``views[u]`` (the group as scored or
+    None, candidates dropped, why), ``fit[u]`` (each candidate's requests' fits), ``too_long[u]``, ``scores[u]``
+    (the candidates'), ``per_pattern[u]`` (masked LMs: patterns x candidates); ``tokens[i]``: group i's word's."""
+
+    def __init__(self, engine: Engine, groups: Sequence[SynsetGroup], tasks: Sequence[str], recipe: Recipe = PAPER,
+                 kind: type[Request] | None = None):
+        self.engine, self.recipe = engine, recipe
+        kind = kind or engine.require(Likelihood.requests, "wdlmpro --method likelihood")[0]
+        lm = kind in (Slot, Continuation)
+        self.ask = ask = Asker(kind, recipe, getattr(engine.backend, "tokenizer", None) if lm else None)
+        shown = recipe_groups(groups, recipe)
+        units = [(task, i) for i in range(len(groups)) for task in tasks]
+        self.views = {u: (shown[u[1]], 0, None) for u in units}
+        if kind is Embed and recipe.static_drop and engine.serves(VectorCoverage):
+            self.views = static_views(engine, shown, units)
+        self.pairs = {u: [pair(u[0], g, c) for c in g.candidates] if (g := self.views[u][0]) else [] for u in units}
+        self.pos = {u: groups[u[1]].pos for u in units}
+        self.asked = {u: [ask.of(u[0], self.pos[u], w, d) for w, d in self.pairs[u]] if lm else [] for u in units}
+        probes = [ask.probe(g.pos, recipe.word_of(g.target, g.word)) for g in groups] if kind is not RandomScores else []
+        fits = iter(engine.fit([r for u in units for per in self.asked[u] for r in per] + probes))
+        self.fit = {u: [[next(fits) for _ in per] for per in self.asked[u]] for u in units}
+        self.tokens = [next(fits).tokens for _ in probes] or [None] * len(groups)
+        self.too_long = {u: next((f.too_long for per in self.fit[u] for f in per if f.too_long), None) for u in units}
+        self.scores: dict = {}
+        self.per_pattern: dict = {}
+        scored = [u for u in units if self.views[u][0] is not None and self.too_long[u] is None]
+        self.score(scored, every=len(scored) == len(units))
+
+    def score(self, units: list, every: bool) -> None:
+        """The scores of ``units``. The requests go to the engine in the calls and order they took before the
+        request layer, so that batches hold what they held: the tasks together unless a task skips a group
+        (then one call per task), a task's distinct pairs sorted, the authors' windowed W2D first, embeddings'
+        words before their definitions."""
+        engine, ask, kind, recipe = self.engine, self.ask, self.ask.kind, self.recipe
+        if kind is RandomScores:
+            for u in units:
+                g = self.views[u][0]
+                self.scores[u] = np.asarray(engine([RandomScores(f"wdlmpro:{u[0]}:{g.target}", len(g.candidates))])[0])
+            return
+        tasks = list(dict.fromkeys(u[0] for u in units))
+        for together in ([tasks] if every or kind is Embed else [[t] for t in tasks]):
+            mine = [u for u in units if u[0] in together]
+            if kind is Embed:
+                words, definitions = (sorted({p[k] for u in mine for p in self.pairs[u]}) for k in (0, 1))
+                vectors = dict(zip(words + definitions, engine([Embed(t) for t in words])
+                                   + engine([Embed(t) for t in definitions])))
+                self.scores.update({u: np.array([float(np.dot(vectors[w], vectors[d])) for w, d in self.pairs[u]])
+                                    for u in mine})
                 continue
-            shown, s, per_pattern, skipped, why = views[(task, i)]
-            if cut:
-                base["truncated_definitions"] = cut
-            if shown is None:
-                records.append({**base, "dropped": why, "candidates_dropped": skipped, **attributes[i]})
-                continue
-            k, best = rank_of_gold(s, recipe)
-            extra = {"candidates_dropped": skipped} if skipped else {}
-            if per_pattern is not None:
-                rank = lambda row: rank_of_gold(row, recipe)  # noqa: E731
-                extra["patterns"] = [
-                    {"pattern": text, "gold_rank": kp, "rank_score": rank_score(len(row), kp),
-                     "gold_score": round(float(row[0]), 6)}
-                    for text, row, (kp, _) in zip(recipe.masked_patterns[(task, g.pos)], per_pattern,
-                                                   map(rank, per_pattern))]
-                if recipe.pattern_aggregation == "best":
-                    k, best, _ = best_pattern_rank(per_pattern, rank)
-            pred = shown.candidates[best]
-            records.append({
-                **base, "n_candidates": len(shown.candidates), "gold_rank": k,
-                "rank_score": rank_score(len(shown.candidates), k), "predicted": pred.synset,
-                "gold_definition": g.definition, "predicted_word": pred.word, "predicted_definition": pred.definition,
-                "word_tokens": n_tokens, **extra, **attributes[i],
-            })
-    return records
+            if kind is Continuation and recipe.causal_batch_shift and "w2d" in together:
+                self.windowed_w2d([u for u in mine if u[0] == "w2d"], recipe.causal_batch_shift)
+                mine = [u for u in mine if u[0] != "w2d"]
+            engine([r for t in together
+                    for pos, w, d in sorted({(self.pos[u], *p) for u in mine if u[0] == t for p in self.pairs[u]})
+                    for r in ask.of(t, pos, w, d)])
+            for u in mine:  # the answers from the engine's memo
+                logps = [engine(per) for per in self.asked[u]]
+                if kind is Slot:
+                    rows = np.array([[float(lp.sum()) if u[0] == "w2d" else float(lp.mean()) for lp in per]
+                                     for per in logps]).T
+                    self.per_pattern[u] = rows
+                    self.scores[u] = np.array([recipe.average_patterns(u[0], list(col)) for col in rows.T])
+                else:
+                    self.scores[u] = np.array([float(per[0].sum()) if u[0] == "w2d" else float(per[0][0])
+                                               for per in logps])
+
+    def windowed_w2d(self, units: list, shift: int) -> None:
+        """W2D scores as the authors' batched loop computes them (the module's docstring): per batch of ``shift``
+        of a group's definitions, each word token predicted from the last ``window`` tokens, the batch's longest
+        fitted context (a backend that counts no tokens: no window)."""
+        asked: dict[tuple, list[Continuation]] = {}
+        for u in units:
+            g = self.views[u][0]
+            assert g is not None
+            pattern, n = self.recipe.causal_patterns[("w2d", g.pos)], len(g.candidates)
+            asked[u] = []
+            for batch in np.array_split(np.arange(n), int(np.ceil(n / shift))):
+                widths = [self.fit[u][int(c)][0].context_tokens for c in batch]
+                window = None if None in widths else max(w for w in widths if w is not None)
+                asked[u] += [self.ask.continuation(pattern, g.word, g.candidates[int(c)].definition, window)
+                             for c in batch]
+        answers = iter(self.engine([r for u in units for r in asked[u]]))
+        self.scores.update({u: np.array([float(next(answers).sum()) for _ in asked[u]]) for u in units})
 
 
-def scored_by_language_model(scorer) -> bool:
-    """Masked and causal LMs, whose inputs have a length limit (``scoring.fit_report``)."""
-    from lexprobe.scorers.capabilities import RandomScores, SlotLogprobs, TokenLogprobs
+def record(g: SynsetGroup, task: str, view: tuple, too_long: str | None, fits: list[list[Fit]], scores: Any,
+           per_pattern: Any, recipe: Recipe, n_tokens: int, attributes: dict) -> dict:
+    """A (group, task)'s record: ranked, skipped (too long) or dropped (no vectors)."""
+    base: dict[str, Any] = {"task": task, "target": g.target, "pos": g.pos, "word": g.word}
+    if too_long is not None:  # logged like a scored one: a resumed run skips it again, unscored
+        return {**base, "skipped": f"{too_long} (skipped: cutting the word would change what is scored)",
+                "word_tokens": n_tokens, **attributes}
+    cut = sum(any(f.cut for f in per) for per in fits)
+    if cut:
+        base["truncated_definitions"] = cut
+    shown, dropped, why = view
+    if shown is None:
+        return {**base, "dropped": why, "candidates_dropped": dropped, **attributes}
+    k, best = rank_of_gold(scores, recipe)
+    extra: dict[str, Any] = {"candidates_dropped": dropped} if dropped else {}
+    if per_pattern is not None:
+        def rank(row: Any) -> tuple[int, int]:
+            return rank_of_gold(row, recipe)
 
-    return isinstance(scorer, (SlotLogprobs, TokenLogprobs)) and not isinstance(scorer, RandomScores)
+        extra["patterns"] = [{"pattern": text, "gold_rank": kp, "rank_score": rank_score(len(row), kp),
+                              "gold_score": round(float(row[0]), 6)}
+                             for text, row, (kp, _) in zip(recipe.masked_patterns[(task, g.pos)], per_pattern,
+                                                            map(rank, per_pattern))]
+        if recipe.pattern_aggregation == "best":
+            k, best, _ = best_pattern_rank(per_pattern, rank)
+    pred = shown.candidates[best]
+    return {**base, "n_candidates": len(shown.candidates), "gold_rank": k,
+            "rank_score": rank_score(len(shown.candidates), k), "predicted": pred.synset,
+            "gold_definition": g.definition, "predicted_word": pred.word, "predicted_definition": pred.definition,
+            "word_tokens": n_tokens, **extra, **attributes}
 
 
-def unit_ids(groups) -> list[str]:
+def rank_of_gold(scores: Any, recipe: Recipe = PAPER) -> tuple[int, int]:
+    """(gold rank k, predicted index) for a group whose gold item is candidate 0."""
+    if recipe.ties == "argsort":
+        return argsort_rank(scores, gold=0)
+    return gold_rank(scores, gold=0), predicted_index(scores, gold=0)
+
+
+def static_views(engine: Engine, shown: Sequence[SynsetGroup], units: list) -> dict:
+    """{unit: (the group as the authors' static-vector run scores it or None, candidates dropped, why)}.
+
+    ``evaluate_with_word_embeddings.py`` (W2D ``:86-88,131,142,147``, D2W ``:122,135``) drops a target whose word
+    or definition has no token with a vector, a candidate whose word (D2W) or word or definition (W2D) has none,
+    then a group left with fewer than five candidates. The authors filtered while de-duplicating; lexprobe
+    filters its de-duplicated groups."""
+    texts = sorted({t for g in shown for t in (g.word, g.definition, *(x for c in g.candidates
+                                                                       for x in (c.word, c.definition)))})
+    covered = {t: found > 0 for t, (_, found) in zip(texts, engine([VectorCoverage(t) for t in texts]))}
+    out: dict[tuple, tuple[SynsetGroup | None, int, str | None]] = {}
+    for task, i in units:
+        g = shown[i]
+        if not (covered[g.word] and covered[g.definition]):
+            out[(task, i)] = (None, 0, TARGET)
+            continue
+        keep = [g.candidates[0]] + [c for c in g.candidates[1:]
+                                    if covered[c.word] and (task == "d2w" or covered[c.definition])]
+        dropped = len(g.candidates) - len(keep)
+        view = g if not dropped else SynsetGroup(g.target, g.pos, g.word, tuple(keep))
+        out[(task, i)] = (None, dropped, TOO_FEW) if len(keep) < MIN_CANDIDATES else (view, dropped, None)
+    return out
+
+
+def run_counts(engine: Engine, kind: type[Request], shown: Sequence[SynsetGroup], recipe: Recipe,
+               records: list[dict], too_long: list[dict]) -> dict[str, int]:
+    """What the model could not take: language models what did not fit, sentence encoders the texts they cut,
+    static vectors their coverage of the distinct words and definitions (tokens without a vector are left out
+    of the averages; a text with none is the zero vector) and what the recipe dropped, per task."""
+    if kind in (Slot, Continuation):
+        return {"skipped_too_long": len(too_long),
+                "truncated_definitions": sum(r.get("truncated_definitions", 0) for r in records)}
+    if kind is not Embed:
+        return {}
+    texts = sorted({t for g in shown for c in g.candidates for t in (c.word, c.definition)})
+    if not engine.serves(VectorCoverage):
+        return {"truncated_texts": sum(f.cut for f in engine.fit([Embed(t) for t in texts]))}
+    coverage = engine([VectorCoverage(t) for t in texts])
+    out = {"static_texts": len(texts), "zero_vector_texts": sum(found == 0 for _, found in coverage),
+           "static_tokens": sum(n for n, _ in coverage), "skipped_oov_tokens": sum(n - found for n, found in coverage)}
+    if recipe.static_drop:  # counted where none was dropped, too
+        out.update({f"dropped_{task}_{which}": 0 for task in sorted({r["task"] for r in records}) for which in DROPS})
+    for r in records:
+        if r.get("dropped"):
+            key = f"dropped_{r['task']}_{DROPS[0] if r['dropped'] == TARGET else DROPS[1]}"
+            out[key] = out.get(key, 0) + 1
+        elif r.get("candidates_dropped"):
+            key = f"dropped_{r['task']}_{DROPS[2]}"
+            out[key] = out.get(key, 0) + r["candidates_dropped"]
+    return out
+
+
+def unit_ids(groups: Sequence[SynsetGroup]) -> list[str]:
     """Resume keys: the target synset, made unique if a dataset repeats one."""
     seen: dict[str, int] = {}
     out = []
@@ -135,67 +365,9 @@ def unit_ids(groups) -> list[str]:
     return out
 
 
-def sister_bundle(group) -> tuple[str, ...]:
-    """Sister groups have the same members; W2D of one and D2W of another ask for the same pairs."""
-    return tuple(sorted(c.synset for c in group.candidates))
-
-
-def group_costs(scorer, groups) -> list[float]:
+def group_costs(engine: Engine, groups: Sequence[SynsetGroup]) -> list[float]:
     """Tokens a group's pairs cost: both tasks pair every candidate with the target's word/definition."""
     texts = sorted({t for g in groups for c in g.candidates for t in (c.word, c.definition)})
-    count = dict(zip(texts, token_counts(scorer, texts)))
+    count = dict(zip(texts, engine.costs(texts)))
     return [sum(count[c.word] + count[c.definition] + count[g.word] + count[g.definition] for c in g.candidates)
             for g in groups]
-
-
-def run_likelihood(job) -> Records | None:
-    """The likelihood method: every group's candidates scored, in resumable chunks of groups; one record per
-    group and task (``evaluate`` aggregates them: ``results.py``), with what the run skipped, dropped and cut."""
-    groups, tasks, attributes_fn = job.items.groups, TASK_CHOICES[job.config.task], job.items.attributes
-    scorer = job.scorer
-    recipe = job.recipe.with_aggregation(job.config.pattern_aggregation)
-    if not groups:
-        raise DataError("no WDLMPro groups to evaluate; check --data, --pos and --limit")
-    extra = {}
-    if job.config.counts:
-        from lexprobe.provenance import file_sha256
-
-        extra["counts_sha256"] = file_sha256(job.config.counts)  # bands change with the file's contents
-    # keyed by the exact groups, the weights and every score-changing option (never the data
-    # path, nor the number of processes: any number may resume)
-    key = job.key({"groups": [group_to_dict(g) for g in groups], "tasks": list(tasks)}, **extra)
-
-    def compute(indices: list[int]) -> list[list[dict]]:
-        chunk = [groups[i] for i in indices]
-        attrs = attributes_fn(chunk) if attributes_fn else [{} for _ in chunk]
-        flat = instance_records(scorer, chunk, tasks, attrs, recipe=recipe)
-        return [flat[j * len(tasks):(j + 1) * len(tasks)] for j in range(len(chunk))]
-
-    per_group = run_units(unit_ids(groups), compute, group_costs(scorer, groups), step=job.config.chunk_size,
-                          log_base=job.log_base, log_key=key, record=UNIT_RECORD,
-                          bundles=[sister_bundle(g) for g in groups],
-                          make_bar=lambda: tqdm(total=len(groups), desc=f"WDLMPro {scorer.name}", unit="group",
-                                                disable=not (job.progress and is_main())))
-    if per_group is None:  # another rank than 0: rank 0 writes the result
-        return None
-    records = [r for recs in per_group for r in recs]
-    too_long = [r for r in records if "skipped" in r]
-    records = [r for r in records if "skipped" not in r]
-    skipped = [{"unit": f"{r['task']}:{r['target']}", "reason": r["skipped"]} for r in too_long]
-    return Records(records, items=groups, counts=_counts(scorer, groups, recipe, records, too_long),
-                   skipped=skipped, tasks=list(tasks))
-
-
-def _counts(scorer, groups, recipe: Recipe, records: list[dict], too_long: list[dict]) -> dict[str, int]:
-    """What the scorer could not take, by kind of scorer: static vectors what they could not embed (and the
-    recipe dropped), language models what did not fit their input, sentence encoders the texts they cut."""
-    if is_static_vectors(scorer):
-        return static_drop.counts(scorer, recipe_groups(groups, recipe), records, recipe.static_drop)
-    if scored_by_language_model(scorer):
-        return {"skipped_too_long": len(too_long),
-                "truncated_definitions": sum(r.get("truncated_definitions", 0) for r in records)}
-    if isinstance(scorer, CountsTruncation):
-        shown = recipe_groups(groups, recipe)
-        return {"truncated_texts": scorer.truncated(
-            sorted({t for g in shown for c in g.candidates for t in (c.word, c.definition)}))}
-    return {}

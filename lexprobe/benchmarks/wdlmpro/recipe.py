@@ -1,44 +1,13 @@
 """The two WDLMPro recipes: the paper's text (``paper``) and the authors' released code (``authors``).
 
-The scorers are the same; a recipe only changes what the benchmark feeds them and
-how it turns their log-probabilities into a ranking. ``authors`` follows
-lksenel/definition_benchmark @54fa97b (WDLaMPro/W2D and D2W ``definition_processor.py``,
-``evaluate.py``, ``evaluate_with_word_embeddings.py``):
-
-- text shown: a word or definition that starts the input is capitalised with
-  ``str.capitalize()`` (which also lower-cases the rest: "genus Canis" -> "genus canis"),
-  for every model; the paper capitalises only the word's first letter, for case-sensitive
-  models (WDLMPro words are lower-case synset names, so for words the two agree);
-- the word of a synset is ``name.split('.')[0]`` (W2D ``evaluate.py:130,133``): a
-  name with a full stop in its lemma is cut there (``st._john's.n.02`` -> "st");
-  the paper's string form drops only the POS and sense number ("st. john's");
-- D2W verb patterns start with a capital ("Definition of _ is to <DEF>", "To <DEF> is
-  the definition of _"; causal "To <DEF> is the definition of"); W2D keeps the paper's;
-- definitions are cut to their first 48 model tokens (``convert_tokens_to_string(
-  tokenize(d)[:48])``);
-- causal W2D of a word of several tokens: within a batch of definitions (48 by
-  default, ``np.array_split`` of the group's), the longest context is shifted left by
-  one token for every further word token (``definition_processor.py:258-259``);
-- static vectors: a target whose word or definition has no token with a vector is
-  skipped, and so is a candidate (W2D: its word or definition, D2W: its word), before
-  the five-candidate minimum (``evaluate_with_word_embeddings.py:86-88,131,142``; D2W
-  ``:122,135``);
-- ties: the gold item's position in ``np.argsort(scores)`` (NumPy's default, unstable
-  sort) gives its rank, RS = position / (L - 1), and the last item of that order is the
-  prediction; NaN sorts last, i.e. best. The paper recipe counts ties against the
-  gold item.
-
-Masked-LM patterns are aggregated as the paper's text says in both recipes
-(``mean-prob``: W2D averages the patterns' probabilities, each a product of token
-probabilities; D2W averages the patterns' average log-probabilities, the per-pattern
-score the paper defines). The authors' code stores only per-pattern scores
-(``W2D/evaluate.py:156-158``); the published Tables 4/5 equal the files
-``W2D/results/mlm_frequency_results_for_WordNet_*.txt`` whose aggregation code is not
-released, and the only released aggregation, the notebook
-``W2D/.ipynb_checkpoints/save_results-checkpoint.ipynb`` (cell 0), takes for every
-target its best pattern (highest rank score; correct if any pattern ranks the gold
-first): ``best``, an oracle, selectable in either recipe. ``mean-logprob`` averages
-log-probabilities for both tasks (lexprobe's former default).
+The backends are the same; a recipe only changes what the method asks them and how it ranks their answers:
+how a word or definition that starts the input is capitalised, the authors' synset words
+(``name.split('.')[0]``), capitalised D2W verb patterns, definitions cut to 48 model tokens, the causal W2D
+batch shift (``causal_batch_shift``), the static-vector drops (``static_drop``) and the tie rule
+(``np.argsort``'s order, NaN best; the paper counts ties against the gold item). Masked-LM patterns are
+combined as the paper's text says in both (``mean-prob``); ``best`` is the authors' notebook's per-target best
+pattern (an oracle), ``mean-logprob`` lexprobe's former default. docs/wdlmpro.md, "Recipes", has every choice
+with its file:line in lksenel/definition_benchmark @54fa97b and its measured effect.
 """
 
 from __future__ import annotations
@@ -65,7 +34,7 @@ class Recipe:
     name: str
     masked_patterns: dict  # (task, pos) -> patterns
     causal_patterns: dict  # (task, pos) -> pattern
-    python_capitalize: bool  # str.capitalize() for every model, else first letter for cased models
+    python_capitalize: bool  # str.capitalize(), else the first letter upper-cased
     capitalize_definition: bool  # also a definition that starts the input
     max_definition_tokens: int | None
     pattern_aggregation: str  # mean-prob | mean-logprob | best (see the module docstring)
@@ -74,12 +43,10 @@ class Recipe:
     causal_batch_shift: int | None = None  # authors: W2D contexts batched by this many, longest shifted
     static_drop: bool = False  # authors: skip targets and candidates that static vectors cannot embed
 
-    def show_word(self, word: str, starts_input: bool, case_sensitive: bool) -> str:
+    def show_word(self, word: str, starts_input: bool) -> str:
         if not starts_input or not word:
             return word
-        if self.python_capitalize:
-            return word.capitalize()
-        return word[0].upper() + word[1:] if case_sensitive else word
+        return word.capitalize() if self.python_capitalize else word[0].upper() + word[1:]
 
     def show_definition(self, definition: str, starts_input: bool, tokenizer=None) -> str:
         if starts_input and self.capitalize_definition:

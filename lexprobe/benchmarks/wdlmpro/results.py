@@ -1,4 +1,4 @@
-"""WDLMPro results: per-unit values, the random baseline and breakdowns, failure-page rows, old files read.
+"""WDLMPro results: per-unit values, the random baseline and breakdowns, failure-page rows.
 
 A unit is a target in one task (``w2d:dog.n.01``). The likelihood method's metrics are
 ``p_at_1`` and ``rank_score`` per task and POS slice (``evaluate`` averages the units'
@@ -6,7 +6,7 @@ values: ``Benchmark.sections``), with the random baseline's expected values on t
 targets and breakdowns by frequency, depth and token bands; ask-to-choose results report
 each answer reading (``likelihood.p_at_1``, ``generation.p_at_1``, ``generation.valid``,
 ...), one record per target and option order, and the random baseline over the options
-shown. ``upgrade`` reads result files of schema 1.
+shown.
 """
 
 from __future__ import annotations
@@ -19,40 +19,12 @@ from lexprobe.prompting.readings import (
     GENERATED,
     READINGS,
     answered,
-    bias_breakdown,
     choose_options,
     cyclic_order,
     label,
-    reading_slice,
-    readings_of,
     skipped_row,
 )
-from lexprobe.result_schema import from_v1, is_choose, model_name, v1_method_recipe
-
-
-def upgrade(old: dict) -> dict:
-    """A schema-1 WDLMPro result (or a method's summary) in schema 2."""
-    method, recipe = v1_method_recipe(old)
-    tasks = list(old.get("task") or old.get("tasks") or ())
-    if method == "choose":
-        metrics, random, breakdowns, skipped = {}, {}, {}, 0
-        readings = readings_of(m for t in old["metrics"].values() for m in t.values())
-        for task, by_pos in old["metrics"].items():
-            metrics[task] = {pos: reading_slice(m, readings) for pos, m in by_pos.items()}
-            random[task] = {pos: {**{k: v for k, v in (m.get("random") or {}).items()}, "n": m.get("n", 0)}
-                            for pos, m in by_pos.items() if m.get("random")}
-            if bias_breakdown(by_pos):
-                breakdowns[task] = bias_breakdown(by_pos)
-            skipped += (by_pos.get("all") or {}).get("skipped", 0)
-        sections = {"tasks": tasks, "readings": readings, "metrics": metrics, "baselines": {"random": random},
-                    "breakdowns": breakdowns, "counts": {"skipped_too_long": skipped},
-                    "instances": old.get("instances") or []}
-    else:
-        sections = {"tasks": tasks, "metrics": old.get("metrics") or {},
-                    "baselines": {"random": old["random_baseline"]} if old.get("random_baseline") else {},
-                    "breakdowns": old.get("breakdowns") or {}, "counts": old.get("counts") or {},
-                    "skipped": old.get("skipped") or [], "instances": old.get("instances") or []}
-    return from_v1(old, "wdlmpro", sections, method, recipe)
+from lexprobe.result_schema import is_choose, model_name
 
 
 class _Record(TypedDict):
@@ -102,10 +74,10 @@ def scored(result: dict) -> list[dict]:
     return [r for r in result["instances"] if not r.get("dropped")]
 
 
-def random_units(result: dict) -> list[Unit]:
+def baseline_values(bench: Any, result: dict) -> dict[str, list[Unit]]:
     """The random baseline's exact expectation on each ranked target: P@1 = 1 / candidates, RS = 0.5."""
-    return [Unit(f"{r['task']}:{r['target']}", r["task"], r["pos"], {"p_at_1": 1.0 / r["n_candidates"], "rank_score": 0.5})
-            for r in scored(result)]
+    return {"random": [Unit(f"{r['task']}:{r['target']}", r["task"], r["pos"],
+                            {"p_at_1": 1.0 / r["n_candidates"], "rank_score": 0.5}) for r in scored(result)]}
 
 
 #: a likelihood run's breakdowns, by the instance field that gives a target's band
@@ -127,8 +99,11 @@ def band_order(name: str) -> tuple:
 
 def breakdowns(bench: Any, result: dict) -> dict:
     """``{task: {breakdown: {pos: {band: figures}}}}`` of a likelihood run: per band, P@1 and RS beside the random
-    baseline's (``bench.aggregate``: means with their intervals) and the mean number of candidates."""
+    baseline's (``bench.aggregate``: means with their intervals) and the mean number of candidates; none for
+    another method (a person's answers)."""
     out: dict = {}
+    if result["method"] != "likelihood":
+        return out
     for task in result["tasks"]:
         recs = [r for r in scored(result) if r["task"] == task]
         out[task] = {}

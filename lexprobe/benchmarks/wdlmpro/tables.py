@@ -1,4 +1,5 @@
-"""WDLMPro's report tables: models side by side per task (likelihood), and the ask-to-choose table."""
+"""WDLMPro's report tables: models side by side per task (likelihood), the ask-to-choose table, and a likelihood
+result's breakdowns (the console prints them; the report draws them, ``plot.py``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from lexprobe.prompting.readings import bias_cell, failures_text, setting
 from lexprobe.result_schema import is_choose, model_name
 from lexprobe.tables import (
     POS_NAME,
+    Cell,
     Table,
     baseline_label,
     cell,
@@ -73,7 +75,7 @@ def choose_tables(results: list[dict]) -> list[Table]:
                            "expected P@1 over the options shown; x100, 95% bootstrap intervals over targets (each "
                            "averaged over its option orders) in brackets; "
                            "Asked counts target × order; Skipped: targets whose prompt did not fit the model.",
-                      nowrap=("Setting", "Position bias"))
+                      prose=("Generation failures", "Lenient failures"), nowrap=("Setting", "Position bias"))
         for r in members:
             for pos, m in r["metrics"][task].items():
                 rnd = r["baselines"].get("random", {}).get(task, {}).get(pos) or {}
@@ -98,3 +100,22 @@ def skipped(result: dict, task: str, pos: str) -> int:
     from lexprobe.prompting.readings import skipped_units
 
     return skipped_units(result, task, pos)
+
+
+def breakdown_tables(result: dict) -> list[Table]:
+    """Per task and breakdown (frequency, depth, word tokens) of a likelihood result: P@1 and RS per band and POS
+    beside the random P@1, with the mean number of candidates."""
+    out = []
+    for task in [] if is_choose(result) else result["tasks"]:
+        for name in ("frequency", "depth", "word_tokens"):
+            per_pos = (result["breakdowns"].get(task) or {}).get(name)
+            if not per_pos:
+                continue
+            what = name.replace("_", " ")
+            table = Table("wdlmpro", f"WDLMPro {task.upper()} by {what}: {model_name(result)}",
+                          ["POS", what, "N", "# cand.", "P@1 (%)", "RS", "Random P@1 (%)"])
+            table.rows = [[POS_NAME.get(pos, pos), band, a["n"], f"{a['mean_candidates']:.1f}", cell(a, "p_at_1"),
+                           cell(a, "rank_score"), Cell(a["random_p_at_1"])]
+                          for pos, bands in per_pos.items() for band, a in bands.items()]
+            out.append(table)
+    return out

@@ -7,10 +7,18 @@ import pytest
 import torch
 
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
+from lexprobe.benchmarks.wdlmpro.likelihood import Asker
 from lexprobe.benchmarks.wdlmpro.recipe import AUTHORS, PAPER
-from lexprobe.benchmarks.wdlmpro.scoring import score_groups, word_token_count
+from lexprobe.core.engine import Engine
+from lexprobe.core.requests import Continuation, Slot
 from lexprobe.models import load_scorer
 from tests.benchmarks.wdlmpro.helpers import evaluate_groups
+from tests.benchmarks.wdlmpro.test_scoring import score_groups
+
+
+def word_token_count(scorer, kind, word, pos):
+    """``Fit.tokens`` of the word in the first W2D pattern (the likelihood method's ``word_tokens``)."""
+    return Engine(scorer).fit([Asker(kind).probe(pos, word)])[0].tokens
 
 
 def _group(pos, items):
@@ -96,37 +104,39 @@ def test_authors_word_is_name_split_at_the_first_full_stop():
     assert PAPER.word_of("st._john's.n.02", "st. john's") == "st. john's"
 
     class Seen:
-        kind, case_sensitive, max_length, tokenizer = "masked", False, 1000, None
+        """A backend serving ``Slot``: notes every word asked."""
 
         def __init__(self):
             self.words = []
 
-        def slot_request(self, left, word, right, fit=True):
-            from lexprobe.scorers.masked import SlotRequest
-
-            self.words.append(word)
-            return SlotRequest((left,), (word,), (right,))
-
-        def slot_logprobs(self, requests, progress=False):
+        def slots(self, requests, progress=False):
+            self.words += [r.word for r in requests]
             return [np.array([-1.0]) for _ in requests]
 
     group = SynsetGroup("st._john's.n.02", "n", "st. john's",
                         (Candidate("st._john's.n.02", "st. john's", "a city"), Candidate("rome.n.01", "rome", "a city")))
-    for recipe, shown in (("authors", "St"), ("paper", "st. john's")):
+    for recipe, shown in (("authors", "St"), ("paper", "St. john's")):  # the first letter where it starts the input
         scorer = Seen()
         score_groups(scorer, [group], ("w2d",), recipe=recipe)
         assert shown in scorer.words
 
 
-def test_token_count_is_the_word_as_scored_in_the_pattern(tiny_roberta, tiny_gpt2):
+def test_token_count_is_the_word_as_scored_in_the_pattern(tiny_roberta, tiny_gpt2, tmp_path):
+    from tests.tiny_models import build_tiny_gpt2
+
+    tiny_gpt2_short = build_tiny_gpt2(tmp_path / "short", positions=4)
     roberta = load_scorer(str(tiny_roberta))
     tok = roberta.tokenizer
     # noun patterns start with the word: "Dog" (capitalised, no space) is 3 byte tokens, " dog" one
     assert len(tok.tokenize(" dog")) == 1 and len(tok.tokenize("Dog")) == 3
-    assert word_token_count(roberta, "dog", "n") == 3
-    assert word_token_count(roberta, "dog", "v") == 1  # "definition of _ ...": mid-sentence
+    assert word_token_count(roberta, Slot, "dog", "n") == 3
+    assert word_token_count(roberta, Slot, "dog", "v") == 1  # "definition of _ ...": mid-sentence
     gpt2 = load_scorer(str(tiny_gpt2))
-    assert word_token_count(gpt2, "dog", "n") == len(gpt2.tokenizer.tokenize(" dog")) == 1
+    assert word_token_count(gpt2, Continuation, "dog", "n") == len(gpt2.tokenizer.tokenize(" dog")) == 1
+    zebra = len(gpt2.tokenizer.tokenize(" zebra crossing"))
+    assert zebra > 3 and word_token_count(gpt2, Continuation, "zebra crossing", "v") == zebra
+    # counted even where the word does not fit the model (its (group, task) is skipped, its tokens recorded)
+    assert word_token_count(load_scorer(str(tiny_gpt2_short)), Continuation, "zebra crossing", "n") == zebra
 
 
 # ---------------------------------------------------------------- static vectors (item 4)

@@ -272,9 +272,7 @@ def test_sample_human_too_few_groups():
 def run_cli(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers()
-    wdlmpro_cli.add_build_parser(sub)
-    wdlmpro_cli.add_stats_parser(sub)
-    wdlmpro_cli.add_sample_human_parser(sub)
+    wdlmpro_cli.register_commands(sub)
     args = parser.parse_args(argv)
     return args.func(args)
 

@@ -20,12 +20,15 @@ class ScriptedScorer(Scorer):
         self.fail_on = fail_on
         self.calls = []
 
-    def scores(self, key, n):
-        _, task, target = key.split(":")
-        self.calls.append((task, target))
-        if target == self.fail_on:
-            raise KeyboardInterrupt
-        return np.asarray(self.table[(task, target)], dtype=float)
+    def random_scores(self, requests, progress=False):
+        out = []
+        for r in requests:
+            _, task, target = r.key.split(":")
+            self.calls.append((task, target))
+            if target == self.fail_on:
+                raise KeyboardInterrupt
+            out.append(np.asarray(self.table[(task, target)], dtype=float))
+        return out
 
 
 def _group(name, pos, n):

@@ -7,15 +7,15 @@ import numpy as np
 import pytest
 
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
-from lexprobe.benchmarks.wdlmpro.likelihood import rank_of_gold
+from lexprobe.benchmarks.wdlmpro.likelihood import Asker, fill, rank_of_gold
 from lexprobe.benchmarks.wdlmpro.recipe import AUTHORS, PAPER, argsort_rank, best_pattern_rank, get_recipe
-from lexprobe.benchmarks.wdlmpro.scoring import CausalRequests, MaskedRequests, fill, score_groups
+from lexprobe.core.requests import Continuation, Slot
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.models import load_scorer
 from lexprobe.scorers import reference
 from lexprobe.scorers.base import Scorer
-from lexprobe.scorers.masked import SlotRequest
 from tests.benchmarks.wdlmpro.helpers import evaluate_groups
+from tests.benchmarks.wdlmpro.test_scoring import score_groups
 
 
 def _group(pos, items):
@@ -24,19 +24,15 @@ def _group(pos, items):
 
 
 class TextMaskedScorer(Scorer):
-    """A masked 'model' whose token ids are the text pieces; log-probabilities come from a table."""
+    """A masked 'model' serving ``Slot`` requests: a word's log-probability in a slot comes from a table."""
 
     def __init__(self, table):
         super().__init__("text-masked")
-        self.kind, self.case_sensitive, self.max_length, self.tokenizer = "masked", True, 10_000, None
-        self.table, self.seen = table, []
+        self.kind, self.table, self.seen = "masked", table, []
 
-    def slot_request(self, left, word, right, fit=True):
-        return SlotRequest((left,), (word,), (right,))
-
-    def slot_logprobs(self, requests, progress=False):
-        self.seen.extend((r.prefix[0], r.word[0], r.suffix[0]) for r in requests)
-        return [np.array([self.table.get((r.prefix[0], r.word[0], r.suffix[0]), math.log(1e-3))]) for r in requests]
+    def slots(self, requests, progress=False):
+        self.seen.extend((r.left, r.word, r.right) for r in requests)
+        return [np.array([self.table.get((r.left, r.word, r.right), math.log(1e-3))]) for r in requests]
 
 
 # ---------------------------------------------------------------- W2D pattern averaging
@@ -117,28 +113,25 @@ def test_d2w_verb_patterns_capitalised_w2d_verb_patterns_not():
 
 
 def test_word_capitalised_with_str_capitalize_for_every_model():
-    # paper: first letter, and only for case-sensitive models; authors: str.capitalize() always
-    assert PAPER.show_word("dNA polymerase", True, case_sensitive=True) == "DNA polymerase"
-    assert PAPER.show_word("dNA polymerase", True, case_sensitive=False) == "dNA polymerase"
-    assert AUTHORS.show_word("dNA polymerase", True, case_sensitive=False) == "Dna polymerase"
-    assert AUTHORS.show_word("dog", False, case_sensitive=True) == "dog"  # not at the start: unchanged
-    scorer = TextMaskedScorer({})
-    assert MaskedRequests(scorer, "authors").request("_ is <DEF>", "DNA", "a molecule").word == ("Dna",)
-    assert MaskedRequests(scorer, "paper").request("_ is <DEF>", "DNA", "a molecule").word == ("DNA",)
+    # paper: the first letter (an uncased model's tokenizer lower-cases it again); authors: str.capitalize()
+    assert PAPER.show_word("dNA polymerase", True) == "DNA polymerase"
+    assert AUTHORS.show_word("dNA polymerase", True) == "Dna polymerase"
+    assert AUTHORS.show_word("dog", False) == PAPER.show_word("dog", False) == "dog"  # not at the start: unchanged
+    assert Asker(Slot, AUTHORS).slot("_ is <DEF>", "DNA", "a molecule").word == "Dna"
+    assert Asker(Slot, PAPER).slot("_ is <DEF>", "DNA", "a molecule").word == "DNA"
 
 
 def test_definition_capitalised_where_it_starts_the_input(tiny_gpt2):
-    scorer = load_scorer(str(tiny_gpt2))
+    tok = load_scorer(str(tiny_gpt2)).tokenizer
     definition = "a member of the genus Canis"
-    paper_ctx, _ = CausalRequests(scorer, "paper").request("n", "dog", definition)
-    authors_ctx, _ = CausalRequests(scorer, "authors").request("n", "dog", definition)
-    assert paper_ctx == scorer.split("a member of the genus Canis is the definition of", " x")[0]
-    assert authors_ctx == scorer.split("A member of the genus canis is the definition of", " x")[0]  # str.capitalize()
+    paper, authors = Asker(Continuation, PAPER, tok), Asker(Continuation, AUTHORS, tok)
+    assert paper.of("w2d", "n", "dog", definition) == [
+        Continuation("a member of the genus Canis is the definition of", " dog")]
+    assert authors.of("w2d", "n", "dog", definition) == [
+        Continuation("A member of the genus canis is the definition of", " dog")]  # str.capitalize()
     # verbs: the definition follows "to"/"To" and keeps its case; D2W's pattern starts with "To"
-    assert CausalRequests(scorer, "authors").request("v", "nod", "signal Yes", task="w2d")[0] == scorer.split(
-        "to signal Yes is the definition of", " x")[0]
-    assert CausalRequests(scorer, "authors").request("v", "nod", "signal Yes", task="d2w")[0] == scorer.split(
-        "To signal Yes is the definition of", " x")[0]
+    assert authors.of("w2d", "v", "nod", "signal Yes")[0].context == "to signal Yes is the definition of"
+    assert authors.of("d2w", "v", "nod", "signal Yes")[0].context == "To signal Yes is the definition of"
 
 
 def test_definitions_cut_to_48_tokens(tiny_gpt2):
@@ -150,10 +143,10 @@ def test_definitions_cut_to_48_tokens(tiny_gpt2):
     assert len(tok.tokenize(cut)) == 48 and definition.startswith(cut)
     assert AUTHORS.show_definition(definition, False, tok) == cut
     assert PAPER.show_definition(definition, False, tok) == definition
-    paper_ctx, _ = CausalRequests(scorer, "paper").request("v", "nod", definition)
-    authors_ctx, _ = CausalRequests(scorer, "authors").request("v", "nod", definition)
-    assert authors_ctx == scorer.split(f"to {cut} is the definition of", " x")[0]
-    assert len(paper_ctx) > len(authors_ctx)
+    paper = Asker(Continuation, PAPER, tok).of("w2d", "v", "nod", definition)[0]
+    authors = Asker(Continuation, AUTHORS, tok).of("w2d", "v", "nod", definition)[0]
+    assert authors.context == f"to {cut} is the definition of" and paper.context == f"to {definition} is the definition of"
+    assert len(scorer.split(paper.context, " nod")[0]) > len(scorer.split(authors.context, " nod")[0])
 
 
 # ---------------------------------------------------------------- engine vs a literal reference
@@ -230,8 +223,8 @@ class ScriptedScorer(Scorer):
         super().__init__("scripted")
         self.kind, self.table = "random", table
 
-    def scores(self, key, n):
-        return np.asarray(self.table[key.split(":", 2)[2]], dtype=float)
+    def random_scores(self, requests, progress=False):
+        return [np.asarray(self.table[r.key.split(":", 2)[2]], dtype=float) for r in requests]
 
 
 def test_evaluate_records_recipe_and_applies_tie_rule(tmp_path):
