@@ -211,7 +211,7 @@ def to_text(table: Table, transpose: bool = False) -> str:
     lines = []
     for j in aside:
         if len({r[j] for r in rows}) == 1:
-            lines.append(f"{table.headers[j]}: {rows[0][j]}")
+            lines += [f"{table.headers[j]}: {rows[0][j]}"] if rows[0][j] else []
         else:
             lines += [f"{table.headers[j]}, {', '.join(r[k] for k in varying)}: {r[j]}" for r in rows]
     headers, cells, title = [table.headers[j] for j in grid], [[r[j] for j in grid] for r in rows], table.title

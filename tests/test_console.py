@@ -85,14 +85,16 @@ def test_console_figures_are_percentages(results):
     wdl = results["wdlmpro-likelihood"]
     text = get("wdlmpro").format_result(wdl)
     m = wdl["metrics"]["w2d"]["all"]
-    row = next(line for line in text.splitlines() if line.startswith("random") and "W2D" not in line)
-    assert f"{100 * m['p_at_1']:.1f}" in row and f"{100 * m['rank_score']:.1f}" in row
+    w2d = text.split("\n\n")[0]  # W2D's table: a line per figure, the model's column first
+    assert next(x for x in w2d.splitlines() if x.startswith("All P@1 (%)")).split()[3] == f"{100 * m['p_at_1']:.1f}"
+    assert next(x for x in w2d.splitlines() if x.startswith("All RS")).split()[2] == f"{100 * m['rank_score']:.1f}"
     choose = results["wdlmpro-choose"]
     c = choose["metrics"]["w2d"]["all"]
-    line = next(x for x in get("wdlmpro").format_result(choose).splitlines() if x.startswith("W2D") and " all " in x)
-    assert [f"{100 * c[k]:.1f}" for k in ("likelihood.p_at_1", "likelihood.rank_score", "generation.valid")] == \
-        [v for v in line.split() if v in {f"{100 * c[k]:.1f}" for k in ("likelihood.p_at_1", "likelihood.rank_score",
-                                                                        "generation.valid")}][:3]
+    lines = get("wdlmpro").format_result(choose).split("\n\n")[0].splitlines()  # W2D; columns Nouns, Verbs, All
+    for label, key in (("Label P@1 (%)", "likelihood.p_at_1"), ("Label RS", "likelihood.rank_score"),
+                       ("Parsed (%)", "generation.valid")):
+        row = next(x for x in lines if x.startswith(label))
+        assert row.replace("⚠", "").split()[-1] == f"{100 * c[key]:.1f}", (label, row)
     coda = results["coda21-likelihood"]
     acc = coda["metrics"]["alignment"]["all"]["accuracy"]
     assert f"{100 * acc:.1f}" in get("coda21").format_result(coda)

@@ -66,7 +66,7 @@ def test_every_benchmark_and_method_gives_a_valid_result(name, method, inputs, t
     for model in models:
         scorer = load_scorer(model, device="cpu", prefer=bench.prefers(method))
         if method in ("choose", "ask") and model == "random":
-            with pytest.raises(ModelError, match="needs generation" if method == "choose" else "needs token log-prob"):
+            with pytest.raises(ModelError, match="needs generation" if method == "choose" else "needs log-probabilities"):
                 evaluate(bench, scorer, config, items=items, progress=False)
             continue
         out = tmp_path / f"{Path(model).name}.json"

@@ -305,7 +305,7 @@ def test_cli_choose_and_its_errors(tiny_llama, tiny_gpt2, tmp_path, capsys):
     assert result["method"] == "choose" and result["config"]["choose"]["chat"] is True
     assert result["config"]["choose"]["template"] == "dictionary"
     assert result["config"]["choose"]["template_record"]["name"] == "dictionary"
-    assert "label accuracy" in capsys.readouterr().out
+    assert "Label acc. (%)" in capsys.readouterr().out
     assert main(args + ["--model", str(tiny_gpt2), "--method", "choose", "--chat"]) == 2
     assert "has no chat template" in capsys.readouterr().err
     assert main(args + ["--model", "random", "--chat"]) == 2
@@ -327,7 +327,7 @@ def test_cli_wdlmpro_choose(tiny_qwen2, tmp_path, capsys):
     assert result["config"]["choose"]["template_record"]["labels"] == "letters"
     assert set(result["metrics"]) == {"w2d", "d2w"} and "generation.p_at_1" not in result["metrics"]["w2d"]["all"]
     assert all(len(r["order"]) == 3 for r in result["instances"])
-    assert "label P@1" in capsys.readouterr().out
+    assert "Label P@1 (%)" in capsys.readouterr().out
     with pytest.raises(SystemExit):  # argparse: a usage line and exit 2
         main(args + ["--method", "choose", "--permutations", "0"])
 

@@ -121,7 +121,7 @@ def test_coda_cyclic_reading_equals_the_rotations_records(llama, tmp_path):
         expected = debiased(presented, [r["definition_order"] for r in recs], first["shown"])[
             np.argsort([at[c] for c in first["context_order"]])]
         np.testing.assert_allclose(first["likelihood_cyclic"]["probabilities"], expected, atol=1e-5)
-        gold = choose_coda.gold_positions(first)
+        gold = choose_coda.Choose().gold_positions(first)
         assert [first["definition_order"][g] for g in gold] == first["context_order"]  # each row's own definition
     coda = get("coda21")
     units = coda.unit_values(result)  # one per group, each reading's accuracy averaged over its orders
