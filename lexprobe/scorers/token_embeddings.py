@@ -142,14 +142,24 @@ class TokenEmbedder(Scorer):
 
     def token_vectors(self, requests: Sequence[TokenVector], progress: bool = False) -> list[np.ndarray | None]:
         """``core.requests.TokenVector``: the word's vector at the request's layer (this embedder's when None),
-        None where its subwords were not found; one forward pass per sentence for every layer asked."""
-        instances = [SenseInstance("", tuple(r.words), r.index, "", "", "", "") for r in requests]
-        layers = sorted({self.layer if r.layer is None else r.layer for r in requests})
-        got = self.embed_layers(instances, layers, progress)
-        out: list[np.ndarray | None] = []
+        None where its subwords were not found. Each distinct sentence is encoded once for every layer asked, in
+        one ``encode_jobs`` call per tokenisation (the request's ``words_alone``; None: this embedder's), longest
+        first; no disk cache (a caller that keeps vectors has its own store: sense ranking's)."""
+        layers = sorted({self.layer_index(self.layer if r.layer is None else r.layer) for r in requests})
+        out: list[np.ndarray | None] = [None] * len(requests)
+        by_tokenisation: dict[bool, dict[tuple[str, ...], list[int]]] = {}
         for i, r in enumerate(requests):
-            at = got.layer(self.layer_index(self.layer if r.layer is None else r.layer))
-            out.append(at.vectors[i] if at.ok[i] else None)
+            alone = self.words_alone if r.words_alone is None else bool(r.words_alone)
+            by_tokenisation.setdefault(alone, {}).setdefault(tuple(r.words), []).append(i)
+        for alone, sentences in by_tokenisation.items():
+            jobs = sorted(((words, sorted({requests[i].index for i in where})) for words, where in sentences.items()),
+                          key=lambda j: (-len(" ".join(j[0])), j))
+            encoder = self if alone == self.words_alone else self.view(words_alone=alone)
+            for (words, targets), (vectors, ok) in zip(jobs, encoder.encode_jobs(jobs, layers)):
+                for i in sentences[words]:
+                    r, j = requests[i], targets.index(requests[i].index)
+                    at = layers.index(self.layer_index(self.layer if r.layer is None else r.layer))
+                    out[i] = vectors[j, at].copy() if ok[j] else None
         return out
 
     def embed_layers(self, instances: Sequence[SenseInstance], layers: Sequence[int],

@@ -70,11 +70,11 @@ def test_interrupted_sense_ranking_keeps_embedded_sentences(tiny_bert, tmp_path,
     emb = load_scorer(str(tiny_bert), kind="token", device="cpu")
     real, calls = emb.encode_jobs, []
 
-    def dying(jobs):
+    def dying(jobs, *layers):
         calls.append(len(jobs))
         if len(calls) == 3:
             raise KeyboardInterrupt
-        return real(jobs)
+        return real(jobs, *layers)
 
     monkeypatch.setattr(emb, "encode_jobs", dying)
     with pytest.raises(KeyboardInterrupt):
