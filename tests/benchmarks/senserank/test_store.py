@@ -9,11 +9,12 @@ import pytest
 from lexprobe.benchmarks.evaluate import evaluate
 from lexprobe.benchmarks.senserank import similarity as se
 from lexprobe.benchmarks.senserank.config import SenseConfig
-from lexprobe.benchmarks.senserank.ranking import rank_same_lemma, top_k_cosine
+from lexprobe.benchmarks.senserank.ranking import top_k_cosine
 from lexprobe.benchmarks.senserank.store import EmbeddingStore
 from lexprobe.errors import OutputBusyError
 from lexprobe.cache import partial_path
 from lexprobe.models import load_scorer
+from tests.benchmarks.senserank.reference import rank_same_lemma
 from tests.distributed_cases import sense_instances
 
 ID = {"model": "sha256:x", "embedder": {"layer": -1}, "dtype": "torch.float32"}
