@@ -27,10 +27,11 @@ model (RoBERTa, GPT-2) sees each word without the prefix space it has in running
 text ("dog", not "Ġdog"). WordPiece models are barely affected.
 
 Each distinct sentence is encoded once, whatever the number of targets in it.
-Sentences are processed in chunks of ``CHUNK`` (longest first within a batch via
-``run_batched``); each chunk's vectors are cached on disk under
+``embed``/``embed_layers`` process sentences in chunks of ``CHUNK`` (longest first within a
+batch via ``run_batched``) and cache each chunk's vectors on disk under
 ``cache_dir()/token-embeddings/``, keyed by the model files, layer, max length and the
-chunk's content, so an interrupted run resumes and a rerun is free.
+chunk's content. ``token_vectors`` (the ``TokenVector`` requests) encodes without that
+cache: its callers keep what they need (sense ranking: its store beside the result).
 """
 
 from __future__ import annotations

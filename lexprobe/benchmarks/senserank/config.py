@@ -4,6 +4,7 @@ Light on purpose (no torch): the CLI builds its parser from them."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from lexprobe.benchmarks.base import option
@@ -78,37 +79,24 @@ MAX_LAYERS = 1024
 
 
 def parse_layers(text: str) -> list[int] | str:
-    """``all``, or comma-separated indices and ranges (``0,3,8-12,-1``) -> ints in the order given;
+    """``all``, or comma-separated indices and ranges (``0,3,8-12,-1``; ``-3--1``) -> ints in the order given;
     each index within +-MAX_LAYERS (checked against the model once it loads)."""
     if text.strip() == "all":
         return "all"
     out: list[int] = []
-    try:
-        for piece in text.split(","):
-            piece = piece.strip()
-            if "-" in piece[1:]:  # a range a-b (a leading minus is a negative index)
-                cut = piece.index("-", 1)
-                lo, hi = int(piece[:cut]), int(piece[cut + 1:])
-                if hi < lo:
-                    raise ValueError
-                _bounded(text, lo, hi)
-                out.extend(range(lo, hi + 1))
-            else:
-                out.append(_bounded(text, int(piece)))
-            if len(out) > MAX_LAYERS:
-                raise LexprobeError(f"--layers {text!r} names more than {MAX_LAYERS} layers; no model has that "
-                                    "many: use `all` or the model's indices")
-    except ValueError:
-        raise LexprobeError(f"--layers {text!r}: use `all` or indices and ranges like 0,4,8-12,-1") from None
+    for piece in text.split(","):
+        m = re.fullmatch(r"\s*(-?\d+)(?:-(-?\d+))?\s*", piece)
+        lo, hi = (int(m[1]), int(m[2] or m[1])) if m else (0, -1)
+        if hi < lo:
+            raise LexprobeError(f"--layers {text!r}: use `all` or indices and ranges like 0,4,8-12,-1")
+        if max(abs(lo), abs(hi)) > MAX_LAYERS:
+            raise LexprobeError(f"--layers {text!r}: layer {lo if abs(lo) > MAX_LAYERS else hi} does not exist in "
+                                f"any model (at most {MAX_LAYERS} hidden states); use `all` or the model's indices")
+        out.extend(range(lo, hi + 1))
+        if len(out) > MAX_LAYERS:
+            raise LexprobeError(f"--layers {text!r} names more than {MAX_LAYERS} layers; no model has that many: "
+                                "use `all` or the model's indices")
     return out
-
-
-def _bounded(text: str, *indices: int) -> int:
-    for index in indices:
-        if abs(index) > MAX_LAYERS:
-            raise LexprobeError(f"--layers {text!r}: layer {index} does not exist in any model (at most "
-                                f"{MAX_LAYERS} hidden states); use `all` or the model's indices")
-    return indices[0]
 
 
 #: ``--instances``: the paper's training sizes

@@ -17,8 +17,6 @@ from lexprobe.benchmarks.base import Unit
 from lexprobe.metrics import retrieval as R
 from lexprobe.result_schema import model_name
 
-METRICS = ("pooled", "map")
-
 
 def corpus(result: dict) -> str:
     if result.get("tasks"):
@@ -105,19 +103,14 @@ def failure_rows(result: dict) -> list[dict]:
     for q in result["instances"]:
         hits, top = q.get("hits", ""), q.get("top", [])
         chosen = ", ".join(f"{'✓' if h == '1' else '✗'} {label}" for h, label in zip(hits, top))
-        ap, chance = q.get("ap", 0.0), _chance(q)
+        r, n = q.get("n_relevant"), q.get("n_candidates")  # R/N: a random order's mean precision
+        ap, chance = q.get("ap", 0.0), (r / n if r is not None and n else None)
         item = f"{q.get('lemma', '')}: {q['context']} ({q['id']})" if q.get("context") else f"{q.get('lemma', '')} ({q['id']})"
         rows.append({"task": corpus(result), "item": item, "gold": q.get("label", ""),
                      "chosen": chosen, "ok": ap >= chance if chance is not None else hits[:1] == "1",
                      "score": f"{100 * ap:.1f}" + (f" ({100 * chance:.1f})" if chance is not None else ""),
                      "model": model_name(result), "pos": q.get("pos", "")})
     return rows
-
-
-def _chance(query: dict) -> float | None:
-    """R/N of a query (same-sense instances among the lemma's candidates): a random order's mean precision."""
-    r, n = query.get("n_relevant"), query.get("n_candidates")
-    return r / n if r is not None and n else None
 
 
 def bucket_columns(result: dict) -> list[str]:

@@ -1,35 +1,25 @@
 """CWE similarity ranking: the ``similarity`` method, from a corpus to one record per query.
 
-Pipeline: read the corpus into ``SenseInstance``s -> D = train split, Q = the rest
--> drop query senses with fewer than ``min_sense_count`` instances in D -> ask a
-``TokenVector`` (``core.requests``: the mean of the target's subword vectors at a layer)
-of every target -> rank same-lemma D instances by cosine -> one record per query (hits of
-the top 50, R, N, bucket); ``evaluate`` aggregates them (``results.py``: AP@50 and the
-paper's pooled precision, with exact random and oracle figures, overall and per
-(frequency x sense proportion) bucket).
+Pipeline: the corpus's ``SenseInstance``s -> D = train split, Q = the rest -> drop queries whose sense has
+fewer than ``min_sense_count`` instances in D -> a ``TokenVector`` request (``core.requests``: the mean of
+the target's subword vectors at a layer) per target -> rank same-lemma D instances by cosine (``ranking.py``)
+-> one record per query (hits of the top k, R, N, bucket), which ``results.py`` aggregates (AP@50 and the
+paper's pooled precision, exact random and oracle figures, per (frequency x sense proportion) bucket).
 
-Vectors: a corpus of a million targets at 768 dimensions is 3 GB of float32 per layer,
-so the answers of each chunk of sentences go to the memory-mapped store beside the output
-(``store.py``, ``<out>.embeddings/``; a temporary folder without ``--out``) as the chunk
-finishes, and ranking reads back one lemma's vectors at a time. Sentences are dealt to
-ranks by token count; an interruption loses at most one chunk per rank and a rerun asks
-only for what the store lacks. The random baseline's vectors are drawn from a seed on the
-fly and depend on the sentence's identity (the request's ``sentence``), which the store's
-keys (token digests) do not hold: they stay in memory.
+Why a store: a million targets at 768 dimensions are 3 GB of float32 per layer, so each chunk of sentences
+is one engine call whose answers are appended to the memory-mapped store beside the output (``store.py``,
+``<out>.embeddings/``; a temporary folder without ``--out``) before the next is asked, and ranking reads one
+lemma's vectors at a time. Sentences are dealt to ranks by token count; an interruption loses at most one
+chunk per rank, and a rerun asks only for what the store lacks. The random baseline's vectors come from a
+seed and the sentence's identity (the request's ``sentence``), which the store's keys (token digests) do not
+hold: they stay in memory. A layer sweep (``--layers``) asks every swept layer in the same requests (one
+forward pass per sentence), stores rows ``[layers, dim]``, and ranks each layer as a single ``--layer L`` run,
+with its own resume log (``<out>.layer<L>.partial.jsonl``); layers are ``hidden_states`` indices (0 = embeddings).
 
-Layer sweeps (``--layers all`` or ``0,4,8-12,-1``): every target's vector at every swept
-layer comes from one forward pass per sentence (the backend serves all the layers of a
-chunk's requests at once), into one store with rows ``[layers, dim]``; each layer is then
-ranked exactly as a single run with ``--layer L``, with its own resume log
-(``<out>.layer<L>.partial.jsonl``). Layer numbers are ``hidden_states`` indices: 0 =
-embedding layer, n = last block.
-
-Buckets (Table 1): ℓ is the query sense's frequency in D (``label_freq_in_train`` in
-the authors' code, which produced Table 1; ``bucket_by="lemma"``: the lemma's
-frequency, as the paper's text says); r = R / N, the share of the query's sense
-among its lemma's D instances. For OntoNotes the authors' lemmas carry their POS
-(``make_v``), so r = R / count(lemma+POS in D), while retrieval still pools every
-D instance of the lemma.
+Buckets (Table 1): ℓ is the query sense's frequency in D (``label_freq_in_train`` in the authors' code, which
+produced Table 1; ``bucket_by="lemma"``: the lemma's, as the paper's text says); r = R / N, the share of the
+query's sense among its lemma's D instances. The authors' OntoNotes lemmas carry their POS (``make_v``), so
+there r = R / count(lemma+POS in D), while retrieval still pools every D instance of the lemma.
 """
 
 from __future__ import annotations
