@@ -2,11 +2,12 @@
 """Sense ranking at scale: memory of the memory-mapped store path vs all vectors in RAM.
 
 A synthetic corpus (Zipf-distributed lemmas, 3 senses each, 90 % database) goes through
-the product's own pipeline, ``embed_to_store`` then ``rank_from_store``, with a stand-in
-encoder that returns seeded random vectors (the model is not what is measured). Then the
-same vectors are loaded into one matrix and ranked by ``rank_same_lemma``, as before the
-store existed. Printed: wall time and peak traced allocations (tracemalloc, which numpy
-reports to) of each path, and whether the rankings agree.
+the product's own pipeline, ``embed_to_store`` (``TokenVector`` requests, a chunk of
+sentences per engine call, appended to the store) then ``rank_from_store``, with a
+stand-in backend that answers seeded random vectors (the model is not what is measured).
+Then the same vectors are loaded into one matrix and ranked from it (``InMemoryVectors``),
+as before the store existed. Printed: wall time and peak traced allocations (tracemalloc,
+which numpy reports to) of each path, and whether the rankings agree.
 
     python scripts/bench_senserank_store.py                        # 200k targets, 768 dims
     python scripts/bench_senserank_store.py --instances 1000000 --device cuda
@@ -26,28 +27,26 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lexprobe.benchmarks.senserank.config import SenseConfig  # noqa: E402
-from lexprobe.benchmarks.senserank.ranking import rank_same_lemma  # noqa: E402
-from lexprobe.benchmarks.senserank.similarity import embed_to_store, rank_from_store  # noqa: E402
+from lexprobe.benchmarks.senserank.similarity import InMemoryVectors, embed_to_store, rank_from_store  # noqa: E402
 from lexprobe.benchmarks.senserank.store import EmbeddingStore  # noqa: E402
 from lexprobe.data.instances import SenseInstance  # noqa: E402
 
 
 class RandomEncoder:
-    """Seeded random target vectors, one sentence per target; no tokenizer (costs in words)."""
+    """A backend serving ``TokenVector``: seeded random target vectors (one sentence per target); no tokenizer
+    (costs in words)."""
+
+    name = path = "random-encoder"
 
     def __init__(self, dim: int):
         self.dim = dim
-        self.path = "random-encoder"
 
     def describe(self) -> dict:
         return {"name": "random-encoder", "dim": self.dim}
 
-    def encode_jobs(self, jobs):
-        out = []
-        for tokens, idx in jobs:
-            rng = np.random.default_rng(int(tokens[0][1:]))
-            out.append((rng.standard_normal((len(idx), self.dim), dtype=np.float32), np.ones(len(idx), bool)))
-        return out
+    def token_vectors(self, requests, progress=False):
+        return [np.random.default_rng(int(r.words[0][1:])).standard_normal(self.dim, dtype=np.float32)
+                for r in requests]
 
 
 def corpus(n: int, lemmas: int, seed: int = 0) -> list[SenseInstance]:
@@ -88,15 +87,18 @@ def main() -> None:
           f"dim {args.dim}: all vectors in RAM = {len(insts) * args.dim * 4 / mb:,.0f} MB")
     with tempfile.TemporaryDirectory() as tmp:
         store = EmbeddingStore(Path(tmp) / "store", {"model": "random", "dim": args.dim})
-        (loc, ok, _), t_embed, m_embed = traced(lambda: embed_to_store(enc, db + qs, store, progress=False))
+        (loc, ok, _), t_embed, m_embed = traced(lambda: embed_to_store(enc, db + qs, store, [0], False,
+                                                                         progress=False))
         disk = sum(p.stat().st_size for p in store.root.iterdir())
         rep, t_rank, m_rank = traced(lambda: rank_from_store(cfg, store, db, loc[: len(db)], ok[: len(db)], qs,
                                                               loc[len(db):], ok[len(db):], device=device))
 
         def in_ram():
-            vecs = store.fetch(loc)
-            return rank_same_lemma(db, vecs[: len(db)], qs, vecs[len(db):], k=cfg.k,
-                                   min_sense_count=cfg.min_sense_count, device=device)
+            memory = InMemoryVectors(store.identity)
+            memory.vectors = store.fetch(loc)
+            rows = np.stack([np.zeros(len(loc), np.int64), np.arange(len(loc))], axis=1)
+            return rank_from_store(cfg, memory, db, rows[: len(db)], ok[: len(db)], qs, rows[len(db):],
+                                   ok[len(db):], device=device)
 
         ref, t_ram, m_ram = traced(in_ram)
     same = [r.top.tolist() for r in rep.ranked] == [r.top.tolist() for r in ref.ranked]

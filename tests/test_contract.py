@@ -125,7 +125,7 @@ def test_a_missing_capability_is_one_line(tmp_path, inputs):
     scorer = load_scorer(dc.write_vec(tmp_path / "w.vec").as_posix())  # static vectors: no token embeddings
     with pytest.raises(ModelError) as err:
         evaluate(bench, scorer, bench.Config(corpus="synthetic"), items=dc.sense_instances(), progress=False)
-    assert "needs token embeddings" in str(err.value) and "\n" not in str(err.value)
+    assert "needs contextual token embeddings" in str(err.value) and "\n" not in str(err.value)
     assert "offers only static word vectors" in str(err.value)  # not "sentence embeddings": it has no context
 
 

@@ -124,11 +124,17 @@ class Embed(Request):
 class TokenVector(Request):
     """The contextual vector of ``words[index]`` in the sentence ``" ".join(words)`` (the mean of its subword
     vectors; the word may hold spaces: a multi-word expression) at ``layer`` (None: the backend's own).
+    ``words_alone``: every word tokenised on its own and the pieces joined (the sense-ranking authors' recipe;
+    None: the backend's own setting). ``sentence``: the (document, sentence) ids the words come from; no
+    model's vector depends on them, only the random baseline's seed does (two documents' identical sentences
+    get different random vectors, as sense ranking's baseline always drew them).
     Answer: a float32 array, or None where the word's subwords could not be found (counted by the caller)."""
 
     words: tuple[str, ...]
     index: int
     layer: int | None = None
+    words_alone: bool | None = None
+    sentence: tuple[str, str] = ("", "")
 
     serve: ClassVar[str] = "token_vectors"
     what: ClassVar[str] = "contextual token embeddings"

@@ -35,8 +35,9 @@ class RandomScorer(Scorer):
         return [self.scores(r.key, r.n) for r in requests]
 
     def token_vectors(self, requests, progress: bool = False) -> list[np.ndarray]:
-        """``core.requests.TokenVector``: a seeded random vector per (sentence, word), whatever the layer."""
-        return [RandomTargetEmbedder(self.seed).vector("", "", r.words, r.index) for r in requests]
+        """``core.requests.TokenVector``: a seeded random vector per (document, sentence, words, word), whatever the
+        layer and tokenisation (the request's ``sentence`` ids: ``RandomTargetEmbedder``'s numbers)."""
+        return [RandomTargetEmbedder(self.seed).vector(*r.sentence, r.words, r.index) for r in requests]
 
 
 class RandomTargetEmbedder:

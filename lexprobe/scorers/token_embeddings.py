@@ -27,10 +27,11 @@ model (RoBERTa, GPT-2) sees each word without the prefix space it has in running
 text ("dog", not "Ġdog"). WordPiece models are barely affected.
 
 Each distinct sentence is encoded once, whatever the number of targets in it.
-Sentences are processed in chunks of ``CHUNK`` (longest first within a batch via
-``run_batched``); each chunk's vectors are cached on disk under
+``embed``/``embed_layers`` process sentences in chunks of ``CHUNK`` (longest first within a
+batch via ``run_batched``) and cache each chunk's vectors on disk under
 ``cache_dir()/token-embeddings/``, keyed by the model files, layer, max length and the
-chunk's content, so an interrupted run resumes and a rerun is free.
+chunk's content. ``token_vectors`` (the ``TokenVector`` requests) encodes without that
+cache: its callers keep what they need (sense ranking: its store beside the result).
 """
 
 from __future__ import annotations
@@ -142,14 +143,24 @@ class TokenEmbedder(Scorer):
 
     def token_vectors(self, requests: Sequence[TokenVector], progress: bool = False) -> list[np.ndarray | None]:
         """``core.requests.TokenVector``: the word's vector at the request's layer (this embedder's when None),
-        None where its subwords were not found; one forward pass per sentence for every layer asked."""
-        instances = [SenseInstance("", tuple(r.words), r.index, "", "", "", "") for r in requests]
-        layers = sorted({self.layer if r.layer is None else r.layer for r in requests})
-        got = self.embed_layers(instances, layers, progress)
-        out: list[np.ndarray | None] = []
+        None where its subwords were not found. Each distinct sentence is encoded once for every layer asked, in
+        one ``encode_jobs`` call per tokenisation (the request's ``words_alone``; None: this embedder's), longest
+        first; no disk cache (a caller that keeps vectors has its own store: sense ranking's)."""
+        layers = sorted({self.layer_index(self.layer if r.layer is None else r.layer) for r in requests})
+        out: list[np.ndarray | None] = [None] * len(requests)
+        by_tokenisation: dict[bool, dict[tuple[str, ...], list[int]]] = {}
         for i, r in enumerate(requests):
-            at = got.layer(self.layer_index(self.layer if r.layer is None else r.layer))
-            out.append(at.vectors[i] if at.ok[i] else None)
+            alone = self.words_alone if r.words_alone is None else bool(r.words_alone)
+            by_tokenisation.setdefault(alone, {}).setdefault(tuple(r.words), []).append(i)
+        for alone, sentences in by_tokenisation.items():
+            jobs = sorted(((words, sorted({requests[i].index for i in where})) for words, where in sentences.items()),
+                          key=lambda j: (-len(" ".join(j[0])), j))
+            encoder = self if alone == self.words_alone else self.view(words_alone=alone)
+            for (words, targets), (vectors, ok) in zip(jobs, encoder.encode_jobs(jobs, layers)):
+                for i in sentences[words]:
+                    r, j = requests[i], targets.index(requests[i].index)
+                    at = layers.index(self.layer_index(self.layer if r.layer is None else r.layer))
+                    out[i] = vectors[j, at].copy() if ok[j] else None
         return out
 
     def embed_layers(self, instances: Sequence[SenseInstance], layers: Sequence[int],

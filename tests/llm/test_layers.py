@@ -5,9 +5,8 @@ import numpy as np
 import pytest
 
 from lexprobe.benchmarks.evaluate import evaluate
-from lexprobe.benchmarks.senserank.config import SenseConfig
-from lexprobe.benchmarks.senserank.layers import parse_layers
-from lexprobe.benchmarks.senserank.console import format_sweep
+from lexprobe.benchmarks.registry import get
+from lexprobe.benchmarks.senserank.config import SenseConfig, parse_layers
 from lexprobe.benchmarks.senserank.plot import plot_sweep
 from lexprobe.errors import LexprobeError
 from lexprobe.models import load_scorer
@@ -28,7 +27,7 @@ def test_sweep_equals_single_layer_runs(fixture, request, tmp_path):
                           SenseConfig(corpus="synthetic", k=10, layer=layer), items=instances, progress=False)
         assert result["sweep"]["values"][str(layer)]["metrics"] == single["metrics"]
         assert result["sweep"]["values"][str(layer)]["baselines"] == single["baselines"]
-    assert "best layer" in format_sweep(result)
+    assert f"\n{result['sweep']['best']} (best) " in get("senserank").format_result(result)  # the best layer's row
     assert plot_sweep(result, tmp_path / "layers.png").stat().st_size > 1000
 
 

@@ -126,7 +126,7 @@ def test_12_a_layer_list_no_model_has_is_refused_at_once(layers, tmp_path, capsy
 
 
 def test_12_a_real_layer_list_still_parses():
-    from lexprobe.benchmarks.senserank.layers import parse_layers
+    from lexprobe.benchmarks.senserank.config import parse_layers
 
     assert parse_layers("0,4,8-10,-1") == [0, 4, 8, 9, 10, -1]
     assert parse_layers("all") == "all"

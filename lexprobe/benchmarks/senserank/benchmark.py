@@ -1,50 +1,31 @@
-"""CWE sense ranking as a ``Benchmark``: one method (``similarity`` of token embeddings).
+"""CWE sense ranking as a ``Benchmark``: one method (``similarity``: cosine of ``TokenVector`` requests).
 
-Recipes: ``paper`` and ``authors`` (``recipe.py``). The memory-mapped embedding store and
-the per-lemma ranking logs are ``similarity.py``'s; a ``--layers`` sweep embeds once with
-every requested hidden state into one store and ranks per layer, each layer with its own
-resume log (``layers.py``).
+The package is data + method + presentation: the corpus readers and the method, from instances to one record
+per query (``similarity.py``, with the memory-mapped vector store ``store.py`` and the per-lemma ranking
+``ranking.py``); the pooled MAP@50 and the buckets (``results.py``); tables, console text and figures
+(``tables.py``, ``plot.py``). Recipes: ``paper`` and ``authors`` (``recipe.py``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
+import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
-from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method, SummaryColumn, recorded
+from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method, SummaryColumn
+from lexprobe.benchmarks.senserank import cli, plot
+from lexprobe.benchmarks.senserank import results as res
+from lexprobe.benchmarks.senserank import tables as tab
 from lexprobe.benchmarks.senserank.config import CORPUS_CHOICES, SenseConfig
 from lexprobe.benchmarks.senserank.recipe import RECIPES
-from lexprobe.errors import LexprobeError
-from lexprobe.scorers.capabilities import TokenEmbeddings
+from lexprobe.benchmarks.senserank.similarity import Similarity, clean_sweep, load_instances, store_path
+from lexprobe.errors import DataError
+from lexprobe.result_schema import model_name
 
-
-class Similarity(Method):
-    name = "similarity"
-    requires = (TokenEmbeddings,)
-
-    def run(self, job):
-        from lexprobe.benchmarks.senserank.similarity import rank_senses
-        from lexprobe.distributed import context
-
-        cfg = job.config
-        embedder = job.scorer
-        if hasattr(embedder, "view"):  # the configured layer and the recipe's tokenisation, same weights
-            embedder = embedder.view(layer=cfg.layer if cfg.layers is None else None,
-                                     words_alone=job.recipe.words_alone)
-        if cfg.layers is not None:
-            from lexprobe.benchmarks.senserank.layers import sweep
-
-            if not hasattr(embedder, "layer_index"):
-                raise LexprobeError(f"--layers sweeps a transformer's hidden states; model "
-                                    f"{getattr(job.scorer, 'name', '?')!r} has no layers (random scores or static "
-                                    "vectors): drop --layers or pass a transformer")
-            if context().enabled:
-                raise LexprobeError("a layer sweep runs in one process; start it without torchrun")
-            config = recorded(cfg)  # each layer's records aggregated as a single run's
-            return sweep(cfg, job.items, embedder, lambda records: job.benchmark.sections(records, self.name, config),
-                         job.progress, key=job.key, out=job.out)
-        return rank_senses(cfg, job.items, embedder, job.progress, job.out, run_key=job.key)
+#: ``lexprobe run``'s sample: whole SemCor lemmas (seed 0) until database + queries reach this many instances
+DEFAULT_SAMPLE = 4000
 
 
 class SenseRank(Benchmark):
@@ -57,6 +38,12 @@ class SenseRank(Benchmark):
     Config = SenseConfig
     recipes = RECIPES
     methods: ClassVar[dict[str, Method]] = {"similarity": Similarity()}
+    failure_note = ("a failure is a query whose AP@50 is below the share of its lemma's database instances "
+                    "that have its sense (what a random order gets on average at every rank): the model ranks "
+                    "its same-sense instances no better than chance.")
+    failure_columns = res.FAILURE_COLUMNS
+    #: ``lexprobe run``: instances sampled (docs/llm.md, "The main job")
+    run_samples: ClassVar[dict[str, int | None]] = {"quick": 1500, "full": 4000}
 
     def check_config(self, config: SenseConfig) -> None:
         config.validate()
@@ -64,9 +51,6 @@ class SenseRank(Benchmark):
     def resolve_data(self, config: SenseConfig) -> SenseConfig:
         """SemCor without ``--path`` and none in the data directory: the sample shipped in the package,
         said in one line; ``config.path`` (recorded in the result) names it."""
-        import dataclasses
-        import sys
-
         from lexprobe.data.semcor import sample_instead
 
         sample = sample_instead() if config.corpus == "semcor" and config.path is None else None
@@ -79,10 +63,6 @@ class SenseRank(Benchmark):
     def outputs(self, out: Path, config: Any) -> dict[str, list]:
         """The result and its plot beside it (``outputs.guard`` checks both, and that they are two files)."""
         return {"--out": [out], "--out (its plot)": [Path(out).with_suffix(".png")]}
-
-    failure_note = ("a failure is a query whose AP@50 is below the share of its lemma's database instances "
-                    "that have its sense (what a random order gets on average at every rank): the model ranks "
-                    "its same-sense instances no better than chance.")
 
     def dataset(self, config: SenseConfig) -> dict | None:
         """The corpus, or the SemCor sample shipped in the package: read from ``--path``, or in place of a
@@ -99,106 +79,59 @@ class SenseRank(Benchmark):
         return {"name": "semcor", "sample": False}
 
     def load_items(self, config: SenseConfig):
-        from lexprobe.benchmarks.senserank.similarity import load_instances
-
         return load_instances(config)
 
     def written(self, result: dict, out: Path, config: Any) -> None:
-        plot = Path(out).with_suffix(".png")
-        if result.get("sweep"):
-            from lexprobe.benchmarks.senserank.plot import plot_sweep
-
-            plot_sweep(result, plot)
-        else:
-            from lexprobe.benchmarks.senserank.plot import save_curves_plot
-
-            save_curves_plot(result, plot)
-        result["plot"] = str(plot)
+        plot_path = Path(out).with_suffix(".png")
+        (plot.plot_sweep if result.get("sweep") else plot.save_curves_plot)(result, plot_path)
+        result["plot"] = str(plot_path)
 
     def finished(self, out: Path, config: SenseConfig, result: dict | None = None) -> None:
         if result is not None and result.get("sweep"):  # the per-layer ranking logs too
-            from lexprobe.benchmarks.senserank.layers import clean_sweep
-
             clean_sweep(out, result["sweep"]["values"], keep_embeddings=config.keep_embeddings)
         elif not config.keep_embeddings:
-            from lexprobe.benchmarks.senserank.similarity import store_path
-
             shutil.rmtree(store_path(out), ignore_errors=True)
 
-    def upgrade(self, legacy: dict) -> dict:
-        from lexprobe.benchmarks.senserank.results import upgrade
-
-        return upgrade(legacy)
-
+    # --- records in, sections out; reading results ---------------------------------------------------------
     def unit_values(self, result):
-        from lexprobe.errors import DataError
-
         if result.get("sweep"):
             raise DataError(f"{result.get('_path', 'the result')} is a layer sweep (--layers), which keeps no "
                             "per-query records; compare single-layer runs (senserank eval --layer L) item by item")
-        from lexprobe.benchmarks.senserank.results import unit_values
-
-        return unit_values(result)
+        return res.unit_values(result)
 
     def baseline_values(self, result):
-        from lexprobe.benchmarks.senserank.results import unit_values
-
-        return {name: unit_values(result, name) for name in ("random", "oracle")}
+        return {name: res.unit_values(result, name) for name in ("random", "oracle")}
 
     def slices(self, result, units):
-        from lexprobe.benchmarks.senserank.results import slices
-
-        return slices(result, units)
+        return res.slices(result, units)
 
     def aggregate(self, result, task, slice, units):
-        from lexprobe.benchmarks.senserank.results import aggregate
-
-        return aggregate(super().aggregate(result, task, slice, units), units)
+        return res.aggregate(super().aggregate(result, task, slice, units), units)
 
     def breakdowns(self, result):
-        from lexprobe.benchmarks.senserank.results import breakdowns
-
-        return breakdowns(result)
+        return res.breakdowns(result)
 
     def table_group(self, result):
-        from lexprobe.benchmarks.senserank.results import corpus
+        return res.corpus(result)
 
-        return corpus(result)
-
+    # --- presentation -----------------------------------------------------------------------------------------
     def tables(self, results):
-        from lexprobe.benchmarks.senserank.tables import tables
-
-        return tables(results)
-
-    def figures(self, result, folder, stem):
-        from lexprobe.benchmarks.senserank.plot import plot_sweep, save_curves_plot
-        from lexprobe.benchmarks.senserank.results import corpus
-        from lexprobe.result_schema import model_name
-
-        if result.get("sweep"):
-            path = plot_sweep(result, folder / f"{stem}-layers.png")
-            return [(f"Sense ranking {corpus(result)} by layer: {model_name(result)}", Path(path))]
-        if not result["breakdowns"].get(corpus(result), {}).get("curves"):
-            return []
-        path = folder / f"{stem}.png"
-        save_curves_plot(result, path)
-        return [(f"Sense ranking precision at k: {model_name(result)}", path)]
-
-    @property
-    def failure_columns(self):  # type: ignore[override]
-        from lexprobe.benchmarks.senserank.results import FAILURE_COLUMNS
-
-        return FAILURE_COLUMNS
-
-    def failure_rows(self, result):
-        from lexprobe.benchmarks.senserank.results import failure_rows
-
-        return failure_rows(result)
+        return tab.tables(results)
 
     def format_result(self, result):
-        from lexprobe.benchmarks.senserank.console import format_report, format_sweep
+        return tab.format_result(result)
 
-        return format_sweep(result) if result.get("sweep") else format_report(result)
+    def failure_rows(self, result):
+        return res.failure_rows(result)
+
+    def figures(self, result, folder, stem):
+        if result.get("sweep"):
+            path = plot.plot_sweep(result, folder / f"{stem}-layers.png")
+            return [(f"Sense ranking {res.corpus(result)} by layer: {model_name(result)}", Path(path))]
+        if not result["breakdowns"].get(res.corpus(result), {}).get("curves"):
+            return []
+        plot.save_curves_plot(result, folder / f"{stem}.png")
+        return [(f"Sense ranking precision at k: {model_name(result)}", folder / f"{stem}.png")]
 
     def summary_tag(self, result):
         """The layer the vectors came from, as a hidden_states index (0 = embeddings, as the sweep tables
@@ -212,16 +145,30 @@ class SenseRank(Benchmark):
             return None
         return f"layer {index}" + (", the last" if model.get("layer") == -1 else "")
 
+    # --- the rest of the command line -------------------------------------------------------------------------
     def register_commands(self, sub):
-        from lexprobe.benchmarks.senserank.cli import register_commands
-
-        register_commands(sub)
-
-    #: ``lexprobe run``: instances sampled (docs/llm.md, "The main job")
-    run_samples: ClassVar[dict[str, int | None]] = {"quick": 1500, "full": 4000}
+        cli.register_commands(sub)
 
     def default_run(self, out_dir, part):
-        from lexprobe.benchmarks.senserank.cli import run_default
+        """``lexprobe run``'s part: whole SemCor lemmas, drawn with seed 0, until the database plus queries reach
+        ``part.sample`` instances (default ``DEFAULT_SAMPLE``); SemCor found as ``senserank eval`` finds it (the
+        data directory's, else the bundled sample, said in one line)."""
+        from lexprobe.benchmarks.evaluate import evaluate
+        from lexprobe.data.semcor import SAMPLE_NOTE, is_sample
+        from lexprobe.models import load_scorer
 
         self.likelihood_only(part)
-        return run_default(out_dir, part.model, part.sample, stem=part.stem("senserank-semcor"), options=part.options)
+        config = self.resolve_data(SenseConfig(corpus="semcor", max_instances=part.sample or DEFAULT_SAMPLE, seed=0))
+        out = Path(out_dir) / f"{part.stem('senserank-semcor')}.json"
+        result = evaluate(self, load_scorer(part.model, prefer="token", **part.options), config, out,
+                          items=self.load_items(config), model=part.model, items_from_config=True)
+        assert result is not None  # `lexprobe run` is one process (rank 0)
+        print(self.format_result(result))
+        print(f"wrote {out} and {result['plot']} ({result['timing']['seconds']:.1f} s)")
+        m, base = result["metrics"]["semcor"]["all"], result["baselines"]
+        return {"benchmark": "senserank", "task": "semcor-sample", "result": str(out),
+                "sample_data": SAMPLE_NOTE if is_sample(config.path) else None,
+                "metrics": {"queries": m.get("n", 0), "map50_paper": m.get("pooled"),
+                            "map50_paper_random": base["random"]["semcor"]["all"].get("pooled"),
+                            "map50_paper_oracle": base["oracle"]["semcor"]["all"].get("pooled"),
+                            "map50_per_query_ap": m.get("map")}}

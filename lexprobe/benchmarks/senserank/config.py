@@ -1,14 +1,17 @@
-"""Sense ranking's one config (``SenseConfig``): ``lexprobe senserank eval`` is derived from it, the
-similarity engine, the layer sweep and the API read it directly; ``validate`` is its one check."""
+"""Sense ranking's configs, declared once: ``SenseConfig`` (``lexprobe senserank eval`` is derived from it, the
+method and the API read it directly; ``validate`` is its one check) and ``FinetuneConfig`` (``senserank finetune``).
+Light on purpose (no torch): the CLI builds its parser from them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 from lexprobe.benchmarks.base import option
 from lexprobe.benchmarks.senserank.recipe import RECIPES
-from lexprobe.cli_common import non_negative_int, positive_int
-from lexprobe.errors import LexprobeError
+from lexprobe.cli_common import non_negative_int, positive_float, positive_int
+from lexprobe.errors import DataError, LexprobeError
+from lexprobe.outputs import OUTPUT_DIR
 
 CORPUS_CHOICES = ("semcor", "ontonotes", "pdep", "streusle")
 
@@ -76,34 +79,66 @@ MAX_LAYERS = 1024
 
 
 def parse_layers(text: str) -> list[int] | str:
-    """``all``, or comma-separated indices and ranges (``0,3,8-12,-1``) -> ints in the order given;
+    """``all``, or comma-separated indices and ranges (``0,3,8-12,-1``; ``-3--1``) -> ints in the order given;
     each index within +-MAX_LAYERS (checked against the model once it loads)."""
     if text.strip() == "all":
         return "all"
     out: list[int] = []
-    try:
-        for piece in text.split(","):
-            piece = piece.strip()
-            if "-" in piece[1:]:  # a range a-b (a leading minus is a negative index)
-                cut = piece.index("-", 1)
-                lo, hi = int(piece[:cut]), int(piece[cut + 1:])
-                if hi < lo:
-                    raise ValueError
-                _bounded(text, lo, hi)
-                out.extend(range(lo, hi + 1))
-            else:
-                out.append(_bounded(text, int(piece)))
-            if len(out) > MAX_LAYERS:
-                raise LexprobeError(f"--layers {text!r} names more than {MAX_LAYERS} layers; no model has that "
-                                    "many: use `all` or the model's indices")
-    except ValueError:
-        raise LexprobeError(f"--layers {text!r}: use `all` or indices and ranges like 0,4,8-12,-1") from None
+    for piece in text.split(","):
+        m = re.fullmatch(r"\s*(-?\d+)(?:-(-?\d+))?\s*", piece)
+        lo, hi = (int(m[1]), int(m[2] or m[1])) if m else (0, -1)
+        if hi < lo:
+            raise LexprobeError(f"--layers {text!r}: use `all` or indices and ranges like 0,4,8-12,-1")
+        if max(abs(lo), abs(hi)) > MAX_LAYERS:
+            raise LexprobeError(f"--layers {text!r}: layer {lo if abs(lo) > MAX_LAYERS else hi} does not exist in "
+                                f"any model (at most {MAX_LAYERS} hidden states); use `all` or the model's indices")
+        out.extend(range(lo, hi + 1))
+        if len(out) > MAX_LAYERS:
+            raise LexprobeError(f"--layers {text!r} names more than {MAX_LAYERS} layers; no model has that many: "
+                                "use `all` or the model's indices")
     return out
 
 
-def _bounded(text: str, *indices: int) -> int:
-    for index in indices:
-        if abs(index) > MAX_LAYERS:
-            raise LexprobeError(f"--layers {text!r}: layer {index} does not exist in any model (at most "
-                                f"{MAX_LAYERS} hidden states); use `all` or the model's indices")
-    return indices[0]
+#: ``--instances``: the paper's training sizes
+FINETUNE_SIZES = (100, 250, 500, 1000, 2500)
+
+
+@dataclass
+class FinetuneConfig:
+    """``senserank finetune``'s options, declared once: the command's flags are derived from them
+    (``benchmarks.options``), the API takes the same dataclass."""
+
+    model: str = option("all-MiniLM-L6-v2", "encoder to fine-tune", input=True)
+    instances: int = option(100, "training instances, equal numbers of nouns, verbs and prepositions", type=int,
+                            choices=FINETUNE_SIZES, required=True)
+    out: str = option("finetuned", "folder for the fine-tuned encoder", required=True, path=OUTPUT_DIR)
+    path: str | None = option(None, "STREUSLE 4.4 folder (default: the data directory, `lexprobe data fetch "
+                              "streusle`)", input=True)
+    epochs: int = option(40, "most training epochs", type=positive_int)
+    patience: int = option(3, "epochs without dev improvement before stopping", type=positive_int)
+    lr: float = option(2e-5, "learning rate", type=positive_float)
+    batch_size: int = option(16, "training batch size", type=positive_int)
+    device: str | None = option("auto", "auto, cpu, cuda or cuda:N")
+    seed: int = option(0, "seed of the sample and the training", type=non_negative_int)
+    max_length: int = option(256, cli=False)
+    dev_instances: int | None = option(None, cli=False)
+    #: paper | authors (all_experiments.sh: 33/33/33, fixed batches of 8, ...): RECIPES
+    recipe: str = option("paper", "paper: follow the paper's text; authors: reproduce the authors' released code",
+                         choices=tuple(RECIPES))
+    #: HuggingFace AdamW's default (the paper's optimiser) and the authors' code
+    weight_decay: float = option(0.0, cli=False)
+
+    def effective(self) -> "FinetuneConfig":
+        """The settings actually used: the authors' script fixes batch size, decay and patience."""
+        if recipe_of(self).authors_inoculation:
+            from lexprobe.benchmarks.senserank.finetune_authors import AUTHORS_BATCH_SIZE, AUTHORS_PATIENCE
+
+            return replace(self, batch_size=AUTHORS_BATCH_SIZE, weight_decay=0.0, patience=AUTHORS_PATIENCE)
+        return self
+
+
+def recipe_of(cfg: FinetuneConfig):
+    """The sense-ranking recipe object of ``cfg.recipe`` (``recipe.RECIPES``); one line for an unknown name."""
+    if cfg.recipe not in RECIPES:
+        raise DataError(f"unknown recipe {cfg.recipe!r} for fine-tuning; use {' or '.join(RECIPES)}")
+    return RECIPES[cfg.recipe]

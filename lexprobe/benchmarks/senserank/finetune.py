@@ -16,7 +16,7 @@ is seeded. The encoder is saved with ``save_pretrained`` (safetensors) plus its
 tokenizer, so ``senserank eval --model DIR`` loads it like any other model; the head
 and a training log are saved beside it.
 
-``recipe="authors"`` (``--recipe authors``; ``--protocol`` is its deprecated alias) follows the
+``recipe="authors"`` (``--recipe authors``) follows the
 authors' released script instead
 (``finetune_authors.py`` has the line-by-line reading): 33 nouns, verbs and
 prepositions whatever ``--instances`` says, taken in order from a seeded shuffle of
@@ -30,7 +30,7 @@ from __future__ import annotations
 import copy
 import json
 import random
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import Sequence
 
@@ -38,43 +38,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from lexprobe.benchmarks.senserank.config import FinetuneConfig, recipe_of
 from lexprobe.data.instances import SenseInstance, token_char_spans
 from lexprobe.errors import DataError, ModelError
-
-
-@dataclass
-class FinetuneConfig:
-    model: str = "all-MiniLM-L6-v2"
-    instances: int = 100
-    out: str = "finetuned"
-    path: str | None = None  # STREUSLE 4.4 root
-    epochs: int = 40
-    patience: int = 3
-    lr: float = 2e-5
-    batch_size: int = 16
-    device: str | None = None
-    seed: int = 0
-    max_length: int = 256
-    dev_instances: int | None = None
-    recipe: str = "paper"  # paper | authors (all_experiments.sh: 33/33/33, fixed batches of 8, ...): RECIPES
-    weight_decay: float = 0.0  # HuggingFace AdamW's default (the paper's optimiser) and the authors' code
-
-    def effective(self) -> "FinetuneConfig":
-        """The settings actually used: the authors' script fixes batch size, decay and patience."""
-        if recipe_of(self).authors_inoculation:
-            from lexprobe.benchmarks.senserank.finetune_authors import AUTHORS_BATCH_SIZE, AUTHORS_PATIENCE
-
-            return replace(self, batch_size=AUTHORS_BATCH_SIZE, weight_decay=0.0, patience=AUTHORS_PATIENCE)
-        return self
-
-
-def recipe_of(cfg: FinetuneConfig):
-    """The sense-ranking recipe object of ``cfg.recipe`` (``recipe.RECIPES``); one line for an unknown name."""
-    from lexprobe.benchmarks.senserank.recipe import RECIPES
-
-    if cfg.recipe not in RECIPES:
-        raise DataError(f"unknown recipe {cfg.recipe!r} for fine-tuning; use {' or '.join(RECIPES)}")
-    return RECIPES[cfg.recipe]
 
 
 def sample_balanced(instances: Sequence[SenseInstance], n: int, rng: random.Random,

@@ -139,33 +139,6 @@ def top_k_cosine(q: np.ndarray, pool: np.ndarray, k: int, device=None) -> tuple[
     return np.concatenate(tops), np.concatenate(vals)
 
 
-def rank_same_lemma(
-    database: Sequence[SenseInstance],
-    db_vectors: np.ndarray,
-    queries: Sequence[SenseInstance],
-    q_vectors: np.ndarray,
-    k: int = 50,
-    min_sense_count: int = 5,
-    match_pos: bool = False,
-    db_ok: np.ndarray | None = None,
-    q_ok: np.ndarray | None = None,
-    device=None,
-) -> RankingReport:
-    """Rank, for every eligible query, the same-lemma database instances by cosine.
-
-    Vectors need not be normalised (they are normalised here). Database instances
-    whose target did not align (``db_ok`` False) are not candidates. ``device``: see
-    ``top_k_cosine``.
-    """
-    report, pools, by_lemma = plan_ranking(database, queries, min_sense_count, match_pos, db_ok, q_ok)
-    for key, qidx in by_lemma.items():
-        pool = pools[key]
-        report.ranked.extend(rank_lemma(key, qidx, pool, np.asarray(q_vectors)[qidx], np.asarray(db_vectors)[pool],
-                                        queries, database, report.sense_freq, k, device))
-    report.ranked.sort(key=lambda r: r.query)
-    return report
-
-
 def _top_k(sims: np.ndarray, k: int) -> np.ndarray:
     """Column indices of the k largest per row, best first, ties by lower index."""
     n = sims.shape[1]
@@ -183,18 +156,3 @@ def _normalize(x: np.ndarray) -> np.ndarray:
     x = np.asarray(x, dtype=np.float32)
     norms = np.linalg.norm(x, axis=1, keepdims=True)
     return x / np.where(norms == 0, 1.0, norms)
-
-
-def brute_force_rank(database, db_vectors, query: SenseInstance, q_vector, k: int = 50, match_pos: bool = False):
-    """Reference ranking of one query (plain loops), for tests."""
-    key = lemma_key(query, match_pos)
-    qn = np.asarray(q_vector, dtype=np.float64)
-    qn = qn / (np.linalg.norm(qn) or 1.0)
-    scored = []
-    for i, d in enumerate(database):
-        if lemma_key(d, match_pos) != key:
-            continue
-        v = np.asarray(db_vectors[i], dtype=np.float64)
-        scored.append((-(v @ qn) / (np.linalg.norm(v) or 1.0), i))
-    scored.sort()
-    return [i for _, i in scored[:k]]

@@ -15,54 +15,7 @@ import numpy as np
 
 from lexprobe.benchmarks.base import Unit
 from lexprobe.metrics import retrieval as R
-from lexprobe.result_schema import from_v1, model_name
-
-METRICS = ("pooled", "map")
-
-
-def _slices(overall: dict, buckets: dict) -> tuple[dict, dict, dict]:
-    """(metrics, baselines, curves) of schema-1 summaries (``retrieval.summarize``) per slice."""
-    metrics: dict = {}
-    baselines: dict = {"random": {}, "oracle": {}}
-    curves: dict = {}
-    for name, s in list(buckets.items()) + [("all", overall)]:
-        ci = s.get("ci") or {}
-        n = s.get("queries", 0)
-        metrics[name] = {m: s.get(m) for m in METRICS if m in s} | {"n": n, "ci": {m: ci[m] for m in METRICS if m in ci}}
-        for base in ("random", "oracle"):
-            baselines[base][name] = {m: s.get(f"{m}_{base}") for m in METRICS if f"{m}_{base}" in s} | {
-                "n": n, "ci": {m: ci[f"{m}_{base}"] for m in METRICS if f"{m}_{base}" in ci}}
-        if s.get("curves"):
-            curves[name] = s["curves"]
-    return metrics, baselines, curves
-
-
-def upgrade(old: dict) -> dict:
-    """A schema-1 sense-ranking result (or layer sweep) in schema 2."""
-    corpus = str(old.get("task") or (old.get("config") or {}).get("corpus") or "corpus")
-    recipe = (old.get("config") or {}).get("protocol") or "paper"  # schema 1 named the recipe "protocol"
-    if isinstance(old.get("layers"), dict):
-        values = {}
-        for layer, r in old["layers"].items():
-            m, b, _ = _slices(r["metrics"], r.get("breakdowns", {}).get("buckets", {}))
-            values[str(layer)] = {"metrics": {corpus: m}, "baselines": {k: {corpus: v} for k, v in b.items()}}
-        best = values[str(old["best_layer"])]
-        sections = {"tasks": [corpus], "metrics": best["metrics"], "baselines": best["baselines"],
-                    "counts": old.get("counts") or {},
-                    "sweep": {"parameter": "layer", "values": values, "best": old["best_layer"]}}
-    else:
-        overall = dict(old.get("metrics") or {})
-        overall["curves"] = (old.get("breakdowns") or {}).get("overall_curves") or overall.get("curves")
-        m, b, curves = _slices(overall, (old.get("breakdowns") or {}).get("buckets", {}))
-        sections = {"tasks": [corpus], "metrics": {corpus: m}, "baselines": {k: {corpus: v} for k, v in b.items()},
-                    "breakdowns": {corpus: {"curves": curves}}, "counts": old.get("counts") or {},
-                    "instances": old.get("instances") or []}
-    model = old.get("model")
-    if isinstance(model, str):
-        embedder = (old.get("config") or {}).get("embedder")
-        old = dict(old, model=dict(embedder) if isinstance(embedder, dict) else {"name": model})
-        old["model"]["name"] = model
-    return from_v1(old, "senserank", sections, "similarity", recipe)
+from lexprobe.result_schema import model_name
 
 
 def corpus(result: dict) -> str:
@@ -150,19 +103,14 @@ def failure_rows(result: dict) -> list[dict]:
     for q in result["instances"]:
         hits, top = q.get("hits", ""), q.get("top", [])
         chosen = ", ".join(f"{'✓' if h == '1' else '✗'} {label}" for h, label in zip(hits, top))
-        ap, chance = q.get("ap", 0.0), _chance(q)
+        r, n = q.get("n_relevant"), q.get("n_candidates")  # R/N: a random order's mean precision
+        ap, chance = q.get("ap", 0.0), (r / n if r is not None and n else None)
         item = f"{q.get('lemma', '')}: {q['context']} ({q['id']})" if q.get("context") else f"{q.get('lemma', '')} ({q['id']})"
         rows.append({"task": corpus(result), "item": item, "gold": q.get("label", ""),
                      "chosen": chosen, "ok": ap >= chance if chance is not None else hits[:1] == "1",
                      "score": f"{100 * ap:.1f}" + (f" ({100 * chance:.1f})" if chance is not None else ""),
                      "model": model_name(result), "pos": q.get("pos", "")})
     return rows
-
-
-def _chance(query: dict) -> float | None:
-    """R/N of a query (same-sense instances among the lemma's candidates): a random order's mean precision."""
-    r, n = query.get("n_relevant"), query.get("n_candidates")
-    return r / n if r is not None and n else None
 
 
 def bucket_columns(result: dict) -> list[str]:

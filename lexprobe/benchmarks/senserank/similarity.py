@@ -1,51 +1,284 @@
-"""CWE similarity ranking: evaluate a model on a sense-annotated corpus.
+"""CWE similarity ranking: the ``similarity`` method, from a corpus to one record per query.
 
-Pipeline: read the corpus into ``SenseInstance``s -> D = train split, Q = the rest
--> drop query senses with fewer than ``min_sense_count`` instances in D -> embed
-every target (mean of subwords at one layer) -> rank same-lemma D instances by
-cosine -> one record per query (hits of the top 50, R, N, bucket); ``evaluate`` aggregates
-them (``results.py``: AP@50 and the paper's pooled precision, with exact random and oracle
-figures, overall and per (frequency x sense proportion) bucket).
+Pipeline: the corpus's ``SenseInstance``s -> D = train split, Q = the rest -> drop queries whose sense has
+fewer than ``min_sense_count`` instances in D -> a ``TokenVector`` request (``core.requests``: the mean of
+the target's subword vectors at a layer) per target -> rank same-lemma D instances by cosine (``ranking.py``)
+-> one record per query (hits of the top k, R, N, bucket), which ``results.py`` aggregates (AP@50 and the
+paper's pooled precision, exact random and oracle figures, per (frequency x sense proportion) bucket).
 
-Buckets (Table 1): ℓ is the query sense's frequency in D (``label_freq_in_train`` in
-the authors' code, which produced Table 1; ``bucket_by="lemma"``: the lemma's
-frequency, as the paper's text says); r = R / N, the share of the query's sense
-among its lemma's D instances. For OntoNotes the authors' lemmas carry their POS
-(``make_v``), so r = R / count(lemma+POS in D), while retrieval still pools every
-D instance of the lemma.
+Why a store: a million targets at 768 dimensions are 3 GB of float32 per layer, so each chunk of sentences
+is one engine call whose answers are appended to the memory-mapped store beside the output (``store.py``,
+``<out>.embeddings/``; a temporary folder without ``--out``) before the next is asked, and ranking reads one
+lemma's vectors at a time. Sentences are dealt to ranks by token count; an interruption loses at most one
+chunk per rank, and a rerun asks only for what the store lacks. The random baseline's vectors come from a
+seed and the sentence's identity (the request's ``sentence``), which the store's keys (token digests) do not
+hold: they stay in memory. A layer sweep (``--layers``) asks every swept layer in the same requests (one
+forward pass per sentence), stores rows ``[layers, dim]``, and ranks each layer as a single ``--layer L`` run,
+with its own resume log (``<out>.layer<L>.partial.jsonl``); layers are ``hidden_states`` indices (0 = embeddings).
+
+Buckets (Table 1): ℓ is the query sense's frequency in D (``label_freq_in_train`` in the authors' code, which
+produced Table 1; ``bucket_by="lemma"``: the lemma's, as the paper's text says); r = R / N, the share of the
+query's sense among its lemma's D instances. The authors' OntoNotes lemmas carry their POS (``make_v``), so
+there r = R / count(lemma+POS in D), while retrieval still pools every D instance of the lemma.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import shutil
 import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Annotated, Sequence, TypedDict
+from typing import Annotated, Any, Iterable, Sequence, TypedDict
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from lexprobe.benchmarks.base import Records
-from lexprobe.benchmarks.senserank.config import SenseConfig
+from lexprobe.benchmarks.base import Job, Method, Records, recorded
+from lexprobe.benchmarks.senserank.config import SenseConfig, parse_layers
 from lexprobe.benchmarks.senserank.ranking import RankedQuery, RankingReport, lemma_key, plan_ranking, rank_lemma
 from lexprobe.benchmarks.senserank.recipe import RECIPES
-from lexprobe.benchmarks.senserank.store import EmbeddingStore, sentence_digest
+from lexprobe.benchmarks.senserank.store import EmbeddingStore, StoreWriter, sentence_digest
 from lexprobe.cache import partial_path, resume_key
+from lexprobe.core.engine import Engine
+from lexprobe.core.requests import TokenVector
 from lexprobe.data.instances import SenseInstance
-from lexprobe.distributed import assign, barrier, broadcast, context, run_units, token_counts
+from lexprobe.distributed import assign, barrier, broadcast, context, remove_logs, run_units
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.metrics import retrieval as R
 from lexprobe.provenance import model_revision
 from lexprobe.validation import Rule
 
-CHUNK = 2048  # sentences per append to the embedding store (what an interruption can lose per rank)
+CHUNK = 2048  # sentences per engine call and store append (what an interruption can lose per rank)
 
 
 #: corpora whose sense proportion r divides by the lemma+POS count (the authors' lemma "make_v")
 RARITY_BY_LEMMA_POS = ("ontonotes",)
+
+
+class Similarity(Method):
+    name = "similarity"
+    requests = ((TokenVector,),)
+
+    def run(self, job: Job) -> Records | None:
+        return rank_senses(job)
+
+
+def rank_senses(job: Job) -> Records | None:
+    """The method's run (the pipeline above): one record per query, or a sweep's per-layer sections."""
+    cfg, scorer, out = job.config, job.scorer, job.out
+    t0 = time.time()
+    layers = asked_layers(cfg, scorer)
+    instances, pdep_counts = job.items, None
+    if cfg.corpus == "pdep":  # the paper's 48 prepositions and sense filters (PDEP corpus rules)
+        from lexprobe.data.pdep_rules import filter_pdep_instances
+
+        instances, pdep_counts = filter_pdep_instances(instances)
+        if not instances:
+            raise DataError("no PDEP instance passes the corpus rules (48 prepositions, sense filters)")
+    database, queries, info = select_instances(instances, cfg)
+    if pdep_counts is not None:
+        info["pdep_rules"] = dict(pdep_counts)
+    t_read = time.time() - t0
+    if out is None and context().enabled:
+        raise LexprobeError("a distributed sense-ranking run needs --out on a filesystem every rank sees")
+    t1 = time.time()
+    # queries whose sense is too rare in D are never ranked: do not spend time encoding them
+    key = lambda x: lemma_key(x, cfg.match_pos)  # noqa: E731
+    db_senses: dict = defaultdict(int)
+    for d in database:
+        db_senses[(key(d), d.label)] += 1
+    embedded_q = np.array([db_senses[(key(q), q.label)] >= cfg.min_sense_count for q in queries], dtype=bool)
+    targets = list(database) + [q for q, e in zip(queries, embedded_q) if e]
+    words_alone = job.recipe.words_alone
+    identity = store_identity(scorer, layers, words_alone)
+    sweep = cfg.layers is not None
+    per_layer: dict[int, Records] = {}
+    with tempfile.TemporaryDirectory(prefix="lexprobe-embeddings-") as tmp:
+        store: Any
+        if getattr(scorer, "kind", None) == "random":  # drawn from a seed on the fly: nothing worth storing
+            store = InMemoryVectors(identity)
+            locations, ok, stats = store.ask(scorer, targets, layers[0], words_alone)
+        else:
+            store = EmbeddingStore(store_path(out) if out is not None else Path(tmp) / "store", identity)
+            chunk = 4 * int(getattr(scorer, "batch_size", 32) or 32) if sweep else CHUNK
+            locations, ok, stats = embed_to_store(scorer, targets, store, layers, words_alone, job.progress, chunk)
+        t_embed = time.time() - t1
+        db_ok = ok[: len(database)]
+        q_loc = np.zeros((len(queries), 2), dtype=np.int64)
+        q_loc[embedded_q] = locations[len(database):]
+        q_ok = np.ones(len(queries), dtype=bool)  # queries dropped as rare are not "unaligned"
+        q_ok[embedded_q] = ok[len(database):]
+        for row, layer in enumerate(layers):
+            t2 = time.time()
+            report = rank_from_store(cfg, store, database, locations[: len(database)], db_ok, queries, q_loc, q_ok,
+                                     device=ranking_device(scorer), layer=row, run_key=job.key,
+                                     log_base=partial_path(out, _stage(layer) if sweep else None) if out else None)
+            if report is None:  # another rank than 0: rank 0 writes the result
+                return None
+            per_layer[layer] = query_records(cfg, database, queries, report, info, db_ok=db_ok, timing={
+                "read_s": t_read, "embed_s": t_embed, "rank_s": time.time() - t2, "total_s": time.time() - t0})
+            per_layer[layer].counts.update(stats)
+    if not sweep:
+        return per_layer[layers[0]]
+    config = recorded(cfg)  # each layer's records aggregated as a single run's
+    values = {str(layer): {k: v for k, v in job.benchmark.sections(records, "similarity", config).items()
+                           if k in ("metrics", "baselines")} for layer, records in per_layer.items()}
+    best = max(layers, key=lambda x: (values[str(x)]["metrics"][cfg.corpus]["all"].get("pooled") or 0.0, -x))
+    first = per_layer[layers[0]]
+    return Records([], items=first.items, counts=first.counts, tasks=[cfg.corpus],
+                   timing={"total_s": round(time.time() - t0, 2)},
+                   sections={**values[str(best)], "breakdowns": {},
+                             "sweep": {"parameter": "layer", "values": values, "best": best}})
+
+
+def asked_layers(cfg: SenseConfig, scorer: Any) -> list[int]:
+    """The hidden_states indices asked, checked against the model before any work: ``--layer``'s, or each of a
+    sweep's (``--layers``, in the order given, repeats dropped)."""
+    index = getattr(scorer, "layer_index", None)  # a transformer's layers (the random baseline has none)
+    if cfg.layers is None:
+        return [index(cfg.layer) if index else cfg.layer]
+    if index is None:
+        raise LexprobeError(f"--layers sweeps a transformer's hidden states; model {getattr(scorer, 'name', '?')!r} "
+                            "has no layers (random scores or static vectors): drop --layers or pass a transformer")
+    if context().enabled:
+        raise LexprobeError("a layer sweep runs in one process; start it without torchrun")
+    wanted = parse_layers(cfg.layers)
+    return list(dict.fromkeys(index(x) for x in (range(scorer.n_layers + 1) if wanted == "all" else wanted)))
+
+
+def _stage(layer: int) -> str:
+    return f"layer{layer}"
+
+
+def clean_sweep(out: str | Path, layers: Iterable, keep_embeddings: bool = False) -> None:
+    """The result is written: remove the sweep's per-layer resume logs and (unless kept) its store."""
+    for layer in layers:
+        remove_logs(partial_path(out, _stage(int(layer))))
+    if not keep_embeddings:
+        shutil.rmtree(store_path(out), ignore_errors=True)
+
+
+def store_path(out: str | Path) -> Path:
+    """The embedding store beside the output: ``<out>.embeddings/``."""
+    return Path(str(out) + ".embeddings")
+
+
+def store_identity(scorer: Any, layers: list[int], words_alone: bool) -> dict:
+    """What a stored vector depends on: the weights, the layers of a row, the tokenisation, max length and dtype."""
+    describe = scorer.describe() if hasattr(scorer, "describe") else {}
+    path = getattr(scorer, "path", None) or describe.get("name", "")
+    return {"model": model_revision(str(path)), "layers": layers, "words_alone": words_alone,
+            "embedder": {k: v for k, v in describe.items() if k not in ("layer", "hidden_states_index", "words_alone")},
+            "dtype": str(getattr(getattr(scorer, "model", None), "dtype", "float32"))}
+
+
+def ranking_device(scorer: Any):
+    """The model's GPU, if it has one; None ranks with numpy on the CPU."""
+    dev = getattr(scorer, "device", None)
+    return dev if dev is not None and getattr(dev, "type", "cpu") == "cuda" else None
+
+
+class InMemoryVectors:
+    """``EmbeddingStore``'s reading side over an array (one row per target, writer 0): the random baseline's."""
+
+    def __init__(self, identity: dict):
+        self.identity, self.vectors = identity, np.zeros((0, 0), dtype=np.float32)
+
+    def ask(self, scorer: Any, targets: Sequence[SenseInstance], layer: int, words_alone: bool):
+        """Every target's vector (seeded by its document and sentence ids too); locations, aligned, stats."""
+        answers = Engine(scorer)([TokenVector(tuple(t.tokens), t.index, layer, words_alone, (t.doc_id, t.sent_id))
+                                  for t in targets])
+        self.vectors = np.array(answers, dtype=np.float32) if answers else np.zeros((0, 1), dtype=np.float32)
+        locations = np.stack([np.zeros(len(targets), np.int64), np.arange(len(targets))], axis=1)
+        stats = {"sentences_encoded": len({t.sentence_key for t in targets}), "sentences_from_store": 0}
+        return locations, np.ones(len(targets), dtype=bool), stats
+
+    def fetch(self, locations: np.ndarray, layer: int = 0) -> np.ndarray:
+        return self.vectors[np.asarray(locations, dtype=np.int64).reshape(-1, 2)[:, 1]]
+
+
+def embed_to_store(scorer: Any, targets: Sequence[SenseInstance], store: EmbeddingStore, layers: list[int],
+                   words_alone: bool, progress: bool = True, chunk: int = CHUNK):
+    """Ask the vectors of every distinct sentence not yet in ``store``; returns (writer, row) per target, aligned
+    flags, stats. Sentences are dealt to ranks by token count; each chunk of ``chunk`` sentences is one engine
+    call (a fresh engine: the answers go to the store, not to a memo) appended to the rank's files at once."""
+    ctx = context()
+    sentences: dict[str, tuple[tuple[str, ...], set]] = {}
+    digests = []
+    for t in targets:
+        d = sentence_digest(t.tokens)
+        digests.append(d)
+        sentences.setdefault(d, (tuple(t.tokens), set()))[1].add(t.index)
+    pending = None
+    if ctx.is_main:
+        store.prepare()
+        store.load_index()
+        pending = []
+        for d, (_, idx) in sentences.items():
+            stored = set(store.entries[d][2]) if d in store.entries else set()
+            if not idx <= stored:  # a stored sentence missing a target is embedded again with all of them
+                pending.append((d, sorted(idx | stored)))
+    pending = broadcast(pending)
+    jobs = [(sentences[d][0], idx) for d, idx in pending]
+    costs = Engine(scorer).costs([" ".join(tokens) for tokens, _ in jobs])
+    mine = [jobs[i] for i in assign(costs, ctx.world_size)[ctx.rank]]
+    mine.sort(key=lambda j: (-len(" ".join(j[0])), j))  # longest first: similar lengths share a batch
+    writer = store.writer(ctx.rank)
+    bar = tqdm(total=len(mine), unit="sent", desc="encoding", disable=not (progress and ctx.is_main), leave=False)
+    held: list = []
+    try:
+        for start in range(0, len(mine), chunk):
+            part = mine[start : start + chunk]
+            answers = Engine(scorer)([TokenVector(tokens, i, layer, words_alone)
+                                      for tokens, idx in part for i in idx for layer in layers])
+            held = _append(writer, held + _per_sentence(part, answers, len(layers)))
+            bar.update(len(part))
+        _append(writer, held, final=True)
+    finally:
+        writer.close()
+        bar.close()
+    barrier()
+    store.load_index()
+    if pending and not all(d in store.entries for d, _ in pending):
+        raise LexprobeError(f"embeddings written by other ranks are not visible in {store.root}; "
+                            "put --out on a filesystem every rank sees")
+    locations = np.zeros((len(targets), 2), dtype=np.int64)
+    ok = np.zeros(len(targets), dtype=bool)
+    for i, (t, d) in enumerate(zip(targets, digests)):
+        writer_id, row, targets_in, flags = store.entries[d]
+        j = targets_in.index(t.index)
+        locations[i] = (writer_id, row + j)
+        ok[i] = flags[j] == "1"
+    stats = {"sentences_encoded": len(pending), "sentences_from_store": len(sentences) - len(pending)}
+    return locations, ok, stats
+
+
+def _per_sentence(part: list, answers: list, n_layers: int) -> list:
+    """(tokens, targets, per target its answers at each layer) of each sentence of a chunk, in order."""
+    out, at = [], 0
+    for tokens, idx in part:
+        out.append((tokens, idx, [answers[at + j * n_layers: at + (j + 1) * n_layers] for j in range(len(idx))]))
+        at += len(idx) * n_layers
+    return out
+
+
+def _append(writer: StoreWriter, done: list, final: bool = False) -> list:
+    """Write the sentences of ``done`` (a target without a vector, unaligned, gets a row of zeros); held back
+    (returned) while neither the store nor any answer has given the vectors' size, unless ``final`` (a rank
+    whose every target is unaligned: rows of size 1, never read)."""
+    sizes = [a.shape[-1] for _, _, per in done for answers in per for a in answers if a is not None]
+    dim = writer.shape[-1] if writer.shape else (sizes[0] if sizes else (1 if final else None))
+    if dim is None or not done:
+        return done
+    zeros = np.zeros(dim, dtype=np.float32)
+    writer.append([tokens for tokens, _, _ in done], [idx for _, idx, _ in done],
+                  [np.array([[zeros if a is None else a for a in answers] for answers in per], dtype=np.float32)
+                   for _, _, per in done],
+                  [np.array([answers[0] is not None for answers in per]) for _, _, per in done])
+    return []
 
 
 def split_database_queries(instances: Sequence[SenseInstance]) -> tuple[list, list]:
@@ -124,154 +357,6 @@ def load_instances(cfg: SenseConfig) -> list[SenseInstance]:
     from lexprobe.data.corpora import load_corpus
 
     return load_corpus(cfg.corpus, cfg.path, seed=cfg.seed)
-
-
-def store_path(out: str | Path) -> Path:
-    """The embedding store beside the output: ``<out>.embeddings/``."""
-    return Path(str(out) + ".embeddings")
-
-
-def rank_senses(cfg: SenseConfig, instances, embedder, progress: bool, out: str | Path | None, run_key=None,
-                store_row: int = 0, log_stage: str | None = None, store_chunk: int | None = None) -> Records | None:
-    """The method's run: embed, rank, one record per query (the pipeline above). ``run_key``: the resume key's
-    maker (``Job.key``). ``store_row``, ``log_stage``, ``store_chunk``: a layer sweep's vectors of every layer
-    share one store (row ``store_row`` is this layer), each layer's rankings have their own log, appended in
-    small chunks."""
-    ctx = context()
-    t0 = time.time()
-    pdep_counts = None
-    if cfg.corpus == "pdep":  # the paper's 48 prepositions and sense filters (PDEP corpus rules)
-        from lexprobe.data.pdep_rules import filter_pdep_instances
-
-        instances, pdep_counts = filter_pdep_instances(instances)
-        if not instances:
-            raise DataError("no PDEP instance passes the corpus rules (48 prepositions, sense filters)")
-    database, queries, info = select_instances(instances, cfg)
-    if pdep_counts is not None:
-        info["pdep_rules"] = dict(pdep_counts)
-    t_read = time.time() - t0
-    if out is None and ctx.enabled:
-        raise LexprobeError("a distributed sense-ranking run needs --out on a filesystem every rank sees")
-    t1 = time.time()
-    # queries whose sense is too rare in D are never ranked: do not spend time encoding them
-    key = lambda x: lemma_key(x, cfg.match_pos)  # noqa: E731
-    db_senses: dict = defaultdict(int)
-    for d in database:
-        db_senses[(key(d), d.label)] += 1
-    embedded_q = np.array([db_senses[(key(q), q.label)] >= cfg.min_sense_count for q in queries], dtype=bool)
-    targets = list(database) + [q for q, e in zip(queries, embedded_q) if e]
-    with tempfile.TemporaryDirectory(prefix="lexprobe-embeddings-") as tmp:
-        identity = embedder_identity(embedder)
-        if hasattr(embedder, "encode_jobs"):
-            store = EmbeddingStore(store_path(out) if out is not None else Path(tmp) / "store", identity)
-            locations, ok, stats = embed_to_store(embedder, targets, store, progress, chunk=store_chunk or CHUNK)
-        else:  # e.g. the random baseline: vectors made on the fly, nothing worth storing
-            emb = embedder.embed(targets, progress=progress)
-            # the reading side of a store, over an array
-            store = InMemoryVectors(emb.vectors, identity)  # type: ignore[assignment]
-            locations = np.stack([np.zeros(len(targets), np.int64), np.arange(len(targets))], axis=1)
-            ok, stats = emb.ok, {"sentences_encoded": len({t.sentence_key for t in targets}), "sentences_from_store": 0}
-        t_embed = time.time() - t1
-        db_ok = ok[: len(database)]
-        q_loc = np.zeros((len(queries), 2), dtype=np.int64)
-        q_loc[embedded_q] = locations[len(database):]
-        q_ok = np.ones(len(queries), dtype=bool)  # queries dropped as rare are not "unaligned"
-        q_ok[embedded_q] = ok[len(database):]
-        t2 = time.time()
-        report = rank_from_store(cfg, store, database, locations[: len(database)], db_ok, queries, q_loc, q_ok,
-                                 device=ranking_device(embedder),
-                                 log_base=partial_path(out, log_stage) if out else None, layer=store_row,
-                                 run_key=run_key)
-    if report is None:  # another rank than 0: rank 0 writes the result
-        return None
-    t_rank = time.time() - t2
-    records = query_records(cfg, database, queries, report, info,
-                            timing={"read_s": t_read, "embed_s": t_embed, "rank_s": t_rank,
-                                    "total_s": time.time() - t0}, db_ok=db_ok)
-    records.counts.update(sentences_encoded=stats["sentences_encoded"],
-                          sentences_from_store=stats["sentences_from_store"])
-    return records
-
-
-class InMemoryVectors:
-    """``EmbeddingStore``'s reading side over an array (one row per target, writer 0)."""
-
-    def __init__(self, vectors: np.ndarray, identity: dict):
-        self.vectors, self.identity = np.asarray(vectors, dtype=np.float32), identity
-
-    def fetch(self, locations: np.ndarray, layer: int = 0) -> np.ndarray:
-        return self.vectors[np.asarray(locations, dtype=np.int64).reshape(-1, 2)[:, 1]]
-
-
-def embedder_identity(embedder) -> dict:
-    """What a stored vector depends on: the weights, the layer(s), max length and dtype."""
-    describe = embedder.describe() if hasattr(embedder, "describe") else {}
-    path = getattr(embedder, "path", None) or describe.get("name", "")
-    model = getattr(embedder, "model", None)
-    return {"model": model_revision(str(path)), "embedder": describe,
-            "dtype": str(getattr(model, "dtype", "float32"))}
-
-
-def ranking_device(embedder):
-    """The embedder's GPU, if it has one; None ranks with numpy on the CPU."""
-    dev = getattr(embedder, "device", None)
-    return dev if dev is not None and getattr(dev, "type", "cpu") == "cuda" else None
-
-
-def embed_to_store(embedder, targets: Sequence[SenseInstance], store: EmbeddingStore, progress: bool = True,
-                   chunk: int = CHUNK):
-    """Embed every distinct sentence not yet in ``store``; returns (writer, row) per target, aligned flags, stats.
-
-    Sentences are dealt to ranks by token count and appended to each rank's files in
-    chunks of ``chunk`` sentences, so an interruption loses at most one chunk per rank.
-    """
-    ctx = context()
-    sentences: dict[str, tuple[tuple[str, ...], set]] = {}
-    digests = []
-    for t in targets:
-        d = sentence_digest(t.tokens)
-        digests.append(d)
-        sentences.setdefault(d, (tuple(t.tokens), set()))[1].add(t.index)
-    pending = None
-    if ctx.is_main:
-        store.prepare()
-        store.load_index()
-        pending = []
-        for d, (_, idx) in sentences.items():
-            stored = set(store.entries[d][2]) if d in store.entries else set()
-            if not idx <= stored:  # a stored sentence missing a target is embedded again with all of them
-                pending.append((d, sorted(idx | stored)))
-    pending = broadcast(pending)
-    jobs = [(sentences[d][0], idx) for d, idx in pending]
-    costs = token_counts(embedder, [" ".join(tokens) for tokens, _ in jobs])
-    mine = [jobs[i] for i in assign(costs, ctx.world_size)[ctx.rank]]
-    mine.sort(key=lambda j: (-len(" ".join(j[0])), j))  # longest first: similar lengths share a batch
-    writer = store.writer(ctx.rank)
-    bar = tqdm(total=len(mine), unit="sent", desc="encoding", disable=not (progress and ctx.is_main), leave=False)
-    try:
-        for start in range(0, len(mine), chunk):
-            part = mine[start : start + chunk]
-            encoded = embedder.encode_jobs([(tokens, list(idx)) for tokens, idx in part])
-            writer.append([sentence_digest(tokens) for tokens, _ in part], [idx for _, idx in part],
-                          [v for v, _ in encoded], [m for _, m in encoded])
-            bar.update(len(part))
-    finally:
-        writer.close()
-        bar.close()
-    barrier()
-    store.load_index()
-    if pending and not all(d in store.entries for d, _ in pending):
-        raise LexprobeError(f"embeddings written by other ranks are not visible in {store.root}; "
-                            "put --out on a filesystem every rank sees")
-    locations = np.zeros((len(targets), 2), dtype=np.int64)
-    ok = np.zeros(len(targets), dtype=bool)
-    for i, (t, d) in enumerate(zip(targets, digests)):
-        writer_id, row, targets_in, flags = store.entries[d]
-        j = targets_in.index(t.index)
-        locations[i] = (writer_id, row + j)
-        ok[i] = flags[j] == "1"
-    stats = {"sentences_encoded": len(pending), "sentences_from_store": len(sentences) - len(pending)}
-    return locations, ok, stats
 
 
 class RankedRecord(TypedDict):

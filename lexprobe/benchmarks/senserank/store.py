@@ -40,7 +40,7 @@ def sentence_digest(tokens: Sequence[str]) -> str:
 
 
 class EmbeddingStore:
-    """Rows of target vectors in per-writer files; ``lookup`` and ``fetch`` read them back."""
+    """Rows of target vectors in per-writer files; ``entries`` (by sentence digest) and ``fetch`` read them back."""
 
     def __init__(self, root: str | Path, identity: dict[str, Any]):
         self.root = Path(root)
@@ -90,15 +90,6 @@ class EmbeddingStore:
                 if row + len(targets) <= rows and (old is None or len(targets) > len(old[2])):
                     self.entries[digest] = (writer, row, targets, ok)  # the entry with most targets
         return self
-
-    def lookup(self, tokens: Sequence[str], target: int) -> tuple[int, int, bool] | None:
-        """(writer, row, aligned) of a target, or None if its sentence is not stored."""
-        entry = self.entries.get(sentence_digest(tokens))
-        if entry is None or target not in entry[2]:
-            return None
-        writer, row, targets, ok = entry
-        j = targets.index(target)
-        return writer, row + j, ok[j] == "1"
 
     def fetch(self, locations: np.ndarray, layer: int = 0) -> np.ndarray:
         """float32 vectors at ``layer`` of the rows at ``locations`` (an (n, 2) array of writer, row)."""

@@ -1,10 +1,24 @@
-"""Sense ranking's report tables: Table 1 per corpus (model, random, oracle per bucket) and layer sweeps."""
+"""Sense ranking's tables: Table 1 per corpus (model, random, oracle per bucket) and layer sweeps, for the report
+and, the same tables, for the console (``format_result``)."""
 
 from __future__ import annotations
 
 from lexprobe.benchmarks.senserank.results import corpus, sweep_rows
+from lexprobe.reporting import format_table, wrap_text
 from lexprobe.result_schema import model_name
-from lexprobe.tables import Table, baseline_label, by_group, cell, digest, label, name_counts, vs_random
+from lexprobe.tables import (
+    FLAG_MARK,
+    Cell,
+    Table,
+    baseline_label,
+    by_group,
+    cell,
+    digest,
+    flag_notes,
+    label,
+    name_counts,
+    vs_random,
+)
 
 #: the two figures of a bucket table, named apart (both are called "MAP@50" somewhere): title, one sentence
 METRICS = {
@@ -91,3 +105,25 @@ def outside_buckets(result: dict) -> str:
            "the bucket edges" if single else "outside the bucket edges")
     return (f"The buckets hold {in_buckets} of the {total} queries; the other {left} are counted only in "
             f"\"all\": {why}.")
+
+
+def format_result(result: dict) -> str:
+    """What the CLI prints after a run: this result's tables (``tables``; figures without their intervals), each
+    with its remarks and flags, and what the run counted."""
+    def text(c) -> str:
+        if isinstance(c, Cell):
+            return c.main() + (f" {FLAG_MARK}" if c.flags else "")
+        return "" if c is None else (c.text() if hasattr(c, "text") else str(c))
+
+    name = model_name(result)  # in each title too: a long name wraps inside its row's cell
+    blocks = [[format_table(t.headers, [[text(c) for c in row] for row in t.rows],
+                            title=t.title if name in t.title else f"{t.title}, {name}")]
+              + [wrap_text(line) for line in t.remarks + flag_notes(t)] for t in tables([result])]
+    if not result.get("sweep"):
+        c = result["counts"]
+        blocks[-1].append(wrap_text(
+            f"D={c['database']} instances ({c['lemmas_in_database']} lemmas), Q={c['queries']} -> "
+            f"{c['ranked_queries']} ranked; dropped {c['dropped_rare_sense']} queries whose sense has "
+            f"<{result['config']['min_sense_count']} instances in D, {c['dropped_unaligned']} unaligned queries, "
+            f"{c['database_unaligned']} unaligned D targets."))
+    return "\n\n".join("\n".join(block) for block in blocks)

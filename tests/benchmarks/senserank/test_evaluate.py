@@ -8,10 +8,10 @@ import pytest
 
 from lexprobe.benchmarks.evaluate import evaluate
 from lexprobe.benchmarks.senserank.config import SenseConfig
-from lexprobe.benchmarks.senserank.console import format_report
 from lexprobe.benchmarks.senserank.plot import save_curves_plot
 from lexprobe.data.instances import SenseInstance
 from lexprobe.metrics import retrieval as R
+from lexprobe.benchmarks.registry import get
 from lexprobe.models import load_scorer
 
 CONTEXTS = {
@@ -55,8 +55,8 @@ def test_evaluate_end_to_end(tiny_bert, tmp_path):
     cell = "l<500 0.25<=r<1"
     assert m[cell]["n"] == 4 and result["baselines"]["random"]["synthetic"][cell]["pooled"] == pytest.approx(0.5)
     assert result["baselines"]["oracle"]["synthetic"][cell]["pooled"] == pytest.approx(1.0)
-    text = format_report(result)
-    assert "Baseline" in text and "Oracle" in text and "l>=500 r<0.25" in text
+    text = get("senserank").format_result(result)  # the report's tables as console text
+    assert "Random (exact)" in text and "Oracle" in text and "l>=500 r<0.25" in text
     png = tmp_path / "curves.png"
     save_curves_plot(result, png)
     assert png.stat().st_size > 1000

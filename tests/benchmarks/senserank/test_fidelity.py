@@ -1,7 +1,6 @@
 """Sense ranking vs the paper and the authors' code: buckets, OntoNotes, recipe choices."""
 
 import random
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -9,24 +8,7 @@ import pytest
 from lexprobe.benchmarks.evaluate import evaluate
 from lexprobe.benchmarks.senserank.config import SenseConfig
 from lexprobe.data.instances import SenseInstance
-
-
-class LabelEmbedder:
-    """Each sense gets its own direction: a perfect ranker, no model needed."""
-
-    def __init__(self):
-        self.dirs = {}
-
-    def describe(self):
-        return {"name": "labels"}
-
-    def embed(self, instances, progress=False):
-        for i in instances:
-            self.dirs.setdefault(i.label, len(self.dirs))
-        vectors = np.zeros((len(instances), max(1, len(self.dirs))), dtype=np.float32)
-        for row, i in enumerate(instances):
-            vectors[row, self.dirs[i.label]] = 1.0
-        return SimpleNamespace(vectors=vectors, ok=np.ones(len(instances), bool))
+from tests.standins.token_vector import TokenVectorOnly  # any vectors: the counts and buckets checked are theirs
 
 
 def _many(lemma, label, n, split, pos="n", query=True):
@@ -48,8 +30,8 @@ def _by_label(result):
 
 
 def test_bucket_by_sense_frequency_hand_checked():
-    sense = evaluate("senserank", LabelEmbedder(), SenseConfig(corpus="synthetic"), items=_corpus(), progress=False)
-    lemma = evaluate("senserank", LabelEmbedder(), SenseConfig(corpus="synthetic", bucket_by="lemma"), items=_corpus(), progress=False)
+    sense = evaluate("senserank", TokenVectorOnly(), SenseConfig(corpus="synthetic"), items=_corpus(), progress=False)
+    lemma = evaluate("senserank", TokenVectorOnly(), SenseConfig(corpus="synthetic", bucket_by="lemma"), items=_corpus(), progress=False)
     s, m = _by_label(sense), _by_label(lemma)
     assert (s["bank_2"]["n_relevant"], s["bank_2"]["n_candidates"]) == (10, 520)
     assert s["bank_2"]["bucket"] == "l<500 r<0.25" and m["bank_2"]["bucket"] == "l>=500 r<0.25"
@@ -89,7 +71,7 @@ def test_ontonotes_nota_in_d_pos_rarity_and_any_tag(tmp_path):
     assert len(nota) == 4 and not any(i.query for i in nota)  # kept, but never a query
     assert [(i.pos, i.label) for i in insts if i.lemma == "fast"] == [("x", "fast_x_1.0")]
 
-    result = evaluate("senserank", LabelEmbedder(), SenseConfig(corpus="ontonotes", min_sense_count=1), items=insts, progress=False)
+    result = evaluate("senserank", TokenVectorOnly(), SenseConfig(corpus="ontonotes", min_sense_count=1), items=insts, progress=False)
     (q,) = result["instances"]  # the NOTA query is skipped; the file_n_1.0 one is ranked
     assert q["label"] == "file_n_1.0" and result["counts"]["not_query_senses"] == 1
     # retrieval pools the lemma over both POS and the NOTA instances: N = 6 + 6 + 3
@@ -97,7 +79,7 @@ def test_ontonotes_nota_in_d_pos_rarity_and_any_tag(tmp_path):
     # r = R / count(lemma+POS) = 6 / (6 + 3): NOTA senses count in the frequencies
     assert q["rarity"] == pytest.approx(6 / 9)
     # other corpora: r = R / N
-    other = evaluate("senserank", LabelEmbedder(), SenseConfig(corpus="synthetic", min_sense_count=1), items=insts, progress=False)
+    other = evaluate("senserank", TokenVectorOnly(), SenseConfig(corpus="synthetic", min_sense_count=1), items=insts, progress=False)
     assert other["instances"][0]["rarity"] == pytest.approx(6 / 15)
 
 

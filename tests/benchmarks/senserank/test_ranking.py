@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lexprobe.benchmarks.senserank import ranking
-from lexprobe.benchmarks.senserank.ranking import brute_force_rank, rank_same_lemma
+from tests.benchmarks.senserank.reference import brute_force_rank, rank_same_lemma
 from lexprobe.data.instances import SenseInstance
 
 

@@ -11,7 +11,7 @@ from lexprobe.benchmarks.evaluate import evaluate
 from lexprobe.benchmarks.senserank.config import SenseConfig
 from lexprobe.data import semcor
 from lexprobe.data.instances import SenseInstance
-from tests.benchmarks.senserank.test_fidelity import LabelEmbedder
+from tests.standins.token_vector import TokenVectorOnly
 from tests.data.test_semcor import _archive, _naf
 
 
@@ -93,13 +93,13 @@ def test_pool_by_synset_and_rarity_by_lemma_name_hand_checked():
              + _many("say.v.02_say", 4, "train") + _many("such.s.00", 5, "train")
              + _many("state.v.01_say", 1, "test") + _many("such.s.00", 1, "test", query=False))
     cfg = SenseConfig(corpus="semcor", recipe="authors", min_sense_count=1)
-    result = evaluate("senserank", LabelEmbedder(), cfg, items=insts, progress=False)
+    result = evaluate("senserank", TokenVectorOnly(), cfg, items=insts, progress=False)
     (q,) = result["instances"]
     assert result["counts"]["not_query_senses"] == 1
     assert (q["label"], q["n_candidates"], q["n_relevant"]) == ("state.v.01_say", 8, 6)
     assert q["rarity"] == pytest.approx(6 / 10)
     # the same instances under the paper's recipe: r = R / N
-    paper = evaluate("senserank", LabelEmbedder(), SenseConfig(corpus="semcor", min_sense_count=1), items=insts, progress=False)
+    paper = evaluate("senserank", TokenVectorOnly(), SenseConfig(corpus="semcor", min_sense_count=1), items=insts, progress=False)
     assert paper["instances"][0]["rarity"] == pytest.approx(6 / 8)
 
 

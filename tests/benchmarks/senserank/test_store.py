@@ -9,11 +9,12 @@ import pytest
 from lexprobe.benchmarks.evaluate import evaluate
 from lexprobe.benchmarks.senserank import similarity as se
 from lexprobe.benchmarks.senserank.config import SenseConfig
-from lexprobe.benchmarks.senserank.ranking import rank_same_lemma, top_k_cosine
-from lexprobe.benchmarks.senserank.store import EmbeddingStore
+from lexprobe.benchmarks.senserank.ranking import top_k_cosine
+from lexprobe.benchmarks.senserank.store import EmbeddingStore, sentence_digest
 from lexprobe.errors import OutputBusyError
 from lexprobe.cache import partial_path
 from lexprobe.models import load_scorer
+from tests.benchmarks.senserank.reference import rank_same_lemma
 from tests.distributed_cases import sense_instances
 
 ID = {"model": "sha256:x", "embedder": {"layer": -1}, "dtype": "torch.float32"}
@@ -33,8 +34,8 @@ def test_store_round_trip_multi_layer_and_tail_repair(tmp_path):
         store.writer(0)
     w.close()
     store.load_index()
-    assert store.lookup(("a", "b"), 1)[1:] == (1, False) and store.lookup(("c",), 0) == (0, 2, True)
-    assert store.lookup(("a", "b"), 5) is None and store.lookup(("z",), 0) is None
+    assert store.entries[sentence_digest(("a", "b"))] == (0, 0, (0, 1), "10")  # writer, first row, targets, aligned
+    assert store.entries[sentence_digest(("c",))] == (0, 2, (0,), "1") and sentence_digest(("z",)) not in store.entries
     np.testing.assert_array_equal(store.fetch([[0, 2], [0, 0]], layer=1), [_rows(1, start=100)[0, 1], _rows(2)[0, 1]])
     # an interruption between the vectors and the index, and half an index line
     with (store.root / "vectors.r0.f32").open("ab") as f:
@@ -70,11 +71,11 @@ def test_interrupted_sense_ranking_keeps_embedded_sentences(tiny_bert, tmp_path,
     emb = load_scorer(str(tiny_bert), kind="token", device="cpu")
     real, calls = emb.encode_jobs, []
 
-    def dying(jobs):
+    def dying(jobs, *layers):
         calls.append(len(jobs))
         if len(calls) == 3:
             raise KeyboardInterrupt
-        return real(jobs)
+        return real(jobs, *layers)
 
     monkeypatch.setattr(emb, "encode_jobs", dying)
     with pytest.raises(KeyboardInterrupt):
