@@ -316,29 +316,3 @@ def has_readings(result: dict) -> bool:
 def is_choose(result: dict) -> bool:
     """An ask-to-choose run, also when every item was skipped and so no reading was recorded."""
     return result.get("method") == "choose" or bool(result.get("readings"))
-
-
-# --- what only the benchmarks' schema-1 readers used (never called by ``load`` since #37; goes with the last of them)
-
-def v1_method_recipe(old: dict) -> tuple[str, str]:
-    """(method, recipe) of a schema-1 result, from its ``config.protocol``."""
-    protocol = (old.get("config") or {}).get("protocol") or "paper"
-    if protocol == "choose":
-        return "choose", "paper"
-    model = old.get("model")
-    if protocol == "human" or (isinstance(model, dict) and model.get("kind") == "human"):
-        return "human", "human"
-    return "likelihood", protocol
-
-
-def from_v1(old: dict, benchmark: str, sections: dict, method: str, recipe: str) -> dict:
-    """A schema-2 result from a schema-1 one and its sections (run record, intervals, timing kept)."""
-    model = old.get("model")
-    if not isinstance(model, dict):
-        model = {"name": str(model) if model is not None else "?", "kind": (old.get("config") or {}).get(
-            "embedder", {}).get("kind") if isinstance((old.get("config") or {}).get("embedder"), dict) else None}
-    result = new_result(benchmark, model, method, recipe, dict(old.get("config") or {}), sections)
-    for key in OPTIONAL:
-        if key in old and key != "sweep":
-            result[key] = old[key]
-    return result

@@ -110,7 +110,7 @@ def choose(rows: list[dict]) -> str:
     out = ["| model | prompt | benchmark / task | POS | n | label likelihood | generation strict: P@1 (parsed) | generation lenient: P@1 (parsed) | random | most chosen position: share vs gold share there (likelihood; strict; lenient) |",
            "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        if r["method"] != "choose":
+        if r["method"] != "choose" or r["benchmark"] == "wsd":  # WSD's choose rows are in its own table (``wsd``)
             continue
         metric = "p_at_1" if r["benchmark"] == "wdlmpro" else "accuracy"
         for s in r["slices"]:

@@ -4,7 +4,7 @@
 (target, task), a CoDA21 group, a sense-ranking query, a choose question), the records' fields as columns
 (nested objects flattened with ``pandas.json_normalize``: ``patterns``, ``scores`` and other lists stay
 lists in one cell), and columns saying where a row comes from: ``file``, ``benchmark``, ``model``,
-``method``, ``recipe`` (``result_<name>`` where a record has a field of that name). Files are read through ``result_schema.load`` (checked; schema-1 files upgraded), so
+``method``, ``recipe`` (``result_<name>`` where a record has a field of that name). Files are read through ``result_schema.load`` (checked; a schema-1 file refused in one line), so
 a damaged file is one error, not a frame with holes. pandas is not a dependency of lexprobe
 (``pip install -r requirements-bench.txt`` installs it).
 """

@@ -37,7 +37,8 @@ class RandomScorer(Scorer):
     def token_vectors(self, requests, progress: bool = False) -> list[np.ndarray]:
         """``core.requests.TokenVector``: a seeded random vector per (document, sentence, words, word), whatever the
         layer and tokenisation (the request's ``sentence`` ids: ``RandomTargetEmbedder``'s numbers)."""
-        return [RandomTargetEmbedder(self.seed).vector(*r.sentence, r.words, r.index) for r in requests]
+        embedder = RandomTargetEmbedder(self.seed)
+        return [embedder.vector(r.sentence[0], r.sentence[1], r.words, r.index) for r in requests]
 
 
 class RandomTargetEmbedder:

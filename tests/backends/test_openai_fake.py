@@ -139,7 +139,7 @@ def test_chat_endpoint_chooses_by_generation_and_refuses_likelihood_before_any_r
     out = tmp_path / "c.json"
     assert main(base + ["--out", str(out)]) == 2
     err = capsys.readouterr().err.strip()
-    assert "needs" in err and "token log-probabilities" in err and len(err.splitlines()) == 1
+    assert "needs" in err and "log-probabilities of continuations" in err and len(err.splitlines()) == 1
     assert main(base + ["--method", "choose", "--out", str(out)]) == 2
     assert "add --reading generation" in capsys.readouterr().err
     assert main(base + ["--method", "choose", "--debias", "cyclic", "--out", str(out)]) == 2

@@ -104,7 +104,7 @@ def test_server_scores_equal_in_process_scores(bench, vllm, inputs, recorded, mo
 
     if inputs[bench] is None:
         pytest.skip(f"no {bench} data in the shared data folder")
-    limit = {"coda": ["--limit", "5"], "wsd": ["--limit", "8"]}.get(bench, [])
+    limit = {"coda": ["--limit", "2"], "wsd": ["--limit", "8"]}.get(bench, [])  # CoDA21: 4 groups, ~400 requests
     args = [bench, "eval", "--data", inputs[bench]] + limit
     remote = _run(args + ["--model", vllm.url, "--concurrency", "4"], tmp_path / "remote.json")
     in_process = _record(monkeypatch, CausalLMScorer)
@@ -129,7 +129,7 @@ def test_server_scores_equal_in_process_scores(bench, vllm, inputs, recorded, mo
                                        atol=TOLERANCE)
     else:
         key = lambda r: (r["id"], tuple(r["assignment"]))  # noqa: E731
-        assert sum(r["pos"] == "n" for r in here["instances"]) >= 5 and sum(r["pos"] == "v" for r in here["instances"]) >= 5
+        assert sum(r["pos"] == "n" for r in here["instances"]) == 2 == sum(r["pos"] == "v" for r in here["instances"])
         for a, b in zip(here["instances"], remote["instances"]):
             np.testing.assert_allclose(np.asarray(a["scores"]), np.asarray(b["scores"]), atol=10 * TOLERANCE)
     assert [key(r) for r in here["instances"]] == [key(r) for r in remote["instances"]]

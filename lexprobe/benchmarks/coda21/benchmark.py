@@ -22,7 +22,7 @@ from lexprobe.benchmarks.coda21.config import CodaConfig
 from lexprobe.benchmarks.coda21.human_set import coda_results, human_item_set
 from lexprobe.benchmarks.coda21.likelihood import Likelihood
 from lexprobe.benchmarks.coda21.recipe import RECIPES
-from lexprobe.errors import DataError, LexprobeError
+from lexprobe.errors import LexprobeError
 from lexprobe.prompting.templates import BLANK, TemplateField
 from lexprobe.result_schema import is_choose
 
@@ -84,9 +84,6 @@ class CoDA21(Benchmark):
         return {"name": f"CoDA21 {variant}" if variant else name, "sample": False}
 
     load_items = staticmethod(load_items)  # type: ignore[assignment]
-
-    def upgrade(self, legacy: dict) -> dict:
-        raise DataError("lexprobe 0.1.0 (git 91d9b0c) reads schema-1 results; upgrade them with it")
 
     # --- records in, sections out (``results.py``) ----------------------------------------------
     def instance_spec(self, result):

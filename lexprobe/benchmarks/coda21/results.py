@@ -1,6 +1,6 @@
 """CoDA21 results: per-unit values, slices, baseline and breakdown of a run's group records
 (``Benchmark.sections`` aggregates them), and failure-page rows. (A schema-1 file, from before schema 2, is
-read by lexprobe 0.1.0, ``CoDA21.upgrade``.)
+refused in one line by ``result_schema.load``; lexprobe 0.1.0 reads it.)
 
 One task, ``alignment``; slices ``n``, ``v`` (as ``--pos`` chose) and ``all``; a unit is a group.
 The likelihood and ask methods' metrics are ``accuracy`` (one-to-one alignment) and

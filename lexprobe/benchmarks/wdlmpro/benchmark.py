@@ -164,11 +164,6 @@ class WDLMPro(Benchmark):
             return self.methods["choose"].unit_values(result)
         return results.unit_values(result)
 
-    def upgrade(self, legacy: dict) -> dict:
-        """No schema-1 reader (#37): such a file is one line naming the lexprobe that reads it."""
-        raise DataError("a schema-1 WDLMPro result: lexprobe 0.1.0 (git 91d9b0c) reads schema-1 results; upgrade them "
-                        "with it")
-
     baseline_values = results.baseline_values
     breakdowns = results.breakdowns
     instance_spec = staticmethod(results.instance_spec)
