@@ -19,5 +19,9 @@ class EmbedOnly:
         norm = np.linalg.norm(v)
         return v / norm if norm else v
 
+    def __init__(self):
+        self.asked: list = []
+
     def embeddings(self, requests, progress=False):
+        self.asked += list(requests)
         return [self.vector(r.text) for r in requests]
