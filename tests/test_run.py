@@ -21,7 +21,7 @@ def test_run_wdlmpro_with_minilm(minilm_path, tmp_path, capsys):
     part = summary["parts"][0]
     assert 0 < part["cpu_seconds"] <= summary["cpu_seconds"] and summary["samples"] == "quick"
     out = capsys.readouterr().out
-    assert "W2D (match word to definition)" in out
+    assert "WDLMPro W2D (word to definition): all-MiniLM-L6-v2" in out
     assert "CPU s" in out and "s of CPU" in out and "16 targets per task" in out  # 8 groups per POS
     # the run ends with the report of what it wrote
     assert f"report written to {tmp_path / 'report' / 'index.html'}" in out

@@ -37,7 +37,7 @@ def test_a_wheel_carries_the_templates_and_renders_from_them(tmp_path):
         z.extractall(installed)  # what `pip install` of the wheel puts in site-packages
 
     # a fresh interpreter that finds lexprobe only in the unpacked wheel (the source tree is not on its path)
-    render = ("import lexprobe, sys; from lexprobe.report.html import failure_page, to_html; "
+    render = ("import lexprobe.api, sys; from lexprobe.report.html import failure_page, to_html; "
               "from lexprobe.tables import Table; "
               "print(lexprobe.__file__); "
               "page = failure_page('wdlmpro', [{'model': 'm', 'task': 'w2d', 'pos': 'n', 'item': '<b>x</b>', "

@@ -97,13 +97,7 @@ def test_empty_input_is_an_error():
         evaluate_groups(ScriptedScorer(TABLE), [])
 
 
-def test_the_likelihood_method_returns_records_and_upgrade_only_reads_old_files(monkeypatch):
-    from lexprobe.benchmarks.wdlmpro.benchmark import WDLMPro
-
-    def refused(self, legacy):
-        raise AssertionError("a likelihood run went through upgrade")
-
-    monkeypatch.setattr(WDLMPro, "upgrade", refused)
+def test_the_likelihood_method_returns_records_that_every_figure_comes_from():
     r = evaluate_groups(ScriptedScorer(TABLE), GROUPS, task="w2d")
     # every figure from the per-target records: metrics, the random baseline and the POS breakdown agree
     assert r["metrics"]["w2d"]["all"]["n"] == r["baselines"]["random"]["w2d"]["all"]["n"] == 3
