@@ -36,4 +36,9 @@ class CapabilityError(ModelError):
 
 class DataMissing(DataError):
     """A dataset that is not in the data directory and cannot be stood in for (the WSD framework offline):
-    ``lexprobe run`` skips the part and says how to get the data, where a single ``eval`` stops."""
+    ``lexprobe run`` skips the part and says how to get the data, where a single ``eval`` stops. ``method``: the
+    method the part would have run (a benchmark may choose it by model), for the run's list of skipped parts."""
+
+    def __init__(self, message: str, method: str = ""):
+        super().__init__(message)
+        self.method = method

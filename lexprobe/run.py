@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from lexprobe.backends.options import MODEL_OPTIONS
@@ -171,7 +172,8 @@ def _run(args, out_dir) -> int:
             continue
         except DataMissing as err:  # data that is not here and has no stand-in: skipped, with how to get it
             print(f"lexprobe: {label} skipped: {err}", file=sys.stderr, flush=True)
-            skipped.append({"model": part.model, "benchmark": name, "method": part.label, "reason": str(err),
+            method = replace(part, method=err.method).label if err.method else part.label  # as it would have run
+            skipped.append({"model": part.model, "benchmark": name, "method": method, "reason": str(err),
                             "why": "no data"})
             continue
         except LexprobeError as err:

@@ -207,6 +207,7 @@ def test_run_skips_wsd_without_its_data_and_exits_0(tmp_path, capsys):
     assert main(["run", "--only", "wsd", "--no-llm", "--no-fetch", "--out-dir", str(out)]) == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["failed"] == [] and [s["why"] for s in summary["skipped"]] == ["no data"]
+    assert summary["skipped"][0]["method"] == "embedding"  # what MiniLM would have run, not the part's default
     assert "lexprobe data fetch wsd" in capsys.readouterr().err
 
 

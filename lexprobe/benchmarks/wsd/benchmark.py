@@ -129,12 +129,13 @@ class Wsd(Benchmark):
         from lexprobe.errors import DataMissing
         from lexprobe.models import detect_kind, load_scorer
 
-        if not default_root().is_dir():
-            raise DataMissing("the WSD framework is not in the data directory (nothing can stand in for it): "
-                              "`lexprobe data fetch wsd`, or `lexprobe data import wsd PATH` for a copy you have")
         method = part.method
         if method == "likelihood" and detect_kind(part.model) not in ("causal", "random"):
             method = "embedding"  # a model without continuations (MiniLM): its token vectors
+        if not default_root().is_dir():
+            raise DataMissing("the WSD framework is not in the data directory (nothing can stand in for it): "
+                              "`lexprobe data fetch wsd`, or `lexprobe data import wsd PATH` for a copy you have",
+                              method=method)
         scorer = load_scorer(part.model, prefer=self.prefers(method), **part.options)
         if method == "likelihood" and not serves(scorer, Continuation):
             method = "embedding"
