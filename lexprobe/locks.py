@@ -16,7 +16,7 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 from lexprobe.errors import OutputError
 
@@ -63,6 +63,28 @@ class HeldLock:
             pass
 
 
+def raise_open_error(path: Path, err: OSError) -> NoReturn:
+    """An ``O_NOFOLLOW`` open of an output that failed: a link or a non-file is one ``OutputError``; anything
+    else is raised as it is."""
+    if err.errno == errno.ELOOP:
+        raise OutputError(f"{path} is a symbolic link; lexprobe never writes its files through links: "
+                          "remove the link (or choose another output)") from None
+    if err.errno in (errno.EISDIR, errno.ENXIO):
+        raise OutputError(f"{path} is not a regular file; remove it or choose another output") from None
+    raise err
+
+
+def own_file(st: os.stat_result) -> bool:
+    """A regular file with one name: an output lexprobe may write (not a device, not a hard link elsewhere)."""
+    return stat.S_ISREG(st.st_mode) and st.st_nlink <= 1
+
+
+def not_own_file(path: Path, st: os.stat_result) -> OutputError:
+    what = "a hard link to another file" if stat.S_ISREG(st.st_mode) else "not a regular file"
+    return OutputError(f"{path} is {what}; lexprobe never writes its files through links: remove it "
+                       "(or choose another output)")
+
+
 def take_lock(path: str | Path, busy: str | None = None, on_wait: Callable[[], None] | None = None) -> HeldLock:
     """The one lock of lexprobe: results (``<out>.lock``), resume logs, embedding stores, downloads, dataset
     fetches and the human answer store all take theirs here (``filelock``'s ``flock`` lock, never through a
@@ -88,16 +110,9 @@ def take_lock(path: str | Path, busy: str | None = None, on_wait: Callable[[], N
                 on_wait()
             lock.acquire(timeout=-1)
     except OSError as err:
-        if err.errno == errno.ELOOP:
-            raise OutputError(f"{path} is a symbolic link; lexprobe never writes its files through links: "
-                              "remove the link (or choose another output)") from None
-        if err.errno in (errno.EISDIR, errno.ENXIO):
-            raise OutputError(f"{path} is not a regular file; remove it or choose another output") from None
-        raise
+        raise_open_error(path, err)
     st = os.lstat(path)
-    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+    if not own_file(st):
         lock.release(force=True)
-        what = "a hard link to another file" if stat.S_ISREG(st.st_mode) else "not a regular file"
-        raise OutputError(f"{path} is {what}; lexprobe never writes its files through links: remove it "
-                          "(or choose another output)")
+        raise not_own_file(path, st)
     return HeldLock(path, lock, (st.st_dev, st.st_ino))

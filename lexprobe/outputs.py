@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterator, Union
 
 from lexprobe.errors import OutputError
+from lexprobe.locks import not_own_file, own_file, raise_open_error
 
 
 def _probe_dir(folder: Path, option: str, target: Path, create: bool = True) -> None:
@@ -220,18 +221,11 @@ def open_private(path: str | Path, flags: int = os.O_RDWR, mode: int = 0o644) ->
     try:
         fd = os.open(path, flags | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0), mode)
     except OSError as err:
-        if err.errno == errno.ELOOP:
-            raise OutputError(f"{path} is a symbolic link; lexprobe never writes its files through links: "
-                              "remove the link (or choose another output)") from None
-        if err.errno in (errno.ENXIO, errno.EISDIR):
-            raise OutputError(f"{path} is not a regular file; remove it or choose another output") from None
-        raise
+        raise_open_error(path, err)
     st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+    if not own_file(st):
         os.close(fd)
-        what = "a hard link to another file" if stat.S_ISREG(st.st_mode) else "not a regular file"
-        raise OutputError(f"{path} is {what}; lexprobe never writes its files through links: remove it "
-                          "(or choose another output)")
+        raise not_own_file(path, st)
     os.set_blocking(fd, True)
     return fd
 

@@ -18,8 +18,34 @@ from typing import Iterable, Sequence
 SPLITS = ("train", "dev", "test")
 
 
+class TargetInSentence:
+    """What any target in a tokenised sentence offers (``tokens`` and ``index`` are its fields): the word, the
+    sentence text (tokens joined by single spaces), the target's character span in it, the marked sentence."""
+
+    tokens: tuple[str, ...]
+    index: int
+
+    @property
+    def word(self) -> str:
+        return self.tokens[self.index]
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.tokens)
+
+    def char_span(self) -> tuple[int, int]:
+        """Start and end character offsets of the target in ``text``."""
+        return token_char_spans(self.tokens)[self.index]
+
+    def marked(self, left: str = ">>", right: str = "<<") -> str:
+        """The sentence with the target marked, for reports."""
+        toks = list(self.tokens)
+        toks[self.index] = f"{left}{toks[self.index]}{right}"
+        return " ".join(toks)
+
+
 @dataclass(frozen=True)
-class SenseInstance:
+class SenseInstance(TargetInSentence):
     doc_id: str
     tokens: tuple[str, ...]
     index: int  # the target's position in ``tokens``
@@ -31,27 +57,9 @@ class SenseInstance:
     query: bool = True  # False: a database candidate only (OntoNotes "none of the above" senses)
 
     @property
-    def text(self) -> str:
-        return " ".join(self.tokens)
-
-    @property
-    def word(self) -> str:
-        return self.tokens[self.index]
-
-    @property
     def sentence_key(self) -> tuple:
         """Identifies the sentence, so that each sentence is encoded once."""
         return (self.doc_id, self.sent_id, self.tokens)
-
-    def char_span(self) -> tuple[int, int]:
-        """Start and end character offsets of the target in ``text``."""
-        return token_char_spans(self.tokens)[self.index]
-
-    def marked(self, left: str = ">>", right: str = "<<") -> str:
-        """The sentence with the target marked, for reports."""
-        toks = list(self.tokens)
-        toks[self.index] = f"{left}{toks[self.index]}{right}"
-        return " ".join(toks)
 
 
 def token_char_spans(tokens: Sequence[str]) -> list[tuple[int, int]]:

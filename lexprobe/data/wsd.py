@@ -24,7 +24,7 @@ from pathlib import Path
 
 from lexprobe.data.exported import RowFormat
 from lexprobe.data.files import require_regular
-from lexprobe.data.instances import token_char_spans
+from lexprobe.data.instances import TargetInSentence
 from lexprobe.data.wsd_xml import DATA_SUFFIX, POS_TAGS, read_targets, stem_of  # noqa: F401  (POS_TAGS: re-exported)
 from lexprobe.errors import DataError
 from lexprobe.metrics.wsd import Answers, format_key_lines, parse_key_lines
@@ -56,7 +56,7 @@ ROWS = RowFormat("wsd-instances/1", "wsd", (
 
 
 @dataclass(frozen=True)
-class WsdInstance:
+class WsdInstance(TargetInSentence):
     """One target of the framework: ``tokens[index]`` of its sentence, with its gold sense keys."""
 
     id: str  # as in the files: "d000.s000.t000" in a set's files, "senseval2.d000.s000.t000" in ALL's
@@ -70,14 +70,6 @@ class WsdInstance:
     gold: tuple[str, ...]  # gold sense keys, file order; any one is right
 
     @property
-    def word(self) -> str:
-        return self.tokens[self.index]
-
-    @property
-    def text(self) -> str:
-        return " ".join(self.tokens)
-
-    @property
     def wordnet_pos(self) -> str:
         return WORDNET_POS[self.pos]
 
@@ -87,15 +79,6 @@ class WsdInstance:
         if self.set_name in SETS and not self.id.startswith(self.set_name + "."):
             return f"{self.set_name}.{self.id}"
         return self.id
-
-    def char_span(self) -> tuple[int, int]:
-        """Start and end character offsets of the target in ``text``."""
-        return token_char_spans(self.tokens)[self.index]
-
-    def marked(self, left: str = ">>", right: str = "<<") -> str:
-        toks = list(self.tokens)
-        toks[self.index] = f"{left}{toks[self.index]}{right}"
-        return " ".join(toks)
 
 
 # --- reading ----------------------------------------------------------------------------------------
