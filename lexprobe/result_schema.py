@@ -269,6 +269,7 @@ def load(path: str | Path) -> dict:
 def _check_instances(result: dict, path: Path) -> None:
     """Every per-item record readable by its benchmark (a record without ``target`` is one line, not a
     KeyError in the report or ``compare``)."""
+    from lexprobe.benchmarks.base import instance_spec, unit_values
     from lexprobe.benchmarks.registry import get
 
     if not result["instances"]:
@@ -277,12 +278,12 @@ def _check_instances(result: dict, path: Path) -> None:
         raise DataError(f"{path} is not a valid lexprobe result (a per-item record is not an object); rerun the "
                         "evaluation")
     try:
-        units = get(result["benchmark"]).unit_values(result)
+        units = unit_values(get(result["benchmark"]), result)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as err:
         what = f"lacks {err}" if isinstance(err, KeyError) else f"is malformed ({type(err).__name__}: {err})"
         raise DataError(f"{path} is not a valid lexprobe result (a per-item record {what}); rerun the "
                         "evaluation") from None
-    spec = get(result["benchmark"]).instance_spec(result)  # every field report and compare read, typed
+    spec = instance_spec(get(result["benchmark"]), result)  # every field report and compare read, typed
     for i, instance in enumerate(result["instances"]):
         wrong = validation.problems(instance, spec, f"instances[{i}]")
         if wrong:

@@ -36,7 +36,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from lexprobe.backends.options import MODEL_OPTIONS
-from lexprobe.benchmarks.base import RunPart
+from lexprobe.benchmarks.base import RunPart, main_scores
 from lexprobe.benchmarks.registry import get, names
 from lexprobe.cli_common import add_model_option, add_overwrite_arg, path_arg, positive_int
 from lexprobe.errors import CapabilityError, DataMissing, LexprobeError, ModelError
@@ -110,7 +110,7 @@ def plan(args) -> tuple[list[tuple[str, RunPart]], list[dict]]:
     main_model = args.model or DEFAULT_MODEL
     options = tuple(sorted(model_options(args).items()))
     size = "full" if args.full else "quick"
-    parts = [(name, RunPart(main_model, sample=args.sample or get(name).run_samples.get(size), model_options=options))
+    parts = [(name, RunPart(main_model, sample=args.sample or get(name).run.samples.get(size), model_options=options))
              for name in chosen]
     skipped: list[dict] = []
     if args.model is not None or args.no_llm:
@@ -118,7 +118,7 @@ def plan(args) -> tuple[list[tuple[str, RunPart]], list[dict]]:
     llm = args.llm or LLM
     llm_parts = [(name, RunPart(llm, p.method, p.chat, args.sample or p.samples[size], p.data,
                                 tag=_tag(llm, p.method, p.chat)))
-                 for name in chosen for p in get(name).llm_parts]
+                 for name in chosen for p in get(name).run.llm_parts]
     if not llm_parts:
         return parts, skipped
     try:
@@ -163,7 +163,7 @@ def _run(args, out_dir) -> int:
         print(f"\n=== {label} ===", flush=True)
         started, cpu_started = time.time(), time.process_time()
         try:
-            result = get(name).default_run(out_dir, part)
+            result = get(name).run.default_run(out_dir, part)
         except CapabilityError as err:  # the model cannot do what the part needs: skipped, not failed
             reason = f"{part.model} offers {err.offers}; {name} needs {err.needs}"
             print(f"lexprobe: {label} skipped: {reason}", file=sys.stderr, flush=True)
@@ -232,7 +232,7 @@ def _main_scores(name: str, files) -> dict:
 
     bench = get(name)
     return {"metric": bench.meta.main_score,
-            "values": {p.name: bench.main_scores(json.loads(p.read_text(encoding="utf-8"))) for p in files}}
+            "values": {p.name: main_scores(bench, json.loads(p.read_text(encoding="utf-8"))) for p in files}}
 
 
 #: a choose reading as the console's ask-to-choose tables head it (label P@1, strict P@1, lenient P@1)

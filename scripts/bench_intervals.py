@@ -7,10 +7,12 @@ import random
 import time
 
 import numpy as np
+
 import lexprobe.metrics.retrieval as R
 import lexprobe.stats.bootstrap as B
-from lexprobe.benchmarks.base import Records
 from lexprobe.api import benchmark as get  # (registers the shipped benchmarks)
+from lexprobe.benchmarks.base import Records
+
 rng = random.Random(0)
 recs = []
 for task in ("w2d", "d2w"):
@@ -21,7 +23,7 @@ for task in ("w2d", "d2w"):
                      "frequency_band": rng.choice(["rare", "medium", "frequent"]), "depth_band": rng.choice(["3–5", "6–8"])})
 outs = [R.QueryOutcome(np.random.default_rng(i).integers(0, 2, 50), 10, 60) for i in range(50000)]
 def run(label):
-    t = time.process_time(); get("wdlmpro").sections(Records(recs, tasks=["w2d", "d2w"]), "likelihood", {}); a = time.process_time() - t
+    t = time.process_time(); sections(get("wdlmpro"), Records(recs, tasks=["w2d", "d2w"]), "likelihood", {}); a = time.process_time() - t
     t = time.process_time(); R.summarize(outs); b = time.process_time() - t
     print(f"{label}: wdlmpro sections 2 tasks x 20k targets {a:.2f} s CPU; senserank summarize 50k queries {b:.2f} s CPU")
 run("with intervals")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -59,7 +60,7 @@ def _recipe(doc: str) -> str:
 
 
 def test_every_hook_the_add_a_benchmark_recipe_names_exists():
-    """The recipe's names (``name(...)``, ``name = ...`` in backticks) are what the contract has: a hook renamed or
+    """The recipe's names (``name(...)``, ``name=...`` in backticks) are what the contract has: a part renamed or
     dropped in the code fails here until the recipe says what is true."""
     import lexprobe.distributed as distributed
     from lexprobe.benchmarks import base
@@ -68,16 +69,18 @@ def test_every_hook_the_add_a_benchmark_recipe_names_exists():
     recipe = _recipe((REPO / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8"))
     names = set()
     for code in re.findall(r"`([^`]+)`", recipe):
-        names.update(re.findall(r"(?:^|[\s(\[{])([a-z_][a-z0-9_]*)(?=\(|\s*=)", code))
-    homes = (base.Benchmark, base.Method, base.BenchmarkMeta, base.Records, base.RunPart, base.LLMPart, base.Unit,
-             ChooseMethod, distributed, base)
+        names.update(re.findall(r"(?:^|[\s(\[{,])([a-z_][a-z0-9_]*)(?=\(|\s*=)", code))
+    homes = (base.Method, base.BenchmarkMeta, base.Records, base.RunPart, base.LLMPart, base.Unit, ChooseMethod,
+             distributed, base)
+    parts = {f.name for cls in (base.Benchmark, base.Items, base.Results, base.Presentation, base.RunParts,
+                                base.HumanItems) for f in dataclasses.fields(cls)}
     arguments = {"name", "title", "help", "unit", "tasks", "main_score", "unit_metrics", "default", "choices", "type",
-                 "items", "counts", "skipped", "log_base", "log_key", "step", "required", "texts", "recipes",
-                 "methods", "meta", "run_samples", "llm_parts", "human_item_kind", "template_fields", "job"}
+                 "items", "counts", "skipped", "log_base", "log_key", "step", "required", "texts", "job", "requests"}
     hooks = sorted(names - arguments)
-    assert {"run", "unit_values", "baseline_values", "aggregate", "breakdowns", "load_items"} <= set(hooks)
-    missing = [n for n in hooks if not any(hasattr(home, n) for home in homes)
-               and n not in {"option", "nested", "run_units", "make_item_set", "stem", "upgrade"}]
+    assert {"run", "unit_values", "baseline_values", "aggregate", "breakdowns", "load", "results"} <= set(hooks)
+    missing = [n for n in hooks if not any(hasattr(home, n) for home in homes) and n not in parts
+               and n not in {"option", "nested", "run_units", "make_item_set", "stem", "load_items",
+                             "register_commands", "item_set", "default_run"}]
     assert missing == []
     for n in {"option", "nested", "run_units", "make_item_set"} & set(hooks):
         from lexprobe.core import human_items as items
@@ -85,21 +88,33 @@ def test_every_hook_the_add_a_benchmark_recipe_names_exists():
         assert any(hasattr(m, n) for m in (base, distributed, items)), n
 
 
+def test_a_benchmark_is_a_record_of_at_most_a_dozen_parts():
+    """Issue #37: a benchmark implements a few named parts, not 40-odd hooks on one class; what the framework
+    derives from them are functions of ``base``, not members a benchmark could override."""
+    import dataclasses as dc
+
+    from lexprobe.benchmarks import base
+    from lexprobe.benchmarks.shipped import SHIPPED
+
+    parts = {f.name for f in dc.fields(base.Benchmark)}
+    assert len(parts) <= 11
+    assert [name for name in vars(base.Benchmark) if not name.startswith("_") and name not in parts] == []
+    for bench in SHIPPED:
+        assert type(bench) is base.Benchmark, bench.meta.name
+
+
 def test_the_toy_benchmark_follows_the_recipe_from_its_own_module():
     """What the recipe asks of a benchmark, the toy has: a Config with method, recipe and seed; records from
     ``run_units``; unit and baseline values; a choose method; human items; main-job parts; template fields."""
-    import dataclasses
-
-    from lexprobe.benchmarks.base import Benchmark
     from lexprobe.prompting.method import ChooseMethod
     from tests import toy_benchmark
 
-    toy = toy_benchmark.Toy()
+    toy = toy_benchmark.TOY
     assert {"method", "recipe", "seed"} <= {f.name for f in dataclasses.fields(toy.Config)}
-    assert isinstance(toy.methods["choose"], ChooseMethod) and toy.human_item_kind and toy.llm_parts
-    assert toy.template_fields and toy.run_samples
-    for hook in ("unit_values", "baseline_values", "load_items", "human_item_set", "human_results", "default_run"):
-        assert getattr(type(toy), hook) is not getattr(Benchmark, hook, None), hook  # the toy's own
+    assert isinstance(toy.methods["choose"], ChooseMethod) and toy.human and toy.run.llm_parts
+    assert toy.template_fields and toy.run.samples
+    assert toy.results.unit_values and toy.results.baseline_values and toy.items.load and toy.human.item_set
+    assert toy.human.results and toy.run.default_run
     assert "run_units" in (REPO / "tests" / "toy_benchmark.py").read_text(encoding="utf-8")
 
 

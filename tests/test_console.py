@@ -5,6 +5,7 @@ Hub path; every score in % (the unit convention, ``lexprobe.tables.UNITS``)."""
 
 from __future__ import annotations
 
+from lexprobe.benchmarks.base import format_result
 import json
 import re
 
@@ -77,27 +78,27 @@ def _check(text: str, model: str) -> None:
                                   "coda21-choose", "senserank-similarity", "senserank-sweep"])
 def test_every_console_table_fits_100_columns_and_names_its_model(results, name, model):
     result = _named(results[name], model)
-    _check(get(result["benchmark"]).format_result(result), model)
+    _check(format_result(get(result["benchmark"]), result), model)
 
 
 def test_console_figures_are_percentages(results):
     """One unit: the console's P@1, rank score, accuracy and parse rates are the result's fractions x100."""
     wdl = results["wdlmpro-likelihood"]
-    text = get("wdlmpro").format_result(wdl)
+    text = format_result(get("wdlmpro"), wdl)
     m = wdl["metrics"]["w2d"]["all"]
     w2d = text.split("\n\n")[0]  # W2D's table: a line per figure, the model's column first
     assert next(x for x in w2d.splitlines() if x.startswith("All P@1 (%)")).split()[3] == f"{100 * m['p_at_1']:.1f}"
     assert next(x for x in w2d.splitlines() if x.startswith("All RS")).split()[2] == f"{100 * m['rank_score']:.1f}"
     choose = results["wdlmpro-choose"]
     c = choose["metrics"]["w2d"]["all"]
-    lines = get("wdlmpro").format_result(choose).split("\n\n")[0].splitlines()  # W2D; columns Nouns, Verbs, All
+    lines = format_result(get("wdlmpro"), choose).split("\n\n")[0].splitlines()  # W2D; columns Nouns, Verbs, All
     for label, key in (("Label P@1 (%)", "likelihood.p_at_1"), ("Label RS", "likelihood.rank_score"),
                        ("Parsed (%)", "generation.valid")):
         row = next(x for x in lines if x.startswith(label))
         assert row.replace("⚠", "").split()[-1] == f"{100 * c[key]:.1f}", (label, row)
     coda = results["coda21-likelihood"]
     acc = coda["metrics"]["alignment"]["all"]["accuracy"]
-    assert f"{100 * acc:.1f}" in get("coda21").format_result(coda)
+    assert f"{100 * acc:.1f}" in format_result(get("coda21"), coda)
 
 
 def test_run_closing_table_fits_and_names_each_model(results, tmp_path, capsys):

@@ -4,12 +4,14 @@ benchmark needs only its module and one registry line."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
 
 import pytest
 
+from lexprobe.benchmarks.base import failure_rows, format_result, prefers, unit_values
 from lexprobe import reporting, result_schema
 from lexprobe.benchmarks import registry
 from lexprobe.benchmarks.evaluate import evaluate
@@ -45,10 +47,10 @@ def _items_and_config(name: str, method: str, inputs):
         return WDLMProItems(dc.wdlmpro_groups()), WDLMProConfig(method=method)
     if name == "coda21":
         config = bench.Config(data=inputs["coda"], method=method)
-        return bench.load_items(config), config
+        return bench.items.load(config), config
     if name == "wsd":
         config = bench.Config(data=inputs["wsd"], method=method)
-        return bench.load_items(config), config
+        return bench.items.load(config), config
     return dc.sense_instances(), bench.Config(method=method, corpus="synthetic", k=10)
 
 
@@ -64,7 +66,7 @@ def test_every_benchmark_and_method_gives_a_valid_result(name, method, inputs, t
     items, config = _items_and_config(name, method, inputs)
     models = ["random", _model_for(name, method, tiny_bert, tiny_llama)]
     for model in models:
-        scorer = load_scorer(model, device="cpu", prefer=bench.prefers(method))
+        scorer = load_scorer(model, device="cpu", prefer=prefers(bench, method))
         if method in ("choose", "ask") and model == "random":
             with pytest.raises(ModelError, match="needs generation" if method == "choose" else "needs log-probabilities"):
                 evaluate(bench, scorer, config, items=items, progress=False)
@@ -76,7 +78,7 @@ def test_every_benchmark_and_method_gives_a_valid_result(name, method, inputs, t
         assert result["run"]["method"] == method and result["run"]["items_digest"]
         loaded = result_schema.load(out)
         assert loaded["schema_version"] == 2 and loaded["metrics"] == json.loads(json.dumps(result["metrics"]))
-        assert bench.unit_values(loaded)  # per-unit values for intervals and compare
+        assert unit_values(bench, loaded)  # per-unit values for intervals and compare
 
 
 @pytest.mark.parametrize("name", ["wdlmpro", "coda21"])
@@ -110,11 +112,11 @@ def test_a_choose_result_with_both_generation_readings_cyclic_debias_and_positio
     assert sum(bias["likelihood"]["chosen"].values()) == sum(bias["likelihood"]["gold"].values()) == bias["likelihood"]["n"]
     loaded = result_schema.load(out)
     assert loaded["breakdowns"] == json.loads(json.dumps(result["breakdowns"]))
-    units = bench.unit_values(loaded)
+    units = unit_values(bench, loaded)
     assert units and all(u.values[f"likelihood_cyclic.{metric}"] is not None for u in units)
     assert all(u.values["generation_lenient.valid"] is not None for u in units)
-    assert "debiased" in bench.format_result(loaded) and "position bias" in bench.format_result(loaded)
-    assert any("cyclic order" in row["item"] for row in bench.failure_rows(loaded))
+    assert "debiased" in format_result(bench, loaded) and "position bias" in format_result(bench, loaded)
+    assert any("cyclic order" in row["item"] for row in failure_rows(bench, loaded))
     wrong = json.loads(json.dumps(result))
     wrong["metrics"][task]["all"]["position_bias"] = bias
     assert result_schema.problems(wrong) == [f"metrics.{task}.all.position_bias is not a number"]
@@ -257,7 +259,7 @@ def test_an_option_of_two_methods_is_taken_by_both(inputs, tmp_path, capsys):
 
 def test_method_and_recipe_are_in_the_resume_key(inputs):
     from lexprobe.benchmarks.base import Method
-    from lexprobe.benchmarks.coda21.benchmark import CoDA21
+    from lexprobe.benchmarks.coda21.benchmark import CODA21
 
     keys = []
 
@@ -268,10 +270,10 @@ def test_method_and_recipe_are_in_the_resume_key(inputs):
             keys.append(job.key(["the items"]))
             return None  # as another rank would: nothing written
 
-    spy = type("SpyCoda", (CoDA21,), {"methods": {"likelihood": Spy()}})()
+    spy = dataclasses.replace(CODA21, methods={"likelihood": Spy()})
     for recipe in ("paper", "authors"):
         config = spy.Config(data=inputs["coda"], recipe=recipe)
-        assert evaluate(spy, load_scorer("random"), config, items=spy.load_items(config)) is None
+        assert evaluate(spy, load_scorer("random"), config, items=spy.items.load(config)) is None
     assert [k["protocol"] for k in keys] == ["likelihood/paper", "likelihood/authors"]
     assert keys[0]["items"] == keys[1]["items"] and keys[0]["options"]["config"]["recipe"] == "paper"
 
@@ -306,9 +308,9 @@ def test_schema_1_files_name_the_lexprobe_that_reads_them_and_unknown_versions_a
 
 @pytest.fixture()
 def toy(monkeypatch):
-    from tests.toy_benchmark import Toy
+    from tests.toy_benchmark import TOY
 
-    monkeypatch.setitem(registry.REGISTRY, "toy", Toy())  # the one registry line (benchmarks.shipped's list)
+    monkeypatch.setitem(registry.REGISTRY, "toy", TOY)  # the one registry line (benchmarks.shipped's list)
     return registry.get("toy")
 
 
@@ -349,7 +351,7 @@ def test_a_fourth_benchmark_has_human_items_and_a_template_field(toy, tmp_path):
     from lexprobe.human.store import AnswerStore
     from lexprobe.prompting.templates import SHIPPED, load_template
 
-    item_set = toy.human_item_set(None)
+    item_set = toy.human.item_set(None)
     store = AnswerStore(tmp_path / "db.sqlite")
     store.add_item_set(item_set)
     items = store.item_sets()[0]["items"]  # stored and read back through the store's checks of a "choice" item

@@ -5,6 +5,7 @@ choose, ask, similarity): no method builds a key of its own."""
 
 from __future__ import annotations
 
+from lexprobe.benchmarks.base import prefers
 import dataclasses
 import json
 
@@ -23,7 +24,7 @@ def test_the_resume_log_is_keyed_by_the_job_key(name, method, inputs, tiny_bert,
                                                 monkeypatch):
     bench = registry.get(name)
     items, config = _items_and_config(name, method, inputs)
-    scorer = load_scorer(_model_for(name, method, tiny_bert, tiny_llama), device="cpu", prefer=bench.prefers(method))
+    scorer = load_scorer(_model_for(name, method, tiny_bert, tiny_llama), device="cpu", prefer=prefers(bench, method))
     job_keys, logged = record_job_keys(monkeypatch), []
     real_init = ResumeLog.__init__
 

@@ -123,8 +123,8 @@ def test_main_job_default_is_the_quick_sample_and_full_is_one_flag_away(monkeypa
     assert {(n, p.method, p.chat) for n, p in quick if p.model == LLM} == {
         (b, m, c) for b in ("wdlmpro", "coda21", "wsd") for m, c in (("likelihood", False), ("choose", True))}
     assert {n for n, p in quick if p.model != LLM} == {"wdlmpro", "coda21", "senserank", "wsd"}
-    assert [p.sample for _, p in quick] == [get(n).run_samples["quick"] for n, p in quick if p.model != LLM] + [
-        lp.samples["quick"] for n in ("wdlmpro", "coda21", "wsd") for lp in get(n).llm_parts]
+    assert [p.sample for _, p in quick] == [get(n).run.samples["quick"] for n, p in quick if p.model != LLM] + [
+        lp.samples["quick"] for n in ("wdlmpro", "coda21", "wsd") for lp in get(n).run.llm_parts]
     # the samples the quick job ran before WSD, then WSD's (instances per set)
     assert [p.sample for _, p in quick] == [30, 10, 1500, 20, 8, 8, 4, 4, 6, 3]
     assert [p.sample for _, p in full] == [100, None, 4000, 100, 25, 25, 15, 15, 40, 20]

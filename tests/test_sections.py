@@ -1,20 +1,23 @@
-"""Records in, sections out (#28): ``Benchmark.sections`` builds metrics, baselines and intervals from the
+"""Records in, sections out (#28): ``base.sections`` builds metrics, baselines and intervals from the
 per-unit values a method returns; checked against figures computed by hand."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from lexprobe.benchmarks.base import Records, Unit
-from tests.toy_benchmark import Toy
+from lexprobe.benchmarks.base import Records, Unit, sections
+from tests.toy_benchmark import TOY
 
 
-class _Sliced(Toy):
-    """The toy with a part of speech per record and a metric some units lack."""
+def _values(result):
+    return [Unit(r["word"], "pick", r["pos"], {"accuracy": r["correct"], "rank": r.get("rank")})
+            for r in result["instances"]]
 
-    def unit_values(self, result):
-        return [Unit(r["word"], "pick", r["pos"], {"accuracy": r["correct"], "rank": r.get("rank")})
-                for r in result["instances"]]
+
+#: the toy with a part of speech per record and a metric some units lack
+SLICED = dataclasses.replace(TOY, results=dataclasses.replace(TOY.results, unit_values=_values))
 
 
 RECORDS = [{"word": "a", "pos": "n", "correct": 1.0, "k": 2, "rank": 1.0},
@@ -23,7 +26,7 @@ RECORDS = [{"word": "a", "pos": "n", "correct": 1.0, "k": 2, "rank": 1.0},
 
 
 def test_metrics_are_means_per_slice_with_n_and_intervals():
-    s = _Sliced().sections(Records(RECORDS, counts={"skipped_items": 0}), "likelihood", {})
+    s = sections(SLICED, Records(RECORDS, counts={"skipped_items": 0}), "likelihood", {})
     m = s["metrics"]["pick"]
     assert list(m) == ["n", "v", "all"]
     assert m["all"]["accuracy"] == pytest.approx(2 / 3) and m["all"]["n"] == 3
@@ -37,7 +40,7 @@ def test_metrics_are_means_per_slice_with_n_and_intervals():
 
 
 def test_the_random_baseline_is_aggregated_like_the_model():
-    s = Toy().sections(Records([{"word": "a", "correct": 1.0, "k": 2}, {"word": "b", "correct": 0.0, "k": 4}]),
+    s = sections(TOY, Records([{"word": "a", "correct": 1.0, "k": 2}, {"word": "b", "correct": 0.0, "k": 4}]),
                        "likelihood", {})
     assert s["baselines"]["random"]["pick"]["all"]["accuracy"] == pytest.approx((1 / 2 + 1 / 4) / 2)
     assert s["baselines"]["random"]["pick"]["all"]["n"] == 2
@@ -45,5 +48,5 @@ def test_the_random_baseline_is_aggregated_like_the_model():
 
 
 def test_a_slice_with_no_value_gives_none_not_a_number():
-    s = _Sliced().sections(Records([{"word": "a", "pos": "n", "correct": None, "k": 2}]), "likelihood", {})
+    s = sections(SLICED, Records([{"word": "a", "pos": "n", "correct": None, "k": 2}]), "likelihood", {})
     assert s["metrics"]["pick"]["all"]["accuracy"] is None and s["metrics"]["pick"]["all"]["ci"] == {}

@@ -7,7 +7,7 @@ declarations the generic modules read instead of naming benchmarks (issue #28, p
 ``lexprobe run`` samples and causal-LM part (``run_samples``, ``llm_parts``), human items
 (``human_item_kind`` with ``human_item_set``/``human_results``) and a choose method: a template
 field (``template_fields``) and ``PickByAsking``, the generic ``prompting.method.ChooseMethod`` told
-what a toy question is.
+what a toy question is. The benchmark is ``TOY``: its parts, each a few functions.
 """
 
 from __future__ import annotations
@@ -17,8 +17,25 @@ from typing import ClassVar, TypedDict
 
 import numpy as np
 
-from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, LLMPart, Method, Records, SummaryColumn, Unit, option
-from lexprobe.benchmarks.base import nested  # the choose options, as a group of the config
+from lexprobe.benchmarks.base import (
+    Benchmark,
+    BenchmarkMeta,
+    HumanItems,
+    Items,
+    LLMPart,
+    Method,
+    Presentation,
+    Records,
+    Results,
+    RunParts,
+    SummaryColumn,
+    Unit,
+    likelihood_only,
+    main_scores,
+    nested,  # the choose options, as a group of the config
+    option,
+    sections,
+)
 from lexprobe.distributed import run_units
 from lexprobe.prompting.choose_cli import ChooseOptions
 from lexprobe.prompting.method import ChooseMethod
@@ -88,7 +105,7 @@ class Pick(Method):
         return None if records is None else Records(records, items=items, counts={"skipped_items": 0})
 
 
-class PickByAsking(ChooseMethod):
+class AskToPick(ChooseMethod):
     """The definitions as a multiple-choice question to a causal LM: a unit is a word (every option order)."""
 
     unit_field, answer_key = "word", "choice"
@@ -137,79 +154,89 @@ class PickByAsking(ChooseMethod):
                 "ci": mean_intervals({"accuracy": item_means(asked, lambda r: 1.0 / len(r["order"]))})}
 
 
-class Toy(Benchmark):
-    meta = BenchmarkMeta(name="toy", title="Toy", help="toy: pick a word's definition", unit="item",
-                         tasks=("pick",), main_score="accuracy", unit_metrics=(("accuracy", "accuracy"),),
-                         summary=(SummaryColumn("Toy acc. (%)"),))  # the report's "Models by method": main_score
-    Config = ToyConfig
-    recipes: ClassVar[dict] = {"paper": ToyRecipe("paper")}
-    methods: ClassVar[dict] = {"likelihood": Pick(), "choose": PickByAsking()}
+def load_items(config):
+    return ITEMS[: config.limit] if config.limit else list(ITEMS)
 
-    def load_items(self, config):
-        return ITEMS[: config.limit] if config.limit else list(ITEMS)
 
-    def unit_values(self, result):
-        if result["method"] == "choose":
-            return self.methods["choose"].unit_values(result)
-        return [Unit(r["word"], "pick", "all", {"accuracy": r["correct"]}) for r in result["instances"]]
+def unit_values(result):
+    return [Unit(r["word"], "pick", "all", {"accuracy": r["correct"]}) for r in result["instances"]]
 
-    def baseline_values(self, result):
-        return {"random": [Unit(r["word"], "pick", "all", {"accuracy": 1.0 / r["k"]}) for r in result["instances"]]}
 
-    def tables(self, results):
-        table = Table("toy", "Toy: pick the definition", ["Model", "accuracy (%)"])
-        for r in results:
-            table.rows.append([r["model"]["name"], cell(r["metrics"]["pick"]["all"], "accuracy")])
-        return [table]
+def baseline_values(result):
+    return {"random": [Unit(r["word"], "pick", "all", {"accuracy": 1.0 / r["k"]}) for r in result["instances"]]}
 
-    def format_result(self, result):
-        if result["method"] == "choose":
-            return "toy accuracy " + ", ".join(f"{k}: {v:.3f}" for k, v in self.main_scores(result).items())
-        return f"toy accuracy {result['metrics']['pick']['all']['accuracy']:.3f}"
 
-    def default_run(self, out_dir, part):
-        from lexprobe.benchmarks.evaluate import evaluate
-        from lexprobe.models import load_scorer
+def tables(results):
+    table = Table("toy", "Toy: pick the definition", ["Model", "accuracy (%)"])
+    for r in results:
+        table.rows.append([r["model"]["name"], cell(r["metrics"]["pick"]["all"], "accuracy")])
+    return [table]
 
-        self.likelihood_only(part)
-        result = evaluate(self, load_scorer(part.model), ToyConfig(limit=part.sample), out_dir / f"{part.stem('toy')}.json")
-        return {"metrics": result["metrics"]}
 
-    # --- what ``lexprobe run``, ``lexprobe human`` and the choose templates read (no generic module names "toy")
-    run_samples: ClassVar[dict[str, int | None]] = {"quick": 3, "full": None}
-    llm_parts = (LLMPart("likelihood", False, {"quick": 2, "full": 4}),)
-    template_fields: ClassVar[dict[str, TemplateField]] = {
+def default_run(out_dir, part):
+    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.models import load_scorer
+
+    likelihood_only(TOY, part)
+    result = evaluate(TOY, load_scorer(part.model), ToyConfig(limit=part.sample), out_dir / f"{part.stem('toy')}.json")
+    return {"metrics": result["metrics"]}
+
+
+def human_item_set(args):
+    from lexprobe.core.human_items import groups_digest, make_item_set
+
+    items = []
+    for n, (word, definitions) in enumerate(ITEMS):
+        order = [(n + i) % len(definitions) for i in range(len(definitions))]  # the right one moves about
+        options = [{"label": chr(ord("A") + i), "text": definitions[j], "synset": f"{word}.{j}"}
+                   for i, j in enumerate(order)]
+        items.append({"id": f"pick/{word}", "kind": "choice", "task": "pick", "pos": "all",
+                      "prompt": f"Which definition fits {word}?", "options": options,
+                      "answer": options[order.index(0)]["label"], "target": word, "word": word})
+    return make_item_set("toy", "all", 0, items, {"pick": groups_digest([w for w, _ in ITEMS])})
+
+
+def human_results(bench, item_set, answers):
+    from lexprobe.core.human_score import finish_person_result, person_config, person_model, who
+    from lexprobe.result_schema import new_result
+
+    items = {it["id"]: it for it in item_set["items"]}
+    out = {}
+    for person in who(answers):
+        people = sorted(answers) if person not in answers else [person]
+        records = [{"word": items[i]["word"], "pick": a, "k": len(items[i]["options"]),
+                    "correct": float(a == items[i]["answer"]), "participant": p}
+                   for p in people for i, a in answers.get(p, {}).items() if i in items]
+        config = person_config(item_set, list(items.values()), person, len(records), people)
+        built = sections(bench, Records(records, tasks=["pick"]), "human", config)  # as a model's run
+        result = new_result("toy", person_model(person), "human", "paper", config, built)
+        out[person] = finish_person_result(result, item_set["digests"]["pick"], len(items), "item")
+    return out
+
+
+class PickByAsking(AskToPick):
+    """Its own console line: each reading's accuracy."""
+
+    presentation = Presentation(format_result=lambda result: "toy accuracy " + ", ".join(
+        f"{k}: {v:.3f}" for k, v in main_scores(TOY, result).items()))
+
+
+TOY = Benchmark(
+    meta=BenchmarkMeta(name="toy", title="Toy", help="toy: pick a word's definition", unit="item",
+                       tasks=("pick",), main_score="accuracy", unit_metrics=(("accuracy", "accuracy"),),
+                       summary=(SummaryColumn("Toy acc. (%)"),)),  # the report's "Models by method": main_score
+    Config=ToyConfig,
+    items=Items(load=load_items),
+    methods={"likelihood": Pick(), "choose": PickByAsking()},
+    recipes={"paper": ToyRecipe("paper")},
+    results=Results(unit_values=unit_values, baseline_values=baseline_values),
+    presentation=Presentation(
+        tables=tables, format_result=lambda result: f"toy accuracy {result['metrics']['pick']['all']['accuracy']:.3f}"),
+    # what ``lexprobe run``, ``lexprobe human`` and the choose templates read (no generic module names "toy")
+    run=RunParts(default_run, {"quick": 3, "full": None}, (LLMPart("likelihood", False, {"quick": 2, "full": 4}),)),
+    human=HumanItems("choice", human_item_set, human_results),
+    template_fields={
         "toy": TemplateField(frozenset({"word", "options"}), required=frozenset({"word", "options"}),
                              texts={"default": "Which definition fits {word}?\n{options}",
-                                    "letters": "Question: which definition fits {word}?\n{options}"})}
-    human_item_kind = "choice"
-
-    def human_item_set(self, args):
-        from lexprobe.core.human_items import groups_digest, make_item_set
-
-        items = []
-        for n, (word, definitions) in enumerate(ITEMS):
-            order = [(n + i) % len(definitions) for i in range(len(definitions))]  # the right one moves about
-            options = [{"label": chr(ord("A") + i), "text": definitions[j], "synset": f"{word}.{j}"}
-                       for i, j in enumerate(order)]
-            items.append({"id": f"pick/{word}", "kind": "choice", "task": "pick", "pos": "all",
-                          "prompt": f"Which definition fits {word}?", "options": options,
-                          "answer": options[order.index(0)]["label"], "target": word, "word": word})
-        return make_item_set("toy", "all", 0, items, {"pick": groups_digest([w for w, _ in ITEMS])})
-
-    def human_results(self, item_set, answers):
-        from lexprobe.core.human_score import finish_person_result, person_config, person_model, who
-        from lexprobe.result_schema import new_result
-
-        items = {it["id"]: it for it in item_set["items"]}
-        out = {}
-        for person in who(answers):
-            people = sorted(answers) if person not in answers else [person]
-            records = [{"word": items[i]["word"], "pick": a, "k": len(items[i]["options"]),
-                        "correct": float(a == items[i]["answer"]), "participant": p}
-                       for p in people for i, a in answers.get(p, {}).items() if i in items]
-            config = person_config(item_set, list(items.values()), person, len(records), people)
-            sections = self.sections(Records(records, tasks=["pick"]), "human", config)  # as a model's run
-            result = new_result("toy", person_model(person), "human", "paper", config, sections)
-            out[person] = finish_person_result(result, item_set["digests"]["pick"], len(items), "item")
-        return out
+                                    "letters": "Question: which definition fits {word}?\n{options}"})},
+)

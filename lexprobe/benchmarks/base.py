@@ -1,24 +1,19 @@
-"""The Benchmark contract: what one benchmark is, declared once, in its own package.
+"""The Benchmark contract: what one benchmark is, as a few small declared parts, in its own package.
 
-A benchmark is a subclass of ``Benchmark`` with
+A benchmark is a ``Benchmark`` record of parts (after Inspect AI's dataset + solver + scorer):
 
-- ``meta``: a ``BenchmarkMeta`` record (after MTEB's ``TaskMetadata``): its one name (command,
-  package and result files), aliases, unit, tasks, datasets, main score, unit metrics;
-- ``Config``: a frozen dataclass of its options, each an ``option(...)`` field; the CLI derives
-  its ``eval`` options from it (``benchmarks.options``) and ``evaluate`` records it as given,
-  so the API and the CLI produce the same result;
-- ``recipes``: ``{name: recipe dataclass}``, how faithfully to follow a source (``paper``,
-  ``authors``);
-- ``methods``: ``{name: Method}``, how the model is asked (``likelihood``, ``choose``, ...); a
-  method names the scorer capabilities it needs (``scorers.capabilities``), checked where the
-  model enters with one line naming what is missing;
-- hooks for everything that loops over benchmarks: loading items, turning a run into result
-  sections (``result_schema``), per-unit values for intervals and paired tests, report tables,
-  figures, failure-page rows, the default run of ``lexprobe run``, human items.
+- ``meta``: a ``BenchmarkMeta`` (after MTEB's ``TaskMetadata``): its one name, unit, tasks, datasets, main score;
+- ``Config``: a frozen dataclass of ``option(...)`` fields, compiled once (``benchmarks.options``) into the CLI,
+  the recorded config, the resume key and the checks; ``recipes``: how faithfully to follow a source;
+- ``items``: how items are loaded, checked and recorded;
+- ``methods``: ``{name: Method}``: items -> requests (``core.requests``) -> per-unit ``Records``;
+- ``results``: per-unit records -> the result's sections and back (``Results``); ``presentation``: tables,
+  console text, figures, the items page's rows (``Presentation``); a method with a result shape of its own
+  (``--method choose``) brings its own, so no generic code branches on the method;
+- optional: ``commands``, ``run`` (``lexprobe run``'s parts), ``human`` (people's items), ``template_fields``.
 
-``benchmarks.evaluate.evaluate(benchmark, scorer, config, out)`` runs any benchmark; the
-registry (``benchmarks.registry``) is the one list that ``cli``, ``run``, ``report``,
-``compare`` and ``human`` loop over. docs/ARCHITECTURE.md has the recipe for a new benchmark.
+The functions at the end are how the framework reads these parts (``evaluate``, ``report``, ``compare``,
+``run``); docs/ARCHITECTURE.md has the recipe for a new benchmark.
 """
 
 from __future__ import annotations
@@ -27,12 +22,9 @@ import dataclasses
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar
 
 from lexprobe.errors import LexprobeError
-
-if TYPE_CHECKING:
-    from lexprobe.prompting.templates import TemplateField
 
 
 @dataclass(frozen=True)
@@ -166,6 +158,10 @@ class Method(ABC):
     help: ClassVar[str] = ""
     #: the scorer kind a model is loaded as for this method when --kind is not given (None: the benchmark's)
     load_as: ClassVar[str | None] = None
+    #: a result shape of its own: how its records become sections and are read back, and how they are shown
+    #: (fields left None: the benchmark's)
+    results: Results | None = None
+    presentation: Presentation | None = None
 
     def check_backend(self, scorer: Any, config: Any, what: str) -> None:
         """One line, before any work, where ``scorer`` serves none of the method's alternatives."""
@@ -269,223 +265,285 @@ class Records:
     sections: dict = field(default_factory=dict)  #: sections built otherwise, as they are (a layer sweep's ``sweep``)
 
 
-class Benchmark(ABC):
-    meta: ClassVar[BenchmarkMeta]
-    Config: ClassVar[type]
-    recipes: ClassVar[dict[str, Any]] = {}
-    methods: ClassVar[dict[str, Method]] = {}
+def _none(*args: Any) -> None:
+    return None
 
-    # --- running -----------------------------------------------------------------------
-    def recipe(self, name: str) -> Any:
-        try:
-            return self.recipes[name]
-        except KeyError:
-            raise LexprobeError(f"unknown recipe {name!r} for {self.meta.name}; use one of: "
-                                f"{', '.join(self.recipes)}") from None
 
-    def method(self, name: str) -> Method:
-        try:
-            return self.methods[name]
-        except KeyError:
-            raise LexprobeError(f"unknown method {name!r} for {self.meta.name}; use one of: "
-                                f"{', '.join(self.methods)}") from None
+@dataclass(frozen=True)
+class Items:
+    """A benchmark's items: how they are loaded, checked and recorded (``load`` before the model loads: data
+    errors come first)."""
 
-    def prefers(self, method: str) -> str | None:
-        """The scorer kind to load a model as for ``method`` when --kind is not given (the method's, else the
-        benchmark's ``meta.load_as``; None: detected)."""
-        return self.method(method).load_as or self.meta.load_as
+    load: Callable[[Any], Any]  #: the items a run evaluates, from its config
+    #: one-line errors for option values no declaration can say (before any work)
+    check: Callable[[Any], None] = _none
+    #: the config with its default data resolved where there is a fallback (sense ranking's bundled sample)
+    resolve: Callable[[Any], Any] = lambda config: config
+    #: the data a run read (the result's ``dataset``: ``{"name", "sample", "what", "get"}``); None: not recorded
+    dataset: Callable[[Any], dict | None] = _none
 
-    def check_config(self, config: Any) -> None:
-        """One-line errors for option values no parser can see (called before any work)."""
 
-    def resolve_data(self, config: Any) -> Any:
-        """``config`` with its default data resolved where the benchmark has a fallback (sense ranking:
-        the bundled SemCor sample when the corpus is absent; it says so in one line); the result records
-        what was read. Called by ``eval`` and ``evaluate`` before the inputs are checked."""
-        return config
+@dataclass(frozen=True)
+class Results:
+    """How per-unit records become a result's sections and are read back. A benchmark's is the default; a
+    method with a result shape of its own (``--method choose``) has its own, whose given fields win
+    (``reader``). Every field left None is the generic one below it."""
 
-    def check_outputs(self, out: Path, config: Any) -> None:
-        """Further output files beside ``out`` to check before any work (e.g. a plot)."""
+    unit_values: Callable[[dict], list] | None = None  #: per-unit metric values (``compare``, intervals)
+    baseline_values: Callable[[dict], dict] | None = None  #: {baseline: its per-unit values on the same units}
+    slices: Callable[[dict, list], dict] | None = None  #: a task's units by slice (``default_slices``)
+    aggregate: Callable[[dict, str, str, list], dict] | None = None  #: a slice's figures (``mean_aggregate``)
+    breakdowns: Callable[[dict], dict] | None = None  #: {task: {name: ...}} (frequency bands, k, position bias)
+    counts: Callable[[dict], dict] | None = None  #: tallies derived from the records
+    instance_spec: Callable[[dict], Any] | None = None  #: the shape of one instance (``result_schema.load``)
+    unit_metrics: Callable[[Any], tuple] | None = None  #: (key, label) of ``unit_values`` (default: the meta's)
+    #: ``(bench, records, method, config) -> sections``: the whole build (default ``default_sections``)
+    sections: Callable[..., dict] | None = None
 
-    def outputs(self, out: Path, config: Any) -> dict[str, list]:
-        """Every file a run writes, by option (none may overwrite an input): ``--out`` and its companions."""
-        return {"--out": [out]}
 
-    @abstractmethod
-    def load_items(self, config: Any) -> Any:
-        """The items a run evaluates (data errors surface here, before the model loads)."""
+@dataclass(frozen=True)
+class Presentation:
+    """How results are shown: report tables (console text is derived from them), figures, the items page's
+    rows, and the files beside a result. Per method like ``Results``."""
 
-    def written(self, result: dict, out: Path, config: Any) -> None:
-        """After the result file is written: plots beside it, stores removed."""
+    tables: Callable[[list], list] | None = None  #: ``lexprobe.tables.Table``s of results of one benchmark
+    format_result: Callable[[dict], str] | None = None  #: the text the CLI prints after a run
+    figures: Callable[[dict, Path, str], list] | None = None  #: (title, PNG path) of each figure for a report
+    failure_rows: Callable[[dict], list] | None = None  #: the items page's rows (one per instance and reading)
+    table_group: Callable[[dict], str] | None = None  #: which table a result belongs in (a data file, a corpus)
+    summary_tag: Callable[[dict], str | None] | None = None  #: a word after its figures in the summary table
+    #: after the result file is written: figures and key files beside it (their paths go into the result)
+    written: Callable[[dict, Path, Any], None] | None = None
+    #: every file a run writes, by option (none may overwrite an input): ``--out`` and its companions
+    outputs: Callable[[Path, Any], dict] | None = None
+    failure_columns: tuple[tuple[str, str], ...] = ()  #: (row key, header) of the items page
+    failure_note: str = ""  #: what a "failure" is on the items page, in one sentence
 
-    def dataset(self, config: Any) -> dict | None:
-        """The data a run read, recorded as the result's ``dataset``: ``{"name", "sample", "what", "get"}``;
-        ``sample`` is true for a stand-in (a bundled sample, a set built in place of the official files), and
-        ``what``/``get`` then say what it is and the command that fetches the real data. None: not recorded."""
-        return None
 
-    #: what a "failure" is on the report's items page (its "failures only" filter), in one sentence
-    failure_note: ClassVar[str] = ""
+@dataclass(frozen=True)
+class RunParts:
+    """What ``lexprobe run`` asks of a benchmark (optional)."""
 
-    # --- records in, sections out (``evaluate``) --------------------------------------------
-    def sections(self, records: Records, method: str, config: dict) -> dict:
-        """The result's sections built from a method's per-unit ``records``: ``metrics`` and ``baselines`` per
-        task and slice (``slices``, ``aggregate`` on ``unit_values`` and ``baseline_values``), ``breakdowns`` and
-        ``counts`` (the two optional hooks), ``skipped`` and ``instances`` as recorded. ``config``: the result's
-        recorded config (hooks read e.g. a choose run's options from it). People's answers come here too. A method
-        with its own ``sections(benchmark, records, config)`` builds them (``--method choose``: per answer reading,
-        the same for every benchmark, ``prompting.method``)."""
-        own = getattr(self.methods.get(method), "sections", None)
-        if own is not None:
-            return own(self, records, config)
-        result = {"benchmark": self.meta.name, "method": method, "config": config, "readings": list(records.readings),
-                  "instances": records.instances, "skipped": records.skipped}
-        units = self.unit_values(result)
-        tasks = records.tasks or [t for t in self.meta.tasks if any(u.task == t for u in units)]
-        result["tasks"] = list(tasks)
-        metrics = {task: self._slices_of(result, task, [u for u in units if u.task == task]) for task in tasks}
-        baselines = {}
-        for name, base_units in self.baseline_values(result).items():
-            baselines[name] = {task: self._slices_of(result, task, [u for u in base_units if u.task == task])
-                               for task in tasks}
-        result.update(metrics=metrics, baselines=baselines)
-        counts = {**records.counts, **self.counts(result)}
-        return {"tasks": list(tasks), "readings": list(records.readings), "metrics": metrics, "baselines": baselines,
-                "breakdowns": self.breakdowns(result), "counts": counts, "skipped": records.skipped,
-                "instances": records.instances, **records.sections}
+    #: ``(bench, out_dir, part) -> {metrics, ...}``: a quick sample on ``part.model``, asked ``part.method``
+    default_run: Callable[..., dict]
+    #: the default model's sample by size ("quick": the default, "full": ``--full``); None: the run's own default
+    samples: dict[str, int | None] = field(default_factory=dict)
+    llm_parts: tuple[LLMPart, ...] = ()  #: the parts its causal LM runs (after every default-model part)
 
-    def _slices_of(self, result: dict, task: str, units: list[Unit]) -> dict:
-        return {name: self.aggregate(result, task, name, members) for name, members in self.slices(result, units).items()}
 
-    def slices(self, result: dict, units: list[Unit]) -> dict[str, list[Unit]]:
-        """A task's units by slice: each ``Unit.pos`` (sorted), then ``all`` (every unit)."""
-        out = {pos: [u for u in units if u.pos == pos] for pos in sorted({u.pos for u in units} - {"all"})}
-        out["all"] = list(units)
-        return out
+@dataclass(frozen=True)
+class HumanItems:
+    """People's items (``lexprobe human``, optional): the page's kind ("choice": a prompt and lettered options;
+    "align": contexts matched to definitions), the item set from the command's options, and people's results
+    (``(bench, item_set, answers) -> {person: result}``)."""
 
-    def aggregate(self, result: dict, task: str, slice: str, units: list[Unit]) -> dict:
-        """A slice's figures from its units: each metric's mean over the units that have it (None: none has),
-        ``n`` (units) and ``ci`` (``stats.bootstrap.mean_intervals``: a metric some unit lacks gets none).
-        Override where a score is not a mean of per-unit values (sense ranking's pooled MAP) or a slice has
-        further figures (a choose reading's agreement across option orders)."""
-        import numpy as np
+    kind: str
+    item_set: Callable[[Any], dict]
+    results: Callable[..., dict]
 
-        from lexprobe.stats.bootstrap import mean_intervals
 
-        names = list(dict.fromkeys(k for u in units for k in u.values))
-        per_unit = {k: [u.values.get(k) for u in units] for k in names}
-        out: dict[str, Any] = {}
-        for k, values in per_unit.items():
-            present = [v for v in values if v is not None]
-            out[k] = float(np.mean(present)) if present else None
-        out["n"] = len(units)
-        out["ci"] = mean_intervals(per_unit)
-        return out
+@dataclass(frozen=True, eq=False)
+class Benchmark:
+    """One benchmark, as separate small parts (after Inspect's dataset + solver + scorer): what it is (``meta``,
+    its options ``Config``, ``recipes``), its ``items``, its ``methods`` (items -> requests -> per-unit records),
+    how records become results (``results``) and how results are shown (``presentation``); and, where it has
+    them, its further ``commands``, its ``lexprobe run`` parts, people's items and choose-template fields. The
+    framework reads the parts through the functions below; a benchmark defines nothing else."""
 
-    def baseline_values(self, result: dict) -> dict[str, list[Unit]]:
-        """Per-unit values of each baseline on the same units (``random``: its expectation), aggregated like the
-        model's into ``baselines``."""
-        return {}
+    meta: BenchmarkMeta
+    Config: type
+    items: Items
+    methods: dict[str, Method]
+    recipes: dict[str, Any]
+    results: Results = Results()
+    presentation: Presentation = Presentation()
+    commands: Callable[[Any], None] | None = None  #: commands besides ``eval`` (build, stats, ...) on its sub-parser
+    run: RunParts | None = None
+    human: HumanItems | None = None
+    #: its fields of the choose prompt templates (``prompting.templates.TemplateField``) by name
+    template_fields: dict[str, Any] = field(default_factory=dict)
 
-    def breakdowns(self, result: dict) -> dict:
-        """``{task: {name: ...}}``: the benchmark's breakdowns of ``result`` (frequency bands, k, position bias)."""
-        return {}
 
-    def counts(self, result: dict) -> dict[str, int]:
-        """Tallies derived from the records, beside what the method counted (``Records.counts``)."""
-        return {}
+# --- what the framework reads of a benchmark ------------------------------------------------------------
+def method_named(bench: Benchmark, name: str) -> Method:
+    try:
+        return bench.methods[name]
+    except KeyError:
+        raise LexprobeError(f"unknown method {name!r} for {bench.meta.name}; use one of: "
+                            f"{', '.join(bench.methods)}") from None
 
-    # --- reading results ------------------------------------------------------------------
-    @abstractmethod
-    def unit_values(self, result: dict) -> list[Unit]:
-        """Per-unit metric values of a result's instances (``compare``, intervals)."""
 
-    def instance_spec(self, result: dict) -> Any:
-        """The shape of one per-item record of ``result`` (a ``validation`` spec): ``result_schema.load``
-        checks every instance with it, so a hand-edited field is one line, not a traceback in ``report``."""
-        return dict[str, Any]
+def recipe_named(bench: Benchmark, name: str) -> Any:
+    try:
+        return bench.recipes[name]
+    except KeyError:
+        raise LexprobeError(f"unknown recipe {name!r} for {bench.meta.name}; use one of: "
+                            f"{', '.join(bench.recipes)}") from None
 
-    def unit_metrics(self, result: dict) -> tuple[tuple[str, str], ...]:
-        """(per-unit key, label) of ``unit_values``, in table order: the method's own where it has them
-        (``--method choose``: each reading's), else ``meta.unit_metrics``."""
-        own = getattr(self.methods.get(result.get("method", "")), "unit_metrics", None)
-        return own(self) if own is not None else self.meta.unit_metrics
 
-    def main_scores(self, result: dict) -> dict[str, float | None]:
-        """The headline (``meta.main_score``) of each task of ``result``'s ``all`` slice, by task; a choose
-        result's by "<task> <reading>" (its metric there is "<reading>.<main_score>"). ``lexprobe run``
-        prints and records these."""
-        main, out = self.meta.main_score, {}
-        for task in result.get("tasks") or []:
-            values = ((result.get("metrics") or {}).get(task) or {}).get("all") or {}
-            if main in values:
-                out[task] = values[main]
-            for key, value in values.items():
-                if key.endswith("." + main):
-                    out[f"{task} {key[: -len(main) - 1]}"] = value
-        return out
+def prefers(bench: Benchmark, method: str) -> str | None:
+    """The scorer kind to load a model as for ``method`` when --kind is not given (the method's, else the
+    benchmark's ``meta.load_as``; None: detected)."""
+    return method_named(bench, method).load_as or bench.meta.load_as
 
-    def table_group(self, result: dict) -> str:
-        """Which table of the benchmark a result belongs in (a data file, a corpus)."""
-        return self.meta.name
 
-    def tables(self, results: list[dict]) -> list:
-        """``lexprobe.tables.Table``s of these results (all of this benchmark)."""
-        return []
+def _method_of(bench: Benchmark, method: str | dict | None) -> Method | None:
+    name = method.get("method") if isinstance(method, dict) else method
+    return bench.methods.get(name or "")
 
-    def figures(self, result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
-        """(title, PNG path) of each figure drawn for a report."""
-        return []
 
-    failure_columns: ClassVar[list[tuple[str, str]]] = []
+def reader(bench: Benchmark, method: str | dict | None, part: str, hook: str) -> Any:
+    """A result part's hook for a method (a name, or a result naming it): the method's own (``Method.results`` /
+    ``Method.presentation``) where it has one, else the benchmark's; None where neither has it. Why: a
+    method-specific reading lives on the method, so no generic code asks which method a result came from."""
+    own = getattr(_method_of(bench, method), part, None)
+    found = getattr(own, hook, None) if own is not None else None
+    return found if found is not None else getattr(getattr(bench, part), hook)
 
-    def failure_rows(self, result: dict) -> list[dict]:
-        """Rows of the report's items page (one per instance and reading)."""
-        return []
 
-    def format_result(self, result: dict) -> str:
-        """The table the CLI prints after a run."""
-        return ""
+def default_slices(result: dict, units: list[Unit]) -> dict[str, list[Unit]]:
+    """A task's units by slice: each ``Unit.pos`` (sorted), then ``all`` (every unit)."""
+    out = {pos: [u for u in units if u.pos == pos] for pos in sorted({u.pos for u in units} - {"all"})}
+    out["all"] = list(units)
+    return out
 
-    def summary_tag(self, result: dict) -> str | None:
-        """A word after the result's figures in the summary table (e.g. the layer measured)."""
-        return None
 
-    # --- the rest of the command line ------------------------------------------------------
-    def register_commands(self, sub: Any) -> None:
-        """Commands besides ``eval`` (build, stats, plot, ...) on the benchmark's sub-parser."""
+def mean_aggregate(result: dict, task: str, slice: str, units: list[Unit]) -> dict:
+    """A slice's figures from its units: each metric's mean over the units that have it (None: none has),
+    ``n`` (units) and ``ci`` (``stats.bootstrap.mean_intervals``: a metric some unit lacks gets none)."""
+    import numpy as np
 
-    #: the default model's sample in ``lexprobe run``, by size ("quick": the default, "full": ``--full``);
-    #: a size not given (or None) is the default run's own default
-    run_samples: ClassVar[dict[str, int | None]] = {}
-    #: the parts ``lexprobe run`` also asks its causal LM (after every benchmark's default-model part)
-    llm_parts: ClassVar[tuple[LLMPart, ...]] = ()
+    from lexprobe.stats.bootstrap import mean_intervals
 
-    def default_run(self, out_dir: Path, part: RunPart) -> dict:
-        """``lexprobe run``'s part: a quick sample on ``part.model``, asked ``part.method``; returns
-        {metrics, sample_data}."""
-        raise LexprobeError(f"{self.meta.name} has no default run")
+    names = list(dict.fromkeys(k for u in units for k in u.values))
+    per_unit = {k: [u.values.get(k) for u in units] for k in names}
+    out: dict[str, Any] = {}
+    for k, values in per_unit.items():
+        present = [v for v in values if v is not None]
+        out[k] = float(np.mean(present)) if present else None
+    out["n"] = len(units)
+    out["ci"] = mean_intervals(per_unit)
+    return out
 
-    def likelihood_only(self, part: RunPart) -> None:
-        """One line when a part asks a method this benchmark's default run has not (``default_run`` helper)."""
-        if part.method != "likelihood" or part.chat:
-            raise LexprobeError(f"{self.meta.name}'s default run has only the likelihood method, not {part.label}")
 
-    #: its fields of the choose method's prompt templates (``prompting.templates.TemplateField``: the question,
-    #: its placeholders, its text in each shipped template), by field name (a ``--template FILE`` key)
-    template_fields: ClassVar[dict[str, TemplateField]] = {}
+def unit_values(bench: Benchmark, result: dict) -> list[Unit]:
+    return reader(bench, result, "results", "unit_values")(result)
 
-    #: the page's kind of this benchmark's human items (``lexprobe human``): "choice" (a prompt and lettered
-    #: options, ``task`` one of ``meta.tasks``) or "align" (contexts matched to definitions); None: it has none.
-    #: The answer store checks stored items against it (``human.store``), so no generic module names a benchmark.
-    human_item_kind: ClassVar[str | None] = None
 
-    @property
-    def has_human_items(self) -> bool:
-        return self.human_item_kind is not None
+def instance_spec(bench: Benchmark, result: dict) -> Any:
+    spec = reader(bench, result, "results", "instance_spec")
+    return dict[str, Any] if spec is None else spec(result)
 
-    def human_item_set(self, args: Any) -> dict:
-        raise LexprobeError(f"{self.meta.name} has no human items")
 
-    def human_results(self, item_set: dict, answers: dict) -> dict[str, dict]:
-        raise LexprobeError(f"{self.meta.name} has no human items")
+def unit_metrics(bench: Benchmark, result: dict) -> tuple[tuple[str, str], ...]:
+    """(per-unit key, label) of ``unit_values``, in table order: the method's own where it has them, else the
+    meta's."""
+    own = reader(bench, result, "results", "unit_metrics")
+    return own(bench) if own is not None else bench.meta.unit_metrics
+
+
+def sections(bench: Benchmark, records: Records, method: str, config: dict) -> dict:
+    """The result's sections built from a method's per-unit ``records`` (``default_sections``, or the part's own)."""
+    build = reader(bench, method, "results", "sections") or default_sections
+    return build(bench, records, method, config)
+
+
+def default_sections(bench: Benchmark, records: Records, method: str, config: dict) -> dict:
+    """``metrics`` and ``baselines`` per task and slice (``slices``, ``aggregate`` on ``unit_values`` and
+    ``baseline_values``), ``breakdowns`` and ``counts``, ``skipped`` and ``instances`` as recorded. ``config``:
+    the result's recorded config (hooks read e.g. a run's options from it). People's answers come here too."""
+    def hook(name: str, default: Callable | None) -> Any:
+        return reader(bench, method, "results", name) or default
+
+    slices, aggregate = hook("slices", default_slices), hook("aggregate", mean_aggregate)
+    result = {"benchmark": bench.meta.name, "method": method, "config": config, "readings": list(records.readings),
+              "instances": records.instances, "skipped": records.skipped}
+    units = hook("unit_values", None)(result)
+    tasks = records.tasks or [t for t in bench.meta.tasks if any(u.task == t for u in units)]
+    result["tasks"] = list(tasks)
+
+    def by_slice(task: str, members: list[Unit]) -> dict:
+        mine = [u for u in members if u.task == task]
+        return {name: aggregate(result, task, name, us) for name, us in slices(result, mine).items()}
+
+    metrics = {task: by_slice(task, units) for task in tasks}
+    baselines = {name: {task: by_slice(task, base) for task in tasks}
+                 for name, base in hook("baseline_values", lambda r: {})(result).items()}
+    result.update(metrics=metrics, baselines=baselines)
+    counts = {**records.counts, **hook("counts", lambda r: {})(result)}
+    return {"tasks": list(tasks), "readings": list(records.readings), "metrics": metrics, "baselines": baselines,
+            "breakdowns": hook("breakdowns", lambda r: {})(result), "counts": counts, "skipped": records.skipped,
+            "instances": records.instances, **records.sections}
+
+
+def main_scores(bench: Benchmark, result: dict) -> dict[str, float | None]:
+    """The headline (``meta.main_score``) of each task of ``result``'s ``all`` slice, by task; a choose
+    result's by "<task> <reading>" (its metric there is "<reading>.<main_score>"). ``lexprobe run``
+    prints and records these."""
+    main, out = bench.meta.main_score, {}
+    for task in result.get("tasks") or []:
+        values = ((result.get("metrics") or {}).get(task) or {}).get("all") or {}
+        if main in values:
+            out[task] = values[main]
+        for key, value in values.items():
+            if key.endswith("." + main):
+                out[f"{task} {key[: -len(main) - 1]}"] = value
+    return out
+
+
+def tables(bench: Benchmark, results: list[dict]) -> list:
+    """The report's tables of ``results`` (all of ``bench``): each presentation's tables of the results it shows,
+    the benchmark's own first, then each method's in declaration order."""
+    shown_by: dict = {}
+    for r in results:
+        shown_by.setdefault(reader(bench, r, "presentation", "tables"), []).append(r)
+    order = [bench.presentation.tables, *(reader(bench, m, "presentation", "tables") for m in bench.methods)]
+    return [t for build in dict.fromkeys(order) if build is not None and build in shown_by
+            for t in build(shown_by[build])]
+
+
+def format_result(bench: Benchmark, result: dict) -> str:
+    show = reader(bench, result, "presentation", "format_result")
+    return "" if show is None else show(result)
+
+
+def figures(bench: Benchmark, result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
+    draw = reader(bench, result, "presentation", "figures")
+    return [] if draw is None else draw(result, folder, stem)
+
+
+def failure_rows(bench: Benchmark, result: dict) -> list[dict]:
+    rows = reader(bench, result, "presentation", "failure_rows")
+    return [] if rows is None else rows(result)
+
+
+def table_group(bench: Benchmark, result: dict) -> str:
+    group = reader(bench, result, "presentation", "table_group")
+    return bench.meta.name if group is None else group(result)
+
+
+def summary_tag(bench: Benchmark, result: dict) -> str | None:
+    tag = reader(bench, result, "presentation", "summary_tag")
+    return None if tag is None else tag(result)
+
+
+def written(bench: Benchmark, result: dict, out: Path, config: Any) -> None:
+    """After the result file is written: plots and key files beside it, stores removed."""
+    after = reader(bench, config.method, "presentation", "written")
+    if after is not None:
+        after(result, out, config)
+    finish = getattr(_method_of(bench, config.method), "finished", None)
+    if finish is not None:
+        finish(out, config, result)
+
+
+def outputs(bench: Benchmark, out: Path, config: Any) -> dict[str, list]:
+    """Every file a run writes, by option: ``--out`` and its companions."""
+    files = bench.presentation.outputs
+    return {"--out": [out]} if files is None else files(out, config)
+
+
+def likelihood_only(bench: Benchmark, part: RunPart) -> None:
+    """One line when a ``lexprobe run`` part asks a method the benchmark's default run has not."""
+    if part.method != "likelihood" or part.chat:
+        raise LexprobeError(f"{bench.meta.name}'s default run has only the likelihood method, not {part.label}")

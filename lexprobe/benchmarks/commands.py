@@ -29,21 +29,23 @@ def register_benchmark(sub: Any, bench: Any) -> None:
     e.add_argument("--no-instances", action="store_true", help="leave per-instance records out of the result file")
     add_overwrite_arg(e)
     e.set_defaults(func=lambda args: cmd_eval(bench, args))
-    bench.register_commands(bsub)
+    if bench.commands is not None:
+        bench.commands(bsub)
 
 
 def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
+    from lexprobe.benchmarks.base import method_named, prefers, recipe_named
     from lexprobe.benchmarks.evaluate import check_paths, refuse_replacing
     from lexprobe.benchmarks.options import config_from_args
     from lexprobe.cli_common import check_model_args, guarded
     from lexprobe.outputs import output_lock
 
     config = config_from_args(bench.Config, args)
-    bench.method(config.method)
-    bench.recipe(config.recipe)
-    bench.check_config(config)
-    check_model_args(args, prefer=bench.prefers(config.method), seed=getattr(config, "seed", 0))  # prepared once
-    config = bench.resolve_data(config)
+    method_named(bench, config.method)
+    recipe_named(bench, config.recipe)
+    bench.items.check(config)
+    check_model_args(args, prefer=prefers(bench, config.method), seed=getattr(config, "seed", 0))  # prepared once
+    config = bench.items.resolve(config)
     # --template too; the inputs the command's declared-path guard checked are compared with the outputs only
     out = check_paths(bench, args.out, config, args.model, {"--tokenizer": args.tokenizer}, checked=guarded(args))
     from lexprobe.hub import check_hub_name
@@ -56,18 +58,19 @@ def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
 
 
 def _eval(bench: Any, args: argparse.Namespace, config: Any, out: Any) -> int:
+    from lexprobe.benchmarks.base import format_result
     from lexprobe.benchmarks.evaluate import counts_line, evaluate
     from lexprobe.cli_common import scorer_from_args
     from lexprobe.distributed import context
 
-    items = bench.load_items(config)  # data and output errors before the (slow) model load
+    items = bench.items.load(config)  # data and output errors before the (slow) model load
     context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
     scorer = scorer_from_args(args)  # the model check_model_args prepared
     result = evaluate(bench, scorer, config, out, items=items, keep_instances=not args.no_instances,
                       overwrite=args.overwrite, model=args.model, items_from_config=True)
     if result is None:  # another rank than 0
         return 0
-    print(bench.format_result(result))
+    print(format_result(bench, result))
     line = counts_line(result)
     if line:
         from lexprobe.reporting import wrap_text

@@ -4,7 +4,7 @@ Checks the output before any work, checks the scorer's capabilities against the 
 loads the items, builds the resume key (items digest, weights, method, recipe and every
 score-changing option), lets the method compute per-unit records (its units go through
 ``distributed.run_units``: resume logs, ranks, progress), builds the result's sections from
-them (``Benchmark.sections``: metrics, baselines and intervals per task and slice, the
+them (``base.sections``: metrics, baselines and intervals per task and slice, the
 benchmark's breakdowns and counts), adds the run record and writes the
 file (only rank 0; other ranks get None). The API and ``lexprobe <benchmark> eval`` both
 come here, so they write the same file.
@@ -20,7 +20,18 @@ import time
 from pathlib import Path
 from typing import Any, cast
 
-from lexprobe.benchmarks.base import Benchmark, Job, Records, key_options, recorded
+from lexprobe.benchmarks.base import (
+    Benchmark,
+    Job,
+    Records,
+    key_options,
+    method_named,
+    outputs,
+    recipe_named,
+    recorded,
+    sections,
+    written,
+)
 from lexprobe.errors import LexprobeError
 
 
@@ -37,7 +48,7 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
              overwrite: bool | None = None, model: str | None = None, items_from_config: bool = False) -> dict | None:
     """Evaluate ``scorer`` on ``benchmark`` with ``config`` (its ``Config``; default options when None).
 
-    ``items``: already loaded items (default: ``benchmark.load_items(config)``). With ``out``
+    ``items``: already loaded items (default: ``benchmark.items.load(config)``). With ``out``
     the result is written there and finished units are logged beside it first, so an
     interrupted run resumes. An ``out`` holding another job's result (another model, items or
     options), or a file that is no result, is refused before any unit is computed unless
@@ -57,10 +68,10 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
         raise LexprobeError(f"{bench.meta.name} takes a {bench.Config.__name__}, got {type(config).__name__}")
     config = cast(Any, config)  # the benchmark's own dataclass (method, recipe, ...)
     check_declared(config, items is not None)  # what the declarations refuse: a Python caller's config too
-    method, recipe = bench.method(config.method), bench.recipe(config.recipe)
+    method, recipe = method_named(bench, config.method), recipe_named(bench, config.recipe)
     check_method_options(config)
-    bench.check_config(config)
-    config = bench.resolve_data(config)
+    bench.items.check(config)
+    config = bench.items.resolve(config)
     require(scorer, method.requires, f"{bench.meta.name} --method {method.name}")
     if overwrite is None:
         from lexprobe.outputs import overwrite_allowed
@@ -92,7 +103,7 @@ def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, meth
     from lexprobe.provenance import scorer_options, scorer_revision
 
     if items is None:
-        items = bench.load_items(config)
+        items = bench.items.load(config)
     started = time.time()
     jobs: list[str] = []  # the digest of the job's (first) resume key: what the result records as ``run.job``
 
@@ -124,7 +135,7 @@ def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, meth
 
 def check_paths(bench: Benchmark, out: str | Path, config: Any, model: Any, model_inputs: dict | None = None,
                 checked: dict[str, Any] | None = None) -> Path:
-    """``outputs.guard`` on what a run writes (``bench.outputs``: ``--out``, a plot: no two the same file) and what
+    """``outputs.guard`` on what a run writes (``base.outputs``: ``--out``, a plot: no two the same file) and what
     it reads (the config's declared inputs, ``--template`` too, the model, and ``model_inputs``: the scorer's own
     local inputs, ``scorer_inputs``: ``--tokenizer``, a served model's local folder), then the benchmark's own
     checks. ``checked``: input options the command's declared-path guard checked already, with their values (the same
@@ -132,11 +143,10 @@ def check_paths(bench: Benchmark, out: str | Path, config: Any, model: Any, mode
     from lexprobe.outputs import INPUT, OUTPUT, PathOption, guard
 
     out = Path(out)
-    written = [PathOption(option, OUTPUT, paths) for option, paths in bench.outputs(out, config).items()]
+    written = [PathOption(option, OUTPUT, paths) for option, paths in outputs(bench, out, config).items()]
     read = [PathOption(option, INPUT, value)
             for option, value in {**inputs(config), "--model": model, **(model_inputs or {})}.items()]
     guard(written + read, checked or {})
-    bench.check_outputs(out, config)
     return out
 
 
@@ -189,7 +199,7 @@ def inputs(config: Any) -> dict[str, Any]:
 
 
 def assemble(bench: Benchmark, scorer: Any, config: Any, output: Records) -> dict:
-    """The schema-2 result of a method's records (``Benchmark.sections``), with the run record and the intervals
+    """The schema-2 result of a method's records (``base.sections``), with the run record and the intervals
     block."""
     from lexprobe.result_schema import new_result
     from lexprobe.run_record import finish_result
@@ -198,10 +208,10 @@ def assemble(bench: Benchmark, scorer: Any, config: Any, output: Records) -> dic
     config_record = recorded(config)
     for key, extra in output.resolved.items():  # what the method resolved from the config (a template's text)
         config_record[key] = {**config_record.get(key, {}), **extra}
-    sections = bench.sections(output, config.method, config_record)
-    result = new_result(bench.meta.name, model, config.method, config.recipe, config_record, sections)
+    built = sections(bench, output, config.method, config_record)
+    result = new_result(bench.meta.name, model, config.method, config.recipe, config_record, built)
     finish_result(result, scorer, output.instances if output.items is None else output.items, unit=bench.meta.unit)
-    dataset = bench.dataset(config)
+    dataset = bench.items.dataset(config)
     if dataset:
         result["dataset"] = dataset
     return result
@@ -221,10 +231,10 @@ def write(bench: Benchmark, result: dict, out: Path, config: Any, keep_instances
     write_json(out, saved())
     remove_logs(partial_path(out))
     try:
-        bench.written(result, out, config)  # plots beside the result (their paths go into it)
+        written(bench, result, out, config)  # plots beside the result (their paths go into it)
     except Exception as err:  # noqa: BLE001 - a figure is presentation: it never costs the result
         result.pop("plot", None)
-        figures = [str(p) for option, paths in bench.outputs(out, config).items() if option != "--out" for p in paths]
+        figures = [str(p) for option, paths in outputs(bench, out, config).items() if option != "--out" for p in paths]
         detail = next((line for line in str(err).splitlines() if line.strip()), type(err).__name__)
         print(f"lexprobe: warning: the figure {' / '.join(figures) or 'of ' + str(out)} was not drawn ({detail}); "
               f"the result {out} is written", file=sys.stderr, flush=True)

@@ -8,13 +8,13 @@ benchmark: its package, one import and one entry below (docs/ARCHITECTURE.md).
 
 from __future__ import annotations
 
-from lexprobe.benchmarks.coda21.benchmark import CoDA21
+from lexprobe.benchmarks.coda21.benchmark import CODA21
 from lexprobe.benchmarks.registry import register_benchmark
-from lexprobe.benchmarks.senserank.benchmark import SenseRank
-from lexprobe.benchmarks.wdlmpro.benchmark import WDLMPro
-from lexprobe.benchmarks.wsd.benchmark import Wsd
+from lexprobe.benchmarks.senserank.benchmark import SENSERANK
+from lexprobe.benchmarks.wdlmpro.benchmark import WDLMPRO
+from lexprobe.benchmarks.wsd.benchmark import WSD
 
-SHIPPED = (WDLMPro(), CoDA21(), SenseRank(), Wsd())
+SHIPPED = (WDLMPRO, CODA21, SENSERANK, WSD)
 
 for _bench in SHIPPED:
     register_benchmark(_bench)

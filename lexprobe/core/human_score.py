@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from lexprobe.errors import LexprobeError
 from lexprobe.stats.bootstrap import describe as describe_intervals
 
 #: The pooled result's name: '@' is not in a participant code (letters, digits, '-', '_'), so no
@@ -60,4 +61,7 @@ def results_for(item_set: dict, answers: dict[str, dict[str, Any]]) -> dict[str,
     ``<participant>`` (CoDA21) or ``<task>-<participant>`` (WDLMPro), ``@pooled`` for all together."""
     from lexprobe.benchmarks.registry import get
 
-    return get(item_set["benchmark"]).human_results(item_set, answers)
+    bench = get(item_set["benchmark"])
+    if bench.human is None:
+        raise LexprobeError(f"{bench.meta.name} has no human items")
+    return bench.human.results(bench, item_set, answers)

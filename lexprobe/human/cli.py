@@ -68,13 +68,16 @@ def human_benchmarks() -> list[str]:
     """The registered benchmarks whose items people can take."""
     from lexprobe.benchmarks.registry import all_benchmarks
 
-    return [b.meta.name for b in all_benchmarks() if b.has_human_items]
+    return [b.meta.name for b in all_benchmarks() if b.human is not None]
 
 
 def item_set_from_args(args) -> dict:
     from lexprobe.benchmarks.registry import get
 
-    return get(args.benchmark).human_item_set(args)
+    human = get(args.benchmark).human
+    if human is None:
+        raise DataError(f"{args.benchmark} has no human items")
+    return human.item_set(args)
 
 
 def cmd_serve(args) -> int:

@@ -69,7 +69,8 @@ def human_item_kind(benchmark: Any) -> str | None:
     ``benchmark`` is not a registered name or has no human items (a stored set naming it was not ours)."""
     if not isinstance(benchmark, str) or benchmark not in names():
         return None
-    return get(benchmark).human_item_kind
+    human = get(benchmark).human
+    return None if human is None else human.kind
 
 
 def _well_formed(item: dict, benchmark: str) -> bool:

@@ -17,7 +17,7 @@ question in ``item``; the options are the declared ``job.config.choose`` and the
 and what chance scores (``random``). A batch holds as many units as ``choose.batch_prompts``
 prompts (a few on the CPU), or ``ChooseOptions.units_per_batch``: Ctrl-C loses at most one batch.
 
-The result (``sections``, which ``Benchmark.sections`` defers to): per task and slice (the
+The result (``sections``, its ``Results.sections``): per task and slice (the
 benchmark's ``slices``), each reading's figures over the asked records of the slice — a mean
 over records, not over items, since a ``--debias cyclic`` item asks the likelihood reading in
 more orders than the others — with its agreement across option orders, failure counts and
@@ -31,7 +31,7 @@ import dataclasses
 from abc import abstractmethod
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
-from lexprobe.benchmarks.base import Benchmark, Job, Method, Records, Unit
+from lexprobe.benchmarks.base import Benchmark, Job, Method, Records, Results, Unit, default_slices, reader
 from lexprobe.core.engine import Engine, describe_served
 from lexprobe.core.requests import Continuation, Generate
 from lexprobe.errors import DataError, ModelError
@@ -49,6 +49,17 @@ class ChooseMethod(Method):
     unit_field: ClassVar[str]
     #: the field of a reading's answer that agreement across option orders compares ("choice", "assignment")
     answer_key: ClassVar[str]
+    #: the shape of one asked record (``result_schema.load`` checks each); None: any mapping
+    item_spec: ClassVar[Any] = None
+    #: ``(result, units) -> {slice: units}`` of a choose result; None: the benchmark's
+    own_slices: ClassVar[Callable | None] = None
+
+    @property
+    def results(self) -> Results:  # type: ignore[override]
+        """A choose result's shape: its units per question and reading, its sections built here."""
+        spec = self.item_spec
+        return Results(unit_values=self.unit_values, unit_metrics=self.unit_metrics, sections=self.sections,
+                       instance_spec=None if spec is None else lambda result: spec, slices=self.own_slices)
 
     # --- what a benchmark supplies ---------------------------------------------------------------
     @abstractmethod
@@ -190,11 +201,12 @@ class ChooseMethod(Method):
             out.append(Unit(item, recs[0].get("task", first), recs[0].get("pos", "all"), values))
         return out
 
-    def sections(self, bench: Benchmark, records: Records, config: dict) -> dict:
-        """The result's sections (``Benchmark.sections`` of a choose run; see the module's docstring)."""
+    def sections(self, bench: Benchmark, records: Records, method: str, config: dict) -> dict:
+        """The result's sections (``base.sections`` of a choose run; see the module's docstring)."""
         from lexprobe.prompting.choose import position_bias, reading_summary
         from lexprobe.prompting.readings import reading_slice
 
+        slices = reader(bench, self.name, "results", "slices") or default_slices
         tasks = list(records.tasks or bench.meta.tasks)
         result = {"benchmark": bench.meta.name, "method": self.name, "config": config, "tasks": tasks,
                   "readings": list(records.readings), "instances": records.instances, "skipped": records.skipped}
@@ -205,7 +217,7 @@ class ChooseMethod(Method):
             mine = [r for r in records.instances if r.get("task", tasks[0]) == task]
             units = list({r["item"]: Unit(r["item"], task, r.get("pos", "all")) for r in mine}.values())
             asked = {}
-            for name, members in bench.slices(result, units).items():
+            for name, members in slices(result, units).items():
                 keys = {u.key for u in members}
                 asked[name] = [r for r in mine if r["item"] in keys and "skipped" not in r]  # in the run's order
             metrics[task] = {name: reading_slice(reading_summary(a, self.scores, self.answer_key), records.readings)

@@ -6,15 +6,16 @@ Each benchmark builds its rows and names its columns (``Benchmark.failure_rows``
 
 from __future__ import annotations
 
+from lexprobe.benchmarks.base import failure_rows as bench_failure_rows
 from lexprobe.benchmarks.registry import get
 
 
 def failure_rows(results: list[dict]) -> list[dict]:
     rows: list[dict] = []
     for r in results:
-        rows += get(r["benchmark"]).failure_rows(r)
+        rows += bench_failure_rows(get(r["benchmark"]), r)
     return rows
 
 
 def columns(benchmark: str) -> list[tuple[str, str]]:
-    return list(get(benchmark).failure_columns)
+    return list(get(benchmark).presentation.failure_columns)

@@ -251,5 +251,5 @@ def failure_page(bench: str, rows: list[dict]) -> str:
     columns = failure_columns(bench)
     task_label = dict(columns).get("task", "Task")
     return render("items.html", title=f"{bench_titles()[bench]} failures", bench_title=bench_titles()[bench],
-                  what=get(bench).failure_note, task_label=task_label, page_rows=PAGE_ROWS,
+                  what=get(bench).presentation.failure_note, task_label=task_label, page_rows=PAGE_ROWS,
                   data=json_block({"columns": columns, "rows": rows}))

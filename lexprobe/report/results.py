@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lexprobe.benchmarks.base import Unit
+from lexprobe.benchmarks.base import Unit, table_group, unit_values
+from lexprobe.benchmarks.base import unit_metrics as bench_unit_metrics
 from lexprobe.benchmarks.registry import get
 from lexprobe.errors import DataError
 from lexprobe.result_schema import is_sweep, load, model_name  # noqa: F401  (the report's readers)
@@ -25,12 +26,12 @@ def load_result(path: str | Path) -> dict:
 
 
 def unit_metrics(result: dict) -> tuple[tuple[str, str], ...]:
-    return get(result["benchmark"]).unit_metrics(result)
+    return bench_unit_metrics(get(result["benchmark"]), result)
 
 
 def task_name(result: dict) -> str:
     """The table a result belongs in within its benchmark (data file for CoDA21, corpus for senserank)."""
-    return get(result["benchmark"]).table_group(result)
+    return table_group(get(result["benchmark"]), result)
 
 
 def units(result: dict) -> list[Unit]:
@@ -39,7 +40,7 @@ def units(result: dict) -> list[Unit]:
     if not result.get("instances") and not is_sweep(result):
         raise DataError(f"{result.get('_path', 'the result')} has no per-item records (`instances`); "
                         "rerun the evaluation without --no-instances")
-    out = bench.unit_values(result)
+    out = unit_values(bench, result)
     keys = [u.key for u in out]
     if len(set(keys)) != len(keys):
         raise DataError(f"{result.get('_path', 'the result')} has repeated item ids; it cannot be paired item by item")

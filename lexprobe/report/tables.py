@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lexprobe.benchmarks.base import summary_tag
+from lexprobe.benchmarks.base import tables as bench_tables
 from lexprobe.benchmarks.registry import all_benchmarks, get
 from lexprobe.prompting.readings import choose_options, label, setting
 from lexprobe.result_schema import is_choose, is_sweep, model_name
@@ -29,7 +31,7 @@ def build_tables(results: list[dict]) -> list[Table]:
     for bench in all_benchmarks():
         members = [r for r in results if r["benchmark"] == bench.meta.name]
         if members:
-            tables += bench.tables(members)
+            tables += bench_tables(bench, members)
     summary = summary_table(results)
     return tables + ([summary] if summary else [])
 
@@ -158,7 +160,7 @@ def summary_table(results: list[dict]) -> Table | None:
                             put(key, agreement, m[f"{reading}.agreement"], c.part)
         else:
             key = (name, f"{r['recipe']} ({r['method']})", "–")
-            tag = bench.summary_tag(r)
+            tag = summary_tag(bench, r)
             for c in bench.meta.summary:
                 m = slices(c)
                 if m:

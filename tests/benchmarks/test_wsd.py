@@ -4,6 +4,7 @@ framework the paper's first-sense row and the official scorer's figures from a r
 
 from __future__ import annotations
 
+from lexprobe.benchmarks.base import prefers
 import json
 from pathlib import Path
 
@@ -142,7 +143,7 @@ def test_likelihood_on_a_tiny_causal_lm_equals_one_pair_at_a_time(mini, tmp_path
 def test_token_vectors_of_a_tiny_encoder_equal_the_embedder(mini, tmp_path, tiny_bert):
     from lexprobe.data.instances import SenseInstance
 
-    scorer = load_scorer(str(tiny_bert), device="cpu", prefer=BENCH.prefers("embedding"))
+    scorer = load_scorer(str(tiny_bert), device="cpu", prefer=prefers(BENCH, "embedding"))
     assert scorer.kind == "token"
     result = run(scorer, WsdConfig(data=str(mini), method="embedding", layer=1), tmp_path / "r.json")
     assert result["config"]["requests"] == {"asked": ["TokenVector"]}

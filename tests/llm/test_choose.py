@@ -1,6 +1,7 @@
 """--method choose on tiny Llama / Qwen2 models: label likelihood against a plain per-option
 reference, generation against a plain greedy loop, scoring and summaries by hand, seeds, CLI."""
 
+from lexprobe.benchmarks.base import failure_rows
 import json
 
 import numpy as np
@@ -285,9 +286,9 @@ def test_registering_a_benchmark_changes_no_choose_key_or_record(llama, tmp_path
     key, config = run("three")
     assert set(key["options"]["template"]) >= {"w2d", "d2w"} and "coda" not in key["options"]["template"]
     assert config["choose"]["template_record"] == key["options"]["template"]
-    from tests.toy_benchmark import Toy
+    from tests.toy_benchmark import TOY
 
-    monkeypatch.setitem(registry.REGISTRY, "toy", Toy())
+    monkeypatch.setitem(registry.REGISTRY, "toy", TOY)
     assert "toy" in benchmark_fields()
     assert run("four") == (key, config)
 
@@ -372,7 +373,7 @@ def test_a_coda21_choose_run_with_every_group_skipped_still_has_its_items_page(l
     path = tmp_path / "all-skipped.json"
     result = ask("coda21", llama, data, path)
     assert result["instances"] and all("skipped" in r for r in result["instances"])
-    rows = get("coda21").failure_rows(load(path))
+    rows = failure_rows(get("coda21"), load(path))
     assert len(rows) == len(result["instances"]) and all(row["score"] == "skipped" for row in rows)
 
 
@@ -413,7 +414,7 @@ def test_a_fourth_benchmark_asks_to_choose_from_its_own_module(tiny_llama, tmp_p
     from lexprobe.scorers.causal import CausalLMScorer
     from tests.toy_benchmark import ITEMS, Toy
 
-    monkeypatch.setitem(registry.REGISTRY, "toy", Toy())
+    monkeypatch.setitem(registry.REGISTRY, "toy", TOY)
     monkeypatch.setattr(CausalLMScorer, "generations", scripted(["1"] * 100))  # always the first option
     argv = ["toy", "eval", "--method", "choose", "--model", str(tiny_llama), "--permutations", "2"]
     assert main(argv + ["--out", str(tmp_path / "a.json")]) == 0

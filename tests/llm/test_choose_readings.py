@@ -1,6 +1,7 @@
 """Ask-to-choose results: strict and lenient readings of the generated answers, position bias,
 cyclic debiasing by hand, resume units of one item group and Ctrl-C."""
 
+from lexprobe.benchmarks.base import format_result, unit_metrics, unit_values
 import json
 
 import numpy as np
@@ -86,10 +87,10 @@ def test_wdlmpro_cyclic_reading_bias_and_both_generation_readings(llama, monkeyp
     assert bias["generation"]["chosen"] == {"none": 1} and "most_chosen" not in bias["generation"]
     assert bias["generation_lenient"]["chosen"] == {"1": 1} and bias["generation_lenient"]["gold"] == {"3": 1}
     assert result["config"]["choose"]["debias"] == "cyclic"
-    assert "debiased" in get("wdlmpro").format_result(result)  # its column (a header may wrap in 100 columns)
-    units = get("wdlmpro").unit_values(result)  # one per question, its orders averaged (the choose method's)
+    assert "debiased" in format_result(get("wdlmpro"), result)  # its column (a header may wrap in 100 columns)
+    units = unit_values(get("wdlmpro"), result)  # one per question, its orders averaged (the choose method's)
     assert len(units) == len({r["item"] for r in result["instances"]})
-    assert get("wdlmpro").unit_metrics(result)[:2] == (("likelihood.p_at_1", "P@1 (choose, label likelihood)"),
+    assert unit_metrics(get("wdlmpro"), result)[:2] == (("likelihood.p_at_1", "P@1 (choose, label likelihood)"),
                                                        ("likelihood.rank_score", "RS (choose, label likelihood)"))
 
 
@@ -124,7 +125,7 @@ def test_coda_cyclic_reading_equals_the_rotations_records(llama, tmp_path):
         gold = choose_coda.Choose().gold_positions(first)
         assert [first["definition_order"][g] for g in gold] == first["context_order"]  # each row's own definition
     coda = get("coda21")
-    units = coda.unit_values(result)  # one per group, each reading's accuracy averaged over its orders
+    units = unit_values(coda, result)  # one per group, each reading's accuracy averaged over its orders
     assert [u.key for u in units] == list(dict.fromkeys(r["item"] for r in result["instances"]))
     assert units[0].values["likelihood_cyclic.accuracy"] == result["instances"][0]["likelihood_cyclic"]["accuracy"]
     assert coda.unit_metrics(result)[0] == ("likelihood.accuracy", "accuracy (choose, label likelihood)")

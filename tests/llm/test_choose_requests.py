@@ -31,9 +31,9 @@ SCORE = {"wdlmpro": ("w2d", "p_at_1"), "coda21": ("alignment", "accuracy"), "wsd
 def run(tmp_path, monkeypatch):
     """``run(bench, backend, **options)``: the benchmark's choose result on ``backend`` (CoDA21: its verb group of
     three pairs; WSD: five instances; the toy registered)."""
-    from tests.toy_benchmark import Toy
+    from tests.toy_benchmark import TOY
 
-    monkeypatch.setitem(registry.REGISTRY, "toy", Toy())
+    monkeypatch.setitem(registry.REGISTRY, "toy", TOY)
     coda = load_coda(write_small(tmp_path / "coda.json"))
     wsd = write_pair(tmp_path / "wsd", name="mini")
 

@@ -1,6 +1,7 @@
 """Layer sweeps: one forward pass for all layers gives exactly the per-layer single runs,
 for an encoder (BERT) and a decoder LM (Llama)."""
 
+from lexprobe.benchmarks.base import format_result
 import numpy as np
 import pytest
 
@@ -27,7 +28,7 @@ def test_sweep_equals_single_layer_runs(fixture, request, tmp_path):
                           SenseConfig(corpus="synthetic", k=10, layer=layer), items=instances, progress=False)
         assert result["sweep"]["values"][str(layer)]["metrics"] == single["metrics"]
         assert result["sweep"]["values"][str(layer)]["baselines"] == single["baselines"]
-    assert f"\n{result['sweep']['best']} (best) " in get("senserank").format_result(result)  # the best layer's row
+    assert f"\n{result['sweep']['best']} (best) " in format_result(get("senserank"), result)  # the best layer's row
     assert plot_sweep(result, tmp_path / "layers.png").stat().st_size > 1000
 
 

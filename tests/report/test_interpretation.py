@@ -60,7 +60,7 @@ def test_the_bucket_table_says_which_queries_it_leaves_out():
 
 
 def test_sense_ranking_failures_are_rankings_no_better_than_chance():
-    from lexprobe.benchmarks.senserank.benchmark import SenseRank
+    from lexprobe.benchmarks.senserank.benchmark import SENSERANK
     from lexprobe.benchmarks.senserank.results import failure_rows
 
     base = {"lemma": "bank", "pos": "n", "label": "bank%1:14:00::", "top": ["a", "b"], "n_relevant": 8,
@@ -72,7 +72,7 @@ def test_sense_ranking_failures_are_rankings_no_better_than_chance():
     rows = {r["item"].split("(")[-1].rstrip(")"): r for r in failure_rows(result)}
     assert rows["q1"]["ok"] and not rows["q2"]["ok"]
     assert "the [bank] of the river" in rows["q2"]["item"] and rows["q2"]["score"] == "55.0 (80.0)"  # in % (#34 item 5)
-    assert "no better than chance" in SenseRank.failure_note
+    assert "no better than chance" in SENSERANK.presentation.failure_note
 
 
 def test_the_bundled_semcor_sample_is_recorded_as_a_sample(tmp_path):
@@ -81,10 +81,10 @@ def test_the_bundled_semcor_sample_is_recorded_as_a_sample(tmp_path):
     from lexprobe.benchmarks.senserank.config import SenseConfig
     from lexprobe.data.semcor import sample_archive
 
-    sense = get("senserank").dataset(SenseConfig(corpus="semcor", path=str(sample_archive())))
+    sense = get("senserank").items.dataset(SenseConfig(corpus="semcor", path=str(sample_archive())))
     assert sense["sample"] is True and sense["get"] == "lexprobe data fetch semcor"
     other = tmp_path / "semcor.tar.gz"
     other.write_bytes(b"")
-    assert get("senserank").dataset(SenseConfig(corpus="semcor", path=str(other)))["sample"] is False
-    assert get("coda21").dataset(CodaConfig(data=str(tmp_path / "coda21-small-clean-hard.json")))["sample"] is True
-    assert get("coda21").dataset(CodaConfig(data="clean-hard")) == {"name": "CoDA21 clean-hard", "sample": False}
+    assert get("senserank").items.dataset(SenseConfig(corpus="semcor", path=str(other)))["sample"] is False
+    assert get("coda21").items.dataset(CodaConfig(data=str(tmp_path / "coda21-small-clean-hard.json")))["sample"] is True
+    assert get("coda21").items.dataset(CodaConfig(data="clean-hard")) == {"name": "CoDA21 clean-hard", "sample": False}

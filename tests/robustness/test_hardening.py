@@ -5,6 +5,7 @@ Each test reproduces the reported failure (it fails on the code before the fix).
 
 from __future__ import annotations
 
+from lexprobe.benchmarks.base import sections
 import json
 import lzma
 import re
@@ -412,7 +413,7 @@ def test_9_wdlmpro_plot_explains_bands_and_marks_zero_bars(monkeypatch, tmp_path
                 "gold_rank": 3, "rank_score": 0.5, "predicted": "x", "word_tokens": 1,
                 "frequency_band": "rare", "depth_band": "3–5"} for i in range(4)]
     result = {"model": {"name": "random"},  # the sections as evaluate builds them
-              **get("wdlmpro").sections(Records(records, tasks=["w2d"]), "likelihood", {})}
+              **sections(get("wdlmpro"), Records(records, tasks=["w2d"]), "likelihood", {})}
     figures = _captured(monkeypatch, plot)
     plot.plot_breakdowns(result, tmp_path / "p.png")
     axes = [ax for ax in figures[0].axes if ax.get_visible()]

@@ -162,23 +162,19 @@ def test_D2_evaluate_refuses_the_template_as_out_too(tmp_path, tiny_gpt2):
 def _glossary_benchmark():
     from lexprobe.benchmarks.base import option
     from lexprobe.outputs import INPUT
-    from tests.toy_benchmark import Toy, ToyConfig
+    from tests.toy_benchmark import TOY, ToyConfig
 
     @dataclasses.dataclass(frozen=True)
     class Config(ToyConfig):
         glossary: str | None = option(None, "a word list the toy reads", path=INPUT, key=False)
 
-    class Glossary(Toy):
-        meta = dataclasses.replace(Toy.meta, name="glossary")
-
-    Glossary.Config = Config
-    return Glossary
+    return dataclasses.replace(TOY, meta=dataclasses.replace(TOY.meta, name="glossary"), Config=Config)
 
 
 def test_class_a_new_path_option_declared_an_input_is_guarded_without_other_code(tmp_path, capsys, monkeypatch):
     from lexprobe.benchmarks import registry
 
-    monkeypatch.setitem(registry.REGISTRY, "glossary", _glossary_benchmark()())
+    monkeypatch.setitem(registry.REGISTRY, "glossary", _glossary_benchmark())
     words = tmp_path / "words.txt"
     words.write_text("dog\ncat\n")
     code, err = run_cli(["glossary", "eval", "--model", "random", "--glossary", words, "--out", words], capsys)

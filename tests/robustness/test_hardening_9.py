@@ -356,7 +356,7 @@ def test_D30_valid_choose_runs_keep_their_resume_keys(tiny_gpt2, datasets, tmp_p
     for template, shown in (("letters", 26), ("default", 30)):
         config = WDLMProConfig(data=str(datasets / "choose.jsonl"), method="choose",
                                choose=ChooseOptions(template=template, max_candidates=shown))
-        assert bench.load_items(config).groups  # not refused
+        assert bench.items.load(config).groups  # not refused
         record = recorded(config)["choose"]
         assert record["max_candidates"] == shown and record["template"] == template
         assert set(record) == {"template", "chat", "max_candidates", "permutations", "reading", "max_new_tokens",

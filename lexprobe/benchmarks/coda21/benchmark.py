@@ -10,13 +10,22 @@ yes/no question per context-definition pair, P(Yes) aligned; causal or masked LM
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
 
-from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, LLMPart, Method, SummaryColumn
+from lexprobe.benchmarks.base import (
+    Benchmark,
+    BenchmarkMeta,
+    HumanItems,
+    Items,
+    LLMPart,
+    Presentation,
+    Results,
+    RunParts,
+    SummaryColumn,
+    default_sections,
+)
+from lexprobe.benchmarks.coda21 import ask, choose
 from lexprobe.benchmarks.coda21 import results as res
 from lexprobe.benchmarks.coda21 import tables as tab
-from lexprobe.benchmarks.coda21.ask import Ask
-from lexprobe.benchmarks.coda21.choose import Choose
 from lexprobe.benchmarks.coda21.cli import load_items, register_commands, run_default
 from lexprobe.benchmarks.coda21.config import CodaConfig
 from lexprobe.benchmarks.coda21.human_set import coda_results, human_item_set
@@ -24,21 +33,93 @@ from lexprobe.benchmarks.coda21.likelihood import Likelihood
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.errors import LexprobeError
 from lexprobe.prompting.templates import BLANK, TemplateField
-from lexprobe.result_schema import is_choose
 
 
-class CoDA21(Benchmark):
-    meta = BenchmarkMeta(
+class Ask(ask.Ask):
+    presentation = Presentation(tables=tab.ask_tables, format_result=tab.format_ask)
+
+
+class Choose(choose.Choose):
+    item_spec = res.ChooseGroupItem
+    presentation = Presentation(tables=tab.choose_tables, format_result=tab.format_choose, failure_rows=res.choose_rows,
+                                figures=lambda *_: [])
+
+
+def check_config(config: CodaConfig) -> None:
+    if not config.nonce.strip():
+        raise LexprobeError("--nonce must be a non-empty word")
+    if len(set(config.ask.questions)) != len(config.ask.questions):
+        raise LexprobeError(f"--questions {' '.join(map(str, config.ask.questions))} names a question twice; "
+                            "give each of 1, 2, 3 at most once")
+
+
+def dataset(config: CodaConfig) -> dict | None:
+    """The official file's variant, or a stand-in: the small CoDA21-style set ``lexprobe run`` builds from
+    WordNet (``cli.build_small``, a ``coda21-small-*.json`` file) when the official files are missing."""
+    from lexprobe.benchmarks.coda21.cli import OFFICIAL_FILES, SMALL_PREFIX
+    from lexprobe.data.exported import part_keys
+
+    if config.data is None:
+        return None
+    name = Path(str(config.data)).name
+    if name.startswith(SMALL_PREFIX):
+        return {"name": name, "sample": True,
+                "what": "a small CoDA21-style set built from WordNet in place of the official CoDA21 files",
+                "get": "lexprobe data fetch coda21"}
+    variant = next((v for v, f in OFFICIAL_FILES.items() if name in (v, f)), None)
+    exported = {key.get("variant") for key in part_keys(config.data)}  # an exported folder names its variant
+    if len(exported) == 1:
+        variant = exported.pop()
+    return {"name": f"CoDA21 {variant}" if variant else name, "sample": False}
+
+
+def figures(result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
+    """A misaligned and an aligned group's score matrices as heatmaps."""
+    from lexprobe.benchmarks.coda21.plot import draw_heatmap
+    from lexprobe.result_schema import model_name
+
+    wrong = [g for g in result["instances"] if g["accuracy"] < 1]
+    right = [g for g in result["instances"] if g["accuracy"] == 1]
+    out = []
+    for what, group in (("a misaligned group", wrong[:1]), ("an aligned group", right[:1])):
+        for g in group:
+            slug = "".join(ch if ch.isalnum() else "-" for ch in g["id"])
+            path = draw_heatmap(g, folder / f"{stem}-{slug}.png")
+            out.append((f"CoDA21 {model_name(result)}: {what} ({g['id']})", path))
+    return out
+
+
+def sections(bench: Benchmark, records, method: str, config: dict) -> dict:
+    return res.without_empty_slices(default_sections(bench, records, method, config), method)
+
+
+CODA21 = Benchmark(
+    meta=BenchmarkMeta(
         name="coda21", title="CoDA21", help="CoDA21: align contexts with definitions of hidden words",
         unit="group", tasks=("alignment",), datasets=("wordnet", "coda21-clean-easy", "coda21-clean-hard"),
         main_score="accuracy", unit_metrics=(("accuracy", "accuracy"), ("simple_accuracy", "simple matching")),
         aliases=("coda",), summary=(SummaryColumn("CoDA21 acc. (%)", task="alignment", part="CoDA21"),),
-    )
-    Config = CodaConfig
-    recipes = RECIPES
-    methods: ClassVar[dict[str, Method]] = {"likelihood": Likelihood(), "choose": Choose(), "ask": Ask()}
-    human_item_kind = "align"
-    template_fields: ClassVar[dict[str, TemplateField]] = {
+    ),
+    Config=CodaConfig,
+    items=Items(load=load_items, check=check_config, dataset=dataset),
+    methods={"likelihood": Likelihood(), "ask": Ask(), "choose": Choose()},
+    recipes=RECIPES,
+    results=Results(unit_values=res.unit_values, baseline_values=lambda result: {"random": res.random_units(result)},
+                    slices=res.slices, instance_spec=lambda result: res.GroupInstance, sections=sections,
+                    breakdowns=lambda result: {res.TASK: {"by_k": res.breakdown_by_k(
+                        result["instances"], intervals=result["method"] != "human")}}),
+    presentation=Presentation(
+        tables=tab.likelihood_tables, format_result=tab.format_result, figures=figures, failure_rows=res.failure_rows,
+        table_group=res.data_name, failure_columns=tuple(res.FAILURE_COLUMNS),
+        failure_note=("a failure is a group with at least one context aligned to another synset's definition "
+                      "(alignment accuracy below 100%).")),
+    commands=register_commands,
+    #: ``lexprobe run``: the samples (groups per POS) sized in docs/llm.md, "The main job"
+    run=RunParts(run_default, {"quick": 10, "full": None},
+                 (LLMPart("likelihood", False, {"quick": 4, "full": 15}, "clean-hard"),
+                  LLMPart("choose", True, {"quick": 4, "full": 15}, "clean-hard"))),
+    human=HumanItems("align", human_item_set, coda_results),
+    template_fields={
         "coda": TemplateField(frozenset({"contexts", "definitions", "k"}), required=frozenset({"contexts", "definitions"}),
                               texts={
             "default": ("In each numbered sentence a word was replaced by " + BLANK + ". The hidden words are different.\n"
@@ -51,89 +132,5 @@ class CoDA21(Benchmark):
                            "Give only the pairs on one line, like 1: A, 2: B, ...")}),
         # read after the prompt before the definition letter of context c (the label likelihood)
         "coda_row": TemplateField(frozenset({"context"}), texts={"default": " {context}:"}, after_answer=True),
-    }
-    failure_note = ("a failure is a group with at least one context aligned to another synset's definition "
-                    "(alignment accuracy below 100%).")
-    failure_columns: ClassVar[list[tuple[str, str]]] = res.FAILURE_COLUMNS
-
-    def check_config(self, config: CodaConfig) -> None:
-        if not config.nonce.strip():
-            raise LexprobeError("--nonce must be a non-empty word")
-        if len(set(config.ask.questions)) != len(config.ask.questions):
-            raise LexprobeError(f"--questions {' '.join(map(str, config.ask.questions))} names a question twice; "
-                                "give each of 1, 2, 3 at most once")
-
-    def dataset(self, config: CodaConfig) -> dict | None:
-        """The official file's variant, or a stand-in: the small CoDA21-style set ``lexprobe run`` builds from
-        WordNet (``cli.build_small``, a ``coda21-small-*.json`` file) when the official files are missing."""
-        from lexprobe.benchmarks.coda21.cli import OFFICIAL_FILES, SMALL_PREFIX
-
-        if config.data is None:
-            return None
-        name = Path(str(config.data)).name
-        if name.startswith(SMALL_PREFIX):
-            return {"name": name, "sample": True,
-                    "what": "a small CoDA21-style set built from WordNet in place of the official CoDA21 files",
-                    "get": "lexprobe data fetch coda21"}
-        variant = next((v for v, f in OFFICIAL_FILES.items() if name in (v, f)), None)
-        from lexprobe.data.exported import part_keys
-
-        exported = {key.get("variant") for key in part_keys(config.data)}  # an exported folder names its variant
-        if len(exported) == 1:
-            variant = exported.pop()
-        return {"name": f"CoDA21 {variant}" if variant else name, "sample": False}
-
-    load_items = staticmethod(load_items)  # type: ignore[assignment]
-
-    # --- records in, sections out (``results.py``) ----------------------------------------------
-    def instance_spec(self, result):
-        return res.ChooseGroupItem if is_choose(result) else res.GroupInstance
-
-    def unit_values(self, result):
-        if is_choose(result):  # one unit per question, each reading's scores over its orders
-            return self.methods["choose"].unit_values(result)  # type: ignore[attr-defined]
-        return res.unit_values(result)
-
-    def sections(self, records, method, config):
-        out = super().sections(records, method, config)
-        return out if method == "choose" else res.without_empty_slices(out, method)
-
-    slices = staticmethod(res.slices)  # type: ignore[assignment]
-    table_group = staticmethod(res.data_name)  # type: ignore[assignment]
-    failure_rows = staticmethod(res.failure_rows)  # type: ignore[assignment]
-    tables = staticmethod(tab.tables)  # type: ignore[assignment]
-    format_result = staticmethod(tab.format_result)  # type: ignore[assignment]
-
-    def baseline_values(self, result):
-        return {"random": res.random_units(result)}
-
-    def breakdowns(self, result):
-        return {res.TASK: {"by_k": res.breakdown_by_k(result["instances"], intervals=result["method"] != "human")}}
-
-    def figures(self, result, folder: Path, stem: str):
-        if is_choose(result) or not result["instances"]:
-            return []  # heatmaps need the likelihood method's score matrices
-        from lexprobe.benchmarks.coda21.plot import draw_heatmap
-        from lexprobe.result_schema import model_name
-
-        wrong = [g for g in result["instances"] if g["accuracy"] < 1]
-        right = [g for g in result["instances"] if g["accuracy"] == 1]
-        out = []
-        for what, group in (("a misaligned group", wrong[:1]), ("an aligned group", right[:1])):
-            for g in group:
-                slug = "".join(ch if ch.isalnum() else "-" for ch in g["id"])
-                path = draw_heatmap(g, folder / f"{stem}-{slug}.png")
-                out.append((f"CoDA21 {model_name(result)}: {what} ({g['id']})", path))
-        return out
-
-    # --- the rest of the command line (``cli.py``), ``lexprobe run``, people ---------------------
-    register_commands = staticmethod(register_commands)  # type: ignore[assignment]
-    #: ``lexprobe run``: the samples (groups per POS) sized in docs/llm.md, "The main job"
-    run_samples: ClassVar[dict[str, int | None]] = {"quick": 10, "full": None}
-    llm_parts = (LLMPart("likelihood", False, {"quick": 4, "full": 15}, "clean-hard"),
-                 LLMPart("choose", True, {"quick": 4, "full": 15}, "clean-hard"))
-    default_run = staticmethod(run_default)  # type: ignore[assignment]
-    human_item_set = staticmethod(human_item_set)  # type: ignore[assignment]
-
-    def human_results(self, item_set, answers):
-        return coda_results(self, item_set, answers)
+    },
+)

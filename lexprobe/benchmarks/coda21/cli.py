@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from lexprobe.benchmarks.base import format_result
 from lexprobe.benchmarks.coda21.build_cache import cached_build
 from lexprobe.benchmarks.coda21.dataset import (
     POS_NAMES,
@@ -378,11 +379,11 @@ def run_default(out_dir: Path, part) -> dict:
         config = CodaConfig(data=str(path), limit=part.sample, method=part.method, groups_per_chunk=RUN_CHUNK,
                             **choose)  # type: ignore[arg-type]
         out = out_dir / f"{part.stem(f'coda21-{name}')}.json"
-        items = bench.load_items(config)
+        items = bench.items.load(config)
         result = evaluate(bench, scorer, config, out, items=items, progress=True, model=part.model,
                           items_from_config=True)
         assert result is not None  # `lexprobe run` is one process (rank 0)
-        print(bench.format_result(result) if len(files) == 1 else f"{name}:\n{bench.format_result(result)}")
+        print(format_result(bench, result) if len(files) == 1 else f"{name}:\n{format_result(bench, result)}")
         print(wrap_text(scored_line(path, items.groups, result)))
         print(f"CoDA21 {name} results written to {out}")
         metrics[name] = result["metrics"]

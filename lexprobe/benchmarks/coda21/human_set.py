@@ -7,7 +7,7 @@ import random
 import string
 from typing import Any, Sequence
 
-from lexprobe.benchmarks.base import Records
+from lexprobe.benchmarks.base import Records, sections
 from lexprobe.benchmarks.coda21.dataset import replace_target
 from lexprobe.benchmarks.coda21.results import TASK
 from lexprobe.cache import stable_hash
@@ -75,13 +75,13 @@ def _align_record(item: dict, answer: list[str], participant: str) -> dict:
 
 
 def coda_result(bench: Any, item_set: dict, answers: dict[str, dict[str, Any]], participant: str) -> dict:
-    """A participant's (or ``@pooled``) result: their groups' records aggregated as a model's (``bench.sections``)."""
+    """A participant's (or ``@pooled``) result: their groups' records aggregated as a model's (``base.sections``)."""
     items = {it["id"]: it for it in item_set["items"]}
     who = sorted(answers) if participant == POOLED else [participant]
     records = [_align_record(items[i], a, p) for p in who for i, a in answers.get(p, {}).items() if i in items]
     config = {**person_config(item_set, item_set["items"], participant, len(records), who), "align": "human"}
-    sections = bench.sections(Records(records, counts={"skipped_groups": 0}, tasks=[TASK]), "human", config)
-    result = new_result("coda21", person_model(participant), "human", "human", config, sections)
+    built = sections(bench, Records(records, counts={"skipped_groups": 0}, tasks=[TASK]), "human", config)
+    result = new_result("coda21", person_model(participant), "human", "human", config, built)
     return finish_person_result(result, item_set["digests"]["alignment"], len(items), "group")
 
 

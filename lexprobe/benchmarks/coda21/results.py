@@ -1,5 +1,5 @@
 """CoDA21 results: per-unit values, slices, baseline and breakdown of a run's group records
-(``Benchmark.sections`` aggregates them), and failure-page rows. (A schema-1 file, from before schema 2, is
+(``base.default_sections`` aggregates them), and failure-page rows. (A schema-1 file, from before schema 2, is
 refused in one line by ``result_schema.load``; lexprobe 0.1.0 reads it.)
 
 One task, ``alignment``; slices ``n``, ``v`` (as ``--pos`` chose) and ``all``; a unit is a group.
@@ -17,7 +17,7 @@ import numpy as np
 from lexprobe.benchmarks.base import Unit
 from lexprobe.benchmarks.coda21.config import parts_of_speech
 from lexprobe.prompting.readings import GENERATED, READINGS, answered, choose_options, cyclic_order, label, skipped_row
-from lexprobe.result_schema import is_choose, model_name
+from lexprobe.result_schema import model_name
 
 TASK = "alignment"
 
@@ -115,8 +115,6 @@ def data_name(result: dict) -> str:
 
 def failure_rows(result: dict) -> list[dict]:
     name, task = model_name(result), data_name(result)
-    if is_choose(result):  # a choose run with every group skipped has none
-        return choose_rows(result, name, task)
     rows = []
     for g in result["instances"]:
         row = _row(g, task)
@@ -142,7 +140,8 @@ def _row(g: dict, task: str) -> dict:
             "score": f"{100 * g['accuracy']:.1f} (k={g.get('k')})", "details": "\n".join(lines)}
 
 
-def choose_rows(r: dict, name: str, task: str) -> list[dict]:
+def choose_rows(r: dict) -> list[dict]:
+    name, task = model_name(r), data_name(r)
     multi = choose_options(r.get("config") or {}).get("permutations", 1) > 1
     rows = []
     for inst in r["instances"]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from lexprobe.benchmarks.coda21.results import TASK, data_name
 from lexprobe.prompting.readings import bias_cell, failures_text, setting, skipped_units
-from lexprobe.result_schema import is_choose, model_name
+from lexprobe.result_schema import model_name
 from lexprobe.tables import (
     POS_NAME,
     Cell,
@@ -25,17 +25,27 @@ from lexprobe.tables import (
 )
 
 
-def tables(results: list[dict]) -> list[Table]:
-    return (likelihood_tables([r for r in results if not is_choose(r) and r.get("method") != "ask"])
-            + likelihood_tables([r for r in results if r.get("method") == "ask"], ask=True)
-            + choose_tables([r for r in results if is_choose(r)]))
-
-
 def format_result(result: dict) -> str:
-    """What the CLI prints after a run: the report's tables of this one result, as text (a line per column;
-    the model named in the title too, whole: its column's head may wrap)."""
-    named = [t if is_choose(result) else replace(t, title=f"{t.title}: {model_name(result)}") for t in tables([result])]
-    return "\n\n".join(to_text(t, transpose=True) for t in named)
+    """What the CLI prints after a likelihood run: its table as text (a line per column; the model named in the
+    title too, whole: its column's head may wrap)."""
+    return _text([replace(t, title=f"{t.title}: {model_name(result)}") for t in likelihood_tables([result])])
+
+
+def ask_tables(results: list[dict]) -> list[Table]:
+    return likelihood_tables(results, ask=True)
+
+
+def format_ask(result: dict) -> str:
+    return _text([replace(t, title=f"{t.title}: {model_name(result)}") for t in ask_tables([result])])
+
+
+def format_choose(result: dict) -> str:
+    """A choose run's table (its model, alike in every row, is in its rows)."""
+    return _text(choose_tables([result]))
+
+
+def _text(tables: list[Table]) -> str:
+    return "\n\n".join(to_text(t, transpose=True) for t in tables)
 
 
 def _random(r: dict, pos: str) -> Cell:

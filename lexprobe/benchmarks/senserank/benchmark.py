@@ -12,15 +12,26 @@ import dataclasses
 import shutil
 import sys
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, Method, SummaryColumn
-from lexprobe.benchmarks.senserank import cli, plot
+from lexprobe.benchmarks.base import (
+    Benchmark,
+    BenchmarkMeta,
+    Items,
+    Presentation,
+    Results,
+    RunParts,
+    SummaryColumn,
+    format_result,
+    likelihood_only,
+    mean_aggregate,
+)
+from lexprobe.benchmarks.senserank import cli, plot, similarity
 from lexprobe.benchmarks.senserank import results as res
 from lexprobe.benchmarks.senserank import tables as tab
 from lexprobe.benchmarks.senserank.config import CORPUS_CHOICES, SenseConfig
 from lexprobe.benchmarks.senserank.recipe import RECIPES
-from lexprobe.benchmarks.senserank.similarity import Similarity, clean_sweep, load_instances, store_path
+from lexprobe.benchmarks.senserank.similarity import clean_sweep, load_instances, store_path
 from lexprobe.errors import DataError
 from lexprobe.result_schema import model_name
 
@@ -28,147 +39,129 @@ from lexprobe.result_schema import model_name
 DEFAULT_SAMPLE = 4000
 
 
-class SenseRank(Benchmark):
-    meta = BenchmarkMeta(
-        name="senserank", title="Sense ranking", help="CWE similarity ranking (query-by-example word-sense retrieval)",
-        unit="query", tasks=CORPUS_CHOICES, datasets=("semcor",), main_score="pooled",
-        unit_metrics=(("pooled", "MAP@50 (paper, pooled)"), ("map", "MAP@50 (per-query AP)")), load_as="token",
-        summary=(SummaryColumn("Sense ranking MAP@50 (layer)", digits=2),),
-    )
-    Config = SenseConfig
-    recipes = RECIPES
-    methods: ClassVar[dict[str, Method]] = {"similarity": Similarity()}
-    failure_note = ("a failure is a query whose AP@50 is below the share of its lemma's database instances "
-                    "that have its sense (what a random order gets on average at every rank): the model ranks "
-                    "its same-sense instances no better than chance.")
-    failure_columns = res.FAILURE_COLUMNS
-    #: ``lexprobe run``: instances sampled (docs/llm.md, "The main job")
-    run_samples: ClassVar[dict[str, int | None]] = {"quick": 1500, "full": 4000}
+def resolve_data(config: SenseConfig) -> SenseConfig:
+    """SemCor without ``--path`` and none in the data directory: the sample shipped in the package,
+    said in one line; ``config.path`` (recorded in the result) names it."""
+    from lexprobe.data.semcor import sample_instead
 
-    def check_config(self, config: SenseConfig) -> None:
-        config.validate()
+    sample = sample_instead() if config.corpus == "semcor" and config.path is None else None
+    if sample is None:
+        return config
+    print("lexprobe: SemCor not in the data directory: ranking senses on the SemCor sample shipped with "
+          "lexprobe (1,202 sentences); `lexprobe data fetch semcor` gets the full corpus", file=sys.stderr)
+    return dataclasses.replace(config, path=str(sample))
 
-    def resolve_data(self, config: SenseConfig) -> SenseConfig:
-        """SemCor without ``--path`` and none in the data directory: the sample shipped in the package,
-        said in one line; ``config.path`` (recorded in the result) names it."""
-        from lexprobe.data.semcor import sample_instead
 
-        sample = sample_instead() if config.corpus == "semcor" and config.path is None else None
-        if sample is None:
-            return config
-        print("lexprobe: SemCor not in the data directory: ranking senses on the SemCor sample shipped with "
-              "lexprobe (1,202 sentences); `lexprobe data fetch semcor` gets the full corpus", file=sys.stderr)
-        return dataclasses.replace(config, path=str(sample))
+def dataset(config: SenseConfig) -> dict | None:
+    """The corpus, or the SemCor sample shipped in the package: read from ``--path``, or in place of a
+    SemCor missing from the data directory."""
+    from lexprobe.data.semcor import default_archive, sample_archive
 
-    def outputs(self, out: Path, config: Any) -> dict[str, list]:
-        """The result and its plot beside it (``outputs.guard`` checks both, and that they are two files)."""
-        return {"--out": [out], "--out (its plot)": [Path(out).with_suffix(".png")]}
+    if config.corpus != "semcor":
+        return {"name": config.corpus, "sample": False}
+    path = Path(config.path) if config.path else default_archive()
+    if path.resolve() == sample_archive().resolve() or (config.path is None and not path.exists()):
+        return {"name": "semcor (bundled sample)", "sample": True,
+                "what": "the SemCor sample shipped with lexprobe (1,202 sentences), not the full SemCor 3.0",
+                "get": "lexprobe data fetch semcor"}
+    return {"name": "semcor", "sample": False}
 
-    def dataset(self, config: SenseConfig) -> dict | None:
-        """The corpus, or the SemCor sample shipped in the package: read from ``--path``, or in place of a
-        SemCor missing from the data directory."""
-        from lexprobe.data.semcor import default_archive, sample_archive
 
-        if config.corpus != "semcor":
-            return {"name": config.corpus, "sample": False}
-        path = Path(config.path) if config.path else default_archive()
-        if path.resolve() == sample_archive().resolve() or (config.path is None and not path.exists()):
-            return {"name": "semcor (bundled sample)", "sample": True,
-                    "what": "the SemCor sample shipped with lexprobe (1,202 sentences), not the full SemCor 3.0",
-                    "get": "lexprobe data fetch semcor"}
-        return {"name": "semcor", "sample": False}
-
-    def load_items(self, config: SenseConfig):
-        return load_instances(config)
-
-    def written(self, result: dict, out: Path, config: Any) -> None:
-        plot_path = Path(out).with_suffix(".png")
-        (plot.plot_sweep if result.get("sweep") else plot.save_curves_plot)(result, plot_path)
-        result["plot"] = str(plot_path)
-
+class Similarity(similarity.Similarity):
     def finished(self, out: Path, config: SenseConfig, result: dict | None = None) -> None:
-        if result is not None and result.get("sweep"):  # the per-layer ranking logs too
+        """The vector store removed (``--keep-embeddings`` keeps it), a layer sweep's ranking logs too."""
+        if result is not None and result.get("sweep"):
             clean_sweep(out, result["sweep"]["values"], keep_embeddings=config.keep_embeddings)
         elif not config.keep_embeddings:
             shutil.rmtree(store_path(out), ignore_errors=True)
 
-    # --- records in, sections out; reading results ---------------------------------------------------------
-    def unit_values(self, result):
-        if result.get("sweep"):
-            raise DataError(f"{result.get('_path', 'the result')} is a layer sweep (--layers), which keeps no "
-                            "per-query records; compare single-layer runs (senserank eval --layer L) item by item")
-        return res.unit_values(result)
 
-    def baseline_values(self, result):
-        return {name: res.unit_values(result, name) for name in ("random", "oracle")}
+def written(result: dict, out: Path, config: Any) -> None:
+    plot_path = Path(out).with_suffix(".png")
+    (plot.plot_sweep if result.get("sweep") else plot.save_curves_plot)(result, plot_path)
+    result["plot"] = str(plot_path)
 
-    def slices(self, result, units):
-        return res.slices(result, units)
 
-    def aggregate(self, result, task, slice, units):
-        return res.aggregate(super().aggregate(result, task, slice, units), units)
+def unit_values(result: dict) -> list:
+    if result.get("sweep"):
+        raise DataError(f"{result.get('_path', 'the result')} is a layer sweep (--layers), which keeps no "
+                        "per-query records; compare single-layer runs (senserank eval --layer L) item by item")
+    return res.unit_values(result)
 
-    def breakdowns(self, result):
-        return res.breakdowns(result)
 
-    def table_group(self, result):
-        return res.corpus(result)
+def figures(result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
+    if result.get("sweep"):
+        path = plot.plot_sweep(result, folder / f"{stem}-layers.png")
+        return [(f"Sense ranking {res.corpus(result)} by layer: {model_name(result)}", Path(path))]
+    if not result["breakdowns"].get(res.corpus(result), {}).get("curves"):
+        return []
+    plot.save_curves_plot(result, folder / f"{stem}.png")
+    return [(f"Sense ranking precision at k: {model_name(result)}", folder / f"{stem}.png")]
 
-    # --- presentation -----------------------------------------------------------------------------------------
-    def tables(self, results):
-        return tab.tables(results)
 
-    def format_result(self, result):
-        return tab.format_result(result)
+def summary_tag(result: dict) -> str | None:
+    """The layer the vectors came from, as a hidden_states index (0 = embeddings, as the sweep tables
+    count), from the model's record: the config's ``layer`` (-1 by default) is there for every model,
+    also one without layers (random scores, static or sentence vectors), which gets no tag."""
+    if result.get("sweep"):
+        return f"best layer {result['sweep']['best']}"
+    model = result.get("model") or {}
+    index = model.get("hidden_states_index")
+    if index is None:
+        return None
+    return f"layer {index}" + (", the last" if model.get("layer") == -1 else "")
 
-    def failure_rows(self, result):
-        return res.failure_rows(result)
 
-    def figures(self, result, folder, stem):
-        if result.get("sweep"):
-            path = plot.plot_sweep(result, folder / f"{stem}-layers.png")
-            return [(f"Sense ranking {res.corpus(result)} by layer: {model_name(result)}", Path(path))]
-        if not result["breakdowns"].get(res.corpus(result), {}).get("curves"):
-            return []
-        plot.save_curves_plot(result, folder / f"{stem}.png")
-        return [(f"Sense ranking precision at k: {model_name(result)}", folder / f"{stem}.png")]
+def default_run(out_dir: Path, part: Any) -> dict:
+    """``lexprobe run``'s part: whole SemCor lemmas, drawn with seed 0, until the database plus queries reach
+    ``part.sample`` instances (default ``DEFAULT_SAMPLE``); SemCor found as ``senserank eval`` finds it (the
+    data directory's, else the bundled sample, said in one line)."""
+    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.data.semcor import SAMPLE_NOTE, is_sample
+    from lexprobe.models import load_scorer
 
-    def summary_tag(self, result):
-        """The layer the vectors came from, as a hidden_states index (0 = embeddings, as the sweep tables
-        count), from the model's record: the config's ``layer`` (-1 by default) is there for every model,
-        also one without layers (random scores, static or sentence vectors), which gets no tag."""
-        if result.get("sweep"):
-            return f"best layer {result['sweep']['best']}"
-        model = result.get("model") or {}
-        index = model.get("hidden_states_index")
-        if index is None:
-            return None
-        return f"layer {index}" + (", the last" if model.get("layer") == -1 else "")
+    likelihood_only(SENSERANK, part)
+    config = resolve_data(SenseConfig(corpus="semcor", max_instances=part.sample or DEFAULT_SAMPLE, seed=0))
+    out = Path(out_dir) / f"{part.stem('senserank-semcor')}.json"
+    result = evaluate(SENSERANK, load_scorer(part.model, prefer="token", **part.options), config, out,
+                      items=load_instances(config), model=part.model, items_from_config=True)
+    assert result is not None  # `lexprobe run` is one process (rank 0)
+    print(format_result(SENSERANK, result))
+    print(f"wrote {out} and {result['plot']} ({result['timing']['seconds']:.1f} s)")
+    m, base = result["metrics"]["semcor"]["all"], result["baselines"]
+    return {"benchmark": "senserank", "task": "semcor-sample", "result": str(out),
+            "sample_data": SAMPLE_NOTE if is_sample(config.path) else None,
+            "metrics": {"queries": m.get("n", 0), "map50_paper": m.get("pooled"),
+                        "map50_paper_random": base["random"]["semcor"]["all"].get("pooled"),
+                        "map50_paper_oracle": base["oracle"]["semcor"]["all"].get("pooled"),
+                        "map50_per_query_ap": m.get("map")}}
 
-    # --- the rest of the command line -------------------------------------------------------------------------
-    def register_commands(self, sub):
-        cli.register_commands(sub)
 
-    def default_run(self, out_dir, part):
-        """``lexprobe run``'s part: whole SemCor lemmas, drawn with seed 0, until the database plus queries reach
-        ``part.sample`` instances (default ``DEFAULT_SAMPLE``); SemCor found as ``senserank eval`` finds it (the
-        data directory's, else the bundled sample, said in one line)."""
-        from lexprobe.benchmarks.evaluate import evaluate
-        from lexprobe.data.semcor import SAMPLE_NOTE, is_sample
-        from lexprobe.models import load_scorer
-
-        self.likelihood_only(part)
-        config = self.resolve_data(SenseConfig(corpus="semcor", max_instances=part.sample or DEFAULT_SAMPLE, seed=0))
-        out = Path(out_dir) / f"{part.stem('senserank-semcor')}.json"
-        result = evaluate(self, load_scorer(part.model, prefer="token", **part.options), config, out,
-                          items=self.load_items(config), model=part.model, items_from_config=True)
-        assert result is not None  # `lexprobe run` is one process (rank 0)
-        print(self.format_result(result))
-        print(f"wrote {out} and {result['plot']} ({result['timing']['seconds']:.1f} s)")
-        m, base = result["metrics"]["semcor"]["all"], result["baselines"]
-        return {"benchmark": "senserank", "task": "semcor-sample", "result": str(out),
-                "sample_data": SAMPLE_NOTE if is_sample(config.path) else None,
-                "metrics": {"queries": m.get("n", 0), "map50_paper": m.get("pooled"),
-                            "map50_paper_random": base["random"]["semcor"]["all"].get("pooled"),
-                            "map50_paper_oracle": base["oracle"]["semcor"]["all"].get("pooled"),
-                            "map50_per_query_ap": m.get("map")}}
+SENSERANK = Benchmark(
+    meta=BenchmarkMeta(
+        name="senserank", title="Sense ranking", help="CWE similarity ranking (query-by-example word-sense retrieval)",
+        unit="query", tasks=CORPUS_CHOICES, datasets=("semcor",), main_score="pooled",
+        unit_metrics=(("pooled", "MAP@50 (paper, pooled)"), ("map", "MAP@50 (per-query AP)")), load_as="token",
+        summary=(SummaryColumn("Sense ranking MAP@50 (layer)", digits=2),),
+    ),
+    Config=SenseConfig,
+    items=Items(load=load_instances, check=lambda config: config.validate(), resolve=resolve_data, dataset=dataset),
+    methods={"similarity": Similarity()},
+    recipes=RECIPES,
+    results=Results(unit_values=unit_values,
+                    baseline_values=lambda result: {name: res.unit_values(result, name) for name in ("random", "oracle")},
+                    slices=res.slices, breakdowns=res.breakdowns,
+                    aggregate=lambda result, task, slice, units: res.aggregate(
+                        mean_aggregate(result, task, slice, units), units)),
+    presentation=Presentation(
+        tables=tab.tables, format_result=tab.format_result, figures=figures, failure_rows=res.failure_rows,
+        table_group=res.corpus, summary_tag=summary_tag, written=written, failure_columns=tuple(res.FAILURE_COLUMNS),
+        #: the result and its plot beside it (``outputs.guard`` checks both, and that they are two files)
+        outputs=lambda out, config: {"--out": [out], "--out (its plot)": [Path(out).with_suffix(".png")]},
+        failure_note=("a failure is a query whose AP@50 is below the share of its lemma's database instances "
+                      "that have its sense (what a random order gets on average at every rank): the model ranks "
+                      "its same-sense instances no better than chance.")),
+    commands=cli.register_commands,
+    #: ``lexprobe run``: instances sampled (docs/llm.md, "The main job")
+    run=RunParts(default_run, {"quick": 1500, "full": 4000}),
+)

@@ -74,7 +74,7 @@ def pk_curve(units: list[Query]) -> np.ndarray:
 
 
 def aggregate(means: dict, units: list[Query]) -> dict:
-    """A slice's figures from the per-query means (``Benchmark.aggregate``'s ``means``): ``pooled`` is the
+    """A slice's figures from the per-query means (``base.mean_aggregate``'s): ``pooled`` is the
     paper's MAP@50, the mean of the pooled P@k curve (not a mean of per-query values); the oracle's AP is 1."""
     if not units:
         return means  # {"n": 0, "ci": {}}: no figure

@@ -36,7 +36,7 @@ from typing import Annotated, Any, Iterable, Sequence, TypedDict
 import numpy as np
 from tqdm.auto import tqdm
 
-from lexprobe.benchmarks.base import Job, Method, Records, recorded
+from lexprobe.benchmarks.base import Job, Method, Records, recorded, sections
 from lexprobe.benchmarks.senserank.config import SenseConfig, parse_layers
 from lexprobe.benchmarks.senserank.ranking import RankedQuery, RankingReport, lemma_key, plan_ranking, rank_lemma
 from lexprobe.benchmarks.senserank.recipe import RECIPES
@@ -124,7 +124,7 @@ def rank_senses(job: Job) -> Records | None:
     if not sweep:
         return per_layer[layers[0]]
     config = recorded(cfg)  # each layer's records aggregated as a single run's
-    values = {str(layer): {k: v for k, v in job.benchmark.sections(records, "similarity", config).items()
+    values = {str(layer): {k: v for k, v in sections(job.benchmark, records, "similarity", config).items()
                            if k in ("metrics", "baselines")} for layer, records in per_layer.items()}
     best = max(layers, key=lambda x: (values[str(x)]["metrics"][cfg.corpus]["all"].get("pooled") or 0.0, -x))
     first = per_layer[layers[0]]

@@ -9,24 +9,39 @@ candidates as a multiple-choice question to a causal LM, ``choose.py``). Recipes
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, LLMPart, Method, SummaryColumn
+from lexprobe.benchmarks.base import (
+    Benchmark,
+    BenchmarkMeta,
+    HumanItems,
+    Items,
+    LLMPart,
+    Presentation,
+    Results,
+    RunParts,
+    SummaryColumn,
+    default_slices,
+    mean_aggregate,
+)
 from lexprobe.benchmarks.wdlmpro import cli, console, human_set, plot, results, tables
 from lexprobe.benchmarks.wdlmpro.config import TASK_CHOICES, WDLMProConfig, WDLMProItems
 from lexprobe.benchmarks.wdlmpro.likelihood import Likelihood
 from lexprobe.benchmarks.wdlmpro.recipe import RECIPES
 from lexprobe.errors import DataError, LexprobeError
+from lexprobe.prompting.choose import SHOWN_ITEM
 from lexprobe.prompting.method import ChooseMethod
 from lexprobe.prompting.templates import TemplateField
-from lexprobe.result_schema import is_choose
 
 
 class Choose(ChooseMethod):
     """The candidates as a multiple-choice question (``choose.py``); a unit is a target (both tasks, every
     option order), answered by one option."""
 
-    unit_field, answer_key = "target", "choice"
+    unit_field, answer_key, item_spec = "target", "choice", SHOWN_ITEM
+    own_slices = staticmethod(default_slices)  # (the likelihood's leave out targets the recipe dropped)
+    presentation = Presentation(tables=tables.choose_tables, format_result=console.format_choose,
+                                failure_rows=results.choose_rows, figures=lambda *_: [], written=lambda *_: None)
 
     def units(self, job):
         return [(g.target, g) for g in job.items.groups]
@@ -66,18 +81,92 @@ class Choose(ChooseMethod):
         return random_figures(asked)
 
 
-class WDLMPro(Benchmark):
-    meta = BenchmarkMeta(
+def check_config(config: WDLMProConfig) -> None:
+    """What the declarations cannot say (``evaluate`` checks choices and integers from them first)."""
+    if config.counts and not Path(config.counts).is_file():
+        raise DataError(f"--counts {config.counts} is not a file; pass a word<TAB>count file")
+    if config.draw == "wordnet" and (config.data or not config.limit):
+        raise LexprobeError("--draw wordnet samples --limit N groups straight from WordNet; "
+                            + ("drop --data (or use --draw dataset)" if config.data else "add --limit N"))
+    if config.plot:
+        from lexprobe.outputs import check_image_file
+
+        check_image_file(config.plot, "--plot")
+
+
+def dataset(config: WDLMProConfig) -> dict | None:
+    """A ``--draw wordnet`` sample says what it is (the report's sample banner; ``lexprobe run``'s parts)."""
+    from lexprobe.benchmarks.wdlmpro.dataset import wordnet_sample_record
+
+    return wordnet_sample_record(config.limit) if config.draw == "wordnet" and config.limit else None
+
+
+def load_items(config: WDLMProConfig) -> WDLMProItems:
+    from lexprobe.benchmarks.wdlmpro import dataset as ds
+    from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
+
+    groups: list = ds.select_groups(config.data, config.pos, config.limit, config.seed, config.draw)
+    if not groups:
+        raise DataError("no WDLMPro groups selected; check --data, --pos and --limit")
+    if config.method == "choose":  # a too-large --permutations refused before the (slow) model load
+        from lexprobe.prompting.choose import check_labels, check_permutations
+
+        check_permutations(config.choose.permutations, max(len(g.candidates) for g in groups),
+                           config.choose.max_candidates)
+        check_labels(config.choose.template, max(len(g.candidates) for g in groups), config.choose.max_candidates)
+    attributes = attributes_fn(config.counts) if config.method == "likelihood" else None
+    if attributes is not None:  # every target's depth band is known before the (slow) model load
+        from lexprobe.benchmarks.wdlmpro.attributes import synset_depth
+        from lexprobe.data.wordnet import load_wordnet
+
+        wn = load_wordnet()
+        for g in groups:
+            synset_depth(g.target, wn)
+    return WDLMProItems(groups, attributes)
+
+
+def written(result: dict, out: Path, config: Any) -> None:
+    if plot.has_breakdowns(result):
+        result["plot"] = str(plot.plot_breakdowns(result, config.plot or out.with_suffix(".png")))
+
+
+def aggregate(result: dict, task: str, slice: str, units: list) -> dict:
+    """The mean of each unit metric; a slice without units still names P@1 and RS (None)."""
+    return {"p_at_1": None, "rank_score": None, **mean_aggregate(result, task, slice, units)}
+
+
+def slices(result: dict, units: list) -> dict:
+    """A likelihood run's slices hold the targets it ranked: one the recipe dropped (no rank) is in ``counts``."""
+    return default_slices(result, [u for u in units if any(v is not None for v in u.values.values())])
+
+
+WDLMPRO = Benchmark(
+    meta=BenchmarkMeta(
         name="wdlmpro", title="WDLMPro", help="WDLMPro: word <-> definition matching among WordNet sisters",
         unit="target", tasks=("w2d", "d2w"), datasets=("wordnet",), main_score="p_at_1",
         unit_metrics=(("p_at_1", "P@1"), ("rank_score", "RS")),
         summary=(SummaryColumn("W2D P@1 (%)", task="w2d", part="W2D"), SummaryColumn("D2W P@1 (%)", task="d2w", part="D2W")),
-    )
-    Config = WDLMProConfig
-    recipes: ClassVar[dict] = RECIPES
-    methods: ClassVar[dict[str, Method]] = {"likelihood": Likelihood(), "choose": Choose()}
-    human_item_kind = "choice"
-    template_fields: ClassVar[dict[str, TemplateField]] = {
+    ),
+    Config=WDLMProConfig,
+    items=Items(load=load_items, check=check_config, dataset=dataset),
+    methods={"likelihood": Likelihood(), "choose": Choose()},
+    recipes=RECIPES,
+    results=Results(unit_values=results.unit_values, baseline_values=results.baseline_values, slices=slices,
+                    aggregate=aggregate, breakdowns=results.breakdowns,
+                    instance_spec=lambda result: results.LikelihoodRecord),
+    presentation=Presentation(
+        tables=tables.likelihood_tables, format_result=console.format_result, figures=plot.figures,
+        failure_rows=results.failure_rows, written=written, failure_columns=tuple(results.FAILURE_COLUMNS),
+        outputs=lambda out, config: {"--out": [out], "--plot": [config.plot or out.with_suffix(".png")]},
+        failure_note=("a failure is an item whose gold answer the model did not rank first (a choose run: did "
+                      "not pick; a generated answer that names no option counts as a failure).")),
+    commands=cli.register_commands,
+    #: ``lexprobe run``: the samples (groups per POS) sized in docs/llm.md, "The main job"
+    run=RunParts(cli.run_default, {"quick": 30, "full": 100},
+                 (LLMPart("likelihood", False, {"quick": 8, "full": 25}),
+                  LLMPart("choose", True, {"quick": 8, "full": 25}))),
+    human=HumanItems("choice", human_set.item_set, human_set.wdlmpro_results),
+    template_fields={
         "w2d": TemplateField(frozenset({"word", "options", "n"}), required=frozenset({"word", "options"}), texts={
             "default": ('Which definition fits the word "{word}"?\n{options}\n'
                         "Reply with the number of the definition only."),
@@ -93,91 +182,5 @@ class WDLMPro(Benchmark):
                         "Reply with the letter of the word only."),
             "dictionary": ('A dictionary entry reads: "{definition}". Which headword does it define?\n{options}\n'
                            "Give only the number.")}),
-    }
-    failure_note = ("a failure is an item whose gold answer the model did not rank first (a choose run: did "
-                    "not pick; a generated answer that names no option counts as a failure).")
-
-    def check_config(self, config: WDLMProConfig) -> None:
-        """What the declarations cannot say (``evaluate`` checks choices and integers from them first)."""
-        if config.counts and not Path(config.counts).is_file():
-            raise DataError(f"--counts {config.counts} is not a file; pass a word<TAB>count file")
-        if config.draw == "wordnet" and (config.data or not config.limit):
-            raise LexprobeError("--draw wordnet samples --limit N groups straight from WordNet; "
-                                + ("drop --data (or use --draw dataset)" if config.data else "add --limit N"))
-
-    def dataset(self, config: WDLMProConfig) -> dict | None:
-        """A ``--draw wordnet`` sample says what it is (the report's sample banner; ``lexprobe run``'s parts)."""
-        from lexprobe.benchmarks.wdlmpro.dataset import wordnet_sample_record
-
-        return wordnet_sample_record(config.limit) if config.draw == "wordnet" and config.limit else None
-
-    def check_outputs(self, out: Path, config: WDLMProConfig) -> None:
-        if config.plot:
-            from lexprobe.outputs import check_image_file
-
-            check_image_file(config.plot, "--plot")
-
-    def outputs(self, out: Path, config: WDLMProConfig) -> dict[str, list]:
-        return {"--out": [out], "--plot": [config.plot or out.with_suffix(".png")]}
-
-    def load_items(self, config: WDLMProConfig) -> WDLMProItems:
-        from lexprobe.benchmarks.wdlmpro import dataset as ds
-        from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
-
-        groups: list = ds.select_groups(config.data, config.pos, config.limit, config.seed, config.draw)
-        if not groups:
-            raise DataError("no WDLMPro groups selected; check --data, --pos and --limit")
-        if config.method == "choose":  # a too-large --permutations refused before the (slow) model load
-            from lexprobe.prompting.choose import check_labels, check_permutations
-
-            check_permutations(config.choose.permutations, max(len(g.candidates) for g in groups),
-                               config.choose.max_candidates)
-            check_labels(config.choose.template, max(len(g.candidates) for g in groups), config.choose.max_candidates)
-        attributes = attributes_fn(config.counts) if config.method == "likelihood" else None
-        if attributes is not None:  # every target's depth band is known before the (slow) model load
-            from lexprobe.benchmarks.wdlmpro.attributes import synset_depth
-            from lexprobe.data.wordnet import load_wordnet
-
-            wn = load_wordnet()
-            for g in groups:
-                synset_depth(g.target, wn)
-        return WDLMProItems(groups, attributes)
-
-    def written(self, result: dict, out: Path, config: Any) -> None:
-        if plot.has_breakdowns(result):
-            result["plot"] = str(plot.plot_breakdowns(result, config.plot or out.with_suffix(".png")))
-
-    # --- records in, sections out (the likelihood method; ``results.py``) -------------------------
-    def slices(self, result, units):
-        """A likelihood run's slices hold the targets it ranked: one the recipe dropped (no rank) is in ``counts``."""
-        if not is_choose(result):
-            units = [u for u in units if any(v is not None for v in u.values.values())]
-        return super().slices(result, units)
-
-    def aggregate(self, result, task, slice, units):
-        """The mean of each unit metric, as every benchmark's; a slice without units still names P@1 and RS (None)."""
-        figures = super().aggregate(result, task, slice, units)
-        return {**{k: None for k, _ in self.meta.unit_metrics}, **figures}
-
-    def unit_values(self, result):
-        if is_choose(result):  # one unit per question, each reading's scores over its orders
-            return self.methods["choose"].unit_values(result)
-        return results.unit_values(result)
-
-    baseline_values = results.baseline_values
-    breakdowns = results.breakdowns
-    instance_spec = staticmethod(results.instance_spec)
-    failure_columns: ClassVar[list[tuple[str, str]]] = results.FAILURE_COLUMNS
-    failure_rows = staticmethod(results.failure_rows)
-    tables = staticmethod(tables.tables)
-    format_result = staticmethod(console.format_result)
-    figures = staticmethod(plot.figures)
-
-    # --- commands, lexprobe run, human items ---------------------------------------------
-    register_commands = staticmethod(cli.register_commands)
-    #: ``lexprobe run``: the samples (groups per POS) sized in docs/llm.md, "The main job"
-    run_samples: ClassVar[dict[str, int | None]] = {"quick": 30, "full": 100}
-    llm_parts = (LLMPart("likelihood", False, {"quick": 8, "full": 25}), LLMPart("choose", True, {"quick": 8, "full": 25}))
-    default_run = staticmethod(cli.run_default)
-    human_item_set = staticmethod(human_set.item_set)
-    human_results = human_set.wdlmpro_results
+    },
+)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from lexprobe.benchmarks.base import option
+from lexprobe.benchmarks.base import format_result, option
 from lexprobe.benchmarks.wdlmpro import dataset as ds
 from lexprobe.benchmarks.wdlmpro.dataset import SynsetGroup
 from lexprobe.benchmarks.wdlmpro.human import sample_human, write_human_sample
@@ -199,12 +199,12 @@ def run_default(out_dir: Path, part, seed: int = 0) -> dict:
         options["chunk_size"] = RUN_CHUNK
     sample = part.sample or DEFAULT_RUN_SAMPLE
     config = WDLMProConfig(seed=seed, method=part.method, limit=sample, draw="wordnet", **options)
-    # the result and its plot, as evaluate declares them (bench.outputs), checked before the model loads
+    # the result and its plot, as evaluate declares them (``base.outputs``), checked before the model loads
     out = check_paths(get("wdlmpro"), Path(out_dir) / f"{part.stem('wdlmpro')}.json", config, part.model)
     scorer = load_scorer(part.model, **part.options)
     result = evaluate("wdlmpro", scorer, config, out, model=part.model)
     assert result is not None  # `lexprobe run` is one process (rank 0)
-    print(get("wdlmpro").format_result(result))
+    print(format_result(get("wdlmpro"), result))
     plot = f", breakdown plot to {result['plot']}" if result.get("plot") else ""
     print(f"WDLMPro results written to {out}{plot}")
     return result

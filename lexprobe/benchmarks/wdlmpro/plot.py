@@ -6,19 +6,19 @@ from pathlib import Path
 
 from lexprobe.benchmarks.wdlmpro.results import band_order
 from lexprobe.reporting import save_figure
-from lexprobe.result_schema import is_choose, model_name
+from lexprobe.result_schema import model_name
 
 POS_NAME = {"n": "nouns", "v": "verbs"}
 PANELS = ("frequency", "depth", "word_tokens")
 
 
 def has_breakdowns(result: dict) -> bool:
-    """A likelihood result with a breakdown to draw (a choose result has none)."""
-    return not is_choose(result) and any(result["breakdowns"].get(t) for t in result["tasks"])
+    """A result with a breakdown to draw."""
+    return any(result["breakdowns"].get(t) for t in result["tasks"])
 
 
 def figures(result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
-    """The report's figures of a result (``Benchmark.figures``): its breakdowns, where it has any."""
+    """The report's figures of a result (``Presentation.figures``): its breakdowns, where it has any."""
     if not has_breakdowns(result):
         return []
     return [(f"WDLMPro breakdowns: {model_name(result)}", plot_breakdowns(result, folder / f"{stem}.png"))]

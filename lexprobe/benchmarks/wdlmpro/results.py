@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Optional, TypedDict
 
-from lexprobe.benchmarks.base import Unit
+from lexprobe.benchmarks.base import Unit, mean_aggregate
 from lexprobe.prompting.readings import (
     GENERATED,
     READINGS,
@@ -24,7 +24,7 @@ from lexprobe.prompting.readings import (
     label,
     skipped_row,
 )
-from lexprobe.result_schema import is_choose, model_name
+from lexprobe.result_schema import model_name
 
 
 class _Record(TypedDict):
@@ -52,13 +52,6 @@ class LikelihoodRecord(_Record, total=False):
     patterns: list[dict[str, Any]]
 
 
-def instance_spec(result: dict) -> Any:
-    """The shape of one instance (``Benchmark.instance_spec``): a choose item or a likelihood record."""
-    from lexprobe.prompting.choose import SHOWN_ITEM
-
-    return SHOWN_ITEM if is_choose(result) else LikelihoodRecord
-
-
 def unit_values(result: dict) -> list[Unit]:
     out = []
     for r in result["instances"]:
@@ -74,7 +67,7 @@ def scored(result: dict) -> list[dict]:
     return [r for r in result["instances"] if not r.get("dropped")]
 
 
-def baseline_values(bench: Any, result: dict) -> dict[str, list[Unit]]:
+def baseline_values(result: dict) -> dict[str, list[Unit]]:
     """The random baseline's exact expectation on each ranked target: P@1 = 1 / candidates, RS = 0.5."""
     return {"random": [Unit(f"{r['task']}:{r['target']}", r["task"], r["pos"],
                             {"p_at_1": 1.0 / r["n_candidates"], "rank_score": 0.5}) for r in scored(result)]}
@@ -97,9 +90,9 @@ def band_order(name: str) -> tuple:
     return (1, int(digits) if digits else 10**6, name)
 
 
-def breakdowns(bench: Any, result: dict) -> dict:
+def breakdowns(result: dict) -> dict:
     """``{task: {breakdown: {pos: {band: figures}}}}`` of a likelihood run: per band, P@1 and RS beside the random
-    baseline's (``bench.aggregate``: means with their intervals) and the mean number of candidates; none for
+    baseline's (means with their intervals) and the mean number of candidates; none for
     another method (a person's answers)."""
     out: dict = {}
     if result["method"] != "likelihood":
@@ -115,15 +108,15 @@ def breakdowns(bench: Any, result: dict) -> dict:
                         bands[token_band(r[key]) if name == "word_tokens" else str(r[key])].append(r)
                 if bands:
                     out[task].setdefault(name, {})[pos] = {
-                        band: _band(bench, result, task, band, bands[band]) for band in sorted(bands, key=band_order)}
+                        band: _band(result, task, band, bands[band]) for band in sorted(bands, key=band_order)}
     return out
 
 
-def _band(bench: Any, result: dict, task: str, band: str, recs: list[dict]) -> dict:
+def _band(result: dict, task: str, band: str, recs: list[dict]) -> dict:
     units = [Unit(f"{task}:{r['target']}", task, r["pos"], {
         "p_at_1": float(r["gold_rank"] == 1), "rank_score": r["rank_score"],
         "random_p_at_1": 1.0 / r["n_candidates"], "random_rank_score": 0.5}) for r in recs]
-    figures = bench.aggregate(result, task, band, units)
+    figures = mean_aggregate(result, task, band, units)
     return {**figures, "mean_candidates": sum(r["n_candidates"] for r in recs) / len(recs)}
 
 
@@ -133,8 +126,6 @@ FAILURE_COLUMNS = [("model", "Model"), ("task", "Task"), ("pos", "POS"), ("item"
 
 def failure_rows(result: dict) -> list[dict]:
     name = model_name(result)
-    if is_choose(result):
-        return choose_rows(result, name)
     rows = []
     for i in result["instances"]:
         if i.get("dropped"):  # not scored (the authors' static-vector filter): in counts, not a miss
@@ -162,8 +153,9 @@ def _row(i: dict) -> dict:
             "score": "" if rank is None else f"{rank} of {n}"}
 
 
-def choose_rows(r: dict, name: str) -> list[dict]:
+def choose_rows(r: dict) -> list[dict]:
     """Rows of an ask-to-choose result; the model column names the reading, so it filters."""
+    name = model_name(r)
     multi = choose_options(r.get("config") or {}).get("permutations", 1) > 1
     rows = []
     for inst in r["instances"]:

@@ -4,7 +4,7 @@ result's breakdowns (the console prints them; the report draws them, ``plot.py``
 from __future__ import annotations
 
 from lexprobe.prompting.readings import bias_cell, failures_text, setting
-from lexprobe.result_schema import is_choose, model_name
+from lexprobe.result_schema import model_name
 from lexprobe.tables import (
     POS_NAME,
     Cell,
@@ -19,11 +19,6 @@ from lexprobe.tables import (
 )
 
 TASK_TITLE = {"w2d": "W2D (word to definition)", "d2w": "D2W (definition to word)"}
-
-
-def tables(results: list[dict]) -> list[Table]:
-    plain = [r for r in results if not is_choose(r)]
-    return likelihood_tables(plain) + choose_tables([r for r in results if is_choose(r)])
 
 
 def likelihood_tables(results: list[dict]) -> list[Table]:
@@ -106,7 +101,7 @@ def breakdown_tables(result: dict) -> list[Table]:
     """Per task and breakdown (frequency, depth, word tokens) of a likelihood result: P@1 and RS per band and POS
     beside the random P@1, with the mean number of candidates."""
     out = []
-    for task in [] if is_choose(result) else result["tasks"]:
+    for task in result["tasks"]:
         for name in ("frequency", "depth", "word_tokens"):
             per_pos = (result["breakdowns"].get(task) or {}).get(name)
             if not per_pos:

@@ -13,26 +13,116 @@ distribution over ranks, run records, intervals, ``report``, ``compare`` and ``r
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import Any
 
-from lexprobe.benchmarks.base import Benchmark, BenchmarkMeta, LLMPart, Method, SummaryColumn
+from lexprobe.benchmarks.base import (
+    Benchmark,
+    BenchmarkMeta,
+    Items,
+    LLMPart,
+    Presentation,
+    Results,
+    RunParts,
+    SummaryColumn,
+    prefers,
+)
+from lexprobe.benchmarks.wsd import methods
 from lexprobe.benchmarks.wsd import results as res
 from lexprobe.benchmarks.wsd.config import WsdConfig, WsdRecipe
-from lexprobe.benchmarks.wsd.methods import Choose, Embedding, Likelihood
+from lexprobe.benchmarks.wsd.methods import Embedding, Likelihood
 from lexprobe.prompting.templates import TemplateField
-from lexprobe.result_schema import is_choose
 
 
-class Wsd(Benchmark):
-    meta = BenchmarkMeta(
+class Choose(methods.Choose):
+    presentation = Presentation(tables=res.choose_tables, format_result=res.format_choose, written=lambda *_: None)
+
+
+def load_items(config: WsdConfig):
+    from lexprobe.benchmarks.wsd.items import load_items
+
+    items = load_items(config)
+    if config.method == "choose":  # a too-large --permutations or lettered options refused before the model loads
+        from lexprobe.prompting.choose import check_labels, check_permutations
+
+        largest = max(len(s) for s in items.senses.values())
+        check_permutations(config.choose.permutations, largest, config.choose.max_candidates)
+        check_labels(config.choose.template, largest, config.choose.max_candidates)
+    return items
+
+
+def written(result: dict, out: Path, config: WsdConfig) -> None:
+    """The answers as a key file beside the result, for the framework's own scorer (``Scorer.java``)."""
+    from lexprobe.outputs import write_atomic
+
+    path = out.with_suffix(".key.txt")
+    write_atomic(path, res.key_lines(result))
+    result["key_file"] = str(path)
+
+
+def counts(result: dict) -> dict[str, int]:
+    rules: dict[str, int] = {}
+    for r in result["instances"]:
+        if r.get("mfs_rule") and r.get("permutation", 0) == 0 and r.get("rotation", 0) == 0:
+            rules[r["mfs_rule"]] = rules.get(r["mfs_rule"], 0) + 1
+    return {f"mfs {rule}": n for rule, n in rules.items()}
+
+
+def default_run(out_dir: Path, part: Any) -> dict:
+    """``lexprobe run``'s part: a seeded sample of each set of ALL (``--limit N --seed 0``, exactly what
+    ``lexprobe wsd eval`` draws with those options); a model without continuations (MiniLM) by embedding.
+    Without the framework in the data directory the part is skipped (``DataMissing``): nothing stands in."""
+    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.benchmarks.wsd.config import WsdChooseOptions
+    from lexprobe.core.engine import serves
+    from lexprobe.core.requests import Continuation
+    from lexprobe.data.wsd import default_root
+    from lexprobe.errors import DataMissing
+    from lexprobe.models import detect_kind, load_scorer
+
+    method = part.method
+    if method == "likelihood" and detect_kind(part.model) not in ("causal", "random"):
+        method = "embedding"  # a model without continuations (MiniLM): its token vectors
+    if not default_root().is_dir():
+        raise DataMissing("the WSD framework is not in the data directory (nothing can stand in for it): "
+                          "`lexprobe data fetch wsd`, or `lexprobe data import wsd PATH` for a copy you have",
+                          method=method)
+    scorer = load_scorer(part.model, prefer=prefers(WSD, method), **part.options)
+    if method == "likelihood" and not serves(scorer, Continuation):
+        method = "embedding"
+    choose = WsdChooseOptions(chat=part.chat, units_per_batch=1) if method == "choose" else WsdChooseOptions()
+    config = WsdConfig(method=method, limit=part.sample, seed=0, choose=choose)
+    result = evaluate(WSD, scorer, config, out_dir / f"{part.stem('wsd')}.json", model=part.model)
+    assert result is not None  # `lexprobe run` is one process (rank 0)
+    return {"metrics": result["metrics"]}
+
+
+WSD = Benchmark(
+    meta=BenchmarkMeta(
         name="wsd", title="All-words WSD", help="WSD: choose each word's WordNet sense in context (Raganato et al.)",
         unit="instance", tasks=(res.TASK,), datasets=("wordnet", "wsd", "semcor"), main_score="f1",
         unit_metrics=(("f1", "F1"), ("precision", "P"), ("recall", "R")),
-        summary=(SummaryColumn("WSD F1 (%)", part="WSD"),))
-    Config = WsdConfig
-    recipes: ClassVar[dict] = {"paper": WsdRecipe()}
-    methods: ClassVar[dict[str, Method]] = {"likelihood": Likelihood(), "embedding": Embedding(), "choose": Choose()}
-    template_fields: ClassVar[dict[str, TemplateField]] = {
+        summary=(SummaryColumn("WSD F1 (%)", part="WSD"),)),
+    Config=WsdConfig,
+    items=Items(load=load_items),  # the dataset is recorded from the items (``WsdItems.dataset``)
+    methods={"likelihood": Likelihood(), "embedding": Embedding(), "choose": Choose()},
+    recipes={"paper": WsdRecipe()},
+    results=Results(unit_values=lambda result: res.unit_values(result["instances"]),
+                    baseline_values=lambda result: res.baseline_values(result["instances"]),
+                    slices=lambda result, units: res.slices(result["instances"], units),
+                    aggregate=lambda result, task, slice, units: res.aggregate(units),
+                    breakdowns=lambda result: res.breakdowns(result["instances"]),
+                    counts=counts),
+    presentation=Presentation(
+        tables=res.tables, format_result=res.format_result, failure_rows=res.failure_rows, written=written,
+        outputs=lambda out, config: {"--out": [out], "key file": [out.with_suffix(".key.txt")]},
+        failure_columns=(("set", "set"), ("word", "word"), ("sentence", "sentence"), ("gold", "gold sense"),
+                         ("predicted", "chosen sense")),
+        failure_note="a failure is an instance whose chosen sense is none of its gold senses (or that was not answered)."),
+    #: instances per set (5 sets): the default model's, and the causal LM's by likelihood and asked in chat
+    run=RunParts(default_run, {"quick": 20, "full": 100},
+                 (LLMPart("likelihood", False, {"quick": 6, "full": 40}),
+                  LLMPart("choose", True, {"quick": 3, "full": 20}))),
+    template_fields={
         "wsd": TemplateField(frozenset({"sentence", "word", "options"}), required=frozenset({"word", "options"}),
                              texts={
             "default": ('In the sentence below, which definition fits the word "{word}"?\n{sentence}\n{options}\n'
@@ -40,106 +130,5 @@ class Wsd(Benchmark):
             "letters": ('Question: in the sentence below, which definition fits the word "{word}"?\n{sentence}\n'
                         "{options}\nReply with the letter of the definition only."),
             "dictionary": ('A dictionary lists several senses of "{word}". Which one is meant here?\n{sentence}\n'
-                           "{options}\nGive only the number.")})}
-    failure_note = "a failure is an instance whose chosen sense is none of its gold senses (or that was not answered)."
-
-    def load_items(self, config: WsdConfig):
-        from lexprobe.benchmarks.wsd.items import load_items
-
-        items = load_items(config)
-        if config.method == "choose":  # a too-large --permutations or lettered options refused before the model loads
-            from lexprobe.prompting.choose import check_labels, check_permutations
-
-            largest = max(len(s) for s in items.senses.values())
-            check_permutations(config.choose.permutations, largest, config.choose.max_candidates)
-            check_labels(config.choose.template, largest, config.choose.max_candidates)
-        return items
-
-    def dataset(self, config: WsdConfig) -> dict | None:
-        return None  # recorded from the items (``WsdItems.dataset``: the set, a sample's size)
-
-    def outputs(self, out: Path, config: WsdConfig) -> dict[str, list]:
-        return {"--out": [out], "key file": [out.with_suffix(".key.txt")]}
-
-    def written(self, result: dict, out: Path, config: WsdConfig) -> None:
-        """The answers as a key file beside the result, for the framework's own scorer (``Scorer.java``)."""
-        if is_choose(result):
-            return
-        from lexprobe.outputs import write_atomic
-
-        path = out.with_suffix(".key.txt")
-        write_atomic(path, res.key_lines(result))
-        result["key_file"] = str(path)
-
-    # --- records in, sections out ---------------------------------------------------------------
-    def unit_values(self, result):
-        if is_choose(result):
-            return self.methods["choose"].unit_values(result)
-        return res.unit_values(result["instances"])
-
-    def baseline_values(self, result):
-        return res.baseline_values(result["instances"])
-
-    def slices(self, result, units):
-        return res.slices(result["instances"], units)
-
-    def aggregate(self, result, task, slice, units):
-        return res.aggregate(units)
-
-    def breakdowns(self, result):
-        return res.breakdowns(result["instances"]) if result["method"] in ("likelihood", "embedding") else {}
-
-    def counts(self, result):
-        rules: dict[str, int] = {}
-        for r in result["instances"]:
-            if r.get("mfs_rule") and r.get("permutation", 0) == 0 and r.get("rotation", 0) == 0:
-                rules[r["mfs_rule"]] = rules.get(r["mfs_rule"], 0) + 1
-        return {f"mfs {rule}": n for rule, n in rules.items()}
-
-    # --- presentation ---------------------------------------------------------------------------
-    def tables(self, results):
-        return res.tables([r for r in results if not is_choose(r)]) + res.choose_tables([r for r in results
-                                                                                        if is_choose(r)])
-
-    failure_columns: ClassVar[list[tuple[str, str]]] = [
-        ("set", "set"), ("word", "word"), ("sentence", "sentence"), ("gold", "gold sense"),
-        ("predicted", "chosen sense")]
-
-    def failure_rows(self, result):
-        return res.failure_rows(result)
-
-    def format_result(self, result):
-        return res.format_choose(result) if is_choose(result) else res.format_result(result)
-
-    # --- lexprobe run -----------------------------------------------------------------------------
-    #: instances per set (5 sets): the default model's, and the causal LM's by likelihood and asked in chat
-    run_samples: ClassVar[dict[str, int | None]] = {"quick": 20, "full": 100}
-    llm_parts = (LLMPart("likelihood", False, {"quick": 6, "full": 40}),
-                 LLMPart("choose", True, {"quick": 3, "full": 20}))
-
-    def default_run(self, out_dir, part):
-        """``lexprobe run``'s part: a seeded sample of each set of ALL (``--limit N --seed 0``, exactly what
-        ``lexprobe wsd eval`` draws with those options); a model without continuations (MiniLM) by embedding.
-        Without the framework in the data directory the part is skipped (``DataMissing``): nothing stands in."""
-        from lexprobe.benchmarks.evaluate import evaluate
-        from lexprobe.benchmarks.wsd.config import WsdChooseOptions
-        from lexprobe.core.engine import serves
-        from lexprobe.core.requests import Continuation
-        from lexprobe.data.wsd import default_root
-        from lexprobe.errors import DataMissing
-        from lexprobe.models import detect_kind, load_scorer
-
-        method = part.method
-        if method == "likelihood" and detect_kind(part.model) not in ("causal", "random"):
-            method = "embedding"  # a model without continuations (MiniLM): its token vectors
-        if not default_root().is_dir():
-            raise DataMissing("the WSD framework is not in the data directory (nothing can stand in for it): "
-                              "`lexprobe data fetch wsd`, or `lexprobe data import wsd PATH` for a copy you have",
-                              method=method)
-        scorer = load_scorer(part.model, prefer=self.prefers(method), **part.options)
-        if method == "likelihood" and not serves(scorer, Continuation):
-            method = "embedding"
-        choose = WsdChooseOptions(chat=part.chat, units_per_batch=1) if method == "choose" else WsdChooseOptions()
-        config = WsdConfig(method=method, limit=part.sample, seed=0, choose=choose)
-        result = evaluate(self, scorer, config, out_dir / f"{part.stem('wsd')}.json", model=part.model)
-        return {"metrics": result["metrics"]}
+                           "{options}\nGive only the number.")})},
+)

@@ -290,14 +290,14 @@ class Choose(ChooseMethod):
         return {"f1": float(np.mean(values)) if values else None, "n": len(asked),
                 "ci": mean_intervals({"f1": item_means(asked, chance)})}
 
-    def sections(self, bench, records, config):
+    def sections(self, bench, records, method, config):
         """The choose sections (``ChooseMethod``), with each reading's F1 as the framework counts it (an item no
         order of which was answered is unanswered: in R, not in P) and the three baselines on the asked
         instances: chance among the options shown, WordNet first sense, SemCor MFS."""
         from lexprobe.benchmarks.base import Unit
         from lexprobe.benchmarks.wsd import results as res
 
-        out = super().sections(bench, records, config)
+        out = super().sections(bench, records, method, config)
         result = {"method": self.name, "instances": records.instances}
         units = self.unit_values(result)
         firsts = list({r["item"]: r for r in records.instances}.values())

@@ -1,5 +1,6 @@
 """End to end: evaluation on synthetic instances with the tiny BERT, the CLI, and fine-tuning."""
 
+from lexprobe.benchmarks.base import format_result
 import functools
 import json
 
@@ -55,7 +56,7 @@ def test_evaluate_end_to_end(tiny_bert, tmp_path):
     cell = "l<500 0.25<=r<1"
     assert m[cell]["n"] == 4 and result["baselines"]["random"]["synthetic"][cell]["pooled"] == pytest.approx(0.5)
     assert result["baselines"]["oracle"]["synthetic"][cell]["pooled"] == pytest.approx(1.0)
-    text = get("senserank").format_result(result)  # the report's tables as console text
+    text = format_result(get("senserank"), result)  # the report's tables as console text
     assert "Random (exact)" in text and "Oracle" in text and "l>=500 r<0.25" in text
     png = tmp_path / "curves.png"
     save_curves_plot(result, png)

@@ -1,5 +1,6 @@
-"""Sense ranking's aggregation of per-query records (``SenseRank.sections``) against the reference summary."""
+"""Sense ranking's aggregation of per-query records (``base.sections``) against the reference summary."""
 
+from lexprobe.benchmarks.base import sections
 import numpy as np
 import pytest
 
@@ -28,8 +29,8 @@ def test_sections_of_query_records_equal_the_reference_summary():
     k = 3
     records = _records(k=k)
     config = recorded(SenseConfig(corpus="synthetic", k=k, freq_edges="0,3,inf"))
-    sections = get("senserank").sections(Records(records, tasks=["synthetic"]), "similarity", config)
-    metrics, base = sections["metrics"]["synthetic"], sections["baselines"]
+    built = sections(get("senserank"), Records(records, tasks=["synthetic"]), "similarity", config)
+    metrics, base = built["metrics"]["synthetic"], built["baselines"]
     names = R.bucket_names((0, 3, np.inf), R.DEFAULT_RARITY_EDGES)
     assert list(metrics) == [*names, "all"]
     assert any(q["bucket"] is None for q in records) and not any(q["bucket"] == "l>=3 r<0.25" for q in records)
@@ -39,7 +40,7 @@ def test_sections_of_query_records_equal_the_reference_summary():
                            for q in members], k=k)
         m, rnd, orc = metrics[name], base["random"]["synthetic"][name], base["oracle"]["synthetic"][name]
         if not members:
-            assert m == rnd == orc == {"n": 0, "ci": {}} and name not in sections["breakdowns"]["synthetic"]["curves"]
+            assert m == rnd == orc == {"n": 0, "ci": {}} and name not in built["breakdowns"]["synthetic"]["curves"]
             continue
         assert (m["n"], m["pooled"], m["map"]) == (ref["queries"], ref["pooled"], ref["map"])
         assert (rnd["pooled"], rnd["map"], orc["pooled"], orc["map"]) == (
@@ -48,4 +49,4 @@ def test_sections_of_query_records_equal_the_reference_summary():
             assert list(got["ci"]) == [key.split("_")[0] for key in keys]
             for key in keys:
                 assert got["ci"][key.split("_")[0]] == pytest.approx(ref["ci"][key], abs=1e-6)
-        assert sections["breakdowns"]["synthetic"]["curves"][name] == ref["curves"]
+        assert built["breakdowns"]["synthetic"]["curves"][name] == ref["curves"]
