@@ -412,7 +412,7 @@ def test_a_fourth_benchmark_asks_to_choose_from_its_own_module(tiny_llama, tmp_p
     from lexprobe import result_schema
     from lexprobe.benchmarks import registry
     from lexprobe.scorers.causal import CausalLMScorer
-    from tests.toy_benchmark import ITEMS, Toy
+    from tests.toy_benchmark import ITEMS, TOY
 
     monkeypatch.setitem(registry.REGISTRY, "toy", TOY)
     monkeypatch.setattr(CausalLMScorer, "generations", scripted(["1"] * 100))  # always the first option
