@@ -24,7 +24,7 @@ only through ``load`` and the accessors below.
     strictly, ``generation_lenient``; a method may add any number). Empty for single-reading
     methods, whose metric names are plain.
 ``config`` (dict)
-    The benchmark's typed config as given (``benchmarks.base.recorded``).
+    The benchmark's typed config as given (``benchmarks.options.recorded``).
 ``metrics`` (dict)
     ``{task: {slice: {metric: number | null, ..., "n": int, "ci": {metric: [lo, hi]}}}}``.
     A slice is a part of speech (``n``, ``v``), a bucket, or ``all`` (always present). With

@@ -138,3 +138,20 @@ def _isolated_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("LEXPROBE_DATA", str(tmp_path / "lexprobe-data"))
     for var in ("LEXPROBE_DATA_MIRROR", "LEXPROBE_SEMCOR", "LEXPROBE_CODA_DIR"):
         monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture()
+def load_items_as(monkeypatch):
+    """``load_items_as(name, load)``: the registered benchmark ``name`` with ``load`` for its items' loader, for
+    this test (a benchmark is a frozen record of parts: the registry gets a copy with that one part changed)."""
+    import dataclasses
+
+    from lexprobe.benchmarks import registry
+
+    def replace(name: str, load) -> object:
+        bench = registry.get(name)
+        changed = dataclasses.replace(bench, items=dataclasses.replace(bench.items, load=load))
+        monkeypatch.setitem(registry.REGISTRY, bench.meta.name, changed)
+        return changed
+
+    return replace

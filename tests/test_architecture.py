@@ -83,9 +83,10 @@ def test_every_hook_the_add_a_benchmark_recipe_names_exists():
                              "register_commands", "item_set", "default_run"}]
     assert missing == []
     for n in {"option", "nested", "run_units", "make_item_set"} & set(hooks):
+        from lexprobe.benchmarks import options
         from lexprobe.core import human_items as items
 
-        assert any(hasattr(m, n) for m in (base, distributed, items)), n
+        assert any(hasattr(m, n) for m in (base, options, distributed, items)), n
 
 
 def test_a_benchmark_is_a_record_of_at_most_a_dozen_parts():

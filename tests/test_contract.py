@@ -89,7 +89,7 @@ def test_a_choose_result_with_both_generation_readings_cyclic_debias_and_positio
     breakdown per slice and reading (a slice holds numbers only: there it would be refused)."""
     from dataclasses import replace
 
-    from lexprobe.benchmarks.base import key_options
+    from lexprobe.benchmarks.options import key_options
     from lexprobe.prompting.choose_cli import ChooseOptions
 
     bench = registry.get(name)

@@ -19,8 +19,8 @@ def _no_load(*args, **kwargs):
 
 
 @pytest.mark.parametrize("bench", [b for b in all_benchmarks()], ids=lambda b: b.meta.name)
-def test_a_bad_declared_value_is_one_line_before_any_data_loads(bench, monkeypatch):
-    monkeypatch.setattr(type(bench), "load_items", _no_load)
+def test_a_bad_declared_value_is_one_line_before_any_data_loads(bench, load_items_as):
+    bench = load_items_as(bench.meta.name, _no_load)
     fields = {f.name: f for f in dataclasses.fields(bench.Config)}
     with pytest.raises(LexprobeError, match=r"^unknown --method 'guess'; use ") as err:
         evaluate(bench, "random", dataclasses.replace(bench.Config(**_required(bench)), method="guess"))

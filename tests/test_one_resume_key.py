@@ -13,7 +13,8 @@ import pytest
 
 from lexprobe.benchmarks import evaluate as evaluate_module
 from lexprobe.benchmarks import registry
-from lexprobe.benchmarks.base import Job, key_options
+from lexprobe.benchmarks.base import Job
+from lexprobe.benchmarks.options import key_options
 from lexprobe.cache import ResumeLog
 from lexprobe.models import load_scorer
 from tests.test_contract import _items_and_config, _model_for, inputs  # noqa: F401  (the module fixture)

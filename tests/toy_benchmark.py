@@ -32,15 +32,15 @@ from lexprobe.benchmarks.base import (
     Unit,
     likelihood_only,
     main_scores,
-    nested,  # the choose options, as a group of the config
-    option,
     sections,
 )
+from lexprobe.benchmarks.options import nested, option  # nested: the choose options as a group
+from lexprobe.core.engine import Engine
+from lexprobe.core.requests import Embed, RandomScores
 from lexprobe.distributed import run_units
 from lexprobe.prompting.choose_cli import ChooseOptions
 from lexprobe.prompting.method import ChooseMethod
 from lexprobe.prompting.templates import TemplateField
-from lexprobe.scorers.capabilities import RandomScores, SentenceEmbeddings, strategy
 from lexprobe.tables import Table, cell
 
 ITEMS = [
@@ -74,29 +74,26 @@ class ToyRecipe:
     name: str
 
 
-def _random(scorer, items):
-    return [scorer.scores(f"toy:{w}", len(ds)) for w, ds in items]
-
-
-def _cosine(scorer, items):
+def _scores(engine, items):
+    """Each item's definitions scored: seeded random scores, else cosines of the word's and definitions' embeddings."""
+    if engine.serves(RandomScores):
+        return engine([RandomScores(f"toy:{w}", len(ds)) for w, ds in items])
     out = []
     for w, ds in items:
-        v = np.asarray(scorer.encode([w] + ds))
+        v = np.asarray(engine([Embed(t) for t in [w, *ds]]))
         out.append(v[1:] @ v[0])
     return out
 
 
 class Pick(Method):
     name = "likelihood"
-    requires = (RandomScores, SentenceEmbeddings)
-    strategies: ClassVar[dict] = {RandomScores: _random, SentenceEmbeddings: _cosine}
+    requests = ((RandomScores,), (Embed,))
 
     def run(self, job):
-        items = job.items
-        score = strategy(self.strategies, job.scorer, "toy")
+        items, engine = job.items, Engine(job.scorer)
 
         def compute(indices):
-            scores = score(job.scorer, [items[i] for i in indices])
+            scores = _scores(engine, [items[i] for i in indices])
             return [{"word": items[i][0], "pick": int(np.argmax(s)), "k": len(s),
                      "correct": float(np.argmax(s) == 0)} for i, s in zip(indices, scores)]
 

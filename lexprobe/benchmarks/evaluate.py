@@ -1,6 +1,6 @@
 """``evaluate(benchmark, scorer, config, out)``: every benchmark, every method, one sequence.
 
-Checks the output before any work, checks the scorer's capabilities against the method,
+Checks the output before any work, checks that the scorer serves the method's request types,
 loads the items, builds the resume key (items digest, weights, method, recipe and every
 score-changing option), lets the method compute per-unit records (its units go through
 ``distributed.run_units``: resume logs, ranks, progress), builds the result's sections from
@@ -24,14 +24,13 @@ from lexprobe.benchmarks.base import (
     Benchmark,
     Job,
     Records,
-    key_options,
     method_named,
     outputs,
     recipe_named,
-    recorded,
     sections,
     written,
 )
+from lexprobe.benchmarks.options import key_options, recorded
 from lexprobe.errors import LexprobeError
 
 
@@ -60,7 +59,6 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     """
     from lexprobe.benchmarks.options import check_declared, check_method_options
     from lexprobe.outputs import output_lock
-    from lexprobe.scorers.capabilities import require
 
     bench = resolve(benchmark)
     config = bench.Config() if config is None else config
@@ -72,7 +70,6 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     check_method_options(config)
     bench.items.check(config)
     config = bench.items.resolve(config)
-    require(scorer, method.requires, f"{bench.meta.name} --method {method.name}")
     if overwrite is None:
         from lexprobe.outputs import overwrite_allowed
 
@@ -192,7 +189,7 @@ def refuse_replacing(out: Path, job: str | None, expected: tuple[str, str, str] 
 
 def inputs(config: Any) -> dict[str, Any]:
     """The paths a config reads, by option (``option(..., path=INPUT)``, in nested groups too: ``--template``)."""
-    from lexprobe.benchmarks.base import declared_paths
+    from lexprobe.benchmarks.options import declared_paths
     from lexprobe.outputs import INPUT
 
     return {d.option: d.value for d in declared_paths(config) if d.kind == INPUT}

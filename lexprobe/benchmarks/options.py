@@ -1,14 +1,14 @@
 """A config class compiled once into its options: the CLI flags, the recorded config, the resume key, the
 declared paths and the checks all read the same ``FieldSpec``s.
 
-Every ``option(...)`` field of a benchmark's ``Config`` (``benchmarks.base.option``) becomes ``--field-name``
+Every ``option(...)`` field of a benchmark's ``Config`` (``option`` below) becomes ``--field-name``
 (``flag`` overrides), with its help, choices, type and default; booleans are flags; a ``nested(...)`` field
 becomes an argument group. ``spec(cls)`` reads the dataclass's fields once (cached per class) and everything
 below reads the spec: ``add_options`` (the parser), ``config_from_args`` (the same dataclass back from the
 parsed arguments, so ``lexprobe <benchmark> eval`` and ``evaluate(benchmark, scorer, Config(...))`` record
 the same config), ``check_declared`` / ``check_method_options`` / ``check_nested_options`` (what the
-declarations refuse), ``eval_command`` (a config back to its command line), and ``base.recorded`` /
-``base.key_options`` / ``base.declared_paths`` (what a result records, what the resume key holds, what
+declarations refuse), ``eval_command`` (a config back to its command line), and ``recorded`` /
+``key_options`` / ``declared_paths`` (what a result records, what the resume key holds, what
 ``outputs.guard`` checks).
 
 Why one compiled spec: the fields were walked with ``dataclasses.fields`` in nine places, each reading the
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Iterator
 
@@ -228,3 +228,75 @@ def _changed_options(config: Any) -> list[str] | None:
         else:
             out += [f.flag, str(value)]
     return out
+
+
+# --- declaring a config's fields, and what a result and the resume key hold of it ---------------------------
+def option(default: Any = None, help: str = "", *, choices: Any = None, type: Callable | None = None,
+           flag: str | None = None, cli: bool = True, record: bool = True, key: bool = True,
+           nargs: str | None = None, required: bool = False, method: str | tuple[str, ...] | None = None,
+           factory: Callable | None = None, input: bool = False, path: str | None = None,
+           writes: tuple[str, ...] = (), names_data: bool = False) -> Any:
+    """A config field with what the CLI needs to offer it.
+
+    ``record``: written to the result's ``config`` (False for output options such as a plot
+    path); ``key``: part of the resume key (False for what cannot change a score, e.g. a data
+    path: the items digest covers the data); ``method``: the method (or methods) the option belongs
+    to (given with another method it is an error, not silently ignored); ``path``: what the value
+    is when it names a file: ``outputs.INPUT`` (read: no output may overwrite it, a FIFO is
+    refused), ``outputs.OUTPUT`` or ``outputs.OUTPUT_DIR`` (written: checked writable before any
+    work; ``writes``: the files an ``OUTPUT_DIR`` gets); ``outputs.guard`` derives every check from it.
+    ``input=True`` is ``path=INPUT``. ``names_data``: the option names the data to load (sense ranking's
+    ``--corpus``); given items a caller loaded itself (``evaluate(..., items=...)``), it only names them, so its
+    ``choices`` are not checked.
+    """
+    from lexprobe.outputs import INPUT, PATH_KINDS
+
+    path = INPUT if input and path is None else path
+    if path is not None and path not in PATH_KINDS:
+        raise ValueError(f"option(path=...) is one of {PATH_KINDS}, not {path!r}")
+    metadata = {"help": help, "choices": choices, "type": type, "flag": flag, "cli": cli, "record": record,
+                "key": key and record, "nargs": nargs, "required": required, "method": method,
+                "input": path == INPUT, "path": path, "writes": tuple(writes), "names_data": names_data}
+    if factory is not None:
+        return field(default_factory=factory, metadata=metadata)
+    return field(default=default, metadata=metadata)
+
+
+def nested(cls: type, help: str = "", method: str | None = None) -> Any:
+    """A config field holding another option dataclass (e.g. the choose options), offered as a group."""
+    return field(default_factory=cls, metadata={"nested": cls, "help": help, "method": method, "record": True,
+                                                "key": True, "cli": True})
+
+
+def recorded(config: Any) -> dict:
+    """The config as the result records it: every field with ``record`` (nested ones as dicts)."""
+    return {f.name: recorded(value) if dataclasses.is_dataclass(value) else _plain(value)
+            for f, value in values(config) if f.record}
+
+
+def key_options(config: Any) -> dict:
+    """The config fields that change scores (``key``), for the resume key."""
+    return {f.name: key_options(value) if dataclasses.is_dataclass(value) else _plain(value)
+            for f, value in values(config) if f.key}
+
+
+def declared_paths(config: Any) -> list:
+    """The config's path options with their values (``option(path=...)``, nested groups too), as
+    ``outputs.PathOption``s: what ``outputs.guard`` checks and ``evaluate`` keeps from being overwritten."""
+    from lexprobe.outputs import PathOption
+
+    out = []
+    for f, value in values(config):
+        if f.group is not None:
+            out += declared_paths(value)
+        elif f.path:
+            out.append(PathOption(f.flag, f.path, value))
+    return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, float) and value == float("inf"):
+        return "inf"
+    return value

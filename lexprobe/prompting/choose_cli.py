@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from lexprobe.benchmarks.base import option
+from lexprobe.benchmarks.options import option
 from lexprobe.cli_common import positive_int
 from lexprobe.errors import LexprobeError
 from lexprobe.outputs import INPUT

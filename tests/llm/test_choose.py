@@ -223,7 +223,8 @@ def test_a_choose_run_is_logged_under_the_job_key_and_resumes(bench, llama, tmp_
     (``Job.key``, issue #28): an interrupted run's log header holds that key, and the rerun asks only the
     units not logged and gives the uninterrupted result."""
     from lexprobe.benchmarks import evaluate as evaluate_module
-    from lexprobe.benchmarks.base import Job, key_options
+    from lexprobe.benchmarks.base import Job
+    from lexprobe.benchmarks.options import key_options
     from lexprobe.benchmarks.registry import get
 
     if bench == "wdlmpro":

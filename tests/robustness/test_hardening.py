@@ -468,9 +468,9 @@ def test_9_senserank_plot_explains_l_and_r(tmp_path):
 def test_7_import_light_copies_of_constants_match_their_sources():
     import dataclasses
 
-    from lexprobe.benchmarks.coda21 import benchmark as coda_bench
     from lexprobe.benchmarks.coda21 import likelihood as coda_eval
+    from lexprobe.benchmarks.coda21.config import CodaConfig
 
-    fields = {f.name: f for f in dataclasses.fields(coda_bench.CodaConfig)}
+    fields = {f.name: f for f in dataclasses.fields(CodaConfig)}
     assert tuple(fields["pattern"].metadata["choices"]) == tuple(coda_eval.PATTERNS)
     assert fields["exhaustive_max_k"].default == coda_eval.al.EXHAUSTIVE_MAX_K

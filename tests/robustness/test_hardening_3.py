@@ -58,11 +58,8 @@ def test_17_a_malformed_result_is_one_line(command, damage, wresult, tmp_path, c
 
 # --- 18. a figure's extension is checked before the work ----------------------------------------
 
-def test_18_a_plot_that_is_not_an_image_is_refused_before_the_work(tmp_path, capsys, monkeypatch):
-    from lexprobe.benchmarks.wdlmpro import benchmark
-
-    monkeypatch.setattr(benchmark.WDLMPro, "load_items",
-                        lambda *a, **k: pytest.fail("the data was read before --plot was checked"))
+def test_18_a_plot_that_is_not_an_image_is_refused_before_the_work(tmp_path, capsys, load_items_as):
+    load_items_as("wdlmpro", lambda *a, **k: pytest.fail("the data was read before --plot was checked"))
     code, err = run_cli(["wdlmpro", "eval", "--data", wdlmpro_data(tmp_path), "--model", "random",
                          "--out", tmp_path / "r.json", "--plot", tmp_path / "x.json"], capsys)
     assert code == 2 and err.count("\n") == 0, err
@@ -157,7 +154,7 @@ def test_23_tables_md_escapes_model_names_and_data_paths(tmp_path, capsys):
 # --- 24. the second writer on one --out stops before the data and the model load -----------------
 
 @pytest.mark.parametrize("bench", ["wdlmpro", "coda"])
-def test_24_a_second_writer_is_refused_before_the_data_loads(bench, tmp_path, capsys, monkeypatch):
+def test_24_a_second_writer_is_refused_before_the_data_loads(bench, tmp_path, capsys, monkeypatch, load_items_as):
     import fcntl
     import os
 
@@ -166,8 +163,7 @@ def test_24_a_second_writer_is_refused_before_the_data_loads(bench, tmp_path, ca
 
     data = wdlmpro_data(tmp_path) if bench == "wdlmpro" else write_small(tmp_path / "coda.json")
     out = tmp_path / "r.json"
-    monkeypatch.setattr(type(get(bench)), "load_items",
-                        lambda *a, **k: pytest.fail("the data loaded although another run writes --out"))
+    load_items_as(bench, lambda *a, **k: pytest.fail("the data loaded although another run writes --out"))
     fd = os.open(tmp_path / "r.json.lock", os.O_RDWR | os.O_CREAT)  # the first writer, still running
     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     try:
@@ -229,7 +225,7 @@ def test_22_non_wordnet_targets_are_refused_before_the_model_and_name_no_stats_o
 @pytest.mark.parametrize("bench", ["wdlmpro", "coda", "senserank"])
 @pytest.mark.parametrize("model,kind", [("tiny_bert", None), ("tiny_gpt2", None), ("tiny_bert", "embedding")])
 def test_2_a_folder_without_tokenizer_files_is_refused_before_scoring(bench, model, kind, request, tmp_path,
-                                                                      capsys, monkeypatch):
+                                                                      capsys, monkeypatch, load_items_as):
     import shutil
 
     from lexprobe.benchmarks.registry import get
@@ -244,7 +240,7 @@ def test_2_a_folder_without_tokenizer_files_is_refused_before_scoring(bench, mod
 
     monkeypatch.setattr(evaluate, "evaluate", lambda *a, **k: pytest.fail("scored with a tokenizer of [UNK]s"))
     if bench == "senserank":
-        monkeypatch.setattr(type(get(bench)), "load_items", lambda *a, **k: [])
+        load_items_as(bench, lambda *a, **k: [])
         argv = ["senserank", "eval", "--corpus", "streusle"]
     else:
         argv = [bench, "eval", "--data", wdlmpro_data(tmp_path) if bench == "wdlmpro" else write_small(tmp_path / "c.json")]

@@ -160,7 +160,7 @@ def test_D2_evaluate_refuses_the_template_as_out_too(tmp_path, tiny_gpt2):
 
 
 def _glossary_benchmark():
-    from lexprobe.benchmarks.base import option
+    from lexprobe.benchmarks.options import option
     from lexprobe.outputs import INPUT
     from tests.toy_benchmark import TOY, ToyConfig
 
@@ -190,7 +190,7 @@ def test_class_a_new_path_option_declared_an_input_is_guarded_without_other_code
 
 
 def test_class_the_declared_paths_of_a_config_include_nested_groups():
-    from lexprobe.benchmarks.base import declared_paths
+    from lexprobe.benchmarks.options import declared_paths
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
     from lexprobe.outputs import INPUT, OUTPUT
 

@@ -347,7 +347,7 @@ def test_D30_more_than_26_lettered_options_are_refused_before_the_model_loads(ti
 def test_D30_valid_choose_runs_keep_their_resume_keys(tiny_gpt2, datasets, tmp_path):
     """The check adds nothing to what is recorded: a letters run within A-Z, and the default template with
     30 options, record (and key: ``key_options``) exactly the choose options given."""
-    from lexprobe.benchmarks.base import key_options, recorded
+    from lexprobe.benchmarks.options import key_options, recorded
     from lexprobe.benchmarks.registry import get
     from lexprobe.benchmarks.wdlmpro.benchmark import WDLMProConfig
     from lexprobe.prompting.choose_cli import ChooseOptions

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from lexprobe.benchmarks.base import option
+from lexprobe.benchmarks.options import option
 from lexprobe.benchmarks.senserank.recipe import RECIPES
 from lexprobe.cli_common import non_negative_int, positive_float, positive_int
 from lexprobe.errors import DataError, LexprobeError

@@ -36,7 +36,8 @@ from typing import Annotated, Any, Iterable, Sequence, TypedDict
 import numpy as np
 from tqdm.auto import tqdm
 
-from lexprobe.benchmarks.base import Job, Method, Records, recorded, sections
+from lexprobe.benchmarks.base import Job, Method, Records, sections
+from lexprobe.benchmarks.options import recorded
 from lexprobe.benchmarks.senserank.config import SenseConfig, parse_layers
 from lexprobe.benchmarks.senserank.ranking import RankedQuery, RankingReport, lemma_key, plan_ranking, rank_lemma
 from lexprobe.benchmarks.senserank.recipe import RECIPES

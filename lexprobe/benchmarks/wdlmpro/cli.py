@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from lexprobe.benchmarks.base import format_result, option
+from lexprobe.benchmarks.base import format_result
+from lexprobe.benchmarks.options import option
 from lexprobe.benchmarks.wdlmpro import dataset as ds
 from lexprobe.benchmarks.wdlmpro.dataset import SynsetGroup
 from lexprobe.benchmarks.wdlmpro.human import sample_human, write_human_sample

@@ -4,7 +4,8 @@ from lexprobe.benchmarks.base import sections
 import numpy as np
 import pytest
 
-from lexprobe.benchmarks.base import Records, recorded
+from lexprobe.benchmarks.base import Records
+from lexprobe.benchmarks.options import recorded
 from lexprobe.benchmarks.registry import get
 from lexprobe.benchmarks.senserank.config import SenseConfig
 from lexprobe.metrics import retrieval as R
