@@ -99,9 +99,6 @@ SCHEMA_VERSION = 2
 REQUIRED = ("schema_version", "benchmark", "tasks", "model", "method", "recipe", "readings", "config", "metrics",
             "baselines", "breakdowns", "counts", "skipped")
 #: ``instances`` is left out by ``--no-instances`` (``load`` then gives an empty list)
-OPTIONAL = ("instances", "sweep", "run", "intervals", "timing", "plot", "dataset")
-
-
 def new_result(benchmark: str, model: dict, method: str, recipe: str, config: dict, sections: dict) -> dict:
     """A schema-2 result from its sections (missing ones empty), in the documented field order."""
     result: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "benchmark": benchmark,
@@ -300,18 +297,8 @@ def model_name(result: dict) -> str:
     return str((result.get("model") or {}).get("name", "?"))
 
 
-def slice_metrics(result: dict, task: str, slice_: str = "all", baseline: str | None = None) -> dict:
-    """The metrics of one slice (or of a baseline's slice); {} where the result has none."""
-    tree = result["baselines"].get(baseline, {}) if baseline else result["metrics"]
-    return (tree.get(task) or {}).get(slice_) or {}
-
-
 def is_sweep(result: dict) -> bool:
     return isinstance(result.get("sweep"), dict)
-
-
-def has_readings(result: dict) -> bool:
-    return bool(result.get("readings"))
 
 
 def is_choose(result: dict) -> bool:

@@ -53,7 +53,6 @@ LLM = "smollm2-135m-instruct"
 #: theirs). ``quick`` is sized to finish within 5 minutes of CPU on two cores with every method shown; ``full``
 #: holds the samples the job ran before (about 6 minutes on two idle cores, much longer on busy ones).
 #: Figures: docs/llm.md, "The main job".
-SIZES = ("quick", "full")
 _INSTALL = PACKAGED[LLM]
 
 

@@ -24,10 +24,6 @@ def register_benchmark(bench: Any) -> Any:
     return bench
 
 
-def unregister_benchmark(name: str) -> None:
-    REGISTRY.pop(name, None)
-
-
 def _registered() -> dict[str, Any]:
     if not REGISTRY:
         raise LexprobeError("no benchmark is registered in this process: import lexprobe.api (or "

@@ -16,8 +16,6 @@ from typing import Any
 
 from lexprobe.errors import LexprobeError
 
-SOURCE_COLUMNS = ("file", "benchmark", "model", "method", "recipe")
-
 
 def results_frame(*paths: str | Path) -> Any:
     """The ``instances`` of the result files ``paths`` as one DataFrame (see the module docstring)."""

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -187,13 +187,3 @@ def parse_edges(text: str) -> tuple[float, ...]:
             or edges[-1] == -math.inf or any(not b > a for a, b in zip(edges, edges[1:]))):
         raise ValueError(problem)
     return edges
-
-
-def group_by_bucket(
-    items: Iterable[tuple[str | None, QueryOutcome]],
-) -> dict[str, list[QueryOutcome]]:
-    groups: dict[str, list[QueryOutcome]] = {}
-    for name, outcome in items:
-        if name is not None:
-            groups.setdefault(name, []).append(outcome)
-    return groups

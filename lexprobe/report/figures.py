@@ -10,7 +10,6 @@ from pathlib import Path
 from lexprobe.result_schema import model_name
 
 log = logging.getLogger(__name__)
-HEATMAPS_PER_RESULT = 2
 
 
 @dataclass
