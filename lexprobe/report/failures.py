@@ -1,6 +1,6 @@
 """Per-item rows of the report's items pages: what a model chose instead of the gold answer.
 
-Each benchmark builds its rows and names its columns (``Benchmark.failure_rows``,
+Each benchmark builds its rows and names its columns (``base.failure_rows``,
 ``failure_columns``); rows carry ``model``, ``task``, ``pos`` and ``ok`` for the page's filters.
 """
 

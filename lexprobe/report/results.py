@@ -2,7 +2,7 @@
 
 A unit is what the bootstrap resamples and what ``compare`` pairs (a WDLMPro target in one
 task, a CoDA21 group, a sense-ranking query); each benchmark says how to read its units
-from a result's instances (``Benchmark.unit_values``). Results of people (``model.kind``
+from a result's instances (``base.unit_values``). Results of people (``model.kind``
 ``human``) have the same shape as a model's; a metric a person's answers cannot give (a
 rank score from a single choice) is null and is left out.
 """

@@ -1,4 +1,4 @@
-"""The report's tables: every benchmark's own (``Benchmark.tables``), the run records, and the
+"""The report's tables: every benchmark's own (``base.tables``), the run records, and the
 cross-benchmark summary of docs/llm.md (one row per model and method/reading).
 
 Tables are ``lexprobe.tables.Table``s; ``to_markdown``/``to_latex`` and ``report.html.to_html`` render them.

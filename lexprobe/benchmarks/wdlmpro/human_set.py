@@ -20,7 +20,7 @@ PAPER_SUBSET = {"n": 20, "max_candidates": 10}
 
 
 def item_set(args: Any) -> dict:
-    """``Benchmark.human_item_set``: the item set of ``lexprobe human`` from its options (the paper's subset)."""
+    """``HumanItems.item_set``: the item set of ``lexprobe human`` from its options (the paper's subset)."""
     from lexprobe.benchmarks.wdlmpro import dataset as ds
 
     pos = args.pos or "both"

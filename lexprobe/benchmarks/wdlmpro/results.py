@@ -2,7 +2,7 @@
 
 A unit is a target in one task (``w2d:dog.n.01``). The likelihood method's metrics are
 ``p_at_1`` and ``rank_score`` per task and POS slice (``evaluate`` averages the units'
-values: ``Benchmark.sections``), with the random baseline's expected values on the same
+values: ``base.sections``), with the random baseline's expected values on the same
 targets and breakdowns by frequency, depth and token bands; ask-to-choose results report
 each answer reading (``likelihood.p_at_1``, ``generation.p_at_1``, ``generation.valid``,
 ...), one record per target and option order, and the random baseline over the options
