@@ -76,7 +76,7 @@ class Recipe:
         return float(v.mean())
 
     def with_aggregation(self, aggregation: str | None) -> "Recipe":
-        """The recipe with ``--pattern-aggregation`` applied (checked by ``the WDLMPro items' check``)."""
+        """The recipe with ``--pattern-aggregation`` applied (checked by the config's declared choices)."""
         if aggregation is None or aggregation == self.pattern_aggregation:
             return self
         return replace(self, pattern_aggregation=aggregation)
