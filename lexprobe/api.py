@@ -13,8 +13,8 @@ benchmark themselves; this module, at the top, imports that list first.
 from __future__ import annotations
 
 import lexprobe.benchmarks.shipped  # noqa: F401  (registers the shipped benchmarks: evaluate("wdlmpro", ...))
-from lexprobe.benchmarks.evaluate import evaluate
-from lexprobe.benchmarks.registry import get as benchmark
+from lexprobe.core.evaluate import evaluate
+from lexprobe.core.registry import get as benchmark
 from lexprobe.models import load_scorer
 from lexprobe.result_schema import load as load_result
 

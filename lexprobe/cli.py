@@ -69,9 +69,9 @@ def _chosen_command(argv: list[str] | None) -> str | None:
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The full parser (``argv`` None), or one whose only fully built command is the one in ``argv``."""
     import lexprobe.benchmarks.shipped  # noqa: F401  (registers the shipped benchmarks)
-    from lexprobe.benchmarks.commands import register_benchmark
-    from lexprobe.benchmarks.registry import all_benchmarks
     from lexprobe.cli_common import use_defaults_formatter
+    from lexprobe.core.commands import register_benchmark
+    from lexprobe.core.registry import all_benchmarks
 
     parser = argparse.ArgumentParser(
         prog="lexprobe",

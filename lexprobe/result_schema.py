@@ -24,7 +24,7 @@ only through ``load`` and the accessors below.
     strictly, ``generation_lenient``; a method may add any number). Empty for single-reading
     methods, whose metric names are plain.
 ``config`` (dict)
-    The benchmark's typed config as given (``benchmarks.options.recorded``).
+    The benchmark's typed config as given (``core.options.recorded``).
 ``metrics`` (dict)
     ``{task: {slice: {metric: number | null, ..., "n": int, "ci": {metric: [lo, hi]}}}}``.
     A slice is a part of speech (``n``, ``v``), a bucket, or ``all`` (always present). With
@@ -67,14 +67,14 @@ only through ``load`` and the accessors below.
     One record per unit (per unit and option order for choose, with a block per reading
     holding its ``positions``; ``rotation`` marks the extra cyclic orders of ``--debias
     cyclic``), benchmark-specific fields; left out with ``--no-instances``.
-    ``base.unit_values`` reads them.
+    ``contract.unit_values`` reads them.
 ``sweep`` (dict, optional)
     A parameter sweep (``senserank eval --layers``): ``{"parameter", "values": {value:
     {"metrics", "baselines", "breakdowns"}}, "best"}``; ``metrics`` then holds the best value's.
 ``run`` (dict)
     The run record (``run_record.py``): versions, commit, device, dtype, batch size, model
     revision, items digest, method, recipe, seed, command, processes, and ``reproduce``: the ``eval`` command
-    that scores the same items the same way (``benchmarks.options.eval_command``; null where the items did not
+    that scores the same items the same way (``core.options.eval_command``; null where the items did not
     come from the config, e.g. an API caller's own items).
 ``dataset`` (dict, optional)
     The data the run read (``Items.dataset``): ``name``, ``sample`` (true for a stand-in such as the
@@ -166,7 +166,7 @@ MetricValue = Optional[float]
 
 
 class UnitSpec(TypedDict):
-    """One unit as ``base.unit_values`` reads it from the instances (what intervals and compare use)."""
+    """One unit as ``contract.unit_values`` reads it from the instances (what intervals and compare use)."""
 
     key: str
     task: str
@@ -266,8 +266,8 @@ def load(path: str | Path) -> dict:
 def _check_instances(result: dict, path: Path) -> None:
     """Every per-item record readable by its benchmark (a record without ``target`` is one line, not a
     KeyError in the report or ``compare``)."""
-    from lexprobe.benchmarks.base import instance_spec, unit_values
-    from lexprobe.benchmarks.registry import get
+    from lexprobe.core.contract import instance_spec, unit_values
+    from lexprobe.core.registry import get
 
     if not result["instances"]:
         return

@@ -36,9 +36,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from lexprobe.backends.options import MODEL_OPTIONS
-from lexprobe.benchmarks.base import RunPart, main_scores
-from lexprobe.benchmarks.registry import get, names
 from lexprobe.cli_common import add_model_option, add_overwrite_arg, path_arg, positive_int
+from lexprobe.core.contract import RunPart, main_scores
+from lexprobe.core.registry import get, names
 from lexprobe.errors import CapabilityError, DataMissing, LexprobeError, ModelError
 from lexprobe.model_names import DEFAULT_MODEL, PACKAGED
 from lexprobe.outputs import INPUT, OUTPUT_DIR, make_output_dir, output_lock, overwriting
@@ -226,7 +226,7 @@ def _written(out_dir, since: float) -> list:
 
 def _main_scores(name: str, files) -> dict:
     """The part's headline: the benchmark's ``meta.main_score`` and its value per task of each result file
-    (``base.main_scores``), as summary.json records it and the closing table prints it."""
+    (``contract.main_scores``), as summary.json records it and the closing table prints it."""
     import json
 
     bench = get(name)

@@ -3,7 +3,7 @@ report's templates (``lexprobe.report.html.to_html``).
 
 A ``Table`` of ``Cell``s (a figure with its 95% interval); HTML keeps each number at full
 precision in ``data-value``/``data-lo``/``data-hi`` so tests and scripts can read it back.
-Benchmarks build their tables from these (``base.tables``); ``report`` renders them.
+Benchmarks build their tables from these (``contract.tables``); ``report`` renders them.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import numpy as np
 import lexprobe.metrics.retrieval as R
 import lexprobe.stats.bootstrap as B
 from lexprobe.api import benchmark as get  # (registers the shipped benchmarks)
-from lexprobe.benchmarks.base import Records
+from lexprobe.core.contract import Records
 
 rng = random.Random(0)
 recs = []

@@ -57,7 +57,7 @@ def _load(model: str, batch_size: int):
 
 
 def wdlmpro(scorer, lm, groups: int, seed: int, work: Path) -> list[list]:
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
     from lexprobe.benchmarks.wdlmpro.dataset import select_groups
     from lexprobe.metrics.ranking import gold_rank
@@ -95,7 +95,7 @@ def wdlmpro(scorer, lm, groups: int, seed: int, work: Path) -> list[list]:
 def coda21(scorer, lm, groups: int, variant: str, work: Path) -> list[list]:
     from lexprobe.benchmarks.coda21.benchmark import CoDA21
     from lexprobe.benchmarks.coda21.config import CodaConfig
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
 
     assert lexprobe_main(["export", "lm-eval", "coda21", "--data", variant, "--limit", str(groups),
                           "--out", str(work / "coda21")]) == 0
@@ -129,7 +129,7 @@ def coda21(scorer, lm, groups: int, variant: str, work: Path) -> list[list]:
 def wsd(scorer, lm, per_set: int, seed: int, work: Path) -> list[list]:
     """WSD on a seeded sample of each set of ALL: lm-eval's `acc` against lexprobe's F1 with `--reduce sum` (what
     lm-eval computes) and with lexprobe's default `--reduce mean` (what it cannot)."""
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.benchmarks.wsd.benchmark import Wsd
     from lexprobe.benchmarks.wsd.config import WsdConfig
 

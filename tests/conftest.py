@@ -146,7 +146,7 @@ def load_items_as(monkeypatch):
     this test (a benchmark is a frozen record of parts: the registry gets a copy with that one part changed)."""
     import dataclasses
 
-    from lexprobe.benchmarks import registry
+    from lexprobe.core import registry
 
     def replace(name: str, load) -> object:
         bench = registry.get(name)

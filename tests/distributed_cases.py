@@ -112,7 +112,7 @@ def run_case(name: str, spec: dict, fail_after: int | None = None):
         embedder = load_scorer(spec["models"]["bert"], kind="token", device=device)
         if fail_after is not None:
             embedder.encode_jobs = _failing(embedder.encode_jobs, fail_after)
-        from lexprobe.benchmarks.evaluate import evaluate
+        from lexprobe.core.evaluate import evaluate
         from lexprobe.benchmarks.senserank.config import SenseConfig
 
         result = evaluate("senserank", embedder, SenseConfig(corpus="synthetic", k=10), out, items=sense_instances(),
@@ -123,7 +123,7 @@ def run_case(name: str, spec: dict, fail_after: int | None = None):
         path, kind = model_for(kind, spec["models"])
         scorer = load_scorer(path, kind=kind, device=device, batch_size=4)
         if bench == "wdlmpro":
-            from lexprobe.benchmarks.evaluate import evaluate
+            from lexprobe.core.evaluate import evaluate
             from lexprobe.benchmarks.wdlmpro import likelihood as we
             from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
 
@@ -134,7 +134,7 @@ def run_case(name: str, spec: dict, fail_after: int | None = None):
             from lexprobe.benchmarks.coda21 import likelihood as ce
             from lexprobe.benchmarks.coda21.config import CodaConfig
             from lexprobe.benchmarks.coda21.dataset import load_coda
-            from lexprobe.benchmarks.evaluate import evaluate
+            from lexprobe.core.evaluate import evaluate
 
             data = load_coda(spec["coda"])
             with _patched(ce, "match_matrices", fail_after):

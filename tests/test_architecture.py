@@ -63,7 +63,7 @@ def test_every_hook_the_add_a_benchmark_recipe_names_exists():
     """The recipe's names (``name(...)``, ``name=...`` in backticks) are what the contract has: a part renamed or
     dropped in the code fails here until the recipe says what is true."""
     import lexprobe.distributed as distributed
-    from lexprobe.benchmarks import base
+    from lexprobe.core import contract as base
     from lexprobe.prompting.method import ChooseMethod
 
     recipe = _recipe((REPO / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8"))
@@ -83,7 +83,7 @@ def test_every_hook_the_add_a_benchmark_recipe_names_exists():
                              "register_commands", "item_set", "default_run"}]
     assert missing == []
     for n in {"option", "nested", "run_units", "make_item_set"} & set(hooks):
-        from lexprobe.benchmarks import options
+        from lexprobe.core import options
         from lexprobe.core import human_items as items
 
         assert any(hasattr(m, n) for m in (base, options, distributed, items)), n
@@ -94,7 +94,7 @@ def test_a_benchmark_is_a_record_of_at_most_a_dozen_parts():
     derives from them are functions of ``base``, not members a benchmark could override."""
     import dataclasses as dc
 
-    from lexprobe.benchmarks import base
+    from lexprobe.core import contract as base
     from lexprobe.benchmarks.shipped import SHIPPED
 
     parts = {f.name for f in dc.fields(base.Benchmark)}

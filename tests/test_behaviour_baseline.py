@@ -237,7 +237,7 @@ def test_the_behaviour_before_the_change_gives_the_first_recording(name, command
     refactor (without the fields the change added): the change is exactly the one asked for."""
     import dataclasses
 
-    from lexprobe.benchmarks import registry
+    from lexprobe.core import registry
 
     change = bb.CHANGES[name]
     if change.old_recipe:

@@ -5,13 +5,13 @@ Hub path; every score in % (the unit convention, ``lexprobe.tables.UNITS``)."""
 
 from __future__ import annotations
 
-from lexprobe.benchmarks.base import format_result
+from lexprobe.core.contract import format_result
 import json
 import re
 
 import pytest
 
-from lexprobe.benchmarks.registry import get
+from lexprobe.core.registry import get
 from lexprobe.reporting import WIDTH
 
 LONG = "HuggingFaceTB/SmolLM2-135M-Instruct-a-rather-long-fine-tuned-variant-name-for-the-width-test"
@@ -21,7 +21,7 @@ LONG = "HuggingFaceTB/SmolLM2-135M-Instruct-a-rather-long-fine-tuned-variant-nam
 def results(tmp_path_factory, tiny_llama, tiny_bert, tiny_gpt2):
     """{name: result}: every benchmark x method, from the random scorer and the tiny models."""
     from lexprobe.benchmarks.coda21.config import CodaConfig
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.benchmarks.senserank.config import SenseConfig
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
     from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from lexprobe.benchmarks.base import failure_rows, format_result, prefers, unit_values
+from lexprobe.core.contract import failure_rows, format_result, prefers, unit_values
 from lexprobe import reporting, result_schema
-from lexprobe.benchmarks import registry
-from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.core import registry
+from lexprobe.core.evaluate import evaluate
 from lexprobe.cli import main
 from lexprobe.errors import DataError, ModelError
 from lexprobe.models import load_scorer
@@ -89,7 +89,7 @@ def test_a_choose_result_with_both_generation_readings_cyclic_debias_and_positio
     breakdown per slice and reading (a slice holds numbers only: there it would be refused)."""
     from dataclasses import replace
 
-    from lexprobe.benchmarks.options import key_options
+    from lexprobe.core.options import key_options
     from lexprobe.prompting.choose_cli import ChooseOptions
 
     bench = registry.get(name)
@@ -258,7 +258,7 @@ def test_an_option_of_two_methods_is_taken_by_both(inputs, tmp_path, capsys):
 
 
 def test_method_and_recipe_are_in_the_resume_key(inputs):
-    from lexprobe.benchmarks.base import Method
+    from lexprobe.core.contract import Method
     from lexprobe.benchmarks.coda21.benchmark import CODA21
 
     keys = []
@@ -390,7 +390,7 @@ def toy_items():
 def test_main_score_is_a_metric_every_benchmark_produces(toy):
     """Every registered benchmark's headline is one of its metrics (its summary columns show it); a benchmark
     declaring one it does not produce cannot be defined."""
-    from lexprobe.benchmarks.base import BenchmarkMeta, SummaryColumn
+    from lexprobe.core.contract import BenchmarkMeta, SummaryColumn
 
     for bench in registry.all_benchmarks():
         produced = [key for key, _ in bench.meta.unit_metrics]

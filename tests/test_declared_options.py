@@ -8,9 +8,9 @@ import dataclasses
 
 import pytest
 
-from lexprobe.benchmarks.evaluate import evaluate
-from lexprobe.benchmarks.options import check_declared
-from lexprobe.benchmarks.registry import all_benchmarks
+from lexprobe.core.evaluate import evaluate
+from lexprobe.core.options import check_declared
+from lexprobe.core.registry import all_benchmarks
 from lexprobe.errors import LexprobeError
 
 

@@ -5,16 +5,16 @@ choose, ask, similarity): no method builds a key of its own."""
 
 from __future__ import annotations
 
-from lexprobe.benchmarks.base import prefers
+from lexprobe.core.contract import prefers
 import dataclasses
 import json
 
 import pytest
 
-from lexprobe.benchmarks import evaluate as evaluate_module
-from lexprobe.benchmarks import registry
-from lexprobe.benchmarks.base import Job
-from lexprobe.benchmarks.options import key_options
+from lexprobe.core import evaluate as evaluate_module
+from lexprobe.core import registry
+from lexprobe.core.contract import Job
+from lexprobe.core.options import key_options
 from lexprobe.cache import ResumeLog
 from lexprobe.models import load_scorer
 from tests.test_contract import _items_and_config, _model_for, inputs  # noqa: F401  (the module fixture)

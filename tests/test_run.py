@@ -113,7 +113,7 @@ def test_main_job_default_is_the_quick_sample_and_full_is_one_flag_away(monkeypa
     """Every method in both (MiniLM on every benchmark, SmolLM2 by likelihood and chat on WDLMPro and CoDA21);
     the default's samples are the small ones (5 minutes of CPU on two cores), --full the larger, --sample N
     every part's."""
-    from lexprobe.benchmarks.registry import get
+    from lexprobe.core.registry import get
     from lexprobe.run import LLM
 
     quick, full, given = (_plan(a, monkeypatch) for a in ([], ["--full"], ["--sample", "3"]))

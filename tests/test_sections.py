@@ -1,4 +1,4 @@
-"""Records in, sections out (#28): ``base.sections`` builds metrics, baselines and intervals from the
+"""Records in, sections out (#28): ``contract.sections`` builds metrics, baselines and intervals from the
 per-unit values a method returns; checked against figures computed by hand."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from lexprobe.benchmarks.base import Records, Unit, sections
+from lexprobe.core.contract import Records, Unit, sections
 from tests.toy_benchmark import TOY
 
 

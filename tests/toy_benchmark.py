@@ -17,7 +17,7 @@ from typing import ClassVar, TypedDict
 
 import numpy as np
 
-from lexprobe.benchmarks.base import (
+from lexprobe.core.contract import (
     Benchmark,
     BenchmarkMeta,
     HumanItems,
@@ -34,7 +34,7 @@ from lexprobe.benchmarks.base import (
     main_scores,
     sections,
 )
-from lexprobe.benchmarks.options import nested, option  # nested: the choose options as a group
+from lexprobe.core.options import nested, option  # nested: the choose options as a group
 from lexprobe.core.engine import Engine
 from lexprobe.core.requests import Embed, RandomScores
 from lexprobe.distributed import run_units
@@ -171,7 +171,7 @@ def tables(results):
 
 
 def default_run(out_dir, part):
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.models import load_scorer
 
     likelihood_only(TOY, part)

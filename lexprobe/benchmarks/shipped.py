@@ -1,4 +1,4 @@
-"""The benchmarks lexprobe ships, registered (``benchmarks.registry``) when this module is imported.
+"""The benchmarks lexprobe ships, registered (``core.registry``) when this module is imported.
 
 The one list: ``lexprobe <benchmark> ...``, ``run``, ``report``, ``compare`` and ``human`` take every benchmark
 here. It sits above the benchmark packages (it imports each one's ``benchmark`` module, which imports nothing
@@ -9,10 +9,10 @@ benchmark: its package, one import and one entry below (docs/ARCHITECTURE.md).
 from __future__ import annotations
 
 from lexprobe.benchmarks.coda21.benchmark import CODA21
-from lexprobe.benchmarks.registry import register_benchmark
 from lexprobe.benchmarks.senserank.benchmark import SENSERANK
 from lexprobe.benchmarks.wdlmpro.benchmark import WDLMPRO
 from lexprobe.benchmarks.wsd.benchmark import WSD
+from lexprobe.core.registry import register_benchmark
 
 SHIPPED = (WDLMPRO, CODA21, SENSERANK, WSD)
 

@@ -59,7 +59,7 @@ def who(answers: dict) -> list[str]:
 def results_for(item_set: dict, answers: dict[str, dict[str, Any]]) -> dict[str, dict]:
     """{name: result} for one item set, from its benchmark (``HumanItems.results``); name is
     ``<participant>`` (CoDA21) or ``<task>-<participant>`` (WDLMPro), ``@pooled`` for all together."""
-    from lexprobe.benchmarks.registry import get
+    from lexprobe.core.registry import get
 
     bench = get(item_set["benchmark"])
     if bench.human is None:

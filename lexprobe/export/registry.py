@@ -25,7 +25,7 @@ def declarations() -> dict[str, BenchmarkExport]:
 def get(name: str) -> BenchmarkExport:
     """The export declaration of benchmark ``name`` (its command aliases too: ``coda``)."""
     import lexprobe.benchmarks.shipped  # noqa: F401  (registers the shipped benchmarks)
-    from lexprobe.benchmarks.registry import get as benchmark
+    from lexprobe.core.registry import get as benchmark
 
     canonical = benchmark(name).meta.name if name not in EXPORTS else name
     if canonical not in EXPORTS:

@@ -66,13 +66,13 @@ def register(sub) -> None:
 
 def human_benchmarks() -> list[str]:
     """The registered benchmarks whose items people can take."""
-    from lexprobe.benchmarks.registry import all_benchmarks
+    from lexprobe.core.registry import all_benchmarks
 
     return [b.meta.name for b in all_benchmarks() if b.human is not None]
 
 
 def item_set_from_args(args) -> dict:
-    from lexprobe.benchmarks.registry import get
+    from lexprobe.core.registry import get
 
     human = get(args.benchmark).human
     if human is None:
@@ -107,8 +107,8 @@ def cmd_serve(args) -> int:
 
 
 def cmd_score(args) -> int:
-    from lexprobe.benchmarks.registry import get
     from lexprobe.core.human_score import results_for
+    from lexprobe.core.registry import get
     from lexprobe.human.store import AnswerStore
     from lexprobe.outputs import make_output_dir
     from lexprobe.reporting import write_json

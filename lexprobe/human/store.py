@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from lexprobe.benchmarks.registry import get, names
+from lexprobe.core.registry import get, names
 from lexprobe.errors import DataError
 
 SCHEMA = """

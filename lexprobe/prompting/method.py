@@ -31,7 +31,7 @@ import dataclasses
 from abc import abstractmethod
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
-from lexprobe.benchmarks.base import Benchmark, Job, Method, Records, Results, Unit, default_slices, reader
+from lexprobe.core.contract import Benchmark, Job, Method, Records, Results, Unit, default_slices, reader
 from lexprobe.core.engine import Engine, describe_served
 from lexprobe.core.requests import Continuation, Generate
 from lexprobe.errors import DataError, ModelError
@@ -202,7 +202,7 @@ class ChooseMethod(Method):
         return out
 
     def sections(self, bench: Benchmark, records: Records, method: str, config: dict) -> dict:
-        """The result's sections (``base.sections`` of a choose run; see the module's docstring)."""
+        """The result's sections (``contract.sections`` of a choose run; see the module's docstring)."""
         from lexprobe.prompting.choose import position_bias, reading_summary
         from lexprobe.prompting.readings import reading_slice
 

@@ -93,7 +93,7 @@ Fields = dict[str, TemplateField]
 def benchmark_fields() -> Fields:
     """Every registered benchmark's template fields, in registry order (a name declared twice is an error):
     what a ``--template`` file may hold, and the shipped templates' fields when no benchmark is named."""
-    from lexprobe.benchmarks.registry import all_benchmarks
+    from lexprobe.core.registry import all_benchmarks
 
     out: dict[str, TemplateField] = {}
     for bench in all_benchmarks():

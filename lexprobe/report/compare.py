@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from lexprobe.benchmarks.registry import get
+from lexprobe.core.registry import get
 from lexprobe.errors import DataError
 from lexprobe.prompting.readings import READINGS, label
 from lexprobe.report.results import Unit, load_result, model_name, unit_metrics, units
@@ -182,7 +182,7 @@ def _declared(result: dict, key: str):
     """The declaration (``options.FieldSpec``) of config ``key`` of the result's benchmark; None: undeclared."""
     import dataclasses
 
-    from lexprobe.benchmarks.options import field_named
+    from lexprobe.core.options import field_named
 
     config_cls = getattr(get(result["benchmark"]), "Config", None)
     return field_named(config_cls, key) if isinstance(config_cls, type) and dataclasses.is_dataclass(config_cls) else None

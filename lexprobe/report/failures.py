@@ -1,13 +1,13 @@
 """Per-item rows of the report's items pages: what a model chose instead of the gold answer.
 
-Each benchmark builds its rows and names its columns (``base.failure_rows``,
+Each benchmark builds its rows and names its columns (``contract.failure_rows``,
 ``failure_columns``); rows carry ``model``, ``task``, ``pos`` and ``ok`` for the page's filters.
 """
 
 from __future__ import annotations
 
-from lexprobe.benchmarks.base import failure_rows as bench_failure_rows
-from lexprobe.benchmarks.registry import get
+from lexprobe.core.contract import failure_rows as bench_failure_rows
+from lexprobe.core.registry import get
 
 
 def failure_rows(results: list[dict]) -> list[dict]:

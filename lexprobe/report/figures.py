@@ -36,8 +36,8 @@ def draw_figures(results: list[dict], folder: Path) -> list[Figure]:
 
 
 def _draw(r: dict, folder: Path, stem: str) -> list[Figure]:
-    from lexprobe.benchmarks.base import figures
-    from lexprobe.benchmarks.registry import get
+    from lexprobe.core.contract import figures
+    from lexprobe.core.registry import get
 
     return [Figure(r["benchmark"], title, Path(path)) for title, path in figures(get(r["benchmark"]), r, folder, stem)]
 

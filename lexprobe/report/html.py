@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
-from lexprobe.benchmarks.registry import all_benchmarks
+from lexprobe.core.registry import all_benchmarks
 from lexprobe.report.failures import columns as failure_columns
 from lexprobe.tables import FLAG_MARK, FLAGS, UNITS, Cell, Table, Text, table_flags
 
@@ -246,7 +246,7 @@ def json_block(obj) -> Markup:
 
 
 def failure_page(bench: str, rows: list[dict]) -> str:
-    from lexprobe.benchmarks.registry import get
+    from lexprobe.core.registry import get
 
     columns = failure_columns(bench)
     task_label = dict(columns).get("task", "Task")

@@ -2,7 +2,7 @@
 
 A unit is what the bootstrap resamples and what ``compare`` pairs (a WDLMPro target in one
 task, a CoDA21 group, a sense-ranking query); each benchmark says how to read its units
-from a result's instances (``base.unit_values``). Results of people (``model.kind``
+from a result's instances (``contract.unit_values``). Results of people (``model.kind``
 ``human``) have the same shape as a model's; a metric a person's answers cannot give (a
 rank score from a single choice) is null and is left out.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lexprobe.benchmarks.base import Unit, table_group, unit_values
-from lexprobe.benchmarks.base import unit_metrics as bench_unit_metrics
-from lexprobe.benchmarks.registry import get
+from lexprobe.core.contract import Unit, table_group, unit_values
+from lexprobe.core.contract import unit_metrics as bench_unit_metrics
+from lexprobe.core.registry import get
 from lexprobe.errors import DataError
 from lexprobe.result_schema import is_sweep, load, model_name  # noqa: F401  (the report's readers)
 

@@ -1,4 +1,4 @@
-"""The report's tables: every benchmark's own (``base.tables``), the run records, and the
+"""The report's tables: every benchmark's own (``contract.tables``), the run records, and the
 cross-benchmark summary of docs/llm.md (one row per model and method/reading).
 
 Tables are ``lexprobe.tables.Table``s; ``to_markdown``/``to_latex`` and ``report.html.to_html`` render them.
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lexprobe.benchmarks.base import summary_tag
-from lexprobe.benchmarks.base import tables as bench_tables
-from lexprobe.benchmarks.registry import all_benchmarks, get
+from lexprobe.core.contract import summary_tag
+from lexprobe.core.contract import tables as bench_tables
+from lexprobe.core.registry import all_benchmarks, get
 from lexprobe.prompting.readings import choose_options, label, setting
 from lexprobe.result_schema import is_choose, is_sweep, model_name
 from lexprobe.tables import (  # noqa: F401  (renderers)
@@ -75,7 +75,7 @@ def run_record_table(results: list[dict]) -> Table:
 def _losses(result: dict) -> str:
     """The result's non-zero truncations, skips and drops (as ``eval`` prints them); "none" where it
     counted and found none, empty where it counts nothing."""
-    from lexprobe.benchmarks.evaluate import counts_line
+    from lexprobe.core.evaluate import counts_line
 
     line = counts_line(result)
     return line[len("counts: "):] if line else ("none" if result.get("counts") else "")

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from lexprobe.backends import Backend, backend_for, kinds, register_backend, unregister_backend
-from lexprobe.benchmarks.registry import all_benchmarks
+from lexprobe.core.registry import all_benchmarks
 from lexprobe.cli import main
 from lexprobe.core.engine import serves
 from lexprobe.models import KINDS

@@ -4,16 +4,16 @@ framework the paper's first-sense row and the official scorer's figures from a r
 
 from __future__ import annotations
 
-from lexprobe.benchmarks.base import prefers
+from lexprobe.core.contract import prefers
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from lexprobe.benchmarks import registry
-from lexprobe.benchmarks.base import Unit
-from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.core import registry
+from lexprobe.core.contract import Unit
+from lexprobe.core.evaluate import evaluate
 from lexprobe.benchmarks.wsd import results as res
 from lexprobe.benchmarks.wsd.config import WsdChooseOptions, WsdConfig
 from lexprobe.cli import main

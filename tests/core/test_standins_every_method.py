@@ -12,8 +12,8 @@ from dataclasses import replace
 import pytest
 
 from lexprobe import result_schema
-from lexprobe.benchmarks import registry
-from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.core import registry
+from lexprobe.core.evaluate import evaluate
 from lexprobe.core.engine import serves
 from lexprobe.core.requests import Continuation, Embed, Generate
 from lexprobe.errors import ModelError

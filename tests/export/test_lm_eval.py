@@ -38,7 +38,7 @@ def _lexprobe(benchmark: str, scorer, data: Path, **options) -> dict:
     """lexprobe's result on ``data``; WDLMPro's items without the breakdowns' attributes (their WordNet depth
     would load WordNet for figures lm-eval has no counterpart of)."""
     from lexprobe.benchmarks.coda21.config import CodaConfig
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
     from lexprobe.benchmarks.wdlmpro.dataset import select_groups
 

@@ -7,7 +7,7 @@ def ask(bench, scorer, items, out=None, seed=0, pos="v", progress=False, **optio
     """``evaluate`` with ``--method choose``: ``items`` are WDLMPro groups asked W2D, or a CoDA21 data set
     asked on ``pos``; ``options``: ``ChooseOptions`` fields."""
     from lexprobe.benchmarks.coda21.config import CodaConfig
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
     from lexprobe.prompting.choose_cli import ChooseOptions
 

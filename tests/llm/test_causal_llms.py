@@ -8,7 +8,7 @@ import pytest
 
 from lexprobe.benchmarks.coda21.dataset import load_coda
 from lexprobe.benchmarks.coda21.config import CodaConfig
-from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.core.evaluate import evaluate
 from lexprobe.models import detect_kind, load_scorer
 from lexprobe.scorers import reference
 from tests.benchmarks.coda21.helpers import write_small

@@ -1,7 +1,7 @@
 """--method choose on tiny Llama / Qwen2 models: label likelihood against a plain per-option
 reference, generation against a plain greedy loop, scoring and summaries by hand, seeds, CLI."""
 
-from lexprobe.benchmarks.base import failure_rows
+from lexprobe.core.contract import failure_rows
 import json
 
 import numpy as np
@@ -222,10 +222,10 @@ def test_a_choose_run_is_logged_under_the_job_key_and_resumes(bench, llama, tmp_
     """The choose units go through ``distributed.run_units`` under the one resume key ``evaluate`` builds
     (``Job.key``, issue #28): an interrupted run's log header holds that key, and the rerun asks only the
     units not logged and gives the uninterrupted result."""
-    from lexprobe.benchmarks import evaluate as evaluate_module
-    from lexprobe.benchmarks.base import Job
-    from lexprobe.benchmarks.options import key_options
-    from lexprobe.benchmarks.registry import get
+    from lexprobe.core import evaluate as evaluate_module
+    from lexprobe.core.contract import Job
+    from lexprobe.core.options import key_options
+    from lexprobe.core.registry import get
 
     if bench == "wdlmpro":
         items, n_units = GROUPS, len(GROUPS)
@@ -273,7 +273,7 @@ def test_a_choose_run_is_logged_under_the_job_key_and_resumes(bench, llama, tmp_
 def test_registering_a_benchmark_changes_no_choose_key_or_record(llama, tmp_path, monkeypatch):
     """A choose result records only its benchmark's template fields, and its resume key holds only them:
     a fourth benchmark (the toy, with its own template field) registered changes neither (issue #28)."""
-    from lexprobe.benchmarks import registry
+    from lexprobe.core import registry
     from lexprobe.prompting.templates import benchmark_fields
 
     def run(name):
@@ -366,7 +366,7 @@ def test_max_new_tokens_without_room_for_a_prompt_is_refused_before_any_request(
 def test_a_coda21_choose_run_with_every_group_skipped_still_has_its_items_page(llama, tmp_path, monkeypatch):
     """A model too short for every prompt: the result has no readings, and the report's items
     page lists each group as not asked (it used to take the likelihood branch and raise KeyError)."""
-    from lexprobe.benchmarks.registry import get
+    from lexprobe.core.registry import get
     from lexprobe.result_schema import load
 
     data = load_coda(write_small(tmp_path / "coda.json"))
@@ -381,8 +381,8 @@ def test_a_coda21_choose_run_with_every_group_skipped_still_has_its_items_page(l
 def test_the_main_jobs_one_unit_batches_step_per_unit_with_the_same_answers(llama, monkeypatch):
     """`lexprobe run` asks choose one unit per batch (ChooseOptions.units_per_batch=1: the progress bar moves
     after every target on busy CPU cores); the records equal the default batches' (a few prompts together)."""
-    from lexprobe.benchmarks.evaluate import evaluate
-    from lexprobe.benchmarks.registry import get
+    from lexprobe.core.evaluate import evaluate
+    from lexprobe.core.registry import get
     from lexprobe.benchmarks.wdlmpro.config import WDLMProItems
 
     calls = []
@@ -411,7 +411,7 @@ def test_a_fourth_benchmark_asks_to_choose_from_its_own_module(tiny_llama, tmp_p
     registry line): ``lexprobe toy eval --method choose`` asks it with the toy's own template field, resumes
     under the job's key, and the result reads in ``report`` and ``compare`` like any choose result."""
     from lexprobe import result_schema
-    from lexprobe.benchmarks import registry
+    from lexprobe.core import registry
     from lexprobe.scorers.causal import CausalLMScorer
     from tests.toy_benchmark import ITEMS, TOY
 

@@ -1,14 +1,14 @@
 """Ask-to-choose results: strict and lenient readings of the generated answers, position bias,
 cyclic debiasing by hand, resume units of one item group and Ctrl-C."""
 
-from lexprobe.benchmarks.base import format_result, unit_metrics, unit_values
+from lexprobe.core.contract import format_result, unit_metrics, unit_values
 import json
 
 import numpy as np
 import pytest
 
 from lexprobe.benchmarks.coda21.dataset import load_coda
-from lexprobe.benchmarks.registry import get
+from lexprobe.core.registry import get
 from lexprobe.cli import main
 from lexprobe.models import load_scorer
 from lexprobe.benchmarks.coda21 import choose as choose_coda

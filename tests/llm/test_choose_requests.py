@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lexprobe.benchmarks import registry
+from lexprobe.core import registry
 from lexprobe.benchmarks.coda21.dataset import load_coda
-from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.core.evaluate import evaluate
 from lexprobe.core.requests import Continuation, Generate, Message
 from lexprobe.errors import ModelError
 from lexprobe.prompting.choose_cli import ChooseOptions

@@ -64,7 +64,7 @@ def test_revision_is_the_files_sha256_and_the_result_says_gguf(gguf_files, tmp_p
 def test_token_embeddings_of_a_gguf_file_equal_those_of_the_same_weights(gguf_files, tmp_path):
     """Sense ranking loads a GGUF file as token embeddings (``load_scorer(kind="token")``): the vectors
     are those of the de-quantised weights, and the result names the file and says GGUF."""
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.benchmarks.senserank.config import SenseConfig
     from lexprobe.provenance import scorer_revision
     from tests.benchmarks.senserank.test_evaluate import _instances

@@ -1,12 +1,12 @@
 """Layer sweeps: one forward pass for all layers gives exactly the per-layer single runs,
 for an encoder (BERT) and a decoder LM (Llama)."""
 
-from lexprobe.benchmarks.base import format_result
+from lexprobe.core.contract import format_result
 import numpy as np
 import pytest
 
-from lexprobe.benchmarks.evaluate import evaluate
-from lexprobe.benchmarks.registry import get
+from lexprobe.core.evaluate import evaluate
+from lexprobe.core.registry import get
 from lexprobe.benchmarks.senserank.config import SenseConfig, parse_layers
 from lexprobe.benchmarks.senserank.plot import plot_sweep
 from lexprobe.errors import LexprobeError

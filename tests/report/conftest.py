@@ -11,7 +11,7 @@ from lexprobe.cli import main
 def result_files(tmp_path_factory, tiny_bert, tiny_gpt2):
     """{name: path}: WDLMPro by the random scorer and the tiny BERT, CoDA21 by the random scorer and the
     tiny GPT-2, sense ranking with the tiny BERT at two layers."""
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.benchmarks.senserank.config import SenseConfig
     from lexprobe.benchmarks.wdlmpro.dataset import build_groups, write_jsonl
     from lexprobe.reporting import write_json
@@ -46,7 +46,7 @@ def scripted_answers(text):
 def llm_files(tmp_path_factory, tiny_llama, tiny_bert):
     """The results of docs/llm.md: ask-to-choose runs of WDLMPro and CoDA21 (generation scripted), their
     likelihood runs on the same items, a sense-ranking layer sweep."""
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.benchmarks.senserank.config import SenseConfig
     from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
     from lexprobe.reporting import write_json

@@ -77,7 +77,7 @@ def test_sense_ranking_failures_are_rankings_no_better_than_chance():
 
 def test_the_bundled_semcor_sample_is_recorded_as_a_sample(tmp_path):
     from lexprobe.benchmarks.coda21.benchmark import CodaConfig
-    from lexprobe.benchmarks.registry import get
+    from lexprobe.core.registry import get
     from lexprobe.benchmarks.senserank.config import SenseConfig
     from lexprobe.data.semcor import sample_archive
 

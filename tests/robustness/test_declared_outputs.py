@@ -76,7 +76,7 @@ def test_D2_a_tokenizer_file_given_as_out_is_refused(tmp_path, capsys):
 def test_D2_a_scorers_declared_inputs_are_guarded_by_evaluate(where, tmp_path, monkeypatch):
     """``scorer.input_paths`` (what an endpoint scorer reads locally: the served model's folder, its tokenizer):
     ``evaluate`` refuses an output inside such a folder or equal to such a file, before any unit."""
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
     from lexprobe.models import load_scorer
 
@@ -207,7 +207,7 @@ def test_D4_two_names_linked_to_one_file_are_two_outputs_and_neither_is_lost(tmp
 
 
 def test_D4_the_api_refuses_two_outputs_naming_one_file(tmp_path):
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
     from lexprobe.models import load_scorer
 
@@ -273,7 +273,7 @@ def test_rerun_onto_a_file_that_surely_differs_is_refused_before_the_model_loads
 
 
 def test_the_api_refuses_another_jobs_result_unless_told_to_overwrite(tmp_path):
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
     from lexprobe.models import load_scorer
 

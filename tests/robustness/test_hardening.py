@@ -5,7 +5,7 @@ Each test reproduces the reported failure (it fails on the code before the fix).
 
 from __future__ import annotations
 
-from lexprobe.benchmarks.base import sections
+from lexprobe.core.contract import sections
 import json
 import lzma
 import re
@@ -175,7 +175,7 @@ def test_4_zero_and_negative_numbers_are_one_line_errors(argv, tmp_path, capsys)
 
 def test_4_api_rejects_zero_and_negative_limits():
     from lexprobe.benchmarks.coda21.config import CodaConfig
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.errors import LexprobeError
 
     for bad in (0, -5):  # the declarations checked for a Python caller (options.check_declared), before any data
@@ -406,8 +406,8 @@ def _captured(monkeypatch, module):
 
 def test_9_wdlmpro_plot_explains_bands_and_marks_zero_bars(monkeypatch, tmp_path):
     import lexprobe.benchmarks.wdlmpro.plot as plot
-    from lexprobe.benchmarks.base import Records
-    from lexprobe.benchmarks.registry import get
+    from lexprobe.core.contract import Records
+    from lexprobe.core.registry import get
 
     records = [{"task": "w2d", "target": f"t{i}.n.01", "pos": "n", "word": "w", "n_candidates": 5,
                 "gold_rank": 3, "rank_score": 0.5, "predicted": "x", "word_tokens": 1,

@@ -158,7 +158,7 @@ def test_24_a_second_writer_is_refused_before_the_data_loads(bench, tmp_path, ca
     import fcntl
     import os
 
-    from lexprobe.benchmarks.registry import get
+    from lexprobe.core.registry import get
     from tests.benchmarks.coda21.helpers import write_small
 
     data = wdlmpro_data(tmp_path) if bench == "wdlmpro" else write_small(tmp_path / "coda.json")
@@ -228,7 +228,7 @@ def test_2_a_folder_without_tokenizer_files_is_refused_before_scoring(bench, mod
                                                                       capsys, monkeypatch, load_items_as):
     import shutil
 
-    from lexprobe.benchmarks.registry import get
+    from lexprobe.core.registry import get
     from tests.benchmarks.coda21.helpers import write_small
 
     source = request.getfixturevalue(model)
@@ -236,7 +236,7 @@ def test_2_a_folder_without_tokenizer_files_is_refused_before_scoring(bench, mod
     bare.mkdir()
     for name in ("config.json", "model.safetensors"):
         shutil.copyfile(source / name, bare / name)
-    from lexprobe.benchmarks import evaluate
+    from lexprobe.core import evaluate
 
     monkeypatch.setattr(evaluate, "evaluate", lambda *a, **k: pytest.fail("scored with a tokenizer of [UNK]s"))
     if bench == "senserank":

@@ -249,7 +249,7 @@ def test_4_an_interrupted_run_resumes_to_the_same_counts(few_positions, tmp_path
     first groups and resumed by a fresh scorer counts what one whole run counts, scoring only the rest."""
     from lexprobe.benchmarks.coda21 import likelihood as ce
     from lexprobe.benchmarks.coda21.config import CodaConfig
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.models import load_scorer
     from tests.benchmarks.coda21.helpers import write_small
 

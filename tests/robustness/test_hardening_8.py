@@ -146,7 +146,7 @@ def test_D2_template_as_out_is_refused_and_kept(tmp_path, capsys):
 
 
 def test_D2_evaluate_refuses_the_template_as_out_too(tmp_path, tiny_gpt2):
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
     from lexprobe.errors import OutputError
     from lexprobe.models import load_scorer
@@ -160,7 +160,7 @@ def test_D2_evaluate_refuses_the_template_as_out_too(tmp_path, tiny_gpt2):
 
 
 def _glossary_benchmark():
-    from lexprobe.benchmarks.options import option
+    from lexprobe.core.options import option
     from lexprobe.outputs import INPUT
     from tests.toy_benchmark import TOY, ToyConfig
 
@@ -172,7 +172,7 @@ def _glossary_benchmark():
 
 
 def test_class_a_new_path_option_declared_an_input_is_guarded_without_other_code(tmp_path, capsys, monkeypatch):
-    from lexprobe.benchmarks import registry
+    from lexprobe.core import registry
 
     monkeypatch.setitem(registry.REGISTRY, "glossary", _glossary_benchmark())
     words = tmp_path / "words.txt"
@@ -190,7 +190,7 @@ def test_class_a_new_path_option_declared_an_input_is_guarded_without_other_code
 
 
 def test_class_the_declared_paths_of_a_config_include_nested_groups():
-    from lexprobe.benchmarks.options import declared_paths
+    from lexprobe.core.options import declared_paths
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
     from lexprobe.outputs import INPUT, OUTPUT
 
@@ -220,7 +220,7 @@ def test_D3_a_byte_that_is_not_utf8_in_out_and_data_still_writes_the_result(tmp_
 def test_D4_a_run_part_takes_the_out_lock_like_eval(tmp_path, monkeypatch):
     import fcntl
 
-    from lexprobe.benchmarks.base import RunPart
+    from lexprobe.core.contract import RunPart
     from lexprobe.benchmarks.wdlmpro import cli as wcli
     from lexprobe.benchmarks.wdlmpro.dataset import load_groups
     from lexprobe.errors import OutputBusyError

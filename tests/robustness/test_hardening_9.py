@@ -295,7 +295,7 @@ def test_D10_answers_told_apart_by_their_first_token_are_still_asked(tiny_gpt2, 
     that are not all 0.5."""
     import lexprobe.benchmarks.coda21.ask as asking
     from lexprobe.benchmarks.coda21.config import CodaConfig
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.models import load_scorer
     from tests.benchmarks.coda21.helpers import write_small
 
@@ -347,8 +347,8 @@ def test_D30_more_than_26_lettered_options_are_refused_before_the_model_loads(ti
 def test_D30_valid_choose_runs_keep_their_resume_keys(tiny_gpt2, datasets, tmp_path):
     """The check adds nothing to what is recorded: a letters run within A-Z, and the default template with
     30 options, record (and key: ``key_options``) exactly the choose options given."""
-    from lexprobe.benchmarks.options import key_options, recorded
-    from lexprobe.benchmarks.registry import get
+    from lexprobe.core.options import key_options, recorded
+    from lexprobe.core.registry import get
     from lexprobe.benchmarks.wdlmpro.benchmark import WDLMProConfig
     from lexprobe.prompting.choose_cli import ChooseOptions
 

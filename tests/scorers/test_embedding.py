@@ -120,7 +120,7 @@ def test_sentence_vectors_of_texts_seen_again_are_reused_and_equal_a_fresh_encod
 def test_wdlmpro_with_the_memo_equals_wdlmpro_without(minilm_path, tmp_path):
     """Chunks of one group ask for the sister groups' words and definitions again: the memo serves
     them, and the result is the one every text encoded afresh gives."""
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
     from lexprobe.benchmarks.wdlmpro.dataset import build_groups
     from lexprobe.models import load_scorer

@@ -42,7 +42,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from lexprobe.benchmarks.base import Method, Records
+from lexprobe.core.contract import Method, Records
 from lexprobe.core.engine import Engine
 from lexprobe.core.requests import Continuation, Slot
 

@@ -11,7 +11,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lexprobe.benchmarks.base import (
+from lexprobe.benchmarks.coda21 import ask, choose
+from lexprobe.benchmarks.coda21 import results as res
+from lexprobe.benchmarks.coda21 import tables as tab
+from lexprobe.benchmarks.coda21.cli import load_items, register_commands, run_default
+from lexprobe.benchmarks.coda21.config import CodaConfig
+from lexprobe.benchmarks.coda21.human_set import coda_results, human_item_set
+from lexprobe.benchmarks.coda21.likelihood import Likelihood
+from lexprobe.benchmarks.coda21.recipe import RECIPES
+from lexprobe.core.contract import (
     Benchmark,
     BenchmarkMeta,
     HumanItems,
@@ -23,14 +31,6 @@ from lexprobe.benchmarks.base import (
     SummaryColumn,
     default_sections,
 )
-from lexprobe.benchmarks.coda21 import ask, choose
-from lexprobe.benchmarks.coda21 import results as res
-from lexprobe.benchmarks.coda21 import tables as tab
-from lexprobe.benchmarks.coda21.cli import load_items, register_commands, run_default
-from lexprobe.benchmarks.coda21.config import CodaConfig
-from lexprobe.benchmarks.coda21.human_set import coda_results, human_item_set
-from lexprobe.benchmarks.coda21.likelihood import Likelihood
-from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.errors import LexprobeError
 from lexprobe.prompting.templates import BLANK, TemplateField
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lexprobe.benchmarks.base import format_result
 from lexprobe.benchmarks.coda21.build_cache import cached_build
 from lexprobe.benchmarks.coda21.dataset import (
     POS_NAMES,
@@ -18,6 +17,7 @@ from lexprobe.benchmarks.coda21.dataset import (
     load_coda,
 )
 from lexprobe.cli_common import non_negative_float, non_negative_int, positive_int
+from lexprobe.core.contract import format_result
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.outputs import output_lock
 from lexprobe.reporting import command_lines, wrap_text, write_json
@@ -355,8 +355,8 @@ def run_default(out_dir: Path, part) -> dict:
     default); ``part.data`` names the one official file to use (default: both clean ones).
     """
     from lexprobe.benchmarks.coda21.config import CodaConfig
-    from lexprobe.benchmarks.evaluate import evaluate
-    from lexprobe.benchmarks.registry import get
+    from lexprobe.core.evaluate import evaluate
+    from lexprobe.core.registry import get
     from lexprobe.models import load_scorer
     from lexprobe.prompting.choose_cli import ChooseOptions
 

@@ -7,10 +7,10 @@ import random
 import string
 from typing import Any, Sequence
 
-from lexprobe.benchmarks.base import Records, sections
 from lexprobe.benchmarks.coda21.dataset import replace_target
 from lexprobe.benchmarks.coda21.results import TASK
 from lexprobe.cache import stable_hash
+from lexprobe.core.contract import Records, sections
 from lexprobe.core.human_items import BLANK, groups_digest, make_item_set
 from lexprobe.core.human_score import POOLED, finish_person_result, person_config, person_model, who
 from lexprobe.metrics.alignment import accuracy as alignment_accuracy
@@ -75,7 +75,7 @@ def _align_record(item: dict, answer: list[str], participant: str) -> dict:
 
 
 def coda_result(bench: Any, item_set: dict, answers: dict[str, dict[str, Any]], participant: str) -> dict:
-    """A participant's (or ``@pooled``) result: their groups' records aggregated as a model's (``base.sections``)."""
+    """A participant's (or ``@pooled``) result: their groups' records aggregated as a model's (``contract.sections``)."""
     items = {it["id"]: it for it in item_set["items"]}
     who = sorted(answers) if participant == POOLED else [participant]
     records = [_align_record(items[i], a, p) for p in who for i, a in answers.get(p, {}).items() if i in items]

@@ -32,11 +32,11 @@ from typing import Any, Callable, Sequence, TypedDict
 import numpy as np
 from tqdm.auto import tqdm
 
-from lexprobe.benchmarks.base import Method, Records
 from lexprobe.benchmarks.coda21.config import PATTERNS, CodaConfig, parts_of_speech
 from lexprobe.benchmarks.coda21.dataset import CodaData, Group, GroupProblem, replace_target
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.benchmarks.coda21.results import TASK
+from lexprobe.core.contract import Method, Records
 from lexprobe.core.engine import Engine
 from lexprobe.core.requests import Continuation, Embed, Fit, PseudoLogLikelihood, RandomScores, Request
 from lexprobe.distributed import is_main, run_units

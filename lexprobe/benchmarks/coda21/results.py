@@ -1,5 +1,5 @@
 """CoDA21 results: per-unit values, slices, baseline and breakdown of a run's group records
-(``base.default_sections`` aggregates them), and failure-page rows. (A schema-1 file, from before schema 2, is
+(``contract.default_sections`` aggregates them), and failure-page rows. (A schema-1 file, from before schema 2, is
 refused in one line by ``result_schema.load``; lexprobe 0.1.0 reads it.)
 
 One task, ``alignment``; slices ``n``, ``v`` (as ``--pos`` chose) and ``all``; a unit is a group.
@@ -14,8 +14,8 @@ from typing import Any, Optional, TypedDict
 
 import numpy as np
 
-from lexprobe.benchmarks.base import Unit
 from lexprobe.benchmarks.coda21.config import parts_of_speech
+from lexprobe.core.contract import Unit
 from lexprobe.prompting.readings import GENERATED, READINGS, answered, choose_options, cyclic_order, label, skipped_row
 from lexprobe.result_schema import model_name
 

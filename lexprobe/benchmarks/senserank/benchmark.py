@@ -14,7 +14,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from lexprobe.benchmarks.base import (
+from lexprobe.benchmarks.senserank import cli, plot, similarity
+from lexprobe.benchmarks.senserank import results as res
+from lexprobe.benchmarks.senserank import tables as tab
+from lexprobe.benchmarks.senserank.config import CORPUS_CHOICES, SenseConfig
+from lexprobe.benchmarks.senserank.recipe import RECIPES
+from lexprobe.benchmarks.senserank.similarity import clean_sweep, load_instances, store_path
+from lexprobe.core.contract import (
     Benchmark,
     BenchmarkMeta,
     Items,
@@ -26,12 +32,6 @@ from lexprobe.benchmarks.base import (
     likelihood_only,
     mean_aggregate,
 )
-from lexprobe.benchmarks.senserank import cli, plot, similarity
-from lexprobe.benchmarks.senserank import results as res
-from lexprobe.benchmarks.senserank import tables as tab
-from lexprobe.benchmarks.senserank.config import CORPUS_CHOICES, SenseConfig
-from lexprobe.benchmarks.senserank.recipe import RECIPES
-from lexprobe.benchmarks.senserank.similarity import clean_sweep, load_instances, store_path
 from lexprobe.errors import DataError
 from lexprobe.result_schema import model_name
 
@@ -116,7 +116,7 @@ def default_run(out_dir: Path, part: Any) -> dict:
     """``lexprobe run``'s part: whole SemCor lemmas, drawn with seed 0, until the database plus queries reach
     ``part.sample`` instances (default ``DEFAULT_SAMPLE``); SemCor found as ``senserank eval`` finds it (the
     data directory's, else the bundled sample, said in one line)."""
-    from lexprobe.benchmarks.evaluate import evaluate
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.data.semcor import SAMPLE_NOTE, is_sample
     from lexprobe.models import load_scorer
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lexprobe.benchmarks.options import add_options, config_from_args
 from lexprobe.benchmarks.senserank.config import FinetuneConfig
 from lexprobe.cli_common import non_negative_int, path_arg
+from lexprobe.core.options import add_options, config_from_args
 from lexprobe.outputs import INPUT, OUTPUT_DIR, make_output_dir, output_lock
 
 #: what ``pdep-convert`` writes into its --out folder

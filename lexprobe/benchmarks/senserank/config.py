@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from lexprobe.benchmarks.options import option
 from lexprobe.benchmarks.senserank.recipe import RECIPES
 from lexprobe.cli_common import non_negative_int, positive_float, positive_int
+from lexprobe.core.options import option
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.outputs import OUTPUT_DIR
 
@@ -106,7 +106,7 @@ FINETUNE_SIZES = (100, 250, 500, 1000, 2500)
 @dataclass
 class FinetuneConfig:
     """``senserank finetune``'s options, declared once: the command's flags are derived from them
-    (``benchmarks.options``), the API takes the same dataclass."""
+    (``core.options``), the API takes the same dataclass."""
 
     model: str = option("all-MiniLM-L6-v2", "encoder to fine-tune", input=True)
     instances: int = option(100, "training instances, equal numbers of nouns, verbs and prepositions", type=int,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lexprobe.benchmarks.base import Unit
+from lexprobe.core.contract import Unit
 from lexprobe.metrics import retrieval as R
 from lexprobe.result_schema import model_name
 
@@ -74,7 +74,7 @@ def pk_curve(units: list[Query]) -> np.ndarray:
 
 
 def aggregate(means: dict, units: list[Query]) -> dict:
-    """A slice's figures from the per-query means (``base.mean_aggregate``'s): ``pooled`` is the
+    """A slice's figures from the per-query means (``contract.mean_aggregate``'s): ``pooled`` is the
     paper's MAP@50, the mean of the pooled P@k curve (not a mean of per-query values); the oracle's AP is 1."""
     if not units:
         return means  # {"n": 0, "ci": {}}: no figure

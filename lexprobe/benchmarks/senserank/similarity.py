@@ -36,14 +36,14 @@ from typing import Annotated, Any, Iterable, Sequence, TypedDict
 import numpy as np
 from tqdm.auto import tqdm
 
-from lexprobe.benchmarks.base import Job, Method, Records, sections
-from lexprobe.benchmarks.options import recorded
 from lexprobe.benchmarks.senserank.config import SenseConfig, parse_layers
 from lexprobe.benchmarks.senserank.ranking import RankedQuery, RankingReport, lemma_key, plan_ranking, rank_lemma
 from lexprobe.benchmarks.senserank.recipe import RECIPES
 from lexprobe.benchmarks.senserank.store import EmbeddingStore, StoreWriter, sentence_digest
 from lexprobe.cache import partial_path, resume_key
+from lexprobe.core.contract import Job, Method, Records, sections
 from lexprobe.core.engine import Engine
+from lexprobe.core.options import recorded
 from lexprobe.core.requests import TokenVector
 from lexprobe.data.instances import SenseInstance
 from lexprobe.distributed import assign, barrier, broadcast, context, remove_logs, run_units

@@ -11,7 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lexprobe.benchmarks.base import (
+from lexprobe.benchmarks.wdlmpro import cli, console, human_set, plot, results, tables
+from lexprobe.benchmarks.wdlmpro.config import TASK_CHOICES, WDLMProConfig, WDLMProItems
+from lexprobe.benchmarks.wdlmpro.likelihood import Likelihood
+from lexprobe.benchmarks.wdlmpro.recipe import RECIPES
+from lexprobe.core.contract import (
     Benchmark,
     BenchmarkMeta,
     HumanItems,
@@ -24,10 +28,6 @@ from lexprobe.benchmarks.base import (
     default_slices,
     mean_aggregate,
 )
-from lexprobe.benchmarks.wdlmpro import cli, console, human_set, plot, results, tables
-from lexprobe.benchmarks.wdlmpro.config import TASK_CHOICES, WDLMProConfig, WDLMProItems
-from lexprobe.benchmarks.wdlmpro.likelihood import Likelihood
-from lexprobe.benchmarks.wdlmpro.recipe import RECIPES
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.prompting.choose import SHOWN_ITEM
 from lexprobe.prompting.method import ChooseMethod

@@ -1,6 +1,6 @@
 """``lexprobe wdlmpro build|stats|sample-human|plot`` (``eval`` is derived from ``WDLMProConfig``) and WDLMPro's
 part of ``lexprobe run``. Each command's options are a declared dataclass (``option(...)`` fields, as a config's:
-``benchmarks.options.add_options``; paths checked by ``outputs.guard`` before the command runs), and the command
+``core.options.add_options``; paths checked by ``outputs.guard`` before the command runs), and the command
 a function of them."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from lexprobe.benchmarks.base import format_result
-from lexprobe.benchmarks.options import option
 from lexprobe.benchmarks.wdlmpro import dataset as ds
 from lexprobe.benchmarks.wdlmpro.dataset import SynsetGroup
 from lexprobe.benchmarks.wdlmpro.human import sample_human, write_human_sample
 from lexprobe.cli_common import non_negative_int, positive_int
+from lexprobe.core.contract import format_result
+from lexprobe.core.options import option
 from lexprobe.errors import DataError
 from lexprobe.outputs import IMAGE, INPUT, OUTPUT_DIR, make_output_dir
 
@@ -160,7 +160,7 @@ COMMANDS: dict[str, tuple[type, str, Callable[[Any], int]]] = {
 
 def register_commands(sub: Any) -> None:
     """WDLMPro's commands besides ``eval`` (which ``lexprobe.cli`` derives from ``WDLMProConfig``)."""
-    from lexprobe.benchmarks.options import add_options, config_from_args
+    from lexprobe.core.options import add_options, config_from_args
 
     for name, (options, text, command) in COMMANDS.items():
         parser = sub.add_parser(name, help=text)
@@ -186,9 +186,9 @@ def run_default(out_dir: Path, part, seed: int = 0) -> dict:
 
     The sample is ``--limit N --seed S --draw wordnet`` of ``wdlmpro eval`` (``dataset.wordnet_sample``, drawn by
     ``load_items`` from the config): the result's ``run.reproduce`` is the eval command that scores the same groups."""
-    from lexprobe.benchmarks.evaluate import check_paths, evaluate
-    from lexprobe.benchmarks.registry import get
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
+    from lexprobe.core.evaluate import check_paths, evaluate
+    from lexprobe.core.registry import get
     from lexprobe.models import load_scorer
     from lexprobe.prompting.choose_cli import ChooseOptions
 
@@ -200,7 +200,7 @@ def run_default(out_dir: Path, part, seed: int = 0) -> dict:
         options["chunk_size"] = RUN_CHUNK
     sample = part.sample or DEFAULT_RUN_SAMPLE
     config = WDLMProConfig(seed=seed, method=part.method, limit=sample, draw="wordnet", **options)
-    # the result and its plot, as evaluate declares them (``base.outputs``), checked before the model loads
+    # the result and its plot, as evaluate declares them (``contract.outputs``), checked before the model loads
     out = check_paths(get("wdlmpro"), Path(out_dir) / f"{part.stem('wdlmpro')}.json", config, part.model)
     scorer = load_scorer(part.model, **part.options)
     result = evaluate("wdlmpro", scorer, config, out, model=part.model)

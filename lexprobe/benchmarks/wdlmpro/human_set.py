@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from lexprobe.benchmarks.base import Records, sections
 from lexprobe.benchmarks.wdlmpro.human import TASKS, sample_human
+from lexprobe.core.contract import Records, sections
 from lexprobe.core.human_items import groups_digest, make_item_set
 from lexprobe.core.human_score import POOLED, finish_person_result, person_config, person_model, who
 from lexprobe.result_schema import new_result
@@ -63,7 +63,7 @@ def _choice_record(item: dict, answer: str, participant: str) -> dict:
 def wdlmpro_result(bench: Any, item_set: dict, answers: dict[str, dict[str, Any]], participant: str,
                    task: str) -> dict:
     """One participant's (or the pooled) result on one task's subset: their records through the sections a
-    model's run gets (``base.sections``: P@1 and the random baseline per POS slice)."""
+    model's run gets (``contract.sections``: P@1 and the random baseline per POS slice)."""
     items = {it["id"]: it for it in item_set["items"] if it["task"] == task}
     who = sorted(answers) if participant == POOLED else [participant]
     records = [_choice_record(items[i], a, p) for p in who for i, a in answers.get(p, {}).items() if i in items]

@@ -34,11 +34,11 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 from tqdm.auto import tqdm
 
-from lexprobe.benchmarks.base import Job, Method, Records
 from lexprobe.benchmarks.wdlmpro.config import TASK_CHOICES
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup, group_to_dict
 from lexprobe.benchmarks.wdlmpro.recipe import PAPER, Recipe, argsort_rank, best_pattern_rank
 from lexprobe.benchmarks.wdlmpro.results import LikelihoodRecord
+from lexprobe.core.contract import Job, Method, Records
 from lexprobe.core.engine import Engine
 from lexprobe.core.requests import Continuation, Embed, Fit, RandomScores, Request, Slot, VectorCoverage
 from lexprobe.distributed import is_main, run_units

@@ -2,7 +2,7 @@
 
 A unit is a target in one task (``w2d:dog.n.01``). The likelihood method's metrics are
 ``p_at_1`` and ``rank_score`` per task and POS slice (``evaluate`` averages the units'
-values: ``base.sections``), with the random baseline's expected values on the same
+values: ``contract.sections``), with the random baseline's expected values on the same
 targets and breakdowns by frequency, depth and token bands; ask-to-choose results report
 each answer reading (``likelihood.p_at_1``, ``generation.p_at_1``, ``generation.valid``,
 ...), one record per target and option order, and the random baseline over the options
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Optional, TypedDict
 
-from lexprobe.benchmarks.base import Unit, mean_aggregate
+from lexprobe.core.contract import Unit, mean_aggregate
 from lexprobe.prompting.readings import (
     GENERATED,
     READINGS,

@@ -15,7 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lexprobe.benchmarks.base import (
+from lexprobe.benchmarks.wsd import methods
+from lexprobe.benchmarks.wsd import results as res
+from lexprobe.benchmarks.wsd.config import WsdConfig, WsdRecipe
+from lexprobe.benchmarks.wsd.methods import Embedding, Likelihood
+from lexprobe.core.contract import (
     Benchmark,
     BenchmarkMeta,
     Items,
@@ -26,10 +30,6 @@ from lexprobe.benchmarks.base import (
     SummaryColumn,
     prefers,
 )
-from lexprobe.benchmarks.wsd import methods
-from lexprobe.benchmarks.wsd import results as res
-from lexprobe.benchmarks.wsd.config import WsdConfig, WsdRecipe
-from lexprobe.benchmarks.wsd.methods import Embedding, Likelihood
 from lexprobe.prompting.templates import TemplateField
 
 
@@ -71,9 +71,9 @@ def default_run(out_dir: Path, part: Any) -> dict:
     """``lexprobe run``'s part: a seeded sample of each set of ALL (``--limit N --seed 0``, exactly what
     ``lexprobe wsd eval`` draws with those options); a model without continuations (MiniLM) by embedding.
     Without the framework in the data directory the part is skipped (``DataMissing``): nothing stands in."""
-    from lexprobe.benchmarks.evaluate import evaluate
     from lexprobe.benchmarks.wsd.config import WsdChooseOptions
     from lexprobe.core.engine import serves
+    from lexprobe.core.evaluate import evaluate
     from lexprobe.core.requests import Continuation
     from lexprobe.data.wsd import default_root
     from lexprobe.errors import DataMissing

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lexprobe.benchmarks.options import nested, option
 from lexprobe.cli_common import non_negative_int, positive_int
+from lexprobe.core.options import nested, option
 from lexprobe.prompting.choose_cli import ChooseOptions
 
 #: ``--pattern``: the context before each definition ({marked}: the sentence with the target in double quotes)

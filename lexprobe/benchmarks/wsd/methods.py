@@ -22,9 +22,9 @@ from typing import Any, ClassVar, Optional, TypedDict
 import numpy as np
 from tqdm.auto import tqdm
 
-from lexprobe.benchmarks.base import Job, Method, Records
 from lexprobe.benchmarks.wsd.config import PATTERNS
 from lexprobe.benchmarks.wsd.items import WsdItems, marked
+from lexprobe.core.contract import Job, Method, Records
 from lexprobe.core.engine import Engine
 from lexprobe.core.requests import Continuation, Embed, RandomScores, TokenVector
 from lexprobe.distributed import is_main, run_units
@@ -294,8 +294,8 @@ class Choose(ChooseMethod):
         """The choose sections (``ChooseMethod``), with each reading's F1 as the framework counts it (an item no
         order of which was answered is unanswered: in R, not in P) and the three baselines on the asked
         instances: chance among the options shown, WordNet first sense, SemCor MFS."""
-        from lexprobe.benchmarks.base import Unit
         from lexprobe.benchmarks.wsd import results as res
+        from lexprobe.core.contract import Unit
 
         out = super().sections(bench, records, method, config)
         result = {"method": self.name, "instances": records.instances}

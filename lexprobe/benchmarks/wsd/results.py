@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from lexprobe.benchmarks.base import Unit
+from lexprobe.core.contract import Unit
 from lexprobe.data.wsd import POS_ORDER, SETS, SHORT
 from lexprobe.metrics.wsd import LFS, MFS, first_sense_group, sense_bucket
 from lexprobe.metrics.wsd_baselines import random_credit

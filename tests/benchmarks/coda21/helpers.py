@@ -78,6 +78,6 @@ class MatrixScorer:
 def evaluate(data, scorer, out=None, **options) -> dict | None:
     """CoDA21 on loaded data (``load_coda``) with ``CodaConfig`` options, through the one evaluation sequence."""
     from lexprobe.benchmarks.coda21.config import CodaConfig
-    from lexprobe.benchmarks.evaluate import evaluate as run
+    from lexprobe.core.evaluate import evaluate as run
 
     return run("coda21", scorer, CodaConfig(data=data.source, **options), out, items=data, progress=False)

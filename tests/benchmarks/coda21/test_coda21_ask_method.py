@@ -13,7 +13,7 @@ from lexprobe.benchmarks.coda21.ask import QUESTION_TEXTS, ask_matrices, questio
 from lexprobe.benchmarks.coda21.config import AskOptions, CodaConfig
 from lexprobe.benchmarks.coda21.dataset import load_coda
 from lexprobe.benchmarks.coda21.likelihood import hide_target
-from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.core.evaluate import evaluate
 from lexprobe.cli import main
 from lexprobe.errors import ModelError
 from lexprobe.metrics import alignment as al

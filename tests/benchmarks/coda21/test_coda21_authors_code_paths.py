@@ -98,7 +98,7 @@ def test_first_best_treats_totals_within_1e_9_relative_as_ties():
 
 def test_static_vectors_authors_skip_groups_they_cannot_embed(tmp_path):
     from lexprobe.benchmarks.coda21.tables import format_result
-    from lexprobe.benchmarks.evaluate import counts_line
+    from lexprobe.core.evaluate import counts_line
 
     data = load_coda(write_small(tmp_path / "small.json"))
     vec = tmp_path / "v.vec"

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from lexprobe.benchmarks.base import RunPart
+from lexprobe.core.contract import RunPart
 
 from lexprobe.benchmarks.coda21 import cli as coda_cli
 from lexprobe.benchmarks.coda21.plot import draw_heatmap, find_group, load_result

@@ -7,7 +7,7 @@ import pytest
 
 from lexprobe.benchmarks.coda21.dataset import load_coda
 from lexprobe.benchmarks.coda21.config import CodaConfig
-from lexprobe.benchmarks.options import check_declared
+from lexprobe.core.options import check_declared
 from lexprobe.benchmarks.coda21.likelihood import context_without_target, prompt
 from lexprobe.errors import LexprobeError
 from lexprobe.metrics.alignment import exhaustive_alignment, first_best_alignment

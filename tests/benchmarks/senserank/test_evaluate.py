@@ -1,18 +1,18 @@
 """End to end: evaluation on synthetic instances with the tiny BERT, the CLI, and fine-tuning."""
 
-from lexprobe.benchmarks.base import format_result
+from lexprobe.core.contract import format_result
 import functools
 import json
 
 import numpy as np
 import pytest
 
-from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.core.evaluate import evaluate
 from lexprobe.benchmarks.senserank.config import SenseConfig
 from lexprobe.benchmarks.senserank.plot import save_curves_plot
 from lexprobe.data.instances import SenseInstance
 from lexprobe.metrics import retrieval as R
-from lexprobe.benchmarks.registry import get
+from lexprobe.core.registry import get
 from lexprobe.models import load_scorer
 
 CONTEXTS = {

@@ -5,7 +5,7 @@ import random
 import numpy as np
 import pytest
 
-from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.core.evaluate import evaluate
 from lexprobe.benchmarks.senserank.config import SenseConfig
 from lexprobe.data.instances import SenseInstance
 from tests.standins.token_vector import TokenVectorOnly  # any vectors: the counts and buckets checked are theirs

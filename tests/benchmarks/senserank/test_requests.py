@@ -10,7 +10,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.core.evaluate import evaluate
 from lexprobe.benchmarks.senserank import similarity
 from lexprobe.benchmarks.senserank.config import SenseConfig
 from lexprobe.core.engine import Engine

@@ -1,12 +1,12 @@
-"""Sense ranking's aggregation of per-query records (``base.sections``) against the reference summary."""
+"""Sense ranking's aggregation of per-query records (``contract.sections``) against the reference summary."""
 
-from lexprobe.benchmarks.base import sections
+from lexprobe.core.contract import sections
 import numpy as np
 import pytest
 
-from lexprobe.benchmarks.base import Records
-from lexprobe.benchmarks.options import recorded
-from lexprobe.benchmarks.registry import get
+from lexprobe.core.contract import Records
+from lexprobe.core.options import recorded
+from lexprobe.core.registry import get
 from lexprobe.benchmarks.senserank.config import SenseConfig
 from lexprobe.metrics import retrieval as R
 

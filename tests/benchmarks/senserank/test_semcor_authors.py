@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.core.evaluate import evaluate
 from lexprobe.benchmarks.senserank.config import SenseConfig
 from lexprobe.data import semcor
 from lexprobe.data.instances import SenseInstance

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.core.evaluate import evaluate
 from lexprobe.benchmarks.senserank import similarity as se
 from lexprobe.benchmarks.senserank.config import SenseConfig
 from lexprobe.benchmarks.senserank.ranking import top_k_cosine

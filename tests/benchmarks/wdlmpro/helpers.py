@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lexprobe.benchmarks.evaluate import evaluate
+from lexprobe.core.evaluate import evaluate
 from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
 
 

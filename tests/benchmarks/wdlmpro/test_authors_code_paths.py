@@ -184,7 +184,7 @@ def test_static_authors_drop_what_cannot_be_embedded_and_count_it(tmp_path):
     assert [paper["counts"][k] for k in coverage] == [authors["counts"][k] for k in coverage]
     assert paper["counts"]["zero_vector_texts"] == 4  # gnu, emu, yak, "zzz qqq"
     # the CLI prints the counts line; the items page does not list a dropped target as a miss
-    from lexprobe.benchmarks.evaluate import counts_line
+    from lexprobe.core.evaluate import counts_line
     from lexprobe.benchmarks.wdlmpro.results import failure_rows
 
     line = counts_line(authors)

@@ -254,7 +254,7 @@ def test_cli_recipe_and_method(tmp_path, capsys):
 
 
 def test_pattern_aggregation_is_a_recorded_config_field_in_the_resume_key(tmp_path):
-    from lexprobe.benchmarks.options import key_options, recorded
+    from lexprobe.core.options import key_options, recorded
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
     from lexprobe.cli import main
 

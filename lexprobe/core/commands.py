@@ -1,9 +1,9 @@
 """``lexprobe <benchmark> eval`` for every registered benchmark, derived from its ``Config``.
 
-The options are the config's fields (``benchmarks.options``), the model's (``cli_common``),
+The options are the config's fields (``core.options``), the model's (``cli_common``),
 ``--out`` and ``--no-instances``; the command loads the items (data errors before the slow
 model load), the scorer (the benchmark's preferred kind unless ``--kind``), runs
-``benchmarks.evaluate.evaluate`` and prints the benchmark's table and the run's counts.
+``core.evaluate.evaluate`` and prints the benchmark's table and the run's counts.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 
 def register_benchmark(sub: Any, bench: Any) -> None:
     """The benchmark's command (and its aliases), its ``eval`` and its other commands."""
-    from lexprobe.benchmarks.options import add_options
     from lexprobe.cli_common import add_model_args, add_overwrite_arg, path_arg
+    from lexprobe.core.options import add_options
     from lexprobe.outputs import OUTPUT
 
     meta = bench.meta
@@ -34,10 +34,10 @@ def register_benchmark(sub: Any, bench: Any) -> None:
 
 
 def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
-    from lexprobe.benchmarks.base import method_named, prefers, recipe_named
-    from lexprobe.benchmarks.evaluate import check_paths, refuse_replacing
-    from lexprobe.benchmarks.options import config_from_args
     from lexprobe.cli_common import check_model_args, guarded
+    from lexprobe.core.contract import method_named, prefers, recipe_named
+    from lexprobe.core.evaluate import check_paths, refuse_replacing
+    from lexprobe.core.options import config_from_args
     from lexprobe.outputs import output_lock
 
     config = config_from_args(bench.Config, args)
@@ -58,9 +58,9 @@ def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
 
 
 def _eval(bench: Any, args: argparse.Namespace, config: Any, out: Any) -> int:
-    from lexprobe.benchmarks.base import format_result
-    from lexprobe.benchmarks.evaluate import counts_line, evaluate
     from lexprobe.cli_common import scorer_from_args
+    from lexprobe.core.contract import format_result
+    from lexprobe.core.evaluate import counts_line, evaluate
     from lexprobe.distributed import context
 
     items = bench.items.load(config)  # data and output errors before the (slow) model load

@@ -4,7 +4,7 @@ Checks the output before any work, checks that the scorer serves the method's re
 loads the items, builds the resume key (items digest, weights, method, recipe and every
 score-changing option), lets the method compute per-unit records (its units go through
 ``distributed.run_units``: resume logs, ranks, progress), builds the result's sections from
-them (``base.sections``: metrics, baselines and intervals per task and slice, the
+them (``contract.sections``: metrics, baselines and intervals per task and slice, the
 benchmark's breakdowns and counts), adds the run record and writes the
 file (only rank 0; other ranks get None). The API and ``lexprobe <benchmark> eval`` both
 come here, so they write the same file.
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, cast
 
-from lexprobe.benchmarks.base import (
+from lexprobe.core.contract import (
     Benchmark,
     Job,
     Records,
@@ -30,14 +30,14 @@ from lexprobe.benchmarks.base import (
     sections,
     written,
 )
-from lexprobe.benchmarks.options import key_options, recorded
+from lexprobe.core.options import key_options, recorded
 from lexprobe.errors import LexprobeError
 
 
 def resolve(benchmark: str | Benchmark) -> Benchmark:
     if isinstance(benchmark, Benchmark):
         return benchmark
-    from lexprobe.benchmarks.registry import get
+    from lexprobe.core.registry import get
 
     return get(benchmark)
 
@@ -57,7 +57,7 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     the config (``items`` not given, or ``items_from_config``) the run record's ``reproduce`` is the ``eval``
     command that scores the same items (``options.eval_command``).
     """
-    from lexprobe.benchmarks.options import check_declared, check_method_options
+    from lexprobe.core.options import check_declared, check_method_options
     from lexprobe.outputs import output_lock
 
     bench = resolve(benchmark)
@@ -87,7 +87,7 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
 
 def _reproduce(bench: Benchmark, scorer: Any, config: Any, out: Path | None, model: str | None) -> str | None:
     """``run.reproduce``: the eval command of these items, its ``--out`` beside this result (never over it)."""
-    from lexprobe.benchmarks.options import eval_command
+    from lexprobe.core.options import eval_command
 
     again = out.with_name(f"{out.stem}.eval.json") if out is not None else "OUT.json"
     return eval_command(bench, config, model or getattr(scorer, "name", None), getattr(scorer, "kind", None), again)
@@ -132,7 +132,7 @@ def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, meth
 
 def check_paths(bench: Benchmark, out: str | Path, config: Any, model: Any, model_inputs: dict | None = None,
                 checked: dict[str, Any] | None = None) -> Path:
-    """``outputs.guard`` on what a run writes (``base.outputs``: ``--out``, a plot: no two the same file) and what
+    """``outputs.guard`` on what a run writes (``contract.outputs``: ``--out``, a plot: no two the same file) and what
     it reads (the config's declared inputs, ``--template`` too, the model, and ``model_inputs``: the scorer's own
     local inputs, ``scorer_inputs``: ``--tokenizer``, a served model's local folder), then the benchmark's own
     checks. ``checked``: input options the command's declared-path guard checked already, with their values (the same
@@ -189,14 +189,14 @@ def refuse_replacing(out: Path, job: str | None, expected: tuple[str, str, str] 
 
 def inputs(config: Any) -> dict[str, Any]:
     """The paths a config reads, by option (``option(..., path=INPUT)``, in nested groups too: ``--template``)."""
-    from lexprobe.benchmarks.options import declared_paths
+    from lexprobe.core.options import declared_paths
     from lexprobe.outputs import INPUT
 
     return {d.option: d.value for d in declared_paths(config) if d.kind == INPUT}
 
 
 def assemble(bench: Benchmark, scorer: Any, config: Any, output: Records) -> dict:
-    """The schema-2 result of a method's records (``base.sections``), with the run record and the intervals
+    """The schema-2 result of a method's records (``contract.sections``), with the run record and the intervals
     block."""
     from lexprobe.result_schema import new_result
     from lexprobe.run_record import finish_result

@@ -3,7 +3,7 @@
 A benchmark is a ``Benchmark`` record of parts (after Inspect AI's dataset + solver + scorer):
 
 - ``meta``: a ``BenchmarkMeta`` (after MTEB's ``TaskMetadata``): its one name, unit, tasks, datasets, main score;
-- ``Config``: a frozen dataclass of ``option(...)`` fields, compiled once (``benchmarks.options``) into the CLI,
+- ``Config``: a frozen dataclass of ``option(...)`` fields, compiled once (``core.options``) into the CLI,
   the recorded config, the resume key and the checks; ``recipes``: how faithfully to follow a source;
 - ``items``: how items are loaded, checked and recorded;
 - ``methods``: ``{name: Method}``: items -> requests (``core.requests``) -> per-unit ``Records``;
@@ -173,7 +173,7 @@ class Records:
     """What a method returns: its per-unit records, and what the run counted (lm-eval's ``process_results``).
 
     Why: a method computes per-unit values only; ``evaluate`` builds every ``metrics``,
-    ``baselines`` and ``ci`` of the result from them (``base.sections``), so the same
+    ``baselines`` and ``ci`` of the result from them (``contract.sections``), so the same
     numbers are never aggregated twice, in two places, in two shapes.
     """
 

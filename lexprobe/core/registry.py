@@ -14,7 +14,7 @@ from typing import Any
 
 from lexprobe.errors import LexprobeError
 
-#: name -> the benchmark (a ``benchmarks.base.Benchmark`` instance), in registration order
+#: name -> the benchmark (a ``core.contract.Benchmark`` instance), in registration order
 REGISTRY: dict[str, Any] = {}
 
 
