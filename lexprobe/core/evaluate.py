@@ -134,8 +134,7 @@ def check_paths(bench: Benchmark, out: str | Path, config: Any, model: Any, mode
                 checked: dict[str, Any] | None = None) -> Path:
     """``outputs.guard`` on what a run writes (``contract.outputs``: ``--out``, a plot: no two the same file) and what
     it reads (the config's declared inputs, ``--template`` too, the model, and ``model_inputs``: the scorer's own
-    local inputs, ``scorer_inputs``: ``--tokenizer``, a served model's local folder), then the benchmark's own
-    checks. ``checked``: input options the command's declared-path guard checked already, with their values (the same
+    local inputs, ``scorer_inputs``: ``--tokenizer``, a served model's local folder). ``checked``: input options the command's declared-path guard checked already, with their values (the same
     paths are compared with the outputs here, not checked again)."""
     from lexprobe.outputs import INPUT, OUTPUT, PathOption, guard
 
