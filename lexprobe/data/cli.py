@@ -49,6 +49,13 @@ def _size(n: float | None) -> str:
     return "?"  # pragma: no cover
 
 
+def _fail(lines: list[str]) -> DataError:
+    """Every line but the last on stderr; the last as the error the command ends with."""
+    for line in lines[:-1]:
+        print(f"lexprobe: error: {line}", file=sys.stderr)
+    return DataError(lines[-1])
+
+
 def _status_text(info: dict, ds) -> str:
     if not info["present"]:
         return f"missing: {ds.fetch_command}"
@@ -117,9 +124,7 @@ def cmd_fetch(args) -> int:
                 raise DataError(f"{n} cannot be downloaded ({DATASETS[n].licence}); run `lexprobe data import {n} PATH`")
     failures = store.fetch_many(names, progress=not args.no_progress, force=args.force)
     if failures:
-        for line in failures[:-1]:
-            print(f"lexprobe: error: {line}", file=sys.stderr)
-        raise DataError(failures[-1])
+        raise _fail(failures)
     return 0
 
 
@@ -154,9 +159,8 @@ def cmd_verify(args) -> int:
         else:
             print(f"{name}: ok")
     if bad:
-        for line in bad[:-1]:
-            print(f"lexprobe: error: {line}", file=sys.stderr)
-        raise DataError(bad[-1] + "; fetch or import it again (`lexprobe data fetch NAME --force`)")
+        bad[-1] += "; fetch or import it again (`lexprobe data fetch NAME --force`)"
+        raise _fail(bad)
     if not checked:
         print("nothing to verify: no dataset is present (see `lexprobe data list`)")
     return 0

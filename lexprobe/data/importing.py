@@ -15,8 +15,8 @@ from pathlib import Path
 from lexprobe.data.content import _check_content
 from lexprobe.data.download import sha256_of
 from lexprobe.data.files import require_regular, unique_keys
-from lexprobe.data.install import Say, _copy_file, _install_tree, _now, _write_state, put
-from lexprobe.data.pins import stamps
+from lexprobe.data.install import Say, _copy_file, _install_tree, _now, put
+from lexprobe.data.pins import write_record
 from lexprobe.data.registry import DATASETS, GROUPS, Dataset, data_dir, expand_names
 from lexprobe.errors import DataError
 
@@ -179,9 +179,7 @@ def _import_single_files(name: str, names: list[str], sources: list[Path], say: 
 
 
 def _record_import(name: str, entry: str, files: dict, src: Path, say: Say, pinned_now=(), **extra) -> None:
-    _write_state(name, {"name": name, "version": DATASETS[name].version, "entry": entry, "files": files,
-                        "stamps": stamps(files), "pinned_on_first_fetch": sorted(pinned_now), "source": f"import {src.resolve()}",
-                        "imported": _now(), "verified": _now(), **extra})
+    write_record(name, entry, files, f"import {src.resolve()}", pinned_now, imported=_now(), **extra)
     say(f"{name}: imported {src} -> {data_dir() / entry}")
 
 

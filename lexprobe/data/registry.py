@@ -1,26 +1,16 @@
-"""Where every dataset lexprobe uses comes from: the data registry.
+"""Where every dataset lexprobe uses comes from: version, upstream (repository, commit or tag, path), pinned URLs
+(never a moving branch), licence, size and SHA-256 of each file.
 
-Each entry names the dataset's version, its upstream (repository, commit or tag,
-path), the pinned URLs of its files (a commit or a tag, never a moving branch),
-its licence, its size and SHA-256 checksums. A checksum is ``None`` where the file
-was not available when the registry was written (CoDA21 noisy-easy, the PDEP
-corpus, the STREUSLE train JSON, GitHub's SemCor repository archive): such a file
-is pinned on first fetch (its checksum is recorded in the data directory and
-checked from then on) and ``lexprobe data list`` says so.
-
-SemCor is also pinned by content: ``content_sha256`` is a digest of its 352 NAF
-documents (see ``naf_content_digest``), the same whether they come from the
-repository archive, the lab's ``semcor3.0_naf.tar.xz`` or an unpacked tree.
-
-The data directory is ``$LEXPROBE_DATA`` or ``~/.cache/lexprobe/data``.
-``$LEXPROBE_DATA_MIRROR`` (http(s):// or file://) replaces the upstream hosts: a
-file at ``https://HOST/PATH`` is fetched from ``<mirror>/HOST/PATH``.
+A checksum is ``None`` where the file was not available when the registry was written: it is pinned on first
+fetch (recorded in the data directory, checked from then on). SemCor is also pinned by content
+(``content_sha256``, see ``naf_content_digest``), whatever its packaging. ``$LEXPROBE_DATA_MIRROR``
+(http(s):// or file://) replaces the upstream hosts: ``https://HOST/PATH`` is fetched from ``<mirror>/HOST/PATH``.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from lexprobe.data_home import data_dir  # noqa: F401  (the data layer's name for it)
@@ -61,14 +51,13 @@ class Dataset:
     content_sha256: str | None = None  # format-independent digest (SemCor NAF documents)
     redistributable: bool = True
     notes: str = ""
-    size_hint: int | None = field(default=None)  # bytes, where files carry no sizes
 
     @property
     def size(self) -> int | None:
         sizes = [f.size for f in self.files]
         if sizes and all(s is not None for s in sizes):
             return sum(sizes)  # type: ignore[arg-type]
-        return self.size_hint
+        return None
 
     @property
     def pinned_on_first_fetch(self) -> list[RemoteFile]:
@@ -267,18 +256,13 @@ def expand_names(names) -> list[str]:
     """Dataset names with groups expanded, in order, without repeats; unknown names are an error."""
     out: list[str] = []
     for name in names:
-        members = GROUPS.get(name, (name,))
-        for m in members:
+        for m in GROUPS.get(name, (name,)):
             if m not in DATASETS:
                 choices = ", ".join([*DATASETS, *GROUPS])
                 raise DataError(f"unknown dataset {name!r}; choose one of {choices} (see `lexprobe data list`)")
             if m not in out:
                 out.append(m)
     return out
-
-
-def get(name: str) -> Dataset:
-    return DATASETS[expand_names([name])[0]]
 
 
 def mirror_url(url: str, mirror: str | None = None) -> str:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Iterator, NamedTuple
 
 from lexprobe.cache import cache_dir, stable_hash
+from lexprobe.data.locations import default_semcor as default_archive
 from lexprobe.errors import DataError
 
 _CACHE_VERSION = 4
@@ -56,13 +57,6 @@ class SemcorSentence(NamedTuple):
     @property
     def text(self) -> str:
         return " ".join(self.tokens)
-
-
-def default_archive() -> Path:
-    """``$LEXPROBE_SEMCOR``, else SemCor in the data directory (``locations.default_semcor``)."""
-    from lexprobe.data.locations import default_semcor
-
-    return default_semcor()
 
 
 def sample_archive() -> Path:

@@ -80,15 +80,25 @@ def _json_sentence(s: dict, split: str) -> list[SenseInstance]:
 
 
 def read_streusle_conllulex(path: str | Path, split: str) -> list[SenseInstance]:
-    path = Path(path)
+    return [inst for sentence in _conllulex(Path(path), split, authors=False) for inst in sentence]
+
+
+def _conllulex(path: Path, split: str, authors: bool) -> list[list[SenseInstance]]:
+    """Each sentence's targets: lemma and label from the file, or (``authors``) as ``_authors_json`` makes them."""
     out = []
     for sent_id, words in read_sentences(path, CONLLULEX_FIELDS, exact=False, name="conllulex"):
         tokens = tuple(w["form"] for w in words)
+        items = []
         for i, w in enumerate(words):
             pos = LEXCATS.get(w["lexcat"])
             if pos is None or w["smwe"] != "_" or w["ss"] == "_":
                 continue
-            out.append(SenseInstance(_doc_of(sent_id), tokens, i, w["lexlemma"], pos, w["ss"], split, sent_id))
+            if authors:
+                lemma, label = tokens[i].lower(), authors_label(w["ss"], None if w["ss2"] == "_" else w["ss2"])
+            else:
+                lemma, label = w["lexlemma"], w["ss"]
+            items.append(SenseInstance(_doc_of(sent_id), tokens, i, lemma, pos, label, split, sent_id))
+        out.append(items)
     return out
 
 
@@ -207,19 +217,7 @@ def _authors_json(path: Path, split: str) -> list[list[SenseInstance]]:
 
 
 def _authors_conllulex(path: Path, split: str) -> list[list[SenseInstance]]:
-    out = []
-    for sent_id, words in read_sentences(path, CONLLULEX_FIELDS, exact=False, name="conllulex"):
-        tokens = tuple(w["form"] for w in words)
-        items = []
-        for i, w in enumerate(words):
-            pos = LEXCATS.get(w["lexcat"])
-            if pos is None or w["smwe"] != "_" or w["ss"] == "_":
-                continue
-            ss2 = None if w["ss2"] == "_" else w["ss2"]
-            items.append(SenseInstance(_doc_of(sent_id), tokens, i, tokens[i].lower(), pos,
-                                       authors_label(w["ss"], ss2), split, sent_id))
-        out.append(items)
-    return out
+    return _conllulex(path, split, authors=True)
 
 
 def _authors_vis(path: Path, split: str) -> list[list[SenseInstance]]:
@@ -261,9 +259,9 @@ def _wordnet():
 
 def default_root() -> Path:
     """STREUSLE 4.4 in the data directory (``lexprobe data fetch streusle``)."""
-    from lexprobe.data.locations import default_streusle
+    from lexprobe.data.locations import entry_path
 
-    return default_streusle()
+    return entry_path("streusle")
 
 
 def read_split(root: Path, split: str, lemmatize: bool = True) -> list[SenseInstance]:
