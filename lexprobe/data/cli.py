@@ -49,13 +49,6 @@ def _size(n: float | None) -> str:
     return "?"  # pragma: no cover
 
 
-def _fail(lines: list[str]) -> DataError:
-    """Every line but the last on stderr; the last as the error the command ends with."""
-    for line in lines[:-1]:
-        print(f"lexprobe: error: {line}", file=sys.stderr)
-    return DataError(lines[-1])
-
-
 def _status_text(info: dict, ds) -> str:
     if not info["present"]:
         return f"missing: {ds.fetch_command}"
@@ -124,7 +117,9 @@ def cmd_fetch(args) -> int:
                 raise DataError(f"{n} cannot be downloaded ({DATASETS[n].licence}); run `lexprobe data import {n} PATH`")
     failures = store.fetch_many(names, progress=not args.no_progress, force=args.force)
     if failures:
-        raise _fail(failures)
+        for line in failures[:-1]:
+            print(f"lexprobe: error: {line}", file=sys.stderr)
+        raise DataError(failures[-1])
     return 0
 
 
@@ -159,8 +154,9 @@ def cmd_verify(args) -> int:
         else:
             print(f"{name}: ok")
     if bad:
-        bad[-1] += "; fetch or import it again (`lexprobe data fetch NAME --force`)"
-        raise _fail(bad)
+        for line in bad[:-1]:
+            print(f"lexprobe: error: {line}", file=sys.stderr)
+        raise DataError(bad[-1] + "; fetch or import it again (`lexprobe data fetch NAME --force`)")
     if not checked:
         print("nothing to verify: no dataset is present (see `lexprobe data list`)")
     return 0
