@@ -1,12 +1,9 @@
 """CoNLL-U and its column extensions (STREUSLE's conllulex) read with the ``conllu`` library.
 
-``conllu`` does the sentence splitting, comment metadata (``sent_id``) and token ids
-(multiword-token ranges ``(1, '-', 2)`` and empty nodes ``(1, '.', 1)``, skipped here).
-It accepts lines with too few or too many columns silently (and splits at two or
-more spaces as well as at tabs), so the id parser below checks the column count.
-Columns the readers never use (FEATS, HEAD, DEPS) stay raw strings: a malformed
-dependency column does not reject a sense-annotated file, and reading stays fast.
-Every problem becomes one ``DataError`` line naming the file and line.
+``conllu`` splits sentences, reads ``sent_id`` and token ids (multiword ranges and empty nodes are skipped here),
+but silently takes lines with too few or too many columns: the id parser below checks the count. FEATS, HEAD and
+DEPS stay raw strings (a malformed dependency column does not reject a sense-annotated file). Every problem is one
+``DataError`` naming the file and line.
 """
 
 from __future__ import annotations

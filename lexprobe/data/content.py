@@ -1,7 +1,6 @@
 """The SemCor content digest: a NAF archive, tar.xz or unpacked tree is the pinned corpus or not.
 
-Used by ``store`` (fetch) and ``importing``; it reads the archive with the SemCor reader, so it sits
-above ``semcor.py`` (which only needs ``pins``), keeping the data modules free of cycles.
+Used by ``store`` and ``importing``; it reads with the SemCor reader, so it sits above ``semcor.py`` (no cycles).
 """
 
 from __future__ import annotations

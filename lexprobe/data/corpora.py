@@ -43,7 +43,8 @@ def _pdep(path=None, seed=0):
 
 
 def _stored(dataset: str) -> Path:
-    from lexprobe.data.store import locate, missing_message
+    from lexprobe.data.locations import missing_message
+    from lexprobe.data.store import locate
 
     found = locate(dataset)
     if found is None:

@@ -1,21 +1,15 @@
 """Streamed, resumable, verified downloads.
 
-A file is written to ``<target>.part`` beside its target and renamed into place
-only after its size and SHA-256 are checked, so a target is either absent or
-complete. An interrupted transfer keeps the ``.part`` file: the next attempt asks
-for the rest with an HTTP ``Range`` request and starts over cleanly when the
-server does not honour it. A checksum mismatch deletes the ``.part`` file. Network
-errors are one line; a short socket timeout means a dead network never hangs, and a
-minimum rate (``MIN_RATE`` bytes/s, averaged over each ``$LEXPROBE_DATA_TIMEOUT``
-window) means a server trickling a byte at a time does not either. Bytes are written
-as they arrive (the ``.part`` grows), so an interruption keeps them for the resume. A
-full disk removes the ``.part`` (it would keep the disk full) and says so in one line.
+A file is written to ``<target>.part`` and renamed into place only once its size and SHA-256 are checked, so a
+target is absent or complete. An interrupted transfer keeps the ``.part`` (bytes are written as they arrive) and
+the next attempt asks for the rest with an HTTP ``Range`` request, starting over when the server does not honour
+it; a mismatch or a full disk deletes it. A short socket timeout and a minimum rate (``MIN_RATE`` bytes/s over
+each ``$LEXPROBE_DATA_TIMEOUT`` window) keep a dead or trickling server from hanging a fetch. Errors are one line.
 """
 
 from __future__ import annotations
 
 import errno
-import hashlib
 import http.client
 import math
 import os
@@ -29,8 +23,8 @@ from urllib.parse import urlsplit
 from urllib.request import Request, urlopen
 
 from lexprobe.errors import DataError
+from lexprobe.provenance import file_sha256 as sha256_of
 
-CHUNK = 1 << 20
 READ = 64 << 10  # at most this much per read: what has arrived is written at once
 MIN_RATE = 1024  # bytes/s: slower than this over a whole timeout window counts as an interruption
 ATTEMPTS = 3  # one download, then up to two resumes after an interruption
@@ -67,14 +61,6 @@ def _disk_full(err: OSError, part: Path) -> DataError:
                      "else was lost: free some space (or set LEXPROBE_DATA to another disk) and rerun")
 
 
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(CHUNK), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 @contextmanager
 def file_lock(lock: Path, on_wait: Callable[[], None] | None = None):
     """Hold the lock ``lock`` (``locks.take_lock``, the one lock of lexprobe); ``on_wait()`` runs once if
@@ -86,11 +72,6 @@ def file_lock(lock: Path, on_wait: Callable[[], None] | None = None):
         yield
 
 
-def _locked(target: Path):
-    """Only one process downloads a given target at a time."""
-    return file_lock(target.with_name(f".{target.name}.lock"))
-
-
 def download(
     url: str,
     target: str | Path,
@@ -100,18 +81,15 @@ def download(
     progress: bool = True,
     check: Callable[[Path], None] | None = None,
 ) -> str:
-    """Fetch ``url`` to ``target``; return the file's SHA-256.
-
-    ``sha256``/``size``: expected values (None: not known; the caller pins the result).
-    ``check(part_path)`` may raise ``DataError`` to reject the content before the rename.
-    """
+    """Fetch ``url`` to ``target``; return the file's SHA-256. ``sha256``/``size``: expected values (None: the
+    caller pins the result); ``check(part_path)`` may raise ``DataError`` to reject the content before the rename."""
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     part = target.with_name(target.name + ".part")
     host = urlsplit(url).netloc or url
     if host in _unreachable:
         raise NetworkError(_unreachable[host])
-    with _locked(target):
+    with file_lock(target.with_name(f".{target.name}.lock")):  # one process downloads a target at a time
         if sha256 and target.is_file() and sha256_of(target) == sha256:
             return sha256  # another process fetched it while this one waited for the lock
         for attempt in range(ATTEMPTS):

@@ -1,24 +1,12 @@
 """A benchmark's items as parquet files in an exported folder, written and read through one declared row format.
 
-Why: ``lexprobe export hf BENCHMARK --out DIR`` writes a benchmark's items as a Hugging Face dataset folder
-(parquet files and a dataset card), and ``lexprobe <benchmark> eval --data DIR`` must read that folder back
-to exactly the items it came from, or the round trip cannot be trusted. So each benchmark declares once, in
-its dataset module, what a row is (``RowFormat``: the columns and their types, and the key that names a
-part: part of speech, variant); the export writes the parquet schema and the card's ``features`` from that
-declaration, and the benchmark's reader reads through ``open_export``, which checks every file against the
-same declaration before a row is used. No reader special-cases a folder by hand.
-
-The folder's manifest (``lexprobe-export.json``, beside the card) names the benchmark, the row format and
-every part: its key, its file (relative, inside the folder), its row count and its SHA-256 (an edited or
-truncated file is refused), and the groups the source had but could not be used (``problems``, read back
-as the benchmark reader's own problems, so a round trip counts them as the original run did)::
-
-    {"format": "lexprobe-export/1", "benchmark": "coda21", "rows": "coda21-groups/1",
-     "parts": [{"key": {"variant": "clean-hard", "pos": "n"}, "path": "clean-hard/noun/test.parquet",
-                "rows": 106, "sha256": "...", "problems": []}, ...], ...}
-
-``--data DIR/SUB`` selects the parts stored under ``SUB/`` (``DIR/clean-hard``: one CoDA21 variant).
-pyarrow is imported only when a file is read or written.
+Why: ``lexprobe <benchmark> eval --data DIR`` must read what ``lexprobe export hf BENCHMARK --out DIR`` wrote back
+to exactly the items it came from. So each benchmark declares once what a row is (``RowFormat``: columns, types,
+the key naming a part); the export writes the parquet schema and the card's ``features`` from it, and readers go
+through ``open_export``, which checks every file against it. The manifest (``lexprobe-export.json``) names the
+benchmark, the row format and every part: key, relative file, row count, SHA-256 (an edited file is refused),
+and the source's unusable groups (``problems``, read back as the reader's own). ``--data DIR/SUB`` selects the
+parts under ``SUB/``. pyarrow is imported only when a file is read or written.
 """
 
 from __future__ import annotations
@@ -165,10 +153,9 @@ def part_keys(path: str | Path) -> list[dict[str, str]]:
 
 def open_export(path: str | Path, fmt: RowFormat, wanted: Callable[[dict[str, str]], bool] | None = None
                 ) -> list[Part] | None:
-    """The parts of the export at ``path`` (all of them, or those under the selected sub-folder; of those, the
-    ones whose key ``wanted`` accepts), each file checked against the manifest (size in rows, SHA-256) and
-    ``fmt`` (schema); None when ``path`` is no export, so the caller reads it as before. Every problem is one
-    ``DataError`` naming the file and the fix; a part not wanted is not read."""
+    """The parts of the export at ``path`` (those under the selected sub-folder whose key ``wanted`` accepts; the
+    others are not read), each file checked against the manifest (rows, SHA-256) and ``fmt``'s schema; None
+    when ``path`` is no export. Every problem is one ``DataError`` naming the file and the fix."""
     from lexprobe.validation import check
 
     found = export_root(path)

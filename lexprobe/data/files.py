@@ -1,9 +1,5 @@
-"""Input files must be regular files: a FIFO blocks a reader forever and ``/dev/zero`` never ends.
-
-``require_regular`` is called by every reader before it opens a file (and by ``data
-import`` for every source): a named pipe, a device or a socket is one ``DataError``.
-Folders and missing paths are left to the caller, which has the better message.
-``read_json`` is how every JSON input (a dataset, a template, a result file) is read.
+"""Input files must be regular files (a FIFO blocks a reader forever, ``/dev/zero`` never ends): readers and
+``data import`` call ``require_regular`` first. ``read_json`` is how every JSON input is read.
 """
 
 from __future__ import annotations
@@ -33,13 +29,9 @@ def unique_keys(pairs: list[tuple[str, object]]) -> dict:
 
 
 def read_json(path: str | Path, fix: str) -> Any:
-    """A JSON file's content; unreadable or malformed files are one DataError ending in ``fix``.
-
-    Malformed includes a key twice in one object (JSON's "the last one wins" would drop
-    data without a word), nesting deeper than Python's recursion limit, and NaN where a
-    value is expected is left to the caller. A FIFO or a device is refused before it is
-    opened, and a dataset file of the data directory is checked against its pin first.
-    """
+    """A JSON file's content; unreadable or malformed (a key twice in one object, nesting deeper than the
+    recursion limit) is one DataError ending in ``fix``. A FIFO or a device is refused before it is opened, and
+    a dataset file is checked against its pin first. NaN where a value is expected is left to the caller."""
     from lexprobe.data.pins import check_unchanged
 
     path = Path(path)

@@ -1,10 +1,8 @@
 """``lexprobe data import``: validate a copy the user has, then copy it into the data directory.
 
-Each dataset is checked before anything is copied: by its pinned checksum where the
-registry has one (gzipped copies by their decompressed bytes), by SemCor's content
-digest, and by reading it with its reader (format). Copies are atomic: a file is
-written beside its target and renamed, a folder is built beside its target and
-swapped in.
+Each dataset is checked before anything is copied: by its registry pin (gzipped copies by their decompressed
+bytes), SemCor by its content digest, and every one by its reader. Files are written beside their target and
+renamed, folders built beside theirs and swapped in.
 """
 
 from __future__ import annotations
@@ -17,8 +15,8 @@ from pathlib import Path
 from lexprobe.data.content import _check_content
 from lexprobe.data.download import sha256_of
 from lexprobe.data.files import require_regular, unique_keys
-from lexprobe.data.install import Say, _copy_file, _install_tree, _now, _write_state, put
-from lexprobe.data.pins import stamps
+from lexprobe.data.install import Say, _copy_file, _install_tree, _now, put
+from lexprobe.data.pins import write_record
 from lexprobe.data.registry import DATASETS, GROUPS, Dataset, data_dir, expand_names
 from lexprobe.errors import DataError
 
@@ -76,9 +74,6 @@ def check_coda_json(path: Path, expected: tuple[int, int] | None = None) -> None
                         f"{expected[0]} and {expected[1]} (the paper's Table 1): not the official file")
 
 
-_check_coda_json = check_coda_json
-
-
 def require_records(records: list, path: Path, what: str) -> None:
     """A file that parses but holds nothing the reader would use is not the dataset either."""
     if not records:
@@ -103,7 +98,6 @@ def _check_nota(path: Path) -> None:
 
 
 _SINGLE_FILE_DATASETS = set(GROUPS["coda21"]) | {"pdep-inventory", "ontonotes-nota"}
-_FILE_CHECKS = {"coda21": _check_coda_json, "pdep-inventory": _check_prepdefs, "ontonotes-nota": _check_nota}
 #: format checks by dataset name (what ``store.validator`` uses before pinning a fetched file)
 FILE_CHECKS = {"pdep-inventory": _check_prepdefs, "ontonotes-nota": _check_nota}
 
@@ -136,15 +130,13 @@ def _managed_areas() -> set[str]:
 
 
 def _refuse_own_copy(src: Path, name: str) -> None:
-    """The data directory's own files are not a copy to import: copying them onto themselves would
-    pin whatever they hold now (a changed file included) as if it had been checked."""
+    """The data directory's own files are not a copy to import: it would pin whatever they hold now (a changed file
+    included) as if it had been checked."""
     root = data_dir()
     try:
         rel = src.resolve().relative_to(root.resolve())
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):
         return  # outside the data directory
-    except (OSError, RuntimeError):
-        return
     if not rel.parts or rel.parts[0] in _managed_areas():
         raise DataError(f"{src} is the data directory's own copy (under {root}), not one to import; check it "
                         f"with `lexprobe data verify {name}`, or import a copy from elsewhere")
@@ -175,7 +167,7 @@ def _import_single_files(name: str, names: list[str], sources: list[Path], say: 
         if member.startswith("coda21"):
             check_coda_json(src, expected=CODA_PUBLISHED_GROUPS.get(member[len("coda21-"):]))
         else:
-            _FILE_CHECKS[member](src)
+            FILE_CHECKS[member](src)
         _copy_file(src, data_dir() / f.relpath)
         digest = sha256_of(data_dir() / f.relpath)
         _record_import(member, ds.entry, {f.relpath: digest}, src, say, pinned_now=[] if f.sha256 else [f.relpath])
@@ -187,10 +179,17 @@ def _import_single_files(name: str, names: list[str], sources: list[Path], say: 
 
 
 def _record_import(name: str, entry: str, files: dict, src: Path, say: Say, pinned_now=(), **extra) -> None:
-    _write_state(name, {"name": name, "version": DATASETS[name].version, "entry": entry, "files": files,
-                        "stamps": stamps(files), "pinned_on_first_fetch": sorted(pinned_now), "source": f"import {src.resolve()}",
-                        "imported": _now(), "verified": _now(), **extra})
+    write_record(name, entry, files, f"import {src.resolve()}", pinned_now, imported=_now(), **extra)
     say(f"{name}: imported {src} -> {data_dir() / entry}")
+
+
+def _install_copies(dest: Path, copies: list[tuple[Path, str | Path]]) -> None:
+    """Copy each ``(source, relpath)`` into a folder built beside ``dest`` and swapped in."""
+    def fill(tmp: Path) -> None:
+        for src, rel in copies:
+            put(tmp, rel, src)
+
+    _install_tree(dest, fill)
 
 
 def _semcor_source(src: Path, say: Say) -> Path:
@@ -243,12 +242,7 @@ def _import_streusle(sources: list[Path], say: Say) -> None:
                 rel = f"streusle-4.4/{split}/{p.name}"
                 _check_pinned(ds, rel, p)
                 chosen.append((p, rel))
-
-    def fill(tmp: Path) -> None:
-        for p, rel in chosen:
-            put(tmp, rel.split("/", 1)[1], p)
-
-    _install_tree(data_dir() / "streusle-4.4", fill)
+    _install_copies(data_dir() / "streusle-4.4", [(p, rel.split("/", 1)[1]) for p, rel in chosen])
     files = {rel: sha256_of(data_dir() / rel) for _, rel in chosen}
     _record_import("streusle", ds.entry, files, src, say)
 
@@ -262,12 +256,7 @@ def _import_pdep_corpus(sources: list[Path], say: Say) -> None:
     names = [f.name for f in files]
     if len(set(names)) != len(names):
         raise DataError(f"two PDEP files share a name ({', '.join(names)}); import them one folder at a time")
-
-    def fill(tmp: Path) -> None:
-        for f in files:
-            put(tmp, f.name, f)
-
-    _install_tree(data_dir() / "pdep" / "corpus", fill)
+    _install_copies(data_dir() / "pdep" / "corpus", [(f, f.name) for f in files])
     recorded = {f"pdep/corpus/{n}": sha256_of(data_dir() / "pdep" / "corpus" / n) for n in names}
     _record_import("pdep-corpus", "pdep/corpus", recorded, sources[0], say, pinned_now=list(recorded))
 
@@ -279,12 +268,7 @@ def _import_ontonotes(sources: list[Path], say: Say) -> None:
     files = conll_files(src)
     read_ontonotes(files[0], nota=set(), split=None if src.is_dir() else "test")
     base = src if src.is_dir() else src.parent
-
-    def fill(tmp: Path) -> None:
-        for f in files:
-            put(tmp, f.relative_to(base), f)
-
-    _install_tree(data_dir() / "ontonotes" / "conll-2012", fill)
+    _install_copies(data_dir() / "ontonotes" / "conll-2012", [(f, f.relative_to(base)) for f in files])
     say(f"ontonotes: {len(files)} CoNLL-2012 files")
     _record_import("ontonotes", "ontonotes/conll-2012", {}, src, say)
 
@@ -336,8 +320,8 @@ def _wsd_root(src: Path, say: Say) -> Path:
 
 
 def _import_wsd(sources: list[Path], say: Say) -> None:
-    """The framework's folder: the pinned data and gold files of the five sets and ALL, read by the reader
-    (published counts, ALL = the five concatenated), then copied in as one folder."""
+    """The pinned data and gold files of the five sets and ALL, read by the reader (published counts, ALL = the
+    five concatenated), then copied in as one folder."""
     from lexprobe.data.wsd import check_framework
 
     ds = DATASETS["wsd"]
@@ -359,11 +343,6 @@ def _import_wsd(sources: list[Path], say: Say) -> None:
         _check_pinned(ds, f.relpath, src)
         chosen.append((src, f.relpath))
     check_framework(root)
-
-    def fill(tmp: Path) -> None:
-        for src, rel in chosen:
-            put(tmp, rel.split("/", 1)[1], src)
-
-    _install_tree(data_dir() / ds.entry, fill)
+    _install_copies(data_dir() / ds.entry, [(src, rel.split("/", 1)[1]) for src, rel in chosen])
     files = {rel: sha256_of(data_dir() / rel) for _, rel in chosen}
     _record_import("wsd", ds.entry, files, root, say)

@@ -1,7 +1,6 @@
-"""Installing files into the data directory: atomic copies, swapped-in folders, state files, content checks.
+"""Installing files into the data directory: atomic copies, swapped-in folders, state files.
 
-Shared by ``store`` (downloads) and ``importing`` (a user's copies), so neither imports the other's
-internals.
+Shared by ``store`` (downloads) and ``importing`` (a user's copies), so neither imports the other's internals.
 """
 
 from __future__ import annotations

@@ -11,11 +11,8 @@ target's subwords whatever the model's tokenizer.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Sequence
-
-SPLITS = ("train", "dev", "test")
+from typing import Sequence
 
 
 class TargetInSentence:
@@ -69,10 +66,6 @@ def token_char_spans(tokens: Sequence[str]) -> list[tuple[int, int]]:
         spans.append((pos, pos + len(tok)))
         pos += len(tok) + 1
     return spans
-
-
-def split_counts(instances: Iterable[SenseInstance]) -> dict[str, int]:
-    return dict(Counter(inst.split for inst in instances))
 
 
 def validate(instance: SenseInstance) -> None:

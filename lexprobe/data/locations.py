@@ -1,9 +1,7 @@
 """Where every dataset lives by default: the one place readers' default paths come from.
 
-Readers take paths; when a command gives none, it asks here. A dataset's entry is in the
-data directory (``registry.data_dir``), unless ``lexprobe data import`` recorded another
-entry in its state file, or a per-dataset variable (``LEXPROBE_SEMCOR``,
-``LEXPROBE_CODA_DIR``) overrides it. Nothing here downloads or imports (``store`` does).
+A dataset's entry is in the data directory (``registry.data_dir``), unless ``lexprobe data import`` recorded
+another in its state file, or ``LEXPROBE_SEMCOR`` / ``LEXPROBE_CODA_DIR`` override it. Nothing here downloads.
 """
 
 from __future__ import annotations
@@ -55,22 +53,7 @@ def default_semcor() -> Path:
     return entry_path("semcor")
 
 
-def default_nota() -> Path:
-    """OntoNotes' "none of the above" sense list (``lexprobe data import ontonotes-nota``)."""
-    return entry_path("ontonotes-nota")
-
-
-def default_streusle() -> Path:
-    """STREUSLE 4.4 in the data directory (``lexprobe data fetch streusle``)."""
-    return entry_path("streusle")
-
-
 def default_coda_dir() -> Path:
     """``$LEXPROBE_CODA_DIR`` or the data directory's ``coda21/`` (``lexprobe data fetch coda21``)."""
     env = os.environ.get("LEXPROBE_CODA_DIR")
     return Path(env) if env else data_dir() / "coda21"
-
-
-def default_wsd() -> Path:
-    """The WSD framework's folder in the data directory (``lexprobe data fetch wsd``)."""
-    return entry_path("wsd")

@@ -1,20 +1,10 @@
 """OntoNotes 5.0 in CoNLL-2012 format: noun and verb sense groupings.
 
-Columns of a ``*_conll`` line (whitespace separated): 0 document id, 1 part,
-2 word number, 3 word, 4 POS, 5 parse bit, 6 predicate lemma, 7 frameset id,
-8 word sense, 9 speaker, 10 named entities, then predicate arguments and
-coreference. Sentences are separated by blank lines; ``#begin document`` /
-``#end document`` lines frame documents.
-
-Every word with a sense in column 8 is a target, whatever its POS tag (as the
-authors' reader). Its label is ``<lemma>_<n|v>_<sense>`` (tags N*: n, V*: v; any
-other tag: ``x``, which the authors' code wrote ``None``) with the sense written as a
-float (``5`` -> ``5.0``), the form of the "none of the above" list shipped with the
-paper's code (``lexprobe data fetch ontonotes-nota``). Those senses are kept, marked
-``query=False``: they are never queries but stay in the database as candidates
-and count in the frequencies, as in the authors' code. The split is read from the
-path: a ``train``, ``development``/``dev`` or ``test`` directory (the CoNLL-2012
-layout).
+A ``*_conll`` line's columns: 0 document, 1 part, 2 word number, 3 word, 4 POS, 5 parse bit, 6 predicate lemma,
+7 frameset, 8 word sense, 9 speaker, 10 named entities, then arguments and coreference. As in the authors'
+reader, every word with a sense is a target, labelled ``<lemma>_<n|v|x>_<sense as a float>``, the form of the
+"none of the above" list (``lexprobe data fetch ontonotes-nota``); those senses are kept with ``query=False``
+(candidates counted in the frequencies, never queries). The split is read from the path (the CoNLL-2012 layout).
 """
 
 from __future__ import annotations
@@ -43,15 +33,11 @@ def split_from_path(path: Path) -> str | None:
     return None
 
 
-def default_nota_path() -> Path:
-    from lexprobe.data.locations import default_nota
-
-    return default_nota()
-
-
 def load_nota_senses(path: str | Path | None = None) -> set[str]:
     """The "none of the above" labels (``lemma_pos_sense``); empty with a warning if the default is absent."""
-    p = Path(path) if path is not None else default_nota_path()
+    from lexprobe.data.locations import entry_path
+
+    p = Path(path) if path is not None else entry_path("ontonotes-nota")
     if not p.is_file():
         if path is not None:
             raise DataError(f"none-of-the-above sense list not found at {p}")

@@ -1,13 +1,8 @@
 """PDEP (Pattern Dictionary of English Prepositions) corpus in CoNLL-U.
 
-One sentence per block; the sense-tagged preposition carries ``Sense=<id>`` in the
-MISC column (the paper's code also records its position in a ``# prep_id = N``
-comment; any token with ``Sense=`` is taken, so the comment is optional). The
-label is ``<lemma>_<sense>`` (e.g. ``on_20(8)``), unique across prepositions.
-
-The split comes from the file name or its directory (``train``, ``dev``/``valid``,
-``test``). The sense inventory with definitions is ``prepdefs.sqlite``
-(``pdep_definitions``): ``lexprobe data fetch pdep`` gets both into the data directory.
+Any token with ``Sense=<id>`` in MISC is a target (the ``# prep_id`` comment is optional), labelled
+``<lemma>_<sense>`` (``on_20(8)``); the split comes from the file or folder name. ``pdep_definitions`` reads the
+sense inventory ``prepdefs.sqlite``; ``lexprobe data fetch pdep`` gets both.
 """
 
 from __future__ import annotations

@@ -1,27 +1,12 @@
-"""The rules that made the sense-ranking paper's PDEP corpus, as a separate filtering step.
+"""The rules that made the sense-ranking paper's PDEP corpus (the authors' ``scripts/format_pdep.py``, summarised
+in the shared data's ``PDEP_CORPUS_RULES.md``), as a separate filtering step.
 
-From the authors' ``scripts/format_pdep.py`` (summarised in the shared data's
-``PDEP_CORPUS_RULES.md``). A row of the PDEP corpus table ``prepcorp`` (columns
-``inst``, ``prep``, ``sense``, ``sentence``, ``preploc``, ``source``) is kept when
-
-- its sense is not one of ``unk``, ``x``, ``pv``, ``adverb``, ``1(!)`` or empty,
-- the preposition is a single word,
-- it is not instance 577203 (malformed),
-- the lowercased preposition is one of the 48 below,
-- the token at character offset ``preploc`` (up to the next space) equals the
-  preposition, case-insensitively (some offsets are unreliable).
-
-``convert_prepcorp`` turns kept rows into CoNLL-U (whitespace tokens around the
-preposition; ``Sense=<sense>`` in MISC and the preposition as lemma; metadata
-``source``, ``id``, ``prep_id``) and splits 80/20. The authors shuffled without a
-seed; here the shuffle is ``random.Random(seed)``. ``filter_pdep_instances`` applies
-the same rules to instances already read from CoNLL-U, so a corpus converted some
-other way is evaluated on the same prepositions and senses.
-
-The 48 prepositions are ``WHITELIST`` of ``format_pdep.py`` at the authors' HEAD
-(lines 18-65, ``in`` at line 41). ``in`` was added in commit dbcc9d3 "forgot in"
-(2021-04-20), before the corpus files ``pdep_{train,test}.conllu`` were committed
-(862637e, 2021-05-13). The same 48 are in the shared data's corpus-rules note.
+A ``prepcorp`` row is kept when its sense is not ``EXCLUDED_SENSES``, the preposition is one word among the 48
+(``WHITELIST`` at the authors' HEAD, ``in`` added in dbcc9d3 before the corpus files were committed), it is not
+instance 577203 (malformed), and the token at character offset ``preploc`` is the preposition (some offsets are
+unreliable). ``convert_prepcorp`` writes kept rows as CoNLL-U (``Sense=`` in MISC) split 80/20 with
+``random.Random(seed)`` (the authors shuffled without a seed); ``filter_pdep_instances`` applies the same rules
+to instances already read, so a corpus converted another way is evaluated on the same prepositions and senses.
 """
 
 from __future__ import annotations

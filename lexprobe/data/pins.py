@@ -1,8 +1,6 @@
 """Is a dataset file still what was pinned? Stamps (size, mtime, ctime, inode) make the answer a ``stat``.
 
-Readers call ``check_unchanged`` before opening a dataset file in the data directory; a file
-whose stamps changed is hashed again and refused (one ``DataError``) when it no longer matches
-its pin. Kept apart from ``store`` (downloads, imports) so that readers need none of it.
+Readers call ``check_unchanged`` before opening a dataset file; kept apart from ``store`` so they need none of it.
 """
 
 from __future__ import annotations
@@ -11,7 +9,7 @@ from pathlib import Path
 from typing import Iterable
 
 from lexprobe.data.download import sha256_of
-from lexprobe.data.install import _write_state
+from lexprobe.data.install import _now, _write_state
 from lexprobe.data.locations import read_state
 from lexprobe.data.registry import DATASETS, Dataset, data_dir
 from lexprobe.errors import DataError
@@ -40,6 +38,13 @@ def stamps(files: Iterable[str]) -> dict[str, list[int]]:
     return out
 
 
+def write_record(name: str, entry: str, files: dict, source: str, pinned: Iterable[str], **extra: str) -> None:
+    """The state file of a dataset just fetched or imported: its files' pins and stamps, verified now."""
+    _write_state(name, {"name": name, "version": DATASETS[name].version, "entry": entry, "files": files,
+                        "stamps": stamps(files), "pinned_on_first_fetch": sorted(pinned), "source": source,
+                        "verified": _now(), **extra})
+
+
 def _inside_data_dir(path: Path, root: Path) -> Path | None:
     """``path`` as a path under ``root.resolve()`` when it lies in the data directory as resolved *or* as
     written: a dataset replaced by a symlink to a file elsewhere is still the data directory's file and
@@ -59,13 +64,9 @@ def _inside_data_dir(path: Path, root: Path) -> Path | None:
 
 
 def check_unchanged(path: str | Path) -> None:
-    """Refuse (one ``DataError``) a dataset file in the data directory that no longer matches its pin.
-
-    ``path`` is what a reader is about to open (a file, or a folder of dataset files).
-    Paths outside the data directory and files without a pin are not checked. Files
-    whose stamps are as recorded cost a ``stat``; others are hashed, and their new
-    stamps recorded when the hash still matches (a copied or touched file).
-    """
+    """Refuse (one ``DataError``) a dataset file (or folder of them) in the data directory that no longer matches
+    its pin; files outside it or without a pin are not checked. Unchanged stamps cost a ``stat``; other files are
+    hashed, and their new stamps recorded when the hash still matches (a copied or touched file)."""
     root = data_dir()
     target = _inside_data_dir(Path(path), root)
     if target is None:

@@ -1,26 +1,16 @@
-"""Where every dataset lexprobe uses comes from: the data registry.
+"""Where every dataset lexprobe uses comes from: version, upstream (repository, commit or tag, path), pinned URLs
+(never a moving branch), licence, size and SHA-256 of each file.
 
-Each entry names the dataset's version, its upstream (repository, commit or tag,
-path), the pinned URLs of its files (a commit or a tag, never a moving branch),
-its licence, its size and SHA-256 checksums. A checksum is ``None`` where the file
-was not available when the registry was written (CoDA21 noisy-easy, the PDEP
-corpus, the STREUSLE train JSON, GitHub's SemCor repository archive): such a file
-is pinned on first fetch (its checksum is recorded in the data directory and
-checked from then on) and ``lexprobe data list`` says so.
-
-SemCor is also pinned by content: ``content_sha256`` is a digest of its 352 NAF
-documents (see ``naf_content_digest``), the same whether they come from the
-repository archive, the lab's ``semcor3.0_naf.tar.xz`` or an unpacked tree.
-
-The data directory is ``$LEXPROBE_DATA`` or ``~/.cache/lexprobe/data``.
-``$LEXPROBE_DATA_MIRROR`` (http(s):// or file://) replaces the upstream hosts: a
-file at ``https://HOST/PATH`` is fetched from ``<mirror>/HOST/PATH``.
+A checksum is ``None`` where the file was not available when the registry was written: it is pinned on first
+fetch (recorded in the data directory, checked from then on). SemCor is also pinned by content
+(``content_sha256``, see ``naf_content_digest``), whatever its packaging. ``$LEXPROBE_DATA_MIRROR``
+(http(s):// or file://) replaces the upstream hosts: ``https://HOST/PATH`` is fetched from ``<mirror>/HOST/PATH``.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from lexprobe.data_home import data_dir  # noqa: F401  (the data layer's name for it)
@@ -33,6 +23,7 @@ UNCOMMON_SENSE_COMMIT = "d12dcfeeb7e70d3ebd011c6d2e0b3c876dea341b"
 GLOSSBERT_COMMIT = "64d282d5bae75064fc1a0b35fae8b250538411ec"
 
 _CODA_LICENCE = "no licence file upstream: use for evaluation, do not redistribute"
+_PDEP_LICENCE = "PDEP (The Preposition Project), as distributed with the paper's code"
 
 
 @dataclass(frozen=True)
@@ -61,14 +52,13 @@ class Dataset:
     content_sha256: str | None = None  # format-independent digest (SemCor NAF documents)
     redistributable: bool = True
     notes: str = ""
-    size_hint: int | None = field(default=None)  # bytes, where files carry no sizes
 
     @property
     def size(self) -> int | None:
         sizes = [f.size for f in self.files]
         if sizes and all(s is not None for s in sizes):
             return sum(sizes)  # type: ignore[arg-type]
-        return self.size_hint
+        return None
 
     @property
     def pinned_on_first_fetch(self) -> list[RemoteFile]:
@@ -88,17 +78,25 @@ def _gh_raw(repo: str, pin: str, path: str) -> str:
 def _coda(variant: str, sha256: str | None, size: int | None) -> Dataset:
     name = f"CoDA-{variant}.json"
     return Dataset(
-        name=f"coda21-{variant}",
-        title=f"CoDA21 {variant} (official release)",
-        version=CODA_COMMIT[:7],
-        upstream="github.com/lksenel/CoDA21",
-        pin=CODA_COMMIT,
-        upstream_path=f"Data/{name}",
-        licence=_CODA_LICENCE,
+        name=f"coda21-{variant}", title=f"CoDA21 {variant} (official release)", version=CODA_COMMIT[:7],
+        upstream="github.com/lksenel/CoDA21", pin=CODA_COMMIT, upstream_path=f"Data/{name}", licence=_CODA_LICENCE,
         reader_format='CoDA21 JSON {"n": [group], "v": [group]}',
         files=(RemoteFile(f"coda21/{name}", _gh_raw("lksenel/CoDA21", CODA_COMMIT, f"Data/{name}"), sha256, size),),
-        entry=f"coda21/{name}",
-        redistributable=False,
+        entry=f"coda21/{name}", redistributable=False,
+    )
+
+
+def _uncommon_sense(name: str, title: str, upstream_path: str, licence: str, reader_format: str, entry: str,
+                    files: tuple[tuple[str, str, str | None, int | None], ...]) -> Dataset:
+    """A dataset distributed with the sense-ranking paper's code; ``files``: (relpath, upstream path, sha256,
+    size)."""
+    return Dataset(
+        name=name, title=title, version=UNCOMMON_SENSE_COMMIT[:7],
+        upstream="github.com/lgessler/bert-has-uncommon-sense", pin=UNCOMMON_SENSE_COMMIT,
+        upstream_path=upstream_path, licence=licence, reader_format=reader_format,
+        files=tuple(RemoteFile(rel, _gh_raw("lgessler/bert-has-uncommon-sense", UNCOMMON_SENSE_COMMIT, path), sha, size)
+                    for rel, path, sha, size in files),
+        entry=entry,
     )
 
 
@@ -125,18 +123,13 @@ _WSD_FILES = {
 
 DATASETS: dict[str, Dataset] = {d.name: d for d in (
     Dataset(
-        name="wordnet",
-        title="WordNet 3.0",
-        version="3.0",
-        upstream="NLTK data (`wordnet` package) or Debian wordnet-base",
-        pin="3.0",
-        upstream_path="corpora/wordnet.zip",
+        name="wordnet", title="WordNet 3.0", version="3.0",
+        upstream="NLTK data (`wordnet` package) or Debian wordnet-base", pin="3.0", upstream_path="corpora/wordnet.zip",
         licence="WordNet 3.0 licence (Princeton University; free use and redistribution with notice)",
         reader_format="WordNet dict files read by NLTK",
         files=(RemoteFile("nltk_data/corpora/wordnet.zip",
                           "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/packages/corpora/wordnet.zip"),),
-        entry="nltk_data",
-        method="nltk",
+        entry="nltk_data", method="nltk",
         notes="fetched with NLTK's downloader (whose server has no pinned revisions: the zip is pinned on "
               "first fetch); `scripts/setup.sh` installs Debian's wordnet-base instead",
     ),
@@ -145,11 +138,8 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
     _coda("noisy-easy", None, None),
     _coda("noisy-hard", "cf3baad012beb72f5bd8a9c4c7d68b0d04b68026815a6ed07e4c872d6d502bf6", 2_919_726),
     Dataset(
-        name="semcor",
-        title="SemCor 3.0 in NAF (WordNet 3.0 sense keys)",
-        version="3.0",
-        upstream="github.com/rubenIzquierdo/wsd_corpora",
-        pin=SEMCOR_COMMIT,
+        name="semcor", title="SemCor 3.0 in NAF (WordNet 3.0 sense keys)", version="3.0",
+        upstream="github.com/rubenIzquierdo/wsd_corpora", pin=SEMCOR_COMMIT,
         upstream_path="semcor3.0/brown*/*.naf (repository archive)",
         licence="SemCor: Princeton WordNet licence; NAF packaging: Apache-2.0",
         reader_format="NAF XML per document; a tar archive (any compression) or an unpacked tree",
@@ -159,11 +149,8 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         notes="the repository archive also holds other WSD corpora; only semcor3.0/brown*/ is read",
     ),
     Dataset(
-        name="streusle",
-        title="STREUSLE 4.4 (train, dev, test)",
-        version="4.4",
-        upstream="github.com/nert-nlp/streusle",
-        pin=STREUSLE_TAG,
+        name="streusle", title="STREUSLE 4.4 (train, dev, test)", version="4.4",
+        upstream="github.com/nert-nlp/streusle", pin=STREUSLE_TAG,
         upstream_path="{train,dev,test}/streusle.ud_<split>.json",
         licence="CC BY-SA 4.0 annotations (English Web Treebank text)",
         reader_format="STREUSLE JSON per split (conllulex and .vis also read)",
@@ -179,56 +166,30 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         ),
         entry="streusle-4.4",
     ),
-    Dataset(
-        name="pdep-inventory",
-        title="PDEP preposition sense inventory (prepdefs.sqlite)",
-        version=UNCOMMON_SENSE_COMMIT[:7],
-        upstream="github.com/lgessler/bert-has-uncommon-sense",
-        pin=UNCOMMON_SENSE_COMMIT,
-        upstream_path="data/pdep/SQL/prepdefs.sqlite",
-        licence="PDEP (The Preposition Project), as distributed with the paper's code",
-        reader_format="SQLite table prepdefs(prep, sense, def)",
-        files=(RemoteFile("pdep/prepdefs.sqlite",
-                          _gh_raw("lgessler/bert-has-uncommon-sense", UNCOMMON_SENSE_COMMIT, "data/pdep/SQL/prepdefs.sqlite"),
-                          "3fcce72f385e1dac36b33b006992e84a1779420442116a9928970d758fe0ae8d", 139_264),),
-        entry="pdep/prepdefs.sqlite",
+    _uncommon_sense(
+        "pdep-inventory", "PDEP preposition sense inventory (prepdefs.sqlite)", "data/pdep/SQL/prepdefs.sqlite",
+        _PDEP_LICENCE, "SQLite table prepdefs(prep, sense, def)", "pdep/prepdefs.sqlite",
+        (("pdep/prepdefs.sqlite", "data/pdep/SQL/prepdefs.sqlite",
+          "3fcce72f385e1dac36b33b006992e84a1779420442116a9928970d758fe0ae8d", 139_264),),
     ),
-    Dataset(
-        name="pdep-corpus",
-        title="PDEP corpus of sense-tagged prepositions (train, test)",
-        version=UNCOMMON_SENSE_COMMIT[:7],
-        upstream="github.com/lgessler/bert-has-uncommon-sense",
-        pin=UNCOMMON_SENSE_COMMIT,
-        upstream_path="data/pdep/pdep_{train,test}.conllu",
-        licence="PDEP (The Preposition Project), as distributed with the paper's code",
-        reader_format="CoNLL-U with Sense= in MISC",
-        files=tuple(
-            RemoteFile(f"pdep/corpus/pdep_{split}.conllu",
-                       _gh_raw("lgessler/bert-has-uncommon-sense", UNCOMMON_SENSE_COMMIT, f"data/pdep/pdep_{split}.conllu"))
-            for split in ("train", "test")
-        ),
-        entry="pdep/corpus",
+    _uncommon_sense(
+        "pdep-corpus", "PDEP corpus of sense-tagged prepositions (train, test)", "data/pdep/pdep_{train,test}.conllu",
+        _PDEP_LICENCE, "CoNLL-U with Sense= in MISC", "pdep/corpus",
+        tuple((f"pdep/corpus/pdep_{split}.conllu", f"data/pdep/pdep_{split}.conllu", None, None)
+              for split in ("train", "test")),
     ),
-    Dataset(
-        name="ontonotes-nota",
-        title="OntoNotes 'none of the above' sense list (dropped senses)",
-        version=UNCOMMON_SENSE_COMMIT[:7],
-        upstream="github.com/lgessler/bert-has-uncommon-sense",
-        pin=UNCOMMON_SENSE_COMMIT,
-        upstream_path="data/ontonotes_nota_senses.txt",
-        licence="as distributed with the paper's code",
-        reader_format="text, one lemma_pos_sense per line",
-        files=(RemoteFile("ontonotes/ontonotes_nota_senses.txt",
-                          _gh_raw("lgessler/bert-has-uncommon-sense", UNCOMMON_SENSE_COMMIT, "data/ontonotes_nota_senses.txt"),
-                          "4094cede2497855e89a725993b49088983df0fa89fe2cd4d8f6b0abb6fade0a5", 45_198),),
-        entry="ontonotes/ontonotes_nota_senses.txt",
+    _uncommon_sense(
+        "ontonotes-nota", "OntoNotes 'none of the above' sense list (dropped senses)", "data/ontonotes_nota_senses.txt",
+        "as distributed with the paper's code", "text, one lemma_pos_sense per line",
+        "ontonotes/ontonotes_nota_senses.txt",
+        (("ontonotes/ontonotes_nota_senses.txt", "data/ontonotes_nota_senses.txt",
+          "4094cede2497855e89a725993b49088983df0fa89fe2cd4d8f6b0abb6fade0a5", 45_198),),
     ),
     Dataset(
         name="wsd",
         title="WSD unified evaluation framework (Raganato et al. 2017): Senseval-2/3, SemEval-2007/2013/2015, ALL",
-        version=GLOSSBERT_COMMIT[:7],
+        version=GLOSSBERT_COMMIT[:7], pin=GLOSSBERT_COMMIT,
         upstream="github.com/HSLCY/GlossBERT (a copy of the framework's lcl.uniroma1.it/wsdeval release)",
-        pin=GLOSSBERT_COMMIT,
         upstream_path="Evaluation_Datasets/{<set>/<set>.data.xml,<set>/<set>.gold.key.txt,README,Scorer.java}",
         licence="research use under the framework's terms (cite Raganato et al. 2017 and each task's paper); "
                 "no licence file upstream",
@@ -236,23 +197,16 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         files=tuple(RemoteFile(f"wsd-raganato/{rel}", _gh_raw("HSLCY/GlossBERT", GLOSSBERT_COMMIT,
                                                               f"Evaluation_Datasets/{rel}"), sha, size)
                     for rel, (sha, size) in _WSD_FILES.items()),
-        entry="wsd-raganato",
-        redistributable=False,
+        entry="wsd-raganato", redistributable=False,
         notes="`data import wsd DIR` takes the framework's folder (ALL/, senseval2/, ...); README and Scorer.java "
               "are copied when present",
     ),
     Dataset(
-        name="ontonotes",
-        title="OntoNotes 5.0 in CoNLL-2012 format (word senses)",
-        version="5.0",
-        upstream="LDC (LDC2013T19)",
-        pin="LDC2013T19",
+        name="ontonotes", title="OntoNotes 5.0 in CoNLL-2012 format (word senses)", version="5.0",
+        upstream="LDC (LDC2013T19)", pin="LDC2013T19",
         upstream_path="CoNLL-2012 *_conll files (train/, development/, test/)",
-        licence="LDC licence: bring your own copy",
-        reader_format="CoNLL-2012 *_conll with the word-sense column",
-        entry="ontonotes/conll-2012",
-        method="import-only",
-        redistributable=False,
+        licence="LDC licence: bring your own copy", reader_format="CoNLL-2012 *_conll with the word-sense column",
+        entry="ontonotes/conll-2012", method="import-only", redistributable=False,
     ),
 )}
 
@@ -267,18 +221,13 @@ def expand_names(names) -> list[str]:
     """Dataset names with groups expanded, in order, without repeats; unknown names are an error."""
     out: list[str] = []
     for name in names:
-        members = GROUPS.get(name, (name,))
-        for m in members:
+        for m in GROUPS.get(name, (name,)):
             if m not in DATASETS:
                 choices = ", ".join([*DATASETS, *GROUPS])
                 raise DataError(f"unknown dataset {name!r}; choose one of {choices} (see `lexprobe data list`)")
             if m not in out:
                 out.append(m)
     return out
-
-
-def get(name: str) -> Dataset:
-    return DATASETS[expand_names([name])[0]]
 
 
 def mirror_url(url: str, mirror: str | None = None) -> str:

@@ -1,31 +1,12 @@
-"""SemCor 3.0 in NAF, read straight from an archive or from an unpacked tree.
+"""SemCor 3.0 in NAF, read straight from an archive or an unpacked tree.
 
-Why this shape:
-- Three packagings of the same 352 NAF documents are read alike: GitHub's archive
-  of the wsd_corpora repository (what ``lexprobe data fetch semcor`` downloads;
-  only its ``semcor3.0/brown*/`` members are read), the lab's
-  ``semcor3.0_naf.tar.xz``, or an unpacked ``semcor3.0/`` tree. Archives are read
-  member by member with ``tarfile`` streaming; nothing is unpacked to disk
-  (unpacked it is ~220 MB). Documents come out sorted by name whatever the
-  packaging.
-- The sense key is ``lemma + '%' + lexical_key`` built from the term's
-  ``externalRef[@reftype='lexical_key']``. The ``synset`` externalRefs are never
-  used: about 62k of them (mostly verbs) point at wrong offsets.
-- A full parse takes ~17 s, so the parsed sentences are stored as JSON (never a pickle) under
-  ``cache_dir()/semcor/``, keyed by the archive's path, size and mtime; later
-  passes take about a second.
-
-SemCor joins multi-word expressions into one token with underscores
-(``took_place``, ``Fulton_County_Grand_Jury``). ``tokens`` carry them with spaces
-(``took place``) so that ``" ".join(tokens)`` is plain text; such an annotation
-has ``multiword=True``. The archive holds 352 documents and 234,136 sense-tagged
-terms, 16,793 of them multi-word (217,343 single-token targets).
-
-``authors_semcor_instances`` reads the same sentences as the sense-ranking authors'
-code reads NLTK's ``semcor`` corpus (``bssp/semcor/dataset_reader.py``): NLTK's word
-splitting, its ``synset_lemma`` labels (from the terms' ``lexical_key`` and
-``sense_number``, which carry SemCor's ``lexsn`` and ``wnsn``), the Random(42)
-sentence split, and the pool key their retrieval uses.
+GitHub's wsd_corpora archive (only its ``semcor3.0/brown*/`` members), the lab's ``semcor3.0_naf.tar.xz`` and an
+unpacked ``semcor3.0/`` tree are read alike, streamed member by member (unpacked it is ~220 MB), documents sorted
+by name. Sense keys are ``lemma%lexical_key``: the ``synset`` externalRefs are never used (about 62k point at
+wrong offsets). A full parse takes ~17 s, so the sentences are cached as JSON (never a pickle) under
+``cache_dir()/semcor/``. Multi-word tokens (``took_place``) carry spaces in ``tokens`` and ``multiword=True``.
+``authors_semcor_instances`` reads SemCor as the sense-ranking authors' code reads NLTK's ``semcor``
+(``bssp/semcor/dataset_reader.py``).
 """
 
 from __future__ import annotations
@@ -41,6 +22,7 @@ from pathlib import Path
 from typing import Iterator, NamedTuple
 
 from lexprobe.cache import cache_dir, stable_hash
+from lexprobe.data.locations import default_semcor as default_archive
 from lexprobe.errors import DataError
 
 _CACHE_VERSION = 4
@@ -77,14 +59,6 @@ class SemcorSentence(NamedTuple):
         return " ".join(self.tokens)
 
 
-def default_archive() -> Path:
-    """``$LEXPROBE_SEMCOR``, else SemCor in the data directory (fetched or imported; the
-    expected download location when neither is there)."""
-    from lexprobe.data.locations import default_semcor
-
-    return default_semcor()
-
-
 def sample_archive() -> Path:
     """The small SemCor sample shipped inside the package (see ``data/samples/README.md``)."""
     return Path(__file__).resolve().parent / "samples" / "semcor3.0-sample.tar.xz"
@@ -96,27 +70,19 @@ SAMPLE_NOTE = {"what": "the SemCor sample shipped with lexprobe (1,202 sentences
 
 
 def sample_instead() -> Path | None:
-    """The bundled sample when no SemCor was asked for by path and none is in the data directory
-    (nor at ``$LEXPROBE_SEMCOR``, which stays an error when it names nothing), else None.
-
-    Why here: ``lexprobe run`` and ``senserank eval --corpus semcor`` find SemCor the same way, so
-    both work on a machine without a network (the caller says so in one line and records the path).
-    """
+    """The bundled sample when SemCor is neither in the data directory nor at ``$LEXPROBE_SEMCOR`` (which stays
+    an error when it names nothing), else None: ``lexprobe run`` and ``senserank eval`` work without a network."""
     if "LEXPROBE_SEMCOR" in os.environ or default_archive().exists():
         return None
     return sample_archive()
 
 
 def is_sample(path: str | Path | None) -> bool:
-    """Whether ``path`` is the sample shipped in the package."""
     return path is not None and Path(path).resolve() == sample_archive()
 
 
 def iter_semcor_sentences(archive: str | Path | None = None) -> Iterator[SemcorSentence]:
-    """Every sentence of SemCor 3.0, in archive order (documents, then sentence order).
-
-    Sentences without any sense-tagged term are included too (``annotations`` empty).
-    """
+    """Every sentence of SemCor 3.0 in document, then sentence order (untagged ones too)."""
     path = Path(archive) if archive is not None else default_archive()
     if not path.exists():
         if archive is None and "LEXPROBE_SEMCOR" not in os.environ:
@@ -166,8 +132,8 @@ def _cache_file(path: Path) -> Path:
 
 
 def _load_cached(path: Path) -> list[SemcorSentence]:
-    """The parsed sentences from the JSON cache (never a pickle: a planted file once ran code, D5), or
-    parsed afresh and stored; a damaged or ill-shaped cache file is parsed again."""
+    """The sentences from the JSON cache (never a pickle: a planted one once ran code, D5), else parsed and
+    stored; a damaged or ill-shaped cache file is parsed again."""
     from lexprobe.cache import read_cache_file, write_cache_file
 
     cache = _cache_file(path)
@@ -215,8 +181,7 @@ def _from_rows(data: object) -> list[SemcorSentence]:
 
 
 def _is_semcor_member(name: str, repo_archive: bool) -> bool:
-    """A NAF document of SemCor 3.0: in a wsd_corpora repository archive only those under
-    ``semcor3.0/``; in any other archive or tree every ``.naf`` file."""
+    """A ``.naf`` file, under ``semcor3.0/`` in a wsd_corpora repository archive."""
     if not name.endswith(".naf"):
         return False
     return "semcor3.0" in name.split("/")[:-1] or not repo_archive
@@ -290,9 +255,8 @@ def _parse_archive(path: Path) -> Iterator[SemcorSentence]:
         raise DataError(f"SemCor archive {path} contains no NAF documents (*.naf); expected SemCor 3.0 NAF documents")
 
 
-# The NAF files are machine-written and regular, so a few regular expressions read
-# them 2.5x faster than ElementTree (17 s instead of 45 s for the archive) with
-# identical output (tests compare both). Attribute order does not matter.
+# The NAF files are machine-written and regular: regular expressions read them 2.5x faster than ElementTree
+# with identical output (tests compare both).
 _ATTR = re.compile(r'([\w:]+)="([^"]*)"')
 _WF = re.compile(r"<wf\b([^>]*)>([^<]*)</wf>")
 _TERM = re.compile(r"<term\b([^>]*)>(.*?)</term>", re.S)
@@ -345,15 +309,11 @@ def _parse_document(doc_id: str, text: str) -> Iterator[SemcorSentence]:
 def semcor_instances(
     archive: str | Path | None = None, seed: int = 0, train_fraction: float = 0.8, split_by: str = "document"
 ):
-    """Single-token sense-tagged targets of SemCor as ``SenseInstance``s, with a document split.
+    """Single-token sense-tagged targets as ``SenseInstance``s (label: the sense key; pos: its coarse POS).
 
-    SemCor has no official split. Documents (not sentences, so that no document
-    feeds both D and Q) are shuffled with ``random.Random(seed)``; the first
-    ``train_fraction`` of them are ``train`` (the database D), the rest ``test``
-    (the queries Q). ``split_by="sentence"`` is the authors' split: sentences are
-    shuffled with ``random.Random(seed)`` (they used 42) and the first
-    ``int(n * train_fraction)`` are ``train``. Labels are sense keys; ``lemma`` is
-    the term's lemma and ``pos`` the sense key's coarse POS (n, v, a, r).
+    SemCor has no official split: documents (so that none feeds both D and Q) are shuffled with
+    ``random.Random(seed)`` and the first ``train_fraction`` are ``train``. ``split_by="sentence"`` is the
+    authors' split: sentences shuffled the same way, the first ``int(n * train_fraction)`` are ``train``.
     """
     import random
 
@@ -361,9 +321,7 @@ def semcor_instances(
 
     sentences = list(iter_semcor_sentences(archive))
     if split_by == "sentence":
-        order = list(range(len(sentences)))
-        random.Random(seed).shuffle(order)
-        train_sents = set(order[: int(len(sentences) * train_fraction)])
+        train_sents = _train_sentences(len(sentences), seed, train_fraction)
         in_train = [i in train_sents for i in range(len(sentences))]
     else:
         docs = sorted({s.doc_id for s in sentences})
@@ -381,6 +339,15 @@ def semcor_instances(
     return out
 
 
+def _train_sentences(n: int, seed: int, train_fraction: float) -> set[int]:
+    """The first ``int(n * train_fraction)`` sentence numbers after ``random.Random(seed).shuffle``."""
+    import random
+
+    order = list(range(n))
+    random.Random(seed).shuffle(order)
+    return set(order[: int(n * train_fraction)])
+
+
 #: the authors' SemCor split: ``random.Random(42).shuffle(sentences)``, first 80% = D
 #: (``bssp/semcor/dataset_reader.py:86-92``)
 AUTHORS_SEED = 42
@@ -388,15 +355,10 @@ _NLTK_POS = ("n", "v", "a", "r", "s")
 
 
 def authors_label(lemma: str, lexsn: str, wnsn: str, wordnet) -> str:
-    """The label the authors' SemCor reader gives a sense-tagged word.
-
-    NLTK's ``SemcorCorpusReader._word`` (``tag="sem"``) labels the word with
-    ``wordnet.lemma_from_key(lemma + "%" + lexsn)``, or, when that fails (a key WordNet
-    lacks, or a double key such as ``1:28:02::;1:28:01::``), with the string
-    ``lemma.pos.NN`` (``lemma.pos.wnsn`` when ``wnsn`` is not a number, e.g. ``2;1``);
-    ``lemma_object_to_string`` (``dataset_reader.py:47-51``) writes a Lemma as
-    ``synset.name() + "_" + lemma.name()``: ``say%2:32:00::`` -> ``state.v.01_say``.
-    """
+    """The label the authors' SemCor reader gives a sense-tagged word: NLTK's ``SemcorCorpusReader._word``
+    takes ``lemma_from_key(lemma%lexsn)``, written ``synset_lemma`` (``say%2:32:00::`` -> ``state.v.01_say``,
+    ``dataset_reader.py:47-51``), or, for a key WordNet lacks, the string ``lemma.pos.NN`` (``lemma.pos.wnsn``
+    when ``wnsn`` is not a number, e.g. ``2;1``)."""
     try:
         found = wordnet.lemma_from_key(f"{lemma}%{lexsn}")
         return f"{found.synset().name()}_{found.name()}"
@@ -409,15 +371,14 @@ def authors_label(lemma: str, lexsn: str, wnsn: str, wordnet) -> str:
 
 
 def authors_pool_key(label: str) -> str:
-    """The retrieval pool of a label: ``label.split("_")[0]`` (``nearest_neighbor_models.py:59,74``).
-    For ``state.v.01_say`` that is the synset name ``state.v.01``; for a synset named after a
-    multi-word lemma (``look_for.v.01_seek``) its first word, ``look``."""
+    """The retrieval pool of a label (``nearest_neighbor_models.py:59,74``): ``state.v.01_say`` -> ``state.v.01``,
+    but ``look_for.v.01_seek`` -> ``look``."""
     return label.split("_")[0]
 
 
 def authors_lemma_of_label(label: str) -> str:
-    """``lemma_from_label`` (``dataset_reader.py:20-21``): what follows the last ``_`` (the
-    WordNet lemma name, ``say``), whose count in D is the denominator of r."""
+    """``lemma_from_label`` (``dataset_reader.py:20-21``): the WordNet lemma name, whose count in D is r's
+    denominator."""
     return label[label.rfind("_") + 1:]
 
 
@@ -427,18 +388,10 @@ def authors_is_query(label: str) -> bool:
 
 
 def authors_semcor_instances(archive: str | Path | None = None, wordnet=None, counts: dict | None = None):
-    """SemCor as the authors' code reads it (``bssp/semcor/dataset_reader.py``), from the NAF.
-
-    * sentences shuffled with ``random.Random(42)``, the first ``int(0.8 n)`` are D;
-    * tokens are NLTK's leaves: a multi-word token (``took place``) is split into words;
-    * single-word targets only, and a target that is the sentence's **last token** is
-      dropped (``dataset_reader.py:117-119``: ``j >= len(tokens) - 1``);
-    * ``label`` = ``authors_label`` (synset_lemma); ``lemma`` = ``authors_pool_key`` of it,
-      the key the retrieval pool is built on; ``query`` = ``authors_is_query``.
-
-    ``counts`` (a dict), if given, receives how many targets each rule removed.
-    """
-    import random
+    """SemCor as the authors' code reads it: sentences shuffled with ``Random(42)``, the first ``int(0.8 n)`` D;
+    NLTK's leaves as tokens (multi-word tokens split); single-word targets, not the sentence's last token
+    (``dataset_reader.py:117-119``); ``label`` = ``authors_label``, ``lemma`` its pool key. ``counts`` receives
+    how many targets each rule removed."""
     from collections import Counter
 
     from lexprobe.data.instances import SenseInstance
@@ -449,9 +402,7 @@ def authors_semcor_instances(archive: str | Path | None = None, wordnet=None, co
         wordnet = load_wordnet()
     tally: Counter = Counter()
     sentences = list(iter_semcor_sentences(archive))
-    order = list(range(len(sentences)))
-    random.Random(AUTHORS_SEED).shuffle(order)
-    train = set(order[: int(len(sentences) * 0.8)])
+    train = _train_sentences(len(sentences), AUTHORS_SEED, 0.8)
     out = []
     for n, s in enumerate(sentences):
         pieces: list[str] = []

@@ -1,19 +1,10 @@
 """The data directory: what is in it, and fetching, importing and verifying datasets.
 
-Layout: every dataset's files sit at their registry ``relpath`` under the data
-directory (``coda21/CoDA-clean-hard.json``, ``semcor/wsd_corpora-<commit>.tar.gz``,
-``streusle-4.4/dev/...``), and ``.lexprobe/<name>.json`` records what was put
-there: the files' SHA-256 (the pin for files the registry could not pin), where
-they came from, what readers should open (``entry``) and when they were last
-verified, with each file's ``stamps`` (size, mtime, ctime, inode) at that time.
-Files copied in by hand are found too and pinned on ``data verify``.
-
-Nothing is pinned before it passed its format check (``validator``: parsed as the
-reader would, and the published record counts where there are any), so a mirror
-answering with an HTML page is refused, not pinned. Readers call
-``check_unchanged`` before opening a dataset file: the stamps make that a ``stat``,
-and a file whose stamps changed is hashed again and refused when it no longer
-matches its pin (``coda sample-human --out`` over the official file, an editor, ...).
+Every dataset's files sit at their registry ``relpath`` under the data directory, and ``.lexprobe/<name>.json``
+records what was put there: the files' SHA-256 (the pin for files the registry could not pin), their source,
+what readers open (``entry``), when they were last verified and each file's ``stamps`` (size, mtime, ctime,
+inode) then. Nothing is pinned before it passed its format check (``validator``), so a mirror answering with an
+HTML page is refused, not pinned. Readers call ``pins.check_unchanged`` before opening a dataset file.
 """
 
 from __future__ import annotations
@@ -23,34 +14,17 @@ import re
 from pathlib import Path
 from typing import Callable, Iterable
 
-from lexprobe.data.content import _check_content, naf_content_digest  # noqa: F401
+from lexprobe.data.content import _check_content
 from lexprobe.data.download import NetworkError, download, file_lock, sha256_of, timeout_s
-from lexprobe.data.install import (  # noqa: F401  (shared with importing.py; formerly defined here)
-    Say,
-    _copy_file,
-    _install_tree,
-    _now,
-    _write_state,
-    disk_full_is_one_line,
-)
-from lexprobe.data.locations import (  # noqa: F401  (default locations live there)
-    STATE_DIR,
-    _state_file,
-    entry_path,
-    missing_message,
-    read_state,
-)
-from lexprobe.data.pins import _pin, check_unchanged, stamp, stamps  # noqa: F401  (readers use pins.py)
+from lexprobe.data.install import Say, _install_tree, _now, _write_state, disk_full_is_one_line
+from lexprobe.data.locations import STATE_DIR, entry_path, read_state
+from lexprobe.data.pins import _pin, stamp, stamps, write_record
 from lexprobe.data.registry import DATASETS, data_dir, mirror_url
 from lexprobe.errors import DataError
 
 NLTK_INDEX_URL = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/index.xml"
 #: what NLTK's downloader fetches for "wordnet" (NLTK's data server has no pinned revisions)
 NLTK_WORDNET_URL = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/packages/corpora/wordnet.zip"
-
-
-
-# --- state ---------------------------------------------------------------------------
 
 
 def locate(name: str) -> Path | None:
@@ -65,17 +39,11 @@ def locate(name: str) -> Path | None:
     return path
 
 
-# --- SemCor content digest -------------------------------------------------------------
-
-
 # --- fetch -----------------------------------------------------------------------------
 
 def fetch(name: str, progress: bool = True, force: bool = False, say: Say = print) -> Path:
-    """Download dataset ``name`` into the data directory (skipping files already verified there).
-
-    One process fetches a dataset at a time: a second one waits for the first (saying so)
-    and then finds the files verified instead of downloading them again.
-    """
+    """Download dataset ``name`` into the data directory, skipping files verified there. One process fetches a
+    dataset at a time: a second waits (saying so), then finds the files verified."""
     ds = DATASETS[name]
     if ds.method == "import-only":
         raise DataError(f"{ds.title} cannot be downloaded ({ds.licence}); run `lexprobe data import {name} PATH`")
@@ -138,11 +106,8 @@ def _fetch_http(ds, progress: bool, force: bool, say: Say) -> Path:
         if f.sha256 is None and f.relpath not in pinned_here:
             pinned_here.add(f.relpath)
             say(f"{name}: {Path(f.relpath).name} pinned on first fetch: sha256 {digest}")
-    _write_state(name, {
-        "name": name, "version": ds.version, "entry": ds.entry, "files": files, "stamps": stamps(files),
-        "pinned_on_first_fetch": sorted(pinned_here), "source": "fetch " + ", ".join(mirror_url(f.url) for f in ds.files),
-        "fetched": _now(), "verified": _now(),
-    })
+    write_record(name, ds.entry, files, "fetch " + ", ".join(mirror_url(f.url) for f in ds.files), pinned_here,
+                 fetched=_now())
     say(f"{name}: ready at {root / ds.entry}")
     return root / ds.entry
 
@@ -203,11 +168,9 @@ def _fetch_wordnet(progress: bool, force: bool, say: Say) -> Path:
     state = read_state("wordnet")
     pinned = (state.get("files") or {}).get("nltk_data/corpora/wordnet.zip")
     if os.environ.get("LEXPROBE_DATA_MIRROR"):
-        # NLTK's downloader refuses private and loopback hosts, and its index names absolute
-        # upstream URLs: from a mirror, fetch the same zip ourselves and unpack it as NLTK does.
-        # Everything is checked before the zip is put in place and pinned: its digest against the pin (when
-        # there is one, and not --force), its member names, and every member streamed to disk under a size
-        # cap and found to be WordNet (a mirror's 2 GiB of NULs was once pinned as verified, D17)
+        # NLTK's downloader refuses private and loopback hosts and its index names upstream URLs: fetch the zip
+        # ourselves and unpack it as NLTK does, checked before it is pinned (D17: a mirror's 2 GiB of NULs was
+        # once pinned as verified)
         url = mirror_url(NLTK_WORDNET_URL)
         say(f"wordnet: fetching {url}")
         download(url, archive, sha256=None if force else pinned, label="wordnet.zip", progress=progress,
@@ -222,11 +185,8 @@ def _fetch_wordnet(progress: bool, force: bool, say: Say) -> Path:
     if pinned and pinned != digest and not force:
         raise DataError(f"checksum mismatch for {archive}: sha256 {digest}, pinned on first fetch {pinned}; "
                         "rerun with --force to accept the new file")
-    _write_state("wordnet", {"name": "wordnet", "version": "3.0", "entry": "nltk_data",
-                             "files": {"nltk_data/corpora/wordnet.zip": digest},
-                             "stamps": stamps(["nltk_data/corpora/wordnet.zip"]),
-                             "pinned_on_first_fetch": ["nltk_data/corpora/wordnet.zip"],
-                             "source": source, "fetched": _now(), "verified": _now()})
+    rel = "nltk_data/corpora/wordnet.zip"
+    write_record("wordnet", "nltk_data", {rel: digest}, source, [rel], fetched=_now())
     from lexprobe.data import wordnet
 
     wordnet.load_wordnet.cache_clear()
@@ -251,9 +211,8 @@ def _nltk_download_wordnet(root: Path, progress: bool) -> bool:
         socket.setdefaulttimeout(previous)
 
 
-#: WordNet 3.0's dict files are at most 15,300,280 bytes each (data.noun) and about 36 MB together: an archive
-#: member declaring more than ``WORDNET_MEMBER_CAP`` bytes, or members declaring more than ``WORDNET_TOTAL_CAP``
-#: together (or more than ``WORDNET_MEMBERS`` of them), are refused before anything is unpacked (D17)
+#: WordNet 3.0's dict files are at most 15,300,280 bytes each and ~36 MB together: an archive beyond these caps
+#: is refused before anything is unpacked (D17)
 WORDNET_MEMBER_CAP = 64 << 20
 WORDNET_TOTAL_CAP = 256 << 20
 WORDNET_MEMBERS = 200
@@ -263,9 +222,8 @@ _SENSE_LINE = re.compile(rb"[^ %\n]+%\d:\d\d:\d\d:[^ \n]*:[^ \n]* \d{8} \d+ \d+\
 
 
 def _wordnet_members(archive: Path) -> list:
-    """The archive's ``wordnet/NAME`` file members, checked without reading them: every name is a plain file
-    name under ``wordnet/`` (``wordnet/..``, an absolute path, a subfolder or anything else is refused), the
-    declared sizes are under the caps, and WordNet's required files are there. One ``DataError`` otherwise."""
+    """The archive's ``wordnet/NAME`` file members, checked without reading them (plain names directly under
+    ``wordnet/``, declared sizes under the caps, WordNet's required files there); one ``DataError`` otherwise."""
     import zipfile
 
     from lexprobe.data.wordnet import REQUIRED_FILES
@@ -307,15 +265,13 @@ def _wordnet_members(archive: Path) -> list:
 
 
 def _check_wordnet_zip(path: Path) -> None:
-    """The format check of a wordnet.zip (``validator``): member names, declared sizes, required files."""
     _wordnet_members(path)
 
 
 def _unzip_wordnet(archive: Path) -> None:
-    """Unpack ``wordnet/*`` beside the zip, as NLTK's downloader does: each member streamed to disk in blocks
-    (never read whole: an 8 MB zip once took 4.3 GB of memory, D17), counted against the caps as it comes, the
-    required files checked to be WordNet's, then the folder swapped in whole. One ``DataError`` otherwise, and
-    nothing is left behind."""
+    """Unpack ``wordnet/*`` beside the zip as NLTK does: members streamed in blocks (an 8 MB zip read whole once
+    took 4.3 GB, D17) under the caps, the required files checked to be WordNet's, the folder swapped in whole.
+    One ``DataError`` otherwise, and nothing is left behind."""
     import zipfile
 
     from lexprobe.data.wordnet import REQUIRED_FILES
@@ -352,8 +308,7 @@ def _unzip_wordnet(archive: Path) -> None:
         raise DataError(f"{label} is not NLTK's wordnet.zip ({err}); nothing was unpacked or pinned") from None
 
 
-def _archive_label(archive: Path) -> str:
-    """The archive's name in messages (the download's ``.part`` is checked before it is renamed)."""
+def _archive_label(archive: Path) -> str:  # a download's ``.part`` is checked before it is renamed
     return archive.name.removesuffix(".part")
 
 

@@ -1,21 +1,12 @@
 """STREUSLE 4.4 supersense annotations of single-word nouns, verbs and prepositions.
 
-Three formats are read (gzip or plain):
-- ``.json``: the release's JSON (``toks`` and single-word expressions ``swes``);
-- ``.conllulex``: CoNLL-U plus 9 lexical-semantic columns (SMWE, LEXCAT, LEXLEMMA,
-  SS, SS2, WMWE, WCAT, WLEMMA, LEXTAG), read with the ``conllu`` library;
-- ``.vis``: one line per sentence, ``sent_id<TAB>`` then ``word|LEXCAT-ss[:ss2]``
-  items, strong MWEs joined with ``_`` (gappy ones as ``a_ ... _b``) and weak MWE
-  links with ``~``. It is the only train-split file here, and it has no lemmas.
-
-A target is a single-word expression with lexical category N, V or P and a
-supersense; its label is the first supersense (``ss``; for prepositions the scene
-role, as in the paper). Lemmas come from the data (JSON/conllulex) or, for
-``.vis``, from WordNet's morphy (prepositions: lower case).
-
-``authors_sentences`` reads a split as the authors' fine-tuning reader walks it: every
-sentence (also those without a target), lexical categories exactly N, V and P, and
-``ss_ss2`` labels (``bssp/fine_tuning/streusle.py``).
+Three formats are read (gzip or plain): the release's ``.json`` (``toks``, single-word expressions ``swes``),
+``.conllulex`` (CoNLL-U plus 9 lexical-semantic columns, read with ``conllu``) and ``.vis`` (``sent_id<TAB>`` then
+``word|LEXCAT-ss[:ss2]`` items, strong MWEs joined with ``_``, gappy ones ``a_ ... _b``, weak links ``~``; the only
+train-split file here, without lemmas). A target is a single-word expression of category N, V or P with a
+supersense, labelled with its first one (``ss``; for prepositions the scene role, as in the paper); lemmas come
+from the data or, for ``.vis``, from WordNet's morphy. ``authors_sentences`` reads a split as the authors'
+fine-tuning reader does (``bssp/fine_tuning/streusle.py``).
 """
 
 from __future__ import annotations
@@ -24,7 +15,7 @@ import json
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from lexprobe.data.conllu_reader import CONLLULEX_FIELDS, READ_ERRORS, open_text, read_sentences
 from lexprobe.data.files import unique_keys
@@ -39,9 +30,6 @@ def _doc_of(sent_id: str) -> str:
     return sent_id.rsplit("-", 1)[0]
 
 
-_READ_ERRORS = READ_ERRORS  # ValueError also covers JSON decoding
-
-
 def _problem(err: Exception) -> str:
     if isinstance(err, KeyError):
         return f"missing field {err}"
@@ -53,7 +41,7 @@ def read_streusle_json(path: str | Path, split: str) -> list[SenseInstance]:
     try:
         with open_text(path) as f:
             sentences = json.load(f, object_pairs_hook=unique_keys)  # a key twice: refused, not "last wins"
-    except (*_READ_ERRORS, RecursionError) as err:
+    except (*READ_ERRORS, RecursionError) as err:
         raise DataError(f"cannot read STREUSLE JSON {path}: {_problem(err)}") from None
     if not isinstance(sentences, list):
         raise DataError(f"{path}: expected a JSON list of sentences, got {type(sentences).__name__}")
@@ -92,15 +80,25 @@ def _json_sentence(s: dict, split: str) -> list[SenseInstance]:
 
 
 def read_streusle_conllulex(path: str | Path, split: str) -> list[SenseInstance]:
-    path = Path(path)
+    return [inst for sentence in _conllulex(Path(path), split, authors=False) for inst in sentence]
+
+
+def _conllulex(path: Path, split: str, authors: bool) -> list[list[SenseInstance]]:
+    """Each sentence's targets: lemma and label from the file, or (``authors``) as ``_authors_json`` makes them."""
     out = []
     for sent_id, words in read_sentences(path, CONLLULEX_FIELDS, exact=False, name="conllulex"):
         tokens = tuple(w["form"] for w in words)
+        items = []
         for i, w in enumerate(words):
             pos = LEXCATS.get(w["lexcat"])
             if pos is None or w["smwe"] != "_" or w["ss"] == "_":
                 continue
-            out.append(SenseInstance(_doc_of(sent_id), tokens, i, w["lexlemma"], pos, w["ss"], split, sent_id))
+            if authors:
+                lemma, label = tokens[i].lower(), authors_label(w["ss"], None if w["ss2"] == "_" else w["ss2"])
+            else:
+                lemma, label = w["lexlemma"], w["ss"]
+            items.append(SenseInstance(_doc_of(sent_id), tokens, i, lemma, pos, label, split, sent_id))
+        out.append(items)
     return out
 
 
@@ -146,7 +144,7 @@ def _vis_sentences(path: Path) -> Iterator[tuple[str, tuple[str, ...], list[tupl
                 targets = [(index, lexcat, LEXCATS[lexcat], tag) for index, lexcat, tag in singles
                            if LEXCATS.get(lexcat) is not None and tag]
                 yield sent_id, tokens, targets
-    except _READ_ERRORS as err:
+    except READ_ERRORS as err:
         raise DataError(f"cannot read STREUSLE .vis file {path}: {_problem(err)}") from None
 
 
@@ -162,17 +160,14 @@ def read_streusle_vis(path: str | Path, split: str, lemmatize: bool = True) -> l
 
 
 def authors_label(ss: str, ss2: str | None) -> str:
-    """The label of the authors' fine-tuning reader: ``ss``, or ``ss + "_" + ss2`` when the
-    JSON has an ``ss2`` (``bssp/fine_tuning/streusle.py:37-39``). In STREUSLE 4.4 only
-    adpositional supersenses have one, so prepositions get ``p.Locus_p.Locus``-style
-    labels (scene role and function), nouns and verbs plain ``n.PERSON``, ``v.motion``."""
+    """The authors' fine-tuning label (``bssp/fine_tuning/streusle.py:37-39``): ``ss``, or ``ss_ss2`` when there is
+    an ``ss2`` (in STREUSLE 4.4 only prepositions: ``p.Locus_p.Locus``)."""
     return f"{ss}_{ss2}" if ss2 is not None else ss
 
 
 def _vis_ss2(lexcat: str, tag: str) -> tuple[str, str | None]:
-    """(ss, ss2) of a .vis tag. The .vis writes ``ss:ss2`` only when they differ; a
-    preposition tagged ``p.Locus`` has ss2 = ss in the JSON, an unknown ``??`` has none
-    (checked against the JSON of dev and test: identical for all 1,089 sentences)."""
+    """(ss, ss2) of a .vis tag, written ``ss:ss2`` only when they differ; a preposition's ``p.Locus`` has ss2 = ss
+    in the JSON, ``??`` none (checked against dev and test's JSON: all 1,089 sentences identical)."""
     ss, colon, ss2 = tag.partition(":")
     if colon:
         return ss, ss2
@@ -182,21 +177,20 @@ def _vis_ss2(lexcat: str, tag: str) -> tuple[str, str | None]:
 
 
 def authors_sentences(root: Path, split: str) -> list[list[SenseInstance]]:
-    """Every sentence of a split in file order, sentences without a target included (as
-    empty lists), each with its single-word targets of lexical category exactly N, V or
-    P that have a supersense, in token order, labelled with ``authors_label``.
+    """Every sentence of a split in file order, as the authors' ``StreusleJsonReader._read`` walks it (they shuffle
+    the whole list before sampling, so sentences without targets count, as empty lists): targets of category
+    exactly N, V or P with a supersense, labelled ``authors_label``, lemmas lower-cased (fine-tuning needs none)."""
+    return _read_first(root, split, _authors_json, _authors_conllulex, _authors_vis)
 
-    This is what the authors' ``StreusleJsonReader._read`` walks: the full sentence list
-    is shuffled before sampling, so the sentences without targets count. Lemmas are the
-    lower-cased word (fine-tuning needs none).
-    """
+
+def _read_first(root: Path, split: str, *readers: Callable[[Path, str], list]) -> list:
+    """What the split's first file type present gives (JSON, conllulex, .vis; each gzipped first), file by file."""
     folder = Path(root) / split
-    for pattern, reader in (("*.json.gz", _authors_json), ("*.json", _authors_json),
-                            ("*.conllulex.gz", _authors_conllulex), ("*.conllulex", _authors_conllulex),
-                            ("*.vis.gz", _authors_vis), ("*.vis", _authors_vis)):
-        files = sorted(folder.glob(pattern))
-        if files:
-            return [sent for f in files for sent in reader(f, split)]
+    for suffix, reader in zip((".json", ".conllulex", ".vis"), readers):
+        for pattern in (f"*{suffix}.gz", f"*{suffix}"):
+            files = sorted(folder.glob(pattern))
+            if files:
+                return [x for f in files for x in reader(f, split)]
     raise DataError(f"no STREUSLE {split} file (.json, .conllulex or .vis, optionally .gz) under {folder}")
 
 
@@ -217,25 +211,13 @@ def _authors_json(path: Path, split: str) -> list[list[SenseInstance]]:
                 items.append(SenseInstance(_doc_of(sent_id), tokens, index, tokens[index].lower(), pos,
                                            authors_label(swe["ss"], swe.get("ss2")), split, sent_id))
             out.append(items)
-    except (*_READ_ERRORS, RecursionError, KeyError, TypeError, IndexError, AttributeError) as err:
+    except (*READ_ERRORS, RecursionError, KeyError, TypeError, IndexError, AttributeError) as err:
         raise DataError(f"cannot read STREUSLE JSON {path}: {_problem(err)}") from None
     return out
 
 
 def _authors_conllulex(path: Path, split: str) -> list[list[SenseInstance]]:
-    out = []
-    for sent_id, words in read_sentences(path, CONLLULEX_FIELDS, exact=False, name="conllulex"):
-        tokens = tuple(w["form"] for w in words)
-        items = []
-        for i, w in enumerate(words):
-            pos = LEXCATS.get(w["lexcat"])
-            if pos is None or w["smwe"] != "_" or w["ss"] == "_":
-                continue
-            ss2 = None if w["ss2"] == "_" else w["ss2"]
-            items.append(SenseInstance(_doc_of(sent_id), tokens, i, tokens[i].lower(), pos,
-                                       authors_label(w["ss"], ss2), split, sent_id))
-        out.append(items)
-    return out
+    return _conllulex(path, split, authors=True)
 
 
 def _authors_vis(path: Path, split: str) -> list[list[SenseInstance]]:
@@ -277,31 +259,23 @@ def _wordnet():
 
 def default_root() -> Path:
     """STREUSLE 4.4 in the data directory (``lexprobe data fetch streusle``)."""
-    from lexprobe.data.locations import default_streusle
+    from lexprobe.data.locations import entry_path
 
-    return default_streusle()
+    return entry_path("streusle")
 
 
 def read_split(root: Path, split: str, lemmatize: bool = True) -> list[SenseInstance]:
     """The best available file of a split: JSON, then conllulex, then .vis (``lemmatize``: see
     ``read_streusle_vis``; fine-tuning needs no lemmas)."""
-    folder = root / split
-    for pattern, reader in (("*.json.gz", read_streusle_json), ("*.json", read_streusle_json),
-                            ("*.conllulex.gz", read_streusle_conllulex), ("*.conllulex", read_streusle_conllulex),
-                            ("*.vis.gz", read_streusle_vis), ("*.vis", read_streusle_vis)):
-        files = sorted(folder.glob(pattern))
-        if files:
-            if reader is read_streusle_vis:
-                return [inst for f in files for inst in read_streusle_vis(f, split, lemmatize)]
-            return [inst for f in files for inst in reader(f, split)]
-    raise DataError(f"no STREUSLE {split} file (.json, .conllulex or .vis, optionally .gz) under {folder}")
+    return _read_first(root, split, read_streusle_json, read_streusle_conllulex,
+                       lambda f, split: read_streusle_vis(f, split, lemmatize))
 
 
 def streusle_instances(
     root: str | Path | None = None, splits=("train", "dev", "test"), uniform_lemmas: bool = True
 ) -> list[SenseInstance]:
-    """All splits. With ``uniform_lemmas`` every lemma comes from the same lemmatizer
-    (the one ``.vis`` needs), so that same-lemma ranking pairs train and dev/test alike."""
+    """All splits; ``uniform_lemmas``: every lemma from the lemmatizer ``.vis`` needs, so that same-lemma ranking
+    pairs train and dev/test alike."""
     if root is None and not default_root().is_dir():
         from lexprobe.data.locations import missing_message
 

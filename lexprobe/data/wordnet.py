@@ -1,19 +1,15 @@
 """WordNet 3.0 through NLTK, from wherever it is installed.
 
-On a user's machine ``nltk.download("wordnet")`` (or ``lexprobe data fetch wordnet``,
-which runs it into the data directory) puts WordNet where NLTK finds it.
-On Debian/Ubuntu the ``wordnet-base`` package installs the same database under
-``/usr/share/wordnet``; NLTK (>= 3.9) reads a corpus only from under a directory on
-``nltk.data.path``, rejects symlinks and needs a ``lexnames`` file that Debian does
-not ship, so we copy the files into ``<cache>/nltk_data/corpora/wordnet/`` once and
-write ``lexnames`` ourselves. Synsets are keyed by name or sense key, never by byte
-offset (some Debian verb offsets differ from Princeton's).
+``nltk.download("wordnet")`` (or ``lexprobe data fetch wordnet``) puts it where NLTK finds it. Debian's
+``wordnet-base`` installs it under ``/usr/share/wordnet``, but NLTK (>= 3.9) reads only under ``nltk.data.path``,
+rejects symlinks and needs a ``lexnames`` file Debian does not ship: the files are copied once into
+``<cache>/nltk_data/corpora/wordnet/`` with our ``lexnames``. Synsets are keyed by name or sense key, never by
+byte offset (some Debian verb offsets differ from Princeton's).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 from functools import lru_cache
 from pathlib import Path
 
@@ -39,22 +35,16 @@ _CATEGORY = {"adj": 3, "adv": 4, "noun": 1, "verb": 2}
 
 
 def lexnames_text() -> str:
-    lines = []
-    for i, name in enumerate(LEXNAMES):
-        lines.append(f"{i:02d}\t{name}\t{_CATEGORY[name.split('.')[0]]}")
-    return "\n".join(lines) + "\n"
+    return "".join(f"{i:02d}\t{name}\t{_CATEGORY[name.split('.')[0]]}\n" for i, name in enumerate(LEXNAMES))
 
 
 def _candidate_source_dirs() -> list[Path]:
-    dirs = []
-    env = os.environ.get("LEXPROBE_WORDNET")
-    if env:
-        dirs.append(Path(env))
-    dirs.extend(Path(d) for d in DEBIAN_WORDNET_DIRS)
     from lexprobe.data.registry import data_dir
 
-    dirs.append(data_dir() / "wordnet" / "dict")  # `lexprobe data import wordnet DIR`
-    return dirs
+    env = os.environ.get("LEXPROBE_WORDNET")
+    dirs = [Path(env)] if env else []
+    # Debian's wordnet-base, then `lexprobe data import wordnet DIR`'s copy
+    return dirs + [Path(d) for d in DEBIAN_WORDNET_DIRS] + [data_dir() / "wordnet" / "dict"]
 
 
 def wordnet_source_dir() -> Path | None:
@@ -72,15 +62,14 @@ def _install_into_nltk_data(src: Path) -> Path:
     marker = target / ".lexprobe-source"
     if marker.exists() and marker.read_text() == str(src.resolve()):
         return root
+    from lexprobe.data.install import _copy_file
     from lexprobe.outputs import write_atomic
 
     try:
         target.mkdir(parents=True, exist_ok=True)
         for item in src.iterdir():
             if item.is_file():  # each file whole or not at all (never through a link there); the marker last
-                with open(item.resolve(), "rb") as f:
-                    write_atomic(target / item.name, lambda out: shutil.copyfileobj(f, out, 1 << 20),
-                                 one_line_errors=False)
+                _copy_file(item.resolve(), target / item.name)
         if not (target / "lexnames").exists():
             write_atomic(target / "lexnames", lexnames_text(), one_line_errors=False)
         write_atomic(marker, str(src.resolve()), one_line_errors=False)
@@ -116,12 +105,8 @@ def _installed(src: Path) -> Path:
 
 
 def _reader_class():
-    """NLTK's WordNet reader without the Open Multilingual WordNet mapping it builds on construction.
-
-    Why: NLTK 3.10 maps "wordnet" synsets to the loaded version for OMW in ``__init__`` (``map30 =
-    map_wn()``), reading index.sense twice and every data file: ~14 s of a ~25 s load on two cores, in every
-    process that reads WordNet. lexprobe never uses OMW (the reader is made without it), so the mapping is
-    skipped; nothing else of the reader changes."""
+    """NLTK's WordNet reader without the Open Multilingual WordNet mapping NLTK 3.10 builds in ``__init__``
+    (``map_wn()``: ~14 s of a ~25 s load on two cores); lexprobe never uses OMW, nothing else changes."""
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
     class WordNet30(WordNetCorpusReader):
@@ -132,12 +117,8 @@ def _reader_class():
 
 
 def wordnet_key() -> str:
-    """Identify the installed WordNet without loading it (NLTK's reader takes ~20 s to start): the key of every
-    cache built from WordNet (WDLMPro's groups and stats, CoDA21's builds).
-
-    Looks where ``load_wordnet`` looks first; the key holds the version from the data files' header and a hash
-    of their sizes. Falls back to loading WordNet.
-    """
+    """The installed WordNet's identity without loading it (~20 s): version from the data files' header and a hash
+    of their sizes, where ``load_wordnet`` looks first (else loaded). Keys every cache built from WordNet."""
     import re
 
     from lexprobe.cache import stable_hash
@@ -163,14 +144,13 @@ def load_wordnet():
     # NLTK warns that Open Multilingual WordNet is absent; lexprobe never uses it
     warnings.filterwarnings("ignore", message="The multilingual functions are not available")
 
-    looked: list[str] = []
-    for src in _candidate_source_dirs():
-        looked.append(str(src))
-        if all((src / f).exists() for f in REQUIRED_FILES):
-            root = _installed(src)
-            if str(root) not in nltk.data.path:
-                nltk.data.path.insert(0, str(root))
-            return WordNetCorpusReader(str(root / "corpora" / "wordnet"), None)
+    src = wordnet_source_dir()
+    if src is not None:
+        root = _installed(src)
+        if str(root) not in nltk.data.path:
+            nltk.data.path.insert(0, str(root))
+        return WordNetCorpusReader(str(root / "corpora" / "wordnet"), None)
+    looked = [str(d) for d in _candidate_source_dirs()]
     from lexprobe.data.registry import data_dir
 
     fetched = data_dir() / "nltk_data"  # `lexprobe data fetch wordnet`

@@ -6,20 +6,15 @@ targets; pos NOUN/VERB/ADJ/ADV) and ``<set>.gold.key.txt`` (``<instance id> <sen
 listed WordNet 3.0 key is right). ALL is the five sets concatenated, its ids prefixed with the set's name
 (``senseval2.d000.s000.t000``); ``check_framework`` verifies that it is exactly that.
 
-Why this shape:
-- One instance model, ``WsdInstance``: the sentence's tokens, the target's index (``char_span()`` its
-  characters in ``" ".join(tokens)``, as for ``SenseInstance``), lemma, part of speech N/V/A/R and gold
-  keys; candidates come from WordNet (``wsd_senses.py``), scoring from ``metrics/wsd.py``.
-- XML through ``wsd_xml.read_targets`` (``defusedxml``'s SAX parser, DTDs forbidden: nothing is ever
-  expanded or fetched), every problem one ``DataError`` naming ``file:line``.
-- Strict: an unknown element, a token outside a sentence, a missing id/lemma/pos, an unknown pos, an id
-  twice, an instance without gold or gold without an instance — each refused, never skipped.
+Candidates come from WordNet (``wsd_senses.py``), scoring from ``metrics/wsd.py``; the XML is read by
+``wsd_xml.read_targets`` (DTDs forbidden). Strict: an unknown element, a missing id/lemma/pos, an id twice, an
+instance without gold or gold without an instance... each is one ``DataError`` naming ``file:line``, never skipped.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lexprobe.data.exported import RowFormat
@@ -84,15 +79,13 @@ class WsdInstance(TargetInSentence):
 # --- reading ----------------------------------------------------------------------------------------
 
 def read_wsd(data_xml: str | Path, gold_key: str | Path | None = None) -> list[WsdInstance]:
-    """The instances of one framework file pair, in document order.
-
-    ``gold_key`` defaults to the ``<stem>.gold.key.txt`` beside ``<stem>.data.xml``. Every instance must
-    have gold keys and every gold line an instance.
-    """
+    """The instances of one framework file pair, in document order (``gold_key``: by default the
+    ``<stem>.gold.key.txt`` beside ``<stem>.data.xml``). Every instance must have gold keys and every gold line
+    an instance."""
     data_xml = Path(data_xml)
     gold_path = Path(gold_key) if gold_key is not None else gold_path_of(data_xml)
     targets, source = read_targets(data_xml)
-    set_name = _file_set(data_xml, source)
+    set_name = source if source in SETS else stem_of(data_xml)  # ALL, or one's own file
     gold = read_key_file(gold_path)
     out = []
     for t in targets:
@@ -158,12 +151,6 @@ def _line_numbers(path: Path) -> dict[str, int]:
     return out
 
 
-def _file_set(path: Path, source: str) -> str:
-    """The set a data file holds: its corpus ``source`` when that names a set, else the file's stem
-    (``ALL``, or the name of one's own file)."""
-    return source if source in SETS else stem_of(path)
-
-
 def _own_set(instance_id: str, file_set: str) -> str:
     """ALL's instances belong to the set their id names; a set's to the set itself."""
     prefix = instance_id.split(".", 1)[0]
@@ -179,9 +166,9 @@ def set_files(root: Path, name: str) -> tuple[Path, Path]:
 
 def default_root() -> Path:
     """The framework in the data directory (``lexprobe data fetch wsd`` / ``data import wsd DIR``)."""
-    from lexprobe.data.locations import default_wsd
+    from lexprobe.data.locations import entry_path
 
-    return default_wsd()
+    return entry_path("wsd")
 
 
 def instance_row(inst: WsdInstance, candidates) -> dict:
@@ -255,8 +242,8 @@ def check_framework(root: str | Path) -> dict[str, list[WsdInstance]]:
 def _as_in_all(instance: WsdInstance) -> WsdInstance:
     """A set's instance as ALL holds it: ids (instance, document, sentence) prefixed with the set's name."""
     prefix = instance.set_name + "."
-    return WsdInstance(prefix + instance.id, instance.set_name, prefix + instance.doc_id, prefix + instance.sent_id,
-                       instance.lemma, instance.pos, instance.tokens, instance.index, instance.gold)
+    return replace(instance, id=prefix + instance.id, doc_id=prefix + instance.doc_id,
+                   sent_id=prefix + instance.sent_id)
 
 
 def check_file(path: Path, relpath: str) -> None:
@@ -264,14 +251,13 @@ def check_file(path: Path, relpath: str) -> None:
     its set's published count; a gold file must parse and hold as many lines. ``relpath`` names the file
     (``path`` may be a download's ``.part``)."""
     name = Path(relpath).name
-    for suffix in (DATA_SUFFIX, GOLD_SUFFIX):
-        if name.endswith(suffix):
-            set_name = name[: -len(suffix)]
-            if suffix == DATA_SUFFIX:
-                count = len(read_targets(path)[0])
-            else:
-                count = len(read_key_file(path))
-            expected = PUBLISHED_COUNTS.get(set_name)
-            if expected is not None and count != expected:
-                raise DataError(f"{os.fspath(path)} holds {count:,} instances; the framework's {set_name} has "
-                                f"{expected:,}: not the framework's {name}")
+    if name.endswith(DATA_SUFFIX):
+        set_name, count = name[: -len(DATA_SUFFIX)], len(read_targets(path)[0])
+    elif name.endswith(GOLD_SUFFIX):
+        set_name, count = name[: -len(GOLD_SUFFIX)], len(read_key_file(path))
+    else:
+        return
+    expected = PUBLISHED_COUNTS.get(set_name)
+    if expected is not None and count != expected:
+        raise DataError(f"{os.fspath(path)} holds {count:,} instances; the framework's {set_name} has "
+                        f"{expected:,}: not the framework's {name}")

@@ -1,23 +1,12 @@
 """Candidate senses of a WSD instance from WordNet 3.0, and sense-key counts from SemCor.
 
-Candidates are the WordNet senses of the instance's lemma and part of speech, in WordNet's order (the
-synsets of ``index.<pos>``, sense number 1 first), each with its sense key and definition; adjectives
-include satellites (WordNet files both under ``index.adj``). This is the framework's inventory: the
-first candidate reproduces the paper's WordNet-first-sense row exactly, and every gold key of the five
-sets is among the candidates (``outside_inventory`` counts the exceptions: none with WordNet 3.0).
-
-Lemma forms: the framework's lemmas are WordNet's lemma names in lower case, a multi-word lemma joined by
-``_`` (``change_ringing``); WordNet's own names keep their case (``English``) and a sense key its lower-case
-form. ``lemma_form`` lowers the lemma and joins spaces with ``_``; a synset is a candidate when one of its
-lemma names is that form, case aside (NLTK's ``synsets`` also tries morphological base forms — ``axes`` ->
-``axis`` — whose synsets do not name the form itself and are left out, so a lemma WordNet lacks has no
-candidates rather than another word's). Eight synsets name a lemma twice in two cases (``Earth`` and
-``earth`` in earth.n.01); NLTK gives each its own key, and the candidate's key is the one WordNet's
-``index.sense`` lists (``earth%1:17:00::``, the key the gold uses; NLTK's ``wordnet.lemmas("earth")``
-would list the synset twice).
-
-SemCor counts (for the most-frequent-sense baseline): every sense-tagged term of our SemCor 3.0 NAF copy
-counts once under its sense key, multi-word terms included (``semcor_sense_counts``).
+Candidates are the WordNet senses of the lemma and part of speech in WordNet's order (adjectives include
+satellites), each with its sense key and definition: the framework's inventory (the first candidate reproduces
+the paper's first-sense row; ``outside_inventory`` counts gold keys outside it: none with WordNet 3.0). A synset
+is a candidate when one of its lemma names is ``lemma_form`` case aside: the base forms NLTK's ``synsets`` also
+tries (``axes`` -> ``axis``) are left out, so a lemma WordNet lacks has no candidates rather than another word's.
+Where a synset names a lemma in two cases (``Earth``, ``earth``) the key is the one ``index.sense`` lists, the
+one the gold uses. ``semcor_sense_counts`` counts every sense-tagged SemCor term (the most-frequent-sense baseline).
 """
 
 from __future__ import annotations

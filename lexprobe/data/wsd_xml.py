@@ -1,11 +1,8 @@
 """The framework's ``<set>.data.xml`` read as a stream of SAX events, strictly and safely.
 
-Why SAX through ``defusedxml`` with DTDs forbidden: no entity is ever expanded (a "billion laughs" file is
-one line, not a full memory) and no external resource is fetched, whatever the file declares; and SAX
-gives each element's line, so every problem is one ``DataError`` naming ``file:line``. The layout is
-``<corpus source>/<text id>/<sentence id>/(<wf lemma pos> | <instance id lemma pos>)*``; anything else
-(an unknown element, text outside a token, a missing id/lemma/pos, an unknown pos, an id twice, an empty
-token) is refused, never skipped. ``data/wsd.py`` turns the targets into instances with their gold keys.
+Why SAX through ``defusedxml`` with DTDs forbidden: no entity is expanded ("billion laughs") and nothing is
+fetched, whatever the file declares; and SAX gives each element's line, so every problem is one ``DataError``
+naming ``file:line``. Anything outside ``<corpus>/<text>/<sentence>/(<wf> | <instance>)*`` is refused, never skipped.
 """
 
 from __future__ import annotations
