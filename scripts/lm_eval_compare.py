@@ -93,14 +93,14 @@ def wdlmpro(scorer, lm, groups: int, seed: int, work: Path) -> list[list]:
 
 
 def coda21(scorer, lm, groups: int, variant: str, work: Path) -> list[list]:
-    from lexprobe.benchmarks.coda21.benchmark import CoDA21
+    from lexprobe.benchmarks.coda21.benchmark import CODA21
     from lexprobe.benchmarks.coda21.config import CodaConfig
     from lexprobe.core.evaluate import evaluate
 
     assert lexprobe_main(["export", "lm-eval", "coda21", "--data", variant, "--limit", str(groups),
                           "--out", str(work / "coda21")]) == 0
     config = CodaConfig(data=variant, limit=groups)
-    items = CoDA21().load_items(config)  # loaded before the clock
+    items = CODA21.items.load(config)  # loaded before the clock
     ours, t_ours = _timed(lambda: evaluate("coda21", scorer, config, None, items=items, progress=False))
     mean = evaluate("coda21", scorer, CodaConfig(data=variant, limit=groups, normalize="mean"), None, items=items,
                     progress=False)
@@ -130,13 +130,13 @@ def wsd(scorer, lm, per_set: int, seed: int, work: Path) -> list[list]:
     """WSD on a seeded sample of each set of ALL: lm-eval's `acc` against lexprobe's F1 with `--reduce sum` (what
     lm-eval computes) and with lexprobe's default `--reduce mean` (what it cannot)."""
     from lexprobe.core.evaluate import evaluate
-    from lexprobe.benchmarks.wsd.benchmark import Wsd
+    from lexprobe.benchmarks.wsd.benchmark import WSD
     from lexprobe.benchmarks.wsd.config import WsdConfig
 
     assert lexprobe_main(["export", "lm-eval", "wsd", "--limit", str(per_set), "--seed", str(seed),
                           "--out", str(work / "wsd")]) == 0
     config = WsdConfig(limit=per_set, seed=seed, reduce="sum")
-    items = Wsd().load_items(config)  # loaded before the clock
+    items = WSD.items.load(config)  # loaded before the clock
     ours, t_ours = _timed(lambda: evaluate("wsd", scorer, config, None, items=items, progress=False))
     mean = evaluate("wsd", scorer, WsdConfig(limit=per_set, seed=seed), None, items=items, progress=False)
     names = list(dict.fromkeys(i.set_name for i in items.instances))

@@ -128,7 +128,7 @@ def test_coda_cyclic_reading_equals_the_rotations_records(llama, tmp_path):
     units = unit_values(coda, result)  # one per group, each reading's accuracy averaged over its orders
     assert [u.key for u in units] == list(dict.fromkeys(r["item"] for r in result["instances"]))
     assert units[0].values["likelihood_cyclic.accuracy"] == result["instances"][0]["likelihood_cyclic"]["accuracy"]
-    assert coda.unit_metrics(result)[0] == ("likelihood.accuracy", "accuracy (choose, label likelihood)")
+    assert unit_metrics(coda, result)[0] == ("likelihood.accuracy", "accuracy (choose, label likelihood)")
     assert "likelihood_cyclic" in result["readings"]
     assert result["breakdowns"]["alignment"]["position_bias"]["all"]["likelihood"]["n"] == sum(
         len(r["shown"]) for r in result["instances"])

@@ -109,7 +109,8 @@ def test_ask_results_get_their_own_report_table_and_compare_with_likelihood(tmp_
     import lexprobe.benchmarks.coda21.ask as asking
 
     monkeypatch.setattr(asking, "ANSWERS", TINY_ANSWERS)
-    from lexprobe.benchmarks.coda21.tables import tables
+    from lexprobe.core.contract import tables
+    from lexprobe.core.registry import get
     from lexprobe.report.compare import compare_files
     from lexprobe.result_schema import load
 
@@ -118,7 +119,7 @@ def test_ask_results_get_their_own_report_table_and_compare_with_likelihood(tmp_
     assert main(common + ["--method", "ask", "--out", str(tmp_path / "ask.json")]) == 0
     assert main(common + ["--out", str(tmp_path / "lik.json")]) == 0
     results = [load(tmp_path / "ask.json"), load(tmp_path / "lik.json")]
-    titles = [t.title for t in tables(results)]
+    titles = [t.title for t in tables(get("coda21"), results)]
     assert any(t.endswith("asked yes/no (--method ask)") for t in titles) and len(titles) == 2
     c = compare_files(tmp_path / "ask.json", tmp_path / "lik.json")
     assert any("method: ask vs likelihood" in w for w in c["warnings"])
