@@ -1,12 +1,17 @@
 """``lexprobe coda21 build|stats|sample-human|heatmap`` and CoDA21's part of ``lexprobe run``
-(``eval`` is derived from ``benchmark.CodaConfig``)."""
+(``eval`` is derived from ``benchmark.CodaConfig``). Each command's options are a declared dataclass
+(``option(...)`` fields: ``benchmarks.options.add_options``; paths checked by ``outputs.guard`` before the
+command runs), and the command a function of them."""
 
 from __future__ import annotations
 
-import argparse
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
+from lexprobe.benchmarks.base import option
 from lexprobe.benchmarks.coda21.build_cache import cached_build
+from lexprobe.benchmarks.coda21.config import CodaConfig, parts_of_speech
 from lexprobe.benchmarks.coda21.dataset import (
     POS_NAMES,
     VARIANTS,
@@ -16,9 +21,10 @@ from lexprobe.benchmarks.coda21.dataset import (
     groups_to_official,
     load_coda,
 )
-from lexprobe.cli_common import non_negative_float, non_negative_int, positive_int
+from lexprobe.benchmarks.coda21.recipe import RECIPES
+from lexprobe.cli_common import batch_size_arg, non_negative_float, non_negative_int, positive_int
 from lexprobe.errors import DataError, LexprobeError
-from lexprobe.outputs import output_lock
+from lexprobe.outputs import IMAGE, INPUT, OUTPUT, output_lock
 from lexprobe.reporting import command_lines, wrap_text, write_json
 
 OFFICIAL_FILES = {"clean-easy": "CoDA-clean-easy.json", "clean-hard": "CoDA-clean-hard.json"}
@@ -27,6 +33,7 @@ SMALL_PREFIX = "coda21-small-"
 #: groups per resumable chunk in ``lexprobe run`` (the likelihood method's progress steps)
 RUN_CHUNK = 2
 DEFAULT_CONTEXT_MODEL = "bert-base-uncased"
+CONTEXT_SOURCES = ("semcor", "wordnet")
 
 
 def default_coda_dir() -> Path:
@@ -70,69 +77,85 @@ def load_items(config) -> CodaData:
     return data
 
 
-def register_commands(csub) -> None:
+@dataclass(frozen=True)
+class Build:
+    variant: str = option("clean-hard", "which CoDA21 variant to build", choices=VARIANTS)
+    out: str = option(None, "output JSON file (official format)", required=True, path=OUTPUT)
+    pos: str = option("both", "part of speech", choices=("n", "v", "both"))
+    semcor: str | None = option(None, "SemCor 3.0 NAF archive or folder (default: the data directory, "
+                                      "`lexprobe data fetch semcor`; $LEXPROBE_SEMCOR)", path=INPUT)
+    contexts: str = option("semcor", "where contexts come from: SemCor (the paper), or WordNet's own example "
+                                     "sentences (no SemCor needed; with --variant noisy-hard and --context-model "
+                                     "first, the small set `lexprobe run` builds offline)", choices=CONTEXT_SOURCES)
+    embed_model: str = option("all-MiniLM-L6-v2", "sentence-embedding model for clustering definitions (paper: "
+                                                  "stsb-distilbert-base)", path=INPUT)
+    context_model: str = option(DEFAULT_CONTEXT_MODEL, "masked LM that picks each synset's context (paper: "
+                                                       "bert-base-uncased); `first` takes the first SemCor sentence "
+                                                       "instead", path=INPUT)
+    k_min: int = option(5, "smallest group size", type=positive_int)
+    k_max: int = option(10, "largest group size", type=positive_int)
+    theta: float = option(0.8, "maximum definition similarity within a group", type=non_negative_float)
+    max_groups: int | None = option(None, "stop after N groups per POS (small builds; default: all)",
+                                    type=positive_int)
+    device: str = option("auto", "auto, cpu, cuda or cuda:N")
+    batch_size: int | str | None = option(None, "initial batch size of the embedding and context models "
+                                                "(default: the model's)", type=batch_size_arg)
+    recipe: str = option("paper", "paper: follow the paper's text; authors: reproduce the authors' released code",
+                         choices=("paper", "authors"))
+
+
+@dataclass(frozen=True)
+class SampleHuman:
+    data: str | None = option(None, "CoDA-clean-easy.json (default: the official file in the CoDA21 data folder)",
+                              path=INPUT)
+    out: str = option(None, "output JSON file (official format; `coda eval --data` reads it)", required=True,
+                      path=OUTPUT)
+    size: int = option(20, "number of groups", type=positive_int)
+    seed: int = option(42, "seed of the shuffle (the paper's S20: 42)", type=non_negative_int)
+    pos: str = option("n", "part of speech of the groups", choices=("n", "v"))
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    result: str = option(None, "result JSON of `lexprobe coda eval`", required=True, path=INPUT)
+    group: str = option(None, "group id (n/3) or index into the result's groups", required=True)
+    out: str = option(None, "image file (.png, .pdf, .svg)", required=True, path=IMAGE)
+
+
+def _official_easy() -> Path:
+    return default_coda_dir() / OFFICIAL_FILES["clean-easy"]
+
+
+def register_commands(csub: Any) -> None:
     """CoDA21's commands besides ``eval`` (which ``lexprobe.cli`` derives from ``CodaConfig``)."""
-    from lexprobe.cli_common import add_recipe_arg, batch_size_arg, path_arg
-    from lexprobe.outputs import IMAGE, INPUT, OUTPUT
+    from lexprobe.benchmarks.options import add_options, config_from_args
 
-    fmt = argparse.ArgumentDefaultsHelpFormatter
-    b = csub.add_parser("build", help="build a CoDA21-style dataset from WordNet and SemCor", formatter_class=fmt)
-    b.add_argument("--variant", choices=VARIANTS, default="clean-hard", help="which CoDA21 variant to build")
-    # the paths are declared: outputs.guard checks them all (output is no input, writable) before cmd_build runs
-    path_arg(b, "--out", kind=OUTPUT, required=True, help="output JSON file (official format)")
-    b.add_argument("--pos", choices=("n", "v", "both"), default="both", help="part of speech")
-    path_arg(b, "--semcor", kind=INPUT, help="SemCor 3.0 NAF archive or folder (default: the data directory, "
-                                     "`lexprobe data fetch semcor`; $LEXPROBE_SEMCOR)")
-    b.add_argument("--contexts", choices=CONTEXT_SOURCES, default="semcor",
-                   help="where contexts come from: SemCor (the paper), or WordNet's own example sentences (no "
-                        "SemCor needed; with --variant noisy-hard and --context-model first, the small set "
-                        "`lexprobe run` builds offline)")
-    path_arg(b, "--embed-model", kind=INPUT, default="all-MiniLM-L6-v2",
-                   help="sentence-embedding model for clustering definitions (paper: stsb-distilbert-base)")
-    path_arg(b, "--context-model", kind=INPUT, default=DEFAULT_CONTEXT_MODEL,
-                   help="masked LM that picks each synset's context (paper: bert-base-uncased); "
-                        "`first` takes the first SemCor sentence instead")
-    b.add_argument("--k-min", type=positive_int, default=5, help="smallest group size")
-    b.add_argument("--k-max", type=positive_int, default=10, help="largest group size")
-    b.add_argument("--theta", type=non_negative_float, default=0.8, help="maximum definition similarity within a group")
-    b.add_argument("--max-groups", type=positive_int, help="stop after N groups per POS (small builds; default: all)")
-    b.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
-    b.add_argument("--batch-size", type=batch_size_arg, default=None,
-                   help="initial batch size of the embedding and context models (default: the model's)")
-    add_recipe_arg(b)
-    b.set_defaults(func=cmd_build)
-
-    s = csub.add_parser("stats", help="Table-1 statistics of CoDA21 files")
-    s.add_argument("files", nargs="+", help="CoDA21 JSON files")
-    s.set_defaults(func=cmd_stats)
-
-    hs = csub.add_parser("sample-human", formatter_class=fmt,
-                         help="the paper's human-evaluation subset S20 (20 clean-easy noun groups, seed 42)")
-    path_arg(hs, "--data", kind=INPUT, implied=lambda: default_coda_dir() / OFFICIAL_FILES["clean-easy"],
-             help="CoDA-clean-easy.json (default: the official file in the CoDA21 data folder)")
-    path_arg(hs, "--out", kind=OUTPUT, required=True, help="output JSON file (official format; `coda eval --data` reads it)")
-    hs.add_argument("--size", type=positive_int, default=20, help="number of groups")
-    hs.add_argument("--seed", type=non_negative_int, default=42, help="seed of the shuffle (the paper's S20: 42)")
-    hs.add_argument("--pos", choices=("n", "v"), default="n", help="part of speech of the groups")
-    hs.set_defaults(func=cmd_sample_human)
-
-    h = csub.add_parser("heatmap", help="draw one group's match scores with predicted and gold alignment")
-    path_arg(h, "--result", kind=INPUT, required=True, help="result JSON of `lexprobe coda eval`")
-    h.add_argument("--group", required=True, help="group id (n/3) or index into the result's groups")
-    path_arg(h, "--out", kind=IMAGE, required=True, help="image file (.png, .pdf, .svg)")  # outputs.guard checks
-    h.set_defaults(func=cmd_heatmap)
+    for name, (options, text, command) in COMMANDS.items():
+        parser = csub.add_parser(name, help=text)
+        if options is None:  # stats: its files are a positional, which option(...) does not declare
+            parser.add_argument("files", nargs="+", help="CoDA21 JSON files")
+            parser.set_defaults(func=command)
+            continue
+        add_options(parser, options)
+        parser.set_defaults(func=lambda args, options=options, command=command: command(config_from_args(options,
+                                                                                                         args)))
+    # sample-human without --data reads the official file: guarded like a given --data (``declare_path``'s
+    # ``implied``, which option(...) does not declare)
+    human = csub.choices["sample-human"]
+    human.set_defaults(_paths=[(dest, label, kind, writes, _official_easy if dest == "data" else implied, inside)
+                               for dest, label, kind, writes, implied, inside in human.get_default("_paths")])
 
 
 # --- build ---------------------------------------------------------------------------
 
-def _embedder(model: str, device: str | None, batch_size: int | None):
+def _embedder(model: str, device: str | None, batch_size: int | str | None):
     from lexprobe.models import load_scorer
 
     scorer = load_scorer(model, kind="embedding", device=device, batch_size=batch_size)
     return scorer.encode
 
 
-def _context_selector(model: str, device: str | None, batch_size: int | None, recipe: str = "paper"):
+def _context_selector(model: str, device: str | None, batch_size: int | str | None, recipe: str = "paper"):
     from lexprobe.benchmarks.coda21.contexts import FirstContextSelector, MaskedContextSelector
     from lexprobe.models import load_scorer
 
@@ -142,16 +165,12 @@ def _context_selector(model: str, device: str | None, batch_size: int | None, re
         scorer = load_scorer(model, kind="masked", device=device, batch_size=batch_size)
     except LexprobeError as err:
         raise LexprobeError(f"{err} (for --context-model; pass a local masked LM or `--context-model first`)") from None
-    from lexprobe.benchmarks.coda21.recipe import RECIPES
-
     # footnote 4 in both recipes (probabilities averaged): the authors' scorer is not released
     return MaskedContextSelector(scorer, average=RECIPES[recipe].context_average)
 
 
-def cmd_build(args) -> int:
+def cmd_build(args: Build) -> int:
     from lexprobe.benchmarks.coda21.builder import BuildConfig
-    from lexprobe.benchmarks.coda21.config import parts_of_speech
-    from lexprobe.benchmarks.coda21.recipe import RECIPES
 
     config = BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
                          pos=parts_of_speech(args.pos), max_groups=args.max_groups,
@@ -170,9 +189,6 @@ def cmd_build(args) -> int:
     return 0
 
 
-CONTEXT_SOURCES = ("semcor", "wordnet")
-
-
 def _build_key(config, contexts: str, semcor: str | None, embed_model: str, context_model: str,
                recipe: str) -> str | None:
     """``build_cache.build_key`` of these inputs; None where an input is missing (the build then names every
@@ -189,17 +205,22 @@ def _build_key(config, contexts: str, semcor: str | None, embed_model: str, cont
         return None
 
 
-def _build_inputs(args):
+def _build_inputs(args: Build):
     """WordNet, SemCor's sentences (``--contexts semcor``), the context selector and the embedder, or
     ONE line naming every one of them that is missing (not one per try)."""
     from lexprobe.data.semcor import default_archive, iter_semcor_sentences
     from lexprobe.data.wordnet import load_wordnet
 
-    lacking, wn, sentences, selector, embed = [], None, None, None, None
-    try:
-        wn = load_wordnet()
-    except LexprobeError as err:
-        lacking.append(str(err))
+    lacking: list[str] = []
+
+    def attempt(load: Callable[[], Any], note: str = "") -> Any:
+        try:
+            return load()
+        except LexprobeError as err:
+            lacking.append(f"{err}{note}")
+            return None
+
+    wn, sentences = attempt(load_wordnet), None
     if args.contexts == "semcor":
         path = Path(args.semcor) if args.semcor else default_archive()
         if path.exists():
@@ -207,14 +228,8 @@ def _build_inputs(args):
         else:
             lacking.append(f"SemCor 3.0 not found at {path} (`lexprobe data fetch semcor`, --semcor PATH, or "
                            "--contexts wordnet for WordNet's example sentences)")
-    try:
-        selector = _context_selector(args.context_model, args.device, args.batch_size, args.recipe)
-    except LexprobeError as err:
-        lacking.append(str(err))
-    try:
-        embed = _embedder(args.embed_model, args.device, args.batch_size)
-    except LexprobeError as err:
-        lacking.append(f"{err} (for --embed-model)")
+    selector = attempt(lambda: _context_selector(args.context_model, args.device, args.batch_size, args.recipe))
+    embed = attempt(lambda: _embedder(args.embed_model, args.device, args.batch_size), " (for --embed-model)")
     if lacking:
         raise DataError(f"coda21 build lacks {len(lacking)} thing(s): " + " | ".join(lacking))
     return wn, sentences, selector, embed
@@ -225,14 +240,13 @@ def _build(wn, sentences, embed, config, selector, contexts: str):
     from lexprobe.benchmarks.coda21.builder import build_coda
     from lexprobe.benchmarks.coda21.contexts import example_contexts
 
-    if contexts == "wordnet":
-        return build_coda(wn, None, embed, config, selector=selector, contexts=example_contexts(wn, config.pos))
-    return build_coda(wn, sentences, embed, config, selector=selector)
+    examples = example_contexts(wn, config.pos) if contexts == "wordnet" else None
+    return build_coda(wn, sentences, embed, config, selector=selector, contexts=examples)
 
 
 # --- stats / heatmap ---------------------------------------------------------------
 
-def cmd_stats(args) -> int:
+def cmd_stats(args: Any) -> int:
     for i, path in enumerate(args.files):
         data = load_coda(path, option="the file argument of `coda stats`")
         if i:
@@ -243,10 +257,10 @@ def cmd_stats(args) -> int:
     return 0
 
 
-def cmd_sample_human(args) -> int:
+def cmd_sample_human(args: SampleHuman) -> int:
     from lexprobe.benchmarks.coda21.human import write_sample
 
-    source = args.data or default_coda_dir() / OFFICIAL_FILES["clean-easy"]
+    source = args.data or _official_easy()
     sample = write_sample(source, args.out, size=args.size, seed=args.seed, pos=args.pos)
     groups = sample[args.pos]
     print(f"{len(groups)} groups sampled from {source} (seed {args.seed}, duplicate contexts skipped):")
@@ -256,13 +270,23 @@ def cmd_sample_human(args) -> int:
     return 0
 
 
-def cmd_heatmap(args) -> int:
+def cmd_heatmap(args: Heatmap) -> int:
     from lexprobe.benchmarks.coda21.plot import draw_heatmap, find_group, load_result
 
     instance = find_group(load_result(args.result), args.group)
     path = draw_heatmap(instance, args.out)
     print(f"heatmap of group {instance['id']} written to {path}")
     return 0
+
+
+#: CoDA21's commands besides ``eval``: name -> (options, help, command); stats takes its files as a positional
+COMMANDS: dict[str, tuple[type | None, str, Callable[[Any], int]]] = {
+    "build": (Build, "build a CoDA21-style dataset from WordNet and SemCor", cmd_build),
+    "stats": (None, "Table-1 statistics of CoDA21 files", cmd_stats),
+    "sample-human": (SampleHuman, "the paper's human-evaluation subset S20 (20 clean-easy noun groups, seed 42)",
+                     cmd_sample_human),
+    "heatmap": (Heatmap, "draw one group's match scores with predicted and gold alignment", cmd_heatmap),
+}
 
 
 # --- lexprobe run --------------------------------------------------------------------
@@ -294,8 +318,6 @@ def build_small(out_dir: Path, embed, max_groups: int = SMALL_GROUPS, embed_mode
     ``small_set_command`` makes, and the same cached build (``build_cache``): either reuses the other's.
     ``embed_model``: the reference ``embed`` encodes with (the build's key)."""
     from lexprobe.benchmarks.coda21.builder import BuildConfig
-    from lexprobe.benchmarks.coda21.config import parts_of_speech
-    from lexprobe.benchmarks.coda21.recipe import RECIPES
     from lexprobe.data.semcor import default_archive, iter_semcor_sentences
     from lexprobe.data.wordnet import load_wordnet
 
@@ -353,7 +375,6 @@ def run_default(out_dir: Path, part) -> dict:
     chat template); ``part.sample`` limits each file to its first N groups per POS (all by
     default); ``part.data`` names the one official file to use (default: both clean ones).
     """
-    from lexprobe.benchmarks.coda21.config import CodaConfig
     from lexprobe.benchmarks.evaluate import evaluate
     from lexprobe.benchmarks.registry import get
     from lexprobe.models import load_scorer
