@@ -23,6 +23,7 @@ from lexprobe.benchmarks.coda21.dataset import (
 )
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.cli_common import batch_size_arg, non_negative_float, non_negative_int, positive_int
+from lexprobe.data.locations import default_coda_dir, missing_message
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.outputs import IMAGE, INPUT, OUTPUT, output_lock
 from lexprobe.reporting import command_lines, wrap_text, write_json
@@ -36,20 +37,11 @@ DEFAULT_CONTEXT_MODEL = "bert-base-uncased"
 CONTEXT_SOURCES = ("semcor", "wordnet")
 
 
-def default_coda_dir() -> Path:
-    """``$LEXPROBE_CODA_DIR`` or the data directory's ``coda21/`` (``lexprobe data fetch coda21``)."""
-    from lexprobe.data.locations import default_coda_dir as located
-
-    return located()
-
-
 def resolve_coda_file(value: str) -> Path:
     """``--data``: a CoDA21 JSON file, or a variant name (``clean-hard``) read from the data directory."""
     if value in VARIANTS and not Path(value).exists():
         path = default_coda_dir() / f"CoDA-{value}.json"
         if not path.is_file():
-            from lexprobe.data.locations import missing_message
-
             offline = small_set_command("wordnet", "small.json")
             raise DataError(f"{missing_message(f'coda21-{value}')}; offline, `{offline}` builds the small set "
                             "`lexprobe run` uses, for --data small.json")
@@ -313,10 +305,9 @@ SMALL_VARIANTS = {"semcor": "clean-hard", "wordnet": "noisy-hard"}
 
 
 def build_small(out_dir: Path, embed, max_groups: int = SMALL_GROUPS, embed_model: str = "all-MiniLM-L6-v2") -> Path:
-    """A small CoDA21-style file from WordNet and SemCor (clean-hard), or, without SemCor, from WordNet's
-    own example sentences (noisy-hard: one context per synset is all they give); the same file as
-    ``small_set_command`` makes, and the same cached build (``build_cache``): either reuses the other's.
-    ``embed_model``: the reference ``embed`` encodes with (the build's key)."""
+    """A small CoDA21-style file from WordNet and SemCor (clean-hard) or, without SemCor, WordNet's example
+    sentences (noisy-hard: one context per synset is all they give): ``small_set_command``'s file and cached
+    build, so either reuses the other's (``embed_model``: the reference ``embed`` encodes with, for the key)."""
     from lexprobe.benchmarks.coda21.builder import BuildConfig
     from lexprobe.data.semcor import default_archive, iter_semcor_sentences
     from lexprobe.data.wordnet import load_wordnet
@@ -369,12 +360,9 @@ def _small_set(out_dir: Path, scorer, coda_dir: Path) -> Path:
 
 
 def run_default(out_dir: Path, part) -> dict:
-    """CoDA21 on the official clean files when present, else on a small self-built set.
-
-    ``part`` (``RunPart``): the model and method (likelihood, or choose with or without the
-    chat template); ``part.sample`` limits each file to its first N groups per POS (all by
-    default); ``part.data`` names the one official file to use (default: both clean ones).
-    """
+    """CoDA21 on the official clean files when present, else on a small self-built set. ``part`` (``RunPart``):
+    the model and method; ``part.sample``: the first N groups per POS (default: all); ``part.data``: the one
+    official file to use (default: both clean ones)."""
     from lexprobe.benchmarks.evaluate import evaluate
     from lexprobe.benchmarks.registry import get
     from lexprobe.models import load_scorer
