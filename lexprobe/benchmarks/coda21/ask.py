@@ -15,6 +15,7 @@ way (the authors never did); ``yes_probabilities`` is the shared core if it is w
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -179,9 +180,7 @@ class Ask(Method):
         config, engine = job.config, Engine(job.scorer)
         kind = engine.require(self.requests, "coda21 --method ask")[0]
         which, answers = [q - 1 for q in config.ask.questions], ANSWERS
-
-        def hide(text: str, target: str, nonce: str) -> str:
-            return hide_target(text, target, nonce, config.recipe)
+        hide = partial(hide_target, recipe=config.recipe)
 
         def uncuttable(g) -> str | None:
             try:

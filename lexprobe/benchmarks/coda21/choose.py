@@ -27,10 +27,6 @@ from lexprobe.prompting.templates import BLANK, Template, build_prompt, option_l
 from lexprobe.stats.bootstrap import mean_intervals
 
 
-def answer_tokens(k: int) -> int:
-    return 6 * k + 8  # "12: C, " is at most ~6 tokens per pair
-
-
 def coda_question(t: Template, contexts: Sequence[str], definitions: Sequence[str]) -> str:
     k = len(contexts)
     return t.coda.format(
@@ -67,7 +63,8 @@ def score_items(engine, items: list[dict], options: ChooseOptions, t: Template) 
     sizes = [len(it["shown"]) for it in items]
     runnable, logps, texts = ask(  # row c of an item: its prompt + " c:", then each definition letter
         engine, items, options, t.answer, [[" " + x for x in option_labels(m, "letters")] for m in sizes],
-        [answer_tokens(m) for m in sizes], rows=[[t.coda_row.format(context=c + 1) for c in range(m)] for m in sizes])
+        [6 * m + 8 for m in sizes],  # the answer's tokens: "12: C, " is at most ~6 tokens per pair
+        rows=[[t.coda_row.format(context=c + 1) for c in range(m)] for m in sizes])
     for j, it in enumerate(runnable):
         m = len(it["shown"])
         where = {cand: a for a, cand in enumerate(it["shown"])}

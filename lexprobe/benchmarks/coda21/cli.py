@@ -162,39 +162,43 @@ def _context_selector(model: str, device: str | None, batch_size: int | str | No
 
 
 def cmd_build(args: Build) -> int:
-    from lexprobe.benchmarks.coda21.builder import BuildConfig
-
-    config = BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
-                         pos=parts_of_speech(args.pos), max_groups=args.max_groups,
-                         cluster=args.recipe, word_rule=RECIPES[args.recipe].word_rule)
+    config = _build_config(args)
     config.validate()
     with output_lock(args.out):  # a second build on --out stops here, before WordNet and the models load
         def build() -> list:
             wn, sentences, selector, embed = _build_inputs(args)
             return _build(wn, sentences, embed, config, selector, args.contexts)
 
-        key = _build_key(config, args.contexts, args.semcor, args.embed_model, args.context_model, args.recipe)
-        groups = build() if key is None else cached_build(key, build)  # the same inputs built before: reused
+        groups = _reused_or_built(args, config, build)
         write_json(args.out, groups_to_official(groups))
     print(format_stats(coda_stats(CodaData(groups)), title=f"CoDA21-{args.variant} (built)"))
     print(f"\ndataset written to {args.out}")
     return 0
 
 
-def _build_key(config, contexts: str, semcor: str | None, embed_model: str, context_model: str,
-               recipe: str) -> str | None:
-    """``build_cache.build_key`` of these inputs; None where an input is missing (the build then names every
-    missing one in one line, ``_build_inputs``)."""
+def _build_config(args: Build) -> Any:
+    from lexprobe.benchmarks.coda21.builder import BuildConfig
+
+    return BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
+                       pos=parts_of_speech(args.pos), max_groups=args.max_groups, cluster=args.recipe,
+                       word_rule=RECIPES[args.recipe].word_rule)
+
+
+def _reused_or_built(args: Build, config: Any, build: Callable[[], list]) -> list:
+    """The groups built before from the same inputs (``build_cache``), else ``build()``'s. With an input missing
+    there is no key: ``build`` then names every missing one in one line (``_build_inputs``)."""
     from lexprobe.benchmarks.coda21.build_cache import build_key
     from lexprobe.data.semcor import default_archive
 
-    path = Path(semcor) if semcor else default_archive()
-    if contexts == "semcor" and not path.exists():
-        return None
+    path = Path(args.semcor) if args.semcor else default_archive()
+    if args.contexts == "semcor" and not path.exists():
+        return build()
     try:
-        return build_key(config, contexts, path if contexts == "semcor" else None, embed_model, context_model, recipe)
+        key = build_key(config, args.contexts, path if args.contexts == "semcor" else None, args.embed_model,
+                        args.context_model, args.recipe)
     except LexprobeError:
-        return None
+        return build()
+    return cached_build(key, build)
 
 
 def _build_inputs(args: Build):
@@ -308,27 +312,25 @@ def build_small(out_dir: Path, embed, max_groups: int = SMALL_GROUPS, embed_mode
     """A small CoDA21-style file from WordNet and SemCor (clean-hard) or, without SemCor, WordNet's example
     sentences (noisy-hard: one context per synset is all they give): ``small_set_command``'s file and cached
     build, so either reuses the other's (``embed_model``: the reference ``embed`` encodes with, for the key)."""
-    from lexprobe.benchmarks.coda21.builder import BuildConfig
     from lexprobe.data.semcor import default_archive, iter_semcor_sentences
     from lexprobe.data.wordnet import load_wordnet
 
     contexts = "semcor" if default_archive().exists() else "wordnet"
-    variant = SMALL_VARIANTS[contexts]
     if contexts == "wordnet":
         print("SemCor not found: contexts come from WordNet's example sentences (noisy-hard)")
-    # exactly `coda21 build`'s config for small_set_command's options (its defaults, --recipe paper)
-    config = BuildConfig(variant=variant, pos=parts_of_speech("both"), max_groups=max_groups, cluster="paper",
-                         word_rule=RECIPES["paper"].word_rule)
+    path = Path(out_dir) / f"{SMALL_PREFIX}{SMALL_VARIANTS[contexts]}.json"
+    # exactly the `coda21 build` small_set_command prints (its other options left at their defaults)
+    args = Build(out=str(path), variant=SMALL_VARIANTS[contexts], contexts=contexts, embed_model=embed_model,
+                 context_model="first", max_groups=max_groups)
+    config = _build_config(args)
 
     def build() -> list:
         sentences = iter_semcor_sentences() if contexts == "semcor" else None
         return _build(load_wordnet(), sentences, embed, config, None, contexts)
 
-    key = _build_key(config, contexts, None, embed_model, "first", "paper")
-    groups = build() if key is None else cached_build(key, build)
-    path = Path(out_dir) / f"{SMALL_PREFIX}{variant}.json"
+    groups = _reused_or_built(args, config, build)
     write_json(path, groups_to_official(groups))
-    print(format_stats(coda_stats(CodaData(groups)), title=f"small CoDA21-{variant} built at {path}"))
+    print(format_stats(coda_stats(CodaData(groups)), title=f"small CoDA21-{args.variant} built at {path}"))
     print("the same file:\n" + command_lines(small_set_command(contexts, "FILE.json", max_groups)))
     return path
 
@@ -373,12 +375,11 @@ def run_default(out_dir: Path, part) -> dict:
     coda_dir = default_coda_dir()
     wanted = {n: f for n, f in OFFICIAL_FILES.items() if part.data in (None, n)}
     files = {name: coda_dir / f for name, f in wanted.items() if (coda_dir / f).is_file()}
+    sample_data = None
     if not files:
         files = {"small": _small_set(out_dir, scorer, coda_dir)}
         sample_data = {"what": "a small CoDA21-style set built from WordNet (the official files are missing)",
                        "get": "lexprobe data fetch coda21"}
-    else:
-        sample_data = None
     metrics = {}
     bench = get("coda21")
     choose = {"choose": ChooseOptions(chat=part.chat, units_per_batch=1)} if part.method == "choose" else {}

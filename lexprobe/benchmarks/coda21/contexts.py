@@ -97,16 +97,12 @@ class MaskedContextSelector:
         items = []
         for occ in occurrences:
             enc = tok(occ.context, return_offsets_mapping=True, truncation=True, max_length=max_len)
-            ids = list(enc["input_ids"])
-            target = [i for i, (a, b) in enumerate(enc["offset_mapping"])
-                      if b > a and a < occ.end and b > occ.start]
-            items.append((ids, target))
-
+            target = [i for i, (a, b) in enumerate(enc["offset_mapping"]) if b > a and a < occ.end and b > occ.start]
+            items.append((list(enc["input_ids"]), target))
         model, device = self.scorer.model, self.scorer.device
-        pad = tok.pad_token_id if tok.pad_token_id is not None else 0
 
         def forward(batch):
-            input_ids, attention = pad_batch([ids for ids, _ in batch], pad)
+            input_ids, attention = pad_batch([ids for ids, _ in batch], tok.pad_token_id or 0)
             for row, (_, target) in enumerate(batch):
                 input_ids[row, list(target)] = tok.mask_token_id
             rows = [row for row, (_, target) in enumerate(batch) for _ in target]
@@ -119,17 +115,14 @@ class MaskedContextSelector:
             gold = torch.tensor([ids[t] for ids, target in batch for t in target], dtype=torch.long)
             terms_all = torch.log_softmax(logits.float(), dim=-1)[torch.arange(len(cols), device=logits.device),
                                                                 gold.to(logits.device)]
-            out, k = [], 0
+            pieces, out = iter(torch.split(terms_all, [len(t) for _, t in batch if t])), []
             for _ids, target in batch:
                 if not target:
                     out.append(float("-inf"))  # truncated away or not tokenised: never chosen
-                    continue
-                terms = terms_all[k : k + len(target)]
-                k += len(target)
-                if self.average == "prob":  # log of the mean probability (a multi-token word)
-                    out.append(float(torch.logsumexp(terms, 0) - np.log(len(target))))
+                elif self.average == "prob":  # log of the mean probability (a multi-token word)
+                    out.append(float(torch.logsumexp(next(pieces), 0) - np.log(len(target))))
                 else:
-                    out.append(float(terms.mean()))
+                    out.append(float(next(pieces).mean()))
             if hasattr(self.scorer, "count"):
                 self.scorer.count("forward_passes", 1)
             return out

@@ -134,14 +134,9 @@ def group_record(group: Group, scores: np.ndarray, config: CodaConfig) -> dict[s
     assignment = al.align(scores, method, order, max_k=config.exhaustive_max_k)
     simple = assignment if config.align == "none" else al.align(scores, "none", order)
     return {
-        "id": group.id,
-        "pos": group.pos,
-        "k": group.k,
-        "ancestor": group.ancestor,
-        "relation": group.relation,
-        "synsets": [c.synset for c in group.candidates],
-        "words": [c.word for c in group.candidates], "definitions": [c.definition for c in group.candidates],
-        "contexts": [c.context for c in group.candidates],
+        "id": group.id, "pos": group.pos, "k": group.k, "ancestor": group.ancestor, "relation": group.relation,
+        "synsets": [c.synset for c in group.candidates], "words": [c.word for c in group.candidates],
+        "definitions": [c.definition for c in group.candidates], "contexts": [c.context for c in group.candidates],
         "scores": np.round(scores, 6).tolist(),
         # optimal/exhaustive: the definition of each context; none: the context of each definition
         "assignment": assignment.tolist(),
@@ -183,11 +178,7 @@ def skip_record(group: Group, reason: str) -> dict[str, Any]:
 # --- the run ---------------------------------------------------------------------------
 
 def select_groups(data: CodaData, config: CodaConfig) -> list[Group]:
-    chosen = []
-    for p in parts_of_speech(config.pos):
-        groups = data.by_pos(p)
-        chosen.extend(groups[: config.limit] if config.limit is not None else groups)
-    return chosen
+    return [g for p in parts_of_speech(config.pos) for g in data.by_pos(p)[:config.limit]]
 
 
 def runnable_groups(data: CodaData, config: CodaConfig,
