@@ -43,12 +43,8 @@ AGGREGATION = "mean-prob"  # several questions: the mean of their P(Yes) (evalua
 Hide = Callable[[str, str, str], str]  #: (context, target, nonce) -> the context with the target hidden
 
 
-def _replace(context: str, target: str, nonce: str) -> str:
-    return context.replace(target, nonce)
-
-
 def cut_context(context: str, target: str, nonce: str, max_words: int = MAX_CONTEXT_WORDS,
-                hide: Hide = _replace) -> str:
+                hide: Hide = str.replace) -> str:
     """``SG_ops.get_first_contexts`` (evaluator.py:13-42): replace (``hide``; theirs: ``str.replace``),
     then keep at most ``max_words`` space-separated words around the nonce. Raises ValueError where
     theirs did (no word equals the nonce in a context that needs cutting)."""
@@ -68,7 +64,7 @@ def cut_context(context: str, target: str, nonce: str, max_words: int = MAX_CONT
 
 
 def questions(group, nonce: str = "bkatuhla", texts: Sequence[str] | None = None,
-              hide: Hide = _replace) -> list[str]:
+              hide: Hide = str.replace) -> list[str]:
     """The k * k * Q questions of a group (Q: ``texts``, default all three), contexts outer, definitions, then
     questions inner (``_create_batch``, evaluator.py:109-126)."""
     texts = QUESTION_TEXTS[group.pos] if texts is None else texts
@@ -124,7 +120,7 @@ def yes_probabilities(engine: Any, texts: Sequence[str], answers: Sequence[str] 
 
 
 def ask_matrices(engine: Any, groups, nonce: str = "bkatuhla", answers: Sequence[str] | None = None,
-                 which: Sequence[int] | None = None, hide: Hide = _replace) -> list[np.ndarray]:
+                 which: Sequence[int] | None = None, hide: Hide = str.replace) -> list[np.ndarray]:
     """One (k, k, Q) array of P(Yes) per group: [context, definition, question]; ``which``: the
     questions asked (0-based; default all three)."""
     texts = [questions(g, nonce, _question_texts(g.pos, which), hide) for g in groups]

@@ -134,13 +134,10 @@ def synset_word(name: str, rule: str = "paper") -> str:
 
 def distinct_words(names: Sequence[str], rule: str = "paper") -> list[str]:
     """``names`` without a synset whose word an earlier one already has (sorted input: lowest sense kept)."""
-    seen, out = set(), []
+    first: dict[str, str] = {}
     for name in names:
-        word = synset_word(name, rule)
-        if word not in seen:
-            seen.add(word)
-            out.append(name)
-    return out
+        first.setdefault(synset_word(name, rule), name)
+    return list(first.values())
 
 
 def synset_groups(wn, eligible: set[str], embed: Embed, config: BuildConfig,
