@@ -187,13 +187,9 @@ class Ask(Method):
             return None
 
         groups, problems = runnable_groups(job.items, config)
-        runnable = []
-        for g in groups:
-            why = uncuttable(g)
-            if why:
-                problems.append(GroupProblem(g.id, why))
-            else:
-                runnable.append(g)
+        why = {g.id: uncuttable(g) for g in groups}
+        problems += [GroupProblem(g.id, reason) for g in groups if (reason := why[g.id])]
+        runnable = [g for g in groups if not why[g.id]]
         truncated = sum(len(hide(c.context, c.word, config.nonce).split(" ")) > MAX_CONTEXT_WORDS
                         for g in runnable for c in g.candidates)
 

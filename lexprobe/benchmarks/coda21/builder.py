@@ -98,8 +98,8 @@ def cluster_by_similarity(sim: np.ndarray, k_max: int, theta: float, rule: str =
             if size > k_max or height - 1.0 > theta + 1e-12:
                 break
             clusters[n + step] = clusters.pop(int(a)) + clusters.pop(int(b))
-    formed = {cid: (cid - n if cid >= n else -1, min(m)) for cid, m in clusters.items()}
-    best = max(clusters, key=lambda cid: (len(clusters[cid]), -formed[cid][0], -formed[cid][1]))
+    # ties: the cluster formed first (a singleton before any merge), then the lowest member
+    best = max(clusters, key=lambda cid: (len(clusters[cid]), -(cid - n if cid >= n else -1), -min(clusters[cid])))
     return sorted(clusters[best])
 
 
