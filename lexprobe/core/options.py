@@ -47,6 +47,13 @@ class FieldSpec:
     writes: tuple[str, ...] = ()  #: the files an ``OUTPUT_DIR`` path's command writes inside it
     names_data: bool = False  #: names the data to load (not checked against ``choices`` for given items)
     group: type | None = None  #: a ``nested`` option group: its dataclass (``spec(group)`` its fields)
+    #: a path read when the option is not given (a default file): guarded like a given one
+    implied: Callable[[], Any] | None = None
+
+    @property
+    def positional(self) -> bool:
+        """Given without a flag (``option(flag="files")``): a command's operands."""
+        return not self.flag.startswith("-")
 
     def applies(self, method: str | None) -> bool:
         """Whether the field belongs to ``method`` (``option(method=...)``)."""
@@ -73,7 +80,8 @@ def spec(cls: Any) -> tuple[FieldSpec, ...]:
             default=_default(f), choices=md.get("choices"), argtype=md.get("type"), nargs=md.get("nargs"),
             required=bool(md.get("required")), cli=md.get("cli") is not False, record=md.get("record", True),
             key=md.get("key", True), methods=() if owner is None else ((owner,) if isinstance(owner, str) else tuple(owner)),
-            path=md.get("path"), writes=tuple(md.get("writes", ())), names_data=bool(md.get("names_data")), group=md.get("nested")))
+            path=md.get("path"), writes=tuple(md.get("writes", ())), names_data=bool(md.get("names_data")),
+            group=md.get("nested"), implied=md.get("implied")))
     return tuple(out)
 
 
@@ -96,19 +104,19 @@ def add_options(parser: argparse.ArgumentParser, cls: type, title: str | None = 
             continue
         if not f.cli:
             continue
-        kwargs: dict[str, Any] = {"dest": f.name, "help": f.help, "default": f.default}
+        kwargs: dict[str, Any] = {"help": f.help, "default": f.default, **({} if f.positional else {"dest": f.name})}
         if isinstance(f.default, bool) and f.argtype is None:
             kwargs["action"] = "store_true"
         else:
             kwargs.update({k: v for k, v in (("type", f.argtype), ("choices", f.choices), ("nargs", f.nargs))
                            if v is not None})
-            if f.required:
+            if f.required and not f.positional:
                 kwargs.update(required=True, default=None)
         action = target.add_argument(f.flag, **kwargs)
         if f.path:  # declared once, in the field: checked by ``outputs.guard`` before the command runs
             from lexprobe.cli_common import declare_path
 
-            declare_path(parser, action, f.path, f.writes)
+            declare_path(parser, action, f.path, f.writes, implied=f.implied)
 
 
 def config_from_args(cls: type, args: argparse.Namespace) -> Any:
@@ -235,7 +243,7 @@ def option(default: Any = None, help: str = "", *, choices: Any = None, type: Ca
            flag: str | None = None, cli: bool = True, record: bool = True, key: bool = True,
            nargs: str | None = None, required: bool = False, method: str | tuple[str, ...] | None = None,
            factory: Callable | None = None, input: bool = False, path: str | None = None,
-           writes: tuple[str, ...] = (), names_data: bool = False) -> Any:
+           writes: tuple[str, ...] = (), names_data: bool = False, implied: Callable[[], Any] | None = None) -> Any:
     """A config field with what the CLI needs to offer it.
 
     ``record``: written to the result's ``config`` (False for output options such as a plot
@@ -247,7 +255,8 @@ def option(default: Any = None, help: str = "", *, choices: Any = None, type: Ca
     work; ``writes``: the files an ``OUTPUT_DIR`` gets); ``outputs.guard`` derives every check from it.
     ``input=True`` is ``path=INPUT``. ``names_data``: the option names the data to load (sense ranking's
     ``--corpus``); given items a caller loaded itself (``evaluate(..., items=...)``), it only names them, so its
-    ``choices`` are not checked.
+    ``choices`` are not checked. ``implied``: the path read when a path option is not given (a default file),
+    guarded like a given one. ``flag`` without dashes (``flag="files"``): a positional operand.
     """
     from lexprobe.outputs import INPUT, PATH_KINDS
 
@@ -256,7 +265,8 @@ def option(default: Any = None, help: str = "", *, choices: Any = None, type: Ca
         raise ValueError(f"option(path=...) is one of {PATH_KINDS}, not {path!r}")
     metadata = {"help": help, "choices": choices, "type": type, "flag": flag, "cli": cli, "record": record,
                 "key": key and record, "nargs": nargs, "required": required, "method": method,
-                "input": path == INPUT, "path": path, "writes": tuple(writes), "names_data": names_data}
+                "input": path == INPUT, "path": path, "writes": tuple(writes), "names_data": names_data,
+                "implied": implied}
     if factory is not None:
         return field(default_factory=factory, metadata=metadata)
     return field(default=default, metadata=metadata)

@@ -1,43 +1,21 @@
-"""CoDA21 by asking: P(Yes) to "Is <nonce> defined as <definition>?" for every context-definition pair.
+"""CoDA21 by asking (``--method ask``): P(Yes) to "Is <nonce> defined as <definition>?" for every
+context-definition pair, the k x k matrix aligned.
 
-The authors' third way of asking, released in definition_benchmark @54fa97b but in no
-paper table (``CoDA/LM_evaluation/evaluate_by_asking/evaluator.py``, ``evaluate.py``,
-``print_results.py``; CoDA-clean-easy nouns only, ``CoDA/results/results_for_asking/``:
-gpt2-xl 0.151, roberta-large 0.161, bert-base-uncased 0.140 against 0.145 by chance).
-For every context c and definition d of a group and each of three questions
-(``evaluator.py:66-73``), the model reads
-
-    "<context with the target replaced by the nonce> Is <nonce> defined as  <definition>?"
-
-(two spaces: the definition is ``" " + definition``, ``:44-45``, put after a pattern
-that already has one) and the match score is the probability of " Yes" against
-" No": the softmax over just those two next-token logits (``:77,153-154``), i.e.
-sigmoid(log P(Yes) - log P(No)). A causal LM predicts after the "?"; a masked LM
-fills a mask appended after it (``" " + mask_token``, ``:120-121``). Contexts longer
-than 72 words are cut to 72 whitespace words around the nonce (``:24-39``). The k x k
-x 3 probabilities are aligned per question and for their mean ("Ensamble",
-``evaluate.py:146-155``) with the enumeration (first best permutation); the released
-table reports the first question (``print_results.py:41``).
-
-Each question is asked by request (``core.requests``): a causal LM's log-probability of each answer's first
-token after it (``Continuation(question, " Yes", max_tokens=1)``), or a masked LM's of that token in one mask
-appended after it (``Slot(question + " ", "Yes", "", max_tokens=1)``), as theirs; the backend runs an input
-once for both answers. ``--method ask`` asks the questions of ``--questions`` (default 1, the
-released table's), averages their P(Yes) per pair (all three: the authors' "Ensamble") and aligns that
-matrix as the likelihood method aligns its scores (``--align``, the recipe's tie rule): the objective is
-the sum of P(Yes), the authors' — not a sum of log-probabilities. The recipe also hides the target:
-``paper`` as a whole word, ``authors`` with ``str.replace`` (``evaluator.py:22``). Contexts cut to 72 words
-are counted (``truncated_contexts``); a group whose long context has no word equal to the nonce (the
-authors' run raised there), or with a question the model cannot take whole (the authors cut contexts so
-that it could), is skipped.
-
-W2D and D2W fit the same question without a context ("Is <word> defined as <definition>?", candidates
-ranked by P(Yes)); the authors never asked WDLMPro this way, so it is not offered: ``yes_probabilities``
-is the shared core if it is wanted.
+The authors' third way of asking, released in definition_benchmark @54fa97b but in no paper table
+(``CoDA/LM_evaluation/evaluate_by_asking/evaluator.py``; their results: CoDA-clean-easy nouns only). The model
+reads "<context, target hidden by the nonce> Is <nonce> defined as  <definition>?" (two spaces: ``:44-45``) and
+the score is the two-way softmax of the " Yes" and " No" first-token logits (``:77``): after the "?" for a causal
+LM (``Continuation``), in a mask appended to it for a masked LM (``Slot``). Contexts over 72 words are cut around
+the nonce (``:24-39``; counted as ``truncated_contexts``). ``--questions`` picks among the three questions
+(``:66-73``); several: their P(Yes) averaged per pair (the authors' "Ensamble"), aligned as the likelihood method
+aligns (``--align``, the recipe's ties and hiding). A group whose long context has no word equal to the nonce (the
+authors' run raised there), or with a question the model cannot take whole, is skipped. WDLMPro is not asked this
+way (the authors never did); ``yes_probabilities`` is the shared core if it is wanted.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -65,12 +43,8 @@ AGGREGATION = "mean-prob"  # several questions: the mean of their P(Yes) (evalua
 Hide = Callable[[str, str, str], str]  #: (context, target, nonce) -> the context with the target hidden
 
 
-def _replace(context: str, target: str, nonce: str) -> str:
-    return context.replace(target, nonce)
-
-
 def cut_context(context: str, target: str, nonce: str, max_words: int = MAX_CONTEXT_WORDS,
-                hide: Hide = _replace) -> str:
+                hide: Hide = str.replace) -> str:
     """``SG_ops.get_first_contexts`` (evaluator.py:13-42): replace (``hide``; theirs: ``str.replace``),
     then keep at most ``max_words`` space-separated words around the nonce. Raises ValueError where
     theirs did (no word equals the nonce in a context that needs cutting)."""
@@ -90,35 +64,26 @@ def cut_context(context: str, target: str, nonce: str, max_words: int = MAX_CONT
 
 
 def questions(group, nonce: str = "bkatuhla", texts: Sequence[str] | None = None,
-              hide: Hide = _replace) -> list[str]:
+              hide: Hide = str.replace) -> list[str]:
     """The k * k * Q questions of a group (Q: ``texts``, default all three), contexts outer, definitions, then
     questions inner (``_create_batch``, evaluator.py:109-126)."""
     texts = QUESTION_TEXTS[group.pos] if texts is None else texts
     contexts = [cut_context(c.context, c.word, nonce, hide=hide) for c in group.candidates]
-    out = []
-    for context in contexts:
-        for c in group.candidates:
-            for text in texts:
-                out.append(text.replace("<CONTEXT>", context).replace("<NONCE>", nonce)
-                           .replace("<DEFINITION>", " " + c.definition))
-    return out
+    return [text.replace("<CONTEXT>", context).replace("<NONCE>", nonce).replace("<DEFINITION>", " " + c.definition)
+            for context in contexts for c in group.candidates for text in texts]
 
 
 def answer_ids(tokenizer, answers: Sequence[str] = ANSWERS, model: str = "the model") -> tuple[int, int]:
-    """The first token of " Yes" and of " No".
-
-    The authors read only these two tokens (evaluator.py:77). Where a tokenizer spells both answers
-    with the same first token (a byte-level vocabulary without " Yes"/" No": "Ġ" then the letters),
-    their P(Yes) is 0.5 for every pair and every alignment a tie-break, so the method is refused in
-    one line rather than reported; scoring the whole answers instead would be another recipe.
-    """
+    """The first token of " Yes" and of " No" (the only ones the authors read, evaluator.py:77). Two answers
+    with one first token (a byte-level vocabulary: "Ġ" then the letters) give P(Yes) 0.5 for every pair, so the
+    method is refused in one line rather than reported as a tie-break."""
     from lexprobe.errors import ModelError
 
     yes, no = (tokenizer.encode(a, add_special_tokens=False)[0] for a in answers)
     if yes == no:
-        raise ModelError(f"the tokenizer of {model} spells {answers[0]!r} and {answers[1]!r} with the same first token "
-                         f"({tokenizer.convert_ids_to_tokens(yes)!r}), so the authors' P(Yes) (the two-way softmax over "
-                         "the answers' first tokens, evaluator.py:77) is 0.5 for every pair and the accuracy a "
+        raise ModelError(f"the tokenizer of {model} spells {answers[0]!r} and {answers[1]!r} with the same first "
+                         f"token ({tokenizer.convert_ids_to_tokens(yes)!r}), so the authors' P(Yes) (the two-way "
+                         "softmax over the answers' first tokens, evaluator.py:77) is 0.5 for every pair and the accuracy a "
                          "tie-break: --method ask cannot score this model; use --method likelihood or choose")
     return yes, no
 
@@ -155,16 +120,13 @@ def yes_probabilities(engine: Any, texts: Sequence[str], answers: Sequence[str] 
 
 
 def ask_matrices(engine: Any, groups, nonce: str = "bkatuhla", answers: Sequence[str] | None = None,
-                 which: Sequence[int] | None = None, hide: Hide = _replace) -> list[np.ndarray]:
+                 which: Sequence[int] | None = None, hide: Hide = str.replace) -> list[np.ndarray]:
     """One (k, k, Q) array of P(Yes) per group: [context, definition, question]; ``which``: the
     questions asked (0-based; default all three)."""
     texts = [questions(g, nonce, _question_texts(g.pos, which), hide) for g in groups]
     flat = yes_probabilities(engine, [t for ts in texts for t in ts], answers)
-    out, at = [], 0
-    for g, ts in zip(groups, texts):
-        out.append(flat[at:at + len(ts)].reshape(g.k, g.k, -1))
-        at += len(ts)
-    return out
+    ends = np.cumsum([len(ts) for ts in texts])[:-1]
+    return [m.reshape(g.k, g.k, -1) for g, m in zip(groups, np.split(flat, ends))]
 
 
 def _question_texts(pos: str, which: Sequence[int] | None) -> tuple[str, ...]:
@@ -214,9 +176,7 @@ class Ask(Method):
         config, engine = job.config, Engine(job.scorer)
         kind = engine.require(self.requests, "coda21 --method ask")[0]
         which, answers = [q - 1 for q in config.ask.questions], ANSWERS
-
-        def hide(text: str, target: str, nonce: str) -> str:
-            return hide_target(text, target, nonce, config.recipe)
+        hide = partial(hide_target, recipe=config.recipe)
 
         def uncuttable(g) -> str | None:
             try:
@@ -227,13 +187,9 @@ class Ask(Method):
             return None
 
         groups, problems = runnable_groups(job.items, config)
-        runnable = []
-        for g in groups:
-            why = uncuttable(g)
-            if why:
-                problems.append(GroupProblem(g.id, why))
-            else:
-                runnable.append(g)
+        why = {g.id: uncuttable(g) for g in groups}
+        problems += [GroupProblem(g.id, reason) for g in groups if (reason := why[g.id])]
+        runnable = [g for g in groups if not why[g.id]]
         truncated = sum(len(hide(c.context, c.word, config.nonce).split(" ")) > MAX_CONTEXT_WORDS
                         for g in runnable for c in g.candidates)
 

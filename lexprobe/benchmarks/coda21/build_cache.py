@@ -1,14 +1,10 @@
 """CoDA21 builds reused by content: ``coda21 build`` and ``lexprobe run``'s small set look a build up before
 making it.
 
-Why: a build loads WordNet (~20 s), an embedding model and maybe a masked LM, reads SemCor and clusters every
-co-hyponym family; the newcomer's ``coda21 build`` spent 91 s making again the set ``lexprobe run`` had just
-built. A build is a function of its inputs, so its groups are stored under a digest of them
-(``build_key``: WordNet's identity, the build options, where the contexts come from and the bytes of SemCor,
-the embedding model's and the context model's weights) in ``<cache>/coda21/build-<key>.json``, in the official
-format, and read back through the same parser as any CoDA21 file (``dataset.parse_coda``): an entry that does
-not parse cleanly is built again. The key is computed without loading a model (``provenance.model_revision``
-of its files).
+Why: a build loads WordNet, an embedding model and maybe a masked LM, and clusters every co-hyponym family (the
+``coda21 build`` after a ``lexprobe run`` spent 91 s making the same set again). Its groups are stored under a
+digest of its inputs (``build_key``; models by their files, without loading them) in the official format, and
+read back through ``dataset.parse_coda``: an entry that does not parse cleanly is built again.
 """
 
 from __future__ import annotations
@@ -57,19 +53,13 @@ def build_key(config: Any, contexts: str, semcor: Path | None, embed_model: str,
     }, 24)
 
 
-def cache_path(key: str) -> Path:
-    from lexprobe.cache import cache_dir
-
-    return cache_dir() / "coda21" / f"build-{key}.json"
-
-
 def cached_build(key: str, build: Callable[[], list], say: Callable[[str], None] = print) -> list:
     """The groups built before under ``key``, else ``build()``'s, stored for next time."""
     from lexprobe.benchmarks.coda21.dataset import groups_to_official, parse_coda
-    from lexprobe.cache import read_cache_file, write_cache_file
+    from lexprobe.cache import cache_dir, read_cache_file, write_cache_file
     from lexprobe.errors import DataError
 
-    path = cache_path(key)
+    path = cache_dir() / "coda21" / f"build-{key}.json"
     raw = read_cache_file(path)
     if raw is not None:
         try:

@@ -1,30 +1,21 @@
 """Build a CoDA21-style dataset from WordNet and SemCor (paper section 2.1).
 
-1. Synsets with contexts: a synset is eligible when SemCor has at least
-   ``min_contexts`` sentences of it (clean: 5, noisy: 1).
-2. Co-hyponym groups: parents are visited in WordNet order (``all_synsets``, i.e.
-   data-file order, as the official release did); the group of a parent is its
-   eligible hyponyms (hard) or hyponyms of its hyponyms (easy) not used before.
-   Instance hyponyms are not followed. A candidate whose word (the head word of
-   its synset name, ``native`` of ``native.n.02``) is already in the group is
-   skipped, as the authors' ``create_CoDA.py`` did: no official group has two
-   synsets of one word, and the context would give the other's word away.
-3. Groups of mutually dissimilar synsets: complete-link clustering of definition
-   embeddings, with *similarity* as the merge distance, so a cluster's linkage value
-   is the largest similarity between two of its members. Paper (``cluster="paper"``):
-   merging stops before a cluster would exceed ``k_max`` members or a merge would
-   exceed similarity ``theta``. Authors' code (``cluster="authors"``): the largest
-   cluster of at most ``k_max`` members below ``theta`` anywhere in the full merge
-   tree. The largest cluster (if it has ``k_min`` members) becomes a group, its
-   synsets are removed and clustering is repeated until fewer than ``k_min`` remain
-   or no large enough cluster forms.
-4. Each synset gets one context (see ``contexts.py``) and the groups are written in
-   the official JSON format.
+1. A synset is eligible when SemCor has at least ``min_contexts`` sentences of it (clean: 5, noisy: 1).
+2. Parents are visited in WordNet order (``all_synsets``, as the official release did); a parent's group is its
+   eligible hyponyms (hard) or their hyponyms (easy) not used before, instance hyponyms not followed. A candidate
+   whose word (``native`` of ``native.n.02``) is already in the group is skipped, as the authors'
+   ``create_CoDA.py`` did: the context would give the other's word away.
+3. Complete-link clustering of definition embeddings with *similarity* as the merge distance. Paper
+   (``cluster="paper"``): merging stops before a cluster would exceed ``k_max`` members or similarity ``theta``;
+   authors' code (``cluster="authors"``): the largest cluster within both limits anywhere in the full merge tree.
+   The largest cluster (of at least ``k_min``) becomes a group, its synsets are removed, and clustering repeats.
+4. Each synset gets one context (``contexts.py``); the groups are written in the official JSON format.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
@@ -65,7 +56,8 @@ class BuildConfig:
     def validate(self) -> None:
         clean, _, hard = self.variant.partition("-")
         if clean not in ("clean", "noisy") or hard not in ("hard", "easy"):
-            raise DataError(f"unknown CoDA21 variant {self.variant!r}; use clean-hard, clean-easy, noisy-hard or noisy-easy")
+            raise DataError(f"unknown CoDA21 variant {self.variant!r}; use clean-hard, clean-easy, noisy-hard or "
+                            "noisy-easy")
         if self.cluster not in CLUSTER_RULES:
             raise DataError(f"unknown cluster rule {self.cluster!r}; use {' or '.join(CLUSTER_RULES)}")
         if self.word_rule not in CLUSTER_RULES:
@@ -75,24 +67,15 @@ class BuildConfig:
 
 
 def largest_dissimilar_cluster(embeddings: np.ndarray, k_max: int, theta: float, rule: str = "paper") -> list[int]:
-    """Indices of the largest complete-link cluster whose members are all <= theta similar.
-
-    ``embeddings`` are L2-normalised rows; see ``cluster_by_similarity``.
-    """
+    """``cluster_by_similarity`` of L2-normalised rows."""
     embeddings = np.asarray(embeddings, dtype=np.float64)
     return cluster_by_similarity(embeddings @ embeddings.T, k_max, theta, rule)
 
 
 def cluster_by_similarity(sim: np.ndarray, k_max: int, theta: float, rule: str = "paper") -> list[int]:
-    """Complete-link clustering with similarity as the merge distance; the largest cluster.
-
-    ``rule="paper"``: merging stops at the first merge that would make a cluster
-    larger than ``k_max`` or join two clusters with a pair more similar than
-    ``theta``. ``rule="authors"``: every cluster of the full merge tree with at most
-    ``k_max`` members and linkage <= ``theta`` is a candidate, even one formed
-    after some other merge broke a limit. Ties between equally large clusters go to
-    the one formed first (singletons: lowest index).
-    """
+    """The largest complete-link cluster, similarity as the merge distance (the module's step 3). ``authors``: a
+    cluster formed after another merge broke a limit counts too. Ties go to the cluster formed first (singletons:
+    lowest index)."""
     n = len(sim)
     if n == 0:
         return []
@@ -115,8 +98,8 @@ def cluster_by_similarity(sim: np.ndarray, k_max: int, theta: float, rule: str =
             if size > k_max or height - 1.0 > theta + 1e-12:
                 break
             clusters[n + step] = clusters.pop(int(a)) + clusters.pop(int(b))
-    formed = {cid: (cid - n if cid >= n else -1, min(m)) for cid, m in clusters.items()}
-    best = max(clusters, key=lambda cid: (len(clusters[cid]), -formed[cid][0], -formed[cid][1]))
+    # ties: the cluster formed first (a singleton before any merge), then the lowest member
+    best = max(clusters, key=lambda cid: (len(clusters[cid]), -(cid - n if cid >= n else -1), -min(clusters[cid])))
     return sorted(clusters[best])
 
 
@@ -138,21 +121,12 @@ def split_into_groups(names: Sequence[str], embeddings: np.ndarray, k_min: int =
 def _children(synset, relation: str) -> list:
     if relation == "parent":
         return list(synset.hyponyms())
-    seen, out = set(), []
-    for child in synset.hyponyms():
-        for grandchild in child.hyponyms():
-            if grandchild.name() not in seen:
-                seen.add(grandchild.name())
-                out.append(grandchild)
-    return out
+    return list({g.name(): g for child in synset.hyponyms() for g in child.hyponyms()}.values())
 
 
 def synset_word(name: str, rule: str = "paper") -> str:
-    """The word of a synset name: ``native`` for ``native.n.02``.
-
-    ``rule="authors"``: ``name.split('.')[0]`` as ``create_CoDA.py:132`` has it, which cuts
-    a lemma with a full stop short (``st._john's.n.02`` -> ``st``).
-    """
+    """The word of a synset name: ``native`` for ``native.n.02``. ``authors``: ``name.split('.')[0]``
+    (``create_CoDA.py:132``), which cuts a lemma with a full stop short (``st._john's.n.02`` -> ``st``)."""
     if rule == "authors":
         return name.split(".")[0].replace("_", " ")
     return name.rsplit(".", 2)[0].lower()
@@ -160,13 +134,10 @@ def synset_word(name: str, rule: str = "paper") -> str:
 
 def distinct_words(names: Sequence[str], rule: str = "paper") -> list[str]:
     """``names`` without a synset whose word an earlier one already has (sorted input: lowest sense kept)."""
-    seen, out = set(), []
+    first: dict[str, str] = {}
     for name in names:
-        word = synset_word(name, rule)
-        if word not in seen:
-            seen.add(word)
-            out.append(name)
-    return out
+        first.setdefault(synset_word(name, rule), name)
+    return list(first.values())
 
 
 def synset_groups(wn, eligible: set[str], embed: Embed, config: BuildConfig,
@@ -175,7 +146,7 @@ def synset_groups(wn, eligible: set[str], embed: Embed, config: BuildConfig,
     used: set[str] = set()
     embedding_cache: dict[str, np.ndarray] = {}
     out: list[tuple[str, str, list[str]]] = []
-    per_pos: dict[str, int] = {}
+    per_pos: Counter[str] = Counter()
     if parents is None:
         parent_iter = (s for p in config.pos for s in wn.all_synsets(p))
     else:
@@ -184,8 +155,8 @@ def synset_groups(wn, eligible: set[str], embed: Embed, config: BuildConfig,
         pos = parent.pos()
         if pos not in config.pos:
             continue
-        if config.max_groups is not None and per_pos.get(pos, 0) >= config.max_groups:
-            if all(per_pos.get(p, 0) >= config.max_groups for p in config.pos):
+        if config.max_groups is not None and per_pos[pos] >= config.max_groups:
+            if all(per_pos[p] >= config.max_groups for p in config.pos):
                 break
             continue
         members = sorted(({s.name() for s in _children(parent, config.relation)} & eligible) - used)
@@ -200,20 +171,19 @@ def synset_groups(wn, eligible: set[str], embed: Embed, config: BuildConfig,
             embedding_cache.update(zip(missing, vectors))
         vectors = np.stack([embedding_cache[m] for m in members])
         for group in split_into_groups(members, vectors, config.k_min, config.k_max, config.theta, config.cluster):
-            if config.max_groups is not None and per_pos.get(pos, 0) >= config.max_groups:
+            if config.max_groups is not None and per_pos[pos] >= config.max_groups:
                 break
             used.update(group)
             out.append((pos, parent.name(), group))
-            per_pos[pos] = per_pos.get(pos, 0) + 1
+            per_pos[pos] += 1
     return out
 
 
 def build_coda(wn, sentences: Iterable[Any] | None, embed: Embed, config: BuildConfig = BuildConfig(),
                selector: Any = None, parents: Iterable[str] | None = None,
                contexts: dict[str, list[Occurrence]] | None = None) -> list[Group]:
-    """Build CoDA21 groups. ``sentences`` are SemCor-like sentence objects (or pass
-    ``contexts`` already collected); ``embed`` maps definitions to vectors;
-    ``selector`` picks one context per synset (default: the first)."""
+    """CoDA21 groups from SemCor-like ``sentences`` (or ``contexts`` already collected); ``embed`` maps
+    definitions to vectors; ``selector`` picks one context per synset (default: the first)."""
     config.validate()
     if contexts is None:
         if sentences is None:

@@ -1,19 +1,11 @@
 """CoDA21 asked as a matching question: k numbered contexts (target hidden), k lettered definitions.
 
-Each (group, permutation) is one prompt, contexts and definitions each listed in
-their own seeded order. Likelihood reading: for context row c, the log-probability
-of every definition letter after the prompt and `` c:`` — a k x k matrix solved with
-the benchmark's optimal alignment (``lexprobe.metrics.alignment``, with the same
-tie-break order as ``coda eval``); the prompt is fed once with all k x k
-row-and-letter continuations packed after it (``prompting.choose.ask``). Generation
-readings: the greedy answer ``1: B, 2: A, ...`` parsed strictly and leniently; an
-invalid answer scores 0 for the whole group. With ``--debias cyclic`` the
-definitions are also listed in their other k - 1 cyclic orders (likelihood only) and
-``likelihood_cyclic`` aligns each row's letter probabilities mapped back to the
-definitions and averaged over the k orders. Position bias counts, per presented
-row, the letter each reading chose (the likelihood's row-wise best letter, before
-the alignment) beside the gold letter. A unit of the resume log is one group; the run loop is the
-generic ``prompting.method.ChooseMethod`` (``Choose`` says what a CoDA21 unit is).
+Each (group, permutation) is one prompt, contexts and definitions each in their own seeded order. Likelihood
+reading: for context row c, the log-probability of every definition letter after the prompt and `` c:``, a
+k x k matrix aligned as ``coda eval`` aligns (same tie-break order). Generation readings: the greedy answer
+``1: B, 2: A, ...`` parsed strictly and leniently; an invalid answer scores 0 for the group. ``--debias cyclic``
+also lists the definitions in their other k - 1 cyclic orders and aligns the averaged, mapped-back letter
+probabilities (``likelihood_cyclic``). The run loop is the generic ``prompting.method.ChooseMethod``.
 """
 
 from __future__ import annotations
@@ -35,10 +27,6 @@ from lexprobe.prompting.templates import BLANK, Template, build_prompt, option_l
 from lexprobe.stats.bootstrap import mean_intervals
 
 
-def answer_tokens(k: int) -> int:
-    return 6 * k + 8  # "12: C, " is at most ~6 tokens per pair
-
-
 def coda_question(t: Template, contexts: Sequence[str], definitions: Sequence[str]) -> str:
     k = len(contexts)
     return t.coda.format(
@@ -52,18 +40,18 @@ def build_items(groups, config: CodaConfig, template: Template) -> list[dict]:
     options, seed, items = config.choose, config.seed, []
     for g in groups:
         shown = sample_candidates(g.k, options.max_candidates, seed, g.id, keep=None)
+        blanked = {i: replace_target(g.candidates[i].context, g.candidates[i].word, BLANK) for i in shown}
         for p in range(options.permutations):
             ctx_order = option_order(shown, seed, g.id, p, "contexts")
             base = option_order(shown, seed, g.id, p, "definitions")
             for r, def_order in enumerate(rotations(base) if options.cyclic else [base]):
-                contexts = [replace_target(g.candidates[i].context, g.candidates[i].word, BLANK) for i in ctx_order]
+                contexts = [blanked[i] for i in ctx_order]
                 definitions = [g.candidates[i].definition for i in def_order]
                 prompt = build_prompt(template, coda_question(template, contexts, definitions), options.chat)
                 item = {"item": g.id, "id": g.id, "pos": g.pos, "k": g.k, "permutation": p, "shown": shown,
                         "context_order": ctx_order, "definition_order": def_order, "prompt": prompt,
                         # the shown pairs' texts (shown order), for the report's failure pages
-                        "contexts": [replace_target(g.candidates[i].context, g.candidates[i].word, BLANK)
-                                     for i in shown],
+                        "contexts": [blanked[i] for i in shown],
                         "definitions": [g.candidates[i].definition for i in shown]}
                 if options.cyclic:
                     item["rotation"] = r
@@ -75,7 +63,8 @@ def score_items(engine, items: list[dict], options: ChooseOptions, t: Template) 
     sizes = [len(it["shown"]) for it in items]
     runnable, logps, texts = ask(  # row c of an item: its prompt + " c:", then each definition letter
         engine, items, options, t.answer, [[" " + x for x in option_labels(m, "letters")] for m in sizes],
-        [answer_tokens(m) for m in sizes], rows=[[t.coda_row.format(context=c + 1) for c in range(m)] for m in sizes])
+        [6 * m + 8 for m in sizes],  # the answer's tokens: "12: C, " is at most ~6 tokens per pair
+        rows=[[t.coda_row.format(context=c + 1) for c in range(m)] for m in sizes])
     for j, it in enumerate(runnable):
         m = len(it["shown"])
         where = {cand: a for a, cand in enumerate(it["shown"])}
@@ -136,19 +125,19 @@ def _debias(items: list[dict], logps) -> None:
                                       "assignment": assignment, "accuracy": al.accuracy(assignment)}
 
 
-def blankable(data, pos: str, limit: int | None) -> tuple[list, list[dict]]:
-    """The groups of ``pos`` (the first ``limit`` of each POS) whose contexts can hide their target, and
-    (group, reason) of those that cannot (skipped, and listed in the result)."""
+def blankable(data, config: CodaConfig) -> tuple[list, list[dict]]:
+    """The groups of the run (``select_groups``) whose contexts can hide their target, and the skipped units of
+    those that cannot (listed in the result)."""
+    from lexprobe.benchmarks.coda21.likelihood import select_groups
+
     groups, problems = [], []
-    for p in ("n", "v") if pos == "both" else (pos,):
-        chosen = data.by_pos(p)
-        for g in chosen[:limit] if limit is not None else chosen:
-            try:
-                for c in g.candidates:
-                    replace_target(c.context, c.word, BLANK)
-                groups.append(g)
-            except ValueError as err:
-                problems.append({"group": g.id, "reason": str(err)})
+    for g in select_groups(data, config):
+        try:
+            for c in g.candidates:
+                replace_target(c.context, c.word, BLANK)
+            groups.append(g)
+        except ValueError as err:
+            problems.append({"unit": g.id, "reason": str(err)})
     return groups, problems
 
 
@@ -159,11 +148,10 @@ class Choose(ChooseMethod):
     unit_field, answer_key = "id", "assignment"
 
     def units(self, job):
-        return [(g.id, g) for g in blankable(job.items, job.config.pos, job.config.limit)[0]]
+        return [(g.id, g) for g in blankable(job.items, job.config)[0]]
 
     def skipped(self, job):
-        return [{"unit": p["group"], "reason": p["reason"]}
-                for p in blankable(job.items, job.config.pos, job.config.limit)[1]]
+        return blankable(job.items, job.config)[1]
 
     def prompts(self, job, unit):
         from lexprobe.prompting.choice import prompts

@@ -1,12 +1,16 @@
 """``lexprobe coda21 build|stats|sample-human|heatmap`` and CoDA21's part of ``lexprobe run``
-(``eval`` is derived from ``benchmark.CodaConfig``)."""
+(``eval`` is derived from ``benchmark.CodaConfig``). Each command's options are a declared dataclass
+(``option(...)`` fields: ``core.options.add_options``; paths checked by ``outputs.guard`` before the
+command runs), and the command a function of them."""
 
 from __future__ import annotations
 
-import argparse
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
 from lexprobe.benchmarks.coda21.build_cache import cached_build
+from lexprobe.benchmarks.coda21.config import CodaConfig, parts_of_speech
 from lexprobe.benchmarks.coda21.dataset import (
     POS_NAMES,
     VARIANTS,
@@ -16,10 +20,13 @@ from lexprobe.benchmarks.coda21.dataset import (
     groups_to_official,
     load_coda,
 )
-from lexprobe.cli_common import non_negative_float, non_negative_int, positive_int
+from lexprobe.benchmarks.coda21.recipe import RECIPES
+from lexprobe.cli_common import batch_size_arg, non_negative_float, non_negative_int, positive_int
 from lexprobe.core.contract import format_result
+from lexprobe.core.options import option
+from lexprobe.data.locations import default_coda_dir, missing_message
 from lexprobe.errors import DataError, LexprobeError
-from lexprobe.outputs import output_lock
+from lexprobe.outputs import IMAGE, INPUT, OUTPUT, output_lock
 from lexprobe.reporting import command_lines, wrap_text, write_json
 
 OFFICIAL_FILES = {"clean-easy": "CoDA-clean-easy.json", "clean-hard": "CoDA-clean-hard.json"}
@@ -28,13 +35,7 @@ SMALL_PREFIX = "coda21-small-"
 #: groups per resumable chunk in ``lexprobe run`` (the likelihood method's progress steps)
 RUN_CHUNK = 2
 DEFAULT_CONTEXT_MODEL = "bert-base-uncased"
-
-
-def default_coda_dir() -> Path:
-    """``$LEXPROBE_CODA_DIR`` or the data directory's ``coda21/`` (``lexprobe data fetch coda21``)."""
-    from lexprobe.data.locations import default_coda_dir as located
-
-    return located()
+CONTEXT_SOURCES = ("semcor", "wordnet")
 
 
 def resolve_coda_file(value: str) -> Path:
@@ -42,8 +43,6 @@ def resolve_coda_file(value: str) -> Path:
     if value in VARIANTS and not Path(value).exists():
         path = default_coda_dir() / f"CoDA-{value}.json"
         if not path.is_file():
-            from lexprobe.data.locations import missing_message
-
             offline = small_set_command("wordnet", "small.json")
             raise DataError(f"{missing_message(f'coda21-{value}')}; offline, `{offline}` builds the small set "
                             "`lexprobe run` uses, for --data small.json")
@@ -71,69 +70,82 @@ def load_items(config) -> CodaData:
     return data
 
 
-def register_commands(csub) -> None:
+@dataclass(frozen=True)
+class Build:
+    variant: str = option("clean-hard", "which CoDA21 variant to build", choices=VARIANTS)
+    out: str = option(None, "output JSON file (official format)", required=True, path=OUTPUT)
+    pos: str = option("both", "part of speech", choices=("n", "v", "both"))
+    semcor: str | None = option(None, "SemCor 3.0 NAF archive or folder (default: the data directory, "
+                                      "`lexprobe data fetch semcor`; $LEXPROBE_SEMCOR)", path=INPUT)
+    contexts: str = option("semcor", "where contexts come from: SemCor (the paper), or WordNet's own example "
+                                     "sentences (no SemCor needed; with --variant noisy-hard and --context-model "
+                                     "first, the small set `lexprobe run` builds offline)", choices=CONTEXT_SOURCES)
+    embed_model: str = option("all-MiniLM-L6-v2", "sentence-embedding model for clustering definitions (paper: "
+                                                  "stsb-distilbert-base)", path=INPUT)
+    context_model: str = option(DEFAULT_CONTEXT_MODEL, "masked LM that picks each synset's context (paper: "
+                                                       "bert-base-uncased); `first` takes the first SemCor sentence "
+                                                       "instead", path=INPUT)
+    k_min: int = option(5, "smallest group size", type=positive_int)
+    k_max: int = option(10, "largest group size", type=positive_int)
+    theta: float = option(0.8, "maximum definition similarity within a group", type=non_negative_float)
+    max_groups: int | None = option(None, "stop after N groups per POS (small builds; default: all)",
+                                    type=positive_int)
+    device: str = option("auto", "auto, cpu, cuda or cuda:N")
+    batch_size: int | str | None = option(None, "initial batch size of the embedding and context models "
+                                                "(default: the model's)", type=batch_size_arg)
+    recipe: str = option("paper", "paper: follow the paper's text; authors: reproduce the authors' released code",
+                         choices=("paper", "authors"))
+
+
+def _official_easy() -> Path:
+    return default_coda_dir() / OFFICIAL_FILES["clean-easy"]
+
+
+@dataclass(frozen=True)
+class Stats:
+    files: tuple[str, ...] = option((), "CoDA21 JSON files", flag="files", nargs="+")
+
+
+@dataclass(frozen=True)
+class SampleHuman:
+    #: without --data the official file is read: guarded like a given --data
+    data: str | None = option(None, "CoDA-clean-easy.json (default: the official file in the CoDA21 data folder)",
+                              path=INPUT, implied=_official_easy)
+    out: str = option(None, "output JSON file (official format; `coda eval --data` reads it)", required=True,
+                      path=OUTPUT)
+    size: int = option(20, "number of groups", type=positive_int)
+    seed: int = option(42, "seed of the shuffle (the paper's S20: 42)", type=non_negative_int)
+    pos: str = option("n", "part of speech of the groups", choices=("n", "v"))
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    result: str = option(None, "result JSON of `lexprobe coda eval`", required=True, path=INPUT)
+    group: str = option(None, "group id (n/3) or index into the result's groups", required=True)
+    out: str = option(None, "image file (.png, .pdf, .svg)", required=True, path=IMAGE)
+
+
+def register_commands(csub: Any) -> None:
     """CoDA21's commands besides ``eval`` (which ``lexprobe.cli`` derives from ``CodaConfig``)."""
-    from lexprobe.cli_common import add_recipe_arg, batch_size_arg, path_arg
-    from lexprobe.outputs import IMAGE, INPUT, OUTPUT
+    from lexprobe.core.options import add_options, config_from_args
 
-    fmt = argparse.ArgumentDefaultsHelpFormatter
-    b = csub.add_parser("build", help="build a CoDA21-style dataset from WordNet and SemCor", formatter_class=fmt)
-    b.add_argument("--variant", choices=VARIANTS, default="clean-hard", help="which CoDA21 variant to build")
-    # the paths are declared: outputs.guard checks them all (output is no input, writable) before cmd_build runs
-    path_arg(b, "--out", kind=OUTPUT, required=True, help="output JSON file (official format)")
-    b.add_argument("--pos", choices=("n", "v", "both"), default="both", help="part of speech")
-    path_arg(b, "--semcor", kind=INPUT, help="SemCor 3.0 NAF archive or folder (default: the data directory, "
-                                     "`lexprobe data fetch semcor`; $LEXPROBE_SEMCOR)")
-    b.add_argument("--contexts", choices=CONTEXT_SOURCES, default="semcor",
-                   help="where contexts come from: SemCor (the paper), or WordNet's own example sentences (no "
-                        "SemCor needed; with --variant noisy-hard and --context-model first, the small set "
-                        "`lexprobe run` builds offline)")
-    path_arg(b, "--embed-model", kind=INPUT, default="all-MiniLM-L6-v2",
-                   help="sentence-embedding model for clustering definitions (paper: stsb-distilbert-base)")
-    path_arg(b, "--context-model", kind=INPUT, default=DEFAULT_CONTEXT_MODEL,
-                   help="masked LM that picks each synset's context (paper: bert-base-uncased); "
-                        "`first` takes the first SemCor sentence instead")
-    b.add_argument("--k-min", type=positive_int, default=5, help="smallest group size")
-    b.add_argument("--k-max", type=positive_int, default=10, help="largest group size")
-    b.add_argument("--theta", type=non_negative_float, default=0.8, help="maximum definition similarity within a group")
-    b.add_argument("--max-groups", type=positive_int, help="stop after N groups per POS (small builds; default: all)")
-    b.add_argument("--device", default="auto", help="auto, cpu, cuda or cuda:N")
-    b.add_argument("--batch-size", type=batch_size_arg, default=None,
-                   help="initial batch size of the embedding and context models (default: the model's)")
-    add_recipe_arg(b)
-    b.set_defaults(func=cmd_build)
-
-    s = csub.add_parser("stats", help="Table-1 statistics of CoDA21 files")
-    s.add_argument("files", nargs="+", help="CoDA21 JSON files")
-    s.set_defaults(func=cmd_stats)
-
-    hs = csub.add_parser("sample-human", formatter_class=fmt,
-                         help="the paper's human-evaluation subset S20 (20 clean-easy noun groups, seed 42)")
-    path_arg(hs, "--data", kind=INPUT, implied=lambda: default_coda_dir() / OFFICIAL_FILES["clean-easy"],
-             help="CoDA-clean-easy.json (default: the official file in the CoDA21 data folder)")
-    path_arg(hs, "--out", kind=OUTPUT, required=True, help="output JSON file (official format; `coda eval --data` reads it)")
-    hs.add_argument("--size", type=positive_int, default=20, help="number of groups")
-    hs.add_argument("--seed", type=non_negative_int, default=42, help="seed of the shuffle (the paper's S20: 42)")
-    hs.add_argument("--pos", choices=("n", "v"), default="n", help="part of speech of the groups")
-    hs.set_defaults(func=cmd_sample_human)
-
-    h = csub.add_parser("heatmap", help="draw one group's match scores with predicted and gold alignment")
-    path_arg(h, "--result", kind=INPUT, required=True, help="result JSON of `lexprobe coda eval`")
-    h.add_argument("--group", required=True, help="group id (n/3) or index into the result's groups")
-    path_arg(h, "--out", kind=IMAGE, required=True, help="image file (.png, .pdf, .svg)")  # outputs.guard checks
-    h.set_defaults(func=cmd_heatmap)
+    for name, (options, text, command) in COMMANDS.items():
+        parser = csub.add_parser(name, help=text)
+        add_options(parser, options)
+        parser.set_defaults(func=lambda args, options=options, command=command: command(config_from_args(options,
+                                                                                                         args)))
 
 
 # --- build ---------------------------------------------------------------------------
 
-def _embedder(model: str, device: str | None, batch_size: int | None):
+def _embedder(model: str, device: str | None, batch_size: int | str | None):
     from lexprobe.models import load_scorer
 
     scorer = load_scorer(model, kind="embedding", device=device, batch_size=batch_size)
     return scorer.encode
 
 
-def _context_selector(model: str, device: str | None, batch_size: int | None, recipe: str = "paper"):
+def _context_selector(model: str, device: str | None, batch_size: int | str | None, recipe: str = "paper"):
     from lexprobe.benchmarks.coda21.contexts import FirstContextSelector, MaskedContextSelector
     from lexprobe.models import load_scorer
 
@@ -143,64 +155,66 @@ def _context_selector(model: str, device: str | None, batch_size: int | None, re
         scorer = load_scorer(model, kind="masked", device=device, batch_size=batch_size)
     except LexprobeError as err:
         raise LexprobeError(f"{err} (for --context-model; pass a local masked LM or `--context-model first`)") from None
-    from lexprobe.benchmarks.coda21.recipe import RECIPES
-
     # footnote 4 in both recipes (probabilities averaged): the authors' scorer is not released
     return MaskedContextSelector(scorer, average=RECIPES[recipe].context_average)
 
 
-def cmd_build(args) -> int:
-    from lexprobe.benchmarks.coda21.builder import BuildConfig
-    from lexprobe.benchmarks.coda21.config import parts_of_speech
-    from lexprobe.benchmarks.coda21.recipe import RECIPES
-
-    config = BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
-                         pos=parts_of_speech(args.pos), max_groups=args.max_groups,
-                         cluster=args.recipe, word_rule=RECIPES[args.recipe].word_rule)
+def cmd_build(args: Build) -> int:
+    config = _build_config(args)
     config.validate()
     with output_lock(args.out):  # a second build on --out stops here, before WordNet and the models load
         def build() -> list:
             wn, sentences, selector, embed = _build_inputs(args)
             return _build(wn, sentences, embed, config, selector, args.contexts)
 
-        key = _build_key(config, args.contexts, args.semcor, args.embed_model, args.context_model, args.recipe)
-        groups = build() if key is None else cached_build(key, build)  # the same inputs built before: reused
+        groups = _reused_or_built(args, config, build)
         write_json(args.out, groups_to_official(groups))
     print(format_stats(coda_stats(CodaData(groups)), title=f"CoDA21-{args.variant} (built)"))
     print(f"\ndataset written to {args.out}")
     return 0
 
 
-CONTEXT_SOURCES = ("semcor", "wordnet")
+def _build_config(args: Build) -> Any:
+    from lexprobe.benchmarks.coda21.builder import BuildConfig
+
+    return BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
+                       pos=parts_of_speech(args.pos), max_groups=args.max_groups, cluster=args.recipe,
+                       word_rule=RECIPES[args.recipe].word_rule)
 
 
-def _build_key(config, contexts: str, semcor: str | None, embed_model: str, context_model: str,
-               recipe: str) -> str | None:
-    """``build_cache.build_key`` of these inputs; None where an input is missing (the build then names every
-    missing one in one line, ``_build_inputs``)."""
+def _reused_or_built(args: Build, config: Any, build: Callable[[], list]) -> list:
+    """The groups built before from the same inputs (``build_cache``), else ``build()``'s. With an input missing
+    there is no key: ``build`` then names every missing one in one line (``_build_inputs``)."""
     from lexprobe.benchmarks.coda21.build_cache import build_key
     from lexprobe.data.semcor import default_archive
 
-    path = Path(semcor) if semcor else default_archive()
-    if contexts == "semcor" and not path.exists():
-        return None
+    path = Path(args.semcor) if args.semcor else default_archive()
+    if args.contexts == "semcor" and not path.exists():
+        return build()
     try:
-        return build_key(config, contexts, path if contexts == "semcor" else None, embed_model, context_model, recipe)
+        key = build_key(config, args.contexts, path if args.contexts == "semcor" else None, args.embed_model,
+                        args.context_model, args.recipe)
     except LexprobeError:
-        return None
+        return build()
+    return cached_build(key, build)
 
 
-def _build_inputs(args):
+def _build_inputs(args: Build):
     """WordNet, SemCor's sentences (``--contexts semcor``), the context selector and the embedder, or
     ONE line naming every one of them that is missing (not one per try)."""
     from lexprobe.data.semcor import default_archive, iter_semcor_sentences
     from lexprobe.data.wordnet import load_wordnet
 
-    lacking, wn, sentences, selector, embed = [], None, None, None, None
-    try:
-        wn = load_wordnet()
-    except LexprobeError as err:
-        lacking.append(str(err))
+    lacking: list[str] = []
+
+    def attempt(load: Callable[[], Any], note: str = "") -> Any:
+        try:
+            return load()
+        except LexprobeError as err:
+            lacking.append(f"{err}{note}")
+            return None
+
+    wn, sentences = attempt(load_wordnet), None
     if args.contexts == "semcor":
         path = Path(args.semcor) if args.semcor else default_archive()
         if path.exists():
@@ -208,14 +222,8 @@ def _build_inputs(args):
         else:
             lacking.append(f"SemCor 3.0 not found at {path} (`lexprobe data fetch semcor`, --semcor PATH, or "
                            "--contexts wordnet for WordNet's example sentences)")
-    try:
-        selector = _context_selector(args.context_model, args.device, args.batch_size, args.recipe)
-    except LexprobeError as err:
-        lacking.append(str(err))
-    try:
-        embed = _embedder(args.embed_model, args.device, args.batch_size)
-    except LexprobeError as err:
-        lacking.append(f"{err} (for --embed-model)")
+    selector = attempt(lambda: _context_selector(args.context_model, args.device, args.batch_size, args.recipe))
+    embed = attempt(lambda: _embedder(args.embed_model, args.device, args.batch_size), " (for --embed-model)")
     if lacking:
         raise DataError(f"coda21 build lacks {len(lacking)} thing(s): " + " | ".join(lacking))
     return wn, sentences, selector, embed
@@ -226,14 +234,13 @@ def _build(wn, sentences, embed, config, selector, contexts: str):
     from lexprobe.benchmarks.coda21.builder import build_coda
     from lexprobe.benchmarks.coda21.contexts import example_contexts
 
-    if contexts == "wordnet":
-        return build_coda(wn, None, embed, config, selector=selector, contexts=example_contexts(wn, config.pos))
-    return build_coda(wn, sentences, embed, config, selector=selector)
+    examples = example_contexts(wn, config.pos) if contexts == "wordnet" else None
+    return build_coda(wn, sentences, embed, config, selector=selector, contexts=examples)
 
 
 # --- stats / heatmap ---------------------------------------------------------------
 
-def cmd_stats(args) -> int:
+def cmd_stats(args: Stats) -> int:
     for i, path in enumerate(args.files):
         data = load_coda(path, option="the file argument of `coda stats`")
         if i:
@@ -244,10 +251,10 @@ def cmd_stats(args) -> int:
     return 0
 
 
-def cmd_sample_human(args) -> int:
+def cmd_sample_human(args: SampleHuman) -> int:
     from lexprobe.benchmarks.coda21.human import write_sample
 
-    source = args.data or default_coda_dir() / OFFICIAL_FILES["clean-easy"]
+    source = args.data or _official_easy()
     sample = write_sample(source, args.out, size=args.size, seed=args.seed, pos=args.pos)
     groups = sample[args.pos]
     print(f"{len(groups)} groups sampled from {source} (seed {args.seed}, duplicate contexts skipped):")
@@ -257,13 +264,23 @@ def cmd_sample_human(args) -> int:
     return 0
 
 
-def cmd_heatmap(args) -> int:
+def cmd_heatmap(args: Heatmap) -> int:
     from lexprobe.benchmarks.coda21.plot import draw_heatmap, find_group, load_result
 
     instance = find_group(load_result(args.result), args.group)
     path = draw_heatmap(instance, args.out)
     print(f"heatmap of group {instance['id']} written to {path}")
     return 0
+
+
+#: CoDA21's commands besides ``eval``: name -> (options, help, command); stats takes its files as a positional
+COMMANDS: dict[str, tuple[type, str, Callable[[Any], int]]] = {
+    "build": (Build, "build a CoDA21-style dataset from WordNet and SemCor", cmd_build),
+    "stats": (Stats, "Table-1 statistics of CoDA21 files", cmd_stats),
+    "sample-human": (SampleHuman, "the paper's human-evaluation subset S20 (20 clean-easy noun groups, seed 42)",
+                     cmd_sample_human),
+    "heatmap": (Heatmap, "draw one group's match scores with predicted and gold alignment", cmd_heatmap),
+}
 
 
 # --- lexprobe run --------------------------------------------------------------------
@@ -290,33 +307,28 @@ SMALL_VARIANTS = {"semcor": "clean-hard", "wordnet": "noisy-hard"}
 
 
 def build_small(out_dir: Path, embed, max_groups: int = SMALL_GROUPS, embed_model: str = "all-MiniLM-L6-v2") -> Path:
-    """A small CoDA21-style file from WordNet and SemCor (clean-hard), or, without SemCor, from WordNet's
-    own example sentences (noisy-hard: one context per synset is all they give); the same file as
-    ``small_set_command`` makes, and the same cached build (``build_cache``): either reuses the other's.
-    ``embed_model``: the reference ``embed`` encodes with (the build's key)."""
-    from lexprobe.benchmarks.coda21.builder import BuildConfig
-    from lexprobe.benchmarks.coda21.config import parts_of_speech
-    from lexprobe.benchmarks.coda21.recipe import RECIPES
+    """A small CoDA21-style file from WordNet and SemCor (clean-hard) or, without SemCor, WordNet's example
+    sentences (noisy-hard: one context per synset is all they give): ``small_set_command``'s file and cached
+    build, so either reuses the other's (``embed_model``: the reference ``embed`` encodes with, for the key)."""
     from lexprobe.data.semcor import default_archive, iter_semcor_sentences
     from lexprobe.data.wordnet import load_wordnet
 
     contexts = "semcor" if default_archive().exists() else "wordnet"
-    variant = SMALL_VARIANTS[contexts]
     if contexts == "wordnet":
         print("SemCor not found: contexts come from WordNet's example sentences (noisy-hard)")
-    # exactly `coda21 build`'s config for small_set_command's options (its defaults, --recipe paper)
-    config = BuildConfig(variant=variant, pos=parts_of_speech("both"), max_groups=max_groups, cluster="paper",
-                         word_rule=RECIPES["paper"].word_rule)
+    path = Path(out_dir) / f"{SMALL_PREFIX}{SMALL_VARIANTS[contexts]}.json"
+    # exactly the `coda21 build` small_set_command prints (its other options left at their defaults)
+    args = Build(out=str(path), variant=SMALL_VARIANTS[contexts], contexts=contexts, embed_model=embed_model,
+                 context_model="first", max_groups=max_groups)
+    config = _build_config(args)
 
     def build() -> list:
         sentences = iter_semcor_sentences() if contexts == "semcor" else None
         return _build(load_wordnet(), sentences, embed, config, None, contexts)
 
-    key = _build_key(config, contexts, None, embed_model, "first", "paper")
-    groups = build() if key is None else cached_build(key, build)
-    path = Path(out_dir) / f"{SMALL_PREFIX}{variant}.json"
+    groups = _reused_or_built(args, config, build)
     write_json(path, groups_to_official(groups))
-    print(format_stats(coda_stats(CodaData(groups)), title=f"small CoDA21-{variant} built at {path}"))
+    print(format_stats(coda_stats(CodaData(groups)), title=f"small CoDA21-{args.variant} built at {path}"))
     print("the same file:\n" + command_lines(small_set_command(contexts, "FILE.json", max_groups)))
     return path
 
@@ -348,13 +360,9 @@ def _small_set(out_dir: Path, scorer, coda_dir: Path) -> Path:
 
 
 def run_default(out_dir: Path, part) -> dict:
-    """CoDA21 on the official clean files when present, else on a small self-built set.
-
-    ``part`` (``RunPart``): the model and method (likelihood, or choose with or without the
-    chat template); ``part.sample`` limits each file to its first N groups per POS (all by
-    default); ``part.data`` names the one official file to use (default: both clean ones).
-    """
-    from lexprobe.benchmarks.coda21.config import CodaConfig
+    """CoDA21 on the official clean files when present, else on a small self-built set. ``part`` (``RunPart``):
+    the model and method; ``part.sample``: the first N groups per POS (default: all); ``part.data``: the one
+    official file to use (default: both clean ones)."""
     from lexprobe.core.evaluate import evaluate
     from lexprobe.core.registry import get
     from lexprobe.models import load_scorer
@@ -365,12 +373,11 @@ def run_default(out_dir: Path, part) -> dict:
     coda_dir = default_coda_dir()
     wanted = {n: f for n, f in OFFICIAL_FILES.items() if part.data in (None, n)}
     files = {name: coda_dir / f for name, f in wanted.items() if (coda_dir / f).is_file()}
+    sample_data = None
     if not files:
         files = {"small": _small_set(out_dir, scorer, coda_dir)}
         sample_data = {"what": "a small CoDA21-style set built from WordNet (the official files are missing)",
                        "get": "lexprobe data fetch coda21"}
-    else:
-        sample_data = None
     metrics = {}
     bench = get("coda21")
     choose = {"choose": ChooseOptions(chat=part.chat, units_per_batch=1)} if part.method == "choose" else {}

@@ -1,17 +1,10 @@
 """Contexts of synsets for the CoDA21 builder: collect them from SemCor, pick one.
 
-The paper takes, among the SemCor sentences of a synset, the one in which
-bert-base-uncased gives the masked target word the highest log-probability;
-footnote 4: "We average the probabilities when s is tokenized to multiple tokens".
-``MaskedContextSelector`` does that with any masked LM: all subword tokens of the
-target are masked together, and the score is the log of the mean of the original
-tokens' probabilities (``average="prob"``, the default; ``average="log"``, the mean
-log-probability, was lexprobe's former default). The authors' scorer for this step is
-not released (definition_benchmark ``CoDA/dataset/create_CoDA.py:154-172`` reads
-precomputed scores from a file), so neither choice can be checked against their code;
-both recipes follow the footnote. ``FirstContextSelector`` (the first sentence in
-corpus order) is the model-free fallback used by the small dataset that ``lexprobe
-run`` builds.
+The paper takes the SemCor sentence in which bert-base-uncased gives the masked target word the highest
+log-probability, averaging the probabilities of a word's pieces (footnote 4): ``MaskedContextSelector``, with any
+masked LM (``average="log"``: the mean log-probability instead). The authors' scorer for this step is not
+released, so both recipes follow the footnote. ``FirstContextSelector`` (the first sentence in corpus order) is
+the model-free fallback of ``lexprobe run``'s small set.
 """
 
 from __future__ import annotations
@@ -19,6 +12,8 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import accumulate
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -47,27 +42,18 @@ def synset_of_key(wn, key: str) -> str | None:
 
 
 def collect_contexts(sentences: Iterable[Any], wn, pos: Sequence[str] = ("n", "v")) -> dict[str, list[Occurrence]]:
-    """Map synset name -> its distinct SemCor sentences (first occurrence per sentence).
-
-    ``sentences`` yields objects with ``.tokens`` and ``.annotations`` (each with
-    ``.index`` and ``.sense_key``), as ``lexprobe.data.semcor.iter_semcor_sentences``.
-    Underscores joining a multi-word token become spaces.
-    """
+    """Synset name -> its distinct SemCor sentences (first occurrence per sentence), from sentences with
+    ``.tokens`` and ``.annotations`` (``.index``, ``.sense_key``), as ``data.semcor.iter_semcor_sentences``
+    yields them; underscores joining a multi-word token become spaces."""
     contexts: dict[str, list[Occurrence]] = defaultdict(list)
-    key_cache: dict[str, str | None] = {}
+    synset = lru_cache(maxsize=None)(lambda key: synset_of_key(wn, key))
     for sent in sentences:
         tokens = [t.replace("_", " ") for t in sent.tokens]
         text = " ".join(tokens)
-        starts, offset = [], 0
-        for t in tokens:
-            starts.append(offset)
-            offset += len(t) + 1
+        starts = [0, *accumulate(len(t) + 1 for t in tokens[:-1])]
         seen_here: set[str] = set()
         for ann in sent.annotations:
-            key = ann.sense_key
-            if key not in key_cache:
-                key_cache[key] = synset_of_key(wn, key)
-            name = key_cache[key]
+            name = synset(ann.sense_key)
             if name is None or name.split(".")[-2] not in pos or name in seen_here:
                 continue
             if not 0 <= ann.index < len(tokens) or not tokens[ann.index].strip():
@@ -87,20 +73,15 @@ class FirstContextSelector:
 
 
 class MaskedContextSelector:
-    """The context where a masked LM predicts the (fully masked) target word best.
-
-    ``scorer`` is MaskedLMScorer-like: ``.model``, ``.tokenizer`` (fast, with
-    offsets), ``.device``, ``.batch_size``. Ties go to the earlier context.
-    """
+    """The context where a masked LM predicts the (fully masked) target word best; ties go to the earlier one.
+    ``scorer``: MaskedLMScorer-like (``.model``, a fast ``.tokenizer`` with offsets, ``.device``, ``.batch_size``)."""
 
     name = "masked-lm"
 
     def __init__(self, scorer: Any, progress: Callable[[int], None] | None = None, average: str = "prob"):
         if average not in ("log", "prob"):
             raise ValueError(f"unknown average {average!r}; use log or prob")
-        self.scorer = scorer
-        self.progress = progress
-        self.average = average
+        self.scorer, self.progress, self.average = scorer, progress, average
 
     def target_logprobs(self, occurrences: Sequence[Occurrence]) -> np.ndarray:
         """Log of the mean probability (``average="log"``: the mean log-probability) of the
@@ -116,16 +97,12 @@ class MaskedContextSelector:
         items = []
         for occ in occurrences:
             enc = tok(occ.context, return_offsets_mapping=True, truncation=True, max_length=max_len)
-            ids = list(enc["input_ids"])
-            target = [i for i, (a, b) in enumerate(enc["offset_mapping"])
-                      if b > a and a < occ.end and b > occ.start]
-            items.append((ids, target))
-
+            target = [i for i, (a, b) in enumerate(enc["offset_mapping"]) if b > a and a < occ.end and b > occ.start]
+            items.append((list(enc["input_ids"]), target))
         model, device = self.scorer.model, self.scorer.device
-        pad = tok.pad_token_id if tok.pad_token_id is not None else 0
 
         def forward(batch):
-            input_ids, attention = pad_batch([ids for ids, _ in batch], pad)
+            input_ids, attention = pad_batch([ids for ids, _ in batch], tok.pad_token_id or 0)
             for row, (_, target) in enumerate(batch):
                 input_ids[row, list(target)] = tok.mask_token_id
             rows = [row for row, (_, target) in enumerate(batch) for _ in target]
@@ -138,17 +115,14 @@ class MaskedContextSelector:
             gold = torch.tensor([ids[t] for ids, target in batch for t in target], dtype=torch.long)
             terms_all = torch.log_softmax(logits.float(), dim=-1)[torch.arange(len(cols), device=logits.device),
                                                                 gold.to(logits.device)]
-            out, k = [], 0
+            pieces, out = iter(torch.split(terms_all, [len(t) for _, t in batch if t])), []
             for _ids, target in batch:
                 if not target:
                     out.append(float("-inf"))  # truncated away or not tokenised: never chosen
-                    continue
-                terms = terms_all[k : k + len(target)]
-                k += len(target)
-                if self.average == "prob":  # log of the mean probability (a multi-token word)
-                    out.append(float(torch.logsumexp(terms, 0) - np.log(len(target))))
+                elif self.average == "prob":  # log of the mean probability (a multi-token word)
+                    out.append(float(torch.logsumexp(next(pieces), 0) - np.log(len(target))))
                 else:
-                    out.append(float(terms.mean()))
+                    out.append(float(next(pieces).mean()))
             if hasattr(self.scorer, "count"):
                 self.scorer.count("forward_passes", 1)
             return out
@@ -180,12 +154,8 @@ def _word_forms(lemma: str) -> list[str]:
 
 
 def example_contexts(wn, pos: Sequence[str] = ("n", "v")) -> dict[str, list[Occurrence]]:
-    """Contexts from WordNet's own example sentences, for when SemCor is not at hand.
-
-    A synset's example counts when one of its lemmas (or a regular inflection of it)
-    occurs in it as a whole word. Used only by the small dataset ``lexprobe run``
-    builds without SemCor; the paper's contexts come from SemCor.
-    """
+    """Contexts from WordNet's own example sentences, for ``lexprobe run``'s small set without SemCor: an
+    example counts when one of the synset's lemmas (or a regular inflection) occurs in it as a whole word."""
     import re
 
     out: dict[str, list[Occurrence]] = {}
@@ -194,11 +164,8 @@ def example_contexts(wn, pos: Sequence[str] = ("n", "v")) -> dict[str, list[Occu
             found = []
             for example in synset.examples():
                 for lemma in synset.lemma_names():
-                    m = None
-                    for form in _word_forms(lemma):
-                        m = re.search(r"(?<!\w)" + re.escape(form) + r"(?!\w)", example, re.IGNORECASE)
-                        if m:
-                            break
+                    m = next(filter(None, (re.search(r"(?<!\w)" + re.escape(form) + r"(?!\w)", example, re.IGNORECASE)
+                                           for form in _word_forms(lemma))), None)
                     if m:
                         found.append(Occurrence(example, m.group(0), m.start()))
                         break

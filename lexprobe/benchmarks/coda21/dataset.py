@@ -7,15 +7,9 @@ Official format (github lksenel/CoDA21)::
              "candidates": [{"synset_name": ..., "definition": ...,
                              "contexts": [SENTENCE], "words_in_contexts": [SURFACE FORM]}, ...]}
 
-A malformed group does not stop a run: ``load_coda`` keeps the good groups and
-reports each bad one as a ``GroupProblem`` naming the group and what is wrong, and
-the evaluation counts them as skipped. The builder (``builder.py``) writes the same
-format.
-
-An exported folder (``lexprobe export hf coda21``) holds the groups as parquet rows (``ROWS``: a ``Group``
-with its id), one file per variant and part of speech, and the source's malformed groups in its manifest;
-``load_coda`` reads it (``DIR``, or ``DIR/<variant>`` when it holds several variants) through the same
-group checks as an official file.
+A malformed group does not stop a run: ``load_coda`` keeps the good groups and reports each bad one as a
+``GroupProblem`` (counted as skipped). An exported folder (``lexprobe export hf coda21``: ``ROWS``, one parquet file
+per variant and POS) is read through the same group checks.
 """
 
 from __future__ import annotations
@@ -96,20 +90,16 @@ def find_target(context: str, word: str) -> list[tuple[int, int]]:
 
 
 def replace_target(context: str, word: str, replacement: str) -> str:
-    """``context`` with every whole-word occurrence of ``word`` replaced.
-
-    An empty replacement removes the word (and the doubled space it leaves).
-    """
+    """``context`` with every whole-word occurrence of ``word`` replaced (an empty replacement removes the word
+    and the doubled space it leaves)."""
     spans = find_target(context, word)
     if not spans:
         raise ValueError(f"target {word!r} not found in context {context[:80]!r}")
     out, last = [], 0
     for start, end in spans:
-        out.append(context[last:start])
-        out.append(replacement)
+        out += [context[last:start], replacement]
         last = end
-    out.append(context[last:])
-    text = "".join(out)
+    text = "".join(out) + context[last:]
     if not replacement:
         text = re.sub(r"\s{2,}", " ", text).strip()
     return text
@@ -134,11 +124,7 @@ def _parse_group(raw: Any, group_id: str, pos: str) -> Group:
         missing = [key for key in ("synset_name", "definition", "contexts", "words_in_contexts") if key not in c]
         if missing:
             raise ValueError(f"candidate {i} lacks {', '.join(missing)}")
-        contexts, words = c["contexts"], c["words_in_contexts"]
-        if isinstance(contexts, str):
-            contexts = [contexts]
-        if isinstance(words, str):
-            words = [words]
+        contexts, words = ([v] if isinstance(v, str) else v for v in (c["contexts"], c["words_in_contexts"]))
         for field_name, value in (("contexts", contexts), ("words_in_contexts", words)):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ValueError(f"candidate {i}: '{field_name}' must be a list of strings, "
@@ -221,10 +207,8 @@ def load_exported(path: Path, pos: Iterable[str], option: str) -> CodaData | Non
 
 
 def load_coda(path: str | Path, pos: Iterable[str] = ("n", "v"), option: str = "--data") -> CodaData:
-    """Read a CoDA21 JSON file or exported folder; malformed groups are reported in ``.problems``, not raised.
-
-    ``option`` names where the path came from, for the error messages.
-    """
+    """Read a CoDA21 JSON file or exported folder; malformed groups are reported in ``.problems``, not raised
+    (``option``: where the path came from, for the error messages)."""
     path = Path(path)
     if not path.exists():
         raise DataError(f"CoDA21 file {path} not found; pass a CoDA-*.json file as {option}")
@@ -234,22 +218,17 @@ def load_coda(path: str | Path, pos: Iterable[str] = ("n", "v"), option: str = "
             return exported
         raise DataError(f"{path} is a folder; pass a CoDA-*.json file or an exported folder "
                         f"(`lexprobe export hf coda21`) as {option}")
-    obj = read_json(path, "pass an official CoDA21 file")
-    return parse_coda(obj, source=str(path), pos=pos)
+    return parse_coda(read_json(path, "pass an official CoDA21 file"), source=str(path), pos=pos)
 
 
 def groups_to_official(groups: Sequence[Group]) -> dict[str, list[dict]]:
     """The official JSON structure for ``groups`` (both POS keys always present)."""
     out: dict[str, list[dict]] = {"n": [], "v": []}
     for g in groups:
-        out[g.pos].append({
-            "common_ancestor_info": {"relation": g.relation, "ancestor_name": g.ancestor},
-            "candidates": [
-                {"synset_name": c.synset, "definition": c.definition,
-                 "contexts": [c.context], "words_in_contexts": [c.word]}
-                for c in g.candidates
-            ],
-        })
+        out[g.pos].append({"common_ancestor_info": {"relation": g.relation, "ancestor_name": g.ancestor},
+                           "candidates": [{"synset_name": c.synset, "definition": c.definition,
+                                           "contexts": [c.context], "words_in_contexts": [c.word]}
+                                          for c in g.candidates]})
     return out
 
 
@@ -263,38 +242,20 @@ def coda_stats(data: CodaData) -> dict[str, dict[str, Any]]:
         sizes = [g.k for g in groups]
         synsets = {c.synset for g in groups for c in g.candidates}
         stats[pos] = {
-            "groups": len(groups),
-            "unique_synsets": len(synsets),
-            "candidates": sum(sizes),
-            "k_min": min(sizes) if sizes else 0,
-            "k_mean": round(sum(sizes) / len(sizes), 2) if sizes else 0.0,
-            "k_max": max(sizes) if sizes else 0,
-            "relations": sorted({g.relation for g in groups}),
+            "groups": len(groups), "unique_synsets": len(synsets), "candidates": sum(sizes),
+            "k_min": min(sizes, default=0), "k_mean": round(sum(sizes) / len(sizes), 2) if sizes else 0.0,
+            "k_max": max(sizes, default=0), "relations": sorted({g.relation for g in groups}),
             "skipped": sum(1 for p in data.problems if p.group_id.startswith(pos + "/")),
         }
     return stats
 
 
 def format_stats(stats: dict[str, dict[str, Any]], title: str = "") -> str:
+    from lexprobe.reporting import format_table
+
     headers = ["POS", "# of G", "USC", "candidates", "k min/mean/max", "relation", "skipped"]
-    rows = [
-        [POS_NAMES[p], s["groups"], s["unique_synsets"], s["candidates"],
-         f"{s['k_min']}/{s['k_mean']}/{s['k_max']}", ",".join(s["relations"]) or "-", s["skipped"]]
-        for p, s in stats.items()
-    ]
-    table = format_rows(headers, rows)
+    rows = [[POS_NAMES[p], s["groups"], s["unique_synsets"], s["candidates"],
+             f"{s['k_min']}/{s['k_mean']}/{s['k_max']}", ",".join(s["relations"]) or "-", s["skipped"]]
+            for p, s in stats.items()]
+    table = format_table(headers, rows)
     return f"{title}\n{table}" if title else table
-
-
-def format_rows(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    try:
-        from lexprobe.reporting import format_table
-    except ImportError:  # the shared reporter is optional here
-        pass
-    else:
-        return format_table(list(headers), [list(r) for r in rows])
-    cells = [[str(h) for h in headers]] + [[str(c) for c in r] for r in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)

@@ -1,12 +1,10 @@
-"""CoDA21's human-evaluation subset S20 (paper section 4, Table 2's S20 column).
+"""CoDA21's human-evaluation subset S20 (paper section 4, Table 2's S20 column): "a random sample of size 20
+from the noun part of CoDA21-clean-easy".
 
-The paper: "a random sample of size 20 from the noun part of CoDA21-clean-easy".
-The recipe that reproduces it (it contains Table 5's group, the grandchildren of
-``material.n.01`` with k = 7): the noun groups of the file, in file order, are
-shuffled with Python's ``random.Random(42).shuffle`` (identical to
-``random.seed(42); random.shuffle``; numpy's generators give other samples);
-groups in which two candidates share a context are skipped (a person could not
-tell those contexts apart); the first 20 remaining groups form S20.
+The recipe that reproduces it (it holds Table 5's group, the grandchildren of ``material.n.01``, k = 7): the
+file's noun groups, in file order, shuffled by ``random.Random(42).shuffle`` (numpy's generators give other
+samples); groups in which two candidates share a context are skipped (a person could not tell them apart); the
+first 20 remaining groups form S20.
 """
 
 from __future__ import annotations

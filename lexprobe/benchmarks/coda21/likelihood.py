@@ -1,27 +1,15 @@
 """CoDA21's likelihood method: a k x k match-score matrix per group from requests (``core.requests``), aligned;
 and the per-group loop the ask method shares (groups as resume units, their records, what was counted).
 
-``scores[c, d]`` (context c, definition d) comes from the first request type the model serves:
-
-- ``RandomScores``: k * k seeded scores keyed ``coda21:<group id>`` (the random baseline);
-- ``Continuation`` (causal LMs): log P(" " + definition | prompt), the definition's first 48 tokens
-  (``max_tokens``: the prompt is fitted to the model with the whole definition), summed (``--normalize
-  mean``: averaged); prompt = the context with the target replaced by the nonce word, then ``Definition of
-  <nonce> is`` (verbs: ``... is to``); the backend packs a prompt's k definitions after it;
-- ``PseudoLogLikelihood`` (masked LMs): of the same definition after the same prompt, one token masked at a
-  time or word-level left to right (``--pll``); the ``authors`` recipe asks for the released code's input
-  (``encoding="coda21-authors"``: RoBERTa scores a lone space token too);
-- ``Embed`` (sentence encoders, static vectors): the cosine of the context with the target removed and the
-  definition. Under ``authors`` a group with a text embedded as the zero vector (static vectors: no token has
-  one) is skipped, as the authors' run stopped there (``get_mean_emb``).
-
-A prompt that does not fit the model with a definition loses its start (``truncated_contexts``, per group);
-a group with a definition that alone does not fit is skipped (``skipped_too_long``). The target is replaced
-as a whole word, everywhere it occurs; ``authors`` replaces substrings (``str.replace``) as the released
-code did. Groups are solved with ``lexprobe.metrics.alignment``: ties never favour the gold alignment (the
-definitions in a fixed pseudo-random order first); ``authors`` keeps the file order and the first best
-permutation in enumeration order, as the released code did. Groups are the resumable units
-(``distributed.run_units`` under the job's key).
+``scores[c, d]`` (context c, definition d) comes from the first request type the model serves: ``RandomScores``
+(seeded, keyed ``coda21:<group id>``); ``Continuation`` (causal LMs: log P(" " + definition | prompt), its first
+48 tokens, summed or averaged by ``--normalize``; the prompt is the context with the target replaced by the nonce,
+then ``--pattern``); ``PseudoLogLikelihood`` (masked LMs, ``--pll``; ``authors`` asks for the released code's
+input, ``encoding="coda21-authors"``); ``Embed`` (the cosine of the context without its target and the
+definition; under ``authors`` a group with a text embedded as the zero vector is skipped, as their
+``get_mean_emb`` stopped there). A prompt too long for the model loses its start (``truncated_contexts``); a group
+with a definition that alone does not fit is skipped (``skipped_too_long``). Hiding and ties follow the recipe
+(``recipe.py``); the alignment is ``lexprobe.metrics.alignment``.
 """
 
 from __future__ import annotations
@@ -146,14 +134,9 @@ def group_record(group: Group, scores: np.ndarray, config: CodaConfig) -> dict[s
     assignment = al.align(scores, method, order, max_k=config.exhaustive_max_k)
     simple = assignment if config.align == "none" else al.align(scores, "none", order)
     return {
-        "id": group.id,
-        "pos": group.pos,
-        "k": group.k,
-        "ancestor": group.ancestor,
-        "relation": group.relation,
-        "synsets": [c.synset for c in group.candidates],
-        "words": [c.word for c in group.candidates], "definitions": [c.definition for c in group.candidates],
-        "contexts": [c.context for c in group.candidates],
+        "id": group.id, "pos": group.pos, "k": group.k, "ancestor": group.ancestor, "relation": group.relation,
+        "synsets": [c.synset for c in group.candidates], "words": [c.word for c in group.candidates],
+        "definitions": [c.definition for c in group.candidates], "contexts": [c.context for c in group.candidates],
         "scores": np.round(scores, 6).tolist(),
         # optimal/exhaustive: the definition of each context; none: the context of each definition
         "assignment": assignment.tolist(),
@@ -195,11 +178,7 @@ def skip_record(group: Group, reason: str) -> dict[str, Any]:
 # --- the run ---------------------------------------------------------------------------
 
 def select_groups(data: CodaData, config: CodaConfig) -> list[Group]:
-    chosen = []
-    for p in parts_of_speech(config.pos):
-        groups = data.by_pos(p)
-        chosen.extend(groups[: config.limit] if config.limit is not None else groups)
-    return chosen
+    return [g for p in parts_of_speech(config.pos) for g in data.by_pos(p)[:config.limit]]
 
 
 def runnable_groups(data: CodaData, config: CodaConfig,
