@@ -119,8 +119,8 @@ def train_authors(model, optimizer, batches, forward, epochs: int, patience: int
 
 
 def make_forward(model: nn.Module, encode, label_id: dict, device):
-    """Mean cross-entropy of a batch; ``encode(batch) -> (encoding, target mask)`` tokenises the words
-    alone (the mismatched indexer: ``finetune.encode_targets(..., words_alone=True)``)."""
+    """Mean cross-entropy of a batch; ``encode(batch) -> (encoding, target mask)`` (the authors' recipe: words
+    tokenised alone, the mismatched indexer)."""
     loss_fn = nn.CrossEntropyLoss()
 
     def forward(batch):
