@@ -1,20 +1,11 @@
-"""Inoculation by fine-tuning (paper, Appendix A) on STREUSLE 4.4 supersenses.
+"""Inoculation by fine-tuning (paper, Appendix A) on STREUSLE 4.4 supersenses (docs/senserank.md, "Fine-tuning").
 
-A linear layer on the encoder predicts the supersense of a single-word noun, verb or preposition from the
-target's embedding (mean of its subwords at the last layer, the vector sense ranking uses). Training instances
-are sampled from STREUSLE's train split in equal numbers of nouns, verbs and prepositions (``--instances`` in
-all; a remainder goes to nouns, then verbs); prepositions use their first supersense (the scene role).
-
-AdamW (weight decay 0, the HuggingFace AdamW default the paper names), learning rate 2e-5, up to 40 epochs.
-Early stopping (not in the paper): after each epoch, accuracy on a balanced sample of STREUSLE dev (half the
-training size, at least 60); the best epoch's encoder is kept, training stops after ``patience`` epochs without
-improvement. Everything is seeded. The encoder is saved with ``save_pretrained`` (safetensors) and its
-tokenizer, so ``senserank eval --model DIR`` loads it like any model; the head and a training log beside it.
-
-``--recipe authors`` follows the authors' released script instead (``finetune_authors.py``): 33 nouns, verbs
-and prepositions whatever ``--instances`` says, from a seeded shuffle of the sentences, ``ss_ss2`` preposition
-labels, words tokenised alone, fixed batches of 8, early stopping with patience 5 on an evaluation-mode pass
-over the training data, the last epoch's weights kept.
+A linear head on the target's embedding (mean of its subwords at the last layer, the vector sense ranking uses)
+predicts the supersense of a single-word noun, verb or preposition; ``--instances`` of them, in equal numbers
+per POS, from STREUSLE train. AdamW (weight decay 0), learning rate 2e-5, up to 40 epochs, with early stopping
+(not in the paper) on a balanced sample of STREUSLE dev, the best epoch kept; everything seeded. The encoder
+is saved with ``save_pretrained`` and its tokenizer, so ``senserank eval --model DIR`` loads it like any model.
+``--recipe authors`` follows the authors' released script instead (``finetune_authors.py``).
 """
 
 from __future__ import annotations
@@ -176,20 +167,15 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
         history, best_epoch, best_acc = _train_paper(model, optimizer, forward, tokenizer, train, dev, label_id,
                                                      device, cfg, max_length, rng, progress)
     summary = {
-        "config": asdict(cfg),
-        "labels": labels,
+        "config": asdict(cfg), "labels": labels,
         "instances_label": cfg.instances,  # authors: only the name of the run, as in models/MODEL_N.pt
-        "train_instances": len(train),
-        "train_by_pos": {p: sum(i.pos == p for i in train) for p in ("n", "v", "p")},
+        "train_instances": len(train), "train_by_pos": {p: sum(i.pos == p for i in train) for p in ("n", "v", "p")},
         "train_sample": [f"{i.sent_id}#{i.index}" for i in train],  # in training order
-        "dev_instances": len(dev),
-        "epochs_run": len(history),
+        "dev_instances": len(dev), "epochs_run": len(history),
         # paper: the epoch of the best dev accuracy (kept); authors: the epoch of the lowest
         # evaluation-mode loss on the training data (the last epoch is kept)
-        "best_epoch": best_epoch,
-        "kept_epoch": len(history) if authors else best_epoch,
-        "best_dev_accuracy": best_acc,
-        "history": history,
+        "best_epoch": best_epoch, "kept_epoch": len(history) if authors else best_epoch,
+        "best_dev_accuracy": best_acc, "history": history,
     }
     from lexprobe.outputs import files_into, write_atomic
 

@@ -15,10 +15,8 @@ sweep (``--layers``, ``hidden_states`` indices) asks every layer in the same req
 sentence), stores rows ``[layers, dim]`` and ranks each layer as a ``--layer L`` run with its own resume log
 (``<out>.layer<L>.partial.jsonl``).
 
-Buckets (Table 1): ℓ is the query sense's frequency in D (``label_freq_in_train`` in the authors' code, which
-produced Table 1; ``bucket_by="lemma"``: the lemma's, as the paper's text says); r = R / N, the share of the
-query's sense among its lemma's D instances. The authors' OntoNotes lemmas carry their POS (``make_v``), so
-there r = R / count(lemma+POS in D), while retrieval still pools every D instance of the lemma.
+Buckets (Table 1; docs/senserank.md): ℓ is the query sense's frequency in D (the authors' code) or the lemma's
+(``bucket_by="lemma"``, the paper's text); r = R / N, by lemma+POS for OntoNotes (``RARITY_BY_LEMMA_POS``).
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
-"""Per-target attributes for result breakdowns: WordNet depth band and frequency band (docs/wdlmpro.md,
-"Breakdown attributes").
+"""Per-target attributes for result breakdowns (docs/wdlmpro.md, "Breakdown attributes").
 
-Depth (Table 6) counts the nodes on the shortest hypernym path to a root, as the authors' code does (NLTK's
-``min_depth() + 1``): every noun target falls in the paper's bands, whose sizes are then Table 6's; verbs get
+Depth (Table 6): nodes on the shortest hypernym path to a root, as the authors' code counts them; verbs get
 bands of their own ("0–2", "20+"). Frequency (Table 7): the paper's Westbury Wikipedia counts are not
-available, so ``wordfreq`` Zipf values stand in with the paper's thresholds (a phrase: its rarest word's Zipf
-minus ``PHRASE_PENALTY`` per extra word, calibrated on the authors' band sizes), unless a ``word<TAB>count``
-file gives counts (looked up as written, then as NLTK tokens joined by spaces, the authors' key). A target of
-more than 3 NLTK tokens is rare either way (footnote 5).
+available, so ``wordfreq`` Zipf values stand in with the paper's thresholds (a phrase: ``PHRASE_PENALTY``),
+unless a ``word<TAB>count`` file gives counts. A target of more than 3 NLTK tokens is rare either way.
 """
 
 from __future__ import annotations

@@ -289,19 +289,11 @@ def _cache_path(pos: str, keep_duplicates: bool) -> Path:
 
 def _write_cache(groups: Sequence[SynsetGroup], path: Path) -> None:
     """Compact form: each candidate once in a table, groups as lists of table indices."""
-    index: dict[Candidate, int] = {}
-    table: list[list[str]] = []
-    rows = []
-    for g in groups:
-        row = []
-        for c in g.candidates:
-            if c not in index:
-                index[c] = len(table)
-                table.append([c.synset, c.word, c.definition])
-            row.append(index[c])
-        rows.append(row)
     from lexprobe.cache import write_cache_file
 
+    index: dict[Candidate, int] = {}  # each candidate's row in the table, in order of first use
+    rows = [[index.setdefault(c, len(index)) for c in g.candidates] for g in groups]
+    table = [[c.synset, c.word, c.definition] for c in index]
     # a unique temporary name, renamed into place: two first runs once shared one ``.tmp`` (D21); a
     # read-only cache is one notice and the groups are used without storing them (D16)
     write_cache_file(path, json.dumps({"format": "wdlmpro-cache/1", "pos": groups[0].pos if groups else None,

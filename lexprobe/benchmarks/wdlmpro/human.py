@@ -1,15 +1,9 @@
-"""The paper's human subset: for each task, n groups with at most k candidates, shuffled.
+"""The paper's human subset (docs/wdlmpro.md, "Human subset"): for each task, n groups with at most k candidates.
 
-Section 3 of the paper samples, for each task, 20 synset groups with at most 10 candidates and asks people
-to rank the candidates. The W2D and D2W samples are drawn independently (seeds derived from ``seed`` and the
-task) and each item's options shuffled with a seeded generator: the same seed gives the same sheets. Files
-written by ``write_human_sample``:
-
-- ``human_sample.json``: everything, answers included (to score people and models);
-- ``human_sheet.txt``: the printable sheet, without answers or synset names;
-- ``human_answer_key.txt``: the correct option of each item, kept apart from the sheet;
-- ``human_w2d.jsonl`` / ``human_d2w.jsonl``: the sampled groups in the dataset format,
-  so a model can be evaluated on exactly the same subset (``--data`` of ``eval``).
+The W2D and D2W samples are drawn independently (seeds derived from ``seed`` and the task) and each item's
+options shuffled with a seeded generator, so the same seed gives the same sheets. ``write_human_sample``
+writes the JSON (answers included), the printable sheet, the answer key apart from it, and each task's groups
+as JSONL, so a model can be evaluated on exactly the same subset (``--data`` of ``eval``).
 """
 
 from __future__ import annotations

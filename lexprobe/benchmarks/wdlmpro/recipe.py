@@ -1,13 +1,9 @@
 """The two WDLMPro recipes: the paper's text (``paper``) and the authors' released code (``authors``).
 
-The backends are the same; a recipe only changes what the method asks them and how it ranks their answers:
-how a word or definition that starts the input is capitalised, the authors' synset words
-(``name.split('.')[0]``), capitalised D2W verb patterns, definitions cut to 48 model tokens, the causal W2D
-batch shift (``causal_batch_shift``), the static-vector drops (``static_drop``) and the tie rule
-(``np.argsort``'s order, NaN best; the paper counts ties against the gold item). Masked-LM patterns are
-combined as the paper's text says in both (``mean-prob``); ``best`` is the authors' notebook's per-target best
-pattern (an oracle), ``mean-logprob`` lexprobe's former default. docs/wdlmpro.md, "Recipes", has every choice
-with its file:line in lksenel/definition_benchmark @54fa97b and its measured effect.
+The backends are the same; a recipe only changes what the method asks them and how it ranks their answers
+(capitalisation, string forms, patterns, 48-token definitions, the causal batch shift, static-vector drops,
+the tie rule, how masked-LM patterns combine). docs/wdlmpro.md, "Recipes", has every choice with its file:line
+in lksenel/definition_benchmark @54fa97b and its measured effect.
 """
 
 from __future__ import annotations
