@@ -69,9 +69,8 @@ STATS_VERSION = 1
 
 
 def stats_key(data: str | None, pos: str, keep_duplicates: bool, counts: str | None, breakdowns: bool) -> str:
-    """What the figures of ``wdlmpro stats`` depend on, as one digest: WordNet (``wordnet_key``: version and file
-    sizes), the group builder's version, the options, the bytes of the --data files and the --counts file (or
-    wordfreq's version and the phrase estimate)."""
+    """What the figures of ``wdlmpro stats`` depend on, as one digest: WordNet, the builder's version, the options,
+    the bytes of the --data and --counts files (or wordfreq's version and the phrase estimate)."""
     from importlib import metadata
 
     from lexprobe.benchmarks.wdlmpro.dataset import BUILDER_VERSION, dataset_filename, pos_list

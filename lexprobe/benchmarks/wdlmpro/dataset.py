@@ -228,8 +228,7 @@ def dataset_filename(pos: str) -> str:
 
 
 def load_exported(data: Path, pos: str) -> list[SynsetGroup] | None:
-    """The groups of an exported folder (``lexprobe export hf wdlmpro``) for the requested POS, in the export's
-    order; None when ``data`` is no export."""
+    """An exported folder's groups for the requested POS, in the export's order; None when ``data`` is no export."""
     from lexprobe.data.exported import open_export, part_keys
 
     parts = open_export(data, ROWS, lambda key: key.get("pos") in pos_list(pos))
@@ -351,9 +350,8 @@ def default_dataset(pos: str = "both", keep_duplicates: bool = False, progress: 
 def select_groups(data: str | Path | None, pos: str = "both", limit: int | None = None, seed: int = 0,
                   draw: str = "dataset") -> list[SynsetGroup]:
     """The groups a run reads: per POS, from ``data`` (or the cached full build), a seeded sample of ``limit``
-    groups when given (``draw="wordnet"``: drawn from WordNet's targets without building every group, what
-    ``lexprobe run`` samples). ``eval``'s ``load_items`` and ``lexprobe export`` select through this one function,
-    so the same options give the same items."""
+    groups when given (``draw="wordnet"``: ``wordnet_sample``). ``eval`` and ``export`` both select through this
+    one function, so the same options give the same items."""
     groups: list[SynsetGroup] = []
     for p in pos_list(pos):
         if draw == "wordnet" and limit:  # check_config: no --data
