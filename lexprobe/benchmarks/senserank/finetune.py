@@ -1,28 +1,11 @@
-"""Inoculation by fine-tuning (paper, Appendix A) on STREUSLE 4.4 supersenses.
+"""Inoculation by fine-tuning (paper, Appendix A) on STREUSLE 4.4 supersenses (docs/senserank.md, "Fine-tuning").
 
-A linear layer on top of the encoder predicts the supersense of a single-word noun,
-verb or preposition from the target's embedding (mean of its subwords at the last
-layer, exactly the vector sense ranking uses). Training instances are sampled from
-the STREUSLE train split in equal numbers of nouns, verbs and prepositions
-(``--instances`` in total; the remainder of a division by 3 goes to nouns, then
-verbs). Prepositions use their first supersense (the scene role), as in the paper.
-
-Optimiser: AdamW (weight decay 0, the default of the HuggingFace AdamW the paper
-names), learning rate 2e-5, up to 40 epochs. Early stopping (not in the paper, which
-trains 40 epochs): after each epoch the accuracy on a balanced sample of the STREUSLE
-dev split (half the training size, at least 60) is measured; the best epoch's encoder
-is kept and training stops after ``patience`` epochs without improvement. Everything
-is seeded. The encoder is saved with ``save_pretrained`` (safetensors) plus its
-tokenizer, so ``senserank eval --model DIR`` loads it like any other model; the head
-and a training log are saved beside it.
-
-``recipe="authors"`` (``--recipe authors``) follows the
-authors' released script instead
-(``finetune_authors.py`` has the line-by-line reading): 33 nouns, verbs and
-prepositions whatever ``--instances`` says, taken in order from a seeded shuffle of
-the sentences, ``ss_ss2`` preposition labels, words tokenised alone, fixed batches
-of 8 in the same order every epoch, early stopping with patience 5 on an
-evaluation-mode pass over the training data, the last epoch's weights kept.
+A linear head on the target's embedding (mean of its subwords at the last layer, the vector sense ranking uses)
+predicts the supersense of a single-word noun, verb or preposition; ``--instances`` of them, in equal numbers
+per POS, from STREUSLE train. AdamW (weight decay 0), learning rate 2e-5, up to 40 epochs, with early stopping
+(not in the paper) on a balanced sample of STREUSLE dev, the best epoch kept; everything seeded. The encoder
+is saved with ``save_pretrained`` and its tokenizer, so ``senserank eval --model DIR`` loads it like any model.
+``--recipe authors`` follows the authors' released script instead (``finetune_authors.py``).
 """
 
 from __future__ import annotations
@@ -172,32 +155,27 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     max_length = min(cfg.max_length, getattr(encoder.config, "max_position_embeddings", 512) or 512)
 
-    if authors:
-        from lexprobe.benchmarks.senserank.finetune_authors import fixed_batches, make_forward, train_authors
+    from lexprobe.benchmarks.senserank.finetune_authors import fixed_batches, make_forward, train_authors
 
-        forward = make_forward(model, lambda batch: encode_targets(tokenizer, batch, max_length, words_alone=True),
-                               label_id, device)
+    forward = make_forward(model, lambda batch: encode_targets(tokenizer, batch, max_length, words_alone=authors),
+                           label_id, device)
+    if authors:
         history, best_epoch = train_authors(model, optimizer, fixed_batches(train, cfg.batch_size), forward,
                                             cfg.epochs, cfg.patience, progress)
         best_acc = None
     else:
-        history, best_epoch, best_acc = _train_paper(model, optimizer, tokenizer, train, dev, label_id, device,
-                                                     cfg, max_length, rng, progress)
+        history, best_epoch, best_acc = _train_paper(model, optimizer, forward, tokenizer, train, dev, label_id,
+                                                     device, cfg, max_length, rng, progress)
     summary = {
-        "config": asdict(cfg),
-        "labels": labels,
+        "config": asdict(cfg), "labels": labels,
         "instances_label": cfg.instances,  # authors: only the name of the run, as in models/MODEL_N.pt
-        "train_instances": len(train),
-        "train_by_pos": {p: sum(i.pos == p for i in train) for p in ("n", "v", "p")},
+        "train_instances": len(train), "train_by_pos": {p: sum(i.pos == p for i in train) for p in ("n", "v", "p")},
         "train_sample": [f"{i.sent_id}#{i.index}" for i in train],  # in training order
-        "dev_instances": len(dev),
-        "epochs_run": len(history),
+        "dev_instances": len(dev), "epochs_run": len(history),
         # paper: the epoch of the best dev accuracy (kept); authors: the epoch of the lowest
         # evaluation-mode loss on the training data (the last epoch is kept)
-        "best_epoch": best_epoch,
-        "kept_epoch": len(history) if authors else best_epoch,
-        "best_dev_accuracy": best_acc,
-        "history": history,
+        "best_epoch": best_epoch, "kept_epoch": len(history) if authors else best_epoch,
+        "best_dev_accuracy": best_acc, "history": history,
     }
     from lexprobe.outputs import files_into, write_atomic
 
@@ -222,9 +200,8 @@ def _streusle_root(cfg: FinetuneConfig) -> Path:
     return root
 
 
-def _train_paper(model, optimizer, tokenizer, train, dev, label_id, device, cfg, max_length, rng, progress):
+def _train_paper(model, optimizer, forward, tokenizer, train, dev, label_id, device, cfg, max_length, rng, progress):
     """Reshuffled batches every epoch; dev accuracy after each; the best epoch's weights restored."""
-    loss_fn = nn.CrossEntropyLoss()
     history, best_acc, best_epoch, best_state, stale = [], -1.0, 0, None, 0
     for epoch in range(1, cfg.epochs + 1):
         model.train()
@@ -233,10 +210,7 @@ def _train_paper(model, optimizer, tokenizer, train, dev, label_id, device, cfg,
         total = 0.0
         for start in range(0, len(order), cfg.batch_size):
             batch = [train[i] for i in order[start : start + cfg.batch_size]]
-            enc, tmask = encode_targets(tokenizer, batch, max_length)
-            gold = torch.tensor([label_id[i.label] for i in batch], device=device)
-            logits = model(enc["input_ids"].to(device), enc["attention_mask"].to(device), tmask.to(device))
-            loss = loss_fn(logits, gold)
+            loss = forward(batch)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

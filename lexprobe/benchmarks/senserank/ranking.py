@@ -1,13 +1,10 @@
 """Same-lemma nearest-neighbour ranking of queries against the database D.
 
-For each lemma, the queries' vectors are multiplied once by the lemma's database
-vectors (one matrix product per lemma, in query blocks that bound memory), and the
-top k are kept; on a GPU the products and the top-k sort run there. No all-pairs matrix over the corpus is ever formed, so the cost is
-sum over lemmas of |Q_lemma| * |D_lemma| and memory stays at one block.
-
-Ties are broken by database order (lower index first), so results are deterministic.
-Like the original code, the restriction is by lemma only (``match_pos=False``): a
-noun query of *run* also ranks verb instances of *run*.
+For each lemma, the queries' vectors are multiplied by the lemma's database vectors (in query blocks that
+bound memory; on a GPU when there is one) and the top k kept: no all-pairs matrix over the corpus, the cost
+is the sum over lemmas of |Q_lemma| * |D_lemma|. Ties go to the lower database index, so results are
+deterministic. Like the original code, pools are by lemma only (``match_pos=False``): a noun query of *run*
+also ranks verb instances of *run*.
 """
 
 from __future__ import annotations
@@ -47,14 +44,9 @@ def lemma_key(inst: SenseInstance, match_pos: bool = False):
     return (inst.lemma, inst.pos) if match_pos else inst.lemma
 
 
-def plan_ranking(
-    database: Sequence[SenseInstance],
-    queries: Sequence[SenseInstance],
-    min_sense_count: int = 5,
-    match_pos: bool = False,
-    db_ok: np.ndarray | None = None,
-    q_ok: np.ndarray | None = None,
-) -> tuple[RankingReport, dict, dict]:
+def plan_ranking(database: Sequence[SenseInstance], queries: Sequence[SenseInstance], min_sense_count: int = 5,
+                 match_pos: bool = False, db_ok: np.ndarray | None = None,
+                 q_ok: np.ndarray | None = None) -> tuple[RankingReport, dict, dict]:
     """Counts and drops (no vectors needed), each lemma's database pool and its eligible queries."""
     db_ok = np.ones(len(database), bool) if db_ok is None else np.asarray(db_ok, bool)
     q_ok = np.ones(len(queries), bool) if q_ok is None else np.asarray(q_ok, bool)
@@ -63,9 +55,8 @@ def plan_ranking(
         if db_ok[i]:
             pools[lemma_key(inst, match_pos)].append(i)
     sense_freq = Counter((lemma_key(d, match_pos), d.label) for i, d in enumerate(database) if db_ok[i])
-    report = RankingReport([], db_unaligned=int((~db_ok).sum()))
-    report.lemma_freq = {key: len(ix) for key, ix in pools.items()}
-    report.sense_freq = dict(sense_freq)
+    report = RankingReport([], db_unaligned=int((~db_ok).sum()), lemma_freq={key: len(ix) for key, ix in pools.items()},
+                           sense_freq=dict(sense_freq))
     by_lemma: dict = defaultdict(list)
     for qi, q in enumerate(queries):
         key = lemma_key(q, match_pos)
@@ -79,18 +70,9 @@ def plan_ranking(
     return report, {key: np.asarray(ix) for key, ix in pools.items()}, dict(by_lemma)
 
 
-def rank_lemma(
-    key,
-    qidx: Sequence[int],
-    pool: np.ndarray,
-    q_vectors: np.ndarray,
-    pool_vectors: np.ndarray,
-    queries: Sequence[SenseInstance],
-    database: Sequence[SenseInstance],
-    sense_freq: dict,
-    k: int = 50,
-    device=None,
-) -> list[RankedQuery]:
+def rank_lemma(key, qidx: Sequence[int], pool: np.ndarray, q_vectors: np.ndarray, pool_vectors: np.ndarray,
+               queries: Sequence[SenseInstance], database: Sequence[SenseInstance], sense_freq: dict, k: int = 50,
+               device=None) -> list[RankedQuery]:
     """Rank one lemma's queries (vectors ``q_vectors``, in ``qidx`` order) against its pool."""
     top, scores = top_k_cosine(q_vectors, pool_vectors, min(k, len(pool)), device)
     pool_labels = np.array([database[i].label for i in pool], dtype=object)
@@ -107,9 +89,8 @@ def rank_lemma(
 def top_k_cosine(q: np.ndarray, pool: np.ndarray, k: int, device=None) -> tuple[np.ndarray, np.ndarray]:
     """Indices and cosines of the k most similar pool rows per query, best first, ties by lower index.
 
-    Vectors are normalised here. Queries go in blocks of ``MAX_BLOCK_CELLS`` similarity
-    cells. ``device`` None: numpy; a torch device (``cuda`` when there is one): the
-    products and the stable sort run there, in full float32 (TF32 off).
+    Vectors are normalised here; queries go in blocks of ``MAX_BLOCK_CELLS`` similarity cells. ``device`` None:
+    numpy; a torch device: the products and the stable sort run there, in full float32 (TF32 off).
     """
     q, pool = _normalize(q), _normalize(pool)
     block = max(1, MAX_BLOCK_CELLS // max(1, len(pool)))

@@ -7,19 +7,16 @@ the target's subword vectors at a layer) per target -> rank same-lemma D instanc
 paper's pooled precision, exact random and oracle figures, per (frequency x sense proportion) bucket).
 
 Why a store: a million targets at 768 dimensions are 3 GB of float32 per layer, so each chunk of sentences
-is one engine call whose answers are appended to the memory-mapped store beside the output (``store.py``,
-``<out>.embeddings/``; a temporary folder without ``--out``) before the next is asked, and ranking reads one
-lemma's vectors at a time. Sentences are dealt to ranks by token count; an interruption loses at most one
-chunk per rank, and a rerun asks only for what the store lacks. The random baseline's vectors come from a
-seed and the sentence's identity (the request's ``sentence``), which the store's keys (token digests) do not
-hold: they stay in memory. A layer sweep (``--layers``) asks every swept layer in the same requests (one
-forward pass per sentence), stores rows ``[layers, dim]``, and ranks each layer as a single ``--layer L`` run,
-with its own resume log (``<out>.layer<L>.partial.jsonl``); layers are ``hidden_states`` indices (0 = embeddings).
+is one engine call whose answers are appended to the memory-mapped store (``store.py``, ``<out>.embeddings/``;
+a temporary folder without ``--out``), and ranking reads one lemma's vectors at a time. An interruption loses
+at most one chunk per rank; a rerun asks only for what the store lacks. The random baseline's vectors depend
+on the sentence's identity, which the store's keys (token digests) do not hold: they stay in memory. A layer
+sweep (``--layers``, ``hidden_states`` indices) asks every layer in the same requests (one forward pass per
+sentence), stores rows ``[layers, dim]`` and ranks each layer as a ``--layer L`` run with its own resume log
+(``<out>.layer<L>.partial.jsonl``).
 
-Buckets (Table 1): ℓ is the query sense's frequency in D (``label_freq_in_train`` in the authors' code, which
-produced Table 1; ``bucket_by="lemma"``: the lemma's, as the paper's text says); r = R / N, the share of the
-query's sense among its lemma's D instances. The authors' OntoNotes lemmas carry their POS (``make_v``), so
-there r = R / count(lemma+POS in D), while retrieval still pools every D instance of the lemma.
+Buckets (Table 1; docs/senserank.md): ℓ is the query sense's frequency in D (the authors' code) or the lemma's
+(``bucket_by="lemma"``, the paper's text); r = R / N, by lemma+POS for OntoNotes (``RARITY_BY_LEMMA_POS``).
 """
 
 from __future__ import annotations
@@ -29,7 +26,7 @@ import random
 import shutil
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any, Iterable, Sequence, TypedDict
 
@@ -88,9 +85,7 @@ def rank_senses(job: Job) -> Records | None:
     t1 = time.time()
     # queries whose sense is too rare in D are never ranked: do not spend time encoding them
     key = lambda x: lemma_key(x, cfg.match_pos)  # noqa: E731
-    db_senses: dict = defaultdict(int)
-    for d in database:
-        db_senses[(key(d), d.label)] += 1
+    db_senses = Counter((key(d), d.label) for d in database)
     embedded_q = np.array([db_senses[(key(q), q.label)] >= cfg.min_sense_count for q in queries], dtype=bool)
     targets = list(database) + [q for q, e in zip(queries, embedded_q) if e]
     words_alone = job.recipe.words_alone
@@ -116,7 +111,7 @@ def rank_senses(job: Job) -> Records | None:
             t2 = time.time()
             report = rank_from_store(cfg, store, database, locations[: len(database)], db_ok, queries, q_loc, q_ok,
                                      device=ranking_device(scorer), layer=row, run_key=job.key,
-                                     log_base=partial_path(out, _stage(layer) if sweep else None) if out else None)
+                                     log_base=partial_path(out, f"layer{layer}" if sweep else None) if out else None)
             if report is None:  # another rank than 0: rank 0 writes the result
                 return None
             per_layer[layer] = query_records(cfg, database, queries, report, info, db_ok=db_ok, timing={
@@ -150,14 +145,10 @@ def asked_layers(cfg: SenseConfig, scorer: Any) -> list[int]:
     return list(dict.fromkeys(index(x) for x in (range(scorer.n_layers + 1) if wanted == "all" else wanted)))
 
 
-def _stage(layer: int) -> str:
-    return f"layer{layer}"
-
-
 def clean_sweep(out: str | Path, layers: Iterable, keep_embeddings: bool = False) -> None:
     """The result is written: remove the sweep's per-layer resume logs and (unless kept) its store."""
     for layer in layers:
-        remove_logs(partial_path(out, _stage(int(layer))))
+        remove_logs(partial_path(out, f"layer{int(layer)}"))
     if not keep_embeddings:
         shutil.rmtree(store_path(out), ignore_errors=True)
 
@@ -303,17 +294,11 @@ def select_instances(instances: Sequence[SenseInstance], cfg: SenseConfig) -> tu
     info.update(database_full=len(database), queries_full=len(queries),
                 not_query_senses=sum(1 for i in instances if i.split != "train" and not i.query))
     key = lambda x: lemma_key(x, cfg.match_pos)  # noqa: E731
-    sense_count: dict = defaultdict(int)
-    for d in database:
-        sense_count[(key(d), d.label)] += 1
+    sense_count = Counter((key(d), d.label) for d in database)
     eligible = [q for q in queries if sense_count[(key(q), q.label)] >= cfg.min_sense_count]
     rng = random.Random(cfg.seed)
     if cfg.max_instances:
-        size: dict = defaultdict(int)
-        for x in database:
-            size[key(x)] += 1
-        for x in queries:
-            size[key(x)] += 1
+        size = Counter(key(x) for x in [*database, *queries])
         lemmas = sorted({key(q) for q in eligible}, key=str)
         rng.shuffle(lemmas)
         chosen, total = set(), 0
@@ -443,11 +428,7 @@ def rarity_denominators(cfg, database: Sequence[SenseInstance], db_ok=None):
     if cfg.corpus not in RARITY_BY_LEMMA_POS and not authors_semcor(cfg):
         return None
     ok = np.ones(len(database), bool) if db_ok is None else np.asarray(db_ok, bool)
-    counts: dict = defaultdict(int)
-    for d, good in zip(database, ok):
-        if good:
-            counts[rarity_group(cfg, d)] += 1
-    return counts
+    return Counter(rarity_group(cfg, d) for d, good in zip(database, ok) if good)
 
 
 def query_records(cfg: SenseConfig, database, queries, report, info, timing, db_ok=None) -> Records:
@@ -473,15 +454,9 @@ def query_records(cfg: SenseConfig, database, queries, report, info, timing, db_
             "hits": "".join(str(int(h)) for h in rq.hits),
             "top": [database[i].label for i in rq.top[:5]],
         })
-    counts = dict(info)
-    counts.update(
-        ranked_queries=len(report.ranked),
-        dropped_rare_sense=report.dropped_rare_sense,
-        dropped_unaligned=report.dropped_unaligned,
-        database_unaligned=report.db_unaligned,
-        single_sense_queries=single_sense,
-        lemmas_in_database=len(report.lemma_freq),
-    )
+    counts = dict(info, ranked_queries=len(report.ranked), dropped_rare_sense=report.dropped_rare_sense,
+                  dropped_unaligned=report.dropped_unaligned, database_unaligned=report.db_unaligned,
+                  single_sense_queries=single_sense, lemmas_in_database=len(report.lemma_freq))
     return Records(per_query, items={"database": database, "queries": queries}, counts=counts, tasks=[cfg.corpus],
                    timing={k: round(v, 2) for k, v in timing.items()})
 

@@ -1,17 +1,13 @@
 """Target embeddings on disk: appended as they are computed, read back memory-mapped.
 
-A corpus of a million targets at 768 dimensions is 3 GB of float32 per layer, so the
-vectors never sit in RAM together: each writer (one per rank) appends rows to
-``vectors.r<R>.f32`` and, once they are on disk, one line per sentence to
-``index.r<R>.jsonl`` (sentence digest, first row, target indices, which aligned). A
-rerun reads the indexes, skips the sentences already there and appends the rest, so
-an interrupted run keeps everything it embedded. Rows are ``[layers, dim]``.
+A million targets at 768 dimensions are 3 GB of float32 per layer, so the vectors never sit in RAM together:
+each writer (one per rank) appends rows ``[layers, dim]`` to ``vectors.r<R>.f32`` and, once they are on disk,
+one line per sentence to ``index.r<R>.jsonl`` (sentence digest, first row, target indices, which aligned). A
+rerun skips the sentences already there, so an interrupted run keeps everything it embedded.
 
-The folder belongs to one model: ``identity.json`` holds the model's revision (weights
-hash) and every option that changes a vector (layer, max length, dtype). A store
-written under another identity is set aside (``<dir>.stale``, ``.stale.1``, ...: never removed), never mixed in. Entries
-are keyed by a SHA-256 digest of the sentence's tokens, so a different input simply has
-other keys.
+The folder belongs to one model: ``identity.json`` holds the weights' revision and every option that changes a
+vector. A store written under another identity is set aside (``<dir>.stale``, ``.stale.1``, ...: never
+removed), never mixed in. Entries are keyed by a SHA-256 digest of the sentence's tokens.
 """
 
 from __future__ import annotations

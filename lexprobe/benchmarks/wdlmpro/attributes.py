@@ -1,13 +1,9 @@
-"""Per-target attributes for result breakdowns: WordNet depth band and frequency band (docs/wdlmpro.md,
-"Breakdown attributes").
+"""Per-target attributes for result breakdowns (docs/wdlmpro.md, "Breakdown attributes").
 
-Depth (Table 6) counts the nodes on the shortest hypernym path to a root, as the authors' code does (NLTK's
-``min_depth() + 1``): every noun target falls in the paper's bands, whose sizes are then Table 6's; verbs get
+Depth (Table 6): nodes on the shortest hypernym path to a root, as the authors' code counts them; verbs get
 bands of their own ("0–2", "20+"). Frequency (Table 7): the paper's Westbury Wikipedia counts are not
-available, so ``wordfreq`` Zipf values stand in with the paper's thresholds (a phrase: its rarest word's Zipf
-minus ``PHRASE_PENALTY`` per extra word, calibrated on the authors' band sizes), unless a ``word<TAB>count``
-file gives counts (looked up as written, then as NLTK tokens joined by spaces, the authors' key). A target of
-more than 3 NLTK tokens is rare either way (footnote 5).
+available, so ``wordfreq`` Zipf values stand in with the paper's thresholds (a phrase: ``PHRASE_PENALTY``),
+unless a ``word<TAB>count`` file gives counts. A target of more than 3 NLTK tokens is rare either way.
 """
 
 from __future__ import annotations
@@ -26,10 +22,9 @@ FREQUENCY_BANDS = ("rare", "medium", "frequent")
 MAX_COUNTED_TOKENS = 3
 ZIPF_MEDIUM, ZIPF_FREQUENT = 1.0, 2.0
 COUNT_MEDIUM, COUNT_FREQUENT = 10, 100
-# Zipf points taken off a phrase's rarest word per extra word (log10 of the share of the
-# rarest word's occurrences that are inside the phrase). Calibrated once on the band
-# sizes of the authors (both POS together), see docs/wdlmpro.md. With 0 a phrase gets its
-# rarest word's Zipf, a little above wordfreq's own phrase estimate.
+# Zipf points taken off a phrase's rarest word per extra word (log10 of the share of the rarest word's
+# occurrences inside the phrase), calibrated on the authors' band sizes (docs/wdlmpro.md). With 0 a phrase
+# gets its rarest word's Zipf, a little above wordfreq's own phrase estimate.
 PHRASE_PENALTY = 1.75
 
 
@@ -49,11 +44,8 @@ def depth_band_order() -> list[str]:
 
 
 def synset_depth(synset_name: str, wn=None) -> int:
-    """Nodes on the shortest hypernym path to a root, the synset included (the authors' depth).
-
-    Equals ``min(len(p) for p in synset.hypernym_paths())``; ``min_depth()`` counts the
-    edges of that path, one less, and is far cheaper than listing every path.
-    """
+    """Nodes on the shortest hypernym path to a root, the synset included (the authors' depth):
+    ``min(len(p) for p in synset.hypernym_paths())``, i.e. the far cheaper ``min_depth()`` (edges) + 1."""
     if wn is None:
         from lexprobe.data.wordnet import load_wordnet
 
@@ -81,11 +73,8 @@ def word_tokens(word: str) -> list[str]:
 
 
 def phrase_zipf(word: str, penalty: float = PHRASE_PENALTY) -> float:
-    """wordfreq Zipf of a word; of a phrase, its rarest word's Zipf minus ``penalty`` per extra word.
-
-    Words are wordfreq's own tokens (as ``zipf_frequency`` would split the phrase); an
-    unknown word has Zipf 0, so a phrase containing one is rare.
-    """
+    """wordfreq Zipf of a word; of a phrase (wordfreq's tokens), its rarest word's Zipf minus ``penalty`` per
+    extra word. An unknown word has Zipf 0, so a phrase containing one is rare."""
     from wordfreq import tokenize, zipf_frequency
 
     parts = tokenize(word, "en")
@@ -153,36 +142,26 @@ def frequency_bander(counts_file: str | Path | None = None, phrase_penalty: floa
 
     def band(word: str) -> str:
         tokens = word_tokens(word)
-        if len(tokens) > MAX_COUNTED_TOKENS:
-            return "rare"
-        return lookup(word, tokens)
+        return "rare" if len(tokens) > MAX_COUNTED_TOKENS else lookup(word, tokens)
 
     return band
 
 
-def attributes_fn(counts_file: str | Path | None = None, wn=None, phrase_penalty: float = PHRASE_PENALTY) -> Callable[[Sequence], list[dict]]:
-    """A function groups -> [attributes of each group's target] (same order), for chunked runs.
-
-    The counts file (or wordfreq) and WordNet are loaded once, not once per chunk.
-    """
+def attributes_fn(counts_file: str | Path | None = None, wn=None) -> Callable[[Sequence], list[dict]]:
+    """A function groups -> [attributes of each group's target] (same order), for chunked runs; the counts file
+    (or wordfreq) and WordNet are loaded once, not once per chunk."""
     if wn is None:
         from lexprobe.data.wordnet import load_wordnet
 
         wn = load_wordnet()
-    band = frequency_bander(counts_file, phrase_penalty)
+    band = frequency_bander(counts_file)
 
     def attributes_of(groups: Sequence) -> list[dict]:
         out = []
         for g in groups:
             depth = synset_depth(g.target, wn)
-            out.append(
-                {
-                    "depth": depth,
-                    "depth_band": depth_band(depth),
-                    "frequency_band": band(g.word),
-                    "n_words": len(word_tokens(g.word)),
-                }
-            )
+            out.append({"depth": depth, "depth_band": depth_band(depth), "frequency_band": band(g.word),
+                        "n_words": len(word_tokens(g.word))})
         return out
 
     return attributes_of

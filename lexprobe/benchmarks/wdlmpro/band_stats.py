@@ -1,8 +1,7 @@
 """Targets per depth band (Table 6) and per frequency band, beside the published figures.
 
-``lexprobe wdlmpro stats`` prints these so a user sees at once whether the breakdowns
-of a run can be compared with the paper's: the depth bands must equal Table 6 (they do
-with WordNet 3.0), the frequency bands depend on the frequency source.
+``lexprobe wdlmpro stats`` prints these so a user sees whether a run's breakdowns compare with the paper's:
+the depth bands must equal Table 6 (they do with WordNet 3.0), the frequency bands depend on their source.
 """
 
 from __future__ import annotations
@@ -56,10 +55,10 @@ def format_frequency_table(counts: dict, source: str) -> str:
     return format_table(headers, rows, title=f"Targets by frequency band ({source})")
 
 
-def frequency_source(counts_file=None, phrase_penalty: float = PHRASE_PENALTY) -> str:
+def frequency_source(counts_file=None) -> str:
     if counts_file is not None:
         return f"counts file {counts_file}: < 10 rare, 10-99 medium, >= 100 frequent"
-    return (f"wordfreq Zipf < 1 rare, < 2 medium; a phrase: its rarest word's Zipf - {phrase_penalty:g} per extra word; "
+    return (f"wordfreq Zipf < 1 rare, < 2 medium; a phrase: its rarest word's Zipf - {PHRASE_PENALTY:g} per extra word; "
             "> 3 NLTK tokens rare")
 
 
@@ -70,9 +69,8 @@ STATS_VERSION = 1
 
 
 def stats_key(data: str | None, pos: str, keep_duplicates: bool, counts: str | None, breakdowns: bool) -> str:
-    """What the figures of ``wdlmpro stats`` depend on, as one digest: WordNet (``wordnet_key``: version and file
-    sizes), the group builder's version, the options, the bytes of the --data files and the --counts file (or
-    wordfreq's version and the phrase estimate)."""
+    """What the figures of ``wdlmpro stats`` depend on, as one digest: WordNet, the builder's version, the options,
+    the bytes of the --data and --counts files (or wordfreq's version and the phrase estimate)."""
     from importlib import metadata
 
     from lexprobe.benchmarks.wdlmpro.dataset import BUILDER_VERSION, dataset_filename, pos_list
@@ -120,13 +118,11 @@ def cached_stats(key: str, compute: Callable[[], dict]) -> dict:
 
     path = cache_dir() / "wdlmpro" / f"stats-{key}.json"
     raw = read_cache_file(path)
-    if raw is not None:
-        try:
-            figures = json.loads(raw)
-            if not problems(figures, CachedStats):
-                return figures
-        except ValueError:
-            pass
+    try:
+        if raw is not None and not problems(figures := json.loads(raw), CachedStats):
+            return figures
+    except ValueError:
+        pass
     figures = json.loads(json.dumps(compute()))  # the shape a cached read gives (tuples as lists)
     write_cache_file(path, json.dumps({"format": "wdlmpro-stats/1", **figures}).encode("utf-8"))
     return figures

@@ -1,10 +1,8 @@
 """WDLMPro asked as multiple choice: W2D (word -> which definition) and D2W (definition -> which word).
 
-Each (group, task, permutation) is one prompt. The shown candidates (the gold one
-always among them) are listed in a seeded order and read as one right option among k
-(``prompting.choice``: the readings, cyclic debiasing, ties).
-A unit of the resume log is one target (both tasks, every order); the run loop is the generic
-``prompting.method.ChooseMethod`` (``benchmark.Choose`` says what a WDLMPro unit is).
+Each (group, task, permutation) is one prompt: the shown candidates (the gold one always among them) in a
+seeded order, read as one right option among k (``prompting.choice``). A resume unit is one target (both
+tasks, every order); the run loop is ``prompting.method.ChooseMethod``.
 """
 
 from __future__ import annotations
@@ -49,15 +47,13 @@ def build_items(groups, config: WDLMProConfig, template: Template) -> list[dict]
         shown = sample_candidates(len(g.candidates), options.max_candidates, config.seed, g.target, keep=0)
         for task in TASK_CHOICES[config.task]:
             for p, r, order in presented(shown, options, config.seed, f"{task}:{g.target}"):
-                item = {
-                    "item": f"{task}:{g.target}", "task": task, "target": g.target, "pos": g.pos,
-                    "word": g.word, "permutation": p, "n_candidates": len(g.candidates), "order": order,
-                    "gold_position": order.index(0),
-                    "definition": g.definition,  # the report's failure pages show the texts
-                    "options": [g.candidates[i].definition if task == "w2d" else g.candidates[i].word
-                                for i in order],
-                    "prompt": item_prompt(g, task, order, template, options.chat),
-                }
+                item = {"item": f"{task}:{g.target}", "task": task, "target": g.target, "pos": g.pos,
+                        "word": g.word, "permutation": p, "n_candidates": len(g.candidates), "order": order,
+                        "gold_position": order.index(0),
+                        "definition": g.definition,  # the report's failure pages show the texts
+                        "options": [g.candidates[i].definition if task == "w2d" else g.candidates[i].word
+                                    for i in order],
+                        "prompt": item_prompt(g, task, order, template, options.chat)}
                 if options.cyclic:
                     item["rotation"] = r
                 items.append(item)

@@ -93,9 +93,8 @@ def cmd_build(args: Build) -> int:
 
 
 def cmd_stats(args: Stats) -> int:
-    """Table 2, then Tables 6 and the frequency bands. Their figures are cached by content (``band_stats.
-    cached_stats``: WordNet, the builder, the options, the --data and --counts files), so a second call reads them
-    in about a second instead of building the groups and their attributes again."""
+    """Table 2, then Table 6 and the frequency bands, cached by content (``band_stats.cached_stats``): a second
+    call reads them in about a second instead of building the groups and their attributes again."""
     from lexprobe.benchmarks.wdlmpro import band_stats as bs
     from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
 
@@ -181,11 +180,9 @@ def quick_sample(pos: str, n: int, seed: int = 0) -> list[SynsetGroup]:
 
 
 def run_default(out_dir: Path, part, seed: int = 0) -> dict:
-    """WDLMPro on a seeded sample (both POS, both tasks; ``part.sample`` groups per POS, default 100),
-    asked as ``part`` says (``RunPart``: likelihood, or choose with or without the chat template).
-
-    The sample is ``--limit N --seed S --draw wordnet`` of ``wdlmpro eval`` (``dataset.wordnet_sample``, drawn by
-    ``load_items`` from the config): the result's ``run.reproduce`` is the eval command that scores the same groups."""
+    """WDLMPro on a seeded sample (both POS, both tasks; ``part.sample`` groups per POS, default 100), asked as
+    ``part`` says (``RunPart``). The sample is ``--limit N --seed S --draw wordnet`` of ``wdlmpro eval``, so the
+    result's ``run.reproduce`` is the eval command that scores the same groups."""
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
     from lexprobe.core.evaluate import check_paths, evaluate
     from lexprobe.core.registry import get

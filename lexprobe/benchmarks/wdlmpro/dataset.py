@@ -1,11 +1,10 @@
 """WDLMPro data: synset groups built from WordNet, their JSONL file, statistics, samples.
 
-A group G(t) holds the target synset t first, then every hyponym of every direct
-hypernym of t (its taxonomic sisters), hypernyms and hyponyms each sorted by name. Instance relations
-are not followed. By default a candidate is skipped when its string form or its
-definition already occurs in the group (the released dataset does this; it gives the
-paper's 51,260 noun / 8,487 verb groups); ``keep_duplicates=True`` keeps them
-(51,559 / 8,602). Groups with fewer than 5 members are dropped.
+A group G(t) holds the target synset t first, then every hyponym of every direct hypernym of t (its
+taxonomic sisters), hypernyms and hyponyms each sorted by name; instance relations are not followed. By
+default a candidate repeating a string form or definition already in the group is skipped (as the released
+dataset: the paper's 51,260 noun / 8,487 verb groups); ``keep_duplicates=True`` keeps them (51,559 / 8,602).
+Groups with fewer than 5 members are dropped.
 
 JSONL format, one group per line, target first among the candidates::
 
@@ -27,7 +26,7 @@ from typing import Any, Iterable, Literal, Sequence, TypedDict
 
 from lexprobe.cache import cache_dir
 from lexprobe.data.exported import RowFormat
-from lexprobe.data.wordnet import load_wordnet, synset_string
+from lexprobe.data.wordnet import load_wordnet, synset_string, wordnet_key
 from lexprobe.errors import DataError
 from lexprobe.reporting import format_table
 
@@ -70,10 +69,9 @@ class SynsetGroup:
 def _candidate(synset, memo: dict[str, Candidate]) -> Candidate:
     """One shared Candidate per synset (a synset is a candidate in ~50 groups)."""
     name = synset.name()
-    cand = memo.get(name)
-    if cand is None:
-        cand = memo[name] = Candidate(name, synset_string(name), synset.definition())
-    return cand
+    if name not in memo:
+        memo[name] = Candidate(name, synset_string(name), synset.definition())
+    return memo[name]
 
 
 def _by_name(synsets) -> list:
@@ -83,11 +81,9 @@ def _by_name(synsets) -> list:
 def group_members(target, keep_duplicates: bool = False, memo: dict[str, Candidate] | None = None) -> list[Candidate]:
     """Target, then hyponyms of each direct hypernym (no instance relations), sorted by name.
 
-    NLTK >= 3.9 returns related synsets in the iteration order of a set, which changes
-    from one process to the next (string hashing is randomised); older NLTK sorted them
-    by name. The order decides which of two duplicates the dedup keeps (crooning.n.01
-    or crooning.n.02 in a_cappella_singing.n.01's group), so we sort by name: the
-    groups are the same in every run and match the paper's examples.
+    NLTK >= 3.9 returns related synsets in a set's (per-process) order; the order decides which of two
+    duplicates the dedup keeps (crooning.n.01 or .02 in a_cappella_singing.n.01's group), so we sort by
+    name: the same groups in every run, matching the paper's examples.
     """
     memo = {} if memo is None else memo
     members = [_candidate(target, memo)]
@@ -109,6 +105,12 @@ def group_members(target, keep_duplicates: bool = False, memo: dict[str, Candida
     return members
 
 
+def _group(target, pos: str, keep_duplicates: bool = False, memo: dict | None = None) -> SynsetGroup | None:
+    """The group of ``target``, or None when it has fewer than ``MIN_GROUP_SIZE`` members."""
+    members = group_members(target, keep_duplicates, memo)
+    return SynsetGroup(target.name(), pos, members[0].word, tuple(members)) if len(members) >= MIN_GROUP_SIZE else None
+
+
 def build_groups(
     pos: str,
     keep_duplicates: bool = False,
@@ -116,11 +118,8 @@ def build_groups(
     targets: Iterable[Any] | None = None,
     progress: bool = False,
 ) -> list[SynsetGroup]:
-    """Build the groups of one POS in WordNet's data-file order (or of ``targets``, in their order).
-
-    ``targets`` (synset names or synsets) builds a subset, e.g. for tests; groups
-    under ``MIN_GROUP_SIZE`` are dropped either way.
-    """
+    """The groups of one POS in WordNet's data-file order, or of ``targets`` (synset names or synsets, e.g.
+    for tests) in their order; groups under ``MIN_GROUP_SIZE`` are dropped either way."""
     if pos not in POS_NAMES:
         raise DataError(f"unknown part of speech {pos!r}; use n or v")
     wn = wn if wn is not None else load_wordnet()
@@ -132,13 +131,8 @@ def build_groups(
         from tqdm import tqdm
 
         synsets = tqdm(synsets, desc=f"WDLMPro {POS_NAMES[pos]} groups", unit=" synsets", mininterval=1.0)
-    groups = []
     memo: dict[str, Candidate] = {}
-    for target in synsets:
-        members = group_members(target, keep_duplicates, memo)
-        if len(members) >= MIN_GROUP_SIZE:
-            groups.append(SynsetGroup(target.name(), pos, members[0].word, tuple(members)))
-    return groups
+    return [g for g in (_group(t, pos, keep_duplicates, memo) for t in synsets) if g is not None]
 
 
 # ---------------------------------------------------------------- JSONL
@@ -165,12 +159,8 @@ def write_jsonl(groups: Iterable[SynsetGroup], path: str | Path) -> Path:
 
 
 def _group_from_dict(obj: Any, interned: dict | None = None) -> SynsetGroup:
-    """Parse one JSONL record; raises ValueError saying what is wrong.
-
-    ``interned`` maps (synset, word, definition) to one shared Candidate: a synset
-    occurs in about 50 groups, and sharing its Candidate makes loading several
-    times faster and the loaded dataset several times smaller.
-    """
+    """Parse one JSONL record; raises ValueError saying what is wrong. ``interned`` maps (synset, word,
+    definition) to one shared Candidate: loading is several times faster and the dataset several times smaller."""
     interned = {} if interned is None else interned
     if not isinstance(obj, dict):
         raise ValueError("expected a JSON object")
@@ -187,10 +177,9 @@ def _group_from_dict(obj: Any, interned: dict | None = None) -> SynsetGroup:
         key = (c.get("synset"), c.get("word"), c.get("definition")) if isinstance(c, dict) else None
         if key is None or not all(isinstance(v, str) and v.strip() for v in key):
             raise ValueError(f"candidate {i} needs non-empty string fields synset, word, definition")
-        cand = interned.get(key)
-        if cand is None:
-            cand = interned[key] = Candidate(*key)  # type: ignore[arg-type]  # all three checked str above
-        cands.append(cand)
+        if key not in interned:
+            interned[key] = Candidate(*key)  # type: ignore[arg-type]  # all three checked str above
+        cands.append(interned[key])
     if not isinstance(obj["target"], str) or not isinstance(obj["word"], str) or not obj["word"].strip():
         raise ValueError("target and word must be non-empty strings")
     if cands[0].synset != obj["target"]:
@@ -239,8 +228,7 @@ def dataset_filename(pos: str) -> str:
 
 
 def load_exported(data: Path, pos: str) -> list[SynsetGroup] | None:
-    """The groups of an exported folder (``lexprobe export hf wdlmpro``) for the requested POS, in the export's
-    order; None when ``data`` is no export."""
+    """An exported folder's groups for the requested POS, in the export's order; None when ``data`` is no export."""
     from lexprobe.data.exported import open_export, part_keys
 
     parts = open_export(data, ROWS, lambda key: key.get("pos") in pos_list(pos))
@@ -292,38 +280,19 @@ def load_dataset(data: str | Path, pos: str = "both") -> list[SynsetGroup]:
 # ---------------------------------------------------------------- cached default build
 
 
-def _wordnet_key() -> str:
-    """``data.wordnet.wordnet_key``: the installed WordNet's identity, without loading it."""
-    from lexprobe.data.wordnet import wordnet_key
-
-    return wordnet_key()
-
-
-def wordnet_key() -> str:
-    """The installed WordNet's version and fingerprint (what the cached build is keyed by; an export's pin)."""
-    return _wordnet_key()
-
-
 def _cache_path(pos: str, keep_duplicates: bool) -> Path:
+    """Keyed by ``wordnet_key`` (the installed WordNet's version and fingerprint, read without loading it)."""
     variant = "keepdup" if keep_duplicates else "dedup"
-    return cache_dir() / "wdlmpro" / f"{_wordnet_key()}_b{BUILDER_VERSION}_{variant}_{pos}.json"
+    return cache_dir() / "wdlmpro" / f"{wordnet_key()}_b{BUILDER_VERSION}_{variant}_{pos}.json"
 
 
 def _write_cache(groups: Sequence[SynsetGroup], path: Path) -> None:
     """Compact form: each candidate once in a table, groups as lists of table indices."""
-    index: dict[Candidate, int] = {}
-    table: list[list[str]] = []
-    rows = []
-    for g in groups:
-        row = []
-        for c in g.candidates:
-            if c not in index:
-                index[c] = len(table)
-                table.append([c.synset, c.word, c.definition])
-            row.append(index[c])
-        rows.append(row)
     from lexprobe.cache import write_cache_file
 
+    index: dict[Candidate, int] = {}  # each candidate's row in the table, in order of first use
+    rows = [[index.setdefault(c, len(index)) for c in g.candidates] for g in groups]
+    table = [[c.synset, c.word, c.definition] for c in index]
     # a unique temporary name, renamed into place: two first runs once shared one ``.tmp`` (D21); a
     # read-only cache is one notice and the groups are used without storing them (D16)
     write_cache_file(path, json.dumps({"format": "wdlmpro-cache/1", "pos": groups[0].pos if groups else None,
@@ -362,11 +331,10 @@ def _read_cache(path: Path, pos: str) -> list[SynsetGroup] | None:
 
 
 def default_dataset(pos: str = "both", keep_duplicates: bool = False, progress: bool = True) -> list[SynsetGroup]:
-    """The full dataset, built once (1-3 minutes) and cached under cache_dir()/wdlmpro/.
+    """The full dataset, built once (1-3 minutes) and cached under cache_dir()/wdlmpro/; loading it takes seconds.
 
-    The cache file name carries the WordNet version and fingerprint, the builder
-    version and the variant, so a different WordNet or construction never reuses a
-    stale build; a damaged cache file is rebuilt. Loading the cache takes seconds.
+    The cache file name carries the WordNet version and fingerprint, the builder version and the variant, so a
+    different WordNet or construction never reuses a stale build; a damaged cache file is rebuilt.
     """
     groups = []
     for p in pos_list(pos):
@@ -382,9 +350,8 @@ def default_dataset(pos: str = "both", keep_duplicates: bool = False, progress: 
 def select_groups(data: str | Path | None, pos: str = "both", limit: int | None = None, seed: int = 0,
                   draw: str = "dataset") -> list[SynsetGroup]:
     """The groups a run reads: per POS, from ``data`` (or the cached full build), a seeded sample of ``limit``
-    groups when given (``draw="wordnet"``: drawn from WordNet's targets without building every group, what
-    ``lexprobe run`` samples). ``eval``'s ``load_items`` and ``lexprobe export`` select through this one function,
-    so the same options give the same items."""
+    groups when given (``draw="wordnet"``: ``wordnet_sample``). ``eval`` and ``export`` both select through this
+    one function, so the same options give the same items."""
     groups: list[SynsetGroup] = []
     for p in pos_list(pos):
         if draw == "wordnet" and limit:  # check_config: no --data
@@ -403,15 +370,9 @@ def dataset_stats(groups: Sequence[SynsetGroup]) -> dict[str, dict]:
     stats: dict[str, dict] = {}
     for p in POS_NAMES:
         sizes = [g.size for g in groups if g.pos == p]
-        if not sizes:
-            continue
-        stats[p] = {
-            "groups": len(sizes),
-            "candidates": sum(sizes),
-            "avg_candidates": sum(sizes) / len(sizes),
-            "min_candidates": min(sizes),
-            "max_candidates": max(sizes),
-        }
+        if sizes:
+            stats[p] = {"groups": len(sizes), "candidates": sum(sizes), "avg_candidates": sum(sizes) / len(sizes),
+                        "min_candidates": min(sizes), "max_candidates": max(sizes)}
     return stats
 
 
@@ -441,19 +402,18 @@ def wordnet_sample_record(n: int) -> dict:
 def wordnet_sample(pos: str, n: int, seed: int = 0) -> list[SynsetGroup]:
     """``--limit N --seed S --draw wordnet``: a uniform seeded sample of n groups without building the dataset.
 
-    Targets are visited in a seeded random order and kept when their group has at least MIN_GROUP_SIZE
-    members: rejection sampling, so every valid group is equally likely, in seconds where the whole build
-    takes minutes (``lexprobe run``'s samples). Not the same groups as ``--draw dataset``, which samples the
-    built dataset (``sample_groups``); the result's config records which.
+    Rejection sampling (targets in a seeded order, kept when their group is large enough): every valid group
+    equally likely, in seconds where the whole build takes minutes (``lexprobe run``'s samples). Not the groups
+    of ``--draw dataset`` (``sample_groups`` of the built dataset); the result's config records which.
     """
     wn = load_wordnet()
     synsets = sorted(s.name() for s in wn.all_synsets(pos))
     random.Random(seed).shuffle(synsets)
-    groups = []
+    groups: list[SynsetGroup] = []
     for name in synsets:
-        members = group_members(wn.synset(name))
-        if len(members) >= MIN_GROUP_SIZE:
-            groups.append(SynsetGroup(name, pos, members[0].word, tuple(members)))
+        group = _group(wn.synset(name), pos)
+        if group is not None:
+            groups.append(group)
             if len(groups) == n:
                 break
     return groups
@@ -462,11 +422,8 @@ def wordnet_sample(pos: str, n: int, seed: int = 0) -> list[SynsetGroup]:
 def sample_groups(
     groups: Sequence[SynsetGroup], n: int | None, seed: int = 0, max_candidates: int | None = None
 ) -> list[SynsetGroup]:
-    """A seeded sample of ``n`` groups (all if n is None or larger), kept in dataset order.
-
-    ``max_candidates`` first restricts to groups with at most that many candidates.
-    The same (groups, n, seed, max_candidates) always gives the same sample.
-    """
+    """A seeded sample of ``n`` groups (all if n is None or larger), in dataset order, among those with at most
+    ``max_candidates`` candidates; the same arguments always give the same sample."""
     pool = [g for g in groups if max_candidates is None or g.size <= max_candidates]
     if n is None or n >= len(pool):
         return list(pool)

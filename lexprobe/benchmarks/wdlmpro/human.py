@@ -1,16 +1,9 @@
-"""The paper's human subset: for each task, n groups with at most k candidates, shuffled.
+"""The paper's human subset (docs/wdlmpro.md, "Human subset"): for each task, n groups with at most k candidates.
 
-Section 3 of the paper samples, for each of the two tasks, 20 synset groups with at
-most 10 candidates and asks people to rank the candidates. We draw the W2D and D2W
-samples independently (seeds derived from ``seed`` and the task name) and shuffle
-the options of each item with a seeded generator, so the same seed always gives the
-same sheets. Files written by ``write_human_sample``:
-
-- ``human_sample.json``: everything, answers included (to score people and models);
-- ``human_sheet.txt``: the printable sheet, without answers or synset names;
-- ``human_answer_key.txt``: the correct option of each item, kept apart from the sheet;
-- ``human_w2d.jsonl`` / ``human_d2w.jsonl``: the sampled groups in the dataset format,
-  so a model can be evaluated on exactly the same subset (``--data`` of ``eval``).
+The W2D and D2W samples are drawn independently (seeds derived from ``seed`` and the task) and each item's
+options shuffled with a seeded generator, so the same seed gives the same sheets. ``write_human_sample``
+writes the JSON (answers included), the printable sheet, the answer key apart from it, and each task's groups
+as JSONL, so a model can be evaluated on exactly the same subset (``--data`` of ``eval``).
 """
 
 from __future__ import annotations
@@ -40,19 +33,12 @@ def _task_seed(seed: int, task: str) -> int:
 def _item(group: SynsetGroup, task: str, number: int, rng: random.Random) -> dict:
     order = list(range(group.size))
     rng.shuffle(order)
-    options = []
-    for pos_in_sheet, ci in enumerate(order):
-        cand = group.candidates[ci]
-        options.append(
-            {
-                "label": string.ascii_lowercase[pos_in_sheet],
-                "synset": cand.synset,
-                "text": cand.definition if task == "w2d" else cand.word,
-            }
-        )
-    answer = options[order.index(0)]["label"]
+    cands = [group.candidates[ci] for ci in order]
+    options = [{"label": string.ascii_lowercase[i], "synset": c.synset,
+                "text": c.definition if task == "w2d" else c.word} for i, c in enumerate(cands)]
     prompt = group.word if task == "w2d" else group.definition
-    return {"item": number, "target": group.target, "pos": group.pos, "prompt": prompt, "options": options, "answer": answer}
+    return {"item": number, "target": group.target, "pos": group.pos, "prompt": prompt, "options": options,
+            "answer": options[order.index(0)]["label"]}
 
 
 def sample_human(groups: Sequence[SynsetGroup], n: int = 20, max_candidates: int = 10, seed: int = 0) -> dict:
@@ -61,10 +47,8 @@ def sample_human(groups: Sequence[SynsetGroup], n: int = 20, max_candidates: int
         raise DataError(f"--max-candidates must be at most {len(string.ascii_lowercase)} for a printable sheet")
     pool = [g for g in groups if max_candidates is None or g.size <= max_candidates]
     if len(pool) < n:
-        raise DataError(
-            f"only {len(pool)} groups have at most {max_candidates} candidates, fewer than the {n} requested; "
-            "lower --n or raise --max-candidates"
-        )
+        raise DataError(f"only {len(pool)} groups have at most {max_candidates} candidates, fewer than the {n} "
+                        "requested; lower --n or raise --max-candidates")
     sample: dict = {"config": {"n": n, "max_candidates": max_candidates, "seed": seed}}
     for task in TASKS:
         chosen = sample_groups(pool, n, seed=_task_seed(seed, task))
@@ -105,11 +89,8 @@ def write_human_sample(sample: dict, out_dir: str | Path) -> dict[str, Path]:
     """Write the JSON, the sheet, the answer key and the per-task JSONL; return their paths."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    paths = {
-        "json": out_dir / "human_sample.json",
-        "sheet": out_dir / "human_sheet.txt",
-        "answer_key": out_dir / "human_answer_key.txt",
-    }
+    paths = {"json": out_dir / "human_sample.json", "sheet": out_dir / "human_sheet.txt",
+             "answer_key": out_dir / "human_answer_key.txt"}
     serialisable = {"config": sample["config"]}
     for task in TASKS:
         serialisable[task] = sample[task]["items"]

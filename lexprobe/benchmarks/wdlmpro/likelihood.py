@@ -1,34 +1,24 @@
 """WDLMPro's likelihood method: every candidate of every group scored through requests, ranked, recorded.
 
-A group pairs the target's word with each candidate's definition (W2D), or the target's definition with
-each candidate's word (D2W). Each pair becomes requests (``core.requests``) of the first kind the backend
-serves (docs/wdlmpro.md, "Scoring"):
+W2D pairs the target's word with each candidate's definition, D2W the target's definition with each
+candidate's word. A pair becomes requests of the first kind the backend serves (docs/wdlmpro.md, "Scoring"):
+``RandomScores`` (the random baseline); ``Slot`` (masked LMs: the word in each pattern's slot, W2D summing
+its token log-probabilities, D2W averaging them, the recipe combining the patterns); ``Continuation`` (causal
+LMs: `` word`` after ``<DEF> is the definition of``, W2D its summed log-probability, D2W its first token's;
+D2W asks the whole word, so a pair both tasks share is one request; the authors' batch shift is a ``window``,
+``windowed_w2d``); ``Embed`` (sentence encoders, static vectors: the cosine of the two texts' vectors;
+``VectorCoverage`` says what the authors' static-vector run drops).
 
-- ``RandomScores``: seeded scores per task and target (the random baseline);
-- ``Slot`` (masked LMs): the word in the masked slot of each of the recipe's patterns, the definition filled
-  in; W2D sums the word's token log-probabilities, D2W averages them, the recipe combines the patterns
-  (``Recipe.average_patterns``) and each pattern's own gold rank is kept;
-- ``Continuation`` (causal LMs): `` word`` after ``<DEF> is the definition of`` (verbs ``to <DEF> ...``),
-  W2D its summed log-probability, D2W its first token's. D2W asks the whole word, so a pair both tasks
-  share is one request and a context is cut to fit the whole word whichever task asks. The authors' batch
-  shift is a ``window``: the longest fitted context of the word's batch of definitions (``windowed_w2d``);
-- ``Embed`` (sentence encoders, static vectors): the cosine of the word's and the definition's vectors;
-  where the authors drop what static vectors cannot embed, the backend says which texts those are
-  (``VectorCoverage``).
-
-What a model cannot take comes from the engine's fits: a pair whose word alone does not fit skips its
-(group, task), one whose definition lost tokens is a truncated definition; ``Fit.tokens`` of the word in the
-first W2D pattern is its ``word_tokens``. The authors' 48-token definitions are cut with the backend's
-tokenizer, the one thing the method reads from a backend besides its answers.
-
-Groups are the resumable units, scored in chunks of ``--chunk-size`` (sister groups, dealt together, share
-most pairs) through ``distributed.run_units``. Each chunk has its own engine (``core.engine``), which asks
-every distinct request once: a memo over the whole run would grow with the dataset (millions of pairs).
+The engine's fits say what a model cannot take: a word that does not fit alone skips its (group, task), a
+definition that lost tokens is truncated; ``Fit.tokens`` of the word in the first W2D pattern is its
+``word_tokens``. The backend's tokenizer cuts the authors' 48-token definitions. Groups are the resumable
+units, scored in chunks of ``--chunk-size`` (sister groups share most pairs), each chunk with its own engine:
+a memo over the whole run would grow with the dataset (millions of pairs).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
@@ -150,16 +140,12 @@ class Asker:
         breakdown counts the same, ``tokenized_word`` of the first pattern, W2D ``evaluate.py:148``); a sentence
         encoder's are the word's mid-text tokens."""
         if self.kind is Slot:
-            return Slot(*_probe_slot(self.recipe, self.recipe.masked_patterns[("w2d", pos)][0], word))
+            left, right = fill(self.recipe.masked_patterns[("w2d", pos)][0], PROBE_DEFINITION)
+            return Slot(left, self.recipe.show_word(word, left == ""), right)
         if self.kind is Continuation:
             left, _ = fill(self.recipe.causal_patterns[("w2d", pos)], PROBE_DEFINITION)
             return Continuation(left.rstrip(), " " + word)
         return Embed(" " + word)
-
-
-def _probe_slot(recipe: Recipe, pattern: str, word: str) -> tuple[str, str, str]:
-    left, right = fill(pattern, PROBE_DEFINITION)
-    return left, recipe.show_word(word, left == ""), right
 
 
 def instance_records(engine: Engine, kind: type[Request], groups: Sequence[SynsetGroup], tasks: Sequence[str],
@@ -207,10 +193,9 @@ class Chunk:
         self.score(scored, every=len(scored) == len(units))
 
     def score(self, units: list, every: bool) -> None:
-        """The scores of ``units``. The requests go to the engine in the calls and order they took before the
-        request layer, so that batches hold what they held: the tasks together unless a task skips a group
-        (then one call per task), a task's distinct pairs sorted, the authors' windowed W2D first, embeddings'
-        words before their definitions."""
+        """The scores of ``units``, asked in the calls and order that keep the batches as they were: the tasks
+        together unless a task skips a group (then one call per task), a task's distinct pairs sorted, the
+        authors' windowed W2D first, embeddings' words before their definitions."""
         engine, ask, kind, recipe = self.engine, self.ask, self.ask.kind, self.recipe
         if kind is RandomScores:
             for u in units:
@@ -245,9 +230,9 @@ class Chunk:
                                                for per in logps])
 
     def windowed_w2d(self, units: list, shift: int) -> None:
-        """W2D scores as the authors' batched loop computes them (the module's docstring): per batch of ``shift``
-        of a group's definitions, each word token predicted from the last ``window`` tokens, the batch's longest
-        fitted context (a backend that counts no tokens: no window)."""
+        """W2D scores as the authors' batched loop computes them: per batch of ``shift`` of a group's definitions,
+        each word token predicted from the last ``window`` tokens, the batch's longest fitted context (a backend
+        that counts no tokens: no window)."""
         asked: dict[tuple, list[Continuation]] = {}
         for u in units:
             g = self.views[u][0]
@@ -279,9 +264,7 @@ def record(g: SynsetGroup, task: str, view: tuple, too_long: str | None, fits: l
     k, best = rank_of_gold(scores, recipe)
     extra: dict[str, Any] = {"candidates_dropped": dropped} if dropped else {}
     if per_pattern is not None:
-        def rank(row: Any) -> tuple[int, int]:
-            return rank_of_gold(row, recipe)
-
+        rank = partial(rank_of_gold, recipe=recipe)
         extra["patterns"] = [{"pattern": text, "gold_rank": kp, "rank_score": rank_score(len(row), kp),
                               "gold_score": round(float(row[0]), 6)}
                              for text, row, (kp, _) in zip(recipe.masked_patterns[(task, g.pos)], per_pattern,
@@ -329,8 +312,8 @@ def static_views(engine: Engine, shown: Sequence[SynsetGroup], units: list) -> d
 def run_counts(engine: Engine, kind: type[Request], shown: Sequence[SynsetGroup], recipe: Recipe,
                records: list[dict], too_long: list[dict]) -> dict[str, int]:
     """What the model could not take: language models what did not fit, sentence encoders the texts they cut,
-    static vectors their coverage of the distinct words and definitions (tokens without a vector are left out
-    of the averages; a text with none is the zero vector) and what the recipe dropped, per task."""
+    static vectors their coverage of the distinct texts (a text with no token vector is the zero vector) and
+    what the recipe dropped, per task."""
     if kind in (Slot, Continuation):
         return {"skipped_too_long": len(too_long),
                 "truncated_definitions": sum(r.get("truncated_definitions", 0) for r in records)}

@@ -1,13 +1,9 @@
 """The two WDLMPro recipes: the paper's text (``paper``) and the authors' released code (``authors``).
 
-The backends are the same; a recipe only changes what the method asks them and how it ranks their answers:
-how a word or definition that starts the input is capitalised, the authors' synset words
-(``name.split('.')[0]``), capitalised D2W verb patterns, definitions cut to 48 model tokens, the causal W2D
-batch shift (``causal_batch_shift``), the static-vector drops (``static_drop``) and the tie rule
-(``np.argsort``'s order, NaN best; the paper counts ties against the gold item). Masked-LM patterns are
-combined as the paper's text says in both (``mean-prob``); ``best`` is the authors' notebook's per-target best
-pattern (an oracle), ``mean-logprob`` lexprobe's former default. docs/wdlmpro.md, "Recipes", has every choice
-with its file:line in lksenel/definition_benchmark @54fa97b and its measured effect.
+The backends are the same; a recipe only changes what the method asks them and how it ranks their answers
+(capitalisation, string forms, patterns, 48-token definitions, the causal batch shift, static-vector drops,
+the tie rule, how masked-LM patterns combine). docs/wdlmpro.md, "Recipes", has every choice with its file:line
+in lksenel/definition_benchmark @54fa97b and its measured effect.
 """
 
 from __future__ import annotations
@@ -63,13 +59,10 @@ class Recipe:
         return word
 
     def average_patterns(self, task: str, values: list[float]) -> float:
-        """One score from the per-pattern scores (log-probabilities) of a (word, definition) pair.
-
-        W2D under ``mean-prob``: log of the mean of the patterns' probabilities; D2W (and
-        ``mean-logprob``): the mean of the per-pattern log-probabilities (D2W's per-pattern
-        score is itself an average log-probability). ``best`` ranks each pattern on its
-        own (``best_pattern_rank``); the mean log-probability stands in as the score.
-        """
+        """One score from a (word, definition) pair's per-pattern log-probabilities: W2D under ``mean-prob`` the log
+        of the mean probability; D2W and ``mean-logprob`` the mean log-probability (D2W's per-pattern score is
+        itself an average log-probability). ``best`` ranks each pattern on its own (``best_pattern_rank``); the
+        mean log-probability stands in as the score."""
         v = np.asarray(values, dtype=np.float64)
         if task == "w2d" and self.pattern_aggregation == "mean-prob":
             return float(np.logaddexp.reduce(v) - np.log(len(v)))  # log of the mean probability
@@ -86,16 +79,9 @@ def _both_tasks(table: dict) -> dict:
     return {(task, pos): v for task in ("w2d", "d2w") for pos, v in table.items()}
 
 
-PAPER = Recipe(
-    name="paper",
-    masked_patterns=_both_tasks(_PAPER_MASKED),
-    causal_patterns=_both_tasks(_PAPER_CAUSAL),
-    python_capitalize=False,
-    capitalize_definition=False,
-    max_definition_tokens=None,
-    pattern_aggregation="mean-prob",
-    ties="against_gold",
-)
+PAPER = Recipe(name="paper", masked_patterns=_both_tasks(_PAPER_MASKED), causal_patterns=_both_tasks(_PAPER_CAUSAL),
+               python_capitalize=False, capitalize_definition=False, max_definition_tokens=None,
+               pattern_aggregation="mean-prob", ties="against_gold")
 
 AUTHORS = Recipe(
     name="authors",
@@ -104,13 +90,8 @@ AUTHORS = Recipe(
         ("d2w", "v"): ("Definition of _ is to <DEF>", "To <DEF> is the definition of _"),
     },
     causal_patterns={**_both_tasks(_PAPER_CAUSAL), ("d2w", "v"): "To <DEF> is the definition of _"},
-    python_capitalize=True,
-    capitalize_definition=True,
-    max_definition_tokens=AUTHORS_MAX_DEFINITION_TOKENS,
-    pattern_aggregation="mean-prob",
-    ties="argsort",
-    string_form="authors",
-    causal_batch_shift=AUTHORS_BATCH,
+    python_capitalize=True, capitalize_definition=True, max_definition_tokens=AUTHORS_MAX_DEFINITION_TOKENS,
+    pattern_aggregation="mean-prob", ties="argsort", string_form="authors", causal_batch_shift=AUTHORS_BATCH,
     static_drop=True,
 )
 
@@ -127,22 +108,19 @@ def get_recipe(recipe: str | Recipe) -> Recipe:
 
 
 def argsort_rank(scores, gold: int = 0) -> tuple[int, int]:
-    """(gold rank k, predicted index) as the authors' code has them: from ``np.argsort(scores)``.
-
-    Their rank score is ``position of gold in argsort / (L - 1)``, i.e. k = L - position.
-    """
+    """(gold rank k, predicted index) as the authors' code has them, from ``np.argsort(scores)``: their rank score
+    is ``position of gold in argsort / (L - 1)``, i.e. k = L - position."""
     order = np.argsort(np.asarray(scores, dtype=np.float64))
     position = int(np.flatnonzero(order == gold)[0])
     return len(order) - position, int(order[-1])
 
 
 def best_pattern_rank(pattern_scores, rank) -> tuple[int, int, int]:
-    """(gold rank, predicted index, pattern) of the pattern that ranks the gold item best.
+    """(gold rank, predicted index, pattern) of the pattern that ranks the gold item best (the first such).
 
-    The authors' notebook (``save_results-checkpoint.ipynb``, cell 0) keeps, per target,
-    the highest per-pattern rank score and counts the target correct if any pattern
-    ranks the gold first; ``rank(scores) -> (k, predicted)`` applies the recipe's tie
-    rule within a pattern. The first such pattern gives the prediction.
+    The authors' notebook (``save_results-checkpoint.ipynb``, cell 0) keeps, per target, the highest per-pattern
+    rank score, so a target is correct if any pattern ranks the gold first; ``rank(scores) -> (k, predicted)``
+    applies the recipe's tie rule within a pattern.
     """
     ranks = [rank(row) for row in pattern_scores]
     j = min(range(len(ranks)), key=lambda i: ranks[i][0])

@@ -163,7 +163,7 @@ def test_default_dataset_builds_once_then_loads_cache(monkeypatch, tmp_path):
         return real_build(pos, keep_duplicates, wn=fake, targets=targets)
 
     monkeypatch.setattr(ds, "load_wordnet", lambda: fake)
-    monkeypatch.setattr(ds, "_wordnet_key", lambda: "wordnet-toy")
+    monkeypatch.setattr(ds, "wordnet_key", lambda: "wordnet-toy")
     monkeypatch.setattr(ds, "build_groups", counting_build)
     first = ds.default_dataset("n")
     assert calls == [("n", False)] and [g.target for g in first] == ["t.n.01", "a.n.01"]
@@ -184,8 +184,8 @@ def test_wordnet_key_without_loading_wordnet(monkeypatch):
         pytest.skip("no WordNet dict directory installed")
     monkeypatch.setattr(ds, "load_wordnet", lambda: pytest.fail("must not load WordNet"))
     monkeypatch.setattr(wn_setup, "load_wordnet", lambda: pytest.fail("must not load WordNet"))
-    key = ds._wordnet_key()
-    assert key.startswith("wordnet-3.0-") and key == ds._wordnet_key()
+    key = ds.wordnet_key()
+    assert key.startswith("wordnet-3.0-") and key == ds.wordnet_key()
 
 
 def test_load_groups_shares_candidates(tmp_path):
