@@ -238,12 +238,12 @@ def is_main_rank() -> bool:
 def wdlmpro_groups(seeds_per_pos: int, seed: int):
     """Seeded groups with all their co-hyponyms as targets too, so requests share contexts as in
     the full dataset (every synset a target: ~48 continuations per definition context)."""
-    from lexprobe.benchmarks.wdlmpro.cli import quick_sample
+    from lexprobe.benchmarks.wdlmpro.dataset import wordnet_sample
     from lexprobe.benchmarks.wdlmpro.dataset import build_groups
 
     groups = []
     for pos in ("n", "v"):
-        targets = dict.fromkeys(c.synset for g in quick_sample(pos, seeds_per_pos, seed) for c in g.candidates)
+        targets = dict.fromkeys(c.synset for g in wordnet_sample(pos, seeds_per_pos, seed) for c in g.candidates)
         groups += build_groups(pos, targets=list(targets))
     return groups
 

@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lexprobe.benchmarks.wdlmpro.cli import quick_sample  # noqa: E402
+from lexprobe.benchmarks.wdlmpro.dataset import wordnet_sample  # noqa: E402
 from lexprobe.benchmarks.wdlmpro.likelihood import Chunk, fill  # noqa: E402
 from lexprobe.benchmarks.wdlmpro.recipe import PAPER  # noqa: E402
 from lexprobe.core.engine import Engine  # noqa: E402
@@ -82,7 +82,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="auto")
     args = ap.parse_args()
-    groups = quick_sample("n", args.groups, args.seed) + quick_sample("v", args.groups, args.seed)
+    groups = wordnet_sample("n", args.groups, args.seed) + wordnet_sample("v", args.groups, args.seed)
     models = args.model
     if not models:
         from tests.tiny_models import build_tiny_bert, build_tiny_gpt2

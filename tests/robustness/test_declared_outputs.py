@@ -287,14 +287,9 @@ def test_the_api_refuses_another_jobs_result_unless_told_to_overwrite(tmp_path):
     assert result is not None and json.loads(out.read_text())["run"]["job"] == result["run"]["job"]
 
 
-def test_run_replaces_only_its_own_results_without_overwrite(tmp_path, capsys, monkeypatch):
+def test_run_replaces_only_its_own_results_without_overwrite(tmp_path, capsys):
     """``lexprobe run`` into an existing --out-dir: the same rule per result file (a part whose file holds another
     run's result is reported and skipped, exit 1; ``--overwrite`` replaces it)."""
-    from lexprobe.benchmarks.wdlmpro import cli as wcli
-    from lexprobe.benchmarks.wdlmpro.dataset import load_groups
-
-    groups = load_groups(wdlmpro_data(tmp_path))
-    monkeypatch.setattr(wcli, "quick_sample", lambda pos, n, seed: [g for g in groups if g.pos == pos][:n])
     out_dir = tmp_path / "results"
     argv = ["run", "--model", "random", "--only", "wdlmpro", "--no-fetch", "--out-dir", out_dir]
     assert run_cli(argv + ["--sample", "2"], capsys)[0] == 0

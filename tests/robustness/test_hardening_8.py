@@ -217,16 +217,13 @@ def test_D3_a_byte_that_is_not_utf8_in_out_and_data_still_writes_the_result(tmp_
 
 # --- D4: every writer of an output takes its lock --------------------------------------------------------
 
-def test_D4_a_run_part_takes_the_out_lock_like_eval(tmp_path, monkeypatch):
+def test_D4_a_run_part_takes_the_out_lock_like_eval(tmp_path):
     import fcntl
 
     from lexprobe.core.contract import RunPart
     from lexprobe.benchmarks.wdlmpro import cli as wcli
-    from lexprobe.benchmarks.wdlmpro.dataset import load_groups
     from lexprobe.errors import OutputBusyError
 
-    groups = load_groups(wdlmpro_data(tmp_path))
-    monkeypatch.setattr(wcli, "quick_sample", lambda pos, n, seed: [g for g in groups if g.pos == pos])
     out = tmp_path / "rr" / "wdlmpro.json"
     out.parent.mkdir()
     out.write_text("the result of a concurrent `wdlmpro eval --out rr/wdlmpro.json`")

@@ -174,11 +174,6 @@ DEFAULT_RUN_SAMPLE = 100
 RUN_CHUNK = 4
 
 
-def quick_sample(pos: str, n: int, seed: int = 0) -> list[SynsetGroup]:
-    """``dataset.wordnet_sample``: ``--limit N --seed S --draw wordnet`` (what ``lexprobe run`` draws)."""
-    return ds.wordnet_sample(pos, n, seed)
-
-
 def run_default(out_dir: Path, part, seed: int = 0) -> dict:
     """WDLMPro on a seeded sample (both POS, both tasks; ``part.sample`` groups per POS, default 100), asked as
     ``part`` says (``RunPart``). The sample is ``--limit N --seed S --draw wordnet`` of ``wdlmpro eval``, so the
