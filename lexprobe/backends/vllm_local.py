@@ -1,9 +1,7 @@
 """vLLM in this process (``--model vllm:PATH_OR_NAME``): ``vllm.LLM`` with ``prompt_logprobs``, for GPU nodes.
 
-The same requests as the server path (token ids from the local tokenizer, the log-probability of
-each prompt token, greedy generation), without HTTP: ``--tensor-parallel-size`` splits the model
-over the node's GPUs, ``--dtype`` is vLLM's. vLLM is not a lexprobe requirement (it pins its own
-torch): without it this backend is one line naming the install (docs/backends.md).
+The same requests as the server path (token ids from the local tokenizer), without HTTP. vLLM is not a
+lexprobe requirement (it pins its own torch): without it this backend is one line naming the install.
 """
 
 from __future__ import annotations
