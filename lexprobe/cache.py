@@ -239,7 +239,7 @@ class ResumeLog:
                 return self.load()  # an earlier log of this very run, set aside before, is back
             legacy = header.get("format") == LEGACY_LOG_FORMAT
             good_end = f.tell()
-            spec = TypedDict("LogLine", {"id": str, "record": self.record})  # type: ignore[operator]
+            spec = _line_spec(self.record)
             conflicts: set[str] = set()
             for number, raw in enumerate(f, start=2):
                 if not raw.endswith(b"\n"):
@@ -393,6 +393,11 @@ def _parsed_line(raw: bytes) -> Any:
         return json.loads(raw)
     except (ValueError, UnicodeDecodeError, RecursionError):
         return _INVALID
+
+
+def _line_spec(record: Any) -> Any:
+    """The shape of one unit line: ``{"id": str, "record": <record>}``."""
+    return TypedDict("LogLine", {"id": str, "record": record})  # type: ignore[operator]
 
 
 def partial_path(out: str | Path, stage: str | None = None) -> Path:

@@ -258,7 +258,7 @@ def run_units(
               if log_base else None)
     new: dict[str, Any] = {}
     try:
-        if writer is not None and ctx.is_main:
+        if writer is not None and log_base and ctx.is_main:
             writer.acquire()  # a second run on this output stops here, before any work
             done.update(_load_done(Path(log_base), log_key, writer, writer.record))
             if done:
