@@ -52,8 +52,7 @@ def redact(text: str) -> str:
     if not _SECRETS or not isinstance(text, str):
         return text
     for secret in sorted(_SECRETS, key=len, reverse=True):
-        if secret in text:
-            text = text.replace(secret, MASK)
+        text = text.replace(secret, MASK)
     return text
 
 

@@ -42,14 +42,8 @@ def finite(value: Any) -> bool:
 def _name(spec: Any) -> str:
     if spec is type(None) or spec is None:
         return "null"
-    if spec is float:
-        return "a number"
-    if spec is int:
-        return "an integer"
-    if spec is str:
-        return "a string"
-    if spec is bool:
-        return "true/false"
+    if spec in _SCALARS:
+        return _SCALARS[spec][1]
     if spec in (dict,) or typing.is_typeddict(spec) or get_origin(spec) is dict:
         return "an object"
     if spec in (list, tuple) or get_origin(spec) in (list, tuple):
