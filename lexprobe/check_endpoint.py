@@ -12,6 +12,12 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from lexprobe.backends import is_endpoint
+from lexprobe.backends.options import DTYPES
+from lexprobe.cli_common import path_arg, positive_float
+from lexprobe.errors import LexprobeError
+from lexprobe.outputs import INPUT, OUTPUT
+
 #: per-request |Δ| allowed by default: a float32 server measured within 1e-4 of transformers, bfloat16 1e-2+
 DEFAULT_TOLERANCE = 1e-3
 
@@ -28,10 +34,6 @@ PROBES: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 
 def register(sub) -> None:
-    from lexprobe.backends.options import DTYPES
-    from lexprobe.cli_common import path_arg, positive_float
-    from lexprobe.outputs import INPUT, OUTPUT
-
     p = sub.add_parser("check-endpoint", help="score a fixed probe set through an endpoint and in process, and say "
                                               "whether they agree (exit 1 when they do not)")
     p.add_argument("url", metavar="URL", help="the endpoint, http://HOST:PORT/v1")
@@ -91,8 +93,6 @@ def format_check(check: dict, url: str, against: str) -> str:
 
 
 def cmd_check_endpoint(args) -> int:
-    from lexprobe.backends import is_endpoint
-    from lexprobe.errors import LexprobeError
     from lexprobe.models import load_scorer
 
     if not is_endpoint(args.url):

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any, Callable
 
 from lexprobe.model_names import DEFAULT_MODEL
+from lexprobe.outputs import INPUT, PATH_KINDS, PathOption, guard
 
 
 def _int_at_least(text: str, minimum: int, what: str, bound: str) -> int:
@@ -45,8 +47,6 @@ def non_negative_float(text: str) -> float:
 
 
 def _finite_float(text: str) -> float:
-    import math
-
     try:
         value = float(text)
     except ValueError:
@@ -104,8 +104,6 @@ def declare_path(parser: argparse.ArgumentParser, action: argparse.Action, kind:
                  writes: tuple[str, ...] = (), implied: Callable[[], Any] | None = None,
                  outputs_inside: bool = False) -> None:
     """Record ``action`` as a path option of ``kind`` in ``parser``'s defaults (``_paths``)."""
-    from lexprobe.outputs import PATH_KINDS
-
     if kind not in PATH_KINDS:
         raise ValueError(f"a path option is one of {PATH_KINDS}, not {kind!r}")
     label = action.option_strings[0] if action.option_strings else (action.metavar or action.dest.upper())
@@ -116,16 +114,12 @@ def declare_path(parser: argparse.ArgumentParser, action: argparse.Action, kind:
 
 def guarded(args: argparse.Namespace) -> dict[str, Any]:
     """The input options ``check_declared_paths`` checked, with their values (not checked again later)."""
-    from lexprobe.outputs import INPUT
-
     return {label: getattr(args, dest, None) for dest, label, kind, *_ in getattr(args, "_paths", None) or ()
             if kind == INPUT}
 
 
 def check_declared_paths(args: argparse.Namespace) -> None:
     """``outputs.guard`` on every path option the chosen command declared (before it runs)."""
-    from lexprobe.outputs import PathOption, guard
-
     declared = []
     for dest, label, kind, writes, implied, outputs_inside in getattr(args, "_paths", None) or ():
         value = getattr(args, dest, None)
@@ -139,8 +133,6 @@ def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = 
                    seed: bool = True) -> None:
     """The model options of every ``eval`` (``seed``: also ``--seed``, when the config has none)."""
     g = parser.add_argument_group("model")
-    from lexprobe.outputs import INPUT
-
     path_arg(
         parser, "--model", kind=INPUT, group=g, default=default_model, required=default_model is None,
         help="Hugging Face name or local path, `random`, a .vec/.bin vectors file, an OpenAI-compatible "

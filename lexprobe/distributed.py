@@ -10,12 +10,17 @@ processes may resume.
 
 from __future__ import annotations
 
+import atexit
+import datetime
 import logging
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Hashable, Sequence
+
+from lexprobe.cache import ResumeLog, same_record
+from lexprobe.errors import LexprobeError
 
 log = logging.getLogger(__name__)
 
@@ -58,8 +63,6 @@ def context() -> DistContext:
     if world <= 1:
         _CONTEXT = DistContext()
         return _CONTEXT
-    import datetime
-
     import torch
     import torch.distributed as dist
 
@@ -73,15 +76,11 @@ def context() -> DistContext:
         try:
             dist.init_process_group(backend=backend, timeout=timeout)
         except (RuntimeError, ValueError) as err:
-            from lexprobe.errors import LexprobeError
-
             raise LexprobeError(
                 f"WORLD_SIZE={world} is set but rank {rank} cannot join the {backend} process group "
                 f"({str(err).splitlines()[0]}); start lexprobe with torchrun or accelerate launch, "
                 "or unset WORLD_SIZE for one process"
             ) from None
-        import atexit
-
         atexit.register(_shutdown)
     elif torch.cuda.is_available() and dist.get_backend() == "nccl":
         torch.cuda.set_device(local_rank)
@@ -162,8 +161,6 @@ def remove_logs(base: Path) -> None:
 def _load_done(base: Path, key: Any, own, record: Any = Any) -> dict[str, Any]:
     """Units finished in any log (``own``: this process's log, already locked). A unit two logs hold with
     different records is reported, dropped from both and computed again."""
-    from lexprobe.cache import ResumeLog, same_record
-
     done: dict[str, Any] = {}
     holders: dict[str, list[Path]] = {}
     conflicts: set[str] = set()
@@ -248,8 +245,6 @@ def run_units(
     logs (``remove_logs``) once the result is written. ``make_bar`` makes a tqdm bar (after the logs are read).
     ``record``: the shape of one unit's record (a ``validation`` spec); another shape is recomputed.
     """
-    from lexprobe.cache import ResumeLog
-
     if len(set(units)) != len(units):
         raise ValueError("unit ids must be unique")
     ctx = context()

@@ -16,7 +16,9 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from lexprobe.backends import backend_for
 from lexprobe.errors import ModelError
+from lexprobe.model_names import DEFAULT_ALIASES, PACKAGED, STATIC_SUFFIXES
 
 #: seconds the one probe may take (``HF_HUB_ETAG_TIMEOUT`` lowers it, never raises it)
 PROBE_TIMEOUT = 5.0
@@ -24,9 +26,6 @@ PROBE_TIMEOUT = 5.0
 
 def looks_like_hub_name(reference: str) -> bool:
     """``gpt2``, ``org/name``: not a path here, not a URL, not one of lexprobe's own short names."""
-    from lexprobe.backends import backend_for
-    from lexprobe.model_names import DEFAULT_ALIASES, PACKAGED, STATIC_SUFFIXES
-
     text = str(reference)
     if not text or Path(text).expanduser().exists() or backend_for(text).name != "transformers":
         return False

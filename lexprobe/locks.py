@@ -15,7 +15,7 @@ import stat
 from pathlib import Path
 from typing import Any, Callable, NoReturn
 
-from lexprobe.errors import OutputError
+from lexprobe.errors import OutputBusyError, OutputError
 
 
 class HeldLock:
@@ -78,8 +78,6 @@ def take_lock(path: str | Path, busy: str | None = None, on_wait: Callable[[], N
     ``busy`` at once; else wait for it, calling ``on_wait()`` once first. Anything but a regular file in the
     lock's place is one ``OutputError``."""
     from filelock import FileLock, Timeout
-
-    from lexprobe.errors import OutputBusyError
 
     path = Path(path)
     lock = FileLock(path, timeout=0 if busy is not None or on_wait is not None else -1, thread_local=False)

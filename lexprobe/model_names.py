@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from lexprobe.errors import ModelError
+from lexprobe.outputs import disk_full
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_ALIASES = {
@@ -96,8 +97,6 @@ def _assembled(package, name: str, key: str) -> str:
         package.assemble(tmp, overwrite=True)  # joins the chunks and checks the SHA-256 (ValueError if wrong)
         os.replace(tmp, target)
     except OSError as err:
-        from lexprobe.outputs import disk_full
-
         if disk_full(err):
             raise ModelError(f"no space left on the device to assemble {name!r} in {target.parent} (about 250 MB); "
                              "free some space or set LEXPROBE_CACHE to another disk") from None

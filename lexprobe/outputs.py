@@ -13,14 +13,17 @@ import contextlib
 import contextvars
 import errno
 import os
+import shutil
 import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterator, Union
 
+from lexprobe.data_home import data_dir
 from lexprobe.errors import OutputError
-from lexprobe.locks import not_own_file, own_file, raise_open_error
+from lexprobe.locks import not_own_file, own_file, raise_open_error, take_lock
+from lexprobe.regular_files import require_regular
 
 
 def _probe_dir(folder: Path, option: str, target: Path, create: bool = True) -> None:
@@ -156,8 +159,6 @@ def open_new(path: str | Path) -> BinaryIO:
 def files_into(folder: str | Path) -> Iterator[Path]:
     """A staging folder inside ``folder`` for a library that writes files by name (``save_pretrained``);
     on success each file is renamed into ``folder`` (replacing a planted link, never following it)."""
-    import shutil
-
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=folder, prefix=".lexprobe-staging."))
@@ -254,8 +255,6 @@ def output_lock(out: str | Path, option: str = "--out", folder: bool = False) ->
     if held in _HELD:  # ``eval`` holds it, then ``evaluate`` asks again
         yield
         return
-    from lexprobe.locks import take_lock
-
     handle = take_lock(lock, f"another lexprobe run is writing {out} (lock {lock.name} is held); wait for it "
                              f"to finish or pass another {option}")
     _HELD.add(held)
@@ -326,8 +325,6 @@ def check_not_inputs(outputs: dict, inputs: dict | None = None, writes: dict | N
     the data directory. ``outputs``/``inputs``: ``{option: path | [paths] | None}``; ``open_folders``: input
     options whose folders may hold outputs (only an existing file there is refused); ``writes``: ``{output
     option: [file names]}`` written inside output folders."""
-    from lexprobe.data_home import data_dir
-
     root = data_dir()
     existing_inputs = [(opt, p) for opt, v in (inputs or {}).items() for p in _paths(v) if os.path.lexists(p)]
     for option, value in outputs.items():
@@ -388,8 +385,6 @@ class PathOption:
 def guard(declared: list[PathOption], checked: dict[str, Any] | None = None) -> None:
     """Every check a command's declared paths need, before any work (see the module docstring).
     ``checked``: input options an earlier guard checked, with their values: not checked again."""
-    from lexprobe.regular_files import require_regular
-
     outputs = {d.option: d.value for d in declared if d.kind in (OUTPUT, IMAGE, OUTPUT_DIR) and _paths(d.value)}
     inputs = {d.option: d.value for d in declared if d.kind == INPUT and _paths(d.value)}
     check_not_inputs(outputs, inputs, writes={d.option: d.writes for d in declared if d.writes},

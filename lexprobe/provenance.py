@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from lexprobe.model_names import resolve_model_path
+
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".vec", ".txt", ".pt", ".gguf", ".npy", ".parquet")  # .npy/.parquet: packaged vectors
 
 
@@ -62,8 +64,6 @@ def model_revision(name_or_path: str) -> str:
 
 def scorer_revision(scorer: Any) -> str:
     """The weights' identity behind a loaded scorer (``model_revision`` of its source)."""
-    from lexprobe.model_names import resolve_model_path
-
     name = getattr(scorer, "path", None) or getattr(scorer, "name", "")
     if getattr(scorer, "kind", "") == "random" or name == "random":
         return "random"

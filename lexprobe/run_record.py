@@ -7,6 +7,7 @@ runs on different items and to warn when two runs differ in more than the model.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import datetime as _dt
 import functools
@@ -19,6 +20,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from lexprobe.distributed import context
+from lexprobe.model_names import resolve_model_path
 from lexprobe.provenance import items_digest, model_revision
 from lexprobe.stats.bootstrap import describe as describe_intervals
 
@@ -45,8 +48,6 @@ def finish_result(result: dict, scorer: Any, items: Any, unit: str) -> dict:
 def run_record(scorer: Any, items: Any, config: dict) -> dict:
     """The record of one run; ``scorer`` may be None (a person's answers)."""
     from lexprobe import __version__
-    from lexprobe.distributed import context
-
     plain = _plain(items)
     model = getattr(scorer, "model", None)
     model = model if hasattr(model, "parameters") else None
@@ -96,8 +97,6 @@ def _printable(arg: str) -> str:
 
 def _argv_bytes(argv: list[str] | None = None) -> dict:
     """``{"argv_bytes_b64": [...]}``, each argument's exact bytes, when one is not UTF-8 (D3); {} otherwise."""
-    import base64
-
     argv = list(sys.argv if argv is None else argv)
     if all(_printable(a) == a for a in argv):
         return {}
@@ -150,8 +149,6 @@ def _revision(scorer: Any, model: Any) -> str | None:
         candidates.append(scorer.resolved_path)
     elif name:
         try:
-            from lexprobe.model_names import resolve_model_path
-
             candidates.append(resolve_model_path(name))
         except Exception:  # noqa: BLE001 - a record is best effort, never a failure
             candidates.append(name)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from lexprobe.backends.options import check_options
 from lexprobe.errors import ModelError
 
 
@@ -46,8 +47,6 @@ class Backend:
 
     def check(self, reference: str, kind: str | None = None, parsed: bool = False, **options) -> dict[str, Any]:
         """The options this backend gets for ``reference``, checked (``options.check_options``; no loading)."""
-        from lexprobe.backends.options import check_options
-
         return check_options(self, reference, kind, options, backends(), parsed)
 
     def load(self, reference: str, kind: str | None = None, **checked) -> Any:

@@ -11,6 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from lexprobe.errors import ModelError
+from lexprobe.model_names import resolve_model_path
 from lexprobe.scorers.base import Scorer
 from lexprobe.scorers.causal import CausalTokenization, cut_at_stop
 
@@ -28,8 +29,6 @@ def load(reference: str, kind: str | None = None, batch_size=None, dtype: str | 
                          "`bash scripts/setup_vllm.sh` (CPU, its own venv); or serve the model with vLLM and pass "
                          "--model http://HOST:PORT/v1") from None
     path = reference[len("vllm:"):]
-    from lexprobe.model_names import resolve_model_path
-
     path = resolve_model_path(path)
     llm = vllm.LLM(model=path, tokenizer=tokenizer or path, dtype=dtype if dtype not in (None, "auto") else "auto",
                    tensor_parallel_size=int(tensor_parallel_size or 1), seed=seed, trust_remote_code=False,

@@ -19,6 +19,8 @@ from lexprobe.core.requests import Continuation, Generate
 from lexprobe.errors import LexprobeError
 from lexprobe.prompting.parse import FAILURES, LENIENT_FAILURES
 from lexprobe.prompting.readings import READINGS
+from lexprobe.prompting.templates import LETTERS_MAX, load_template
+from lexprobe.stats.bootstrap import mean_intervals
 from lexprobe.validation import Rule
 
 if TYPE_CHECKING:
@@ -222,8 +224,6 @@ def item_means(records: Sequence[dict], value: Callable[[dict], float | None]) -
 
 def reading_intervals(records: Sequence[dict], reading: str, keys: dict[str, Callable[[dict], float]]) -> dict:
     """Bootstrap intervals over items of a reading's metrics (items answered in that reading)."""
-    from lexprobe.stats.bootstrap import mean_intervals
-
     answered = [r for r in records if reading in r]
 
     def of(f: Callable[[dict], float]) -> Callable[[dict], float]:
@@ -247,8 +247,6 @@ def agreement(records: Sequence[dict], reading: str, answer_key: str) -> float |
 def check_labels(template: str, largest: int, max_candidates: int | None, lettered: bool = False) -> None:
     """Refuse options that cannot be lettered A-Z (``--template letters``, or ``lettered``), before the model
     loads (#26 D30: it was found only when the first such item was asked)."""
-    from lexprobe.prompting.templates import LETTERS_MAX, load_template
-
     shown = min(largest, max_candidates or largest)
     if shown > LETTERS_MAX and (lettered or load_template(template).labels == "letters"):
         raise LexprobeError(f"the largest item shows {shown} options, which cannot be lettered A-Z (--template "
