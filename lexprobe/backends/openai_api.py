@@ -200,13 +200,9 @@ class OpenAICompletionsScorer(_Remote, CausalTokenization):
                      stop: Sequence[str] | None = None) -> list[str]:
         """Greedy continuation of each prompt, sent as token ids (``CausalTokenization.generations``)."""
         batches = self._batches([list(p) for p in prompts])
-        bodies = []
-        for batch in batches:
-            body: dict[str, Any] = {"model": self.name, "prompt": batch, "max_tokens": int(max_new_tokens),
-                                    "temperature": 0}
-            if stop:
-                body["stop"] = list(stop)
-            bodies.append(body)
+        extra = {"stop": list(stop)} if stop else {}
+        bodies = [{"model": self.name, "prompt": batch, "max_tokens": int(max_new_tokens), "temperature": 0, **extra}
+                  for batch in batches]
         checks = [functools.partial(answers.texts, n=len(batch)) for batch in batches]
         out = [t for part in self._post_all("/completions", bodies, checks) for t in part]
         self.count("generate_calls", len(bodies))

@@ -129,18 +129,14 @@ def _fields_used(text: str) -> set[str]:
     return used
 
 
-def _placeholders(declared: Fields) -> dict[str, tuple[set[str], set[str]]]:
-    """Each field's (allowed, required) placeholders, in record order."""
-    questions = {k: (set(f.placeholders), set(f.required)) for k, f in declared.items() if not f.after_answer}
-    lines = {k: (set(f.placeholders), set(f.required)) for k, f in declared.items() if f.after_answer}
-    return {**questions, **_SHARED, **lines}
-
-
 def check_template(t: Template, declared: Fields, source: str = "") -> Template:
     where = f" in {source}" if source else ""
     if t.labels not in LABEL_STYLES:
         raise DataError(f"template labels {t.labels!r}{where} must be one of {', '.join(LABEL_STYLES)}")
-    for name, (allowed, required) in _placeholders(declared).items():
+    # each field's (allowed, required) placeholders, in record order
+    questions = {k: (set(f.placeholders), set(f.required)) for k, f in declared.items() if not f.after_answer}
+    lines = {k: (set(f.placeholders), set(f.required)) for k, f in declared.items() if f.after_answer}
+    for name, (allowed, required) in {**questions, **_SHARED, **lines}.items():
         text = getattr(t, name)
         if not isinstance(text, str):
             raise DataError(f"template field {name!r}{where} must be a string")
