@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from scipy.special import softmax
 
 
 def rotations(order: Sequence[int]) -> list[list[int]]:
@@ -24,6 +23,8 @@ def debiased(logps_by_order: Sequence[np.ndarray], orders: Sequence[Sequence[int
     """Mean over orders of each option's normalised label probability, indexed like ``options``.
     ``logps_by_order[r][j]``: the j-th label's log-probability in ``orders[r]``; [rows, labels] matrices
     keep their rows."""
+    from scipy.special import softmax  # not at import: ``lexprobe --help`` stays free of scipy
+
     where = {o: i for i, o in enumerate(options)}
     total = np.zeros(np.shape(logps_by_order[0]), dtype=np.float64)
     for logps, order in zip(logps_by_order, orders):
