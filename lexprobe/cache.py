@@ -1,45 +1,46 @@
 """Where lexprobe keeps caches, and an append-only log that makes long runs resumable.
 
-A run writes each finished unit (a WDLMPro chunk, a CoDA group, a sentence's
-embeddings, ...) to ``<out>.partial.jsonl`` as soon as it is done. A rerun reads
-the log back and skips the finished units, so an interrupted run loses nothing.
-
-The log's first line records the run's *key*: a digest of the exact items
-evaluated (never a file path: the file behind a path can change), the model's
-identity (a hash of its weights), the method and recipe, and every option that changes a
-score (see ``resume_key``). A log written under another key is set aside as
-``<log>.stale`` (``.stale.1``, ... when that exists: never replaced) with a one-line notice naming
-what changed, never mixed in; a log set aside earlier under this run's key is resumed. Every
-unit line carries the key's digest too: a line of another job (pasted or appended from another
-run's log) and a unit logged twice with different records are refused with a one-line notice,
-dropped from the log and computed again (identical duplicates are harmless). While a run writes
-the log it holds ``<log>.lock`` (``locks.take_lock``); a second run on the same output stops
-at once with one line (``OutputBusyError``).
+A run writes each finished unit to ``<out>.partial.jsonl`` as soon as it is done; a rerun skips them.
+The log's first line records the run's *key* (``resume_key``: the items evaluated, the model's weights
+hash, the method, every option that changes a score); a log of another key is set aside as
+``<log>.stale[.N]`` (never replaced) and one set aside earlier under this key is resumed. Every unit
+line carries the key's digest: a line of another job, or a unit logged twice with different records, is
+dropped with a notice and computed again. ``<log>.lock`` is held while the log is written.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import hashlib
 import json
 import os
+import re
+import shutil
+import signal
 import stat
 import sys
+import tempfile
+import threading
+import time
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, TypedDict
 
-from lexprobe.provenance import scorer_options, scorer_revision  # noqa: F401  (their former home)
+from lexprobe.errors import OutputError
+from lexprobe.locks import take_lock
+from lexprobe.outputs import disk_full, open_private, set_aside, sibling_files, write_atomic
+from lexprobe.provenance import items_digest, scorer_options, scorer_revision  # noqa: F401  (their former home)
+from lexprobe.redaction import redact_tree
 from lexprobe.validation import problems
 
-#: the log format: /3 lines carry their job's key digest (``key``); /2 logs (written before) are still read,
-#: their lines without a key taken on the header's word
+#: /3 lines carry their job's key digest; /2 logs are still read, their lines taken on the header's word
 LOG_FORMAT = "lexprobe-resume/3"
 LEGACY_LOG_FORMAT = "lexprobe-resume/2"
 
 
 def cache_dir() -> Path:
-    """``$LEXPROBE_CACHE`` or ``~/.cache/lexprobe``; created on demand. A cache that cannot be created
-    or written (a shared, pre-filled, read-only one) is read where it has entries and the rest is
-    computed without storing it: one notice, never a traceback (D16)."""
+    """``$LEXPROBE_CACHE`` or ``~/.cache/lexprobe``, created on demand; a read-only cache is read and
+    nothing new is stored (one notice, D16)."""
     root = Path(os.environ.get("LEXPROBE_CACHE", Path.home() / ".cache" / "lexprobe"))
     try:
         root.mkdir(parents=True, exist_ok=True)
@@ -61,12 +62,7 @@ def cache_not_writable(path: Path, err: OSError) -> None:
 
 
 def private_folder(prefix: str) -> Path:
-    """A temporary folder of this process, removed at exit: where what a read-only cache cannot keep goes
-    (a WordNet copy, a de-quantised GGUF; D16)."""
-    import atexit
-    import shutil
-    import tempfile
-
+    """A temporary folder removed at exit, for what a read-only cache cannot keep (D16)."""
     folder = tempfile.mkdtemp(prefix=prefix)
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     return Path(folder)
@@ -85,11 +81,8 @@ def read_cache_file(path: Path) -> bytes | None:
 
 
 def write_cache_file(path: Path, data: bytes) -> bool:
-    """Store a cache file through ``outputs.write_atomic``: a unique temporary name beside it (two first runs
-    once shared one fixed ``.tmp`` and one died, D21), renamed into place (a link there is replaced, never
-    followed). False, with one notice, when the cache cannot be written (read-only, full): the caller goes on."""
-    from lexprobe.outputs import write_atomic
-
+    """Store a cache file with ``outputs.write_atomic`` (D21); False, with one notice, when it cannot be
+    written (read-only, full): the caller goes on."""
     try:
         write_atomic(path, data, one_line_errors=False)
     except OSError as err:
@@ -98,18 +91,13 @@ def write_cache_file(path: Path, data: bytes) -> bool:
     return True
 
 
-#: a temporary file or folder of another process (``<name>.<pid>.tmp``) is swept once its process is gone
-#: and nothing in it changed for this long (a shared cache may be written from another machine)
+#: another process's ``<name>.<pid>.tmp`` is swept once that process is gone and it is this old (a shared
+#: cache may be written from another machine)
 STALE_TMP_AGE_S = 600
 
 
 def sweep_dead_tmp(folder: Path) -> None:
-    """Remove ``<name>.<pid>.tmp`` entries of ``folder`` whose process has ended (a conversion killed
-    mid-way once left ~514 MB there forever, D23); errors are ignored (a read-only cache)."""
-    import re
-    import shutil
-    import time
-
+    """Remove ``<name>.<pid>.tmp`` entries of ended processes (D23); errors are ignored."""
     try:
         entries = list(folder.iterdir())
     except OSError:
@@ -136,16 +124,13 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except (PermissionError, OverflowError):
-        return True  # another user's process (or no such number): leave it alone
+        pass  # another user's process (or no such number): leave it alone
     return True
 
 
 def terminate_raises() -> Callable[[], None]:
     """Until the returned function is called, SIGTERM raises ``SystemExit(143)`` in the main thread, so
-    the ``finally`` blocks that remove temporary files run (D23); a no-op elsewhere."""
-    import signal
-    import threading
-
+    ``finally`` blocks removing temporary files run (D23)."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
 
@@ -167,16 +152,8 @@ def stable_hash(obj: Any, length: int = 16) -> str:
 
 
 def resume_key(items: Any, model: str, method: str | None = None, options: Mapping | None = None) -> dict:
-    """The identity of a run: what a resume log (or cache) must match to be reused.
-
-    ``items``: the exact items evaluated (texts, candidates, gold), digested with
-    ``provenance.items_digest``; ``model``: ``provenance.model_revision`` (or
-    ``scorer_revision``); ``method``: "<method>/<recipe>"; ``options``: every option that changes a score.
-    The key stores ``method`` under its historic field name, ``protocol``, so that logs written by earlier
-    versions still resume (a renamed field would set every one aside).
-    """
-    from lexprobe.provenance import items_digest
-
+    """The identity of a run: what a resume log (or cache) must match to be reused. ``model``: a revision
+    (``provenance``); ``method``: "<method>/<recipe>", stored as ``protocol`` so older logs still resume."""
     return {"items": items_digest(items), "model": model, "protocol": method, "options": dict(options or {})}
 
 
@@ -188,18 +165,15 @@ class ResumeLog:
     ...     log.append(unit_id, record)       # flushed and fsynced line by line
     ...     write_json(out, result); log.finish()   # the result exists: drop the log
 
-    Without ``with`` the lock is taken by ``load``/``append`` and released by
-    ``finish``/``close`` (or at process exit). Records must be JSON-serialisable.
-    Several logs (e.g. one per stage: embeddings per sentence, rankings per lemma)
-    can sit beside one output as ``partial_path(out, stage)``; each has its own lock.
+    Without ``with`` the lock is taken by ``load``/``append`` and released by ``finish``/``close``.
+    Several logs (one per stage) can sit beside one output as ``partial_path(out, stage)``.
     """
 
     def __init__(self, path: str | Path, key: Any, notice: Callable[[str], None] | None = None,
                  record: Any = Any):
         self.path = Path(path)
         self.key = key
-        #: the shape of a unit's record (a ``validation`` spec): a logged record of another shape is an
-        #: invalid line, reported and recomputed, never a traceback after the whole computation
+        #: the shape of a unit's record (a ``validation`` spec): another shape is an invalid line, recomputed
         self.record = record
         self.key_hash = stable_hash(key, length=64)
         #: what every unit line carries: its job's key digest (a line of another job is refused, D13)
@@ -215,9 +189,6 @@ class ResumeLog:
     def acquire(self) -> None:
         if self._lock is not None:
             return
-        from lexprobe.locks import take_lock
-        from lexprobe.outputs import open_private
-
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = take_lock(self.lock_path, f"another lexprobe run is writing {self.path} (lock "
                                                f"{self.lock_path.name} is held); wait for it to finish or pass another --out")
@@ -229,8 +200,7 @@ class ResumeLog:
                 raise
 
     def close(self) -> None:
-        """Release the lock (the log stays for a later resume). The lock file is removed while still held
-        (``locks.HeldLock.release``), never after."""
+        """Release the lock (the log stays for a later resume)."""
         if self._lock is None:
             return
         lock, self._lock = self._lock, None
@@ -244,16 +214,13 @@ class ResumeLog:
         self.close()
 
     def __del__(self):  # pragma: no cover - best effort
-        try:
+        with contextlib.suppress(Exception):
             self.close()
-        except Exception:  # noqa: BLE001
-            pass
 
     # --- reading and writing ----------------------------------------------------------
     def load(self) -> dict[str, Any]:
         """Finished units of a log written under the same key; a stale log is set aside. Lines of another job,
-        invalid lines and units logged twice with different records are reported in one line each, dropped from
-        the log and left out (their units are computed again)."""
+        invalid lines and units logged twice with different records are reported, dropped and recomputed."""
         self.acquire()
         if not self.path.exists():
             return {}
@@ -264,8 +231,7 @@ class ResumeLog:
         with self._open(os.O_RDONLY, "rb") as f:
             header_raw = f.readline()
             header = _parsed_line(header_raw)
-            if (not isinstance(header, dict) or header.get("key_hash") != self.key_hash
-                    or header.get("format") not in (LOG_FORMAT, LEGACY_LOG_FORMAT)):
+            if not self._ours(header):
                 f.close()
                 self._set_aside(header)
                 if not self.path.exists():
@@ -300,14 +266,17 @@ class ResumeLog:
             self.notice(f"resume log {self.path.name}: {len(invalid)} invalid line(s) ignored ({invalid[0]}"
                         f"{', ...' if len(invalid) > 1 else ''}); their units are computed again")
         if invalid or conflicts:  # dropped from the log, so a rerun neither reports nor weighs them again
-            self._rewrite(header_raw, [raw for uid, raw in kept if uid not in conflicts])
+            write_atomic(self.path, header_raw + b"".join(raw for uid, raw in kept if uid not in conflicts))
         elif good_end < self.path.stat().st_size:
             os.truncate(self.path, good_end)  # the next append starts on a clean line
         return done
 
+    def _ours(self, header: Any) -> bool:
+        return (isinstance(header, dict) and header.get("key_hash") == self.key_hash
+                and header.get("format") in (LOG_FORMAT, LEGACY_LOG_FORMAT))
+
     def _line_problems(self, entry: Any, spec: Any, legacy: bool) -> list[str]:
-        """What is wrong with one unit line: its shape, or a key digest other than this job's (a line without
-        one only in a log of the earlier format, whose header vouches for it)."""
+        """What is wrong with one unit line: its shape, or another job's key digest (none: only in a /2 log)."""
         if isinstance(entry, dict) and ("key" in entry or not legacy):
             if entry.get("key") != self.line_key:
                 return ["written for another job (its key differs)" if "key" in entry else "no job key"]
@@ -326,28 +295,15 @@ class ResumeLog:
             entry = _parsed_line(raw)
             if not (isinstance(entry, dict) and entry.get("id") in units):
                 keep.append(raw)
-        self._rewrite(header_raw, keep)
-
-    def _rewrite(self, header_raw: bytes, lines: list[bytes]) -> None:
-        """The log with only ``lines`` under its header, swapped in whole (``outputs.write_atomic``)."""
-        from lexprobe.outputs import write_atomic
-
-        write_atomic(self.path, header_raw + b"".join(lines))
+        write_atomic(self.path, header_raw + b"".join(keep))
 
     def _open(self, flags: int, mode: str):
         """The log, never through a link (``outputs.open_private``)."""
-        from lexprobe.outputs import open_private
-
         return os.fdopen(open_private(self.path, flags), mode, encoding=None if "b" in mode else "utf-8")
 
     def _set_aside(self, header: Any) -> None:
-        """Move a log of other settings to a fresh ``<log>.stale[.N]`` (never onto an older one), and bring
-        back a set-aside log of this run's key if there is one (A -> B -> A resumes A, D1)."""
-        from lexprobe.outputs import set_aside, sibling_files
-
-        earlier = [p for p in sibling_files(self.path)
-                   if _header_of(p).get("key_hash") == self.key_hash
-                   and _header_of(p).get("format") in (LOG_FORMAT, LEGACY_LOG_FORMAT)]
+        """Set a log of other settings aside, and bring back one of this run's key (A -> B -> A resumes A, D1)."""
+        earlier = [p for p in sibling_files(self.path) if self._ours(_header_of(p))]
         stale = set_aside(self.path)
         old = header.get("key") if isinstance(header, dict) else None
         if isinstance(old, dict) and isinstance(self.key, dict) and old != self.key:
@@ -363,8 +319,8 @@ class ResumeLog:
         self.notice(f"resume log {self.path.name} was written for {why}; set aside as {stale.name}, starting afresh")
 
     def append(self, unit_id: str, record: Any) -> None:
-        """Add one finished unit (with this job's key digest); on a full disk the log is cut back to its last
-        whole line and the run stops with one line (every unit logged before stays, so a rerun resumes from them)."""
+        """Add one finished unit; on a full disk the log is cut back to its last whole line and the run stops
+        with one line (a rerun resumes from the units logged)."""
         self.acquire()
         line = _json_line({"id": unit_id, "key": self.line_key, "record": record})
         size = self.path.stat().st_size if self.path.exists() else 0
@@ -376,16 +332,12 @@ class ResumeLog:
                 f.flush()
                 os.fsync(f.fileno())
         except OSError as err:
-            from lexprobe.outputs import disk_full
-
             if not disk_full(err):
                 raise
             try:
                 os.truncate(self.path, size)
             except OSError:
                 pass  # load() drops a cut line anyway
-            from lexprobe.errors import OutputError
-
             raise OutputError(f"no space left on the device to extend the resume log {self.path} ({err.strerror}); "
                               "every unit finished before is kept in it: free some space and rerun the same "
                               "command to continue from them") from None
@@ -409,10 +361,8 @@ def same_record(a: Any, b: Any) -> bool:
 
 
 def _json_line(obj: Any) -> str:
-    """One JSON line UTF-8 can hold (a byte of argv that is not UTF-8 is a ``\\udcff`` escape, D3), every
-    string redacted (``redaction``: no secret reaches a resume log, #33 D7)."""
-    from lexprobe.redaction import redact_tree
-
+    """One JSON line UTF-8 can hold (argv bytes that are not UTF-8 are escaped, D3), every string redacted
+    (no secret reaches a resume log, #33 D7)."""
     obj = redact_tree(obj)
     line = json.dumps(obj, ensure_ascii=False, default=str)
     try:
@@ -438,8 +388,7 @@ _INVALID = object()
 
 
 def _parsed_line(raw: bytes) -> Any:
-    """A log line's JSON value, or ``_INVALID`` (bad UTF-8 or JSON, nesting too deep, or an integer over
-    Python's digit limit, which ``json`` raises as a plain ValueError)."""
+    """A log line's JSON value, or ``_INVALID`` (bad UTF-8 or JSON, too deep, an integer over the digit limit)."""
     try:
         return json.loads(raw)
     except (ValueError, UnicodeDecodeError, RecursionError):
@@ -448,8 +397,6 @@ def _parsed_line(raw: bytes) -> Any:
 
 def _line_spec(record: Any) -> Any:
     """The shape of one unit line: ``{"id": str, "record": <record>}``."""
-    from typing import TypedDict
-
     return TypedDict("LogLine", {"id": str, "record": record})  # type: ignore[operator]
 
 

@@ -1,17 +1,10 @@
 """``lexprobe check-endpoint URL --against PATH``: does a server score as the in-process model does?
 
-Why: a server's precision changes the numbers silently. vLLM serves float32 weights in bfloat16 unless started
-with ``--dtype float32``; on 8 WDLMPro targets per POS such a server changed 4 of 32 gold ranks against the
-in-process run (D2W noun P@1 0.0 against 12.5), and nothing said so. This check scores a small fixed probe set
-(``PROBES``: a context and several continuations each, as WDLMPro asks) both ways, with the same token ids (the
-in-process scorer's tokenizer splits every pair once, ``split``; both scorers get those ids through
-``token_logprobs``), and prints each request's |Δ| (the continuation's summed log-probability, server minus here)
-and whether each probe's ranking of its continuations agrees.
-
-Exit status: 0 when every |Δ| is within ``--tolerance`` and every ranking agrees; 1 when they disagree (as
-``diff`` and ``cmp`` say "different"); 2 for bad input (an unreachable URL, a missing folder: one line). The
-in-process side is float32 on the CPU unless ``--device``/``--dtype`` say otherwise. Opt-in: no ``eval`` runs
-it. Loads both models through the public ``lexprobe.models.load_scorer``.
+A server's precision changes the numbers silently (vLLM serves float32 weights in bfloat16 unless started
+with ``--dtype float32``: 4 of 32 gold ranks changed on 8 WDLMPro targets per POS). This scores a fixed probe
+set both ways with the same token ids and prints each request's |Δ| of summed log-probabilities and whether
+each probe's ranking agrees. Exit 0 when all agree within ``--tolerance``, 1 when not (as ``diff``), 2 for
+bad input.
 """
 
 from __future__ import annotations
@@ -19,12 +12,16 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-#: per-request |Δ| allowed by default: a float32 server measured within 1e-4 of transformers (vLLM 0.32, CPU);
-#: a bfloat16 one differs by 1e-2 and more per token (its log-probabilities carry 8 bits of mantissa)
+from lexprobe.backends import is_endpoint
+from lexprobe.backends.options import DTYPES
+from lexprobe.cli_common import path_arg, positive_float
+from lexprobe.errors import LexprobeError
+from lexprobe.outputs import INPUT, OUTPUT
+
+#: per-request |Δ| allowed by default: a float32 server measured within 1e-4 of transformers, bfloat16 1e-2+
 DEFAULT_TOLERANCE = 1e-3
 
-#: (context, continuations): definition to word, word to definition, and plain text, so a ranking is asked of
-#: short and long continuations alike; fixed, so two checks ask the same requests
+#: (context, continuations): short and long continuations alike; fixed, so two checks ask the same requests
 PROBES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("A domesticated carnivorous mammal that barks is called a", (" dog", " cat", " wolf", " fox")),
     ("A large stringed instrument played with a bow is called a", (" cello", " violin", " harp", " drum")),
@@ -37,10 +34,6 @@ PROBES: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 
 def register(sub) -> None:
-    from lexprobe.backends.options import DTYPES
-    from lexprobe.cli_common import path_arg, positive_float
-    from lexprobe.outputs import INPUT, OUTPUT
-
     p = sub.add_parser("check-endpoint", help="score a fixed probe set through an endpoint and in process, and say "
                                               "whether they agree (exit 1 when they do not)")
     p.add_argument("url", metavar="URL", help="the endpoint, http://HOST:PORT/v1")
@@ -56,8 +49,8 @@ def register(sub) -> None:
 
 
 def compare_scores(here: list, there: list, requests: list[tuple[int, str, str]], tolerance: float) -> dict:
-    """Per request (probe index, context, continuation) the summed log-probabilities both ways and |Δ|; per probe
-    whether the continuations rank alike (ties broken by position on both sides); the verdict."""
+    """Per request the summed log-probabilities both ways and |Δ|; per probe whether the continuations rank
+    alike (ties broken by position); the verdict."""
     import numpy as np
 
     rows: list[dict[str, Any]] = []
@@ -100,8 +93,6 @@ def format_check(check: dict, url: str, against: str) -> str:
 
 
 def cmd_check_endpoint(args) -> int:
-    from lexprobe.backends import is_endpoint
-    from lexprobe.errors import LexprobeError
     from lexprobe.models import load_scorer
 
     if not is_endpoint(args.url):

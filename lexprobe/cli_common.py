@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import math
 from typing import Any, Callable
 
 from lexprobe.model_names import DEFAULT_MODEL
+from lexprobe.outputs import INPUT, PATH_KINDS, PathOption, guard
 
 
 def _int_at_least(text: str, minimum: int, what: str, bound: str) -> int:
@@ -30,35 +32,28 @@ def non_negative_int(text: str) -> int:
 
 def positive_float(text: str) -> float:
     """argparse type: a finite number > 0 (learning rates, ...)."""
-    value = _finite_float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
-    return value
+    return _finite_float(text, True, "greater than 0")
 
 
 def non_negative_float(text: str) -> float:
     """argparse type: a finite number >= 0 (thresholds, ...)."""
-    value = _finite_float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
-    return value
+    return _finite_float(text, False, "0 or more")
 
 
-def _finite_float(text: str) -> float:
-    import math
-
+def _finite_float(text: str, above_zero: bool, bound: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    if value < 0 or (above_zero and value == 0):
+        raise argparse.ArgumentTypeError(f"must be {bound}, got {text}")
     return value
 
 
 class DefaultsHelpFormatter(argparse.HelpFormatter):
-    """Appends ``(default: X)`` once: not when the help already says its default, not for
-    required options, flags or options without a default."""
+    """Appends ``(default: X)`` unless the help says its default, or for required options, flags, no default."""
 
     def _get_help_string(self, action):
         text = action.help or ""
@@ -92,12 +87,10 @@ def batch_size_arg(text: str) -> int | str:
 def path_arg(parser: argparse.ArgumentParser, *names: str, kind: str, writes: tuple[str, ...] = (),
              group: Any = None, implied: Callable[[], Any] | None = None, outputs_inside: bool = False,
              **kwargs: Any) -> argparse.Action:
-    """``parser.add_argument(*names, **kwargs)`` (on ``group`` when given) for a path, declared as
-    ``outputs.INPUT``, ``OUTPUT``, ``IMAGE`` or ``OUTPUT_DIR`` (``writes``: the files an output folder gets):
-    ``check_declared_paths`` checks it with every other declared path before the command runs.
-    ``implied``: the path the command uses when the option is not given (``coda sample-human`` reads the
-    official file then), guarded like a given one. ``outputs_inside``: an input folder the command's outputs
-    may be written into (``report RESULTS --out RESULTS/report``); no other input folder may hold an output."""
+    """``parser.add_argument(*names, **kwargs)`` (on ``group`` when given) for a path of ``kind`` (an
+    ``outputs`` path kind), checked by ``check_declared_paths`` before the command runs. ``writes``: the files
+    an output folder gets; ``implied``: the path used when the option is not given, guarded like a given one;
+    ``outputs_inside``: an input folder the command's outputs may be written into."""
     action = (group or parser).add_argument(*names, **kwargs)
     declare_path(parser, action, kind, writes, implied, outputs_inside)
     return action
@@ -107,8 +100,6 @@ def declare_path(parser: argparse.ArgumentParser, action: argparse.Action, kind:
                  writes: tuple[str, ...] = (), implied: Callable[[], Any] | None = None,
                  outputs_inside: bool = False) -> None:
     """Record ``action`` as a path option of ``kind`` in ``parser``'s defaults (``_paths``)."""
-    from lexprobe.outputs import PATH_KINDS
-
     if kind not in PATH_KINDS:
         raise ValueError(f"a path option is one of {PATH_KINDS}, not {kind!r}")
     label = action.option_strings[0] if action.option_strings else (action.metavar or action.dest.upper())
@@ -118,18 +109,13 @@ def declare_path(parser: argparse.ArgumentParser, action: argparse.Action, kind:
 
 
 def guarded(args: argparse.Namespace) -> dict[str, Any]:
-    """The input options ``check_declared_paths`` checked, with the values it checked (a later guard of the same
-    command compares them with its outputs, without checking the same paths again)."""
-    from lexprobe.outputs import INPUT
-
+    """The input options ``check_declared_paths`` checked, with their values (not checked again later)."""
     return {label: getattr(args, dest, None) for dest, label, kind, *_ in getattr(args, "_paths", None) or ()
             if kind == INPUT}
 
 
 def check_declared_paths(args: argparse.Namespace) -> None:
     """``outputs.guard`` on every path option the chosen command declared (before it runs)."""
-    from lexprobe.outputs import PathOption, guard
-
     declared = []
     for dest, label, kind, writes, implied, outputs_inside in getattr(args, "_paths", None) or ():
         value = getattr(args, dest, None)
@@ -141,11 +127,8 @@ def check_declared_paths(args: argparse.Namespace) -> None:
 
 def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = DEFAULT_MODEL,
                    seed: bool = True) -> None:
-    """The model options of every ``eval``: one resolution of model, kind, device, dtype, batch size,
-    attention and device map for all benchmarks (``seed``: also ``--seed``, when the config has none)."""
+    """The model options of every ``eval`` (``seed``: also ``--seed``, when the config has none)."""
     g = parser.add_argument_group("model")
-    from lexprobe.outputs import INPUT
-
     path_arg(
         parser, "--model", kind=INPUT, group=g, default=default_model, required=default_model is None,
         help="Hugging Face name or local path, `random`, a .vec/.bin vectors file, an OpenAI-compatible "
@@ -163,8 +146,7 @@ def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = 
 
 
 def add_model_option(group: Any, option: Any) -> argparse.Action:
-    """``option`` (a ``backends.options.ModelOption``) as an argparse option of ``group``: its flag, default,
-    help and checker (or choices)."""
+    """``option`` (a ``backends.options.ModelOption``) as an argparse option of ``group``."""
     from lexprobe.models import KINDS
 
     kwargs: dict[str, Any] = {"default": option.default, "help": option.help}
@@ -178,7 +160,6 @@ def add_model_option(group: Any, option: Any) -> argparse.Action:
 
 def _argparse_type(check: Callable[[Any], Any]) -> Callable[[str], Any]:
     """argparse's ``type`` of a declared option: its checker, a ValueError as argparse's own one-line error."""
-
     def parse(text: str) -> Any:
         try:
             return check(text)
@@ -199,10 +180,8 @@ def model_options(args: argparse.Namespace, seed: int | None = None) -> dict[str
 
 
 def check_model_args(args: argparse.Namespace, prefer: str | None = None, seed: int | None = None) -> Any:
-    """``--model`` and its options prepared once, before any data or model is loaded (``models.prepare_model``:
-    the backend, the kind and every option checked, an option of another backend in one line), kept on
-    ``args`` for ``scorer_from_args``. The values were parsed by argparse (each declared checker ran once), so
-    they are not parsed again."""
+    """``--model`` and its options prepared (checked) once, before any data or model is loaded, kept on ``args``
+    for ``scorer_from_args``."""
     from lexprobe.models import prepare_model
 
     args.prepared_model = prepare_model(str(args.model), parsed=True, prefer=prefer, **model_options(args, seed))

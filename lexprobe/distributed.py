@@ -1,28 +1,26 @@
 """Data parallelism on torch.distributed: ``torchrun``, ``accelerate launch``, ``srun torchrun``.
 
-A launcher sets ``RANK``, ``WORLD_SIZE`` and ``LOCAL_RANK``; ``context()`` then joins
-the process group (nccl on GPUs, gloo on CPUs) and pins the rank to
-``cuda:LOCAL_RANK``. Without those variables everything runs in one process and this
-module costs nothing.
-
-``run_units`` is the one place where work is split. A benchmark names its units by
-content (a CoDA21 group id, a WDLMPro target, a sentence digest), gives each a cost in
-tokens and, optionally, a bundle key (units that share work, e.g. WDLMPro sister
-groups, stay on one rank). Units are dealt to ranks longest-processing-time first, which
-is deterministic and balances tokens; each rank appends what it finishes to its own
-resume log (``<out>.partial.jsonl.rank<R>``); rank 0 gathers the records and alone
-writes the result. A resume reads every rank's log (and a one-process log), so it may
-use any number of processes.
+Under a launcher (``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK``) ``context()`` joins the process group (nccl on
+GPUs, gloo on CPUs); without one everything runs in one process at no cost. ``run_units`` is the one place
+work is split: units named by content, with a cost in tokens and optionally a bundle key (units sharing
+work stay on one rank), are dealt longest-processing-time first (deterministic); each rank appends to its
+own resume log and rank 0 gathers the records. A resume reads every rank's log, so any number of
+processes may resume.
 """
 
 from __future__ import annotations
 
+import atexit
+import datetime
 import logging
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Hashable, Sequence
+
+from lexprobe.cache import ResumeLog, same_record
+from lexprobe.errors import LexprobeError
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +63,6 @@ def context() -> DistContext:
     if world <= 1:
         _CONTEXT = DistContext()
         return _CONTEXT
-    import datetime
-
     import torch
     import torch.distributed as dist
 
@@ -80,15 +76,11 @@ def context() -> DistContext:
         try:
             dist.init_process_group(backend=backend, timeout=timeout)
         except (RuntimeError, ValueError) as err:
-            from lexprobe.errors import LexprobeError
-
             raise LexprobeError(
                 f"WORLD_SIZE={world} is set but rank {rank} cannot join the {backend} process group "
                 f"({str(err).splitlines()[0]}); start lexprobe with torchrun or accelerate launch, "
                 "or unset WORLD_SIZE for one process"
             ) from None
-        import atexit
-
         atexit.register(_shutdown)
     elif torch.cuda.is_available() and dist.get_backend() == "nccl":
         torch.cuda.set_device(local_rank)
@@ -111,13 +103,9 @@ def is_main() -> bool:
 
 
 def assign(costs: Sequence[float], world_size: int, bundles: Sequence[Hashable] | None = None) -> list[list[int]]:
-    """Deal unit indices to ``world_size`` ranks, longest processing time first.
-
-    Units with the same bundle key go to the same rank. Bundles are taken by
-    decreasing cost (ties: first appearance) and each goes to the least-loaded rank
-    (ties: lowest rank), so the split depends only on the units, their costs and the
-    world size. Each rank's indices come back in ascending order.
-    """
+    """Deal unit indices to ``world_size`` ranks, longest processing time first: bundles (units of one key)
+    by decreasing cost (ties: first appearance), each to the least-loaded rank (ties: lowest rank).
+    Each rank's indices come back in ascending order."""
     if world_size < 1:
         raise ValueError("world_size must be at least 1")
     members: dict[Hashable, list[int]] = {}
@@ -171,11 +159,8 @@ def remove_logs(base: Path) -> None:
 
 
 def _load_done(base: Path, key: Any, own, record: Any = Any) -> dict[str, Any]:
-    """Units finished in any log (``own``: this process's log, already locked); a log of
-    another run is set aside, and one another run is writing stops us (exit 2). A unit two logs
-    hold with different records is reported in one line, dropped from both and computed again."""
-    from lexprobe.cache import ResumeLog, same_record
-
+    """Units finished in any log (``own``: this process's log, already locked). A unit two logs hold with
+    different records is reported, dropped from both and computed again."""
     done: dict[str, Any] = {}
     holders: dict[str, list[Path]] = {}
     conflicts: set[str] = set()
@@ -254,26 +239,56 @@ def run_units(
 ) -> list[Any] | None:
     """Records of all ``units`` (in order) on rank 0; None on other ranks.
 
-    ``compute(indices)`` returns one JSON-serialisable record per unit index. Units
-    already in any resume log under ``log_base`` are not recomputed; the rest are
-    dealt to ranks (``assign``) and computed ``step`` units at a time, each batch
-    appended to this rank's log as soon as it is done. ``log_key`` (``cache.resume_key``)
-    must not depend on the rank or the number of processes. The caller removes the
-    logs (``remove_logs``) once the result is written. ``make_bar`` makes a tqdm bar
-    (after the logs are locked and read), which counts the units already done plus this
-    rank's share. ``record``: the shape of one unit's record (a ``validation`` spec), which every
-    caller declares: a logged record of another shape is reported and its unit computed again.
+    ``compute(indices)`` returns one JSON-serialisable record per unit index. Units in any resume log under
+    ``log_base`` are not recomputed; the rest are dealt to ranks and computed ``step`` at a time, each batch
+    logged at once. ``log_key`` must not depend on the rank or the number of processes; the caller removes the
+    logs (``remove_logs``) once the result is written. ``make_bar`` makes a tqdm bar (after the logs are read).
+    ``record``: the shape of one unit's record (a ``validation`` spec); another shape is recomputed.
     """
-    from lexprobe.cache import ResumeLog
-
     if len(set(units)) != len(units):
         raise ValueError("unit ids must be unique")
     ctx = context()
     done: dict[str, Any] = {}
     writer = (ResumeLog(rank_log_path(Path(log_base), ctx.rank, ctx.world_size), log_key, record=record)
               if log_base else None)
+    new: dict[str, Any] = {}
     try:
-        new = _run_share(units, compute, costs, step, writer, log_base, log_key, bundles, make_bar, done)
+        if writer is not None and log_base and ctx.is_main:
+            writer.acquire()  # a second run on this output stops here, before any work
+            done.update(_load_done(Path(log_base), log_key, writer, writer.record))
+            if done:
+                log.warning("resuming: %d of %d units already done", sum(u in done for u in units), len(units))
+        done_set = set(broadcast(sorted(done)))
+        if writer is not None and not ctx.is_main:
+            writer.acquire()  # after rank 0 has read (and released) every log
+        pending = [i for i, u in enumerate(units) if u not in done_set]
+        shares = assign([costs[i] for i in pending], ctx.world_size, [bundles[i] for i in pending] if bundles else None)
+        mine = [pending[j] for j in shares[ctx.rank]]
+        bar = make_bar() if make_bar is not None else None
+        if bar is not None:
+            bar.total = len(units) - len(pending) + len(mine)
+            if ctx.enabled and not getattr(bar, "disable", True):
+                bar.set_description(f"{bar.desc} (rank {ctx.rank}'s share of {ctx.world_size})")
+            if len(units) > len(pending):
+                bar.update(len(units) - len(pending))
+        if bundles is not None:  # a bundle's units in one batch where possible: they share work
+            first: dict[Hashable, int] = {}
+            for i in mine:
+                first.setdefault(bundles[i], i)
+            mine.sort(key=lambda i: (first[bundles[i]], i))
+        for start in range(0, len(mine), max(1, step)):
+            batch = mine[start : start + max(1, step)]
+            records = compute(batch)
+            if len(records) != len(batch):
+                raise RuntimeError(f"compute returned {len(records)} records for {len(batch)} units")
+            for i, rec in zip(batch, records):
+                new[units[i]] = rec
+                if writer is not None:
+                    writer.append(units[i], rec)
+            if bar is not None:
+                bar.update(len(batch))
+        if bar is not None:
+            bar.close()
     finally:
         if writer is not None:
             writer.close()  # the log stays (for a resume) until the result is written
@@ -287,46 +302,3 @@ def run_units(
         raise RuntimeError(f"{len(missing)} units missing after gathering, e.g. {missing[0]!r}")
     return [done[u] for u in units]
 
-
-def _run_share(units, compute, costs, step, writer, log_base, log_key, bundles, make_bar, done) -> dict[str, Any]:
-    """Load the logs (rank 0), deal the pending units, compute this rank's share."""
-    ctx = context()
-    if writer is not None and ctx.is_main:
-        writer.acquire()  # a second run on this output stops here, before any work
-        done.update(_load_done(Path(log_base), log_key, writer, writer.record))
-        if done:
-            log.warning("resuming: %d of %d units already done", sum(u in done for u in units), len(units))
-    done_ids = broadcast(sorted(done) if ctx.enabled else None)
-    if writer is not None and not ctx.is_main:
-        writer.acquire()  # after rank 0 has read (and released) every log
-    done_set = set(done) if not ctx.enabled else set(done_ids)
-    pending = [i for i, u in enumerate(units) if u not in done_set]
-    shares = assign([costs[i] for i in pending], ctx.world_size, [bundles[i] for i in pending] if bundles else None)
-    mine = [pending[j] for j in shares[ctx.rank]]
-    bar = make_bar() if make_bar is not None else None
-    if bar is not None:
-        bar.total = len(units) - len(pending) + len(mine)
-        if ctx.enabled and not getattr(bar, "disable", True):
-            bar.set_description(f"{bar.desc} (rank {ctx.rank}'s share of {ctx.world_size})")
-        if len(units) > len(pending):
-            bar.update(len(units) - len(pending))
-    if bundles is not None:  # a bundle's units in one batch where possible: they share work
-        first: dict[Hashable, int] = {}
-        for i in mine:
-            first.setdefault(bundles[i], i)
-        mine.sort(key=lambda i: (first[bundles[i]], i))
-    new: dict[str, Any] = {}
-    for start in range(0, len(mine), max(1, step)):
-        batch = mine[start : start + max(1, step)]
-        records = compute(batch)
-        if len(records) != len(batch):
-            raise RuntimeError(f"compute returned {len(records)} records for {len(batch)} units")
-        for i, rec in zip(batch, records):
-            new[units[i]] = rec
-            if writer is not None:
-                writer.append(units[i], rec)
-        if bar is not None:
-            bar.update(len(batch))
-    if bar is not None:
-        bar.close()
-    return new

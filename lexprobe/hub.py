@@ -1,16 +1,9 @@
 """A Hugging Face Hub name on a machine that cannot reach the Hub: one line at once, not a minute of retries.
 
-Why: ``huggingface_hub`` retries a failed request five times with back-off (and waits its ETag timeout,
-10 s, on each attempt where packets are dropped), and transformers asks for several files, so ``--model
-gpt2`` without a network once printed nothing for 45-63 s before its error, which did not say how to work
-offline. ``check_hub_name`` asks the Hub once, with a short timeout and no retry, before anything loads:
-
-- reachable (any HTTP answer, even 404: the name's own error then comes from transformers, at once);
-- unreachable, the name in the local Hugging Face cache: one notice, and this process goes offline
-  (``huggingface_hub.constants.HF_HUB_OFFLINE``), so the cached files load without the retries;
-- unreachable, not cached: one ``ModelError`` naming ``HF_HUB_OFFLINE=1`` and a local folder.
-
-With ``HF_HUB_OFFLINE=1`` (or ``TRANSFORMERS_OFFLINE=1``) nothing is asked. Torch-free (layer 0).
+``huggingface_hub`` retries with back-off, so ``--model gpt2`` without a network once printed nothing for
+45-63 s. ``check_hub_name`` asks the Hub once, with a short timeout, before anything loads: any HTTP answer
+goes on; unreachable with the name cached, one notice and this process goes offline; unreachable and not
+cached, one ``ModelError``. With ``HF_HUB_OFFLINE=1`` nothing is asked.
 """
 
 from __future__ import annotations
@@ -23,7 +16,9 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from lexprobe.backends import backend_for
 from lexprobe.errors import ModelError
+from lexprobe.model_names import DEFAULT_ALIASES, PACKAGED, STATIC_SUFFIXES
 
 #: seconds the one probe may take (``HF_HUB_ETAG_TIMEOUT`` lowers it, never raises it)
 PROBE_TIMEOUT = 5.0
@@ -31,9 +26,6 @@ PROBE_TIMEOUT = 5.0
 
 def looks_like_hub_name(reference: str) -> bool:
     """``gpt2``, ``org/name``: not a path here, not a URL, not one of lexprobe's own short names."""
-    from lexprobe.backends import backend_for
-    from lexprobe.model_names import DEFAULT_ALIASES, PACKAGED, STATIC_SUFFIXES
-
     text = str(reference)
     if not text or Path(text).expanduser().exists() or backend_for(text).name != "transformers":
         return False

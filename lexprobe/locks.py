@@ -1,12 +1,9 @@
 """The one lock of lexprobe: results (``<out>.lock``), resume logs, embedding stores, downloads, dataset fetches
 and the human answer store all take theirs with ``take_lock``.
 
-It is ``filelock``'s ``flock`` lock: opened with ``O_NOFOLLOW`` (a link in the lock's place is one line, never
-followed), held by an open file, released when the process ends however it ends. Before #33 there were three
-implementations with different rules, and one of them (the resume log's) removed its lock file while another
-process could have it open, so that two processes could both hold it. Here a lock file is removed while still
-held, and ``filelock`` re-checks after locking that the file it locked is still in place (``st_nlink``), so a
-process that locked a removed file retries on the new one.
+It is ``filelock``'s ``flock`` lock (``O_NOFOLLOW``: a link in its place is one line), released when the
+process ends however it ends. A lock file is removed while still held, and ``filelock`` re-checks after
+locking that its file is still in place, so two processes never both hold it (#33).
 """
 
 from __future__ import annotations
@@ -18,7 +15,7 @@ import stat
 from pathlib import Path
 from typing import Any, Callable, NoReturn
 
-from lexprobe.errors import OutputError
+from lexprobe.errors import OutputBusyError, OutputError
 
 
 class HeldLock:
@@ -28,11 +25,8 @@ class HeldLock:
         self.path, self._lock, self._identity = path, lock, identity
 
     def release(self) -> None:
-        """Remove the lock file *while still holding it*, then let go. A process that opened the file before
-        and locks it now finds it unlinked (``filelock`` re-checks ``st_nlink`` after ``flock``) and retries
-        on a fresh file, so two processes never both hold it (the race ``ResumeLog.close`` once had: its
-        acquirers never looked). The file is removed only if it is still the one locked (a user may have
-        deleted it meanwhile, and another process made a new one)."""
+        """Remove the lock file *while still holding it* (if it is still the one locked), then let go: a
+        process that opened it before finds it unlinked and retries on a fresh file."""
         if self._lock is None:
             return
         try:
@@ -46,10 +40,6 @@ class HeldLock:
             with contextlib.suppress(FileNotFoundError):  # (a soft lock's marker, where flock is missing)
                 lock.release(force=True)
 
-    @property
-    def held(self) -> bool:
-        return self._lock is not None
-
     def __enter__(self) -> "HeldLock":
         return self
 
@@ -57,10 +47,8 @@ class HeldLock:
         self.release()
 
     def __del__(self) -> None:  # pragma: no cover - best effort (the process ending releases it anyway)
-        try:
+        with contextlib.suppress(Exception):
             self.release()
-        except Exception:  # noqa: BLE001
-            pass
 
 
 def raise_open_error(path: Path, err: OSError) -> NoReturn:
@@ -86,17 +74,10 @@ def not_own_file(path: Path, st: os.stat_result) -> OutputError:
 
 
 def take_lock(path: str | Path, busy: str | None = None, on_wait: Callable[[], None] | None = None) -> HeldLock:
-    """The one lock of lexprobe: results (``<out>.lock``), resume logs, embedding stores, downloads, dataset
-    fetches and the human answer store all take theirs here (``filelock``'s ``flock`` lock, never through a
-    link: ``O_NOFOLLOW``).
-
-    ``busy`` given: do not wait; when another process holds it, one ``OutputBusyError`` line ``busy`` (a second
-    writer of an output stops at once). ``busy`` None: wait for it, calling ``on_wait()`` once first (a second
-    ``data fetch`` of one dataset waits for the first, saying so). A link, a folder or anything but a regular
-    file in the lock's place is one ``OutputError``; the lock file is removed on release (``HeldLock.release``)."""
+    """The lock at ``path``. ``busy`` given: when another process holds it, one ``OutputBusyError`` line
+    ``busy`` at once; else wait for it, calling ``on_wait()`` once first. Anything but a regular file in the
+    lock's place is one ``OutputError``."""
     from filelock import FileLock, Timeout
-
-    from lexprobe.errors import OutputBusyError
 
     path = Path(path)
     lock = FileLock(path, timeout=0 if busy is not None or on_wait is not None else -1, thread_local=False)

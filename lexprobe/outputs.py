@@ -1,20 +1,10 @@
 """What a command reads and writes, in one place: checked before any work, written so nothing is lost.
 
-``check_output_file`` / ``check_output_dir`` create missing folders and probe them
-with a temporary file *beside the target* (removed at once); a folder given as a
-file, a file given as a folder, a read-only or impossible location are one-line
-``OutputError``s naming the option and the fix.
-
-Path options are *declared*, not checked by hand: a config field says ``option(..., path=INPUT)``
-(or ``OUTPUT``, ``IMAGE``, ``OUTPUT_DIR``), a hand-written argument is added with ``cli_common.path_arg``,
-and ``guard`` derives every check from those declarations (no output is an input, through links
-too, or lies inside an input folder; no two outputs are one file; inputs are regular files; outputs are
-writable, not folders, and short enough for their longest derived name).
-
-Every whole file is written by ``write_atomic`` (a temporary file in the checked folder, then a rename:
-a link at the name is replaced, never written through); files appended to (resume logs, stores) are
-opened with ``open_private`` (never through a link); every lock is ``locks.take_lock`` (one
-implementation, ``filelock``); ``set_aside`` never replaces an older file.
+Path options are declared (``option(..., path=INPUT)`` or ``cli_common.path_arg``) and ``guard`` derives
+every check from them: no output is an input or inside one, no two outputs are one file, inputs are regular
+files, outputs are writable and short enough for their derived names. Whole files are written by
+``write_atomic`` (temporary file, then a rename: a link is replaced, never written through); appended files
+are opened with ``open_private`` (never through a link); ``set_aside`` never replaces an older file.
 """
 
 from __future__ import annotations
@@ -23,14 +13,17 @@ import contextlib
 import contextvars
 import errno
 import os
+import shutil
 import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterator, Union
 
+from lexprobe.data_home import data_dir
 from lexprobe.errors import OutputError
-from lexprobe.locks import not_own_file, own_file, raise_open_error
+from lexprobe.locks import not_own_file, own_file, raise_open_error, take_lock
+from lexprobe.regular_files import require_regular
 
 
 def _probe_dir(folder: Path, option: str, target: Path, create: bool = True) -> None:
@@ -56,39 +49,29 @@ def _probe_dir(folder: Path, option: str, target: Path, create: bool = True) -> 
                           "choose a writable location") from None
 
 
-#: the longest name lexprobe derives from an output file's name: a rank's resume log of a layer sweep, set
-#: aside, then its lock (``<out>.layer-12.partial.jsonl.rank15.stale.99.lock``); ``check_output_file``
-#: refuses a name that leaves no room for it (ENAMETOOLONG once came after the model loaded, D17)
+#: the longest name derived from an output's name (``<out>.layer-12.partial.jsonl.rank15.stale.99.lock``):
+#: a name leaving no room for it is refused up front (ENAMETOOLONG once came after the model loaded, D17)
 DERIVED_NAME_RESERVE = len(".layer-999.partial.jsonl.rank999.stale.999.lock")
-
-
-def _name_max(folder: Path) -> int:
-    try:
-        return os.pathconf(folder if folder.exists() else ".", "PC_NAME_MAX")
-    except (OSError, ValueError):
-        return 255
-
-
-def check_name_length(path: Path, option: str) -> None:
-    """The name, and the longest name derived from it, fit the file system (one line otherwise)."""
-    folder = path.parent if str(path.parent) else Path(".")
-    room = _name_max(folder) - DERIVED_NAME_RESERVE
-    if len(os.fsencode(path.name)) > room:
-        raise OutputError(f"{option} {path}: the name is {len(os.fsencode(path.name))} bytes long; lexprobe keeps "
-                          f"files named after it beside it (resume logs, locks), so use at most {room} bytes")
 
 
 def check_output_file(path: str | Path, option: str = "--out") -> Path:
     """``path`` can be written as a file: not a folder, and its folder exists (created) and is writable."""
     path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
         raise OutputError(f"{option} {path} is a folder; give a file name, e.g. {path / 'result.json'}")
     if path.exists() and not stat.S_ISREG(os.stat(path).st_mode):
         raise OutputError(f"{option} {path} is not a regular file (a pipe or a device); choose a file name")
-    check_name_length(path, option)
+    try:
+        room = os.pathconf(folder if folder.exists() else ".", "PC_NAME_MAX") - DERIVED_NAME_RESERVE
+    except (OSError, ValueError):
+        room = 255 - DERIVED_NAME_RESERVE
+    if len(os.fsencode(path.name)) > room:
+        raise OutputError(f"{option} {path}: the name is {len(os.fsencode(path.name))} bytes long; lexprobe keeps "
+                          f"files named after it beside it (resume logs, locks), so use at most {room} bytes")
     if path.exists() and not os.access(path, os.W_OK) and not os.access(path.parent, os.W_OK):
         raise OutputError(f"{option} {path} is not writable; choose another file")
-    _probe_dir(path.parent if str(path.parent) else Path("."), option, path)
+    _probe_dir(folder, option, path)
     return path
 
 
@@ -97,8 +80,8 @@ IMAGE_SUFFIXES = (".png", ".pdf", ".svg", ".svgz", ".jpg", ".jpeg", ".eps", ".ps
 
 
 def check_image_file(path: str | Path, option: str = "--out") -> Path:
-    """``check_output_file`` for a figure: its extension names an image format, checked before the work
-    (``--plot x.json`` once failed in matplotlib after the whole evaluation)."""
+    """``check_output_file`` for a figure whose extension names an image format (``--plot x.json`` once
+    failed in matplotlib after the whole evaluation)."""
     path = Path(path)
     if path.suffix.lower() not in IMAGE_SUFFIXES:
         raise OutputError(f"{option} {path}: {path.suffix or 'no extension'} is not an image format; "
@@ -122,15 +105,10 @@ Content = Union[bytes, str, Callable[[BinaryIO], Any]]
 
 
 def write_atomic(path: str | Path, content: Content, *, one_line_errors: bool = True) -> Path:
-    """The one way lexprobe writes a whole file (results, figures, report pages, tables, summaries, caches, state
-    and key files): into a fresh temporary file in ``path``'s folder, flushed and synced, then renamed over
-    ``path``. The rename replaces whatever is at ``path`` (a symbolic link itself, never its target: ``report
-    --out DIR`` once wrote ``index.html`` through a link planted in DIR into the file it pointed to, D3); an
-    interrupted or failed write leaves no partial file and an older ``path`` as it was.
-
-    ``content``: bytes, text, or ``writer(file)`` (``savefig``, ``np.save``, a copy). A full disk, or a folder
-    where the file goes, is one ``OutputError`` (``one_line_errors``; a cache passes False and handles the
-    ``OSError`` itself)."""
+    """The one way lexprobe writes a whole file: a synced temporary file in ``path``'s folder renamed over
+    ``path``, so a link there is replaced, never written through (D3), and a failed write leaves no partial
+    file. A full disk or a folder at ``path`` is one ``OutputError`` unless ``one_line_errors`` is False
+    (a cache handles the ``OSError`` itself)."""
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     try:
@@ -173,19 +151,14 @@ def raise_if_disk_full(err: OSError, path: Path) -> None:
 
 
 def open_new(path: str | Path) -> BinaryIO:
-    """A file created now in a folder this process just made and swaps in whole (an install's ``.part``
-    folder): ``O_EXCL`` and ``O_NOFOLLOW``, so an existing name or a link there is an error, never followed."""
+    """A new file in a folder this process just made (``O_EXCL | O_NOFOLLOW``: a name there is an error)."""
     return os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644), "wb")
 
 
 @contextlib.contextmanager
 def files_into(folder: str | Path) -> Iterator[Path]:
-    """A fresh folder of this process inside ``folder`` for a library that writes files by name
-    (``save_pretrained``); when the block ends without an error, each file it wrote is renamed into ``folder``
-    (a rename replaces a link there, never follows it: ``senserank finetune --out DIR`` with a planted
-    ``DIR/config.json`` link). The staging folder is removed either way."""
-    import shutil
-
+    """A staging folder inside ``folder`` for a library that writes files by name (``save_pretrained``);
+    on success each file is renamed into ``folder`` (replacing a planted link, never following it)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(dir=folder, prefix=".lexprobe-staging."))
@@ -201,8 +174,7 @@ def files_into(folder: str | Path) -> Iterator[Path]:
 
 
 def private_folder_in(parent: Path, name: str) -> Path:
-    """``parent/name`` as a real folder a command fills (a report's ``figures``): created, or refused in one line
-    when a link or a file is there (files written into it would land where the link points)."""
+    """``parent/name`` as a real folder (created), refused in one line when a link or a file is there."""
     folder = Path(parent) / name
     if os.path.islink(folder) or (os.path.lexists(folder) and not folder.is_dir()):
         raise OutputError(f"{folder} is a link or a file, not a folder; lexprobe writes its files there only into "
@@ -212,11 +184,8 @@ def private_folder_in(parent: Path, name: str) -> Path:
 
 
 def open_private(path: str | Path, flags: int = os.O_RDWR, mode: int = 0o644) -> int:
-    """Open (creating it if needed) a file lexprobe owns beside an output: a lock, a resume log.
-
-    Never through a link: a symlink is refused by ``O_NOFOLLOW`` (it once made lexprobe truncate and
-    rewrite the link's target, or create a dangling link's target, D6), and so is a hard link to another
-    file or anything but a regular file. One ``OutputError`` naming the file and the fix."""
+    """Open (creating it) a file lexprobe owns beside an output (a lock, a resume log), never through a
+    symlink or a hard link, nor anything but a regular file (D6): one ``OutputError`` otherwise."""
     path = Path(path)
     try:
         fd = os.open(path, flags | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC | getattr(os, "O_NONBLOCK", 0), mode)
@@ -231,9 +200,7 @@ def open_private(path: str | Path, flags: int = os.O_RDWR, mode: int = 0o644) ->
 
 
 def set_aside(path: str | Path, suffix: str = ".stale") -> Path:
-    """Move ``path`` (a file or a folder) to ``<path>.stale`` or, when that exists, ``<path>.stale.1``,
-    ``.stale.2``, ...: never onto an older one (a run A -> B -> A once lost A's finished units, D1).
-    Returns the new name."""
+    """Move ``path`` to ``<path>.stale`` (or ``.stale.1``, ``.stale.2``, ...), never onto an older one (D1)."""
     path = Path(path)
     for n in range(100000):
         target = path.with_name(path.name + suffix + (f".{n}" if n else ""))
@@ -271,30 +238,23 @@ def sibling_files(path: Path, suffix: str = ".stale") -> list[Path]:
     return [p for _, p in sorted(found)]
 
 
-#: the lock of a command that fills a whole folder, inside it (the folder was checked writable, its parent
-#: may not be: ``--out-dir /tmp``)
+#: the lock of a command that fills a whole folder, inside it (its parent may not be writable)
 FOLDER_LOCK = ".lexprobe-writing.lock"
 
 
 @contextlib.contextmanager
 def output_lock(out: str | Path, option: str = "--out", folder: bool = False) -> Iterator[None]:
-    """Hold ``<out>.lock`` for a whole command, taken before the data and the model load, so a second
-    writer on the same ``--out`` stops at once (it once waited ~22 s for the model before the resume
-    log's own lock refused it). Only rank 0 of a launcher's processes takes it.
-
-    ``folder``: ``out`` is a folder the command fills (``lexprobe run --out-dir``, ``senserank
-    finetune --out``; ``check_output_dir`` made it); the lock is ``FOLDER_LOCK`` inside it."""
+    """Hold ``<out>.lock`` (``FOLDER_LOCK`` inside ``out`` when ``folder``) for a whole command, before the
+    model loads, so a second writer stops at once. Only rank 0 of a launcher takes it; re-entrant."""
     if os.environ.get("RANK", "0") not in ("", "0"):
         yield
         return
     out = Path(out)
     lock = out / FOLDER_LOCK if folder else out.with_name(out.name + ".lock")
     held = os.path.abspath(lock)
-    if held in _HELD:  # this process holds it already (``eval`` holds it, then ``evaluate`` asks again)
+    if held in _HELD:  # ``eval`` holds it, then ``evaluate`` asks again
         yield
         return
-    from lexprobe.locks import take_lock
-
     handle = take_lock(lock, f"another lexprobe run is writing {out} (lock {lock.name} is held); wait for it "
                              f"to finish or pass another {option}")
     _HELD.add(held)
@@ -305,8 +265,7 @@ def output_lock(out: str | Path, option: str = "--out", folder: bool = False) ->
         handle.release()
 
 
-#: whether an output holding another job's result may be replaced (``lexprobe run --overwrite`` sets it for every
-#: part; ``evaluate(overwrite=None)`` reads it)
+#: whether an output holding another job's result may be replaced (``lexprobe run --overwrite``)
 _OVERWRITE: contextvars.ContextVar[bool] = contextvars.ContextVar("lexprobe_overwrite", default=False)
 
 
@@ -324,8 +283,7 @@ def overwrite_allowed() -> bool:
     return _OVERWRITE.get()
 
 
-#: output locks this process holds (``output_lock`` is re-entrant: every writer of an output takes it,
-#: ``lexprobe <benchmark> eval`` early and ``evaluate`` again, D4)
+#: output locks this process holds (D4)
 _HELD: set[str] = set()
 
 
@@ -362,23 +320,11 @@ def _inside(path: Path, folder: Path) -> bool:
 
 def check_not_inputs(outputs: dict, inputs: dict | None = None, writes: dict | None = None,
                      open_folders: tuple[str, ...] = ()) -> None:
-    """Refuse (one ``OutputError``) an output that would overwrite an input or the data directory.
-
-    ``outputs`` / ``inputs``: ``{option: path | [paths] | None}`` as the command got them
-    (``{"--out": args.out}``, ``{"--data": args.data, "--model": args.model}``). Refused:
-    an output that is an existing input (the same file or folder, through symlinks and
-    hard links too), any output inside an input folder (``--out MODEL/result.json``: a model's
-    folder is read whole, its revision hashes every JSON file in it, and ``--out TOKENIZER/tokenizer.json``
-    once replaced the tokenizer, D2), and any output inside the data directory (``lexprobe data`` manages
-    it: an output there would replace a dataset that ``data list`` still calls verified). ``open_folders``:
-    input options whose folders may hold new outputs (``report RESULTS --out RESULTS/report``: the report
-    reads only the result files directly in it); there, only an existing file is refused. ``writes``:
-    ``{output option: [file names]}`` for output folders, so that an input among the
-    files the command writes there is caught too. Inputs that do not exist (a model
-    name, a variant name) cannot be overwritten and are skipped.
-    """
-    from lexprobe.data_home import data_dir
-
+    """Refuse (one ``OutputError``) an output that is an existing input (through links too), lies inside an
+    input folder (read whole: ``--out TOKENIZER/tokenizer.json`` once replaced the tokenizer, D2) or inside
+    the data directory. ``outputs``/``inputs``: ``{option: path | [paths] | None}``; ``open_folders``: input
+    options whose folders may hold outputs (only an existing file there is refused); ``writes``: ``{output
+    option: [file names]}`` written inside output folders."""
     root = data_dir()
     existing_inputs = [(opt, p) for opt, v in (inputs or {}).items() for p in _paths(v) if os.path.lexists(p)]
     for option, value in outputs.items():
@@ -403,10 +349,8 @@ def check_not_inputs(outputs: dict, inputs: dict | None = None, writes: dict | N
 
 
 def check_distinct_outputs(outputs: list[tuple[str, Path]]) -> None:
-    """No two files one command writes are the same file (``--plot x.png --out x.png`` once wrote the figure over
-    the result, D4): the same name in the same folder, however spelled (``./x.png``, ``LINKED_DIR/x.png``). Two
-    names linked to one file are two outputs: each is written by a rename, which replaces the link (never its
-    target), so neither overwrites the other. One ``OutputError`` naming both options."""
+    """No two outputs are the same name in the same folder, however spelled (D4). Two names linked to one file
+    are two outputs: each is written by a rename, which replaces the link."""
     def entry(path: Path) -> tuple[Path, str]:
         return _resolved(path.parent if str(path.parent) else Path(".")), path.name
 
@@ -422,8 +366,7 @@ def check_distinct_outputs(outputs: list[tuple[str, Path]]) -> None:
 
 # --- declared path options -------------------------------------------------------------
 
-#: what a path option is: a file or folder the command reads, a file it writes, a figure it draws (a file
-#: whose extension names an image format), a folder it fills
+#: what a path option is: read, a file written, a figure drawn, a folder filled
 INPUT, OUTPUT, IMAGE, OUTPUT_DIR = "input", "output", "image", "output_dir"
 PATH_KINDS = (INPUT, OUTPUT, IMAGE, OUTPUT_DIR)
 
@@ -431,27 +374,17 @@ PATH_KINDS = (INPUT, OUTPUT, IMAGE, OUTPUT_DIR)
 @dataclass(frozen=True)
 class PathOption:
     """One declared path option with the value it got (``option(path=...)`` or ``cli_common.path_arg``)."""
-
     option: str  #: as the user wrote it: ``--out``, ``RESULT``
     kind: str  #: INPUT, OUTPUT, IMAGE or OUTPUT_DIR
     value: Any  #: a path, several, or None
     writes: tuple[str, ...] = ()  #: OUTPUT_DIR: the files the command writes inside
-    #: INPUT: a folder that may hold this command's outputs (``report RESULTS --out RESULTS/report``); any other
-    #: input folder may not (``check_not_inputs``)
+    #: INPUT: a folder that may hold this command's outputs (``report RESULTS --out RESULTS/report``)
     outputs_inside: bool = False
 
 
 def guard(declared: list[PathOption], checked: dict[str, Any] | None = None) -> None:
-    """Every check a command's paths need, derived from their declarations, before any work:
-    no output is an input (also through links), inside an input folder or inside the data directory; no two
-    outputs are one file; inputs that exist
-    are regular files or folders (a FIFO would hang the reader); output files are regular files
-    that can be written and whose derived names fit; output folders exist (created) and are writable.
-    ``checked``: input options an earlier guard of the same command checked, with their values: the same paths
-    are compared with the outputs, not checked again (``--model`` is checked once, by the command's
-    declared-path guard)."""
-    from lexprobe.regular_files import require_regular
-
+    """Every check a command's declared paths need, before any work (see the module docstring).
+    ``checked``: input options an earlier guard checked, with their values: not checked again."""
     outputs = {d.option: d.value for d in declared if d.kind in (OUTPUT, IMAGE, OUTPUT_DIR) and _paths(d.value)}
     inputs = {d.option: d.value for d in declared if d.kind == INPUT and _paths(d.value)}
     check_not_inputs(outputs, inputs, writes={d.option: d.writes for d in declared if d.writes},
@@ -475,13 +408,10 @@ def guard(declared: list[PathOption], checked: dict[str, Any] | None = None) -> 
 
 
 def make_output_dir(path: str | Path, option: str) -> Path:
-    """Create a declared output folder once the command has read its inputs (``guard`` checked it, but
-    made nothing, so a refused command leaves nothing behind); one ``OutputError`` if it cannot be made."""
+    """Create a declared output folder once the inputs are read (``guard`` made nothing)."""
     return check_output_dir(path, option, create=True)
 
 
 def disk_full(err: BaseException) -> bool:
     """``err`` says the disk (or the user's quota) is full."""
-    import errno
-
     return isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT)

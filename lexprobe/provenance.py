@@ -1,8 +1,7 @@
 """Identities that make results comparable and resume logs safe.
 
-Shared by resume logs (which must never mix two inputs), result files (the run
-record) and ``compare``: a digest of the exact items evaluated and a revision of
-the model's weights.
+A digest of the exact items evaluated and a revision of the model's weights, shared by resume logs (which
+must never mix two inputs), the run record and ``compare``.
 """
 
 from __future__ import annotations
@@ -12,16 +11,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from lexprobe.model_names import resolve_model_path
+
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".vec", ".txt", ".pt", ".gguf", ".npy", ".parquet")  # .npy/.parquet: packaged vectors
 
 
 def items_digest(items: Any) -> str:
-    """SHA-256 (hex) of a JSON-serialisable description of the exact items evaluated.
-
-    Pass what determines the scores: texts, candidates, gold labels — not file paths.
-    Dataclasses should be converted first (``dataclasses.asdict``); ``default=str``
-    is the last resort for anything else.
-    """
+    """SHA-256 (hex) of a JSON-serialisable description of the exact items evaluated (what determines the
+    scores, never file paths; ``default=str`` is the last resort)."""
     blob = json.dumps(items, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
     return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()  # same digest for UTF-8 text
 
@@ -38,15 +35,9 @@ _REVISION_CACHE: dict[tuple, str] = {}
 
 
 def model_revision(name_or_path: str) -> str:
-    """What exactly the weights were: a hub commit hash or the SHA-256 of local files.
-
-    ``random`` is ``"random"``. A Hugging Face cache snapshot directory
-    (``.../snapshots/<commit>/``) gives its commit; any other local file or folder
-    gives ``sha256:<hex>`` over its weight files and config (cached per process by
-    path, size and mtime so repeated calls are cheap); a GGUF file gives the plain
-    SHA-256 of the file, as its publishers print it. A name that is not a local
-    path is returned as ``name:<name>`` (resolved hub revisions need the network).
-    """
+    """What exactly the weights were: a hub snapshot's commit, ``sha256:<hex>`` over a local folder's weight
+    and config files (cached per process by path, size and mtime), a GGUF file's plain SHA-256 (as its
+    publishers print it), or ``name:<name>`` for a name that is not a local path."""
     if name_or_path == "random":
         return "random"
     p = Path(name_or_path)
@@ -73,8 +64,6 @@ def model_revision(name_or_path: str) -> str:
 
 def scorer_revision(scorer: Any) -> str:
     """The weights' identity behind a loaded scorer (``model_revision`` of its source)."""
-    from lexprobe.model_names import resolve_model_path
-
     name = getattr(scorer, "path", None) or getattr(scorer, "name", "")
     if getattr(scorer, "kind", "") == "random" or name == "random":
         return "random"

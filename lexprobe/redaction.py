@@ -1,16 +1,9 @@
 """Secrets never leave the program: one registry, one ``redact``, applied where text leaves.
 
-A secret (an API key) is registered once, where it is read (``register_secret``). Text leaves
-the program through a few boundaries, and each passes ``redact`` exactly there, *before* any
-cut: the CLI's standard streams (``RedactingStream``: the one-line error printer, logging,
-warnings, progress bars and every ``print``), result and summary files (``reporting.write_json``),
-resume-log lines (``cache.ResumeLog``), and text an endpoint's server sends back (it may echo
-the ``Authorization`` header). ``clip`` is the one way to shorten text that may hold a secret:
-redact first, then cut, so a key straddling the cut never leaves a prefix behind (the third
-pass cut error text to 300 characters first and leaked ``Bearer sk-SENTINEL-...``).
-
-A secret is also registered in its JSON-escaped spelling (a key with ``"`` or ``\\`` is written
-escaped in a JSON file), so ``redact`` on serialised JSON finds it too.
+A secret (an API key) is registered where it is read; text passes ``redact`` where it leaves: the CLI's
+standard streams (``RedactingStream``), result files, resume-log lines and what an endpoint's server sends
+back. ``clip`` redacts first, then cuts, so a key straddling the cut leaves no prefix behind. A secret is
+also registered JSON-escaped, so ``redact`` finds it in serialised JSON too.
 """
 
 from __future__ import annotations
@@ -28,16 +21,13 @@ KEY_VARIABLES = ("LEXPROBE_API_KEY", "OPENAI_API_KEY")
 
 _SECRETS: set[str] = set()
 _LOCK = threading.Lock()
-
-
 #: shorter values are not masked: no real key is that short, and masking "1" or "EMPTY" (vLLM's placeholder
 #: key) in every result file would change the results themselves
 MIN_SECRET_LENGTH = 8
 
 
 def register_secret(value: str | None) -> None:
-    """From now on, ``redact`` replaces ``value`` (and its JSON-escaped spelling) wherever it appears
-    (a value shorter than ``MIN_SECRET_LENGTH`` is not a secret worth masking: see there)."""
+    """From now on, ``redact`` replaces ``value`` (and its JSON-escaped spelling) wherever it appears."""
     if not value or len(value) < MIN_SECRET_LENGTH:
         return
     with _LOCK:
@@ -46,8 +36,7 @@ def register_secret(value: str | None) -> None:
 
 
 def register_environment() -> None:
-    """Register the API keys of the environment (``KEY_VARIABLES``): a command that never reads one
-    still never shows it."""
+    """Register the environment's API keys: a command that never reads one still never shows it."""
     for name in KEY_VARIABLES:
         register_secret(os.environ.get(name, "").strip() or None)
 
@@ -63,8 +52,7 @@ def redact(text: str) -> str:
     if not _SECRETS or not isinstance(text, str):
         return text
     for secret in sorted(_SECRETS, key=len, reverse=True):
-        if secret in text:
-            text = text.replace(secret, MASK)
+        text = text.replace(secret, MASK)
     return text
 
 
@@ -88,8 +76,7 @@ def clip(text: str, limit: int) -> str:
 
 
 class RedactingStream:
-    """A text stream whose ``write`` redacts: the CLI wraps ``sys.stdout`` and ``sys.stderr`` in it, so
-    whatever reaches the terminal (errors, logging, warnings, progress, prints) passes ``redact``."""
+    """A text stream whose ``write`` redacts (the CLI wraps ``sys.stdout`` and ``sys.stderr`` in it)."""
 
     def __init__(self, stream: TextIO):
         self._stream = stream
@@ -111,8 +98,7 @@ class RedactingStream:
 
 
 def redact_streams() -> None:
-    """Route ``sys.stdout`` and ``sys.stderr`` through ``RedactingStream`` (once; the CLI calls it first). They
-    stay wrapped until the process ends, so a traceback printed after ``main`` returns is redacted too."""
+    """Route ``sys.stdout`` and ``sys.stderr`` through ``RedactingStream`` (once), until the process ends."""
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
         if stream is not None and not isinstance(stream, RedactingStream):

@@ -1,7 +1,5 @@
-"""Is this path a regular file? In the foundation layer because both the readers (``data/``) and the
-output guard (``outputs.guard``, layer 0) ask it: a FIFO blocks a reader forever and ``/dev/zero``
-never ends, so a named pipe, a device or a socket is one ``DataError``. Folders and missing paths are
-left to the caller, which has the better message."""
+"""Is this path a regular file? A FIFO blocks a reader forever and ``/dev/zero`` never ends, so a named pipe,
+a device or a socket is one ``DataError`` (asked by the readers and ``outputs.guard``)."""
 
 from __future__ import annotations
 

@@ -1,15 +1,13 @@
 """The run record of a result file: exactly what produced its numbers.
 
-``finish_result`` is the one call every benchmark's result builder makes: it adds
-``run`` (software versions, git commit, device, dtype, batch size, the model's
-resolved revision, a digest of the exact items evaluated, method and recipe, seed, command
-line) and ``intervals`` (how the ``ci`` of every metric was obtained). ``compare``
-reads ``run`` to refuse runs on different items and to warn when two runs differ
-in more than the model; ``report`` shows it.
+``finish_result`` adds ``run`` (versions, git commit, device, dtype, the model's revision, the items'
+digest, method, seed, command line) and ``intervals`` to every result; ``compare`` reads ``run`` to refuse
+runs on different items and to warn when two runs differ in more than the model.
 """
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import datetime as _dt
 import functools
@@ -22,17 +20,17 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from lexprobe.distributed import context
+from lexprobe.model_names import resolve_model_path
 from lexprobe.provenance import items_digest, model_revision
 from lexprobe.stats.bootstrap import describe as describe_intervals
 
 #: fields of ``run`` that identify the model (compare expects these to differ)
 MODEL_FIELDS = ("model", "model_kind", "model_revision")
-#: fields that say nothing about how the numbers were produced (``job``: the digest of the run's resume key,
-#: which ``evaluate`` compares before replacing a result; it differs whenever anything else does)
+#: fields that say nothing about how the numbers were produced (``job``: the resume key's digest)
 INCIDENTAL_FIELDS = ("command", "created", "n_items", "job")
-#: how the work was split, which cannot change a score (compare does not warn about them): the batch size (batches
-#: are padded and masked, every item scored alone's numbers: tests/scorers), the processes (a torchrun result equals
-#: a one-process run: tests/test_distributed.py), the exact argv bytes and the reproducing command
+#: how the work was split, which cannot change a score (tests/scorers, tests/test_distributed.py), and the
+#: exact argv bytes and the reproducing command: compare does not warn about them
 SCORE_NEUTRAL_FIELDS = ("batch_size", "processes", "argv_bytes_b64", "reproduce")
 
 
@@ -49,12 +47,14 @@ def finish_result(result: dict, scorer: Any, items: Any, unit: str) -> dict:
 
 def run_record(scorer: Any, items: Any, config: dict) -> dict:
     """The record of one run; ``scorer`` may be None (a person's answers)."""
+    from lexprobe import __version__
     plain = _plain(items)
-    model = _model_object(scorer)
+    model = getattr(scorer, "model", None)
+    model = model if hasattr(model, "parameters") else None
     seed = config.get("seed", getattr(scorer, "seed", None))
     describe = scorer.describe() if hasattr(scorer, "describe") else {}
     return {
-        "lexprobe": _lexprobe_version(),
+        "lexprobe": __version__,
         **_git(),
         "python": platform.python_version(),
         "torch": _version("torch"),
@@ -63,7 +63,7 @@ def run_record(scorer: Any, items: Any, config: dict) -> dict:
         "model_kind": getattr(scorer, "kind", None) or describe.get("kind"),
         "model_revision": _revision(scorer, model),
         "weights": getattr(scorer, "weights", None),
-        "backend": getattr(scorer, "backend_record", None),  # an endpoint: URL, served model, server (never a key)  # e.g. a de-quantised GGUF file (gguf_models.weights_record)
+        "backend": getattr(scorer, "backend_record", None),  # an endpoint: URL, served model, server (never a key)
         "device": _device(scorer, model),
         "dtype": _dtype(model) or config.get("dtype"),
         "batch_size": "auto" if getattr(scorer, "auto_batch", False) else getattr(scorer, "batch_size", None),
@@ -74,21 +74,13 @@ def run_record(scorer: Any, items: Any, config: dict) -> dict:
         "seed": seed,
         "command": command_line(),
         **_argv_bytes(),
-        "processes": _processes(),
+        "processes": context().world_size,  # the result is the same for any number
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     }
 
 
-def _processes() -> int:
-    """Processes that computed the result (torchrun's WORLD_SIZE; the result is the same for any)."""
-    from lexprobe.distributed import context
-
-    return context().world_size
-
-
 def command_line(argv: list[str] | None = None) -> str:
-    """The command as a user would type it (``lexprobe ...`` for the CLI). A byte that is not UTF-8
-    (Python hands it over as a lone surrogate) is shown as ``\\xff``; ``_argv_bytes`` keeps the exact bytes."""
+    """The command as a user would type it (``lexprobe ...``); a byte that is not UTF-8 is shown as ``\\xff``."""
     argv = [_printable(a) for a in (sys.argv if argv is None else argv)]
     if argv and (argv[0].endswith(("lexprobe", "lexprobe/__main__.py")) or argv[0] == "-m"):
         argv[0] = "lexprobe"
@@ -104,10 +96,7 @@ def _printable(arg: str) -> str:
 
 
 def _argv_bytes(argv: list[str] | None = None) -> dict:
-    """``{"argv_bytes_b64": [...]}``, each argument's exact bytes in base64, when one is not UTF-8 (then
-    ``command`` shows those bytes escaped, so the command line is still recorded losslessly, D3); {} otherwise."""
-    import base64
-
+    """``{"argv_bytes_b64": [...]}``, each argument's exact bytes, when one is not UTF-8 (D3); {} otherwise."""
     argv = list(sys.argv if argv is None else argv)
     if all(_printable(a) == a for a in argv):
         return {}
@@ -122,12 +111,6 @@ def _plain(obj: Any) -> Any:
     if isinstance(obj, (list, tuple)):
         return [_plain(x) for x in obj]
     return obj
-
-
-def _lexprobe_version() -> str:
-    from lexprobe import __version__
-
-    return __version__
 
 
 @functools.lru_cache(maxsize=1)
@@ -153,11 +136,6 @@ def _version(package: str) -> str | None:
         return None
 
 
-def _model_object(scorer: Any) -> Any:
-    model = getattr(scorer, "model", None)
-    return model if hasattr(model, "parameters") else None
-
-
 def _revision(scorer: Any, model: Any) -> str | None:
     if scorer is None:
         return None
@@ -171,8 +149,6 @@ def _revision(scorer: Any, model: Any) -> str | None:
         candidates.append(scorer.resolved_path)
     elif name:
         try:
-            from lexprobe.model_names import resolve_model_path
-
             candidates.append(resolve_model_path(name))
         except Exception:  # noqa: BLE001 - a record is best effort, never a failure
             candidates.append(name)

@@ -1,24 +1,11 @@
 """One checker for everything lexprobe reads back: result files, resume-log lines, caches.
 
-Why: every earlier pass found another hand-edited or damaged file that some reader took on
-trust (``"run": "oops"``, an instance's ``rank_score: "abc"``, a resume-log record of the
-wrong shape, a de-quantised GGUF cache missing its weights) and that surfaced as a traceback
-far from the read, sometimes after a whole computation. Each reader now declares the shape
-it expects as a ``TypedDict`` (or any type below) and reads through ``problems``/``check``,
-so a wrong value or shape is one line naming where it is, at the read, whatever the field.
-
-The spec language is plain typing, readable by mypy too:
-
-- ``int`` (not ``bool``), ``float`` (any JSON number, not ``bool``), ``str``, ``bool``,
-  ``None``, ``Any``, ``object``;
-- ``list[X]``, ``tuple[X, Y]`` (a JSON array of exactly those), ``tuple[X, ...]``,
-  ``dict[str, X]``, ``X | Y`` / ``Optional[X]``, ``Literal[...]``;
-- a ``TypedDict`` (required and ``NotRequired`` keys; other keys allowed unless the class
-  says ``__closed__ = True``);
-- ``Annotated[X, Rule(test, what)]``: X, and ``test(value)`` must hold (``what`` says what).
-
-pydantic would do the same at the price of a new dependency and of models that cannot
-describe the open metric dictionaries of schema 2; this is about a hundred lines.
+A hand-edited or damaged file once surfaced as a traceback far from the read, sometimes after a whole
+computation. Each reader declares the shape it expects in plain typing (``int`` not ``bool``, ``float``,
+``str``, ``list[X]``, ``tuple[X, Y]``, ``dict[str, X]``, unions, ``Literal``, a ``TypedDict`` with
+``__closed__ = True`` refusing unknown keys, ``Annotated[X, Rule(test, what)]``) and reads through
+``problems``/``check``: a wrong value is one line naming where it is. (pydantic models cannot describe the
+open metric dictionaries of schema 2.)
 """
 
 from __future__ import annotations
@@ -55,14 +42,8 @@ def finite(value: Any) -> bool:
 def _name(spec: Any) -> str:
     if spec is type(None) or spec is None:
         return "null"
-    if spec is float:
-        return "a number"
-    if spec is int:
-        return "an integer"
-    if spec is str:
-        return "a string"
-    if spec is bool:
-        return "true/false"
+    if spec in _SCALARS:
+        return _SCALARS[spec][1]
     if spec in (dict,) or typing.is_typeddict(spec) or get_origin(spec) is dict:
         return "an object"
     if spec in (list, tuple) or get_origin(spec) in (list, tuple):
@@ -76,8 +57,7 @@ def _name(spec: Any) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _hints(spec: Any) -> dict[str, Any]:
-    """A TypedDict's field specs, read once per spec (``get_type_hints`` on every record read back once cost
-    sense ranking's store 8 s per 5,000 sentences)."""
+    """A TypedDict's field specs, read once per spec (``get_type_hints`` per record once cost 8 s per 5,000)."""
     return get_type_hints(spec, include_extras=True)
 
 

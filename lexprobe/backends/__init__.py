@@ -1,24 +1,10 @@
 """Where a model runs: one registry of backends (after lm-evaluation-harness's ``@register_model``).
 
-A backend turns a ``--model`` reference into a scorer. Each declares how it recognises the
-references it takes (``detect``), the kinds of scorer it makes (``--kind``; the CLI's list of
-kinds is the union), what it can run, in words, and its loader: a function, whose module imports
-what is heavy (torch, httpx, vLLM) only when it runs, so ``lexprobe --help`` and the resume keys stay
-torch-free. ``models.load_scorer`` is a lookup here; what a scorer can do is asked through the request
-types it serves (``core.engine``), never through its kind or backend.
-
-Each backend also names the model options it takes (``takes``: names declared once in
-``backends.options``, with their CLI flags and checkers); ``Backend.check`` checks the options given
-against them (``options.check_options``), for the CLI and Python callers alike, so a refusal
-names the flag, the backends that take it and the one that does not.
-
-The registry knows no backend itself: ``lexprobe.models`` registers the shipped ones (an endpoint,
-vLLM in process, and the catch-all, transformers in this process, whose loader lives there), so this
-module imports nothing it registers and every loader is a literal import where the backend's code is.
-Adding a backend: one module with ``load(reference, **options) -> scorer`` and one ``register_backend``
-line in ``lexprobe/models.py`` (docs/ARCHITECTURE.md; ``tests/backends/test_registry.py`` registers a
-stand-in and runs every benchmark method it offers). The first backend, in ``order``, whose ``detect``
-accepts a reference takes it; ``transformers`` takes the rest.
+A backend turns a ``--model`` reference into a scorer: it declares the references it takes (``detect``;
+the first in ``order`` that accepts one takes it, ``transformers`` the rest), the kinds of scorer it makes,
+the model options it takes (``backends.options``) and a loader whose heavy imports happen only when it runs,
+so ``lexprobe --help`` stays torch-free. ``lexprobe.models`` registers the shipped backends; adding one is a
+module with ``load(reference, **options) -> scorer`` and one ``register_backend`` line there.
 """
 
 from __future__ import annotations
@@ -26,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from lexprobe.backends.options import check_options
 from lexprobe.errors import ModelError
 
 
@@ -50,8 +37,8 @@ class Backend:
     form: str = "..."
     #: what a refusal of another backend's option tells its user to do
     foreign_hint: str = "drop it"
-    #: ((option name, value), why): values of options it takes that it cannot honour, refused in one line
-    #: (an endpoint given ``--batch-size auto``: the server batches; the value was once silently its default)
+    #: ((option name, value), why): values of options it takes that it cannot honour (an endpoint's
+    #: ``--batch-size auto``)
     refuses: tuple[tuple[tuple[str, Any], str], ...] = ()
 
     def __post_init__(self) -> None:
@@ -59,14 +46,11 @@ class Backend:
             object.__setattr__(self, "label", f"a {self.name} model")
 
     def check(self, reference: str, kind: str | None = None, parsed: bool = False, **options) -> dict[str, Any]:
-        """The options this backend gets for ``reference``, checked (``options.check_options``; no loading);
-        ``parsed``: the command line's values, already parsed by their declarations."""
-        from lexprobe.backends.options import check_options
-
+        """The options this backend gets for ``reference``, checked (``options.check_options``; no loading)."""
         return check_options(self, reference, kind, options, backends(), parsed)
 
     def load(self, reference: str, kind: str | None = None, **checked) -> Any:
-        """The scorer of ``reference`` from options ``check`` returned (checked once, by ``check``)."""
+        """The scorer of ``reference`` from options ``check`` returned."""
         return self.loader(reference, kind=kind, **checked)
 
 

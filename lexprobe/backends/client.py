@@ -1,31 +1,13 @@
 """The HTTP side of an OpenAI-compatible server: httpx for the wire, tenacity for the retries.
 
-Why these and not the ``openai`` SDK: the SDK's client follows redirects (the key would go with
-them) and builds its response objects without validating them, so every check below would still
-be ours; and lexprobe needs vLLM's extensions the SDK does not type (token-id prompts, echo with
-prompt log-probabilities, ``/tokenize``, ``/version``). httpx + tenacity is what lm-eval's and
-Inspect's API models use.
-
-What a request here is, by construction:
-
-* **One deadline** (``timeout`` seconds) for the whole request: connection, headers and the whole
-  body, under ``asyncio.wait_for``; httpx's own timeouts bound each socket operation only, so a
-  server trickling one byte a second held a request for ever under urllib.
-* **No redirect is followed** (``follow_redirects=False``): a 3xx is one line naming the origin it
-  points to; the ``Authorization`` header never goes to another host.
-* **Retried**: 408, 409, 425, 429, 5xx and every transport error (refused connection, a body cut
-  mid-way, plain or chunked, a bad status line, the deadline), with exponential backoff and
-  ``Retry-After`` honoured (capped); then one line. An answer that fails its check
-  (``BadAnswer``, ``server_answers``) is asked once more, then one line: nothing from it is used.
-* **The URL** is checked before any request: http(s), a host, no ``user:pass@`` (refused without
-  printing it: lexprobe sends a key as a bearer token only), no query, no whitespace.
-* **The key** (``$LEXPROBE_API_KEY`` / ``$OPENAI_API_KEY``) is checked (printable ASCII, no
-  whitespace) and registered with ``redaction`` before any request; every text a server sends
-  back passes ``redaction.redact_tree`` as it arrives, and every message is cut by
-  ``redaction.clip`` (redact, then cut).
-* **Concurrency**: ``post_all`` runs the requests ``concurrency`` at a time on one event loop (a
-  thread of its own, so a caller inside a running loop, a notebook, can still call); the first
-  failure cancels the rest.
+Not the ``openai`` SDK: it follows redirects (the key would go with them), does not validate its
+answers, and does not type vLLM's extensions (token-id prompts, echo with prompt log-probabilities,
+``/tokenize``, ``/version``). A request here has one deadline for the whole exchange (a server trickling
+bytes cannot hold it), follows no redirect (the ``Authorization`` header never goes to another host), is
+retried on 408/409/425/429/5xx and transport errors (backoff, ``Retry-After`` capped), and an answer that
+fails its check (``BadAnswer``) is asked once more. The URL and the key are checked before any request; the
+key is registered with ``redaction`` and every server text is redacted as it arrives. ``post_all`` runs
+``concurrency`` requests at a time on an event loop in its own thread (so a notebook can call it).
 """
 
 from __future__ import annotations
@@ -60,8 +42,7 @@ DETAIL_CHARS = 300
 
 
 class BadAnswer(Exception):
-    """A server answer that is not what was asked for (its shape, its values, its lengths); the text says
-    what is wrong. Asked once more, then one ``ModelError`` naming the endpoint."""
+    """A server answer that is not what was asked for; asked once more, then one ``ModelError``."""
 
 
 class _Transient(Exception):
@@ -77,8 +58,8 @@ class _Final(Exception):
 
 
 def api_key() -> str | None:
-    """The API key from the environment, checked before it goes into any header, and registered so that
-    no output shows it. A character an HTTP header cannot carry is one line that does not print the key."""
+    """The API key from the environment, registered for redaction and checked (one line that does not print
+    it) before it goes into any header."""
     for name in KEY_VARIABLES:
         value = os.environ.get(name, "").strip()
         if not value:
@@ -95,8 +76,7 @@ def api_key() -> str | None:
 
 
 def check_url(reference: str) -> str:
-    """The ``.../v1`` base URL of ``reference`` without a trailing slash, or one line naming what is wrong
-    (never printing a password or a query, which may hold a key)."""
+    """The ``.../v1`` base URL without a trailing slash, or one line (never printing a password or query)."""
     text = str(reference)
     parts = urllib.parse.urlsplit(text)
     if "@" in parts.netloc:
@@ -171,7 +151,7 @@ class Endpoint:
         return self._run(self._gather([functools.partial(self._call, "POST", url, b, c) for b, c in zip(bodies, checks)]))
 
     def close(self) -> None:
-        """Close the connections and stop the event loop's thread (also done when the endpoint is collected)."""
+        """Close the connections and stop the event loop's thread (also when the endpoint is collected)."""
         finalizer = getattr(self, "_finalizer", None)
         if finalizer is not None:
             finalizer()
@@ -224,8 +204,7 @@ class Endpoint:
     # ------------------------------------------------------------------ one request, retried
     async def _call(self, method: str, url: str, body: dict | None, check: Callable[[Any], T] | None = None,
                     retries: int | None = None, timeout: float | None = None, missing_ok: bool = False) -> T | Any:
-        """The checked answer; None for a 404 (or 405) when ``missing_ok``; a one-line ``ModelError`` after the
-        retries (``retries`` here overrides the endpoint's)."""
+        """The checked answer; None for a 404 (or 405) when ``missing_ok``; one ``ModelError`` after the retries."""
         tries = 1 + (self.retries if retries is None else retries)
         deadline = self.timeout if timeout is None else timeout
         bad_answers = 0
@@ -303,8 +282,7 @@ class Endpoint:
         return check(answer) if check is not None else answer
 
     async def _exchange(self, method: str, url: str, body: dict | None) -> tuple[int, httpx.Headers, bytes]:
-        """Status, headers and body, decoded (gzip, ...): at most ``MAX_ANSWER_BYTES``, of an error its first
-        ``ERROR_BYTES``."""
+        """Status, headers and decoded body (at most ``MAX_ANSWER_BYTES``; of an error ``ERROR_BYTES``)."""
         assert self._client is not None
         async with self._client.stream(method, url, json=body) as response:
             limit = MAX_ANSWER_BYTES if response.status_code < 300 else ERROR_BYTES
@@ -326,7 +304,6 @@ def _serve_loop(loop: asyncio.AbstractEventLoop) -> None:
 
 def _shutdown(loop: asyncio.AbstractEventLoop, client: httpx.AsyncClient) -> None:
     """Close ``client`` on ``loop``, then stop the loop (its thread closes it and ends)."""
-
     async def close() -> None:
         try:
             await client.aclose()
@@ -340,7 +317,7 @@ def _shutdown(loop: asyncio.AbstractEventLoop, client: httpx.AsyncClient) -> Non
 
 
 def _detail(raw: bytes) -> str:
-    """The server's message of an error answer, on one line, redacted (cut later, by ``clip``)."""
+    """The server's message of an error answer, on one line, redacted."""
     text = raw.decode("utf-8", "replace")
     try:
         parsed = json.loads(text)

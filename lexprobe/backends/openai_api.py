@@ -1,26 +1,11 @@
 """Models behind an OpenAI-compatible endpoint (``--model http://HOST:PORT/v1``): vLLM, SGLang, APIs.
 
-Two scorers, by what the server offers:
-
-* ``OpenAICompletionsScorer`` (kind ``causal``): ``/v1/completions`` with prompt log-probabilities.
-  Token ids, not text, are sent (``prompt: [ids]``, ``echo: true, logprobs: 1, max_tokens: 0``), so
-  tokenisation is the local tokenizer's and a request is exactly the in-process scorer's
-  (``CausalLMScorer.tokenize_pair`` is reused). Measured on vLLM 0.32 (CPU, SmolLM2 float32):
-  ``echo`` and vLLM's ``prompt_logprobs`` extra give the log-probability of the actual prompt token,
-  both within 2.3e-5 of transformers; ``echo`` is the portable one. The server's tokenizer is
-  checked once against the local one (vLLM's ``/tokenize``, else the prompt-token count of a probe)
-  and a mismatch is one line. Generation (ask-to-choose) sends token ids too, greedy.
-* ``OpenAIChatScorer`` (kind ``chat``, or a server without ``/v1/completions``): ``/v1/chat/completions``
-  only, so generation only (``Generate`` requests, chat messages sent as messages); likelihood methods
-  are refused before any request (``core.engine.require``).
-
-Requests run ``concurrency`` at a time, ``batch_size`` prompts per request, each under one deadline
-and retried (``client.Endpoint``: httpx, no redirects, the key checked and never shown); every answer
-is parsed into its declared shape and compared with the request (``server_answers``) before any value
-is used. The benchmarks log each unit as it finishes (``ResumeLog``), so a server that dies mid-run
-loses nothing: the run stops in one line and a rerun skips the logged units. The resume key holds what
-the server reports it serves (``describe``: root, ``max_model_len``, version), so a server restarted
-with another model under the same name starts a new log.
+``OpenAICompletionsScorer`` (kind ``causal``) sends token ids of the local tokenizer to ``/v1/completions``
+with ``echo``, so a request is exactly the in-process scorer's (``echo`` log-probabilities were within 2.3e-5
+of transformers on vLLM 0.32); the server's tokenizer is checked once against the local one.
+``OpenAIChatScorer`` (kind ``chat``) uses ``/v1/chat/completions``: generation only. Every answer is checked
+(``server_answers``) before use; ``describe`` holds what the server reports it serves, so a server restarted
+with another model under the same name starts a new resume log.
 """
 
 from __future__ import annotations
@@ -52,8 +37,7 @@ def load(reference: str, kind: str | None = None, batch_size: int | str | None =
          request_timeout: float | None = None, served_dtype: str | None = None, prefer: str | None = None,
          seed: int = 0) -> Scorer:
     """The scorer of an endpoint, checked before any work: the URL and the key, the server reachable, the
-    model served, the tokenizer agreeing with the server's. The options are checked where they are
-    declared (``backends.options``: ``--dtype``, ``--device``, ... are the server's business, refused there)."""
+    model served, the tokenizer agreeing with the server's."""
     endpoint = Endpoint(reference, api_key(), timeout=request_timeout or 120.0, concurrency=concurrency or 8)
     cards = endpoint.get("/models", answers.models, retries=1, timeout=min(endpoint.timeout, 20.0))
     names = [c.id for c in cards]
@@ -82,8 +66,7 @@ def load(reference: str, kind: str | None = None, batch_size: int | str | None =
 
 
 def _version(endpoint: Endpoint) -> str | None:
-    """vLLM's version from ``/version`` at the server's root; None where the server has none (a probe: any
-    other answer means "not vLLM")."""
+    """vLLM's version from ``/version`` at the server's root; None for any other server."""
     if endpoint.root == endpoint.base:
         return None
     try:
@@ -93,8 +76,7 @@ def _version(endpoint: Endpoint) -> str | None:
 
 
 def _local_tokenizer(name: str | None, card: answers.ModelCard, reference: str) -> tuple[Any, str, str]:
-    """(tokenizer, where it was loaded from, the option that names it): ``--tokenizer``, else the served
-    model's root where it is a folder here, else its id (a folder here or a hub name)."""
+    """(tokenizer, its source, what named it): ``--tokenizer``, else the served model's root, else its id."""
     from transformers import AutoTokenizer
 
     root, served = card.root, card.id
@@ -116,8 +98,7 @@ def _local_tokenizer(name: str | None, card: answers.ModelCard, reference: str) 
 
 
 class _Remote(Scorer):
-    """What both endpoint scorers share: the endpoint (its requests run ``concurrency`` at a time), the
-    record, what the server reports (in ``describe``: the resume key changes with the model served)."""
+    """What both endpoint scorers share: the endpoint, the record, what the server reports."""
 
     default_batch_size = 8  # prompts per HTTP request
 
@@ -151,9 +132,8 @@ class _Remote(Scorer):
 
 
 class OpenAICompletionsScorer(_Remote, CausalTokenization):
-    """Token log-probabilities and generation from ``/v1/completions``: ``Continuation`` and ``Generate``
-    requests tokenised as the in-process scorer tokenises them (``CausalTokenization``: chat messages in the
-    local tokenizer's chat template), so both send the same token ids."""
+    """Token log-probabilities and generation from ``/v1/completions``, tokenised as in process
+    (``CausalTokenization``)."""
 
     def __init__(self, name: str, endpoint: Endpoint, record: dict, tokenizer, batch_size=None):
         super().__init__(name, endpoint, record, batch_size)
@@ -195,9 +175,7 @@ class OpenAICompletionsScorer(_Remote, CausalTokenization):
 
     def token_logprobs(self, requests: Sequence[tuple[tuple[int, ...], tuple[int, ...]]],
                        progress: bool = False) -> list[np.ndarray]:
-        """Per-token log-probabilities of each continuation: the server's log P of the prompt's tokens
-        (``echo``), for the continuation's positions, each answer checked (``server_answers.echo_logprobs``).
-        Identical requests are asked once."""
+        """Per-token log-probabilities of each continuation from the echoed prompt; identical requests asked once."""
         if not requests:
             return []
         unique = list(dict.fromkeys((tuple(c), tuple(x)) for c, x in requests))
@@ -222,13 +200,9 @@ class OpenAICompletionsScorer(_Remote, CausalTokenization):
                      stop: Sequence[str] | None = None) -> list[str]:
         """Greedy continuation of each prompt, sent as token ids (``CausalTokenization.generations``)."""
         batches = self._batches([list(p) for p in prompts])
-        bodies = []
-        for batch in batches:
-            body: dict[str, Any] = {"model": self.name, "prompt": batch, "max_tokens": int(max_new_tokens),
-                                    "temperature": 0}
-            if stop:
-                body["stop"] = list(stop)
-            bodies.append(body)
+        extra = {"stop": list(stop)} if stop else {}
+        bodies = [{"model": self.name, "prompt": batch, "max_tokens": int(max_new_tokens), "temperature": 0, **extra}
+                  for batch in batches]
         checks = [functools.partial(answers.texts, n=len(batch)) for batch in batches]
         out = [t for part in self._post_all("/completions", bodies, checks) for t in part]
         self.count("generate_calls", len(bodies))
@@ -236,12 +210,8 @@ class OpenAICompletionsScorer(_Remote, CausalTokenization):
 
 
 class OpenAIChatScorer(_Remote):
-    """Generation only, from ``/v1/chat/completions`` (``core.requests.Generate``): API chat models.
-
-    A prompt's messages are sent as they are (plain text: one user message, the answer prefix after it). The
-    answer prefix of chat messages (a template's ``Answer:``) is pre-filled in the assistant's turn where the
-    server can continue a message (vLLM's ``continue_final_message``); elsewhere it ends the user's turn.
-    ``describe`` records which (``answer_prefix``)."""
+    """Generation only, from ``/v1/chat/completions``. The answer prefix of chat messages is pre-filled in the
+    assistant's turn where the server can continue a message (vLLM), else it ends the user's turn."""
 
     def __init__(self, name: str, endpoint: Endpoint, record: dict, batch_size=None):
         super().__init__(name, endpoint, record, batch_size)

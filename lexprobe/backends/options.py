@@ -1,16 +1,9 @@
 """The model options (``--kind``, ``--device``, ..., ``--concurrency``), declared once for the CLI and Python.
 
-Each option is declared here once: its Python name (the keyword of ``load_scorer``), its CLI flag, one
-checker for a CLI string and a Python value alike, its CLI default and its help. A backend names the
-options it takes (``Backend.takes`` in ``lexprobe.backends``). ``check_options`` is the one place a model
-option is checked, so the CLI and the Python API cannot drift apart (``load_scorer(url, concurrency=0)``
-was silently 8 workers while ``--concurrency 0`` was refused), and a refusal names the flag in its CLI
-spelling, the backend that takes it and the backend that does not (they once contradicted each other).
-``cli_common.add_model_args`` builds the argparse options from the same table.
-
-Torch-free and layer 0: the parser and the resume keys import it; it imports nothing of lexprobe but
-``errors`` (``model_names`` takes ``DTYPES`` from here; the kinds, the registry's, are the CLI's choices
-of ``--kind`` and are checked by ``load_scorer``).
+Each option has its Python name (``load_scorer``'s keyword), its CLI flag, one checker for a CLI string and a
+Python value alike, its CLI default and help; a backend names those it takes (``Backend.takes``).
+``check_options`` is the one place a model option is checked, so the CLI and the Python API cannot drift
+apart (``load_scorer(url, concurrency=0)`` was once silently 8 workers). Torch-free: the parser imports it.
 """
 
 from __future__ import annotations
@@ -178,13 +171,10 @@ def check_value(option: ModelOption, value: Any) -> Any:
 
 def check_options(backend: Any, reference: str, kind: str | None, options: dict[str, Any],
                   registry: Iterable[Any] = (), parsed: bool = False) -> dict[str, Any]:
-    """The options ``backend`` is given, checked: each value by its declaration; an option the backend does
-    not take refused in one line naming its flag and the backends that do (its CLI default, or None, is
-    dropped instead: the CLI always passes ``--device auto``); a value the backend refuses
-    (``Backend.refuses``) in one line saying why. Options not declared here go to the loader as they are
-    (``layer``, ``max_length``, ... of ``--kind token``: the loader refuses what it does not take).
-    ``registry``: every backend, to name the ones that take a refused option. ``parsed``: the values are the
-    command line's, already parsed by their declarations (argparse ran each checker): not parsed again."""
+    """The options ``backend`` is given, checked by their declarations; an option it does not take is refused
+    naming the backends (in ``registry``) that do, unless it is None or its CLI default (dropped); a value in
+    ``Backend.refuses`` is refused with its reason. Undeclared options go to the loader as they are.
+    ``parsed``: the command line's values, already checked by argparse."""
     kind = kind or backend.kinds[0]
     out: dict[str, Any] = {}
     for name, value in options.items():

@@ -1,24 +1,11 @@
 """What an OpenAI-compatible server may answer, declared (pydantic v2, strict) and checked against the request.
 
-Every answer the endpoint backend uses passes one of the functions below, which parse it into a
-declared shape and compare it with what was asked; anything else is a ``BadAnswer`` naming what is
-wrong (the client asks once more, then stops in one line: nothing from the answer is used or
-recorded). The rules, by answer:
-
-* ``/v1/models``: a list of models, each a string ``id`` (once), ``max_model_len`` a positive integer
-  when given (``true`` or ``-5`` once marked every item "too long");
-* ``/tokenize`` (vLLM): a list of token ids; ``/version`` (vLLM): a version string;
-* completions with ``echo`` (prompt log-probabilities): exactly one choice per prompt, matched by
-  ``index`` (0..n-1, each once); ``token_logprobs`` exactly as long as the prompt sent, the first
-  value null or a number (servers send null: no token precedes it), every other one a number that
-  is finite or -inf and at most 0 (NaN, +inf, a positive value, a boolean, a string, 10**400
-  refused); echoed token ids (vLLM's ``tokens`` as ``token_id:N`` with ``return_tokens_as_token_ids``,
-  or ``prompt_token_ids``) equal to the ids sent, echoed tokens of another form as many as the ids;
-* completions that generate: one choice per prompt, by ``index``, each with a ``text`` string;
-* chat completions: at least one choice, the one of index 0 with a ``message`` whose ``content`` is a
-  string (``{"choices": []}`` once became the model's own "unparseable" answer).
-
-Strict types throughout: no string is read as a number, no boolean as an integer.
+Every answer the endpoint backend uses is parsed into a declared shape (strict: no string read as a number,
+no boolean as an integer) and compared with what was asked; anything else is a ``BadAnswer`` naming what is
+wrong, and nothing from it is used. Completions: exactly one choice per prompt, by ``index``; echoed
+log-probabilities exactly as long as the prompt, each finite or -inf and at most 0 (only the first may be
+null), echoed token ids equal to those sent. Chat: one choice of index 0 whose content is a string
+(``{"choices": []}`` once became the model's own "unparseable" answer).
 """
 
 from __future__ import annotations
@@ -193,8 +180,7 @@ NO_PROMPT_LOGPROBS = ("{base} gives no prompt log-probabilities (echo with logpr
 
 
 class EchoChecked(list):
-    """The prompts' log-probabilities (one list per prompt, as long as it) and how many prompts' echoed
-    token ids were compared with the ids sent (``ids_compared``)."""
+    """The prompts' log-probabilities (one list per prompt) and how many prompts' echoed ids were compared."""
 
     ids_compared: int = 0
 
@@ -259,10 +245,8 @@ def chat_text(answer: Any) -> str:
 
 # ---------------------------------------------------------------------- helpers
 def _json_kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number"}.get(
-        type(value), type(value).__name__)
+    kinds = {type(None): "null", list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+    return kinds.get(type(value), type(value).__name__)
 
 
 def _short(value: Any) -> str:

@@ -1,9 +1,7 @@
 """vLLM in this process (``--model vllm:PATH_OR_NAME``): ``vllm.LLM`` with ``prompt_logprobs``, for GPU nodes.
 
-The same requests as the server path (token ids from the local tokenizer, the log-probability of
-each prompt token, greedy generation), without HTTP: ``--tensor-parallel-size`` splits the model
-over the node's GPUs, ``--dtype`` is vLLM's. vLLM is not a lexprobe requirement (it pins its own
-torch): without it this backend is one line naming the install (docs/backends.md).
+The same requests as the server path (token ids from the local tokenizer), without HTTP. vLLM is not a
+lexprobe requirement (it pins its own torch): without it this backend is one line naming the install.
 """
 
 from __future__ import annotations
@@ -13,6 +11,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from lexprobe.errors import ModelError
+from lexprobe.model_names import resolve_model_path
 from lexprobe.scorers.base import Scorer
 from lexprobe.scorers.causal import CausalTokenization, cut_at_stop
 
@@ -30,8 +29,6 @@ def load(reference: str, kind: str | None = None, batch_size=None, dtype: str | 
                          "`bash scripts/setup_vllm.sh` (CPU, its own venv); or serve the model with vLLM and pass "
                          "--model http://HOST:PORT/v1") from None
     path = reference[len("vllm:"):]
-    from lexprobe.model_names import resolve_model_path
-
     path = resolve_model_path(path)
     llm = vllm.LLM(model=path, tokenizer=tokenizer or path, dtype=dtype if dtype not in (None, "auto") else "auto",
                    tensor_parallel_size=int(tensor_parallel_size or 1), seed=seed, trust_remote_code=False,

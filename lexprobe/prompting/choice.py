@@ -1,15 +1,8 @@
 """One question, one right option: choose items with their gold option's position, asked and read.
 
-Why here: WDLMPro's W2D and D2W and the toy benchmark ask the same kind of question (a word or
-a definition, k options, one right), so what differs per benchmark is only the question's
-text; a new benchmark of this kind builds its items (``presented`` gives each permutation's
-option order, and the cyclic orders of ``--debias cyclic``) and reads them with
-``score_choices``. The likelihood reading takes the option whose label is most probable after
-the prompt (and the gold option's rank, for the rank score), the generation readings parse the
-greedy answer strictly and leniently (``parse``). With ``--debias cyclic`` every permutation is
-also asked in its other n - 1 cyclic orders (likelihood only); ``likelihood_cyclic`` of the first
-order's record reads the option probabilities averaged over the n orders (``debias``). Ties in
-label likelihood follow ``lexprobe.metrics.ranking``: never in the model's favour.
+WDLMPro's W2D and D2W and the toy benchmark ask the same kind of question (k options, one right): a
+benchmark builds its items (``presented`` gives each permutation's option orders) and reads them with
+``score_choices``. Ties in label likelihood follow ``lexprobe.metrics.ranking``: never in the model's favour.
 """
 
 from __future__ import annotations
@@ -34,9 +27,8 @@ ANSWER_TOKENS = 8  # "12" and a little room: the first line is all that is read
 
 
 def presented(shown: list[int], options: ChooseOptions, seed: int, key: str) -> list[tuple[int, int, list[int]]]:
-    """(permutation, cyclic order, presented candidates) of one question whose ``shown`` candidates are listed
-    in a seeded order per permutation (``seed``: the benchmark's ``seed``; ``key``: the question's seed key),
-    and with ``--debias cyclic`` also in that order's other cyclic orders (0 is the permutation's own)."""
+    """(permutation, cyclic order, presented candidates) of one question: a seeded order of ``shown`` per
+    permutation and, with ``--debias cyclic``, its other cyclic orders (0 is the permutation's own)."""
     out = []
     for p in range(options.permutations):
         base = option_order(shown, seed, key, p)
@@ -51,10 +43,8 @@ def prompts(shown: int, options: ChooseOptions) -> int:
 
 def score_choices(engine: Engine, items: list[dict], options: ChooseOptions, template: Template) -> list[dict]:
     """``items`` answered in place (and returned), their prompts dropped: each reading's block, or ``skipped``
-    with why where a prompt does not fit the model (``choose.ask``). An item: ``item`` (the question),
-    ``permutation``, ``rotation`` (``--debias cyclic``), ``order`` (candidates as presented), ``gold_position``
-    (where the gold candidate is: candidate 0 of WDLMPro and the toy, WSD's first gold sense shown), ``options``
-    (their texts, for the lenient parser) and ``prompt``."""
+    (``choose.ask``). An item: ``item``, ``permutation``, ``rotation``, ``order`` (candidates as presented),
+    ``gold_position``, ``options`` (their texts, for the lenient parser) and ``prompt``."""
     labels = [[" " + lab for lab in option_labels(len(it["order"]), template.labels)] for it in items]
     runnable, logps, texts = ask(engine, items, options, template.answer, labels, [ANSWER_TOKENS] * len(items))
     for j, it in enumerate(runnable):

@@ -1,17 +1,9 @@
 """What every benchmark's choose method shares: asking (requests), summaries, checks of the options.
 
-Readings. The answer to a prompt is read as label likelihood (``likelihood``) and as
-greedy generation, parsed strictly (``generation``) and leniently
-(``generation_lenient``); with ``--debias cyclic`` the likelihood is also read
-averaged over the options' cyclic orders (``likelihood_cyclic``). Each reading is a
-block of the same name in every record and in every metrics slice, and a slice lists
-its readings under ``readings``; ``position_bias`` sets the presented positions each
-reading chose beside the gold positions.
-
-Asking: ``ask`` turns asked items into requests (``core.requests``: a ``Generate`` fit for the prompt's
-room, ``Continuation`` per label, ``Generate`` per first cyclic order) and reads the answers. Runs:
-``method.ChooseMethod`` (its units through ``distributed.run_units``, a few prompts per batch on the CPU:
-``batch_prompts``).
+The answer to a prompt is read as label likelihood (``likelihood``, with ``--debias cyclic`` also
+``likelihood_cyclic``) and as greedy generation parsed strictly (``generation``) and leniently
+(``generation_lenient``); each reading is a block of that name in every record and metrics slice.
+``ask`` turns asked items into requests (``core.requests``) and reads the answers.
 """
 
 from __future__ import annotations
@@ -27,6 +19,8 @@ from lexprobe.core.requests import Continuation, Generate
 from lexprobe.errors import LexprobeError
 from lexprobe.prompting.parse import FAILURES, LENIENT_FAILURES
 from lexprobe.prompting.readings import READINGS
+from lexprobe.prompting.templates import LETTERS_MAX, load_template
+from lexprobe.stats.bootstrap import mean_intervals
 from lexprobe.validation import Rule
 
 if TYPE_CHECKING:
@@ -44,16 +38,12 @@ def answer_room(options: ChooseOptions, room: int) -> int:
 
 def ask(engine: Engine, items: list[dict], options: ChooseOptions, answer_prefix: str,
         labels: Sequence[Sequence[str]], rooms: Sequence[int], rows: Sequence[Sequence[str]] | None = None):
-    """(the items asked, their label log-probabilities or None, their generated texts or None): ``items``
-    (each with its ``prompt``) asked through ``engine`` for the readings of ``options``.
+    """(the items asked, their label log-probabilities or None, their generated texts or None).
 
-    An item whose prompt does not fit the model with room for its answer (``rooms``, ``answer_room``: a
-    ``Generate`` fit) is not asked, as a cut prompt would lose its question: it gets ``skipped`` with why.
-    Label likelihood: per item, the summed log-probability of each of its ``labels`` after the prompt and
-    ``answer_prefix`` (a ``Continuation`` each), or with ``rows`` a [row, label] matrix, each label after the
-    prompt and the row (CoDA21's `` 1:``, given and not scored: an item's requests share one pass over its
-    prompt). Generation: the greedy answer to each item's first cyclic order (the other orders of ``--debias
-    cyclic`` are read by likelihood only), ``--max-new-tokens`` or the largest room long.
+    An item whose prompt does not fit with room for its answer is not asked (a cut prompt loses its
+    question): it gets ``skipped`` with why. Likelihood: per item, the summed log-probability of each label
+    after the prompt and ``answer_prefix``, or with ``rows`` a [row, label] matrix (CoDA21's `` 1:``, given,
+    not scored). Generation: the greedy answer to each item's first cyclic order only.
     """
     likelihood, matrices = "likelihood" in options.readings, rows is not None
     rows = rows if rows is not None else [[""]] * len(items)
@@ -100,8 +90,7 @@ class _Item(TypedDict):
 
 
 class ChooseItem(_Item, total=False):
-    """One asked item (a prompt in one option order) as the resume log keeps it; its reading blocks are
-    read by ``reading_summary`` and ``readings``."""
+    """One asked item (a prompt in one option order) as the resume log keeps it."""
 
     skipped: str
     likelihood: dict[str, Any]
@@ -162,10 +151,8 @@ def reading_summary(asked: Sequence[dict], scores: Callable[[str], dict[str, Cal
                     answer_key: str) -> dict:
     """``{"n", reading: {score..., "valid", "failures", "n", "agreement", "ci"}}`` of the asked records of a slice.
 
-    ``scores(reading)``: each score of a reading's answer block (P@1, rank score; alignment accuracy), averaged
-    over the records that reading answered; a generated reading adds the share of parsed answers (``valid``) and
-    the count of each failure mode (failures count as wrong). ``agreement``: the share of items answered the
-    same (``answer_key``) under every option order; ``ci``: bootstrap intervals over items.
+    ``scores(reading)``: each score of a reading's answer block, averaged over the records it answered; a
+    generated reading adds the share of parsed answers and each failure mode's count (failures count as wrong).
     """
     out: dict = {"n": len(asked)}
     for reading in readings_present(asked):
@@ -189,14 +176,9 @@ def parsed(block: dict) -> float:
 
 
 def position_bias(records: Sequence[dict], gold: Callable[[dict], list[int]]) -> dict:
-    """Per reading: how often each presented position (1 = first listed) was chosen, beside how often
-    it was gold, over the same answers.
-
-    A record's reading block lists the positions it chose (``positions``: one per answer;
-    None where it gave none); ``gold(record)`` lists the gold positions in the same
-    order. ``most_chosen_share`` against ``gold_share_there`` and the total variation
-    distance between the chosen and gold distributions (valid answers only) say how
-    much the answers crowd onto one position.
+    """Per reading: how often each presented position (1 = first listed) was chosen, beside how often it was
+    gold (``gold(record)``, in the order of the block's ``positions``); ``most_chosen_share`` against
+    ``gold_share_there`` and the total variation distance (valid answers only) show crowding onto one position.
     """
     out: dict = {}
     for reading in READINGS:
@@ -242,8 +224,6 @@ def item_means(records: Sequence[dict], value: Callable[[dict], float | None]) -
 
 def reading_intervals(records: Sequence[dict], reading: str, keys: dict[str, Callable[[dict], float]]) -> dict:
     """Bootstrap intervals over items of a reading's metrics (items answered in that reading)."""
-    from lexprobe.stats.bootstrap import mean_intervals
-
     answered = [r for r in records if reading in r]
 
     def of(f: Callable[[dict], float]) -> Callable[[dict], float]:
@@ -265,12 +245,8 @@ def agreement(records: Sequence[dict], reading: str, answer_key: str) -> float |
 
 
 def check_labels(template: str, largest: int, max_candidates: int | None, lettered: bool = False) -> None:
-    """Refuse options that cannot be lettered A-Z (``--template letters``, or ``lettered``: a question
-    that always letters them), after the items load and before the model loads (#26 D30: it was found
-    only when the first such item was asked, after earlier ones were scored). Nothing recorded changes:
-    runs that pass this check have the resume keys they had."""
-    from lexprobe.prompting.templates import LETTERS_MAX, load_template
-
+    """Refuse options that cannot be lettered A-Z (``--template letters``, or ``lettered``), before the model
+    loads (#26 D30: it was found only when the first such item was asked)."""
     shown = min(largest, max_candidates or largest)
     if shown > LETTERS_MAX and (lettered or load_template(template).labels == "letters"):
         raise LexprobeError(f"the largest item shows {shown} options, which cannot be lettered A-Z (--template "
@@ -278,13 +254,8 @@ def check_labels(template: str, largest: int, max_candidates: int | None, letter
 
 
 def check_permutations(permutations: int, largest: int, max_candidates: int | None, squared: bool = False) -> None:
-    """Refuse more ``--permutations`` than the largest item has distinct option orders.
-
-    Why: option orders are drawn per permutation index, so beyond n! of them the run only repeats
-    orders (``--permutations 100000`` on 5 options ran 4 minutes and wrote 434 MB for 120 orders).
-    ``largest``: the most candidates of any loaded item; ``squared``: two lists are ordered (CoDA21's
-    contexts and definitions), so (n!)^2 orders. Checked after the items load, before the model loads.
-    """
+    """Refuse more ``--permutations`` than the largest item has distinct option orders (beyond n! the run only
+    repeats orders); ``squared``: two lists are ordered (CoDA21), so (n!)^2 orders."""
     shown = min(largest, max_candidates or largest)
     orders = math.factorial(shown) ** (2 if squared else 1)
     if permutations > orders:

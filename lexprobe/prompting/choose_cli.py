@@ -1,10 +1,7 @@
 """The options of ``--method choose`` (ask-to-choose prompting of causal LMs), as a config group.
 
-``ChooseOptions`` is a field of the WDLMPro and CoDA21 configs (``nested``); the CLI offers
-its fields as ``--chat``, ``--template``, ... and they are an error with another method.
-A choose run reads these options directly (``job.config.choose``; its seed is the benchmark's
-``seed``); what it derives from them is a property here (``readings``, ``cyclic``), and ``check``
-says what the declarations cannot and resolves the ``--template`` once per run.
+``ChooseOptions`` is a field of the WDLMPro and CoDA21 configs; the CLI offers its fields as ``--chat``,
+``--template``, ... (an error with another method). ``check`` resolves the ``--template`` once per run.
 """
 
 from __future__ import annotations
@@ -40,10 +37,9 @@ class ChooseOptions:
     debias: str = option("none", "cyclic: also ask the label likelihood with the options in all their cyclic orders "
                                  "and average each option's probability over the orders (position-bias debiasing)",
                          choices=("none", "cyclic"))
-    #: units (a WDLMPro target, a CoDA21 group) per batch; None: as many as ``choose.batch_prompts`` holds (a
-    #: few prompts on the CPU). ``lexprobe run`` asks one, so its progress bar moves after every unit on two busy cores (a
-    #: batch of 8 CoDA21 prompts took 5 minutes there). Prompts generated together are left-padded, which
-    #: can flip a near-tie of greedy generation, so the default stays what the recorded results used.
+    #: units per batch; None: as many as ``choose.batch_prompts`` holds. ``lexprobe run`` asks one, so its
+    #: progress moves after every unit; the default stays what recorded results used (left-padding can flip
+    #: a near-tie of greedy generation).
     units_per_batch: int | None = option(None, cli=False, record=False)
 
     @property
@@ -57,13 +53,8 @@ class ChooseOptions:
         return self.debias == "cyclic"
 
     def check(self, fields: Fields | None = None) -> Template:
-        """What the declarations cannot say, before the model loads: a choice needs two options, cyclic
-        debiasing debiases the likelihood reading, and ``--template`` must be readable and well formed.
-
-        Returns the template resolved with ``fields`` (the run's benchmark's ``template_fields``; None:
-        every registered benchmark's). Why returned and not a field: resolving reads a file, so a run
-        resolves it once (``ChooseMethod.run``) and hands the ``Template`` to its hooks beside the options.
-        """
+        """What the declarations cannot say, before the model loads; returns the ``--template`` resolved with
+        ``fields`` (None: every registered benchmark's), read once per run (``ChooseMethod.run``)."""
         from lexprobe.prompting.templates import load_template
 
         if self.max_candidates < 2:

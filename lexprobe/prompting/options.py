@@ -1,11 +1,8 @@
 """Which candidates an item shows, and in which order — seeded, so a run can be repeated.
 
-Groups larger than ``max_candidates`` are cut to a sample that always keeps the gold
-item (WDLMPro; CoDA21 keeps whole context-definition pairs). The shown options are
-then shuffled once per permutation, to cancel position bias; ``--permutations P``
-asks each item P times in P orders. Every random choice is drawn from a generator
-seeded by (seed, item id, purpose), so it does not depend on which other items run,
-in which order, or on how many processes share the work.
+Groups larger than ``max_candidates`` are cut to a sample keeping the gold item, then shuffled once per
+permutation. Every draw is seeded by (seed, item id, purpose), so it does not depend on which other items
+run, in which order, or on how many processes share the work.
 """
 
 from __future__ import annotations

@@ -1,29 +1,14 @@
 """Two readings of generated answers, as lm-eval reports strict-match and flexible-extract.
 
-**Strict**: what does not parse is wrong, never repaired.
+**Strict**: the first non-empty line must be one label (``3``, ``(3)``, ``3.``, ``B)``) or, for matching
+(CoDA21), ``1: A, 2: B, ...`` naming every context and definition once; what does not parse is wrong, never
+repaired. Failures: ``unparseable``, ``out_of_range``, ``not_one_to_one``, ``incomplete``.
 
-The answer is the first non-empty line of the generated text (a base model goes on
-to write the next question; that is ignored). Single choice: the line must be one
-label, optionally in brackets or followed by a full stop (``3``, ``(3)``, ``3.``,
-``B)``). Matching (CoDA21): the line must be ``1: A, 2: B, ...`` (``,`` or ``;``
-between pairs, ``:`` or ``-`` inside a pair, an optional final full stop), naming
-every context once and every definition once. Labels are case-sensitive (letters
-are capitals). Failure modes, each counted: ``unparseable`` (no line, or a line of
-another shape), ``out_of_range`` (a label-shaped answer naming no shown option),
-``not_one_to_one`` (a context answered twice or a definition used twice) and
-``incomplete`` (some context not answered).
-
-**Lenient** (``parse_choice_lenient``, ``parse_matching_lenient``) also reads an answer
-that names its option plainly but not in the asked form, and never guesses. Single
-choice: a leading label, optionally bracketed, followed by a separator and optionally
-that option's own text (``1. a limitation or constraint``, `` (1). an atom of
-hydrogen``; the text may stop early, as a generation cut at its token limit does); or
-the exact text of exactly one option (case, surrounding quotes and a final full stop
-aside). A letter label needs a bracket or punctuation after it (``A limitation`` is
-prose, not option A). A label whose text names a different option is
-``names_other_option``; a text equal to several options is ``ambiguous``. Matching:
-pairs may also be written ``1 = A``, ``1 -> A``, ``(1) [A]``, ``1. a`` (a small
-letter is read as its capital inside a pair), one per line as well as on one line.
+**Lenient** also reads an answer that names its option plainly and never guesses: a leading label with a
+separator and optionally that option's own text (maybe cut short), or the exact text of exactly one option.
+A letter label needs a bracket or punctuation after it (``A limitation`` is prose). A label whose text names
+another option is ``names_other_option``; a text equal to several options is ``ambiguous``. Matching pairs
+may also be ``1 = A``, ``1 -> A``, ``(1) [A]``, ``1. a``, one per line.
 """
 
 from __future__ import annotations

@@ -1,19 +1,14 @@
 """Answer readings in schema-2 results: one metric name per reading and measure.
 
-A method that reads one answer several ways (ask-to-choose: label likelihood, generation
-read strictly and leniently, ...) reports every reading's metrics in the same slice, named
-``<reading>.<metric>``; ``readings`` lists them. ``reading_slice`` turns a summary of the
-form ``{"n", reading: {metric, "ci", "failures"}, ...}`` into such a slice, for any number of
-readings; ``position_bias`` (per reading: presented positions chosen beside gold ones)
-goes to the result's ``breakdowns`` (``bias_breakdown``), whose values need not be numbers.
+A method that reads one answer several ways reports every reading's metrics in the same slice, named
+``<reading>.<metric>`` (``reading_slice``); the rest are the report's words for readings.
 """
 
 from __future__ import annotations
 
 from typing import Iterable
 
-#: every reading a choose result can hold, in report order: label likelihood, the same averaged over
-#: the options' cyclic orders (``--debias cyclic``), greedy generation read strictly and leniently
+#: every reading a choose result can hold, in report order
 READINGS = ("likelihood", "likelihood_cyclic", "generation", "generation_lenient")
 LABELS = {"likelihood": "label likelihood", "likelihood_cyclic": "label likelihood, cyclic debiased",
           "generation": "generation", "generation_lenient": "generation, lenient"}
@@ -40,33 +35,12 @@ def reading_slice(summary: dict, readings: Iterable[str] = READINGS) -> dict:
     return out
 
 
-def readings_of(slices: Iterable[dict]) -> list[str]:
-    """The readings present in schema-1 summaries, in the canonical order."""
-    present = {r for s in slices for r in READINGS if isinstance(s.get(r), dict)}
-    return [r for r in READINGS if r in present]
-
-
-def bias_breakdown(summaries: dict) -> dict:
-    """``{"position_bias": {slice: {reading: ...}}}`` of per-slice summaries (a breakdown of one task);
-    empty where no summary has one (results written before position bias was recorded)."""
-    bias = {sl: m["position_bias"] for sl, m in summaries.items() if isinstance(m.get("position_bias"), dict)}
-    return {"position_bias": bias} if bias else {}
-
-
 def asked_by(reading: str, records: list[dict]) -> list[dict]:
-    """The records of one item that a reading answers: every option order for label likelihood, the
-    first cyclic order only for the others (``--debias cyclic`` asks the extra orders by likelihood)."""
+    """The records of one item that a reading answers: every option order for label likelihood, the first
+    cyclic order only for the others."""
     if reading == "likelihood":
         return records
     return [r for r in records if r.get("rotation", 0) == 0]
-
-
-def bias_text(bias: dict) -> str:
-    """Per reading, the most chosen presented position: its share of the answers vs the gold share there."""
-    parts = [f"{label(reading)} {b['most_chosen']}: {100 * b['most_chosen_share']:.0f}% vs "
-             f"{100 * b['gold_share_there']:.0f}%"
-             for reading, b in (bias or {}).items() if isinstance(b, dict) and "most_chosen" in b]
-    return "; ".join(parts)
 
 
 #: the readings' names in the report's compact position-bias cells (as the tables' column headers name them)
@@ -74,10 +48,9 @@ SHORT = {"likelihood": "label", "likelihood_cyclic": "debiased", "generation": "
 
 
 def bias_cell(bias: dict | None):
-    """``bias_text`` for the report's tables, one short line per reading: "label: 4 at 96% (gold 12%)" (the most
-    chosen presented position, its share of the answers, the share of gold answers there); readings that agree
-    share a line ("gen., lenient: ..."), the sentences in words are the cell's tooltip; flagged "bias" where a
-    reading is over ``tables.BIAS_THRESHOLD``."""
+    """Position bias for the report's tables, one line per reading: "label: 4 at 96% (gold 12%)" (the most
+    chosen position, its share, the gold share there); readings that agree share a line, the words are the
+    tooltip; flagged "bias" over ``tables.BIAS_THRESHOLD``."""
     from lexprobe.tables import Text, biased
 
     items = [(reading, b) for reading, b in (bias or {}).items() if isinstance(b, dict) and "most_chosen" in b]
@@ -105,8 +78,7 @@ def label(reading: str) -> str:
 
 
 def answered(answer: dict, text: str | None = None) -> str:
-    """A generated answer as the report's items pages show it (``text``: the generated text, which the
-    strict reading's block holds, when ``answer`` is another reading's)."""
+    """A generated answer as the report's items pages show it (``text``: the strict reading's text)."""
     text = answer.get("text", "") if text is None else text
     return f"answered {text!r}" + (f" — {answer['failure'].replace('_', ' ')}" if answer.get("failure") else "")
 

@@ -1,22 +1,11 @@
 """Prompt templates of the choose method, and how a prompt is put together.
 
-A template is a handful of format strings. Each benchmark with a choose method declares its
-own fields (``Benchmark.template_fields``: its questions and the lines read after the answer
-prefix), with their placeholders and their text in each shipped template; this module adds
-the fields every benchmark shares (``option``, ``answer``, ``labels``, ``system``) and names
-no benchmark. A run resolves its template with its own benchmark's fields only
-(``load_template(name, fields)``), so what a result records, and its resume key, do not
-change when another benchmark is registered. The question becomes the user's message
-(``build_prompt``): plain text ending its line (``system`` before it), or with ``--chat`` the messages
-[system?, user], which the backend puts in the tokenizer's chat template with the generation prompt
-(a chat API takes them as messages). ``answer`` is the answer prefix every request carries: the text
-the model continues is the prompt followed by it (``core.requests.Generate``; with ``--chat`` it is
-pre-filled in the assistant's turn). Option labels are read after the prompt as ``" " + label``; a
-field declared ``after_answer`` is read after the prompt before a further label.
-
-Templates ship by name (``SHIPPED``); ``--template FILE`` reads a JSON object with
-the same fields (any registered benchmark's: one file may serve several), missing fields
-taken from ``default``. The resolved template is recorded in every result.
+A template is a handful of format strings: each benchmark declares its own fields
+(``Benchmark.template_fields``) and this module adds the shared ones (``option``, ``answer``, ``labels``,
+``system``). A run resolves its template with its own benchmark's fields only, so a result and its resume
+key do not change when another benchmark is registered. ``answer`` is the answer prefix every request
+carries. Templates ship by name (``SHIPPED``); ``--template FILE`` reads a JSON object of the same fields,
+missing ones taken from ``default``.
 """
 
 from __future__ import annotations
@@ -91,8 +80,7 @@ Fields = dict[str, TemplateField]
 
 
 def benchmark_fields() -> Fields:
-    """Every registered benchmark's template fields, in registry order (a name declared twice is an error):
-    what a ``--template`` file may hold, and the shipped templates' fields when no benchmark is named."""
+    """Every registered benchmark's template fields, in registry order (a name declared twice is an error)."""
     from lexprobe.core.registry import all_benchmarks
 
     out: dict[str, TemplateField] = {}
@@ -127,8 +115,8 @@ def __getattr__(name: str) -> Any:
 
 
 def _fields_used(text: str) -> set[str]:
-    """The placeholders of ``text``; a format spec or conversion (``{word:d}``, ``{word:>99999999999}``)
-    is refused here, before the model loads, rather than failing (or filling memory) when formatting."""
+    """The placeholders of ``text``; a format spec or conversion (``{word:>99999999999}``) is refused before
+    the model loads, rather than failing (or filling memory) when formatting."""
     used = set()
     for _, name, spec, conversion in string.Formatter().parse(text):
         if name is None:
@@ -141,18 +129,14 @@ def _fields_used(text: str) -> set[str]:
     return used
 
 
-def _placeholders(declared: Fields) -> dict[str, tuple[set[str], set[str]]]:
-    """Each field's (allowed, required) placeholders, in record order."""
-    questions = {k: (set(f.placeholders), set(f.required)) for k, f in declared.items() if not f.after_answer}
-    lines = {k: (set(f.placeholders), set(f.required)) for k, f in declared.items() if f.after_answer}
-    return {**questions, **_SHARED, **lines}
-
-
 def check_template(t: Template, declared: Fields, source: str = "") -> Template:
     where = f" in {source}" if source else ""
     if t.labels not in LABEL_STYLES:
         raise DataError(f"template labels {t.labels!r}{where} must be one of {', '.join(LABEL_STYLES)}")
-    for name, (allowed, required) in _placeholders(declared).items():
+    # each field's (allowed, required) placeholders, in record order
+    questions = {k: (set(f.placeholders), set(f.required)) for k, f in declared.items() if not f.after_answer}
+    lines = {k: (set(f.placeholders), set(f.required)) for k, f in declared.items() if f.after_answer}
+    for name, (allowed, required) in {**questions, **_SHARED, **lines}.items():
         text = getattr(t, name)
         if not isinstance(text, str):
             raise DataError(f"template field {name!r}{where} must be a string")
@@ -175,9 +159,8 @@ def check_template(t: Template, declared: Fields, source: str = "") -> Template:
 
 
 def load_template(name_or_path: str, fields: Fields | None = None) -> Template:
-    """A shipped template by name, or a JSON file whose fields override ``default``, with ``fields`` (a
-    benchmark's ``template_fields``; None: every registered benchmark's). A file may hold any registered
-    benchmark's fields; those of ``fields`` are checked and kept."""
+    """A shipped template by name, or a JSON file whose fields override ``default``, with ``fields`` (None:
+    every registered benchmark's). A file may hold any registered benchmark's fields; ``fields``' are kept."""
     declared = benchmark_fields() if fields is None else fields
     ship = shipped(declared)
     if name_or_path in ship:
@@ -202,9 +185,6 @@ def load_template(name_or_path: str, fields: Fields | None = None) -> Template:
                           declared, str(path))
 
 
-# ---------------------------------------------------------------- labels and questions
-
-
 #: options ``letters`` can label (A-Z)
 LETTERS_MAX = 26
 
@@ -222,13 +202,9 @@ def option_lines(t: Template, labels: Sequence[str], texts: Sequence[str]) -> st
     return "\n".join(t.option.format(label=lab, text=txt) for lab, txt in zip(labels, texts))
 
 
-# ---------------------------------------------------------------- the prompt
-
-
 def build_prompt(t: Template, question: str, chat: bool = False) -> Prompt:
-    """What the model is asked before the answer prefix (``t.answer``, which the requests carry): the question
-    as plain text (after the system line, and ending the line), or chat messages [system?, user] that the
-    backend puts in its chat template (``core.requests.Prompt``)."""
+    """What the model is asked before the answer prefix: the question as plain text (after the system line,
+    ending the line), or chat messages [system?, user]."""
     if not chat:
         head = f"{t.system}\n\n" if t.system else ""
         return f"{head}{question}\n"
