@@ -37,9 +37,6 @@ def make_item_set(benchmark: str, subset: str, seed: int, items: list[dict], dig
     return {"set_id": stable_hash(body, length=12), **body}
 
 
-# ------------------------------------------------------------------ shared
-
-
 def public_items(item_set: dict) -> list[dict[str, Any]]:
     """What the page may see: no answers, no synset names, no definition order."""
     out = []

@@ -1,20 +1,12 @@
 """Requests: what a benchmark's method asks of a model, as typed values (after lm-eval's ``Instance``).
 
-Why: a method that calls a scorer's primitives itself keeps its own capability table, fit
-check, cost estimate and de-duplication, and every benchmark had its own copy of them. A
-method instead turns its items into requests; the engine (``core.engine``) resolves them on
-whatever backend the run has. A backend serves the request types it can, and what a backend
-can do *is* the set of request types it serves: a method whose requests a backend lacks is
-refused in one line before any work.
-
-Every request is a frozen dataclass, so identical requests are asked once, and names the
-backend method that serves it (``serve``): a backend serves a request type by having that
-method, ``serve(requests, progress) -> answers`` in the requests' order, whatever its class
-(structural, like MTEB's model protocols). A backend that must fit requests to its input
-(language models: a length limit) also has ``fit_<serve>(requests) -> [Fit]``.
-
-Texts go in as texts: tokenisation, fitting, packing of shared contexts and batching are the
-backend's business, so a request means the same thing on every backend that serves it.
+A method turns its items into requests and the engine (``core.engine``) resolves them on whatever
+backend the run has, so no benchmark keeps its own capability table, fit check and de-duplication. What
+a backend can do *is* the set of request types it serves: it serves one by having its ``serve`` method,
+``serve(requests, progress) -> answers`` in order (structural, like MTEB's model protocols), and fits
+them to its input with ``fit_<serve>(requests) -> [Fit]`` where it has a limit. Requests are frozen
+dataclasses (identical ones are asked once) holding texts: tokenisation, fitting, packing and batching
+are the backend's business, so a request means the same on every backend.
 """
 
 from __future__ import annotations
@@ -189,12 +181,10 @@ REQUEST_TYPES: tuple[type[Request], ...] = (Continuation, Slot, PseudoLogLikelih
 
 @dataclass(frozen=True)
 class Fit:
-    """How a request fits a backend's input: ``cut`` (text far from what is scored was dropped to fit, counted),
-    or ``too_long`` (why it cannot be scored without cutting what is scored: its unit is skipped, counted);
-    ``context_tokens``: the tokens of the fitted context, where the backend counts them (a ``Continuation``'s
-    ``window`` is set from them); ``tokens``: the tokens of what is scored (a ``Continuation``'s continuation, a
-    ``Slot``'s word, an ``Embed``'s text without special tokens), where the backend counts them (WDLMPro's
-    breakdown by the word's tokens)."""
+    """How a request fits a backend's input: ``cut`` (text far from what is scored was dropped, counted), or
+    ``too_long`` (why it cannot be scored without cutting what is scored: its unit is skipped, counted);
+    ``context_tokens``: the fitted context's tokens; ``tokens``: those of what is scored (a continuation, a
+    ``Slot``'s word, an ``Embed``'s text without special tokens); None where the backend does not count."""
 
     cut: bool = False
     too_long: str | None = None

