@@ -28,14 +28,9 @@ def _is_oom(err: BaseException) -> bool:
     return isinstance(err, RuntimeError) and "out of memory" in str(err).lower()
 
 
-def run_batched(
-    items: Sequence[T],
-    fn: Callable[[list[T]], list[R]],
-    batch_size: int,
-    length: Callable[[T], int] | None = None,
-    progress: Callable[[int], None] | None = None,
-    max_tokens: int | None = None,
-) -> list[R]:
+def run_batched(items: Sequence[T], fn: Callable[[list[T]], list[R]], batch_size: int,
+                length: Callable[[T], int] | None = None, progress: Callable[[int], None] | None = None,
+                max_tokens: int | None = None) -> list[R]:
     """``fn`` (one result per item) applied to batches of ``items``, results in input order. With ``length``,
     batches go longest first and stay under ``max_tokens`` padded tokens; on an out-of-memory error the
     batch size (and the token budget) halves, down to one item, and the batch is retried."""

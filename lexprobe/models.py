@@ -21,12 +21,7 @@ from typing import TYPE_CHECKING, Any
 from lexprobe.backends import Backend, backend_for, is_endpoint, is_vllm, kinds, register_backend
 from lexprobe.backends.options import ATTN_IMPLEMENTATIONS, DTYPES
 from lexprobe.errors import ModelError
-from lexprobe.model_names import (  # the torch-free half: names and the default model's location
-    DEFAULT_ALIASES,
-    DEFAULT_MODEL,
-    STATIC_SUFFIXES,
-    resolve_model_path,
-)
+from lexprobe.model_names import DEFAULT_ALIASES, DEFAULT_MODEL, STATIC_SUFFIXES, resolve_model_path
 
 if TYPE_CHECKING:
     import torch
@@ -111,10 +106,9 @@ def _load_config(path: str):
         config = AutoConfig.from_pretrained(path, trust_remote_code=False)
     except (OSError, ValueError) as err:
         where = "local path" if Path(path).exists() else "model name"
-        raise ModelError(
-            f"cannot load model {path!r} ({where}): {str(err).splitlines()[0]}; pass a local directory "
-            "with config.json, a Hugging Face name reachable from this machine, `random`, or a .vec/.bin file"
-        ) from None
+        raise ModelError(f"cannot load model {path!r} ({where}): {str(err).splitlines()[0]}; pass a local directory "
+                         "with config.json, a Hugging Face name reachable from this machine, `random`, or a "
+                         ".vec/.bin file") from None
     check_probabilities(config, path)
     return config
 
@@ -188,15 +182,13 @@ def _kind_of(config) -> str:
         return "masked"
     if "CausalLM" in archs or "LMHeadModel" in archs:
         return "causal"
-    from transformers.models.auto.modeling_auto import (
-        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
-        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
-    )
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES as CAUSAL
+    from transformers.models.auto.modeling_auto import MODEL_FOR_MASKED_LM_MAPPING_NAMES as MASKED
 
     if not archs:
-        if config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and config.model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
+        if config.model_type in CAUSAL and config.model_type not in MASKED:
             return "causal"
-        if config.model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
+        if config.model_type in MASKED:
             return "masked"
     return "embedding"  # a bare encoder: mean-pooled sentence embeddings
 
@@ -242,31 +234,25 @@ def _load_with_head(auto_cls, path: str, kind: str, device, dtype, attn: str | N
     if device_map:
         extra["device_map"] = device_map
     try:
-        model, info = auto_cls.from_pretrained(
-            path, output_loading_info=True, trust_remote_code=False, use_safetensors=True, dtype=dtype, **extra,
-        )
+        model, info = auto_cls.from_pretrained(path, output_loading_info=True, trust_remote_code=False,
+                                               use_safetensors=True, dtype=dtype, **extra)
     except ImportError as err:  # e.g. flash_attention_2 without the flash-attn package
         raise ModelError(f"cannot load {path!r} with --attn {attn}: {str(err).splitlines()[0]}") from None
     except ValueError as err:
         if attn and "attn" in str(err).lower():
-            raise ModelError(
-                f"model {path!r} does not support --attn {attn} ({str(err).splitlines()[0]}); "
-                f"choose another of {', '.join(ATTN_IMPLEMENTATIONS)}"
-            ) from None
-        raise ModelError(
-            f"model {path!r} cannot be loaded as a {kind} LM ({str(err).splitlines()[0]}); "
-            "choose another --kind or model"
-        ) from None
+            raise ModelError(f"model {path!r} does not support --attn {attn} ({str(err).splitlines()[0]}); "
+                             f"choose another of {', '.join(ATTN_IMPLEMENTATIONS)}") from None
+        raise ModelError(f"model {path!r} cannot be loaded as a {kind} LM ({str(err).splitlines()[0]}); "
+                         "choose another --kind or model") from None
     except Exception as err:  # noqa: BLE001
         if type(err).__name__ != "SafetensorError" and not isinstance(err, OSError):
             raise
         if not isinstance(err, OSError):
             raise ModelError(f"cannot read the safetensors weights of {path!r} ({err}); the file is damaged "
                              "or truncated: download or save the model again") from None
-        raise ModelError(
-            f"cannot load model weights from {path!r}: {str(err).splitlines()[0]}; lexprobe loads "
-            "safetensors weights only (convert the checkpoint with save_pretrained(safe_serialization=True))"
-        ) from None
+        raise ModelError(f"cannot load model weights from {path!r}: {str(err).splitlines()[0]}; lexprobe loads "
+                         "safetensors weights only (convert the checkpoint with save_pretrained(safe_serialization="
+                         "True))") from None
     from lexprobe.loaded_weights import check_complete
 
     check_complete(model, info, path, kind)  # missing weights would be random: refused, for every kind
@@ -305,18 +291,9 @@ def load_scorer(name_or_path: str, kind: str | None = None, **options):
     return prepare_model(name_or_path, kind, **options).load()
 
 
-def load_transformers(
-    name_or_path: str,
-    kind: str | None = None,
-    device: str | None = None,
-    dtype: str | None = None,
-    batch_size: int | str | None = None,
-    seed: int = 0,
-    attn: str | None = None,
-    device_map: str | None = None,
-    prefer: str | None = None,
-    **options,
-):
+def load_transformers(name_or_path: str, kind: str | None = None, device: str | None = None, dtype: str | None = None,
+                      batch_size: int | str | None = None, seed: int = 0, attn: str | None = None,
+                      device_map: str | None = None, prefer: str | None = None, **options):
     """Load ``name_or_path`` as a scorer of ``kind`` (detected when None; ``prefer``: the kind a benchmark
     wants then, except for random and static vectors). ``options`` go to the token-embedding scorer.
     ``dtype="auto"``: bfloat16 on a GPU that supports it; ``batch_size="auto"``: the largest token budget
@@ -334,9 +311,8 @@ def load_transformers(
     if options and kind != "token":
         raise ModelError(f"options {', '.join(sorted(options))} apply to --kind token only")
     if kind in ("masked", "causal") and detected in ("masked", "causal") and kind != detected:
-        raise ModelError(
-            f"model {name_or_path!r} is a {detected} LM, not a {kind} LM; drop --kind or use --kind {detected}"
-        )
+        raise ModelError(f"model {name_or_path!r} is a {detected} LM, not a {kind} LM; drop --kind or use "
+                         f"--kind {detected}")
     kind = kind or detected
     if kind == "random":
         return RandomScorer(seed)

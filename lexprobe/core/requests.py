@@ -38,19 +38,14 @@ Prompt = Union[str, tuple[Message, ...]]
 class Continuation(Request):
     """Log-probability of each token of ``continuation`` after ``context`` (lm-eval's ``loglikelihood``).
 
-    Answer: a float64 array, one value per scored token. ``context``: text, or chat messages that the
-    backend puts in its chat template (``Prompt``), followed by ``answer_prefix`` as in ``Generate``
-    (a plain context is encoded with the tokenizer's special tokens, a templated one without).
-    ``given``: text after the context that the continuation is conditioned on but that is not scored
-    (CoDA21's row `` 1:`` before a definition's letter); it is tokenised with the continuation, so
-    requests that differ only in it share the context's forward pass. ``max_tokens``: only the
-    continuation's first tokens are scored (CoDA21's 48-token definitions, a first-token score); the
-    context is fitted with the whole continuation, so the answer is the first ``max_tokens`` values of
-    the same request without ``max_tokens`` (and a continuation too long as a whole is too long).
-    ``window``: each token is predicted from at most the last ``window`` tokens before it (the WDLMPro
-    authors' batched loop, ``recipe.causal_batch_shift``). A context that does not fit the model with
-    the continuation loses its start (``Fit.cut``); a continuation that alone does not fit is
-    ``Fit.too_long``.
+    Answer: a float64 array, one value per scored token. ``context``: text, or chat messages in the
+    backend's chat template (``Prompt``), followed by ``answer_prefix``. ``given``: text after the context
+    that is fed but not scored (CoDA21's row `` 1:``), tokenised with the continuation, so requests that
+    differ only in it share the context's forward pass. ``max_tokens``: only the first tokens are scored,
+    the context fitted with the whole continuation (the answer is a prefix of the uncut one's).
+    ``window``: each token is predicted from at most the last ``window`` tokens (the WDLMPro authors'
+    batched loop). A context that does not fit loses its start (``Fit.cut``); a continuation that alone
+    does not fit is ``Fit.too_long``.
     """
 
     context: Prompt
@@ -136,12 +131,9 @@ class TokenVector(Request):
 class Generate(Request):
     """A greedy answer to ``prompt`` of at most ``max_tokens`` tokens, cut before the first of ``stop``.
 
-    ``answer_prefix``: text the answer is known to start with ("Answer:"). After plain text it simply
-    follows the prompt; after chat messages a backend with a local tokenizer appends it to the chat
-    template's text, a chat endpoint pre-fills the assistant's turn with it where the server can
-    continue a message, and ends the user's turn with it elsewhere. Answer: the text after it. A backend
-    with an input limit fits the prompt with room for ``max_tokens`` (``Fit.too_long`` where there is
-    none: a prompt cut to fit would lose its question)."""
+    ``answer_prefix``: text the answer is known to start with ("Answer:"): after the prompt's text or chat
+    template, or pre-filling the assistant's turn of a chat endpoint. Answer: the text after it. A prompt
+    without room for ``max_tokens`` is ``Fit.too_long`` (cut, it would lose its question)."""
 
     prompt: Prompt
     max_tokens: int

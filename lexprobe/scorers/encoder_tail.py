@@ -17,10 +17,8 @@ import torch
 import torch.nn.functional as F
 
 #: transformers layer classes whose forward is BertLayer's (checked against transformers 5.23 sources)
-KNOWN_LAYERS = frozenset({
-    "BertLayer", "RobertaLayer", "XLMRobertaLayer", "CamembertLayer", "ElectraLayer",
-    "Data2VecTextLayer", "ErnieLayer",
-})
+KNOWN_LAYERS = frozenset({"BertLayer", "RobertaLayer", "XLMRobertaLayer", "CamembertLayer", "ElectraLayer",
+                          "Data2VecTextLayer", "ErnieLayer"})
 
 _decisions: "weakref.WeakKeyDictionary[torch.nn.Module, bool]" = weakref.WeakKeyDictionary()
 

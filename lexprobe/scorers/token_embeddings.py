@@ -58,10 +58,8 @@ class TokenEmbedder(Scorer):
         self.n_layers = n_layers
         self.layer = int(layer)
         if not -(n_layers + 1) <= self.layer <= n_layers:
-            raise ModelError(
-                f"layer {self.layer} does not exist: {name!r} has hidden_states 0..{n_layers} "
-                f"(0 = embeddings, {n_layers} = last; negative counts from the end)"
-            )
+            raise ModelError(f"layer {self.layer} does not exist: {name!r} has hidden_states 0..{n_layers} "
+                             f"(0 = embeddings, {n_layers} = last; negative counts from the end)")
         limit = getattr(self.model.config, "max_position_embeddings", 512) or 512
         if self.model.config.model_type in ("roberta", "xlm-roberta", "camembert"):
             limit -= 2  # RoBERTa positions start after the padding index
