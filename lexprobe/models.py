@@ -12,7 +12,6 @@ without it.
 from __future__ import annotations
 
 import json
-import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,8 +24,6 @@ from lexprobe.model_names import DEFAULT_ALIASES, DEFAULT_MODEL, STATIC_SUFFIXES
 
 if TYPE_CHECKING:
     import torch
-
-log = logging.getLogger(__name__)
 
 
 def pick_device(device: str | None = None) -> torch.device:

@@ -68,33 +68,29 @@ class CausalTokenization:
             raise ValueError(f"empty continuation after tokenisation: {continuation!r}")
         return tuple(ctx), tuple(cont)
 
-    def _memo(self, name: str) -> dict:
+    def _memo(self, name: str, key: Any, make: Callable[[], Any]) -> Any:
+        """``make()``, kept in the memo ``name`` (emptied past ``MEMO_ENTRIES``) under ``key``."""
         memo = self.__dict__.setdefault(name, {})
-        if len(memo) > MEMO_ENTRIES:
-            memo.clear()
-        return memo
+        if key not in memo:
+            if len(memo) > MEMO_ENTRIES:
+                memo.clear()
+            memo[key] = make()
+        return memo[key]
 
     def _length(self, text: str, special: bool) -> int:
-        memo = self._memo("_lengths")
-        if (text, special) not in memo:
-            memo[(text, special)] = len(self._encode(text, special))
-        return memo[(text, special)]
+        return self._memo("_lengths", (text, special), lambda: len(self._encode(text, special)))
 
     def prompt_text(self, prompt: Prompt, answer_prefix: str = "") -> tuple[str, bool]:
         """(the prompt's text with the answer prefix, whether it is encoded with special tokens)."""
         if isinstance(prompt, str):
             return prompt + answer_prefix, True
-        memo = self._memo("_chat_texts")
-        if prompt not in memo:
-            memo[prompt] = chat_text(self.tokenizer, self.name, prompt)
-        return memo[prompt] + answer_prefix, False
+        text = self._memo("_chat_texts", prompt, lambda: chat_text(self.tokenizer, self.name, prompt))
+        return text + answer_prefix, False
 
     def _continuation_ids(self, request: Continuation) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
         """(context ids, how many ids of ``given`` follow it, ids of ``given`` + continuation), memoised: the
         context and everything after it encoded together and split."""
-        memo = self._memo("_pair_ids")
-        key = (request.context, request.answer_prefix, request.given, request.continuation)
-        if key not in memo:
+        def make() -> tuple[tuple[int, ...], int, tuple[int, ...]]:
             text, special = self.prompt_text(request.context, request.answer_prefix)
             ctx, rest = self.tokenize_pair(text, request.given + request.continuation, special)
             n_given = 0
@@ -104,8 +100,10 @@ class CausalTokenization:
                 if len(rest) <= n_given:
                     raise ValueError(f"continuation {request.continuation!r} vanished in tokenisation after "
                                      f"{request.given!r}")
-            memo[key] = ctx, n_given, rest
-        return memo[key]
+            return ctx, n_given, rest
+
+        return self._memo("_pair_ids", (request.context, request.answer_prefix, request.given, request.continuation),
+                          make)
 
     def fit_continuations(self, requests: Sequence[Continuation]) -> list[Fit]:
         """The context's start cut to fit with the whole continuation (``fit_context``), or too long."""
@@ -154,11 +152,8 @@ class CausalTokenization:
 
     def prompt_ids(self, prompt: Prompt, answer_prefix: str = "") -> list[int]:
         """The token ids generation continues (``prompt_text`` encoded)."""
-        memo = self._memo("_prompt_ids")
-        if (prompt, answer_prefix) not in memo:
-            text, special = self.prompt_text(prompt, answer_prefix)
-            memo[(prompt, answer_prefix)] = list(self._encode(text, special))
-        return memo[(prompt, answer_prefix)]
+        return self._memo("_prompt_ids", (prompt, answer_prefix),
+                          lambda: list(self._encode(*self.prompt_text(prompt, answer_prefix))))
 
     def fit_generations(self, requests: Sequence[Generate]) -> list[Fit]:
         """A prompt fits with room for ``max_tokens``, or is too long (cut, it would lose its question)."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import copy
 import io
-import logging
 import sys
 from typing import Callable, Sequence
 
@@ -30,8 +29,6 @@ from lexprobe.core.requests import TokenVector
 from lexprobe.data.instances import SenseInstance, token_char_spans
 from lexprobe.errors import ModelError
 from lexprobe.scorers.base import EmbeddedTargets, LayerEmbeddings, Scorer
-
-log = logging.getLogger(__name__)
 
 CHUNK = 2048  # sentences per cache file
 _CACHE_VERSION = 3

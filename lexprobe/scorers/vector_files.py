@@ -64,15 +64,10 @@ def read_word2vec_bin(path: Path, limit: int | None = None) -> tuple[dict[str, n
         if first.startswith(_ZIP_MAGIC) or first.startswith(_PICKLE_MAGIC):
             raise DataError(f"{path} is a PyTorch checkpoint, not word vectors; pass a model folder as --model, "
                             "or a .vec or word2vec .bin vectors file")
-        header = first.split()
-        parsed: tuple[int, int] | None = None
         try:
-            parsed = (int(header[0]), int(header[1])) if len(header) == 2 else None
+            count, dim = map(int, first.split())
         except ValueError:
-            pass
-        if parsed is None:
-            raise DataError(f"{path}: not a word2vec binary file (the first line should be 'count dim')")
-        count, dim = parsed
+            raise DataError(f"{path}: not a word2vec binary file (the first line should be 'count dim')") from None
         if count < 1 or dim < 1:
             raise DataError(f"{path}: header 'count dim' = {count} {dim} needs a positive word count and dimension")
         for _ in range(count if not limit else min(count, limit)):
