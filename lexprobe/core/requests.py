@@ -78,13 +78,10 @@ class Slot(Request):
 
 @dataclass(frozen=True)
 class PseudoLogLikelihood(Request):
-    """A masked LM's pseudo-log-likelihood of each token of ``continuation`` after ``context`` (one token
-    masked at a time, ``variant`` ``token``; or word-level left-to-right, ``word-l2r``). Answer: per token.
-
-    ``max_tokens``: the continuation cut to its first tokens (the rest left out of the input). ``encoding``:
-    ``text`` (context + continuation encoded together, the continuation's tokens by their characters) or
-    ``coda21-authors`` (CoDA21's released input: the cut continuation re-joined after a second space, its
-    positions counted in tokens: RoBERTa scores a lone space token too; ``scorers/pll.py``)."""
+    """A masked LM's pseudo-log-likelihood of each token of ``continuation`` after ``context`` (``variant``:
+    one token masked at a time, ``token``, or word-level left-to-right, ``word-l2r``). Answer: per token.
+    ``max_tokens``: the continuation cut to its first tokens. ``encoding``: ``text`` (encoded together) or
+    ``coda21-authors`` (CoDA21's released input, ``scorers/pll.py``)."""
 
     context: str
     continuation: str
@@ -110,12 +107,10 @@ class Embed(Request):
 @dataclass(frozen=True)
 class TokenVector(Request):
     """The contextual vector of ``words[index]`` in the sentence ``" ".join(words)`` (the mean of its subword
-    vectors; the word may hold spaces: a multi-word expression) at ``layer`` (None: the backend's own).
-    ``words_alone``: every word tokenised on its own and the pieces joined (the sense-ranking authors' recipe;
-    None: the backend's own setting). ``sentence``: the (document, sentence) ids the words come from; no
-    model's vector depends on them, only the random baseline's seed does (two documents' identical sentences
-    get different random vectors, as sense ranking's baseline always drew them).
-    Answer: a float32 array, or None where the word's subwords could not be found (counted by the caller)."""
+    vectors) at ``layer`` (None: the backend's own). ``words_alone``: every word tokenised on its own (the
+    sense-ranking authors' recipe; None: the backend's setting). ``sentence``: the (document, sentence) ids,
+    which only the random baseline's seed depends on. Answer: a float32 array, or None where the word's
+    subwords could not be found (counted by the caller)."""
 
     words: tuple[str, ...]
     index: int

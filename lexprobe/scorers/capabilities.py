@@ -57,9 +57,9 @@ class RandomScores(Protocol):
 
 
 NAMES: dict[type, str] = {TokenLogprobs: "token log-probabilities (a causal LM)",
-                          SlotLogprobs: "slot log-probabilities (a masked LM)", SentenceEmbeddings: "sentence embeddings",
-                          TokenEmbeddings: "token embeddings", Generation: "generation (a causal LM)",
-                          RandomScores: "random scores"}
+                          SlotLogprobs: "slot log-probabilities (a masked LM)",
+                          SentenceEmbeddings: "sentence embeddings", TokenEmbeddings: "token embeddings",
+                          Generation: "generation (a causal LM)", RandomScores: "random scores"}
 
 
 def offers(scorer: Any) -> list[type]:  # noqa: D103
