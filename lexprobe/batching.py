@@ -28,22 +28,12 @@ def _is_oom(err: BaseException) -> bool:
     return isinstance(err, RuntimeError) and "out of memory" in str(err).lower()
 
 
-def run_batched(
-    items: Sequence[T],
-    fn: Callable[[list[T]], list[R]],
-    batch_size: int,
-    length: Callable[[T], int] | None = None,
-    progress: Callable[[int], None] | None = None,
-    max_tokens: int | None = None,
-) -> list[R]:
-    """Apply ``fn`` to batches of ``items`` and return results in the input order.
-
-    ``fn`` takes a list of items and returns one result per item. With ``length``
-    given, batches are formed longest first; with ``max_tokens`` too, a batch also
-    stops before its padded size (items x longest length) passes ``max_tokens``. On an
-    out-of-memory error the batch size (and the token budget) halves, down to one
-    item, and the failed batch is retried.
-    """
+def run_batched(items: Sequence[T], fn: Callable[[list[T]], list[R]], batch_size: int,
+                length: Callable[[T], int] | None = None, progress: Callable[[int], None] | None = None,
+                max_tokens: int | None = None) -> list[R]:
+    """``fn`` (one result per item) applied to batches of ``items``, results in input order. With ``length``,
+    batches go longest first and stay under ``max_tokens`` padded tokens; on an out-of-memory error the
+    batch size (and the token budget) halves, down to one item, and the batch is retried."""
     order = longest_first(items, length) if length else list(range(len(items)))
     results: list[R | None] = [None] * len(items)
     pos = 0
@@ -103,14 +93,9 @@ START_TOKEN_BUDGET = 1 << 17
 
 
 def find_token_budget(probe: Callable[[int], int | None], start: int = START_TOKEN_BUDGET, minimum: int = 1) -> int:
-    """The largest budget, halving from ``start``, for which ``probe(budget)`` runs without OOM.
-
-    ``probe`` runs one worst-case forward pass of at most ``budget`` padded tokens
-    and returns how many it ran (the budget then becomes that verified count).
-    lm-evaluation-harness's auto batch size probes one batch shape and then still
-    runs out of memory on longer batches; a token budget bounds every batch, and
-    ``run_batched`` keeps halving on OOM as a safety net.
-    """
+    """The largest budget, halving from ``start``, for which ``probe(budget)`` (a worst-case forward pass,
+    returning the tokens it ran) runs without OOM. Unlike lm-evaluation-harness's one probed batch shape, a
+    token budget bounds every batch."""
     budget = max(int(start), minimum)
     while True:
         try:

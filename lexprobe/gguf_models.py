@@ -1,23 +1,11 @@
 """GGUF checkpoints: one file holding the weights (often quantised), the tokenizer and the chat template.
 
-``--model file.gguf``, a folder holding exactly one ``.gguf`` file, or the short name
-of a packaged model (``PACKAGED``) is read by transformers' own GGUF support
-(``from_pretrained(folder, gguf_file=name)`` with the ``gguf`` package): the weights
-are de-quantised to float32, and the tokenizer and chat template come from the same
-file. Results then describe a de-quantised copy of a quantised file, not the
-original checkpoint: ``weights_record`` says which, and the model's revision is the
-SHA-256 of the file (``provenance.model_revision``).
-
-Reading a GGUF is slow (about 30 s for SmolLM2-135M, the metadata alone is parsed
-three times), so the de-quantised model and its tokenizer are saved once as a plain
-safetensors folder under ``cache_dir()/gguf/`` keyed by the file's SHA-256 and the
-transformers and gguf versions that converted it; every load then goes through the
-ordinary safetensors path (``as_pretrained_dir``), where the asked dtype is applied.
-Deleting the folder only costs the next load its conversion time.
-
-The short names (``PACKAGED``) and ``packaged_file`` / ``gguf_file``, which
-``model_names.resolve_model_path`` calls for every ``--model``, live in ``model_names``
-(torch-free, and below this module: it needs the cache and provenance).
+``--model file.gguf`` (a folder holding one, or a packaged short name: ``model_names``) is read by
+transformers' GGUF support, de-quantised to float32, tokenizer and chat template from the same file;
+results say so (``weights_record``; the revision is the file's SHA-256). Reading a GGUF is slow (about
+30 s for SmolLM2-135M), so the de-quantised copy is saved once as a safetensors folder under
+``cache_dir()/gguf/``, keyed by the file's SHA-256 and the converters' versions, and every load takes the
+ordinary safetensors path (``as_pretrained_dir``).
 """
 
 from __future__ import annotations
@@ -104,7 +92,7 @@ def cache_folder(path: str | Path) -> Path:
 
 def as_pretrained_dir(path: str, fields: dict | None = None) -> str:
     """``path`` itself, or for a GGUF file the folder of its de-quantised copy (converted once, then cached);
-    ``fields``: the file's header, already read and its architecture checked (``models.inspect_model``)."""
+    ``fields``: the file's header, already read and checked."""
     file = gguf_file(path)
     if file is None:
         return path
@@ -145,9 +133,8 @@ class CacheSource(TypedDict):
 
 
 def cache_problem(folder: Path) -> str | None:
-    """Why the cached copy in ``folder`` cannot be used (None: it can): absent, made by an older
-    lexprobe (no list of its files), or a file missing or of another size than written (an
-    interrupted or disk-full conversion, a file deleted or cut by hand)."""
+    """Why the cached copy in ``folder`` cannot be used (None: it can): absent, from an older lexprobe, or a
+    file missing or of another size than written (an interrupted conversion, a file cut by hand)."""
     from lexprobe.validation import problems
 
     source = folder / "source.json"

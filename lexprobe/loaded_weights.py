@@ -1,19 +1,11 @@
 """Weights are complete or refused: transformers' loading report, read for every kind of model.
 
-Why: ``from_pretrained`` fills every weight a checkpoint lacks with random numbers and only logs
-it, so a damaged checkpoint (a tensor dropped from ``model.safetensors``, a GGUF file missing one)
-gave random scores with exit 0 (#26 D8, D9). Every load of lexprobe's now asks for the report
-(``output_loading_info=True``: ``missing_keys``, ``unexpected_keys``, ``mismatched_keys``) and
-passes it here, which refuses in one line naming the weights, and tells a missing *head* (use
-another ``--kind``) from missing *body* weights (the checkpoint is damaged: no ``--kind`` helps).
-
-What is legitimately absent is not refused: the report already leaves out tied weights (an LM
-head tied to the input embeddings) and the buffers a model declares ignorable (``position_ids``);
-a base model (``--kind token`` / ``embedding``) does not need the pooler it never reads; and a
-checkpoint's weights for parts the loaded model does not have (another head: BERT's
-next-sentence head, an LM head under ``AutoModel``) are simply unused. Weights the model *has a
-place for* but does not take (an unknown parameter of an existing module, a layer beyond the
-config's) are refused: the checkpoint and its config disagree.
+``from_pretrained`` fills weights a checkpoint lacks with random numbers and only logs it, so a damaged
+checkpoint gave random scores with exit 0 (#26 D8, D9). Every load passes its report here, which refuses
+in one line, telling a missing *head* (use another ``--kind``) from missing *body* weights. Not refused:
+tied weights and ignorable buffers (the report leaves them out), a base model's unread pooler, and
+weights for parts the model lacks (another head). Weights the model *has a place for* but does not take
+(an unknown parameter, a layer beyond the config's) are refused: checkpoint and config disagree.
 """
 
 from __future__ import annotations
@@ -57,9 +49,8 @@ def _misplaced(model: Any, unexpected: Iterable[str]) -> list[str]:
 
 
 def check_complete(model: Any, info: dict, path: str, kind: str) -> None:
-    """Refuse a model whose checkpoint lacked weights it needs (they would be random) or held weights
-    it has a place for but did not take; one line naming them. ``info``: ``from_pretrained``'s loading
-    report; ``kind``: lexprobe's kind (masked, causal, token, embedding)."""
+    """Refuse, in one line, a model whose checkpoint lacked weights it needs or held weights it has a place
+    for but did not take (``info``: ``from_pretrained``'s loading report; ``kind``: lexprobe's)."""
     base_kind = kind in ("token", "embedding")
     missing = [k for k in info.get("missing_keys") or () if not any(b in k for b in BUFFERS)
                and not (base_kind and k.startswith(BASE_MAY_LACK))]

@@ -1,26 +1,17 @@
 """Finding, classifying and loading models.
 
-``--model`` takes a Hugging Face name or a local path (loaded with the real
-``from_pretrained``, weights from safetensors, never remote code), ``random``, a
-static vectors file, or a GGUF file (a folder holding one, or a packaged model's
-short name; see ``gguf_models``). The kind of scorer is read from the model's config and can be
-forced with ``--kind``; a forced kind whose head the checkpoint lacks is an error,
-not a silently random-initialised head; every load reads transformers' loading report (``loaded_weights``).
-
-A reference is looked at once (``inspect_model``: the path checked, ``resolve_model_path`` run and the
-configuration, or a GGUF file's header, read once) and the load reuses what was read: the configuration
-goes to ``from_pretrained`` and the tokenizer instead of being read again (``tests/test_model_loads.py``
-counts the reads).
-
-This module registers lexprobe's backends (``lexprobe.backends``): an endpoint, vLLM in process and the
-catch-all, ``load_transformers`` below; it imports torch only where a model loads, so the parser and the
-resume keys can ask the registry without it.
+``--model`` takes a Hugging Face name or local path (safetensors weights, never remote code), ``random``,
+a static vectors file, or a GGUF file (``gguf_models``). The kind is read from the config or forced with
+``--kind``; weights a checkpoint lacks are refused, never random (``loaded_weights``). A reference is
+looked at once (``inspect_model``) and the load reuses what was read (``tests/test_model_loads.py``
+counts the reads). This module registers lexprobe's backends (an endpoint, vLLM, and the catch-all
+``load_transformers``) and imports torch only where a model loads, so the parser can ask the registry
+without it.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,17 +20,10 @@ from typing import TYPE_CHECKING, Any
 from lexprobe.backends import Backend, backend_for, is_endpoint, is_vllm, kinds, register_backend
 from lexprobe.backends.options import ATTN_IMPLEMENTATIONS, DTYPES
 from lexprobe.errors import ModelError
-from lexprobe.model_names import (  # the torch-free half: names and the default model's location
-    DEFAULT_ALIASES,
-    DEFAULT_MODEL,
-    STATIC_SUFFIXES,
-    resolve_model_path,
-)
+from lexprobe.model_names import DEFAULT_ALIASES, DEFAULT_MODEL, STATIC_SUFFIXES, resolve_model_path
 
 if TYPE_CHECKING:
     import torch
-
-log = logging.getLogger(__name__)
 
 
 def pick_device(device: str | None = None) -> torch.device:
@@ -63,8 +47,6 @@ def pick_device(device: str | None = None) -> torch.device:
     return dev
 
 
-
-
 def resolve_dtype(name: str | None, device: torch.device) -> torch.dtype:
     """``auto``: bfloat16 on a GPU that supports it, float32 otherwise (CPU, older GPUs)."""
     import torch
@@ -79,10 +61,6 @@ def resolve_dtype(name: str | None, device: torch.device) -> torch.dtype:
     if name not in table:
         raise ModelError(f"unknown dtype {name!r}; use {', '.join(DTYPES)}")
     return table[name]
-
-
-def _dtype(name: str | None, device: torch.device):
-    return resolve_dtype(name, device)
 
 
 def check_device_map(device_map: str | None) -> None:
@@ -125,17 +103,15 @@ def _load_config(path: str):
         config = AutoConfig.from_pretrained(path, trust_remote_code=False)
     except (OSError, ValueError) as err:
         where = "local path" if Path(path).exists() else "model name"
-        raise ModelError(
-            f"cannot load model {path!r} ({where}): {str(err).splitlines()[0]}; pass a local directory "
-            "with config.json, a Hugging Face name reachable from this machine, `random`, or a .vec/.bin file"
-        ) from None
+        raise ModelError(f"cannot load model {path!r} ({where}): {str(err).splitlines()[0]}; pass a local directory "
+                         "with config.json, a Hugging Face name reachable from this machine, `random`, or a "
+                         ".vec/.bin file") from None
     check_probabilities(config, path)
     return config
 
 
 def check_probabilities(config, path: str) -> None:
-    """Dropout rates and other probabilities of a config lie in [0, 1] (``"hidden_dropout_prob": NaN`` once
-    surfaced as a traceback deep inside the model)."""
+    """Dropout rates and other probabilities of a config lie in [0, 1] (a NaN was a traceback deep inside)."""
     import math
 
     for key, value in config.to_dict().items():
@@ -146,8 +122,8 @@ def check_probabilities(config, path: str) -> None:
 
 
 def check_model_reference(name_or_path: str) -> None:
-    """A reference that can only be a local path (``./x``, ``/x``, ``~/x``, ``a/b/c``, ``x.vec``) must exist;
-    otherwise it would be reported as an invalid Hugging Face name."""
+    """A reference that can only be a local path (``./x``, ``/x``, ``~/x``, ``a/b/c``, ``x.vec``) must exist
+    (not be reported as an invalid Hugging Face name)."""
     text = str(name_or_path)
     looks_local = (
         text.startswith(("/", ".", "~")) or text.count("/") >= 2 or os.sep != "/" and os.sep in text
@@ -170,8 +146,7 @@ class Inspected:
 
 
 def inspect_model(name_or_path: str) -> Inspected:
-    """The reference looked at once: a local-looking path checked (``check_model_reference``), resolved
-    (``resolve_model_path``), and its configuration or GGUF header read, for its kind."""
+    """The reference looked at once: checked, resolved, and its configuration or GGUF header read."""
     if name_or_path == "random":
         return Inspected(name_or_path, name_or_path, "random")
     from lexprobe.scorers.vector_files import PACKAGED
@@ -204,15 +179,13 @@ def _kind_of(config) -> str:
         return "masked"
     if "CausalLM" in archs or "LMHeadModel" in archs:
         return "causal"
-    from transformers.models.auto.modeling_auto import (
-        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
-        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
-    )
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES as CAUSAL
+    from transformers.models.auto.modeling_auto import MODEL_FOR_MASKED_LM_MAPPING_NAMES as MASKED
 
     if not archs:
-        if config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and config.model_type not in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
+        if config.model_type in CAUSAL and config.model_type not in MASKED:
             return "causal"
-        if config.model_type in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
+        if config.model_type in MASKED:
             return "masked"
     return "embedding"  # a bare encoder: mean-pooled sentence embeddings
 
@@ -221,9 +194,8 @@ PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl")
 
 
 def refuse_pickle_weights(path: str) -> None:
-    """A local folder (or a sentence-transformers module folder in it) whose weights are pickles only is
-    one line: lexprobe reads safetensors, never pickles (torch's ``weights_only`` once stopped a payload
-    as an UnpicklingError traceback)."""
+    """A local folder (or a sentence-transformers module folder in it) with pickled weights only is one line:
+    lexprobe reads safetensors, never pickles."""
     root = Path(path)
     if not root.is_dir():
         return
@@ -241,8 +213,8 @@ TOKENIZER_PROBE = "the dog runs to the house and sees a small red bird"
 
 
 def check_tokenizer(tokenizer, path: str) -> None:
-    """A folder without tokenizer files makes transformers build a tokenizer of special tokens only, so
-    every word is unknown (or empty) and the scores are meaningless: refuse it before scoring."""
+    """Refuse a tokenizer of special tokens only (what transformers builds for a folder without tokenizer
+    files: every word unknown, the scores meaningless)."""
     special = set(getattr(tokenizer, "all_special_ids", []) or [])
     ids = tokenizer(TOKENIZER_PROBE, add_special_tokens=False)["input_ids"]
     if len(tokenizer) <= len(special) or not [i for i in ids if i not in special]:
@@ -259,31 +231,25 @@ def _load_with_head(auto_cls, path: str, kind: str, device, dtype, attn: str | N
     if device_map:
         extra["device_map"] = device_map
     try:
-        model, info = auto_cls.from_pretrained(
-            path, output_loading_info=True, trust_remote_code=False, use_safetensors=True, dtype=dtype, **extra,
-        )
+        model, info = auto_cls.from_pretrained(path, output_loading_info=True, trust_remote_code=False,
+                                               use_safetensors=True, dtype=dtype, **extra)
     except ImportError as err:  # e.g. flash_attention_2 without the flash-attn package
         raise ModelError(f"cannot load {path!r} with --attn {attn}: {str(err).splitlines()[0]}") from None
     except ValueError as err:
         if attn and "attn" in str(err).lower():
-            raise ModelError(
-                f"model {path!r} does not support --attn {attn} ({str(err).splitlines()[0]}); "
-                f"choose another of {', '.join(ATTN_IMPLEMENTATIONS)}"
-            ) from None
-        raise ModelError(
-            f"model {path!r} cannot be loaded as a {kind} LM ({str(err).splitlines()[0]}); "
-            "choose another --kind or model"
-        ) from None
+            raise ModelError(f"model {path!r} does not support --attn {attn} ({str(err).splitlines()[0]}); "
+                             f"choose another of {', '.join(ATTN_IMPLEMENTATIONS)}") from None
+        raise ModelError(f"model {path!r} cannot be loaded as a {kind} LM ({str(err).splitlines()[0]}); "
+                         "choose another --kind or model") from None
     except Exception as err:  # noqa: BLE001
         if type(err).__name__ != "SafetensorError" and not isinstance(err, OSError):
             raise
         if not isinstance(err, OSError):
             raise ModelError(f"cannot read the safetensors weights of {path!r} ({err}); the file is damaged "
                              "or truncated: download or save the model again") from None
-        raise ModelError(
-            f"cannot load model weights from {path!r}: {str(err).splitlines()[0]}; lexprobe loads "
-            "safetensors weights only (convert the checkpoint with save_pretrained(safe_serialization=True))"
-        ) from None
+        raise ModelError(f"cannot load model weights from {path!r}: {str(err).splitlines()[0]}; lexprobe loads "
+                         "safetensors weights only (convert the checkpoint with save_pretrained(safe_serialization="
+                         "True))") from None
     from lexprobe.loaded_weights import check_complete
 
     check_complete(model, info, path, kind)  # missing weights would be random: refused, for every kind
@@ -292,8 +258,7 @@ def _load_with_head(auto_cls, path: str, kind: str, device, dtype, attn: str | N
 
 @dataclass(frozen=True)
 class PreparedModel:
-    """A ``--model`` reference prepared once, before any work: the backend that takes it, the kind asked and
-    its options, each checked once by its declaration (``backends.options``); ``load()`` makes the scorer."""
+    """A ``--model`` reference with its backend, kind and checked options, before any work; ``load()``."""
 
     reference: str
     backend: Backend
@@ -305,9 +270,8 @@ class PreparedModel:
 
 
 def prepare_model(name_or_path: str, kind: str | None = None, *, parsed: bool = False, **options) -> PreparedModel:
-    """``name_or_path`` with its backend, ``kind`` and ``options`` checked (one line for what is refused), not
-    loaded. ``parsed``: the options are the command line's, already parsed by their declared checkers (argparse
-    ran them), so they are not parsed again."""
+    """``name_or_path`` with its backend, ``kind`` and ``options`` checked, not loaded. ``parsed``: the options
+    are the command line's, already parsed by their declared checkers."""
     known = kinds()
     if kind is not None and kind not in known:
         raise ModelError(f"unknown kind {kind!r}; choose one of {', '.join(known)}")
@@ -319,41 +283,18 @@ def prepare_model(name_or_path: str, kind: str | None = None, *, parsed: bool = 
 
 
 def load_scorer(name_or_path: str, kind: str | None = None, **options):
-    """The scorer ``name_or_path`` names, made by the backend that takes it (``lexprobe.backends``):
-    an OpenAI-compatible endpoint (``http://HOST:PORT/v1``), vLLM in process (``vllm:PATH``), or a model
-    loaded here with transformers (``load_transformers``, every other reference). ``kind`` must be one
-    the backend makes; ``options`` are checked where they are declared (``backends.options``: the same
-    checks as the CLI's, and an option of another backend is one line naming its flag) and go to its
-    loader (``batch_size`` is resolved there: the scorer's ``batch_size`` is always an int)."""
+    """The scorer ``name_or_path`` names, made by the backend that takes it (an endpoint URL, ``vllm:PATH``,
+    else ``load_transformers``); ``options`` are checked where declared (``backends.options``, as the CLI's)."""
     return prepare_model(name_or_path, kind, **options).load()
 
 
-def load_transformers(
-    name_or_path: str,
-    kind: str | None = None,
-    device: str | None = None,
-    dtype: str | None = None,
-    batch_size: int | str | None = None,
-    seed: int = 0,
-    attn: str | None = None,
-    device_map: str | None = None,
-    prefer: str | None = None,
-    **options,
-):
-    """Load ``name_or_path`` as a scorer of ``kind`` (detected when None).
-
-    ``prefer``: the kind a benchmark wants when ``kind`` is not given (sense ranking:
-    ``token``); the random baseline and static vectors stay what they are. ``options`` go
-    to the token-embedding scorer (``layer``, ``max_length``, ``use_cache``, ``words_alone``).
-
-    ``dtype="auto"`` is bfloat16 on a GPU that supports it, else float32;
-    ``batch_size="auto"`` finds the largest token budget that fits (then halves on
-    OOM); ``attn`` is passed to ``from_pretrained``; ``device_map="auto"`` spreads
-    a model over the visible GPUs (and CPU) with accelerate.
-
-    The reference is inspected once (``inspect_model``) and its configuration, read there, is handed to the
-    tokenizer and ``from_pretrained``, which would read it again otherwise.
-    """
+def load_transformers(name_or_path: str, kind: str | None = None, device: str | None = None, dtype: str | None = None,
+                      batch_size: int | str | None = None, seed: int = 0, attn: str | None = None,
+                      device_map: str | None = None, prefer: str | None = None, **options):
+    """Load ``name_or_path`` as a scorer of ``kind`` (detected when None; ``prefer``: the kind a benchmark
+    wants then, except for random and static vectors). ``options`` go to the token-embedding scorer.
+    ``dtype="auto"``: bfloat16 on a GPU that supports it; ``batch_size="auto"``: the largest token budget
+    that fits; ``device_map="auto"``: spread over the visible devices with accelerate."""
     from lexprobe.scorers.random import RandomScorer
 
     if kind == "chat":
@@ -367,9 +308,8 @@ def load_transformers(
     if options and kind != "token":
         raise ModelError(f"options {', '.join(sorted(options))} apply to --kind token only")
     if kind in ("masked", "causal") and detected in ("masked", "causal") and kind != detected:
-        raise ModelError(
-            f"model {name_or_path!r} is a {detected} LM, not a {kind} LM; drop --kind or use --kind {detected}"
-        )
+        raise ModelError(f"model {name_or_path!r} is a {detected} LM, not a {kind} LM; drop --kind or use "
+                         f"--kind {detected}")
     kind = kind or detected
     if kind == "random":
         return RandomScorer(seed)
@@ -381,7 +321,7 @@ def load_transformers(
 
         return _resolved(StaticVectorsScorer.load(path, name=name), path)
     dev = pick_device(device)
-    torch_dtype = _dtype(dtype, dev)
+    torch_dtype = resolve_dtype(dtype, dev)
     if kind == "embedding":
         from lexprobe.scorers.embedding import SentenceEmbeddingScorer
 
@@ -438,16 +378,14 @@ def load_transformers(
 
 
 def _resolved(scorer: Any, path: str) -> Any:
-    """``scorer`` remembering what its reference resolved to (``resolve_model_path``, run once by
-    ``inspect_model``), so the run record does not resolve it again."""
+    """``scorer`` remembering what its reference resolved to, so the run record does not resolve it again."""
     scorer.resolved_path = path
     return scorer
 
 
 def check_sentence_transformer_weights(model, path: str) -> None:
-    """sentence-transformers loads its transformer without showing transformers' loading report, so the
-    transformer module's folder is read once more with the report (small next to encoding a corpus) and
-    checked as every other kind's (``loaded_weights``)."""
+    """sentence-transformers hides transformers' loading report, so its transformer's folder is read once
+    more with the report and checked as every other kind's (``loaded_weights``)."""
     from lexprobe.loaded_weights import check_complete
 
     for module in list(model or ()):
@@ -465,8 +403,7 @@ def check_sentence_transformer_weights(model, path: str) -> None:
 
 
 def _mark_gguf(scorer, source: str, loaded: str, fields: dict | None = None) -> None:
-    """Results say the weights are a de-quantised GGUF file (``run.weights``) when ``source`` was one
-    (``fields``: its header, read by ``inspect_model``)."""
+    """Results say the weights are a de-quantised GGUF file (``run.weights``) when ``source`` was one."""
     if source != loaded:
         from lexprobe.gguf_models import weights_record
 
@@ -487,18 +424,14 @@ def model_files_fingerprint(path: str, resolved: bool = False) -> str:
     return json.dumps(parts)
 
 
-
-
 # ---------------------------------------------------------------- the backends lexprobe ships: one line each
 def load_endpoint(reference: str, **options) -> Any:
-    """An OpenAI-compatible endpoint's scorer (``backends.openai_api``: httpx and torch, imported here)."""
     from lexprobe.backends.openai_api import load
 
     return load(reference, **options)
 
 
 def load_vllm(reference: str, **options) -> Any:
-    """vLLM in this process (``backends.vllm_local``: vLLM and torch, imported here)."""
     from lexprobe.backends.vllm_local import load
 
     return load(reference, **options)

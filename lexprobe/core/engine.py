@@ -1,26 +1,12 @@
 """The engine: resolves a method's requests (``core.requests``) on the run's backend.
 
-Why one engine: de-duplication, fitting to the model's input, cost estimates, memoised answers and
-the capability check were written once per benchmark, each a little differently. Here they are
-done once for every request type:
-
-- ``Engine.require(alternatives, what)``: the first alternative (a tuple of request types) the
-  backend serves all of, or one line naming what the method needs and what the backend serves —
-  before any work. Capabilities *are* the request types.
-- ``Engine.fit(requests)``: how each request fits the backend's input (``Fit``: cut, or too long),
-  from the backend's ``fit_<serve>``; backends without an input limit fit everything.
-- ``Engine(requests)``: the answers in the requests' order. Identical requests are asked once per
-  call, and answers are memoised across calls (a method's chunks share requests: WDLMPro's sister
-  groups, CoDA21's definitions), so a request is scored once per run. Each request type goes to
-  its backend method in one call, where the backend batches, packs shared contexts and shows
-  progress as it knows best.
-- ``Engine.counts(requests)``: what the backend counts of them (static vectors' coverage, texts a
-  sentence encoder cuts), for a result's ``counts``.
-- ``Engine.costs(texts)``: tokens per text (the backend's tokenizer, else words), what
-  ``distributed.run_units`` deals units to ranks by.
-
-The memo never changes an answer: a backend's answer to a request does not depend on what else is
-asked with it (tests compare every request type's answers asked together and one at a time).
+De-duplication, fitting, cost estimates, memoised answers and the capability check were once written
+per benchmark, each a little differently; here they are done once for every request type:
+``require`` (the first alternative of request types the backend serves, or one line before any work),
+``fit`` (the backend's ``fit_<serve>``), ``__call__`` (answers in order, identical requests asked once and
+memoised across calls: a method's chunks share requests), ``counts`` (what a result's ``counts`` say) and
+``costs`` (tokens per text, what ``distributed.run_units`` deals by). The memo never changes an answer: a
+backend's answer does not depend on what else is asked with it (tests check every request type).
 """
 
 from __future__ import annotations
@@ -30,8 +16,7 @@ from typing import Any, Sequence
 from lexprobe.core.requests import FITS, REQUEST_TYPES, Fit, Request
 from lexprobe.errors import CapabilityError, ModelError
 
-#: bytes of answers kept for reuse (vectors, log-probability arrays); past this, the older half is dropped (a memo,
-#: not a store: a run whose answers are many large vectors — sense ranking's — keeps them in its own store)
+#: bytes of answers kept for reuse; past this, the older half is dropped (a memo, not a store)
 MEMO_BYTES = 256 << 20
 
 
@@ -127,9 +112,8 @@ class Engine:
                 self._memo_bytes -= _size(self._memo.pop(k))
 
     def counts(self, requests: Sequence[Any]) -> dict[str, int]:
-        """What the backend counts of these requests, each distinct one once (its ``counts_<serve>``): static
-        vectors' coverage (tokens without a vector, texts without any: the zero vector), the texts a sentence
-        encoder cuts; {} where it counts nothing. What a result's ``counts`` say of its inputs."""
+        """What the backend counts of these requests, each distinct one once (its ``counts_<serve>``: static
+        vectors' coverage, texts a sentence encoder cuts); {} where it counts nothing."""
         out: dict[str, int] = {}
         for kind, where in _by_type(requests).items():
             count = getattr(self.backend, f"counts_{kind.serve}", None)

@@ -1,17 +1,10 @@
 """Item sets for people: the paper's human subsets (or a seeded sample) as web-page items.
 
-An item set is a plain dict, stored whole in the answer database so scoring never
-rebuilds it::
-
-    {"set_id": ..., "benchmark": <a benchmark with human_item_kind>, "subset": ..., "seed": ...,
-     "items": [item, ...]}
-
-An item's ``kind`` is its benchmark's ``human_item_kind``. A ``choice`` item (WDLMPro
-W2D/D2W) has lettered ``options`` and an ``answer`` label; an ``align`` item (CoDA21) has
-numbered ``contexts`` (target hidden) and lettered ``definitions`` in a seeded order, and
-``answer`` = the gold definition label of each context. ``public_items`` strips the answers
-and what would give them away. A benchmark builds its item set (``HumanItems.item_set``, in
-``benchmarks/<name>/human_set.py``) with ``make_item_set``.
+An item set is a plain dict (``make_item_set``: set_id, benchmark, subset, seed, source, digests, items),
+stored whole in the answer database so scoring never rebuilds it. An item's ``kind`` is its benchmark's
+``HumanItems.kind``: ``choice`` (WDLMPro: lettered ``options``, an ``answer`` label) or ``align`` (CoDA21:
+numbered ``contexts``, lettered ``definitions``, ``answer`` the gold label of each context); ``public_items``
+strips the answers. A benchmark builds its item set (``HumanItems.item_set``) with ``make_item_set``.
 """
 
 from __future__ import annotations
@@ -35,9 +28,6 @@ def make_item_set(benchmark: str, subset: str, seed: int, items: list[dict], dig
     body = {"benchmark": benchmark, "subset": subset, "seed": seed, "source": source, "digests": digests,
             "items": items}
     return {"set_id": stable_hash(body, length=12), **body}
-
-
-# ------------------------------------------------------------------ shared
 
 
 def public_items(item_set: dict) -> list[dict[str, Any]]:

@@ -1,17 +1,9 @@
 """Stored answers → result files with the models' metrics, per participant and pooled.
 
-The generic part: who answered, the config and run record of a person's result, and
-``results_for`` (the item set's benchmark scores it: ``HumanItems.results``, in
-``benchmarks/<name>/human_set.py``).
-
-A person picks one option, so WDLMPro results carry P@1 (rank score needs a full
-ranking and is left empty: ``None``, never guessed); CoDA21 results carry the same
-per-group alignment accuracy as the models. Results have the models' layout
-(``benchmark``, ``model``, ``config``, ``metrics`` with bootstrap ``ci``, ``run``,
-``instances``), with ``model.kind = "human"``, so ``lexprobe report`` and ``lexprobe
-compare`` take them. WDLMPro gets one file per task: the W2D and D2W subsets are
-different groups, and a model evaluated on ``human_<task>.jsonl`` has the same items
-(and the same ``run.items_digest``) as the people's file of that task.
+The generic part (who answered, a person's config and run record); the item set's benchmark scores it
+(``HumanItems.results``). Results have the models' layout with ``model.kind = "human"``, so
+``lexprobe report`` and ``compare`` take them; a person picks one option, so WDLMPro's rank score is
+``None``, never guessed.
 """
 
 from __future__ import annotations

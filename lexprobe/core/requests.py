@@ -1,20 +1,12 @@
 """Requests: what a benchmark's method asks of a model, as typed values (after lm-eval's ``Instance``).
 
-Why: a method that calls a scorer's primitives itself keeps its own capability table, fit
-check, cost estimate and de-duplication, and every benchmark had its own copy of them. A
-method instead turns its items into requests; the engine (``core.engine``) resolves them on
-whatever backend the run has. A backend serves the request types it can, and what a backend
-can do *is* the set of request types it serves: a method whose requests a backend lacks is
-refused in one line before any work.
-
-Every request is a frozen dataclass, so identical requests are asked once, and names the
-backend method that serves it (``serve``): a backend serves a request type by having that
-method, ``serve(requests, progress) -> answers`` in the requests' order, whatever its class
-(structural, like MTEB's model protocols). A backend that must fit requests to its input
-(language models: a length limit) also has ``fit_<serve>(requests) -> [Fit]``.
-
-Texts go in as texts: tokenisation, fitting, packing of shared contexts and batching are the
-backend's business, so a request means the same thing on every backend that serves it.
+A method turns its items into requests and the engine (``core.engine``) resolves them on whatever
+backend the run has, so no benchmark keeps its own capability table, fit check and de-duplication. What
+a backend can do *is* the set of request types it serves: it serves one by having its ``serve`` method,
+``serve(requests, progress) -> answers`` in order (structural, like MTEB's model protocols), and fits
+them to its input with ``fit_<serve>(requests) -> [Fit]`` where it has a limit. Requests are frozen
+dataclasses (identical ones are asked once) holding texts: tokenisation, fitting, packing and batching
+are the backend's business, so a request means the same on every backend.
 """
 
 from __future__ import annotations
@@ -46,19 +38,14 @@ Prompt = Union[str, tuple[Message, ...]]
 class Continuation(Request):
     """Log-probability of each token of ``continuation`` after ``context`` (lm-eval's ``loglikelihood``).
 
-    Answer: a float64 array, one value per scored token. ``context``: text, or chat messages that the
-    backend puts in its chat template (``Prompt``), followed by ``answer_prefix`` as in ``Generate``
-    (a plain context is encoded with the tokenizer's special tokens, a templated one without).
-    ``given``: text after the context that the continuation is conditioned on but that is not scored
-    (CoDA21's row `` 1:`` before a definition's letter); it is tokenised with the continuation, so
-    requests that differ only in it share the context's forward pass. ``max_tokens``: only the
-    continuation's first tokens are scored (CoDA21's 48-token definitions, a first-token score); the
-    context is fitted with the whole continuation, so the answer is the first ``max_tokens`` values of
-    the same request without ``max_tokens`` (and a continuation too long as a whole is too long).
-    ``window``: each token is predicted from at most the last ``window`` tokens before it (the WDLMPro
-    authors' batched loop, ``recipe.causal_batch_shift``). A context that does not fit the model with
-    the continuation loses its start (``Fit.cut``); a continuation that alone does not fit is
-    ``Fit.too_long``.
+    Answer: a float64 array, one value per scored token. ``context``: text, or chat messages in the
+    backend's chat template (``Prompt``), followed by ``answer_prefix``. ``given``: text after the context
+    that is fed but not scored (CoDA21's row `` 1:``), tokenised with the continuation, so requests that
+    differ only in it share the context's forward pass. ``max_tokens``: only the first tokens are scored,
+    the context fitted with the whole continuation (the answer is a prefix of the uncut one's).
+    ``window``: each token is predicted from at most the last ``window`` tokens (the WDLMPro authors'
+    batched loop). A context that does not fit loses its start (``Fit.cut``); a continuation that alone
+    does not fit is ``Fit.too_long``.
     """
 
     context: Prompt
@@ -91,13 +78,10 @@ class Slot(Request):
 
 @dataclass(frozen=True)
 class PseudoLogLikelihood(Request):
-    """A masked LM's pseudo-log-likelihood of each token of ``continuation`` after ``context`` (one token
-    masked at a time, ``variant`` ``token``; or word-level left-to-right, ``word-l2r``). Answer: per token.
-
-    ``max_tokens``: the continuation cut to its first tokens (the rest left out of the input). ``encoding``:
-    ``text`` (context + continuation encoded together, the continuation's tokens by their characters) or
-    ``coda21-authors`` (CoDA21's released input: the cut continuation re-joined after a second space, its
-    positions counted in tokens: RoBERTa scores a lone space token too; ``scorers/pll.py``)."""
+    """A masked LM's pseudo-log-likelihood of each token of ``continuation`` after ``context`` (``variant``:
+    one token masked at a time, ``token``, or word-level left-to-right, ``word-l2r``). Answer: per token.
+    ``max_tokens``: the continuation cut to its first tokens. ``encoding``: ``text`` (encoded together) or
+    ``coda21-authors`` (CoDA21's released input, ``scorers/pll.py``)."""
 
     context: str
     continuation: str
@@ -123,12 +107,10 @@ class Embed(Request):
 @dataclass(frozen=True)
 class TokenVector(Request):
     """The contextual vector of ``words[index]`` in the sentence ``" ".join(words)`` (the mean of its subword
-    vectors; the word may hold spaces: a multi-word expression) at ``layer`` (None: the backend's own).
-    ``words_alone``: every word tokenised on its own and the pieces joined (the sense-ranking authors' recipe;
-    None: the backend's own setting). ``sentence``: the (document, sentence) ids the words come from; no
-    model's vector depends on them, only the random baseline's seed does (two documents' identical sentences
-    get different random vectors, as sense ranking's baseline always drew them).
-    Answer: a float32 array, or None where the word's subwords could not be found (counted by the caller)."""
+    vectors) at ``layer`` (None: the backend's own). ``words_alone``: every word tokenised on its own (the
+    sense-ranking authors' recipe; None: the backend's setting). ``sentence``: the (document, sentence) ids,
+    which only the random baseline's seed depends on. Answer: a float32 array, or None where the word's
+    subwords could not be found (counted by the caller)."""
 
     words: tuple[str, ...]
     index: int
@@ -144,12 +126,9 @@ class TokenVector(Request):
 class Generate(Request):
     """A greedy answer to ``prompt`` of at most ``max_tokens`` tokens, cut before the first of ``stop``.
 
-    ``answer_prefix``: text the answer is known to start with ("Answer:"). After plain text it simply
-    follows the prompt; after chat messages a backend with a local tokenizer appends it to the chat
-    template's text, a chat endpoint pre-fills the assistant's turn with it where the server can
-    continue a message, and ends the user's turn with it elsewhere. Answer: the text after it. A backend
-    with an input limit fits the prompt with room for ``max_tokens`` (``Fit.too_long`` where there is
-    none: a prompt cut to fit would lose its question)."""
+    ``answer_prefix``: text the answer is known to start with ("Answer:"): after the prompt's text or chat
+    template, or pre-filling the assistant's turn of a chat endpoint. Answer: the text after it. A prompt
+    without room for ``max_tokens`` is ``Fit.too_long`` (cut, it would lose its question)."""
 
     prompt: Prompt
     max_tokens: int
@@ -189,12 +168,10 @@ REQUEST_TYPES: tuple[type[Request], ...] = (Continuation, Slot, PseudoLogLikelih
 
 @dataclass(frozen=True)
 class Fit:
-    """How a request fits a backend's input: ``cut`` (text far from what is scored was dropped to fit, counted),
-    or ``too_long`` (why it cannot be scored without cutting what is scored: its unit is skipped, counted);
-    ``context_tokens``: the tokens of the fitted context, where the backend counts them (a ``Continuation``'s
-    ``window`` is set from them); ``tokens``: the tokens of what is scored (a ``Continuation``'s continuation, a
-    ``Slot``'s word, an ``Embed``'s text without special tokens), where the backend counts them (WDLMPro's
-    breakdown by the word's tokens)."""
+    """How a request fits a backend's input: ``cut`` (text far from what is scored was dropped, counted), or
+    ``too_long`` (why it cannot be scored without cutting what is scored: its unit is skipped, counted);
+    ``context_tokens``: the fitted context's tokens; ``tokens``: those of what is scored (a continuation, a
+    ``Slot``'s word, an ``Embed``'s text without special tokens); None where the backend does not count."""
 
     cut: bool = False
     too_long: str | None = None

@@ -1,28 +1,14 @@
 """Which attention layout a causal LM has, and whether packed rows can honour it.
 
-The causal scorer's fastest path packs a context and several continuations into one
-row under its own 4-D attention mask (``causal.py``). A 4-D mask replaces every mask
-the model would build for itself, so the packed path is right only when the scorer's
-mask reproduces, layer by layer, what the model does to one plain sequence:
-
-* full causal layers: the packed mask as it is;
-* sliding-window layers (Mistral, Qwen2/3 with ``use_sliding_window``, Phi-3, Gemma-2/3,
-  Cohere2, GPT-OSS, OLMo-3, ...): the same mask, further limited to keys fewer than
-  ``sliding_window`` positions back — positions, not columns, since positions restart
-  for every continuation in a packed row;
-* several layouts in one model (Gemma-3's five sliding layers to one full layer): one
-  mask per layer type, passed as ``{layer type: mask}``, which the decoders of the
-  families marked ``BY_TYPE`` below take in place of the masks they would build.
-
-Everything else cannot be honoured by a packed 4-D mask and takes the plain path (each
-request its own right-padded row; the model builds its own masks): chunked attention
-(Llama-4, whose no-RoPE layers also scale queries by column index), windows applied
-inside the attention module by column index (GPT-Neo's local layers), ALiBi biases
-computed from columns or the 2-D mask (BLOOM, MPT, Falcon with ``alibi``), recurrent,
-convolutional and linear-attention layers (Mamba, RWKV, Jamba, Qwen3-Next, LFM2, ...),
-bidirectional decoders, per-layer config overrides, and any family not listed below:
-an unknown layout never takes the packed path. The families listed are exactly those
-``tests/scorers/test_sliding_window.py`` checks, with windows, against the plain pass.
+The causal scorer's packed path (``causal.py``) replaces every mask the model would build with its own
+4-D mask, so it is right only where that mask reproduces, layer by layer, what the model does to one
+plain sequence: full causal layers; sliding-window layers (the same mask limited to keys fewer than
+``sliding_window`` *positions* back, as positions restart for every continuation in a row); and several
+layer types in one model (Gemma-3), one mask per type, as ``{layer type: mask}`` for the ``BY_TYPE``
+families. Everything else takes the plain path: chunked attention (Llama-4), windows by column index
+(GPT-Neo), ALiBi (BLOOM, MPT, Falcon), recurrent, convolutional and linear-attention layers (Mamba, RWKV,
+Jamba, ...), bidirectional decoders, per-layer config overrides, and any family not listed: an unknown
+layout is never packed. The families listed are those ``tests/scorers/test_sliding_window.py`` checks.
 """
 
 from __future__ import annotations
@@ -53,12 +39,8 @@ FULL, SLIDING = "full_attention", "sliding_attention"
 
 @dataclass(frozen=True)
 class Layout:
-    """How to mask a packed row for this model, or why it cannot be done.
-
-    ``masks`` maps a layer type to its sliding window (None: full causal); the single key
-    None means one mask for every layer. ``masks`` is None when the packed path cannot
-    honour the model (``reason`` says why).
-    """
+    """How to mask a packed row: ``masks`` maps a layer type (None: every layer) to its sliding window (None:
+    full causal); ``masks`` None where packing cannot honour the model (``reason`` says why)."""
 
     masks: dict[str | None, int | None] | None
     reason: str = ""

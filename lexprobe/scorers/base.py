@@ -1,9 +1,5 @@
-"""The common face of every scorer.
-
-A scorer wraps one model and exposes the primitive operations the benchmarks need
-(continuation log-probabilities, masked-slot log-probabilities, text embeddings,
-random scores). Benchmarks compose these primitives; they never call a model
-directly, so one engine serves every benchmark and kind of model.
+"""The common face of every scorer: one model behind the primitives benchmarks compose (continuation and
+slot log-probabilities, embeddings, random scores), so no benchmark calls a model directly.
 """
 
 from __future__ import annotations
@@ -15,11 +11,8 @@ import numpy as np
 
 
 def resolve_batch_size(value, default: int) -> tuple[int, bool]:
-    """(batch size, auto?) of a ``--batch-size`` value: the one place ``auto`` is read.
-
-    None and ``auto`` give ``default`` (``auto`` also asks for the token-budget search);
-    anything else must be a positive integer.
-    """
+    """(batch size, auto?) of a ``--batch-size`` value, the one place ``auto`` is read: None and ``auto`` give
+    ``default`` (``auto`` also asks for the token-budget search); anything else must be a positive integer."""
     if value is None:
         return int(default), False
     if isinstance(value, str) and value.strip().lower() == "auto":
@@ -39,11 +32,8 @@ def max_input_length(scorer) -> int:
 
 
 class TooLong(ValueError):
-    """The scored part of a request alone does not fit the model's input positions.
-
-    Cutting the scored text would change what is measured, so benchmarks catch this per
-    unit, skip the unit and count it (``skipped_too_long``) instead of stopping the run.
-    """
+    """The scored part of a request alone does not fit the model's input positions: cutting it would change
+    what is measured, so benchmarks skip the unit and count it (``skipped_too_long``)."""
 
 
 @dataclass
@@ -72,8 +62,7 @@ class Scorer:
 
     @property
     def batch_size(self) -> int:
-        """Always an int: ``auto`` is resolved where it is set (``resolve_batch_size``), so no caller
-        ever sees the string (``int("auto")`` was a traceback in three commands, #26)."""
+        """Always an int: ``auto`` is resolved where it is set (``int("auto")`` was a traceback, #26)."""
         return getattr(self, "_batch_size", self.default_batch_size)
 
     @batch_size.setter
@@ -81,13 +70,9 @@ class Scorer:
         self._batch_size, self.auto_batch = resolve_batch_size(value, self.default_batch_size)
 
     def batching(self, width: int, probe: Callable[[int, int], Any]) -> tuple[int, int | None]:
-        """(batch size, token budget) for items of up to ``width`` tokens.
-
-        A fixed ``batch_size`` is used as given. ``auto`` searches once per scorer for
-        the largest padded-token budget one forward pass fits (``probe(width, rows)``
-        runs a worst-case batch), then bounds every batch by it; on CPU, where
-        memory errors are not exceptions, it uses a fixed budget.
-        """
+        """(batch size, token budget) for items of up to ``width`` tokens: a fixed ``batch_size`` as given;
+        ``auto`` searches once for the largest padded-token budget a worst-case ``probe(width, rows)`` fits
+        (on CPU, where memory errors are not exceptions, a fixed budget)."""
         from lexprobe.batching import CPU_TOKEN_BUDGET, find_token_budget
 
         if not self.auto_batch:

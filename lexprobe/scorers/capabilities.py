@@ -1,10 +1,8 @@
-"""What a scorer can do, as ``typing.Protocol``s (after MTEB's model protocols).
+"""What a scorer can do, as structural ``typing.Protocol``s (after MTEB's model protocols).
 
-A benchmark method names the capabilities it can use (``Method.requires``) and a
-``{capability: strategy}`` table picks how to score with the one a scorer offers;
-``require`` checks a scorer where it enters a benchmark and names what is missing in
-one line. The protocols are structural: a scorer offers a capability by having its
-methods, whatever its class (tests use small stand-ins).
+A method names the capabilities it can use (``Method.requires``); ``require`` checks a scorer where it
+enters a benchmark and names what is missing in one line, ``strategy`` picks from a ``{capability: fn}``
+table. A scorer offers a capability by having its methods, whatever its class.
 """
 
 from __future__ import annotations
@@ -46,47 +44,9 @@ class TokenEmbeddings(Protocol):
 
 @runtime_checkable
 class Generation(Protocol):
-    """Models that serve ``core.requests.Generate``: in process, over an OpenAI-compatible endpoint, a chat API
-    (named in the one-line refusals of the methods that still check capabilities)."""
+    """Models that serve ``core.requests.Generate`` (in process, an endpoint, a chat API)."""
 
     def generations(self, requests: Sequence[Any], progress: bool = False) -> list[str]: ...
-
-
-@runtime_checkable
-class Tokenized(Protocol):
-    """A model whose text lexprobe tokenises itself (its ``tokenizer``; ``max_length`` its input limit, or None),
-    so requests can be fitted and counted before any scoring."""
-
-    tokenizer: Any
-    max_length: Any
-
-
-@runtime_checkable
-class PairTokenizer(Tokenized, Protocol):
-    """Causal LMs (in process or behind an endpoint): (context, continuation) text -> token ids, split as scored."""
-
-    def tokenize_pair(self, context: str, continuation: str) -> tuple: ...
-
-
-@runtime_checkable
-class SlotRequests(Protocol):
-    """Masked LMs that build a slot request for a word between two texts."""
-
-    def slot_request(self, left: str, word: str, right: str, fit: bool = True) -> Any: ...
-
-
-@runtime_checkable
-class WordVectors(Protocol):
-    """Static word vectors: a text is the mean of its tokens' vectors, where a token has one."""
-
-    def can_embed(self, text: str) -> bool: ...
-
-
-@runtime_checkable
-class CountsTruncation(Protocol):
-    """Sentence encoders that cut long texts: how many of ``texts`` they would cut (a result's counts)."""
-
-    def truncated(self, texts: Sequence[str]) -> int: ...
 
 
 @runtime_checkable
@@ -96,9 +56,10 @@ class RandomScores(Protocol):
     def scores(self, key: str, n: int) -> Any: ...
 
 
-NAMES: dict[type, str] = {TokenLogprobs: "token log-probabilities (a causal LM)", SlotLogprobs: "slot log-probabilities (a masked LM)",
-         SentenceEmbeddings: "sentence embeddings", TokenEmbeddings: "token embeddings",
-         Generation: "generation (a causal LM)", RandomScores: "random scores"}
+NAMES: dict[type, str] = {TokenLogprobs: "token log-probabilities (a causal LM)",
+                          SlotLogprobs: "slot log-probabilities (a masked LM)",
+                          SentenceEmbeddings: "sentence embeddings", TokenEmbeddings: "token embeddings",
+                          Generation: "generation (a causal LM)", RandomScores: "random scores"}
 
 
 def offers(scorer: Any) -> list[type]:  # noqa: D103

@@ -1,22 +1,13 @@
 """Causal-LM scoring: log-probabilities of continuations given a context.
 
-Context and continuation are encoded together and split (as lm-evaluation-harness
-does), so a continuation is tokenised exactly as the model sees it in running text
-and no boundary token is mis-tokenised.
-
-Requests that share a context are packed into one unit, ``[context, continuation 1
-[:-1], continuation 2[:-1], ...]``, under a 4-D attention mask: each continuation
-sees its context and itself only, its positions restart right after the context,
-so every token gets the hidden state it has in ``context + continuation`` alone.
-Units share rows (first-fit), the LM head and the log-softmax run only where a
-token is scored. The context is fed once and each continuation token once, so the
-saving in tokens shows in wall time (docs/scale.md). A 4-D mask replaces the masks
-the model would build, so it also applies each layer's sliding window (by position,
-one mask per layer type where layers differ); a model whose layout a packed mask
-cannot reproduce takes the ``plain`` strategy (``attention_layout.py``). Flash
-attention takes no 4-D mask: there the context's key/value cache is computed once
-per batch and copied for every continuation row (the ``cache`` strategy), and the
-model builds its own (windowed) masks.
+Context and continuation are encoded together and split (as lm-evaluation-harness does), so a
+continuation is tokenised as in running text. Requests sharing a context are packed into one unit,
+``[context, continuation 1[:-1], continuation 2[:-1], ...]``, under a 4-D attention mask (each
+continuation sees its context and itself, positions restarting after the context), so the context is
+fed once; units share rows and the LM head runs only where a token is scored (docs/scale.md). The mask
+also applies each layer's sliding window; layouts it cannot reproduce take the ``plain`` strategy
+(``attention_layout.py``), and flash attention (no 4-D mask) the ``cache`` strategy: the context's
+key/value cache computed once and copied for every continuation row.
 """
 
 from __future__ import annotations
@@ -41,15 +32,10 @@ MEMO_ENTRIES = 100_000
 
 class CausalTokenization:
     """How a causal LM's requests become token ids: one rule for every backend with a local tokenizer (in
-    process, an endpoint, vLLM), so a request is the same token ids wherever it is scored. Needs
-    ``tokenizer``, ``max_length``, ``prefix_id``, ``count``, ``name`` (``Scorer``), ``token_logprobs`` and
-    ``generate_ids(ids, max_new_tokens, stop)``.
-
-    It serves ``core.requests.Continuation`` (``continuations``, fitted by ``fit_continuations``) and
-    ``Generate`` (``generations``, fitted by ``fit_generations``). A prompt of chat messages is put in the
-    tokenizer's chat template with the generation prompt (``chat_text``) and the answer prefix appended,
-    and that text is encoded without adding special tokens (the template holds them); plain text is
-    encoded with them."""
+    process, an endpoint, vLLM), so a request is the same ids wherever it is scored. Serves ``Continuation``
+    and ``Generate``; needs ``tokenizer``, ``max_length``, ``prefix_id``, ``count``, ``name``,
+    ``token_logprobs`` and ``generate_ids``. Chat messages go through the chat template (``chat_text``) and
+    are encoded without special tokens (the template holds them); plain text with them."""
 
     tokenizer: Any
     max_length: int | None
@@ -61,9 +47,8 @@ class CausalTokenization:
         return self.tokenizer(text, add_special_tokens=special)["input_ids"]
 
     def split(self, context: str, continuation: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Token ids of (context, continuation), encoded together and split, the context's start cut
-        where the two do not fit the model (counted: ``truncated_contexts``); ``TooLong`` where the
-        continuation alone does not."""
+        """``tokenize_pair``, the context's start cut to fit (counted); ``TooLong`` where the continuation
+        alone does not fit."""
         ctx, cont = self.tokenize_pair(context, continuation)
         fitted, cut = fit_context(ctx, cont, self.max_length)
         if cut:
@@ -72,8 +57,7 @@ class CausalTokenization:
 
     def tokenize_pair(self, context: str, continuation: str,
                       special: bool = True) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Token ids of (context, continuation), encoded together and split, whatever their length
-        (``special``: with the tokenizer's special tokens)."""
+        """Token ids of (context, continuation), encoded together and split, whatever their length."""
         context, continuation = _move_trailing_space(context, continuation)
         whole = self._encode(context + continuation, special)
         n_ctx = self._length(context, special)  # an empty context still holds a BOS the tokenizer adds
@@ -84,37 +68,29 @@ class CausalTokenization:
             raise ValueError(f"empty continuation after tokenisation: {continuation!r}")
         return tuple(ctx), tuple(cont)
 
-    def _memo(self, name: str) -> dict:
+    def _memo(self, name: str, key: Any, make: Callable[[], Any]) -> Any:
+        """``make()``, kept in the memo ``name`` (emptied past ``MEMO_ENTRIES``) under ``key``."""
         memo = self.__dict__.setdefault(name, {})
-        if len(memo) > MEMO_ENTRIES:
-            memo.clear()
-        return memo
+        if key not in memo:
+            if len(memo) > MEMO_ENTRIES:
+                memo.clear()
+            memo[key] = make()
+        return memo[key]
 
     def _length(self, text: str, special: bool) -> int:
-        """Tokens of ``text`` (a prompt is the context of many requests: encoded once)."""
-        memo = self._memo("_lengths")
-        if (text, special) not in memo:
-            memo[(text, special)] = len(self._encode(text, special))
-        return memo[(text, special)]
+        return self._memo("_lengths", (text, special), lambda: len(self._encode(text, special)))
 
     def prompt_text(self, prompt: Prompt, answer_prefix: str = "") -> tuple[str, bool]:
-        """(the text a prompt is, whether it is encoded with special tokens): plain text as it is, chat
-        messages in the chat template (``chat_text``); the answer prefix after either."""
+        """(the prompt's text with the answer prefix, whether it is encoded with special tokens)."""
         if isinstance(prompt, str):
             return prompt + answer_prefix, True
-        memo = self._memo("_chat_texts")
-        if prompt not in memo:
-            memo[prompt] = chat_text(self.tokenizer, self.name, prompt)
-        return memo[prompt] + answer_prefix, False
+        text = self._memo("_chat_texts", prompt, lambda: chat_text(self.tokenizer, self.name, prompt))
+        return text + answer_prefix, False
 
-    # --- core.requests.Continuation ---------------------------------------------------------------
     def _continuation_ids(self, request: Continuation) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
-        """(context ids, how many ids of ``given`` follow it, ``given`` and the scored continuation's ids):
-        the context and everything after it encoded together and split, once per request; the context is
-        fitted with the whole continuation, only its first ``max_tokens`` are scored (the caller cuts)."""
-        memo = self._memo("_pair_ids")
-        key = (request.context, request.answer_prefix, request.given, request.continuation)
-        if key not in memo:
+        """(context ids, how many ids of ``given`` follow it, ids of ``given`` + continuation), memoised: the
+        context and everything after it encoded together and split."""
+        def make() -> tuple[tuple[int, ...], int, tuple[int, ...]]:
             text, special = self.prompt_text(request.context, request.answer_prefix)
             ctx, rest = self.tokenize_pair(text, request.given + request.continuation, special)
             n_given = 0
@@ -124,12 +100,13 @@ class CausalTokenization:
                 if len(rest) <= n_given:
                     raise ValueError(f"continuation {request.continuation!r} vanished in tokenisation after "
                                      f"{request.given!r}")
-            memo[key] = ctx, n_given, rest
-        return memo[key]
+            return ctx, n_given, rest
+
+        return self._memo("_pair_ids", (request.context, request.answer_prefix, request.given, request.continuation),
+                          make)
 
     def fit_continuations(self, requests: Sequence[Continuation]) -> list[Fit]:
-        """How each request fits the model: the context's start cut (``fit_context``, with the whole
-        continuation), or too long."""
+        """The context's start cut to fit with the whole continuation (``fit_context``), or too long."""
         out = []
         for request in requests:
             ctx, n_given, rest = self._continuation_ids(request)
@@ -143,11 +120,9 @@ class CausalTokenization:
         return out
 
     def continuations(self, requests: Sequence[Continuation], progress: bool = False) -> list[np.ndarray]:
-        """Per-token log-probabilities of each request's continuation, fitted as ``fit_continuations`` says
-        (``TooLong`` for one that does not fit: fit first and leave those out). Requests sharing a context
-        share its forward pass (``token_logprobs`` packs them); ``given`` is fed, not scored. A ``window``
-        splits the continuation: the tokens whose context and prefix fit the window in one request, each
-        later token in its own, from the window's last tokens (``causal_w2d_batch_shift``'s rule)."""
+        """Per-token log-probabilities of each continuation, fitted as ``fit_continuations`` says (``TooLong``
+        where it does not fit); ``given`` is fed, not scored. A ``window`` splits the continuation: the tokens
+        that fit the window in one pair, each later one in its own (``causal_w2d_batch_shift``'s rule)."""
         pairs: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
         index: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
         plan: list[tuple[int, list[int]]] = []
@@ -175,18 +150,13 @@ class CausalTokenization:
         return [np.concatenate([np.asarray(logps[i], dtype=np.float64) for i in parts])[skip:]
                 for skip, parts in plan]
 
-    # --- core.requests.Generate -------------------------------------------------------------------
     def prompt_ids(self, prompt: Prompt, answer_prefix: str = "") -> list[int]:
-        """The token ids generation continues: the prompt's text (``prompt_text``) encoded."""
-        memo = self._memo("_prompt_ids")
-        if (prompt, answer_prefix) not in memo:
-            text, special = self.prompt_text(prompt, answer_prefix)
-            memo[(prompt, answer_prefix)] = list(self._encode(text, special))
-        return memo[(prompt, answer_prefix)]
+        """The token ids generation continues (``prompt_text`` encoded)."""
+        return self._memo("_prompt_ids", (prompt, answer_prefix),
+                          lambda: list(self._encode(*self.prompt_text(prompt, answer_prefix))))
 
     def fit_generations(self, requests: Sequence[Generate]) -> list[Fit]:
-        """A prompt fits with room for its answer's ``max_tokens``, or is too long (a prompt cut to fit
-        would lose its question); a prompt takes at least one position."""
+        """A prompt fits with room for ``max_tokens``, or is too long (cut, it would lose its question)."""
         out = []
         for request in requests:
             n = max(len(self.prompt_ids(request.prompt, request.answer_prefix)), 1)
@@ -199,8 +169,7 @@ class CausalTokenization:
         return out
 
     def generations(self, requests: Sequence[Generate], progress: bool = False) -> list[str]:
-        """Greedy answers, requests asking alike (length, stops) sent together in their order
-        (``generate_ids``)."""
+        """Greedy answers; requests alike in length and stops go to ``generate_ids`` together."""
         groups: dict[tuple, list[int]] = {}
         for i, request in enumerate(requests):
             groups.setdefault((request.max_tokens, request.stop), []).append(i)
@@ -213,8 +182,7 @@ class CausalTokenization:
 
 
 def chat_text(tokenizer: Any, model: str, messages: Sequence[Message]) -> str:
-    """``messages`` in the tokenizer's chat template, with the generation prompt (the assistant's turn
-    begins); one line where the model has no chat template or its template fails on them."""
+    """``messages`` in the tokenizer's chat template with the generation prompt; one line where it fails."""
     if not getattr(tokenizer, "chat_template", None):
         raise ModelError(f"model {model!r} has no chat template (tokenizer.chat_template is empty); "
                          "drop --chat to use the plain prompt, or use an instruction-tuned model")
@@ -245,12 +213,8 @@ class CausalLMScorer(Scorer, CausalTokenization):
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else fallback
         self.prefix_id = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else fallback
         self.max_length = _max_length(model, tokenizer)
-        #: per-layer windows a packed mask must apply, or why it cannot (attention_layout.py)
         self.layout = attention_layout(model)
-        #: "packed": a context and its continuations in one row with a 4-D mask (default);
-        #: "cache": the context's key/value cache copied per continuation (flash attention takes no 4-D mask);
-        #: "plain": each request its own right-padded row, the model's own masks (layouts packing cannot honour)
-        self.strategy = _strategy(self.layout, _attn_implementation(model))
+        self.strategy = _strategy(self.layout, getattr(getattr(model, "config", None), "_attn_implementation", None))
         self.pack_tokens = 512  # longest unit (context + continuations); more continuations make more units
         self.context_factor = 2  # ... or up to twice its context: a long context is not fed once per continuation
         self.row_tokens = 256  # units share rows of this many tokens (or the longest unit)
@@ -260,8 +224,7 @@ class CausalLMScorer(Scorer, CausalTokenization):
         self._head, self._softcap, self.vocab_size = _output_head(model)
 
     def describe(self):
-        """Sliding windows change scores (results from before they were applied are not reused);
-        a path other than ``packed`` is named, with the reason for ``plain``."""
+        """Sliding windows change scores (older results are not reused); a path other than ``packed`` is named."""
         described = super().describe()
         if self.layout.windows:
             described["attention_windows"] = self.layout.windows
@@ -271,19 +234,14 @@ class CausalLMScorer(Scorer, CausalTokenization):
                 described["scoring_path_reason"] = self.layout.reason
         return described
 
-    # ------------------------------------------------------------------ scoring
     @torch.inference_mode()
-    def continuation_logprobs(
-        self, requests: Sequence[tuple[str, str]], progress: bool = False
-    ) -> list[np.ndarray]:
+    def continuation_logprobs(self, requests: Sequence[tuple[str, str]], progress: bool = False) -> list[np.ndarray]:
         """Per-token log-probabilities of each continuation given its context."""
-        split = [self.split(c, x) for c, x in requests]
-        return self.token_logprobs(split, progress=progress)
+        return self.token_logprobs([self.split(c, x) for c, x in requests], progress=progress)
 
     @torch.inference_mode()
-    def token_logprobs(
-        self, requests: Sequence[tuple[tuple[int, ...], tuple[int, ...]]], progress: bool = False
-    ) -> list[np.ndarray]:
+    def token_logprobs(self, requests: Sequence[tuple[tuple[int, ...], tuple[int, ...]]],
+                       progress: bool = False) -> list[np.ndarray]:
         """Like ``continuation_logprobs`` on already tokenised (context, continuation) pairs."""
         if not requests:
             return []
@@ -297,18 +255,16 @@ class CausalLMScorer(Scorer, CausalTokenization):
             bar = tqdm(total=len(requests), desc="causal LM", unit="request", disable=not progress, leave=False)
             items = [(r, tuple(ctx), tuple(cont)) for r, (ctx, cont) in enumerate(requests)]
             size, budget = self.batching(max(map(_fed_length, items)), self._probe_plain)
-            for per_item in run_batched(items, self._score_plain_rows, size, length=_fed_length, max_tokens=budget,
-                                        progress=bar.update):
-                r, lp = per_item
+            for r, lp in run_batched(items, self._score_plain_rows, size, length=_fed_length, max_tokens=budget,
+                                     progress=bar.update):
                 results[r] = lp
         elif self.strategy == "packed":
             units = pack_units(contexts, by_context, requests, self.pack_tokens, self.context_factor)
             rows = pack_rows(units, _row_capacity(units, self.row_tokens))
             bar = tqdm(total=len(rows), desc="causal LM", unit="sequence", disable=not progress, leave=False)
             size, budget = self.batching(max(map(_row_length, rows)), self._probe_packed)
-            scored = run_batched(rows, self._score_packed_rows, size, length=_row_length, max_tokens=budget,
-                                 progress=bar.update)
-            for per_row in scored:
+            for per_row in run_batched(rows, self._score_packed_rows, size, length=_row_length, max_tokens=budget,
+                                       progress=bar.update):
                 for r, lp in per_row:
                     results[r] = lp
         else:
@@ -318,29 +274,24 @@ class CausalLMScorer(Scorer, CausalTokenization):
                 members = [[(r, requests[r][1]) for r in by_context[c]] for c in batch_contexts]
                 return self._score_context_batch(batch_contexts, members)
 
-            size = int(self.batch_size)
-            for per_context in run_batched(contexts, score, size, length=len, progress=bar.update):
+            for per_context in run_batched(contexts, score, self.batch_size, length=len, progress=bar.update):
                 for r, lp in per_context:
                     results[r] = lp
         bar.close()
         return results  # type: ignore[return-value]
 
-    # ------------------------------------------------------------------ generation
     @torch.inference_mode()
     def generate_ids(self, prompts: Sequence[Sequence[int]], max_new_tokens: int,
                      stop: Sequence[str] | None = None) -> list[str]:
-        """Greedy continuation of each prompt's token ids (left-padded batches, longest first), decoded and cut
-        before the first of ``stop`` (``CausalTokenization.generations``)."""
+        """Greedy continuation of each prompt's ids (left-padded batches), decoded and cut before ``stop``."""
         tok = self.tokenizer
         stops = self.stop_ids()
 
         def run(batch: list[list[int]]) -> list[str]:
             input_ids, mask = pad_batch(batch, self.pad_id, left=True)
-            out = self.model.generate(
-                input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device),
-                max_new_tokens=max_new_tokens, do_sample=False, num_beams=1, temperature=None, top_p=None,
-                top_k=None, pad_token_id=self.pad_id, eos_token_id=stops or None,
-            )
+            out = self.model.generate(input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device),
+                                      max_new_tokens=max_new_tokens, do_sample=False, num_beams=1, temperature=None,
+                                      top_p=None, top_k=None, pad_token_id=self.pad_id, eos_token_id=stops or None)
             self.count("generate_calls")
             return [cut_at_stop(tok.decode(until_stop(row, stops), skip_special_tokens=True), stop)
                     for row in out[:, input_ids.shape[1]:].tolist()]
@@ -354,21 +305,13 @@ class CausalLMScorer(Scorer, CausalTokenization):
         ids += configured if isinstance(configured, list) else [configured]
         return list(dict.fromkeys(i for i in ids if i is not None))
 
-    # ------------------------------------------------------------------ packed strategy
     def _probe_packed(self, width: int, n_rows: int) -> None:
-        """A worst-case batch for the token-budget search: n_rows full rows of ``width`` tokens."""
         pad = self.pad_id
         unit = PackedUnit((pad,) * max(width - 1, 1), ((0, (pad, pad)),))
         self._score_packed_rows([(unit,)] * n_rows)
 
     def _score_packed_rows(self, rows: Sequence[tuple["PackedUnit", ...]]) -> list[list[tuple[int, np.ndarray]]]:
-        """One forward pass over rows of packed units [context, continuation 1[:-1], continuation 2[:-1], ...].
-
-        A 4-D attention mask lets every continuation see its own context and itself
-        only; positions restart at each context and right after it for every
-        continuation, so each token gets exactly the hidden state it would get in
-        ``context + continuation`` alone. Several units share a row to avoid padding.
-        """
+        """One forward pass over rows of packed units (the module docstring says how they are masked)."""
         dev = self.device
         width = max(map(_row_length, rows))
         ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
@@ -427,11 +370,8 @@ class CausalLMScorer(Scorer, CausalTokenization):
         return out
 
     def _packed_masks(self, unit_of, segment, positions):
-        """The 4-D mask of a packed batch, or ``{layer type: mask}`` when layers' windows differ.
-
-        A window changes nothing while no query is ``window`` positions past a key it
-        may see, i.e. while every position is below the window: then one mask serves all.
-        """
+        """The 4-D mask of a packed batch, or ``{layer type: mask}`` when layers' windows differ (a window
+        no position reaches changes nothing: then one mask serves all)."""
         span = int(positions.max()) + 1
         layout = self.layout.masks or {None: None}
         windows = {kind: (w if w is not None and w < span else None) for kind, w in layout.items()}
@@ -452,9 +392,8 @@ class CausalLMScorer(Scorer, CausalTokenization):
     def _target_logprobs(self, hidden, rows, cols, where, tokens, logits: bool = False) -> np.ndarray:
         """log P(tokens[i]) at scored position where[i]; scored position j is hidden[rows[j], cols[j]].
 
-        The LM head and the full-vocabulary log-softmax run only on scored positions,
-        in chunks of at most ``logit_elements`` logits, so memory stays bounded for
-        128k vocabularies. ``logits``: ``hidden`` already holds the model's logits.
+        The LM head and log-softmax run on scored positions only, in chunks of ``logit_elements`` logits
+        (bounded memory for 128k vocabularies). ``logits``: ``hidden`` already holds the model's logits.
         """
         head, softcap = (None, None) if logits else (self._head, self._softcap)
         picked = hidden[rows, cols]
@@ -472,19 +411,14 @@ class CausalLMScorer(Scorer, CausalTokenization):
             values[sel.cpu()] = logp[where[sel] - start, tokens[sel]].double().cpu()
         return values.numpy()
 
-    # ------------------------------------------------------------------ plain strategy
     def _probe_plain(self, width: int, n_rows: int) -> None:
         pad = self.pad_id
         self._score_plain_rows([(0, (pad,) * max(width - 1, 1), (pad, pad))] * n_rows)
 
     def _score_plain_rows(self, items) -> list[tuple[int, np.ndarray]]:
-        """(request, log-probs) of (request, context, continuation) items, one right-padded row each.
-
-        The model builds its own masks from a 2-D padding mask and numbers positions
-        itself, so any layout is honoured; padding comes after every scored token. Only
-        the columns from the earliest scored one on come back as logits (``logits_to_keep``),
-        in groups of rows whose logits stay under ``plain_logit_elements``.
-        """
+        """(request, log-probs) of (request, context, continuation) items, one right-padded row each: the
+        model builds its own masks, so any layout is honoured. Only columns from the earliest scored one
+        come back as logits (``logits_to_keep``), in groups under ``plain_logit_elements``."""
         out: list[tuple[int, np.ndarray]] = []
         vocab = self.vocab_size or getattr(getattr(self.model, "config", None), "vocab_size", None) or 1
         keeps = _takes(self.model, "logits_to_keep")
@@ -528,18 +462,11 @@ class CausalLMScorer(Scorer, CausalTokenization):
             k += len(cont)
         return out
 
-    # ------------------------------------------------------------------ cache strategy
     def _score_context_batch(self, contexts, members):
         from transformers import DynamicCache
 
-        dev = self.device
-        n_ctx = max(len(c) for c in contexts)
-        ids = torch.full((len(contexts), n_ctx), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(contexts), n_ctx), dtype=torch.long)
-        for b, c in enumerate(contexts):  # left padding: every context ends at the last column
-            ids[b, n_ctx - len(c):] = torch.tensor(c)
-            mask[b, n_ctx - len(c):] = 1
-        ids, mask = ids.to(dev), mask.to(dev)
+        ids, mask = pad_batch(contexts, self.pad_id, left=True)  # every context ends at the last column
+        ids, mask = ids.to(self.device), mask.to(self.device)
         positions = (mask.cumsum(-1) - 1).clamp(min=0)
         last_only = {"logits_to_keep": 1} if _takes(self.model, "logits_to_keep") else {}
         # a cache built without the config keeps every key: the model's own sliding-window
@@ -570,14 +497,10 @@ class CausalLMScorer(Scorer, CausalTokenization):
         from transformers import DynamicCache
 
         dev = self.device
-        n = max(len(cont) - 1 for _, cont, _ in rows)
         sel = torch.tensor([b for b, _, _ in rows], device=dev)
-        ids = torch.full((len(rows), n), self.pad_id, dtype=torch.long)
-        cmask = torch.zeros((len(rows), n), dtype=torch.long)
-        for j, (_, cont, _) in enumerate(rows):
-            ids[j, : len(cont) - 1] = torch.tensor(cont[:-1])
-            cmask[j, : len(cont) - 1] = 1
+        ids, cmask = pad_batch([cont[:-1] for _, cont, _ in rows], self.pad_id)
         ids, cmask = ids.to(dev), cmask.to(dev)
+        n = ids.shape[1]
         # under a device map each layer's cache lives on that layer's device
         cache = DynamicCache([(k.index_select(0, sel.to(k.device)), v.index_select(0, sel.to(v.device)))
                               for k, v in kv])
@@ -585,9 +508,8 @@ class CausalLMScorer(Scorer, CausalTokenization):
         positions = ctx_lengths.index_select(0, sel)[:, None] + torch.arange(n, device=dev)[None, :]
         if self.max_length:  # padding columns of short rows may run past the table; they are masked
             positions = positions.clamp(max=self.max_length - 1)
-        out = self.model(
-            input_ids=ids, attention_mask=attention, position_ids=positions, past_key_values=cache, use_cache=True
-        )
+        out = self.model(input_ids=ids, attention_mask=attention, position_ids=positions, past_key_values=cache,
+                         use_cache=True)
         self.count("forward_passes")
         logp = torch.log_softmax(out.logits.float(), dim=-1)
         on = logp.device
@@ -623,11 +545,8 @@ class PackedUnit:
 
 
 def fit_context(ctx: tuple[int, ...], cont: tuple[int, ...], limit: int | None) -> tuple[tuple[int, ...], bool]:
-    """(the context's end that fits ``limit`` positions with the continuation, whether it was cut).
-
-    The end is kept: it is nearest the continuation. ``TooLong`` where the continuation
-    leaves no position for even one context token (the caller skips and counts it).
-    """
+    """(the context's end that fits ``limit`` positions with the continuation, whether it was cut);
+    ``TooLong`` where the continuation leaves no position for one context token."""
     if not limit or len(ctx) + len(cont) <= limit:
         return ctx, False
     if len(cont) >= limit:
@@ -636,13 +555,8 @@ def fit_context(ctx: tuple[int, ...], cont: tuple[int, ...], limit: int | None) 
 
 
 def pack_units(contexts, by_context, requests, pack_tokens: int, context_factor: int = 1) -> list[PackedUnit]:
-    """Each context with as many of its continuations as fit ``pack_tokens`` (at least one).
-
-    With ``context_factor`` f, a unit may also grow to f times its context's length: a
-    long context is fed again only after (f - 1) times its own length of continuation
-    tokens (the scorer uses 2: a 520-token question with 49 three-token answers is one
-    unit, not 49).
-    """
+    """Each context with as many of its continuations as fit ``pack_tokens`` (at least one), or up to
+    ``context_factor`` times the context's length (a long context is not fed once per continuation)."""
     units = []
     for ctx in contexts:
         members: list[tuple[int, tuple[int, ...]]] = []
@@ -698,8 +612,8 @@ def _fed_length(item) -> int:
 
 
 def _strategy(layout, attn: str | None) -> str:
-    """packed where a 4-D mask reproduces the model's masks; cache where the kernel takes no
-    4-D mask (flash attention); plain for layouts packing cannot honour."""
+    """packed where a 4-D mask reproduces the model's masks; cache where the kernel takes no 4-D mask (flash
+    attention); plain (each request its own row, the model's own masks) for layouts packing cannot honour."""
     if not layout.packable:
         return "plain"
     return "packed" if attn in ("eager", "sdpa") else "cache"
@@ -709,11 +623,9 @@ def packed_attention_mask(unit: torch.Tensor, segment: torch.Tensor, dtype: torc
                           positions: torch.Tensor | None = None, window: int | None = None) -> torch.Tensor:
     """Additive [batch, 1, L, L] mask from unit ids (-1 padding) and segment ids (0 context, s continuation s).
 
-    Query i sees key j when j <= i in the same unit and j is context or in i's own
-    segment; padding rows see themselves only (their outputs are never read). With a
-    sliding ``window``, also only keys fewer than ``window`` positions back (as
-    transformers' sliding-window masks do in one plain sequence): positions, not
-    columns, as a continuation's positions follow its context's, not the row's.
+    Query i sees key j <= i of its unit that is context or in its own segment; padding sees itself only.
+    A sliding ``window`` also hides keys ``window`` positions back (positions, not columns: a
+    continuation's positions follow its context's).
     """
     n = unit.shape[1]
     causal = torch.ones(n, n, dtype=torch.bool).tril()
@@ -737,10 +649,6 @@ def _takes(model, argument: str) -> bool:
         return argument in inspect.signature(model.forward).parameters
     except (TypeError, ValueError):
         return False
-
-
-def _attn_implementation(model) -> str | None:
-    return getattr(getattr(model, "config", None), "_attn_implementation", None)
 
 
 def _output_head(model):

@@ -1,17 +1,12 @@
 """Embedding scorers: a text becomes one unit vector; a match score is a cosine.
 
-Two sources: a sentence-transformers model (the bundled all-MiniLM-L6-v2 by default)
-and static word vectors (fastText ``.vec`` text, word2vec ``.bin``, or the packaged
-``glove-6b-50d``), where a text is the average of its words' vectors, as in the
-WDLMPro and CoDA21 fastText baselines. Both papers tokenise with NLTK and average
-"the vectors"; the authors' code (definition_benchmark ``W2D/evaluate_with_word_embeddings.py:69-88``,
-CoDA21 ``Evaluation/aligner.py:273-292``) looks every ``nltk.word_tokenize`` token up
-as it is (case-sensitive) and skips tokens without a vector. lexprobe does the same;
-a vocabulary without upper-case words (GloVe 6B) is looked up lower-cased, since
-its own training text was. ``nltk.word_tokenize`` first splits sentences with
-NLTK's punkt model, which is data NLTK downloads; lexprobe uses the same word
-tokenizer without that split (``preserve_line=True``), which differs only where a
-text has a sentence-internal full stop (docs/wdlmpro.md).
+Two sources: a sentence-transformers model, and static word vectors (fastText ``.vec``, word2vec
+``.bin``, packaged ``glove-6b-50d``) where a text is the average of its words' vectors, as the WDLMPro
+and CoDA21 authors' code does (definition_benchmark ``W2D/evaluate_with_word_embeddings.py:69-88``,
+CoDA21 ``Evaluation/aligner.py:273-292``): every ``nltk.word_tokenize`` token looked up as it is, tokens
+without a vector skipped. An uncased vocabulary (GloVe 6B) is looked up lower-cased. The word tokenizer
+runs without punkt's sentence split (data NLTK downloads), which differs only where a text has a
+sentence-internal full stop (docs/wdlmpro.md).
 """
 
 from __future__ import annotations
@@ -59,9 +54,8 @@ class SentenceEmbeddingScorer(EmbeddingScorer):
         self.batch_size = batch_size
         self.tokenizer = getattr(model, "tokenizer", None)
         self.max_length = getattr(model, "max_seq_length", None)  # (capabilities.Tokenized)
-        #: bytes of vectors kept for texts seen again (0: none). WDLMPro's sister groups share their words
-        #: and definitions, so its chunks ask for the same texts again and again: 1.65M texts in chunks of
-        #: 32 groups, 107k distinct. Oldest first out; a text's vector is the one of its first encoding.
+        #: bytes of vectors kept for texts seen again (0: none), oldest out: WDLMPro's chunks ask for the same
+        #: texts again and again (1.65M texts, 107k distinct)
         self.memo_bytes = 1 << 29
         self._memo: dict[str, np.ndarray] = {}
         self._memo_size = 0
@@ -108,8 +102,8 @@ class SentenceEmbeddingScorer(EmbeddingScorer):
         return {"truncated_texts": self.truncated([r.text for r in requests])}
 
     def fit_embeddings(self, requests: Sequence[Any]) -> list[Fit]:
-        """``Embed``: a text over the model's ``max_seq_length`` tokens is cut (``cut``: sentence-transformers cuts
-        without a word, benchmarks count it); ``tokens``: the text's tokens without special tokens."""
+        """``Embed``: ``cut`` for a text over ``max_seq_length`` tokens (sentence-transformers cuts without a
+        word); ``tokens``: the text's tokens without special tokens."""
         if self.tokenizer is None or not requests:
             return [Fit() for _ in requests]
         texts, limit = [r.text for r in requests], getattr(self.model, "max_seq_length", None)
@@ -118,8 +112,7 @@ class SentenceEmbeddingScorer(EmbeddingScorer):
         return [Fit(cut=bool(limit and len(w) > limit), tokens=len(b)) for w, b in zip(whole, bare)]
 
     def truncated(self, texts: Sequence[str]) -> int:
-        """How many of ``texts`` the model cuts to its ``max_seq_length`` tokens (sentence-transformers
-        cuts without a word; benchmarks put this in ``counts``); 0 where the model states no limit."""
+        """How many of ``texts`` the model cuts to its ``max_seq_length`` tokens (0 where it states none)."""
         limit = getattr(self.model, "max_seq_length", None)
         if not limit or self.tokenizer is None or not texts:
             return 0
@@ -128,13 +121,8 @@ class SentenceEmbeddingScorer(EmbeddingScorer):
 
 
 class StaticVectorsScorer(EmbeddingScorer):
-    """Average of the vectors of a text's NLTK tokens that have one; tokens without are skipped.
-
-    A text none of whose tokens has a vector gets the zero vector (cosine 0 with
-    everything); ``can_embed`` says whether a text has any (the authors drop such
-    candidates, ``benchmarks/*`` decide). ``coverage()`` counts tokens and texts
-    seen by ``encode``: what was skipped is never silent.
-    """
+    """Average of the vectors of a text's NLTK tokens that have one (none: the zero vector); ``can_embed``
+    says whether a text has any, ``coverage()`` counts what ``encode`` skipped."""
 
     def __init__(self, name: str, vectors: dict[str, np.ndarray], dim: int, lowercase: bool | None = None):
         super().__init__(name)
@@ -188,8 +176,12 @@ class StaticVectorsScorer(EmbeddingScorer):
         return _normalise(out)
 
     def counts_embeddings(self, requests: Sequence[Any]) -> dict[str, int]:
-        """``Embed`` (``Engine.counts``): the texts' coverage (``vector_counts``)."""
-        return vector_counts(self, [r.text for r in requests])
+        """``Embed`` (``Engine.counts``) on the distinct texts: their tokens, the tokens without a vector (left
+        out of the averages), the texts with none at all (the zero vector)."""
+        distinct = sorted({r.text for r in requests})
+        tokens = [tok for t in distinct for tok in self.tokens(t)]
+        return {"static_texts": len(distinct), "zero_vector_texts": sum(not self.can_embed(t) for t in distinct),
+                "static_tokens": len(tokens), "skipped_oov_tokens": sum(tok not in self.vectors for tok in tokens)}
 
     def vector_coverage(self, requests: Sequence[Any], progress: bool = False) -> list[tuple[int, int]]:
         """``core.requests.VectorCoverage``: (tokens, tokens with a vector) of each text."""
@@ -200,13 +192,3 @@ class StaticVectorsScorer(EmbeddingScorer):
         return {"tokens": self.stats.get("static_tokens", 0), "oov_tokens": self.stats.get("static_oov_tokens", 0),
                 "texts": self.stats.get("texts_encoded", 0),
                 "texts_without_vectors": self.stats.get("static_texts_without_vectors", 0)}
-
-
-def vector_counts(scorer: StaticVectorsScorer, texts: Sequence[str]) -> dict[str, int]:
-    """What a result's ``counts`` say of static vectors on the distinct ``texts`` of a run: their tokens,
-    the tokens without a vector (left out of the averages), the texts with none at all (the zero vector,
-    cosine 0 with everything)."""
-    distinct = sorted(set(texts))
-    tokens = [tok for t in distinct for tok in scorer.tokens(t)]
-    return {"static_texts": len(distinct), "zero_vector_texts": sum(not scorer.can_embed(t) for t in distinct),
-            "static_tokens": len(tokens), "skipped_oov_tokens": sum(tok not in scorer.vectors for tok in tokens)}

@@ -1,23 +1,11 @@
 """Masked-LM outputs at the scored positions only, with the last encoder layer cut to them.
 
-Masked-LM scoring reads the model's output at a few positions per row (the masked
-target of a PLL copy, the n masks of a WDLMPro query). The LM head already runs on
-those rows only; this module does the same for the encoder's last layer. In that
-layer keys and values are needed at every position, but the query projection, the
-attention output block and the feed-forward block only at the scored ones: for
-BERT-base about 7% of the encoder's FLOPs, with the same maths.
-
-How: the base model runs as usual up to the last layer; a forward pre-hook on that
-layer captures its input and raises a private exception that stops the forward
-(the hook is always removed). The model's own code (embeddings, position ids,
-masks, every earlier layer, its attention kernel) does everything before the cut,
-so nothing about the inputs is re-implemented. The last layer's self-attention is
-computed here (same head split and scaling, padding masked from the 2-D attention
-mask); its output, LayerNorm and feed-forward are the layer's own modules.
-
-Only layers known to compute exactly this (post-LN BERT-family layers of an
-encoder with absolute positions) take the cut; anything else falls back to the
-full pass. ``last_layer_cut(model)`` tells which path a model takes.
+Masked-LM scoring reads a few positions per row. In the last layer keys and values are needed
+everywhere, but the query projection, attention output and feed-forward only at those positions (for
+BERT-base about 7% of the encoder's FLOPs, same maths). The model's own code runs up to the last layer,
+where a forward pre-hook captures the input and stops the forward; the last layer's self-attention is
+computed here and its output and feed-forward are its own modules. Only layers known to compute exactly
+this (post-LN BERT-family, absolute positions) take the cut (``last_layer_cut``); others run in full.
 """
 
 from __future__ import annotations
@@ -29,10 +17,8 @@ import torch
 import torch.nn.functional as F
 
 #: transformers layer classes whose forward is BertLayer's (checked against transformers 5.23 sources)
-KNOWN_LAYERS = frozenset({
-    "BertLayer", "RobertaLayer", "XLMRobertaLayer", "CamembertLayer", "ElectraLayer",
-    "Data2VecTextLayer", "ErnieLayer",
-})
+KNOWN_LAYERS = frozenset({"BertLayer", "RobertaLayer", "XLMRobertaLayer", "CamembertLayer", "ElectraLayer",
+                          "Data2VecTextLayer", "ErnieLayer"})
 
 _decisions: "weakref.WeakKeyDictionary[torch.nn.Module, bool]" = weakref.WeakKeyDictionary()
 
@@ -77,10 +63,8 @@ def _cut_supported(model) -> bool:
 
 
 def last_layer_cut(model) -> bool:
-    """Whether ``model`` computes its last encoder layer at the scored positions only.
-
-    Decided once per model object; a model in training mode always takes the full path.
-    """
+    """Whether ``model`` computes its last encoder layer at the scored positions only (decided once per
+    model; a model in training mode always takes the full path)."""
     if model not in _decisions:
         _decisions[model] = _cut_supported(model)
     return _decisions[model] and not model.training
@@ -145,11 +129,7 @@ def _last_layer_at(layer, hidden, attention_mask, rows, cols):
 
 
 def scored_hidden_states(model, input_ids, attention_mask, rows, cols) -> torch.Tensor:
-    """Final hidden states of ``model.base_model`` at positions (rows[i], cols[i]); rows may repeat.
-
-    Equals ``model.base_model(input_ids, attention_mask)[0][rows, cols]``; see the
-    module docstring for when and how the last layer is cut.
-    """
+    """``model.base_model(input_ids, attention_mask)[0][rows, cols]``, the last layer cut where supported."""
     if not last_layer_cut(model) or len(rows) == 0:
         hidden = model.base_model(input_ids=input_ids, attention_mask=attention_mask)[0]
         return hidden[rows.to(hidden.device), cols.to(hidden.device)]

@@ -1,10 +1,7 @@
 """Masked-LM slot scoring: log-probabilities of a word's tokens in a run of mask tokens.
 
-A WDLMPro query is a pattern with the definition filled in and ``n`` mask tokens
-where the word goes; it depends only on (prefix tokens, n, suffix tokens), never on
-the word. So the engine groups every request by its query, runs each distinct
-query once, keeps only the rows at the masked positions and reads off the scores of
-every word of that token length from the same log-softmax.
+A query (prefix tokens, n masks, suffix tokens) does not depend on the word, so each distinct query runs
+once and every word of that token length is read off the same log-softmax at the masked positions.
 """
 
 from __future__ import annotations
@@ -61,26 +58,16 @@ class MaskedLMScorer(Scorer):
         self.case_sensitive = _detect_case_sensitive(tokenizer)
         self.max_length = max_input_length(self)
 
-    # ------------------------------------------------------------------ tokenisation
     def slot_request(self, left: str, word: str, right: str, fit: bool = True,
                      max_tokens: int | None = None) -> SlotRequest:
-        """Tokenise ``left + word + right`` and cut the ids around the word's tokens.
-
-        ``fit``: shorten the query to the model's input (``fit_query``); without it the
-        ids are whole, whatever their length. ``max_tokens``: the word's first tokens only
-        (the rest of the word left out).
-
-        Tokenising the filled-in sentence (rather than the word alone) gives the
-        word the tokens it has in running text, e.g. RoBERTa's leading-space tokens.
-        """
+        """``left + word + right`` tokenised (the word gets its running-text tokens, e.g. RoBERTa's leading
+        space) and cut around the word's tokens; ``fit``: the query shortened to the model's input
+        (``fit_query``); ``max_tokens``: the word's first tokens only."""
         enc = self.tokenizer(left + word + right, return_offsets_mapping=True, add_special_tokens=True)
         ids, offsets = enc["input_ids"], enc["offset_mapping"]
         start, end = len(left), len(left) + len(word)
         special = set(self.tokenizer.all_special_ids)
-        inside = [
-            i for i, (a, b) in enumerate(offsets)
-            if b > a and a < end and b > start and ids[i] not in special
-        ]
+        inside = [i for i, (a, b) in enumerate(offsets) if b > a and a < end and b > start and ids[i] not in special]
         if not inside:
             raise ValueError(f"word {word!r} has no tokens in {left + word + right!r}")
         first, last = inside[0], inside[-1]
@@ -94,7 +81,6 @@ class MaskedLMScorer(Scorer):
             prefix, suffix = fit_query(prefix, len(word_ids), suffix, self.max_length)
         return SlotRequest(prefix, word_ids, suffix)
 
-    # ------------------------------------------------------------------ scoring
     @torch.inference_mode()
     def slot_logprobs(self, requests: Sequence[SlotRequest], progress: bool = False) -> list[np.ndarray]:
         """Per-token log P(word token i | query) for every request; one forward per distinct query."""
@@ -115,10 +101,8 @@ class MaskedLMScorer(Scorer):
         bar.close()
         return results  # type: ignore[return-value]
 
-    # ------------------------------------------------------------------ core.requests
     def _whole_slot(self, r: Any) -> SlotRequest:
-        """A ``Slot``'s ids, whatever their length, tokenised once: ``fit_slots`` and then ``slots`` ask for the
-        same requests (a memo of at most ``SLOT_MEMO`` entries, emptied when full)."""
+        """A ``Slot``'s whole ids, memoised: ``fit_slots`` and then ``slots`` ask for the same requests."""
         memo = self.__dict__.setdefault("_slot_ids", {})
         key = (r.left, r.word, r.right, r.max_tokens)
         if key not in memo:
@@ -186,7 +170,9 @@ class MaskedLMScorer(Scorer):
         ids, attn = pad_batch(seqs, self.pad_id)
         rows = torch.tensor([b for b, (p, n, _) in enumerate(queries) for _ in range(n)])
         cols = torch.tensor([len(p) + j for p, n, _ in queries for j in range(n)])
-        logits = self._masked_logits(ids.to(self.device), attn.to(self.device), rows, cols)
+        # the LM head (and, where supported, the last encoder layer) runs at the masked positions only
+        logits = scored_logits(self.model, ids.to(self.device), attn.to(self.device), rows, cols)
+        self.count("last_layer_cut_passes" if last_layer_cut(self.model) else "full_encoder_passes")
         self.count("forward_passes")
         self.count("queries", len(queries))
         self.count("query_tokens", int(attn.sum()))
@@ -197,43 +183,27 @@ class MaskedLMScorer(Scorer):
             k += n
         return out
 
-    def _masked_logits(self, ids, attn, rows, cols):
-        """Vocabulary logits at the masked positions only (LM head and, where supported, the
-        last encoder layer run on those rows: ``encoder_tail``)."""
-        logits = scored_logits(self.model, ids, attn, rows, cols)
-        self.count("last_layer_cut_passes" if last_layer_cut(self.model) else "full_encoder_passes")
-        return logits
-
 
 def fit_query(prefix: tuple[int, ...], n_masks: int, suffix: tuple[int, ...], limit: int):
-    """Shorten an over-long query by cutting text far from the slot, keeping the special tokens.
-
-    The definition is the long part of a WDLMPro query; the end of the longer side (a
-    suffix's end, or a prefix's start) is cut first, then the other side's, keeping the
-    first ([CLS]) and last ([SEP]) tokens; the tokens next to the masks go last. A slot
-    that does not fit even then raises ``TooLong`` (the caller skips and counts it).
-    """
+    """An over-long query shortened far from the slot: the longer side's outer end first, then the other's,
+    keeping the first ([CLS]) and last ([SEP]) tokens; ``TooLong`` where the masks alone do not fit."""
     excess = len(prefix) + n_masks + len(suffix) - limit
     if excess <= 0:
         return prefix, suffix
     if n_masks + min(len(prefix), 1) + min(len(suffix), 1) > limit:
         raise TooLong(f"a word of {n_masks} tokens does not fit the model's {limit} input positions")
     if len(suffix) >= len(prefix):
-        suffix, excess = _cut_end(suffix, excess)
-        prefix, excess = _cut_start(prefix, excess)
+        suffix, excess = _cut(suffix, excess, at_end=True)
+        prefix, excess = _cut(prefix, excess, at_end=False)
     else:
-        prefix, excess = _cut_start(prefix, excess)
-        suffix, excess = _cut_end(suffix, excess)
+        prefix, excess = _cut(prefix, excess, at_end=False)
+        suffix, excess = _cut(suffix, excess, at_end=True)
     return prefix, suffix
 
 
-def _cut_end(ids: tuple[int, ...], excess: int) -> tuple[tuple[int, ...], int]:
-    """Up to ``excess`` tokens cut before the last one; (the rest, what is still to cut)."""
+def _cut(ids: tuple[int, ...], excess: int, at_end: bool) -> tuple[tuple[int, ...], int]:
+    """Up to ``excess`` tokens cut before the last one (``at_end``) or after the first; (the rest, still to cut)."""
     n = min(excess, max(len(ids) - 1, 0))
-    return (ids[: len(ids) - 1 - n] + ids[-1:] if n else ids), excess - n
-
-
-def _cut_start(ids: tuple[int, ...], excess: int) -> tuple[tuple[int, ...], int]:
-    """Up to ``excess`` tokens cut after the first one; (the rest, what is still to cut)."""
-    n = min(excess, max(len(ids) - 1, 0))
-    return (ids[:1] + ids[1 + n :] if n else ids), excess - n
+    if n:
+        ids = ids[: len(ids) - 1 - n] + ids[-1:] if at_end else ids[:1] + ids[1 + n :]
+    return ids, excess - n

@@ -6,13 +6,10 @@ al.'s PLL). ``variant="word-l2r"`` is Kauf & Ivanova's (2023) fix for words spli
 into several tokens: when token i is scored, the later tokens *of the same word*
 are masked too, so a word's own tail cannot give its first piece away.
 
-Efficiency: every (pair, position) masked copy is an independent sequence, so all
-copies of all pairs are pooled and batched together, longest first
-(``run_batched``); only the real copies are built (no padding of a definition to
-48 positions), and the LM head and the last encoder layer's query, output and
-feed-forward blocks run only at the scored position of each row (``encoder_tail``).
-``pll_reference`` is the plain per-pair version used by tests and the benchmark
-script.
+Every (pair, position) masked copy is an independent sequence, so the copies of all pairs are
+batched together, longest first; the LM head and the last encoder layer's query, output and
+feed-forward blocks run only at each row's scored position (``encoder_tail``). ``pll_reference`` is
+the plain per-pair version tests and scripts compare with.
 """
 
 from __future__ import annotations
@@ -42,13 +39,9 @@ class MaskedCopy:
 
 def encode_pair(tokenizer, prefix: str, continuation: str, max_tokens: int | None = None,
                 max_length: int | None = None) -> tuple[list[int], list[int], list[int | None]]:
-    """Token ids of ``prefix + continuation``, the continuation's positions and word ids.
-
-    The two are encoded together so the continuation is tokenised as in running
-    text. With ``max_tokens`` given (CoDA21 cuts definitions to 48), continuation
-    tokens after the first ``max_tokens`` are dropped from the input; if the
-    sequence is longer than ``max_length`` the prefix loses tokens from its start.
-    """
+    """Token ids of ``prefix + continuation`` (encoded together, as in running text), the continuation's
+    positions and word ids. Continuation tokens after ``max_tokens`` are dropped from the input; past
+    ``max_length`` the prefix loses tokens from its start."""
     enc = tokenizer(prefix + continuation, return_offsets_mapping=True, add_special_tokens=True)
     ids = list(enc["input_ids"])
     offsets = enc["offset_mapping"]
@@ -63,18 +56,22 @@ def encode_pair(tokenizer, prefix: str, continuation: str, max_tokens: int | Non
         keep = [i for i in range(len(ids)) if i not in drop]
         ids, words = [ids[i] for i in keep], [words[i] for i in keep]
         cont = cont[:max_tokens]
-    limit = max_length or getattr(tokenizer, "model_max_length", None) or 512
-    limit = min(limit, 100_000)
+    return _cut_prefix(tokenizer, ids, cont, list(words), 1 if ids and ids[0] in special else 0, max_length,
+                       "continuation")
+
+
+def _cut_prefix(tokenizer, ids: list[int], positions: list[int], words: list, first: int, max_length: int | None,
+                what: str) -> tuple[list[int], list[int], list]:
+    """(ids, positions, words) with tokens cut from the prompt's start (after ``first`` kept ones) to fit."""
+    limit = min(max_length or getattr(tokenizer, "model_max_length", None) or 512, 100_000)
     excess = len(ids) - limit
     if excess > 0:
-        first_prefix = 1 if ids and ids[0] in special else 0
-        prefix_tokens = cont[0] - first_prefix
-        if excess > prefix_tokens:
-            raise TooLong(f"a continuation of {len(cont)} tokens does not fit the model's {limit} input positions")
-        del ids[first_prefix:first_prefix + excess]
-        del words[first_prefix:first_prefix + excess]
-        cont = [i - excess for i in cont]
-    return ids, cont, list(words)
+        if excess > positions[0] - first:
+            raise TooLong(f"a {what} of {len(positions)} tokens does not fit the model's {limit} input positions")
+        del ids[first:first + excess]
+        del words[first:first + excess]
+        positions = [p - excess for p in positions]
+    return ids, positions, words
 
 
 def coda21_authors_encoding(tokenizer, prompt: str, continuation: str, max_tokens: int | None = None,
@@ -91,8 +88,8 @@ def coda21_authors_encoding(tokenizer, prompt: str, continuation: str, max_token
     ``convert_tokens_to_string`` keeps the leading space of the first token, so the text has two spaces
     before the definition. A WordPiece tokenizer ignores that; byte-level BPE (RoBERTa) makes the first
     space a token of its own, a lone ``Ġ``, which is inside ``def_len`` tokens and so masked and scored
-    like a definition token (in every published RoBERTa row). An input longer than the model takes loses
-    tokens from the start of the prompt (the authors' inputs never were). ``encode_pair``'s signature.
+    like a definition token (in every published RoBERTa row). An input too long loses tokens from the
+    start of the prompt (the authors' inputs never were). ``encode_pair``'s signature.
     """
     tokens = tokenizer.tokenize(continuation)
     shown = " " + tokenizer.convert_tokens_to_string(tokens[:max_tokens] if max_tokens else tokens)
@@ -101,16 +98,7 @@ def coda21_authors_encoding(tokenizer, prompt: str, continuation: str, max_token
     enc = tokenizer(prompt + shown, add_special_tokens=True)
     ids = list(enc["input_ids"])
     words = list(enc.word_ids()) if hasattr(enc, "word_ids") else [None] * len(ids)
-    positions = list(range(start, start + def_len))
-    limit = min(max_length or getattr(tokenizer, "model_max_length", None) or 512, 100_000)
-    excess = len(ids) - limit
-    if excess > 0:
-        if excess > start - 1:
-            raise TooLong(f"a definition of {def_len} tokens does not fit the model's {limit} input positions")
-        del ids[1:1 + excess]
-        del words[1:1 + excess]
-        positions = [p - excess for p in positions]
-    return ids, positions, words
+    return _cut_prefix(tokenizer, ids, list(range(start, start + def_len)), words, 1, max_length, "definition")
 
 
 #: how a ``PseudoLogLikelihood`` request's texts become the model's input (its ``encoding``)
@@ -119,11 +107,8 @@ ENCODINGS: dict[str, Callable] = {"text": encode_pair, "coda21-authors": coda21_
 
 def prefix_cut(scorer: Any, prefix: str, continuation: str, max_tokens: int | None = None,
                encoder: Callable | None = None) -> bool:
-    """Whether the prefix loses tokens to fit the model (``TooLong``: the continuation alone does not fit).
-
-    Benchmarks ask this per request before scoring, to count truncations per unit and
-    skip a unit that cannot be scored; ``pll_token_logprobs`` cuts the same way.
-    """
+    """Whether the prefix loses tokens to fit the model (``TooLong``: the continuation alone does not fit),
+    as ``pll_token_logprobs`` cuts it."""
     encode = encoder or encode_pair
     fitted = encode(scorer.tokenizer, prefix, continuation, max_tokens, max_input_length(scorer))[0]
     whole = encode(scorer.tokenizer, prefix, continuation, max_tokens, 100_000)[0]
@@ -169,14 +154,8 @@ def pll_token_logprobs(scorer: Any, requests: Sequence[tuple[str, str]], variant
                        max_tokens: int | None = None,
                        progress: Callable[[int], None] | None = None,
                        encoder: Callable | None = None) -> list[np.ndarray]:
-    """Per-token PLL terms of each (prefix, continuation) request, batched across requests.
-
-    ``scorer`` is MaskedLMScorer-like (``.model``, ``.tokenizer``, ``.device``,
-    ``.batch_size``). Sum a result for the PLL of the continuation. The whole
-    continuation is scored unless ``max_tokens`` cuts it (a benchmark's choice).
-    ``encoder`` replaces ``encode_pair`` (same signature and result: ids, scored
-    positions, word ids) where a benchmark must build its inputs another way.
-    """
+    """Per-token PLL terms of each (prefix, continuation) request, batched across requests (``scorer``:
+    MaskedLMScorer-like). ``encoder`` replaces ``encode_pair`` (same signature and result)."""
     copies: list[MaskedCopy] = []
     lengths = []
     limit = max_input_length(scorer)
@@ -218,15 +197,12 @@ def pll_reference(scorer: Any, prefix: str, continuation: str, variant: str = "t
     ids, cont, words = (encoder or encode_pair)(scorer.tokenizer, prefix, continuation, max_tokens,
                                                 max_input_length(scorer))
     out = []
-    for j, pos in enumerate(cont):
+    for copy in masked_copies(0, ids, cont, words, variant):
         masked = list(ids)
-        masked[pos] = scorer.tokenizer.mask_token_id
-        if variant == "word-l2r" and words[pos] is not None:
-            for q in cont[j + 1:]:
-                if words[q] == words[pos]:
-                    masked[q] = scorer.tokenizer.mask_token_id
-        logits = scorer.model(input_ids=torch.tensor([masked], device=scorer.device)).logits[0, pos].float()
+        for q in copy.masked:
+            masked[q] = scorer.tokenizer.mask_token_id
+        logits = scorer.model(input_ids=torch.tensor([masked], device=scorer.device)).logits[0, copy.target].float()
         if hasattr(scorer, "count"):
             scorer.count("reference_forward_passes")
-        out.append(float(torch.log_softmax(logits, dim=-1)[ids[pos]]))
+        out.append(float(torch.log_softmax(logits, dim=-1)[ids[copy.target]]))
     return np.array(out)

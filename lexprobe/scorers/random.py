@@ -42,13 +42,8 @@ class RandomScorer(Scorer):
 
 
 class RandomTargetEmbedder:
-    """Seeded random target vectors: the sense-ranking random baseline (``--model random``).
-
-    A target's vector depends on (seed, document, sentence, token index) only, so the
-    ranking of every query is a uniformly random order of its candidates, whatever
-    the order or batching of the instances; results match the exact random
-    expectation on average.
-    """
+    """Seeded random target vectors, the sense-ranking baseline: a vector depends on (seed, document, sentence,
+    token index) only, so every ranking is uniformly random whatever the order or batching."""
 
     name = "random"
     dim = 64

