@@ -53,7 +53,7 @@ class SentenceEmbeddingScorer(EmbeddingScorer):
         self.model = model
         self.batch_size = batch_size
         self.tokenizer = getattr(model, "tokenizer", None)
-        self.max_length = getattr(model, "max_seq_length", None)  # (capabilities.Tokenized)
+        self.max_length = getattr(model, "max_seq_length", None)
         #: bytes of vectors kept for texts seen again (0: none), oldest out: WDLMPro's chunks ask for the same
         #: texts again and again (1.65M texts, 107k distinct)
         self.memo_bytes = 1 << 29

@@ -17,7 +17,6 @@ from lexprobe.core.engine import serves
 from lexprobe.models import KINDS
 from lexprobe.models import load_scorer
 from lexprobe.scorers.base import Scorer
-from lexprobe.scorers.capabilities import offers
 from tests.benchmarks.coda21.helpers import write_small
 from tests.benchmarks.wdlmpro.test_scoring import GROUPS
 
@@ -106,10 +105,8 @@ def test_the_vllm_backend_without_vllm_is_one_line(tmp_path, capsys):
 
 
 def offered(backend, method) -> bool:
-    """Does ``backend`` offer what ``method`` needs: every request type of one alternative (the request layer),
-    or one scorer capability (methods not yet on it)?"""
-    return (any(all(serves(backend, kind) for kind in option) for option in method.requests)
-            or any(cap in offers(backend) for cap in method.requires))
+    """Does ``backend`` offer what ``method`` needs: every request type of one of its alternatives?"""
+    return any(all(serves(backend, kind) for kind in option) for option in method.requests)
 
 
 def test_a_standin_backend_runs_every_method_it_offers(standin, tiny_llama, tmp_path, capsys, monkeypatch):
