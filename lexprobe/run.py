@@ -103,7 +103,7 @@ def model_options(args) -> dict:
 
 def plan(args) -> tuple[list[tuple[str, RunPart]], list[dict]]:
     """The parts to run, in order, and the parts left out with the reason (a missing package)."""
-    chosen = args.only or names()
+    chosen = benchmarks_of(args)
     if args.model is not None and (args.llm or args.no_llm):
         raise LexprobeError("--model runs only that model; leave out --llm/--no-llm, or drop --model")
     main_model = args.model or DEFAULT_MODEL
@@ -143,7 +143,18 @@ def _tag(model: str, method: str, chat: bool) -> str:
     return "-".join([name.replace("/", "_"), method] + (["chat"] if chat else []))
 
 
+def benchmarks_of(args) -> list[str]:
+    """The benchmarks the job runs: ``--only``'s, else every one with main-job parts (``Benchmark.run``)."""
+    chosen = args.only or [n for n in names() if get(n).run is not None]
+    without = [n for n in chosen if get(n).run is None]
+    if without:
+        raise LexprobeError(f"{', '.join(without)} has no part in `lexprobe run`; use `lexprobe {without[0]} eval`, "
+                            "or drop it from --only")
+    return chosen
+
+
 def cmd_run(args) -> int:
+    benchmarks_of(args)  # refused before the output folder is made
     out_dir = make_output_dir(args.out_dir, "--out-dir")  # made before any work (outputs.guard checked it against --model)
     # a second job on --out-dir stops before any fetch or model; each part's result file is replaced only if it
     # holds the same job's result, or with --overwrite (``evaluate``)

@@ -326,8 +326,8 @@ def test_a_fourth_benchmark_works_in_eval_report_compare_and_run(toy, tmp_path, 
 
 
 def test_a_fourth_benchmark_declares_its_main_job_parts(toy, tmp_path, monkeypatch, capsys):
-    """``lexprobe run`` reads the toy's samples and its causal-LM part from the toy's module (``run_samples``,
-    ``llm_parts``), and records and prints each part's ``main_score``."""
+    """``lexprobe run`` reads the toy's samples and its causal-LM part from the toy's module (``run=RunParts(...)``),
+    and records and prints each part's ``main_score``."""
     import lexprobe.run as run
 
     monkeypatch.setattr(run, "_check_installed", lambda model: None)  # "random" stands in for the causal LM
@@ -341,6 +341,17 @@ def test_a_fourth_benchmark_declares_its_main_job_parts(toy, tmp_path, monkeypat
     value = llm["main_score"]["values"]["toy-random-likelihood.json"]["pick"]
     assert value == llm["metrics"]["pick"]["all"]["accuracy"]
     assert f"accuracy: pick {100 * value:.1f}" in capsys.readouterr().out  # in % (#34 item 5)
+
+
+def test_a_benchmark_without_main_job_parts_is_left_out_of_run_and_refused_by_only(toy, tmp_path, monkeypatch,
+                                                                                    capsys):
+    """``run`` is optional: ``lexprobe run`` leaves a benchmark without it out, and ``--only`` naming it is one
+    line (exit 2), not a traceback."""
+    monkeypatch.setitem(registry.REGISTRY, "toy", dataclasses.replace(toy, run=None))
+    code = main(["run", "--only", "toy", "--no-llm", "--no-fetch", "--out-dir", str(tmp_path / "run")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "toy has no part in `lexprobe run`" in err and len(err.splitlines()) == 1, err
+    assert not (tmp_path / "run").exists()
 
 
 def test_a_fourth_benchmark_has_human_items_and_a_template_field(toy, tmp_path):

@@ -4,8 +4,8 @@
 definition closest to the word (sentence embeddings) or at random. It uses the contract
 only: metadata, a typed config, a recipe, one method, the generic ``run_units``; and the
 declarations the generic modules read instead of naming benchmarks (issue #28, point 5): its
-``lexprobe run`` samples and causal-LM part (``run_samples``, ``llm_parts``), human items
-(``human_item_kind`` with ``human_item_set``/``human_results``) and a choose method: a template
+``lexprobe run`` samples and causal-LM part (``run=RunParts(...)``), human items
+(``human=HumanItems(kind, item_set, results)``) and a choose method: a template
 field (``template_fields``) and ``PickByAsking``, the generic ``prompting.method.ChooseMethod`` told
 what a toy question is. The benchmark is ``TOY``: its parts, each a few functions.
 """

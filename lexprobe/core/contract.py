@@ -93,6 +93,9 @@ class Method(ABC):
         if self.requests:
             require(scorer, self.requests, what)
 
+    def finished(self, out: Path, config: Any, result: dict | None = None) -> None:
+        """After the result and its figures are written: what the run left beside it removed (default: nothing)."""
+
     @abstractmethod
     def run(self, job: "Job") -> "Records | None":
         """The run's per-unit ``Records`` on rank 0 (None on other ranks): units through
@@ -247,7 +250,7 @@ class Presentation:
 class RunParts:
     """What ``lexprobe run`` asks of a benchmark (optional)."""
 
-    #: ``(bench, out_dir, part) -> {metrics, ...}``: a quick sample on ``part.model``, asked ``part.method``
+    #: ``(out_dir, part) -> {metrics, ...}``: a quick sample on ``part.model``, asked ``part.method``
     default_run: Callable[..., dict]
     #: the default model's sample by size ("quick": the default, "full": ``--full``); None: the run's own default
     samples: dict[str, int | None] = field(default_factory=dict)
@@ -451,13 +454,18 @@ def summary_tag(bench: Benchmark, result: dict) -> str | None:
 
 
 def written(bench: Benchmark, result: dict, out: Path, config: Any) -> None:
-    """After the result file is written: plots and key files beside it, stores removed."""
+    """After the result file is written: plots and key files beside it."""
     after = reader(bench, config.method, "presentation", "written")
     if after is not None:
         after(result, out, config)
-    finish = getattr(_method_of(bench, config.method), "finished", None)
-    if finish is not None:
-        finish(out, config, result)
+
+
+def finished(bench: Benchmark, out: Path, config: Any, result: dict) -> None:
+    """After the result and its figures: what the run's method leaves behind removed (``Method.finished``: sense
+    ranking's vector store), whether or not a figure was drawn."""
+    method = _method_of(bench, config.method)
+    if method is not None:
+        method.finished(out, config, result)
 
 
 def outputs(bench: Benchmark, out: Path, config: Any) -> dict[str, list]:

@@ -24,6 +24,7 @@ from lexprobe.core.contract import (
     Benchmark,
     Job,
     Records,
+    finished,
     method_named,
     outputs,
     recipe_named,
@@ -237,9 +238,7 @@ def write(bench: Benchmark, result: dict, out: Path, config: Any, keep_instances
     else:
         if result.get("plot"):
             write_json(out, saved())
-    finished = getattr(bench, "finished", None)
-    if finished is not None:
-        finished(out, config, result)
+    finished(bench, out, config, result)  # a vector store removed also when a figure failed
 
 
 #: how the names of truncations, skips and drops in ``counts`` begin (``result_schema``); ``zero_vector``: static

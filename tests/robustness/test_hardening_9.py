@@ -514,7 +514,7 @@ def test_D9_finetune_refuses_an_encoder_with_missing_weights(tiny_bert, tmp_path
                                                   ("accuracy", None, "accuracy is not a number"),
                                                   ("definitions", 7, "definitions is not a list")])
 def test_D18_a_hand_edited_coda21_group_is_one_line(tmp_path, capsys, field, value, named):
-    """Each benchmark declares its per-item record (``Benchmark.instance_spec``); ``load`` checks every one."""
+    """Each benchmark declares its per-item record (``Results.instance_spec``); ``load`` checks every one."""
     from tests.benchmarks.coda21.helpers import write_small
 
     data = write_small(tmp_path / "small.json")

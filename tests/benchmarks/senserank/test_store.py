@@ -94,6 +94,24 @@ def test_interrupted_sense_ranking_keeps_embedded_sentences(tiny_bert, tmp_path,
     assert again["counts"]["sentences_encoded"] == 0 and again["instances"] == fresh["instances"]
 
 
+def test_the_vector_store_is_removed_also_when_the_plot_fails(tiny_bert, tmp_path, monkeypatch, capsys):
+    """The store beside ``--out`` (gigabytes on a whole corpus) goes after the result is written, whether or not
+    its figure could be drawn: a failing plot is a warning, never a store left behind."""
+    from lexprobe.benchmarks.senserank import plot
+
+    def failing(result, path):
+        raise ValueError("the figure cannot be drawn")
+
+    monkeypatch.setattr(plot, "save_curves_plot", failing)
+    out = tmp_path / "r.json"
+    emb = load_scorer(str(tiny_bert), kind="token", device="cpu")
+    result = evaluate("senserank", emb, SenseConfig(corpus="synthetic", k=10), out, items=sense_instances(),
+                      progress=False)
+    assert result is not None and json.loads(out.read_text())["instances"] == result["instances"]
+    assert "the figure cannot be drawn" in capsys.readouterr().err
+    assert not (tmp_path / "r.json.embeddings").exists() and not partial_path(out).exists()
+
+
 def test_torch_ranking_equals_numpy_with_ties(monkeypatch):
     from lexprobe.benchmarks.senserank import ranking
 
