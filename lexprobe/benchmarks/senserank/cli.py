@@ -4,31 +4,40 @@ from ``FinetuneConfig``)."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
 
 from lexprobe.benchmarks.senserank.config import FinetuneConfig
-from lexprobe.cli_common import non_negative_int, path_arg
-from lexprobe.core.options import add_options, config_from_args
+from lexprobe.cli_common import non_negative_int
+from lexprobe.core.options import add_options, config_from_args, option
 from lexprobe.outputs import INPUT, OUTPUT_DIR, make_output_dir, output_lock
 
 #: what ``pdep-convert`` writes into its --out folder
 PDEP_FILES = ("pdep_train.conllu", "pdep_test.conllu")
 
 
+@dataclass(frozen=True)
+class PdepConvert:
+    """``pdep-convert``'s options; the paths are declared: outputs.guard checks them (no input among the files
+    written) before the command runs."""
+
+    prepcorp: str = option(None, "PDEP SQLite file with the prepcorp table (prepcorp.sqlite)", required=True,
+                           path=INPUT)
+    out: str = option(None, "directory for pdep_train.conllu and pdep_test.conllu", required=True,
+                      path=OUTPUT_DIR, writes=PDEP_FILES)
+    seed: int = option(0, "seed of the 80/20 shuffle (the authors' was unseeded)", type=non_negative_int)
+
+
 def register_commands(sub) -> None:
     c = sub.add_parser("pdep-convert", help="make the paper's PDEP corpus (CoNLL-U, 80/20) from PDEP's prepcorp table")
-    # the paths are declared: outputs.guard checks them (no input among the files written) before the command runs
-    path_arg(c, "--prepcorp", kind=INPUT, required=True, help="PDEP SQLite file with the prepcorp table (prepcorp.sqlite)")
-    path_arg(c, "--out", kind=OUTPUT_DIR, writes=PDEP_FILES, required=True,
-             help="directory for pdep_train.conllu and pdep_test.conllu")
-    c.add_argument("--seed", type=non_negative_int, default=0, help="seed of the 80/20 shuffle (the authors' was unseeded)")
-    c.set_defaults(func=_cmd_pdep_convert)
+    add_options(c, PdepConvert)
+    c.set_defaults(func=lambda args: _cmd_pdep_convert(config_from_args(PdepConvert, args)))
     f = sub.add_parser("finetune", help="inoculation fine-tuning on STREUSLE 4.4 supersenses")
     add_options(f, FinetuneConfig)
     f.set_defaults(func=_cmd_finetune)
 
 
-def _cmd_pdep_convert(args: argparse.Namespace) -> int:
+def _cmd_pdep_convert(args: PdepConvert) -> int:
     from lexprobe.data.pdep_rules import convert_prepcorp, read_prepcorp
     from lexprobe.errors import DataError
     from lexprobe.outputs import write_atomic
