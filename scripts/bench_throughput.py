@@ -278,12 +278,14 @@ def coda21_requests(path: str | None, n_groups: int, limit: int | None = None) -
     from lexprobe.benchmarks.coda21.cli import resolve_coda_file
     from lexprobe.benchmarks.coda21.dataset import load_coda
     from lexprobe.benchmarks.coda21.config import CodaConfig
-    from lexprobe.benchmarks.coda21.likelihood import _lm_requests
+    from lexprobe.benchmarks.coda21.likelihood import group_requests
+    from lexprobe.core.requests import Continuation
 
     # a file, or the official clean-hard file of the data directory (`lexprobe data fetch coda21-clean-hard`)
     data = load_coda(resolve_coda_file(path or "clean-hard"))
     groups = data.by_pos("n")[: n_groups // 2] + data.by_pos("v")[: n_groups - n_groups // 2]
-    return _lm_requests(groups, CodaConfig())[:limit]
+    return [(r.context, r.continuation) for g in groups
+            for r in group_requests(Continuation, g, CodaConfig())][:limit]
 
 
 # ---------------------------------------------------------------------------- kinds

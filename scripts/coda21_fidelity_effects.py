@@ -9,7 +9,7 @@
   and ``authors`` (such a group is skipped: their ``get_mean_emb`` raises), and under
   lexprobe's former tokenisation (regex tokens, lower-case fallback);
 - ``pll-space``: a masked LM's accuracy with the paper's input and with the released
-  code's (``authors_pll``: RoBERTa's lone space token scored in every pair);
+  code's (``scorers/pll.coda21_authors_encoding``: RoBERTa's lone space token scored in every pair);
 - ``asking``: the authors' evaluate_by_asking on the first N groups per POS: accuracy of
   each question and of their mean (first best permutation, as theirs), simple matching;
 - ``contexts``: the CoDA21 builder's context choice with the mean of the word pieces'
@@ -65,19 +65,24 @@ def cmd_static(args):
 
 
 def cmd_pll_space(args):
-    from lexprobe.benchmarks.coda21.authors_pll import authors_pll_encoding
-    from lexprobe.benchmarks.coda21.likelihood import _lm_requests, _split_matrices, group_record
-    from lexprobe.scorers.pll import pll_scores
+    import dataclasses
+
+    from lexprobe.benchmarks.coda21.likelihood import group_matrix, group_record, group_requests
+    from lexprobe.core.engine import Engine
+    from lexprobe.core.requests import PseudoLogLikelihood
 
     data = load_coda(args.data)
     groups = [g for p in ("n", "v") for g in data.by_pos(p)[: args.limit]]
     scorer = load_any(args.model)
-    config = CodaConfig()  # the paper recipe; only the PLL input differs (the released one: authors_pll)
-    requests = _lm_requests(groups, config)
+    engine = Engine(scorer)
+    config = CodaConfig()  # the paper recipe; only the PLL input differs (the released one: coda21-authors)
     out = {}
-    for label, encoder in (("paper input", None), ("released input", authors_pll_encoding)):
-        flat = pll_scores(scorer, requests, max_tokens=config.max_definition_tokens, encoder=encoder)
-        out[label] = [group_record(g, m, config) for g, m in zip(groups, _split_matrices(groups, flat))]
+    for label, encoding in (("paper input", "text"), ("released input", "coda21-authors")):
+        per_group = [[dataclasses.replace(r, encoding=encoding) for r in group_requests(PseudoLogLikelihood, g, config)]
+                     for g in groups]
+        answers = iter(engine([r for rs in per_group for r in rs]))
+        out[label] = [group_record(g, group_matrix(PseudoLogLikelihood, g, [next(answers) for _ in rs], config), config)
+                      for g, rs in zip(groups, per_group)]
     moved = sum(a["assignment"] != b["assignment"] for a, b in zip(*out.values()))
     print(f"{scorer.name}, first {args.limit} groups per POS of {args.data}")
     for label, recs in out.items():
