@@ -291,20 +291,18 @@ class Benchmark:
 
 
 # --- what the framework reads of a benchmark ------------------------------------------------------------
+def _named(bench: Benchmark, what: str, table: dict[str, Any], name: str) -> Any:
+    if name not in table:
+        raise LexprobeError(f"unknown {what} {name!r} for {bench.meta.name}; use one of: {', '.join(table)}")
+    return table[name]
+
+
 def method_named(bench: Benchmark, name: str) -> Method:
-    try:
-        return bench.methods[name]
-    except KeyError:
-        raise LexprobeError(f"unknown method {name!r} for {bench.meta.name}; use one of: "
-                            f"{', '.join(bench.methods)}") from None
+    return _named(bench, "method", bench.methods, name)
 
 
 def recipe_named(bench: Benchmark, name: str) -> Any:
-    try:
-        return bench.recipes[name]
-    except KeyError:
-        raise LexprobeError(f"unknown recipe {name!r} for {bench.meta.name}; use one of: "
-                            f"{', '.join(bench.recipes)}") from None
+    return _named(bench, "recipe", bench.recipes, name)
 
 
 def prefers(bench: Benchmark, method: str) -> str | None:

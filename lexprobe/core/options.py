@@ -119,6 +119,16 @@ def add_options(parser: argparse.ArgumentParser, cls: type, title: str | None = 
             declare_path(parser, action, f.path, f.writes, implied=f.implied)
 
 
+def add_commands(sub: Any, commands: dict[str, tuple[type, str, Callable[[Any], int]]]) -> None:
+    """A sub-command per ``{name: (options dataclass, help, command)}``: its options from the declarations, and
+    the command called with the dataclass the parsed arguments describe."""
+    for name, (options, text, command) in commands.items():
+        parser = sub.add_parser(name, help=text)
+        add_options(parser, options)
+        parser.set_defaults(func=lambda args, options=options, command=command: command(config_from_args(options,
+                                                                                                         args)))
+
+
 def config_from_args(cls: type, args: argparse.Namespace) -> Any:
     """The ``cls`` instance the parsed arguments describe, its method's options checked."""
     config = _build(cls, args)

@@ -166,11 +166,11 @@ def test_pdep_convert_into_a_read_only_folder_is_refused_by_the_guard(tmp_path, 
 
 
 def _command_modules() -> dict[str, ast.Module]:
-    """The modules that define commands (``set_defaults(func=...)``), parsed."""
+    """The modules that define commands (``set_defaults(func=...)``, or declared ones: ``add_commands``), parsed."""
     found = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
-        if "set_defaults(func=" in text:
+        if "set_defaults(func=" in text or "add_commands(" in text:
             found[str(path.relative_to(PACKAGE.parent))] = ast.parse(text)
     return found
 

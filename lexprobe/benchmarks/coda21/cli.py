@@ -127,13 +127,9 @@ class Heatmap:
 
 def register_commands(csub: Any) -> None:
     """CoDA21's commands besides ``eval`` (which ``lexprobe.cli`` derives from ``CodaConfig``)."""
-    from lexprobe.core.options import add_options, config_from_args
+    from lexprobe.core.options import add_commands
 
-    for name, (options, text, command) in COMMANDS.items():
-        parser = csub.add_parser(name, help=text)
-        add_options(parser, options)
-        parser.set_defaults(func=lambda args, options=options, command=command: command(config_from_args(options,
-                                                                                                         args)))
+    add_commands(csub, COMMANDS)
 
 
 # --- build ---------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lexprobe.benchmarks.senserank.config import FinetuneConfig
 from lexprobe.cli_common import non_negative_int
-from lexprobe.core.options import add_options, config_from_args, option
+from lexprobe.core.options import add_commands, add_options, config_from_args, option
 from lexprobe.outputs import INPUT, OUTPUT_DIR, make_output_dir, output_lock
 
 #: what ``pdep-convert`` writes into its --out folder
@@ -29,9 +29,8 @@ class PdepConvert:
 
 
 def register_commands(sub) -> None:
-    c = sub.add_parser("pdep-convert", help="make the paper's PDEP corpus (CoNLL-U, 80/20) from PDEP's prepcorp table")
-    add_options(c, PdepConvert)
-    c.set_defaults(func=lambda args: _cmd_pdep_convert(config_from_args(PdepConvert, args)))
+    add_commands(sub, {"pdep-convert": (PdepConvert, "make the paper's PDEP corpus (CoNLL-U, 80/20) from PDEP's "
+                                                     "prepcorp table", _cmd_pdep_convert)})
     f = sub.add_parser("finetune", help="inoculation fine-tuning on STREUSLE 4.4 supersenses")
     add_options(f, FinetuneConfig)
     f.set_defaults(func=_cmd_finetune)

@@ -159,13 +159,9 @@ COMMANDS: dict[str, tuple[type, str, Callable[[Any], int]]] = {
 
 def register_commands(sub: Any) -> None:
     """WDLMPro's commands besides ``eval`` (which ``lexprobe.cli`` derives from ``WDLMProConfig``)."""
-    from lexprobe.core.options import add_options, config_from_args
+    from lexprobe.core.options import add_commands
 
-    for name, (options, text, command) in COMMANDS.items():
-        parser = sub.add_parser(name, help=text)
-        add_options(parser, options)
-        parser.set_defaults(func=lambda args, options=options, command=command: command(config_from_args(options,
-                                                                                                         args)))
+    add_commands(sub, COMMANDS)
 
 
 #: groups per POS of ``lexprobe run``'s WDLMPro part on the default model
