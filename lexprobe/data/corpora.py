@@ -8,20 +8,11 @@ corpus is read from the data directory (``lexprobe data fetch|import``).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from lexprobe.data.instances import SenseInstance
 from lexprobe.errors import DataError
-
-
-@dataclass(frozen=True)
-class Corpus:
-    name: str
-    description: str
-    load: Callable[..., list[SenseInstance]]  # load(path=None, seed=0)
-    dataset: str  # its name in the data registry (``lexprobe data list``)
 
 
 def _semcor(path=None, seed=0):
@@ -58,13 +49,11 @@ def _streusle(path=None, seed=0):
     return streusle_instances(path)
 
 
-CORPORA: dict[str, Corpus] = {
-    "semcor": Corpus("semcor", "SemCor 3.0 NAF (WordNet 3.0 sense keys; seeded 80/20 document split)", _semcor,
-                     "semcor"),
-    "ontonotes": Corpus("ontonotes", "OntoNotes 5.0 in CoNLL-2012 format (sense groupings)", _ontonotes, "ontonotes"),
-    "pdep": Corpus("pdep", "PDEP preposition corpus in CoNLL-U (Sense= in MISC)", _pdep, "pdep-corpus"),
-    "streusle": Corpus("streusle", "STREUSLE 4.4 supersenses of single-word N, V, P", _streusle, "streusle"),
-}
+#: corpus name -> its reader, ``load(path=None, seed=0)``: SemCor 3.0 NAF (WordNet 3.0 sense keys; seeded 80/20
+#: document split), OntoNotes 5.0 in CoNLL-2012 format (sense groupings), the PDEP preposition corpus in CoNLL-U
+#: (Sense= in MISC), STREUSLE 4.4 supersenses of single-word N, V, P
+CORPORA: dict[str, Callable[..., list[SenseInstance]]] = {
+    "semcor": _semcor, "ontonotes": _ontonotes, "pdep": _pdep, "streusle": _streusle}
 
 
 def load_corpus(name: str, path: str | Path | None = None, seed: int = 0) -> list[SenseInstance]:
@@ -72,7 +61,7 @@ def load_corpus(name: str, path: str | Path | None = None, seed: int = 0) -> lis
         raise DataError(f"unknown corpus {name!r}; choose one of {', '.join(CORPORA)}")
     if path is not None and not Path(path).exists():
         raise DataError(f"{name} data not found at {path}; check --path")
-    instances = CORPORA[name].load(path, seed=seed)
+    instances = CORPORA[name](path, seed=seed)
     if not instances:
         raise DataError(f"no sense-tagged single-word targets found in the {name} data at {_where(name, path)}")
     return instances

@@ -15,7 +15,6 @@ import math
 import os
 import socket
 import time
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 from urllib.error import HTTPError, URLError
@@ -23,6 +22,7 @@ from urllib.parse import urlsplit
 from urllib.request import Request, urlopen
 
 from lexprobe.errors import DataError
+from lexprobe.locks import take_lock
 from lexprobe.provenance import file_sha256 as sha256_of
 
 READ = 64 << 10  # at most this much per read: what has arrived is written at once
@@ -61,17 +61,6 @@ def _disk_full(err: OSError, part: Path) -> DataError:
                      "else was lost: free some space (or set LEXPROBE_DATA to another disk) and rerun")
 
 
-@contextmanager
-def file_lock(lock: Path, on_wait: Callable[[], None] | None = None):
-    """Hold the lock ``lock`` (``locks.take_lock``, the one lock of lexprobe); ``on_wait()`` runs once if
-    another process holds it, then this one waits."""
-    from lexprobe.locks import take_lock
-
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    with take_lock(lock, on_wait=on_wait):
-        yield
-
-
 def download(
     url: str,
     target: str | Path,
@@ -89,7 +78,7 @@ def download(
     host = urlsplit(url).netloc or url
     if host in _unreachable:
         raise NetworkError(_unreachable[host])
-    with file_lock(target.with_name(f".{target.name}.lock")):  # one process downloads a target at a time
+    with take_lock(target.with_name(f".{target.name}.lock")):  # one process downloads a target at a time
         if sha256 and target.is_file() and sha256_of(target) == sha256:
             return sha256  # another process fetched it while this one waited for the lock
         for attempt in range(ATTEMPTS):

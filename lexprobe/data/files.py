@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from lexprobe.errors import DataError
 from lexprobe.regular_files import require_regular  # noqa: F401 - re-exported: every reader imports it from here
@@ -43,3 +43,14 @@ def read_json(path: str | Path, fix: str) -> Any:
         raise DataError(f"{path} is not valid JSON ({str(err)[:120]}); {fix}") from None
     except OSError as err:
         raise DataError(f"cannot read {path} ({err.strerror or err}); {fix}") from None
+
+
+def files_under(path: Path, pattern: str, what: str, accept: Callable[[Path], bool] = Path.is_file) -> list[Path]:
+    """``[path]`` for a file; for a folder, the files under it matching ``pattern`` that ``accept`` takes, sorted
+    (none is one DataError naming ``what``). A FIFO or a device is refused."""
+    if require_regular(path).is_file():
+        return [path]
+    files = sorted(p for p in path.rglob(pattern) if p.is_file() and accept(p))
+    if not files:
+        raise DataError(f"no {what} under {path}")
+    return files

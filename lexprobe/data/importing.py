@@ -12,12 +12,12 @@ import json
 import sqlite3
 from pathlib import Path
 
-from lexprobe.data.content import _check_content
 from lexprobe.data.download import sha256_of
 from lexprobe.data.files import require_regular, unique_keys
 from lexprobe.data.install import Say, _copy_file, _install_tree, _now, put
 from lexprobe.data.pins import write_record
 from lexprobe.data.registry import DATASETS, GROUPS, Dataset, data_dir, expand_names
+from lexprobe.data.semcor import check_content
 from lexprobe.errors import DataError
 
 
@@ -205,7 +205,7 @@ def _semcor_source(src: Path, say: Say) -> Path:
 def _import_semcor(sources: list[Path], say: Say) -> None:
     ds = DATASETS["semcor"]
     src = _semcor_source(sources[0], say)
-    _check_content(ds, src, str(src))
+    check_content(src)
     if src.is_dir():
         from lexprobe.data.semcor import iter_naf_members
 

@@ -63,14 +63,10 @@ def sense_label(lemma: str, pos: str, sense: str) -> str:
 
 
 def conll_files(path: Path) -> list[Path]:
-    from lexprobe.data.files import require_regular
+    from lexprobe.data.files import files_under
 
-    if require_regular(path).is_file():
-        return [path]
-    files = sorted(p for p in path.rglob("*") if p.is_file() and (p.name.endswith("_conll") or p.suffix == ".conll"))
-    if not files:
-        raise DataError(f"no CoNLL-2012 files (*_conll, *.conll) under {path}")
-    return files
+    return files_under(path, "*", "CoNLL-2012 files (*_conll, *.conll)",
+                       lambda p: p.name.endswith("_conll") or p.suffix == ".conll")
 
 
 def read_ontonotes(

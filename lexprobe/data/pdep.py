@@ -17,14 +17,9 @@ from lexprobe.errors import DataError
 
 
 def conllu_files(path: Path) -> list[Path]:
-    from lexprobe.data.files import require_regular
+    from lexprobe.data.files import files_under
 
-    if require_regular(path).is_file():
-        return [path]
-    files = sorted(p for p in path.rglob("*.conllu") if p.is_file())
-    if not files:
-        raise DataError(f"no .conllu files under {path}")
-    return files
+    return files_under(path, "*.conllu", ".conllu files")
 
 
 def read_pdep(path: str | Path, split: str | None = None) -> list[SenseInstance]:

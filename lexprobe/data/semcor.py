@@ -11,6 +11,7 @@ wrong offsets). A full parse takes ~17 s, so the sentences are cached as JSON (n
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import lzma
@@ -237,6 +238,28 @@ def iter_naf_members(path: str | Path) -> Iterator[tuple[str, bytes]]:
                 f"{str(err)[:80] or 'unexpected end of data'}); fetch or import it again"
             ) from None
 
+
+def naf_content_digest(path: Path) -> tuple[str, int]:
+    """SHA-256 over ``relpath<TAB>sha256(bytes)`` lines of the SemCor NAF documents, sorted,
+    and their number: the same for the repository archive, a tar.xz or an unpacked tree."""
+    lines = sorted(f"{rel}\t{hashlib.sha256(data).hexdigest()}\n" for rel, data in iter_naf_members(path))
+    if not lines:
+        raise DataError(f"no SemCor NAF documents in {path}")
+    return hashlib.sha256("".join(lines).encode()).hexdigest(), len(lines)
+
+
+def check_content(path: Path) -> None:
+    """The registry's content pin: an archive, tar.xz or tree is the pinned corpus in any packaging (fetch, import
+    and verify check it so)."""
+    from lexprobe.data.registry import DATASETS
+
+    ds = DATASETS["semcor"]
+    digest, n = naf_content_digest(path)
+    if digest != ds.content_sha256:
+        raise DataError(
+            f"{path} is not {ds.title} at {ds.pin[:12]}: its {n} NAF documents have content digest "
+            f"{digest[:16]}..., expected {(ds.content_sha256 or '')[:16]}... (352 documents)"
+        )
 
 def _parse_archive(path: Path) -> Iterator[SemcorSentence]:
     """Every sentence of the archive or tree; a damaged archive is one DataError."""

@@ -14,13 +14,14 @@ import re
 from pathlib import Path
 from typing import Callable, Iterable
 
-from lexprobe.data.content import _check_content
-from lexprobe.data.download import NetworkError, download, file_lock, sha256_of, timeout_s
+from lexprobe.data.download import NetworkError, download, sha256_of, timeout_s
 from lexprobe.data.install import Say, _install_tree, _now, _write_state, disk_full_is_one_line
 from lexprobe.data.locations import STATE_DIR, entry_path, read_state
 from lexprobe.data.pins import _pin, stamp, stamps, write_record
 from lexprobe.data.registry import DATASETS, data_dir, mirror_url
+from lexprobe.data.semcor import check_content
 from lexprobe.errors import DataError
+from lexprobe.locks import take_lock
 
 NLTK_INDEX_URL = "https://raw.githubusercontent.com/nltk/nltk_data/gh-pages/index.xml"
 #: what NLTK's downloader fetches for "wordnet" (NLTK's data server has no pinned revisions)
@@ -49,7 +50,8 @@ def fetch(name: str, progress: bool = True, force: bool = False, say: Say = prin
         raise DataError(f"{ds.title} cannot be downloaded ({ds.licence}); run `lexprobe data import {name} PATH`")
     lock = data_dir() / STATE_DIR / f"{name}.fetch.lock"
     waiting = lambda: say(f"{name}: another `lexprobe data fetch` is fetching it; waiting for it to finish")  # noqa: E731
-    with disk_full_is_one_line(f"fetching {name} into {data_dir()}"), file_lock(lock, on_wait=waiting):
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with disk_full_is_one_line(f"fetching {name} into {data_dir()}"), take_lock(lock, on_wait=waiting):
         if ds.method == "nltk":
             return _fetch_wordnet(progress, force, say)
         return _fetch_http(ds, progress, force, say)
@@ -64,7 +66,7 @@ def validator(name: str, relpath: str) -> Callable[[Path], None] | None:
         variant = name[len("coda21-"):]
         return lambda p: importing.check_coda_json(p, expected=importing.CODA_PUBLISHED_GROUPS.get(variant))
     if ds.content_sha256:
-        return lambda p: _check_content(ds, p, str(p))
+        return check_content
     if name == "wordnet":
         return _check_wordnet_zip
     if name == "streusle" and relpath.endswith(".json"):
@@ -364,7 +366,7 @@ def verify(name: str) -> tuple[str, list[str]]:
             pinned_now.append(rel)
     if ds.content_sha256 and not problems:
         try:
-            _check_content(ds, path, str(path))
+            check_content(path)
         except DataError as err:
             problems.append(str(err))
     if not problems:

@@ -212,12 +212,13 @@ def load_wsd(data: str | Path = ALL, root: str | Path | None = None) -> list[Wsd
     return exported if exported is not None else read_wsd(path)
 
 
-def check_counts(name: str, instances: list[WsdInstance], path: Path) -> None:
-    """The published instance count of a set (``PUBLISHED_COUNTS``)."""
-    expected = PUBLISHED_COUNTS.get(name)
-    if expected is not None and len(instances) != expected:
-        raise DataError(f"{path} holds {len(instances):,} instances; the framework's {name} has {expected:,} "
-                        "(the paper's Table 2): not the framework's file")
+def check_count(set_name: str, count: int, path: Path, what: str = "file") -> None:
+    """The published instance count of a set (``PUBLISHED_COUNTS``; ``what``: the file's name in the message)."""
+    expected = PUBLISHED_COUNTS.get(set_name)
+    if expected is not None and count != expected:
+        table = " (the paper's Table 2)" if what == "file" else ""
+        raise DataError(f"{os.fspath(path)} holds {count:,} instances; the framework's {set_name} has {expected:,}"
+                        f"{table}: not the framework's {what}")
 
 
 def check_framework(root: str | Path) -> dict[str, list[WsdInstance]]:
@@ -229,7 +230,7 @@ def check_framework(root: str | Path) -> dict[str, list[WsdInstance]]:
     for name in NAMES:
         xml_path, gold_path = set_files(root, name)
         instances = read_wsd(xml_path, gold_path)
-        check_counts(name, instances, xml_path)
+        check_count(name, len(instances), xml_path)
         found[name] = instances
     concatenation = [i for name in SETS for i in found[name]]
     for mine, theirs in zip(found[ALL], concatenation):
@@ -257,7 +258,4 @@ def check_file(path: Path, relpath: str) -> None:
         set_name, count = name[: -len(GOLD_SUFFIX)], len(read_key_file(path))
     else:
         return
-    expected = PUBLISHED_COUNTS.get(set_name)
-    if expected is not None and count != expected:
-        raise DataError(f"{os.fspath(path)} holds {count:,} instances; the framework's {set_name} has "
-                        f"{expected:,}: not the framework's {name}")
+    check_count(set_name, count, path, name)
