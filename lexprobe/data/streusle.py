@@ -180,7 +180,7 @@ def authors_sentences(root: Path, split: str) -> list[list[SenseInstance]]:
     """Every sentence of a split in file order, as the authors' ``StreusleJsonReader._read`` walks it (they shuffle
     the whole list before sampling, so sentences without targets count, as empty lists): targets of category
     exactly N, V or P with a supersense, labelled ``authors_label``, lemmas lower-cased (fine-tuning needs none)."""
-    return _read_first(root, split, _authors_json, _authors_conllulex, _authors_vis)
+    return _read_first(root, split, _authors_json, lambda f, split: _conllulex(f, split, authors=True), _authors_vis)
 
 
 def _read_first(root: Path, split: str, *readers: Callable[[Path, str], list]) -> list:
@@ -214,10 +214,6 @@ def _authors_json(path: Path, split: str) -> list[list[SenseInstance]]:
     except (*READ_ERRORS, RecursionError, KeyError, TypeError, IndexError, AttributeError) as err:
         raise DataError(f"cannot read STREUSLE JSON {path}: {_problem(err)}") from None
     return out
-
-
-def _authors_conllulex(path: Path, split: str) -> list[list[SenseInstance]]:
-    return _conllulex(path, split, authors=True)
 
 
 def _authors_vis(path: Path, split: str) -> list[list[SenseInstance]]:
