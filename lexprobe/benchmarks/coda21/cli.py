@@ -134,13 +134,6 @@ def register_commands(csub: Any) -> None:
 
 # --- build ---------------------------------------------------------------------------
 
-def _embedder(model: str, device: str | None, batch_size: int | str | None):
-    from lexprobe.models import load_scorer
-
-    scorer = load_scorer(model, kind="embedding", device=device, batch_size=batch_size)
-    return scorer.encode
-
-
 def _context_selector(model: str, device: str | None, batch_size: int | str | None, recipe: str = "paper"):
     from lexprobe.benchmarks.coda21.contexts import FirstContextSelector, MaskedContextSelector
     from lexprobe.models import load_scorer
@@ -157,15 +150,8 @@ def _context_selector(model: str, device: str | None, batch_size: int | str | No
 
 def cmd_build(args: Build) -> int:
     config = _build_config(args)
-    config.validate()
     with output_lock(args.out):  # a second build on --out stops here, before WordNet and the models load
-        def build() -> list:
-            wn, sentences, selector, embed = _build_inputs(args)
-            return _build(wn, sentences, embed, config, selector, args.contexts)
-
-        groups = _reused_or_built(args, config, build)
-        write_json(args.out, groups_to_official(groups))
-    print(format_stats(coda_stats(CodaData(groups)), title=f"CoDA21-{args.variant} (built)"))
+        write_build(args, config, _build_inputs, f"CoDA21-{args.variant} (built)")
     print(f"\ndataset written to {args.out}")
     return 0
 
@@ -173,26 +159,39 @@ def cmd_build(args: Build) -> int:
 def _build_config(args: Build) -> Any:
     from lexprobe.benchmarks.coda21.builder import BuildConfig
 
-    return BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
-                       pos=parts_of_speech(args.pos), max_groups=args.max_groups, cluster=args.recipe,
-                       word_rule=RECIPES[args.recipe].word_rule)
+    config = BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
+                         pos=parts_of_speech(args.pos), max_groups=args.max_groups, cluster=args.recipe,
+                         word_rule=RECIPES[args.recipe].word_rule)
+    config.validate()
+    return config
 
 
-def _reused_or_built(args: Build, config: Any, build: Callable[[], list]) -> list:
-    """The groups built before from the same inputs (``build_cache``), else ``build()``'s. With an input missing
-    there is no key: ``build`` then names every missing one in one line (``_build_inputs``)."""
+def write_build(args: Build, config: Any, inputs: Callable[[Build], tuple], title: str) -> list:
+    """The groups ``config`` describes, written to ``args.out`` (official format) and their statistics printed: the
+    groups built before from the same inputs (``build_cache``), else built from ``inputs(args)`` (WordNet, SemCor's
+    sentences, the context selector, the embedder). With an input missing there is no key: ``inputs`` then names
+    every missing one in one line (``_build_inputs``)."""
     from lexprobe.benchmarks.coda21.build_cache import build_key
+    from lexprobe.benchmarks.coda21.builder import build_coda
+    from lexprobe.benchmarks.coda21.contexts import example_contexts
     from lexprobe.data.semcor import default_archive
 
+    def build() -> list:
+        wn, sentences, selector, embed = inputs(args)
+        examples = example_contexts(wn, config.pos) if args.contexts == "wordnet" else None
+        return build_coda(wn, sentences, embed, config, selector=selector, contexts=examples)
+
     path = Path(args.semcor) if args.semcor else default_archive()
-    if args.contexts == "semcor" and not path.exists():
-        return build()
     try:
-        key = build_key(config, args.contexts, path if args.contexts == "semcor" else None, args.embed_model,
-                        args.context_model, args.recipe)
+        key = None if args.contexts == "semcor" and not path.exists() else build_key(
+            config, args.contexts, path if args.contexts == "semcor" else None, args.embed_model, args.context_model,
+            args.recipe)
     except LexprobeError:
-        return build()
-    return cached_build(key, build)
+        key = None
+    groups = build() if key is None else cached_build(key, build)
+    write_json(args.out, groups_to_official(groups))
+    print(format_stats(coda_stats(CodaData(groups)), title=title))
+    return groups
 
 
 def _build_inputs(args: Build):
@@ -200,6 +199,7 @@ def _build_inputs(args: Build):
     ONE line naming every one of them that is missing (not one per try)."""
     from lexprobe.data.semcor import default_archive, iter_semcor_sentences
     from lexprobe.data.wordnet import load_wordnet
+    from lexprobe.models import load_scorer
 
     lacking: list[str] = []
 
@@ -219,19 +219,11 @@ def _build_inputs(args: Build):
             lacking.append(f"SemCor 3.0 not found at {path} (`lexprobe data fetch semcor`, --semcor PATH, or "
                            "--contexts wordnet for WordNet's example sentences)")
     selector = attempt(lambda: _context_selector(args.context_model, args.device, args.batch_size, args.recipe))
-    embed = attempt(lambda: _embedder(args.embed_model, args.device, args.batch_size), " (for --embed-model)")
+    embedder = attempt(lambda: load_scorer(args.embed_model, kind="embedding", device=args.device,
+                                           batch_size=args.batch_size), " (for --embed-model)")
     if lacking:
         raise DataError(f"coda21 build lacks {len(lacking)} thing(s): " + " | ".join(lacking))
-    return wn, sentences, selector, embed
-
-
-def _build(wn, sentences, embed, config, selector, contexts: str):
-    """The groups from SemCor's sentences or from WordNet's example sentences (the contexts' source)."""
-    from lexprobe.benchmarks.coda21.builder import build_coda
-    from lexprobe.benchmarks.coda21.contexts import example_contexts
-
-    examples = example_contexts(wn, config.pos) if contexts == "wordnet" else None
-    return build_coda(wn, sentences, embed, config, selector=selector, contexts=examples)
+    return wn, sentences, selector, embedder.encode
 
 
 # --- stats / heatmap ---------------------------------------------------------------
@@ -316,15 +308,11 @@ def build_small(out_dir: Path, embed, max_groups: int = SMALL_GROUPS, embed_mode
     # exactly the `coda21 build` small_set_command prints (its other options left at their defaults)
     args = Build(out=str(path), variant=SMALL_VARIANTS[contexts], contexts=contexts, embed_model=embed_model,
                  context_model="first", max_groups=max_groups)
-    config = _build_config(args)
 
-    def build() -> list:
-        sentences = iter_semcor_sentences() if contexts == "semcor" else None
-        return _build(load_wordnet(), sentences, embed, config, None, contexts)
+    def inputs(args: Build) -> tuple:  # the caller's embedder; the first context of each synset (no model)
+        return load_wordnet(), iter_semcor_sentences() if contexts == "semcor" else None, None, embed
 
-    groups = _reused_or_built(args, config, build)
-    write_json(path, groups_to_official(groups))
-    print(format_stats(coda_stats(CodaData(groups)), title=f"small CoDA21-{args.variant} built at {path}"))
+    write_build(args, _build_config(args), inputs, f"small CoDA21-{args.variant} built at {path}")
     print("the same file:\n" + command_lines(small_set_command(contexts, "FILE.json", max_groups)))
     return path
 
