@@ -30,7 +30,8 @@ from lexprobe.benchmarks.coda21.likelihood import (
     run_groups,
     runnable_groups,
 )
-from lexprobe.core.contract import Method, Records
+from lexprobe.benchmarks.coda21.tables import ask_tables, format_ask
+from lexprobe.core.contract import Method, Presentation, Records
 from lexprobe.core.engine import Engine
 from lexprobe.core.requests import Continuation, Slot
 
@@ -165,6 +166,7 @@ class Ask(Method):
 
     name = "ask"
     requests = REQUESTS
+    presentation = Presentation(tables=ask_tables, format_result=format_ask)
 
     def check_backend(self, scorer: Any, config: Any, what: str) -> None:
         """The request types, then answers the model cannot tell apart: refused before any work."""

@@ -9,12 +9,14 @@ yes/no question per context-definition pair, P(Yes) aligned; causal or masked LM
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
-from lexprobe.benchmarks.coda21 import ask, choose
 from lexprobe.benchmarks.coda21 import results as res
 from lexprobe.benchmarks.coda21 import tables as tab
-from lexprobe.benchmarks.coda21.cli import load_items, register_commands, run_default
+from lexprobe.benchmarks.coda21.ask import Ask
+from lexprobe.benchmarks.coda21.choose import Choose
+from lexprobe.benchmarks.coda21.cli import COMMANDS, load_items, run_default
 from lexprobe.benchmarks.coda21.config import CodaConfig
 from lexprobe.benchmarks.coda21.human_set import coda_results, human_item_set
 from lexprobe.benchmarks.coda21.likelihood import Likelihood
@@ -29,20 +31,10 @@ from lexprobe.core.contract import (
     Results,
     RunParts,
     SummaryColumn,
-    default_sections,
 )
+from lexprobe.core.options import add_commands
 from lexprobe.errors import LexprobeError
 from lexprobe.prompting.templates import BLANK, TemplateField
-
-
-class Ask(ask.Ask):
-    presentation = Presentation(tables=tab.ask_tables, format_result=tab.format_ask)
-
-
-class Choose(choose.Choose):
-    item_spec = res.ChooseGroupItem
-    presentation = Presentation(tables=tab.choose_tables, format_result=tab.format_choose, failure_rows=res.choose_rows,
-                                figures=lambda *_: [])
 
 
 def check_config(config: CodaConfig) -> None:
@@ -89,10 +81,6 @@ def figures(result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
     return out
 
 
-def sections(bench: Benchmark, records, method: str, config: dict) -> dict:
-    return res.without_empty_slices(default_sections(bench, records, method, config), method)
-
-
 CODA21 = Benchmark(
     meta=BenchmarkMeta(
         name="coda21", title="CoDA21", help="CoDA21: align contexts with definitions of hidden words",
@@ -105,7 +93,7 @@ CODA21 = Benchmark(
     methods={"likelihood": Likelihood(), "ask": Ask(), "choose": Choose()},
     recipes=RECIPES,
     results=Results(unit_values=res.unit_values, baseline_values=lambda result: {"random": res.random_units(result)},
-                    slices=res.slices, instance_spec=lambda result: res.GroupInstance, sections=sections,
+                    slices=res.slices, instance_spec=lambda result: res.GroupInstance, sections=res.sections,
                     breakdowns=lambda result: {res.TASK: {"by_k": res.breakdown_by_k(
                         result["instances"], intervals=result["method"] != "human")}}),
     presentation=Presentation(
@@ -113,7 +101,7 @@ CODA21 = Benchmark(
         table_group=res.data_name, failure_columns=tuple(res.FAILURE_COLUMNS),
         failure_note=("a failure is a group with at least one context aligned to another synset's definition "
                       "(alignment accuracy below 100%).")),
-    commands=register_commands,
+    commands=partial(add_commands, commands=COMMANDS),
     #: ``lexprobe run``: the samples (groups per POS) sized in docs/llm.md, "The main job"
     run=RunParts(run_default, {"quick": 10, "full": None},
                  (LLMPart("likelihood", False, {"quick": 4, "full": 15}, "clean-hard"),

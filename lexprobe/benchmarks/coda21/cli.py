@@ -125,13 +125,6 @@ class Heatmap:
     out: str = option(None, "image file (.png, .pdf, .svg)", required=True, path=IMAGE)
 
 
-def register_commands(csub: Any) -> None:
-    """CoDA21's commands besides ``eval`` (which ``lexprobe.cli`` derives from ``CodaConfig``)."""
-    from lexprobe.core.options import add_commands
-
-    add_commands(csub, COMMANDS)
-
-
 # --- build ---------------------------------------------------------------------------
 
 def _context_selector(model: str, device: str | None, batch_size: int | str | None, recipe: str = "paper"):
@@ -261,7 +254,8 @@ def cmd_heatmap(args: Heatmap) -> int:
     return 0
 
 
-#: CoDA21's commands besides ``eval``: name -> (options, help, command); stats takes its files as a positional
+#: CoDA21's commands besides ``eval`` (which ``lexprobe.cli`` derives from ``CodaConfig``): name -> (options, help,
+#: command); stats takes its files as a positional
 COMMANDS: dict[str, tuple[type, str, Callable[[Any], int]]] = {
     "build": (Build, "build a CoDA21-style dataset from WordNet and SemCor", cmd_build),
     "stats": (Stats, "Table-1 statistics of CoDA21 files", cmd_stats),

@@ -15,7 +15,7 @@ from typing import Any, Optional, Sequence, TypedDict
 import numpy as np
 
 from lexprobe.benchmarks.coda21.config import parts_of_speech
-from lexprobe.core.contract import Unit
+from lexprobe.core.contract import Unit, default_sections
 from lexprobe.prompting.readings import GENERATED, READINGS, answered, choose_options, cyclic_order, label, skipped_row
 from lexprobe.result_schema import model_name
 
@@ -77,9 +77,10 @@ def random_units(result: dict) -> list[Unit]:
     return [Unit(r["id"], TASK, r["pos"], {"accuracy": 1.0 / r["k"]}) for r in result["instances"]]
 
 
-def without_empty_slices(sections: dict, method: str) -> dict:
-    """A slice without a group (a part of speech whose groups were all skipped): its metrics None and no
-    random baseline (there is no expectation over no groups)."""
+def sections(bench: Any, records: Any, method: str, config: dict) -> dict:
+    """``contract.default_sections``, but a slice without a group (a part of speech whose groups were all
+    skipped) has its metrics None and no random baseline (there is no expectation over no groups)."""
+    sections = default_sections(bench, records, method, config)
     names = ("accuracy",) if method == "human" else ("accuracy", "simple_accuracy")  # (people: no simple matching)
     for task, by_slice in sections["metrics"].items():
         for name, m in by_slice.items():
