@@ -9,17 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from lexprobe.benchmarks.coda21 import dataset as ds
 from lexprobe.benchmarks.coda21.build_cache import cached_build
 from lexprobe.benchmarks.coda21.config import CodaConfig, parts_of_speech
-from lexprobe.benchmarks.coda21.dataset import (
-    POS_NAMES,
-    VARIANTS,
-    CodaData,
-    coda_stats,
-    format_stats,
-    groups_to_official,
-    load_coda,
-)
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.cli_common import batch_size_arg, non_negative_float, non_negative_int, positive_int
 from lexprobe.core.contract import format_result
@@ -40,7 +32,7 @@ CONTEXT_SOURCES = ("semcor", "wordnet")
 
 def resolve_coda_file(value: str) -> Path:
     """``--data``: a CoDA21 JSON file, or a variant name (``clean-hard``) read from the data directory."""
-    if value in VARIANTS and not Path(value).exists():
+    if value in ds.VARIANTS and not Path(value).exists():
         path = default_coda_dir() / f"CoDA-{value}.json"
         if not path.is_file():
             offline = small_set_command("wordnet", "small.json")
@@ -50,12 +42,12 @@ def resolve_coda_file(value: str) -> Path:
     return Path(value)
 
 
-def load_items(config) -> CodaData:
+def load_items(config) -> ds.CodaData:
     """``--data``'s groups (a malformed one is named and skipped); ``--method choose``'s option orders and labels
     checked against the largest group before the (slow) model load."""
     if config.data is None:
         raise DataError("CoDA21 needs --data: a CoDA21 JSON file or a variant name (clean-hard, ...)")
-    data = load_coda(resolve_coda_file(config.data))
+    data = ds.load_coda(resolve_coda_file(config.data))
     for problem in data.problems:
         print(f"lexprobe: skipping {problem}")
     if not data.groups:
@@ -72,7 +64,7 @@ def load_items(config) -> CodaData:
 
 @dataclass(frozen=True)
 class Build:
-    variant: str = option("clean-hard", "which CoDA21 variant to build", choices=VARIANTS)
+    variant: str = option("clean-hard", "which CoDA21 variant to build", choices=ds.VARIANTS)
     out: str = option(None, "output JSON file (official format)", required=True, path=OUTPUT)
     pos: str = option("both", "part of speech", choices=("n", "v", "both"))
     semcor: str | None = option(None, "SemCor 3.0 NAF archive or folder (default: the data directory, "
@@ -182,8 +174,8 @@ def write_build(args: Build, config: Any, inputs: Callable[[Build], tuple], titl
     except LexprobeError:
         key = None
     groups = build() if key is None else cached_build(key, build)
-    write_json(args.out, groups_to_official(groups))
-    print(format_stats(coda_stats(CodaData(groups)), title=title))
+    write_json(args.out, ds.groups_to_official(groups))
+    print(ds.format_stats(ds.coda_stats(ds.CodaData(groups)), title=title))
     return groups
 
 
@@ -223,10 +215,10 @@ def _build_inputs(args: Build):
 
 def cmd_stats(args: Stats) -> int:
     for i, path in enumerate(args.files):
-        data = load_coda(path, option="the file argument of `coda stats`")
+        data = ds.load_coda(path, option="the file argument of `coda stats`")
         if i:
             print()
-        print(format_stats(coda_stats(data), title=str(path)))
+        print(ds.format_stats(ds.coda_stats(data), title=str(path)))
         for problem in data.problems:
             print(f"  malformed: {problem}")
     return 0
@@ -279,7 +271,7 @@ def scored_line(path: Path, groups, result: dict) -> str:
     metrics = result["metrics"]["alignment"]
     scored = [str((metrics.get(p) or {}).get("n", 0)) for p in ("n", "v") if have.get(p)]
     limit = result["config"].get("limit")
-    return (f"{Path(path).name}: {' and '.join(f'{have[p]} {POS_NAMES[p]}' for p in ('n', 'v') if have.get(p))} "
+    return (f"{Path(path).name}: {' and '.join(f'{have[p]} {ds.POS_NAMES[p]}' for p in ('n', 'v') if have.get(p))} "
             f"groups in the file; {model_name(result)} scored {' and '.join(scored)}"
             + (f" (--limit {limit}: the first {limit} per POS)" if limit else ""))
 

@@ -75,7 +75,7 @@ class CodaData:
 
 # --- hiding the target -------------------------------------------------------------
 
-def _target_pattern(word: str, flags: int = 0) -> re.Pattern:
+def target_pattern(word: str, flags: int = 0) -> re.Pattern:
     # whole-word: not preceded or followed by a word character (the released code
     # replaced substrings, so "art" also hit "party"; we do not)
     return re.compile(r"(?<!\w)" + re.escape(word) + r"(?!\w)", flags)
@@ -83,9 +83,9 @@ def _target_pattern(word: str, flags: int = 0) -> re.Pattern:
 
 def find_target(context: str, word: str) -> list[tuple[int, int]]:
     """Character spans of whole-word occurrences of ``word`` (case-insensitive fallback)."""
-    spans = [m.span() for m in _target_pattern(word).finditer(context)]
+    spans = [m.span() for m in target_pattern(word).finditer(context)]
     if not spans:
-        spans = [m.span() for m in _target_pattern(word, re.IGNORECASE).finditer(context)]
+        spans = [m.span() for m in target_pattern(word, re.IGNORECASE).finditer(context)]
     return spans
 
 
