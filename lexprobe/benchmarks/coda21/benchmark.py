@@ -9,14 +9,13 @@ yes/no question per context-definition pair, P(Yes) aligned; causal or masked LM
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 
 from lexprobe.benchmarks.coda21 import results as res
 from lexprobe.benchmarks.coda21 import tables as tab
 from lexprobe.benchmarks.coda21.ask import Ask
 from lexprobe.benchmarks.coda21.choose import Choose
-from lexprobe.benchmarks.coda21.cli import COMMANDS, load_items, run_default
+from lexprobe.benchmarks.coda21.cli import load_items, register_commands, run_default
 from lexprobe.benchmarks.coda21.config import CodaConfig
 from lexprobe.benchmarks.coda21.human_set import coda_results, human_item_set
 from lexprobe.benchmarks.coda21.likelihood import Likelihood
@@ -32,7 +31,6 @@ from lexprobe.core.contract import (
     RunParts,
     SummaryColumn,
 )
-from lexprobe.core.options import add_commands
 from lexprobe.errors import LexprobeError
 from lexprobe.prompting.templates import BLANK, TemplateField
 
@@ -101,7 +99,7 @@ CODA21 = Benchmark(
         table_group=res.data_name, failure_columns=tuple(res.FAILURE_COLUMNS),
         failure_note=("a failure is a group with at least one context aligned to another synset's definition "
                       "(alignment accuracy below 100%).")),
-    commands=partial(add_commands, commands=COMMANDS),
+    commands=register_commands,
     #: ``lexprobe run``: the samples (groups per POS) sized in docs/llm.md, "The main job"
     run=RunParts(run_default, {"quick": 10, "full": None},
                  (LLMPart("likelihood", False, {"quick": 4, "full": 15}, "clean-hard"),

@@ -6,6 +6,7 @@ command runs), and the command a function of them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -15,7 +16,7 @@ from lexprobe.benchmarks.coda21.config import CodaConfig, parts_of_speech
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.cli_common import batch_size_arg, non_negative_float, non_negative_int, positive_int
 from lexprobe.core.contract import format_result
-from lexprobe.core.options import option
+from lexprobe.core.options import add_commands, option
 from lexprobe.data.locations import default_coda_dir, missing_message
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.outputs import IMAGE, INPUT, OUTPUT, output_lock
@@ -255,6 +256,9 @@ COMMANDS: dict[str, tuple[type, str, Callable[[Any], int]]] = {
                      cmd_sample_human),
     "heatmap": (Heatmap, "draw one group's match scores with predicted and gold alignment", cmd_heatmap),
 }
+
+#: the benchmark's ``commands`` part: the commands above on its sub-parser
+register_commands = partial(add_commands, commands=COMMANDS)
 
 
 # --- lexprobe run --------------------------------------------------------------------
