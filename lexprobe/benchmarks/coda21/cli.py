@@ -6,7 +6,6 @@ command runs), and the command a function of them."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -257,8 +256,9 @@ COMMANDS: dict[str, tuple[type, str, Callable[[Any], int]]] = {
     "heatmap": (Heatmap, "draw one group's match scores with predicted and gold alignment", cmd_heatmap),
 }
 
-#: the benchmark's ``commands`` part: the commands above on its sub-parser
-register_commands = partial(add_commands, commands=COMMANDS)
+def register_commands(csub: Any) -> None:
+    """The benchmark's ``commands`` part: the commands above on its sub-parser."""
+    add_commands(csub, COMMANDS)
 
 
 # --- lexprobe run --------------------------------------------------------------------
