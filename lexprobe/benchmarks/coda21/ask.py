@@ -20,7 +20,18 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from lexprobe.core.contract import Method, Records
+from lexprobe.benchmarks.coda21.dataset import GroupProblem
+from lexprobe.benchmarks.coda21.likelihood import (
+    chunk_records,
+    fits_by_group,
+    group_record,
+    group_records,
+    hide_target,
+    run_groups,
+    runnable_groups,
+)
+from lexprobe.benchmarks.coda21.tables import ask_tables, format_ask
+from lexprobe.core.contract import Method, Presentation, Records
 from lexprobe.core.engine import Engine
 from lexprobe.core.requests import Continuation, Slot
 
@@ -155,6 +166,7 @@ class Ask(Method):
 
     name = "ask"
     requests = REQUESTS
+    presentation = Presentation(tables=ask_tables, format_result=format_ask)
 
     def check_backend(self, scorer: Any, config: Any, what: str) -> None:
         """The request types, then answers the model cannot tell apart: refused before any work."""
@@ -162,17 +174,6 @@ class Ask(Method):
         check_answers(scorer, ANSWERS)
 
     def run(self, job) -> Records | None:
-        from lexprobe.benchmarks.coda21.dataset import GroupProblem
-        from lexprobe.benchmarks.coda21.likelihood import (
-            fits_by_group,
-            group_record,
-            group_records,
-            hide_target,
-            run_groups,
-            runnable_groups,
-            skip_record,
-        )
-
         config, engine = job.config, Engine(job.scorer)
         kind = engine.require(self.requests, "coda21 --method ask")[0]
         which, answers = [q - 1 for q in config.ask.questions], ANSWERS
@@ -197,22 +198,17 @@ class Ask(Method):
             chunk = [runnable[i] for i in indices]
             requests = [answer_requests(kind, questions(g, config.nonce, _question_texts(g.pos, which), hide),
                                         answers) for g in chunk]
-            fits = fits_by_group(chunk, requests, engine, whole=True)
-            fitting = [g for g, (why, _) in zip(chunk, fits) if why is None]
-            matrices = iter(ask_matrices(engine, fitting, config.nonce, answers, which, hide) if fitting else [])
-            records = []
-            for g, (why, _) in zip(chunk, fits):
-                if why is not None:
-                    records.append(skip_record(g, f"{why} (skipped)"))
-                    continue
-                m = next(matrices)
-                record = group_record(g, m.mean(axis=2), config)
-                if len(which) > 1:  # each question aligned on its own too (the authors' per-question rows)
-                    record["per_question"] = [
-                        {"question": q + 1, "accuracy": one["accuracy"], "simple_accuracy": one["simple_accuracy"]}
-                        for q, one in zip(which, (group_record(g, m[:, :, j], config) for j in range(len(which))))]
-                records.append(record)
-            return records
+            return chunk_records(chunk, fits_by_group(chunk, requests, engine, whole=True),
+                                 lambda fitting: ask_matrices(engine, fitting, config.nonce, answers, which, hide)
+                                 if fitting else [], record, "(skipped)")
+
+        def record(g, m: np.ndarray, _cut: int) -> dict:
+            out = group_record(g, m.mean(axis=2), config)
+            if len(which) > 1:  # each question aligned on its own too (the authors' per-question rows)
+                out["per_question"] = [
+                    {"question": q + 1, "accuracy": one["accuracy"], "simple_accuracy": one["simple_accuracy"]}
+                    for q, one in zip(which, (group_record(g, m[:, :, j], config) for j in range(len(which))))]
+            return out
 
         records = run_groups(job, engine, runnable, compute, config.groups_per_chunk or 16, "CoDA21 groups (ask)")
         if records is None:  # another rank than 0: rank 0 writes the result

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lexprobe.benchmarks.coda21 import ask, choose
 from lexprobe.benchmarks.coda21 import results as res
 from lexprobe.benchmarks.coda21 import tables as tab
+from lexprobe.benchmarks.coda21.ask import Ask
+from lexprobe.benchmarks.coda21.choose import Choose
 from lexprobe.benchmarks.coda21.cli import load_items, register_commands, run_default
 from lexprobe.benchmarks.coda21.config import CodaConfig
 from lexprobe.benchmarks.coda21.human_set import coda_results, human_item_set
@@ -29,20 +30,9 @@ from lexprobe.core.contract import (
     Results,
     RunParts,
     SummaryColumn,
-    default_sections,
 )
 from lexprobe.errors import LexprobeError
 from lexprobe.prompting.templates import BLANK, TemplateField
-
-
-class Ask(ask.Ask):
-    presentation = Presentation(tables=tab.ask_tables, format_result=tab.format_ask)
-
-
-class Choose(choose.Choose):
-    item_spec = res.ChooseGroupItem
-    presentation = Presentation(tables=tab.choose_tables, format_result=tab.format_choose, failure_rows=res.choose_rows,
-                                figures=lambda *_: [])
 
 
 def check_config(config: CodaConfig) -> None:
@@ -89,10 +79,6 @@ def figures(result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
     return out
 
 
-def sections(bench: Benchmark, records, method: str, config: dict) -> dict:
-    return res.without_empty_slices(default_sections(bench, records, method, config), method)
-
-
 CODA21 = Benchmark(
     meta=BenchmarkMeta(
         name="coda21", title="CoDA21", help="CoDA21: align contexts with definitions of hidden words",
@@ -105,7 +91,7 @@ CODA21 = Benchmark(
     methods={"likelihood": Likelihood(), "ask": Ask(), "choose": Choose()},
     recipes=RECIPES,
     results=Results(unit_values=res.unit_values, baseline_values=lambda result: {"random": res.random_units(result)},
-                    slices=res.slices, instance_spec=lambda result: res.GroupInstance, sections=sections,
+                    slices=res.slices, instance_spec=lambda result: res.GroupInstance, sections=res.sections,
                     breakdowns=lambda result: {res.TASK: {"by_k": res.breakdown_by_k(
                         result["instances"], intervals=result["method"] != "human")}}),
     presentation=Presentation(

@@ -16,6 +16,9 @@ import numpy as np
 
 from lexprobe.benchmarks.coda21.config import CodaConfig
 from lexprobe.benchmarks.coda21.dataset import replace_target
+from lexprobe.benchmarks.coda21.results import ChooseGroupItem, choose_rows
+from lexprobe.benchmarks.coda21.tables import choose_tables, format_choose
+from lexprobe.core.contract import Presentation
 from lexprobe.metrics import alignment as al
 from lexprobe.prompting.choose import ask, item_means
 from lexprobe.prompting.choose_cli import ChooseOptions
@@ -146,6 +149,9 @@ class Choose(ChooseMethod):
     are skipped and listed), answered by an alignment."""
 
     unit_field, answer_key = "id", "assignment"
+    item_spec = ChooseGroupItem
+    presentation = Presentation(tables=choose_tables, format_result=format_choose, failure_rows=choose_rows,
+                                figures=lambda *_: [])
 
     def units(self, job):
         return [(g.id, g) for g in blankable(job.items, job.config)[0]]

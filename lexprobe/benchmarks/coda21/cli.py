@@ -9,21 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from lexprobe.benchmarks.coda21 import dataset as ds
 from lexprobe.benchmarks.coda21.build_cache import cached_build
 from lexprobe.benchmarks.coda21.config import CodaConfig, parts_of_speech
-from lexprobe.benchmarks.coda21.dataset import (
-    POS_NAMES,
-    VARIANTS,
-    CodaData,
-    coda_stats,
-    format_stats,
-    groups_to_official,
-    load_coda,
-)
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.cli_common import batch_size_arg, non_negative_float, non_negative_int, positive_int
 from lexprobe.core.contract import format_result
-from lexprobe.core.options import option
+from lexprobe.core.options import add_commands, option
 from lexprobe.data.locations import default_coda_dir, missing_message
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.outputs import IMAGE, INPUT, OUTPUT, output_lock
@@ -40,7 +32,7 @@ CONTEXT_SOURCES = ("semcor", "wordnet")
 
 def resolve_coda_file(value: str) -> Path:
     """``--data``: a CoDA21 JSON file, or a variant name (``clean-hard``) read from the data directory."""
-    if value in VARIANTS and not Path(value).exists():
+    if value in ds.VARIANTS and not Path(value).exists():
         path = default_coda_dir() / f"CoDA-{value}.json"
         if not path.is_file():
             offline = small_set_command("wordnet", "small.json")
@@ -50,12 +42,12 @@ def resolve_coda_file(value: str) -> Path:
     return Path(value)
 
 
-def load_items(config) -> CodaData:
+def load_items(config) -> ds.CodaData:
     """``--data``'s groups (a malformed one is named and skipped); ``--method choose``'s option orders and labels
     checked against the largest group before the (slow) model load."""
     if config.data is None:
         raise DataError("CoDA21 needs --data: a CoDA21 JSON file or a variant name (clean-hard, ...)")
-    data = load_coda(resolve_coda_file(config.data))
+    data = ds.load_coda(resolve_coda_file(config.data))
     for problem in data.problems:
         print(f"lexprobe: skipping {problem}")
     if not data.groups:
@@ -72,7 +64,7 @@ def load_items(config) -> CodaData:
 
 @dataclass(frozen=True)
 class Build:
-    variant: str = option("clean-hard", "which CoDA21 variant to build", choices=VARIANTS)
+    variant: str = option("clean-hard", "which CoDA21 variant to build", choices=ds.VARIANTS)
     out: str = option(None, "output JSON file (official format)", required=True, path=OUTPUT)
     pos: str = option("both", "part of speech", choices=("n", "v", "both"))
     semcor: str | None = option(None, "SemCor 3.0 NAF archive or folder (default: the data directory, "
@@ -125,21 +117,7 @@ class Heatmap:
     out: str = option(None, "image file (.png, .pdf, .svg)", required=True, path=IMAGE)
 
 
-def register_commands(csub: Any) -> None:
-    """CoDA21's commands besides ``eval`` (which ``lexprobe.cli`` derives from ``CodaConfig``)."""
-    from lexprobe.core.options import add_commands
-
-    add_commands(csub, COMMANDS)
-
-
 # --- build ---------------------------------------------------------------------------
-
-def _embedder(model: str, device: str | None, batch_size: int | str | None):
-    from lexprobe.models import load_scorer
-
-    scorer = load_scorer(model, kind="embedding", device=device, batch_size=batch_size)
-    return scorer.encode
-
 
 def _context_selector(model: str, device: str | None, batch_size: int | str | None, recipe: str = "paper"):
     from lexprobe.benchmarks.coda21.contexts import FirstContextSelector, MaskedContextSelector
@@ -157,15 +135,8 @@ def _context_selector(model: str, device: str | None, batch_size: int | str | No
 
 def cmd_build(args: Build) -> int:
     config = _build_config(args)
-    config.validate()
     with output_lock(args.out):  # a second build on --out stops here, before WordNet and the models load
-        def build() -> list:
-            wn, sentences, selector, embed = _build_inputs(args)
-            return _build(wn, sentences, embed, config, selector, args.contexts)
-
-        groups = _reused_or_built(args, config, build)
-        write_json(args.out, groups_to_official(groups))
-    print(format_stats(coda_stats(CodaData(groups)), title=f"CoDA21-{args.variant} (built)"))
+        write_build(args, config, _build_inputs, f"CoDA21-{args.variant} (built)")
     print(f"\ndataset written to {args.out}")
     return 0
 
@@ -173,26 +144,39 @@ def cmd_build(args: Build) -> int:
 def _build_config(args: Build) -> Any:
     from lexprobe.benchmarks.coda21.builder import BuildConfig
 
-    return BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
-                       pos=parts_of_speech(args.pos), max_groups=args.max_groups, cluster=args.recipe,
-                       word_rule=RECIPES[args.recipe].word_rule)
+    config = BuildConfig(variant=args.variant, k_min=args.k_min, k_max=args.k_max, theta=args.theta,
+                         pos=parts_of_speech(args.pos), max_groups=args.max_groups, cluster=args.recipe,
+                         word_rule=RECIPES[args.recipe].word_rule)
+    config.validate()
+    return config
 
 
-def _reused_or_built(args: Build, config: Any, build: Callable[[], list]) -> list:
-    """The groups built before from the same inputs (``build_cache``), else ``build()``'s. With an input missing
-    there is no key: ``build`` then names every missing one in one line (``_build_inputs``)."""
+def write_build(args: Build, config: Any, inputs: Callable[[Build], tuple], title: str) -> list:
+    """The groups ``config`` describes, written to ``args.out`` (official format) and their statistics printed: the
+    groups built before from the same inputs (``build_cache``), else built from ``inputs(args)`` (WordNet, SemCor's
+    sentences, the context selector, the embedder). With an input missing there is no key: ``inputs`` then names
+    every missing one in one line (``_build_inputs``)."""
     from lexprobe.benchmarks.coda21.build_cache import build_key
+    from lexprobe.benchmarks.coda21.builder import build_coda
+    from lexprobe.benchmarks.coda21.contexts import example_contexts
     from lexprobe.data.semcor import default_archive
 
+    def build() -> list:
+        wn, sentences, selector, embed = inputs(args)
+        examples = example_contexts(wn, config.pos) if args.contexts == "wordnet" else None
+        return build_coda(wn, sentences, embed, config, selector=selector, contexts=examples)
+
     path = Path(args.semcor) if args.semcor else default_archive()
-    if args.contexts == "semcor" and not path.exists():
-        return build()
     try:
-        key = build_key(config, args.contexts, path if args.contexts == "semcor" else None, args.embed_model,
-                        args.context_model, args.recipe)
+        key = None if args.contexts == "semcor" and not path.exists() else build_key(
+            config, args.contexts, path if args.contexts == "semcor" else None, args.embed_model, args.context_model,
+            args.recipe)
     except LexprobeError:
-        return build()
-    return cached_build(key, build)
+        key = None
+    groups = build() if key is None else cached_build(key, build)
+    write_json(args.out, ds.groups_to_official(groups))
+    print(ds.format_stats(ds.coda_stats(ds.CodaData(groups)), title=title))
+    return groups
 
 
 def _build_inputs(args: Build):
@@ -200,6 +184,7 @@ def _build_inputs(args: Build):
     ONE line naming every one of them that is missing (not one per try)."""
     from lexprobe.data.semcor import default_archive, iter_semcor_sentences
     from lexprobe.data.wordnet import load_wordnet
+    from lexprobe.models import load_scorer
 
     lacking: list[str] = []
 
@@ -219,29 +204,21 @@ def _build_inputs(args: Build):
             lacking.append(f"SemCor 3.0 not found at {path} (`lexprobe data fetch semcor`, --semcor PATH, or "
                            "--contexts wordnet for WordNet's example sentences)")
     selector = attempt(lambda: _context_selector(args.context_model, args.device, args.batch_size, args.recipe))
-    embed = attempt(lambda: _embedder(args.embed_model, args.device, args.batch_size), " (for --embed-model)")
+    embedder = attempt(lambda: load_scorer(args.embed_model, kind="embedding", device=args.device,
+                                           batch_size=args.batch_size), " (for --embed-model)")
     if lacking:
         raise DataError(f"coda21 build lacks {len(lacking)} thing(s): " + " | ".join(lacking))
-    return wn, sentences, selector, embed
-
-
-def _build(wn, sentences, embed, config, selector, contexts: str):
-    """The groups from SemCor's sentences or from WordNet's example sentences (the contexts' source)."""
-    from lexprobe.benchmarks.coda21.builder import build_coda
-    from lexprobe.benchmarks.coda21.contexts import example_contexts
-
-    examples = example_contexts(wn, config.pos) if contexts == "wordnet" else None
-    return build_coda(wn, sentences, embed, config, selector=selector, contexts=examples)
+    return wn, sentences, selector, embedder.encode
 
 
 # --- stats / heatmap ---------------------------------------------------------------
 
 def cmd_stats(args: Stats) -> int:
     for i, path in enumerate(args.files):
-        data = load_coda(path, option="the file argument of `coda stats`")
+        data = ds.load_coda(path, option="the file argument of `coda stats`")
         if i:
             print()
-        print(format_stats(coda_stats(data), title=str(path)))
+        print(ds.format_stats(ds.coda_stats(data), title=str(path)))
         for problem in data.problems:
             print(f"  malformed: {problem}")
     return 0
@@ -269,7 +246,8 @@ def cmd_heatmap(args: Heatmap) -> int:
     return 0
 
 
-#: CoDA21's commands besides ``eval``: name -> (options, help, command); stats takes its files as a positional
+#: CoDA21's commands besides ``eval`` (which ``lexprobe.cli`` derives from ``CodaConfig``): name -> (options, help,
+#: command); stats takes its files as a positional
 COMMANDS: dict[str, tuple[type, str, Callable[[Any], int]]] = {
     "build": (Build, "build a CoDA21-style dataset from WordNet and SemCor", cmd_build),
     "stats": (Stats, "Table-1 statistics of CoDA21 files", cmd_stats),
@@ -277,6 +255,10 @@ COMMANDS: dict[str, tuple[type, str, Callable[[Any], int]]] = {
                      cmd_sample_human),
     "heatmap": (Heatmap, "draw one group's match scores with predicted and gold alignment", cmd_heatmap),
 }
+
+def register_commands(csub: Any) -> None:
+    """The benchmark's ``commands`` part: the commands above on its sub-parser."""
+    add_commands(csub, COMMANDS)
 
 
 # --- lexprobe run --------------------------------------------------------------------
@@ -293,7 +275,7 @@ def scored_line(path: Path, groups, result: dict) -> str:
     metrics = result["metrics"]["alignment"]
     scored = [str((metrics.get(p) or {}).get("n", 0)) for p in ("n", "v") if have.get(p)]
     limit = result["config"].get("limit")
-    return (f"{Path(path).name}: {' and '.join(f'{have[p]} {POS_NAMES[p]}' for p in ('n', 'v') if have.get(p))} "
+    return (f"{Path(path).name}: {' and '.join(f'{have[p]} {ds.POS_NAMES[p]}' for p in ('n', 'v') if have.get(p))} "
             f"groups in the file; {model_name(result)} scored {' and '.join(scored)}"
             + (f" (--limit {limit}: the first {limit} per POS)" if limit else ""))
 
@@ -316,15 +298,11 @@ def build_small(out_dir: Path, embed, max_groups: int = SMALL_GROUPS, embed_mode
     # exactly the `coda21 build` small_set_command prints (its other options left at their defaults)
     args = Build(out=str(path), variant=SMALL_VARIANTS[contexts], contexts=contexts, embed_model=embed_model,
                  context_model="first", max_groups=max_groups)
-    config = _build_config(args)
 
-    def build() -> list:
-        sentences = iter_semcor_sentences() if contexts == "semcor" else None
-        return _build(load_wordnet(), sentences, embed, config, None, contexts)
+    def inputs(args: Build) -> tuple:  # the caller's embedder; the first context of each synset (no model)
+        return load_wordnet(), iter_semcor_sentences() if contexts == "semcor" else None, None, embed
 
-    groups = _reused_or_built(args, config, build)
-    write_json(path, groups_to_official(groups))
-    print(format_stats(coda_stats(CodaData(groups)), title=f"small CoDA21-{args.variant} built at {path}"))
+    write_build(args, _build_config(args), inputs, f"small CoDA21-{args.variant} built at {path}")
     print("the same file:\n" + command_lines(small_set_command(contexts, "FILE.json", max_groups)))
     return path
 

@@ -158,13 +158,15 @@ def example_contexts(wn, pos: Sequence[str] = ("n", "v")) -> dict[str, list[Occu
     example counts when one of the synset's lemmas (or a regular inflection) occurs in it as a whole word."""
     import re
 
+    from lexprobe.benchmarks.coda21.dataset import target_pattern
+
     out: dict[str, list[Occurrence]] = {}
     for p in pos:
         for synset in wn.all_synsets(p):
             found = []
             for example in synset.examples():
                 for lemma in synset.lemma_names():
-                    m = next(filter(None, (re.search(r"(?<!\w)" + re.escape(form) + r"(?!\w)", example, re.IGNORECASE)
+                    m = next(filter(None, (target_pattern(form, re.IGNORECASE).search(example)
                                            for form in _word_forms(lemma))), None)
                     if m:
                         found.append(Occurrence(example, m.group(0), m.start()))

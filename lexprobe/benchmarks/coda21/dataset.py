@@ -75,7 +75,7 @@ class CodaData:
 
 # --- hiding the target -------------------------------------------------------------
 
-def _target_pattern(word: str, flags: int = 0) -> re.Pattern:
+def target_pattern(word: str, flags: int = 0) -> re.Pattern:
     # whole-word: not preceded or followed by a word character (the released code
     # replaced substrings, so "art" also hit "party"; we do not)
     return re.compile(r"(?<!\w)" + re.escape(word) + r"(?!\w)", flags)
@@ -83,9 +83,9 @@ def _target_pattern(word: str, flags: int = 0) -> re.Pattern:
 
 def find_target(context: str, word: str) -> list[tuple[int, int]]:
     """Character spans of whole-word occurrences of ``word`` (case-insensitive fallback)."""
-    spans = [m.span() for m in _target_pattern(word).finditer(context)]
+    spans = [m.span() for m in target_pattern(word).finditer(context)]
     if not spans:
-        spans = [m.span() for m in _target_pattern(word, re.IGNORECASE).finditer(context)]
+        spans = [m.span() for m in target_pattern(word, re.IGNORECASE).finditer(context)]
     return spans
 
 
@@ -171,10 +171,9 @@ def group_to_row(group: Group) -> dict[str, Any]:
 
 def _group_from_row(row: dict[str, Any]) -> Group:
     """An exported row back as a group, through the official format's checks (``_parse_group``)."""
-    raw = {"common_ancestor_info": {"relation": row["relation"], "ancestor_name": row["ancestor"]},
-           "candidates": [{"synset_name": c["synset"], "definition": c["definition"], "contexts": [c["context"]],
-                           "words_in_contexts": [c["word"]]} for c in row["candidates"]]}
-    return _parse_group(raw, row["id"], row["pos"])
+    group = Group(row["id"], row["pos"], row["relation"], row["ancestor"],
+                  [Candidate(c["synset"], c["definition"], c["context"], c["word"]) for c in row["candidates"]])
+    return _parse_group(_official(group), group.id, group.pos)
 
 
 def load_exported(path: Path, pos: Iterable[str], option: str) -> CodaData | None:
@@ -225,11 +224,14 @@ def groups_to_official(groups: Sequence[Group]) -> dict[str, list[dict]]:
     """The official JSON structure for ``groups`` (both POS keys always present)."""
     out: dict[str, list[dict]] = {"n": [], "v": []}
     for g in groups:
-        out[g.pos].append({"common_ancestor_info": {"relation": g.relation, "ancestor_name": g.ancestor},
-                           "candidates": [{"synset_name": c.synset, "definition": c.definition,
-                                           "contexts": [c.context], "words_in_contexts": [c.word]}
-                                          for c in g.candidates]})
+        out[g.pos].append(_official(g))
     return out
+
+
+def _official(g: Group) -> dict[str, Any]:
+    return {"common_ancestor_info": {"relation": g.relation, "ancestor_name": g.ancestor},
+            "candidates": [{"synset_name": c.synset, "definition": c.definition, "contexts": [c.context],
+                            "words_in_contexts": [c.word]} for c in g.candidates]}
 
 
 # --- statistics ----------------------------------------------------------------------

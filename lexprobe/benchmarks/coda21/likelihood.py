@@ -140,16 +140,11 @@ def group_record(group: Group, scores: np.ndarray, config: CodaConfig) -> dict[s
         "scores": np.round(scores, 6).tolist(),
         # optimal/exhaustive: the definition of each context; none: the context of each definition
         "assignment": assignment.tolist(),
-        "predicted_pairs": _pairs(assignment, config.align),  # [context, definition]
+        "predicted_pairs": ([[int(c), d] for d, c in enumerate(assignment)] if config.align == "none"
+                            else [[c, int(d)] for c, d in enumerate(assignment)]),  # [context, definition]
         "accuracy": al.accuracy(assignment),
         "simple_accuracy": al.accuracy(simple),
     }
-
-
-def _pairs(assignment: np.ndarray, method: str) -> list[list[int]]:
-    if method == "none":
-        return [[int(c), d] for d, c in enumerate(assignment)]
-    return [[c, int(d)] for c, d in enumerate(assignment)]
 
 
 class _GroupUnit(TypedDict):
@@ -159,7 +154,7 @@ class _GroupUnit(TypedDict):
 
 
 class GroupRecord(_GroupUnit, total=False):
-    """A group's record as the resume log keeps it (scored: ``group_record``; left out: ``skip_record``)."""
+    """A group's record as the resume log keeps it (scored: ``group_record``; left out: ``chunk_records``)."""
 
     skipped: str
     scores: list[list[float]]
@@ -170,9 +165,15 @@ class GroupRecord(_GroupUnit, total=False):
     per_question: list[dict[str, Any]]
 
 
-def skip_record(group: Group, reason: str) -> dict[str, Any]:
-    """A unit-log record of a group left unscored: a resumed run skips it again without scoring it."""
-    return {"id": group.id, "pos": group.pos, "k": group.k, "skipped": reason}
+def chunk_records(chunk: Sequence[Group], fits: Sequence[tuple[str | None, int]],
+                  matrices: Callable[[list[Group]], Sequence[np.ndarray]],
+                  record: Callable[[Group, np.ndarray, int], dict], note: str) -> list[dict]:
+    """A chunk's unit-log records (the likelihood and ask methods'): a group that does not fit (``fits``) is left
+    unscored with its reason and ``note``, so that a resumed run skips it again without scoring it; the others'
+    ``matrices`` are asked together and each made a ``record(group, matrix, prompts cut)``."""
+    found = iter(matrices([g for g, (why, _) in zip(chunk, fits) if why is None]))
+    return [{"id": g.id, "pos": g.pos, "k": g.k, "skipped": f"{why} {note}"} if why is not None
+            else record(g, next(found), cut) for g, (why, cut) in zip(chunk, fits)]
 
 
 # --- the run ---------------------------------------------------------------------------
@@ -227,7 +228,7 @@ def run_groups(job, engine: Engine, groups: Sequence[Group], compute: Any, step:
 def group_records(records: Sequence[dict], problems: Sequence[GroupProblem], runnable: Sequence[Group],
                   counts: dict[str, int], **more: Any) -> Records:
     """A run's ``Records``: the scored groups, those left out (``skipped``: the problems first, then the
-    groups ``skip_record`` left out), what was counted."""
+    groups ``chunk_records`` left out), what was counted."""
     skipped = [{"unit": p.group_id, "reason": p.reason} for p in problems]
     skipped += [{"unit": r["id"], "reason": r["skipped"]} for r in records if "skipped" in r]
     return Records([r for r in records if "skipped" not in r], items=list(runnable),
@@ -256,17 +257,11 @@ class Likelihood(Method):
             chunk = [runnable[i] for i in indices]
             fits = (fits_by_group(chunk, [group_requests(kind, g, config) for g in chunk], engine) if lm
                     else [(None, 0)] * len(chunk))
-            matrices = iter(match_matrices([g for g, (why, _) in zip(chunk, fits) if why is None], engine, config,
-                                           kind))
-            out = []
-            for g, (why, cut) in zip(chunk, fits):
-                if why is not None:
-                    out.append(skip_record(g, f"{why} (skipped: cutting the definition would change what is scored)"))
-                    continue
-                out.append(group_record(g, next(matrices), config))
-                if cut:
-                    out[-1]["truncated_contexts"] = cut
-            return out
+            return chunk_records(chunk, fits, lambda fitting: match_matrices(fitting, engine, config, kind), record,
+                                 "(skipped: cutting the definition would change what is scored)")
+
+        def record(g: Group, scores: np.ndarray, cut: int) -> dict:
+            return {**group_record(g, scores, config), **({"truncated_contexts": cut} if cut else {})}
 
         step = config.groups_per_chunk or (16 if lm else 256)
         records = run_groups(job, engine, runnable, compute, step, "CoDA21 groups")

@@ -10,12 +10,12 @@ same groups; ask-to-choose results report each answer reading's accuracy.
 
 from __future__ import annotations
 
-from typing import Any, Optional, TypedDict
+from typing import Any, Optional, Sequence, TypedDict
 
 import numpy as np
 
 from lexprobe.benchmarks.coda21.config import parts_of_speech
-from lexprobe.core.contract import Unit
+from lexprobe.core.contract import Unit, default_sections
 from lexprobe.prompting.readings import GENERATED, READINGS, answered, choose_options, cyclic_order, label, skipped_row
 from lexprobe.result_schema import model_name
 
@@ -77,9 +77,10 @@ def random_units(result: dict) -> list[Unit]:
     return [Unit(r["id"], TASK, r["pos"], {"accuracy": 1.0 / r["k"]}) for r in result["instances"]]
 
 
-def without_empty_slices(sections: dict, method: str) -> dict:
-    """A slice without a group (a part of speech whose groups were all skipped): its metrics None and no
-    random baseline (there is no expectation over no groups)."""
+def sections(bench: Any, records: Any, method: str, config: dict) -> dict:
+    """``contract.default_sections``, but a slice without a group (a part of speech whose groups were all
+    skipped) has its metrics None and no random baseline (there is no expectation over no groups)."""
+    sections = default_sections(bench, records, method, config)
     names = ("accuracy",) if method == "human" else ("accuracy", "simple_accuracy")  # (people: no simple matching)
     for task, by_slice in sections["metrics"].items():
         for name, m in by_slice.items():
@@ -115,29 +116,28 @@ def data_name(result: dict) -> str:
 
 def failure_rows(result: dict) -> list[dict]:
     name, task = model_name(result), data_name(result)
-    rows = []
-    for g in result["instances"]:
-        row = _row(g, task)
-        row.update(model=name, pos=g.get("pos", ""))
-        rows.append(row)
-    return rows
+    return [{**_row(task, f"{g['id']} {g.get('ancestor', '')}".strip(), g["accuracy"], g.get("k"),
+                    g.get("predicted_pairs", []), g, True, "context {c} ({synset}) → definition {d}"),
+             "model": name, "pos": g.get("pos", "")} for g in result["instances"]]
 
 
-def _row(g: dict, task: str) -> dict:
-    contexts, definitions = g.get("contexts"), g.get("definitions")
-    lines = []
-    for c, d in g.get("predicted_pairs", []):
+def _row(task: str, item: str, accuracy: float, k: Any, pairs: Any, g: dict, numbered: bool, plain: str,
+         first: Sequence[str] = ()) -> dict:
+    """An items-page row of one alignment: a line per (context, definition chosen) pair, marked right or wrong,
+    with the texts where the record has them (``numbered``: with their numbers in the group), else ``plain``."""
+    contexts, definitions, synsets, lines = g.get("contexts"), g.get("definitions"), g.get("synsets", []), list(first)
+    for c, d in pairs:
         mark = "✓" if c == d else "✗"
         if contexts and definitions:
-            line = f"{mark} context {c + 1}: {contexts[c]}\n    → definition {d + 1}: {definitions[d]}"
+            context, definition = (f"context {c + 1}: ", f"definition {d + 1}: ") if numbered else ("", "")
+            line = f"{mark} {context}{contexts[c]}\n    → {definition}{definitions[d]}"
             if c != d:
                 line += f"\n    (gold: {definitions[c]})"
         else:
-            synsets = g.get("synsets", [])
-            line = f"{mark} context {c + 1} ({synsets[c] if c < len(synsets) else '?'}) → definition {d + 1}"
+            line = f"{mark} " + plain.format(c=c + 1, d=d + 1, synset=synsets[c] if c < len(synsets) else "?")
         lines.append(line)
-    return {"task": task, "item": f"{g['id']} {g.get('ancestor', '')}".strip(), "ok": g["accuracy"] == 1,
-            "score": f"{100 * g['accuracy']:.1f} (k={g.get('k')})", "details": "\n".join(lines)}
+    return {"task": task, "item": item, "ok": accuracy == 1, "score": f"{100 * accuracy:.1f} (k={k})",
+            "details": "\n".join(lines)}
 
 
 def choose_rows(r: dict) -> list[dict]:
@@ -152,25 +152,9 @@ def choose_rows(r: dict) -> list[dict]:
         for reading in READINGS:
             if reading not in inst:
                 continue
-            row = _choose_row(inst, inst[reading], reading, task, (inst.get("generation") or {}).get("text"))
-            row["item"] += order
-            row.update(model=f"{name} [choose: {label(reading)}]", pos=inst.get("pos", ""))
-            rows.append(row)
+            answer, text = inst[reading], (inst.get("generation") or {}).get("text")
+            row = _row(task, inst["item"] + order, answer["accuracy"], len(inst.get("shown", [])) or inst.get("k"),
+                       enumerate(answer.get("assignment") or []), inst, False, "shown pair {c} → definition of pair {d}",
+                       [answered(answer, text)] if reading in GENERATED else [])
+            rows.append({**row, "model": f"{name} [choose: {label(reading)}]", "pos": inst.get("pos", "")})
     return rows
-
-
-def _choose_row(g: dict, answer: dict, reading: str, task: str, text: str | None = None) -> dict:
-    contexts, definitions = g.get("contexts"), g.get("definitions")
-    lines = [answered(answer, text)] if reading in GENERATED else []
-    for c, d in enumerate(answer.get("assignment") or []):
-        mark = "✓" if c == d else "✗"
-        if contexts and definitions:
-            line = f"{mark} {contexts[c]}\n    → {definitions[d]}"
-            if c != d:
-                line += f"\n    (gold: {definitions[c]})"
-        else:
-            line = f"{mark} shown pair {c + 1} → definition of pair {d + 1}"
-        lines.append(line)
-    k = len(g.get("shown", [])) or g.get("k")
-    return {"task": task, "item": g["item"], "ok": answer["accuracy"] == 1,
-            "score": f"{100 * answer['accuracy']:.1f} (k={k})", "details": "\n".join(lines)}

@@ -4,6 +4,7 @@ ask-to-choose table; what the CLI prints after a run is the same tables of that 
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from lexprobe.benchmarks.coda21.results import TASK, data_name
@@ -25,18 +26,10 @@ from lexprobe.tables import (
 )
 
 
-def format_result(result: dict) -> str:
-    """What the CLI prints after a likelihood run: its table as text (a line per column; the model named in the
-    title too, whole: its column's head may wrap)."""
-    return _text([replace(t, title=f"{t.title}: {model_name(result)}") for t in likelihood_tables([result])])
-
-
-def ask_tables(results: list[dict]) -> list[Table]:
-    return likelihood_tables(results, ask=True)
-
-
-def format_ask(result: dict) -> str:
-    return _text([replace(t, title=f"{t.title}: {model_name(result)}") for t in ask_tables([result])])
+def format_result(result: dict, ask: bool = False) -> str:
+    """What the CLI prints after a likelihood run (``ask``: an ask run): its table as text (a line per column; the
+    model named in the title too, whole: its column's head may wrap)."""
+    return _text([replace(t, title=f"{t.title}: {model_name(result)}") for t in likelihood_tables([result], ask)])
 
 
 def format_choose(result: dict) -> str:
@@ -89,6 +82,11 @@ def likelihood_tables(results: list[dict], ask: bool = False) -> list[Table]:
             table.rows.append(row + [(r["metrics"][TASK].get("all") or {}).get("n")])
         tables.append(table)
     return tables
+
+
+#: the ask method's tables and text: a table of their own (``contract.tables`` groups results by these functions)
+ask_tables = partial(likelihood_tables, ask=True)
+format_ask = partial(format_result, ask=True)
 
 
 def choose_tables(results: list[dict]) -> list[Table]:

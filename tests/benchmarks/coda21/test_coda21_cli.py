@@ -115,7 +115,7 @@ def test_the_runs_small_set_is_made_by_a_command(tmp_path, capsys, monkeypatch):
     prints makes the same file (given the same embedder: MiniLM in both by default)."""
     from lexprobe.reporting import command_lines
 
-    monkeypatch.setattr(coda_cli, "_embedder", lambda model, device, batch_size: _fake_embed)
+    monkeypatch.setattr("lexprobe.models.load_scorer", lambda model, **options: type("E", (), {"encode": _fake_embed}))
     built = coda_cli.build_small(tmp_path / "run", _fake_embed, max_groups=2)
     assert built.name == "coda21-small-noisy-hard.json"
     printed = capsys.readouterr().out
