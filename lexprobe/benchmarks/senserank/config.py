@@ -131,7 +131,7 @@ class FinetuneConfig:
     def effective(self) -> "FinetuneConfig":
         """The settings actually used: the authors' script fixes batch size, decay and patience."""
         if recipe_of(self).authors_inoculation:
-            from lexprobe.benchmarks.senserank.finetune_authors import AUTHORS_BATCH_SIZE, AUTHORS_PATIENCE
+            from lexprobe.benchmarks.senserank.finetune import AUTHORS_BATCH_SIZE, AUTHORS_PATIENCE
 
             return replace(self, batch_size=AUTHORS_BATCH_SIZE, weight_decay=0.0, patience=AUTHORS_PATIENCE)
         return self
