@@ -34,8 +34,6 @@ from lexprobe.errors import DataError, ModelError
 
 #: ``main.py finetune --num_insts`` default (100), never overridden by ``all_experiments.sh``
 AUTHORS_NUM_INSTS = 100
-AUTHORS_BATCH_SIZE = 8
-AUTHORS_PATIENCE = 5
 LEXCAT_ORDER = ("n", "v", "p")
 
 
