@@ -9,7 +9,6 @@ per query (``similarity.py``, with the memory-mapped vector store ``store.py`` a
 from __future__ import annotations
 
 import dataclasses
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from lexprobe.benchmarks.senserank import results as res
 from lexprobe.benchmarks.senserank import tables as tab
 from lexprobe.benchmarks.senserank.config import CORPUS_CHOICES, SenseConfig
 from lexprobe.benchmarks.senserank.recipe import RECIPES
-from lexprobe.benchmarks.senserank.similarity import clean_sweep, load_instances, store_path
+from lexprobe.benchmarks.senserank.similarity import load_instances
 from lexprobe.core.contract import (
     Benchmark,
     BenchmarkMeta,
@@ -65,15 +64,6 @@ def dataset(config: SenseConfig) -> dict | None:
                 "what": "the SemCor sample shipped with lexprobe (1,202 sentences), not the full SemCor 3.0",
                 "get": "lexprobe data fetch semcor"}
     return {"name": "semcor", "sample": False}
-
-
-class Similarity(similarity.Similarity):
-    def finished(self, out: Path, config: SenseConfig, result: dict | None = None) -> None:
-        """The vector store removed (``--keep-embeddings`` keeps it), a layer sweep's ranking logs too."""
-        if result is not None and result.get("sweep"):
-            clean_sweep(out, result["sweep"]["values"], keep_embeddings=config.keep_embeddings)
-        elif not config.keep_embeddings:
-            shutil.rmtree(store_path(out), ignore_errors=True)
 
 
 def written(result: dict, out: Path, config: Any) -> None:
@@ -146,7 +136,7 @@ SENSERANK = Benchmark(
     ),
     Config=SenseConfig,
     items=Items(load=load_instances, check=lambda config: config.validate(), resolve=resolve_data, dataset=dataset),
-    methods={"similarity": Similarity()},
+    methods={"similarity": similarity.Similarity()},
     recipes=RECIPES,
     results=Results(unit_values=unit_values,
                     baseline_values=lambda result: {name: res.unit_values(result, name) for name in ("random", "oracle")},

@@ -3,13 +3,12 @@ from ``FinetuneConfig``)."""
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
 from lexprobe.benchmarks.senserank.config import FinetuneConfig
 from lexprobe.cli_common import non_negative_int
-from lexprobe.core.options import add_commands, add_options, config_from_args, option
+from lexprobe.core.options import add_commands, option
 from lexprobe.outputs import INPUT, OUTPUT_DIR, make_output_dir, output_lock
 
 #: what ``pdep-convert`` writes into its --out folder
@@ -30,10 +29,8 @@ class PdepConvert:
 
 def register_commands(sub) -> None:
     add_commands(sub, {"pdep-convert": (PdepConvert, "make the paper's PDEP corpus (CoNLL-U, 80/20) from PDEP's "
-                                                     "prepcorp table", _cmd_pdep_convert)})
-    f = sub.add_parser("finetune", help="inoculation fine-tuning on STREUSLE 4.4 supersenses")
-    add_options(f, FinetuneConfig)
-    f.set_defaults(func=_cmd_finetune)
+                                                     "prepcorp table", _cmd_pdep_convert),
+                       "finetune": (FinetuneConfig, "inoculation fine-tuning on STREUSLE 4.4 supersenses", _cmd_finetune)})
 
 
 def _cmd_pdep_convert(args: PdepConvert) -> int:
@@ -52,10 +49,9 @@ def _cmd_pdep_convert(args: PdepConvert) -> int:
     return 0
 
 
-def _cmd_finetune(args: argparse.Namespace) -> int:
+def _cmd_finetune(cfg: FinetuneConfig) -> int:
     from lexprobe.benchmarks.senserank.finetune import finetune
 
-    cfg = config_from_args(FinetuneConfig, args)
     make_output_dir(cfg.out, "--out")  # outputs.guard checked it; the folder's lock lives inside it
     with output_lock(cfg.out, folder=True):  # a second fine-tuning into --out stops here, before STREUSLE loads
         summary = finetune(cfg)

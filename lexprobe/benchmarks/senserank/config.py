@@ -101,6 +101,9 @@ def parse_layers(text: str) -> list[int] | str:
 
 #: ``--instances``: the paper's training sizes
 FINETUNE_SIZES = (100, 250, 500, 1000, 2500)
+#: what the authors' ``all_experiments.sh`` fixes (``--recipe authors``, ``finetune.py``)
+AUTHORS_BATCH_SIZE = 8
+AUTHORS_PATIENCE = 5
 
 
 @dataclass
@@ -131,8 +134,6 @@ class FinetuneConfig:
     def effective(self) -> "FinetuneConfig":
         """The settings actually used: the authors' script fixes batch size, decay and patience."""
         if recipe_of(self).authors_inoculation:
-            from lexprobe.benchmarks.senserank.finetune_authors import AUTHORS_BATCH_SIZE, AUTHORS_PATIENCE
-
             return replace(self, batch_size=AUTHORS_BATCH_SIZE, weight_decay=0.0, patience=AUTHORS_PATIENCE)
         return self
 

@@ -21,7 +21,7 @@ class SenseRecipe:
     #: sentence-final targets dropped, synset_lemma labels, NE labels never queries; pools keyed by
     #: ``label.split("_")[0]``, r by the label's lemma name); with it ``semcor_sentence_split`` is implied
     authors_semcor: bool = False
-    #: ``senserank finetune``: the authors' all_experiments.sh recipe (``finetune_authors.py``); else the paper's
+    #: ``senserank finetune``: the authors' all_experiments.sh recipe (``finetune.py``); else the paper's
     authors_inoculation: bool = False
 
 

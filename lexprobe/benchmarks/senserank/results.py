@@ -124,5 +124,3 @@ def sweep_rows(result: dict):
     for layer, v in result["sweep"]["values"].items():
         yield (layer, v["metrics"][task]["all"], v["baselines"]["random"][task]["all"],
                v["baselines"]["oracle"][task]["all"])
-
-

@@ -28,7 +28,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Any, Iterable, Sequence, TypedDict
+from typing import Annotated, Any, Sequence, TypedDict
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -37,7 +37,7 @@ from lexprobe.benchmarks.senserank.config import SenseConfig, parse_layers
 from lexprobe.benchmarks.senserank.ranking import RankedQuery, RankingReport, lemma_key, plan_ranking, rank_lemma
 from lexprobe.benchmarks.senserank.recipe import RECIPES
 from lexprobe.benchmarks.senserank.store import EmbeddingStore, StoreWriter, sentence_digest
-from lexprobe.cache import partial_path, resume_key
+from lexprobe.cache import partial_path
 from lexprobe.core.contract import Job, Method, Records, sections
 from lexprobe.core.engine import Engine
 from lexprobe.core.options import recorded
@@ -62,6 +62,13 @@ class Similarity(Method):
 
     def run(self, job: Job) -> Records | None:
         return rank_senses(job)
+
+    def finished(self, out: Path, config: SenseConfig, result: dict | None = None) -> None:
+        """The vector store removed (``--keep-embeddings`` keeps it), a layer sweep's ranking logs too."""
+        for layer in ((result or {}).get("sweep") or {}).get("values", ()):
+            remove_logs(partial_path(out, f"layer{int(layer)}"))
+        if not config.keep_embeddings:
+            shutil.rmtree(store_path(out), ignore_errors=True)
 
 
 def rank_senses(job: Job) -> Records | None:
@@ -145,14 +152,6 @@ def asked_layers(cfg: SenseConfig, scorer: Any) -> list[int]:
     return list(dict.fromkeys(index(x) for x in (range(scorer.n_layers + 1) if wanted == "all" else wanted)))
 
 
-def clean_sweep(out: str | Path, layers: Iterable, keep_embeddings: bool = False) -> None:
-    """The result is written: remove the sweep's per-layer resume logs and (unless kept) its store."""
-    for layer in layers:
-        remove_logs(partial_path(out, f"layer{int(layer)}"))
-    if not keep_embeddings:
-        shutil.rmtree(store_path(out), ignore_errors=True)
-
-
 def store_path(out: str | Path) -> Path:
     """The embedding store beside the output: ``<out>.embeddings/``."""
     return Path(str(out) + ".embeddings")
@@ -224,9 +223,11 @@ def embed_to_store(scorer: Any, targets: Sequence[SenseInstance], store: Embeddi
     try:
         for start in range(0, len(mine), chunk):
             part = mine[start : start + chunk]
-            answers = Engine(scorer)([TokenVector(tokens, i, layer, words_alone)
-                                      for tokens, idx in part for i in idx for layer in layers])
-            held = _append(writer, held + _per_sentence(part, answers, len(layers)))
+            answers = iter(Engine(scorer)([TokenVector(tokens, i, layer, words_alone)
+                                           for tokens, idx in part for i in idx for layer in layers]))
+            # per sentence: its tokens, targets and each target's answers at every layer
+            held = _append(writer, held + [(tokens, idx, [[next(answers) for _ in layers] for _ in idx])
+                                           for tokens, idx in part])
             bar.update(len(part))
         _append(writer, held, final=True)
     finally:
@@ -248,15 +249,6 @@ def embed_to_store(scorer: Any, targets: Sequence[SenseInstance], store: Embeddi
     return locations, ok, stats
 
 
-def _per_sentence(part: list, answers: list, n_layers: int) -> list:
-    """(tokens, targets, per target its answers at each layer) of each sentence of a chunk, in order."""
-    out, at = [], 0
-    for tokens, idx in part:
-        out.append((tokens, idx, [answers[at + j * n_layers: at + (j + 1) * n_layers] for j in range(len(idx))]))
-        at += len(idx) * n_layers
-    return out
-
-
 def _append(writer: StoreWriter, done: list, final: bool = False) -> list:
     """Write the sentences of ``done`` (a target without a vector, unaligned, gets a row of zeros); held back
     (returned) while neither the store nor any answer has given the vectors' size, unless ``final`` (a rank
@@ -273,24 +265,17 @@ def _append(writer: StoreWriter, done: list, final: bool = False) -> list:
     return []
 
 
-def split_database_queries(instances: Sequence[SenseInstance]) -> tuple[list, list]:
-    """D = train; Q = dev/test instances that may be queries (OntoNotes NOTA senses may not)."""
-    database = [i for i in instances if i.split == "train"]
-    queries = [i for i in instances if i.split != "train" and i.query]
-    if not database or not queries:
-        raise DataError(
-            f"the corpus needs a train split (database) and a dev/test split (queries); got "
-            f"{len(database)} train and {len(queries)} other instances"
-        )
-    return database, queries
-
-
 def select_instances(instances: Sequence[SenseInstance], cfg: SenseConfig) -> tuple[list, list, dict]:
-    """Apply --pos, then the --max-instances lemma sample or the --limit query sample."""
+    """D = train, Q = dev/test instances that may be queries (OntoNotes NOTA senses may not); --pos applied first,
+    then the --max-instances lemma sample or the --limit query sample."""
     info: dict = {"corpus_instances": len(instances)}
     if cfg.pos:
         instances = [i for i in instances if i.pos in cfg.pos]
-    database, queries = split_database_queries(instances)
+    database = [i for i in instances if i.split == "train"]
+    queries = [i for i in instances if i.split != "train" and i.query]
+    if not database or not queries:
+        raise DataError(f"the corpus needs a train split (database) and a dev/test split (queries); got "
+                        f"{len(database)} train and {len(queries)} other instances")
     info.update(database_full=len(database), queries_full=len(queries),
                 not_query_senses=sum(1 for i in instances if i.split != "train" and not i.query))
     key = lambda x: lemma_key(x, cfg.match_pos)  # noqa: E731
@@ -377,12 +362,11 @@ def rank_from_store(cfg, store: EmbeddingStore, database, db_loc, db_ok, queries
                             for r in ranked])
         return records
 
-    items = [[_instance_key(x) for x in database], [_instance_key(x) for x in queries]]
-    options = {"store": store.identity, "layer": layer, "k": cfg.k, "min_sense_count": cfg.min_sense_count,
-               "match_pos": cfg.match_pos}
-    # the run's key (``evaluate``'s: weights, method, recipe, config) and what the ranking read
-    key = run_key(items, **options) if run_key is not None else resume_key(
-        items, str(store.identity.get("model")), None, options)
+    key = None
+    if log_base is not None:  # the run's key (``evaluate``'s: weights, method, recipe, config) and what the ranking read
+        key = run_key([[_instance_key(x) for x in database], [_instance_key(x) for x in queries]],
+                      store=store.identity, layer=layer, k=cfg.k, min_sense_count=cfg.min_sense_count,
+                      match_pos=cfg.match_pos)
     per_lemma = run_units(units, compute, [len(by_lemma[k]) * len(pools[k]) for k in lemmas], step=64,
                           log_base=log_base, log_key=key, record=list[RankedRecord])
     if per_lemma is None:
@@ -423,21 +407,15 @@ def rarity_group(cfg, inst: SenseInstance):
     return None
 
 
-def rarity_denominators(cfg, database: Sequence[SenseInstance], db_ok=None):
-    """N of r = R / N per query: None (the same-lemma pool) or a ``rarity_group`` -> count map."""
-    if cfg.corpus not in RARITY_BY_LEMMA_POS and not authors_semcor(cfg):
-        return None
-    ok = np.ones(len(database), bool) if db_ok is None else np.asarray(db_ok, bool)
-    return Counter(rarity_group(cfg, d) for d, good in zip(database, ok) if good)
-
-
-def query_records(cfg: SenseConfig, database, queries, report, info, timing, db_ok=None) -> Records:
+def query_records(cfg: SenseConfig, database, queries, report, info, timing, db_ok) -> Records:
     """One record per ranked query (its hits, R, N and bucket), and what the run counted; ``evaluate``
     aggregates them (``SenseRank.aggregate``: pooled P@k curves, exact random and oracle figures)."""
     freq_edges, rarity_edges = cfg.bucket_edges
     per_query = []
     single_sense = 0
-    pos_counts = rarity_denominators(cfg, database, db_ok)
+    pos_counts = None  # N of r = R / N: the same-lemma pool, or a count per ``rarity_group``
+    if cfg.corpus in RARITY_BY_LEMMA_POS or authors_semcor(cfg):
+        pos_counts = Counter(rarity_group(cfg, d) for d, good in zip(database, db_ok) if good)
     for rq in report.ranked:
         q = queries[rq.query]
         denominator = rq.n_candidates if pos_counts is None else pos_counts.get(rarity_group(cfg, q), 0)

@@ -122,12 +122,19 @@ class StoreWriter:
     """Appends one writer's rows; repairs a tail left by an interruption first."""
 
     def __init__(self, vectors: Path, index: Path):
+        from lexprobe.locks import take_lock
+
         self.vectors, self.index = vectors, index
-        self._lock: Any = _lock(index.with_name(index.name + ".lock"))
+        # two runs never append to one writer's files
+        self._lock: Any = take_lock(index.with_name(index.name + ".lock"), "another lexprobe run is writing the "
+                                    f"embedding store {index.parent}; wait for it to finish or pass another --out")
         self.shape: tuple[int, ...] | None = None
         self.rows = 0
         if index.exists():
-            _cut_partial_line(index)
+            with _private(index, os.O_RDWR, "r+b") as f:  # a line cut off by an interruption
+                data = f.read()
+                if data and not data.endswith(b"\n"):
+                    f.truncate(data.rfind(b"\n") + 1)
             self.shape, entries = _read_index(index)
             self.rows = max((row + len(t) for row, t, _ in entries.values()), default=0)
         if self.vectors.exists() and self.shape is not None:
@@ -173,14 +180,6 @@ def _private(path: Path, flags: int, mode: str):
     return os.fdopen(open_private(path, flags), mode, encoding=None if "b" in mode else "utf-8")
 
 
-def _lock(path: Path) -> Any:
-    """The writer's lock (``locks.take_lock``): two runs never append to one writer's files."""
-    from lexprobe.locks import take_lock
-
-    return take_lock(path, f"another lexprobe run is writing the embedding store {path.parent}; "
-                                "wait for it to finish or pass another --out")
-
-
 class _IndexHeader(TypedDict):
     shape: list[Annotated[int, Rule(lambda n: n > 0, "a positive size")]]
 
@@ -223,10 +222,3 @@ def _read_index(path: Path) -> tuple[tuple[int, ...] | None, dict[str, tuple[int
 
 def _rows_on_disk(path: Path, shape: tuple[int, ...]) -> int:
     return path.stat().st_size // (int(np.prod(shape)) * 4) if path.exists() else 0
-
-
-def _cut_partial_line(path: Path) -> None:
-    with _private(path, os.O_RDWR, "r+b") as f:  # never through a link
-        data = f.read()
-        if data and not data.endswith(b"\n"):
-            f.truncate(data.rfind(b"\n") + 1)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from lexprobe.benchmarks.senserank.finetune_authors import (
+from lexprobe.benchmarks.senserank.finetune import (
     AUTHORS_NUM_INSTS, authors_sample, fixed_batches, train_authors,
 )
 from lexprobe.data.instances import SenseInstance
