@@ -6,49 +6,41 @@ import argparse
 import math
 from typing import Any, Callable
 
+from lexprobe.backends import options as checks
 from lexprobe.model_names import DEFAULT_MODEL
 from lexprobe.outputs import INPUT, PATH_KINDS, PathOption, guard
 
 
-def _int_at_least(text: str, minimum: int, what: str, bound: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a {what} integer, got {text!r}") from None
-    if value < minimum:
-        raise argparse.ArgumentTypeError(f"must be {bound}, got {value}")
-    return value
+def _argparse_type(check: Callable[[Any], Any]) -> Callable[[str], Any]:
+    """argparse's ``type`` of a declared option: its checker, a ValueError as argparse's own one-line error."""
+    def parse(text: str) -> Any:
+        try:
+            return check(text)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+
+    parse.__name__ = getattr(check, "__name__", "value")
+    return parse
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1 (0 and negatives are one-line errors, never 'everything')."""
-    return _int_at_least(text, 1, "positive", "at least 1")
-
-
-def non_negative_int(text: str) -> int:
-    """argparse type: an integer >= 0 (for options where 0 is meaningful, e.g. a seed)."""
-    return _int_at_least(text, 0, "non-negative", "0 or more")
-
-
-def positive_float(text: str) -> float:
-    """argparse type: a finite number > 0 (learning rates, ...)."""
-    return _finite_float(text, True, "greater than 0")
+#: argparse types of the one set of number checkers (``backends.options``, which ``load_scorer`` uses too): an
+#: integer >= 1 (0 and negatives are one-line errors, never 'everything'), an integer >= 0 (a seed), a finite
+#: number > 0 (learning rates, ...)
+positive_int = _argparse_type(checks.positive_int)
+non_negative_int = _argparse_type(checks.non_negative_int)
+positive_float = _argparse_type(checks.positive_float)
 
 
 def non_negative_float(text: str) -> float:
     """argparse type: a finite number >= 0 (thresholds, ...)."""
-    return _finite_float(text, False, "0 or more")
-
-
-def _finite_float(text: str, above_zero: bool, bound: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
-    if value < 0 or (above_zero and value == 0):
-        raise argparse.ArgumentTypeError(f"must be {bound}, got {text}")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
     return value
 
 
@@ -77,11 +69,8 @@ def use_defaults_formatter(parser: argparse.ArgumentParser) -> None:
                 use_defaults_formatter(sub)
 
 
-def batch_size_arg(text: str) -> int | str:
-    """argparse type for --batch-size: ``auto`` or a positive integer."""
-    if text == "auto":
-        return "auto"
-    return positive_int(text)
+#: argparse type for --batch-size: ``auto`` or a positive integer
+batch_size_arg = _argparse_type(checks.batch_size)
 
 
 def path_arg(parser: argparse.ArgumentParser, *names: str, kind: str, writes: tuple[str, ...] = (),
@@ -158,18 +147,6 @@ def add_model_option(group: Any, option: Any) -> argparse.Action:
     return group.add_argument(option.flag, **kwargs)
 
 
-def _argparse_type(check: Callable[[Any], Any]) -> Callable[[str], Any]:
-    """argparse's ``type`` of a declared option: its checker, a ValueError as argparse's own one-line error."""
-    def parse(text: str) -> Any:
-        try:
-            return check(text)
-        except ValueError as err:
-            raise argparse.ArgumentTypeError(str(err)) from None
-
-    parse.__name__ = getattr(check, "__name__", "value")
-    return parse
-
-
 def model_options(args: argparse.Namespace, seed: int | None = None) -> dict[str, Any]:
     """The declared model options the command line gave (``backends.options``), ``seed`` in place of ``--seed``."""
     from lexprobe.backends.options import MODEL_OPTIONS
@@ -200,9 +177,3 @@ def add_overwrite_arg(parser: argparse.ArgumentParser) -> None:
                         help="replace a result file that holds another run's result (another model, items or "
                              "options; without it such a file is refused, and a re-run of the same job rewrites "
                              "its own result)")
-
-
-def add_recipe_arg(parser: argparse.ArgumentParser, choices=("paper", "authors")) -> None:
-    """``--recipe``: how faithfully to follow the source."""
-    parser.add_argument("--recipe", choices=choices, default="paper",
-                        help="paper: follow the paper's text; authors: reproduce the authors' released code")

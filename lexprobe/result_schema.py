@@ -94,6 +94,7 @@ from typing import Any, Optional, TypedDict
 
 from lexprobe import validation
 from lexprobe.errors import DataError
+from lexprobe.tables import model_name  # noqa: F401 - read from here by report and compare
 
 SCHEMA_VERSION = 2
 REQUIRED = ("schema_version", "benchmark", "tasks", "model", "method", "recipe", "readings", "config", "metrics",
@@ -291,10 +292,6 @@ def _check_instances(result: dict, path: Path) -> None:
         if wrong:
             raise DataError(f"{path} is not a valid lexprobe result (the per-item record of unit "
                             f"{getattr(unit, 'key', '?')!r}: {'; '.join(wrong[:3])}); rerun the evaluation")
-
-
-def model_name(result: dict) -> str:
-    return str((result.get("model") or {}).get("name", "?"))
 
 
 def is_sweep(result: dict) -> bool:

@@ -30,6 +30,7 @@ skipped with one line saying what the model offers and what the part needs: a sk
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from dataclasses import replace
@@ -40,9 +41,9 @@ from lexprobe.cli_common import add_model_option, add_overwrite_arg, path_arg, p
 from lexprobe.core.contract import RunPart, main_scores
 from lexprobe.core.registry import get, names
 from lexprobe.errors import CapabilityError, DataMissing, LexprobeError, ModelError
-from lexprobe.model_names import DEFAULT_MODEL, PACKAGED
+from lexprobe.model_names import DEFAULT_MODEL, PACKAGED, resolve_model_path
 from lexprobe.outputs import INPUT, OUTPUT_DIR, make_output_dir, output_lock, overwriting
-from lexprobe.reporting import write_json
+from lexprobe.reporting import format_table, wrap_text, write_json
 
 #: the causal LM of the main job (a packaged short name, ``model_names.PACKAGED``)
 LLM = "smollm2-135m-instruct"
@@ -121,7 +122,7 @@ def plan(args) -> tuple[list[tuple[str, RunPart]], list[dict]]:
     if not llm_parts:
         return parts, skipped
     try:
-        _check_installed(llm)
+        resolve_model_path(llm)  # a packaged model's package is missing: one ``ModelError`` (found, not loaded)
     except ModelError as err:
         if args.llm:  # asked for by name: an error, before any work
             raise
@@ -129,13 +130,6 @@ def plan(args) -> tuple[list[tuple[str, RunPart]], list[dict]]:
         skipped += [{"model": llm, "benchmark": n, "method": p.label, "reason": str(err)} for n, p in llm_parts]
         return parts, skipped
     return parts + llm_parts, skipped
-
-
-def _check_installed(model: str) -> None:
-    """A one-line ``ModelError`` when a packaged model's package is missing (the file is found, not loaded)."""
-    from lexprobe.model_names import resolve_model_path
-
-    resolve_model_path(model)
 
 
 def _tag(model: str, method: str, chat: bool) -> str:
@@ -163,6 +157,8 @@ def cmd_run(args) -> int:
 
 
 def _run(args, out_dir) -> int:
+    from lexprobe.report.build import report_new_results, result_files_in
+
     job_started = time.time()
     run_started = job_started - 1
     parts, skipped = plan(args)
@@ -191,11 +187,10 @@ def _run(args, out_dir) -> int:
             failed.append(label)
             continue
         seconds, cpu_seconds = round(time.time() - started, 1), round(time.process_time() - cpu_started, 1)
-        files = _written(out_dir, started)
+        files = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in result_files_in(out_dir, started)}
         record = {"model": part.model, "benchmark": name, "method": _method(files) or part.method, "chat": part.chat,
                   "sample": part.sample, "seconds": seconds, "cpu_seconds": cpu_seconds, "metrics": result.get("metrics"),
-                  "main_score": _main_scores(name, files), "scored": _scored(name, files),
-                  "files": [p.name for p in files]}
+                  "main_score": _main_scores(name, files), "scored": _scored(name, files), "files": list(files)}
         if result.get("sample_data"):
             samples[name] = result["sample_data"]
             record["sample_data"] = result["sample_data"]
@@ -204,8 +199,6 @@ def _run(args, out_dir) -> int:
             by_benchmark[name] = {k: record[k] for k in ("seconds", "cpu_seconds", "metrics", "sample_data")
                                   if k in record}
     try:
-        from lexprobe.report.build import report_new_results
-
         index = report_new_results(out_dir, since=run_started)
     except LexprobeError as err:
         index = None
@@ -219,8 +212,6 @@ def _run(args, out_dir) -> int:
     _print_times(done, skipped, total, cpu_total)
     if samples:
         print("\nRan on sample data, not the papers' datasets:")
-        from lexprobe.reporting import wrap_text
-
         for name, note in samples.items():
             print(wrap_text(f"  {name}: {note['what']}") + f"\n    full data: `{note['get']}`")
     print(f"\nsummary written to {out_dir / 'summary.json'}")
@@ -229,20 +220,11 @@ def _run(args, out_dir) -> int:
     return 1 if failed else 0
 
 
-def _written(out_dir, since: float) -> list:
-    from lexprobe.report.build import result_files_in
-
-    return result_files_in(out_dir, since)
-
-
-def _main_scores(name: str, files) -> dict:
+def _main_scores(name: str, files: dict[str, dict]) -> dict:
     """The part's headline: the benchmark's ``meta.main_score`` and its value per task of each result file
     (``contract.main_scores``), as summary.json records it and the closing table prints it."""
-    import json
-
     bench = get(name)
-    return {"metric": bench.meta.main_score,
-            "values": {p.name: main_scores(bench, json.loads(p.read_text(encoding="utf-8"))) for p in files}}
+    return {"metric": bench.meta.main_score, "values": {file: main_scores(bench, r) for file, r in files.items()}}
 
 
 #: a choose reading as the console's ask-to-choose tables head it (label P@1, strict P@1, lenient P@1)
@@ -268,16 +250,13 @@ def _headline(main_score: dict) -> str:
     return f"{main_score['metric']}: {'; '.join(shown)}" if shown else ""
 
 
-def _scored(name: str, files) -> str:
+def _scored(name: str, files: dict[str, dict]) -> str:
     """How many units each result file of a part scored, per task ("w2d 16, d2w 16 targets"; CoDA21 per data
     file), from the results' ``all`` slices: what the main job's samples amount to, in the console."""
-    import json
-
     unit = get(name).meta.unit
     units = unit[:-1] + "ies" if unit.endswith("y") else unit + "s"  # query -> queries
     shown = []
-    for p in files:
-        result = json.loads(p.read_text(encoding="utf-8"))
+    for file, result in files.items():
         counts = [(task, ((result.get("metrics") or {}).get(task) or {}).get("all", {}).get("n"))
                   for task in result.get("tasks") or []]
         counts = [(t, n) for t, n in counts if n is not None]
@@ -285,15 +264,13 @@ def _scored(name: str, files) -> str:
             text = f"{counts[0][1]:,} {units} per task"
         else:
             text = ", ".join(f"{n:,}" if len(counts) == 1 else f"{t} {n:,}" for t, n in counts) + f" {units}"
-        shown.append((Path(p).stem + ": " if len(files) > 1 else "") + text)
+        shown.append((Path(file).stem + ": " if len(files) > 1 else "") + text)
     return "; ".join(shown)
 
 
-def _method(files) -> str | None:
+def _method(files: dict[str, dict]) -> str | None:
     """The method the part's result files record (sense ranking's is "similarity")."""
-    import json
-
-    methods = {json.loads(p.read_text(encoding="utf-8")).get("method") for p in files}
+    methods = {r.get("method") for r in files.values()}
     return methods.pop() if len(methods) == 1 else None
 
 
@@ -301,8 +278,6 @@ def _print_times(done: list[dict], skipped: list[dict], total: float, cpu_total:
     """Each part's units scored, wall and CPU seconds (CPU: this process's user + system time, every thread: on a
     busy machine the wall time says how busy it was, the CPU time what the part cost) and headline in %, in at most
     100 columns (``reporting.format_table`` wraps the headline of an ask-to-choose part inside its column)."""
-    from lexprobe.reporting import format_table
-
     rows = [[d["model"], d["benchmark"], d["method"] + (" (chat)" if d["chat"] else ""), d.get("scored", ""),
              f"{d['seconds']:.1f}", f"{d['cpu_seconds']:.1f}", _headline(d["main_score"])] for d in done]
     rows += [[s["model"], s["benchmark"], s["method"], "", s.get("why", "not installed"), "", ""] for s in skipped]

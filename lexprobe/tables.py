@@ -8,7 +8,7 @@ Benchmarks build their tables from these (``contract.tables``); ``report`` rende
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -159,11 +159,8 @@ def baseline_label(kind: str, result: dict, members: list[dict]) -> str | Text:
                 tip=f"items digest {d} (run.items_digest of these result files)")
 
 
-def name_counts(results):
-    counts: dict[str, int] = defaultdict(int)
-    for r in results:
-        counts[model_name(r)] += 1
-    return counts
+def name_counts(results) -> Counter[str]:
+    return Counter(model_name(r) for r in results)
 
 
 def cell(metrics: dict | None, key: str, scale: float = 100.0, digits: int = 1) -> Cell:

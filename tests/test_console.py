@@ -110,10 +110,10 @@ def test_run_closing_table_fits_and_names_each_model(results, tmp_path, capsys):
                         ("coda21-choose", "smollm2-135m-instruct")):
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps(_named(results[name], model)))
-        bench = results[name]["benchmark"]
+        bench, files = results[name]["benchmark"], {path.name: json.loads(path.read_text())}
         done.append({"model": model, "benchmark": bench, "method": results[name]["method"], "chat": True,
-                     "seconds": 12.3, "cpu_seconds": 10.1, "main_score": _main_scores(bench, [path]),
-                     "scored": _scored(bench, [path])})
+                     "seconds": 12.3, "cpu_seconds": 10.1, "main_score": _main_scores(bench, files),
+                     "scored": _scored(bench, files)})
     _print_times(done, [], 100.0, 90.0)
     text = capsys.readouterr().out
     assert max(len(line) for line in text.splitlines()) <= WIDTH, text

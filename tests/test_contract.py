@@ -330,7 +330,7 @@ def test_a_fourth_benchmark_declares_its_main_job_parts(toy, tmp_path, monkeypat
     and records and prints each part's ``main_score``."""
     import lexprobe.run as run
 
-    monkeypatch.setattr(run, "_check_installed", lambda model: None)  # "random" stands in for the causal LM
+    monkeypatch.setattr(run, "resolve_model_path", lambda model: None)  # "random" stands in for the causal LM
     assert main(["run", "--only", "toy", "--llm", "random", "--no-fetch", "--out-dir", str(tmp_path / "run")]) == 0
     summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
     assert summary["benchmarks"]["toy"]["metrics"]["pick"]["all"]["n"] == 3  # run_samples["quick"]

@@ -105,7 +105,7 @@ def _plan(argv, monkeypatch):
     from lexprobe import run
     from lexprobe.cli import build_parser
 
-    monkeypatch.setattr(run, "_check_installed", lambda model: None)  # the plan, whatever is installed
+    monkeypatch.setattr(run, "resolve_model_path", lambda model: None)  # the plan, whatever is installed
     return run.plan(build_parser(["run"]).parse_args(["run", *argv]))[0]
 
 
