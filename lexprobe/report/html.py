@@ -23,12 +23,10 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
-from lexprobe.core.registry import all_benchmarks
-from lexprobe.report.failures import columns as failure_columns
+from lexprobe.core.registry import all_benchmarks, get
+from lexprobe.report.tables import RECORD_NOTE
 from lexprobe.tables import FLAG_MARK, FLAGS, UNITS, Cell, Table, Text, table_flags
 
-RECORD_NOTE = ("Truncated, skipped, dropped: the result's non-zero counts of inputs cut to fit the model, units "
-               "skipped and items dropped.")
 #: rows drawn at once in a group of an items page (a button draws the next ones)
 PAGE_ROWS = 50
 #: the templates' folder inside the package (``pyproject.toml``'s package data ships it)
@@ -205,7 +203,7 @@ class FigureLink:
 
 
 def figure_view(figure, out_dir: Path) -> FigureLink:
-    data = base64.b64encode(figure.png()).decode("ascii")
+    data = base64.b64encode(Path(figure.path).read_bytes()).decode("ascii")
     try:
         rel = Path(figure.path).resolve().relative_to(Path(out_dir).resolve())
     except ValueError:
@@ -246,9 +244,9 @@ def json_block(obj) -> Markup:
 
 
 def failure_page(bench: str, rows: list[dict]) -> str:
-    from lexprobe.core.registry import get
-
-    columns = failure_columns(bench)
+    """The items page of ``bench``: ``rows`` (each with ``model``, ``task``, ``pos`` and ``ok`` for the page's
+    filters) under the benchmark's own columns (``Presentation.failure_columns``)."""
+    columns = list(get(bench).presentation.failure_columns)
     task_label = dict(columns).get("task", "Task")
     return render("items.html", title=f"{bench_titles()[bench]} failures", bench_title=bench_titles()[bench],
                   what=get(bench).presentation.failure_note, task_label=task_label, page_rows=PAGE_ROWS,
