@@ -37,11 +37,6 @@ def bench_titles() -> dict[str, str]:
     return {b.meta.name: b.meta.title for b in all_benchmarks()}
 
 
-def section_titles() -> dict[str, str]:
-    """Sections of index.html: the benchmarks, then docs/llm.md's table of models by method."""
-    return {**bench_titles(), "llm": "Models by method"}
-
-
 @lru_cache(maxsize=1)
 def environment():
     """The one jinja2 environment of the report: templates read from the installed package (also from a
@@ -215,7 +210,8 @@ def index_page(tables: list[Table], figures, record: Table, results: list[dict],
                generated: str, version: str, out_dir: Path | None = None) -> str:
     titles = bench_titles()
     sections = []
-    for bench, title in section_titles().items():
+    # the sections: the benchmarks, then docs/llm.md's table of models by method
+    for bench, title in {**titles, "llm": "Models by method"}.items():
         bench_tables = [t for t in tables if t.benchmark == bench]
         bench_figures = [f for f in figures if f.benchmark == bench]
         if not bench_tables and not bench_figures:
