@@ -21,7 +21,7 @@ hand-made candidates and reused by any benchmark.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Mapping, Sequence
+from typing import Collection, Mapping, Sequence
 
 from lexprobe.metrics.wsd import Answers, Score
 
@@ -41,7 +41,7 @@ def random_expected(gold: Answers, candidates: Candidates) -> Score:
     return Score(correct, len(answered), len(gold))
 
 
-def random_credit(gold_keys: Sequence[str], candidate_keys: Sequence[str]) -> float:
+def random_credit(gold_keys: Collection[str], candidate_keys: Sequence[str]) -> float:
     """One instance's expected credit under a uniform random choice (0 without candidates)."""
     cands = list(dict.fromkeys(candidate_keys))
     return len(set(gold_keys) & set(cands)) / len(cands) if cands else 0.0
