@@ -360,7 +360,7 @@ def test_a_fourth_benchmark_has_human_items_and_a_template_field(toy, tmp_path):
     from lexprobe.core.human_items import public_items
     from lexprobe.core.human_score import POOLED, results_for
     from lexprobe.human.store import AnswerStore
-    from lexprobe.prompting.templates import SHIPPED, load_template
+    from lexprobe.prompting.templates import load_template, shipped
 
     item_set = toy.human.item_set(None)
     store = AnswerStore(tmp_path / "db.sqlite")
@@ -381,11 +381,11 @@ def test_a_fourth_benchmark_has_human_items_and_a_template_field(toy, tmp_path):
     assert main(["report", str(tmp_path / "human"), "--out", str(tmp_path / "rep")]) == 0
     assert "human:ann" in (tmp_path / "rep" / "tables.md").read_text(encoding="utf-8")
 
-    assert SHIPPED["letters"].toy.startswith("Question:") and SHIPPED["dictionary"].toy == SHIPPED["default"].toy
+    assert shipped()["letters"].toy.startswith("Question:") and shipped()["dictionary"].toy == shipped()["default"].toy
     path = tmp_path / "mine.json"
     path.write_text(json.dumps({"toy": "{word}? {options}", "w2d": "{word} {options}"}), encoding="utf-8")
     mine = load_template(str(path))
-    assert (mine.toy, mine.w2d, mine.d2w) == ("{word}? {options}", "{word} {options}", SHIPPED["default"].d2w)
+    assert (mine.toy, mine.w2d, mine.d2w) == ("{word}? {options}", "{word} {options}", shipped()["default"].d2w)
     assert mine.record()["toy"] == "{word}? {options}"
     path.write_text(json.dumps({"toy": "{word}"}), encoding="utf-8")
     with pytest.raises(DataError, match=re.escape("template field 'toy'") + ".*lacks placeholder"):

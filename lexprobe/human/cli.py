@@ -25,9 +25,14 @@ def _at_least_two(text: str) -> int:
 
 
 def _port(text: str) -> int:
-    from lexprobe.human.server import port_number
-
-    return port_number(text)
+    """``--port``: 0 (any free port) to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535 (0: any free port), got {value}")
+    return value
 
 
 def register(sub) -> None:

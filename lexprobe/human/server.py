@@ -297,19 +297,6 @@ def _handler(app: HumanApp, gate: Gate):
 # ------------------------------------------------------------------ starting
 
 
-def port_number(text: str) -> int:
-    """argparse type for ``--port``: 0 (any free port) to 65535."""
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0 to 65535 (0: any free port), got {value}")
-    return value
-
-
 def _loopback(host: str) -> bool:
     if host.lower() == "localhost":
         return True

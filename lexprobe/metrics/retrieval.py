@@ -176,8 +176,6 @@ def _interval(x: float, edges: Sequence[float]) -> tuple[float, float] | None:
 def parse_edges(text: str) -> tuple[float, ...]:
     """``"0,100,500,inf"`` -> (0, 100, 500, inf): at least two strictly increasing numbers, finite
     except that the last may be ``inf`` (NaN compares false with everything, so it is refused)."""
-    import math
-
     problem = f"bucket edges must be at least two increasing numbers (the last may be inf), got {text!r}"
     try:
         edges = tuple(float(x) for x in text.split(","))

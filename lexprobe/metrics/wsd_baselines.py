@@ -21,7 +21,7 @@ hand-made candidates and reused by any benchmark.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Mapping, Sequence
+from typing import Collection, Mapping, Sequence
 
 from lexprobe.metrics.wsd import Answers, Score
 
@@ -36,17 +36,12 @@ def random_expected(gold: Answers, candidates: Candidates) -> Score:
 
     Instances of ``gold`` without candidates stay unanswered (they count in R, not in P).
     """
-    correct, answered = 0.0, 0
-    for instance, keys in gold.items():
-        cands = list(dict.fromkeys(candidates.get(instance, ())))
-        if not cands:
-            continue
-        answered += 1
-        correct += len(set(keys) & set(cands)) / len(cands)
-    return Score(correct, answered, len(gold))
+    answered = [instance for instance in gold if candidates.get(instance)]
+    correct = sum((random_credit(gold[i], candidates[i]) for i in answered), 0.0)
+    return Score(correct, len(answered), len(gold))
 
 
-def random_credit(gold_keys: Sequence[str], candidate_keys: Sequence[str]) -> float:
+def random_credit(gold_keys: Collection[str], candidate_keys: Sequence[str]) -> float:
     """One instance's expected credit under a uniform random choice (0 without candidates)."""
     cands = list(dict.fromkeys(candidate_keys))
     return len(set(gold_keys) & set(cands)) / len(cands) if cands else 0.0

@@ -35,6 +35,7 @@ from lexprobe.core.contract import Benchmark, Job, Method, Records, Results, Uni
 from lexprobe.core.engine import Engine, describe_served
 from lexprobe.core.requests import Continuation, Generate
 from lexprobe.errors import DataError, ModelError
+from lexprobe.prompting.readings import GENERATED, READINGS
 
 if TYPE_CHECKING:
     from lexprobe.prompting.templates import Template
@@ -53,6 +54,9 @@ class ChooseMethod(Method):
     item_spec: ClassVar[Any] = None
     #: ``(result, units) -> {slice: units}`` of a choose result; None: the benchmark's
     own_slices: ClassVar[Callable | None] = None
+    #: the answer readings its results may hold, in report order: a result of this method reports figures per
+    #: reading (``<reading>.<metric>``) and chance among the options shown (what ``report`` reads of a method)
+    readings: ClassVar[tuple[str, ...]] = READINGS
 
     @property
     def results(self) -> Results:  # type: ignore[override]
@@ -167,7 +171,7 @@ class ChooseMethod(Method):
     def unit_metrics(self, bench: Benchmark) -> tuple[tuple[str, str], ...]:
         """(per-unit key, label) of ``unit_values``, in report order: each reading's scores (labelled as the
         benchmark's ``unit_metrics`` label them) and a generated reading's share of parsed answers."""
-        from lexprobe.prompting.readings import GENERATED, READINGS, label
+        from lexprobe.prompting.readings import label
 
         labels = {"valid": "answers parsed", **dict(bench.meta.unit_metrics)}
         return tuple((f"{reading}.{name}", f"{labels.get(name, name)} (choose, {label(reading)})")
@@ -182,7 +186,7 @@ class ChooseMethod(Method):
         import numpy as np
 
         from lexprobe.prompting.choose import parsed
-        from lexprobe.prompting.readings import GENERATED, READINGS, asked_by
+        from lexprobe.prompting.readings import asked_by
 
         by_item: dict[str, list[dict]] = {}
         for r in result["instances"]:

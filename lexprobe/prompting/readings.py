@@ -99,13 +99,24 @@ def choose_options(config: dict) -> dict:
     return (config or {}).get("choose") or config or {}
 
 
+def options_shown(config: dict) -> str:
+    """"≤N options": how many options a choose run's config shows."""
+    return f"≤{choose_options(config).get('max_candidates') or 'all'} options"
+
+
+def orders(config: dict) -> str:
+    """The options shown, the option orders and the debiasing of a choose run's config."""
+    c = choose_options(config)
+    return (f"{options_shown(config)}, {c.get('permutations', 1)} order(s)"
+            + (", cyclic debiasing" if c.get("debias") == "cyclic" else ""))
+
+
 def setting(result: dict) -> str:
     """How a choose run asked: template, chat, options shown, option orders, debiasing."""
     c = choose_options(result.get("config") or {})
     template = c.get("template") or "?"
     template = template.get("name", "?") if isinstance(template, dict) else str(template)
-    return (f"{template}{' / chat' if c.get('chat') else ''}, ≤{c.get('max_candidates') or 'all'} options, "
-            f"{c.get('permutations', 1)} order(s){', cyclic debiasing' if c.get('debias') == 'cyclic' else ''}")
+    return f"{template}{' / chat' if c.get('chat') else ''}, {orders(result.get('config') or {})}"
 
 
 def failures_text(m: dict, reading: str = "generation") -> str:

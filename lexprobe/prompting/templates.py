@@ -4,7 +4,8 @@ A template is a handful of format strings: each benchmark declares its own field
 (``Benchmark.template_fields``) and this module adds the shared ones (``option``, ``answer``, ``labels``,
 ``system``). A run resolves its template with its own benchmark's fields only, so a result and its resume
 key do not change when another benchmark is registered. ``answer`` is the answer prefix every request
-carries. Templates ship by name (``SHIPPED``); ``--template FILE`` reads a JSON object of the same fields,
+carries. Templates ship by name (``shipped()``: built when asked, since the benchmarks' fields come from the
+registry); ``--template FILE`` reads a JSON object of the same fields,
 missing ones taken from ``default``.
 """
 
@@ -103,15 +104,6 @@ def shipped(fields: Fields | None = None) -> dict[str, Template]:
 
 def default_template(fields: Fields | None = None) -> Template:
     return shipped(fields)["default"]
-
-
-def __getattr__(name: str) -> Any:
-    """``SHIPPED`` and ``DEFAULT``, built when read: the benchmarks' fields come from the registry."""
-    if name == "SHIPPED":
-        return shipped()
-    if name == "DEFAULT":
-        return default_template()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _fields_used(text: str) -> set[str]:

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import datetime as _dt
+import logging
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
+from lexprobe.core import contract
+from lexprobe.core.registry import get
 from lexprobe.errors import DataError
 from lexprobe.outputs import private_folder_in, write_atomic
-from lexprobe.report.failures import failure_rows
-from lexprobe.report.figures import draw_figures
 from lexprobe.report.html import bench_titles, failure_page, index_page
-from lexprobe.report.results import load_result
-from lexprobe.report.tables import build_tables, run_record_table, to_latex, to_markdown
-from lexprobe.result_schema import looks_like_result
-from lexprobe.tables import UNITS
+from lexprobe.report.tables import build_tables, run_record_table
+from lexprobe.result_schema import load, looks_like_result, model_name
+from lexprobe.tables import UNITS, to_latex, to_markdown
+
+log = logging.getLogger(__name__)
 
 
 def write_report(paths, out_dir: str | Path) -> Path:
@@ -23,7 +27,7 @@ def write_report(paths, out_dir: str | Path) -> Path:
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise DataError(f"--out {out_dir} is a file; pass a directory for the report")
-    results = [load_result(p) for p in expand(paths)]  # every input checked before anything is written
+    results = [load(p) for p in expand(paths)]  # every input checked before anything is written
     if not results:
         raise DataError("no result files given; pass one or more result JSON files")
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -36,7 +40,9 @@ def write_report(paths, out_dir: str | Path) -> Path:
         members = [r for r in results if r["benchmark"] == bench and r.get("instances")]
         if members:
             pages[bench] = f"{bench}.html"
-            texts[pages[bench]] = failure_page(bench, failure_rows(members))
+            # the items page's rows: what each model chose instead of the gold answer (``contract.failure_rows``)
+            texts[pages[bench]] = failure_page(bench, [row for r in members
+                                                       for row in contract.failure_rows(get(bench), r)])
     texts["tables.md"] = "\n\n".join([UNITS] + [to_markdown(t) for t in tables + [record]]) + "\n"
     texts["tables.tex"] = (f"% needs \\usepackage{{booktabs}}\n% {UNITS}\n"
                            + "\n\n".join(to_latex(t) for t in tables) + "\n")
@@ -44,6 +50,29 @@ def write_report(paths, out_dir: str | Path) -> Path:
     texts["index.html"] = index_page(tables, figures, record, results, pages, generated, __version__, out_dir)
     _write(out_dir, texts)
     return out_dir / "index.html"
+
+
+@dataclass
+class Figure:
+    """A benchmark's own plot, drawn for the report (a PNG file)."""
+
+    benchmark: str
+    title: str
+    path: Path
+
+
+def draw_figures(results: list[dict], folder: Path) -> list[Figure]:
+    """Every figure that each result supports; a figure that fails is logged and left out."""
+    folder.mkdir(parents=True, exist_ok=True)
+    figures: list[Figure] = []
+    for i, r in enumerate(results):
+        slug = re.sub(r"[^A-Za-z0-9]+", "-", model_name(r)).strip("-")[-40:] or "x"
+        try:
+            figures += [Figure(r["benchmark"], title, Path(path)) for title, path
+                        in contract.figures(get(r["benchmark"]), r, folder, f"{i:02d}-{r['benchmark']}-{slug}")]
+        except Exception as err:  # noqa: BLE001 - a missing plot must not cost the report
+            log.warning("no figure for %s: %s", r["_path"], err)
+    return figures
 
 
 def _write(out_dir: Path, texts: dict[str, str]) -> None:

@@ -14,8 +14,9 @@ from pathlib import Path
 from lexprobe.core.registry import get
 from lexprobe.errors import DataError
 from lexprobe.prompting.readings import READINGS, label
-from lexprobe.report.results import Unit, load_result, model_name, unit_metrics, units
-from lexprobe.result_schema import is_choose
+from lexprobe.report.results import Unit, per_reading, unit_metrics, units
+from lexprobe.result_schema import load as load_result
+from lexprobe.result_schema import model_name
 from lexprobe.run_record import INCIDENTAL_FIELDS, MODEL_FIELDS, SCORE_NEUTRAL_FIELDS
 from lexprobe.stats.paired import paired_difference
 
@@ -34,7 +35,7 @@ def compare_files(path_a, path_b) -> dict:
     notes = [] if tasks_a == tasks_b else [
         f"compared on the common task(s) {', '.join(sorted(tasks_a & tasks_b))} (A has {_tasks(units_a)}, B {_tasks(units_b)})"]
     metrics = metric_pairs(a, b)
-    if _readings(a) != _readings(b):
+    if per_reading(a) != per_reading(b):
         notes.append(f"A is a {_asked_as(a)} run and B a {_asked_as(b)} run: compared on the common metrics, the "
                      "single-reading figure against each reading's")
     rows = paired_rows(metrics, units_a, units_b)
@@ -58,14 +59,12 @@ def check_same_items(a: dict, b: dict, units_a: list[Unit], units_b: list[Unit])
     what = get(a["benchmark"]).meta.unit + "s"
     digest_a = (a.get("run") or {}).get("items_digest")
     digest_b = (b.get("run") or {}).get("items_digest")
-    keys_a = {u.key for u in units_a}
-    keys_b = {u.key for u in units_b}
-    tasks = {u.task for u in units_a} & {u.task for u in units_b}
-    if {u.task for u in units_a} != {u.task for u in units_b}:  # a run of one task is comparable on that task
-        if not tasks:
-            raise DataError(f"the runs share no task ({_tasks(units_a)} vs {_tasks(units_b)})")
-        keys_a = {u.key for u in units_a if u.task in tasks}
-        keys_b = {u.key for u in units_b if u.task in tasks}
+    tasks_a, tasks_b = {u.task for u in units_a}, {u.task for u in units_b}
+    tasks = tasks_a & tasks_b  # a run of one task is comparable on that task
+    if tasks_a != tasks_b and not tasks:
+        raise DataError(f"the runs share no task ({_tasks(units_a)} vs {_tasks(units_b)})")
+    keys_a = {u.key for u in units_a if u.task in tasks}
+    keys_b = {u.key for u in units_b if u.task in tasks}
     if keys_a != keys_b:
         only_a, only_b = sorted(keys_a - keys_b), sorted(keys_b - keys_a)
         example = (only_a or only_b)[0]
@@ -202,10 +201,6 @@ def _asked_as(r: dict) -> str:
     return f"{r['method']} ({r['recipe']})"
 
 
-def _readings(r: dict) -> bool:
-    return is_choose(r)
-
-
 def metric_pairs(a: dict, b: dict) -> list[tuple[str, str, str]]:
     """(key in A's units, key in B's units, label) of every metric the two runs share.
 
@@ -213,17 +208,17 @@ def metric_pairs(a: dict, b: dict) -> list[tuple[str, str, str]]:
     (paper/authors) run and a choose run share the paper's metric: P@1 and RS against the
     label-likelihood reading, P@1 / accuracy also against the generation reading.
     """
-    if _readings(a) == _readings(b):
+    if per_reading(a) == per_reading(b):
         return [(key, key, name) for key, name in unit_metrics(a)]
-    choose = unit_metrics(a if _readings(a) else b)
+    choose = unit_metrics(a if per_reading(a) else b)
     choose_keys = {key for key, _ in choose}
     pairs = []
-    for key, name in unit_metrics(b if _readings(a) else a):
+    for key, name in unit_metrics(b if per_reading(a) else a):
         for reading in READINGS:
             other = f"{reading}.{key}"
             if other not in choose_keys:
                 continue
-            if _readings(a):
+            if per_reading(a):
                 pairs.append((other, key, f"{name}: A {a['method']} {label(reading)} vs B {_asked_as(b)}"))
             else:
                 pairs.append((key, other, f"{name}: A {_asked_as(a)} vs B {b['method']} {label(reading)}"))

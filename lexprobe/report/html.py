@@ -23,12 +23,10 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
-from lexprobe.core.registry import all_benchmarks
-from lexprobe.report.failures import columns as failure_columns
+from lexprobe.core.registry import all_benchmarks, get
+from lexprobe.report.tables import RECORD_NOTE
 from lexprobe.tables import FLAG_MARK, FLAGS, UNITS, Cell, Table, Text, table_flags
 
-RECORD_NOTE = ("Truncated, skipped, dropped: the result's non-zero counts of inputs cut to fit the model, units "
-               "skipped and items dropped.")
 #: rows drawn at once in a group of an items page (a button draws the next ones)
 PAGE_ROWS = 50
 #: the templates' folder inside the package (``pyproject.toml``'s package data ships it)
@@ -37,11 +35,6 @@ TEMPLATES = "templates"
 
 def bench_titles() -> dict[str, str]:
     return {b.meta.name: b.meta.title for b in all_benchmarks()}
-
-
-def section_titles() -> dict[str, str]:
-    """Sections of index.html: the benchmarks, then docs/llm.md's table of models by method."""
-    return {**bench_titles(), "llm": "Models by method"}
 
 
 @lru_cache(maxsize=1)
@@ -205,7 +198,7 @@ class FigureLink:
 
 
 def figure_view(figure, out_dir: Path) -> FigureLink:
-    data = base64.b64encode(figure.png()).decode("ascii")
+    data = base64.b64encode(Path(figure.path).read_bytes()).decode("ascii")
     try:
         rel = Path(figure.path).resolve().relative_to(Path(out_dir).resolve())
     except ValueError:
@@ -217,7 +210,8 @@ def index_page(tables: list[Table], figures, record: Table, results: list[dict],
                generated: str, version: str, out_dir: Path | None = None) -> str:
     titles = bench_titles()
     sections = []
-    for bench, title in section_titles().items():
+    # the sections: the benchmarks, then docs/llm.md's table of models by method
+    for bench, title in {**titles, "llm": "Models by method"}.items():
         bench_tables = [t for t in tables if t.benchmark == bench]
         bench_figures = [f for f in figures if f.benchmark == bench]
         if not bench_tables and not bench_figures:
@@ -246,9 +240,9 @@ def json_block(obj) -> Markup:
 
 
 def failure_page(bench: str, rows: list[dict]) -> str:
-    from lexprobe.core.registry import get
-
-    columns = failure_columns(bench)
+    """The items page of ``bench``: ``rows`` (each with ``model``, ``task``, ``pos`` and ``ok`` for the page's
+    filters) under the benchmark's own columns (``Presentation.failure_columns``)."""
+    columns = list(get(bench).presentation.failure_columns)
     task_label = dict(columns).get("task", "Task")
     return render("items.html", title=f"{bench_titles()[bench]} failures", bench_title=bench_titles()[bench],
                   what=get(bench).presentation.failure_note, task_label=task_label, page_rows=PAGE_ROWS,

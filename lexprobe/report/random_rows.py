@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lexprobe.prompting.readings import choose_options
-from lexprobe.result_schema import is_choose
+from lexprobe.prompting.readings import options_shown
+from lexprobe.report.results import per_reading
 from lexprobe.tables import Cell
 
 ALL, SHOWN = "all candidates", "options shown (choose)"
@@ -74,11 +74,10 @@ def baseline(result: dict, columns) -> Baseline | None:
             cells[c.header] = cell(figures, c.metric, c.scale, c.digits)
     if not cells:
         return None
-    shown = None
-    if is_choose(result):
-        shown = f"≤{choose_options(result.get('config') or {}).get('max_candidates') or 'all'} options"
-    return Baseline(SHOWN if is_choose(result) else ALL, result["benchmark"], (result.get("run") or {}).get(
-        "items_digest"), Path(result["_path"]).name if result.get("_path") else "?", cells, shown)
+    among_shown = per_reading(result)
+    return Baseline(SHOWN if among_shown else ALL, result["benchmark"], (result.get("run") or {}).get("items_digest"),
+                    Path(result["_path"]).name if result.get("_path") else "?", cells,
+                    options_shown(result.get("config") or {}) if among_shown else None)
 
 
 def random_rows(baselines: list[Baseline]) -> list[tuple[str, dict[str, Cell]]]:

@@ -1,4 +1,4 @@
-"""Result files as ``report`` and ``compare`` see them: read through ``result_schema``, units per benchmark.
+"""Result files as ``report`` and ``compare`` see them: units per benchmark.
 
 A unit is what the bootstrap resamples and what ``compare`` pairs (a WDLMPro target in one
 task, a CoDA21 group, a sense-ranking query); each benchmark says how to read its units
@@ -9,29 +9,23 @@ rank score from a single choice) is null and is left out.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from lexprobe.core.contract import Unit, table_group, unit_values
+from lexprobe.core.contract import Unit, unit_values
 from lexprobe.core.contract import unit_metrics as bench_unit_metrics
 from lexprobe.core.registry import get
 from lexprobe.errors import DataError
-from lexprobe.result_schema import is_sweep, load, model_name  # noqa: F401  (the report's readers)
-
-__all__ = ["Unit", "is_sweep", "load_result", "model_name", "task_name", "unit_metrics", "units"]
+from lexprobe.result_schema import is_sweep
 
 
-def load_result(path: str | Path) -> dict:
-    """Read and check one result file (``result_schema.load``)."""
-    return load(path)
+def per_reading(result: dict) -> bool:
+    """Whether a result reports figures per answer reading (``<reading>.<metric>``) and chance among the options
+    shown: it holds readings, or its method declares them (``ChooseMethod.readings``: a run whose every item was
+    skipped recorded none)."""
+    method = get(result["benchmark"]).methods.get(result["method"])
+    return bool(result.get("readings") or getattr(method, "readings", ()))
 
 
 def unit_metrics(result: dict) -> tuple[tuple[str, str], ...]:
     return bench_unit_metrics(get(result["benchmark"]), result)
-
-
-def task_name(result: dict) -> str:
-    """The table a result belongs in within its benchmark (data file for CoDA21, corpus for senserank)."""
-    return table_group(get(result["benchmark"]), result)
 
 
 def units(result: dict) -> list[Unit]:

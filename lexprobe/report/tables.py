@@ -1,7 +1,7 @@
 """The report's tables: every benchmark's own (``contract.tables``), the run records, and the
 cross-benchmark summary of docs/llm.md (one row per model and method/reading).
 
-Tables are ``lexprobe.tables.Table``s; ``to_markdown``/``to_latex`` and ``report.html.to_html`` render them.
+Tables are ``lexprobe.tables.Table``s; ``tables.to_markdown``/``to_latex`` and ``report.html.to_html`` render them.
 """
 
 from __future__ import annotations
@@ -11,18 +11,10 @@ from pathlib import Path
 from lexprobe.core.contract import summary_tag
 from lexprobe.core.contract import tables as bench_tables
 from lexprobe.core.registry import all_benchmarks, get
-from lexprobe.prompting.readings import choose_options, label, setting
-from lexprobe.result_schema import is_choose, is_sweep, model_name
-from lexprobe.tables import (  # noqa: F401  (renderers)
-    PARSE_THRESHOLD,
-    Cell,
-    Table,
-    Text,
-    cell,
-    to_latex,
-    to_markdown,
-    vs_random,
-)
+from lexprobe.prompting.readings import label, orders, setting
+from lexprobe.report.results import per_reading
+from lexprobe.result_schema import is_sweep, model_name
+from lexprobe.tables import PARSE_THRESHOLD, Cell, Table, Text, cell, vs_random
 
 
 def build_tables(results: list[dict]) -> list[Table]:
@@ -46,14 +38,14 @@ RECORD_FIELDS = (
 )
 
 
+RECORD_NOTE = ("Truncated, skipped, dropped: the result's non-zero counts of inputs cut to fit the model, units "
+               "skipped and items dropped.")
+
+
 def run_record_table(results: list[dict]) -> Table:
     """One column per result file, one row per run-record field."""
-    from pathlib import Path
-
     table = Table("run", "Run records", ["field"] + [Path(r["_path"]).name for r in results],
-                  note="what produced each result file; empty where the file has no run record. "
-                       "Truncated, skipped, dropped: the result's non-zero counts of inputs cut to fit the "
-                       "model, units skipped and items dropped.")
+                  note="what produced each result file; empty where the file has no run record. " + RECORD_NOTE)
     for key, title in RECORD_FIELDS:
         row = [title]
         for r in results:
@@ -110,7 +102,7 @@ def summary_table(results: list[dict]) -> Table | None:
     """
     from lexprobe.report.random_rows import baseline, random_rows
 
-    if not any(is_choose(r) or is_sweep(r) for r in results):
+    if not any(per_reading(r) or is_sweep(r) for r in results):
         return None
     headers, parsed, agreement = summary_headers()
     col = {h: i for i, h in enumerate(headers)}
@@ -145,7 +137,7 @@ def summary_table(results: list[dict]) -> Table | None:
         def slices(c, r=r):
             return ((r["metrics"].get(c.task or r["tasks"][0]) or {}).get("all")) or {}
 
-        if is_choose(r):
+        if per_reading(r):
             template = setting(r).split(",")[0]
             for reading in r["readings"]:
                 key = (name, f"{r['method']}, {label(reading)}", template)
@@ -206,10 +198,8 @@ def summary_note(results: list[dict]) -> str:
         c = r.get("config") or {}
         run = r.get("run") or {}
         what = [f"method {r['method']}, recipe {r['recipe']}"]
-        if is_choose(r):
-            o = choose_options(c)
-            what.append(f"≤{o.get('max_candidates') or 'all'} options, {o.get('permutations', 1)} order(s)"
-                        + (", cyclic debiasing" if o.get("debias") == "cyclic" else ""))
+        if per_reading(r):
+            what.append(orders(c))
         seed = c.get("seed", run.get("seed"))
         if seed is not None:
             what.append(f"seed {seed}")

@@ -20,12 +20,11 @@ from typing import Sequence
 
 import numpy as np
 
-from lexprobe.stats.bootstrap import LEVEL, SEED, percentile_interval, resampled_means
+from lexprobe.stats.bootstrap import _MAX_CELLS, LEVEL, SEED, percentile_interval, resampled_means
 
 EXACT_MAX = 16
 PERMUTATIONS = 10_000
 BOOTSTRAP_RESAMPLES = 2000
-_MAX_CELLS = 4_000_000
 _REL_EPS = 1e-9  # ties of the statistic are judged up to rounding, as scipy does
 
 

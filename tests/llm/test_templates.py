@@ -11,7 +11,7 @@ import pytest
 from lexprobe.benchmarks.coda21.choose import coda_question
 from lexprobe.benchmarks.wdlmpro.choose import d2w_question, w2d_question
 from lexprobe.errors import DataError, ModelError
-from lexprobe.prompting.templates import SHIPPED, build_prompt, load_template, option_labels
+from lexprobe.prompting.templates import build_prompt, load_template, option_labels, shipped
 from lexprobe.scorers.causal import CausalTokenization
 from tests.tiny_models import _gpt2_tokenizer, _llama_tokenizer, _qwen2_tokenizer
 
@@ -310,13 +310,13 @@ def tokenizers():
 @pytest.mark.parametrize("key", sorted(GOLDEN))
 def test_prompt_is_exactly_the_golden_string(key, tokenizers):
     name, task, mode = key
-    template = SHIPPED[name]
+    template = shipped()[name]
     tok = tokenizers[mode]
     assert text(template, QUESTIONS[task](template), tok) == GOLDEN[key]
 
 
 def test_every_shipped_template_has_goldens():
-    assert {k[0] for k in GOLDEN} == set(SHIPPED)
+    assert {k[0] for k in GOLDEN} == set(shipped())
 
 
 def test_template_file_overrides_default_fields(tmp_path):
@@ -325,7 +325,7 @@ def test_template_file_overrides_default_fields(tmp_path):
     t = load_template(str(path))
     assert t.name == "mine"
     assert text(t, w2d_question(t, "nod", ["bend", "wink"])) == "Word: nod\n(1) bend\n(2) wink\n=>"
-    assert t.coda == SHIPPED["default"].coda  # not given: the default's
+    assert t.coda == shipped()["default"].coda  # not given: the default's
 
 
 @pytest.mark.parametrize("content, message", [
@@ -349,10 +349,10 @@ def test_unknown_template_name():
 
 def test_chat_needs_a_chat_template():
     tok = _gpt2_tokenizer()[0]
-    question = QUESTIONS["w2d"](SHIPPED["default"])
+    question = QUESTIONS["w2d"](shipped()["default"])
     with pytest.raises(ModelError, match="model 'tiny-gpt2' has no chat template.*drop --chat"):
-        Tokenizer(tok, "tiny-gpt2").prompt_text(build_prompt(SHIPPED["default"], question, chat=True))
-    assert text(SHIPPED["default"], question, _qwen2_tokenizer()[0])  # has one: no error
+        Tokenizer(tok, "tiny-gpt2").prompt_text(build_prompt(shipped()["default"], question, chat=True))
+    assert text(shipped()["default"], question, _qwen2_tokenizer()[0])  # has one: no error
 
 
 def test_labels():
@@ -366,6 +366,6 @@ def test_chat_template_that_rejects_system_messages():
     tok = _qwen2_tokenizer()[0]
     tok.chat_template = ("{% for m in messages %}{% if m['role'] == 'system' %}"
                          "{{ raise_exception('System role not supported') }}{% endif %}{{ m['content'] }}{% endfor %}")
-    t = SHIPPED["dictionary"]
+    t = shipped()["dictionary"]
     with pytest.raises(ModelError, match="System role not supported.*without `system`"):
         text(t, QUESTIONS["w2d"](t), tok)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from lexprobe.cli import main
-from lexprobe.report.tables import Cell
+from lexprobe.tables import Cell
 from tests.report.htmltables import read_page, row_by_label, run_records
 
 CHROMIUM = "/usr/bin/chromium"
