@@ -296,8 +296,3 @@ def _check_instances(result: dict, path: Path) -> None:
 
 def is_sweep(result: dict) -> bool:
     return isinstance(result.get("sweep"), dict)
-
-
-def is_choose(result: dict) -> bool:
-    """An ask-to-choose run, also when every item was skipped and so no reading was recorded."""
-    return result.get("method") == "choose" or bool(result.get("readings"))

@@ -81,6 +81,8 @@ class Method(ABC):
     help: ClassVar[str] = ""
     #: the scorer kind a model is loaded as for this method when --kind is not given (None: the benchmark's)
     load_as: ClassVar[str | None] = None
+    #: the answer readings its results may report figures per (``<reading>.<metric>``); () for one score per unit
+    readings: ClassVar[tuple[str, ...]] = ()
     #: a result shape of its own: how its records become sections and are read back, and how they are shown
     #: (fields left None: the benchmark's)
     results: Results | None = None

@@ -21,7 +21,7 @@ def per_reading(result: dict) -> bool:
     shown: it holds readings, or its method declares them (``ChooseMethod.readings``: a run whose every item was
     skipped recorded none)."""
     method = get(result["benchmark"]).methods.get(result["method"])
-    return bool(result.get("readings") or getattr(method, "readings", ()))
+    return bool(result.get("readings") or (method.readings if method else ()))
 
 
 def unit_metrics(result: dict) -> tuple[tuple[str, str], ...]:
