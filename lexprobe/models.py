@@ -11,7 +11,6 @@ without it.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -356,8 +355,7 @@ def load_transformers(name_or_path: str, kind: str | None = None, device: str | 
         model = _load_with_head(AutoModel, path, kind, dev, torch_dtype, attn, device_map, config)
         # a GGUF file's embedder is identified by the file (revision = its SHA-256), as its causal scorer is
         embedder = TokenEmbedder(name_or_path if name == DEFAULT_MODEL else name, model, tokenizer,
-                                 input_device(model, dev), path=gguf, batch_size=batch_size,
-                                 fingerprint=model_files_fingerprint(gguf, resolved=True), **options)
+                                 input_device(model, dev), path=gguf, batch_size=batch_size, **options)
         _mark_gguf(embedder, gguf, path, found.gguf)
         return _resolved(embedder, gguf)
     if kind == "masked":
@@ -408,20 +406,6 @@ def _mark_gguf(scorer, source: str, loaded: str, fields: dict | None = None) -> 
         from lexprobe.gguf_models import weights_record
 
         scorer.weights = weights_record(source, fields)
-
-
-def model_files_fingerprint(path: str, resolved: bool = False) -> str:
-    """A cheap identity for cache keys: config contents and weight file sizes/mtimes (``resolved``: ``path`` is
-    ``resolve_model_path``'s answer already)."""
-    p = Path(path if resolved else resolve_model_path(path))
-    if not p.exists():
-        return path
-    parts = []
-    files = [p] if p.is_file() else sorted(x for x in p.rglob("*") if x.is_file())
-    for f in files[:200]:
-        st = f.stat()
-        parts.append(f"{f.relative_to(p) if p.is_dir() else f.name}:{st.st_size}:{int(st.st_mtime)}")
-    return json.dumps(parts)
 
 
 # ---------------------------------------------------------------- the backends lexprobe ships: one line each
