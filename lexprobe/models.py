@@ -63,20 +63,12 @@ def resolve_dtype(name: str | None, device: torch.device) -> torch.dtype:
 
 
 def check_device_map(device_map: str | None) -> None:
-    """``--device-map auto`` loads through accelerate (an optional dependency)."""
-    if device_map is None:
-        return
-    if device_map != "auto":
-        raise ModelError(f"unknown device map {device_map!r}; use --device-map auto")
+    """``--device-map auto`` (its value checked with the options, ``backends.options``) loads through
+    accelerate, an optional dependency."""
     import importlib.util
 
-    if importlib.util.find_spec("accelerate") is None:
+    if device_map is not None and importlib.util.find_spec("accelerate") is None:
         raise ModelError("--device-map auto needs accelerate; run `pip install accelerate` or drop --device-map")
-
-
-def check_attn(attn: str | None) -> None:
-    if attn is not None and attn not in ATTN_IMPLEMENTATIONS:
-        raise ModelError(f"unknown attention implementation {attn!r}; use {', '.join(ATTN_IMPLEMENTATIONS)}")
 
 
 def input_device(model, fallback: torch.device) -> torch.device:
@@ -298,8 +290,7 @@ def load_transformers(name_or_path: str, kind: str | None = None, device: str | 
 
     if kind == "chat":
         raise ModelError(f"--kind chat applies to an endpoint URL (http://HOST:PORT/v1), not to {name_or_path!r}")
-    check_attn(attn)
-    check_device_map(device_map)
+    check_device_map(device_map)  # attn and device_map values: checked by ``backends.options`` (prepare_model)
     found = inspect_model(name_or_path)
     detected = found.kind
     if kind is None and prefer is not None and detected not in ("random", "static"):
