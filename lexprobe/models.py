@@ -11,7 +11,6 @@ without it.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,20 +63,12 @@ def resolve_dtype(name: str | None, device: torch.device) -> torch.dtype:
 
 
 def check_device_map(device_map: str | None) -> None:
-    """``--device-map auto`` loads through accelerate (an optional dependency)."""
-    if device_map is None:
-        return
-    if device_map != "auto":
-        raise ModelError(f"unknown device map {device_map!r}; use --device-map auto")
+    """``--device-map auto`` (its value checked with the options, ``backends.options``) loads through
+    accelerate, an optional dependency."""
     import importlib.util
 
-    if importlib.util.find_spec("accelerate") is None:
+    if device_map is not None and importlib.util.find_spec("accelerate") is None:
         raise ModelError("--device-map auto needs accelerate; run `pip install accelerate` or drop --device-map")
-
-
-def check_attn(attn: str | None) -> None:
-    if attn is not None and attn not in ATTN_IMPLEMENTATIONS:
-        raise ModelError(f"unknown attention implementation {attn!r}; use {', '.join(ATTN_IMPLEMENTATIONS)}")
 
 
 def input_device(model, fallback: torch.device) -> torch.device:
@@ -299,8 +290,7 @@ def load_transformers(name_or_path: str, kind: str | None = None, device: str | 
 
     if kind == "chat":
         raise ModelError(f"--kind chat applies to an endpoint URL (http://HOST:PORT/v1), not to {name_or_path!r}")
-    check_attn(attn)
-    check_device_map(device_map)
+    check_device_map(device_map)  # attn and device_map values: checked by ``backends.options`` (prepare_model)
     found = inspect_model(name_or_path)
     detected = found.kind
     if kind is None and prefer is not None and detected not in ("random", "static"):
@@ -356,8 +346,7 @@ def load_transformers(name_or_path: str, kind: str | None = None, device: str | 
         model = _load_with_head(AutoModel, path, kind, dev, torch_dtype, attn, device_map, config)
         # a GGUF file's embedder is identified by the file (revision = its SHA-256), as its causal scorer is
         embedder = TokenEmbedder(name_or_path if name == DEFAULT_MODEL else name, model, tokenizer,
-                                 input_device(model, dev), path=gguf, batch_size=batch_size,
-                                 fingerprint=model_files_fingerprint(gguf, resolved=True), **options)
+                                 input_device(model, dev), path=gguf, batch_size=batch_size, **options)
         _mark_gguf(embedder, gguf, path, found.gguf)
         return _resolved(embedder, gguf)
     if kind == "masked":
@@ -408,20 +397,6 @@ def _mark_gguf(scorer, source: str, loaded: str, fields: dict | None = None) -> 
         from lexprobe.gguf_models import weights_record
 
         scorer.weights = weights_record(source, fields)
-
-
-def model_files_fingerprint(path: str, resolved: bool = False) -> str:
-    """A cheap identity for cache keys: config contents and weight file sizes/mtimes (``resolved``: ``path`` is
-    ``resolve_model_path``'s answer already)."""
-    p = Path(path if resolved else resolve_model_path(path))
-    if not p.exists():
-        return path
-    parts = []
-    files = [p] if p.is_file() else sorted(x for x in p.rglob("*") if x.is_file())
-    for f in files[:200]:
-        st = f.stat()
-        parts.append(f"{f.relative_to(p) if p.is_dir() else f.name}:{st.st_size}:{int(st.st_mtime)}")
-    return json.dumps(parts)
 
 
 # ---------------------------------------------------------------- the backends lexprobe ships: one line each

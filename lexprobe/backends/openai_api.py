@@ -19,10 +19,11 @@ import numpy as np
 
 from lexprobe.backends import server_answers as answers
 from lexprobe.backends.client import Endpoint, api_key
+from lexprobe.batching import chunks
 from lexprobe.core.requests import Generate
 from lexprobe.errors import ModelError
 from lexprobe.scorers.base import Scorer
-from lexprobe.scorers.causal import CausalTokenization, cut_at_stop
+from lexprobe.scorers.causal import CausalTokenization, cut_at_stop, tokenizer_limit
 
 log = logging.getLogger(__name__)
 
@@ -126,9 +127,8 @@ class _Remote(Scorer):
         self.stats["retried_requests"] = self.endpoint.retried
         return out
 
-    def _batches(self, items: list) -> list[list]:
-        size = max(1, int(self.batch_size))
-        return [items[i:i + size] for i in range(0, len(items), size)]
+    def _batches(self, items: list) -> list:
+        return list(chunks(items, max(1, int(self.batch_size))))
 
 
 class OpenAICompletionsScorer(_Remote, CausalTokenization):
@@ -138,22 +138,14 @@ class OpenAICompletionsScorer(_Remote, CausalTokenization):
     def __init__(self, name: str, endpoint: Endpoint, record: dict, tokenizer, batch_size=None):
         super().__init__(name, endpoint, record, batch_size)
         self.kind = "causal"
-        self.tokenizer = tokenizer
-        fallback = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
-        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else fallback
-        self.prefix_id = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else fallback
+        self.use_tokenizer(tokenizer)
         if self.max_length is None:
-            limit = getattr(tokenizer, "model_max_length", None)
-            self.max_length = limit if isinstance(limit, int) and 0 < limit < 10**6 else None
+            self.max_length = tokenizer_limit(tokenizer)
         #: vLLM echoes the prompt's token ids when asked (``return_tokens_as_token_ids``): they are compared
         self.echo_ids = str(record.get("server", "")).startswith("vllm ")
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "tokenizer": self.backend_record.get("tokenizer")}
-
-    def continuation_logprobs(self, requests: Sequence[tuple[str, str]], progress: bool = False) -> list[np.ndarray]:
-        """Per-token log-probabilities of each continuation given its context (text pairs)."""
-        return self.token_logprobs([self.split(c, x) for c, x in requests], progress=progress)
 
     def check_tokenizer(self, tokenizer_name: str) -> None:
         """The server tokenises as the local tokenizer does, or one line before any work."""
@@ -176,9 +168,9 @@ class OpenAICompletionsScorer(_Remote, CausalTokenization):
     def token_logprobs(self, requests: Sequence[tuple[tuple[int, ...], tuple[int, ...]]],
                        progress: bool = False) -> list[np.ndarray]:
         """Per-token log-probabilities of each continuation from the echoed prompt; identical requests asked once."""
-        if not requests:
-            return []
-        unique = list(dict.fromkeys((tuple(c), tuple(x)) for c, x in requests))
+        return self._each_pair_once(requests, self._echoed)
+
+    def _echoed(self, unique: list[tuple[tuple[int, ...], tuple[int, ...]]]) -> list[np.ndarray]:
         self.count("remote_requests", len(unique))
         self.count("remote_tokens", sum(len(c) + len(x) for c, x in unique))
         batches = self._batches(unique)
@@ -193,8 +185,7 @@ class OpenAICompletionsScorer(_Remote, CausalTokenization):
             self.count("remote_calls")
             self.count("echo_ids_compared", checked.ids_compared)
             scored += [np.asarray(values[len(ctx):], dtype=np.float64) for (ctx, _), values in zip(batch, checked)]
-        by_request = dict(zip(unique, scored))
-        return [by_request[(tuple(c), tuple(x))].copy() for c, x in requests]
+        return scored
 
     def generate_ids(self, prompts: Sequence[Sequence[int]], max_new_tokens: int,
                      stop: Sequence[str] | None = None) -> list[str]:

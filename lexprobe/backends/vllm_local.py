@@ -10,6 +10,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from lexprobe.batching import chunks
 from lexprobe.errors import ModelError
 from lexprobe.model_names import resolve_model_path
 from lexprobe.scorers.base import Scorer
@@ -45,10 +46,8 @@ class VLLMScorer(Scorer, CausalTokenization):
     def __init__(self, name: str, llm: Any, tokenizer: Any, batch_size=None, version: str = ""):
         super().__init__(name)
         self.kind = "causal"
-        self.llm, self.tokenizer, self.batch_size = llm, tokenizer, batch_size
-        fallback = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
-        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else fallback
-        self.prefix_id = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else fallback
+        self.llm, self.batch_size = llm, batch_size
+        self.use_tokenizer(tokenizer)
         self.max_length = int(llm.llm_engine.model_config.max_model_len)
         self.path = name
         self.backend_record = {"backend": "vllm", "vllm": version, "model": name}
@@ -56,25 +55,25 @@ class VLLMScorer(Scorer, CausalTokenization):
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "backend": "vllm"}
 
-    def continuation_logprobs(self, requests: Sequence[tuple[str, str]], progress: bool = False) -> list[np.ndarray]:
-        return self.token_logprobs([self.split(c, x) for c, x in requests], progress=progress)
-
     def token_logprobs(self, requests, progress: bool = False) -> list[np.ndarray]:
+        """The prompt log-probabilities of each continuation; identical requests asked once."""
         from vllm import SamplingParams, TokensPrompt
 
-        unique = list(dict.fromkeys((tuple(c), tuple(x)) for c, x in requests))
         params = SamplingParams(max_tokens=1, prompt_logprobs=0, temperature=0.0)
-        scored: dict = {}
-        for i in range(0, len(unique), int(self.batch_size)):
-            batch = unique[i:i + int(self.batch_size)]
-            outs = self.llm.generate([TokensPrompt(prompt_token_ids=list(c + x)) for c, x in batch], params,
-                                     use_tqdm=progress)
-            for (ctx, cont), out in zip(batch, outs):
-                ids = list(ctx + cont)
-                scored[(ctx, cont)] = np.asarray([out.prompt_logprobs[p][ids[p]].logprob
-                                                  for p in range(len(ctx), len(ids))], dtype=np.float64)
-        self.count("vllm_requests", len(unique))
-        return [scored[(tuple(c), tuple(x))].copy() for c, x in requests]
+
+        def score(unique: list) -> list[np.ndarray]:
+            self.count("vllm_requests", len(unique))
+            scored = []
+            for batch in chunks(unique, int(self.batch_size)):
+                outs = self.llm.generate([TokensPrompt(prompt_token_ids=list(c + x)) for c, x in batch], params,
+                                         use_tqdm=progress)
+                for (ctx, cont), out in zip(batch, outs):
+                    ids = list(ctx + cont)
+                    scored.append(np.asarray([out.prompt_logprobs[p][ids[p]].logprob
+                                              for p in range(len(ctx), len(ids))], dtype=np.float64))
+            return scored
+
+        return self._each_pair_once(requests, score)
 
     def generate_ids(self, prompts: Sequence[Sequence[int]], max_new_tokens: int,
                      stop: Sequence[str] | None = None) -> list[str]:

@@ -7,8 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-import numpy as np
-
 
 def resolve_batch_size(value, default: int) -> tuple[int, bool]:
     """(batch size, auto?) of a ``--batch-size`` value, the one place ``auto`` is read: None and ``auto`` give
@@ -96,28 +94,3 @@ class Scorer:
                 self._token_budget = CPU_TOKEN_BUDGET
             self.count("auto_token_budget", self._token_budget)
         return self._token_budget, self._token_budget  # the budget binds: at most one row per token
-
-
-@dataclass
-class EmbeddedTargets:
-    """Token embeddings of target words (``TokenEmbeddings.embed``)."""
-
-    vectors: np.ndarray  # (n, d) float32; rows of skipped targets are zero
-    ok: np.ndarray  # (n,) bool: False where the target did not align
-    stats: dict
-
-    @property
-    def skipped(self) -> int:
-        return int((~self.ok).sum())
-
-
-@dataclass
-class LayerEmbeddings:
-    vectors: np.ndarray  # (n, n_layers, d) float32; rows of skipped targets are zero
-    layers: list[int]  # hidden_states indices (non-negative), in the order of axis 1
-    ok: np.ndarray  # (n,) bool
-    stats: dict
-
-    def layer(self, index: int) -> EmbeddedTargets:
-        """The vectors of one hidden_states index, as ``TokenEmbedder.embed`` gives them."""
-        return EmbeddedTargets(np.ascontiguousarray(self.vectors[:, self.layers.index(index)]), self.ok, self.stats)

@@ -39,9 +39,30 @@ class CausalTokenization:
 
     tokenizer: Any
     max_length: int | None
+    pad_id: int
     prefix_id: int
     name: str
     count: Callable[..., None]
+
+    def use_tokenizer(self, tokenizer: Any) -> None:
+        """``tokenizer``, with the id rows are padded with and the id an empty context becomes (the pad and BOS
+        tokens; where a tokenizer lacks one, its end token, else 0)."""
+        self.tokenizer = tokenizer
+        fallback = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
+        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else fallback
+        self.prefix_id = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else fallback
+
+    def continuation_logprobs(self, requests: Sequence[tuple[str, str]], progress: bool = False) -> list[np.ndarray]:
+        """Per-token log-probabilities of each continuation given its context (text pairs, ``split``)."""
+        return self.token_logprobs([self.split(c, x) for c, x in requests], progress=progress)  # type: ignore[attr-defined]
+
+    def _each_pair_once(self, requests: Sequence[tuple[Sequence[int], Sequence[int]]],
+                        score: Callable[[list], list]) -> list[np.ndarray]:
+        """``score`` of the distinct (context, continuation) id pairs (for a backend that pays per pair sent),
+        given back per request, a copy each."""
+        unique = list(dict.fromkeys((tuple(c), tuple(x)) for c, x in requests))
+        by_pair = dict(zip(unique, score(unique) if unique else []))
+        return [by_pair[(tuple(c), tuple(x))].copy() for c, x in requests]
 
     def _encode(self, text: str, special: bool = True) -> list[int]:
         return self.tokenizer(text, add_special_tokens=special)["input_ids"]
@@ -206,12 +227,9 @@ class CausalLMScorer(Scorer, CausalTokenization):
         super().__init__(name)
         self.kind = "causal"
         self.model = model.eval()
-        self.tokenizer = tokenizer
+        self.use_tokenizer(tokenizer)
         self.device = device
         self.batch_size = batch_size
-        fallback = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
-        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else fallback
-        self.prefix_id = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else fallback
         self.max_length = _max_length(model, tokenizer)
         self.layout = attention_layout(model)
         self.strategy = _strategy(self.layout, getattr(getattr(model, "config", None), "_attn_implementation", None))
@@ -235,11 +253,6 @@ class CausalLMScorer(Scorer, CausalTokenization):
         return described
 
     @torch.inference_mode()
-    def continuation_logprobs(self, requests: Sequence[tuple[str, str]], progress: bool = False) -> list[np.ndarray]:
-        """Per-token log-probabilities of each continuation given its context."""
-        return self.token_logprobs([self.split(c, x) for c, x in requests], progress=progress)
-
-    @torch.inference_mode()
     def token_logprobs(self, requests: Sequence[tuple[tuple[int, ...], tuple[int, ...]]],
                        progress: bool = False) -> list[np.ndarray]:
         """Like ``continuation_logprobs`` on already tokenised (context, continuation) pairs."""
@@ -251,32 +264,29 @@ class CausalLMScorer(Scorer, CausalTokenization):
         contexts = list(by_context)
         results: list[np.ndarray | None] = [None] * len(requests)
         self.count(f"{self.strategy}_requests", len(requests))
-        if self.strategy == "plain":
-            bar = tqdm(total=len(requests), desc="causal LM", unit="request", disable=not progress, leave=False)
+        items: Sequence[Any]
+        score: Callable[[list], list]
+        length: Callable[[Any], int]
+        if self.strategy == "plain":  # each request its own row
             items = [(r, tuple(ctx), tuple(cont)) for r, (ctx, cont) in enumerate(requests)]
             size, budget = self.batching(max(map(_fed_length, items)), self._probe_plain)
-            for r, lp in run_batched(items, self._score_plain_rows, size, length=_fed_length, max_tokens=budget,
-                                     progress=bar.update):
-                results[r] = lp
+            score, length, unit = (lambda batch: [[x] for x in self._score_plain_rows(batch)]), _fed_length, "request"
         elif self.strategy == "packed":
             units = pack_units(contexts, by_context, requests, self.pack_tokens, self.context_factor)
-            rows = pack_rows(units, _row_capacity(units, self.row_tokens))
-            bar = tqdm(total=len(rows), desc="causal LM", unit="sequence", disable=not progress, leave=False)
-            size, budget = self.batching(max(map(_row_length, rows)), self._probe_packed)
-            for per_row in run_batched(rows, self._score_packed_rows, size, length=_row_length, max_tokens=budget,
-                                       progress=bar.update):
-                for r, lp in per_row:
-                    results[r] = lp
-        else:
-            bar = tqdm(total=len(contexts), desc="causal LM", unit="context", disable=not progress, leave=False)
+            items = pack_rows(units, _row_capacity(units, self.row_tokens))
+            size, budget = self.batching(max(map(_row_length, items)), self._probe_packed)
+            score, length, unit = self._score_packed_rows, _row_length, "sequence"
+        else:  # cache: a batch of contexts, then their continuations on copies of its key/value cache
+            items, size, budget, length, unit = contexts, self.batch_size, None, len, "context"
 
-            def score(batch_contexts):
-                members = [[(r, requests[r][1]) for r in by_context[c]] for c in batch_contexts]
-                return self._score_context_batch(batch_contexts, members)
+            def score(batch_contexts: list) -> list:
+                return self._score_context_batch(batch_contexts, [[(r, requests[r][1]) for r in by_context[c]]
+                                                                  for c in batch_contexts])
 
-            for per_context in run_batched(contexts, score, self.batch_size, length=len, progress=bar.update):
-                for r, lp in per_context:
-                    results[r] = lp
+        bar = tqdm(total=len(items), desc="causal LM", unit=unit, disable=not progress, leave=False)
+        for scored in run_batched(items, score, size, length=length, max_tokens=budget, progress=bar.update):
+            for r, lp in scored:
+                results[r] = lp
         bar.close()
         return results  # type: ignore[return-value]
 
@@ -672,5 +682,10 @@ def _max_length(model, tokenizer) -> int | None:
         value = getattr(config, attr, None)
         if isinstance(value, int) and value > 0:
             return value
+    return tokenizer_limit(tokenizer)
+
+
+def tokenizer_limit(tokenizer) -> int | None:
+    """The tokenizer's ``model_max_length`` where it is a real limit (not transformers' huge "none" value)."""
     limit = getattr(tokenizer, "model_max_length", None)
     return limit if isinstance(limit, int) and 0 < limit < 10**6 else None

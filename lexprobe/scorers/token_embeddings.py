@@ -7,31 +7,23 @@ none of whose subwords survives is *skipped* and counted, never silently zeroed.
 L is ``hidden_states[L + 1]``. Batches are right-padded, so a decoder's states never depend on padding.
 
 ``words_alone=True`` is the authors' tokenisation (AllenNLP's mismatched indexer): each word tokenised on
-its own, so byte-level BPE sees "dog", not "Ġdog". Each distinct sentence is encoded once;
-``embed``/``embed_layers`` cache chunks of ``CHUNK`` sentences under ``cache_dir()/token-embeddings/``,
-while ``token_vectors`` (``TokenVector`` requests) does not: its callers keep their own store.
+its own, so byte-level BPE sees "dog", not "Ġdog". Each distinct sentence is encoded once per call of
+``token_vectors`` (``TokenVector`` requests), with no disk cache: its callers keep their own store.
 """
 
 from __future__ import annotations
 
 import copy
-import io
-import sys
 from typing import Callable, Sequence
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from lexprobe.batching import pad_batch, run_batched
-from lexprobe.cache import cache_dir, read_cache_file, stable_hash, write_cache_file
 from lexprobe.core.requests import TokenVector
-from lexprobe.data.instances import SenseInstance, token_char_spans
+from lexprobe.data.instances import token_char_spans
 from lexprobe.errors import ModelError
-from lexprobe.scorers.base import EmbeddedTargets, LayerEmbeddings, Scorer
-
-CHUNK = 2048  # sentences per cache file
-_CACHE_VERSION = 3
+from lexprobe.scorers.base import Scorer
 
 
 class TokenEmbedder(Scorer):
@@ -39,14 +31,13 @@ class TokenEmbedder(Scorer):
     ``view`` gives the same model at another layer or tokenisation."""
 
     def __init__(self, name: str, model, tokenizer, device, path: str | None = None, layer: int = -1,
-                 batch_size: int | str | None = 32, max_length: int | None = None, use_cache: bool = True,
-                 words_alone: bool = False, fingerprint: str = ""):
+                 batch_size: int | str | None = 32, max_length: int | None = None,
+                 words_alone: bool = False):
         super().__init__(name)
         self.kind = "token"
         self.path = path or name
         self.model, self.tokenizer, self.device = model, tokenizer, device
         self.batch_size = batch_size  # an int; auto_batch when "auto" (Scorer.batch_size)
-        self.use_cache = use_cache
         self.words_alone = bool(words_alone)
         if not getattr(self.tokenizer, "is_fast", False):
             raise ModelError(f"model {name!r} has no fast tokenizer; target words are located by character offsets")
@@ -64,8 +55,7 @@ class TokenEmbedder(Scorer):
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token or self.tokenizer.unk_token
         self.tokenizer.padding_side = "right"  # left padding would shift a decoder's default positions
-        self.fingerprint = fingerprint
-        self.stats.update({"sentences_encoded": 0, "cached_chunks": 0, "forward_batches": 0})
+        self.stats.update({"sentences_encoded": 0, "forward_batches": 0})
 
     def view(self, layer: int | None = None, words_alone: bool | None = None) -> "TokenEmbedder":
         """The same loaded model read at another layer / with another tokenisation (shares the weights)."""
@@ -106,10 +96,6 @@ class TokenEmbedder(Scorer):
             raise ModelError(f"layer {layer} does not exist: {self.name!r} has hidden_states 0..{self.n_layers}")
         return layer % (self.n_layers + 1)
 
-    def embed(self, instances: Sequence[SenseInstance], progress: bool = True) -> EmbeddedTargets:
-        """One vector per instance (float32, not normalised), computed sentence by sentence."""
-        return self.embed_layers(instances, [self.layer], progress).layer(self.layer_index(self.layer))
-
     def token_vectors(self, requests: Sequence[TokenVector], progress: bool = False) -> list[np.ndarray | None]:
         """``core.requests.TokenVector``: the word's vector at the request's layer (None: this embedder's), None
         where its subwords were not found; each distinct sentence encoded once for every layer asked, in one
@@ -130,38 +116,6 @@ class TokenEmbedder(Scorer):
                     at = layers.index(self.layer_index(self.layer if r.layer is None else r.layer))
                     out[i] = vectors[j, at].copy() if ok[j] else None
         return out
-
-    def embed_layers(self, instances: Sequence[SenseInstance], layers: Sequence[int],
-                     progress: bool = True) -> LayerEmbeddings:
-        """Vectors of every instance at each of ``layers``, all from one forward pass per batch."""
-        layers = list(dict.fromkeys(self.layer_index(x) for x in layers))
-        sentences: dict[tuple, list[int]] = {}
-        for i, inst in enumerate(instances):
-            sentences.setdefault(inst.sentence_key, []).append(i)
-        keys = sorted(sentences, key=lambda k: (-len(" ".join(k[2])), k))
-        vectors: np.ndarray | None = None
-        ok = np.zeros(len(instances), dtype=bool)
-        bar = tqdm(total=len(keys), unit="sent", desc="encoding", leave=False,
-                   disable=not progress or not keys or not sys.stderr.isatty())
-        for start in range(0, len(keys), CHUNK):
-            chunk = keys[start : start + CHUNK]
-            jobs = [(k[2], sorted({instances[i].index for i in sentences[k]})) for k in chunk]
-            vecs, mask = self._chunk(jobs, layers)
-            if vectors is None:
-                vectors = np.zeros((len(instances),) + vecs.shape[1:], dtype=np.float32)
-            row = 0
-            for k, (_, idxs) in zip(chunk, jobs):
-                pos = {t: row + j for j, t in enumerate(idxs)}
-                for i in sentences[k]:
-                    r = pos[instances[i].index]
-                    vectors[i] = vecs[r]
-                    ok[i] = mask[r]
-                row += len(idxs)
-            bar.update(len(chunk))
-        bar.close()
-        if vectors is None:
-            vectors = np.zeros((0, len(layers), self.model.config.hidden_size), dtype=np.float32)
-        return LayerEmbeddings(vectors, layers, ok, dict(self.stats, skipped=int((~ok).sum())))
 
     def _hidden(self, enc: dict, layers: list[int]) -> np.ndarray:
         """Hidden states [batch, tokens, len(layers), d] of the given (non-negative) layer indices."""
@@ -185,36 +139,6 @@ class TokenEmbedder(Scorer):
         """Vectors of ``tokens[i]`` for i in ``indices`` (no cache), and which aligned."""
         vecs, ok = self._encode_batch([(tuple(tokens), list(indices))], [self.layer_index(self.layer)])[0]
         return vecs[:, 0], ok
-
-    def _chunk(self, jobs: list[tuple[tuple[str, ...], list[int]]], layers: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        path = None
-        if self.use_cache:
-            key = stable_hash([_CACHE_VERSION, self.fingerprint, self.path, layers, self.max_length,
-                               "words-alone" if self.words_alone else "text", jobs])
-            path = cache_dir() / "token-embeddings" / f"{key}.npz"
-            raw = read_cache_file(path)  # never through a link
-            if raw is not None:
-                try:
-                    with np.load(io.BytesIO(raw), allow_pickle=False) as z:
-                        vectors, ok = z["vectors"], z["ok"]
-                    # the shape this chunk has (a file of another shape would give other targets' vectors)
-                    n = sum(len(targets) for _, targets in jobs)
-                    if (vectors.ndim == 3 and vectors.shape[:2] == (n, len(layers)) and ok.shape == (n,)
-                            and vectors.dtype.kind == "f" and ok.dtype == bool):
-                        self.stats["cached_chunks"] += 1
-                        return vectors, ok
-                except Exception:  # noqa: BLE001 - a damaged cache file is recomputed
-                    pass
-        size, budget, length = self._batching(jobs)
-        results = run_batched(jobs, lambda batch: self._encode_batch(batch, layers), size, length=length,
-                              max_tokens=budget)
-        vecs = np.concatenate([r[0] for r in results], axis=0)
-        ok = np.concatenate([r[1] for r in results], axis=0)
-        if path is not None:  # a unique temporary name; a read-only cache is one notice (D16)
-            buffer = io.BytesIO()
-            np.savez(buffer, vectors=vecs, ok=ok)
-            write_cache_file(path, buffer.getvalue())
-        return vecs, ok
 
     def _words_alone_batch(self, jobs: list[tuple[tuple[str, ...], list[int]]]):
         """Inputs of words tokenised one by one, and each word's piece positions."""
@@ -285,4 +209,4 @@ def target_subwords(starts: np.ndarray, ends: np.ndarray, real: np.ndarray, s: i
     return real & (overlap | zero_width_at_start)
 
 
-__all__ = ["TokenEmbedder", "EmbeddedTargets", "LayerEmbeddings", "target_subwords", "CHUNK"]
+__all__ = ["TokenEmbedder", "target_subwords"]

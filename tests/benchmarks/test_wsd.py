@@ -141,7 +141,7 @@ def test_likelihood_on_a_tiny_causal_lm_equals_one_pair_at_a_time(mini, tmp_path
 
 
 def test_token_vectors_of_a_tiny_encoder_equal_the_embedder(mini, tmp_path, tiny_bert):
-    from lexprobe.data.instances import SenseInstance
+    from lexprobe.core.requests import TokenVector
 
     scorer = load_scorer(str(tiny_bert), device="cpu", prefer=prefers(BENCH, "embedding"))
     assert scorer.kind == "token"
@@ -153,9 +153,8 @@ def test_token_vectors_of_a_tiny_encoder_equal_the_embedder(mini, tmp_path, tiny
         if "scores" not in record:
             continue
         inst = by_id[record["id"]]
-        target = view.embed([SenseInstance("", inst.tokens, inst.index, "", "", "", "")], progress=False).vectors[0]
-        defs = view.embed([SenseInstance("", (s.definition,), 0, "", "", "", "")
-                           for s in candidates(mini)[record["id"]]], progress=False).vectors
+        target = view.token_vectors([TokenVector(inst.tokens, inst.index)])[0]
+        defs = [view.token_vectors([TokenVector((s.definition,), 0)])[0] for s in candidates(mini)[record["id"]]]
         plain = [float(target @ d / np.linalg.norm(target) / np.linalg.norm(d)) for d in defs]
         np.testing.assert_allclose(record["scores"], plain, atol=1e-5)
 

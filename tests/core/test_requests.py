@@ -196,14 +196,12 @@ def test_embeddings_and_token_vectors_equal_the_encoders(minilm_path, tiny_bert)
     np.testing.assert_allclose(np.stack(Engine(sentence)([Embed(t) for t in texts])), sentence.encode(texts),
                                atol=1e-6)
     token = load_scorer(str(tiny_bert), kind="token", device="cpu")
-    from lexprobe.data.instances import SenseInstance
-
     words = ("the", "dog", "barks", "loudly")
-    expected = token.embed([SenseInstance("", words, 1, "", "", "", "")], progress=False)
+    expected, _ = token.embed_sentence(words, [1])
     got = Engine(token)([TokenVector(words, 1), TokenVector(words, 1, layer=0)])
-    np.testing.assert_allclose(got[0], expected.vectors[0], atol=1e-6)
-    at0 = token.view(layer=0).embed([SenseInstance("", words, 1, "", "", "", "")], progress=False)
-    np.testing.assert_allclose(got[1], at0.vectors[0], atol=1e-6)
+    np.testing.assert_allclose(got[0], expected[0], atol=1e-6)
+    at0, _ = token.view(layer=0).embed_sentence(words, [1])
+    np.testing.assert_allclose(got[1], at0[0], atol=1e-6)
 
 
 def test_the_random_baseline_serves_seeded_scores_and_vectors():

@@ -148,7 +148,7 @@ def check_low_precision(models, device, dtype, expected_dtype):
 def check_float32_matches_cpu(models, device):
     """float32 on ``device`` = CPU float32: causal (both strategies), PLL, slots, token embeddings."""
     from lexprobe.models import load_scorer
-    from tests.scorers.test_token_embeddings import _instances
+    from tests.scorers.test_token_embeddings import _instances, vectors_of
 
     for name in ("gpt2", "llama"):
         for strategy in ("packed", "cache"):
@@ -162,10 +162,10 @@ def check_float32_matches_cpu(models, device):
         assert_close(slot_run(masked(models[name], device)), slot_run(masked(models[name], "cpu")), DEVICE_ATOL,
                      f"{name} slots")
     instances = _instances()
-    reference = load_scorer(models["bert"], kind="token", device="cpu", use_cache=False).embed(instances, progress=False)
-    got = load_scorer(models["bert"], kind="token", device=device, use_cache=False).embed(instances, progress=False)
-    assert np.array_equal(got.ok, reference.ok) and got.ok.all()
-    np.testing.assert_allclose(got.vectors, reference.vectors, atol=DEVICE_ATOL, rtol=0)
+    reference, reference_ok = vectors_of(load_scorer(models["bert"], kind="token", device="cpu"), instances)
+    got, got_ok = vectors_of(load_scorer(models["bert"], kind="token", device=device), instances)
+    assert np.array_equal(got_ok, reference_ok) and got_ok.all()
+    np.testing.assert_allclose(got, reference, atol=DEVICE_ATOL, rtol=0)
     assert not torch.backends.cuda.matmul.allow_tf32  # lexprobe left TF32 off
 
 

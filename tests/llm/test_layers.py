@@ -6,25 +6,27 @@ import numpy as np
 import pytest
 
 from lexprobe.core.evaluate import evaluate
+from lexprobe.core.requests import TokenVector
 from lexprobe.core.registry import get
 from lexprobe.benchmarks.senserank.config import SenseConfig, parse_layers
 from lexprobe.benchmarks.senserank.plot import plot_sweep
 from lexprobe.errors import LexprobeError
 from lexprobe.models import load_scorer
 from tests.benchmarks.senserank.test_evaluate import _instances
+from tests.scorers.test_token_embeddings import vectors_of
 
 
 @pytest.mark.parametrize("fixture", ["tiny_bert", "tiny_llama"])
 def test_sweep_equals_single_layer_runs(fixture, request, tmp_path):
     path = str(request.getfixturevalue(fixture))
     instances = _instances()
-    embedder = load_scorer(path, kind="token", device="cpu", use_cache=False)
+    embedder = load_scorer(path, kind="token", device="cpu")
     result = evaluate("senserank", embedder, SenseConfig(corpus="synthetic", k=10, layers="all"), items=instances,
                       progress=False)
     assert list(result["sweep"]["values"]) == ["0", "1", "2"]
     assert embedder.stats["forward_batches"] == 1  # all layers of the one batch in one pass
     for layer in (0, 1, 2):
-        single = evaluate("senserank", load_scorer(path, kind="token", layer=layer, device="cpu", use_cache=False),
+        single = evaluate("senserank", load_scorer(path, kind="token", layer=layer, device="cpu"),
                           SenseConfig(corpus="synthetic", k=10, layer=layer), items=instances, progress=False)
         assert result["sweep"]["values"][str(layer)]["metrics"] == single["metrics"]
         assert result["sweep"]["values"][str(layer)]["baselines"] == single["baselines"]
@@ -33,15 +35,17 @@ def test_sweep_equals_single_layer_runs(fixture, request, tmp_path):
 
 
 def test_layer_vectors_equal_single_layer_embedder(tiny_llama):
+    """Requests of several layers in one call (-1 and 2 the same hidden states) equal the embedder read at each."""
     instances = _instances()[:6]
-    every = load_scorer(str(tiny_llama), kind="token", device="cpu", use_cache=False).embed_layers(instances, [0, -1, 1],
-                                                                                       progress=False)
-    assert every.vectors.shape[:2] == (6, 3) and every.layers == [0, 2, 1]
-    for layer in (0, 1, 2):
-        one = load_scorer(str(tiny_llama), kind="token", layer=layer, device="cpu", use_cache=False).embed(instances,
-                                                                                             progress=False)
-        np.testing.assert_allclose(every.layer(layer).vectors, one.vectors, atol=1e-5)
-        assert every.ok.all() and one.ok.all()
+    every = load_scorer(str(tiny_llama), kind="token", device="cpu")
+    requests = {layer: [TokenVector(i.tokens, i.index, layer) for i in instances] for layer in (0, -1, 1)}
+    got = every.token_vectors([r for layer in requests for r in requests[layer]])
+    assert every.stats["sentences_encoded"] == len({i.tokens for i in instances})  # every layer from one pass
+    by_layer = {layer: got[k * len(instances):(k + 1) * len(instances)] for k, layer in enumerate(requests)}
+    for layer, asked in ((0, 0), (1, 1), (2, -1)):
+        one, ok = vectors_of(load_scorer(str(tiny_llama), kind="token", layer=layer, device="cpu"), instances)
+        assert ok.all() and all(v is not None for v in by_layer[asked])
+        np.testing.assert_allclose(np.stack(by_layer[asked]), one, atol=1e-5)
 
 
 def test_decoder_vectors_ignore_padding_and_later_words(tiny_llama, tiny_qwen2):
@@ -54,8 +58,8 @@ def test_decoder_vectors_ignore_padding_and_later_words(tiny_llama, tiny_qwen2):
     batch = [SenseInstance("d1", short, 1, "dog", "n", "dog_1", "train"),
              SenseInstance("d2", long, 1, "dog", "n", "dog_1", "train")]
     for path in (tiny_llama, tiny_qwen2):
-        emb = load_scorer(str(path), kind="token", device="cpu", use_cache=False)
-        together = emb.embed(batch, progress=False).vectors
+        emb = load_scorer(str(path), kind="token", device="cpu")
+        together, _ = vectors_of(emb, batch)
         alone, _ = emb.embed_sentence(short, [1])
         np.testing.assert_allclose(together[0], alone[0], atol=1e-5)
         np.testing.assert_allclose(together[1], alone[0], atol=1e-5)
@@ -90,7 +94,7 @@ def test_a_sweep_interrupted_resumes_from_its_store_and_per_layer_logs(tiny_llam
         return evaluate("senserank", embedder, cfg, out, items=instances, progress=False)
 
     def embedder():
-        return load_scorer(path, kind="token", device="cpu", use_cache=False, batch_size=1)  # chunks of 4 sentences
+        return load_scorer(path, kind="token", device="cpu", batch_size=1)  # chunks of 4 sentences
 
     full = sweep(embedder())
     out = tmp_path / "sweep.json"

@@ -212,7 +212,6 @@ def test_an_image_option_is_declared_and_its_format_checked_by_the_guard(tmp_pat
 #: ``open_new`` / ``files_into``), each with why it is safe: (module, call) -> (how many, why)
 WRITERS_ALLOWED = {
     ("lexprobe/reporting.py", "savefig"): (1, "save_figure: into write_atomic's temporary file (a file object)"),
-    ("lexprobe/scorers/token_embeddings.py", "np.savez"): (1, "into a BytesIO buffer that write_cache_file stores"),
     ("lexprobe/benchmarks/senserank/finetune.py", "save_pretrained"): (2, "into outputs.files_into's fresh staging "
                                                                           "folder, then renamed into --out"),
     ("lexprobe/benchmarks/senserank/finetune.py", "torch.save"): (1, "the same staging folder"),

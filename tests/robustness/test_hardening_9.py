@@ -449,24 +449,9 @@ def test_D26_enospc_copying_wordnet_names_the_destination(tmp_path, monkeypatch,
 
 # --- the class: caches are read through the same checker -----------------------------------------------
 
-def test_caches_of_another_shape_are_recomputed_not_used(tiny_bert, tmp_path):
-    """A token-embedding cache file of another shape (its vectors would be other targets') and a WDLMPro
-    groups cache holding a number where a text belongs are not used: recomputed / rebuilt."""
-    import numpy as np
-
+def test_caches_of_another_shape_are_recomputed_not_used(tmp_path):
+    """A WDLMPro groups cache holding a number where a text belongs is not used: rebuilt."""
     from lexprobe.benchmarks.wdlmpro import dataset
-    from lexprobe.data.instances import SenseInstance
-    from lexprobe.models import load_scorer
-
-    embedder = load_scorer(str(tiny_bert), kind="token", device="cpu")
-    instances = [SenseInstance("d", ("the", "dog", "runs"), 1, "dog", "n", "dog%1", "test", "s1"),
-                 SenseInstance("d", ("a", "cat", "is", "small"), 1, "cat", "n", "cat%1", "test", "s2")]
-    first = embedder.embed(instances, progress=False).vectors
-    cached = list((tmp_path / "lexprobe-cache" / "token-embeddings").glob("*.npz"))
-    assert len(cached) == 1
-    np.savez(cached[0], vectors=np.ones((5, 1, first.shape[1]), dtype=np.float32), ok=np.ones(5, dtype=bool))
-    again = embedder.embed(instances, progress=False).vectors
-    np.testing.assert_allclose(again, first)
 
     bad = tmp_path / "groups.json"
     bad.write_text(json.dumps({"format": "wdlmpro-cache/1", "pos": "v", "candidates": [[1, "w", "d"]],

@@ -1,4 +1,4 @@
-"""Target embeddings (batched, cached, located by character offsets) vs a plain reference."""
+"""Target embeddings (``TokenVector`` requests: batched, located by character offsets) vs a plain reference."""
 
 import functools
 
@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from lexprobe.core.requests import TokenVector
 from lexprobe.data.instances import SenseInstance
 from lexprobe.models import load_scorer
 
@@ -22,6 +23,14 @@ def _instances():
         for i in range(len(toks)):
             out.append(SenseInstance(f"d{s}", toks, i, toks[i], "n", toks[i], "train", str(s)))
     return out
+
+
+def vectors_of(embedder, instances, layer=None):
+    """(vectors, found) of ``instances`` from one ``token_vectors`` call: a zero row where a target's
+    subwords were not found (the answer None)."""
+    got = embedder.token_vectors([TokenVector(inst.tokens, inst.index, layer) for inst in instances])
+    zero = np.zeros(embedder.model.config.hidden_size, dtype=np.float32)
+    return np.stack([zero if v is None else v for v in got]), np.array([v is not None for v in got])
 
 
 @functools.lru_cache(maxsize=4)
@@ -46,9 +55,9 @@ def _reference(path, tokens, index, layer):
 def test_matches_reference_bert(tiny_bert, layer):
     emb = load_scorer(str(tiny_bert), kind="token", layer=layer, batch_size=2, device="cpu")
     insts = _instances()
-    out = emb.embed(insts, progress=False)
-    assert out.ok.all() and out.skipped == 0
-    for inst, vec in zip(insts, out.vectors):
+    vectors, ok = vectors_of(emb, insts)
+    assert ok.all()
+    for inst, vec in zip(insts, vectors):
         ref = _reference(str(tiny_bert), inst.tokens, inst.index, layer)
         assert np.allclose(vec, ref, atol=1e-4), (inst.word, layer)
     # each sentence encoded once although it has several targets
@@ -58,31 +67,19 @@ def test_matches_reference_bert(tiny_bert, layer):
 def test_matches_reference_roberta(tiny_roberta):
     emb = load_scorer(str(tiny_roberta), kind="token", batch_size=3, device="cpu")
     insts = _instances()
-    out = emb.embed(insts, progress=False)
-    assert out.ok.all()
-    for inst, vec in zip(insts, out.vectors):
+    vectors, ok = vectors_of(emb, insts)
+    assert ok.all()
+    for inst, vec in zip(insts, vectors):
         assert np.allclose(vec, _reference(str(tiny_roberta), inst.tokens, inst.index, -1), atol=1e-4)
-
-
-def test_cache_is_reused_and_keyed_by_layer(tiny_bert):
-    insts = _instances()
-    first = load_scorer(str(tiny_bert), kind="token", device="cpu").embed(insts, progress=False)
-    again = load_scorer(str(tiny_bert), kind="token", device="cpu")
-    second = again.embed(insts, progress=False)
-    assert again.stats["sentences_encoded"] == 0 and again.stats["cached_chunks"] == 1
-    assert np.array_equal(first.vectors, second.vectors)
-    other = load_scorer(str(tiny_bert), kind="token", layer=1, device="cpu")
-    other.embed(insts, progress=False)
-    assert other.stats["sentences_encoded"] == len(SENTENCES)
 
 
 def test_truncated_target_is_skipped(tiny_bert):
     toks = tuple(["dog"] * 30 + ["cat"])
     insts = [SenseInstance("d", toks, 30, "cat", "n", "c", "train", "1"),
              SenseInstance("d", toks, 0, "dog", "n", "d", "train", "1")]
-    out = load_scorer(str(tiny_bert), kind="token", max_length=16, device="cpu").embed(insts, progress=False)
-    assert out.ok.tolist() == [False, True]
-    assert out.skipped == 1 and not out.vectors[0].any()
+    emb = load_scorer(str(tiny_bert), kind="token", max_length=16, device="cpu")
+    got = emb.token_vectors([TokenVector(inst.tokens, inst.index) for inst in insts])
+    assert got[0] is None and got[1] is not None and got[1].any()
 
 
 def test_bad_layer_is_a_clear_error(tiny_bert):

@@ -111,8 +111,8 @@ def test_finetune_end_to_end_and_eval_via_cli(tiny_bert, tmp_path, capsys, monke
     assert (out / "config.json").exists() and (out / "model.safetensors").exists()
     assert (out / "supersense_head.pt").exists()
     # the fine-tuned encoder differs from the original and evaluates like any model
-    before = load_scorer(str(tiny_bert), kind="token", device="cpu", use_cache=False).embed_sentence(("the", "dog"), [1])[0]
-    after = load_scorer(str(out), kind="token", device="cpu", use_cache=False).embed_sentence(("the", "dog"), [1])[0]
+    before = load_scorer(str(tiny_bert), kind="token", device="cpu").embed_sentence(("the", "dog"), [1])[0]
+    after = load_scorer(str(out), kind="token", device="cpu").embed_sentence(("the", "dog"), [1])[0]
     assert not np.allclose(before, after)
     res = tmp_path / "res.json"
     code = main(["senserank", "eval", "--corpus", "streusle", "--path", str(root), "--model", str(out),

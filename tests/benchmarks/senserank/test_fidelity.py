@@ -108,8 +108,8 @@ def test_words_alone_tokenisation(tiny_roberta, tiny_bert):
     from lexprobe.models import load_scorer
 
     words = ("the", "dog", "is", "a", "small", "animal")
-    plain = load_scorer(str(tiny_roberta), kind="token", device="cpu", use_cache=False)
-    alone = load_scorer(str(tiny_roberta), kind="token", device="cpu", use_cache=False, words_alone=True)
+    plain = load_scorer(str(tiny_roberta), kind="token", device="cpu")
+    alone = load_scorer(str(tiny_roberta), kind="token", device="cpu", words_alone=True)
     tok = alone.tokenizer
     pieces = [tok(w, add_special_tokens=False)["input_ids"] for w in words]  # no prefix space: "dog", not "Ġdog"
     assert pieces[1] != tok(" dog", add_special_tokens=False)["input_ids"]
@@ -123,8 +123,8 @@ def test_words_alone_tokenisation(tiny_roberta, tiny_bert):
     np.testing.assert_allclose(got[0], want, atol=1e-5)
     assert not np.allclose(plain.embed_sentence(words, [4])[0][0], got[0], atol=1e-3)
     # WordPiece: the same pieces either way
-    b_plain = load_scorer(str(tiny_bert), kind="token", device="cpu", use_cache=False).embed_sentence(words, [1, 5])[0]
-    b_alone = load_scorer(str(tiny_bert), kind="token", device="cpu", use_cache=False, words_alone=True).embed_sentence(
+    b_plain = load_scorer(str(tiny_bert), kind="token", device="cpu").embed_sentence(words, [1, 5])[0]
+    b_alone = load_scorer(str(tiny_bert), kind="token", device="cpu", words_alone=True).embed_sentence(
         words, [1, 5])[0]
     np.testing.assert_allclose(b_plain, b_alone, atol=1e-5)
 

@@ -187,7 +187,7 @@ def test_words_alone_target_vector_is_the_evaluation_vector(tiny_roberta):
     with torch.no_grad():
         hidden = enc_model(**enc).last_hidden_state
         pooled = (hidden[0] * mask[0, :, None]).sum(0) / mask[0].sum()
-    embedder = load_scorer(str(tiny_roberta), kind="token", device="cpu", use_cache=False, words_alone=True)
+    embedder = load_scorer(str(tiny_roberta), kind="token", device="cpu", words_alone=True)
     want, ok = embedder.embed_sentence(words, [2])
     assert ok.all()
     np.testing.assert_allclose(pooled.numpy(), want[0], atol=1e-5)

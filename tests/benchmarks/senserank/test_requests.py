@@ -96,19 +96,22 @@ def test_a_backend_without_token_vectors_is_refused_in_one_line():
 
 
 def test_random_vectors_are_seeded_by_document_and_sentence():
-    """The random baseline's TokenVector answers are ``RandomTargetEmbedder``'s vectors (today's numbers): two
-    documents' identical sentences get different vectors; without sentence ids (WSD) the ids are empty."""
-    from lexprobe.scorers.random import RandomTargetEmbedder
+    """The random baseline's TokenVector answers are 64 standard normals seeded by (seed, CRC-32 of document,
+    sentence, words and index), today's numbers: two documents' identical sentences get different vectors;
+    without sentence ids (WSD) the ids are empty."""
+    import zlib
 
     words = ("the", "bank", "of", "the", "river")
-    a, b = SenseInstance("doc1", words, 1, "bank", "n", "x", "train", "3"), SenseInstance("doc2", words, 1, "bank",
-                                                                                            "n", "x", "train", "3")
+
+    def expected(doc: str, sent: str) -> np.ndarray:
+        key = f"{doc}\0{sent}\0the bank of the river\0{1}".encode("utf-8")
+        return np.random.default_rng([7, zlib.crc32(key)]).standard_normal(64).astype(np.float32)
+
     got = Engine(load_scorer("random", seed=7))([TokenVector(words, 1, sentence=("doc1", "3")),
                                                  TokenVector(words, 1, sentence=("doc2", "3")), TokenVector(words, 1)])
-    expected = RandomTargetEmbedder(7).embed([a, b]).vectors
-    np.testing.assert_array_equal(np.stack(got[:2]), expected)
+    np.testing.assert_array_equal(np.stack(got), np.stack([expected("doc1", "3"), expected("doc2", "3"),
+                                                           expected("", "")]))
     assert not np.array_equal(got[0], got[1])
-    np.testing.assert_array_equal(got[2], RandomTargetEmbedder(7).vector("", "", words, 1))
 
 
 def test_token_vectors_take_the_tokenisation_and_layers_of_the_request(tiny_roberta):
@@ -116,13 +119,13 @@ def test_token_vectors_take_the_tokenisation_and_layers_of_the_request(tiny_robe
     that way, whatever else is asked in the same call, and every layer of a sentence comes from one forward pass."""
     from lexprobe.scorers.token_embeddings import TokenEmbedder
 
-    emb: TokenEmbedder = load_scorer(str(tiny_roberta), kind="token", device="cpu", use_cache=False)
+    emb: TokenEmbedder = load_scorer(str(tiny_roberta), kind="token", device="cpu")
     inst = SenseInstance("d", ("the", "dog", "barks", "loudly"), 1, "dog", "n", "dog_1", "train", "1")
     requests = [TokenVector(inst.tokens, 1, layer, alone) for alone in (False, True) for layer in (0, -1)]
     before = emb.stats["forward_batches"]
     got = Engine(emb)(requests)
     assert emb.stats["forward_batches"] - before == 2  # one pass per tokenisation, both layers in it
     for r, vector in zip(requests, got):
-        plain = emb.view(layer=r.layer, words_alone=r.words_alone).embed([inst], progress=False).vectors[0]
+        plain = emb.view(layer=r.layer, words_alone=r.words_alone).embed_sentence(inst.tokens, [inst.index])[0][0]
         np.testing.assert_allclose(vector, plain, atol=1e-5)
     assert not np.allclose(got[1], got[3])  # the two tokenisations differ (byte-level BPE: "Ġdog" vs "dog")
