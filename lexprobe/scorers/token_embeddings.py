@@ -140,42 +140,12 @@ class TokenEmbedder(Scorer):
         vecs, ok = self._encode_batch([(tuple(tokens), list(indices))], [self.layer_index(self.layer)])[0]
         return vecs[:, 0], ok
 
-    def _words_alone_batch(self, jobs: list[tuple[tuple[str, ...], list[int]]]):
-        """Inputs of words tokenised one by one, and each word's piece positions."""
-        tok = self.tokenizer
-        prefix, suffix = _special_frame(tok)
-        rows, word_pieces = [], []
-        for tokens, _ in jobs:
-            ids: list[int] = []
-            where: list[list[int]] = []
-            for word in tokens:
-                pieces = tok(word, add_special_tokens=False)["input_ids"]
-                where.append(list(range(len(ids), len(ids) + len(pieces))))
-                ids.extend(pieces)
-            keep = max(0, self.max_length - len(prefix) - len(suffix))
-            rows.append(prefix + ids[:keep] + suffix)
-            word_pieces.append([[p + len(prefix) for p in w if p < keep] for w in where])
-        input_ids, attention = pad_batch(rows, tok.pad_token_id)
-        return {"input_ids": input_ids, "attention_mask": attention}, word_pieces
-
-    def _text_batch(self, jobs: list[tuple[tuple[str, ...], list[int]]]):
-        """Inputs of the sentences' texts, and each word's subword positions (by character offsets)."""
-        enc = self.tokenizer([" ".join(tokens) for tokens, _ in jobs], return_offsets_mapping=True, padding=True,
-                             truncation=True, max_length=self.max_length, return_tensors="pt",
-                             return_special_tokens_mask=True)
-        offsets = enc.pop("offset_mapping").numpy()
-        real = enc["attention_mask"].numpy().astype(bool) & ~enc.pop("special_tokens_mask").numpy().astype(bool)
-        word_pieces = []
-        for b, (tokens, idxs) in enumerate(jobs):
-            spans, starts, ends = token_char_spans(tokens), offsets[b, :, 0], offsets[b, :, 1]
-            word_pieces.append({t: np.flatnonzero(target_subwords(starts, ends, real[b], *spans[t])) for t in idxs})
-        return dict(enc), word_pieces
-
     @torch.inference_mode()
     def _encode_batch(self, jobs: list[tuple[tuple[str, ...], list[int]]],
                       layers: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per sentence: vectors [n_targets, len(layers), d] and which targets aligned."""
-        enc, word_pieces = self._words_alone_batch(jobs) if self.words_alone else self._text_batch(jobs)
+        inputs = words_alone_inputs if self.words_alone else text_inputs
+        enc, word_pieces = inputs(self.tokenizer, jobs, self.max_length)
         hidden = self._hidden({k: v.to(self.device) for k, v in enc.items()}, layers)  # [batch, tokens, layers, d]
         self.stats["sentences_encoded"] += len(jobs)
         self.stats["forward_batches"] += 1
@@ -189,6 +159,37 @@ class TokenEmbedder(Scorer):
                     mask[j] = True
             results.append((vecs, mask))
         return results
+
+
+def words_alone_inputs(tok, jobs: Sequence[tuple[Sequence[str], Sequence[int]]], max_length: int):
+    """Inputs of words tokenised one by one (AllenNLP's mismatched indexer), and each word's piece positions."""
+    prefix, suffix = _special_frame(tok)
+    keep = max(0, max_length - len(prefix) - len(suffix))
+    rows, word_pieces = [], []
+    for tokens, _ in jobs:
+        ids: list[int] = []
+        where: list[list[int]] = []
+        for word in tokens:
+            pieces = tok(word, add_special_tokens=False)["input_ids"]
+            where.append(list(range(len(ids), len(ids) + len(pieces))))
+            ids.extend(pieces)
+        rows.append(prefix + ids[:keep] + suffix)
+        word_pieces.append([[p + len(prefix) for p in w if p < keep] for w in where])
+    input_ids, attention = pad_batch(rows, tok.pad_token_id)
+    return {"input_ids": input_ids, "attention_mask": attention}, word_pieces
+
+
+def text_inputs(tok, jobs: Sequence[tuple[Sequence[str], Sequence[int]]], max_length: int):
+    """Inputs of the sentences' texts, and each target word's subword positions (by character offsets)."""
+    enc = tok([" ".join(tokens) for tokens, _ in jobs], return_offsets_mapping=True, padding=True, truncation=True,
+              max_length=max_length, return_tensors="pt", return_special_tokens_mask=True)
+    offsets = enc.pop("offset_mapping").numpy()
+    real = enc["attention_mask"].numpy().astype(bool) & ~enc.pop("special_tokens_mask").numpy().astype(bool)
+    word_pieces = []
+    for b, (tokens, idxs) in enumerate(jobs):
+        spans, starts, ends = token_char_spans(tokens), offsets[b, :, 0], offsets[b, :, 1]
+        word_pieces.append({t: np.flatnonzero(target_subwords(starts, ends, real[b], *spans[t])) for t in idxs})
+    return dict(enc), word_pieces
 
 
 def _special_frame(tok) -> tuple[list[int], list[int]]:
@@ -209,4 +210,4 @@ def target_subwords(starts: np.ndarray, ends: np.ndarray, real: np.ndarray, s: i
     return real & (overlap | zero_width_at_start)
 
 
-__all__ = ["TokenEmbedder", "target_subwords"]
+__all__ = ["TokenEmbedder", "target_subwords", "text_inputs", "words_alone_inputs"]

@@ -29,7 +29,7 @@ import torch
 from torch import nn
 
 from lexprobe.benchmarks.senserank.config import FinetuneConfig, recipe_of
-from lexprobe.data.instances import SenseInstance, token_char_spans
+from lexprobe.data.instances import SenseInstance
 from lexprobe.errors import DataError, ModelError
 
 #: ``main.py finetune --num_insts`` default (100), never overridden by ``all_experiments.sh``
@@ -96,45 +96,16 @@ class SupersenseTagger(nn.Module):
 
 
 def encode_targets(tokenizer, instances: Sequence[SenseInstance], max_length: int, words_alone: bool = False):
-    """Tokenised batch and a (B, T) mask of each target's subwords (located by character offsets;
-    ``words_alone``: every word tokenised on its own, as AllenNLP's mismatched indexer does)."""
-    if words_alone:
-        return _encode_words_alone(tokenizer, instances, max_length)
-    from lexprobe.scorers.token_embeddings import target_subwords
+    """Tokenised batch and a (B, T) mask of each target's subwords, as the token embedder finds them (by
+    character offsets; ``words_alone``: every word tokenised on its own, as AllenNLP's mismatched indexer does)."""
+    from lexprobe.scorers.token_embeddings import text_inputs, words_alone_inputs
 
-    enc = tokenizer([i.text for i in instances], return_offsets_mapping=True, padding=True, truncation=True,
-                    max_length=max_length, return_tensors="pt", return_special_tokens_mask=True)
-    offsets = enc.pop("offset_mapping").numpy()
-    real = (enc["attention_mask"].numpy() > 0) & ~enc.pop("special_tokens_mask").numpy().astype(bool)
-    mask = np.zeros(offsets.shape[:2], dtype=np.float32)
+    jobs = [(inst.tokens, [inst.index]) for inst in instances]
+    enc, word_pieces = (words_alone_inputs if words_alone else text_inputs)(tokenizer, jobs, max_length)
+    mask = torch.zeros(enc["input_ids"].shape, dtype=torch.float32)
     for b, inst in enumerate(instances):
-        s, e = token_char_spans(inst.tokens)[inst.index]
-        mask[b] = target_subwords(offsets[b, :, 0], offsets[b, :, 1], real[b], s, e)
-    return enc, torch.from_numpy(mask)
-
-
-def _encode_words_alone(tokenizer, instances: Sequence[SenseInstance], max_length: int):
-    from lexprobe.batching import pad_batch
-    from lexprobe.scorers.token_embeddings import _special_frame
-
-    prefix, suffix = _special_frame(tokenizer)
-    keep = max(0, max_length - len(prefix) - len(suffix))
-    rows, spans = [], []
-    for inst in instances:
-        ids: list[int] = []
-        start = 0
-        for j, word in enumerate(inst.tokens):
-            pieces = tokenizer(word, add_special_tokens=False)["input_ids"]
-            if j == inst.index:
-                start = len(ids)
-                spans.append((start, start + len(pieces)))
-            ids.extend(pieces)
-        rows.append(prefix + ids[:keep] + suffix)
-    input_ids, attention = pad_batch(rows, tokenizer.pad_token_id)
-    mask = torch.zeros(input_ids.shape, dtype=torch.float32)
-    for b, (s, e) in enumerate(spans):
-        mask[b, len(prefix) + s : len(prefix) + min(e, keep)] = 1.0
-    return {"input_ids": input_ids, "attention_mask": attention}, mask
+        mask[b, torch.as_tensor(word_pieces[b][inst.index], dtype=torch.long)] = 1.0
+    return enc, mask
 
 
 def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = None,
