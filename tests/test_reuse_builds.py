@@ -23,12 +23,12 @@ def wdl_files(tmp_path):
 
 
 def test_wdlmpro_stats_second_call_reads_the_cache(wdl_files, monkeypatch, capsys):
-    from lexprobe.benchmarks.wdlmpro import cli as wcli
+    from lexprobe.benchmarks.wdlmpro import dataset as ds
 
     data, counts = wdl_files
     computed = []
-    real = wcli.groups_from_args
-    monkeypatch.setattr(wcli, "groups_from_args", lambda args: computed.append(1) or real(args))
+    real = ds.read_groups
+    monkeypatch.setattr(ds, "read_groups", lambda *args: computed.append(1) or real(*args))
     args = ["wdlmpro", "stats", "--data", str(data), "--counts", str(counts)]
     assert main(args) == 0
     first = capsys.readouterr().out

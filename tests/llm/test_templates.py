@@ -9,15 +9,15 @@ import re
 import pytest
 
 from lexprobe.benchmarks.coda21.choose import coda_question
-from lexprobe.benchmarks.wdlmpro.choose import d2w_question, w2d_question
+from lexprobe.benchmarks.wdlmpro.choose import question as wdlmpro_question
 from lexprobe.errors import DataError, ModelError
 from lexprobe.prompting.templates import build_prompt, load_template, option_labels, shipped
 from lexprobe.scorers.causal import CausalTokenization
 from tests.tiny_models import _gpt2_tokenizer, _llama_tokenizer, _qwen2_tokenizer
 
 QUESTIONS = {
-    "w2d": lambda t: w2d_question(t, "beckon", ["signal with the hands or nod", "signal by winking"]),
-    "d2w": lambda t: d2w_question(t, "signal by winking", ["beckon", "wink"]),
+    "w2d": lambda t: wdlmpro_question(t, "w2d", "beckon", ["signal with the hands or nod", "signal by winking"]),
+    "d2w": lambda t: wdlmpro_question(t, "d2w", "signal by winking", ["beckon", "wink"]),
     "coda": lambda t: coda_question(t, ["they ___ all night", "nothing ___ in the house"],
                                     ["move very slightly", "move in a pattern"]),
 }
@@ -324,7 +324,7 @@ def test_template_file_overrides_default_fields(tmp_path):
     path.write_text(json.dumps({"w2d": "Word: {word}\n{options}", "option": "({label}) {text}", "answer": "=>"}))
     t = load_template(str(path))
     assert t.name == "mine"
-    assert text(t, w2d_question(t, "nod", ["bend", "wink"])) == "Word: nod\n(1) bend\n(2) wink\n=>"
+    assert text(t, wdlmpro_question(t, "w2d", "nod", ["bend", "wink"])) == "Word: nod\n(1) bend\n(2) wink\n=>"
     assert t.coda == shipped()["default"].coda  # not given: the default's
 
 

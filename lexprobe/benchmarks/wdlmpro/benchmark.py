@@ -3,7 +3,7 @@
 Methods: ``likelihood`` (every candidate scored through requests: ``likelihood.py``) and ``choose`` (the
 candidates as a multiple-choice question to a causal LM, ``choose.py``). Recipes: ``paper`` and ``authors``
 (``recipe.py``). The hooks are the functions of ``results.py`` (unit values, baselines, breakdowns, items pages),
-``tables.py`` (the report's tables, which ``console.py`` prints), ``plot.py``, ``cli.py`` and ``human_set.py``.
+``tables.py`` (the report's tables, which the console prints), ``plot.py``, ``cli.py`` and ``human.py``.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from lexprobe.benchmarks.wdlmpro import cli, console, human_set, plot, results, tables
-from lexprobe.benchmarks.wdlmpro.config import TASK_CHOICES, WDLMProConfig, WDLMProItems
+from lexprobe.benchmarks.wdlmpro import cli, human, plot, results, tables
+from lexprobe.benchmarks.wdlmpro.choose import Choose
+from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
 from lexprobe.benchmarks.wdlmpro.likelihood import Likelihood
 from lexprobe.benchmarks.wdlmpro.recipe import RECIPES
 from lexprobe.core.contract import (
@@ -29,56 +30,7 @@ from lexprobe.core.contract import (
     mean_aggregate,
 )
 from lexprobe.errors import DataError, LexprobeError
-from lexprobe.prompting.choose import SHOWN_ITEM
-from lexprobe.prompting.method import ChooseMethod
 from lexprobe.prompting.templates import TemplateField
-
-
-class Choose(ChooseMethod):
-    """The candidates as a multiple-choice question (``choose.py``); a unit is a target (both tasks, every
-    option order), answered by one option."""
-
-    unit_field, answer_key, item_spec = "target", "choice", SHOWN_ITEM
-    own_slices = staticmethod(default_slices)  # (the likelihood's leave out targets the recipe dropped)
-    presentation = Presentation(tables=tables.choose_tables, format_result=console.format_choose,
-                                failure_rows=results.choose_rows, figures=lambda *_: [], written=lambda *_: None)
-
-    def units(self, job):
-        return [(g.target, g) for g in job.items.groups]
-
-    def prompts(self, job, unit):
-        from lexprobe.benchmarks.wdlmpro.choose import prompts_per_group
-
-        return prompts_per_group(unit, job.config)
-
-    def items(self, job, units, template):
-        from lexprobe.benchmarks.wdlmpro.choose import build_items
-
-        return build_items(units, job.config, template)
-
-    def score(self, job, engine, items, template):
-        from lexprobe.prompting.choice import score_choices
-
-        return score_choices(engine, items, job.config.choose, template)
-
-    def key_items(self, job, units):
-        return {"groups": super().key_items(job, units), "tasks": self.tasks(job)}
-
-    def tasks(self, job):
-        return list(TASK_CHOICES[job.config.task])
-
-    def scores(self, reading):
-        from lexprobe.benchmarks.wdlmpro.choose import scores
-
-        return scores(reading)
-
-    def gold_positions(self, record):
-        return [record["gold_position"]]
-
-    def random(self, asked):
-        from lexprobe.benchmarks.wdlmpro.choose import random_figures
-
-        return random_figures(asked)
 
 
 def check_config(config: WDLMProConfig) -> None:
@@ -155,7 +107,7 @@ WDLMPRO = Benchmark(
                     aggregate=aggregate, breakdowns=results.breakdowns,
                     instance_spec=lambda result: results.LikelihoodRecord),
     presentation=Presentation(
-        tables=tables.likelihood_tables, format_result=console.format_result, figures=plot.figures,
+        tables=tables.likelihood_tables, format_result=tables.format_result, figures=plot.figures,
         failure_rows=results.failure_rows, written=written, failure_columns=tuple(results.FAILURE_COLUMNS),
         outputs=lambda out, config: {"--out": [out], "--plot": [config.plot or out.with_suffix(".png")]},
         failure_note=("a failure is an item whose gold answer the model did not rank first (a choose run: did "
@@ -165,7 +117,7 @@ WDLMPRO = Benchmark(
     run=RunParts(cli.run_default, {"quick": 30, "full": 100},
                  (LLMPart("likelihood", False, {"quick": 8, "full": 25}),
                   LLMPart("choose", True, {"quick": 8, "full": 25}))),
-    human=HumanItems("choice", human_set.item_set, human_set.wdlmpro_results),
+    human=HumanItems("choice", human.item_set, human.results),
     template_fields={
         "w2d": TemplateField(frozenset({"word", "options", "n"}), required=frozenset({"word", "options"}), texts={
             "default": ('Which definition fits the word "{word}"?\n{options}\n'

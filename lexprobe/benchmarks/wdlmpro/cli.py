@@ -11,17 +11,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lexprobe.benchmarks.wdlmpro import dataset as ds
-from lexprobe.benchmarks.wdlmpro.dataset import SynsetGroup
-from lexprobe.benchmarks.wdlmpro.human import sample_human, write_human_sample
+from lexprobe.benchmarks.wdlmpro.human import FILES, sample_human, write_human_sample
 from lexprobe.cli_common import non_negative_int, positive_int
 from lexprobe.core.contract import format_result
 from lexprobe.core.options import option
 from lexprobe.errors import DataError
 from lexprobe.outputs import IMAGE, INPUT, OUTPUT_DIR, make_output_dir
 
-#: what ``sample-human`` writes into its --out folder (write_human_sample)
-HUMAN_SAMPLE_FILES = ("human_sample.json", "human_sheet.txt", "human_answer_key.txt", "human_w2d.jsonl",
-                      "human_d2w.jsonl")
 #: what ``build`` writes into its --out folder
 BUILD_FILES = tuple(ds.dataset_filename(pos) for pos in ("n", "v"))
 
@@ -63,20 +59,13 @@ class SampleHuman(Groups):
     max_candidates: int = option(10, "only groups this small", type=positive_int)
     seed: int = option(0, "seed of the sample", type=non_negative_int)
     out: str = option(None, "folder for the JSON, the printable sheet and the key", required=True, path=OUTPUT_DIR,
-                      writes=HUMAN_SAMPLE_FILES)
+                      writes=tuple(FILES.values()))
 
 
 @dataclass(frozen=True)
 class Plot:
     result: str = option(None, "result JSON of `wdlmpro eval`", required=True, path=INPUT)
     out: str = option(None, "PNG file", required=True, path=IMAGE)
-
-
-def groups_from_args(args: Any) -> list[SynsetGroup]:
-    """The groups selected by --data / --keep-duplicates / --pos."""
-    if args.data:
-        return ds.load_dataset(args.data, args.pos)
-    return ds.default_dataset(args.pos, keep_duplicates=args.keep_duplicates)
 
 
 def cmd_build(args: Build) -> int:
@@ -93,17 +82,16 @@ def cmd_build(args: Build) -> int:
 
 
 def cmd_stats(args: Stats) -> int:
-    """Table 2, then Table 6 and the frequency bands, cached by content (``band_stats.cached_stats``): a second
+    """Table 2, then Table 6 and the frequency bands, cached by content (``attributes.cached_stats``): a second
     call reads them in about a second instead of building the groups and their attributes again."""
-    from lexprobe.benchmarks.wdlmpro import band_stats as bs
-    from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
+    from lexprobe.benchmarks.wdlmpro import attributes as bs
 
     breakdowns = not args.no_breakdowns
     key = bs.stats_key(args.data, args.pos, args.keep_duplicates, args.counts, breakdowns)
 
     def compute() -> dict:
-        attributes = attributes_fn(args.counts) if breakdowns else None  # a bad --counts file: fail before the build
-        groups = groups_from_args(args)
+        attributes = bs.attributes_fn(args.counts) if breakdowns else None  # a bad --counts file: fail before the build
+        groups = ds.read_groups(args.data, args.pos, args.keep_duplicates)
         figures: dict = {"table2": ds.dataset_stats(groups)}
         if attributes is not None:
             attrs = attributes(groups)
@@ -120,7 +108,7 @@ def cmd_stats(args: Stats) -> int:
 
 
 def cmd_sample_human(args: SampleHuman) -> int:
-    sample = sample_human(groups_from_args(args), n=args.n, max_candidates=args.max_candidates, seed=args.seed)
+    sample = sample_human(ds.read_groups(args.data, args.pos, args.keep_duplicates), n=args.n, max_candidates=args.max_candidates, seed=args.seed)
     make_output_dir(args.out, "--out")  # outputs.guard checked it; made once the data is read
     paths = write_human_sample(sample, args.out)
     for kind, path in paths.items():
@@ -170,9 +158,9 @@ DEFAULT_RUN_SAMPLE = 100
 RUN_CHUNK = 4
 
 
-def run_default(out_dir: Path, part, seed: int = 0) -> dict:
+def run_default(out_dir: Path, part) -> dict:
     """WDLMPro on a seeded sample (both POS, both tasks; ``part.sample`` groups per POS, default 100), asked as
-    ``part`` says (``RunPart``). The sample is ``--limit N --seed S --draw wordnet`` of ``wdlmpro eval``, so the
+    ``part`` says (``RunPart``). The sample is ``--limit N --seed 0 --draw wordnet`` of ``wdlmpro eval``, so the
     result's ``run.reproduce`` is the eval command that scores the same groups."""
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
     from lexprobe.core.evaluate import check_paths, evaluate
@@ -180,18 +168,14 @@ def run_default(out_dir: Path, part, seed: int = 0) -> dict:
     from lexprobe.models import load_scorer
     from lexprobe.prompting.choose_cli import ChooseOptions
 
-    options: dict[str, Any] = {"choose": ChooseOptions(chat=part.chat, units_per_batch=1)} \
-        if part.method == "choose" else {}
     # likelihood: a few groups per resumable chunk, so the progress bar moves every few seconds on two CPU
     # cores (choose: one target per batch, ``ChooseOptions.units_per_batch``)
-    if part.method == "likelihood":
-        options["chunk_size"] = RUN_CHUNK
-    sample = part.sample or DEFAULT_RUN_SAMPLE
-    config = WDLMProConfig(seed=seed, method=part.method, limit=sample, draw="wordnet", **options)
+    options: dict[str, Any] = {"choose": ChooseOptions(chat=part.chat, units_per_batch=1)} \
+        if part.method == "choose" else {"chunk_size": RUN_CHUNK}
+    config = WDLMProConfig(method=part.method, limit=part.sample or DEFAULT_RUN_SAMPLE, draw="wordnet", **options)
     # the result and its plot, as evaluate declares them (``contract.outputs``), checked before the model loads
     out = check_paths(get("wdlmpro"), Path(out_dir) / f"{part.stem('wdlmpro')}.json", config, part.model)
-    scorer = load_scorer(part.model, **part.options)
-    result = evaluate("wdlmpro", scorer, config, out, model=part.model)
+    result = evaluate("wdlmpro", load_scorer(part.model, **part.options), config, out, model=part.model)
     assert result is not None  # `lexprobe run` is one process (rank 0)
     print(format_result(get("wdlmpro"), result))
     plot = f", breakdown plot to {result['plot']}" if result.get("plot") else ""

@@ -347,6 +347,11 @@ def default_dataset(pos: str = "both", keep_duplicates: bool = False, progress: 
     return groups
 
 
+def read_groups(data: str | Path | None, pos: str = "both", keep_duplicates: bool = False) -> list[SynsetGroup]:
+    """The groups of ``data`` (``load_dataset``), else of the cached full build (``default_dataset``)."""
+    return load_dataset(data, pos) if data else default_dataset(pos, keep_duplicates)
+
+
 def select_groups(data: str | Path | None, pos: str = "both", limit: int | None = None, seed: int = 0,
                   draw: str = "dataset") -> list[SynsetGroup]:
     """The groups a run reads: per POS, from ``data`` (or the cached full build), a seeded sample of ``limit``
@@ -357,7 +362,7 @@ def select_groups(data: str | Path | None, pos: str = "both", limit: int | None 
         if draw == "wordnet" and limit:  # check_config: no --data
             groups.extend(wordnet_sample(p, limit, seed))
             continue
-        pool = load_dataset(data, p) if data else default_dataset(p)
+        pool = read_groups(data, p)
         groups.extend(sample_groups(pool, limit, seed=seed) if limit else pool)
     return groups
 

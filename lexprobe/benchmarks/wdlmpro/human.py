@@ -1,9 +1,13 @@
-"""The paper's human subset (docs/wdlmpro.md, "Human subset"): for each task, n groups with at most k candidates.
+"""The paper's human subset (docs/wdlmpro.md, "Human subset"): for each task, n groups with at most k candidates,
+as printable sheets (``wdlmpro sample-human``) and as the item set of ``lexprobe human serve``.
 
 The W2D and D2W samples are drawn independently (seeds derived from ``seed`` and the task) and each item's
 options shuffled with a seeded generator, so the same seed gives the same sheets. ``write_human_sample``
 writes the JSON (answers included), the printable sheet, the answer key apart from it, and each task's groups
 as JSONL, so a model can be evaluated on exactly the same subset (``--data`` of ``eval``).
+
+People pick one option per question, so their results carry P@1 (rank score needs a full ranking: ``None``,
+never guessed), one file per task (the W2D and D2W subsets are different groups).
 """
 
 from __future__ import annotations
@@ -13,17 +17,26 @@ import random
 import string
 import textwrap
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
-from lexprobe.benchmarks.wdlmpro.dataset import SynsetGroup, sample_groups, write_jsonl
+from lexprobe.benchmarks.wdlmpro.dataset import SynsetGroup, read_groups, sample_groups, write_jsonl
 from lexprobe.cache import stable_hash
+from lexprobe.core.contract import Records, sections
+from lexprobe.core.human_items import groups_digest, make_item_set
+from lexprobe.core.human_score import POOLED, finish_person_result, person_config, person_model, who
 from lexprobe.errors import DataError
+from lexprobe.result_schema import new_result
 
 TASKS = ("w2d", "d2w")
 INSTRUCTIONS = {
     "w2d": "Rank the definitions from the one that best defines the word (1) to the worst.",
     "d2w": "Rank the words from the one the definition best defines (1) to the worst.",
 }
+#: what ``write_human_sample`` writes into its folder, by kind
+FILES = {"json": "human_sample.json", "sheet": "human_sheet.txt", "answer_key": "human_answer_key.txt",
+         **{f"{task}_groups": f"human_{task}.jsonl" for task in TASKS}}
+#: the paper's human subset: 20 groups per task with at most 10 candidates
+PAPER_SUBSET = {"n": 20, "max_candidates": 10}
 
 
 def _task_seed(seed: int, task: str) -> int:
@@ -87,17 +100,71 @@ def format_answer_key(sample: dict) -> str:
 
 def write_human_sample(sample: dict, out_dir: str | Path) -> dict[str, Path]:
     """Write the JSON, the sheet, the answer key and the per-task JSONL; return their paths."""
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = {"json": out_dir / "human_sample.json", "sheet": out_dir / "human_sheet.txt",
-             "answer_key": out_dir / "human_answer_key.txt"}
-    serialisable = {"config": sample["config"]}
-    for task in TASKS:
-        serialisable[task] = sample[task]["items"]
-        paths[f"{task}_groups"] = write_jsonl(sample[task]["groups"], out_dir / f"human_{task}.jsonl")
     from lexprobe.outputs import write_atomic
 
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {kind: out_dir / name for kind, name in FILES.items()}
+    for task in TASKS:
+        write_jsonl(sample[task]["groups"], paths[f"{task}_groups"])
+    serialisable = {"config": sample["config"], **{task: sample[task]["items"] for task in TASKS}}
     write_atomic(paths["json"], json.dumps(serialisable, ensure_ascii=False, indent=1) + "\n")
     write_atomic(paths["sheet"], format_sheet(sample))
     write_atomic(paths["answer_key"], format_answer_key(sample))
     return paths
+
+
+# ---------------------------------------------------------------- lexprobe human
+
+
+def item_set(args: Any) -> dict:
+    """``HumanItems.item_set``: a ``choice`` item per sheet question of ``sample_human`` (the same sheets as on
+    paper), from the options of ``lexprobe human`` (the paper's subset by default)."""
+    n = PAPER_SUBSET["n"] if args.subset == "paper" else args.subset
+    sample = sample_human(read_groups(args.data, args.pos or "both"), n=n, max_candidates=args.max_candidates,
+                          seed=0 if args.seed is None else args.seed)
+    items, digests = [], {}
+    for task in TASKS:
+        digests[task] = groups_digest(sample[task]["groups"])
+        for group, item in zip(sample[task]["groups"], sample[task]["items"]):
+            items.append({
+                "id": f"{task}/{item['item']}",
+                "kind": "choice",
+                "task": task,
+                "pos": group.pos,
+                "prompt": item["prompt"],
+                "options": [{"label": o["label"], "text": o["text"], "synset": o["synset"]} for o in item["options"]],
+                "answer": item["answer"],
+                "target": group.target,
+                "word": group.word,
+            })
+    return make_item_set("wdlmpro", str(args.subset), 0 if args.seed is None else args.seed, items, digests)
+
+
+def _choice_record(item: dict, answer: str, participant: str) -> dict:
+    chosen = next(o for o in item["options"] if o["label"] == answer)
+    correct = answer == item["answer"]
+    return {
+        "task": item["task"], "target": item["target"], "pos": item["pos"], "word": item["word"],
+        "n_candidates": len(item["options"]), "gold_rank": 1 if correct else None, "correct": correct,
+        "rank_score": None, "predicted": chosen["synset"], "answer": answer, "participant": participant,
+    }
+
+
+def person_result(bench: Any, item_set: dict, answers: dict[str, dict[str, Any]], participant: str,
+                  task: str) -> dict:
+    """One participant's (or the pooled) result on one task's subset: their records through the sections a
+    model's run gets (``contract.sections``: P@1 and the random baseline per POS slice)."""
+    items = {it["id"]: it for it in item_set["items"] if it["task"] == task}
+    who = sorted(answers) if participant == POOLED else [participant]
+    records = [_choice_record(items[i], a, p) for p in who for i, a in answers.get(p, {}).items() if i in items]
+    config = {**person_config(item_set, list(items.values()), participant, len(records), who), "task": task}
+    built = sections(bench, Records(records, tasks=[task]), "human", config)
+    result = new_result("wdlmpro", person_model(participant), "human", "human", config, built)
+    return finish_person_result(result, item_set["digests"][task], len(items), "target")
+
+
+def results(bench: Any, item_set: dict, answers: dict[str, dict[str, Any]]) -> dict[str, dict]:
+    """``HumanItems.results``: {<task>-<participant>: result}."""
+    tasks = [t for t in TASKS if any(it["task"] == t for it in item_set["items"])]
+    return {f"{t}-{p}": person_result(bench, item_set, answers, p, t) for t in tasks for p in who(answers)}

@@ -30,7 +30,7 @@ from lexprobe.benchmarks.wdlmpro.recipe import PAPER, Recipe, argsort_rank, best
 from lexprobe.benchmarks.wdlmpro.results import LikelihoodRecord
 from lexprobe.core.contract import Job, Method, Records
 from lexprobe.core.engine import Engine
-from lexprobe.core.requests import Continuation, Embed, Fit, RandomScores, Request, Slot, VectorCoverage
+from lexprobe.core.requests import Continuation, Embed, RandomScores, Request, Slot, VectorCoverage
 from lexprobe.distributed import is_main, run_units
 from lexprobe.errors import DataError
 from lexprobe.metrics.ranking import gold_rank, predicted_index, rank_score
@@ -150,17 +150,9 @@ class Asker:
 
 def instance_records(engine: Engine, kind: type[Request], groups: Sequence[SynsetGroup], tasks: Sequence[str],
                      attributes: Sequence[dict], recipe: Recipe = PAPER) -> list[list[dict]]:
-    """Per group, one record per task (``record``)."""
+    """Per group, one record per task (``Chunk.record``)."""
     chunk = Chunk(engine, groups, tasks, recipe, kind)
-    out: list[list[dict]] = []
-    for i, g in enumerate(groups):
-        n_tokens = chunk.tokens[i]
-        if n_tokens is None:  # a backend that counts no tokens: whitespace words
-            n_tokens = len(recipe.word_of(g.target, g.word).split())
-        out.append([record(g, task, chunk.views[(task, i)], chunk.too_long[(task, i)], chunk.fit[(task, i)],
-                           chunk.scores.get((task, i)), chunk.per_pattern.get((task, i)), recipe, n_tokens,
-                           attributes[i]) for task in tasks])
-    return out
+    return [[chunk.record(i, task, attributes[i]) for task in tasks] for i in range(len(groups))]
 
 
 class Chunk:
@@ -174,7 +166,8 @@ class Chunk:
         kind = kind or engine.require(Likelihood.requests, "wdlmpro --method likelihood")[0]
         lm = kind in (Slot, Continuation)
         self.ask = ask = Asker(kind, recipe, getattr(engine.backend, "tokenizer", None) if lm else None)
-        shown = recipe_groups(groups, recipe)
+        self.groups = groups
+        self.shown = shown = recipe_groups(groups, recipe)
         units = [(task, i) for i in range(len(groups)) for task in tasks]
         self.views = {u: (shown[u[1]], 0, None) for u in units}
         if kind is Embed and recipe.static_drop and engine.serves(VectorCoverage):
@@ -182,7 +175,7 @@ class Chunk:
         self.pairs = {u: [pair(u[0], g, c) for c in g.candidates] if (g := self.views[u][0]) else [] for u in units}
         self.pos = {u: groups[u[1]].pos for u in units}
         self.asked = {u: [ask.of(u[0], self.pos[u], w, d) for w, d in self.pairs[u]] if lm else [] for u in units}
-        probes = [ask.probe(g.pos, recipe.word_of(g.target, g.word)) for g in groups] if kind is not RandomScores else []
+        probes = [ask.probe(g.pos, g.word) for g in shown] if kind is not RandomScores else []
         fits = iter(engine.fit([r for u in units for per in self.asked[u] for r in per] + probes))
         self.fit = {u: [[next(fits) for _ in per] for per in self.asked[u]] for u in units}
         self.tokens = [next(fits).tokens for _ in probes] or [None] * len(groups)
@@ -247,35 +240,37 @@ class Chunk:
         answers = iter(self.engine([r for u in units for r in asked[u]]))
         self.scores.update({u: np.array([float(next(answers).sum()) for _ in asked[u]]) for u in units})
 
-
-def record(g: SynsetGroup, task: str, view: tuple, too_long: str | None, fits: list[list[Fit]], scores: Any,
-           per_pattern: Any, recipe: Recipe, n_tokens: int, attributes: dict) -> dict:
-    """A (group, task)'s record: ranked, skipped (too long) or dropped (no vectors)."""
-    base: dict[str, Any] = {"task": task, "target": g.target, "pos": g.pos, "word": g.word}
-    if too_long is not None:  # logged like a scored one: a resumed run skips it again, unscored
-        return {**base, "skipped": f"{too_long} (skipped: cutting the word would change what is scored)",
-                "word_tokens": n_tokens, **attributes}
-    cut = sum(any(f.cut for f in per) for per in fits)
-    if cut:
-        base["truncated_definitions"] = cut
-    shown, dropped, why = view
-    if shown is None:
-        return {**base, "dropped": why, "candidates_dropped": dropped, **attributes}
-    k, best = rank_of_gold(scores, recipe)
-    extra: dict[str, Any] = {"candidates_dropped": dropped} if dropped else {}
-    if per_pattern is not None:
-        rank = partial(rank_of_gold, recipe=recipe)
-        extra["patterns"] = [{"pattern": text, "gold_rank": kp, "rank_score": rank_score(len(row), kp),
-                              "gold_score": round(float(row[0]), 6)}
-                             for text, row, (kp, _) in zip(recipe.masked_patterns[(task, g.pos)], per_pattern,
-                                                            map(rank, per_pattern))]
-        if recipe.pattern_aggregation == "best":
-            k, best, _ = best_pattern_rank(per_pattern, rank)
-    pred = shown.candidates[best]
-    return {**base, "n_candidates": len(shown.candidates), "gold_rank": k,
-            "rank_score": rank_score(len(shown.candidates), k), "predicted": pred.synset,
-            "gold_definition": g.definition, "predicted_word": pred.word, "predicted_definition": pred.definition,
-            "word_tokens": n_tokens, **extra, **attributes}
+    def record(self, i: int, task: str, attributes: dict) -> dict:
+        """Group ``i``'s record in ``task``: ranked, skipped (too long) or dropped (no vectors)."""
+        g, u, recipe = self.groups[i], (task, i), self.recipe
+        n_tokens = self.tokens[i]
+        if n_tokens is None:  # a backend that counts no tokens: whitespace words
+            n_tokens = len(self.shown[i].word.split())
+        base: dict[str, Any] = {"task": task, "target": g.target, "pos": g.pos, "word": g.word}
+        if self.too_long[u] is not None:  # logged like a scored one: a resumed run skips it again, unscored
+            return {**base, "skipped": f"{self.too_long[u]} (skipped: cutting the word would change what is scored)",
+                    "word_tokens": n_tokens, **attributes}
+        cut = sum(any(f.cut for f in per) for per in self.fit[u])
+        if cut:
+            base["truncated_definitions"] = cut
+        shown, dropped, why = self.views[u]
+        if shown is None:
+            return {**base, "dropped": why, "candidates_dropped": dropped, **attributes}
+        k, best = rank_of_gold(self.scores[u], recipe)
+        extra: dict[str, Any] = {"candidates_dropped": dropped} if dropped else {}
+        if u in self.per_pattern:
+            rank = partial(rank_of_gold, recipe=recipe)
+            extra["patterns"] = [{"pattern": text, "gold_rank": kp, "rank_score": rank_score(len(row), kp),
+                                  "gold_score": round(float(row[0]), 6)}
+                                 for text, row, (kp, _) in zip(recipe.masked_patterns[(task, g.pos)],
+                                                                self.per_pattern[u], map(rank, self.per_pattern[u]))]
+            if recipe.pattern_aggregation == "best":
+                k, best, _ = best_pattern_rank(self.per_pattern[u], rank)
+        pred = shown.candidates[best]
+        return {**base, "n_candidates": len(shown.candidates), "gold_rank": k,
+                "rank_score": rank_score(len(shown.candidates), k), "predicted": pred.synset,
+                "gold_definition": g.definition, "predicted_word": pred.word, "predicted_definition": pred.definition,
+                "word_tokens": n_tokens, **extra, **attributes}
 
 
 def rank_of_gold(scores: Any, recipe: Recipe = PAPER) -> tuple[int, int]:

@@ -12,8 +12,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from lexprobe.errors import DataError
-
 AUTHORS_MAX_DEFINITION_TOKENS = 48
 #: definitions per batch in the authors' W2D run (``--max_batch_size`` default, W2D ``evaluate.py:79``)
 AUTHORS_BATCH = 48
@@ -96,15 +94,6 @@ AUTHORS = Recipe(
 )
 
 RECIPES = {"paper": PAPER, "authors": AUTHORS}
-
-
-def get_recipe(recipe: str | Recipe) -> Recipe:
-    if isinstance(recipe, Recipe):
-        return recipe
-    try:
-        return RECIPES[recipe]
-    except KeyError:
-        raise DataError(f"unknown WDLMPro recipe {recipe!r}; use one of: {', '.join(RECIPES)}") from None
 
 
 def argsort_rank(scores, gold: int = 0) -> tuple[int, int]:

@@ -1,9 +1,13 @@
 """WDLMPro's report tables: models side by side per task (likelihood), the ask-to-choose table, and a likelihood
-result's breakdowns (the console prints them; the report draws them, ``plot.py``)."""
+result's breakdowns (the console prints them; the report draws them, ``plot.py``). What ``lexprobe wdlmpro eval``
+prints after a run is these tables of its result, each through ``lexprobe.tables.to_text`` (every figure in %, at
+most ``reporting.WIDTH`` columns wide)."""
 
 from __future__ import annotations
 
-from lexprobe.prompting.readings import bias_cell, failures_text, setting
+from dataclasses import replace
+
+from lexprobe.prompting.readings import bias_cell, failures_text, setting, skipped_units
 from lexprobe.result_schema import model_name
 from lexprobe.tables import (
     POS_NAME,
@@ -15,6 +19,7 @@ from lexprobe.tables import (
     label,
     name_counts,
     parse_rate,
+    to_text,
     vs_random,
 )
 
@@ -85,16 +90,9 @@ def choose_tables(results: list[dict]) -> list[Table]:
                                   + [p1("generation"), parse_rate(cell(m, "generation.valid")), failures_text(m),
                                      p1("generation_lenient"), parse_rate(cell(m, "generation_lenient.valid")),
                                      failures_text(m, "generation_lenient"), bias_cell(bias), cell(rnd, "p_at_1"),
-                                     m.get("n"), skipped(r, task, pos)])
+                                     m.get("n"), skipped_units(r, task, pos)])
         tables.append(table)
     return tables
-
-
-def skipped(result: dict, task: str, pos: str) -> int:
-    """Targets of ``task`` and ``pos`` (every POS for ``all``) skipped as too long for the model (0 where none)."""
-    from lexprobe.prompting.readings import skipped_units
-
-    return skipped_units(result, task, pos)
 
 
 def breakdown_tables(result: dict) -> list[Table]:
@@ -114,3 +112,15 @@ def breakdown_tables(result: dict) -> list[Table]:
                           for pos, bands in per_pos.items() for band, a in bands.items()]
             out.append(table)
     return out
+
+
+def format_result(result: dict) -> str:
+    """A likelihood run's tables transposed (a line per figure, a column per model and baseline), the model named
+    whole in each title (its column's head may wrap); the breakdowns as they are."""
+    named = [replace(t, title=f"{t.title}: {model_name(result)}") for t in likelihood_tables([result])]
+    return "\n\n".join([to_text(t, transpose=True) for t in named] + [to_text(t) for t in breakdown_tables(result)])
+
+
+def format_choose(result: dict) -> str:
+    """A choose run's table transposed (a column per POS; the model, alike in every row, is in the title)."""
+    return "\n\n".join(to_text(t, transpose=True) for t in choose_tables([result]))

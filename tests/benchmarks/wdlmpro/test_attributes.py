@@ -146,8 +146,9 @@ def test_target_attributes(wn, tmp_path):
 
     counts = tmp_path / "c.tsv"
     counts.write_text("a cappella singing\t12\n", encoding="utf-8")
-    attrs = at.target_attributes([group("a_cappella_singing.n.01", "a cappella singing"), group("cattalo.n.01", "cattalo"),
-                                  group("entity.n.01", "entity")], counts_file=counts, wn=wn)
+    groups = [group("a_cappella_singing.n.01", "a cappella singing"), group("cattalo.n.01", "cattalo"),
+              group("entity.n.01", "entity")]
+    attrs = {g.target: a for g, a in zip(groups, at.attributes_fn(counts, wn=wn)(groups))}
     assert attrs["a_cappella_singing.n.01"] == {"depth": 10, "depth_band": "9–11", "frequency_band": "medium", "n_words": 3}
     assert attrs["cattalo.n.01"] == {"depth": 19, "depth_band": "15–19", "frequency_band": "rare", "n_words": 1}
     assert attrs["entity.n.01"]["depth_band"] == "0–2"
@@ -162,7 +163,7 @@ def test_stats_prints_depth_and_frequency_bands_beside_paper(wn, tmp_path, capsy
     cattalo.n.01 19 (8); beckon.v.01 5 (act < interact < communicate < gesticulate < beckon; 11)."""
     import re
 
-    from lexprobe.benchmarks.wdlmpro import band_stats as bs
+    from lexprobe.benchmarks.wdlmpro import attributes as bs
     from lexprobe.benchmarks.wdlmpro.dataset import build_groups, write_jsonl
     from lexprobe.cli import main
 

@@ -325,7 +325,7 @@ def test_full_counts_match_paper(wn):
     import re
 
     from lexprobe.benchmarks.wdlmpro import attributes as at
-    from lexprobe.benchmarks.wdlmpro import band_stats as bs
+    from lexprobe.benchmarks.wdlmpro import attributes as bs
 
     start = time.perf_counter()
     nouns, verbs = ds.build_groups("n", wn=wn), ds.build_groups("v", wn=wn)

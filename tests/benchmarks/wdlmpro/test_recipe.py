@@ -8,9 +8,9 @@ import pytest
 
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
 from lexprobe.benchmarks.wdlmpro.likelihood import Asker, fill, rank_of_gold
-from lexprobe.benchmarks.wdlmpro.recipe import AUTHORS, PAPER, argsort_rank, best_pattern_rank, get_recipe
+from lexprobe.benchmarks.wdlmpro.recipe import AUTHORS, PAPER, argsort_rank, best_pattern_rank
 from lexprobe.core.requests import Continuation, Slot
-from lexprobe.errors import DataError, LexprobeError
+from lexprobe.errors import LexprobeError
 from lexprobe.models import load_scorer
 from lexprobe.scorers import reference
 from lexprobe.scorers.base import Scorer
@@ -234,8 +234,11 @@ def test_evaluate_records_recipe_and_applies_tie_rule(tmp_path):
     authors = evaluate_groups(ScriptedScorer(table), groups, task="w2d", recipe="authors", out=tmp_path / "a.json")
     assert paper["metrics"]["w2d"]["all"]["p_at_1"] == 0.0 and authors["metrics"]["w2d"]["all"]["p_at_1"] == 1.0
     assert authors["recipe"] == "authors" and authors["instances"][0]["predicted"] == "a.n.01"
-    with pytest.raises(DataError, match="unknown WDLMPro recipe 'choose'"):
-        get_recipe("choose")
+    from lexprobe.benchmarks.wdlmpro.benchmark import WDLMPRO
+    from lexprobe.core.contract import recipe_named
+
+    with pytest.raises(LexprobeError, match="unknown recipe 'choose' for wdlmpro; use one of: paper, authors"):
+        recipe_named(WDLMPRO, "choose")
 
 
 def test_cli_recipe_and_method(tmp_path, capsys):

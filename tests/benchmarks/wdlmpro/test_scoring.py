@@ -7,7 +7,7 @@ import pytest
 
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
 from lexprobe.benchmarks.wdlmpro.likelihood import Asker, Chunk, fill
-from lexprobe.benchmarks.wdlmpro.recipe import PAPER, get_recipe
+from lexprobe.benchmarks.wdlmpro.recipe import PAPER, RECIPES
 from lexprobe.core.engine import Engine
 from lexprobe.core.requests import Continuation, Slot
 from lexprobe.errors import CapabilityError
@@ -40,7 +40,7 @@ GROUPS = [
 
 def score_groups(scorer, groups, tasks, recipe="paper") -> dict:
     """{(task, group index): candidate scores}, as the likelihood method scores a chunk of groups."""
-    return Chunk(Engine(scorer), groups, tasks, get_recipe(recipe)).scores
+    return Chunk(Engine(scorer), groups, tasks, RECIPES[recipe] if isinstance(recipe, str) else recipe).scores
 
 
 def _masked_reference(scorer, pos, word, definition):
