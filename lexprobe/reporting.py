@@ -134,6 +134,19 @@ def write_json(path: str | Path, obj: Any) -> Path:
     return write_atomic(path, _json_text(obj) + "\n")
 
 
+def figure_chars(inches: float, fontsize: float) -> int:
+    """About how many characters of ``fontsize`` points fit on ``inches`` of a figure (a wrapping width, with a
+    margin): titles and labels wrap inside the figure instead of running off it."""
+    return max(16, int(inches * 72 / (0.6 * fontsize)) - 6)
+
+
+def figure_wrap(text: str, width: int) -> str:
+    """``text`` in lines of at most ``width`` characters, words kept whole (hyphenated ones too)."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
+
+
 def save_figure(fig, out: str | Path, dpi: int = 120) -> Path:
     """Save a matplotlib figure through ``outputs.write_atomic`` (never through a link) and free it: the one
     way every plot module writes a figure.

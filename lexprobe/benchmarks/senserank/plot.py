@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from lexprobe.benchmarks.senserank.results import bucket_columns, corpus, sweep_rows
+from lexprobe.reporting import figure_chars, figure_wrap, save_figure
 from lexprobe.result_schema import model_name
 
 
@@ -40,30 +41,14 @@ def save_curves_plot(result: dict, path) -> None:
     for ax in list(axes.flat)[len(panels):]:
         ax.axis("off")
     width = max(4.2 * cols, 6.4)
-    fig.legend(lines, ["oracle (relevant first)", _wrap(model_name(result), _chars(width / 2, 8)),
+    fig.legend(lines, ["oracle (relevant first)", figure_wrap(model_name(result), figure_chars(width / 2, 8)),
                        "random (exact expectation)"], loc="outside lower center", ncols=3, fontsize=8, frameon=False)
-    fig.suptitle(_wrap(f"senserank {task}: {model_name(result)} — precision of the k nearest same-lemma instances "
-                       "having the query's sense", _chars(width, 9)) + "\n" + _wrap(
+    fig.suptitle(figure_wrap(f"senserank {task}: {model_name(result)} — precision of the k nearest same-lemma instances "
+                       "having the query's sense", figure_chars(width, 9)) + "\n" + figure_wrap(
         "panels: ℓ = number of same-lemma instances in the database (lemma frequency); r = share of them with the "
-        "query's sense (sense proportion); n = queries in the panel", _chars(width, 9)), fontsize=9)
+        "query's sense (sense proportion); n = queries in the panel", figure_chars(width, 9)), fontsize=9)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    from lexprobe.reporting import save_figure
-
     save_figure(fig, path, dpi=110)
-
-
-
-def _chars(inches: float, fontsize: float) -> int:
-    """About how many characters of ``fontsize`` points fit on ``inches`` (a wrapping width, with a margin)."""
-    return max(16, int(inches * 72 / (0.6 * fontsize)) - 6)
-
-
-
-def _wrap(text: str, width: int) -> str:
-    import textwrap
-
-    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
-
 
 
 def plot_sweep(result: dict, path) -> Path:
@@ -72,13 +57,11 @@ def plot_sweep(result: dict, path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from lexprobe.reporting import save_figure
-
     rows = list(sweep_rows(result))
     layers = [int(r[0]) for r in rows]
     fig, ax = plt.subplots(figsize=(6.4, 4.4), layout="constrained")
     ax.plot(layers, [100 * (r[1].get("pooled") or 0.0) for r in rows], "o-", color="C0",
-            label=_wrap(f"{model_name(result)} (paper's MAP@50)", 40))
+            label=figure_wrap(f"{model_name(result)} (paper's MAP@50)", 40))
     ax.plot(layers, [100 * (r[1].get("map") or 0.0) for r in rows], "s--", color="C2", label="per-query MAP@50")
     ax.plot(layers, [100 * (r[3].get("pooled") or 0.0) for r in rows], "k:", label="oracle")
     ax.plot(layers, [100 * (r[2].get("pooled") or 0.0) for r in rows], ":", color="C3", label="random")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lexprobe.benchmarks.wdlmpro.results import band_order
-from lexprobe.reporting import save_figure
+from lexprobe.reporting import figure_chars, figure_wrap, save_figure
 from lexprobe.result_schema import model_name
 
 POS_NAME = {"n": "nouns", "v": "verbs"}
@@ -82,10 +82,10 @@ def plot_breakdowns(result: dict, out: str | Path) -> Path:
         counts = ["/".join(str(s[b]["n"]) if b in s else "–" for s in per_pos.values()) for b in bands]
         labels = [f"{b} (n={c})" if many else f"{b}\nn={c}" for b, c in zip(bands, counts)]
         ax.set_xticks(range(len(bands)), labels, fontsize=7, rotation=90 if many else 0)
-        chars = _chars(widths[col], 9)
-        ax.set_title(_wrap(f"{task.upper()} ({TASK_NAME.get(task, task)}) by {name.replace('_', ' ')}", chars),
+        chars = figure_chars(widths[col], 9)
+        ax.set_title(figure_wrap(f"{task.upper()} ({TASK_NAME.get(task, task)}) by {name.replace('_', ' ')}", chars),
                      fontsize=9)
-        ax.set_xlabel(_wrap(axis_label(name, result), _chars(widths[col], 8)), fontsize=8)
+        ax.set_xlabel(figure_wrap(axis_label(name, result), figure_chars(widths[col], 8)), fontsize=8)
         ax.set_ylabel("P@1 (%)", fontsize=8)
         ax.set_ylim(0, 100)
         ax.tick_params(axis="y", labelsize=7)
@@ -99,8 +99,8 @@ def plot_breakdowns(result: dict, out: str | Path) -> Path:
     poses = " / ".join(POS_NAME.get(p, p) for p in _poses(result, panels))
     fig.legend([handles[k] for k in order], order, loc="outside lower center",
                ncols=_legend_columns(order, sum(widths)), fontsize=8, frameon=False)
-    fig.suptitle(_wrap(f"WDLMPro: {result['model']['name']}. P@1 = gold ranked first; black tick = P@1 of a "
-                       f"random ranking; n = targets in the band ({poses})", _chars(sum(widths), 10)), fontsize=10)
+    fig.suptitle(figure_wrap(f"WDLMPro: {result['model']['name']}. P@1 = gold ranked first; black tick = P@1 of a "
+                       f"random ranking; n = targets in the band ({poses})", figure_chars(sum(widths), 10)), fontsize=10)
     return save_figure(fig, out, dpi=120)
 
 
@@ -149,17 +149,6 @@ def _poses(result: dict, panels) -> list[str]:
 def _panel_width(bands: int) -> float:
     """Inches a panel needs: room for each band's two-line label, or its upright label when there are many."""
     return max(3.8, 1.0 + (0.32 if bands > FLAT_BANDS else 0.7) * bands)
-
-
-def _chars(inches: float, fontsize: float) -> int:
-    """About how many characters of ``fontsize`` points fit on ``inches`` (wrapping width, with a margin)."""
-    return max(16, int(inches * 72 / (0.6 * fontsize)) - 6)
-
-
-def _wrap(text: str, width: int) -> str:
-    import textwrap
-
-    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
 
 
 TASK_NAME = {"w2d": "word → its definition", "d2w": "definition → its word"}
