@@ -150,3 +150,35 @@ def test_an_endpoint_refuses_batch_size_auto_in_one_line(coda_file, capsys, tmp_
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--batch-size auto does not apply" in err, err
     assert not (tmp_path / "r.json").exists()
+
+
+def test_a_runs_options_are_checked_once(coda_file, tmp_path, tiny_gpt2):
+    """``lexprobe coda21 eval`` checks its config in one prepare step (``core.evaluate.prepare``) and ``evaluate``
+    takes it as checked. Before, the command and ``evaluate`` each checked: options of another method twice, the
+    benchmark's ``items.check`` twice, the method and recipe names twice."""
+    import dataclasses as dc
+
+    from lexprobe.core import registry
+
+    counts: Counter = Counter()
+    bench = registry.get("coda21")
+    original_check = bench.items.check
+
+    def items_check(config):
+        counts["items.check"] += 1
+        return original_check(config)
+
+    counted_bench = dc.replace(bench, items=dc.replace(bench.items, check=items_check))
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setitem(registry.REGISTRY, "coda21", counted_bench)
+        for name in ("check_method_options", "check_nested_options"):
+            count_calls(monkeypatch, counts, "lexprobe.core.options", name)
+        count_calls(monkeypatch, counts, "lexprobe.core.options", "check_declared",
+                    lambda config, *a, **k: type(config) is bench.Config)  # the config, not its nested groups
+        count_calls(monkeypatch, counts, "lexprobe.core.contract", "recipe_named")
+        out = tmp_path / "r.json"
+        assert main(["coda21", "eval", "--data", coda_file, "--model", str(tiny_gpt2), "--device", "cpu",
+                     "--out", str(out)]) == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["benchmark"] == "coda21"
+    assert counts == {"items.check": 1, "check_method_options": 1, "check_nested_options": 1, "check_declared": 1,
+                      "recipe_named": 1}, counts

@@ -34,16 +34,16 @@ def register_benchmark(sub: Any, bench: Any) -> None:
 
 
 def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from lexprobe.cli_common import check_model_args, guarded
-    from lexprobe.core.contract import method_named, prefers, recipe_named
-    from lexprobe.core.evaluate import check_paths, refuse_replacing
+    from lexprobe.core.contract import prefers
+    from lexprobe.core.evaluate import check_paths, prepare, refuse_replacing
     from lexprobe.core.options import config_from_args
     from lexprobe.outputs import output_lock
 
-    config = config_from_args(bench.Config, args)
-    method_named(bench, config.method)
-    recipe_named(bench, config.recipe)
-    bench.items.check(config)
+    prepared = prepare(bench, config_from_args(bench.Config, args, checked=False), items_given=True)  # checked once
+    config = prepared.config
     check_model_args(args, prefer=prefers(bench, config.method), seed=getattr(config, "seed", 0))  # prepared once
     config = bench.items.resolve(config)
     # --template too; the inputs the command's declared-path guard checked are compared with the outputs only
@@ -54,19 +54,19 @@ def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
     with output_lock(out):  # a second writer on --out stops here, before the data and the model load
         if not args.overwrite:  # an --out holding another run's result: refused before the model loads
             refuse_replacing(out, None, expected=(bench.meta.name, config.method, config.recipe))
-        return _eval(bench, args, config, out)
+        return _eval(bench, args, replace(prepared, config=config), out)
 
 
-def _eval(bench: Any, args: argparse.Namespace, config: Any, out: Any) -> int:
+def _eval(bench: Any, args: argparse.Namespace, prepared: Any, out: Any) -> int:
     from lexprobe.cli_common import scorer_from_args
     from lexprobe.core.contract import format_result
     from lexprobe.core.evaluate import counts_line, evaluate
     from lexprobe.distributed import context
 
-    items = bench.items.load(config)  # data and output errors before the (slow) model load
+    items = bench.items.load(prepared.config)  # data and output errors before the (slow) model load
     context()  # join torchrun's process group (and pin this rank's GPU) before loading the model
     scorer = scorer_from_args(args)  # the model check_model_args prepared
-    result = evaluate(bench, scorer, config, out, items=items, keep_instances=not args.no_instances,
+    result = evaluate(bench, scorer, prepared, out, items=items, keep_instances=not args.no_instances,
                       overwrite=args.overwrite, model=args.model, items_from_config=True)
     if result is None:  # another rank than 0
         return 0

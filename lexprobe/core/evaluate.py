@@ -17,12 +17,14 @@ import json
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 from lexprobe.core.contract import (
     Benchmark,
     Job,
+    Method,
     Records,
     finished,
     method_named,
@@ -43,10 +45,38 @@ def resolve(benchmark: str | Benchmark) -> Benchmark:
     return get(benchmark)
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A run's config that passed every check (``prepare``), with its method and recipe."""
+
+    config: Any
+    method: Method
+    recipe: Any
+
+
+def prepare(bench: Benchmark, config: Any, items_given: bool = False) -> Prepared:
+    """Every check of a run's options, in one place and once, before any work: the benchmark's config type, what
+    the declarations refuse (a Python caller's config has met no parser), the method and recipe named, options of
+    another method, the option groups' own checks and the benchmark's ``items.check``. ``lexprobe <benchmark>
+    eval`` calls it before the model is checked and hands the result to ``evaluate``, which then checks nothing
+    again; a Python caller's config is prepared by ``evaluate``."""
+    from lexprobe.core.options import check_declared, check_method_options, check_nested_options
+
+    if not isinstance(config, bench.Config):
+        raise LexprobeError(f"{bench.meta.name} takes a {bench.Config.__name__}, got {type(config).__name__}")
+    check_declared(config, items_given)
+    method, recipe = method_named(bench, config.method), recipe_named(bench, config.recipe)
+    check_method_options(config)
+    check_nested_options(config)
+    bench.items.check(config)
+    return Prepared(config, method, recipe)
+
+
 def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: str | Path | None = None, *,
              items: Any = None, progress: bool = True, keep_instances: bool = True,
              overwrite: bool | None = None, model: str | None = None, items_from_config: bool = False) -> dict | None:
-    """Evaluate ``scorer`` on ``benchmark`` with ``config`` (its ``Config``; default options when None).
+    """Evaluate ``scorer`` on ``benchmark`` with ``config`` (its ``Config``, or one ``prepare`` checked already;
+    default options when None).
 
     ``items``: already loaded items (default: ``benchmark.items.load(config)``). With ``out``
     the result is written there and finished units are logged beside it first, so an
@@ -58,19 +88,13 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     the config (``items`` not given, or ``items_from_config``) the run record's ``reproduce`` is the ``eval``
     command that scores the same items (``options.eval_command``).
     """
-    from lexprobe.core.options import check_declared, check_method_options
     from lexprobe.outputs import output_lock
 
     bench = resolve(benchmark)
     config = bench.Config() if config is None else config
-    if not isinstance(config, bench.Config):
-        raise LexprobeError(f"{bench.meta.name} takes a {bench.Config.__name__}, got {type(config).__name__}")
-    config = cast(Any, config)  # the benchmark's own dataclass (method, recipe, ...)
-    check_declared(config, items is not None)  # what the declarations refuse: a Python caller's config too
-    method, recipe = method_named(bench, config.method), recipe_named(bench, config.recipe)
-    check_method_options(config)
-    bench.items.check(config)
-    config = bench.items.resolve(config)
+    prepared = config if isinstance(config, Prepared) else prepare(bench, config, items is not None)
+    method, recipe = prepared.method, prepared.recipe
+    config = cast(Any, bench.items.resolve(prepared.config))  # the default data resolved (once: it is then given)
     if overwrite is None:
         from lexprobe.outputs import overwrite_allowed
 

@@ -129,11 +129,13 @@ def add_commands(sub: Any, commands: dict[str, tuple[type, str, Callable[[Any], 
                                                                                                          args)))
 
 
-def config_from_args(cls: type, args: argparse.Namespace) -> Any:
-    """The ``cls`` instance the parsed arguments describe, its method's options checked."""
+def config_from_args(cls: type, args: argparse.Namespace, checked: bool = True) -> Any:
+    """The ``cls`` instance the parsed arguments describe, its method's options checked (``checked=False``: left
+    to the caller, ``core.evaluate.prepare``, which checks a run's config once)."""
     config = _build(cls, args)
-    check_method_options(config)
-    check_nested_options(config)
+    if checked:
+        check_method_options(config)
+        check_nested_options(config)
     return config
 
 
