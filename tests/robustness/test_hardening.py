@@ -147,7 +147,8 @@ def test_3_readme_api_example_writes_the_result(datasets, tmp_path, tiny_gpt2, m
     readme = (REPO / "README.md").read_text()
     code = re.search(r"```python\n(from lexprobe.api import evaluate, load_scorer.*?)```", readme, re.S).group(1)
     code = code.replace('load_scorer("gpt2")', f'load_scorer({str(tiny_gpt2)!r})')
-    monkeypatch.setattr(dataset, "default_dataset", lambda pos: dataset.load_groups(datasets / "nouns.jsonl"))
+    monkeypatch.setattr(dataset, "default_dataset",
+                        lambda pos, keep_duplicates=False: dataset.load_groups(datasets / "nouns.jsonl"))
     monkeypatch.chdir(tmp_path)
     exec(compile(code, "README.md", "exec"), {})
     result = json.loads((tmp_path / "gpt2.json").read_text())
