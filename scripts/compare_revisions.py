@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Two revisions of lexprobe, side by side: the same ``lexprobe`` commands run on each, alternated, timed, and
-their result files compared whole (apart from what differs between any two runs: the run record, timing and
-plot paths).
+their result files compared whole (apart from what differs between any two runs: the run record but its ``job``,
+timing and plot paths).
 
 Why: a refactor (issue #37) must not move a number or slow a run. Alternating the revisions in one session
 spreads a shared machine's noise over both; the first repetition warms caches and builds (not counted).
@@ -34,6 +34,14 @@ from lexprobe.reporting import format_table  # noqa: E402
 
 #: top-level result fields that differ between two runs of the same job
 VOLATILE = {"run", "timing", "plot"}
+
+
+def compared(result: dict) -> dict:
+    """A result without what differs between two runs of the same job, keeping the run record's ``job`` (the digest
+    of the resume key: the same job must keep it, or an interrupted run would not resume across the change)."""
+    kept = {k: v for k, v in result.items() if k not in VOLATILE}
+    kept["run.job"] = (result.get("run") or {}).get("job")
+    return kept
 
 
 def differences(a, b, path: str = "") -> list[str]:
@@ -90,8 +98,7 @@ def main() -> int:
                         if rep:
                             times.setdefault((c, label), []).append(seconds)
                     a, b = (json.loads(files[k].read_text()) for k in ("before", "after"))
-                    strip = lambda r: {k: v for k, v in r.items() if k not in VOLATILE}  # noqa: E731
-                    diffs.setdefault(c, set()).update(differences(strip(a), strip(b)))
+                    diffs.setdefault(c, set()).update(differences(compared(a), compared(b)))
         finally:
             for tree in trees.values():
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scripts.compare_revisions import differences
+from scripts.compare_revisions import compared, differences
 
 
 def test_differences_name_each_differing_path():
@@ -12,3 +12,13 @@ def test_differences_name_each_differing_path():
     assert differences([1, 2], [1, 2, 3]) == [" (length 2 vs 3)"]
     assert differences(before, before) == []
     assert differences({"x": 0.1}, {"x": 0.1 + 1e-6}) == ["/x"]
+
+
+def test_the_run_record_is_compared_by_its_job_only():
+    """The run record's time, command and revision differ between any two runs; its ``job`` (the resume key's
+    digest) does not, and a refactor that lost it (sense ranking once skipped its key on a run without a log, so
+    ``run.job`` became null) must show."""
+    a = {"metrics": {"x": 1}, "run": {"job": "abc", "created": "t1", "commit": "r1"}, "timing": {"seconds": 3}}
+    b = {"metrics": {"x": 1}, "run": {"job": "abc", "created": "t2", "commit": "r2"}, "timing": {"seconds": 4}}
+    assert differences(compared(a), compared(b)) == []
+    assert differences(compared(a), compared({**b, "run": {**b["run"], "job": None}})) == ["/run.job"]

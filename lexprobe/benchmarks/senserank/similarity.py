@@ -362,8 +362,12 @@ def rank_from_store(cfg, store: EmbeddingStore, database, db_loc, db_ok, queries
                             for r in ranked])
         return records
 
+    # the run's key (``evaluate``'s: weights, method, recipe, config) and what the ranking read; asked of every run
+    # given one, logged or not (``evaluate`` records the first key asked as the result's ``run.job``)
+    if log_base is not None and run_key is None:
+        raise ValueError("rank_from_store: a resume log (log_base) is keyed by the run's key: give run_key")
     key = None
-    if log_base is not None:  # the run's key (``evaluate``'s: weights, method, recipe, config) and what the ranking read
+    if run_key is not None:
         key = run_key([[_instance_key(x) for x in database], [_instance_key(x) for x in queries]],
                       store=store.identity, layer=layer, k=cfg.k, min_sense_count=cfg.min_sense_count,
                       match_pos=cfg.match_pos)
