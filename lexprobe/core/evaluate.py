@@ -64,6 +64,7 @@ def prepare(bench: Benchmark, config: Any, items_given: bool = False) -> Prepare
 
     if not isinstance(config, bench.Config):
         raise LexprobeError(f"{bench.meta.name} takes a {bench.Config.__name__}, got {type(config).__name__}")
+    config = cast(Any, config)  # the benchmark's own dataclass (method, recipe, ...)
     check_declared(config, items_given)
     method, recipe = method_named(bench, config.method), recipe_named(bench, config.recipe)
     check_method_options(config)
