@@ -260,6 +260,18 @@ def default_root() -> Path:
     return entry_path("streusle")
 
 
+def streusle_root(path: str | Path | None = None) -> Path:
+    """The STREUSLE 4.4 folder ``--path`` names, else the data directory's; one line when it is not there."""
+    if path is None and not default_root().is_dir():
+        from lexprobe.data.locations import missing_message
+
+        raise DataError(missing_message("streusle") + ", or pass --path to a streusle-4.4 folder")
+    root = Path(path) if path is not None else default_root()
+    if not root.is_dir():
+        raise DataError(f"STREUSLE 4.4 directory not found at {root}; pass --path to the streusle-4.4 folder")
+    return root
+
+
 def read_split(root: Path, split: str, lemmatize: bool = True) -> list[SenseInstance]:
     """The best available file of a split: JSON, then conllulex, then .vis (``lemmatize``: see
     ``read_streusle_vis``; fine-tuning needs no lemmas)."""
@@ -272,15 +284,9 @@ def streusle_instances(
 ) -> list[SenseInstance]:
     """All splits; ``uniform_lemmas``: every lemma from the lemmatizer ``.vis`` needs, so that same-lemma ranking
     pairs train and dev/test alike."""
-    if root is None and not default_root().is_dir():
-        from lexprobe.data.locations import missing_message
-
-        raise DataError(missing_message("streusle") + ", or pass --path to a streusle-4.4 folder")
-    root = Path(root) if root is not None else default_root()
-    if root.is_file():
+    if root is not None and Path(root).is_file():
         raise DataError(f"STREUSLE path {root} is a file; pass --path to the streusle-4.4 folder")
-    if not root.is_dir():
-        raise DataError(f"STREUSLE 4.4 directory not found at {root}; pass --path to the streusle-4.4 folder")
+    root = streusle_root(root)
     from lexprobe.data.pins import check_unchanged
 
     check_unchanged(root)  # in the data directory: still what was pinned

@@ -199,16 +199,9 @@ def finetune(cfg: FinetuneConfig, train_pool: Sequence[SenseInstance] | None = N
 
 
 def _streusle_root(cfg: FinetuneConfig) -> Path:
-    from lexprobe.data.streusle import default_root
+    from lexprobe.data.streusle import streusle_root
 
-    root = Path(cfg.path) if cfg.path else default_root()
-    if not root.is_dir():
-        if not cfg.path:
-            from lexprobe.data.locations import missing_message
-
-            raise DataError(missing_message("streusle") + ", or pass --path to a streusle-4.4 folder")
-        raise DataError(f"STREUSLE 4.4 directory not found at {root}; pass --path to the streusle-4.4 folder")
-    return root
+    return streusle_root(cfg.path or None)
 
 
 def _train_epoch(model, optimizer, forward, batches) -> list[float]:
