@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from lexprobe.errors import ModelError
-from lexprobe.model_names import PACKAGED, gguf_file, packaged_file  # noqa: F401  (the short names' home)
+from lexprobe.model_names import gguf_file
 
 #: what transformers can build from a GGUF but lexprobe cannot score (encoder-decoder models)
 _NOT_CAUSAL = ("t5", "umt5", "t5encoder")

@@ -340,30 +340,29 @@ def load_transformers(name_or_path: str, kind: str | None = None, device: str | 
     if not getattr(tokenizer, "is_fast", False):
         raise ModelError(f"model {path!r} has no fast tokenizer; lexprobe needs character offsets")
     check_tokenizer(tokenizer, path)
+    if kind == "masked" and tokenizer.mask_token_id is None:
+        raise ModelError(f"tokenizer of {path!r} has no mask token; it cannot be scored as a masked LM")
+    head = {"token": AutoModel, "masked": AutoModelForMaskedLM, "causal": AutoModelForCausalLM}.get(kind)
+    if head is None:
+        raise ModelError(f"unknown kind {kind!r}")  # pragma: no cover
+    model = _load_with_head(head, path, kind, dev, torch_dtype, attn, device_map, config)
+    scorer: Any
     if kind == "token":
         from lexprobe.scorers.token_embeddings import TokenEmbedder
 
-        model = _load_with_head(AutoModel, path, kind, dev, torch_dtype, attn, device_map, config)
         # a GGUF file's embedder is identified by the file (revision = its SHA-256), as its causal scorer is
-        embedder = TokenEmbedder(name_or_path if name == DEFAULT_MODEL else name, model, tokenizer,
-                                 input_device(model, dev), path=gguf, batch_size=batch_size, **options)
-        _mark_gguf(embedder, gguf, path, found.gguf)
-        return _resolved(embedder, gguf)
-    if kind == "masked":
+        scorer = TokenEmbedder(name_or_path if name == DEFAULT_MODEL else name, model, tokenizer,
+                               input_device(model, dev), path=gguf, batch_size=batch_size, **options)
+    elif kind == "masked":
         from lexprobe.scorers.masked import MaskedLMScorer
 
-        if tokenizer.mask_token_id is None:
-            raise ModelError(f"tokenizer of {path!r} has no mask token; it cannot be scored as a masked LM")
-        model = _load_with_head(AutoModelForMaskedLM, path, kind, dev, torch_dtype, attn, device_map, config)
-        return _resolved(MaskedLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size), gguf)
-    if kind == "causal":
+        scorer = MaskedLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size)
+    else:
         from lexprobe.scorers.causal import CausalLMScorer
 
-        model = _load_with_head(AutoModelForCausalLM, path, kind, dev, torch_dtype, attn, device_map, config)
         scorer = CausalLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size)
-        _mark_gguf(scorer, gguf, path, found.gguf)
-        return _resolved(scorer, gguf)
-    raise ModelError(f"unknown kind {kind!r}")  # pragma: no cover
+    _mark_gguf(scorer, gguf, path, found.gguf)  # a GGUF file is a causal LM: the others' source is what loaded
+    return _resolved(scorer, gguf)
 
 
 def _resolved(scorer: Any, path: str) -> Any:

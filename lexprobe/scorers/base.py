@@ -7,17 +7,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from lexprobe.backends.options import batch_size as batch_size_option
+
 
 def resolve_batch_size(value, default: int) -> tuple[int, bool]:
-    """(batch size, auto?) of a ``--batch-size`` value, the one place ``auto`` is read: None and ``auto`` give
-    ``default`` (``auto`` also asks for the token-budget search); anything else must be a positive integer."""
+    """(batch size, auto?) of a ``--batch-size`` value: None and ``auto`` give ``default`` (``auto`` also asks
+    for the token-budget search); read by the option's own checker (``backends.options.batch_size``, the one
+    parser of ``--batch-size``; ValueError with the reason)."""
     if value is None:
         return int(default), False
-    if isinstance(value, str) and value.strip().lower() == "auto":
-        return int(default), True
-    if isinstance(value, bool) or int(value) != value or int(value) < 1:
-        raise ValueError(f"batch size must be a positive integer or auto, got {value!r}")
-    return int(value), False
+    checked = batch_size_option(value)
+    return (int(default), True) if checked == "auto" else (int(checked), False)
+
+#: entries a tokenisation memo keeps before it starts again (a run's prompts are asked once each, in batches)
+MEMO_ENTRIES = 100_000
 
 
 def max_input_length(scorer) -> int:
@@ -49,6 +52,16 @@ class Scorer:
 
     def count(self, key: str, n: int = 1) -> None:
         self.stats[key] = self.stats.get(key, 0) + n
+
+    def _memo(self, name: str, key: Any, make: Callable[[], Any]) -> Any:
+        """``make()``, kept in the memo ``name`` (emptied past ``MEMO_ENTRIES``) under ``key``: tokenisations
+        asked by a request's fit and then by its scoring."""
+        memo = self.__dict__.setdefault(name, {})
+        if key not in memo:
+            if len(memo) > MEMO_ENTRIES:
+                memo.clear()
+            memo[key] = make()
+        return memo[key]
 
     #: ``--batch-size auto`` probes forward passes for the largest token budget (None: on accelerators only)
     probe_memory = None

@@ -26,14 +26,11 @@ from lexprobe.errors import ModelError
 from lexprobe.scorers.attention_layout import attention_layout
 from lexprobe.scorers.base import Scorer, TooLong
 
-#: entries a tokenisation memo keeps before it starts again (a run's prompts are asked once each, in batches)
-MEMO_ENTRIES = 100_000
-
 
 class CausalTokenization:
     """How a causal LM's requests become token ids: one rule for every backend with a local tokenizer (in
     process, an endpoint, vLLM), so a request is the same ids wherever it is scored. Serves ``Continuation``
-    and ``Generate``; needs ``tokenizer``, ``max_length``, ``prefix_id``, ``count``, ``name``,
+    and ``Generate``; needs ``tokenizer``, ``max_length``, ``prefix_id``, ``count``, ``_memo``, ``name``,
     ``token_logprobs`` and ``generate_ids``. Chat messages go through the chat template (``chat_text``) and
     are encoded without special tokens (the template holds them); plain text with them."""
 
@@ -43,6 +40,7 @@ class CausalTokenization:
     prefix_id: int
     name: str
     count: Callable[..., None]
+    _memo: Callable[..., Any]
 
     def use_tokenizer(self, tokenizer: Any) -> None:
         """``tokenizer``, with the id rows are padded with and the id an empty context becomes (the pad and BOS
@@ -88,15 +86,6 @@ class CausalTokenization:
         if not cont:
             raise ValueError(f"empty continuation after tokenisation: {continuation!r}")
         return tuple(ctx), tuple(cont)
-
-    def _memo(self, name: str, key: Any, make: Callable[[], Any]) -> Any:
-        """``make()``, kept in the memo ``name`` (emptied past ``MEMO_ENTRIES``) under ``key``."""
-        memo = self.__dict__.setdefault(name, {})
-        if key not in memo:
-            if len(memo) > MEMO_ENTRIES:
-                memo.clear()
-            memo[key] = make()
-        return memo[key]
 
     def _length(self, text: str, special: bool) -> int:
         return self._memo("_lengths", (text, special), lambda: len(self._encode(text, special)))

@@ -98,8 +98,13 @@ class SentenceEmbeddingScorer(EmbeddingScorer):
         return vecs.astype(np.float32)
 
     def counts_embeddings(self, requests: Sequence[Any]) -> dict[str, int]:
-        """``Embed`` (``Engine.counts``): how many of the texts the model cuts."""
-        return {"truncated_texts": self.truncated([r.text for r in requests])}
+        """``Embed`` (``Engine.counts``): how many of the texts the model cuts to its ``max_seq_length`` tokens
+        (0 where it states none)."""
+        limit = getattr(self.model, "max_seq_length", None)
+        if not limit or self.tokenizer is None or not requests:
+            return {"truncated_texts": 0}
+        ids = self.tokenizer([r.text for r in requests], add_special_tokens=True, verbose=False)["input_ids"]
+        return {"truncated_texts": sum(len(row) > limit for row in ids)}
 
     def fit_embeddings(self, requests: Sequence[Any]) -> list[Fit]:
         """``Embed``: ``cut`` for a text over ``max_seq_length`` tokens (sentence-transformers cuts without a
@@ -110,14 +115,6 @@ class SentenceEmbeddingScorer(EmbeddingScorer):
         whole = self.tokenizer(texts, add_special_tokens=True, verbose=False)["input_ids"]
         bare = self.tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]
         return [Fit(cut=bool(limit and len(w) > limit), tokens=len(b)) for w, b in zip(whole, bare)]
-
-    def truncated(self, texts: Sequence[str]) -> int:
-        """How many of ``texts`` the model cuts to its ``max_seq_length`` tokens (0 where it states none)."""
-        limit = getattr(self.model, "max_seq_length", None)
-        if not limit or self.tokenizer is None or not texts:
-            return 0
-        ids = self.tokenizer(list(texts), add_special_tokens=True, verbose=False)["input_ids"]
-        return sum(len(row) > limit for row in ids)
 
 
 class StaticVectorsScorer(EmbeddingScorer):

@@ -19,9 +19,6 @@ from lexprobe.core.requests import Fit
 from lexprobe.scorers.base import Scorer, TooLong, max_input_length
 from lexprobe.scorers.encoder_tail import last_layer_cut, scored_logits
 
-#: ``Slot`` requests whose ids are kept between fitting and scoring
-SLOT_MEMO = 1 << 17
-
 
 @dataclass(frozen=True)
 class SlotRequest:
@@ -36,13 +33,6 @@ class SlotRequest:
         return self.prefix, len(self.word), self.suffix
 
 
-def _detect_case_sensitive(tokenizer) -> bool:
-    try:
-        return tokenizer.tokenize("Apple") != tokenizer.tokenize("apple")
-    except Exception:  # noqa: BLE001 - a tokenizer that cannot say is treated as cased
-        return True
-
-
 class MaskedLMScorer(Scorer):
     default_batch_size = 64
 
@@ -55,7 +45,6 @@ class MaskedLMScorer(Scorer):
         self.batch_size = batch_size
         self.mask_id = tokenizer.mask_token_id
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-        self.case_sensitive = _detect_case_sensitive(tokenizer)
         self.max_length = max_input_length(self)
 
     def slot_request(self, left: str, word: str, right: str, fit: bool = True,
@@ -103,13 +92,8 @@ class MaskedLMScorer(Scorer):
 
     def _whole_slot(self, r: Any) -> SlotRequest:
         """A ``Slot``'s whole ids, memoised: ``fit_slots`` and then ``slots`` ask for the same requests."""
-        memo = self.__dict__.setdefault("_slot_ids", {})
-        key = (r.left, r.word, r.right, r.max_tokens)
-        if key not in memo:
-            if len(memo) >= SLOT_MEMO:
-                memo.clear()
-            memo[key] = self.slot_request(r.left, r.word, r.right, fit=False, max_tokens=r.max_tokens)
-        return memo[key]
+        return self._memo("_slot_ids", (r.left, r.word, r.right, r.max_tokens),
+                          lambda: self.slot_request(r.left, r.word, r.right, fit=False, max_tokens=r.max_tokens))
 
     def fit_slots(self, requests: Sequence[Any]) -> list[Fit]:
         """``Slot``: cut far from the slot to fit (``fit_query``), or too long (the word's masks alone)."""

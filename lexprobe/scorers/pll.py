@@ -129,11 +129,9 @@ def masked_copies(pair: int, ids: Sequence[int], cont: Sequence[int], words: Seq
 
 
 def _forward_copies(scorer: Any, batch: Sequence[MaskedCopy]) -> list[float]:
-    tok = scorer.tokenizer
-    pad = tok.pad_token_id if tok.pad_token_id is not None else 0
-    ids, attn = pad_batch([c.ids for c in batch], pad)
+    ids, attn = pad_batch([c.ids for c in batch], scorer.pad_id)
     for row, c in enumerate(batch):
-        ids[row, list(c.masked)] = tok.mask_token_id
+        ids[row, list(c.masked)] = scorer.mask_id
     ids, attn = ids.to(scorer.device), attn.to(scorer.device)
     rows = torch.arange(len(batch), device=scorer.device)
     cols = torch.tensor([c.target for c in batch], device=scorer.device)
@@ -142,11 +140,10 @@ def _forward_copies(scorer: Any, batch: Sequence[MaskedCopy]) -> list[float]:
         logits = scored_logits(scorer.model, ids, attn, rows, cols)
         # under a device map the head may sit on another GPU than the inputs
         logp = torch.log_softmax(logits.float(), dim=-1)[rows.to(logits.device), gold.to(logits.device)]
-    if hasattr(scorer, "count"):
-        scorer.count("forward_passes")
-        scorer.count("last_layer_cut_passes" if last_layer_cut(scorer.model) else "full_encoder_passes")
-        scorer.count("pll_rows", len(batch))
-        scorer.count("pll_tokens", int(attn.sum()))
+    scorer.count("forward_passes")
+    scorer.count("last_layer_cut_passes" if last_layer_cut(scorer.model) else "full_encoder_passes")
+    scorer.count("pll_rows", len(batch))
+    scorer.count("pll_tokens", int(attn.sum()))
     return logp.double().cpu().tolist()
 
 
@@ -154,8 +151,8 @@ def pll_token_logprobs(scorer: Any, requests: Sequence[tuple[str, str]], variant
                        max_tokens: int | None = None,
                        progress: Callable[[int], None] | None = None,
                        encoder: Callable | None = None) -> list[np.ndarray]:
-    """Per-token PLL terms of each (prefix, continuation) request, batched across requests (``scorer``:
-    MaskedLMScorer-like). ``encoder`` replaces ``encode_pair`` (same signature and result)."""
+    """Per-token PLL terms of each (prefix, continuation) request, batched across requests (``scorer``: a
+    ``MaskedLMScorer``). ``encoder`` replaces ``encode_pair`` (same signature and result)."""
     copies: list[MaskedCopy] = []
     lengths = []
     limit = max_input_length(scorer)
@@ -165,12 +162,8 @@ def pll_token_logprobs(scorer: Any, requests: Sequence[tuple[str, str]], variant
         copies.extend(masked_copies(i, ids, positions, words, variant))
         lengths.append(len(positions))
     width = max((len(c.ids) for c in copies), default=1)
-    if hasattr(scorer, "batching"):
-        pad = scorer.tokenizer.pad_token_id or 0
-        size, budget = scorer.batching(width, lambda w, n: _forward_copies(
-            scorer, [MaskedCopy(0, (pad,) * w, (0,), 0)] * n))
-    else:
-        size, budget = scorer.batch_size, None
+    size, budget = scorer.batching(width, lambda w, n: _forward_copies(
+        scorer, [MaskedCopy(0, (scorer.pad_id,) * w, (0,), 0)] * n))
     scores = run_batched(copies, lambda b: _forward_copies(scorer, b), size,
                          length=lambda c: len(c.ids), progress=progress, max_tokens=budget)
     out = [np.empty(n, dtype=np.float64) for n in lengths]
@@ -179,15 +172,6 @@ def pll_token_logprobs(scorer: Any, requests: Sequence[tuple[str, str]], variant
         out[c.pair][filled[c.pair]] = s
         filled[c.pair] += 1
     return out
-
-
-def pll_scores(scorer: Any, requests: Sequence[tuple[str, str]], variant: str = "token",
-               max_tokens: int | None = None, normalize: str = "sum",
-               progress: Callable[[int], None] | None = None, encoder: Callable | None = None) -> np.ndarray:
-    """PLL of each continuation: summed (default) or mean over its tokens."""
-    terms = pll_token_logprobs(scorer, requests, variant, max_tokens, progress, encoder)
-    reduce = np.mean if normalize == "mean" else np.sum
-    return np.array([float(reduce(t)) for t in terms])
 
 
 @torch.inference_mode()
@@ -202,7 +186,6 @@ def pll_reference(scorer: Any, prefix: str, continuation: str, variant: str = "t
         for q in copy.masked:
             masked[q] = scorer.tokenizer.mask_token_id
         logits = scorer.model(input_ids=torch.tensor([masked], device=scorer.device)).logits[0, copy.target].float()
-        if hasattr(scorer, "count"):
-            scorer.count("reference_forward_passes")
+        scorer.count("reference_forward_passes")
         out.append(float(torch.log_softmax(logits, dim=-1)[ids[copy.target]]))
     return np.array(out)

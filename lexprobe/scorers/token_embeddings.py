@@ -42,12 +42,9 @@ class TokenEmbedder(Scorer):
         if not getattr(self.tokenizer, "is_fast", False):
             raise ModelError(f"model {name!r} has no fast tokenizer; target words are located by character offsets")
         self.model.eval()
-        n_layers = self.model.config.num_hidden_layers
-        self.n_layers = n_layers
+        self.n_layers = self.model.config.num_hidden_layers
         self.layer = int(layer)
-        if not -(n_layers + 1) <= self.layer <= n_layers:
-            raise ModelError(f"layer {self.layer} does not exist: {name!r} has hidden_states 0..{n_layers} "
-                             f"(0 = embeddings, {n_layers} = last; negative counts from the end)")
+        self.layer_index(self.layer)
         limit = getattr(self.model.config, "max_position_embeddings", 512) or 512
         if self.model.config.model_type in ("roberta", "xlm-roberta", "camembert"):
             limit -= 2  # RoBERTa positions start after the padding index
@@ -93,7 +90,8 @@ class TokenEmbedder(Scorer):
     def layer_index(self, layer: int) -> int:
         """A hidden_states index (negative counts from the end) as a non-negative one; checked."""
         if not -(self.n_layers + 1) <= layer <= self.n_layers:
-            raise ModelError(f"layer {layer} does not exist: {self.name!r} has hidden_states 0..{self.n_layers}")
+            raise ModelError(f"layer {layer} does not exist: {self.name!r} has hidden_states 0..{self.n_layers} "
+                             f"(0 = embeddings, {self.n_layers} = last; negative counts from the end)")
         return layer % (self.n_layers + 1)
 
     def token_vectors(self, requests: Sequence[TokenVector], progress: bool = False) -> list[np.ndarray | None]:

@@ -190,7 +190,7 @@ def test_smollm2_gives_lexprobes_numbers(imported_data, tmp_path, monkeypatch):
     lexprobe's on the same items (CoDA21 clean-hard, its first group per POS; WDLMPro's small groups).
     scripts/lm_eval_compare.py measures larger samples."""
     needs_package("lm_eval")
-    from lexprobe.gguf_models import packaged_file
+    from lexprobe.model_names import packaged_file
     from lexprobe.models import load_scorer
 
     try:

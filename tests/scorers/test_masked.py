@@ -44,11 +44,6 @@ def test_slot_request_cuts_the_word_out(tiny_roberta):
     assert scorer.tokenizer.decode(list(r.word)).strip() == "bow"
 
 
-def test_case_sensitivity_detected(tiny_bert, tiny_roberta):
-    assert load_scorer(str(tiny_bert)).case_sensitive is False
-    assert load_scorer(str(tiny_roberta)).case_sensitive is True
-
-
 def test_fit_query_cuts_far_from_the_slot():
     from lexprobe.scorers.masked import fit_query
 

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from lexprobe.models import load_scorer
-from lexprobe.scorers.pll import encode_pair, masked_copies, pll_reference, pll_scores, pll_token_logprobs
+from lexprobe.scorers.pll import encode_pair, masked_copies, pll_reference, pll_token_logprobs
 
 REQUESTS = [
     ("the dog is a bkatuhla . definition of bkatuhla is", " a small animal"),
@@ -19,10 +19,6 @@ def test_pll_equals_per_pair_reference(fixture, variant, request):
     for (prefix, cont), lp in zip(REQUESTS, got):
         ref = pll_reference(scorer, prefix, cont, variant=variant)
         np.testing.assert_allclose(lp, ref, atol=1e-4)
-    sums = pll_scores(scorer, REQUESTS, variant=variant)
-    np.testing.assert_allclose(sums, [r.sum() for r in got], atol=1e-9)
-    means = pll_scores(scorer, REQUESTS, variant=variant, normalize="mean")
-    np.testing.assert_allclose(means, [r.mean() for r in got], atol=1e-9)
 
 
 def test_variants_differ_only_on_split_words(tiny_bert):
@@ -79,7 +75,7 @@ def test_whole_sentence_is_scored_without_a_cut(tiny_bert):
     (lp,) = pll_token_logprobs(scorer, [("", sentence)])
     assert len(lp) == 60
     np.testing.assert_allclose(lp, ref, atol=1e-4)
-    np.testing.assert_allclose(pll_scores(scorer, [("", sentence)]), [ref.sum()], atol=1e-3)
+    np.testing.assert_allclose(lp.sum(), ref.sum(), atol=1e-3)
     assert len(pll_reference(scorer, "", sentence)) == 60
 
 
