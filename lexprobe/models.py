@@ -346,23 +346,23 @@ def load_transformers(name_or_path: str, kind: str | None = None, device: str | 
     if head is None:
         raise ModelError(f"unknown kind {kind!r}")  # pragma: no cover
     model = _load_with_head(head, path, kind, dev, torch_dtype, attn, device_map, config)
-    scorer: Any
+    loaded: Any
     if kind == "token":
         from lexprobe.scorers.token_embeddings import TokenEmbedder
 
         # a GGUF file's embedder is identified by the file (revision = its SHA-256), as its causal scorer is
-        scorer = TokenEmbedder(name_or_path if name == DEFAULT_MODEL else name, model, tokenizer,
+        loaded = TokenEmbedder(name_or_path if name == DEFAULT_MODEL else name, model, tokenizer,
                                input_device(model, dev), path=gguf, batch_size=batch_size, **options)
     elif kind == "masked":
         from lexprobe.scorers.masked import MaskedLMScorer
 
-        scorer = MaskedLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size)
+        loaded = MaskedLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size)
     else:
         from lexprobe.scorers.causal import CausalLMScorer
 
-        scorer = CausalLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size)
-    _mark_gguf(scorer, gguf, path, found.gguf)  # a GGUF file is a causal LM: the others' source is what loaded
-    return _resolved(scorer, gguf)
+        loaded = CausalLMScorer(name, model, tokenizer, input_device(model, dev), batch_size=batch_size)
+    _mark_gguf(loaded, gguf, path, found.gguf)  # a GGUF file is a causal LM: the others' source is what loaded
+    return _resolved(loaded, gguf)
 
 
 def _resolved(scorer: Any, path: str) -> Any:

@@ -53,7 +53,7 @@ class Scorer:
     def count(self, key: str, n: int = 1) -> None:
         self.stats[key] = self.stats.get(key, 0) + n
 
-    def _memo(self, name: str, key: Any, make: Callable[[], Any]) -> Any:
+    def _memoised(self, name: str, key: Any, make: Callable[[], Any]) -> Any:
         """``make()``, kept in the memo ``name`` (emptied past ``MEMO_ENTRIES``) under ``key``: tokenisations
         asked by a request's fit and then by its scoring."""
         memo = self.__dict__.setdefault(name, {})

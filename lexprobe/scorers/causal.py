@@ -30,7 +30,7 @@ from lexprobe.scorers.base import Scorer, TooLong
 class CausalTokenization:
     """How a causal LM's requests become token ids: one rule for every backend with a local tokenizer (in
     process, an endpoint, vLLM), so a request is the same ids wherever it is scored. Serves ``Continuation``
-    and ``Generate``; needs ``tokenizer``, ``max_length``, ``prefix_id``, ``count``, ``_memo``, ``name``,
+    and ``Generate``; needs ``tokenizer``, ``max_length``, ``prefix_id``, ``count``, ``_memoised``, ``name``,
     ``token_logprobs`` and ``generate_ids``. Chat messages go through the chat template (``chat_text``) and
     are encoded without special tokens (the template holds them); plain text with them."""
 
@@ -40,7 +40,7 @@ class CausalTokenization:
     prefix_id: int
     name: str
     count: Callable[..., None]
-    _memo: Callable[..., Any]
+    _memoised: Callable[..., Any]
 
     def use_tokenizer(self, tokenizer: Any) -> None:
         """``tokenizer``, with the id rows are padded with and the id an empty context becomes (the pad and BOS
@@ -88,13 +88,13 @@ class CausalTokenization:
         return tuple(ctx), tuple(cont)
 
     def _length(self, text: str, special: bool) -> int:
-        return self._memo("_lengths", (text, special), lambda: len(self._encode(text, special)))
+        return self._memoised("_lengths", (text, special), lambda: len(self._encode(text, special)))
 
     def prompt_text(self, prompt: Prompt, answer_prefix: str = "") -> tuple[str, bool]:
         """(the prompt's text with the answer prefix, whether it is encoded with special tokens)."""
         if isinstance(prompt, str):
             return prompt + answer_prefix, True
-        text = self._memo("_chat_texts", prompt, lambda: chat_text(self.tokenizer, self.name, prompt))
+        text = self._memoised("_chat_texts", prompt, lambda: chat_text(self.tokenizer, self.name, prompt))
         return text + answer_prefix, False
 
     def _continuation_ids(self, request: Continuation) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
@@ -112,7 +112,7 @@ class CausalTokenization:
                                      f"{request.given!r}")
             return ctx, n_given, rest
 
-        return self._memo("_pair_ids", (request.context, request.answer_prefix, request.given, request.continuation),
+        return self._memoised("_pair_ids", (request.context, request.answer_prefix, request.given, request.continuation),
                           make)
 
     def fit_continuations(self, requests: Sequence[Continuation]) -> list[Fit]:
@@ -162,7 +162,7 @@ class CausalTokenization:
 
     def prompt_ids(self, prompt: Prompt, answer_prefix: str = "") -> list[int]:
         """The token ids generation continues (``prompt_text`` encoded)."""
-        return self._memo("_prompt_ids", (prompt, answer_prefix),
+        return self._memoised("_prompt_ids", (prompt, answer_prefix),
                           lambda: list(self._encode(*self.prompt_text(prompt, answer_prefix))))
 
     def fit_generations(self, requests: Sequence[Generate]) -> list[Fit]:

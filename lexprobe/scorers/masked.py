@@ -92,7 +92,7 @@ class MaskedLMScorer(Scorer):
 
     def _whole_slot(self, r: Any) -> SlotRequest:
         """A ``Slot``'s whole ids, memoised: ``fit_slots`` and then ``slots`` ask for the same requests."""
-        return self._memo("_slot_ids", (r.left, r.word, r.right, r.max_tokens),
+        return self._memoised("_slot_ids", (r.left, r.word, r.right, r.max_tokens),
                           lambda: self.slot_request(r.left, r.word, r.right, fit=False, max_tokens=r.max_tokens))
 
     def fit_slots(self, requests: Sequence[Any]) -> list[Fit]:
