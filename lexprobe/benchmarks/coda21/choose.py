@@ -17,8 +17,7 @@ import numpy as np
 from lexprobe.benchmarks.coda21.config import CodaConfig
 from lexprobe.benchmarks.coda21.dataset import replace_target
 from lexprobe.benchmarks.coda21.results import ChooseGroupItem, choose_rows
-from lexprobe.benchmarks.coda21.tables import choose_tables, format_choose
-from lexprobe.core.contract import Presentation
+from lexprobe.benchmarks.coda21.tables import choose_tables
 from lexprobe.metrics import alignment as al
 from lexprobe.prompting.choose import ask, item_means
 from lexprobe.prompting.choose_cli import ChooseOptions
@@ -26,6 +25,7 @@ from lexprobe.prompting.debias import debiased, rotations
 from lexprobe.prompting.method import ChooseMethod
 from lexprobe.prompting.options import option_order, sample_candidates
 from lexprobe.prompting.parse import parse_matching, parse_matching_lenient
+from lexprobe.prompting.readings import choose_presentation
 from lexprobe.prompting.templates import BLANK, Template, build_prompt, option_labels, option_lines
 from lexprobe.stats.bootstrap import mean_intervals
 
@@ -150,8 +150,7 @@ class Choose(ChooseMethod):
 
     unit_field, answer_key = "id", "assignment"
     item_spec = ChooseGroupItem
-    presentation = Presentation(tables=choose_tables, format_result=format_choose, failure_rows=choose_rows,
-                                figures=lambda *_: [])
+    presentation = choose_presentation(choose_tables, choose_rows)
 
     def units(self, job):
         return [(g.id, g) for g in blankable(job.items, job.config)[0]]
