@@ -2,8 +2,8 @@
 
 A method that reads one answer several ways reports every reading's metrics in the same slice, named
 ``<reading>.<metric>`` (``reading_slice``); the rest are the report's words for readings, and what every
-benchmark's choose results show: their table (``choose_tables``),
-the console text derived from it and the items page's rows (``item_rows``), built here once in their words.
+benchmark's choose results show, built here once in the benchmark's words: their tables (``choose_tables``),
+the console text derived from them and the items page's rows (``item_rows``).
 """
 
 from __future__ import annotations
@@ -175,8 +175,8 @@ def tables_text(tables: list[Table]) -> str:
 def choose_presentation(tables: Callable[[list[dict]], list[Table]],
                         rows: Callable[[dict], list[dict]]) -> Presentation:
     """A choose method's presentation: its ``tables`` (``choose_tables``), the console text derived from them, the
-    items page's ``rows`` (``item_rows``); no figures and no files beside the result (the benchmark's are its
-    other methods')."""
+    items page's ``rows`` (``item_rows``); no figures and no files beside the result (a benchmark's own, such as
+    WDLMPro's breakdown plot, are its likelihood runs')."""
     return Presentation(tables=tables, format_result=lambda result: tables_text(tables([result])),
                         failure_rows=rows, figures=lambda *_: [], written=lambda *_: None)
 
