@@ -9,7 +9,7 @@ how one answer becomes a record, what its config adds, how its results are named
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from lexprobe.core.contract import Records, sections
 from lexprobe.errors import LexprobeError
@@ -21,37 +21,28 @@ from lexprobe.stats.bootstrap import describe as describe_intervals
 POOLED = "@pooled"
 
 
-def person_model(participant: str) -> dict:
-    return {"name": f"human:{participant}", "kind": "human"}
-
-
-def person_config(item_set: dict, items: Sequence[dict], participant: str, answered: int,
-            participants: Sequence[str]) -> dict:
-    total = len(items) * max(1, len(participants))
-    return {
-        "subset": item_set["subset"], "seed": item_set["seed"], "set_id": item_set["set_id"],
-        "source": item_set.get("source", ""), "participant": participant, "participants": list(participants),
-        "answered": answered, "total": total, "complete": answered == total,
-    }
-
-
 def person_result(bench: Any, item_set: dict, answers: dict[str, dict[str, Any]], participant: str, task: str,
                   record: Callable[[dict, Any], dict], extra: dict, counts: dict[str, int] | None = None) -> dict:
     """One participant's (or the pooled) result on ``task``'s items (an item without ``task``: every task's),
     scored as a model's run is: each answer a record (``record(item, answer)``, with the ``answer`` and the
     ``participant`` added) through the sections a model's run gets (``contract.sections``), the config a
-    person's (``person_config``, then ``extra``) and a run record that names the items' digest."""
+    person's (the item set, who answered how much of it, then ``extra``) and a run record that names the items'
+    digest."""
     from lexprobe.run_record import run_record
 
     items = {it["id"]: it for it in item_set["items"] if it.get("task", task) == task}
     people = sorted(answers) if participant == POOLED else [participant]
     records = [{**record(items[i], a), "answer": a, "participant": p}
                for p in people for i, a in answers.get(p, {}).items() if i in items]
-    config = {**person_config(item_set, list(items.values()), participant, len(records), people), **extra}
+    total = len(items) * max(1, len(people))
+    config = {"subset": item_set["subset"], "seed": item_set["seed"], "set_id": item_set["set_id"],
+              "source": item_set.get("source", ""), "participant": participant, "participants": people,
+              "answered": len(records), "total": total, "complete": len(records) == total, **extra}
     built = sections(bench, Records(records, counts=dict(counts or {}), tasks=[task]), "human", config)
-    result = new_result(bench.meta.name, person_model(participant), "human", "human", config, built)
+    model = {"name": f"human:{participant}", "kind": "human"}
+    result = new_result(bench.meta.name, model, "human", "human", config, built)
     run = run_record(None, [], {**config, "method": "human", "recipe": "human"})
-    run.update(model=result["model"]["name"], model_kind="human", model_revision=None,
+    run.update(model=model["name"], model_kind="human", model_revision=None,
                items_digest=item_set["digests"][task], n_items=len(items))
     result["run"] = run
     result["intervals"] = describe_intervals(bench.meta.unit)
