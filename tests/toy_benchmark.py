@@ -32,7 +32,6 @@ from lexprobe.core.contract import (
     Unit,
     likelihood_only,
     main_scores,
-    sections,
 )
 from lexprobe.core.options import nested, option  # nested: the choose options as a group
 from lexprobe.core.engine import Engine
@@ -194,21 +193,13 @@ def human_item_set(args):
 
 
 def human_results(bench, item_set, answers):
-    from lexprobe.core.human_score import finish_person_result, person_config, person_model, who
-    from lexprobe.result_schema import new_result
+    """A person's answers scored as a model's run (``core.human_score.person_result``): a record per answer."""
+    from lexprobe.core.human_score import person_result, who
 
-    items = {it["id"]: it for it in item_set["items"]}
-    out = {}
-    for person in who(answers):
-        people = sorted(answers) if person not in answers else [person]
-        records = [{"word": items[i]["word"], "pick": a, "k": len(items[i]["options"]),
-                    "correct": float(a == items[i]["answer"]), "participant": p}
-                   for p in people for i, a in answers.get(p, {}).items() if i in items]
-        config = person_config(item_set, list(items.values()), person, len(records), people)
-        built = sections(bench, Records(records, tasks=["pick"]), "human", config)  # as a model's run
-        result = new_result("toy", person_model(person), "human", "paper", config, built)
-        out[person] = finish_person_result(result, item_set["digests"]["pick"], len(items), "item")
-    return out
+    def record(item, answer):
+        return {"word": item["word"], "k": len(item["options"]), "correct": float(answer == item["answer"])}
+
+    return {person: person_result(bench, item_set, answers, person, "pick", record, {}) for person in who(answers)}
 
 
 class PickByAsking(AskToPick):

@@ -1,16 +1,19 @@
 """Stored answers → result files with the models' metrics, per participant and pooled.
 
-The generic part (who answered, a person's config and run record); the item set's benchmark scores it
-(``HumanItems.results``). Results have the models' layout with ``model.kind = "human"``, so
+One builder for every benchmark (``person_result``: who answered, their records through the models'
+sections, a person's config and run record); a benchmark's ``HumanItems.results`` gives only what differs:
+how one answer becomes a record, what its config adds, how its results are named. Results have the models' layout with ``model.kind = "human"``, so
 ``lexprobe report`` and ``compare`` take them; a person picks one option, so WDLMPro's rank score is
 ``None``, never guessed.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable
 
+from lexprobe.core.contract import Records, sections
 from lexprobe.errors import LexprobeError
+from lexprobe.result_schema import new_result
 from lexprobe.stats.bootstrap import describe as describe_intervals
 
 #: The pooled result's name: '@' is not in a participant code (letters, digits, '-', '_'), so no
@@ -18,28 +21,31 @@ from lexprobe.stats.bootstrap import describe as describe_intervals
 POOLED = "@pooled"
 
 
-def person_model(participant: str) -> dict:
-    return {"name": f"human:{participant}", "kind": "human"}
-
-
-def person_config(item_set: dict, items: Sequence[dict], participant: str, answered: int,
-            participants: Sequence[str]) -> dict:
-    total = len(items) * max(1, len(participants))
-    return {
-        "subset": item_set["subset"], "seed": item_set["seed"], "set_id": item_set["set_id"],
-        "source": item_set.get("source", ""), "participant": participant, "participants": list(participants),
-        "answered": answered, "total": total, "complete": answered == total,
-    }
-
-
-def finish_person_result(result: dict, digest: str, n_items: int, unit: str) -> dict:
+def person_result(bench: Any, item_set: dict, answers: dict[str, dict[str, Any]], participant: str, task: str,
+                  record: Callable[[dict, Any], dict], extra: dict, counts: dict[str, int] | None = None) -> dict:
+    """One participant's (or the pooled) result on ``task``'s items (an item without ``task``: every task's),
+    scored as a model's run is: each answer a record (``record(item, answer)``, with the ``answer`` and the
+    ``participant`` added) through the sections a model's run gets (``contract.sections``), the config a
+    person's (the item set, who answered how much of it, then ``extra``) and a run record that names the items'
+    digest."""
     from lexprobe.run_record import run_record
 
-    run = run_record(None, [], {**result["config"], "method": result["method"], "recipe": result["recipe"]})
-    run.update(model=result["model"]["name"], model_kind="human", model_revision=None,
-               items_digest=digest, n_items=n_items)
+    items = {it["id"]: it for it in item_set["items"] if it.get("task", task) == task}
+    people = sorted(answers) if participant == POOLED else [participant]
+    records = [{**record(items[i], a), "answer": a, "participant": p}
+               for p in people for i, a in answers.get(p, {}).items() if i in items]
+    total = len(items) * max(1, len(people))
+    config = {"subset": item_set["subset"], "seed": item_set["seed"], "set_id": item_set["set_id"],
+              "source": item_set.get("source", ""), "participant": participant, "participants": people,
+              "answered": len(records), "total": total, "complete": len(records) == total, **extra}
+    built = sections(bench, Records(records, counts=dict(counts or {}), tasks=[task]), "human", config)
+    model = {"name": f"human:{participant}", "kind": "human"}
+    result = new_result(bench.meta.name, model, "human", "human", config, built)
+    run = run_record(None, [], {**config, "method": "human", "recipe": "human"})
+    run.update(model=model["name"], model_kind="human", model_revision=None,
+               items_digest=item_set["digests"][task], n_items=len(items))
     result["run"] = run
-    result["intervals"] = describe_intervals(unit)
+    result["intervals"] = describe_intervals(bench.meta.unit)
     return result
 
 

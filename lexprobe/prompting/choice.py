@@ -7,14 +7,13 @@ benchmark builds its items (``presented`` gives each permutation's option orders
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from lexprobe.metrics.ranking import gold_rank, predicted_index, rank_score
 from lexprobe.prompting.choose import ask
-from lexprobe.prompting.debias import debiased, rotations
+from lexprobe.prompting.debias import debiased_items, rotations
 from lexprobe.prompting.options import option_order
 from lexprobe.prompting.parse import parse_choice, parse_choice_lenient
 from lexprobe.prompting.templates import Template, option_labels
@@ -26,12 +25,14 @@ if TYPE_CHECKING:
 ANSWER_TOKENS = 8  # "12" and a little room: the first line is all that is read
 
 
-def presented(shown: list[int], options: ChooseOptions, seed: int, key: str) -> list[tuple[int, int, list[int]]]:
+def presented(shown: list[int], options: ChooseOptions, seed: int, key: str,
+              what: str = "options") -> list[tuple[int, int, list[int]]]:
     """(permutation, cyclic order, presented candidates) of one question: a seeded order of ``shown`` per
-    permutation and, with ``--debias cyclic``, its other cyclic orders (0 is the permutation's own)."""
+    permutation (``options.option_order``'s ``what``: CoDA21 orders its definitions apart from its contexts)
+    and, with ``--debias cyclic``, its other cyclic orders (0 is the permutation's own)."""
     out = []
     for p in range(options.permutations):
-        base = option_order(shown, seed, key, p)
+        base = option_order(shown, seed, key, p, what)
         out += [(p, r, order) for r, order in enumerate(rotations(base) if options.cyclic else [base])]
     return out
 
@@ -75,20 +76,10 @@ def _generated(item: dict, parsed) -> dict:
 
 def _debias(items: list[dict], logps) -> None:
     """``likelihood_cyclic`` on each first-order record: option probabilities averaged over its cyclic orders."""
-    orders: dict = defaultdict(list)
-    for it, lp in zip(items, logps):
-        orders[(it["item"], it["permutation"])].append((it, lp))
-    for asked in orders.values():
-        first = next((it for it, _ in asked if it["rotation"] == 0), None)
-        if first is None or len(asked) < len(first["order"]):
-            continue  # an order too long to ask: no debiased reading for this item
-        shown = sorted(first["order"])
-        probs = debiased([lp for _, lp in asked], [it["order"] for it, _ in asked], shown)
+    for first, shown, probs in debiased_items(items, logps, "order", lambda first: sorted(first["order"])):
         gold = shown.index(first["order"][first["gold_position"]])  # the gold candidate (WSD's: any gold sense)
         logp = np.log(probs)
         pick, k = predicted_index(logp, gold=gold), gold_rank(logp, gold=gold)
         first["likelihood_cyclic"] = {"probabilities": np.round(probs, 6).tolist(), "options": shown,
                                       "choice": shown[pick], "correct": pick == gold, "gold_rank": k,
                                       "rank_score": rank_score(len(shown), k)}
-
-

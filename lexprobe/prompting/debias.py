@@ -8,7 +8,8 @@ labels) over the orders cancels a purely positional preference (the cyclic basel
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections import defaultdict
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -33,3 +34,20 @@ def debiased(logps_by_order: Sequence[np.ndarray], orders: Sequence[Sequence[int
         mapped[..., [where[o] for o in order]] = probs
         total = total + mapped
     return total / len(orders)
+
+
+def debiased_items(items: Sequence[dict], logps: Sequence, order_key: str,
+                   options: Callable[[dict], list[int]]) -> Iterator[tuple[dict, list[int], np.ndarray]]:
+    """Per question and permutation asked in all its cyclic orders (records with ``item``, ``permutation``,
+    ``rotation`` and their presented order in ``order_key``; ``logps`` beside them): its first-order record,
+    its ``options(first)`` and their debiased probabilities (``debiased``). A question with an order too long to
+    ask is left out: it has no debiased reading."""
+    orders: dict = defaultdict(list)
+    for it, lp in zip(items, logps):
+        orders[(it["item"], it["permutation"])].append((it, lp))
+    for asked in orders.values():
+        first = next((it for it, _ in asked if it["rotation"] == 0), None)
+        if first is None or len(asked) < len(first[order_key]):
+            continue
+        shown = options(first)
+        yield first, shown, debiased([lp for _, lp in asked], [it[order_key] for it, _ in asked], shown)

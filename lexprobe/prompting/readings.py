@@ -1,12 +1,17 @@
 """Answer readings in schema-2 results: one metric name per reading and measure.
 
 A method that reads one answer several ways reports every reading's metrics in the same slice, named
-``<reading>.<metric>`` (``reading_slice``); the rest are the report's words for readings.
+``<reading>.<metric>`` (``reading_slice``); the rest are the report's words for readings, and what every
+benchmark's choose results show, built here once in the benchmark's words: their tables (``choose_tables``),
+the console text derived from them and the items page's rows (``item_rows``).
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Callable, Iterable
+
+from lexprobe.core.contract import Presentation
+from lexprobe.tables import POS_NAME, Table, Text, biased, cell, model_name, parse_rate, to_text, vs_random
 
 #: every reading a choose result can hold, in report order
 READINGS = ("likelihood", "likelihood_cyclic", "generation", "generation_lenient")
@@ -51,8 +56,6 @@ def bias_cell(bias: dict | None):
     """Position bias for the report's tables, one line per reading: "label: 4 at 96% (gold 12%)" (the most
     chosen position, its share, the gold share there); readings that agree share a line, the words are the
     tooltip; flagged "bias" over ``tables.BIAS_THRESHOLD``."""
-    from lexprobe.tables import Text, biased
-
     items = [(reading, b) for reading, b in (bias or {}).items() if isinstance(b, dict) and "most_chosen" in b]
     if not items:
         return ""
@@ -124,3 +127,78 @@ def failures_text(m: dict, reading: str = "generation") -> str:
     counts = {k[len(prefix):]: v for k, v in m.items() if k.startswith(prefix)}
     parts = [f"{k.replace('_', ' ')} {v}" for k, v in counts.items() if v]
     return ", ".join(parts) if parts else ("none" if counts else "")
+
+
+def choose_tables(benchmark: str, title: str, groups: Iterable[tuple[str, str, list[dict]]], score: tuple[str, str],
+                  random_header: str, note: str, debiased: str, label_columns: tuple[tuple[str, str], ...] = (),
+                  prose: tuple[str, ...] = ()) -> list[Table]:
+    """The ask-to-choose tables of every benchmark, in its words: a table per (group name, task, results), titled
+    ``title`` with ``{group}`` filled in; a row per result and slice, each reading's ``score`` (its metric and
+    header name, e.g. ("p_at_1", "P@1")) beside chance, the label likelihood's further ``label_columns`` (header,
+    metric), the generated readings' parse rates and failures, the position bias, the items asked and skipped.
+    ``note``'s ``{debiased}`` is ``debiased`` where a result has the debiased reading."""
+    tables = []
+    for group, task, members in groups:
+        cyclic = any("likelihood_cyclic" in r.get("readings", []) for r in members)
+        metric, scored = score[0], f"{score[1]} (%)"
+        table = Table(benchmark, title.format(group=group),
+                      ["Model", "Setting", "POS", f"Label {scored}"] + [h for h, _ in label_columns]
+                      + ([f"Debiased {scored}"] if cyclic else [])
+                      + [f"Generated {scored}", "Parsed (%)", "Generation failures", f"Lenient {scored}",
+                         "Lenient parsed (%)", "Lenient failures", "Position bias", random_header, "Asked", "Skipped"],
+                      note=note.format(debiased=debiased if cyclic else ""), prose=prose,
+                      nowrap=("Setting", "Position bias"))
+        for r in members:
+            for pos, m in r["metrics"][task].items():
+                rnd = r["baselines"].get("random", {}).get(task, {}).get(pos) or {}
+                bias = r["breakdowns"].get(task, {}).get("position_bias", {}).get(pos)
+
+                def shown(reading: str, key: str = metric, m: dict = m, rnd: dict = rnd) -> Any:
+                    return vs_random(cell(m, f"{reading}.{key}"), rnd.get(key))
+
+                table.rows.append([model_name(r), setting(r), POS_NAME.get(pos, pos), shown("likelihood")]
+                                  + [shown("likelihood", key) for _, key in label_columns]
+                                  + ([shown("likelihood_cyclic")] if cyclic else [])
+                                  + [shown("generation"), parse_rate(cell(m, "generation.valid")), failures_text(m),
+                                     shown("generation_lenient"), parse_rate(cell(m, "generation_lenient.valid")),
+                                     failures_text(m, "generation_lenient"), bias_cell(bias), cell(rnd, metric),
+                                     m.get("n"), skipped_units(r, task, pos)])
+        tables.append(table)
+    return tables
+
+
+def tables_text(tables: list[Table]) -> str:
+    """What the CLI prints of a run's tables: each transposed (a line per column)."""
+    return "\n\n".join(to_text(t, transpose=True) for t in tables)
+
+
+def choose_presentation(tables: Callable[[list[dict]], list[Table]],
+                        rows: Callable[[dict], list[dict]]) -> Presentation:
+    """A choose method's presentation: its ``tables`` (``choose_tables``), the console text derived from them, the
+    items page's ``rows`` (``item_rows``); no figures and no files beside the result (a benchmark's own, such as
+    WDLMPro's breakdown plot, are its likelihood runs')."""
+    return Presentation(tables=tables, format_result=lambda result: tables_text(tables([result])),
+                        failure_rows=rows, figures=lambda *_: [], written=lambda *_: None)
+
+
+def item_rows(result: dict, row: Callable[[dict, str, str | None], dict], task: str = "") -> list[dict]:
+    """The items page's rows of a choose result: per asked record, a row per reading (the model column names the
+    reading, so it filters), ``row(record, reading, text)`` in the benchmark's columns (``text``: the strict
+    generation's); a record not asked, a row saying why (its ``word``, else its ``item``; its ``task``, else
+    ``task``). Each item is told apart by its option order where there are several."""
+    name = model_name(result)
+    multi = choose_options(result.get("config") or {}).get("permutations", 1) > 1
+    rows = []
+    for inst in result["instances"]:
+        order = (f" (order {inst.get('permutation', 0) + 1})" if multi else "") + cyclic_order(inst)
+        if "skipped" in inst:
+            rows.append({"model": f"{name} [choose]", "pos": inst.get("pos", ""), "ok": False,
+                         **skipped_row(inst.get("word", inst["item"]), inst.get("task", task), inst["skipped"],
+                                       order)})
+        for reading in READINGS:
+            if reading not in inst:
+                continue
+            shown = row(inst, reading, (inst.get("generation") or {}).get("text"))
+            shown["item"] += order
+            rows.append({**shown, "model": f"{name} [choose: {label(reading)}]", "pos": inst.get("pos", "")})
+    return rows

@@ -17,15 +17,16 @@ import numpy as np
 from lexprobe.benchmarks.coda21.config import CodaConfig
 from lexprobe.benchmarks.coda21.dataset import replace_target
 from lexprobe.benchmarks.coda21.results import ChooseGroupItem, choose_rows
-from lexprobe.benchmarks.coda21.tables import choose_tables, format_choose
-from lexprobe.core.contract import Presentation
+from lexprobe.benchmarks.coda21.tables import choose_tables
 from lexprobe.metrics import alignment as al
+from lexprobe.prompting.choice import presented, prompts
 from lexprobe.prompting.choose import ask, item_means
 from lexprobe.prompting.choose_cli import ChooseOptions
-from lexprobe.prompting.debias import debiased, rotations
+from lexprobe.prompting.debias import debiased_items
 from lexprobe.prompting.method import ChooseMethod
 from lexprobe.prompting.options import option_order, sample_candidates
 from lexprobe.prompting.parse import parse_matching, parse_matching_lenient
+from lexprobe.prompting.readings import choose_presentation
 from lexprobe.prompting.templates import BLANK, Template, build_prompt, option_labels, option_lines
 from lexprobe.stats.bootstrap import mean_intervals
 
@@ -44,21 +45,19 @@ def build_items(groups, config: CodaConfig, template: Template) -> list[dict]:
     for g in groups:
         shown = sample_candidates(g.k, options.max_candidates, seed, g.id, keep=None)
         blanked = {i: replace_target(g.candidates[i].context, g.candidates[i].word, BLANK) for i in shown}
-        for p in range(options.permutations):
+        for p, r, def_order in presented(shown, options, seed, g.id, "definitions"):
             ctx_order = option_order(shown, seed, g.id, p, "contexts")
-            base = option_order(shown, seed, g.id, p, "definitions")
-            for r, def_order in enumerate(rotations(base) if options.cyclic else [base]):
-                contexts = [blanked[i] for i in ctx_order]
-                definitions = [g.candidates[i].definition for i in def_order]
-                prompt = build_prompt(template, coda_question(template, contexts, definitions), options.chat)
-                item = {"item": g.id, "id": g.id, "pos": g.pos, "k": g.k, "permutation": p, "shown": shown,
-                        "context_order": ctx_order, "definition_order": def_order, "prompt": prompt,
-                        # the shown pairs' texts (shown order), for the report's failure pages
-                        "contexts": [blanked[i] for i in shown],
-                        "definitions": [g.candidates[i].definition for i in shown]}
-                if options.cyclic:
-                    item["rotation"] = r
-                items.append(item)
+            contexts = [blanked[i] for i in ctx_order]
+            definitions = [g.candidates[i].definition for i in def_order]
+            prompt = build_prompt(template, coda_question(template, contexts, definitions), options.chat)
+            item = {"item": g.id, "id": g.id, "pos": g.pos, "k": g.k, "permutation": p, "shown": shown,
+                    "context_order": ctx_order, "definition_order": def_order, "prompt": prompt,
+                    # the shown pairs' texts (shown order), for the report's failure pages
+                    "contexts": [blanked[i] for i in shown],
+                    "definitions": [g.candidates[i].definition for i in shown]}
+            if options.cyclic:
+                item["rotation"] = r
+            items.append(item)
     return items
 
 
@@ -111,15 +110,7 @@ def _generated(parsed, ctx_pos: list[int], def_pos: list[int]) -> dict:
 def _debias(items: list[dict], logps) -> None:
     """``likelihood_cyclic`` on each first-order record: each row's letter probabilities mapped back to the
     definitions and averaged over the definitions' cyclic orders, then aligned."""
-    orders: dict = {}
-    for it, lp in zip(items, logps):
-        orders.setdefault((it["id"], it["permutation"]), []).append((it, lp))
-    for asked in orders.values():
-        first = next((it for it, _ in asked if it["rotation"] == 0), None)
-        if first is None or len(asked) < len(first["shown"]):
-            continue  # an order too long to ask: no debiased reading for this group
-        shown = first["shown"]
-        probs = debiased([lp for _, lp in asked], [it["definition_order"] for it, _ in asked], shown)
+    for first, shown, probs in debiased_items(items, logps, "definition_order", lambda first: first["shown"]):
         matrix = np.empty_like(probs)
         matrix[[shown.index(c) for c in first["context_order"]]] = probs  # presented rows -> shown order
         assignment = al.align(np.log(matrix), "optimal",
@@ -150,8 +141,7 @@ class Choose(ChooseMethod):
 
     unit_field, answer_key = "id", "assignment"
     item_spec = ChooseGroupItem
-    presentation = Presentation(tables=choose_tables, format_result=format_choose, failure_rows=choose_rows,
-                                figures=lambda *_: [])
+    presentation = choose_presentation(choose_tables, choose_rows)
 
     def units(self, job):
         return [(g.id, g) for g in blankable(job.items, job.config)[0]]
@@ -160,8 +150,6 @@ class Choose(ChooseMethod):
         return blankable(job.items, job.config)[1]
 
     def prompts(self, job, unit):
-        from lexprobe.prompting.choice import prompts
-
         return prompts(min(unit.k, job.config.choose.max_candidates), job.config.choose)
 
     def items(self, job, units, template):

@@ -10,11 +10,9 @@ from typing import Any, Sequence
 from lexprobe.benchmarks.coda21.dataset import replace_target
 from lexprobe.benchmarks.coda21.results import TASK
 from lexprobe.cache import stable_hash
-from lexprobe.core.contract import Records, sections
 from lexprobe.core.human_items import BLANK, groups_digest, make_item_set
-from lexprobe.core.human_score import POOLED, finish_person_result, person_config, person_model, who
+from lexprobe.core.human_score import person_result, who
 from lexprobe.metrics.alignment import accuracy as alignment_accuracy
-from lexprobe.result_schema import new_result
 
 
 def human_item_set(args: Any) -> dict:
@@ -62,29 +60,19 @@ def coda_item_set(groups: Sequence, seed: int, subset: str, source: str = "") ->
     return make_item_set("coda21", subset, seed, items, {"alignment": groups_digest(groups)}, source)
 
 
-def _align_record(item: dict, answer: list[str], participant: str) -> dict:
+def _align_record(item: dict, answer: list[str]) -> dict:
     labels = [d["label"] for d in item["definitions"]]
     order = item["definition_order"]
     assignment = [order[labels.index(a)] for a in answer]  # original definition index of each context
     return {
         "id": item["id"], "pos": item["pos"], "k": len(item["contexts"]), "ancestor": item["ancestor"],
         "relation": item["relation"], "synsets": item["synsets"], "assignment": assignment,
-        "predicted_pairs": [[c, d] for c, d in enumerate(assignment)],
-        "accuracy": alignment_accuracy(assignment), "answer": answer, "participant": participant,
+        "predicted_pairs": [[c, d] for c, d in enumerate(assignment)], "accuracy": alignment_accuracy(assignment),
     }
 
 
-def coda_result(bench: Any, item_set: dict, answers: dict[str, dict[str, Any]], participant: str) -> dict:
-    """A participant's (or ``@pooled``) result: their groups' records aggregated as a model's (``contract.sections``)."""
-    items = {it["id"]: it for it in item_set["items"]}
-    who = sorted(answers) if participant == POOLED else [participant]
-    records = [_align_record(items[i], a, p) for p in who for i, a in answers.get(p, {}).items() if i in items]
-    config = {**person_config(item_set, item_set["items"], participant, len(records), who), "align": "human"}
-    built = sections(bench, Records(records, counts={"skipped_groups": 0}, tasks=[TASK]), "human", config)
-    result = new_result("coda21", person_model(participant), "human", "human", config, built)
-    return finish_person_result(result, item_set["digests"]["alignment"], len(items), "group")
-
-
 def coda_results(bench: Any, item_set: dict, answers: dict[str, dict[str, Any]]) -> dict[str, dict]:
-    """{participant: result} (``@pooled``: all participants together), in schema 2."""
-    return {p: coda_result(bench, item_set, answers, p) for p in who(answers)}
+    """{participant: result} (``@pooled``: all participants together), in schema 2: their groups' records
+    aggregated as a model's."""
+    return {p: person_result(bench, item_set, answers, p, TASK, _align_record, {"align": "human"},
+                             counts={"skipped_groups": 0}) for p in who(answers)}

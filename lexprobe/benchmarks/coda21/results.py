@@ -16,7 +16,7 @@ import numpy as np
 
 from lexprobe.benchmarks.coda21.config import parts_of_speech
 from lexprobe.core.contract import Unit, default_sections
-from lexprobe.prompting.readings import GENERATED, READINGS, answered, choose_options, cyclic_order, label, skipped_row
+from lexprobe.prompting.readings import GENERATED, answered, item_rows
 from lexprobe.result_schema import model_name
 
 TASK = "alignment"
@@ -141,20 +141,12 @@ def _row(task: str, item: str, accuracy: float, k: Any, pairs: Any, g: dict, num
 
 
 def choose_rows(r: dict) -> list[dict]:
-    name, task = model_name(r), data_name(r)
-    multi = choose_options(r.get("config") or {}).get("permutations", 1) > 1
-    rows = []
-    for inst in r["instances"]:
-        order = (f" (order {inst.get('permutation', 0) + 1})" if multi else "") + cyclic_order(inst)
-        if "skipped" in inst:
-            rows.append({"model": f"{name} [choose]", "pos": inst.get("pos", ""), "ok": False,
-                         **skipped_row(inst["item"], task, inst["skipped"], order)})
-        for reading in READINGS:
-            if reading not in inst:
-                continue
-            answer, text = inst[reading], (inst.get("generation") or {}).get("text")
-            row = _row(task, inst["item"] + order, answer["accuracy"], len(inst.get("shown", [])) or inst.get("k"),
-                       enumerate(answer.get("assignment") or []), inst, False, "shown pair {c} → definition of pair {d}",
-                       [answered(answer, text)] if reading in GENERATED else [])
-            rows.append({**row, "model": f"{name} [choose: {label(reading)}]", "pos": inst.get("pos", "")})
-    return rows
+    task = data_name(r)
+
+    def row(inst: dict, reading: str, text: str | None) -> dict:
+        answer = inst[reading]
+        return _row(task, inst["item"], answer["accuracy"], len(inst.get("shown", [])) or inst.get("k"),
+                    enumerate(answer.get("assignment") or []), inst, False, "shown pair {c} → definition of pair {d}",
+                    [answered(answer, text)] if reading in GENERATED else [])
+
+    return item_rows(r, row, task)

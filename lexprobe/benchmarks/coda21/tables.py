@@ -8,7 +8,7 @@ from functools import partial
 from typing import Any
 
 from lexprobe.benchmarks.coda21.results import TASK, data_name
-from lexprobe.prompting.readings import bias_cell, failures_text, setting, skipped_units
+from lexprobe.prompting import readings
 from lexprobe.result_schema import model_name
 from lexprobe.tables import (
     POS_NAME,
@@ -20,8 +20,6 @@ from lexprobe.tables import (
     digest,
     label,
     name_counts,
-    parse_rate,
-    to_text,
     vs_random,
 )
 
@@ -29,16 +27,8 @@ from lexprobe.tables import (
 def format_result(result: dict, ask: bool = False) -> str:
     """What the CLI prints after a likelihood run (``ask``: an ask run): its table as text (a line per column; the
     model named in the title too, whole: its column's head may wrap)."""
-    return _text([replace(t, title=f"{t.title}: {model_name(result)}") for t in likelihood_tables([result], ask)])
-
-
-def format_choose(result: dict) -> str:
-    """A choose run's table (its model, alike in every row, is in its rows)."""
-    return _text(choose_tables([result]))
-
-
-def _text(tables: list[Table]) -> str:
-    return "\n\n".join(to_text(t, transpose=True) for t in tables)
+    return readings.tables_text([replace(t, title=f"{t.title}: {model_name(result)}")
+                                 for t in likelihood_tables([result], ask)])
 
 
 def _random(r: dict, pos: str) -> Cell:
@@ -90,36 +80,15 @@ format_ask = partial(format_result, ask=True)
 
 
 def choose_tables(results: list[dict]) -> list[Table]:
-    tables = []
-    for task, members in by_group(results, data_name).items():
-        cyclic = any("likelihood_cyclic" in r.get("readings", []) for r in members)
-        table = Table("coda21", f"CoDA21 {task}, ask to choose (--method choose)",
-                      ["Model", "Setting", "POS", "Label acc. (%)"] + (["Debiased acc. (%)"] if cyclic else [])
-                      + ["Generated acc. (%)", "Parsed (%)", "Generation failures", "Lenient acc. (%)",
-                         "Lenient parsed (%)", "Lenient failures", "Position bias", "Random (%)", "Asked",
-                         "Skipped"],
-                      note="alignment accuracy of the readings of one run: the k x k label-likelihood matrix "
-                           "solved with the optimal alignment"
-                           + (" (debiased: letter probabilities averaged over the definitions' cyclic orders)"
-                              if cyclic else "")
-                           + ", and the generated matching parsed strictly and leniently (an invalid answer scores "
-                           "0 for the group); position bias: per reading, the most chosen letter position of the "
-                           "rows at its share of the answers (gold: the share of gold there); random exact over the "
-                           "pairs shown; x100, 95% bootstrap intervals over groups in brackets; Asked counts group × order; Skipped: groups whose "
-                           "prompt did not fit the model.",
-                      nowrap=("Setting", "Position bias"))
-        for r in members:
-            for pos, m in r["metrics"][TASK].items():
-                bias = r["breakdowns"].get(TASK, {}).get("position_bias", {}).get(pos)
-
-                def acc(reading, m=m, rnd=_random(r, pos)):
-                    return vs_random(cell(m, f"{reading}.accuracy"), rnd)
-
-                table.rows.append([model_name(r), setting(r), POS_NAME.get(pos, pos), acc("likelihood")]
-                                  + ([acc("likelihood_cyclic")] if cyclic else [])
-                                  + [acc("generation"), parse_rate(cell(m, "generation.valid")), failures_text(m),
-                                     acc("generation_lenient"), parse_rate(cell(m, "generation_lenient.valid")),
-                                     failures_text(m, "generation_lenient"), bias_cell(bias), _random(r, pos),
-                                     m.get("n"), skipped_units(r, None, pos)])
-        tables.append(table)
-    return tables
+    """A table per data file."""
+    return readings.choose_tables(
+        "coda21", "CoDA21 {group}, ask to choose (--method choose)",
+        [(name, TASK, members) for name, members in by_group(results, data_name).items()],
+        ("accuracy", "acc."), "Random (%)",
+        note="alignment accuracy of the readings of one run: the k x k label-likelihood matrix "
+             "solved with the optimal alignment{debiased}, and the generated matching parsed strictly and leniently "
+             "(an invalid answer scores 0 for the group); position bias: per reading, the most chosen letter position "
+             "of the rows at its share of the answers (gold: the share of gold there); random exact over the "
+             "pairs shown; x100, 95% bootstrap intervals over groups in brackets; Asked counts group × order; "
+             "Skipped: groups whose prompt did not fit the model.",
+        debiased=" (debiased: letter probabilities averaged over the definitions' cyclic orders)")

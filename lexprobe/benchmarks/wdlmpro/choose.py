@@ -11,12 +11,13 @@ from typing import Sequence
 
 from lexprobe.benchmarks.wdlmpro import results, tables
 from lexprobe.benchmarks.wdlmpro.config import TASK_CHOICES, WDLMProConfig
-from lexprobe.core.contract import Presentation, default_slices
+from lexprobe.core.contract import default_slices
 from lexprobe.metrics.ranking import random_expectation
 from lexprobe.prompting.choice import presented, prompts, score_choices
 from lexprobe.prompting.choose import SHOWN_ITEM, item_means
 from lexprobe.prompting.method import ChooseMethod
 from lexprobe.prompting.options import sample_candidates
+from lexprobe.prompting.readings import choose_presentation
 from lexprobe.prompting.templates import Template, build_prompt, option_labels, option_lines
 from lexprobe.stats.bootstrap import mean_intervals
 
@@ -54,8 +55,7 @@ class Choose(ChooseMethod):
 
     unit_field, answer_key, item_spec = "target", "choice", SHOWN_ITEM
     own_slices = staticmethod(default_slices)  # (the likelihood's leave out targets the recipe dropped)
-    presentation = Presentation(tables=tables.choose_tables, format_result=tables.format_choose,
-                                failure_rows=results.choose_rows, figures=lambda *_: [], written=lambda *_: None)
+    presentation = choose_presentation(tables.choose_tables, results.choose_rows)
 
     def units(self, job):
         return [(g.target, g) for g in job.items.groups]

@@ -21,11 +21,9 @@ from typing import Any, Sequence
 
 from lexprobe.benchmarks.wdlmpro.dataset import SynsetGroup, read_groups, sample_groups, write_jsonl
 from lexprobe.cache import stable_hash
-from lexprobe.core.contract import Records, sections
 from lexprobe.core.human_items import groups_digest, make_item_set
-from lexprobe.core.human_score import POOLED, finish_person_result, person_config, person_model, who
+from lexprobe.core.human_score import person_result, who
 from lexprobe.errors import DataError
-from lexprobe.result_schema import new_result
 
 TASKS = ("w2d", "d2w")
 INSTRUCTIONS = {
@@ -141,30 +139,19 @@ def item_set(args: Any) -> dict:
     return make_item_set("wdlmpro", str(args.subset), 0 if args.seed is None else args.seed, items, digests)
 
 
-def _choice_record(item: dict, answer: str, participant: str) -> dict:
+def _choice_record(item: dict, answer: str) -> dict:
     chosen = next(o for o in item["options"] if o["label"] == answer)
     correct = answer == item["answer"]
     return {
         "task": item["task"], "target": item["target"], "pos": item["pos"], "word": item["word"],
         "n_candidates": len(item["options"]), "gold_rank": 1 if correct else None, "correct": correct,
-        "rank_score": None, "predicted": chosen["synset"], "answer": answer, "participant": participant,
+        "rank_score": None, "predicted": chosen["synset"],
     }
 
 
-def person_result(bench: Any, item_set: dict, answers: dict[str, dict[str, Any]], participant: str,
-                  task: str) -> dict:
-    """One participant's (or the pooled) result on one task's subset: their records through the sections a
-    model's run gets (``contract.sections``: P@1 and the random baseline per POS slice)."""
-    items = {it["id"]: it for it in item_set["items"] if it["task"] == task}
-    who = sorted(answers) if participant == POOLED else [participant]
-    records = [_choice_record(items[i], a, p) for p in who for i, a in answers.get(p, {}).items() if i in items]
-    config = {**person_config(item_set, list(items.values()), participant, len(records), who), "task": task}
-    built = sections(bench, Records(records, tasks=[task]), "human", config)
-    result = new_result("wdlmpro", person_model(participant), "human", "human", config, built)
-    return finish_person_result(result, item_set["digests"][task], len(items), "target")
-
-
 def results(bench: Any, item_set: dict, answers: dict[str, dict[str, Any]]) -> dict[str, dict]:
-    """``HumanItems.results``: {<task>-<participant>: result}."""
+    """``HumanItems.results``: {<task>-<participant>: result}, one participant's (or the pooled) answers on one
+    task's subset scored as a model's run (P@1 and the random baseline per POS slice)."""
     tasks = [t for t in TASKS if any(it["task"] == t for it in item_set["items"])]
-    return {f"{t}-{p}": person_result(bench, item_set, answers, p, t) for t in tasks for p in who(answers)}
+    return {f"{t}-{p}": person_result(bench, item_set, answers, p, t, _choice_record, {"task": t})
+            for t in tasks for p in who(answers)}

@@ -15,15 +15,7 @@ from collections import defaultdict
 from typing import Any, Optional, TypedDict
 
 from lexprobe.core.contract import Unit, mean_aggregate
-from lexprobe.prompting.readings import (
-    GENERATED,
-    READINGS,
-    answered,
-    choose_options,
-    cyclic_order,
-    label,
-    skipped_row,
-)
+from lexprobe.prompting.readings import GENERATED, answered, item_rows
 from lexprobe.result_schema import model_name
 
 
@@ -150,27 +142,13 @@ def _row(i: dict) -> dict:
 
 def choose_rows(r: dict) -> list[dict]:
     """Rows of an ask-to-choose result; the model column names the reading, so it filters."""
-    name = model_name(r)
-    multi = choose_options(r.get("config") or {}).get("permutations", 1) > 1
-    rows = []
-    for inst in r["instances"]:
-        order = (f" (order {inst.get('permutation', 0) + 1})" if multi else "") + cyclic_order(inst)
-        if "skipped" in inst:
-            rows.append({"model": f"{name} [choose]", "pos": inst.get("pos", ""), "ok": False,
-                         **skipped_row(inst.get("word", inst["item"]), inst.get("task", ""), inst["skipped"], order)})
-        for reading in READINGS:
-            if reading not in inst:
-                continue
-            row = _choose_row(inst, inst[reading], reading, (inst.get("generation") or {}).get("text"))
-            row["item"] += order
-            row.update(model=f"{name} [choose: {label(reading)}]", pos=inst.get("pos", ""))
-            rows.append(row)
-    return rows
+    return item_rows(r, _choose_row)
 
 
-def _choose_row(i: dict, answer: dict, reading: str, text: str | None = None) -> dict:
+def _choose_row(i: dict, reading: str, text: str | None) -> dict:
     options = i.get("options") or []
     order = i["order"]
+    answer = i[reading]
 
     def option(candidate: int | None) -> str:
         if candidate is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from lexprobe.prompting.readings import bias_cell, failures_text, setting, skipped_units
+from lexprobe.prompting import readings
 from lexprobe.result_schema import model_name
 from lexprobe.tables import (
     POS_NAME,
@@ -18,7 +18,6 @@ from lexprobe.tables import (
     digest,
     label,
     name_counts,
-    parse_rate,
     to_text,
     vs_random,
 )
@@ -55,44 +54,20 @@ def likelihood_tables(results: list[dict]) -> list[Table]:
 
 
 def choose_tables(results: list[dict]) -> list[Table]:
-    tables = []
-    for task, title in TASK_TITLE.items():
-        members = [r for r in results if task in r["metrics"]]
-        if not members:
-            continue
-        cyclic = any("likelihood_cyclic" in r.get("readings", []) for r in members)
-        table = Table("wdlmpro", f"WDLMPro {title}, ask to choose (--method choose)",
-                      ["Model", "Setting", "POS", "Label P@1 (%)", "Label RS"]
-                      + (["Debiased P@1 (%)"] if cyclic else [])
-                      + ["Generated P@1 (%)", "Parsed (%)", "Generation failures", "Lenient P@1 (%)",
-                         "Lenient parsed (%)", "Lenient failures", "Position bias", "Random P@1 (%)", "Asked",
-                         "Skipped"],
-                      note="the readings of one run: label likelihood (most probable option label"
-                           + ("; debiased: averaged over the options' cyclic orders" if cyclic else "")
-                           + ") and greedy generation parsed strictly and leniently (failures count as wrong); "
-                           "position bias: per reading (label, debiased, gen., lenient), the most chosen presented "
-                           "position at its share of the answers (gold: the share of gold answers there); random = "
-                           "expected P@1 over the options shown; x100, 95% bootstrap intervals over targets (each "
-                           "averaged over its option orders) in brackets; "
-                           "Asked counts target × order; Skipped: targets whose prompt did not fit the model.",
-                      prose=("Generation failures", "Lenient failures"), nowrap=("Setting", "Position bias"))
-        for r in members:
-            for pos, m in r["metrics"][task].items():
-                rnd = r["baselines"].get("random", {}).get(task, {}).get(pos) or {}
-                bias = r["breakdowns"].get(task, {}).get("position_bias", {}).get(pos)
-
-                def p1(reading, m=m, rnd=rnd):
-                    return vs_random(cell(m, f"{reading}.p_at_1"), rnd.get("p_at_1"))
-
-                table.rows.append([model_name(r), setting(r), POS_NAME.get(pos, pos), p1("likelihood"),
-                                   vs_random(cell(m, "likelihood.rank_score"), rnd.get("rank_score"))]
-                                  + ([p1("likelihood_cyclic")] if cyclic else [])
-                                  + [p1("generation"), parse_rate(cell(m, "generation.valid")), failures_text(m),
-                                     p1("generation_lenient"), parse_rate(cell(m, "generation_lenient.valid")),
-                                     failures_text(m, "generation_lenient"), bias_cell(bias), cell(rnd, "p_at_1"),
-                                     m.get("n"), skipped_units(r, task, pos)])
-        tables.append(table)
-    return tables
+    """A table per task that a result holds."""
+    by_task = {task: [r for r in results if task in r["metrics"]] for task in TASK_TITLE}
+    return readings.choose_tables(
+        "wdlmpro", "WDLMPro {group}, ask to choose (--method choose)",
+        [(TASK_TITLE[task], task, members) for task, members in by_task.items() if members],
+        ("p_at_1", "P@1"), "Random P@1 (%)", label_columns=(("Label RS", "rank_score"),),
+        note="the readings of one run: label likelihood (most probable option label{debiased}) and greedy "
+             "generation parsed strictly and leniently (failures count as wrong); "
+             "position bias: per reading (label, debiased, gen., lenient), the most chosen presented "
+             "position at its share of the answers (gold: the share of gold answers there); random = "
+             "expected P@1 over the options shown; x100, 95% bootstrap intervals over targets (each "
+             "averaged over its option orders) in brackets; "
+             "Asked counts target × order; Skipped: targets whose prompt did not fit the model.",
+        debiased="; debiased: averaged over the options' cyclic orders", prose=("Generation failures", "Lenient failures"))
 
 
 def breakdown_tables(result: dict) -> list[Table]:
@@ -120,7 +95,3 @@ def format_result(result: dict) -> str:
     named = [replace(t, title=f"{t.title}: {model_name(result)}") for t in likelihood_tables([result])]
     return "\n\n".join([to_text(t, transpose=True) for t in named] + [to_text(t) for t in breakdown_tables(result)])
 
-
-def format_choose(result: dict) -> str:
-    """A choose run's table transposed (a column per POS; the model, alike in every row, is in the title)."""
-    return "\n\n".join(to_text(t, transpose=True) for t in choose_tables([result]))
