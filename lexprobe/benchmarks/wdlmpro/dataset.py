@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence, TypedDict
 
-from lexprobe.cache import cache_dir
+from lexprobe.cache import cache_dir, cached_json
 from lexprobe.data.exported import RowFormat
 from lexprobe.data.wordnet import load_wordnet, synset_string, wordnet_key
 from lexprobe.errors import DataError
@@ -286,48 +286,38 @@ def _cache_path(pos: str, keep_duplicates: bool) -> Path:
     return cache_dir() / "wdlmpro" / f"{wordnet_key()}_b{BUILDER_VERSION}_{variant}_{pos}.json"
 
 
-def _write_cache(groups: Sequence[SynsetGroup], path: Path) -> None:
+def _cache_rows(groups: Sequence[SynsetGroup]) -> dict:
     """Compact form: each candidate once in a table, groups as lists of table indices."""
-    from lexprobe.cache import write_cache_file
-
     index: dict[Candidate, int] = {}  # each candidate's row in the table, in order of first use
     rows = [[index.setdefault(c, len(index)) for c in g.candidates] for g in groups]
     table = [[c.synset, c.word, c.definition] for c in index]
-    # a unique temporary name, renamed into place: two first runs once shared one ``.tmp`` (D21); a
-    # read-only cache is one notice and the groups are used without storing them (D16)
-    write_cache_file(path, json.dumps({"format": "wdlmpro-cache/1", "pos": groups[0].pos if groups else None,
-                                       "candidates": table, "groups": rows}, ensure_ascii=False,
-                                      separators=(",", ":")).encode("utf-8"))
+    return {"format": "wdlmpro-cache/1", "pos": groups[0].pos if groups else None, "candidates": table, "groups": rows}
 
 
 class GroupsCache(TypedDict):
-    """The groups cache as ``_write_cache`` writes it (read back through ``validation``)."""
+    """The groups cache as ``_cache_rows`` writes it (read back through ``validation``)."""
 
     format: Literal["wdlmpro-cache/1"]
     candidates: list[tuple[str, str, str]]
     groups: list[list[int]]
 
 
-def _read_cache(path: Path, pos: str) -> list[SynsetGroup] | None:
-    """The cached groups, or None when the file is missing or unusable (then we rebuild)."""
-    from lexprobe.cache import read_cache_file
-    from lexprobe.validation import problems
+def _groups_from_cache(data: GroupsCache, pos: str) -> list[SynsetGroup]:
+    """The groups of a cache file that read back as ``GroupsCache`` (an index out of the table: rebuilt)."""
+    table = [Candidate(*c) for c in data["candidates"]]
+    groups = []
+    for row in data["groups"]:
+        cands = tuple(table[i] for i in row)
+        groups.append(SynsetGroup(cands[0].synset, pos, cands[0].word, cands))
+    return groups
 
-    try:
-        raw = read_cache_file(path)
-        if raw is None:
-            return None
-        data = json.loads(raw)
-        if problems(data, GroupsCache):  # a value of another type would become a candidate's text
-            return None
-        table = [Candidate(*c) for c in data["candidates"]]
-        groups = []
-        for row in data["groups"]:
-            cands = tuple(table[i] for i in row)
-            groups.append(SynsetGroup(cands[0].synset, pos, cands[0].word, cands))
-        return groups
-    except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError):
-        return None
+
+def cached_groups(pos: str, keep_duplicates: bool = False, progress: bool = True) -> list[SynsetGroup]:
+    """One POS of the full dataset: the cached build (``cache.cached_json``: a damaged cache file is rebuilt), else
+    built and stored (a read-only cache is one notice and the groups are used without storing them, D16)."""
+    return cached_json(_cache_path(pos, keep_duplicates), GroupsCache,
+                       lambda: build_groups(pos, keep_duplicates, wn=load_wordnet(), progress=progress),
+                       read=lambda data: _groups_from_cache(data, pos), stored=_cache_rows)
 
 
 def default_dataset(pos: str = "both", keep_duplicates: bool = False, progress: bool = True) -> list[SynsetGroup]:
@@ -338,12 +328,7 @@ def default_dataset(pos: str = "both", keep_duplicates: bool = False, progress: 
     """
     groups = []
     for p in pos_list(pos):
-        path = _cache_path(p, keep_duplicates)
-        cached = _read_cache(path, p) if path.exists() else None
-        if cached is None:
-            cached = build_groups(p, keep_duplicates, wn=load_wordnet(), progress=progress)
-            _write_cache(cached, path)
-        groups.extend(cached)
+        groups.extend(cached_groups(p, keep_duplicates, progress))
     return groups
 
 
