@@ -461,7 +461,7 @@ def test_D21_two_writers_of_the_groups_cache_at_once_both_succeed(tmp_path, monk
     path = tmp_path / "cache" / "groups.json"
     real_replace, nested = os.replace, []
 
-    def store() -> None:  # a first run's build stored as ``dataset.cached_groups`` stores it
+    def store() -> None:  # a first run's build stored as ``dataset.default_dataset`` stores it
         cached_json(path, dataset.GroupsCache, lambda: groups, stored=dataset._cache_rows)
 
     def replace(src, dst, **kw):  # the second run writes the whole cache while the first one renames

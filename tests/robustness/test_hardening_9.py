@@ -454,7 +454,7 @@ def test_caches_of_another_shape_are_recomputed_not_used(tmp_path):
     from lexprobe.benchmarks.wdlmpro import dataset
     from lexprobe.cache import cached_json
 
-    def read(path):  # the groups cache as ``dataset.cached_groups`` reads it ("rebuilt": not used)
+    def read(path):  # the groups cache as ``dataset.default_dataset`` reads it ("rebuilt": not used)
         return cached_json(path, dataset.GroupsCache, lambda: "rebuilt",
                            read=lambda data: dataset._groups_from_cache(data, "v"))
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence, TypedDict
 
@@ -312,23 +313,19 @@ def _groups_from_cache(data: GroupsCache, pos: str) -> list[SynsetGroup]:
     return groups
 
 
-def cached_groups(pos: str, keep_duplicates: bool = False, progress: bool = True) -> list[SynsetGroup]:
-    """One POS of the full dataset: the cached build (``cache.cached_json``: a damaged cache file is rebuilt), else
-    built and stored (a read-only cache is one notice and the groups are used without storing them, D16)."""
-    return cached_json(_cache_path(pos, keep_duplicates), GroupsCache,
-                       lambda: build_groups(pos, keep_duplicates, wn=load_wordnet(), progress=progress),
-                       read=lambda data: _groups_from_cache(data, pos), stored=_cache_rows)
-
-
 def default_dataset(pos: str = "both", keep_duplicates: bool = False, progress: bool = True) -> list[SynsetGroup]:
     """The full dataset, built once (1-3 minutes) and cached under cache_dir()/wdlmpro/; loading it takes seconds.
 
     The cache file name carries the WordNet version and fingerprint, the builder version and the variant, so a
-    different WordNet or construction never reuses a stale build; a damaged cache file is rebuilt.
+    different WordNet or construction never reuses a stale build; a damaged cache file is rebuilt
+    (``cache.cached_json``; a read-only cache is one notice and the groups are used without storing them, D16).
     """
     groups = []
     for p in pos_list(pos):
-        groups.extend(cached_groups(p, keep_duplicates, progress))
+        build = partial(build_groups, p, keep_duplicates, progress=progress)
+        cached: list[SynsetGroup] = cached_json(_cache_path(p, keep_duplicates), GroupsCache, build,
+                                                read=partial(_groups_from_cache, pos=p), stored=_cache_rows)
+        groups.extend(cached)
     return groups
 
 
