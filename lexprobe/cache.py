@@ -24,9 +24,9 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Mapping, TypedDict
+from typing import Any, Callable, Mapping, TypedDict, TypeVar
 
-from lexprobe.errors import OutputError
+from lexprobe.errors import DataError, OutputError
 from lexprobe.locks import take_lock
 from lexprobe.outputs import disk_full, open_private, set_aside, sibling_files, write_atomic
 from lexprobe.provenance import items_digest, scorer_options, scorer_revision  # noqa: F401  (their former home)
@@ -89,6 +89,47 @@ def write_cache_file(path: Path, data: bytes) -> bool:
         cache_not_writable(path.parent, err)
         return False
     return True
+
+
+T = TypeVar("T")
+
+#: what a cache file may raise while it is read, parsed and turned into its value: the file is then unusable
+_UNUSABLE = (OSError, ValueError, TypeError, KeyError, IndexError, RecursionError, DataError)
+
+
+def cached_json(path: Path, spec: Any, compute: Callable[[], T], read: Callable[[Any], T | None] | None = None,
+                stored: Callable[[T], Any] | None = None) -> T:
+    """The value cached as JSON at ``path``, else ``compute()``'s, stored there for next time.
+
+    Why one function: WDLMPro's groups and statistics, CoDA21's builds and SemCor's sentences each read,
+    checked and wrote their cache file their own way. Here a file is read only when it is a regular file (never
+    through a link: ``read_cache_file``), parsed, checked against ``spec`` (``validation.problems``: a value of
+    another type would become a candidate's text) and turned into the value by ``read`` (default: the JSON as it
+    is; never a pickle: a planted one once ran code, D5). A missing, damaged or ill-shaped file (``read``
+    returning None or raising one of ``_UNUSABLE``) is computed again and replaced. ``stored(value)`` (default:
+    the value) is written by ``write_cache_file``: a unique temporary name renamed into place, so two first runs
+    never share one (D21); a read-only cache is one notice and the value is used without storing it (D16)."""
+    value = _read_cached(path, spec, read)
+    if value is not None:
+        return value
+    value = compute()
+    data = value if stored is None else stored(value)
+    write_cache_file(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
+    return value
+
+
+def _read_cached(path: Path, spec: Any, read: Callable[[Any], T | None] | None) -> T | None:
+    """The value of the usable cache file at ``path`` (``cached_json``), else None."""
+    try:
+        raw = read_cache_file(path)
+        if raw is None:
+            return None
+        data = json.loads(raw)
+        if problems(data, spec):
+            return None
+        return data if read is None else read(data)
+    except _UNUSABLE:
+        return None
 
 
 #: another process's ``<name>.<pid>.tmp`` is swept once that process is gone and it is this old (a shared

@@ -275,3 +275,77 @@ def test_one_lock_implementation():
                                                  for word in ("fcntl", "flock", "lockf", "FileLock"))]
     assert not offenders, offenders
     assert "FileLock" in (package / "locks.py").read_text(encoding="utf-8")
+
+
+# --- cached_json: the one read-check-else-compute-and-store of every cache file --------------------------------
+
+def test_cached_json_computes_once_then_reads_the_stored_value(tmp_path):
+    from typing import TypedDict
+
+    from lexprobe.cache import cached_json
+
+    class Entry(TypedDict):
+        format: str
+        n: int
+
+    path, calls = tmp_path / "c" / "entry.json", []
+
+    def compute() -> dict:
+        calls.append(1)
+        return {"n": 3}
+
+    def stored(value: dict) -> dict:
+        return {"format": "x/1", **value}
+
+    assert cached_json(path, Entry, compute, stored=stored) == {"n": 3}
+    assert json.loads(path.read_text()) == {"format": "x/1", "n": 3}
+    assert cached_json(path, Entry, compute, stored=stored) == {"format": "x/1", "n": 3} and len(calls) == 1
+    assert cached_json(path, Entry, compute, read=lambda data: data["n"] * 2) == 6 and len(calls) == 1
+
+
+@pytest.mark.parametrize("content", [b"garbage", b'{"format": "x/1", "n": "3"}', b'{"format": "x/1"}',
+                                     b"[" * 100000 + b"]" * 100000])
+def test_cached_json_recomputes_and_replaces_an_unusable_file(tmp_path, content):
+    """Damaged JSON, a value of another type, a missing field, too deep a nesting: computed again and replaced."""
+    from typing import TypedDict
+
+    from lexprobe.cache import cached_json
+
+    class Entry(TypedDict):
+        format: str
+        n: int
+
+    path = tmp_path / "entry.json"
+    path.write_bytes(content)
+    assert cached_json(path, Entry, lambda: {"format": "x/1", "n": 4}) == {"format": "x/1", "n": 4}
+    assert json.loads(path.read_text()) == {"format": "x/1", "n": 4}
+
+
+def test_cached_json_recomputes_what_its_reader_refuses(tmp_path):
+    from typing import Any
+
+    from lexprobe.cache import cached_json
+    from lexprobe.errors import DataError
+
+    path = tmp_path / "entry.json"
+    path.write_text('{"n": 1}')
+    assert cached_json(path, Any, lambda: [5], read=lambda data: None) == [5]  # None: unusable
+
+    def refuse(data):
+        raise DataError("not a cache")
+
+    assert cached_json(path, Any, lambda: [6], read=refuse) == [6]
+    assert cached_json(path, Any, lambda: pytest.fail("read"), read=lambda data: data) == [6]
+
+
+def test_cached_json_never_follows_a_link(tmp_path):
+    from typing import Any
+
+    from lexprobe.cache import cached_json
+
+    target = tmp_path / "elsewhere.json"
+    target.write_text("[1]")
+    path = tmp_path / "entry.json"
+    path.symlink_to(target)
+    assert cached_json(path, Any, lambda: [2]) == [2]
+    assert target.read_text() == "[1]" and not path.is_symlink() and json.loads(path.read_text()) == [2]

@@ -26,9 +26,12 @@ from lexprobe.core.contract import (
     Job,
     Method,
     Records,
+    RunPart,
     finished,
+    format_result,
     method_named,
     outputs,
+    prefers,
     recipe_named,
     sections,
     written,
@@ -117,6 +120,29 @@ def _reproduce(bench: Benchmark, scorer: Any, config: Any, out: Path | None, mod
 
     again = out.with_name(f"{out.stem}.eval.json") if out is not None else "OUT.json"
     return eval_command(bench, config, model or getattr(scorer, "name", None), getattr(scorer, "kind", None), again)
+
+
+def run_part(benchmark: str | Benchmark, part: RunPart, config: Any, out: Path, *, scorer: Any = None,
+             items: Any = None, heading: str | None = None, quiet: bool = False) -> dict:
+    """One evaluation of a ``lexprobe run`` part (``RunParts.default_run``), in the sequence every benchmark's part
+    shares, so that each part gives only what differs (its config, its result file, its closing line): the files
+    it writes checked before the model loads (``check_paths``), ``part.model`` loaded as the method prefers with
+    the part's model options (unless ``scorer``: one the part loaded itself, to build its data or pick its
+    method), ``config`` evaluated with progress (``items``: what the part loaded from ``config`` itself, so
+    ``run.reproduce`` is still the eval command), and the result printed (``format_result``, under ``heading:``
+    when given; ``quiet``: nothing printed). Returns the result."""
+    from lexprobe.models import load_scorer
+
+    bench = resolve(benchmark)
+    if scorer is None:
+        out = check_paths(bench, out, config, part.model)
+        scorer = load_scorer(part.model, prefer=prefers(bench, config.method), **part.options)
+    result = evaluate(bench, scorer, config, out, items=items, model=part.model, items_from_config=True)
+    assert result is not None  # `lexprobe run` is one process (rank 0)
+    if not quiet:
+        shown = format_result(bench, result)
+        print(shown if heading is None else f"{heading}:\n{shown}")
+    return result
 
 
 def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, method: Any, recipe: Any, items: Any,

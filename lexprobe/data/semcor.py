@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import hashlib
 import html
-import json
 import lzma
 import os
 import re
 import tarfile
 import zlib
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import Any, Iterator, NamedTuple
 
-from lexprobe.cache import cache_dir, stable_hash
+from lexprobe.cache import cache_dir, cached_json, stable_hash
 from lexprobe.data.locations import default_semcor as default_archive
 from lexprobe.errors import DataError
 
@@ -134,20 +133,12 @@ def _cache_file(path: Path) -> Path:
 
 def _load_cached(path: Path) -> list[SemcorSentence]:
     """The sentences from the JSON cache (never a pickle: a planted one once ran code, D5), else parsed and
-    stored; a damaged or ill-shaped cache file is parsed again."""
-    from lexprobe.cache import read_cache_file, write_cache_file
+    stored; a damaged or ill-shaped cache file (``_from_rows`` checks its shape) is parsed again."""
 
-    cache = _cache_file(path)
-    raw = read_cache_file(cache)
-    if raw is not None:
-        try:
-            return _from_rows(json.loads(raw))
-        except (ValueError, TypeError, RecursionError):  # damaged or of another shape: parsed again
-            pass
-    sentences = sorted(_parse_archive(path), key=lambda s: s.doc_id)  # stable: sentence order kept
-    write_cache_file(cache, json.dumps(_to_rows(sentences), ensure_ascii=False, separators=(",", ":"))
-                     .encode("utf-8", "surrogatepass"))
-    return sentences
+    def parsed() -> list[SemcorSentence]:
+        return sorted(_parse_archive(path), key=lambda s: s.doc_id)  # stable: sentence order kept
+
+    return cached_json(_cache_file(path), Any, parsed, read=_from_rows, stored=_to_rows)
 
 
 def _to_rows(sentences: list[SemcorSentence]) -> dict:

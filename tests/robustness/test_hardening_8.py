@@ -398,10 +398,11 @@ def test_D16_an_empty_read_only_cache_works_without_storing(tmp_path, capsys, re
 def test_D16_a_prefilled_read_only_cache_is_read(tmp_path, remountable_folder, monkeypatch):
     from lexprobe.benchmarks.wdlmpro import dataset
     from lexprobe.benchmarks.wdlmpro.dataset import load_groups
+    from lexprobe.cache import write_cache_file
 
     monkeypatch.setenv("LEXPROBE_CACHE", str(remountable_folder))
     groups = [g for g in load_groups(wdlmpro_data(tmp_path)) if g.pos == "v"]
-    dataset._write_cache(groups, dataset._cache_path("v", False))
+    write_cache_file(dataset._cache_path("v", False), json.dumps(dataset._cache_rows(groups)).encode("utf-8"))
     remount_read_only(remountable_folder)
     monkeypatch.setattr(dataset, "build_groups", lambda *a, **k: pytest.fail("the shared cache was not read"))
     assert [g.target for g in dataset.default_dataset("v", progress=False)] == [g.target for g in groups]
@@ -454,21 +455,27 @@ def test_D20_report_dir_with_a_fifo_or_a_device_is_one_line(kind, tmp_path):
 def test_D21_two_writers_of_the_groups_cache_at_once_both_succeed(tmp_path, monkeypatch):
     from lexprobe.benchmarks.wdlmpro import dataset
     from lexprobe.benchmarks.wdlmpro.dataset import load_groups
+    from lexprobe.cache import cached_json
 
     groups = load_groups(wdlmpro_data(tmp_path))
     path = tmp_path / "cache" / "groups.json"
     real_replace, nested = os.replace, []
 
+    def store() -> None:  # a first run's build stored as ``dataset.default_dataset`` stores it
+        cached_json(path, dataset.GroupsCache, lambda: groups, stored=dataset._cache_rows)
+
     def replace(src, dst, **kw):  # the second run writes the whole cache while the first one renames
         if not nested:
             nested.append(True)
-            dataset._write_cache(groups, path)
+            store()
         return real_replace(src, dst, **kw)
 
     monkeypatch.setattr(os, "replace", replace)
-    dataset._write_cache(groups, path)
+    store()
     monkeypatch.setattr(os, "replace", real_replace)
-    assert nested and [g.target for g in dataset._read_cache(path, "v") or []] == [g.target for g in groups]
+    read_back = cached_json(path, dataset.GroupsCache, lambda: pytest.fail("the cache was not read"),
+                            read=lambda data: dataset._groups_from_cache(data, "v"))
+    assert nested and [g.target for g in read_back] == [g.target for g in groups]
     assert [p.name for p in path.parent.iterdir()] == ["groups.json"]  # no temporary file left
 
 

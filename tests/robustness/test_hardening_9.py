@@ -452,15 +452,20 @@ def test_D26_enospc_copying_wordnet_names_the_destination(tmp_path, monkeypatch,
 def test_caches_of_another_shape_are_recomputed_not_used(tmp_path):
     """A WDLMPro groups cache holding a number where a text belongs is not used: rebuilt."""
     from lexprobe.benchmarks.wdlmpro import dataset
+    from lexprobe.cache import cached_json
+
+    def read(path):  # the groups cache as ``dataset.default_dataset`` reads it ("rebuilt": not used)
+        return cached_json(path, dataset.GroupsCache, lambda: "rebuilt",
+                           read=lambda data: dataset._groups_from_cache(data, "v"))
 
     bad = tmp_path / "groups.json"
     bad.write_text(json.dumps({"format": "wdlmpro-cache/1", "pos": "v", "candidates": [[1, "w", "d"]],
                                "groups": [[0]]}))
-    assert dataset._read_cache(bad, "v") is None
+    assert read(bad) == "rebuilt"
     good = tmp_path / "good.json"
     good.write_text(json.dumps({"format": "wdlmpro-cache/1", "pos": "v", "candidates": [["a.v.01", "a", "d"]],
                                 "groups": [[0]]}))
-    assert [g.target for g in dataset._read_cache(good, "v")] == ["a.v.01"]
+    assert [g.target for g in read(good)] == ["a.v.01"]
 
 
 def test_an_embedding_store_index_line_of_another_shape_drops_only_that_sentence(tmp_path):

@@ -10,7 +10,6 @@ read back through ``dataset.parse_coda``: an entry that does not parse cleanly i
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import Any, Callable
 
@@ -56,22 +55,18 @@ def build_key(config: Any, contexts: str, semcor: Path | None, embed_model: str,
 def cached_build(key: str, build: Callable[[], list], say: Callable[[str], None] = print) -> list:
     """The groups built before under ``key``, else ``build()``'s, stored for next time."""
     from lexprobe.benchmarks.coda21.dataset import groups_to_official, parse_coda
-    from lexprobe.cache import cache_dir, read_cache_file, write_cache_file
-    from lexprobe.errors import DataError
+    from lexprobe.cache import cache_dir, cached_json
 
     path = cache_dir() / "coda21" / f"build-{key}.json"
-    raw = read_cache_file(path)
-    if raw is not None:
-        try:
-            data = parse_coda(json.loads(raw), source=str(path))
-        except (ValueError, DataError):
-            data = None
-        if data is not None and data.groups and not data.problems:
-            from lexprobe.reporting import wrap_text
 
-            say(wrap_text(f"reusing the CoDA21 build made before with the same WordNet, SemCor, models and options "
-                          f"({path})"))
-            return data.groups
-    groups = build()
-    write_cache_file(path, json.dumps(groups_to_official(groups), ensure_ascii=False).encode("utf-8"))
-    return groups
+    def reused(official: Any) -> list | None:
+        data = parse_coda(official, source=str(path))  # a DataError: built again
+        if not data.groups or data.problems:
+            return None
+        from lexprobe.reporting import wrap_text
+
+        say(wrap_text(f"reusing the CoDA21 build made before with the same WordNet, SemCor, models and options "
+                      f"({path})"))
+        return data.groups
+
+    return cached_json(path, Any, build, read=reused, stored=groups_to_official)

@@ -14,7 +14,6 @@ from lexprobe.benchmarks.coda21.build_cache import cached_build
 from lexprobe.benchmarks.coda21.config import CodaConfig, parts_of_speech
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.cli_common import batch_size_arg, non_negative_float, non_negative_int, positive_int
-from lexprobe.core.contract import format_result
 from lexprobe.core.options import add_commands, option
 from lexprobe.data.locations import default_coda_dir, missing_message
 from lexprobe.errors import DataError, LexprobeError
@@ -337,7 +336,7 @@ def run_default(out_dir: Path, part) -> dict:
     """CoDA21 on the official clean files when present, else on a small self-built set. ``part`` (``RunPart``):
     the model and method; ``part.sample``: the first N groups per POS (default: all); ``part.data``: the one
     official file to use (default: both clean ones)."""
-    from lexprobe.core.evaluate import evaluate
+    from lexprobe.core.evaluate import run_part
     from lexprobe.core.registry import get
     from lexprobe.models import load_scorer
     from lexprobe.prompting.choose_cli import ChooseOptions
@@ -361,10 +360,8 @@ def run_default(out_dir: Path, part) -> dict:
                             **choose)  # type: ignore[arg-type]
         out = out_dir / f"{part.stem(f'coda21-{name}')}.json"
         items = bench.items.load(config)
-        result = evaluate(bench, scorer, config, out, items=items, progress=True, model=part.model,
-                          items_from_config=True)
-        assert result is not None  # `lexprobe run` is one process (rank 0)
-        print(format_result(bench, result) if len(files) == 1 else f"{name}:\n{format_result(bench, result)}")
+        result = run_part(bench, part, config, out, scorer=scorer, items=items,
+                          heading=name if len(files) > 1 else None)
         print(wrap_text(scored_line(path, items.groups, result)))
         print(f"CoDA21 {name} results written to {out}")
         metrics[name] = result["metrics"]

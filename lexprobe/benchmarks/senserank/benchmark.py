@@ -27,7 +27,6 @@ from lexprobe.core.contract import (
     Results,
     RunParts,
     SummaryColumn,
-    format_result,
     likelihood_only,
     mean_aggregate,
 )
@@ -106,17 +105,13 @@ def default_run(out_dir: Path, part: Any) -> dict:
     """``lexprobe run``'s part: whole SemCor lemmas, drawn with seed 0, until the database plus queries reach
     ``part.sample`` instances (default ``DEFAULT_SAMPLE``); SemCor found as ``senserank eval`` finds it (the
     data directory's, else the bundled sample, said in one line)."""
-    from lexprobe.core.evaluate import evaluate
+    from lexprobe.core.evaluate import run_part
     from lexprobe.data.semcor import SAMPLE_NOTE, is_sample
-    from lexprobe.models import load_scorer
 
     likelihood_only(SENSERANK, part)
     config = resolve_data(SenseConfig(corpus="semcor", max_instances=part.sample or DEFAULT_SAMPLE, seed=0))
     out = Path(out_dir) / f"{part.stem('senserank-semcor')}.json"
-    result = evaluate(SENSERANK, load_scorer(part.model, prefer="token", **part.options), config, out,
-                      items=load_instances(config), model=part.model, items_from_config=True)
-    assert result is not None  # `lexprobe run` is one process (rank 0)
-    print(format_result(SENSERANK, result))
+    result = run_part(SENSERANK, part, config, out)  # the instances loaded as ``senserank eval`` loads them
     print(f"wrote {out} and {result['plot']} ({result['timing']['seconds']:.1f} s)")
     m, base = result["metrics"]["semcor"]["all"], result["baselines"]
     return {"benchmark": "senserank", "task": "semcor-sample", "result": str(out),

@@ -270,16 +270,10 @@ class CachedStats(TypedDict, total=False):
 def cached_stats(key: str, compute: Callable[[], dict]) -> dict:
     """The figures stored under ``key`` in the cache (``<cache>/wdlmpro/stats-<key>.json``), else ``compute()``'s,
     stored for next time; an entry that does not read back as ``CachedStats`` is computed again."""
-    from lexprobe.cache import cache_dir, read_cache_file, write_cache_file
-    from lexprobe.validation import problems
+    from lexprobe.cache import cache_dir, cached_json
 
-    path = cache_dir() / "wdlmpro" / f"stats-{key}.json"
-    raw = read_cache_file(path)
-    try:
-        if raw is not None and not problems(figures := json.loads(raw), CachedStats):
-            return figures
-    except ValueError:
-        pass
-    figures = json.loads(json.dumps(compute()))  # the shape a cached read gives (tuples as lists)
-    write_cache_file(path, json.dumps({"format": "wdlmpro-stats/1", **figures}).encode("utf-8"))
-    return figures
+    def computed() -> dict:
+        return json.loads(json.dumps(compute()))  # the shape a cached read gives (tuples as lists)
+
+    return cached_json(cache_dir() / "wdlmpro" / f"stats-{key}.json", CachedStats, computed,
+                       stored=lambda figures: {"format": "wdlmpro-stats/1", **figures})

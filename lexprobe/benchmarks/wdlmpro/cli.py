@@ -13,7 +13,6 @@ from typing import Any, Callable
 from lexprobe.benchmarks.wdlmpro import dataset as ds
 from lexprobe.benchmarks.wdlmpro.human import FILES, sample_human, write_human_sample
 from lexprobe.cli_common import non_negative_int, positive_int
-from lexprobe.core.contract import format_result
 from lexprobe.core.options import option
 from lexprobe.errors import DataError
 from lexprobe.outputs import IMAGE, INPUT, OUTPUT_DIR, make_output_dir
@@ -163,9 +162,7 @@ def run_default(out_dir: Path, part) -> dict:
     ``part`` says (``RunPart``). The sample is ``--limit N --seed 0 --draw wordnet`` of ``wdlmpro eval``, so the
     result's ``run.reproduce`` is the eval command that scores the same groups."""
     from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
-    from lexprobe.core.evaluate import check_paths, evaluate
-    from lexprobe.core.registry import get
-    from lexprobe.models import load_scorer
+    from lexprobe.core.evaluate import run_part
     from lexprobe.prompting.choose_cli import ChooseOptions
 
     # likelihood: a few groups per resumable chunk, so the progress bar moves every few seconds on two CPU
@@ -173,11 +170,8 @@ def run_default(out_dir: Path, part) -> dict:
     options: dict[str, Any] = {"choose": ChooseOptions(chat=part.chat, units_per_batch=1)} \
         if part.method == "choose" else {"chunk_size": RUN_CHUNK}
     config = WDLMProConfig(method=part.method, limit=part.sample or DEFAULT_RUN_SAMPLE, draw="wordnet", **options)
-    # the result and its plot, as evaluate declares them (``contract.outputs``), checked before the model loads
-    out = check_paths(get("wdlmpro"), Path(out_dir) / f"{part.stem('wdlmpro')}.json", config, part.model)
-    result = evaluate("wdlmpro", load_scorer(part.model, **part.options), config, out, model=part.model)
-    assert result is not None  # `lexprobe run` is one process (rank 0)
-    print(format_result(get("wdlmpro"), result))
+    out = Path(out_dir) / f"{part.stem('wdlmpro')}.json"
+    result = run_part("wdlmpro", part, config, out)
     plot = f", breakdown plot to {result['plot']}" if result.get("plot") else ""
     print(f"WDLMPro results written to {out}{plot}")
     return result

@@ -21,10 +21,11 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence, TypedDict
 
-from lexprobe.cache import cache_dir
+from lexprobe.cache import cache_dir, cached_json
 from lexprobe.data.exported import RowFormat
 from lexprobe.data.wordnet import load_wordnet, synset_string, wordnet_key
 from lexprobe.errors import DataError
@@ -286,63 +287,44 @@ def _cache_path(pos: str, keep_duplicates: bool) -> Path:
     return cache_dir() / "wdlmpro" / f"{wordnet_key()}_b{BUILDER_VERSION}_{variant}_{pos}.json"
 
 
-def _write_cache(groups: Sequence[SynsetGroup], path: Path) -> None:
+def _cache_rows(groups: Sequence[SynsetGroup]) -> dict:
     """Compact form: each candidate once in a table, groups as lists of table indices."""
-    from lexprobe.cache import write_cache_file
-
     index: dict[Candidate, int] = {}  # each candidate's row in the table, in order of first use
     rows = [[index.setdefault(c, len(index)) for c in g.candidates] for g in groups]
     table = [[c.synset, c.word, c.definition] for c in index]
-    # a unique temporary name, renamed into place: two first runs once shared one ``.tmp`` (D21); a
-    # read-only cache is one notice and the groups are used without storing them (D16)
-    write_cache_file(path, json.dumps({"format": "wdlmpro-cache/1", "pos": groups[0].pos if groups else None,
-                                       "candidates": table, "groups": rows}, ensure_ascii=False,
-                                      separators=(",", ":")).encode("utf-8"))
+    return {"format": "wdlmpro-cache/1", "pos": groups[0].pos if groups else None, "candidates": table, "groups": rows}
 
 
 class GroupsCache(TypedDict):
-    """The groups cache as ``_write_cache`` writes it (read back through ``validation``)."""
+    """The groups cache as ``_cache_rows`` writes it (read back through ``validation``)."""
 
     format: Literal["wdlmpro-cache/1"]
     candidates: list[tuple[str, str, str]]
     groups: list[list[int]]
 
 
-def _read_cache(path: Path, pos: str) -> list[SynsetGroup] | None:
-    """The cached groups, or None when the file is missing or unusable (then we rebuild)."""
-    from lexprobe.cache import read_cache_file
-    from lexprobe.validation import problems
-
-    try:
-        raw = read_cache_file(path)
-        if raw is None:
-            return None
-        data = json.loads(raw)
-        if problems(data, GroupsCache):  # a value of another type would become a candidate's text
-            return None
-        table = [Candidate(*c) for c in data["candidates"]]
-        groups = []
-        for row in data["groups"]:
-            cands = tuple(table[i] for i in row)
-            groups.append(SynsetGroup(cands[0].synset, pos, cands[0].word, cands))
-        return groups
-    except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError):
-        return None
+def _groups_from_cache(data: GroupsCache, pos: str) -> list[SynsetGroup]:
+    """The groups of a cache file that read back as ``GroupsCache`` (an index out of the table: rebuilt)."""
+    table = [Candidate(*c) for c in data["candidates"]]
+    groups = []
+    for row in data["groups"]:
+        cands = tuple(table[i] for i in row)
+        groups.append(SynsetGroup(cands[0].synset, pos, cands[0].word, cands))
+    return groups
 
 
 def default_dataset(pos: str = "both", keep_duplicates: bool = False, progress: bool = True) -> list[SynsetGroup]:
     """The full dataset, built once (1-3 minutes) and cached under cache_dir()/wdlmpro/; loading it takes seconds.
 
     The cache file name carries the WordNet version and fingerprint, the builder version and the variant, so a
-    different WordNet or construction never reuses a stale build; a damaged cache file is rebuilt.
+    different WordNet or construction never reuses a stale build; a damaged cache file is rebuilt
+    (``cache.cached_json``; a read-only cache is one notice and the groups are used without storing them, D16).
     """
     groups = []
     for p in pos_list(pos):
-        path = _cache_path(p, keep_duplicates)
-        cached = _read_cache(path, p) if path.exists() else None
-        if cached is None:
-            cached = build_groups(p, keep_duplicates, wn=load_wordnet(), progress=progress)
-            _write_cache(cached, path)
+        build = partial(build_groups, p, keep_duplicates, progress=progress)
+        cached: list[SynsetGroup] = cached_json(_cache_path(p, keep_duplicates), GroupsCache, build,
+                                                read=partial(_groups_from_cache, pos=p), stored=_cache_rows)
         groups.extend(cached)
     return groups
 

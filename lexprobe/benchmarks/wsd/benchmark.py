@@ -73,7 +73,7 @@ def default_run(out_dir: Path, part: Any) -> dict:
     Without the framework in the data directory the part is skipped (``DataMissing``): nothing stands in."""
     from lexprobe.benchmarks.wsd.config import WsdChooseOptions
     from lexprobe.core.engine import serves
-    from lexprobe.core.evaluate import evaluate
+    from lexprobe.core.evaluate import run_part
     from lexprobe.core.requests import Continuation
     from lexprobe.data.wsd import default_root
     from lexprobe.errors import DataMissing
@@ -91,8 +91,7 @@ def default_run(out_dir: Path, part: Any) -> dict:
         method = "embedding"
     choose = WsdChooseOptions(chat=part.chat, units_per_batch=1) if method == "choose" else WsdChooseOptions()
     config = WsdConfig(method=method, limit=part.sample, seed=0, choose=choose)
-    result = evaluate(WSD, scorer, config, out_dir / f"{part.stem('wsd')}.json", model=part.model)
-    assert result is not None  # `lexprobe run` is one process (rank 0)
+    result = run_part(WSD, part, config, out_dir / f"{part.stem('wsd')}.json", scorer=scorer, quiet=True)
     return {"metrics": result["metrics"]}
 
 
