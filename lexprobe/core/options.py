@@ -35,6 +35,7 @@ class FieldSpec:
 
     name: str
     flag: str  #: its CLI spelling (``--field-name`` unless declared)
+    short: str | None = None  #: a one-letter spelling besides ``flag`` (``-v``)
     help: str = ""
     default: Any = None  #: the default value (a factory's, made once: config values are immutable)
     #: the allowed values, or a function that gives them when the parser is built (``allowed``)
@@ -83,20 +84,14 @@ def _default(f: dataclasses.Field) -> Any:
 
 @lru_cache(maxsize=None)
 def spec(cls: Any) -> tuple[FieldSpec, ...]:
-    """The fields of the config dataclass ``cls``, compiled once (the one reading of its declarations)."""
+    """The fields of the config dataclass ``cls``, compiled once (the one reading of its declarations): what
+    ``option``/``nested`` declared, with the field's name, its flag and its default (a plain field: every
+    default of ``FieldSpec``)."""
     out = []
     for f in dataclasses.fields(cls):
-        md = f.metadata
-        owner = md.get("method")
-        out.append(FieldSpec(
-            name=f.name, flag=md.get("flag") or "--" + f.name.replace("_", "-"), help=md.get("help") or "",
-            default=_default(f), choices=md.get("choices"), argtype=md.get("type"), nargs=md.get("nargs"),
-            metavar=md.get("metavar"), required=bool(md.get("required")), cli=md.get("cli") is not False,
-            record=md.get("record", True),
-            key=md.get("key", True), methods=() if owner is None else ((owner,) if isinstance(owner, str) else tuple(owner)),
-            path=md.get("path"), writes=tuple(md.get("writes", ())),
-            outputs_inside=bool(md.get("outputs_inside")), names_data=bool(md.get("names_data")),
-            group=md.get("nested"), implied=md.get("implied")))
+        declared = f.metadata.get("spec") or FieldSpec(name=f.name, flag="")
+        out.append(dataclasses.replace(declared, name=f.name, flag=declared.flag or "--" + f.name.replace("_", "-"),
+                                       default=_default(f)))
     return tuple(out)
 
 
@@ -127,7 +122,7 @@ def add_options(parser: argparse.ArgumentParser, cls: type, title: str | None = 
                                              ("metavar", f.metavar)) if v is not None})
             if f.required and not f.positional:
                 kwargs.update(required=True, default=None)
-        action = target.add_argument(f.flag, **kwargs)
+        action = target.add_argument(*filter(None, (f.short, f.flag)), **kwargs)
         if f.path:  # declared once, in the field: checked by ``outputs.guard`` before the command runs
             from lexprobe.cli_common import declare_path
 
@@ -276,7 +271,7 @@ def _changed_options(config: Any) -> list[str] | None:
 
 # --- declaring a config's fields, and what a result and the resume key hold of it ---------------------------
 def option(default: Any = None, help: str = "", *, choices: Any = None, type: Callable | None = None,
-           flag: str | None = None, cli: bool = True, record: bool = True, key: bool = True,
+           flag: str | None = None, short: str | None = None, cli: bool = True, record: bool = True, key: bool = True,
            nargs: str | None = None, metavar: str | None = None, required: bool = False,
            method: str | tuple[str, ...] | None = None,
            factory: Callable | None = None, input: bool = False, path: str | None = None,
@@ -295,18 +290,20 @@ def option(default: Any = None, help: str = "", *, choices: Any = None, type: Ca
     ``input=True`` is ``path=INPUT``. ``names_data``: the option names the data to load (sense ranking's
     ``--corpus``); given items a caller loaded itself (``evaluate(..., items=...)``), it only names them, so its
     ``choices`` are not checked. ``implied``: the path read when a path option is not given (a default file),
-    guarded like a given one. ``flag`` without dashes (``flag="files"``): a positional operand. ``choices``: the
-    allowed values, or a function giving them when the parser is built (``FieldSpec.allowed``).
+    guarded like a given one. ``flag`` without dashes (``flag="files"``): a positional operand; ``short``: a
+    one-letter spelling besides it (``-v``). ``choices``: the allowed values, or a function giving them when the
+    parser is built (``FieldSpec.allowed``).
     """
     from lexprobe.outputs import INPUT, PATH_KINDS
 
     path = INPUT if input and path is None else path
     if path is not None and path not in PATH_KINDS:
         raise ValueError(f"option(path=...) is one of {PATH_KINDS}, not {path!r}")
-    metadata = {"help": help, "choices": choices, "type": type, "flag": flag, "cli": cli, "record": record,
-                "key": key and record, "nargs": nargs, "required": required, "method": method,
-                "input": path == INPUT, "path": path, "writes": tuple(writes), "outputs_inside": outputs_inside,
-                "names_data": names_data, "metavar": metavar, "implied": implied}
+    declared = FieldSpec(name="", flag=flag or "", short=short, help=help, choices=choices, argtype=type, nargs=nargs,
+                         metavar=metavar, required=required, cli=cli, record=record, key=key and record,
+                         methods=_methods(method), path=path, writes=tuple(writes), outputs_inside=outputs_inside,
+                         names_data=names_data, implied=implied)
+    metadata = {"spec": declared}  # the name, the flag's default spelling and the default: ``spec``
     if factory is not None:
         return field(default_factory=factory, metadata=metadata)
     return field(default=default, metadata=metadata)
@@ -314,8 +311,12 @@ def option(default: Any = None, help: str = "", *, choices: Any = None, type: Ca
 
 def nested(cls: type, help: str = "", method: str | None = None) -> Any:
     """A config field holding another option dataclass (e.g. the choose options), offered as a group."""
-    return field(default_factory=cls, metadata={"nested": cls, "help": help, "method": method, "record": True,
-                                                "key": True, "cli": True})
+    declared = FieldSpec(name="", flag="", help=help, methods=_methods(method), group=cls)
+    return field(default_factory=cls, metadata={"spec": declared})
+
+
+def _methods(method: str | tuple[str, ...] | None) -> tuple[str, ...]:
+    return () if method is None else (method,) if isinstance(method, str) else tuple(method)
 
 
 def recorded(config: Any) -> dict:
