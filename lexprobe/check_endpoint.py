@@ -10,11 +10,13 @@ bad input.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 from lexprobe.backends import is_endpoint
 from lexprobe.backends.options import DTYPES
-from lexprobe.cli_common import path_arg, positive_float
+from lexprobe.cli_common import positive_float
+from lexprobe.core.options import add_commands, option
 from lexprobe.errors import LexprobeError
 from lexprobe.outputs import INPUT, OUTPUT
 
@@ -33,19 +35,24 @@ PROBES: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
+@dataclass(frozen=True)
+class CheckEndpoint:
+    url: str = option(None, "the endpoint, http://HOST:PORT/v1", flag="url", metavar="URL")
+    against: str = option(None, "the served model's folder (or GGUF file, or packaged short name) on this machine, "
+                                "loaded here", required=True, metavar="PATH", path=INPUT)
+    tolerance: float = option(DEFAULT_TOLERANCE, "largest per-request |difference| of summed log-probabilities that "
+                                                 "still agrees", type=positive_float)
+    served_model: str | None = option(None, "the served model's name, where the server lists several")
+    device: str = option("cpu", "device of the in-process model")
+    dtype: str = option("float32", "dtype of the in-process model", choices=DTYPES)
+    json: str | None = option(None, "also write every request's figures to this JSON file", metavar="FILE",
+                              path=OUTPUT)
+
+
 def register(sub) -> None:
-    p = sub.add_parser("check-endpoint", help="score a fixed probe set through an endpoint and in process, and say "
-                                              "whether they agree (exit 1 when they do not)")
-    p.add_argument("url", metavar="URL", help="the endpoint, http://HOST:PORT/v1")
-    path_arg(p, "--against", kind=INPUT, required=True, metavar="PATH",
-             help="the served model's folder (or GGUF file, or packaged short name) on this machine, loaded here")
-    p.add_argument("--tolerance", type=positive_float, default=DEFAULT_TOLERANCE,
-                   help="largest per-request |difference| of summed log-probabilities that still agrees")
-    p.add_argument("--served-model", default=None, help="the served model's name, where the server lists several")
-    p.add_argument("--device", default="cpu", help="device of the in-process model")
-    p.add_argument("--dtype", choices=DTYPES, default="float32", help="dtype of the in-process model")
-    path_arg(p, "--json", kind=OUTPUT, metavar="FILE", help="also write every request's figures to this JSON file")
-    p.set_defaults(func=cmd_check_endpoint)
+    add_commands(sub, {"check-endpoint": (CheckEndpoint, "score a fixed probe set through an endpoint and in "
+                                                         "process, and say whether they agree (exit 1 when they do "
+                                                         "not)", cmd_check_endpoint)})
 
 
 def compare_scores(here: list, there: list, requests: list[tuple[int, str, str]], tolerance: float) -> dict:
@@ -92,7 +99,7 @@ def format_check(check: dict, url: str, against: str) -> str:
     return table + "\n" + wrap_text(verdict)
 
 
-def cmd_check_endpoint(args) -> int:
+def cmd_check_endpoint(args: CheckEndpoint) -> int:
     from lexprobe.models import load_scorer
 
     if not is_endpoint(args.url):

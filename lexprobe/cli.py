@@ -11,8 +11,10 @@ import errno
 import logging
 import os
 import sys
+from dataclasses import dataclass
 from types import ModuleType
 
+from lexprobe.core.options import add_options, option
 from lexprobe.errors import LexprobeError
 
 #: commands that are not benchmarks: command -> (the group whose module registers it, one-line help).
@@ -27,6 +29,14 @@ COMMANDS = {
                                          "agree? (a server's precision changes scores)"),
     "export": ("export", "the benchmarks as Hugging Face datasets or lm-evaluation-harness tasks"),
 }
+
+
+@dataclass(frozen=True)
+class Main:
+    """The options before the command (``main`` reads them; every command sees them)."""
+
+    traceback: bool = option(False, "show full tracebacks on errors")
+    verbose: bool = option(False, "log more detail", short="-v")
 
 
 def command_module(group: str) -> ModuleType:
@@ -77,8 +87,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         prog="lexprobe",
         description="Benchmarks of word-meaning understanding: WDLMPro, CoDA21, CWE sense ranking.",
     )
-    parser.add_argument("--traceback", action="store_true", help="show full tracebacks on errors")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log more detail")
+    add_options(parser, Main)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 

@@ -136,15 +136,23 @@ def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = 
 
 def add_model_option(group: Any, option: Any) -> argparse.Action:
     """``option`` (a ``backends.options.ModelOption``) as an argparse option of ``group``."""
-    from lexprobe.models import KINDS
+    return group.add_argument(option.flag, **model_option_args(option))
 
+
+def model_option_args(option: Any) -> dict[str, Any]:
+    """The default, help and choices (or checker, as argparse's ``type``) of ``option`` (a
+    ``backends.options.ModelOption``): ``add_model_option``'s, and ``core.options.option``'s where a command
+    declares model options as fields (``lexprobe run``)."""
     kwargs: dict[str, Any] = {"default": option.default, "help": option.help}
-    choices = KINDS if option.name == "kind" else option.choices  # the kinds: the registered backends'
-    if choices is not None:
-        kwargs["choices"] = choices
+    if option.name == "kind":  # the kinds: the registered backends'
+        from lexprobe.models import KINDS
+
+        kwargs["choices"] = KINDS
+    elif option.choices is not None:
+        kwargs["choices"] = option.choices
     else:
         kwargs["type"] = _argparse_type(option.check)
-    return group.add_argument(option.flag, **kwargs)
+    return kwargs
 
 
 def model_options(args: argparse.Namespace, seed: int | None = None) -> dict[str, Any]:
@@ -171,9 +179,11 @@ def scorer_from_args(args: argparse.Namespace, prefer: str | None = None, seed: 
     return prepared.load()
 
 
+#: ``--overwrite``'s help, the same for every ``eval`` (``add_overwrite_arg``) and ``run`` (a declared option)
+OVERWRITE_HELP = ("replace a result file that holds another run's result (another model, items or options; without it "
+                  "such a file is refused, and a re-run of the same job rewrites its own result)")
+
+
 def add_overwrite_arg(parser: argparse.ArgumentParser) -> None:
-    """``--overwrite``: the one declaration of every ``eval`` and ``run`` (``evaluate`` reads it)."""
-    parser.add_argument("--overwrite", action="store_true",
-                        help="replace a result file that holds another run's result (another model, items or "
-                             "options; without it such a file is refused, and a re-run of the same job rewrites "
-                             "its own result)")
+    """``--overwrite`` of every ``eval`` (``evaluate`` reads it)."""
+    parser.add_argument("--overwrite", action="store_true", help=OVERWRITE_HELP)

@@ -33,12 +33,14 @@ from __future__ import annotations
 import json
 import sys
 import time
-from dataclasses import replace
+from dataclasses import dataclass, make_dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from lexprobe.backends.options import MODEL_OPTIONS
-from lexprobe.cli_common import add_model_option, add_overwrite_arg, path_arg, positive_int
+from lexprobe.cli_common import OVERWRITE_HELP, model_option_args, positive_int
 from lexprobe.core.contract import RunPart, main_scores
+from lexprobe.core.options import add_commands, nested, option
 from lexprobe.core.registry import get, names
 from lexprobe.errors import CapabilityError, DataMissing, LexprobeError, ModelError
 from lexprobe.model_names import DEFAULT_MODEL, PACKAGED, resolve_model_path
@@ -57,43 +59,46 @@ LLM = "smollm2-135m-instruct"
 _INSTALL = PACKAGED[LLM]
 
 
-def register(sub) -> None:
-    p = sub.add_parser("run", help="the main job: every benchmark on the embedded default model, and a causal LM "
-                                   "(SmolLM2-135M-Instruct) on WDLMPro and CoDA21, quick samples")
-    path_arg(p, "--model", kind=INPUT, help="run only this model, on every benchmark (default: the embedded "
-                                   f"{DEFAULT_MODEL}, then the causal LM of --llm)")
-    p.add_argument("--llm", help=f"the causal LM asked by likelihood and ask-to-choose (chat) on WDLMPro and CoDA21 "
-                                 f"(default: {LLM}, a de-quantised Q4_1 GGUF: `{_INSTALL}`)")
-    p.add_argument("--no-llm", action="store_true", help="run only the default model (no causal-LM parts)")
-    path_arg(p, "--out-dir", kind=OUTPUT_DIR, default="results", help="folder for result files")  # outputs.guard
-    p.add_argument("--only", nargs="+", choices=names(), help="run only these benchmarks (default: all)")
-    p.add_argument("--sample", type=positive_int,
-                   help="override every part's sample size (groups per POS / instances; default: each part's)")
-    p.add_argument("--full", action="store_true",
-                   help="the larger samples (MiniLM: WDLMPro 100 groups per POS, whole CoDA21 files, SemCor 4,000 "
-                        "instances; SmolLM2: 25 WDLMPro and 15 CoDA21 groups per POS) instead of the quick ones "
-                        "(30, 10, 1,500; 8 and 4): minutes more on idle cores, much longer on busy ones")
-    p.add_argument("--no-fetch", action="store_true",
-                   help="do not download missing datasets; run on what is present and the bundled samples")
-    add_overwrite_arg(p)
-    g = p.add_argument_group("options of --model's model (as every eval takes them: docs/backends.md)")
-    for option in MODEL_OPTIONS_OF_RUN:
-        add_model_option(g, option)
-    p.set_defaults(func=cmd_run)
-
-
 #: the model options ``run`` takes for ``--model`` (the kind and the seed are each part's own)
 MODEL_OPTIONS_OF_RUN = tuple(o for o in MODEL_OPTIONS if o.flag and o.name not in ("kind", "seed"))
+#: ... as an option group: each declared once (``backends.options``: flag, checker, default, help)
+ModelOptionsOfRun = make_dataclass("ModelOptionsOfRun", [(o.name, Any, option(flag=o.flag, **model_option_args(o)))
+                                                         for o in MODEL_OPTIONS_OF_RUN], frozen=True)
 
 
-def model_options(args) -> dict:
+@dataclass(frozen=True)
+class Run:
+    model: str | None = option(None, "run only this model, on every benchmark (default: the embedded "
+                                     f"{DEFAULT_MODEL}, then the causal LM of --llm)", path=INPUT)
+    llm: str | None = option(None, "the causal LM asked by likelihood and ask-to-choose (chat) on WDLMPro and CoDA21 "
+                                   f"(default: {LLM}, a de-quantised Q4_1 GGUF: `{_INSTALL}`)")
+    no_llm: bool = option(False, "run only the default model (no causal-LM parts)")
+    out_dir: str = option("results", "folder for result files", path=OUTPUT_DIR)  # outputs.guard
+    only: tuple[str, ...] | None = option(None, "run only these benchmarks (default: all)", nargs="+", choices=names)
+    sample: int | None = option(None, "override every part's sample size (groups per POS / instances; default: each "
+                                      "part's)", type=positive_int)
+    full: bool = option(False, "the larger samples (MiniLM: WDLMPro 100 groups per POS, whole CoDA21 files, SemCor "
+                               "4,000 instances; SmolLM2: 25 WDLMPro and 15 CoDA21 groups per POS) instead of the "
+                               "quick ones (30, 10, 1,500; 8 and 4): minutes more on idle cores, much longer on busy "
+                               "ones")
+    no_fetch: bool = option(False, "do not download missing datasets; run on what is present and the bundled samples")
+    overwrite: bool = option(False, OVERWRITE_HELP)
+    backend: Any = nested(ModelOptionsOfRun, "options of --model's model (as every eval takes them: docs/backends.md)")
+
+
+def register(sub) -> None:
+    add_commands(sub, {"run": (Run, "the main job: every benchmark on the embedded default model, and a causal LM "
+                                    "(SmolLM2-135M-Instruct) on WDLMPro and CoDA21, quick samples", cmd_run)})
+
+
+def model_options(args: Run) -> dict:
     """The model options given for ``--model`` (an option's CLI default counts as not given), checked against
     the backend that runs it before any work (``models.prepare_model``: parsed by argparse, not again); one
     line when given without ``--model``."""
     from lexprobe.models import prepare_model
 
-    given = {o.name: getattr(args, o.name) for o in MODEL_OPTIONS_OF_RUN
-             if getattr(args, o.name, None) not in (None, o.default)}
+    given = {o.name: getattr(args.backend, o.name) for o in MODEL_OPTIONS_OF_RUN
+             if getattr(args.backend, o.name) not in (None, o.default)}
     if given and args.model is None:
         flags = ", ".join(str(o.flag) for o in MODEL_OPTIONS_OF_RUN if o.name in given)
         raise LexprobeError(f"{flags} apply to --model's model; pass --model, or drop them")
@@ -102,7 +107,7 @@ def model_options(args) -> dict:
     return given
 
 
-def plan(args) -> tuple[list[tuple[str, RunPart]], list[dict]]:
+def plan(args: Run) -> tuple[list[tuple[str, RunPart]], list[dict]]:
     """The parts to run, in order, and the parts left out with the reason (a missing package)."""
     chosen = benchmarks_of(args)
     if args.model is not None and (args.llm or args.no_llm):
@@ -137,9 +142,9 @@ def _tag(model: str, method: str, chat: bool) -> str:
     return "-".join([name.replace("/", "_"), method] + (["chat"] if chat else []))
 
 
-def benchmarks_of(args) -> list[str]:
+def benchmarks_of(args: Run) -> list[str]:
     """The benchmarks the job runs: ``--only``'s, else every one with main-job parts (``Benchmark.run``)."""
-    chosen = args.only or [n for n in names() if get(n).run is not None]
+    chosen = list(args.only or [n for n in names() if get(n).run is not None])
     without = [n for n in chosen if get(n).run is None]
     if without:
         raise LexprobeError(f"{', '.join(without)} has no part in `lexprobe run`; use `lexprobe {without[0]} eval`, "
@@ -147,7 +152,7 @@ def benchmarks_of(args) -> list[str]:
     return chosen
 
 
-def cmd_run(args) -> int:
+def cmd_run(args: Run) -> int:
     benchmarks_of(args)  # refused before the output folder is made
     out_dir = make_output_dir(args.out_dir, "--out-dir")  # made before any work (outputs.guard checked it against --model)
     # a second job on --out-dir stops before any fetch or model; each part's result file is replaced only if it
@@ -156,7 +161,7 @@ def cmd_run(args) -> int:
         return _run(args, out_dir)
 
 
-def _run(args, out_dir) -> int:
+def _run(args: Run, out_dir: Path) -> int:
     from lexprobe.report.build import report_new_results, result_files_in
 
     job_started = time.time()

@@ -29,7 +29,7 @@ PACKAGE = ROOT / "lexprobe"
 LAYERS = (
     (4, ("lexprobe.cli", "lexprobe.run", "lexprobe.report", "lexprobe.human", "lexprobe.__main__",
          "lexprobe.check_endpoint", "lexprobe.api",
-         "lexprobe.export")),
+         "lexprobe.export", "lexprobe.data.cli")),  # data.cli: `lexprobe data`'s commands, a declared-options command
     (3, ("lexprobe.benchmarks",)),
     (2, ("lexprobe.core.contract", "lexprobe.core.registry", "lexprobe.core.options", "lexprobe.core.evaluate",
          "lexprobe.core.commands", "lexprobe.core.human_items", "lexprobe.core.human_score", "lexprobe.prompting",

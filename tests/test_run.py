@@ -104,9 +104,10 @@ def test_run_on_a_fresh_machine_without_network(minilm_path, tmp_path, capsys):
 def _plan(argv, monkeypatch):
     from lexprobe import run
     from lexprobe.cli import build_parser
+    from lexprobe.core.options import config_from_args
 
     monkeypatch.setattr(run, "resolve_model_path", lambda model: None)  # the plan, whatever is installed
-    return run.plan(build_parser(["run"]).parse_args(["run", *argv]))[0]
+    return run.plan(config_from_args(run.Run, build_parser(["run"]).parse_args(["run", *argv])))[0]
 
 
 def test_main_job_default_is_the_quick_sample_and_full_is_one_flag_away(monkeypatch):

@@ -2,14 +2,16 @@
 declared paths and the checks all read the same ``FieldSpec``s.
 
 Every ``option(...)`` field of a benchmark's ``Config`` (``option`` below) becomes ``--field-name``
-(``flag`` overrides), with its help, choices, type and default; booleans are flags; a ``nested(...)`` field
-becomes an argument group. ``spec(cls)`` reads the dataclass's fields once (cached per class) and everything
-below reads the spec: ``add_options`` (the parser), ``config_from_args`` (the same dataclass back from the
-parsed arguments, so ``lexprobe <benchmark> eval`` and ``evaluate(benchmark, scorer, Config(...))`` record
-the same config), ``check_declared`` / ``check_method_options`` / ``check_nested_options`` (what the
-declarations refuse), ``eval_command`` (a config back to its command line), and ``recorded`` /
-``key_options`` / ``declared_paths`` (what a result records, what the resume key holds, what
-``outputs.guard`` checks).
+(``flag`` overrides), with its help, choices, type, default and metavar; booleans are flags; a ``nested(...)``
+field becomes an argument group. A command's options are such a dataclass too (``add_commands``: the command
+is a function of it), so the benchmarks' sub-commands and ``lexprobe run|report|compare|data|human|export|
+check-endpoint`` take their flags, checks and declared paths from the same declarations. ``spec(cls)`` reads
+the dataclass's fields once (cached per class) and everything below reads the spec: ``add_options`` (the
+parser), ``config_from_args`` (the same dataclass back from the parsed arguments, so ``lexprobe <benchmark>
+eval`` and ``evaluate(benchmark, scorer, Config(...))`` record the same config), ``check_declared`` /
+``check_method_options`` / ``check_nested_options`` (what the declarations refuse), ``eval_command`` (a config
+back to its command line), and ``recorded`` / ``key_options`` / ``declared_paths`` (what a result records,
+what the resume key holds, what ``outputs.guard`` checks).
 
 Why one compiled spec: the fields were walked with ``dataclasses.fields`` in nine places, each reading the
 declaration's metadata its own way (a default from a factory here, a flag spelled there); a declaration now
@@ -33,11 +35,14 @@ class FieldSpec:
 
     name: str
     flag: str  #: its CLI spelling (``--field-name`` unless declared)
+    short: str | None = None  #: a one-letter spelling besides ``flag`` (``-v``)
     help: str = ""
     default: Any = None  #: the default value (a factory's, made once: config values are immutable)
+    #: the allowed values, or a function that gives them when the parser is built (``allowed``)
     choices: Any = None
     argtype: Callable | None = None  #: argparse's ``type`` (the value's parser)
     nargs: str | None = None
+    metavar: str | None = None  #: how the help names the value (``DIR``, ``RESULT.json``)
     required: bool = False
     cli: bool = True  #: offered on the command line
     record: bool = True  #: written to the result's ``config``
@@ -45,6 +50,7 @@ class FieldSpec:
     methods: tuple[str, ...] = ()  #: the methods it belongs to; (): every method
     path: str | None = None  #: ``outputs.INPUT`` / ``OUTPUT`` / ``IMAGE`` / ``OUTPUT_DIR``
     writes: tuple[str, ...] = ()  #: the files an ``OUTPUT_DIR`` path's command writes inside it
+    outputs_inside: bool = False  #: an ``INPUT`` folder the command's outputs may be written into
     names_data: bool = False  #: names the data to load (not checked against ``choices`` for given items)
     group: type | None = None  #: a ``nested`` option group: its dataclass (``spec(group)`` its fields)
     #: a path read when the option is not given (a default file): guarded like a given one
@@ -54,6 +60,14 @@ class FieldSpec:
     def positional(self) -> bool:
         """Given without a flag (``option(flag="files")``): a command's operands."""
         return not self.flag.startswith("-")
+
+    def allowed(self) -> Any:
+        """The choices; a callable's, computed now.
+
+        Why a callable: some choices are a registry's (the benchmarks with people's items, the exports), known
+        only once the registry is filled, and this layer may not import the registries above it: the command
+        that declares the option passes the registry's function, called when its parser is built."""
+        return self.choices() if callable(self.choices) else self.choices
 
     def applies(self, method: str | None) -> bool:
         """Whether the field belongs to ``method`` (``option(method=...)``)."""
@@ -70,18 +84,14 @@ def _default(f: dataclasses.Field) -> Any:
 
 @lru_cache(maxsize=None)
 def spec(cls: Any) -> tuple[FieldSpec, ...]:
-    """The fields of the config dataclass ``cls``, compiled once (the one reading of its declarations)."""
+    """The fields of the config dataclass ``cls``, compiled once (the one reading of its declarations): what
+    ``option``/``nested`` declared, with the field's name, its flag and its default (a plain field: every
+    default of ``FieldSpec``)."""
     out = []
     for f in dataclasses.fields(cls):
-        md = f.metadata
-        owner = md.get("method")
-        out.append(FieldSpec(
-            name=f.name, flag=md.get("flag") or "--" + f.name.replace("_", "-"), help=md.get("help") or "",
-            default=_default(f), choices=md.get("choices"), argtype=md.get("type"), nargs=md.get("nargs"),
-            required=bool(md.get("required")), cli=md.get("cli") is not False, record=md.get("record", True),
-            key=md.get("key", True), methods=() if owner is None else ((owner,) if isinstance(owner, str) else tuple(owner)),
-            path=md.get("path"), writes=tuple(md.get("writes", ())), names_data=bool(md.get("names_data")),
-            group=md.get("nested"), implied=md.get("implied")))
+        declared = f.metadata.get("spec") or FieldSpec(name=f.name, flag="")
+        out.append(dataclasses.replace(declared, name=f.name, flag=declared.flag or "--" + f.name.replace("_", "-"),
+                                       default=_default(f)))
     return tuple(out)
 
 
@@ -108,15 +118,15 @@ def add_options(parser: argparse.ArgumentParser, cls: type, title: str | None = 
         if isinstance(f.default, bool) and f.argtype is None:
             kwargs["action"] = "store_true"
         else:
-            kwargs.update({k: v for k, v in (("type", f.argtype), ("choices", f.choices), ("nargs", f.nargs))
-                           if v is not None})
+            kwargs.update({k: v for k, v in (("type", f.argtype), ("choices", f.allowed()), ("nargs", f.nargs),
+                                             ("metavar", f.metavar)) if v is not None})
             if f.required and not f.positional:
                 kwargs.update(required=True, default=None)
-        action = target.add_argument(f.flag, **kwargs)
+        action = target.add_argument(*filter(None, (f.short, f.flag)), **kwargs)
         if f.path:  # declared once, in the field: checked by ``outputs.guard`` before the command runs
             from lexprobe.cli_common import declare_path
 
-            declare_path(parser, action, f.path, f.writes, implied=f.implied)
+            declare_path(parser, action, f.path, f.writes, implied=f.implied, outputs_inside=f.outputs_inside)
 
 
 def add_commands(sub: Any, commands: dict[str, tuple[type, str, Callable[[Any], int]]]) -> None:
@@ -127,6 +137,15 @@ def add_commands(sub: Any, commands: dict[str, tuple[type, str, Callable[[Any], 
         add_options(parser, options)
         parser.set_defaults(func=lambda args, options=options, command=command: command(config_from_args(options,
                                                                                                          args)))
+
+
+def add_command_group(sub: Any, name: str, help: str, commands: dict[str, tuple[type, str, Callable[[Any], int]]],
+                      metavar: str = "COMMAND", description: str | None = None) -> None:
+    """``lexprobe NAME COMMAND ...``: a command made of the sub-commands ``commands`` (``add_commands``)."""
+    parser = sub.add_parser(name, help=help, description=description)
+    group = parser.add_subparsers(dest=f"{name}_command", metavar=metavar)
+    group.required = True
+    add_commands(group, commands)
 
 
 def config_from_args(cls: type, args: argparse.Namespace, checked: bool = True) -> Any:
@@ -188,7 +207,7 @@ def check_declared(config: Any, items_given: bool = False) -> None:
         if f.group is not None:
             check_declared(value, items_given)
             continue
-        choices = None if items_given and f.names_data else f.choices
+        choices = None if items_given and f.names_data else f.allowed()
         for v in (value if isinstance(value, tuple) else (value,)):
             if v is None and f.default is None:
                 continue
@@ -252,10 +271,12 @@ def _changed_options(config: Any) -> list[str] | None:
 
 # --- declaring a config's fields, and what a result and the resume key hold of it ---------------------------
 def option(default: Any = None, help: str = "", *, choices: Any = None, type: Callable | None = None,
-           flag: str | None = None, cli: bool = True, record: bool = True, key: bool = True,
-           nargs: str | None = None, required: bool = False, method: str | tuple[str, ...] | None = None,
+           flag: str | None = None, short: str | None = None, cli: bool = True, record: bool = True, key: bool = True,
+           nargs: str | None = None, metavar: str | None = None, required: bool = False,
+           method: str | tuple[str, ...] | None = None,
            factory: Callable | None = None, input: bool = False, path: str | None = None,
-           writes: tuple[str, ...] = (), names_data: bool = False, implied: Callable[[], Any] | None = None) -> Any:
+           writes: tuple[str, ...] = (), outputs_inside: bool = False, names_data: bool = False,
+           implied: Callable[[], Any] | None = None) -> Any:
     """A config field with what the CLI needs to offer it.
 
     ``record``: written to the result's ``config`` (False for output options such as a plot
@@ -264,21 +285,25 @@ def option(default: Any = None, help: str = "", *, choices: Any = None, type: Ca
     to (given with another method it is an error, not silently ignored); ``path``: what the value
     is when it names a file: ``outputs.INPUT`` (read: no output may overwrite it, a FIFO is
     refused), ``outputs.OUTPUT`` or ``outputs.OUTPUT_DIR`` (written: checked writable before any
-    work; ``writes``: the files an ``OUTPUT_DIR`` gets); ``outputs.guard`` derives every check from it.
+    work; ``writes``: the files an ``OUTPUT_DIR`` gets; ``outputs_inside``: an ``INPUT`` folder the outputs may
+    be written into, ``report RESULTS --out RESULTS/report``); ``outputs.guard`` derives every check from it.
     ``input=True`` is ``path=INPUT``. ``names_data``: the option names the data to load (sense ranking's
     ``--corpus``); given items a caller loaded itself (``evaluate(..., items=...)``), it only names them, so its
     ``choices`` are not checked. ``implied``: the path read when a path option is not given (a default file),
-    guarded like a given one. ``flag`` without dashes (``flag="files"``): a positional operand.
+    guarded like a given one. ``flag`` without dashes (``flag="files"``): a positional operand; ``short``: a
+    one-letter spelling besides it (``-v``). ``choices``: the allowed values, or a function giving them when the
+    parser is built (``FieldSpec.allowed``).
     """
     from lexprobe.outputs import INPUT, PATH_KINDS
 
     path = INPUT if input and path is None else path
     if path is not None and path not in PATH_KINDS:
         raise ValueError(f"option(path=...) is one of {PATH_KINDS}, not {path!r}")
-    metadata = {"help": help, "choices": choices, "type": type, "flag": flag, "cli": cli, "record": record,
-                "key": key and record, "nargs": nargs, "required": required, "method": method,
-                "input": path == INPUT, "path": path, "writes": tuple(writes), "names_data": names_data,
-                "implied": implied}
+    declared = FieldSpec(name="", flag=flag or "", short=short, help=help, choices=choices, argtype=type, nargs=nargs,
+                         metavar=metavar, required=required, cli=cli, record=record, key=key and record,
+                         methods=_methods(method), path=path, writes=tuple(writes), outputs_inside=outputs_inside,
+                         names_data=names_data, implied=implied)
+    metadata = {"spec": declared}  # the name, the flag's default spelling and the default: ``spec``
     if factory is not None:
         return field(default_factory=factory, metadata=metadata)
     return field(default=default, metadata=metadata)
@@ -286,8 +311,12 @@ def option(default: Any = None, help: str = "", *, choices: Any = None, type: Ca
 
 def nested(cls: type, help: str = "", method: str | None = None) -> Any:
     """A config field holding another option dataclass (e.g. the choose options), offered as a group."""
-    return field(default_factory=cls, metadata={"nested": cls, "help": help, "method": method, "record": True,
-                                                "key": True, "cli": True})
+    declared = FieldSpec(name="", flag="", help=help, methods=_methods(method), group=cls)
+    return field(default_factory=cls, metadata={"spec": declared})
+
+
+def _methods(method: str | tuple[str, ...] | None) -> tuple[str, ...]:
+    return () if method is None else (method,) if isinstance(method, str) else tuple(method)
 
 
 def recorded(config: Any) -> dict:

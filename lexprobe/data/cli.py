@@ -4,39 +4,47 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
+from lexprobe.core.options import add_command_group, option
 from lexprobe.errors import DataError
 
 
+@dataclass(frozen=True)
+class List:
+    json: bool = option(False, "print JSON instead of a table")
+
+
+@dataclass(frozen=True)
+class Fetch:
+    names: tuple[str, ...] = option((), "datasets or groups (coda21, pdep); see `data list`", flag="names",
+                                    nargs="*", metavar="NAME")
+    all: bool = option(False, "every dataset that can be downloaded")
+    force: bool = option(False, "download again even if present")
+    no_progress: bool = option(False, "no progress bar")
+
+
+@dataclass(frozen=True)
+class Import:
+    name: str = option(None, "dataset or group (e.g. semcor, coda21, ontonotes)", flag="name", metavar="NAME")
+    paths: tuple[str, ...] = option((), "file(s) or folder of your copy", flag="paths", nargs="+", metavar="PATH")
+
+
+@dataclass(frozen=True)
+class Verify:
+    names: tuple[str, ...] = option((), flag="names", nargs="*", metavar="NAME")
+
+
 def register(sub) -> None:
-    p = sub.add_parser(
-        "data", help="list, fetch, import and verify the datasets (WordNet, CoDA21, SemCor, STREUSLE, PDEP, OntoNotes, WSD)",
-        description="Datasets live in the data directory ($LEXPROBE_DATA, default ~/.cache/lexprobe/data). "
-                    "LEXPROBE_DATA_MIRROR=URL fetches https://HOST/PATH from URL/HOST/PATH instead.",
-    )
-    dsub = p.add_subparsers(dest="data_command", metavar="COMMAND")
-    dsub.required = True
-
-    lst = dsub.add_parser("list", help="every dataset: version, upstream, licence, size, present/verified")
-    lst.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    lst.set_defaults(func=cmd_list)
-
-    f = dsub.add_parser("fetch", help="download datasets (pinned URLs, SHA-256 verified, resumable)")
-    f.add_argument("names", nargs="*", metavar="NAME", help="datasets or groups (coda21, pdep); see `data list`")
-    f.add_argument("--all", action="store_true", help="every dataset that can be downloaded")
-    f.add_argument("--force", action="store_true", help="download again even if present")
-    f.add_argument("--no-progress", action="store_true", help="no progress bar")
-    f.set_defaults(func=cmd_fetch)
-
-    i = dsub.add_parser("import", help="validate a copy you have and put it in the data directory")
-    i.add_argument("name", metavar="NAME", help="dataset or group (e.g. semcor, coda21, ontonotes)")
-    i.add_argument("paths", nargs="+", metavar="PATH", help="file(s) or folder of your copy")
-    i.set_defaults(func=cmd_import)
-
-    v = dsub.add_parser("verify", help="re-check the checksums of every dataset present (or of NAME...)")
-    v.add_argument("names", nargs="*", metavar="NAME")
-    v.set_defaults(func=cmd_verify)
+    add_command_group(sub, "data", "list, fetch, import and verify the datasets (WordNet, CoDA21, SemCor, STREUSLE, "
+                                   "PDEP, OntoNotes, WSD)", {
+        "list": (List, "every dataset: version, upstream, licence, size, present/verified", cmd_list),
+        "fetch": (Fetch, "download datasets (pinned URLs, SHA-256 verified, resumable)", cmd_fetch),
+        "import": (Import, "validate a copy you have and put it in the data directory", cmd_import),
+        "verify": (Verify, "re-check the checksums of every dataset present (or of NAME...)", cmd_verify),
+    }, description="Datasets live in the data directory ($LEXPROBE_DATA, default ~/.cache/lexprobe/data). "
+                   "LEXPROBE_DATA_MIRROR=URL fetches https://HOST/PATH from URL/HOST/PATH instead.")
 
 
 def _size(n: float | None) -> str:
@@ -61,7 +69,7 @@ def _status_text(info: dict, ds) -> str:
     return f"present, not verified: lexprobe data verify {ds.name}"
 
 
-def cmd_list(args) -> int:
+def cmd_list(args: List) -> int:
     from lexprobe.data import store
     from lexprobe.data.registry import DATASETS, GROUPS, data_dir
 
@@ -102,7 +110,7 @@ def cmd_list(args) -> int:
     return 0
 
 
-def cmd_fetch(args) -> int:
+def cmd_fetch(args: Fetch) -> int:
     from lexprobe.data import store
     from lexprobe.data.registry import DATASETS, expand_names
 
@@ -123,7 +131,7 @@ def cmd_fetch(args) -> int:
     return 0
 
 
-def cmd_import(args) -> int:
+def cmd_import(args: Import) -> int:
     from lexprobe.data import store
     from lexprobe.data.registry import expand_names
 
@@ -132,7 +140,7 @@ def cmd_import(args) -> int:
     return 0
 
 
-def cmd_verify(args) -> int:
+def cmd_verify(args: Verify) -> int:
     from lexprobe.data import store
     from lexprobe.data.registry import DATASETS, expand_names
 

@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
 
+from lexprobe.cli_common import positive_int
+from lexprobe.core.options import add_command_group, option
 from lexprobe.errors import DataError
+from lexprobe.outputs import INPUT, OUTPUT, OUTPUT_DIR
 
 
 def _subset(text: str) -> str | int:
     """``paper`` or a positive number of groups."""
-    from lexprobe.cli_common import positive_int
-
     return text if text == "paper" else positive_int(text)
 
 
 def _at_least_two(text: str) -> int:
-    from lexprobe.cli_common import positive_int
-
     n = positive_int(text)
     if n < 2:
         raise argparse.ArgumentTypeError("a choice needs at least 2 candidates")
@@ -35,40 +35,6 @@ def _port(text: str) -> int:
     return value
 
 
-def register(sub) -> None:
-    from lexprobe.cli_common import path_arg
-    from lexprobe.outputs import INPUT, OUTPUT, OUTPUT_DIR
-
-    p = sub.add_parser("human", help="human baselines: a local web page where people take the models' items")
-    hsub = p.add_subparsers(dest="human_command", metavar="COMMAND")
-    hsub.required = True
-
-    s = hsub.add_parser("serve", help="serve the test page; answers are saved to an SQLite file as they are given")
-    s.add_argument("--benchmark", choices=human_benchmarks(), required=True, help="which benchmark's items")
-    s.add_argument("--subset", type=_subset, default="paper",
-                   help="`paper` (WDLMPro: 20 groups per task with <= 10 candidates; CoDA21: S20) or a number "
-                        "of groups (default: paper)")
-    s.add_argument("--seed", type=int, help="sampling seed (default: 0 for WDLMPro, 42 for CoDA21 as in S20)")
-    path_arg(s, "--data", kind=INPUT, help="WDLMPro dataset dir/JSONL, or CoDA21 JSON file or variant name "
-                                  "(default: WDLMPro built from WordNet; CoDA21 clean-easy from the data directory)")
-    s.add_argument("--pos", choices=("n", "v", "both"),
-                   help="part of speech (default: both for WDLMPro; n for CoDA21 as in S20, which takes n or v)")
-    s.add_argument("--max-candidates", type=_at_least_two, default=10,
-                   help="WDLMPro: only groups with at most this many candidates (default: 10)")
-    # declared: outputs.guard keeps --db off --data and checks it writable before the command runs
-    path_arg(s, "--db", kind=OUTPUT, default="lexprobe-human.sqlite", help="answer database (default: lexprobe-human.sqlite)")
-    s.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, this machine only; ::1 for IPv6)")
-    s.add_argument("--port", type=_port, default=8765, help="port (default: 8765; 0: any free port)")
-    s.set_defaults(func=cmd_serve)
-
-    sc = hsub.add_parser("score", help="turn stored answers into result files (per participant and pooled)")
-    # declared paths: outputs.guard keeps --out off --db and checks it writable before the command runs
-    path_arg(sc, "--db", kind=INPUT, required=True, help="answer database written by `human serve`")
-    path_arg(sc, "--out", kind=OUTPUT_DIR, default="human-results",
-             help="folder for result JSON files (default: human-results)")
-    sc.set_defaults(func=cmd_score)
-
-
 def human_benchmarks() -> list[str]:
     """The registered benchmarks whose items people can take."""
     from lexprobe.core.registry import all_benchmarks
@@ -76,7 +42,39 @@ def human_benchmarks() -> list[str]:
     return [b.meta.name for b in all_benchmarks() if b.human is not None]
 
 
-def item_set_from_args(args) -> dict:
+@dataclass(frozen=True)
+class Serve:
+    benchmark: str = option(None, "which benchmark's items", choices=human_benchmarks, required=True)
+    subset: str | int = option("paper", "`paper` (WDLMPro: 20 groups per task with <= 10 candidates; CoDA21: S20) "
+                                        "or a number of groups (default: paper)", type=_subset)
+    seed: int | None = option(None, "sampling seed (default: 0 for WDLMPro, 42 for CoDA21 as in S20)", type=int)
+    data: str | None = option(None, "WDLMPro dataset dir/JSONL, or CoDA21 JSON file or variant name (default: "
+                                    "WDLMPro built from WordNet; CoDA21 clean-easy from the data directory)",
+                              path=INPUT)
+    pos: str | None = option(None, "part of speech (default: both for WDLMPro; n for CoDA21 as in S20, which takes "
+                                   "n or v)", choices=("n", "v", "both"))
+    max_candidates: int = option(10, "WDLMPro: only groups with at most this many candidates (default: 10)",
+                                 type=_at_least_two)
+    # declared: outputs.guard keeps --db off --data and checks it writable before the command runs
+    db: str = option("lexprobe-human.sqlite", "answer database (default: lexprobe-human.sqlite)", path=OUTPUT)
+    host: str = option("127.0.0.1", "address to bind (default: 127.0.0.1, this machine only; ::1 for IPv6)")
+    port: int = option(8765, "port (default: 8765; 0: any free port)", type=_port)
+
+
+@dataclass(frozen=True)
+class Score:
+    # declared paths: outputs.guard keeps --out off --db and checks it writable before the command runs
+    db: str = option(None, "answer database written by `human serve`", required=True, path=INPUT)
+    out: str = option("human-results", "folder for result JSON files (default: human-results)", path=OUTPUT_DIR)
+
+
+def register(sub) -> None:
+    add_command_group(sub, "human", "human baselines: a local web page where people take the models' items", {
+        "serve": (Serve, "serve the test page; answers are saved to an SQLite file as they are given", cmd_serve),
+        "score": (Score, "turn stored answers into result files (per participant and pooled)", cmd_score)})
+
+
+def item_set_from_args(args: Serve) -> dict:
     from lexprobe.core.registry import get
 
     human = get(args.benchmark).human
@@ -85,7 +83,7 @@ def item_set_from_args(args) -> dict:
     return human.item_set(args)
 
 
-def cmd_serve(args) -> int:
+def cmd_serve(args: Serve) -> int:
     from lexprobe.human.server import HumanApp, make_server, url_host
     from lexprobe.human.store import AnswerStore
 
@@ -111,7 +109,7 @@ def cmd_serve(args) -> int:
     return 0
 
 
-def cmd_score(args) -> int:
+def cmd_score(args: Score) -> int:
     from lexprobe.core.human_score import results_for
     from lexprobe.core.registry import get
     from lexprobe.human.store import AnswerStore

@@ -3,30 +3,42 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
+
+from lexprobe.core.options import add_commands, option
+from lexprobe.outputs import INPUT, OUTPUT, OUTPUT_DIR
 
 #: what ``report --out DIR`` writes inside DIR (none of them may be an input)
 REPORT_FILES = ("index.html", "tables.md", "tables.tex")  # (and an items page per benchmark, figures/)
 
 
+# the paths are declared (``option(path=...)``): ``outputs.guard`` checks them all before the command runs
+@dataclass(frozen=True)
+class Report:
+    results: tuple[str, ...] = option((), "result files of `eval` commands, or folders of them (e.g. the --out-dir "
+                                          "of `lexprobe run`)", flag="results", nargs="+", metavar="RESULT.json",
+                                      path=INPUT, outputs_inside=True)
+    out: str = option(None, "directory for index.html, tables.md, tables.tex", required=True, metavar="DIR",
+                      path=OUTPUT_DIR, writes=REPORT_FILES)
+
+
+@dataclass(frozen=True)
+class Compare:
+    a: str = option(None, "result file of the first run", flag="a", metavar="A.json", path=INPUT)
+    b: str = option(None, "result file of the second run (same benchmark and items)", flag="b", metavar="B.json",
+                    path=INPUT)
+    json: str | None = option(None, "also write the comparison to this JSON file", metavar="FILE", path=OUTPUT)
+
+
 def register(sub) -> None:
-    from lexprobe.cli_common import path_arg
-    from lexprobe.outputs import INPUT, OUTPUT, OUTPUT_DIR
-
-    # the paths are declared (``path_arg``): ``outputs.guard`` checks them all before the command runs
-    p = sub.add_parser("report", help="HTML report, Markdown and LaTeX tables of result files (models side by side)")
-    path_arg(p, "results", kind=INPUT, nargs="+", metavar="RESULT.json", outputs_inside=True, help="result files of `eval` commands, or folders of them (e.g. the --out-dir of `lexprobe run`)")
-    path_arg(p, "--out", kind=OUTPUT_DIR, writes=REPORT_FILES, required=True, metavar="DIR",
-             help="directory for index.html, tables.md, tables.tex")
-    p.set_defaults(func=cmd_report)
-
-    c = sub.add_parser("compare", help="compare two runs item by item: paired difference, interval and exact test")
-    path_arg(c, "a", kind=INPUT, metavar="A.json", help="result file of the first run")
-    path_arg(c, "b", kind=INPUT, metavar="B.json", help="result file of the second run (same benchmark and items)")
-    path_arg(c, "--json", kind=OUTPUT, metavar="FILE", help="also write the comparison to this JSON file")
-    c.set_defaults(func=cmd_compare)
+    add_commands(sub, {
+        "report": (Report, "HTML report, Markdown and LaTeX tables of result files (models side by side)",
+                   cmd_report),
+        "compare": (Compare, "compare two runs item by item: paired difference, interval and exact test",
+                    cmd_compare)})
 
 
-def cmd_report(args) -> int:
+def cmd_report(args: Report) -> int:
     from lexprobe.report.build import write_report
 
     index = write_report(args.results, args.out)
@@ -34,7 +46,7 @@ def cmd_report(args) -> int:
     return 0
 
 
-def cmd_compare(args) -> int:
+def cmd_compare(args: Compare) -> int:
     from lexprobe.report.compare import compare_files, format_comparison
 
     comparison = compare_files(args.a, args.b)

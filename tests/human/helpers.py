@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from argparse import Namespace
 from pathlib import Path
 
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup, write_jsonl
+from lexprobe.human.cli import Serve
 from tests.benchmarks.coda21.helpers import write_small
 
 
@@ -26,12 +26,12 @@ def wdlmpro_data(tmp_path: Path) -> Path:
     return write_jsonl(GROUPS, tmp_path / "groups.jsonl")
 
 
-def serve_args(tmp_path: Path, benchmark: str, **kw) -> Namespace:
+def serve_args(tmp_path: Path, benchmark: str, **kw) -> Serve:
+    """The options of ``lexprobe human serve`` (the declared ``Serve``) on a small data file."""
     data = wdlmpro_data(tmp_path) if benchmark == "wdlmpro" else write_small(tmp_path / "coda.json")
-    base = dict(benchmark=benchmark, subset=2, seed=None, data=str(data), pos=None, max_candidates=10,
-                db=str(tmp_path / "answers.sqlite"), host="127.0.0.1", port=0)
+    base = dict(benchmark=benchmark, subset=2, data=str(data), db=str(tmp_path / "answers.sqlite"), port=0)
     base.update(kw)
-    return Namespace(**base)
+    return Serve(**base)
 
 
 def item_set(tmp_path: Path, benchmark: str, **kw) -> dict:

@@ -170,7 +170,7 @@ def _command_modules() -> dict[str, ast.Module]:
     found = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         text = path.read_text(encoding="utf-8")
-        if "set_defaults(func=" in text or "add_commands(" in text:
+        if "set_defaults(func=" in text or "add_commands(" in text or "add_command_group(" in text:
             found[str(path.relative_to(PACKAGE.parent))] = ast.parse(text)
     return found
 
