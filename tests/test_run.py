@@ -101,6 +101,18 @@ def test_run_on_a_fresh_machine_without_network(minilm_path, tmp_path, capsys):
     assert result["metrics"]["semcor"]["all"]["n"] > 0
 
 
+def test_a_run_part_that_ranks_no_query_finishes_without_a_plot(minilm_path, tmp_path, capsys):
+    """`--sample 2` draws too few instances for any query: the part's result is written, no plot is drawn
+    (there is no curve) and the closing line says so; it stopped with a KeyError traceback before."""
+    code = main(["run", "--only", "senserank", "--sample", "2", "--no-fetch", "--out-dir", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    result = json.loads((tmp_path / "senserank-semcor.json").read_text())
+    assert result["metrics"]["semcor"]["all"].get("n", 0) == 0 and "plot" not in result
+    assert not (tmp_path / "senserank-semcor.png").exists() and "was not drawn" not in err
+    assert f"wrote {tmp_path / 'senserank-semcor.json'} (no plot: no query was ranked)" in out
+
+
 def _plan(argv, monkeypatch):
     from lexprobe import run
     from lexprobe.cli import build_parser

@@ -66,9 +66,19 @@ def dataset(config: SenseConfig) -> dict | None:
 
 
 def written(result: dict, out: Path, config: Any) -> None:
+    """The plot beside the result; none for a run that ranked no query (no curves: nothing to draw)."""
     plot_path = Path(out).with_suffix(".png")
-    (plot.plot_sweep if result.get("sweep") else plot.save_curves_plot)(result, plot_path)
+    if result.get("sweep"):
+        plot.plot_sweep(result, plot_path)
+    elif _has_curves(result):
+        plot.save_curves_plot(result, plot_path)
+    else:
+        return
     result["plot"] = str(plot_path)
+
+
+def _has_curves(result: dict) -> bool:
+    return bool(result["breakdowns"].get(res.corpus(result), {}).get("curves"))
 
 
 def unit_values(result: dict) -> list:
@@ -82,7 +92,7 @@ def figures(result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
     if result.get("sweep"):
         path = plot.plot_sweep(result, folder / f"{stem}-layers.png")
         return [(f"Sense ranking {res.corpus(result)} by layer: {model_name(result)}", Path(path))]
-    if not result["breakdowns"].get(res.corpus(result), {}).get("curves"):
+    if not _has_curves(result):
         return []
     plot.save_curves_plot(result, folder / f"{stem}.png")
     return [(f"Sense ranking precision at k: {model_name(result)}", folder / f"{stem}.png")]
@@ -112,7 +122,8 @@ def default_run(out_dir: Path, part: Any) -> dict:
     config = resolve_data(SenseConfig(corpus="semcor", max_instances=part.sample or DEFAULT_SAMPLE, seed=0))
     out = Path(out_dir) / f"{part.stem('senserank-semcor')}.json"
     result = run_part(SENSERANK, part, config, out)  # the instances loaded as ``senserank eval`` loads them
-    print(f"wrote {out} and {result['plot']} ({result['timing']['seconds']:.1f} s)")
+    plotted = f" and {result['plot']}" if result.get("plot") else " (no plot: no query was ranked)"
+    print(f"wrote {out}{plotted} ({result['timing']['seconds']:.1f} s)")
     m, base = result["metrics"]["semcor"]["all"], result["baselines"]
     return {"benchmark": "senserank", "task": "semcor-sample", "result": str(out),
             "sample_data": SAMPLE_NOTE if is_sample(config.path) else None,
