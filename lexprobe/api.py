@@ -15,7 +15,7 @@ from __future__ import annotations
 import lexprobe.benchmarks.shipped  # noqa: F401  (registers the shipped benchmarks: evaluate("wdlmpro", ...))
 from lexprobe.core.evaluate import evaluate
 from lexprobe.core.registry import get as benchmark
+from lexprobe.core.result_schema import load as load_result
 from lexprobe.models import load_scorer
-from lexprobe.result_schema import load as load_result
 
 __all__ = ["benchmark", "evaluate", "load_result", "load_scorer"]

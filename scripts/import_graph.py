@@ -27,16 +27,11 @@ PACKAGE = ROOT / "lexprobe"
 
 #: (layer, module prefixes), highest first; the longest matching prefix wins
 LAYERS = (
-    (4, ("lexprobe.cli", "lexprobe.run", "lexprobe.report", "lexprobe.human", "lexprobe.__main__",
-         "lexprobe.check_endpoint", "lexprobe.api",
-         "lexprobe.export", "lexprobe.data.cli")),  # data.cli: `lexprobe data`'s commands, a declared-options command
+    (4, ("lexprobe.cli", "lexprobe.report", "lexprobe.human", "lexprobe.export", "lexprobe.api", "lexprobe.__main__")),
     (3, ("lexprobe.benchmarks",)),
-    (2, ("lexprobe.core.contract", "lexprobe.core.registry", "lexprobe.core.options", "lexprobe.core.evaluate",
-         "lexprobe.core.commands", "lexprobe.core.human_items", "lexprobe.core.human_score", "lexprobe.prompting",
-         "lexprobe.cli_common", "lexprobe.result_schema")),
-    (1, ("lexprobe.data", "lexprobe.scorers", "lexprobe.backends", "lexprobe.models", "lexprobe.gguf_models",
-         "lexprobe.hub")),
-    (0, ("lexprobe",)),
+    (2, ("lexprobe.core", "lexprobe.prompting")),
+    (1, ("lexprobe.data", "lexprobe.scorers", "lexprobe.backends", "lexprobe.models")),
+    (0, ("lexprobe", "lexprobe.core.requests", "lexprobe.core.engine")),
 )
 
 #: ``"lexprobe.pkg.mod:attr"``: a module named in a string, to be imported later

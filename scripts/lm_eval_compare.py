@@ -44,7 +44,7 @@ def _timed(fn):
 def _load(model: str, batch_size: int):
     from lm_eval.models.huggingface import HFLM
 
-    from lexprobe.gguf_models import as_pretrained_dir
+    from lexprobe.models.gguf import as_pretrained_dir
     from lexprobe.model_names import resolve_model_path
     from lexprobe.models import load_scorer
 

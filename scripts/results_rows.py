@@ -17,7 +17,7 @@ import argparse
 import json
 from pathlib import Path
 
-from lexprobe import result_schema
+from lexprobe.core import result_schema
 
 
 def _slices(result: dict) -> list[dict]:

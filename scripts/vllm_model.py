@@ -1,6 +1,6 @@
 """A packaged GGUF model as a float32 safetensors folder vLLM can serve (``--model FOLDER``).
 
-lexprobe already de-quantises a GGUF file into its cache (``lexprobe.gguf_models.as_pretrained_dir``);
+lexprobe already de-quantises a GGUF file into its cache (``lexprobe.models.gguf.as_pretrained_dir``);
 this copies that folder and drops ``quantization_config`` from config.json (with it vLLM takes the
 folder for a GGUF checkpoint). The served weights are then exactly the ones lexprobe's in-process
 scorer loads, so the two paths can be compared to float rounding.
@@ -19,7 +19,7 @@ from pathlib import Path
 def served_folder(model: str = "smollm2-135m-instruct", out: str | Path | None = None) -> Path:
     """The folder (made once): ``out`` or ``<lexprobe cache>/vllm/<model>``."""
     from lexprobe.cache import cache_dir
-    from lexprobe.gguf_models import as_pretrained_dir
+    from lexprobe.models.gguf import as_pretrained_dir
     from lexprobe.model_names import resolve_model_path
 
     folder = Path(out) if out else cache_dir() / "vllm" / model

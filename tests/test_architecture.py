@@ -140,7 +140,7 @@ def test_the_import_graph_sees_imports_by_string():
     ``"lexprobe.pkg.mod:attr"`` registry entry (before #37 the registries hid their upward edges this way)."""
     import ast
 
-    code = ('import importlib\nimportlib.import_module("lexprobe.run")\n__import__("lexprobe.cli")\n'
+    code = ('import importlib\nimportlib.import_module("lexprobe.cli.run")\n__import__("lexprobe.cli")\n'
             'TABLE = {"x": "lexprobe.benchmarks.wsd.benchmark:Wsd", "y": "not:a target", "z": "lexprobe.models"}\n')
-    assert _import_graph().string_imports(ast.parse(code)) == ["lexprobe.run", "lexprobe.cli",
+    assert _import_graph().string_imports(ast.parse(code)) == ["lexprobe.cli.run", "lexprobe.cli",
                                                                "lexprobe.benchmarks.wsd.benchmark"]

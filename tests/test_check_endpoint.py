@@ -11,7 +11,7 @@ import json
 import pytest
 import torch
 
-from lexprobe.check_endpoint import DEFAULT_TOLERANCE, PROBES, compare_scores
+from lexprobe.cli.check_endpoint import DEFAULT_TOLERANCE, PROBES, compare_scores
 from lexprobe.cli import main
 from lexprobe.models import load_scorer
 from tests.backends.fake_openai import FakeOpenAI

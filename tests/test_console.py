@@ -103,7 +103,7 @@ def test_console_figures_are_percentages(results):
 
 def test_run_closing_table_fits_and_names_each_model(results, tmp_path, capsys):
     """`lexprobe run`'s closing table once was 225 columns wide (a choose part's headline padded every row)."""
-    from lexprobe.run import _main_scores, _print_times, _scored
+    from lexprobe.cli.run import _main_scores, _print_times, _scored
 
     done = []
     for name, model in (("wdlmpro-likelihood", "all-MiniLM-L6-v2"), ("wdlmpro-choose", LONG),

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from lexprobe.core.contract import failure_rows, format_result, prefers, unit_values
-from lexprobe import reporting, result_schema
+from lexprobe import reporting
+from lexprobe.core import result_schema
 from lexprobe.core import registry
 from lexprobe.core.evaluate import evaluate
 from lexprobe.cli import main
@@ -328,7 +329,7 @@ def test_a_fourth_benchmark_works_in_eval_report_compare_and_run(toy, tmp_path, 
 def test_a_fourth_benchmark_declares_its_main_job_parts(toy, tmp_path, monkeypatch, capsys):
     """``lexprobe run`` reads the toy's samples and its causal-LM part from the toy's module (``run=RunParts(...)``),
     and records and prints each part's ``main_score``."""
-    import lexprobe.run as run
+    import lexprobe.cli.run as run
 
     monkeypatch.setattr(run, "resolve_model_path", lambda model: None)  # "random" stands in for the causal LM
     assert main(["run", "--only", "toy", "--llm", "random", "--no-fetch", "--out-dir", str(tmp_path / "run")]) == 0

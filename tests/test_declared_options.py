@@ -85,7 +85,7 @@ def test_choices_from_a_function_are_read_when_the_parser_is_built_and_by_check_
 
 
 def test_metavar_short_positional_and_an_open_input_folder_are_declared_in_the_field(tmp_path):
-    from lexprobe.cli_common import check_declared_paths
+    from lexprobe.core.cli_common import check_declared_paths
     from lexprobe.core.options import option
     from lexprobe.outputs import INPUT, OUTPUT_DIR
 
@@ -120,7 +120,7 @@ def test_no_top_level_command_builds_its_options_by_hand():
     import lexprobe
 
     package = Path(lexprobe.__file__).parent
-    modules = ["cli.py", "run.py", "check_endpoint.py", "report/cli.py", "data/cli.py", "human/cli.py",
+    modules = ["cli/__init__.py", "cli/run.py", "cli/check_endpoint.py", "report/cli.py", "cli/data.py", "human/cli.py",
                "export/cli.py"]
     for name in modules:
         text = (package / name).read_text(encoding="utf-8")

@@ -65,7 +65,7 @@ def test_a_cached_hub_name_loads_from_the_cache_with_one_notice(tmp_path, groups
 
 
 def test_only_hub_names_are_probed(tiny_gpt2, monkeypatch):
-    from lexprobe import hub
+    from lexprobe.models import hub
 
     asked: list[str] = []
     monkeypatch.setattr(hub, "_unreachable", lambda endpoint, name: asked.append(name))

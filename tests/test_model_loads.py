@@ -73,7 +73,7 @@ def count_batch_size_parses(monkeypatch, counts: Counter) -> None:
 
 
 def loads(argv: list[str], model: str) -> Counter:
-    import lexprobe.gguf_models  # noqa: F401  (loaded, so their functions are counted)
+    import lexprobe.models.gguf  # noqa: F401  (loaded, so their functions are counted)
     import lexprobe.models  # noqa: F401
     import lexprobe.regular_files  # noqa: F401
 
@@ -83,7 +83,7 @@ def loads(argv: list[str], model: str) -> Counter:
                     lambda path, *a, **k: Path(path).resolve() == Path(model).resolve())
         count_calls(monkeypatch, counts, "lexprobe.models", "check_model_reference")
         count_calls(monkeypatch, counts, "lexprobe.model_names", "resolve_model_path")
-        count_calls(monkeypatch, counts, "lexprobe.gguf_models", "metadata")
+        count_calls(monkeypatch, counts, "lexprobe.models.gguf", "metadata")
         count_config_reads(monkeypatch, counts)
         count_batch_size_parses(monkeypatch, counts)
         assert main(argv) == 0

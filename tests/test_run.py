@@ -114,7 +114,7 @@ def test_a_run_part_that_ranks_no_query_finishes_without_a_plot(minilm_path, tmp
 
 
 def _plan(argv, monkeypatch):
-    from lexprobe import run
+    from lexprobe.cli import run
     from lexprobe.cli import build_parser
     from lexprobe.core.options import config_from_args
 
@@ -127,7 +127,7 @@ def test_main_job_default_is_the_quick_sample_and_full_is_one_flag_away(monkeypa
     the default's samples are the small ones (5 minutes of CPU on two cores), --full the larger, --sample N
     every part's."""
     from lexprobe.core.registry import get
-    from lexprobe.run import LLM
+    from lexprobe.cli.run import LLM
 
     quick, full, given = (_plan(a, monkeypatch) for a in ([], ["--full"], ["--sample", "3"]))
     shape = [(n, p.model, p.method, p.chat) for n, p in quick]

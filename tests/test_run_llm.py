@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from lexprobe import run
+from lexprobe.cli import run
 from lexprobe.cli import main
 from tests.benchmarks.coda21.helpers import write_small
 

@@ -14,7 +14,7 @@ from typing import Any
 
 def register_benchmark(sub: Any, bench: Any) -> None:
     """The benchmark's command (and its aliases), its ``eval`` and its other commands."""
-    from lexprobe.cli_common import add_model_args, add_overwrite_arg, path_arg
+    from lexprobe.core.cli_common import add_model_args, add_overwrite_arg, path_arg
     from lexprobe.core.options import add_options
     from lexprobe.outputs import OUTPUT
 
@@ -36,7 +36,7 @@ def register_benchmark(sub: Any, bench: Any) -> None:
 def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from lexprobe.cli_common import check_model_args, guarded
+    from lexprobe.core.cli_common import check_model_args, guarded
     from lexprobe.core.contract import prefers
     from lexprobe.core.evaluate import check_paths, prepare, refuse_replacing
     from lexprobe.core.options import config_from_args
@@ -48,7 +48,7 @@ def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
     config = bench.items.resolve(config)
     # --template too; the inputs the command's declared-path guard checked are compared with the outputs only
     out = check_paths(bench, args.out, config, args.model, {"--tokenizer": args.tokenizer}, checked=guarded(args))
-    from lexprobe.hub import check_hub_name
+    from lexprobe.models.hub import check_hub_name
 
     check_hub_name(args.model)  # a Hub name without a network: one line now, not after the data loads
     with output_lock(out):  # a second writer on --out stops here, before the data and the model load
@@ -58,7 +58,7 @@ def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
 
 
 def _eval(bench: Any, args: argparse.Namespace, prepared: Any, out: Any) -> int:
-    from lexprobe.cli_common import scorer_from_args
+    from lexprobe.core.cli_common import scorer_from_args
     from lexprobe.core.contract import format_result
     from lexprobe.core.evaluate import counts_line, evaluate
     from lexprobe.distributed import context

@@ -212,8 +212,8 @@ def refuse_replacing(out: Path, job: str | None, expected: tuple[str, str, str] 
     weights, items, method, recipe and every score-changing option). A re-run once replaced an earlier result
     without a word (#34). ``expected`` (benchmark, method, recipe): the early check under the output lock, before
     the model loads and the job is known, which refuses only what surely differs."""
+    from lexprobe.core.result_schema import looks_like_result
     from lexprobe.errors import OutputError
-    from lexprobe.result_schema import looks_like_result
 
     if not os.path.lexists(out):
         return
@@ -249,7 +249,7 @@ def inputs(config: Any) -> dict[str, Any]:
 def assemble(bench: Benchmark, scorer: Any, config: Any, output: Records) -> dict:
     """The schema-2 result of a method's records (``contract.sections``), with the run record and the intervals
     block."""
-    from lexprobe.result_schema import new_result
+    from lexprobe.core.result_schema import new_result
     from lexprobe.run_record import finish_result
 
     model = scorer.describe() if hasattr(scorer, "describe") else {"name": str(scorer)}

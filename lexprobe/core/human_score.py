@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from lexprobe.core.contract import Records, sections
+from lexprobe.core.result_schema import new_result
 from lexprobe.errors import LexprobeError
-from lexprobe.result_schema import new_result
 from lexprobe.stats.bootstrap import describe as describe_intervals
 
 #: The pooled result's name: '@' is not in a participant code (letters, digits, '-', '_'), so no

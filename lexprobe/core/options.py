@@ -124,7 +124,7 @@ def add_options(parser: argparse.ArgumentParser, cls: type, title: str | None = 
                 kwargs.update(required=True, default=None)
         action = target.add_argument(*filter(None, (f.short, f.flag)), **kwargs)
         if f.path:  # declared once, in the field: checked by ``outputs.guard`` before the command runs
-            from lexprobe.cli_common import declare_path
+            from lexprobe.core.cli_common import declare_path
 
             declare_path(parser, action, f.path, f.writes, implied=f.implied, outputs_inside=f.outputs_inside)
 
@@ -201,7 +201,7 @@ def check_declared(config: Any, items_given: bool = False) -> None:
     Why here: the CLI's parser refuses these from the declarations; a Python caller's config reaches
     ``evaluate`` without a parser, so ``evaluate`` checks the same declarations for every benchmark (no
     benchmark re-checks its options by hand)."""
-    from lexprobe.cli_common import non_negative_int, positive_int
+    from lexprobe.core.cli_common import non_negative_int, positive_int
 
     for f, value in values(config):
         if f.group is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from lexprobe.cli_common import non_negative_int, positive_int
+from lexprobe.core.cli_common import non_negative_int, positive_int
 from lexprobe.core.options import add_command_group, option
 from lexprobe.data.exported import MANIFEST
 from lexprobe.errors import LexprobeError

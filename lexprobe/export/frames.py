@@ -24,7 +24,7 @@ def results_frame(*paths: str | Path) -> Any:
     except ImportError:
         raise LexprobeError("results_frame needs pandas: pip install pandas (or pip install -r "
                             "requirements-bench.txt)") from None
-    from lexprobe.result_schema import load, model_name
+    from lexprobe.core.result_schema import load, model_name
 
     if not paths:
         raise LexprobeError("results_frame needs at least one result file")

@@ -6,7 +6,7 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
-from lexprobe.cli_common import positive_int
+from lexprobe.core.cli_common import positive_int
 from lexprobe.core.options import add_command_group, option
 from lexprobe.errors import DataError
 from lexprobe.outputs import INPUT, OUTPUT, OUTPUT_DIR

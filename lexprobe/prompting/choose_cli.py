@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from lexprobe.cli_common import positive_int
+from lexprobe.core.cli_common import positive_int
 from lexprobe.core.options import option
 from lexprobe.errors import LexprobeError
 from lexprobe.outputs import INPUT

@@ -10,11 +10,11 @@ from pathlib import Path
 
 from lexprobe.core import contract
 from lexprobe.core.registry import get
+from lexprobe.core.result_schema import load, looks_like_result, model_name
 from lexprobe.errors import DataError
 from lexprobe.outputs import private_folder_in, write_atomic
 from lexprobe.report.html import bench_titles, failure_page, index_page
 from lexprobe.report.tables import build_tables, run_record_table
-from lexprobe.result_schema import load, looks_like_result, model_name
 from lexprobe.tables import UNITS, to_latex, to_markdown
 
 log = logging.getLogger(__name__)

@@ -12,11 +12,11 @@ from collections import defaultdict
 from pathlib import Path
 
 from lexprobe.core.registry import get
+from lexprobe.core.result_schema import load as load_result
+from lexprobe.core.result_schema import model_name
 from lexprobe.errors import DataError
 from lexprobe.prompting.readings import READINGS, label
 from lexprobe.report.results import Unit, per_reading, unit_metrics, units
-from lexprobe.result_schema import load as load_result
-from lexprobe.result_schema import model_name
 from lexprobe.run_record import INCIDENTAL_FIELDS, MODEL_FIELDS, SCORE_NEUTRAL_FIELDS
 from lexprobe.stats.paired import paired_difference
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from lexprobe.core.contract import Unit, unit_values
 from lexprobe.core.contract import unit_metrics as bench_unit_metrics
 from lexprobe.core.registry import get
+from lexprobe.core.result_schema import is_sweep
 from lexprobe.errors import DataError
-from lexprobe.result_schema import is_sweep
 
 
 def per_reading(result: dict) -> bool:

@@ -11,9 +11,9 @@ from pathlib import Path
 from lexprobe.core.contract import summary_tag
 from lexprobe.core.contract import tables as bench_tables
 from lexprobe.core.registry import all_benchmarks, get
+from lexprobe.core.result_schema import is_sweep, model_name
 from lexprobe.prompting.readings import label, orders, setting
 from lexprobe.report.results import per_reading
-from lexprobe.result_schema import is_sweep, model_name
 from lexprobe.tables import PARSE_THRESHOLD, Cell, Table, Text, cell, vs_random
 
 

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from lexprobe import result_schema
+from lexprobe.core import result_schema
 from lexprobe.core import registry
 from lexprobe.core.evaluate import evaluate
 from lexprobe.core.engine import serves

@@ -367,7 +367,7 @@ def test_a_coda21_choose_run_with_every_group_skipped_still_has_its_items_page(l
     """A model too short for every prompt: the result has no readings, and the report's items
     page lists each group as not asked (it used to take the likelihood branch and raise KeyError)."""
     from lexprobe.core.registry import get
-    from lexprobe.result_schema import load
+    from lexprobe.core.result_schema import load
 
     data = load_coda(write_small(tmp_path / "coda.json"))
     monkeypatch.setattr(llama, "max_length", 8)
@@ -410,7 +410,7 @@ def test_a_fourth_benchmark_asks_to_choose_from_its_own_module(tiny_llama, tmp_p
     """The toy's choose method is the generic ``ChooseMethod`` told what a toy question is (its module and one
     registry line): ``lexprobe toy eval --method choose`` asks it with the toy's own template field, resumes
     under the job's key, and the result reads in ``report`` and ``compare`` like any choose result."""
-    from lexprobe import result_schema
+    from lexprobe.core import result_schema
     from lexprobe.core import registry
     from lexprobe.scorers.causal import CausalLMScorer
     from tests.toy_benchmark import ITEMS, TOY

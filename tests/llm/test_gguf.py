@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lexprobe import gguf_models, model_names
+from lexprobe import model_names
+from lexprobe.models import gguf as gguf_models
 from lexprobe.cli import main
 from lexprobe.errors import ModelError
 from lexprobe.models import detect_kind, load_scorer, resolve_model_path

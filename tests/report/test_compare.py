@@ -9,7 +9,7 @@ from scipy.stats import binomtest
 from lexprobe.cli import main
 from lexprobe.report.compare import compare_files
 from lexprobe.report.results import units
-from lexprobe.result_schema import load as load_result
+from lexprobe.core.result_schema import load as load_result
 
 
 def _load(path):

@@ -12,7 +12,7 @@ from lexprobe.cli import main
 from lexprobe.report.build import write_report
 from lexprobe.report.compare import compare_files
 from lexprobe.report.results import units
-from lexprobe.result_schema import load as load_result
+from lexprobe.core.result_schema import load as load_result
 from lexprobe.stats.bootstrap import mean_intervals
 from tests.report.conftest import scripted_answers as _answers
 from tests.report.htmltables import read_page, run_records

@@ -56,7 +56,7 @@ def test_D2_an_output_inside_the_tokenizer_folder_is_refused_before_any_work(tmp
     tok = tmp_path / "tok"
     tok.mkdir()
     (tok / "tokenizer.json").write_text('{"added_tokens": []}')
-    monkeypatch.setattr("lexprobe.cli_common.scorer_from_args", _never("the model load"))
+    monkeypatch.setattr("lexprobe.core.cli_common.scorer_from_args", _never("the model load"))
     for out in (tok / "tokenizer.json", tok / "r.json"):
         err = _one_line(*run_cli(["wdlmpro", "eval", "--model", "random", "--tokenizer", tok, "--data",
                                   wdlmpro_data(tmp_path), "--out", out], capsys))
@@ -175,7 +175,7 @@ def test_D3_write_atomic_replaces_a_link_and_leaves_nothing_on_failure(tmp_path)
 
 @pytest.mark.parametrize("case", ["same name", "through a linked folder", "senserank's plot"])
 def test_D4_two_outputs_naming_one_file_are_refused_before_any_work(case, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("lexprobe.cli_common.scorer_from_args", _never("the model load"))
+    monkeypatch.setattr("lexprobe.core.cli_common.scorer_from_args", _never("the model load"))
     out = tmp_path / "x.png"
     if case == "senserank's plot":
         argv = ["senserank", "eval", "--model", "random", "--out", out]  # its plot is --out with .png
@@ -266,7 +266,7 @@ def test_rerun_onto_a_file_that_surely_differs_is_refused_before_the_model_loads
     else:
         out.write_text(json.dumps({"benchmark": "coda21", "metrics": {}, "method": "likelihood", "recipe": "paper"}))
     before = out.read_bytes()
-    monkeypatch.setattr("lexprobe.cli_common.scorer_from_args", _never("the model load"))
+    monkeypatch.setattr("lexprobe.core.cli_common.scorer_from_args", _never("the model load"))
     err = _one_line(*run_cli(["wdlmpro", "eval", "--model", "random", "--data", wdlmpro_data(tmp_path),
                               "--out", out], capsys))
     assert "--overwrite" in err and out.read_bytes() == before

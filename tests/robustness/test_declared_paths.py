@@ -180,7 +180,7 @@ def test_no_command_module_checks_paths_by_hand():
     checks them; a command module that imports or calls a hand-written check has reopened the class."""
     modules = _command_modules()
     for expected in ("lexprobe/benchmarks/coda21/cli.py", "lexprobe/benchmarks/senserank/cli.py", "lexprobe/benchmarks/wdlmpro/cli.py",
-                     "lexprobe/human/cli.py", "lexprobe/run.py"):
+                     "lexprobe/human/cli.py", "lexprobe/cli/run.py"):
         assert expected in modules  # the scan sees the command modules (it is not vacuous)
     offenders = []
     for name, tree in modules.items():
@@ -198,7 +198,7 @@ def test_an_image_option_is_declared_and_its_format_checked_by_the_guard(tmp_pat
     """``IMAGE``: an output file whose extension names an image format (wdlmpro plot, coda heatmap)."""
     result = tmp_path / "r.json"
     result.write_text("{}")
-    monkeypatch.setattr("lexprobe.result_schema.load", _never("the result loader"))
+    monkeypatch.setattr("lexprobe.core.result_schema.load", _never("the result loader"))
     for argv in (["wdlmpro", "plot", "--result", result, "--out", tmp_path / "p.json"],
                  ["coda", "heatmap", "--result", result, "--group", "0", "--out", tmp_path / "p.txt"]):
         code, err = run_cli(argv, capsys)
@@ -215,7 +215,7 @@ WRITERS_ALLOWED = {
     ("lexprobe/benchmarks/senserank/finetune.py", "save_pretrained"): (2, "into outputs.files_into's fresh staging "
                                                                           "folder, then renamed into --out"),
     ("lexprobe/benchmarks/senserank/finetune.py", "torch.save"): (1, "the same staging folder"),
-    ("lexprobe/gguf_models.py", "save_pretrained"): (2, "into a folder made now with os.mkdir (a link there is "
+    ("lexprobe/models/gguf.py", "save_pretrained"): (2, "into a folder made now with os.mkdir (a link there is "
                                                         "removed first), renamed whole into the cache"),
     ("lexprobe/model_names.py", "os.open"): (1, "O_NOFOLLOW creation of this process's temporary name, renamed "
                                                "into the cache"),

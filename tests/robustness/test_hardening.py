@@ -110,7 +110,7 @@ def test_1_coda_resume_key_changes_with_the_model_weights(tmp_path, tiny_bert):
 
 @pytest.mark.parametrize("where", ["folder", "under-a-file", "proc"])
 def test_2_bad_out_fails_before_the_model_loads(where, datasets, tmp_path, capsys, monkeypatch):
-    import lexprobe.cli_common as cc
+    import lexprobe.core.cli_common as cc
 
     monkeypatch.setattr(cc, "scorer_from_args", lambda args: pytest.fail("the model was loaded"))
     out = {"folder": tmp_path, "under-a-file": datasets / "first.jsonl" / "r.json",

@@ -94,7 +94,7 @@ def test_18_a_figure_out_that_is_not_an_image_is_one_line(command, wresult, tmp_
 @pytest.mark.parametrize("bench", ["wdlmpro", "coda"])
 def test_15_a_bad_template_is_refused_before_the_model_loads(bench, template, message, tmp_path, capsys,
                                                             monkeypatch):
-    from lexprobe import cli_common
+    from lexprobe.core import cli_common
     from tests.benchmarks.coda21.helpers import write_small
 
     monkeypatch.setattr(cli_common, "scorer_from_args",
@@ -207,7 +207,7 @@ def test_22_non_wordnet_targets_are_refused_before_the_model_and_name_no_stats_o
                                                                                      monkeypatch):
     import re
 
-    from lexprobe import cli_common
+    from lexprobe.core import cli_common
 
     monkeypatch.setattr(cli_common, "scorer_from_args",
                         lambda *a, **k: pytest.fail("the model loaded before the targets were checked"))

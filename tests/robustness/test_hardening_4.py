@@ -27,7 +27,7 @@ class ModelLoaded(Exception):
 ])
 def test_12_permutations_beyond_the_distinct_orders_are_refused_before_the_model(bench, most, too_many, tmp_path,
                                                                                capsys, monkeypatch):
-    from lexprobe import cli_common
+    from lexprobe.core import cli_common
     from tests.benchmarks.coda21.helpers import write_small
 
     def load(*a, **k):

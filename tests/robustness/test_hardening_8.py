@@ -412,7 +412,7 @@ def test_D16_a_prefilled_read_only_cache_is_read(tmp_path, remountable_folder, m
 
 @pytest.mark.parametrize("length", [237, 239, 250])
 def test_D17_a_name_too_long_for_its_lock_is_one_line_before_any_work(length, tmp_path, capsys, monkeypatch):
-    from lexprobe import cli_common
+    from lexprobe.core import cli_common
 
     monkeypatch.setattr(cli_common, "scorer_from_args", lambda *a, **k: pytest.fail("the model loaded"))
     out = tmp_path / ("a" * (length - 5) + ".json")
@@ -486,7 +486,7 @@ import os, signal, sys
 from pathlib import Path
 sys.path.insert(0, {repo!r})
 from transformers import PreTrainedModel
-from lexprobe import gguf_models
+from lexprobe.models import gguf as gguf_models
 
 real = PreTrainedModel.save_pretrained
 def save_then_terminated(self, folder, *a, **k):
@@ -514,7 +514,7 @@ def test_D23_sigterm_during_a_gguf_conversion_leaves_no_temporary_copy(tiny_gguf
 
 
 def test_D23_a_dead_processes_copy_is_swept_on_the_next_start(tiny_gguf):
-    from lexprobe import gguf_models
+    from lexprobe.models import gguf as gguf_models
 
     folder = gguf_models.cache_folder(tiny_gguf)
     folder.parent.mkdir(parents=True, exist_ok=True)
@@ -535,7 +535,7 @@ def test_D23_a_dead_processes_copy_is_swept_on_the_next_start(tiny_gguf):
 
 def test_D16_a_gguf_model_with_a_read_only_cache_is_converted_without_storing(tiny_gguf, read_only_folder, monkeypatch,
                                                                              capsys):
-    from lexprobe import gguf_models
+    from lexprobe.models import gguf as gguf_models
 
     monkeypatch.setenv("LEXPROBE_CACHE", str(read_only_folder / "cache"))
     folder = Path(gguf_models.as_pretrained_dir(str(tiny_gguf)))

@@ -80,7 +80,7 @@ def test_D18_a_hand_edited_result_is_one_line_in_report_and_compare(two_results,
 def test_D18_result_files_of_schema_1_are_one_line(tmp_path):
     """A schema-1 WDLMPro result (before the contract): since #37 one line naming the lexprobe that reads it."""
     from lexprobe.errors import DataError
-    from lexprobe.result_schema import load
+    from lexprobe.core.result_schema import load
     old = {"benchmark": "wdlmpro", "model": "random", "task": ["w2d"], "config": {"protocol": "paper"},
            "metrics": {"w2d": {"all": {"p_at_1": 0.5, "rank_score": 0.7, "n": 2}}}, "run": {"seed": 0},
            "instances": [{"task": "w2d", "target": "a.v.01", "pos": "v", "gold_rank": 1, "rank_score": 1.0}]}
@@ -245,7 +245,7 @@ def test_D8_a_gguf_file_missing_a_tensor_is_refused_and_not_cached(tiny_llama, t
 
 @pytest.fixture
 def converted(tiny_llama, tmp_path):
-    from lexprobe import gguf_models
+    from lexprobe.models import gguf as gguf_models
     from tests.gguf_models import write_llama_gguf
 
     gguf = write_llama_gguf(tiny_llama, tmp_path / "tiny.gguf")
@@ -333,7 +333,7 @@ def test_D13_prompts_without_room_for_max_new_tokens_are_skipped_and_counted(tin
 
 def test_D30_more_than_26_lettered_options_are_refused_before_the_model_loads(tiny_gpt2, datasets, tmp_path, capsys,
                                                                               monkeypatch):
-    import lexprobe.cli_common as cli_common
+    import lexprobe.core.cli_common as cli_common
 
     monkeypatch.setattr(cli_common, "scorer_from_args", lambda *a, **k: pytest.fail("the model must not load"))
     out = tmp_path / "r.json"

@@ -66,7 +66,7 @@ def dataset(config: CodaConfig) -> dict | None:
 def figures(result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
     """A misaligned and an aligned group's score matrices as heatmaps."""
     from lexprobe.benchmarks.coda21.plot import draw_heatmap
-    from lexprobe.result_schema import model_name
+    from lexprobe.core.result_schema import model_name
 
     wrong = [g for g in result["instances"] if g["accuracy"] < 1]
     right = [g for g in result["instances"] if g["accuracy"] == 1]

@@ -13,7 +13,7 @@ from lexprobe.benchmarks.coda21 import dataset as ds
 from lexprobe.benchmarks.coda21.build_cache import cached_build
 from lexprobe.benchmarks.coda21.config import CodaConfig, parts_of_speech
 from lexprobe.benchmarks.coda21.recipe import RECIPES
-from lexprobe.cli_common import batch_size_arg, non_negative_float, non_negative_int, positive_int
+from lexprobe.core.cli_common import batch_size_arg, non_negative_float, non_negative_int, positive_int
 from lexprobe.core.options import add_commands, option
 from lexprobe.data.locations import default_coda_dir, missing_message
 from lexprobe.errors import DataError, LexprobeError
@@ -268,7 +268,7 @@ def scored_line(path: Path, groups, result: dict) -> str:
     the groups a part had and the groups its model scored, in the console (the report said it only)."""
     from collections import Counter
 
-    from lexprobe.result_schema import model_name
+    from lexprobe.core.result_schema import model_name
 
     have = Counter(g.pos for g in groups)
     metrics = result["metrics"]["alignment"]

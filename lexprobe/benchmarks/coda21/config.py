@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lexprobe.benchmarks.coda21.recipe import RECIPES
-from lexprobe.cli_common import non_negative_int, positive_int
+from lexprobe.core.cli_common import non_negative_int, positive_int
 from lexprobe.core.options import nested, option
 from lexprobe.prompting.choose_cli import ChooseOptions
 

@@ -16,8 +16,8 @@ import numpy as np
 
 from lexprobe.benchmarks.coda21.config import parts_of_speech
 from lexprobe.core.contract import Unit, default_sections
+from lexprobe.core.result_schema import model_name
 from lexprobe.prompting.readings import GENERATED, answered, item_rows
-from lexprobe.result_schema import model_name
 
 TASK = "alignment"
 

@@ -8,8 +8,8 @@ from functools import partial
 from typing import Any
 
 from lexprobe.benchmarks.coda21.results import TASK, data_name
+from lexprobe.core.result_schema import model_name
 from lexprobe.prompting import readings
-from lexprobe.result_schema import model_name
 from lexprobe.tables import (
     POS_NAME,
     Cell,

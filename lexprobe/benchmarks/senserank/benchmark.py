@@ -30,8 +30,8 @@ from lexprobe.core.contract import (
     likelihood_only,
     mean_aggregate,
 )
+from lexprobe.core.result_schema import model_name
 from lexprobe.errors import DataError
-from lexprobe.result_schema import model_name
 
 #: ``lexprobe run``'s sample: whole SemCor lemmas (seed 0) until database + queries reach this many instances
 DEFAULT_SAMPLE = 4000

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lexprobe.benchmarks.senserank.config import FinetuneConfig
-from lexprobe.cli_common import non_negative_int
+from lexprobe.core.cli_common import non_negative_int
 from lexprobe.core.options import add_commands, option
 from lexprobe.outputs import INPUT, OUTPUT_DIR, make_output_dir, output_lock
 

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, replace
 
 from lexprobe.benchmarks.senserank.recipe import RECIPES
-from lexprobe.cli_common import non_negative_int, positive_float, positive_int
+from lexprobe.core.cli_common import non_negative_int, positive_float, positive_int
 from lexprobe.core.options import option
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.outputs import OUTPUT_DIR

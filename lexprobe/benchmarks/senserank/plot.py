@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 from lexprobe.benchmarks.senserank.results import bucket_columns, corpus, sweep_rows
+from lexprobe.core.result_schema import model_name
 from lexprobe.reporting import figure_chars, figure_wrap, save_figure
-from lexprobe.result_schema import model_name
 
 
 def save_curves_plot(result: dict, path) -> None:

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lexprobe.core.contract import Unit
+from lexprobe.core.result_schema import model_name
 from lexprobe.metrics import retrieval as R
-from lexprobe.result_schema import model_name
 
 
 def corpus(result: dict) -> str:

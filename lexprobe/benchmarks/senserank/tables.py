@@ -4,8 +4,8 @@ and, the same tables, for the console (``format_result``)."""
 from __future__ import annotations
 
 from lexprobe.benchmarks.senserank.results import corpus, sweep_rows
+from lexprobe.core.result_schema import model_name
 from lexprobe.reporting import format_table, wrap_text
-from lexprobe.result_schema import model_name
 from lexprobe.tables import (
     FLAG_MARK,
     Cell,

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from lexprobe.benchmarks.wdlmpro import dataset as ds
 from lexprobe.benchmarks.wdlmpro.human import FILES, sample_human, write_human_sample
-from lexprobe.cli_common import non_negative_int, positive_int
+from lexprobe.core.cli_common import non_negative_int, positive_int
 from lexprobe.core.options import option
 from lexprobe.errors import DataError
 from lexprobe.outputs import IMAGE, INPUT, OUTPUT_DIR, make_output_dir
@@ -117,7 +117,7 @@ def cmd_sample_human(args: SampleHuman) -> int:
 
 def cmd_plot(args: Plot) -> int:
     from lexprobe.benchmarks.wdlmpro.plot import plot_breakdowns
-    from lexprobe.result_schema import load
+    from lexprobe.core.result_schema import load
 
     path = Path(args.result)
     if not path.is_file():

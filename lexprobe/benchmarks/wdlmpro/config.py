@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from lexprobe.cli_common import non_negative_int, positive_int
+from lexprobe.core.cli_common import non_negative_int, positive_int
 from lexprobe.core.options import nested, option
 from lexprobe.outputs import OUTPUT
 from lexprobe.prompting.choose_cli import ChooseOptions

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from lexprobe.benchmarks.wdlmpro.results import band_order
+from lexprobe.core.result_schema import model_name
 from lexprobe.reporting import figure_chars, figure_wrap, save_figure
-from lexprobe.result_schema import model_name
 
 POS_NAME = {"n": "nouns", "v": "verbs"}
 PANELS = ("frequency", "depth", "word_tokens")

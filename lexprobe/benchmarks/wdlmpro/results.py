@@ -15,8 +15,8 @@ from collections import defaultdict
 from typing import Any, Optional, TypedDict
 
 from lexprobe.core.contract import Unit, mean_aggregate
+from lexprobe.core.result_schema import model_name
 from lexprobe.prompting.readings import GENERATED, answered, item_rows
-from lexprobe.result_schema import model_name
 
 
 class _Record(TypedDict):

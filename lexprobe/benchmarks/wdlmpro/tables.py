@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from lexprobe.core.result_schema import model_name
 from lexprobe.prompting import readings
-from lexprobe.result_schema import model_name
 from lexprobe.tables import (
     POS_NAME,
     Cell,

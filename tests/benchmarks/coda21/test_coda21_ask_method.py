@@ -112,7 +112,7 @@ def test_ask_results_get_their_own_report_table_and_compare_with_likelihood(tmp_
     from lexprobe.core.contract import tables
     from lexprobe.core.registry import get
     from lexprobe.report.compare import compare_files
-    from lexprobe.result_schema import load
+    from lexprobe.core.result_schema import load
 
     path = write_small(tmp_path / "small.json")
     common = ["coda21", "eval", "--data", str(path), "--model", str(tiny_gpt2), "--device", "cpu"]

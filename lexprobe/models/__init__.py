@@ -1,7 +1,7 @@
 """Finding, classifying and loading models.
 
 ``--model`` takes a Hugging Face name or local path (safetensors weights, never remote code), ``random``,
-a static vectors file, or a GGUF file (``gguf_models``). The kind is read from the config or forced with
+a static vectors file, or a GGUF file (``models.gguf``). The kind is read from the config or forced with
 ``--kind``; weights a checkpoint lacks are refused, never random (``loaded_weights``). A reference is
 looked at once (``inspect_model``) and the load reuses what was read (``tests/test_model_loads.py``
 counts the reads). This module registers lexprobe's backends (an endpoint, vLLM, and the catch-all
@@ -87,7 +87,7 @@ def _is_sentence_transformer(path: str) -> bool:
 def _load_config(path: str):
     from transformers import AutoConfig
 
-    from lexprobe.hub import check_hub_name
+    from lexprobe.models.hub import check_hub_name
 
     check_hub_name(path)  # an unreachable Hub: one line at once (or the cached copy), not a minute of retries
     try:
@@ -133,7 +133,7 @@ class Inspected:
     path: str  #: ``resolve_model_path``'s answer (the bundled default model, a GGUF file, or the reference)
     kind: str  #: the detected kind: masked / causal / embedding / static / random
     config: Any = None  #: the transformers configuration, where it was read (None: not read)
-    gguf: dict | None = None  #: a GGUF file's header (``gguf_models.metadata``), where the reference is one
+    gguf: dict | None = None  #: a GGUF file's header (``models.gguf.metadata``), where the reference is one
 
 
 def inspect_model(name_or_path: str) -> Inspected:
@@ -149,7 +149,7 @@ def inspect_model(name_or_path: str) -> Inspected:
     if Path(path).is_file() and path.endswith(STATIC_SUFFIXES):
         return Inspected(name_or_path, path, "static")
     if path.lower().endswith(".gguf"):
-        from lexprobe.gguf_models import check_architecture, metadata
+        from lexprobe.models.gguf import check_architecture, metadata
 
         fields = metadata(path)
         return Inspected(name_or_path, path, check_architecture(path, fields), gguf=fields)
@@ -329,7 +329,7 @@ def load_transformers(name_or_path: str, kind: str | None = None, device: str | 
         return _resolved(scorer, path)
     from transformers import AutoModel, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
-    from lexprobe.gguf_models import as_pretrained_dir
+    from lexprobe.models.gguf import as_pretrained_dir
 
     gguf, path = path, as_pretrained_dir(path, found.gguf)  # a GGUF file: its de-quantised copy (made once, cached)
     config = found.config if found.config is not None and path == gguf else _load_config(path)
@@ -393,7 +393,7 @@ def check_sentence_transformer_weights(model, path: str) -> None:
 def _mark_gguf(scorer, source: str, loaded: str, fields: dict | None = None) -> None:
     """Results say the weights are a de-quantised GGUF file (``run.weights``) when ``source`` was one."""
     if source != loaded:
-        from lexprobe.gguf_models import weights_record
+        from lexprobe.models.gguf import weights_record
 
         scorer.weights = weights_record(source, fields)
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from lexprobe.backends.options import MODEL_OPTIONS
-from lexprobe.cli_common import OVERWRITE_HELP, model_option_args, positive_int
+from lexprobe.core.cli_common import OVERWRITE_HELP, model_option_args, positive_int
 from lexprobe.core.contract import RunPart, main_scores
 from lexprobe.core.options import add_commands, nested, option
 from lexprobe.core.registry import get, names

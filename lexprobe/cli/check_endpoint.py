@@ -15,7 +15,7 @@ from typing import Any
 
 from lexprobe.backends import is_endpoint
 from lexprobe.backends.options import DTYPES
-from lexprobe.cli_common import positive_float
+from lexprobe.core.cli_common import positive_float
 from lexprobe.core.options import add_commands, option
 from lexprobe.errors import LexprobeError
 from lexprobe.outputs import INPUT, OUTPUT

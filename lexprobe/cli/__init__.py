@@ -43,7 +43,7 @@ def command_module(group: str) -> ModuleType:
     """The module with ``register(subparsers)`` of a ``COMMANDS`` group, imported only when its command runs
     (``lexprobe --help`` stays fast)."""
     if group == "run":
-        from lexprobe import run
+        from lexprobe.cli import run
 
         return run
     if group == "report":
@@ -51,7 +51,7 @@ def command_module(group: str) -> ModuleType:
 
         return report_cli
     if group == "data":
-        from lexprobe.data import cli as data_cli
+        from lexprobe.cli import data as data_cli
 
         return data_cli
     if group == "human":
@@ -59,7 +59,7 @@ def command_module(group: str) -> ModuleType:
 
         return human_cli
     if group == "check-endpoint":
-        from lexprobe import check_endpoint
+        from lexprobe.cli import check_endpoint
 
         return check_endpoint
     if group == "export":
@@ -79,7 +79,7 @@ def _chosen_command(argv: list[str] | None) -> str | None:
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The full parser (``argv`` None), or one whose only fully built command is the one in ``argv``."""
     import lexprobe.benchmarks.shipped  # noqa: F401  (registers the shipped benchmarks)
-    from lexprobe.cli_common import use_defaults_formatter
+    from lexprobe.core.cli_common import use_defaults_formatter
     from lexprobe.core.commands import register_benchmark
     from lexprobe.core.registry import all_benchmarks
 
@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.verbose:
         _quiet_libraries()
     try:
-        from lexprobe.cli_common import check_declared_paths
+        from lexprobe.core.cli_common import check_declared_paths
 
         check_declared_paths(args)  # every declared path option, before the command runs
         return int(args.func(args) or 0)
