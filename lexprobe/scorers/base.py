@@ -37,8 +37,23 @@ class TooLong(ValueError):
     what is measured, so benchmarks skip the unit and count it (``skipped_too_long``)."""
 
 
+class Memoised:
+    """Memos kept on the instance: every scorer's, and the causal tokenisation's on whatever it is mixed into
+    (a scorer, or a bare tokenizer in the template tests)."""
+
+    def _memoised(self, name: str, key: Any, make: Callable[[], Any]) -> Any:
+        """``make()``, kept in the memo ``name`` (emptied past ``MEMO_ENTRIES``) under ``key``: tokenisations
+        asked by a request's fit and then by its scoring."""
+        memo = self.__dict__.setdefault(name, {})
+        if key not in memo:
+            if len(memo) > MEMO_ENTRIES:
+                memo.clear()
+            memo[key] = make()
+        return memo[key]
+
+
 @dataclass
-class Scorer:
+class Scorer(Memoised):
     """Base class. ``kind`` is one of ``masked``, ``causal``, ``embedding``, ``static``, ``random``."""
 
     name: str
@@ -52,16 +67,6 @@ class Scorer:
 
     def count(self, key: str, n: int = 1) -> None:
         self.stats[key] = self.stats.get(key, 0) + n
-
-    def _memoised(self, name: str, key: Any, make: Callable[[], Any]) -> Any:
-        """``make()``, kept in the memo ``name`` (emptied past ``MEMO_ENTRIES``) under ``key``: tokenisations
-        asked by a request's fit and then by its scoring."""
-        memo = self.__dict__.setdefault(name, {})
-        if key not in memo:
-            if len(memo) > MEMO_ENTRIES:
-                memo.clear()
-            memo[key] = make()
-        return memo[key]
 
     #: ``--batch-size auto`` probes forward passes for the largest token budget (None: on accelerators only)
     probe_memory = None

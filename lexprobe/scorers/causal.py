@@ -24,13 +24,13 @@ from lexprobe.batching import chunks, pad_batch, run_batched
 from lexprobe.core.requests import Continuation, Fit, Generate, Message, Prompt
 from lexprobe.errors import ModelError
 from lexprobe.scorers.attention_layout import attention_layout
-from lexprobe.scorers.base import Scorer, TooLong
+from lexprobe.scorers.base import Memoised, Scorer, TooLong
 
 
-class CausalTokenization:
+class CausalTokenization(Memoised):
     """How a causal LM's requests become token ids: one rule for every backend with a local tokenizer (in
     process, an endpoint, vLLM), so a request is the same ids wherever it is scored. Serves ``Continuation``
-    and ``Generate``; needs ``tokenizer``, ``max_length``, ``prefix_id``, ``count``, ``_memoised``, ``name``,
+    and ``Generate``; needs ``tokenizer``, ``max_length``, ``prefix_id``, ``count``, ``name``,
     ``token_logprobs`` and ``generate_ids``. Chat messages go through the chat template (``chat_text``) and
     are encoded without special tokens (the template holds them); plain text with them."""
 

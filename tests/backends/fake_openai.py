@@ -110,7 +110,6 @@ class FakeOpenAI:
     # ------------------------------------------------------------------ answers
     def answer(self, method: str, path: str, body: dict, auth: str | None) -> tuple[int, Any]:
         with self.lock:
-            self.requests.append((path, body, auth))
             if self.storm is not None and self.storm_left != 0:
                 self.storm_left -= 1
                 return self.storm, {"error": {"message": f"overloaded (you sent {auth})"}}
@@ -186,9 +185,11 @@ class FakeOpenAI:
             def _serve(self, method: str) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}") if length else {}
+                # recorded as it arrives, before any answer: a client that fails on a (raw) answer finds its
+                # request counted (recorded after the write, the count raced the client's error under load)
+                with fake.lock:
+                    fake.requests.append((self.path, body, self.headers.get("Authorization")))
                 if fake.raw is not None and fake.raw(self, self.path, body):
-                    with fake.lock:
-                        fake.requests.append((self.path, body, self.headers.get("Authorization")))
                     return
                 status, payload = fake.answer(method, self.path, body, self.headers.get("Authorization"))
                 if status == 200 and fake.mutate is not None and fake.mutate_left != 0:

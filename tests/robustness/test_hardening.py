@@ -472,6 +472,8 @@ def test_7_import_light_copies_of_constants_match_their_sources():
     from lexprobe.benchmarks.coda21 import likelihood as coda_eval
     from lexprobe.benchmarks.coda21.config import CodaConfig
 
+    from lexprobe.core.options import field_named
+
     fields = {f.name: f for f in dataclasses.fields(CodaConfig)}
-    assert tuple(fields["pattern"].metadata["choices"]) == tuple(coda_eval.PATTERNS)
+    assert tuple(field_named(CodaConfig, "pattern").choices) == tuple(coda_eval.PATTERNS)
     assert fields["exhaustive_max_k"].default == coda_eval.al.EXHAUSTIVE_MAX_K
