@@ -103,7 +103,9 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
         from lexprobe.outputs import overwrite_allowed
 
         overwrite = overwrite_allowed()
-    method.check_backend(scorer, config, f"{bench.meta.name} --method {method.name}")
+    from lexprobe.core.engine import Engine
+
+    method.check_backend(Engine(scorer), config, f"{bench.meta.name} --method {method.name}")
     if out is not None:
         out = check_paths(bench, out, config, getattr(scorer, "path", None), scorer_inputs(scorer))
     with output_lock(out) if out is not None else contextlib.nullcontext():  # every writer of --out takes it

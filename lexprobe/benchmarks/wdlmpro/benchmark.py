@@ -96,7 +96,7 @@ WDLMPRO = Benchmark(
     meta=BenchmarkMeta(
         name="wdlmpro", title="WDLMPro", help="WDLMPro: word <-> definition matching among WordNet sisters",
         unit="target", tasks=("w2d", "d2w"), datasets=("wordnet",), main_score="p_at_1",
-        unit_metrics=(("p_at_1", "P@1"), ("rank_score", "RS")),
+        unit_metrics=(("p_at_1", "P@1"), ("rank_score", "RS")), binary_metrics=("p_at_1",),
         summary=(SummaryColumn("W2D P@1 (%)", task="w2d", part="W2D"), SummaryColumn("D2W P@1 (%)", task="d2w", part="D2W")),
     ),
     Config=WDLMProConfig,
