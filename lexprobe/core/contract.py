@@ -303,6 +303,8 @@ class Benchmark:
     human: HumanItems | None = None
     #: its fields of the choose prompt templates (``prompting.templates.TemplateField``) by name
     template_fields: dict[str, Any] = field(default_factory=dict)
+    #: what ``lexprobe export hf|lm-eval`` writes of it (``core.exports.BenchmarkExport``); None: not exported
+    exports: Any = None
 
 
 # --- what the framework reads of a benchmark ------------------------------------------------------------

@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from lexprobe.core.exports import BenchmarkExport, Selection
 from lexprobe.errors import DataError
-from lexprobe.export.declaration import BenchmarkExport, Selection
 
 SPLIT = "test"
 #: the Hub's size categories (``datasets/utils/resources/size_categories.json``)
@@ -47,7 +47,7 @@ def card_data(export: BenchmarkExport, selection: Selection, parts: list[dict]) 
     size = {Path(p["path"]).parent.as_posix(): p["arrow_bytes"] for p in parts}
     licensed = [s for s in selection.sources if s.hub_licence]
     ids = list(dict.fromkeys(s.hub_licence for s in licensed))
-    header: dict[str, Any] = {"pretty_name": export.pretty_name, "language": ["en"],
+    header: dict[str, Any] = {"pretty_name": export.pretty_name, "language": list(export.languages),
                               "license": ids[0] if len(ids) == 1 else ids}
     other = next((s for s in licensed if s.hub_licence == "other"), None)
     if other is not None:

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lexprobe.core.cli_common import non_negative_int, positive_int
+from lexprobe.core.exports import ExportOptions
 from lexprobe.core.options import add_command_group, option
 from lexprobe.data.exported import MANIFEST
 from lexprobe.errors import LexprobeError
-from lexprobe.export.declaration import ExportOptions
-from lexprobe.export.registry import EXPORTS, get
+from lexprobe.export.registry import exportable, get
 from lexprobe.outputs import INPUT, OUTPUT_DIR
 
 
@@ -44,7 +44,7 @@ class DataOptions:
 
 @dataclass(frozen=True)
 class Hf(DataOptions):
-    benchmark: str = option(None, "the benchmark to export", flag="benchmark", choices=EXPORTS)
+    benchmark: str = option(None, "the benchmark to export", flag="benchmark", choices=exportable)
     out: str = option(None, "a new (or empty) folder for the export", required=True, metavar="DIR", path=OUTPUT_DIR,
                       writes=("README.md", MANIFEST))
 
@@ -52,7 +52,7 @@ class Hf(DataOptions):
 @dataclass(frozen=True)
 class LmEval(DataOptions):
     # no choices: argparse would refuse none given (checked by ``registry.get``)
-    benchmarks: tuple[str, ...] = option((), f"the benchmarks to export: {', '.join(EXPORTS)} (default: all)",
+    benchmarks: tuple[str, ...] = option((), "the benchmarks to export (default: all that can be)",
                                          flag="benchmarks", nargs="*", metavar="BENCHMARK")
     out: str = option(None, "a new (or empty) folder for the tasks", required=True, metavar="DIR", path=OUTPUT_DIR,
                       writes=("README.md", "lexprobe_tasks.py"))
@@ -82,7 +82,7 @@ def cmd_hf(args: Hf) -> int:
 def cmd_lm_eval(args: LmEval) -> int:
     from lexprobe.export.lm_eval import export_lm_eval
 
-    names = list(dict.fromkeys(get(n).benchmark for n in args.benchmarks)) or list(EXPORTS)
+    names = list(dict.fromkeys(get(n).benchmark for n in args.benchmarks)) or exportable()
     if args.data and len(names) != 1:
         raise LexprobeError("--data names one benchmark's data: name that benchmark (`lexprobe export lm-eval "
                             "wdlmpro --data ...`)")

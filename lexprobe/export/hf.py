@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lexprobe.export.declaration import BenchmarkExport, ExportOptions, Selection
+from lexprobe.core.exports import BenchmarkExport, ExportOptions, Selection
 
 
 def write_export(folder: Path, export: BenchmarkExport, selection: Selection, command: str) -> list[dict]:

@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from lexprobe.export.declaration import LM_EVAL_FORMS, BenchmarkExport, LMEvalTask, Selection
+from lexprobe.core.exports import LM_EVAL_FORMS, BenchmarkExport, LMEvalTask, Selection
 from lexprobe.outputs import write_atomic
 
 TASKS_MODULE = "lexprobe_tasks"

@@ -14,6 +14,7 @@ from typing import Any
 from lexprobe.benchmarks.wdlmpro import cli, human, plot, results, tables
 from lexprobe.benchmarks.wdlmpro.choose import Choose
 from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
+from lexprobe.benchmarks.wdlmpro.export import EXPORT
 from lexprobe.benchmarks.wdlmpro.likelihood import Likelihood
 from lexprobe.benchmarks.wdlmpro.recipe import RECIPES
 from lexprobe.core.contract import (
@@ -135,4 +136,5 @@ WDLMPRO = Benchmark(
             "dictionary": ('A dictionary entry reads: "{definition}". Which headword does it define?\n{options}\n'
                            "Give only the number.")}),
     },
+    exports=EXPORT,
 )

@@ -18,6 +18,7 @@ from typing import Any
 from lexprobe.benchmarks.wsd import methods
 from lexprobe.benchmarks.wsd import results as res
 from lexprobe.benchmarks.wsd.config import WsdConfig, WsdRecipe
+from lexprobe.benchmarks.wsd.export import EXPORT
 from lexprobe.benchmarks.wsd.methods import Embedding, Likelihood
 from lexprobe.core.contract import (
     Benchmark,
@@ -130,4 +131,5 @@ WSD = Benchmark(
                         "{options}\nReply with the letter of the definition only."),
             "dictionary": ('A dictionary lists several senses of "{word}". Which one is meant here?\n{sentence}\n'
                            "{options}\nGive only the number.")})},
+    exports=EXPORT,
 )

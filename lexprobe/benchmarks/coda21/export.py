@@ -13,8 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lexprobe.benchmarks.coda21 import dataset as ds
-from lexprobe.errors import DataError
-from lexprobe.export.declaration import (
+from lexprobe.core.exports import (
     BenchmarkExport,
     Configuration,
     ExportOptions,
@@ -23,6 +22,7 @@ from lexprobe.export.declaration import (
     Selection,
     Source,
 )
+from lexprobe.errors import DataError
 
 CITATION = """@inproceedings{senel-etal-2022-coda21,
     title = "{C}o{DA}21: Evaluating Language Understanding Capabilities of {NLP} Models With Context-Definition Alignment",

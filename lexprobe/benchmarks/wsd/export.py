@@ -12,8 +12,7 @@ counterpart).
 
 from __future__ import annotations
 
-from lexprobe.data.wsd import ROWS, SETS
-from lexprobe.export.declaration import (
+from lexprobe.core.exports import (
     BenchmarkExport,
     Configuration,
     ExportOptions,
@@ -22,6 +21,7 @@ from lexprobe.export.declaration import (
     Selection,
     Source,
 )
+from lexprobe.data.wsd import ROWS, SETS
 
 CITATION = """@inproceedings{raganato-etal-2017-word,
     title = "Word Sense Disambiguation: A Unified Evaluation Framework and Empirical Comparison",

@@ -110,3 +110,5 @@ class BenchmarkExport:
     lm_eval: Callable[[Selection], list[LMEvalTask]]
     #: Markdown: what lm-eval's machinery changes against lexprobe's own run (README of the lm-eval export)
     lm_eval_notes: str = ""
+    #: the languages of its texts (ISO 639-1), as the card's header lists them
+    languages: tuple[str, ...] = ("en",)

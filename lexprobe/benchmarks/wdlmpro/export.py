@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lexprobe.benchmarks.wdlmpro import dataset as ds
-from lexprobe.export.declaration import (
+from lexprobe.core.exports import (
     BenchmarkExport,
     Configuration,
     ExportOptions,
