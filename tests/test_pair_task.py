@@ -48,7 +48,7 @@ def test_roc_auc_counts_pairs_ranked_right_and_ties_half():
 
 
 def test_unit_values_decide_by_the_fitted_threshold_and_at_zero():
-    result = {"method": "ask", "fitted": {"threshold": {"value": -1.0}},
+    result = {"method": "ask", "fitted": {"threshold": {"sets": {"dev": {"value": -1.0}}, "groups": {"x": "dev"}}},
               "instances": [{"id": "a", "group": "x", "score": -0.5, "same": True},
                             {"id": "b", "group": "x", "score": -2.0, "same": True},
                             {"id": "c", "group": "x", "score": 0.5, "same": False}]}
@@ -62,9 +62,9 @@ def test_unit_values_decide_by_the_fitted_threshold_and_at_zero():
 def test_a_run_records_its_threshold_and_where_it_was_fitted(tmp_path, tiny_bert):
     r = _eval(tmp_path, "--model", str(tiny_bert))
     fitted = r["fitted"]["threshold"]
-    assert fitted["on"] == "train split" and fitted["n"] == 12
+    assert fitted["groups"] == {"all": "train split"} and fitted["sets"]["train split"]["n"] == 12
     scores = [i["score"] for i in r["instances"]]
-    said = [s > fitted["value"] for s in scores]
+    said = [s > fitted["sets"]["train split"]["value"] for s in scores]
     right = [s == i["same"] for s, i in zip(said, r["instances"])]
     assert r["metrics"]["pair"]["all"]["accuracy"] == pytest.approx(np.mean(right))
     assert r["metrics"]["pair"]["all"]["auc"] == pytest.approx(pair.roc_auc(scores, [i["same"] for i in r["instances"]]))
@@ -90,7 +90,7 @@ def test_pairs_fitted_on_and_scored_are_refused_by_content():
     first = pair.PairItem("a", pair.Target("a dog", 2, 5), pair.Target("the dog", 4, 7), True)
     again = pair.PairItem("b", first.first, first.second, True)
     with pytest.raises(Exception, match="never fitted on the pairs it decides"):
-        pair.check_items(pair.PairItems([first], [again], "train"))
+        pair.check_items(pair.PairItems([first], {"train": [again]}))
 
 
 def test_ask_scores_the_log_odds_of_the_answer_words(tmp_path, tiny_gpt2):

@@ -45,19 +45,29 @@ BINARY_METRICS = ("accuracy", "accuracy_zero")
 
 @dataclass(frozen=True)
 class Target:
-    """A target word where its text has it: ``text[start:end]``."""
+    """A target word where its text has it: ``text[start:end]``, and any further ranges of it (``more``: a
+    discontinuous target, a separable verb's particle)."""
 
     text: str
     start: int
     end: int
+    more: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def ranges(self) -> tuple[tuple[int, int], ...]:
+        return ((self.start, self.end), *self.more)
 
     @property
     def word(self) -> str:
-        return self.text[self.start:self.end]
+        return " ".join(self.text[a:b] for a, b in self.ranges)
 
     def marked(self, left: str = '"', right: str = '"') -> str:
-        """The text with the target between marks."""
-        return f"{self.text[:self.start]}{left}{self.word}{right}{self.text[self.end:]}"
+        """The text with each range of the target between marks."""
+        out, at = [], 0
+        for a, b in sorted(self.ranges):
+            out += [self.text[at:a], left, self.text[a:b], right]
+            at = b
+        return "".join(out + [self.text[at:]])
 
 
 @dataclass(frozen=True)
@@ -76,12 +86,19 @@ class PairItem:
 
 @dataclass
 class PairItems:
-    """What a pair benchmark's ``Items.load`` gives: the pairs scored, and the pairs a threshold is fitted on
-    (``fit``, named ``fit_on``: a declared split, never the scored one; empty: no threshold is fitted)."""
+    """What a pair benchmark's ``Items.load`` gives: the pairs scored, and the sets of pairs thresholds are fitted on
+    (``fit``: a declared split by its name, never the scored pairs; empty: no threshold is fitted), with which set
+    decides each group (``fit_for``: group -> set; a group not named takes the only set)."""
 
     pairs: list[PairItem]
-    fit: list[PairItem] = field(default_factory=list)
-    fit_on: str = ""
+    fit: dict[str, list[PairItem]] = field(default_factory=dict)
+    fit_for: dict[str, str] = field(default_factory=dict)
+
+    def fit_set(self, group: str) -> str | None:
+        """The name of the set ``group``'s threshold is fitted on (None: none)."""
+        if group in self.fit_for:
+            return self.fit_for[group]
+        return next(iter(self.fit)) if len(self.fit) == 1 else None
 
 
 @dataclass(frozen=True)
@@ -117,7 +134,7 @@ class PairRecord(TypedDict, total=False):
     """A pair's record as the resume log and the result keep it."""
 
     id: str
-    split: str  #: "scored" or "fit"
+    split: str  #: "scored", or the name of the set fitted on
     group: str
     pos: str
     lemma: str
@@ -197,7 +214,7 @@ class PairMethod(Method):
     def requests_of(self, kind: tuple[type, ...], config: Any, pair: PairItem) -> list:
         raise NotImplementedError
 
-    def reduce(self, kind: tuple[type, ...], answers: list) -> float | None:
+    def reduce(self, kind: tuple[type, ...], answers: list, pair: PairItem) -> float | None:
         """The pair's score from its answers (None: it cannot be scored: a target without subwords)."""
         raise NotImplementedError
 
@@ -205,25 +222,18 @@ class PairMethod(Method):
         items: PairItems = job.items
         check_items(items)
         kind = self.pick(job.engine, job.config)
-        asked = [("fit", p) for p in items.fit] + [("scored", p) for p in items.pairs]
-        ids = [f"fit:{p.id}" if split == "fit" else p.id for split, p in asked]
+        asked = [(name, p) for name, pairs in items.fit.items() for p in pairs] + [("scored", p) for p in items.pairs]
+        ids = [p.id if split == "scored" else f"{split}:{p.id}" for split, p in asked]
         units = loop.Units(ids, [len(p.first.text) + len(p.second.text) for _, p in asked], key_items(items),
                            PairRecord, job.config.chunk_size)
         records = loop.run(job, units, lambda engine, indices: self.score(
             engine, kind, job.config, [asked[i] for i in indices]), unit="pair")
         if records is None:  # another rank than 0: rank 0 writes the result
             return None
-        fit = [r for r in records if r["split"] == "fit" and "skipped" not in r]
         scored = [r for r in records if r["split"] == "scored"]
-        fitted = {}
-        if items.fit:
-            if not fit:
-                raise DataError(f"no pair of {items.fit_on} could be scored: no threshold to fit")
-            threshold, accuracy = fit_threshold([r["score"] for r in fit], [bool(r["same"]) for r in fit])
-            fitted["threshold"] = {"value": threshold, "on": items.fit_on, "n": len(fit), "accuracy": accuracy,
-                                   "rule": "same meaning when score > value"}
+        fitted = {"threshold": thresholds(items, records)} if items.fit else {}
         counts = {"skipped_pairs": sum("skipped" in r for r in scored),
-                  "skipped_fit_pairs": sum("skipped" in r for r in records if r["split"] == "fit")}
+                  "skipped_fit_pairs": sum("skipped" in r for r in records if r["split"] != "scored")}
         resolved = {"requests": {"asked": [k.__name__ for k in kind],
                                  **({"vector": "token" if kind == (TokenVector,) else "sentence"}
                                     if self.name == "embedding" and kind != (RandomScores,) else {})}}
@@ -243,7 +253,7 @@ class PairMethod(Method):
             record: dict = {"id": p.id, "split": split, "group": p.group, "pos": p.pos, "lemma": p.lemma,
                             "same": p.same}
             too_long = next((f.too_long for f in mine if f.too_long), None)
-            value = None if too_long else self.reduce(kind, got)
+            value = None if too_long else self.reduce(kind, got, p)
             if too_long:
                 record["skipped"] = f"{too_long} (skipped: cutting a text would change what is scored)"
             elif value is None:
@@ -267,15 +277,19 @@ class PairEmbedding(PairMethod):
     def requests_of(self, kind, config, pair):
         if kind == (RandomScores,):
             return [RandomScores(f"pair:{pair.id}", 1)]
-        if kind == (TokenVector,):
-            return [TokenVector.of_span(t.text, t.start, t.end, config.layer) for t in (pair.first, pair.second)]
+        if kind == (TokenVector,):  # a vector per range of each target (one range for most)
+            return [TokenVector.of_span(t.text, a, b, config.layer) for t in (pair.first, pair.second)
+                    for a, b in t.ranges]
         return [Embed(pair.first.text), Embed(pair.second.text)]
 
-    def reduce(self, kind, answers):
+    def reduce(self, kind, answers, pair):
         if kind == (RandomScores,):
             return float(answers[0][0]) * 2 - 1  # a seeded "cosine" in [-1, 1)
         if any(a is None for a in answers):
             return None
+        if kind == (TokenVector,):  # a target of several ranges: the mean of its ranges' vectors
+            n = len(pair.first.ranges)
+            return cosine(np.mean(answers[:n], axis=0), np.mean(answers[n:], axis=0))
         return cosine(answers[0], answers[1])
 
 
@@ -295,7 +309,7 @@ class PairAsk(PairMethod):
         text = self.phrasing.question(pair)
         return (Message("user", text),) if chat else text
 
-    def reduce(self, kind, answers):
+    def reduce(self, kind, answers, pair):
         if kind == (RandomScores,):
             return float(np.log(answers[0][0]) - np.log(answers[0][1]))
         return float(np.sum(answers[0]) - np.sum(answers[1]))
@@ -313,25 +327,31 @@ def cosine(a: Any, b: Any) -> float:
 
 
 def check_items(items: PairItems) -> None:
-    """One line for pairs that cannot make a result: none, an id twice, a gold label missing, or a pair both
-    fitted on and scored (a threshold is never fitted on the pairs it decides)."""
+    """One line for pairs that cannot make a result: none, an id twice, a gold label missing, a group no fitted
+    set decides, or a pair both fitted on and scored (a threshold is never fitted on the pairs it decides)."""
     if not items.pairs:
         raise DataError("no pairs to evaluate; check --data and --limit")
-    for what, pairs in (("scored", items.pairs), ("fitted on", items.fit)):
-        ids = [p.id for p in pairs]
-        if len(set(ids)) < len(ids):
-            twice = next(i for i in ids if ids.count(i) > 1)
+    for what, pairs in (("scored", items.pairs), *((f"in {name}", fit) for name, fit in items.fit.items())):
+        listed = [p.id for p in pairs]
+        if len(set(listed)) < len(listed):
+            twice = next(i for i in listed if listed.count(i) > 1)
             raise DataError(f"pair {twice!r} is {what} twice; each pair must appear once")
-    unlabelled = next((p.id for p in [*items.pairs, *items.fit] if p.same is None), None)
+    every = [*items.pairs, *(p for fit in items.fit.values() for p in fit)]
+    unlabelled = next((p.id for p in every if p.same is None), None)
     if unlabelled is not None:
         raise DataError(f"pair {unlabelled!r} has no gold label; give the gold file beside the data")
-    if items.fit:
-        content = {_content(p) for p in items.pairs}
-        shared = [p.id for p in items.fit if _content(p) in content or p.id in {q.id for q in items.pairs}]
+    if not items.fit:
+        return
+    undecided = sorted({p.group for p in items.pairs if items.fit_set(p.group) not in items.fit})
+    if undecided:
+        raise LexprobeError(f"no set to fit the threshold of group {undecided[0]!r} on (sets: {', '.join(items.fit)})")
+    content, ids = {_content(p) for p in items.pairs}, {p.id for p in items.pairs}
+    for name, fit in items.fit.items():
+        shared = [p.id for p in fit if _content(p) in content or p.id in ids]
         if shared:
-            raise LexprobeError(f"{len(shared)} pair(s) of the split the threshold is fitted on ({items.fit_on}) are "
-                                f"also scored (e.g. {shared[0]!r}): a threshold is never fitted on the pairs it "
-                                "decides; fit on another split")
+            raise LexprobeError(f"{len(shared)} pair(s) of the split the threshold is fitted on ({name}) are also "
+                                f"scored (e.g. {shared[0]!r}): a threshold is never fitted on the pairs it decides; "
+                                "fit on another split")
 
 
 def _content(p: PairItem) -> tuple:
@@ -339,16 +359,34 @@ def _content(p: PairItem) -> tuple:
 
 
 def key_items(items: PairItems) -> list:
-    """What the resume key digests: every pair scored and fitted on, as plain data."""
-    return [[name, [dataclasses.asdict(p) for p in pairs]] for name, pairs in (("scored", items.pairs),
-                                                                              (items.fit_on, items.fit))]
+    """What the resume key digests: every pair scored and fitted on, as plain data, and which set decides which
+    group."""
+    return [["scored", [dataclasses.asdict(p) for p in items.pairs]],
+            *([name, [dataclasses.asdict(p) for p in fit]] for name, fit in items.fit.items()),
+            ["fit_for", {g: items.fit_set(g) for g in dict.fromkeys(p.group for p in items.pairs)}]]
+
+
+def thresholds(items: PairItems, records: Sequence[dict]) -> dict:
+    """The result's ``fitted.threshold``: each set's threshold (``fit_threshold`` on its scored pairs) with its size
+    and accuracy there, and the set that decides each group."""
+    sets = {}
+    for name in items.fit:
+        mine = [r for r in records if r["split"] == name and "skipped" not in r]
+        if not mine:
+            raise DataError(f"no pair of {name} could be scored: no threshold to fit")
+        value, accuracy = fit_threshold([r["score"] for r in mine], [bool(r["same"]) for r in mine])
+        sets[name] = {"value": value, "n": len(mine), "accuracy": accuracy}
+    groups = {g: items.fit_set(g) for g in dict.fromkeys(p.group for p in items.pairs)}
+    return {"rule": "same meaning when score > value", "sets": sets, "groups": groups}
 
 
 # --- results ------------------------------------------------------------------------------------------------
 
-def _threshold(result: dict) -> float | None:
+def _threshold(result: dict, group: str) -> float | None:
+    """The fitted threshold that decides ``group`` (None: none was fitted)."""
     found = (result.get("fitted") or {}).get("threshold") or {}
-    return found.get("value")
+    name = (found.get("groups") or {}).get(group)
+    return ((found.get("sets") or {}).get(name) or {}).get("value")
 
 
 def _zero(result: dict) -> bool:
@@ -356,10 +394,11 @@ def _zero(result: dict) -> bool:
 
 
 def unit_values(result: dict) -> list[Unit]:
-    """Per pair: right at the fitted threshold (None without one) and, for log-odds, at 0."""
-    t, zero = _threshold(result), _zero(result)
+    """Per pair: right at the fitted threshold of its group (None without one) and, for log-odds, at 0."""
+    zero = _zero(result)
     out = []
     for r in result["instances"]:
+        t = _threshold(result, r["group"])
         values: dict[str, float | None] = {"accuracy": None if t is None else float((r["score"] > t) == r["same"])}
         if zero:
             values["accuracy_zero"] = float((r["score"] > 0) == r["same"])
@@ -431,7 +470,7 @@ def tables(results: list[dict]) -> list:
     for r in results:
         metrics, random = r["metrics"].get(TASK) or {}, (r["baselines"].get("random") or {}).get(TASK) or {}
         fitted = (r.get("fitted") or {}).get("threshold")
-        threshold = Text([f"{fitted['value']:.3f}", f"on {fitted['on']}"]) if fitted else "–"
+        threshold = Text([f"{v['value']:.3f} on {name}" for name, v in fitted["sets"].items()]) if fitted else "–"
         for key, what in (("accuracy", r["method"]), *((("accuracy_zero", f"{r['method']} at 0"),)
                                                        if _zero(r) else ())):
             row = [label(r, names), what]
@@ -459,10 +498,10 @@ def format_result(result: dict) -> str:
 
 
 def failure_rows(result: dict) -> list[dict]:
-    """The items page's rows: every pair decided wrongly at the fitted threshold (all pairs without one)."""
-    t = _threshold(result)
+    """The items page's rows: each pair, decided at its group's fitted threshold (right or wrong)."""
     rows = []
     for r in result["instances"]:
+        t = _threshold(result, r["group"])
         said = None if t is None else r["score"] > t
         rows.append({"task": TASK, "item": r["id"], "pos": r["group"], "lemma": r["lemma"],
                      "gold": "same" if r["same"] else "different",
@@ -511,40 +550,52 @@ def benchmark(name: str, title: str, help: str, Config: type, items: Any, phrasi
 
 def row_format(name: str) -> Any:
     """The rows of a pair benchmark's export: one per pair, the scored ones and those a threshold is fitted on
-    (``split``: ``scored``, or the fitted-on split's name), a part per split and group; ``label`` 1 for the same
-    meaning, 0 for different."""
+    (``split``: ``scored``, or the fitted-on set's name), a part per split and group; ``label`` 1 for the same
+    meaning, 0 for different; ``ranges1``/``ranges2``: further ranges of a discontinuous target (``"a-b,c-d"``); ``fit_set``: on a
+    scored pair, the set its group's threshold is fitted on."""
     from lexprobe.data.exported import RowFormat
 
     return RowFormat(f"{name}-pairs/1", name, (
         ("id", "string"), ("split", "string"), ("group", "string"), ("lemma", "string"), ("pos", "string"),
-        ("sentence1", "string"), ("start1", "int32"), ("end1", "int32"),
-        ("sentence2", "string"), ("start2", "int32"), ("end2", "int32"), ("label", "int32")), key=("split", "group"))
+        ("sentence1", "string"), ("start1", "int32"), ("end1", "int32"), ("ranges1", "string"),
+        ("sentence2", "string"), ("start2", "int32"), ("end2", "int32"), ("ranges2", "string"),
+        ("label", "int32"), ("fit_set", "string")), key=("split", "group"))
 
 
-def _row(p: PairItem, split: str) -> dict:
+def _row(p: PairItem, split: str, fit_set: str) -> dict:
     return {"id": p.id, "split": split, "group": p.group, "lemma": p.lemma, "pos": p.pos,
             "sentence1": p.first.text, "start1": p.first.start, "end1": p.first.end,
-            "sentence2": p.second.text, "start2": p.second.start, "end2": p.second.end, "label": int(bool(p.same))}
+            "ranges1": _ranges(p.first.more), "sentence2": p.second.text, "start2": p.second.start,
+            "end2": p.second.end, "ranges2": _ranges(p.second.more), "label": int(bool(p.same)),
+            "fit_set": fit_set}
+
+
+def _ranges(more: tuple[tuple[int, int], ...]) -> str:
+    return ",".join(f"{a}-{b}" for a, b in more)
 
 
 def _item(row: dict) -> PairItem:
-    return PairItem(row["id"], Target(row["sentence1"], row["start1"], row["end1"]),
-                    Target(row["sentence2"], row["start2"], row["end2"]), bool(row["label"]), row["lemma"],
-                    row["pos"], row["group"])
+    def target(k: str) -> Target:
+        more = tuple(tuple(int(x) for x in r.split("-")) for r in row[f"ranges{k}"].split(",") if r)
+        return Target(row[f"sentence{k}"], row[f"start{k}"], row[f"end{k}"], more)  # type: ignore[arg-type]
+
+    return PairItem(row["id"], target("1"), target("2"), bool(row["label"]), row["lemma"], row["pos"], row["group"])
 
 
 def read_export(path: Any, name: str) -> PairItems | None:
     """The pairs of an export of benchmark ``name`` (``lexprobe export hf``) at ``path``, as it wrote them: the
-    scored ones and those fitted on; None when ``path`` is no export."""
+    scored ones and the sets fitted on; None when ``path`` is no export."""
     from lexprobe.data.exported import open_export
 
     parts = open_export(path, row_format(name))
     if parts is None:
         return None
-    scored = [_item(r) for p in parts if p.key["split"] == "scored" for r in p.rows]
-    fitted_on = [p for p in parts if p.key["split"] != "scored"]
-    return PairItems(scored, [_item(r) for p in fitted_on for r in p.rows],
-                     fitted_on[0].key["split"] if fitted_on else "")
+    scored = [r for p in parts if p.key["split"] == "scored" for r in p.rows]
+    fit: dict[str, list[PairItem]] = {}
+    for p in parts:
+        if p.key["split"] != "scored":
+            fit.setdefault(p.key["split"], []).extend(_item(r) for r in p.rows)
+    return PairItems([_item(r) for r in scored], fit, {r["group"]: r["fit_set"] for r in scored if r["fit_set"]})
 
 
 def export(name: str, title: str, Config: type, load: Callable[[Any], PairItems], phrasing: PairPhrasing,
@@ -560,18 +611,19 @@ def export(name: str, title: str, Config: type, load: Callable[[Any], PairItems]
         items = load(Config(**{k: v for k, v in given.items() if v is not None and k in fields}))
         check_items(items)
         parts = []
-        for split, pairs in (("scored", items.pairs), (items.fit_on, items.fit)):
+        for split, pairs in (("scored", items.pairs), *items.fit.items()):
             for group in dict.fromkeys(p.group for p in pairs):
-                rows = [_row(p, split) for p in pairs if p.group == group]
-                parts.append(PartRows({"split": split, "group": group},
-                                      f"{'scored' if split == 'scored' else 'fit'}-{group}", rows))
+                rows = [_row(p, split, (items.fit_set(group) or "") if split == "scored" else "")
+                        for p in pairs if p.group == group]
+                folder = "-".join("".join(c if c.isalnum() else "_" for c in x) for x in (split, group))
+                parts.append(PartRows({"split": split, "group": group}, folder, rows))
         scored = [p.folder for p in parts if p.key["split"] == "scored"]
         configurations = [Configuration("default", tuple(scored), True)]
         if items.fit:
             configurations.append(Configuration("fit", tuple(p.folder for p in parts if p.folder not in scored)))
-        built = (f"The pairs `lexprobe {name} eval` scores with the same options ({len(items.pairs)}), and the "
-                 f"{len(items.fit)} pairs of {items.fit_on or 'no split'} its decision threshold is fitted on "
-                 "(configuration `fit`).")
+        sizes = ", ".join(f"{name} ({len(pairs)})" for name, pairs in items.fit.items()) or "no set"
+        built = (f"The pairs `lexprobe {name} eval` scores with the same options ({len(items.pairs)}), and those "
+                 f"its decision thresholds are fitted on (configuration `fit`): {sizes}.")
         return Selection(parts, configurations, list(sources), built, items=items)
 
     def lm_eval(selection: Selection) -> list:
@@ -589,7 +641,7 @@ def export(name: str, title: str, Config: type, load: Callable[[Any], PairItems]
     notes = (f"- One task per group; a doc is a pair, its question the benchmark's (`--method ask`), its choices "
              f"`{phrasing.no}` and `{phrasing.yes}` after a space. `acc` is lexprobe's `accuracy_zero` of `--method "
              "ask` (the log-odds above 0; a tie says different), on the same prompts.\n"
-             "- The fitted threshold, the embedding method and ROC AUC stay in lexprobe.")
+             "- The fitted thresholds, the embedding method and ROC AUC stay in lexprobe.")
     return BenchmarkExport(benchmark=name, pretty_name=title, rows=row_format(name), summary=summary,
                            citation=citation, task_categories=("text-classification",), select=select,
                            lm_eval=lm_eval, lm_eval_notes=notes, languages=languages)
