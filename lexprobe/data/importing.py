@@ -111,6 +111,10 @@ def import_dataset(name: str, sources: list[Path], say: Say = print) -> list[str
         require_regular(s, f"give the path of your copy of {name}")
         _refuse_own_copy(s, name)
     names = expand_names([name])
+    own = DATASETS[names[0]].importer
+    if own is not None and len(names) == 1:  # a dataset declared in its own module imports itself
+        own(sources, say)
+        return names
     if name in GROUPS or names[0] in _SINGLE_FILE_DATASETS:
         return _import_single_files(name, names, sources, say)
     handler = {"semcor": _import_semcor, "streusle": _import_streusle, "pdep-corpus": _import_pdep_corpus,

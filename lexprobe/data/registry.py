@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
 from urllib.parse import urlsplit
 
 from lexprobe.data_home import data_dir  # noqa: F401  (the data layer's name for it)
@@ -52,6 +54,12 @@ class Dataset:
     content_sha256: str | None = None  # format-independent digest (SemCor NAF documents)
     redistributable: bool = True
     notes: str = ""
+    #: a dataset declared in a module of its own (``register_dataset``) brings its own ways, so the data layer never
+    #: branches on its name: ``check(path, relpath)`` one file's format (before anything is pinned), ``importer(
+    #: sources, say)`` ``lexprobe data import``, ``unpack(say)`` what readers open made from the files just fetched
+    check: Callable[[Path, str], None] | None = None
+    importer: Callable[[list[Path], Callable[[str], None]], None] | None = None
+    unpack: Callable[[Callable[[str], None]], None] | None = None
 
     @property
     def size(self) -> int | None:
@@ -209,6 +217,12 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (
         entry="ontonotes/conll-2012", method="import-only", redistributable=False,
     ),
 )}
+
+def register_dataset(ds: Dataset) -> Dataset:
+    """Add a dataset declared in a module of its own (a benchmark's data), by its name; returns it."""
+    DATASETS[ds.name] = ds
+    return ds
+
 
 #: names that stand for several datasets on the command line
 GROUPS: dict[str, tuple[str, ...]] = {

@@ -62,6 +62,9 @@ def validator(name: str, relpath: str) -> Callable[[Path], None] | None:
     from lexprobe.data import importing
 
     ds = DATASETS[name]
+    if ds.check is not None:
+        check = ds.check
+        return lambda p: check(p, relpath)
     if name.startswith("coda21-"):
         variant = name[len("coda21-"):]
         return lambda p: importing.check_coda_json(p, expected=importing.CODA_PUBLISHED_GROUPS.get(variant))
@@ -108,6 +111,8 @@ def _fetch_http(ds, progress: bool, force: bool, say: Say) -> Path:
         if f.sha256 is None and f.relpath not in pinned_here:
             pinned_here.add(f.relpath)
             say(f"{name}: {Path(f.relpath).name} pinned on first fetch: sha256 {digest}")
+    if ds.unpack is not None:  # what readers open, made from the files just fetched (each member checked)
+        ds.unpack(say)
     write_record(name, ds.entry, files, "fetch " + ", ".join(mirror_url(f.url) for f in ds.files), pinned_here,
                  fetched=_now())
     say(f"{name}: ready at {root / ds.entry}")

@@ -462,8 +462,10 @@ def tables(results: list[dict]) -> list:
         groups = []
     headers = ["Model", "method", *[f"{g} acc. (%)" for g in groups], "accuracy (%)", "AUC (%)", "threshold",
                "n"]
+    from lexprobe.core.registry import get
+
     bench = results[0]["benchmark"] if results else ""
-    table = Table(bench, f"{bench}: same meaning or not", headers,
+    table = Table(bench, f"{get(bench).meta.title if bench else ''}: same meaning or not", headers,
                   note="accuracy at the threshold fitted on the split named (log-odds also at 0: ask); AUC needs "
                        "no threshold; their 95% bootstrap intervals are in the report and the result file")
     names = name_counts(results)
@@ -492,7 +494,7 @@ def format_result(result: dict) -> str:
     from lexprobe.core.evaluate import counts_line
     from lexprobe.tables import to_text
 
-    lines = [to_text(t) for t in tables([result])]
+    lines = [to_text(t, transpose=True) for t in tables([result])]  # a line per group: one run's table is wide
     counts = counts_line(result)
     return "\n".join(lines + ([counts] if counts else []))
 
