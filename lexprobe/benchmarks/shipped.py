@@ -18,6 +18,7 @@ from lexprobe.benchmarks.wdlmpro.benchmark import WDLMPRO  # noqa: F401
 from lexprobe.benchmarks.coda21.benchmark import CODA21  # noqa: F401
 from lexprobe.benchmarks.senserank.benchmark import SENSERANK  # noqa: F401
 from lexprobe.benchmarks.wsd.benchmark import WSD  # noqa: F401
+from lexprobe.benchmarks.wic.benchmark import WIC  # noqa: F401
 # isort: on
 
 #: every benchmark imported above, in that order
