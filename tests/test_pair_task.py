@@ -109,6 +109,16 @@ def test_ask_scores_the_log_odds_of_the_answer_words(tmp_path, tiny_gpt2):
     assert r["metrics"]["pair"]["all"]["accuracy_zero"] == pytest.approx(zero)
 
 
+def test_choose_asks_the_two_answers_as_options(tmp_path, tiny_gpt2):
+    r = _eval(tmp_path, "--model", str(tiny_gpt2), "--method", "choose", "--permutations", "2")
+    assert r["method"] == "choose" and len(r["instances"]) == 2 * 12  # a pair, in both orders of its options
+    for record in r["instances"]:
+        gold = 0 if record["same"] else 1
+        assert record["options"][record["gold_position"]] == ("the same meaning", "different meanings")[gold]
+        assert record["likelihood"]["correct"] == (record["likelihood"]["choice"] == gold)
+    assert r["baselines"]["random"]["pair"]["all"]["accuracy"] == 0.5
+
+
 def test_an_interrupted_run_resumes_without_scoring_again(tmp_path, monkeypatch):
     from lexprobe.core.evaluate import evaluate
     from lexprobe.scorers.random import RandomScorer
@@ -145,7 +155,7 @@ def test_report_and_compare_take_it(tmp_path, tiny_bert, capsys):
     assert "McNemar exact" in out and "accuracy" in out
     assert main(["report", str(a), str(tmp_path / "b.json"), "--out", str(tmp_path / "report")]) == 0
     index = (tmp_path / "report" / "index.html").read_text()
-    assert "samesense: same meaning or not" in index and "on train split" in index
+    assert "Same sense: same meaning or not" in index and "on train split" in index
     items = (tmp_path / "report" / "samesense.html").read_text()
     assert '"lemma"' in items and '"said"' in items  # the items page: its rows with the task type's columns
 

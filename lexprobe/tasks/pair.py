@@ -29,9 +29,11 @@ from typing import Any, Callable, ClassVar, Optional, Sequence, TypedDict
 import numpy as np
 
 from lexprobe.core.contract import Job, Method, Presentation, Records, Results, Unit, default_slices, mean_aggregate
-from lexprobe.core.options import option
+from lexprobe.core.options import nested, option
 from lexprobe.core.requests import Continuation, Embed, Message, RandomScores, TokenVector
 from lexprobe.errors import DataError, LexprobeError
+from lexprobe.prompting.choose_cli import ChooseOptions
+from lexprobe.prompting.method import ChooseMethod
 from lexprobe.tasks import loop
 
 #: the task's name in results (``tasks``, ``metrics``)
@@ -104,11 +106,15 @@ class PairItems:
 @dataclass(frozen=True)
 class PairPhrasing:
     """How a benchmark asks about a pair: ``question(pair)`` is the text before the answer (ending where the
-    answer word follows), ``yes``/``no`` the answer words (scored after a space)."""
+    answer word follows), ``yes``/``no`` the answer words (scored after a space); ``choose``: the choose method's
+    question (``{sentence1}``, ``{sentence2}``, ``{word}``, ``{options}``) and its two options, same and different."""
 
     question: Callable[[PairItem], str]
     yes: str = "Yes"
     no: str = "No"
+    choose: str = ('Does the word "{word}" mean the same in these two sentences?\n1: {sentence1}\n2: {sentence2}\n'
+                   "{options}\nReply with the number of the answer only.")
+    options: tuple[str, str] = ("the same meaning", "different meanings")
 
 
 @dataclass(frozen=True)
@@ -116,8 +122,9 @@ class PairOptions:
     """The options every pair benchmark's ``Config`` has (it subclasses this and adds its data options)."""
 
     method: str = option("embedding", "embedding: cosine of the target's vectors in the two texts (or of the texts' "
-                         "vectors); ask: a yes/no question, scored by the log-odds of the answers (causal LMs)",
-                         choices=("embedding", "ask"))
+                         "vectors); ask: a yes/no question, scored by the log-odds of the answers (causal LMs); "
+                         "choose: the two answers as options to choose from (causal LMs, chat APIs)",
+                         choices=("embedding", "ask", "choose"))
     recipe: str = option("paper", "the task's protocol", choices=("paper",))
     limit: int | None = option(None, "a seeded sample of N pairs of each group (default: all)", type=int)
     seed: int = option(0, "seed of the sample and of the random scorer", type=int)
@@ -126,8 +133,10 @@ class PairOptions:
                          method="embedding")
     layer: int = option(-1, "hidden_states index of the token vectors (0 = embeddings, -1 = last; embedding)",
                         type=int, method="embedding")
-    chat: bool = option(False, "ask in the model's chat template (ask)", method="ask")
+    ask_chat: bool = option(False, "put the question in the model's chat template (ask)", method="ask")
     chunk_size: int = option(64, "pairs per resumable chunk", type=int, cli=False, key=False)
+    choose: ChooseOptions = nested(ChooseOptions, "ask-to-choose prompting (--method choose; causal LMs and chat "
+                                                  "APIs)", method="choose")
 
 
 class PairRecord(TypedDict, total=False):
@@ -302,7 +311,7 @@ class PairAsk(PairMethod):
     def requests_of(self, kind, config, pair):
         if kind == (RandomScores,):
             return [RandomScores(f"pair:{pair.id}", 2)]
-        context = self.prompt(pair, config.chat)
+        context = self.prompt(pair, config.ask_chat)
         return [Continuation(context, " " + self.phrasing.yes), Continuation(context, " " + self.phrasing.no)]
 
     def prompt(self, pair: PairItem, chat: bool) -> Any:
@@ -315,9 +324,95 @@ class PairAsk(PairMethod):
         return float(np.sum(answers[0]) - np.sum(answers[1]))
 
 
-def methods(phrasing: PairPhrasing) -> dict[str, Method]:
-    """The pair task type's methods, asking as ``phrasing`` says."""
-    return {m.name: m for m in (PairEmbedding(phrasing), PairAsk(phrasing))}
+class PairChoose(ChooseMethod):
+    """The two answers (``phrasing.options``: same, different) as options to choose from, on the choose machinery
+    (label likelihood and generation, option orders, cyclic debiasing); a unit is a pair, right when the answer
+    chosen is its gold one. No threshold: a choice is a decision."""
+
+    unit_field, answer_key = "id", "choice"
+    binary_metrics = ("valid", "accuracy")
+
+    def __init__(self, phrasing: PairPhrasing, field: str):
+        self.phrasing, self.field = phrasing, field
+
+    def units(self, job):
+        return [(p.id, p) for p in job.items.pairs]
+
+    def key_items(self, job, units):
+        return [dataclasses.asdict(p) for _, p in units]
+
+    def tasks(self, job):
+        return [TASK]
+
+    def prompts(self, job, unit):
+        from lexprobe.prompting.choice import prompts
+
+        return prompts(2, job.config.choose)
+
+    def items(self, job, units, t):
+        from lexprobe.prompting.choice import presented
+        from lexprobe.prompting.templates import build_prompt, option_labels, option_lines
+
+        options, out = job.config.choose, []
+        for p in units:
+            gold = 0 if p.same else 1
+            for k, r, order in presented([0, 1], options, job.config.seed, p.id):
+                texts = [self.phrasing.options[i] for i in order]
+                question = getattr(t, self.field).format(
+                    sentence1=p.first.marked(), sentence2=p.second.marked(), word=p.first.word,
+                    options=option_lines(t, option_labels(2, t.labels), texts))
+                out.append({"item": p.id, "id": p.id, "pos": p.group, "lemma": p.lemma, "same": p.same,
+                            "permutation": k, "order": order, "options": texts, "gold_position": order.index(gold),
+                            **({"rotation": r} if options.cyclic else {}),
+                            "prompt": build_prompt(t, question, options.chat)})
+        return out
+
+    def score(self, job, engine, items, template):
+        from lexprobe.prompting.choice import score_choices
+
+        return score_choices(engine, items, job.config.choose, template)
+
+    def scores(self, reading):
+        return {"accuracy": lambda answer: float(answer["correct"])}
+
+    def gold_positions(self, record):
+        return [record["gold_position"]]
+
+    def random(self, asked):
+        from lexprobe.prompting.choose import item_means
+        from lexprobe.stats.bootstrap import mean_intervals
+
+        return {"accuracy": 0.5 if asked else None, "n": len(asked),
+                "ci": mean_intervals({"accuracy": item_means(asked, lambda r: 0.5)})}
+
+    @property
+    def presentation(self) -> Presentation:  # type: ignore[override]
+        from lexprobe.prompting.readings import choose_presentation, choose_tables, item_rows
+
+        def tables(results: list[dict]) -> list:
+            from lexprobe.core.registry import get
+
+            name = results[0]["benchmark"] if results else ""
+            title = get(name).meta.title if name else ""
+            return choose_tables(name, f"{title}: same meaning or not, asked to choose", [("", TASK, results)],
+                                 ("accuracy", "accuracy"), "Chance (%)", "two options: same or different{debiased}",
+                                 "; debiased: the cyclic orders' label likelihoods averaged")
+
+        def row(record: dict, reading: str, text: str | None) -> dict:
+            block = record.get(reading) or {}
+            chosen = block.get("choice")
+            return {"task": TASK, "item": record["id"], "lemma": record.get("lemma", ""),
+                    "gold": "same" if record.get("same") else "different",
+                    "said": "–" if chosen is None else ("same" if chosen == 0 else "different")
+                    + (f" ({text})" if text else ""), "score": "", "ok": bool(block.get("correct"))}
+
+        return choose_presentation(tables, lambda result: item_rows(result, row, TASK))
+
+
+def methods(phrasing: PairPhrasing, field: str) -> dict[str, Method]:
+    """The pair task type's methods, asking as ``phrasing`` says (``field``: the choose templates' field of the
+    benchmark's question)."""
+    return {m.name: m for m in (PairEmbedding(phrasing), PairAsk(phrasing), PairChoose(phrasing, field))}
 
 
 def cosine(a: Any, b: Any) -> float:
@@ -544,8 +639,14 @@ def benchmark(name: str, title: str, help: str, Config: type, items: Any, phrasi
     meta = BenchmarkMeta(name=name, title=title, help=help, unit="pair", tasks=(TASK,), main_score="accuracy",
                          unit_metrics=UNIT_METRICS, binary_metrics=BINARY_METRICS, **meta_fields)
     exports = export(name, title, Config, items.load, phrasing, help, citation, sources, languages) if sources else None
-    return Benchmark(meta=meta, Config=Config, items=items, methods=methods(phrasing), recipes={"paper": Protocol()},
-                     results=RESULTS, presentation=PRESENTATION, exports=exports, **parts)
+    from lexprobe.prompting.templates import TemplateField
+
+    question = TemplateField(frozenset({"sentence1", "sentence2", "word", "options"}),
+                             required=frozenset({"sentence1", "sentence2", "options"}),
+                             texts={"default": phrasing.choose})
+    return Benchmark(meta=meta, Config=Config, items=items, methods=methods(phrasing, name),
+                     recipes={"paper": Protocol()}, results=RESULTS, presentation=PRESENTATION, exports=exports,
+                     template_fields={name: question}, **parts)
 
 
 # --- exports ------------------------------------------------------------------------------------------------

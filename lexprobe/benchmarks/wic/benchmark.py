@@ -17,6 +17,7 @@ from lexprobe.core.contract import Items, LLMPart, RunParts, SummaryColumn
 from lexprobe.core.exports import Source
 from lexprobe.core.options import option
 from lexprobe.data import mcl_wic
+from lexprobe.prompting.choose_cli import ChooseOptions
 from lexprobe.tasks import pair
 
 CITATION = """@inproceedings{martelli-etal-2021-semeval,
@@ -63,7 +64,8 @@ def default_run(out_dir: Path, part: Any) -> dict:
                           f"{mcl_wic.NAME}`, or `lexprobe data import {mcl_wic.NAME} PATH` for a copy you have",
                           method=method)
     limit = part.sample or 200
-    config = WicConfig(method=method, limit=limit, fit_limit=2 * limit, chat=part.chat)
+    choose = ChooseOptions(chat=part.chat, units_per_batch=1) if method == "choose" else ChooseOptions()
+    config = WicConfig(method=method, limit=limit, fit_limit=2 * limit, choose=choose)
     result = run_part(WIC, part, config, out_dir / f"{part.stem('wic')}.json", quiet=True)
     return {"metrics": result["metrics"]}
 
