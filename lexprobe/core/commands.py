@@ -54,7 +54,7 @@ def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
     with output_lock(out):  # a second writer on --out stops here, before the data and the model load
         if not args.overwrite:  # an --out holding another run's result: refused before the model loads
             refuse_replacing(out, None, expected=(bench.meta.name, config.method, config.recipe))
-        return _eval(bench, args, replace(prepared, config=config), out)
+        return _eval(bench, args, replace(prepared, config=config, out=out), out)
 
 
 def _eval(bench: Any, args: argparse.Namespace, prepared: Any, out: Any) -> int:

@@ -50,11 +50,14 @@ def resolve(benchmark: str | Benchmark) -> Benchmark:
 
 @dataclass(frozen=True)
 class Prepared:
-    """A run's config that passed every check (``prepare``), with its method and recipe."""
+    """A run's config that passed every check (``prepare``), with its method and recipe; ``out``: the output a
+    command already guarded against the config's inputs and the model and checked for another run's result
+    (``evaluate`` then checks only the scorer's own inputs against it)."""
 
     config: Any
     method: Method
     recipe: Any
+    out: Path | None = None
 
 
 def prepare(bench: Benchmark, config: Any, items_given: bool = False) -> Prepared:
@@ -106,10 +109,14 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     from lexprobe.core.engine import Engine
 
     method.check_backend(Engine(scorer), config, f"{bench.meta.name} --method {method.name}")
-    if out is not None:
+    checked = out is not None and prepared.out is not None and Path(prepared.out) == Path(out)
+    if out is not None and not checked:
         out = check_paths(bench, out, config, getattr(scorer, "path", None), scorer_inputs(scorer))
+    elif out is not None and scorer_inputs(scorer):  # what the loaded scorer reads, against the outputs only
+        out = check_paths(bench, out, config, getattr(scorer, "path", None), scorer_inputs(scorer),
+                          checked={**inputs(config), "--model": getattr(scorer, "path", None)})
     with output_lock(out) if out is not None else contextlib.nullcontext():  # every writer of --out takes it
-        if out is not None and not overwrite:
+        if out is not None and not overwrite and not checked:
             refuse_replacing(out, None, expected=(bench.meta.name, config.method, config.recipe))
         reproduce = _reproduce(bench, scorer, config, out, model) if items is None or items_from_config else None
         return _evaluate(bench, scorer, config, out, method, recipe, items, progress, keep_instances, overwrite,
