@@ -9,6 +9,7 @@ tables and ``lexprobe run`` show them in).
 
 from __future__ import annotations
 
+import lexprobe.data.catalog  # noqa: F401  (the datasets the benchmarks read, registered)
 from lexprobe.core.contract import Benchmark
 from lexprobe.core.registry import register_benchmark
 

@@ -109,7 +109,8 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     from lexprobe.core.engine import Engine
 
     method.check_backend(Engine(scorer), config, f"{bench.meta.name} --method {method.name}")
-    checked = out is not None and prepared.out is not None and Path(prepared.out) == Path(out)
+    out = None if out is None else Path(out)
+    checked = out is not None and prepared.out is not None and Path(prepared.out) == out
     if out is not None and not checked:
         out = check_paths(bench, out, config, getattr(scorer, "path", None), scorer_inputs(scorer))
     elif out is not None and scorer_inputs(scorer):  # what the loaded scorer reads, against the outputs only

@@ -81,7 +81,7 @@ class PseudoLogLikelihood(Request):
     """A masked LM's pseudo-log-likelihood of each token of ``continuation`` after ``context`` (``variant``:
     one token masked at a time, ``token``, or word-level left-to-right, ``word-l2r``). Answer: per token.
     ``max_tokens``: the continuation cut to its first tokens. ``encoding``: ``text`` (encoded together) or
-    ``coda21-authors`` (CoDA21's released input, ``scorers/pll.py``)."""
+    ``released-mlm-input`` (CoDA21's released input, ``scorers/pll.py``)."""
 
     context: str
     continuation: str

@@ -16,10 +16,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Callable
 
 from lexprobe.data.exported import RowFormat
 from lexprobe.data.files import require_regular
 from lexprobe.data.instances import TargetInSentence
+from lexprobe.data.registry import Dataset, RemoteFile, github_raw, register_dataset
 from lexprobe.data.wsd_xml import DATA_SUFFIX, POS_TAGS, read_targets, stem_of  # noqa: F401  (POS_TAGS: re-exported)
 from lexprobe.errors import DataError
 from lexprobe.metrics.wsd import Answers, format_key_lines, parse_key_lines
@@ -259,3 +261,102 @@ def check_file(path: Path, relpath: str) -> None:
     else:
         return
     check_count(set_name, count, path, name)
+
+
+# --- the dataset ------------------------------------------------------------------------------------------------
+
+#: the framework as copied into GlossBERT's repository (``Evaluation_Datasets/``, byte for byte the framework's
+#: files)
+GLOSSBERT_COMMIT = "64d282d5bae75064fc1a0b35fae8b250538411ec"
+
+#: Raganato et al.'s framework as copied into GlossBERT's repository (``Evaluation_Datasets/``, byte for byte
+#: the framework's files): relpath under the framework folder -> (sha256, size)
+FILES = {
+    "senseval2/senseval2.data.xml": ("5f5fe6a74fdd4ee85ca271c49a3b88131e4a7ba04a11a1392c1333efcbfe9be9", 301_219),
+    "senseval2/senseval2.gold.key.txt": ("1e1c43116dadc796763c59f66cc61aa204cfb1886e5825836a96cf9b96a056e8", 77_498),
+    "senseval3/senseval3.data.xml": ("ecd472808c5f3873b0e90fda6182519e5ed6081929435a67eb7f2c5a8fd36839", 281_256),
+    "senseval3/senseval3.gold.key.txt": ("1faa09ca47a9c4627c0c1078dfc30e39c16d6ce728a532cc670007fbca0be70e", 61_519),
+    "semeval2007/semeval2007.data.xml": ("ff0cb1350acf7d0bf09f05b18c537870c8205f12daa2510099674a227c149f38", 142_049),
+    "semeval2007/semeval2007.gold.key.txt": ("06dce0b5892bb5c625ebfd8755d1a31a5a04df6882709aa29c1dcd44befb3b41", 14_555),
+    "semeval2013/semeval2013.data.xml": ("58682da53cdb24e7563f9a77bc357616eee6863399c2be62f8927c9d5eb20245", 386_664),
+    "semeval2013/semeval2013.gold.key.txt": ("3dcedb0b9bed2906c3651d089236801c5353198ba6eda0575f864e3d18ee81cc", 54_463),
+    "semeval2015/semeval2015.data.xml": ("e0804170a39fac9d0da6c707b0b974d493a385743557a40626abf36609372650", 137_606),
+    "semeval2015/semeval2015.gold.key.txt": ("3a15c65607f27efb3846a71a303b21d0916b5bb527348bf27f526d6770301eaf", 37_352),
+    "ALL/ALL.data.xml": ("27a9da01b6d4a1e4dc7c76d15148a38eaa56cc0df371cae4416d04e541b6fe36", 1_340_442),
+    "ALL/ALL.gold.key.txt": ("0bf2ffc38f572587c72b59ea928da676423b99b5a54bd1a83eb4848b517d3170", 324_159),
+    "README": ("cbd986b52fa6c401c6ea6790f4ee593fbcefddece9dbd8a27a62cd31d6ed4599", 3_238),
+    "Scorer.java": ("3237054aa1d2fc646977126e3923c87ffdad8d9747de3296abb853fb7053ffd3", 2_827),
+}
+
+
+#: files of the framework that are copied when present (the benchmark reads neither)
+_OPTIONAL = ("README", "Scorer.java")
+
+
+def _root(src: Path, say: Callable[[str], None]) -> Path:
+    """The framework's folder: ``src`` itself when it holds the sets, else its one subfolder that does (the
+    unzipped release's ``WSD_Unified_Evaluation_Datasets/``, a GlossBERT checkout's ``Evaluation_Datasets/``)."""
+    def holds_sets(folder: Path) -> bool:
+        return set_files(folder, ALL)[0].is_file()
+
+    if not src.is_dir():
+        raise DataError(f"{src} is not a folder; give the framework's folder (ALL/, senseval2/, ... semeval2015/)")
+    if holds_sets(src):
+        return src
+    inside = [p for p in sorted(src.iterdir()) if p.is_dir() and holds_sets(p)]
+    if len(inside) == 1:
+        say(f"importing {inside[0]}, the WSD framework's folder in {src}")
+        return inside[0]
+    raise DataError(f"{src} does not hold the WSD framework (no ALL/ALL.data.xml); give the folder with ALL/, "
+                    "senseval2/, senseval3/, semeval2007/, semeval2013/ and semeval2015/")
+
+
+def import_framework(sources: list[Path], say: Callable[[str], None]) -> None:
+    """``lexprobe data import wsd DIR``: the pinned data and gold files of the five sets and ALL, read by the reader
+    (published counts, ALL = the five concatenated), then copied in as one folder."""
+    from lexprobe.data.download import sha256_of
+    from lexprobe.data.install import install_copies
+    from lexprobe.data.pins import check_pinned, content_sha, record_import
+    from lexprobe.data.registry import data_dir
+
+    ds = DATASET
+    root = _root(sources[0], say)
+    chosen: list[tuple[Path, str]] = []
+    for f in ds.files:
+        inner = f.relpath.split("/", 1)[1]
+        src = root / inner
+        optional = inner in _OPTIONAL
+        if not src.is_file():
+            if optional:
+                continue
+            raise DataError(f"{root} has no {inner}; give the framework's folder (ALL/, senseval2/, ... each "
+                            "with its .data.xml and .gold.key.txt)")
+        require_regular(src, "give the framework's files")
+        if optional and content_sha(src) != f.sha256:
+            say(f"wsd: {src} is not the pinned {inner}; not imported (lexprobe does not read it)")
+            continue
+        check_pinned(ds, f.relpath, src)
+        chosen.append((src, f.relpath))
+    check_framework(root)
+    install_copies(data_dir() / ds.entry, [(src, rel.split("/", 1)[1]) for src, rel in chosen])
+    files = {rel: sha256_of(data_dir() / rel) for _, rel in chosen}
+    record_import("wsd", ds.entry, files, root, say)
+
+
+DATASET = register_dataset(Dataset(
+    name="wsd",
+    title="WSD unified evaluation framework (Raganato et al. 2017): Senseval-2/3, SemEval-2007/2013/2015, ALL",
+    version=GLOSSBERT_COMMIT[:7], pin=GLOSSBERT_COMMIT,
+    upstream="github.com/HSLCY/GlossBERT (a copy of the framework's lcl.uniroma1.it/wsdeval release)",
+    upstream_path="Evaluation_Datasets/{<set>/<set>.data.xml,<set>/<set>.gold.key.txt,README,Scorer.java}",
+    licence="research use under the framework's terms (cite Raganato et al. 2017 and each task's paper); "
+            "no licence file upstream",
+    reader_format="<set>.data.xml (corpus/text/sentence of wf and instance) + <set>.gold.key.txt",
+    files=tuple(RemoteFile(f"wsd-raganato/{rel}", github_raw("HSLCY/GlossBERT", GLOSSBERT_COMMIT,
+                                                             f"Evaluation_Datasets/{rel}"), sha, size)
+                for rel, (sha, size) in FILES.items()),
+    entry="wsd-raganato", redistributable=False,
+    notes="`data import wsd DIR` takes the framework's folder (ALL/, senseval2/, ...); README and Scorer.java "
+          "are copied when present",
+    check=check_file, importer=import_framework,
+))

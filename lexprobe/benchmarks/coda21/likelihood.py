@@ -5,7 +5,7 @@ and the per-group loop the ask method shares (groups as resume units, their reco
 (seeded, keyed ``coda21:<group id>``); ``Continuation`` (causal LMs: log P(" " + definition | prompt), its first
 48 tokens, summed or averaged by ``--normalize``; the prompt is the context with the target replaced by the nonce,
 then ``--pattern``); ``PseudoLogLikelihood`` (masked LMs, ``--pll``; ``authors`` asks for the released code's
-input, ``encoding="coda21-authors"``); ``Embed`` (the cosine of the context without its target and the
+input, ``encoding="released-mlm-input"``); ``Embed`` (the cosine of the context without its target and the
 definition; under ``authors`` a group with a text embedded as the zero vector is skipped, as their
 ``get_mean_emb`` stopped there). A prompt too long for the model loses its start (``truncated_contexts``); a group
 with a definition that alone does not fit is skipped (``skipped_too_long``). Hiding and ties follow the recipe
@@ -77,7 +77,7 @@ def group_requests(kind: type[Request], group: Group, config: CodaConfig) -> lis
     pairs = [(p, " " + d.definition) for p in prompts for d in group.candidates]
     if kind is Continuation:
         return [Continuation(p, d, config.max_definition_tokens) for p, d in pairs]
-    encoding = "coda21-authors" if RECIPES[config.recipe].authors_pll_input else "text"
+    encoding = "released-mlm-input" if RECIPES[config.recipe].authors_pll_input else "text"
     return [PseudoLogLikelihood(p, d, config.max_definition_tokens, config.pll, encoding) for p, d in pairs]
 
 
