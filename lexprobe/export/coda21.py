@@ -118,11 +118,12 @@ def select(options: ExportOptions) -> Selection:
     from lexprobe.benchmarks.coda21.likelihood import select_groups
 
     parts, configurations, sources, items, canaries = [], [], [], [], set()
+    chosen = options.pos_of(CodaConfig, "coda21")
     for variant, path in _files(options):
-        data = ds.load_coda(path, pos=parts_of_speech(options.pos))
-        groups = select_groups(data, CodaConfig(data=str(path), pos=options.pos, limit=options.limit))
+        data = ds.load_coda(path, pos=parts_of_speech(chosen))
+        groups = select_groups(data, CodaConfig(data=str(path), pos=chosen, limit=options.limit))
         folders = []
-        for pos in parts_of_speech(options.pos):
+        for pos in parts_of_speech(chosen):
             rows = [ds.group_to_row(g) for g in groups if g.pos == pos]
             problems = [{"group": p.group_id, "reason": p.reason} for p in data.problems
                         if p.group_id.split("/")[0] == pos]
@@ -142,7 +143,9 @@ def select(options: ExportOptions) -> Selection:
 
 
 def _built(options: ExportOptions, parts: list[PartRows]) -> str:
-    counts = ", ".join(f"{p.folder}: {len(p.rows)} groups" + (f" ({len(p.problems)} malformed in the source, listed "
+    from lexprobe.tables import md_code
+
+    counts = ", ".join(f"{md_code(p.folder)}: {len(p.rows)} groups" + (f" ({len(p.problems)} malformed in the source, listed "
                                                               "in lexprobe-export.json)" if p.problems else "")
                        for p in parts)
     limit = f"; the first {options.limit} groups of each part of speech (`--limit`)" if options.limit else ""
