@@ -311,6 +311,16 @@ def shown(text: Any, limit: int = 80) -> str:
     return quoted if len(quoted) <= limit else quoted[: limit - 4] + "...'"
 
 
+def require_name(name: Any, what: str) -> str:
+    """``name`` (from data) when it can be one component of a path (``name_problem``); one ``OutputError`` naming
+    ``what`` it is otherwise (a WSD set named ``a/b`` is one name, never two folders)."""
+    problem = name_problem(name)
+    if problem is not None:
+        raise OutputError(f"{what} {shown(name)} comes from the data and cannot name a file or folder: it {problem}; "
+                          f"rename it in the data ({SAFE_NAME_RULE} characters)")
+    return name
+
+
 def files_inside(folder: Path, names: list[str], what: str) -> list[Path]:
     """``folder / name`` for each relative path ``names`` (names that come from data), refused in one
     ``OutputError`` before anything is written unless each is a safe relative path (``relative_path_problem``:

@@ -80,12 +80,14 @@ def _files(options: ExportOptions) -> list[tuple[str, Path]]:
 
 
 def _variant_of(path: Path) -> str:
-    """``clean-hard`` for ``CoDA-clean-hard.json``; another file's or folder's name, made a configuration name."""
+    """``clean-hard`` for ``CoDA-clean-hard.json``; another file's or folder's name, made a configuration name (and
+    a folder's: ASCII letters and digits, ``-`` for the rest, a name ``outputs.files_inside`` takes)."""
     for v in ds.VARIANTS:
         if path.name in (f"CoDA-{v}.json", v):
             return v
     stem = path.stem if path.is_file() else path.name
-    return "".join(ch if ch.isalnum() else "-" for ch in stem).strip("-").lower() or "data"
+    name = "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in stem).lower()
+    return name.strip("-")[:60].strip("-") or "data"
 
 
 def _source(variant: str, path: Path) -> Source:

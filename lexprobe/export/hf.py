@@ -21,9 +21,12 @@ def write_export(folder: Path, export: BenchmarkExport, selection: Selection, co
     from lexprobe import __version__
     from lexprobe.data.exported import MANIFEST, manifest_part, write_manifest, write_part
     from lexprobe.export.card import check_card, part_file, write_card
-    from lexprobe.outputs import files_inside
+    from lexprobe.outputs import files_inside, require_name
 
     metadata = {"lexprobe_rows": export.rows.name, **({"canary": selection.canary} if selection.canary else {})}
+    for part in selection.parts:  # each key value (a set, a variant) is one name: its folder's
+        for field, value in part.key.items():
+            require_name(value, f"the export's {field}")
     paths = files_inside(folder, ["README.md", MANIFEST] + [part_file(p.folder) for p in selection.parts],
                          "the export's part file")[2:]
     parts = []

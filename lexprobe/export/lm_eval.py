@@ -88,11 +88,14 @@ def write_tasks(folder: Path, chosen: list[tuple[BenchmarkExport, Selection]], c
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from lexprobe.outputs import files_inside
+    from lexprobe.outputs import files_inside, require_name
 
     planned = [(export, selection, export.lm_eval(selection)) for export, selection in chosen]
     groups = [{t.group: [m for m in tasks if m.group == t.group] for t in tasks} for _, _, tasks in planned]
     tasks = [t for _, _, chosen_tasks in planned for t in chosen_tasks]
+    for task in tasks:  # a task's and a group's name is one name: its file's
+        require_name(task.name, "an lm-eval task")
+        require_name(task.group, "an lm-eval group")
     names = ([f"{TASKS_MODULE}.py", "README.md"] + [f"{t.name}.yaml" for t in tasks]
              + [f"{g}.yaml" for mine in groups for g in mine] + [f"docs/{t.name}.parquet" for t in tasks])
     files_inside(folder, names, "an lm-eval task file")

@@ -54,6 +54,7 @@ def select(options: ExportOptions) -> Selection:
     from lexprobe.benchmarks.wsd.items import load_items
     from lexprobe.data.registry import DATASETS
     from lexprobe.data.wsd import instance_row
+    from lexprobe.outputs import require_name
     from lexprobe.tables import md_code
 
     config = WsdConfig(data=options.data or "ALL", pos=options.pos_of(WsdConfig, "wsd"), limit=options.limit,
@@ -61,6 +62,7 @@ def select(options: ExportOptions) -> Selection:
     items = load_items(config)
     parts = []
     for name in dict.fromkeys(i.set_name for i in items.instances):
+        require_name(name, "the WSD set")  # a set names a part's folder and a task: one name (`...data.xml`: '..')
         rows = [instance_row(i, items.senses[i.id]) for i in items.instances if i.set_name == name]
         parts.append(PartRows({"set": name}, name, rows))
     folders = tuple(p.folder for p in parts)
