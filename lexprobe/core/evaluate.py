@@ -217,8 +217,8 @@ def companions(bench: Benchmark, out: Path, config: Any) -> dict[str, list[Path]
 
 
 def companion_name(label: str) -> str:
-    """What a companion is, from its label: ``--out (its key file)`` -> ``key file``; ``--plot`` -> ``--plot file``."""
-    return label[label.index("(its ") + 5:].rstrip(")") if "(its " in label else f"{label} file"
+    """What a companion is, from its label: ``--out (its key file)`` -> ``key file``; ``--plot`` -> ``output --plot``."""
+    return label[label.index("(its ") + 5:].rstrip(")") if "(its " in label else f"output {label}"
 
 
 def refuse_replacing(out: Path, job: str | None, expected: tuple[str, str, str] | None = None,
