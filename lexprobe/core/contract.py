@@ -493,8 +493,9 @@ def finished(bench: Benchmark, out: Path, config: Any, result: dict) -> None:
 
 
 def outputs(bench: Benchmark, out: Path, config: Any) -> dict[str, list]:
-    """Every file a run writes, by option: ``--out`` and its companions."""
-    files = bench.presentation.outputs
+    """Every file a run writes, by option: ``--out`` and its companions (the method's own presentation first: a
+    method that writes no key file or figure declares none, so a file of that name is no concern of its run)."""
+    files = reader(bench, config.method, "presentation", "outputs")
     return {"--out": [out]} if files is None else files(out, config)
 
 

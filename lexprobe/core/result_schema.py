@@ -163,6 +163,7 @@ class ResultFile(_Required, total=False):
     intervals: dict[str, Any]
     timing: dict[str, Any]
     plot: Any
+    key_file: str  #: the run's answers as a key file beside the result (all-words WSD)
 
 
 #: a 95% interval: ``[lo, hi]`` (null where a bound could not be computed)

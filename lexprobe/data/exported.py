@@ -117,10 +117,11 @@ def write_part(path: Path, rows: list[dict], fmt: RowFormat, metadata: dict[str,
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from lexprobe.outputs import write_atomic
+
     schema = fmt.schema().with_metadata({k.encode(): v.encode() for k, v in (metadata or {}).items()})
-    path.parent.mkdir(parents=True, exist_ok=True)
     table = pa.Table.from_pylist(rows, schema=schema)
-    pq.write_table(table, path)
+    write_atomic(path, lambda f: pq.write_table(table, f))
     return int(table.nbytes)
 
 
@@ -135,6 +136,14 @@ def export_root(path: str | Path) -> tuple[Path, str | None] | None:
     if (path.parent / MANIFEST).is_file():
         return path.parent, path.name
     return None
+
+
+def read_beside(path: str | Path) -> dict[str, Path]:
+    """What ``open_export(path)`` reads besides ``path``: the whole export when ``path`` is one of its folders (the
+    manifest and the parts it names), for ``outputs.guard`` (``option(reads=...)``: an output inside the export is
+    inside an input)."""
+    found = export_root(path)
+    return {} if found is None or found[1] is None else {"the export it belongs to": found[0]}
 
 
 def part_keys(path: str | Path) -> list[dict[str, str]]:
@@ -170,6 +179,7 @@ def open_export(path: str | Path, fmt: RowFormat, wanted: Callable[[dict[str, st
     if manifest["benchmark"] != fmt.benchmark or manifest["rows"] != fmt.name:
         raise DataError(f"{root} is an export of {manifest['benchmark']} ({manifest['rows']}), not of {fmt.benchmark} "
                         f"({fmt.name}); pass a {fmt.benchmark} export or {fix}")
+    _check_part_names(manifest_path, manifest["parts"], fix)
     selected = [e for e in manifest["parts"] if sub is None or Path(e["path"]).parts[:1] == (sub,)]
     if not selected:
         subs = sorted({Path(e["path"]).parts[0] for e in manifest["parts"] if Path(e["path"]).parts})
@@ -187,11 +197,39 @@ def open_export(path: str | Path, fmt: RowFormat, wanted: Callable[[dict[str, st
     return parts
 
 
+def _check_part_names(manifest_path: Path, entries: list[ManifestPart], fix: str) -> None:
+    """Every part's path and key values are names lexprobe could have written (``outputs.relative_path_problem``,
+    ``outputs.name_problem``: no ``..``, nothing absolute, no NUL or separator in a name; the key names a folder of
+    a re-export) and no two paths are one file however cased; one ``DataError`` naming the manifest otherwise (a
+    crafted manifest once gave ``IsADirectoryError`` or ``ValueError: embedded null byte`` tracebacks, D16)."""
+    from lexprobe.outputs import name_problem, relative_path_problem, shown
+
+    seen: dict[str, str] = {}
+    for entry in entries:
+        rel = entry["path"]
+        problem = relative_path_problem(rel)
+        if problem is not None:
+            where = ("a file outside the export folder" if rel.startswith(("/", "\\")) or ".." in rel.split("/")
+                     else "not a file lexprobe writes into an export")
+            raise DataError(f"{manifest_path}: part path {shown(rel)} {problem}: {where}; {fix}")
+        for name, value in entry["key"].items():
+            problem = name_problem(value)
+            if problem is not None:
+                raise DataError(f"{manifest_path}: part {shown(rel)} has {name} {shown(value)}, which {problem}; "
+                                f"{fix}")
+        if rel.casefold() in seen:
+            raise DataError(f"{manifest_path}: parts {shown(seen[rel.casefold()])} and {shown(rel)} name one file "
+                            f"(on a file system that ignores case, as the export's readers may); {fix}")
+        seen[rel.casefold()] = rel
+
+
 def _inside(root: Path, rel: str, fix: str) -> Path:
-    """``root / rel``, refused when ``rel`` leaves the folder (absolute, ``..``, a link out of it)."""
+    """``root / rel``, refused when it is not a file inside the folder (a link out of it, a folder)."""
     path = root / rel
-    if Path(rel).is_absolute() or ".." in Path(rel).parts or not path.resolve().is_relative_to(root.resolve()):
+    if not path.resolve().is_relative_to(root.resolve()):
         raise DataError(f"{root / MANIFEST} names {rel!r}, a file outside the export folder; {fix}")
+    if path.is_dir():
+        raise DataError(f"{root / MANIFEST} names {rel!r}, a folder, as a part file; {fix}")
     return path
 
 

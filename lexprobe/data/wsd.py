@@ -111,6 +111,20 @@ def gold_path_of(data_xml: Path) -> Path:
     return data_xml.with_name(stem_of(data_xml) + GOLD_SUFFIX)
 
 
+def read_beside(data: str | Path) -> dict[str, Path]:
+    """What ``load_wsd(data)`` reads besides ``data`` itself, for ``outputs.guard`` (``option(reads=...)``): the
+    gold key file beside a file of one's own (an output once replaced it, D1), the whole export an export's
+    sub-folder belongs to; nothing for a set name (the data directory is guarded as a whole)."""
+    from lexprobe.data.exported import read_beside as export_read_beside
+
+    if str(data) in NAMES:
+        return {}
+    path = Path(data)
+    if path.is_dir():
+        return export_read_beside(path)
+    return {"its gold key file": gold_path_of(path)}
+
+
 def read_key_file(path: str | Path) -> dict[str, tuple[str, ...]]:
     """A key file (gold or a system's answers) as id -> keys; one ``DataError`` naming ``file:line``."""
     path = Path(path)

@@ -14,8 +14,9 @@ from lexprobe.errors import DataError
 from tests.export.helpers import SMALL_CODA, SMALL_GROUPS, write_small_coda, write_small_wdlmpro
 from tests.optional import needs_package
 
-#: what may differ between two runs of the same items: when, how long, the command and the data path
-VOLATILE = {"run", "timing", "config", "plot", "dataset"}
+#: what may differ between two runs of the same items: when, how long, the command, the data path and the paths of
+#: the files beside the result
+VOLATILE = {"run", "timing", "config", "plot", "key_file", "dataset"}
 
 
 def _export(*args) -> None:
