@@ -115,7 +115,8 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
         out = check_paths(bench, out, config, getattr(scorer, "path", None), scorer_inputs(scorer))
     elif out is not None and scorer_inputs(scorer):  # what the loaded scorer reads, against the outputs only
         out = check_paths(bench, out, config, getattr(scorer, "path", None), scorer_inputs(scorer),
-                          checked={**inputs(config), "--model": getattr(scorer, "path", None)})
+                          checked={**{d.option: d.value for d in inputs(config)},
+                                   "--model": getattr(scorer, "path", None)})
     with output_lock(out) if out is not None else contextlib.nullcontext():  # every writer of --out takes it
         if out is not None and not overwrite and not checked:
             refuse_replacing(out, None, expected=(bench.meta.name, config.method, config.recipe),

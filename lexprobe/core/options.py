@@ -181,10 +181,10 @@ def option_value(cls: type, name: str, given: str | tuple[str, ...] | list[str] 
     import argparse
 
     f = field_named(cls, name)
-    if f is None:
-        raise ValueError(f"{cls.__name__} has no option {name!r}")
-    if given is None:
-        return f.default
+    if f is None and given is not None:
+        raise LexprobeError(f"{what or cls.__name__} takes no --{name.replace('_', '-')}")
+    if f is None or given is None:
+        return None if f is None else f.default
     words = (given,) if isinstance(given, str) else tuple(given)
     whose = f" of {what}" if what else ""
     if not words or (f.nargs is None and len(words) != 1):
