@@ -287,6 +287,13 @@ def _cache_path(pos: str, keep_duplicates: bool) -> Path:
     return cache_dir() / "wdlmpro" / f"{wordnet_key()}_b{BUILDER_VERSION}_{variant}_{pos}.json"
 
 
+def _cache_inputs(pos: str, keep_duplicates: bool) -> dict:
+    """What a groups cache entry is built from (recorded in it: ``cache.cached_json``): a noun entry in the verb
+    entry's place is built again, not read as verbs."""
+    return {"cache": "wdlmpro-groups", "wordnet": wordnet_key(), "builder": BUILDER_VERSION,
+            "keep_duplicates": keep_duplicates, "pos": pos}
+
+
 def _cache_rows(groups: Sequence[SynsetGroup]) -> dict:
     """Compact form: each candidate once in a table, groups as lists of table indices."""
     index: dict[Candidate, int] = {}  # each candidate's row in the table, in order of first use
@@ -317,13 +324,15 @@ def default_dataset(pos: str = "both", keep_duplicates: bool = False, progress: 
     """The full dataset, built once (1-3 minutes) and cached under cache_dir()/wdlmpro/; loading it takes seconds.
 
     The cache file name carries the WordNet version and fingerprint, the builder version and the variant, so a
-    different WordNet or construction never reuses a stale build; a damaged cache file is rebuilt
-    (``cache.cached_json``; a read-only cache is one notice and the groups are used without storing them, D16).
+    different WordNet or construction never reuses a stale build; the entry records them (``_cache_inputs``) and
+    its own digest, so an entry of another part of speech or an edited one is rebuilt, as is a damaged one
+    (``cache.cached_json``; a read-only cache is one notice and the groups are used without storing them).
     """
     groups = []
     for p in pos_list(pos):
         build = partial(build_groups, p, keep_duplicates, progress=progress)
         cached: list[SynsetGroup] = cached_json(_cache_path(p, keep_duplicates), GroupsCache, build,
+                                                inputs=_cache_inputs(p, keep_duplicates),
                                                 read=partial(_groups_from_cache, pos=p), stored=_cache_rows)
         groups.extend(cached)
     return groups
