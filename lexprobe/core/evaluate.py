@@ -338,7 +338,7 @@ def write(bench: Benchmark, result: dict, out: Path, config: Any, keep_instances
 
 #: how the names of truncations, skips and drops in ``counts`` begin (``result_schema``); ``zero_vector``: static
 #: vectors had no vector for any token of a text, which then scores cosine 0 with everything
-LOSSES = ("skipped", "dropped", "truncated", "zero_vector")
+LOSSES = ("skipped", "dropped", "truncated", "zero_vector", "unanswered")
 
 
 def counts_line(result: dict) -> str | None:

@@ -120,6 +120,12 @@ def count_semcor(archive: str | Path | None = None) -> dict[str, int]:
 
 
 def _cache_file(path: Path) -> Path:
+    return cache_dir() / "semcor" / f"semcor-{_cache_key(path)}.json"
+
+
+def _cache_key(path: Path) -> str:
+    """The digest of what the sentences are parsed from: the source's path, size, modification time and inode (a
+    tree: its files' count, total size and latest time), and the parser's version."""
     size: object
     if path.is_dir():
         stats = [f.stat() for f in _tree_files(path)]
@@ -128,8 +134,7 @@ def _cache_file(path: Path) -> Path:
     else:
         st = path.stat()
         size, mtime, inode = st.st_size, st.st_mtime_ns, st.st_ino
-    key = stable_hash([str(path.resolve()), size, mtime, inode, _CACHE_VERSION])
-    return cache_dir() / "semcor" / f"semcor-{key}.json"
+    return stable_hash([str(path.resolve()), size, mtime, inode, _CACHE_VERSION])
 
 
 def _load_cached(path: Path) -> list[SemcorSentence]:
@@ -139,7 +144,8 @@ def _load_cached(path: Path) -> list[SemcorSentence]:
     def parsed() -> list[SemcorSentence]:
         return sorted(_parse_archive(path), key=lambda s: s.doc_id)  # stable: sentence order kept
 
-    return cached_json(_cache_file(path), Any, parsed, read=_from_rows, stored=_to_rows)
+    return cached_json(_cache_file(path), Any, parsed, inputs={"cache": "semcor-sentences", "key": _cache_key(path)},
+                       read=_from_rows, stored=_to_rows)
 
 
 def _to_rows(sentences: list[SemcorSentence]) -> dict:

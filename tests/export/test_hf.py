@@ -229,7 +229,8 @@ def test_parquet_rows_keep_the_canary(coda_export):
     for part in manifest["parts"]:
         meta = pq.read_schema(coda_export[1] / part["path"]).metadata
         assert meta[b"canary"].decode() == SMALL_CODA["canary"]
-    assert manifest["parts"][0]["problems"] == [{"group": "n/2", "reason": "target word 'missing' of water.n.01 not "
+    assert manifest["parts"][0]["problems"] == [{"group": "n/2", "reason": "candidates is not a list of at least 2 and "
+                                                 "at most 1,000 items; target word 'missing' of water.n.01 not "
                                                  "found in its context"}]
 
 
