@@ -39,7 +39,7 @@ from typing import Any
 
 from lexprobe.backends.options import MODEL_OPTIONS
 from lexprobe.core.cli_common import OVERWRITE_HELP, model_option_args, positive_int
-from lexprobe.core.contract import RunPart, main_scores
+from lexprobe.core.contract import RunPart, main_score_label, main_scores
 from lexprobe.core.options import add_commands, nested, option
 from lexprobe.core.registry import get, names
 from lexprobe.errors import CapabilityError, DataMissing, LexprobeError, ModelError
@@ -229,7 +229,8 @@ def _main_scores(name: str, files: dict[str, dict]) -> dict:
     """The part's headline: the benchmark's ``meta.main_score`` and its value per task of each result file
     (``contract.main_scores``), as summary.json records it and the closing table prints it."""
     bench = get(name)
-    return {"metric": bench.meta.main_score, "values": {file: main_scores(bench, r) for file, r in files.items()}}
+    return {"metric": bench.meta.main_score, "label": main_score_label(bench),
+            "values": {file: main_scores(bench, r) for file, r in files.items()}}
 
 
 #: a choose reading as the console's ask-to-choose tables head it (label P@1, strict P@1, lenient P@1)
@@ -238,7 +239,7 @@ _READING_WORDS = {"likelihood": "label", "likelihood_cyclic": "debiased", "gener
 
 
 def _headline(main_score: dict) -> str:
-    """"p_at_1: w2d 31.2, d2w 25.0" in % (a file's name before its figures when the part wrote several; a choose
+    """"P@1: w2d 31.2, d2w 25.0" in % (the metric as tables name it, ``main_score_label``) (a file's name before its figures when the part wrote several; a choose
     run's readings after their task: "w2d label 25.0, strict 12.5, lenient 12.5")."""
     values, shown = main_score["values"], []
     for file, by_task in values.items():
@@ -252,7 +253,7 @@ def _headline(main_score: dict) -> str:
             figures.append(f"{name} {'–' if v is None else f'{100 * v:.1f}'}")
             last = task
         shown.append((Path(file).stem + " " if len(values) > 1 else "") + ", ".join(figures))
-    return f"{main_score['metric']}: {'; '.join(shown)}" if shown else ""
+    return f"{main_score.get('label') or main_score['metric']}: {'; '.join(shown)}" if shown else ""
 
 
 def _scored(name: str, files: dict[str, dict]) -> str:

@@ -63,6 +63,11 @@ def dataset(config: CodaConfig) -> dict | None:
     return {"name": f"CoDA21 {variant}" if variant else name, "sample": False}
 
 
+def draw(config: CodaConfig) -> str | None:
+    """``--limit`` as the methods take it: the file's first groups of each part of speech, in file order."""
+    return f"the first {config.limit} groups of each part of speech (--limit {config.limit})" if config.limit else None
+
+
 def figures(result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
     """A misaligned and an aligned group's score matrices as heatmaps."""
     from lexprobe.benchmarks.coda21.plot import draw_heatmap
@@ -87,7 +92,7 @@ CODA21 = Benchmark(
         aliases=("coda",), summary=(SummaryColumn("CoDA21 acc. (%)", task="alignment", part="CoDA21"),),
     ),
     Config=CodaConfig,
-    items=Items(load=load_items, check=check_config, dataset=dataset),
+    items=Items(load=load_items, check=check_config, dataset=dataset, draw=draw),
     methods={"likelihood": Likelihood(), "ask": Ask(), "choose": Choose()},
     recipes=RECIPES,
     results=Results(unit_values=res.unit_values, baseline_values=lambda result: {"random": res.random_units(result)},

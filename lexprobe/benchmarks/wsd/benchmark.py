@@ -50,6 +50,13 @@ def load_items(config: WsdConfig):
     return items
 
 
+def draw(config: WsdConfig) -> str | None:
+    """``--limit`` as ``items.sample_per_set`` draws it: per set of the data, seeded (a smaller set whole)."""
+    if not config.limit:
+        return None
+    return f"a seeded sample of {config.limit} instances of each set (--limit {config.limit} --seed {config.seed})"
+
+
 def written(result: dict, out: Path, config: WsdConfig) -> None:
     """The answers as a key file beside the result, for the framework's own scorer (``Scorer.java``)."""
     from lexprobe.outputs import write_atomic
@@ -102,7 +109,7 @@ WSD = Benchmark(
         unit_metrics=(("f1", "F1"), ("precision", "P"), ("recall", "R")),
         summary=(SummaryColumn("WSD F1 (%)", part="WSD"),)),
     Config=WsdConfig,
-    items=Items(load=load_items),  # the dataset is recorded from the items (``WsdItems.dataset``)
+    items=Items(load=load_items, draw=draw),  # the dataset is recorded from the items (``WsdItems.dataset``)
     methods={"likelihood": Likelihood(), "embedding": Embedding(), "choose": Choose()},
     recipes={"paper": WsdRecipe()},
     results=Results(unit_values=lambda result: res.unit_values(result["instances"]),
