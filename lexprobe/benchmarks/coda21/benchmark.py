@@ -69,7 +69,7 @@ def draw(config: CodaConfig) -> str | None:
 
 
 def figures(result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
-    """A misaligned and an aligned group's score matrices as heatmaps."""
+    """A misaligned and an aligned group's score matrices as heatmaps, each beside its column-centred map."""
     from lexprobe.benchmarks.coda21.plot import draw_heatmap
     from lexprobe.core.result_schema import model_name
 
@@ -79,8 +79,8 @@ def figures(result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
     for what, group in (("a misaligned group", wrong[:1]), ("an aligned group", right[:1])):
         for g in group:
             slug = "".join(ch if ch.isalnum() else "-" for ch in g["id"])
-            path = draw_heatmap(g, folder / f"{stem}-{slug}.png")
-            out.append((f"CoDA21 {model_name(result)}: {what} ({g['id']})", path))
+            path = draw_heatmap(g, folder / f"{stem}-{slug}.png", centred=True)
+            out.append((f"CoDA21 {model_name(result)}: {what} ({g['id']}), raw and column-centred scores", path))
     return out
 
 

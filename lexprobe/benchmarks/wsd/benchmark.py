@@ -34,7 +34,8 @@ from lexprobe.prompting.templates import TemplateField
 
 
 class Choose(methods.Choose):
-    presentation = Presentation(tables=res.choose_tables, format_result=res.format_choose, written=lambda *_: None)
+    #: its results in the benchmark's tables, beside the other methods' on the same data (one table per data set)
+    presentation = Presentation(tables=res.tables, format_result=res.format_result, written=lambda *_: None)
 
 
 def load_items(config: WsdConfig):
@@ -120,6 +121,7 @@ WSD = Benchmark(
                     counts=counts),
     presentation=Presentation(
         tables=res.tables, format_result=res.format_result, failure_rows=res.failure_rows, written=written,
+        table_group=res.data_group,
         outputs=lambda out, config: {"--out": [out], "key file": [out.with_suffix(".key.txt")]},
         failure_columns=(("set", "set"), ("word", "word"), ("sentence", "sentence"), ("gold", "gold sense"),
                          ("predicted", "chosen sense")),
