@@ -229,8 +229,7 @@ def _main_scores(name: str, files: dict[str, dict]) -> dict:
     """The part's headline: the benchmark's ``meta.main_score`` and its value per task of each result file
     (``contract.main_scores``), as summary.json records it and the closing table prints it."""
     bench = get(name)
-    return {"metric": bench.meta.main_score, "label": main_score_label(bench),
-            "values": {file: main_scores(bench, r) for file, r in files.items()}}
+    return {"metric": bench.meta.main_score, "values": {file: main_scores(bench, r) for file, r in files.items()}}
 
 
 #: a choose reading as the console's ask-to-choose tables head it (label P@1, strict P@1, lenient P@1)
@@ -238,9 +237,10 @@ _READING_WORDS = {"likelihood": "label", "likelihood_cyclic": "debiased", "gener
                   "generation_lenient": "lenient"}
 
 
-def _headline(main_score: dict) -> str:
-    """"P@1: w2d 31.2, d2w 25.0" in % (the metric as tables name it, ``main_score_label``) (a file's name before its figures when the part wrote several; a choose
-    run's readings after their task: "w2d label 25.0, strict 12.5, lenient 12.5")."""
+def _headline(main_score: dict, label: str) -> str:
+    """"P@1: w2d 31.2, d2w 25.0" in % (``label``: the metric as tables name it, never the result's key
+    ``p_at_1``; a file's name before its figures when the part wrote several; a choose run's readings after
+    their task: "w2d label 25.0, strict 12.5, lenient 12.5")."""
     values, shown = main_score["values"], []
     for file, by_task in values.items():
         if not by_task:
@@ -253,7 +253,7 @@ def _headline(main_score: dict) -> str:
             figures.append(f"{name} {'–' if v is None else f'{100 * v:.1f}'}")
             last = task
         shown.append((Path(file).stem + " " if len(values) > 1 else "") + ", ".join(figures))
-    return f"{main_score.get('label') or main_score['metric']}: {'; '.join(shown)}" if shown else ""
+    return f"{label}: {'; '.join(shown)}" if shown else ""
 
 
 def _scored(name: str, files: dict[str, dict]) -> str:
@@ -285,7 +285,8 @@ def _print_times(done: list[dict], skipped: list[dict], total: float, cpu_total:
     busy machine the wall time says how busy it was, the CPU time what the part cost) and headline in %, in at most
     100 columns (``reporting.format_table`` wraps the headline of an ask-to-choose part inside its column)."""
     rows = [[d["model"], d["benchmark"], d["method"] + (" (chat)" if d["chat"] else ""), d.get("scored", ""),
-             f"{d['seconds']:.1f}", f"{d['cpu_seconds']:.1f}", _headline(d["main_score"])] for d in done]
+             f"{d['seconds']:.1f}", f"{d['cpu_seconds']:.1f}",
+             _headline(d["main_score"], main_score_label(get(d["benchmark"])))] for d in done]
     rows += [[s["model"], s["benchmark"], s["method"], "", s.get("why", "not installed"), "", ""] for s in skipped]
     print("\n" + format_table(["model", "benchmark", "method", "scored", "s", "CPU s", "main score (%)"], rows))
     print(f"main job: {total:.1f} s in all (data, parts and report), {cpu_total:.1f} s of CPU")

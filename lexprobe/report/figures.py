@@ -566,22 +566,23 @@ def slope_figure(data: Slopes):
     """A line per model from its plain method to each choose reading; each point's ``gid`` ``<label> @ <x>``."""
     plt = _pyplot()
     xs = list(dict.fromkeys(x for line in data.lines for x in line.x))
-    fig, ax = plt.subplots(figsize=(WIDTH * 0.8, 4.0), layout="constrained")
+    fig, ax = plt.subplots(figsize=(WIDTH, 4.4), layout="constrained")
     for j, line in enumerate(data.lines):
         points = [(xs.index(x), 100 * y) for x, y in zip(line.x, line.y) if y is not None]
         drawn = ax.plot([p for p, _ in points], [v for _, v in points], marker="o", color=f"C{j}",
-                        label=wrap_label(f"{line.label}, {line.n} items", figure_chars(WIDTH * 0.75, FONT - 1)),
+                        label=wrap_label(f"{line.label}, {line.n} items", figure_chars(WIDTH * 0.9, FONT - 1)),
                         gid=line.label)[0]
         for (p, v), x in zip(points, [x for x, y in zip(line.x, line.y) if y is not None]):
             ax.plot([p], [v], marker="o", color=drawn.get_color(), linestyle="none", gid=f"{line.label} @ {x}")
     ax.set_xticks(range(len(xs)), [figure_wrap(x, 16) for x in xs], fontsize=FONT - 1)
     ax.set_xlim(-0.3, len(xs) - 0.7)
     ax.set_ylim(0, 100)
-    ax.set_ylabel(f"{data.metric} (%), mean over the shared items", fontsize=FONT)
+    ax.set_ylabel(f"{data.metric} (%)", fontsize=FONT)
     ax.grid(axis="y", alpha=0.3)
     ax.tick_params(axis="y", labelsize=FONT - 1)
     fig.legend(loc="outside lower center", fontsize=FONT - 1, frameon=False)
-    fig.suptitle(figure_wrap(data.title, figure_chars(WIDTH * 0.8, FONT + 1)), fontsize=FONT + 1)
+    fig.suptitle(figure_wrap(f"{data.title} (each point a mean over the items both runs have)",
+                             figure_chars(WIDTH, FONT + 1)), fontsize=FONT + 1)
     return fig
 
 
