@@ -4,9 +4,11 @@
 # only, and pip compiles llama.cpp with the system's C/C++ compiler and CMake (>= 3.21; Debian: apt-get install
 # build-essential cmake).
 #   bash scripts/setup_llamacpp.sh
-# Time: about 1.5 min to download the 77 MB source, then the compilation: 7 min of two idle cores (~14 min of
-# CPU), longer on busy ones. Only what lexprobe loads is built: the CPU backend and libllama, for this machine's
-# CPU (-march=native); no CUDA, no multimodal library (LLAVA_BUILD=OFF), no examples, tools, tests or server.
+# Time: about 1.5 min to download the 77 MB source and the build tools, then the compilation: 756 s of CPU
+# (measured: about 6.5 min of two idle cores; 69 min on the shared machine at 18% of a core). Only what lexprobe
+# loads is built: the CPU backend and libllama (and llama.cpp's common library, which llama-cpp-python forces on),
+# for this CPU's instruction sets; no CUDA, no multimodal library (LLAVA_BUILD=OFF), no examples, tools, tests or
+# server.
 # The wheel is kept in ~/.cache/lexprobe-llamacpp/wheels (or $LEXPROBE_LLAMACPP_WHEELS), under a key of the
 # version, the build flags, the compiler and this CPU's instruction sets: a second install on the same kind of
 # machine takes seconds. A Python that already has this version is left as it is (say so, and how to rebuild).
