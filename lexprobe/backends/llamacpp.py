@@ -222,7 +222,10 @@ class LlamaCppScorer(Scorer, CausalTokenization):
         self.n_vocab = int(llm.n_vocab())
         self._memory = llama_cpp.llama_get_memory(llm.ctx)
         self._batch = llama_cpp.llama_batch_init(max(int(self.batch_size), 1), 0, 1)
-        weakref.finalize(self, llama_cpp.llama_batch_free, self._batch)  # at exit too, before the library goes
+        # freed with the scorer, and at exit before the library's module is torn down (llama-cpp-python's own
+        # __del__ then finds its functions gone and prints a traceback)
+        weakref.finalize(self, llama_cpp.llama_batch_free, self._batch)
+        weakref.finalize(self, llm.close)
         self._evaluated: list[int] = []  #: the tokens of sequence 0 now in the cache, from position 0
         from lexprobe.models.gguf import weights_record
 

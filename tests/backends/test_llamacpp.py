@@ -25,7 +25,9 @@ from tests.optional import has_package, needs_package, without_package
 
 #: per request, |summed log-probability through llama.cpp - through transformers de-quantised|, on the same
 #: GGUF file and the same token ids (measured: docs/backends.md, "llama.cpp in process")
-TOLERANCE = {"smollm2-135m-instruct": 0.12, "gemma-3-270m": 0.5}
+#: measured: SmolLM2 Q4_1, 262 WDLMPro requests: max 0.61, median 0.11; 219 CoDA21 requests (longer
+#: continuations): max 0.84, median 0.18; Gemma-3 Q4_K_M, 15 WDLMPro requests: max 0.38, median 0.19
+TOLERANCE = {"smollm2-135m-instruct": 1.0, "gemma-3-270m": 1.0}
 #: the float32 tiny Llama: no quantised kernels, only the order of float32 sums differs
 F32_TOLERANCE = 1e-4
 #: a request's answer scored alone vs among others (a cached prefix computed in another split of batches)
