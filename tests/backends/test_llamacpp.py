@@ -25,9 +25,10 @@ from tests.optional import has_package, needs_package, without_package
 
 #: per request, |summed log-probability through llama.cpp - through transformers de-quantised|, on the same
 #: GGUF file and the same token ids (measured: docs/backends.md, "llama.cpp in process")
-#: measured: SmolLM2 Q4_1, 262 WDLMPro requests: max 0.61, median 0.11; 219 CoDA21 requests (longer
-#: continuations): max 0.84, median 0.18; Gemma-3 Q4_K_M, 15 WDLMPro requests: max 0.38, median 0.19
-TOLERANCE = {"smollm2-135m-instruct": 1.0, "gemma-3-270m": 1.0}
+#: measured: SmolLM2 Q4_1, 262 WDLMPro requests: max 0.61, median 0.11; 219 CoDA21 requests: max 0.84, median
+#: 0.18; 160 WSD requests (longer continuations: whole definitions): max 1.16, median 0.14; Gemma-3 Q4_K_M, 15
+#: WDLMPro requests: max 0.38, median 0.19
+TOLERANCE = {"smollm2-135m-instruct": 1.5, "gemma-3-270m": 1.5}
 #: the float32 tiny Llama: no quantised kernels, only the order of float32 sums differs
 F32_TOLERANCE = 1e-4
 #: a request's answer scored alone vs among others (a cached prefix computed in another split of batches)
@@ -249,9 +250,10 @@ def small_groups(folder: Path) -> str:
 def test_smollm2_agrees_with_the_dequantised_route(bench, shared_cache, imported_data, monkeypatch, tmp_path, capsys):
     needs_package("llama_cpp")
     model = smollm2_file()
-    args = {"wdlmpro": ["wdlmpro", "eval", "--data", small_groups(tmp_path), "--limit", "20"],
-            "coda21": ["coda21", "eval", "--data", "clean-hard", "--limit", "2"],
-            "wsd": ["wsd", "eval", "--data", "semeval2007", "--limit", "20"]}[bench]
+    # small samples (CI runs these); the tolerances were measured on twice as many (docs/backends.md)
+    args = {"wdlmpro": ["wdlmpro", "eval", "--data", small_groups(tmp_path), "--limit", "10"],
+            "coda21": ["coda21", "eval", "--data", "clean-hard", "--limit", "1"],
+            "wsd": ["wsd", "eval", "--data", "semeval2007", "--limit", "10"]}[bench]
     ours, theirs, deltas = agreement(args, model, monkeypatch, tmp_path)
     print(f"{bench}: {len(deltas)} requests, max |Δ| per request {max(deltas):.3g}, median {np.median(deltas):.3g}")
     assert max(deltas) <= TOLERANCE["smollm2-135m-instruct"]
@@ -286,7 +288,7 @@ def test_gemma3_agrees_with_the_dequantised_route(shared_cache, monkeypatch, tmp
 def test_the_main_job_runs_with_a_llamacpp_model(imported_data, tmp_path, capsys):
     needs_package("llama_cpp")
     model = f"llamacpp:{smollm2_file()}"
-    code = main(["run", "--model", model, "--threads", "2", "--only", "wdlmpro", "coda21", "senserank",
+    code = main(["run", "--model", model, "--threads", "1", "--only", "wdlmpro", "coda21", "senserank",
                  "--sample", "2", "--no-fetch", "--out-dir", str(tmp_path)])
     assert code == 0
     summary = json.loads((tmp_path / "summary.json").read_text())
@@ -294,6 +296,6 @@ def test_the_main_job_runs_with_a_llamacpp_model(imported_data, tmp_path, capsys
     ran = {p["benchmark"] for p in summary["parts"] if p.get("main_score") is not None}
     assert {"wdlmpro", "coda21"} <= ran, summary["parts"]
     result = json.loads((tmp_path / "wdlmpro.json").read_text())
-    assert result["run"]["backend"]["backend"] == "llamacpp" and result["run"]["backend"]["threads"] == 2
+    assert result["run"]["backend"]["backend"] == "llamacpp" and result["run"]["backend"]["threads"] == 1
     # sense ranking needs hidden states: skipped, not failed
     assert [s["why"] for s in summary["skipped"] if s["benchmark"] == "senserank"] == ["cannot run"]
