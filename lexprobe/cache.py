@@ -95,41 +95,72 @@ T = TypeVar("T")
 
 #: what a cache file may raise while it is read, parsed and turned into its value: the file is then unusable
 _UNUSABLE = (OSError, ValueError, TypeError, KeyError, IndexError, RecursionError, DataError)
+#: the first line of every cache entry: this format, the digest of its inputs and of the rest of the file
+CACHE_FORMAT = "lexprobe-cache/1"
 
 
-def cached_json(path: Path, spec: Any, compute: Callable[[], T], read: Callable[[Any], T | None] | None = None,
-                stored: Callable[[T], Any] | None = None) -> T:
+def cached_json(path: Path, spec: Any, compute: Callable[[], T], *, inputs: Any,
+                read: Callable[[Any], T | None] | None = None, stored: Callable[[T], Any] | None = None,
+                notice: Callable[[str], None] | None = None) -> T:
     """The value cached as JSON at ``path``, else ``compute()``'s, stored there for next time.
 
     Why one function: WDLMPro's groups and statistics, CoDA21's builds and SemCor's sentences each read,
     checked and wrote their cache file their own way. Here a file is read only when it is a regular file (never
-    through a link: ``read_cache_file``), parsed, checked against ``spec`` (``validation.problems``: a value of
-    another type would become a candidate's text) and turned into the value by ``read`` (default: the JSON as it
-    is; never a pickle: a planted one once ran code, D5). A missing, damaged or ill-shaped file (``read``
-    returning None or raising one of ``_UNUSABLE``) is computed again and replaced. ``stored(value)`` (default:
-    the value) is written by ``write_cache_file``: a unique temporary name renamed into place, so two first runs
-    never share one (D21); a read-only cache is one notice and the value is used without storing it (D16)."""
-    value = _read_cached(path, spec, read)
+    through a link: ``read_cache_file``), and only when it says it was built from these ``inputs`` (anything
+    JSON can hold: WordNet's fingerprint, the options, the part of speech; stored as its digest) and its content
+    is still what was stored (its SHA-256 on the entry's first line, ``cache_entry``): an entry trusted by its
+    file name alone once scored verb groups as nouns after two files were swapped, and an edited definition was
+    used silently. It is then parsed, checked against ``spec`` (``validation.problems``: a value of another type
+    would become a candidate's text) and turned into the value by ``read`` (default: the JSON as it is; never a
+    pickle: a planted one once ran code). An entry of other inputs, changed, foreign or ill-shaped (``read``
+    returning None or raising one of ``_UNUSABLE``) is computed again and replaced, with one notice (``notice``,
+    default stderr); a missing one is computed silently. ``stored(value)`` (default: the value) is written by
+    ``write_cache_file``: a unique temporary name renamed into place, so two first runs never share one; a
+    read-only cache is one notice and the value is used without storing it."""
+    say = notice or (lambda line: print(f"lexprobe: {line}", file=sys.stderr, flush=True))
+    value, why = _read_cached(path, spec, read, stable_hash(inputs, 64))
     if value is not None:
         return value
+    if why:
+        say(f"the cache entry {path} {why}; building it again")
     value = compute()
-    data = value if stored is None else stored(value)
-    write_cache_file(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass"))
+    write_cache_file(path, cache_entry(value if stored is None else stored(value), inputs))
     return value
 
 
-def _read_cached(path: Path, spec: Any, read: Callable[[Any], T | None] | None) -> T | None:
-    """The value of the usable cache file at ``path`` (``cached_json``), else None."""
+def cache_entry(data: Any, inputs: Any) -> bytes:
+    """A cache file's bytes: a first line naming ``CACHE_FORMAT``, the digest of ``inputs`` and the SHA-256 of
+    the rest, then ``data`` as JSON."""
+    body = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    header = {"format": CACHE_FORMAT, "inputs": stable_hash(inputs, 64), "sha256": hashlib.sha256(body).hexdigest()}
+    return json.dumps(header).encode("ascii") + b"\n" + body
+
+
+def _read_cached(path: Path, spec: Any, read: Callable[[Any], T | None] | None, inputs: str) -> tuple[T | None, str]:
+    """(the value of the cache file at ``path``, "") when it is usable (``cached_json``), else (None, why not:
+    empty when there is no file)."""
+    raw = read_cache_file(path)
+    if raw is None:
+        return None, ""
+    first, _, body = raw.partition(b"\n")
     try:
-        raw = read_cache_file(path)
-        if raw is None:
-            return None
-        data = json.loads(raw)
+        header = json.loads(first)
+    except (ValueError, RecursionError):
+        header = None
+    if not isinstance(header, dict) or header.get("format") != CACHE_FORMAT:
+        return None, "is not a lexprobe cache entry of this version"
+    if header.get("inputs") != inputs:
+        return None, "was built from other inputs than this run's"
+    if header.get("sha256") != hashlib.sha256(body).hexdigest():
+        return None, "was changed after it was stored (its SHA-256 differs)"
+    try:
+        data = json.loads(body)
         if problems(data, spec):
-            return None
-        return data if read is None else read(data)
+            return None, "does not hold what it should"
+        value = data if read is None else read(data)
     except _UNUSABLE:
-        return None
+        value = None
+    return (value, "") if value is not None else (None, "does not hold what it should")
 
 
 #: another process's ``<name>.<pid>.tmp`` is swept once that process is gone and it is this old (a shared

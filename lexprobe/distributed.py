@@ -276,17 +276,23 @@ def run_units(
             for i in mine:
                 first.setdefault(bundles[i], i)
             mine.sort(key=lambda i: (first[bundles[i]], i))
-        for start in range(0, len(mine), max(1, step)):
-            batch = mine[start : start + max(1, step)]
-            records = compute(batch)
-            if len(records) != len(batch):
-                raise RuntimeError(f"compute returned {len(records)} records for {len(batch)} units")
-            for i, rec in zip(batch, records):
-                new[units[i]] = rec
-                if writer is not None:
-                    writer.append(units[i], rec)
-            if bar is not None:
-                bar.update(len(batch))
+        try:
+            for start in range(0, len(mine), max(1, step)):
+                batch = mine[start : start + max(1, step)]
+                records = compute(batch)
+                if len(records) != len(batch):
+                    raise RuntimeError(f"compute returned {len(records)} records for {len(batch)} units")
+                for i, rec in zip(batch, records):
+                    new[units[i]] = rec
+                    if writer is not None:
+                        writer.append(units[i], rec)
+                if bar is not None:
+                    bar.update(len(batch))
+        except BaseException:
+            if bar is not None:  # erased now, not redrawn after the error line when it is collected
+                bar.leave = False
+                bar.close()
+            raise
         if bar is not None:
             bar.close()
     finally:

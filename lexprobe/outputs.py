@@ -4,7 +4,11 @@ Path options are declared (``option(..., path=INPUT)`` or ``cli_common.path_arg`
 every check from them: no output is an input or inside one, no two outputs are one file, inputs are regular
 files, outputs are writable and short enough for their derived names. Whole files are written by
 ``write_atomic`` (temporary file, then a rename: a link is replaced, never written through); appended files
-are opened with ``open_private`` (never through a link); ``set_aside`` never replaces an older file.
+are opened with ``open_private`` (never through a link); ``set_aside`` never replaces an older file. What a
+reader reads beside a declared input (a gold key file beside its data) is declared with it (``reads``); a folder
+written whole (an export) is staged beside it and renamed in (``whole_folder``), its staging removed if its writer
+was killed; a name from data becomes a path only through ``files_inside`` (one safe name per component, no two
+the same however cased).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import contextlib
 import contextvars
 import errno
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -21,7 +26,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterator, Union
 
 from lexprobe.data_home import data_dir
-from lexprobe.errors import OutputError
+from lexprobe.errors import OutputBusyError, OutputError
 from lexprobe.locks import not_own_file, own_file, raise_open_error, take_lock
 from lexprobe.regular_files import require_regular
 
@@ -161,16 +166,183 @@ def files_into(folder: str | Path) -> Iterator[Path]:
     on success each file is renamed into ``folder`` (replacing a planted link, never following it)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=folder, prefix=".lexprobe-staging."))
-    try:
+    with staging_folder(folder, "lexprobe-staging") as staging:
         yield staging
         for path in sorted(staging.rglob("*")):
             if path.is_dir() and not path.is_symlink():
                 private_folder_in(folder, str(path.relative_to(staging)))
             elif path.is_file() and not path.is_symlink():
                 os.replace(path, folder / path.relative_to(staging))
+
+
+# --- staging folders and folders written whole ---------------------------------------------------
+
+#: a staging folder's name (``.<name>.partial-<pid>``); its lock ``.<name>.partial-<pid>.lock`` beside it is held
+#: while its writer lives, so a free lock means a writer killed (``kill -9``) before it could clean up
+_STAGING = re.compile(r"\.(?P<name>.+)\.partial-(?P<pid>[0-9]+)")
+_STAGING_LOCK = ".lock"
+
+
+def remove_abandoned_staging(parent: Path) -> list[Path]:
+    """Remove the staging folders in ``parent`` whose writer is gone (their lock is free: a process killed while
+    it wrote them, D23), with their locks; a live writer's are left alone. Returns what was removed."""
+    removed: list[Path] = []
+    try:
+        names = sorted(os.listdir(parent))
+    except OSError:
+        return removed
+    for name in names:
+        stem = name[: -len(_STAGING_LOCK)] if name.endswith(_STAGING_LOCK) else name
+        if not _STAGING.fullmatch(stem) or (stem != name and stem in names):
+            continue  # not a staging name, or a lock whose folder is visited itself
+        folder = parent / stem
+        if os.path.lexists(folder) and (folder.is_symlink() or not folder.is_dir()):
+            continue  # not a folder lexprobe staged
+        try:
+            held = take_lock(parent / (stem + _STAGING_LOCK), busy="")
+        except (OutputBusyError, OutputError, OSError):
+            continue  # its writer is alive (or the lock is not lexprobe's)
+        try:
+            if os.path.lexists(folder):
+                shutil.rmtree(folder, ignore_errors=True)
+                removed.append(folder)
+        finally:
+            held.release()
+    return removed
+
+
+@contextlib.contextmanager
+def staging_folder(parent: Path, name: str) -> Iterator[Path]:
+    """A new folder ``parent/.<name>.partial-<pid>`` to write into, its lock held while the block runs and the
+    folder removed when it ends (whatever was not moved out of it); staging folders of writers that were killed
+    are removed first (``remove_abandoned_staging``), so none is left for ever (D23)."""
+    parent.mkdir(parents=True, exist_ok=True)
+    remove_abandoned_staging(parent)
+    folder = parent / f".{name}.partial-{os.getpid()}"
+    lock = take_lock(parent / (folder.name + _STAGING_LOCK), busy=f"this process is already writing {folder}")
+    try:
+        shutil.rmtree(folder, ignore_errors=True)  # a killed writer's that had this process id: its lock was free
+        folder.mkdir()
+        try:
+            yield folder
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        lock.release()
+
+
+def check_new_folder(path: str | Path, option: str = "--out") -> Path:
+    """``path`` can become a folder written whole (``whole_folder``): nothing is there, or an empty folder. A link
+    (to a folder too: the rename that puts the folder in place replaces a link, it never fills the folder the link
+    names, D15), a file, or a folder holding anything is one ``OutputError`` (a folder written whole never replaces
+    files)."""
+    path = Path(path)
+    if os.path.islink(path):
+        raise OutputError(f"{option} {path} is a link; a folder written whole is put in place by renaming it, which "
+                          f"would replace the link: give the folder itself ({os.path.realpath(path)}) or a new name")
+    if path.exists() and not path.is_dir():
+        raise OutputError(f"{option} {path} is a file; give a new (or empty) folder")
+    if path.is_dir() and any(path.iterdir()):
+        raise OutputError(f"{option} {path} is not empty; give a new folder (a folder written whole never replaces "
+                          "files)")
+    return path
+
+
+@contextlib.contextmanager
+def whole_folder(out: str | Path, option: str = "--out") -> Iterator[Path]:
+    """A folder that appears whole or not at all: written in a staging folder beside ``out`` (``staging_folder``),
+    renamed to ``out`` when the block ends without an error, removed otherwise. Why: a folder half written (a full
+    disk, Ctrl-C) that looks complete would be read back as complete; and ``out`` must be new or empty
+    (``check_new_folder``, before any work and again before the rename), so nothing there is ever replaced."""
+    out = Path(out)
+    check_new_folder(out, option)
+    with staging_folder(out.parent if str(out.parent) else Path("."), out.name) as folder:
+        yield folder
+        check_new_folder(out, option)  # another writer may have filled it meanwhile
+        if out.exists():
+            out.rmdir()
+        os.rename(folder, out)
+
+
+# --- names from data -------------------------------------------------------------------------------
+
+#: a name from data that becomes one component of a path (an export's part folder, a task's file): letters, digits
+#: and ``_ - . +``, starting with a letter or digit (no ``.``, ``..`` or hidden name), at most 100 characters;
+#: nothing a glob reads (``datasets`` reads a card's files as patterns: ``*`` or ``[`` would pick other parts)
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}")
+SAFE_NAME_RULE = "letters, digits, '_', '-', '.' and '+', starting with a letter or digit, at most 100"
+
+
+def name_problem(name: Any) -> str | None:
+    """Why ``name`` (from data) cannot be one component of a path lexprobe writes or reads; None when it can."""
+    if not isinstance(name, str):
+        return f"is not text ({type(name).__name__})"
+    if not name:
+        return "is empty"
+    if "\x00" in name:
+        return "holds a NUL byte"
+    if "/" in name or "\\" in name:
+        return "holds a path separator"
+    if name.startswith("."):
+        return "starts with '.' (a hidden name, or one that leads out of its folder)"
+    if not SAFE_NAME.fullmatch(name):
+        return f"is not {SAFE_NAME_RULE} characters"
+    return None
+
+
+def relative_path_problem(rel: Any) -> str | None:
+    """Why ``rel`` (a '/'-separated relative path from data, as an export's manifest names its files) cannot name
+    a file inside its folder; None when it can: every component a safe name (``name_problem``)."""
+    if not isinstance(rel, str):
+        return f"is not text ({type(rel).__name__})"
+    if rel.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", rel):
+        return "is absolute"
+    parts = rel.split("/")
+    for part in parts:
+        problem = name_problem(part)
+        if problem is not None:
+            return problem if len(parts) == 1 else f"has a component {shown(part)} that {problem}"
+    return None
+
+
+def shown(text: Any, limit: int = 80) -> str:
+    """``text`` from data as a message shows it: quoted, control characters and NUL escaped, cut to ``limit``."""
+    quoted = repr(text) if isinstance(text, str) else repr(str(text))
+    return quoted if len(quoted) <= limit else quoted[: limit - 4] + "...'"
+
+
+def require_name(name: Any, what: str) -> str:
+    """``name`` (from data) when it can be one component of a path (``name_problem``); one ``OutputError`` naming
+    ``what`` it is otherwise (a WSD set named ``a/b`` is one name, never two folders)."""
+    problem = name_problem(name)
+    if problem is not None:
+        raise OutputError(f"{what} {shown(name)} comes from the data and cannot name a file or folder: it {problem}; "
+                          f"rename it in the data ({SAFE_NAME_RULE} characters)")
+    return name
+
+
+def files_inside(folder: Path, names: list[str], what: str) -> list[Path]:
+    """``folder / name`` for each relative path ``names`` (names that come from data), refused in one
+    ``OutputError`` before anything is written unless each is a safe relative path (``relative_path_problem``:
+    no ``..``, nothing absolute, no separator or NUL in a name) and no two are one file, or a file and a folder,
+    however their case is spelled (``ok`` and ``OK`` are one name on a case-insensitive file system: one part
+    would replace the other)."""
+    files: dict[str, str] = {}
+    folders: dict[str, str] = {}
+    for name in names:
+        problem = relative_path_problem(name)
+        if problem is not None:
+            raise OutputError(f"{what} {shown(name)} comes from the data and cannot name a file: it {problem}; rename "
+                              f"it in the data ({SAFE_NAME_RULE} characters)")
+        key = name.casefold()
+        parents = ["/".join(key.split("/")[:i]) for i in range(1, key.count("/") + 1)]
+        clash = files.get(key) or folders.get(key) or next((files[p] for p in parents if p in files), None)
+        if clash is not None:
+            raise OutputError(f"{what}s {shown(clash)} and {shown(name)} would be one file (names differing only in "
+                              "case are one on a case-insensitive file system); rename one of them in the data")
+        files[key] = name
+        folders.update({p: name for p in parents})
+    return [folder / name for name in names]
 
 
 def private_folder_in(parent: Path, name: str) -> Path:
@@ -313,6 +485,11 @@ def _same(a: Path, b: Path) -> bool:
         return False
 
 
+def same_file(a: Path, b: Path) -> bool:
+    """``a`` and ``b`` are one file, however spelled (links, ``..``, hard links)."""
+    return _same(Path(a), Path(b))
+
+
 def _inside(path: Path, folder: Path) -> bool:
     path, folder = _resolved(path), _resolved(folder)
     return path == folder or folder in path.parents
@@ -337,7 +514,7 @@ def check_not_inputs(outputs: dict, inputs: dict | None = None, writes: dict | N
                 for target in targets:
                     if _same(target, src):
                         raise OutputError(f"{option} {out} is the input {in_option} {src}: writing it would destroy "
-                                          f"the input; choose another {option}")
+                                          f"the input; choose another {option.split(' (')[0]}")
                     if not src.is_dir() or not _inside(target, src):
                         continue
                     if in_option not in open_folders:
@@ -380,11 +557,24 @@ class PathOption:
     writes: tuple[str, ...] = ()  #: OUTPUT_DIR: the files the command writes inside
     #: INPUT: a folder that may hold this command's outputs (``report RESULTS --out RESULTS/report``)
     outputs_inside: bool = False
+    #: INPUT: what its reader reads beside a value, ``path -> {what: path}`` (the gold key file beside a WSD
+    #: ``<name>.data.xml``; the whole export of an export's sub-folder): inputs too, no output may replace them
+    reads: Callable[[Path], dict[str, Path]] | None = None
+    #: OUTPUT_DIR: a folder written whole (``whole_folder``): new or empty, never a link (``check_new_folder``)
+    new: bool = False
+
+
+def read_beside(declared: list[PathOption]) -> list[PathOption]:
+    """The inputs an INPUT option's reader reads beside its value (``PathOption.reads``), as INPUT options named
+    ``<option> (<what>)``: a file read but not declared was once replaced by an output (the WSD gold key file, D1)."""
+    return [PathOption(f"{d.option} ({what})", INPUT, path) for d in declared if d.kind == INPUT and d.reads
+            for value in _paths(d.value) for what, path in d.reads(value).items()]
 
 
 def guard(declared: list[PathOption], checked: dict[str, Any] | None = None) -> None:
     """Every check a command's declared paths need, before any work (see the module docstring).
     ``checked``: input options an earlier guard checked, with their values: not checked again."""
+    declared = list(declared) + read_beside(declared)
     outputs = {d.option: d.value for d in declared if d.kind in (OUTPUT, IMAGE, OUTPUT_DIR) and _paths(d.value)}
     inputs = {d.option: d.value for d in declared if d.kind == INPUT and _paths(d.value)}
     check_not_inputs(outputs, inputs, writes={d.option: d.writes for d in declared if d.writes},
@@ -402,6 +592,8 @@ def guard(declared: list[PathOption], checked: dict[str, Any] | None = None) -> 
             elif d.kind == IMAGE:
                 check_image_file(path, d.option)
             elif d.kind == OUTPUT_DIR:
+                if d.new:
+                    check_new_folder(path, d.option)
                 check_output_dir(path, d.option, create=False)  # made by the command, once its inputs are read
             else:
                 raise ValueError(f"unknown path kind {d.kind!r} of {d.option}")

@@ -8,6 +8,7 @@ Benchmarks build their tables from these (``contract.tables``); ``report`` rende
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -230,6 +231,35 @@ def md_escape(s: str) -> str:
     """Text a Markdown viewer shows as text: no raw HTML (``<img src=x onerror=...>`` in a model name or
     data path), no links, no broken rows."""
     return "".join(_MD.get(ch, ch) for ch in s)
+
+
+#: what may start Markdown markup inside a line (CommonMark lets a backslash escape any ASCII punctuation); a ``|``
+#: matters only in a table's row, whose writer escapes it in every cell
+_MD_MARKUP = set("\\`*_{}[]()<>#+-!~&")
+
+
+def _visible(ch: str) -> str:
+    """A control character (a line break too) as its escape, shown as text: one line stays one line."""
+    return ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii")
+
+
+def md_text(s: str) -> str:
+    """Text from outside (a file name, a source's name) as one line of Markdown text shown as written: every
+    character that could start markup escaped with a backslash, line breaks and control characters shown as
+    escapes, so no heading, list, link, image or HTML can begin in it (a file named ``a\n## Licence: MIT\nb``
+    once put a heading into a dataset card, D18)."""
+    return "".join("\\" + ch if ch in _MD_MARKUP else _visible(ch) for ch in str(s))
+
+
+def md_code(s: str) -> str:
+    """Text from outside (a command, a name, a canary string) as one inline code span showing it exactly: fenced by
+    more backticks than any run of them inside (a backslash escapes nothing in a code span), line breaks and
+    control characters shown as escapes (a blank line would end the span and its paragraph)."""
+    text = "".join(_visible(ch) for ch in str(s))
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def to_markdown(table: Table) -> str:

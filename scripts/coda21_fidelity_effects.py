@@ -9,7 +9,7 @@
   and ``authors`` (such a group is skipped: their ``get_mean_emb`` raises), and under
   lexprobe's former tokenisation (regex tokens, lower-case fallback);
 - ``pll-space``: a masked LM's accuracy with the paper's input and with the released
-  code's (``scorers/pll.coda21_authors_encoding``: RoBERTa's lone space token scored in every pair);
+  code's (``scorers/pll.released_mlm_input``: RoBERTa's lone space token scored in every pair);
 - ``asking``: the authors' evaluate_by_asking on the first N groups per POS: accuracy of
   each question and of their mean (first best permutation, as theirs), simple matching;
 - ``contexts``: the CoDA21 builder's context choice with the mean of the word pieces'
@@ -75,9 +75,9 @@ def cmd_pll_space(args):
     groups = [g for p in ("n", "v") for g in data.by_pos(p)[: args.limit]]
     scorer = load_any(args.model)
     engine = Engine(scorer)
-    config = CodaConfig()  # the paper recipe; only the PLL input differs (the released one: coda21-authors)
+    config = CodaConfig()  # the paper recipe; only the PLL input differs (the released one: released-mlm-input)
     out = {}
-    for label, encoding in (("paper input", "text"), ("released input", "coda21-authors")):
+    for label, encoding in (("paper input", "text"), ("released input", "released-mlm-input")):
         per_group = [[dataclasses.replace(r, encoding=encoding) for r in group_requests(PseudoLogLikelihood, g, config)]
                      for g in groups]
         answers = iter(engine([r for rs in per_group for r in rs]))

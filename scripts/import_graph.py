@@ -29,7 +29,7 @@ PACKAGE = ROOT / "lexprobe"
 LAYERS = (
     (4, ("lexprobe.cli", "lexprobe.report", "lexprobe.human", "lexprobe.export", "lexprobe.api", "lexprobe.__main__")),
     (3, ("lexprobe.benchmarks",)),
-    (2, ("lexprobe.core", "lexprobe.prompting")),
+    (2, ("lexprobe.core", "lexprobe.prompting", "lexprobe.tasks")),
     (1, ("lexprobe.data", "lexprobe.scorers", "lexprobe.backends", "lexprobe.models")),
     (0, ("lexprobe", "lexprobe.core.requests", "lexprobe.core.engine")),
 )

@@ -44,6 +44,24 @@ def pytest_configure(config):
     os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1,localhost"
 
 
+#: fixtures that make a test slow whatever its measured time: the real corpora and real models
+SLOW_FIXTURES = frozenset({"shared_data", "imported_data", "imported_data_dir", "minilm_path"})
+#: tests a full run timed as slow (scripts/test_tiers.py writes it from a JUnit report)
+SLOW_LIST = Path(__file__).with_name("slow_tests.txt")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The fast tier (``pytest -m "not slow"``): every test but those measured slow (``slow_tests.txt``) and those
+    using the real corpora or real models (``SLOW_FIXTURES``)."""
+    listed = set()
+    if SLOW_LIST.is_file():
+        listed = {line.strip() for line in SLOW_LIST.read_text(encoding="utf-8").splitlines()
+                  if line.strip() and not line.startswith("#")}
+    for item in items:
+        if item.nodeid in listed or SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_unconfigure(config):
     import shutil
 

@@ -35,6 +35,7 @@ INSTALL: dict[str, tuple[str, str]] = {
     "lm_eval": ("lm-eval", BENCH),
     "datasets": ("datasets", BENCH),
     "pandas": ("pandas", BENCH),
+    "markdown_it": ("markdown-it-py", "pip install markdown-it-py (transformers' typer brings it, through rich)"),
     "flash_attn": ("flash-attn", "pip install flash-attn --no-build-isolation (needs a CUDA GPU)"),
     "llama_cpp": ("llama-cpp-python", "bash scripts/setup_llamacpp.sh (compiles llama.cpp: minutes)"),
 }

@@ -1,4 +1,5 @@
-"""docs/ARCHITECTURE.md names every module under lexprobe/, each in the block of its own folder."""
+"""docs/modules.md names every module under lexprobe/, each in the block of its own folder; docs/ARCHITECTURE.md's
+recipe is a benchmark the tests run, naming few API entry points; the import graph has no cycle or upward edge."""
 
 from __future__ import annotations
 
@@ -13,14 +14,20 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+#: folders whose packages document themselves (a benchmark's package is its own: its modules' docstrings say what
+#: they are, and the doc's tree names the folder, not each benchmark's files)
+SELF_DOCUMENTED = ("benchmarks/",)
+
+
 def missing_modules(doc: str, root: Path) -> list[str]:
-    """Modules under ``root`` (a package) that the doc's tree does not name in their folder's block."""
+    """Modules under ``root`` (a package) that the doc's tree does not name in their folder's block (a benchmark
+    package's modules excepted: ``SELF_DOCUMENTED``)."""
     block = doc.split("```", 2)[1]
     lines = [ln for ln in block.splitlines() if ln.strip() and not ln.strip().startswith("---")]
     missing = []
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root)
-        if rel.name == "__init__.py":
+        if rel.name == "__init__.py" or (rel.as_posix().startswith(SELF_DOCUMENTED) and len(rel.parts) > 2):
             continue
         folder = rel.parent.as_posix()
         if folder == ".":
@@ -42,8 +49,17 @@ def missing_modules(doc: str, root: Path) -> list[str]:
 
 
 def test_every_module_is_in_the_architecture_doc():
-    doc = (REPO / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    doc = (REPO / "docs" / "modules.md").read_text(encoding="utf-8")
     assert missing_modules(doc, REPO / "lexprobe") == []
+
+
+def test_every_benchmark_module_says_what_it_is():
+    """A benchmark's package documents itself: every module of it opens with a docstring."""
+    import ast
+
+    bare = [p.relative_to(REPO).as_posix() for p in sorted((REPO / "lexprobe" / "benchmarks").rglob("*.py"))
+            if p.name != "__init__.py" and not ast.get_docstring(ast.parse(p.read_text(encoding="utf-8")))]
+    assert bare == []
 
 
 def test_the_check_sees_a_missing_module(tmp_path):
@@ -59,46 +75,46 @@ def _recipe(doc: str) -> str:
     return doc.split("## Recipe: add a benchmark", 1)[1].split("\n## ", 1)[0]
 
 
-def test_every_hook_the_add_a_benchmark_recipe_names_exists():
-    """The recipe's names (``name(...)``, ``name=...`` in backticks) are what the contract has: a part renamed or
-    dropped in the code fails here until the recipe says what is true."""
-    import lexprobe.distributed as distributed
-    from lexprobe.core import contract as base
-    from lexprobe.prompting.method import ChooseMethod
+def test_the_recipe_is_the_benchmark_the_tests_run():
+    """docs/ARCHITECTURE.md's recipe shows a whole benchmark: the very code of tests/samesense/benchmark.py, which
+    tests/test_pair_task.py runs through eval, resume, report, compare and both exports (so the recipe, followed as
+    written, works)."""
+    recipe = _recipe((REPO / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8"))
+    marker = "<!-- recipe: tests/samesense/benchmark.py -->\n```python\n"
+    shown = recipe.split(marker, 1)[1].split("```", 1)[0]
+    assert shown == (REPO / "tests" / "samesense" / "benchmark.py").read_text(encoding="utf-8")
+
+
+def test_the_recipe_names_at_most_fifteen_api_entry_points():
+    """What a newcomer must learn to add a benchmark: the lexprobe names the recipe lists, at most 15, each existing
+    (a part renamed in the code fails here until the recipe says what is true), and every lexprobe name its code
+    uses among them (so the count is the code's)."""
+    import importlib
 
     recipe = _recipe((REPO / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8"))
-    names = set()
-    for code in re.findall(r"`([^`]+)`", recipe):
-        names.update(re.findall(r"(?:^|[\s(\[{,])([a-z_][a-z0-9_]*)(?=\(|\s*=)", code))
-    homes = (base.Method, base.BenchmarkMeta, base.Records, base.RunPart, base.LLMPart, base.Unit, ChooseMethod,
-             distributed, base)
-    parts = {f.name for cls in (base.Benchmark, base.Items, base.Results, base.Presentation, base.RunParts,
-                                base.HumanItems) for f in dataclasses.fields(cls)}
-    arguments = {"name", "title", "help", "unit", "tasks", "main_score", "unit_metrics", "default", "choices", "type",
-                 "items", "counts", "skipped", "log_base", "log_key", "step", "required", "texts", "job", "requests"}
-    hooks = sorted(names - arguments)
-    assert {"run", "unit_values", "baseline_values", "aggregate", "breakdowns", "load", "results"} <= set(hooks)
-    missing = [n for n in hooks if not any(hasattr(home, n) for home in homes) and n not in parts
-               and n not in {"option", "nested", "run_units", "make_item_set", "stem", "load_items",
-                             "register_commands", "item_set", "default_run"}]
-    assert missing == []
-    for n in {"option", "nested", "run_units", "make_item_set"} & set(hooks):
-        from lexprobe.core import options
-        from lexprobe.core import human_items as items
-
-        assert any(hasattr(m, n) for m in (base, options, distributed, items)), n
+    listed = recipe.split("The API this names", 1)[1].split("\n\n", 1)[0]
+    entries = set(re.findall(r"`((?:[a-z_]+\.)+[A-Za-z_]+)`", listed))
+    assert len(entries) <= 15, sorted(entries)
+    for entry in sorted(entries):
+        module, _, name = entry.rpartition(".")
+        assert hasattr(importlib.import_module(f"lexprobe.{module}"), name), entry
+    code = (REPO / "tests" / "samesense" / "benchmark.py").read_text(encoding="utf-8")
+    used = {f"{m}.{n}" for m, names in re.findall(r"from lexprobe\.([\w.]+) import ([\w, ]+)", code)
+            for n in names.replace(" ", "").split(",") if n[0].isupper() or n in {"option"}}
+    used |= {f"tasks.pair.{n}" for n in re.findall(r"\bpair\.([A-Za-z_]+)", code)}
+    assert used <= entries, sorted(used - entries)
 
 
 def test_a_benchmark_is_a_record_of_at_most_a_dozen_parts():
-    """Issue #37: a benchmark implements a few named parts, not 40-odd hooks on one class; what the framework
-    derives from them are functions of ``base``, not members a benchmark could override."""
+    """A benchmark implements a few named parts, not 40-odd hooks on one class; what the framework derives from
+    them are functions of ``base``, not members a benchmark could override."""
     import dataclasses as dc
 
     from lexprobe.core import contract as base
     from lexprobe.benchmarks.shipped import SHIPPED
 
     parts = {f.name for f in dc.fields(base.Benchmark)}
-    assert len(parts) <= 11
+    assert len(parts) <= 12
     assert [name for name in vars(base.Benchmark) if not name.startswith("_") and name not in parts] == []
     for bench in SHIPPED:
         assert type(bench) is base.Benchmark, bench.meta.name

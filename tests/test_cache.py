@@ -297,10 +297,10 @@ def test_cached_json_computes_once_then_reads_the_stored_value(tmp_path):
     def stored(value: dict) -> dict:
         return {"format": "x/1", **value}
 
-    assert cached_json(path, Entry, compute, stored=stored) == {"n": 3}
-    assert json.loads(path.read_text()) == {"format": "x/1", "n": 3}
-    assert cached_json(path, Entry, compute, stored=stored) == {"format": "x/1", "n": 3} and len(calls) == 1
-    assert cached_json(path, Entry, compute, read=lambda data: data["n"] * 2) == 6 and len(calls) == 1
+    assert cached_json(path, Entry, compute, inputs="i", stored=stored) == {"n": 3}
+    assert json.loads(path.read_bytes().split(b"\n", 1)[1]) == {"format": "x/1", "n": 3}
+    assert cached_json(path, Entry, compute, inputs="i", stored=stored) == {"format": "x/1", "n": 3} and len(calls) == 1
+    assert cached_json(path, Entry, compute, inputs="i", read=lambda data: data["n"] * 2) == 6 and len(calls) == 1
 
 
 @pytest.mark.parametrize("content", [b"garbage", b'{"format": "x/1", "n": "3"}', b'{"format": "x/1"}',
@@ -315,10 +315,15 @@ def test_cached_json_recomputes_and_replaces_an_unusable_file(tmp_path, content)
         format: str
         n: int
 
+    from lexprobe.cache import cache_entry
+
     path = tmp_path / "entry.json"
-    path.write_bytes(content)
-    assert cached_json(path, Entry, lambda: {"format": "x/1", "n": 4}) == {"format": "x/1", "n": 4}
-    assert json.loads(path.read_text()) == {"format": "x/1", "n": 4}
+    for raw in (content, cache_entry(json.loads(content), "i") if content.startswith(b"{") else None):
+        if raw is None:
+            continue
+        path.write_bytes(raw)
+        assert cached_json(path, Entry, lambda: {"format": "x/1", "n": 4}, inputs="i") == {"format": "x/1", "n": 4}
+        assert path.read_bytes() == cache_entry({"format": "x/1", "n": 4}, "i")
 
 
 def test_cached_json_recomputes_what_its_reader_refuses(tmp_path):
@@ -329,13 +334,13 @@ def test_cached_json_recomputes_what_its_reader_refuses(tmp_path):
 
     path = tmp_path / "entry.json"
     path.write_text('{"n": 1}')
-    assert cached_json(path, Any, lambda: [5], read=lambda data: None) == [5]  # None: unusable
+    assert cached_json(path, Any, lambda: [5], inputs="i", read=lambda data: None) == [5]  # None: unusable
 
     def refuse(data):
         raise DataError("not a cache")
 
-    assert cached_json(path, Any, lambda: [6], read=refuse) == [6]
-    assert cached_json(path, Any, lambda: pytest.fail("read"), read=lambda data: data) == [6]
+    assert cached_json(path, Any, lambda: [6], inputs="i", read=refuse) == [6]
+    assert cached_json(path, Any, lambda: pytest.fail("read"), inputs="i", read=lambda data: data) == [6]
 
 
 def test_cached_json_never_follows_a_link(tmp_path):
@@ -347,5 +352,5 @@ def test_cached_json_never_follows_a_link(tmp_path):
     target.write_text("[1]")
     path = tmp_path / "entry.json"
     path.symlink_to(target)
-    assert cached_json(path, Any, lambda: [2]) == [2]
-    assert target.read_text() == "[1]" and not path.is_symlink() and json.loads(path.read_text()) == [2]
+    assert cached_json(path, Any, lambda: [2], inputs="i") == [2]
+    assert target.read_text() == "[1]" and not path.is_symlink() and path.read_bytes().endswith(b"\n[2]")

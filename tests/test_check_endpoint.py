@@ -83,3 +83,16 @@ def test_bad_input_is_one_line_and_exit_2(tiny_llama, tmp_path, capsys):
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
     assert main(["check-endpoint", "not-a-url", "--against", str(tiny_llama)]) == 2
     assert "not an endpoint URL" in capsys.readouterr().err
+
+
+def test_a_server_that_tokenises_otherwise_names_against_not_a_flag_the_command_lacks(llama, tiny_llama, capsys):
+    """check-endpoint takes the tokenizer from --against (it has no --tokenizer): its fix names --against; an
+    eval through the same server names --tokenizer, which eval takes."""
+    with FakeOpenAI(llama, name=str(tiny_llama)) as server:
+        server.wrong_tokens = True
+        code = main(["check-endpoint", server.url, "--against", str(tiny_llama)])
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1 and "does not tokenise as" in err, err
+        assert "--tokenizer" not in err and "--against must be the served model" in err
+        with pytest.raises(Exception, match="pass --tokenizer"):
+            load_scorer(server.url)

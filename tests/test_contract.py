@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from lexprobe.tasks import pair
+
 from lexprobe.core.contract import failure_rows, format_result, prefers, unit_values
 from lexprobe import reporting
 from lexprobe.core import result_schema
@@ -41,7 +43,14 @@ def inputs(tmp_path_factory):
 
 
 def _items_and_config(name: str, method: str, inputs):
+    """A few items of benchmark ``name`` built offline, and its config for ``method``: a benchmark of a task type
+    takes its type's test items (a pair benchmark: tests/samesense's pairs); the four paper benchmarks, each of its
+    own kind, their synthetic inputs (tests/distributed_cases.py)."""
     bench = registry.get(name)
+    if issubclass(bench.Config, pair.PairOptions):
+        from tests.samesense import SAMESENSE
+
+        return SAMESENSE.items.load(SAMESENSE.Config()), bench.Config(method=method)
     if name == "wdlmpro":
         from lexprobe.benchmarks.wdlmpro.benchmark import WDLMProConfig, WDLMProItems
 
@@ -56,7 +65,11 @@ def _items_and_config(name: str, method: str, inputs):
 
 
 def _model_for(name: str, method: str, tiny_bert, tiny_llama) -> str:
-    if method == "choose" or (name, method) == ("wsd", "likelihood"):
+    """The tiny masked LM where it can serve the method (by the method's own request types), else the causal one."""
+    from lexprobe.core.requests import Continuation, Generate, RandomScores
+
+    asks = [a for a in registry.get(name).methods[method].requests if a != (RandomScores,)]  # the random model's
+    if all(any(kind in (Continuation, Generate) for kind in alternative) for alternative in asks):
         return str(tiny_llama)
     return str(tiny_bert)
 

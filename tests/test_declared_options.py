@@ -103,7 +103,7 @@ def test_metavar_short_positional_and_an_open_input_folder_are_declared_in_the_f
     folder.mkdir()
     args = parser.parse_args(["cmd", "-v", str(folder), "--out", str(folder / "report")])
     assert args.func(args) == Options(results=(str(folder),), out=str(folder / "report"), verbose=True)
-    assert [(label, kind, writes, inside) for _, label, kind, writes, _, inside in args._paths] == [
+    assert [(d.label, d.kind, d.writes, d.outputs_inside) for d in args._paths] == [
         ("R.json", INPUT, (), True), ("--out", OUTPUT_DIR, ("index.html",), False)]
     check_declared_paths(args)  # an output inside an input folder declared open: allowed
     closed = parser.parse_args(["cmd", str(folder), "--out", str(folder)])

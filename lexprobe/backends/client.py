@@ -7,7 +7,14 @@ bytes cannot hold it), follows no redirect (the ``Authorization`` header never g
 retried on 408/409/425/429/5xx and transport errors (backoff, ``Retry-After`` capped), and an answer that
 fails its check (``BadAnswer``) is asked once more. The URL and the key are checked before any request; the
 key is registered with ``redaction`` and every server text is redacted as it arrives. ``post_all`` runs
-``concurrency`` requests at a time on an event loop in its own thread (so a notebook can call it).
+``concurrency`` requests at a time on an event loop in its own thread (so a notebook can call it); the first
+failure cancels the others and waits for them to end, so nothing is left pending behind the error line.
+
+Where requests go is decided once (``proxies.proxy_for``: the proxy variables read here, not by httpx; a key
+never sent in clear through a proxy) and every error through a proxy names it. A body is read raw and decoded
+by ``decoding.BoundedBody`` (one cap on every stage of any ``Content-Encoding`` chain). A TLS failure is not
+"the server is down": a certificate not trusted names ``SSL_CERT_FILE``, a handshake with a plain-HTTP
+server names ``http://``; neither is retried.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import functools
 import json
 import os
 import random
+import ssl
 import threading
 import time
 import urllib.parse
@@ -27,6 +35,8 @@ from typing import Any, Awaitable, Callable, Coroutine, Sequence, TypeVar
 import httpx
 from tenacity import AsyncRetrying, RetryCallState
 
+from lexprobe.backends.decoding import ACCEPTED, BoundedBody, DamagedStream, TooLarge, UnreadableEncoding
+from lexprobe.backends.proxies import Proxy, check_host, proxy_for
 from lexprobe.errors import ModelError
 from lexprobe.redaction import KEY_VARIABLES, clip, redact, redact_tree, register_secret
 
@@ -39,6 +49,10 @@ RETRIES, BACKOFF, MAX_BACKOFF = 5, 0.5, 20.0
 MAX_ANSWER_BYTES, ERROR_BYTES = 64 << 20, 64 << 10
 #: how much of a server's error text a message shows (after redaction)
 DETAIL_CHARS = 300
+#: seconds a Ctrl-C waits for the requests in flight to end (cancelled) before it is raised
+CANCEL_WAIT = 5.0
+#: a decoded body this many times larger than the bytes on the wire is no JSON answer but a compression bomb
+BOMB_RATIO = 200
 
 
 class BadAnswer(Exception):
@@ -78,7 +92,10 @@ def api_key() -> str | None:
 def check_url(reference: str) -> str:
     """The ``.../v1`` base URL without a trailing slash, or one line (never printing a password or query)."""
     text = str(reference)
-    parts = urllib.parse.urlsplit(text)
+    try:
+        parts = urllib.parse.urlsplit(text)
+    except ValueError as err:  # an IPv6 address not closed
+        raise ModelError(f"--model is not a valid URL ({err}); pass http://HOST:PORT/v1") from None
     if "@" in parts.netloc:
         userinfo, _, hostport = parts.netloc.rpartition("@")
         register_secret(userinfo.partition(":")[2] or None)
@@ -101,6 +118,7 @@ def check_url(reference: str) -> str:
     if parts.query or parts.fragment:
         raise ModelError(f"--model {shown}: a ?query or #fragment is not part of an endpoint's base URL (it is "
                          "not shown here: it may hold a key); pass http://HOST:PORT/v1 alone")
+    check_host(shown, f"--model {shown!r}")
     return shown.rstrip("/")
 
 
@@ -120,6 +138,8 @@ class Endpoint:
         self.origin = origin(self.base)
         register_secret(key)
         self._key = key
+        #: the proxy every request goes through (checked; refused where the key would pass it in clear), or None
+        self.proxy: Proxy | None = proxy_for(self.base, key=bool(key))
         self.timeout = float(timeout)
         self.concurrency = int(concurrency)
         self.retries = RETRIES if retries is None else retries
@@ -159,12 +179,25 @@ class Endpoint:
 
     # ------------------------------------------------------------------ the event loop (a thread of its own)
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
-        loop = self._ensure_loop()
-        future = asyncio.run_coroutine_threadsafe(coro, loop)
+        try:
+            loop = self._ensure_loop()
+        except BaseException:  # no client (SSL_CERT_FILE unreadable, ...): the request is never made
+            coro.close()
+            raise
+        ended = threading.Event()
+
+        async def tracked() -> T:
+            try:
+                return await coro
+            finally:
+                ended.set()
+
+        future = asyncio.run_coroutine_threadsafe(tracked(), loop)
         try:
             return future.result()
-        except BaseException:  # Ctrl-C while waiting: stop the requests in flight too
+        except BaseException:  # Ctrl-C while waiting: stop the requests in flight too, and let them end
             future.cancel()
+            ended.wait(CANCEL_WAIT)
             raise
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
@@ -173,21 +206,33 @@ class Endpoint:
                 loop = asyncio.new_event_loop()
                 threading.Thread(target=_serve_loop, args=(loop,), name=f"lexprobe-endpoint {self.origin}",
                                  daemon=True).start()
-                headers = {"Accept": "application/json"}
+                headers = {"Accept": "application/json", "Accept-Encoding": ", ".join(ACCEPTED)}
                 if self._key:
                     headers["Authorization"] = f"Bearer {self._key}"
-                self._client = asyncio.run_coroutine_threadsafe(self._make_client(headers), loop).result()
+                try:
+                    self._client = asyncio.run_coroutine_threadsafe(self._make_client(headers), loop).result()
+                except BaseException:
+                    loop.call_soon_threadsafe(loop.stop)
+                    raise
                 self._loop = loop
                 self._finalizer = weakref.finalize(self, _shutdown, loop, self._client)
             return self._loop
 
     async def _make_client(self, headers: dict[str, str]) -> httpx.AsyncClient:
-        return httpx.AsyncClient(
-            headers=headers, follow_redirects=False, timeout=httpx.Timeout(self.timeout),
-            limits=httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency))
+        """The client, with the transport given explicitly: the proxy is ``self.proxy`` (httpx reads no proxy
+        variable); ``SSL_CERT_FILE``/``SSL_CERT_DIR`` are still honoured (``trust_env`` of the transport)."""
+        limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
+        try:
+            transport = httpx.AsyncHTTPTransport(proxy=self.proxy.url if self.proxy else None, limits=limits,
+                                                 trust_env=True)
+        except OSError as err:  # ssl.SSLError is one: SSL_CERT_FILE or SSL_CERT_DIR is not what it should be
+            raise ModelError(_certificate_variables_problem(err)) from None
+        return httpx.AsyncClient(headers=headers, follow_redirects=False, timeout=httpx.Timeout(self.timeout),
+                                 transport=transport, trust_env=False)
 
     async def _gather(self, calls: list[Callable[[], Awaitable[T]]]) -> list[T]:
-        """Each call made and awaited, ``concurrency`` at a time; the first failure cancels the rest."""
+        """Each call made and awaited, ``concurrency`` at a time; the first failure cancels the rest, and they
+        are awaited to their end before it is raised (a task left pending is dumped by asyncio at exit)."""
         gate = asyncio.Semaphore(self.concurrency)
 
         async def gated(call: Callable[[], Awaitable[T]]) -> T:
@@ -197,9 +242,10 @@ class Endpoint:
         tasks = [asyncio.ensure_future(gated(c)) for c in calls]
         try:
             return list(await asyncio.gather(*tasks))
-        finally:  # the first failure (or a cancel) leaves no request running
+        finally:  # the first failure (or a cancel) leaves no request running, and no task pending
             for task in tasks:
                 task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     # ------------------------------------------------------------------ one request, retried
     async def _call(self, method: str, url: str, body: dict | None, check: Callable[[Any], T] | None = None,
@@ -224,20 +270,23 @@ class Endpoint:
         def count(state: RetryCallState) -> None:
             self.retried += 1
 
+        via = f" (through {self.proxy})" if self.proxy else ""
         try:
             async for attempt in AsyncRetrying(retry=retry, stop=stop, wait=self._wait, before_sleep=count,
                                                reraise=True):
                 with attempt:
                     return await self._once(method, url, body, check, deadline, missing_ok)
         except _Transient as err:
-            raise ModelError(f"{method} {url} failed {tries} time(s) (last: {clip(err.text, 200)}); the server is "
-                             "down, overloaded or unreachable: check it and rerun (units already scored are kept)"
-                             ) from None
+            who = (f"{self.proxy} or the server behind it is down, overloaded or unreachable: check both (or bypass "
+                   f"the proxy: NO_PROXY={httpx.URL(url).host})" if self.proxy else
+                   "the server is down, overloaded or unreachable: check it")
+            raise ModelError(f"{method} {url} failed {tries} time(s) (last: {clip(err.text, 200)}); {who} and rerun "
+                             "(units already scored are kept)") from None
         except BadAnswer as err:
-            raise ModelError(f"{method} {url}: {clip(str(err), 2 * DETAIL_CHARS)} (asked twice; nothing from this "
-                             "answer was used or recorded)") from None
+            raise ModelError(f"{method} {url}{via}: {clip(str(err), 2 * DETAIL_CHARS)} (asked twice; nothing from "
+                             "this answer was used or recorded)") from None
         except _Final as err:
-            raise ModelError(clip(f"{method} {url}: {err}", 4 * DETAIL_CHARS)) from None
+            raise ModelError(clip(f"{method} {url}{via}: {err}", 4 * DETAIL_CHARS)) from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _wait(self, state: RetryCallState) -> float:
@@ -253,10 +302,18 @@ class Endpoint:
             status, headers, raw = await asyncio.wait_for(self._exchange(method, url, body), deadline)
         except asyncio.TimeoutError:
             raise _Transient(f"no whole answer within {deadline:g} s (--request-timeout)") from None
-        except httpx.HTTPError as err:  # refused, reset, a body cut mid-way, a bad status line, bad gzip, ...
-            raise _Transient(f"{type(err).__name__}: {err}" if str(err) else type(err).__name__) from None
+        except httpx.HTTPError as err:  # refused, reset, a body cut mid-way, a bad status line, TLS, a proxy, ...
+            raise _transport_failure(err) from None
         except httpx.InvalidURL as err:
             raise _Final(f"the URL is not valid ({err}); fix --model") from None
+        except DamagedStream as err:
+            raise _Transient(f"the answer is unreadable: {err}") from None
+        except UnreadableEncoding as err:
+            raise _Final(f"the answer is unreadable: {err}; configure the server (or what is in front of it) to "
+                         "send gzip, deflate or no compression") from None
+        if status == 407 and self.proxy is not None:
+            raise _Final(f"HTTP 407: {self.proxy} asks for credentials: put user:pass@ in the proxy URL of "
+                         f"{self.proxy.source}, or bypass the proxy (NO_PROXY={httpx.URL(url).host})")
         if 300 <= status < 400:
             try:
                 where = origin(httpx.URL(url).join(headers["location"]))
@@ -282,19 +339,71 @@ class Endpoint:
         return check(answer) if check is not None else answer
 
     async def _exchange(self, method: str, url: str, body: dict | None) -> tuple[int, httpx.Headers, bytes]:
-        """Status, headers and decoded body (at most ``MAX_ANSWER_BYTES``; of an error ``ERROR_BYTES``)."""
+        """Status, headers and decoded body (at most ``MAX_ANSWER_BYTES``; of an error ``ERROR_BYTES``, cut
+        there), read raw and decoded by ``BoundedBody`` (one cap on every stage of the encoding chain)."""
         assert self._client is not None
         async with self._client.stream(method, url, json=body) as response:
-            limit = MAX_ANSWER_BYTES if response.status_code < 300 else ERROR_BYTES
-            chunks, size = [], 0
-            async for chunk in response.aiter_bytes():
-                chunks.append(chunk)
-                size += len(chunk)
-                if size > limit:
-                    if response.status_code < 300:
-                        raise _Final(f"the answer is larger than {MAX_ANSWER_BYTES >> 20} MiB; lower --batch-size")
-                    break
-            return response.status_code, response.headers, b"".join(chunks)[:limit]
+            ok = response.status_code < 300
+            decoded = BoundedBody(response.headers.get_list("content-encoding", split_commas=True),
+                                  MAX_ANSWER_BYTES if ok else ERROR_BYTES)
+            try:
+                async for chunk in response.aiter_raw():
+                    decoded.feed(chunk)
+                raw = decoded.finish()
+            except TooLarge:
+                if ok:
+                    raise _Final(_too_large(body, decoded)) from None
+                raw = decoded.kept()  # an error's text: its beginning is enough
+            return response.status_code, response.headers, raw
+
+
+def _too_large(body: dict | None, decoded: BoundedBody) -> str:
+    """What an answer past the cap means, and the fix: fewer prompts per request where a request holds several
+    and the answer is not a compression bomb; otherwise no answer to it is that large."""
+    prompts = body.get("prompt") if isinstance(body, dict) else None
+    several = isinstance(prompts, list) and len(prompts) > 1 and all(isinstance(p, (list, str)) for p in prompts)
+    bomb = decoded.chain != "identity" and decoded.wire * BOMB_RATIO < decoded.limit
+    what = (f"the answer decodes to more than {decoded.limit >> 20} MiB ({decoded.wire:,} bytes on the wire, "
+            f"Content-Encoding: {decoded.chain})")
+    if several and not bomb:
+        return f"{what}; lower --batch-size (fewer prompts per request)"
+    return (f"{what}: no answer to this request is that large" + (" (a compression bomb)" if bomb else "")
+            + "; check what answers at --model (nothing from it was used)")
+
+
+def _transport_failure(err: httpx.HTTPError) -> Exception:
+    """A transport error as a retried ``_Transient``, or, where asking again cannot help, a ``_Final`` naming
+    the fix: a TLS certificate not trusted (``SSL_CERT_FILE``), a TLS handshake with a server that does not
+    speak TLS (``http://``)."""
+    text = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+    cause: BaseException | None = err
+    while cause is not None and not isinstance(cause, ssl.SSLError):
+        cause = cause.__cause__ or cause.__context__
+    if isinstance(cause, ssl.SSLCertVerificationError):
+        reason = cause.verify_message or cause.reason or str(cause)
+        if "mismatch" in str(reason):
+            return _Final(f"the server's TLS certificate is not for this host ({reason}): use the host name the "
+                          "certificate names in --model")
+        given = [f"{v}={os.environ[v]}" for v in ("SSL_CERT_FILE", "SSL_CERT_DIR") if os.environ.get(v)]
+        where = (f" ({' and '.join(given)} does not hold the certificate that signed it)" if given else "")
+        return _Final(f"the server's TLS certificate is not trusted ({reason}){where}: if it is self-signed or "
+                      "signed by a private CA, point SSL_CERT_FILE at that certificate or CA (a PEM file) and rerun")
+    if isinstance(cause, ssl.SSLError) and not isinstance(cause, _CUT_CONNECTION):
+        return _Final(f"the TLS handshake failed ({cause.reason or cause}): if the server speaks plain HTTP, use "
+                      "http:// in --model")
+    return _Transient(text)
+
+
+#: TLS errors of a connection cut or closed on the way (worth asking again), not of the handshake itself
+_CUT_CONNECTION = (ssl.SSLEOFError, ssl.SSLZeroReturnError, ssl.SSLSyscallError, ssl.SSLWantReadError,
+                   ssl.SSLWantWriteError)
+
+
+def _certificate_variables_problem(err: OSError) -> str:
+    given = [f"${v}={os.environ[v]}" for v in ("SSL_CERT_FILE", "SSL_CERT_DIR") if os.environ.get(v)]
+    what = " or ".join(given) or "the system's CA certificates"
+    return (f"{what} cannot be read as CA certificates ({type(err).__name__}: {err}): point SSL_CERT_FILE at a PEM "
+            "file of the CA that signed the server's certificate, or unset it")
 
 
 def _serve_loop(loop: asyncio.AbstractEventLoop) -> None:

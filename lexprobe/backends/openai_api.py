@@ -31,6 +31,18 @@ log = logging.getLogger(__name__)
 TOKENIZER_PROBE = "The dog's unbelievably quick runs, 1984 times: Zürich and the banks of rivers."
 #: what the server says it serves, in ``run.backend.server_reports`` and in the resume key
 REPORTED = ("id", "root", "max_model_len", "owned_by", "version", "dtype")
+#: the fix of a tokenizer problem where the user chose the tokenizer (``--tokenizer``)
+TOKENIZER_FIX = "pass --tokenizer NAME_OR_PATH with the served model's tokenizer"
+
+
+class TokenizerError(ModelError):
+    """A local tokenizer that cannot be loaded or does not tokenise as the server: ``problem`` says which, the
+    message adds ``TOKENIZER_FIX``. A command that chooses the tokenizer itself (``check-endpoint`` takes it
+    from ``--against``) words its own fix from ``problem``, so no message names an option it does not take."""
+
+    def __init__(self, problem: str):
+        super().__init__(f"{problem}; {TOKENIZER_FIX}")
+        self.problem = problem
 
 
 def load(reference: str, kind: str | None = None, batch_size: int | str | None = None,
@@ -94,8 +106,7 @@ def _local_tokenizer(name: str | None, card: answers.ModelCard, reference: str) 
             errors.append(f"{source}: {str(err).splitlines()[0][:120]}")
             continue
         return tok, str(source), label
-    raise ModelError(f"cannot load a tokenizer for {reference} ({'; '.join(errors) or 'the server names none'}); "
-                     "pass --tokenizer NAME_OR_PATH with the served model's tokenizer")
+    raise TokenizerError(f"cannot load a tokenizer for {reference} ({'; '.join(errors) or 'the server names none'})")
 
 
 class _Remote(Scorer):
@@ -141,8 +152,11 @@ class OpenAICompletionsScorer(_Remote, CausalTokenization):
         self.use_tokenizer(tokenizer)
         if self.max_length is None:
             self.max_length = tokenizer_limit(tokenizer)
-        #: vLLM echoes the prompt's token ids when asked (``return_tokens_as_token_ids``): they are compared
+        #: vLLM echoes the prompt's token ids when asked (``return_tokens_as_token_ids``): they are compared;
+        #: where a server echoes its tokens' text instead, that is compared with the local text of each id sent
         self.echo_ids = str(record.get("server", "")).startswith("vllm ")
+        self._special_ids = frozenset(tokenizer.all_special_ids)
+        self._texts: dict[int, frozenset[str] | None] = {}
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "tokenizer": self.backend_record.get("tokenizer")}
@@ -162,8 +176,8 @@ class OpenAICompletionsScorer(_Remote, CausalTokenization):
             how, local = "its prompt-token count", len(local)  # type: ignore[arg-type]
         self.backend_record["tokenizer_check"] = how
         if remote != local:
-            raise ModelError(f"the tokenizer {tokenizer_name!r} does not tokenise as {endpoint.base} does "
-                             f"(checked with {how}); pass --tokenizer with the served model's tokenizer")
+            raise TokenizerError(f"the tokenizer {tokenizer_name!r} does not tokenise as {endpoint.base} does "
+                                 f"(checked with {how})")
 
     def token_logprobs(self, requests: Sequence[tuple[tuple[int, ...], tuple[int, ...]]],
                        progress: bool = False) -> list[np.ndarray]:
@@ -179,13 +193,27 @@ class OpenAICompletionsScorer(_Remote, CausalTokenization):
         bodies = [{"model": self.name, "prompt": p, "echo": True, "logprobs": 1, "max_tokens": 0, "temperature": 0,
                    **extra} for p in prompts]
         base = self.endpoint.base
-        checks = [functools.partial(answers.echo_logprobs, prompts=p, base=base) for p in prompts]
+        checks = [functools.partial(answers.echo_logprobs, prompts=p, base=base, render=self._token_texts)
+                  for p in prompts]
         scored = []
         for batch, checked in zip(batches, self._post_all("/completions", bodies, checks)):
             self.count("remote_calls")
             self.count("echo_ids_compared", checked.ids_compared)
+            self.count("echo_texts_compared", checked.texts_compared)
             scored += [np.asarray(values[len(ctx):], dtype=np.float64) for (ctx, _), values in zip(batch, checked)]
         return scored
+
+    def _token_texts(self, token_id: int) -> frozenset[str] | None:
+        """The texts a server may echo for ``token_id`` (``server_answers.Renderer``): its decoded text and its
+        vocabulary entry, normalised; None for a special token, a piece of a character, or whitespace."""
+        if token_id not in self._texts:
+            decoded = answers.token_text(self.tokenizer.decode([token_id]))
+            texts: frozenset[str] | None = None
+            if token_id not in self._special_ids and decoded and "\ufffd" not in decoded:
+                entry = answers.token_text(str(self.tokenizer.convert_ids_to_tokens(token_id)))
+                texts = frozenset({decoded, entry} - {""})
+            self._texts[token_id] = texts
+        return self._texts[token_id]
 
     def generate_ids(self, prompts: Sequence[Sequence[int]], max_new_tokens: int,
                      stop: Sequence[str] | None = None) -> list[str]:

@@ -4,15 +4,18 @@ Every answer the endpoint backend uses is parsed into a declared shape (strict: 
 no boolean as an integer) and compared with what was asked; anything else is a ``BadAnswer`` naming what is
 wrong, and nothing from it is used. Completions: exactly one choice per prompt, by ``index``; echoed
 log-probabilities exactly as long as the prompt, each finite or -inf and at most 0 (only the first may be
-null), echoed token ids equal to those sent. Chat: one choice of index 0 whose content is a string
-(``{"choices": []}`` once became the model's own "unparseable" answer).
+null); the echoed prompt always compared with the prompt sent: its token ids where the server echoes them,
+else its tokens' text against the local tokenizer's text of each id sent (a server that ignores
+``return_tokens_as_token_ids`` once had its swapped ``index`` scored unchecked); an echo of neither is
+refused. Chat: one choice of index 0 whose content is a string (``{"choices": []}`` once became the model's
+own "unparseable" answer).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from typing import Annotated, Any, Optional, Sequence, TypeVar
+from typing import AbstractSet, Annotated, Any, Callable, Optional, Sequence, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
@@ -179,14 +182,35 @@ NO_PROMPT_LOGPROBS = ("{base} gives no prompt log-probabilities (echo with logpr
                       "serve the model with vLLM or SGLang, or use --kind chat and --method choose --reading generation")
 
 
+#: an echo answer that shows neither the prompt's token ids nor its tokens: it cannot be matched to the prompt
+NO_ECHOED_PROMPT = ("{base} echoes neither the prompt's token ids nor its tokens (logprobs.tokens), so its answers "
+                    "cannot be matched to the prompts sent and nothing is scored: serve the model with vLLM or SGLang")
+
+#: what a token's text is compared as: without whitespace and SentencePiece's word mark (servers differ in
+#: where they show a token's leading space)
+_SPACE = re.compile(r"[\s\u2581]+")
+
+#: the local tokenizer's texts of a token id, normalised (``token_text``), or None where a text cannot be
+#: compared (a special token, a byte of a character split across tokens, whitespace)
+Renderer = Callable[[int], Optional[AbstractSet[str]]]
+
+
+def token_text(text: str) -> str:
+    """A token's text as it is compared: whitespace and ``▁`` removed."""
+    return _SPACE.sub("", text)
+
+
 class EchoChecked(list):
-    """The prompts' log-probabilities (one list per prompt) and how many prompts' echoed ids were compared."""
+    """The prompts' log-probabilities (one list per prompt) and how many prompts' echoes were compared: by
+    their token ids, or by their tokens' text."""
 
     ids_compared: int = 0
+    texts_compared: int = 0
 
 
-def echo_logprobs(answer: Any, prompts: Sequence[Sequence[int]], base: str) -> EchoChecked:
-    """Each prompt's log-probabilities from an ``echo`` + ``logprobs`` completions answer, checked."""
+def echo_logprobs(answer: Any, prompts: Sequence[Sequence[int]], base: str, render: Renderer) -> EchoChecked:
+    """Each prompt's log-probabilities from an ``echo`` + ``logprobs`` completions answer, checked; the echoed
+    prompt compared with the prompt sent (ids, else the tokens' text through ``render``)."""
     what = "completions (echo)"
     choices = by_index(parse(EchoAnswer, answer, what).choices, len(prompts), what)
     out = EchoChecked()
@@ -195,15 +219,19 @@ def echo_logprobs(answer: Any, prompts: Sequence[Sequence[int]], base: str) -> E
         if values is None:
             raise ModelError(NO_PROMPT_LOGPROBS.format(base=base))
         echoed = _echoed_ids(choice)
+        tokens = choice.logprobs.tokens if choice.logprobs is not None else None
         if echoed is not None:
             if list(echoed) != list(ids):
                 at = next((p for p, (a, b) in enumerate(zip(echoed, ids)) if a != b), min(len(echoed), len(ids)))
                 raise BadAnswer(f"choice {i} echoes token ids that are not the prompt's ({len(echoed)} ids, the "
                                 f"first difference at position {at}): the answer is not for the prompt sent")
             out.ids_compared += 1
-        elif choice.logprobs is not None and choice.logprobs.tokens is not None \
-                and len(choice.logprobs.tokens) != len(ids):
-            raise BadAnswer(f"choice {i} echoes {len(choice.logprobs.tokens)} tokens for a prompt of {len(ids)}")
+        elif tokens is None:
+            raise ModelError(NO_ECHOED_PROMPT.format(base=base))
+        elif len(tokens) != len(ids):
+            raise BadAnswer(f"choice {i} echoes {len(tokens)} tokens for a prompt of {len(ids)}")
+        else:
+            out.texts_compared += _compare_texts(i, tokens, ids, render)
         if len(values) != len(ids):
             raise BadAnswer(f"choice {i} has {len(values)} log-probabilities for a prompt of {len(ids)} tokens "
                             "(echo gives one per prompt token): the answer is not for the prompt sent")
@@ -213,6 +241,23 @@ def echo_logprobs(answer: Any, prompts: Sequence[Sequence[int]], base: str) -> E
                             "token, which nothing precedes, may have none)")
         out.append(list(values))
     return out
+
+
+def _compare_texts(i: int, tokens: Sequence[str], ids: Sequence[int], render: Renderer) -> bool:
+    """Each echoed token's text is one of the local tokenizer's texts of the id sent at its place (where both
+    can be compared), or a ``BadAnswer``; whether any place was compared."""
+    compared = False
+    for place, (echoed, token_id) in enumerate(zip(tokens, ids)):
+        mine = render(token_id)
+        theirs = token_text(echoed)
+        if mine is None or not theirs or "\ufffd" in theirs or echoed.startswith("bytes:"):
+            continue  # a special token, a character split across tokens, whitespace: nothing to compare
+        if theirs not in mine:
+            raise BadAnswer(f"choice {i} echoes tokens that are not the prompt's (at position {place} "
+                            f"{_short(echoed)} where the prompt has {_short(sorted(mine)[0])}): the answer is not "
+                            "for the prompt sent")
+        compared = True
+    return compared
 
 
 def _echoed_ids(choice: EchoChoice) -> list[int] | None:

@@ -117,7 +117,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from lexprobe.redaction import redact_streams, register_environment
+    from lexprobe.redaction import RedactingStream, one_line, redact_streams, register_environment
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     for stream in (sys.stdout, sys.stderr):  # a path with a byte that is not UTF-8 prints escaped (D3)
@@ -127,7 +127,8 @@ def main(argv: list[str] | None = None) -> int:
             except (ValueError, OSError):
                 pass
     # the boundary where text leaves: every line printed below (the error line, logging, warnings, progress,
-    # tracebacks) passes redaction.redact, the API keys of the environment registered first (#33 D7)
+    # tracebacks) passes redaction.redact, the API keys of the environment registered first (#33 D7), and is
+    # made printable (terminal controls from a server or a file escaped, long runs of notices counted)
     register_environment()
     redact_streams()
     # Before torch loads (no command imports it before ``args.func``): torch's OpenMP threads wait
@@ -152,8 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     except LexprobeError as err:
         if args.traceback:
             raise
-        print(f"lexprobe: error: {'; '.join(line for line in str(err).splitlines() if line.strip())}",
-              file=sys.stderr)
+        print(f"lexprobe: error: {one_line(str(err))}", file=sys.stderr)
         return 2
     except OSError as err:
         if args.traceback or err.errno != errno.ENOSPC:
@@ -174,6 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("lexprobe: interrupted; finished work is kept and a rerun resumes", file=sys.stderr)
         return 130
+    finally:  # the count of a run of notices cut short ends the command's output (not the process's)
+        for stream in (sys.stdout, sys.stderr):
+            if isinstance(stream, RedactingStream):
+                stream.close_run()
 
 
 def _quiet_libraries() -> None:

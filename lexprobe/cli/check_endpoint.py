@@ -17,7 +17,7 @@ from lexprobe.backends import is_endpoint
 from lexprobe.backends.options import DTYPES
 from lexprobe.core.cli_common import positive_float
 from lexprobe.core.options import add_commands, option
-from lexprobe.errors import LexprobeError
+from lexprobe.errors import LexprobeError, ModelError
 from lexprobe.outputs import INPUT, OUTPUT
 
 #: per-request |Δ| allowed by default: a float32 server measured within 1e-4 of transformers, bfloat16 1e-2+
@@ -100,13 +100,18 @@ def format_check(check: dict, url: str, against: str) -> str:
 
 
 def cmd_check_endpoint(args: CheckEndpoint) -> int:
+    from lexprobe.backends.openai_api import TokenizerError
     from lexprobe.models import load_scorer
 
     if not is_endpoint(args.url):
         raise LexprobeError(f"{args.url!r} is not an endpoint URL; pass http://HOST:PORT/v1")
     local: Any = load_scorer(args.against, kind="causal", device=args.device, dtype=args.dtype)
     tokenizer = getattr(getattr(local, "tokenizer", None), "name_or_path", None) or args.against
-    remote: Any = load_scorer(args.url, kind="causal", served_model=args.served_model, tokenizer=str(tokenizer))
+    try:
+        remote: Any = load_scorer(args.url, kind="causal", served_model=args.served_model, tokenizer=str(tokenizer))
+    except TokenizerError as err:  # the tokenizer is --against's: the fix is another --against, not --tokenizer
+        raise ModelError(f"{err.problem}; --against must be the served model (its tokenizer is the one the server "
+                         "is checked against): pass the served model's folder") from None
     requests = [(i, context, continuation) for i, (context, continuations) in enumerate(PROBES)
                 for continuation in continuations]
     ids = [local.split(context, continuation) for _, context, continuation in requests]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from lexprobe.backends import options as checks
 from lexprobe.model_names import DEFAULT_MODEL
@@ -85,32 +85,44 @@ def path_arg(parser: argparse.ArgumentParser, *names: str, kind: str, writes: tu
     return action
 
 
+class DeclaredPath(NamedTuple):
+    """A path option as a parser records it (``declare_path``): what ``check_declared_paths`` guards."""
+
+    dest: str
+    label: str
+    kind: str
+    writes: tuple[str, ...] = ()
+    implied: Callable[[], Any] | None = None
+    outputs_inside: bool = False
+    reads: Callable[[Any], dict] | None = None
+    new: bool = False
+
+
 def declare_path(parser: argparse.ArgumentParser, action: argparse.Action, kind: str,
                  writes: tuple[str, ...] = (), implied: Callable[[], Any] | None = None,
-                 outputs_inside: bool = False) -> None:
+                 outputs_inside: bool = False, reads: Callable[[Any], dict] | None = None, new: bool = False) -> None:
     """Record ``action`` as a path option of ``kind`` in ``parser``'s defaults (``_paths``)."""
     if kind not in PATH_KINDS:
         raise ValueError(f"a path option is one of {PATH_KINDS}, not {kind!r}")
     label = action.option_strings[0] if action.option_strings else (action.metavar or action.dest.upper())
     declared = list(parser.get_default("_paths") or [])
-    declared.append((action.dest, str(label), kind, tuple(writes), implied, outputs_inside))
+    declared.append(DeclaredPath(action.dest, str(label), kind, tuple(writes), implied, outputs_inside, reads, new))
     parser.set_defaults(_paths=declared)
 
 
 def guarded(args: argparse.Namespace) -> dict[str, Any]:
     """The input options ``check_declared_paths`` checked, with their values (not checked again later)."""
-    return {label: getattr(args, dest, None) for dest, label, kind, *_ in getattr(args, "_paths", None) or ()
-            if kind == INPUT}
+    return {d.label: getattr(args, d.dest, None) for d in getattr(args, "_paths", None) or () if d.kind == INPUT}
 
 
 def check_declared_paths(args: argparse.Namespace) -> None:
     """``outputs.guard`` on every path option the chosen command declared (before it runs)."""
     declared = []
-    for dest, label, kind, writes, implied, outputs_inside in getattr(args, "_paths", None) or ():
-        value = getattr(args, dest, None)
-        if value is None and implied is not None:
-            value = implied()
-        declared.append(PathOption(label, kind, value, writes, outputs_inside))
+    for d in getattr(args, "_paths", None) or ():
+        value = getattr(args, d.dest, None)
+        if value is None and d.implied is not None:
+            value = d.implied()
+        declared.append(PathOption(d.label, d.kind, value, d.writes, d.outputs_inside, d.reads, d.new))
     guard(declared)
 
 

@@ -38,7 +38,7 @@ def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
 
     from lexprobe.core.cli_common import check_model_args, guarded
     from lexprobe.core.contract import prefers
-    from lexprobe.core.evaluate import check_paths, prepare, refuse_replacing
+    from lexprobe.core.evaluate import check_paths, companions, prepare, refuse_replacing
     from lexprobe.core.options import config_from_args
     from lexprobe.outputs import output_lock
 
@@ -53,8 +53,9 @@ def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
     check_hub_name(args.model)  # a Hub name without a network: one line now, not after the data loads
     with output_lock(out):  # a second writer on --out stops here, before the data and the model load
         if not args.overwrite:  # an --out holding another run's result: refused before the model loads
-            refuse_replacing(out, None, expected=(bench.meta.name, config.method, config.recipe))
-        return _eval(bench, args, replace(prepared, config=config), out)
+            refuse_replacing(out, None, expected=(bench.meta.name, config.method, config.recipe),
+                             beside=companions(bench, out, config))
+        return _eval(bench, args, replace(prepared, config=config, out=out), out)
 
 
 def _eval(bench: Any, args: argparse.Namespace, prepared: Any, out: Any) -> int:

@@ -54,6 +54,8 @@ class BenchmarkMeta:
     aliases: tuple[str, ...] = ()  #: further command names (``coda`` for ``coda21``)
     load_as: str | None = None  #: scorer kind to load a model as when --kind is not given (None: detected)
     summary: tuple[SummaryColumn, ...] = ()  #: its columns in the report's cross-benchmark summary
+    #: unit metrics that are right-or-wrong per unit (0 or 1): ``compare`` tests them with exact McNemar
+    binary_metrics: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         """A headline the benchmark does not produce is an error where the benchmark is defined (its module
@@ -83,17 +85,18 @@ class Method(ABC):
     load_as: ClassVar[str | None] = None
     #: the answer readings its results may report figures per (``<reading>.<metric>``); () for one score per unit
     readings: ClassVar[tuple[str, ...]] = ()
+    #: its own right-or-wrong unit metrics besides the benchmark's ``meta.binary_metrics`` (``compare``)
+    binary_metrics: ClassVar[tuple[str, ...]] = ()
     #: a result shape of its own: how its records become sections and are read back, and how they are shown
     #: (fields left None: the benchmark's)
     results: Results | None = None
     presentation: Presentation | None = None
 
-    def check_backend(self, scorer: Any, config: Any, what: str) -> None:
-        """One line, before any work, where ``scorer`` serves none of the method's alternatives."""
-        from lexprobe.core.engine import require
-
+    def check_backend(self, engine: Any, config: Any, what: str) -> None:
+        """One line, before any work, where the model (asked through ``engine``, a ``core.engine.Engine``) serves
+        none of the method's alternatives."""
         if self.requests:
-            require(scorer, self.requests, what)
+            engine.require(self.requests, what)
 
     def finished(self, out: Path, config: Any, result: dict | None = None) -> None:
         """After the result and its figures are written: what the run left beside it removed (default: nothing)."""
@@ -116,6 +119,14 @@ class Job:
     out: Path | None
     progress: bool
     key: Callable[..., dict]  #: ``key(items, **extra)``: the resume key of this run (``cache.resume_key``)
+
+    @property
+    def engine(self) -> Any:
+        """A new ``Engine`` on the run's model: how a method asks it (requests in, answers out). A method never
+        calls the model itself."""
+        from lexprobe.core.engine import Engine
+
+        return Engine(self.scorer)
 
     @property
     def log_base(self) -> Path | None:
@@ -191,6 +202,8 @@ class Records:
     resolved: dict = field(default_factory=dict)  #: what the method resolved from the config, by option (a template's text)
     timing: dict = field(default_factory=dict)  #: the method's own timings (seconds per stage)
     sections: dict = field(default_factory=dict)  #: sections built otherwise, as they are (a layer sweep's ``sweep``)
+    #: values the run fitted on a declared split before scoring (a decision threshold): the result's ``fitted``
+    fitted: dict = field(default_factory=dict)
 
 
 def _none(*args: Any) -> None:
@@ -290,6 +303,8 @@ class Benchmark:
     human: HumanItems | None = None
     #: its fields of the choose prompt templates (``prompting.templates.TemplateField``) by name
     template_fields: dict[str, Any] = field(default_factory=dict)
+    #: what ``lexprobe export hf|lm-eval`` writes of it (``core.exports.BenchmarkExport``); None: not exported
+    exports: Any = None
 
 
 # --- what the framework reads of a benchmark ------------------------------------------------------------
@@ -356,6 +371,13 @@ def unit_values(bench: Benchmark, result: dict) -> list[Unit]:
     return reader(bench, result, "results", "unit_values")(result)
 
 
+def binary_metrics(bench: Benchmark, result: dict) -> frozenset[str]:
+    """The unit metrics of ``result`` that are right or wrong per unit (0 or 1), by name: the benchmark's and its
+    method's declared ones."""
+    method = _method_of(bench, result)
+    return frozenset(bench.meta.binary_metrics) | frozenset(method.binary_metrics if method is not None else ())
+
+
 def instance_spec(bench: Benchmark, result: dict) -> Any:
     spec = reader(bench, result, "results", "instance_spec")
     return dict[str, Any] if spec is None else spec(result)
@@ -383,7 +405,8 @@ def default_sections(bench: Benchmark, records: Records, method: str, config: di
 
     slices, aggregate = hook("slices", default_slices), hook("aggregate", mean_aggregate)
     result = {"benchmark": bench.meta.name, "method": method, "config": config, "readings": list(records.readings),
-              "instances": records.instances, "skipped": records.skipped}
+              "instances": records.instances, "skipped": records.skipped,
+              **({"fitted": records.fitted} if records.fitted else {})}
     units = hook("unit_values", None)(result)
     tasks = records.tasks or [t for t in bench.meta.tasks if any(u.task == t for u in units)]
     result["tasks"] = list(tasks)
@@ -399,7 +422,8 @@ def default_sections(bench: Benchmark, records: Records, method: str, config: di
     counts = {**records.counts, **hook("counts", lambda r: {})(result)}
     return {"tasks": list(tasks), "readings": list(records.readings), "metrics": metrics, "baselines": baselines,
             "breakdowns": hook("breakdowns", lambda r: {})(result), "counts": counts, "skipped": records.skipped,
-            "instances": records.instances, **records.sections}
+            "instances": records.instances, **({"fitted": records.fitted} if records.fitted else {}),
+            **records.sections}
 
 
 def main_scores(bench: Benchmark, result: dict) -> dict[str, float | None]:
@@ -469,8 +493,9 @@ def finished(bench: Benchmark, out: Path, config: Any, result: dict) -> None:
 
 
 def outputs(bench: Benchmark, out: Path, config: Any) -> dict[str, list]:
-    """Every file a run writes, by option: ``--out`` and its companions."""
-    files = bench.presentation.outputs
+    """Every file a run writes, by option: ``--out`` and its companions (the method's own presentation first: a
+    method that writes no key file or figure declares none, so a file of that name is no concern of its run)."""
+    files = reader(bench, config.method, "presentation", "outputs")
     return {"--out": [out]} if files is None else files(out, config)
 
 

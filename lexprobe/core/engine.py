@@ -67,6 +67,10 @@ class Engine:
     def serves(self, kind: type[Request]) -> bool:
         return serves(self.backend, kind)
 
+    def fresh(self) -> "Engine":
+        """An engine on the same backend with an empty memo (answers that go to a store, not to be asked again)."""
+        return Engine(self.backend, self.progress)
+
     def require(self, alternatives: Sequence[tuple[type[Request], ...]], what: str) -> tuple[type[Request], ...]:
         return require(self.backend, alternatives, what)
 
@@ -129,6 +133,11 @@ class Engine:
 
     def stats(self) -> dict[str, int]:
         return {"requests": self.asked, "requests_scored": self.scored}
+
+
+def as_engine(engine_or_backend: Any) -> Engine:
+    """An ``Engine`` as given, or one for a backend (functions that scripts and tests call with a scorer)."""
+    return engine_or_backend if isinstance(engine_or_backend, Engine) else Engine(engine_or_backend)
 
 
 def _size(answer: Any) -> int:

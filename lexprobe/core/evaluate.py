@@ -50,11 +50,14 @@ def resolve(benchmark: str | Benchmark) -> Benchmark:
 
 @dataclass(frozen=True)
 class Prepared:
-    """A run's config that passed every check (``prepare``), with its method and recipe."""
+    """A run's config that passed every check (``prepare``), with its method and recipe; ``out``: the output a
+    command already guarded against the config's inputs and the model and checked for another run's result
+    (``evaluate`` then checks only the scorer's own inputs against it)."""
 
     config: Any
     method: Method
     recipe: Any
+    out: Path | None = None
 
 
 def prepare(bench: Benchmark, config: Any, items_given: bool = False) -> Prepared:
@@ -103,12 +106,21 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
         from lexprobe.outputs import overwrite_allowed
 
         overwrite = overwrite_allowed()
-    method.check_backend(scorer, config, f"{bench.meta.name} --method {method.name}")
-    if out is not None:
+    from lexprobe.core.engine import Engine
+
+    method.check_backend(Engine(scorer), config, f"{bench.meta.name} --method {method.name}")
+    out = None if out is None else Path(out)
+    checked = out is not None and prepared.out is not None and Path(prepared.out) == out
+    if out is not None and not checked:
         out = check_paths(bench, out, config, getattr(scorer, "path", None), scorer_inputs(scorer))
+    elif out is not None and scorer_inputs(scorer):  # what the loaded scorer reads, against the outputs only
+        out = check_paths(bench, out, config, getattr(scorer, "path", None), scorer_inputs(scorer),
+                          checked={**{d.option: d.value for d in inputs(config)},
+                                   "--model": getattr(scorer, "path", None)})
     with output_lock(out) if out is not None else contextlib.nullcontext():  # every writer of --out takes it
-        if out is not None and not overwrite:
-            refuse_replacing(out, None, expected=(bench.meta.name, config.method, config.recipe))
+        if out is not None and not overwrite and not checked:
+            refuse_replacing(out, None, expected=(bench.meta.name, config.method, config.recipe),
+                             beside=companions(bench, out, config))
         reproduce = _reproduce(bench, scorer, config, out, model) if items is None or items_from_config else None
         return _evaluate(bench, scorer, config, out, method, recipe, items, progress, keep_instances, overwrite,
                          reproduce)
@@ -192,8 +204,8 @@ def check_paths(bench: Benchmark, out: str | Path, config: Any, model: Any, mode
 
     out = Path(out)
     written = [PathOption(option, OUTPUT, paths) for option, paths in outputs(bench, out, config).items()]
-    read = [PathOption(option, INPUT, value)
-            for option, value in {**inputs(config), "--model": model, **(model_inputs or {})}.items()]
+    read = inputs(config) + [PathOption(option, INPUT, value)
+                             for option, value in {"--model": model, **(model_inputs or {})}.items()]
     guard(written + read, checked or {})
     return out
 
@@ -206,22 +218,44 @@ def scorer_inputs(scorer: Any) -> dict[str, Any]:
     return {str(option): value for option, value in dict(declared).items()}
 
 
-def refuse_replacing(out: Path, job: str | None, expected: tuple[str, str, str] | None = None) -> None:
+#: the result's fields that name the files its run wrote beside it (``Presentation.written``: a figure, a key file)
+WRITTEN_FIELDS = ("plot", "key_file")
+
+
+def companions(bench: Benchmark, out: Path, config: Any) -> dict[str, list[Path]]:
+    """The files a run writes beside its result (``contract.outputs`` but ``--out``: a plot, a key file), by label."""
+    return {label: [Path(p) for p in paths] for label, paths in outputs(bench, out, config).items() if label != "--out"}
+
+
+def companion_name(label: str) -> str:
+    """What a companion is, from its label: ``--out (its key file)`` -> ``key file``; ``--plot`` -> ``output --plot``."""
+    return label[label.index("(its ") + 5:].rstrip(")") if "(its " in label else f"output {label}"
+
+
+def refuse_replacing(out: Path, job: str | None, expected: tuple[str, str, str] | None = None,
+                     beside: dict[str, list[Path]] | None = None) -> None:
     """One ``OutputError`` naming ``--overwrite`` when ``out`` exists and is not this job's own result: a file
     that is no lexprobe result, or a result of another job (``run.job``, the digest of its resume key: model
     weights, items, method, recipe and every score-changing option). A re-run once replaced an earlier result
     without a word (#34). ``expected`` (benchmark, method, recipe): the early check under the output lock, before
-    the model loads and the job is known, which refuses only what surely differs."""
+    the model loads and the job is known, which refuses only what surely differs. ``beside`` (``companions``): the
+    files the run writes beside the result; one that exists is refused too unless the result at ``out`` records it
+    as its own (``WRITTEN_FIELDS``): a key file once replaced a user's file of that name without a word (D4)."""
     from lexprobe.core.result_schema import looks_like_result
     from lexprobe.errors import OutputError
 
-    if not os.path.lexists(out):
-        return
     fix = "pass --overwrite to replace it, or choose another --out"
     try:
         existing: Any = json.loads(Path(out).read_bytes()) if Path(out).is_file() else None
     except (OSError, ValueError, RecursionError):
         existing = None
+    for label, paths in (beside or {}).items():
+        for path in paths:
+            if os.path.lexists(path) and not _records(existing, path):
+                raise OutputError(f"{path} exists and this run would replace it with its {companion_name(label)} "
+                                  f"(it is no file an earlier run of --out {out} recorded); {fix}")
+    if not os.path.lexists(out):
+        return
     if not isinstance(existing, dict) or not looks_like_result(existing):
         raise OutputError(f"--out {out} exists and is not a lexprobe result; {fix}")
     run: dict = existing["run"] if isinstance(existing.get("run"), dict) else {}
@@ -238,12 +272,21 @@ def refuse_replacing(out: Path, job: str | None, expected: tuple[str, str, str] 
                           f"{fix}")
 
 
-def inputs(config: Any) -> dict[str, Any]:
-    """The paths a config reads, by option (``option(..., path=INPUT)``, in nested groups too: ``--template``)."""
+def _records(result: Any, path: Path) -> bool:
+    """Whether ``result`` (an earlier result at the same ``--out``) records ``path`` as a file its run wrote."""
+    from lexprobe.outputs import same_file
+
+    return isinstance(result, dict) and any(isinstance(result.get(k), str) and same_file(Path(result[k]), path)
+                                            for k in WRITTEN_FIELDS)
+
+
+def inputs(config: Any) -> list:
+    """The paths a config reads (``option(..., path=INPUT)``, in nested groups too: ``--template``), each with what
+    its reader reads beside it (``reads``: the gold key file beside a WSD ``.data.xml``), as ``outputs.PathOption``s."""
     from lexprobe.core.options import declared_paths
     from lexprobe.outputs import INPUT
 
-    return {d.option: d.value for d in declared_paths(config) if d.kind == INPUT}
+    return [d for d in declared_paths(config) if d.kind == INPUT]
 
 
 def assemble(bench: Benchmark, scorer: Any, config: Any, output: Records) -> dict:
@@ -279,22 +322,23 @@ def write(bench: Benchmark, result: dict, out: Path, config: Any, keep_instances
     write_json(out, saved())
     remove_logs(partial_path(out))
     try:
-        written(bench, result, out, config)  # plots beside the result (their paths go into it)
+        written(bench, result, out, config)  # plots and key files beside the result (their paths go into it)
     except Exception as err:  # noqa: BLE001 - a figure is presentation: it never costs the result
-        result.pop("plot", None)
-        figures = [str(p) for option, paths in outputs(bench, out, config).items() if option != "--out" for p in paths]
+        for field in WRITTEN_FIELDS:
+            result.pop(field, None)
+        files = [f"{companion_name(label)} {p}" for label, paths in companions(bench, out, config).items() for p in paths]
         detail = next((line for line in str(err).splitlines() if line.strip()), type(err).__name__)
-        print(f"lexprobe: warning: the figure {' / '.join(figures) or 'of ' + str(out)} was not drawn ({detail}); "
+        print(f"lexprobe: warning: the {' / '.join(files) or 'figure of ' + str(out)} was not written ({detail}); "
               f"the result {out} is written", file=sys.stderr, flush=True)
     else:
-        if result.get("plot"):
+        if any(result.get(field) for field in WRITTEN_FIELDS):  # the result on disk records the files written
             write_json(out, saved())
     finished(bench, out, config, result)  # a vector store removed also when a figure failed
 
 
 #: how the names of truncations, skips and drops in ``counts`` begin (``result_schema``); ``zero_vector``: static
 #: vectors had no vector for any token of a text, which then scores cosine 0 with everything
-LOSSES = ("skipped", "dropped", "truncated", "zero_vector")
+LOSSES = ("skipped", "dropped", "truncated", "zero_vector", "unanswered")
 
 
 def counts_line(result: dict) -> str | None:

@@ -51,6 +51,9 @@ class FieldSpec:
     path: str | None = None  #: ``outputs.INPUT`` / ``OUTPUT`` / ``IMAGE`` / ``OUTPUT_DIR``
     writes: tuple[str, ...] = ()  #: the files an ``OUTPUT_DIR`` path's command writes inside it
     outputs_inside: bool = False  #: an ``INPUT`` folder the command's outputs may be written into
+    #: an ``INPUT``'s reader reads these beside its value: ``path -> {what: path}`` (``outputs.PathOption.reads``)
+    reads: Callable[[Any], dict] | None = None
+    new: bool = False  #: an ``OUTPUT_DIR`` written whole: new or empty, not a link (``outputs.whole_folder``)
     names_data: bool = False  #: names the data to load (not checked against ``choices`` for given items)
     group: type | None = None  #: a ``nested`` option group: its dataclass (``spec(group)`` its fields)
     #: a path read when the option is not given (a default file): guarded like a given one
@@ -126,7 +129,8 @@ def add_options(parser: argparse.ArgumentParser, cls: type, title: str | None = 
         if f.path:  # declared once, in the field: checked by ``outputs.guard`` before the command runs
             from lexprobe.core.cli_common import declare_path
 
-            declare_path(parser, action, f.path, f.writes, implied=f.implied, outputs_inside=f.outputs_inside)
+            declare_path(parser, action, f.path, f.writes, implied=f.implied, outputs_inside=f.outputs_inside,
+                         reads=f.reads, new=f.new)
 
 
 def add_commands(sub: Any, commands: dict[str, tuple[type, str, Callable[[Any], int]]]) -> None:
@@ -167,6 +171,37 @@ def _build(cls: type, args: argparse.Namespace) -> Any:
             value = getattr(args, f.name)
             built[f.name] = tuple(value) if isinstance(value, list) else value
     return cls(**built)
+
+
+def option_value(cls: type, name: str, given: str | tuple[str, ...] | list[str] | None, what: str = "") -> Any:
+    """The value of ``cls``'s field ``name`` from the words ``given`` on a command line (None: its default), read
+    through the field's declaration as the parser of ``cls``'s own command reads it (its ``nargs``, ``type`` and
+    ``choices``); one ``LexprobeError`` line otherwise (``what``: whose option, in the line). Why: a command that
+    takes another command's option (``export hf wsd --pos`` takes ``wsd eval --pos``) declares it once, there."""
+    import argparse
+
+    f = field_named(cls, name)
+    if f is None and given is not None:
+        raise LexprobeError(f"{what or cls.__name__} takes no --{name.replace('_', '-')}")
+    if f is None or given is None:
+        return None if f is None else f.default
+    words = (given,) if isinstance(given, str) else tuple(given)
+    whose = f" of {what}" if what else ""
+    if not words or (f.nargs is None and len(words) != 1):
+        raise LexprobeError(f"{f.flag}{whose} takes {'one value' if f.nargs is None else 'values'}, got "
+                            f"{' '.join(words) or 'none'}")
+    choices = f.allowed()
+    values = []
+    for word in words:
+        try:
+            value = f.argtype(word) if f.argtype is not None else word
+        except (argparse.ArgumentTypeError, ValueError) as err:
+            raise LexprobeError(f"{f.flag}{whose}: {err}") from None
+        if choices is not None and value not in choices:
+            raise LexprobeError(f"unknown {f.flag} {word!r}{' for ' + what if what else ''}; use "
+                                f"{', '.join(map(str, choices))}")
+        values.append(value)
+    return tuple(values) if f.nargs else values[0]
 
 
 def check_nested_options(config: Any) -> None:
@@ -276,7 +311,8 @@ def option(default: Any = None, help: str = "", *, choices: Any = None, type: Ca
            method: str | tuple[str, ...] | None = None,
            factory: Callable | None = None, input: bool = False, path: str | None = None,
            writes: tuple[str, ...] = (), outputs_inside: bool = False, names_data: bool = False,
-           implied: Callable[[], Any] | None = None) -> Any:
+           implied: Callable[[], Any] | None = None, reads: Callable[[Any], dict] | None = None,
+           new: bool = False) -> Any:
     """A config field with what the CLI needs to offer it.
 
     ``record``: written to the result's ``config`` (False for output options such as a plot
@@ -290,7 +326,9 @@ def option(default: Any = None, help: str = "", *, choices: Any = None, type: Ca
     ``input=True`` is ``path=INPUT``. ``names_data``: the option names the data to load (sense ranking's
     ``--corpus``); given items a caller loaded itself (``evaluate(..., items=...)``), it only names them, so its
     ``choices`` are not checked. ``implied``: the path read when a path option is not given (a default file),
-    guarded like a given one. ``flag`` without dashes (``flag="files"``): a positional operand; ``short``: a
+    guarded like a given one. ``reads``: what an ``INPUT``'s reader reads beside its value (``path -> {what: path}``:
+    the gold key file beside a WSD ``.data.xml``), guarded as inputs too; ``new``: an ``OUTPUT_DIR`` written whole
+    (new or empty, not a link). ``flag`` without dashes (``flag="files"``): a positional operand; ``short``: a
     one-letter spelling besides it (``-v``). ``choices``: the allowed values, or a function giving them when the
     parser is built (``FieldSpec.allowed``).
     """
@@ -302,7 +340,7 @@ def option(default: Any = None, help: str = "", *, choices: Any = None, type: Ca
     declared = FieldSpec(name="", flag=flag or "", short=short, help=help, choices=choices, argtype=type, nargs=nargs,
                          metavar=metavar, required=required, cli=cli, record=record, key=key and record,
                          methods=_methods(method), path=path, writes=tuple(writes), outputs_inside=outputs_inside,
-                         names_data=names_data, implied=implied)
+                         names_data=names_data, implied=implied, reads=reads, new=new)
     metadata = {"spec": declared}  # the name, the flag's default spelling and the default: ``spec``
     if factory is not None:
         return field(default_factory=factory, metadata=metadata)
@@ -341,7 +379,7 @@ def declared_paths(config: Any) -> list:
         if f.group is not None:
             out += declared_paths(value)
         elif f.path:
-            out.append(PathOption(f.flag, f.path, value))
+            out.append(PathOption(f.flag, f.path, value, f.writes, f.outputs_inside, f.reads, f.new))
     return out
 
 

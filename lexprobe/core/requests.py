@@ -81,7 +81,7 @@ class PseudoLogLikelihood(Request):
     """A masked LM's pseudo-log-likelihood of each token of ``continuation`` after ``context`` (``variant``:
     one token masked at a time, ``token``, or word-level left-to-right, ``word-l2r``). Answer: per token.
     ``max_tokens``: the continuation cut to its first tokens. ``encoding``: ``text`` (encoded together) or
-    ``coda21-authors`` (CoDA21's released input, ``scorers/pll.py``)."""
+    ``released-mlm-input`` (CoDA21's released input, ``scorers/pll.py``)."""
 
     context: str
     continuation: str
@@ -109,14 +109,29 @@ class TokenVector(Request):
     """The contextual vector of ``words[index]`` in the sentence ``" ".join(words)`` (the mean of its subword
     vectors) at ``layer`` (None: the backend's own). ``words_alone``: every word tokenised on its own (the
     sense-ranking authors' recipe; None: the backend's setting). ``sentence``: the (document, sentence) ids,
-    which only the random baseline's seed depends on. Answer: a float32 array, or None where the word's
-    subwords could not be found (counted by the caller)."""
+    which only the random baseline's seed depends on. ``span``: the target as characters ``[start, end)`` of a
+    text as its source gives it (``words`` then holds that one text, ``index`` 0): a dataset's own offsets, with
+    no word splitting of lexprobe's in between (``TokenVector.of_span``). Answer: a float32 array, or None where
+    the target's subwords could not be found (counted by the caller)."""
 
     words: tuple[str, ...]
     index: int
     layer: int | None = None
     words_alone: bool | None = None
     sentence: tuple[str, str] = ("", "")
+    span: tuple[int, int] | None = None
+
+    @classmethod
+    def of_span(cls, text: str, start: int, end: int, layer: int | None = None) -> "TokenVector":
+        """The vector of characters ``text[start:end]`` in ``text`` (checked: a non-empty span inside the text)."""
+        if not 0 <= start < end <= len(text):
+            raise ValueError(f"span [{start}, {end}) is not a non-empty part of a {len(text)}-character text")
+        return cls((text,), 0, layer, False, span=(start, end))
+
+    @property
+    def target(self) -> int | tuple[int, int]:
+        """What is embedded: a word's index, or a character span of the text."""
+        return self.index if self.span is None else self.span
 
     serve: ClassVar[str] = "token_vectors"
     what: ClassVar[str] = "contextual token embeddings"

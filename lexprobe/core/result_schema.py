@@ -68,6 +68,9 @@ only through ``load`` and the accessors below.
     holding its ``positions``; ``rotation`` marks the extra cyclic orders of ``--debias
     cyclic``), benchmark-specific fields; left out with ``--no-instances``.
     ``contract.unit_values`` reads them.
+``fitted`` (dict, optional)
+    What the run fitted before scoring, on a declared split never scored in the same result (a pair task's
+    decision threshold): ``{name: {"value", "on", "n", ...}}``; the unit values read it.
 ``sweep`` (dict, optional)
     A parameter sweep (``senserank eval --layers``): ``{"parameter", "values": {value:
     {"metrics", "baselines", "breakdowns"}}, "best"}``; ``metrics`` then holds the best value's.
@@ -109,8 +112,9 @@ def new_result(benchmark: str, model: dict, method: str, recipe: str, config: di
         result[name] = sections.get(name) or {}
     result["skipped"] = sections.get("skipped") or []
     result["instances"] = sections.get("instances") or []
-    if sections.get("sweep") is not None:
-        result["sweep"] = sections["sweep"]
+    for optional in ("fitted", "sweep"):
+        if sections.get(optional) is not None:
+            result[optional] = sections[optional]
     return result
 
 
@@ -153,11 +157,13 @@ class ResultFile(_Required, total=False):
     """The top level of a schema-2 result, as ``validation`` checks it (the open metric trees below)."""
 
     instances: list[dict[str, Any]]
+    fitted: dict[str, dict[str, Any]]
     sweep: dict[str, Any]
     run: RunRecord
     intervals: dict[str, Any]
     timing: dict[str, Any]
     plot: Any
+    key_file: str  #: the run's answers as a key file beside the result (all-words WSD)
 
 
 #: a 95% interval: ``[lo, hi]`` (null where a bound could not be computed)

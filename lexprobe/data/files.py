@@ -45,6 +45,12 @@ def read_json(path: str | Path, fix: str) -> Any:
         raise DataError(f"cannot read {path} ({err.strerror or err}); {fix}") from None
 
 
+def require_records(records: list, path: Path, what: str) -> None:
+    """A file that parses but holds nothing the reader would use is not the dataset either."""
+    if not records:
+        raise DataError(f"{path} holds no {what}; not the dataset's file")
+
+
 def files_under(path: Path, pattern: str, what: str, accept: Callable[[Path], bool] = Path.is_file) -> list[Path]:
     """``[path]`` for a file; for a folder, the files under it matching ``pattern`` that ``accept`` takes, sorted
     (none is one DataError naming ``what``). A FIFO or a device is refused."""

@@ -52,6 +52,15 @@ def _copy_file(src: Path, dest: Path) -> None:
         write_atomic(dest, lambda out: shutil.copyfileobj(f, out, 1 << 20), one_line_errors=False)
 
 
+def install_copies(dest: Path, copies: list[tuple[Path, str | Path]]) -> None:
+    """Copy each ``(source, relpath)`` into a folder built beside ``dest`` and swapped in."""
+    def fill(tmp: Path) -> None:
+        for src, rel in copies:
+            put(tmp, rel, src)
+
+    _install_tree(dest, fill)
+
+
 def put(folder: Path, rel: str | Path, content: bytes | str | Path) -> Path:
     """One file of a folder being built (``_install_tree``'s ``fill``): bytes, text, or a copy of a source file,
     created new (``outputs.open_new``: never an existing name, never through a link)."""

@@ -1,13 +1,12 @@
 """Where every dataset lives by default: the one place readers' default paths come from.
 
 A dataset's entry is in the data directory (``registry.data_dir``), unless ``lexprobe data import`` recorded
-another in its state file, or ``LEXPROBE_SEMCOR`` / ``LEXPROBE_CODA_DIR`` override it. Nothing here downloads.
+another in its state file, or its own override (an environment variable) gives another. Nothing here downloads.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from lexprobe.data.registry import DATASETS, data_dir
@@ -28,12 +27,12 @@ def read_state(name: str) -> dict:
 
 
 def entry_path(name: str) -> Path:
-    """What a reader opens for dataset ``name`` (it may not exist yet); the per-dataset overrides
-    ``LEXPROBE_SEMCOR`` and ``LEXPROBE_CODA_DIR`` come first."""
-    if name == "semcor" and os.environ.get("LEXPROBE_SEMCOR"):
-        return Path(os.environ["LEXPROBE_SEMCOR"])
-    if name.startswith("coda21-") and os.environ.get("LEXPROBE_CODA_DIR"):
-        return Path(os.environ["LEXPROBE_CODA_DIR"]) / Path(DATASETS[name].entry).name
+    """What a reader opens for dataset ``name`` (it may not exist yet); the dataset's own override (an environment
+    variable: ``LEXPROBE_SEMCOR``, ``LEXPROBE_CODA_DIR``) comes first."""
+    override = DATASETS[name].override
+    given = override() if override is not None else None
+    if given is not None:
+        return given
     entry = read_state(name).get("entry") or DATASETS[name].entry
     return data_dir() / entry
 
@@ -52,8 +51,3 @@ def default_semcor() -> Path:
     expected download location when neither is there)."""
     return entry_path("semcor")
 
-
-def default_coda_dir() -> Path:
-    """``$LEXPROBE_CODA_DIR`` or the data directory's ``coda21/`` (``lexprobe data fetch coda21``)."""
-    env = os.environ.get("LEXPROBE_CODA_DIR")
-    return Path(env) if env else data_dir() / "coda21"

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Iterator
 
 from lexprobe.data.instances import SenseInstance
+from lexprobe.data.registry import Dataset, RemoteFile, github_raw, register_dataset
 from lexprobe.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -132,3 +133,65 @@ def _sentences(path: Path) -> Iterator[tuple[str, int, list[list[str]]]]:
         raise DataError(f"cannot read {path}: {err}") from None
     if rows:
         yield doc_id, sent_no, rows
+
+
+# --- the datasets ---------------------------------------------------------------------------------------------
+
+#: the sense-ranking paper's code (lgessler/bert-has-uncommon-sense), which distributes PDEP's inventory and corpus
+#: and OntoNotes' "none of the above" list
+UNCOMMON_SENSE_COMMIT = "d12dcfeeb7e70d3ebd011c6d2e0b3c876dea341b"
+
+
+def uncommon_sense(name: str, title: str, upstream_path: str, licence: str, reader_format: str, entry: str,
+                   files: tuple[tuple[str, str, str | None, int | None], ...], **hooks) -> Dataset:
+    """A dataset distributed with the sense-ranking paper's code; ``files``: (relpath, upstream path, sha256,
+    size)."""
+    return Dataset(
+        name=name, title=title, version=UNCOMMON_SENSE_COMMIT[:7],
+        upstream="github.com/lgessler/bert-has-uncommon-sense", pin=UNCOMMON_SENSE_COMMIT,
+        upstream_path=upstream_path, licence=licence, reader_format=reader_format,
+        files=tuple(RemoteFile(rel, github_raw("lgessler/bert-has-uncommon-sense", UNCOMMON_SENSE_COMMIT, path),
+                               sha, size) for rel, path, sha, size in files),
+        entry=entry, **hooks,
+    )
+
+
+def _check_nota(path: Path, relpath: str = "") -> None:
+    try:
+        lines = [ln.strip() for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    except (OSError, UnicodeDecodeError) as err:
+        raise DataError(f"cannot read {path}: {err}") from None
+    if not lines or not all(ln.count("_") >= 2 for ln in lines):
+        raise DataError(f"{path} is not a none-of-the-above sense list (lines lemma_pos_sense)")
+
+
+def import_ontonotes(sources: list[Path], say) -> None:
+    """``lexprobe data import ontonotes DIR|FILE``: one's own CoNLL-2012 copy (LDC licence), the first file read."""
+    from lexprobe.data.install import install_copies
+    from lexprobe.data.pins import record_import
+    from lexprobe.data.registry import data_dir
+
+    src = sources[0]
+    files = conll_files(src)
+    read_ontonotes(files[0], nota=set(), split=None if src.is_dir() else "test")
+    base = src if src.is_dir() else src.parent
+    install_copies(data_dir() / "ontonotes" / "conll-2012", [(f, f.relative_to(base)) for f in files])
+    say(f"ontonotes: {len(files)} CoNLL-2012 files")
+    record_import("ontonotes", "ontonotes/conll-2012", {}, src, say)
+
+
+DATASET = register_dataset(Dataset(
+    name="ontonotes", title="OntoNotes 5.0 in CoNLL-2012 format (word senses)", version="5.0",
+    upstream="LDC (LDC2013T19)", pin="LDC2013T19",
+    upstream_path="CoNLL-2012 *_conll files (train/, development/, test/)",
+    licence="LDC licence: bring your own copy", reader_format="CoNLL-2012 *_conll with the word-sense column",
+    entry="ontonotes/conll-2012", method="import-only", redistributable=False, importer=import_ontonotes,
+))
+NOTA = register_dataset(uncommon_sense(
+    "ontonotes-nota", "OntoNotes 'none of the above' sense list (dropped senses)", "data/ontonotes_nota_senses.txt",
+    "as distributed with the paper's code", "text, one lemma_pos_sense per line",
+    "ontonotes/ontonotes_nota_senses.txt",
+    (("ontonotes/ontonotes_nota_senses.txt", "data/ontonotes_nota_senses.txt",
+      "4094cede2497855e89a725993b49088983df0fa89fe2cd4d8f6b0abb6fade0a5", 45_198),),
+    check=_check_nota,
+))

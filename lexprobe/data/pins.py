@@ -6,7 +6,7 @@ Readers call ``check_unchanged`` before opening a dataset file; kept apart from 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from lexprobe.data.download import sha256_of
 from lexprobe.data.install import _now, _write_state
@@ -43,6 +43,39 @@ def write_record(name: str, entry: str, files: dict, source: str, pinned: Iterab
     _write_state(name, {"name": name, "version": DATASETS[name].version, "entry": entry, "files": files,
                         "stamps": stamps(files), "pinned_on_first_fetch": sorted(pinned), "source": source,
                         "verified": _now(), **extra})
+
+
+def record_import(name: str, entry: str, files: dict, src: Path, say: Callable[[str], None], pinned_now=(),
+                  **extra: str) -> None:
+    """The state file of a dataset just imported from ``src``, and one line saying so."""
+    write_record(name, entry, files, f"import {src.resolve()}", pinned_now, imported=_now(), **extra)
+    say(f"{name}: imported {src} -> {data_dir() / entry}")
+
+
+def content_sha(path: Path) -> str:
+    """SHA-256 of a file's bytes, or of its decompressed bytes for ``.gz``."""
+    if path.suffix != ".gz":
+        return sha256_of(path)
+    import gzip
+    import hashlib
+
+    h = hashlib.sha256()
+    with gzip.open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def check_pinned(ds: Dataset, relpath: str, src: Path) -> None:
+    """A file the dataset pins must match before it is imported (``.gz`` copies: their decompressed content)."""
+    plain = relpath[:-3] if relpath.endswith(".gz") else relpath
+    pin = next((f.sha256 for f in ds.files if f.relpath == plain and f.sha256), None)
+    if pin is None:
+        return
+    digest = content_sha(src)
+    if digest != pin:
+        raise DataError(f"{src} is not the pinned {ds.title} file {Path(plain).name} "
+                        f"(sha256 {digest}, expected {pin}); nothing was imported")
 
 
 def _inside_data_dir(path: Path, root: Path) -> Path | None:

@@ -19,10 +19,11 @@ import re
 import tarfile
 import zlib
 from pathlib import Path
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple
 
 from lexprobe.cache import cache_dir, cached_json, stable_hash
 from lexprobe.data.locations import default_semcor as default_archive
+from lexprobe.data.registry import Dataset, RemoteFile, register_dataset
 from lexprobe.errors import DataError
 
 _CACHE_VERSION = 4
@@ -119,6 +120,12 @@ def count_semcor(archive: str | Path | None = None) -> dict[str, int]:
 
 
 def _cache_file(path: Path) -> Path:
+    return cache_dir() / "semcor" / f"semcor-{_cache_key(path)}.json"
+
+
+def _cache_key(path: Path) -> str:
+    """The digest of what the sentences are parsed from: the source's path, size, modification time and inode (a
+    tree: its files' count, total size and latest time), and the parser's version."""
     size: object
     if path.is_dir():
         stats = [f.stat() for f in _tree_files(path)]
@@ -127,8 +134,7 @@ def _cache_file(path: Path) -> Path:
     else:
         st = path.stat()
         size, mtime, inode = st.st_size, st.st_mtime_ns, st.st_ino
-    key = stable_hash([str(path.resolve()), size, mtime, inode, _CACHE_VERSION])
-    return cache_dir() / "semcor" / f"semcor-{key}.json"
+    return stable_hash([str(path.resolve()), size, mtime, inode, _CACHE_VERSION])
 
 
 def _load_cached(path: Path) -> list[SemcorSentence]:
@@ -138,7 +144,8 @@ def _load_cached(path: Path) -> list[SemcorSentence]:
     def parsed() -> list[SemcorSentence]:
         return sorted(_parse_archive(path), key=lambda s: s.doc_id)  # stable: sentence order kept
 
-    return cached_json(_cache_file(path), Any, parsed, read=_from_rows, stored=_to_rows)
+    return cached_json(_cache_file(path), Any, parsed, inputs={"cache": "semcor-sentences", "key": _cache_key(path)},
+                       read=_from_rows, stored=_to_rows)
 
 
 def _to_rows(sentences: list[SemcorSentence]) -> dict:
@@ -242,9 +249,7 @@ def naf_content_digest(path: Path) -> tuple[str, int]:
 def check_content(path: Path) -> None:
     """The registry's content pin: an archive, tar.xz or tree is the pinned corpus in any packaging (fetch, import
     and verify check it so)."""
-    from lexprobe.data.registry import DATASETS
-
-    ds = DATASETS["semcor"]
+    ds = DATASET
     digest, n = naf_content_digest(path)
     if digest != ds.content_sha256:
         raise DataError(
@@ -443,3 +448,58 @@ def authors_semcor_instances(archive: str | Path | None = None, wordnet=None, co
     if counts is not None:
         counts.update(tally)
     return out
+
+
+# --- the dataset ------------------------------------------------------------------------------------------------
+
+COMMIT = "c31b9b8eb6d6ca726b6868f19123aaf7e5eb1d88"
+ARCHIVE = f"semcor/wsd_corpora-{COMMIT}.tar.gz"
+
+
+def _source(src: Path, say: Callable[[str], None]) -> Path:
+    """A folder as SemCor is shipped (its one archive beside a README and a licence) means that archive."""
+    if src.is_dir() and not any(src.rglob("*.naf")):
+        archives = [p for p in sorted(src.iterdir()) if p.is_file()
+                    and p.name.endswith((".tar.xz", ".tar.gz", ".tgz", ".tar"))]
+        if len(archives) == 1:
+            say(f"importing {archives[0]}, the SemCor archive in {src}")
+            return archives[0]
+    return src
+
+
+def import_semcor(sources: list[Path], say: Callable[[str], None]) -> None:
+    """``lexprobe data import semcor PATH``: an archive (any packaging) or an unpacked tree, checked by content."""
+    from lexprobe.data.download import sha256_of
+    from lexprobe.data.install import _copy_file, _install_tree, put
+    from lexprobe.data.pins import record_import
+    from lexprobe.data.registry import data_dir
+
+    src = _source(sources[0], say)
+    check_content(src)
+    if src.is_dir():
+        def fill(tmp: Path) -> None:
+            for rel, data in iter_naf_members(src):
+                put(tmp, rel, data)
+
+        _install_tree(data_dir() / "semcor" / "tree", fill)
+        entry, files = "semcor/tree/semcor3.0", {}
+    else:
+        entry = f"semcor/{src.name}"
+        _copy_file(src, data_dir() / entry)
+        files = {entry: sha256_of(data_dir() / entry)}
+    record_import("semcor", entry, files, src, say, content_sha256=DATASET.content_sha256 or "")
+
+
+DATASET = register_dataset(Dataset(
+    name="semcor", title="SemCor 3.0 in NAF (WordNet 3.0 sense keys)", version="3.0",
+    upstream="github.com/rubenIzquierdo/wsd_corpora", pin=COMMIT,
+    upstream_path="semcor3.0/brown*/*.naf (repository archive)",
+    licence="SemCor: Princeton WordNet licence; NAF packaging: Apache-2.0",
+    reader_format="NAF XML per document; a tar archive (any compression) or an unpacked tree",
+    files=(RemoteFile(ARCHIVE, f"https://github.com/rubenIzquierdo/wsd_corpora/archive/{COMMIT}.tar.gz"),),
+    entry=ARCHIVE,
+    content_sha256="3699a1cf7333265bd890a5c05f2ee3762d7e3011eaeee5dd5f6b7b8366a22ecd",
+    notes="the repository archive also holds other WSD corpora; only semcor3.0/brown*/ is read",
+    check=lambda path, rel: check_content(path), importer=import_semcor,
+    override=lambda: Path(os.environ["LEXPROBE_SEMCOR"]) if os.environ.get("LEXPROBE_SEMCOR") else None,
+))

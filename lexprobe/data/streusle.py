@@ -20,6 +20,7 @@ from typing import Callable, Iterator
 from lexprobe.data.conllu_reader import CONLLULEX_FIELDS, READ_ERRORS, open_text, read_sentences
 from lexprobe.data.files import unique_keys
 from lexprobe.data.instances import SenseInstance
+from lexprobe.data.registry import Dataset, RemoteFile, github_raw, register_dataset
 from lexprobe.errors import DataError
 
 LEXCATS = {"N": "n", "V": "v", "P": "p"}
@@ -294,3 +295,62 @@ def streusle_instances(
     if uniform_lemmas:
         out = [replace(i, lemma=_lemma(i.word, i.pos)) for i in out]
     return out
+
+
+# --- the dataset ------------------------------------------------------------------------------------------------
+
+TAG = "v4.4"
+_PATTERNS = ("*.json", "*.json.gz", "*.conllulex", "*.conllulex.gz", "*.vis", "*.vis.gz")
+
+
+def _check(path: Path, relpath: str) -> None:
+    """A fetched split's JSON, read by the reader (the other files are checked on import)."""
+    from lexprobe.data.files import require_records
+
+    if relpath.endswith(".json"):
+        require_records(read_streusle_json(path, "train"), path, "STREUSLE sentences")
+
+
+def import_streusle(sources: list[Path], say: Callable[[str], None]) -> None:
+    """``lexprobe data import streusle DIR``: the streusle-4.4 folder (train/, dev/, test/), each split read."""
+    from lexprobe.data.download import sha256_of
+    from lexprobe.data.install import install_copies
+    from lexprobe.data.pins import check_pinned, record_import
+    from lexprobe.data.registry import data_dir
+
+    src = sources[0]
+    if not src.is_dir():
+        raise DataError(f"{src} is not a folder; give the streusle-4.4 folder (with train/, dev/, test/)")
+    chosen: list[tuple[Path, str]] = []
+    for split in ("train", "dev", "test"):
+        read_split(src, split, lemmatize=False)  # format check: raises on missing or malformed files
+        for pattern in _PATTERNS:
+            for p in sorted((src / split).glob(pattern)):
+                if ".govobj." in p.name or ".autoid." in p.name:
+                    continue
+                rel = f"streusle-4.4/{split}/{p.name}"
+                check_pinned(DATASET, rel, p)
+                chosen.append((p, rel))
+    install_copies(data_dir() / "streusle-4.4", [(p, rel.split("/", 1)[1]) for p, rel in chosen])
+    files = {rel: sha256_of(data_dir() / rel) for _, rel in chosen}
+    record_import("streusle", DATASET.entry, files, src, say)
+
+
+DATASET = register_dataset(Dataset(
+    name="streusle", title="STREUSLE 4.4 (train, dev, test)", version="4.4",
+    upstream="github.com/nert-nlp/streusle", pin=TAG,
+    upstream_path="{train,dev,test}/streusle.ud_<split>.json",
+    licence="CC BY-SA 4.0 annotations (English Web Treebank text)",
+    reader_format="STREUSLE JSON per split (conllulex and .vis also read)",
+    files=(
+        RemoteFile("streusle-4.4/train/streusle.ud_train.json",
+                   github_raw("nert-nlp/streusle", TAG, "train/streusle.ud_train.json")),
+        RemoteFile("streusle-4.4/dev/streusle.ud_dev.json",
+                   github_raw("nert-nlp/streusle", TAG, "dev/streusle.ud_dev.json"),
+                   "4481069966a1c9f88f8357dfa393ffb5e21dee406d562273a500d3cb6cee7993", 1_850_404),
+        RemoteFile("streusle-4.4/test/streusle.ud_test.json",
+                   github_raw("nert-nlp/streusle", TAG, "test/streusle.ud_test.json"),
+                   "f79217b717dffa9f58cf0f2addf10c41a4d84c930c444fcf8c2b24d3e43ca9dc", 1_848_016),
+    ),
+    entry="streusle-4.4", check=_check, importer=import_streusle,
+))

@@ -54,6 +54,15 @@ def senses(lemma: str, pos: str, wordnet=None) -> tuple[Sense, ...]:
 _INDEXED: dict[str, frozenset[str]] = {}
 
 
+def known_keys(wordnet=None) -> frozenset[str]:
+    """Every sense key WordNet knows (its ``index.sense``): what a gold key must be."""
+    if wordnet is None:
+        from lexprobe.data.wordnet import load_wordnet
+
+        wordnet = load_wordnet()
+    return _indexed_keys(wordnet)
+
+
 def _indexed_keys(wordnet) -> frozenset[str]:
     """Every sense key of WordNet's ``index.sense`` (read once per WordNet copy, ~0.2 s)."""
     root = str(wordnet.root)

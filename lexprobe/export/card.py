@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from lexprobe.core.exports import BenchmarkExport, Selection
 from lexprobe.errors import DataError
-from lexprobe.export.declaration import BenchmarkExport, Selection
 
 SPLIT = "test"
 #: the Hub's size categories (``datasets/utils/resources/size_categories.json``)
@@ -47,7 +47,7 @@ def card_data(export: BenchmarkExport, selection: Selection, parts: list[dict]) 
     size = {Path(p["path"]).parent.as_posix(): p["arrow_bytes"] for p in parts}
     licensed = [s for s in selection.sources if s.hub_licence]
     ids = list(dict.fromkeys(s.hub_licence for s in licensed))
-    header: dict[str, Any] = {"pretty_name": export.pretty_name, "language": ["en"],
+    header: dict[str, Any] = {"pretty_name": export.pretty_name, "language": list(export.languages),
                               "license": ids[0] if len(ids) == 1 else ids}
     other = next((s for s in licensed if s.hub_licence == "other"), None)
     if other is not None:
@@ -69,31 +69,38 @@ def card_data(export: BenchmarkExport, selection: Selection, parts: list[dict]) 
     return header
 
 
-def _table(headers: list[str], rows: list[list[Any]]) -> str:
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table of cells already Markdown (``md_text``, ``md_code``): a ``|`` in a cell is escaped, which
+    GitHub's tables honour inside code spans too."""
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
 def card_text(export: BenchmarkExport, selection: Selection, parts: list[dict], command: str) -> str:
     """The card's prose: what the rows are, configurations, fields, sources and licences, how it was built,
-    how to load it, the canary, the citation."""
+    how to load it, the canary, the citation. Every text from the data (names, the command, a source's name and
+    licence, the canary) goes in through ``md_text`` or ``md_code``: a file named ``a\\n## Licence: MIT\\nb`` once
+    put a heading into the card (D18)."""
+    import json
+
     from lexprobe import __version__
+    from lexprobe.tables import md_code, md_text
 
     rows = {Path(p["path"]).parent.as_posix(): p["rows"] for p in parts}
     configs = _table(["configuration", "files", "rows"], [
-        [f"`{c.name}`" + (" (default)" if c.default else ""), ", ".join(f"`{part_file(f)}`" for f in c.folders),
+        [md_code(c.name) + (" (default)" if c.default else ""), ", ".join(md_code(part_file(f)) for f in c.folders),
          f"{sum(rows[f] for f in c.folders):,}"] for c in selection.configurations])
-    fields = _table(["field", "type"], [[f"`{f['name']}`", f.get("dtype") or ("list" if "list" in f else "struct")]
+    fields = _table(["field", "type"], [[md_code(f["name"]), f.get("dtype") or ("list" if "list" in f else "struct")]
                                         for f in export.rows.features()])
     sources = _table(["source", "upstream", "pin", "SHA-256", "licence", "redistributable"], [
-        [s.name, s.upstream, f"`{s.pin}`", f"`{s.sha256}`" if s.sha256 else "-", s.licence,
-         "yes" if s.redistributable else "**no**"] for s in selection.sources])
-    keep_private = [f"{s.name}: {s.licence}" for s in selection.sources if not s.redistributable]
+        [md_text(s.name), md_text(s.upstream), md_code(s.pin), md_code(s.sha256) if s.sha256 else "-",
+         md_text(s.licence), "yes" if s.redistributable else "**no**"] for s in selection.sources])
+    keep_private = [f"{md_text(s.name)}: {md_text(s.licence)}" for s in selection.sources if not s.redistributable]
     warning = (f"\n**Do not redistribute this folder** (nor push it to the Hub as a public dataset); it is for "
                f"evaluation. {'; '.join(keep_private)}.\n" if keep_private else "")
     canary = (f"\n## Canary\n\nThe source files carry this canary string, kept here and in every parquet file's "
-              f"metadata (`canary`): `{selection.canary}`\n" if selection.canary else "")
+              f"metadata (`canary`): {md_code(selection.canary)}\n" if selection.canary else "")
     default = next(c.name for c in selection.configurations if c.default)
     other = next(c.name for c in selection.configurations if not c.default) if len(selection.configurations) > 1 \
         else default
@@ -123,14 +130,14 @@ row count and SHA-256 (lexprobe refuses a file that changed) and the source's gr
 
 {selection.built}
 
-Exported with lexprobe {__version__}: `{command}`
+Exported with lexprobe {__version__}: {md_code(command)}
 
 ## Loading
 
 ```python
 import datasets
-rows = datasets.load_dataset("PATH/TO/THIS/FOLDER", split="{SPLIT}")             # configuration `{default}`
-rows = datasets.load_dataset("PATH/TO/THIS/FOLDER", "{other}", split="{SPLIT}")
+rows = datasets.load_dataset("PATH/TO/THIS/FOLDER", split="{SPLIT}")             # configuration {json.dumps(default)}
+rows = datasets.load_dataset("PATH/TO/THIS/FOLDER", {json.dumps(other)}, split="{SPLIT}")
 ```
 
 lexprobe reads the folder back as the items it was exported from:

@@ -19,11 +19,11 @@ mean over all units (its ``all`` slice).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, Callable
 
 import yaml
 
-from lexprobe.export.declaration import LM_EVAL_FORMS, BenchmarkExport, LMEvalTask, Selection
+from lexprobe.core.exports import LM_EVAL_FORMS, BenchmarkExport, LMEvalTask, Selection
 from lexprobe.outputs import write_atomic
 
 TASKS_MODULE = "lexprobe_tasks"
@@ -82,51 +82,63 @@ def _dump(path: Path, config: dict[str, Any]) -> None:
 
 
 def write_tasks(folder: Path, chosen: list[tuple[BenchmarkExport, Selection]], command: str) -> list[LMEvalTask]:
-    """Every chosen benchmark's tasks, groups, docs and the tasks module in ``folder``; the tasks written."""
-
+    """Every chosen benchmark's tasks, groups, docs and the tasks module in ``folder``; the tasks written. Every
+    file's name is checked before the first is written (``outputs.files_inside``): a task's name holds a name from
+    the data (a WSD set, a CoDA21 file), and two tasks of one name (``ok`` and ``OK``) would be one file."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    written: list[LMEvalTask] = []
-    notes = []
-    for export, selection in chosen:
-        tasks = export.lm_eval(selection)
-        groups: dict[str, list[LMEvalTask]] = {}
-        for task in tasks:
-            (folder / "docs").mkdir(exist_ok=True)
-            pq.write_table(pa.Table.from_pylist(task.docs), folder / "docs" / f"{task.name}.parquet")
-            _dump(folder / f"{task.name}.yaml", task_config(task))
-            groups.setdefault(task.group, []).append(task)
-        for name, members in groups.items():
+    from lexprobe.outputs import files_inside, require_name
+
+    planned = [(export, selection, export.lm_eval(selection)) for export, selection in chosen]
+    groups = [{t.group: [m for m in tasks if m.group == t.group] for t in tasks} for _, _, tasks in planned]
+    tasks = [t for _, _, chosen_tasks in planned for t in chosen_tasks]
+    for task in tasks:  # a task's and a group's name is one name: its file's
+        require_name(task.name, "an lm-eval task")
+        require_name(task.group, "an lm-eval group")
+    names = ([f"{TASKS_MODULE}.py", "README.md"] + [f"{t.name}.yaml" for t in tasks]
+             + [f"{g}.yaml" for mine in groups for g in mine] + [f"docs/{t.name}.parquet" for t in tasks])
+    files_inside(folder, names, "an lm-eval task file")
+    def parquet(table: pa.Table) -> Callable[[BinaryIO], None]:
+        return lambda f: pq.write_table(table, f)
+
+    for task in tasks:
+        write_atomic(folder / "docs" / f"{task.name}.parquet", parquet(pa.Table.from_pylist(task.docs)))
+        _dump(folder / f"{task.name}.yaml", task_config(task))
+    for mine in groups:
+        for name, members in mine.items():
             _dump(folder / f"{name}.yaml", group_config(name, members))
-        written += tasks
-        notes.append((export, selection, groups))
     write_atomic(folder / f"{TASKS_MODULE}.py", Path(__file__).with_name("lm_eval_tasks.py").read_bytes())
+    notes = [(export, selection, mine) for (export, selection, _), mine in zip(planned, groups)]
     write_atomic(folder / "README.md", _readme(notes, command))
-    return written
+    return tasks
 
 
 def _readme(notes: list, command: str) -> str:
+    """The folder's README; every text from the data (the command, task names, sources, a canary) goes in through
+    ``md_text`` or ``md_code`` (D18); the task names in the shell example are checked names (``write_tasks``)."""
     from lexprobe import __version__
+    from lexprobe.tables import md_code, md_text
 
     lines = ["# lexprobe's benchmarks as lm-evaluation-harness tasks\n",
-             f"Written by lexprobe {__version__}: `{command}`. Run them with lm-eval 0.4.13:\n",
+             f"Written by lexprobe {__version__}: {md_code(command)}. Run them with lm-eval 0.4.13:\n",
              "```bash\nlm_eval --model hf --model_args pretrained=MODEL --include_path THIS_FOLDER \\\n"
              f"    --tasks {','.join(g for *_, groups in notes for g in groups)}\n```\n",
              "Each group averages its tasks (one per part of speech) over all their docs, as lexprobe's `all` "
              "figure. `--limit N` takes each task's first N docs.\n"]
     for export, selection, groups in notes:
         lines.append(f"## {export.pretty_name}\n")
-        lines += [f"- `{g}`: " + ", ".join(f"`{t.name}` ({len(t.docs):,} docs)" for t in members)
+        lines += [f"- {md_code(g)}: " + ", ".join(f"{md_code(t.name)} ({len(t.docs):,} docs)" for t in members)
                   for g, members in groups.items()]
         lines.append("")
         lines.append(export.lm_eval_notes + "\n")
-        lines.append("Sources and licences: " + "; ".join(f"{s.name}: {s.licence}" for s in selection.sources) + "\n")
+        lines.append("Sources and licences: " + "; ".join(f"{md_text(s.name)}: {md_text(s.licence)}"
+                                                          for s in selection.sources) + "\n")
         if any(not s.redistributable for s in selection.sources):
             lines.append("**Do not redistribute** the docs of this benchmark (`docs/`): its source files carry no "
                          "licence that allows it.\n")
         if selection.canary:
-            lines.append(f"Canary string of the source files: `{selection.canary}`\n")
+            lines.append(f"Canary string of the source files: {md_code(selection.canary)}\n")
     return "\n".join(lines)
 
 
@@ -135,9 +147,9 @@ def export_lm_eval(chosen: list[tuple[BenchmarkExport, Any]], out: Path, command
     """Select each benchmark's items (``(export, options)``) and write their tasks to ``out`` (new or empty).
     ``skip_missing`` (no benchmark named): a benchmark whose data is not there is left out, said in one line."""
     from lexprobe.errors import DataError, LexprobeError
-    from lexprobe.export.output import check_new, staged
+    from lexprobe.outputs import check_new_folder, whole_folder
 
-    check_new(out)
+    check_new_folder(out)
     selections = []
     for export, options in chosen:
         try:
@@ -148,5 +160,5 @@ def export_lm_eval(chosen: list[tuple[BenchmarkExport, Any]], out: Path, command
             say(f"lexprobe: {export.benchmark} left out: {err}")
     if not selections:
         raise LexprobeError("no benchmark's data is there to export; see the lines above")
-    with staged(out) as folder:
+    with whole_folder(out) as folder:
         return write_tasks(folder, selections, command)

@@ -20,8 +20,8 @@ and F1; here P = R = F1 = 0 (``Score.precision``), so a table never holds a NaN.
 
 Key files: one line per answered instance, ``<instance id> <sense key> [<sense key> ...]``, fields
 separated by single spaces (the Java reader splits on ``" "``); ``parse_key_lines`` is strict where the
-Java reader is silent (a line without a key, a tab, an id twice, a field that is not a sense key: one
-``DataError`` naming the source and the line), and ``format_key_lines`` writes what it reads.
+Java reader is silent (a line without a key, a tab, an id twice, a field that is not a sense key, a byte-order
+mark: one ``DataError`` naming the source and the line), and ``format_key_lines`` writes what it reads.
 """
 
 from __future__ import annotations
@@ -158,6 +158,9 @@ def parse_key_lines(lines: Iterable[str], source: str) -> dict[str, tuple[str, .
     out: dict[str, tuple[str, ...]] = {}
     first_line: dict[str, int] = {}
     for number, raw in enumerate(lines, 1):
+        if number == 1 and raw.startswith("\ufeff"):
+            raise DataError(f"{source}:1: the file begins with a UTF-8 byte-order mark (BOM), which would become "
+                            "part of the first instance id; save it as UTF-8 without a BOM")
         line = raw.rstrip("\r\n").rstrip(" ")
         if not line.strip():
             continue

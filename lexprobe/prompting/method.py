@@ -57,6 +57,8 @@ class ChooseMethod(Method):
     #: the answer readings its results may hold, in report order: a result of this method reports figures per
     #: reading (``<reading>.<metric>``) and chance among the options shown (what ``report`` reads of a method)
     readings: ClassVar[tuple[str, ...]] = READINGS
+    #: a generated reading's share of parsed answers: parsed or not per unit when each is asked in one order
+    binary_metrics: ClassVar[tuple[str, ...]] = ("valid",)
 
     @property
     def results(self) -> Results:  # type: ignore[override]
@@ -110,15 +112,15 @@ class ChooseMethod(Method):
         return list(job.benchmark.meta.tasks)
 
     # --- the loop -------------------------------------------------------------------------------
-    def check_backend(self, scorer: Any, config: Any, what: str) -> None:
+    def check_backend(self, engine: Engine, config: Any, what: str) -> None:
         """One line before any work: generation for the generated readings, continuations for the likelihood
         reading, and room for a prompt beside ``--max-new-tokens``."""
-        options, engine = config.choose, Engine(scorer)
+        options = config.choose
         if "generation" in options.readings:
             engine.require(((Generate,),), what)
         if "likelihood" in options.readings and not engine.serves(Continuation):
             raise ModelError(f"the likelihood reading of {what}{' and --debias cyclic' if options.cyclic else ''} "
-                             f"needs {Continuation.what}; model {engine.name!r} offers {describe_served(scorer)}: "
+                             f"needs {Continuation.what}; model {engine.name!r} offers {describe_served(engine.backend)}: "
                              "add --reading generation")
         if "generation" in options.readings and options.max_new_tokens:
             (fit,) = engine.fit([Generate("", options.max_new_tokens)])
@@ -127,17 +129,14 @@ class ChooseMethod(Method):
                                  f"({fit.too_long}); give a smaller --max-new-tokens")
 
     def run(self, job: Job) -> Records | None:
-        from tqdm.auto import tqdm
-
-        from lexprobe.distributed import is_main, run_units
         from lexprobe.prompting.choose import UNIT_RECORD, batch_prompts, readings_present
         from lexprobe.prompting.templates import build_prompt
+        from lexprobe.tasks import loop
 
         options = job.config.choose
         template = options.check(job.benchmark.template_fields)
-        engine = Engine(job.scorer)
         if options.chat:  # the model's chat template takes the template's messages, or one line before any work
-            engine.fit([Generate(build_prompt(template, "", chat=True), 1, answer_prefix=template.answer)])
+            job.engine.fit([Generate(build_prompt(template, "", chat=True), 1, answer_prefix=template.answer)])
         title = job.benchmark.meta.title
         units = self.units(job)
         if not units:
@@ -148,15 +147,12 @@ class ChooseMethod(Method):
         sizes = [self.prompts(job, u) for _, u in units]
         step = options.units_per_batch or max(1, batch_prompts(job.scorer) // max(sizes))
 
-        def compute(indices: list[int]) -> list[list[dict]]:
+        def compute(engine: Engine, indices: list[int]) -> list[list[dict]]:
             asked = self.score(job, engine, self.items(job, [units[i][1] for i in indices], template), template)
             return [[r for r in asked if r[self.unit_field] == ids[i]] for i in indices]
 
-        per_unit = run_units(ids, compute, sizes, step=step, log_base=job.log_base, record=UNIT_RECORD,
-                             log_key=job.key(self.key_items(job, units), template=template.record()),
-                             make_bar=lambda: tqdm(total=len(units), desc=f"{title} choose {job.scorer.name}",
-                                                   unit=job.benchmark.meta.unit,
-                                                   disable=not (job.progress and is_main())))
+        per_unit = loop.run(job, loop.Units(ids, sizes, self.key_items(job, units), UNIT_RECORD, step,
+                                            key_extra={"template": template.record()}), compute)
         if per_unit is None:  # another rank than 0: rank 0 writes the result
             return None
         records = [r for recs in per_unit for r in recs]

@@ -178,7 +178,8 @@ def choose_presentation(tables: Callable[[list[dict]], list[Table]],
     items page's ``rows`` (``item_rows``); no figures and no files beside the result (a benchmark's own, such as
     WDLMPro's breakdown plot, are its likelihood runs')."""
     return Presentation(tables=tables, format_result=lambda result: tables_text(tables([result])),
-                        failure_rows=rows, figures=lambda *_: [], written=lambda *_: None)
+                        failure_rows=rows, figures=lambda *_: [], written=lambda *_: None,
+                        outputs=lambda out, config: {"--out": [out]})
 
 
 def item_rows(result: dict, row: Callable[[dict, str, str | None], dict], task: str = "") -> list[dict]:

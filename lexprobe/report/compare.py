@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
+from lexprobe.core.contract import binary_metrics
 from lexprobe.core.registry import get
 from lexprobe.core.result_schema import load as load_result
 from lexprobe.core.result_schema import model_name
@@ -38,7 +39,7 @@ def compare_files(path_a, path_b) -> dict:
     if per_reading(a) != per_reading(b):
         notes.append(f"A is a {_asked_as(a)} run and B a {_asked_as(b)} run: compared on the common metrics, the "
                      "single-reading figure against each reading's")
-    rows = paired_rows(metrics, units_a, units_b)
+    rows = paired_rows(metrics, units_a, units_b, binary_metrics(get(a["benchmark"]), a))
     if not rows:  # every paired unit was skipped (or not answered) in one of the runs
         unit = get(a["benchmark"]).meta.unit
         raise DataError(f"no {unit} has a score in both {path_a} and {path_b} (every common {unit} was skipped or "
@@ -233,7 +234,10 @@ def _short(value) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def paired_rows(metrics: list[tuple[str, str, str]], units_a: list[Unit], units_b: list[Unit]) -> list[dict]:
+def paired_rows(metrics: list[tuple[str, str, str]], units_a: list[Unit], units_b: list[Unit],
+                binary: frozenset[str] = frozenset()) -> list[dict]:
+    """Each metric of each task/slice paired unit by unit; ``binary``: the metrics (by name, a reading's prefix
+    aside) declared right-or-wrong per unit, tested with exact McNemar where every value is 0 or 1."""
     by_key_b = {u.key: u for u in units_b}
     slices: dict[tuple[str, str], list[tuple[Unit, Unit]]] = defaultdict(list)
     pos_of_task = defaultdict(set)
@@ -256,10 +260,10 @@ def paired_rows(metrics: list[tuple[str, str, str]], units_a: list[Unit], units_
             if not kept:
                 continue
             va, vb = [x for x, _ in kept], [y for _, y in kept]
-            # McNemar where every unit is right or wrong (P@1; choose readings averaged over several
-            # option orders are fractions and get the permutation test)
-            binary = key_a.endswith(("p_at_1", "valid")) and all(v in (0.0, 1.0) for v in va + vb)
-            r = paired_difference(va, vb, binary=binary)
+            # McNemar where every unit is right or wrong (a declared 0/1 metric; choose readings averaged over
+            # several option orders are fractions and get the permutation test)
+            right_or_wrong = key_a.rsplit(".", 1)[-1] in binary and all(v in (0.0, 1.0) for v in va + vb)
+            r = paired_difference(va, vb, binary=right_or_wrong)
             rows.append({"task": task, "pos": pos, "metric": metric, **r.as_dict()})
             if len(kept) < len(pairs):
                 rows[-1]["left_out"] = len(pairs) - len(kept)

@@ -74,7 +74,7 @@ def _cut_prefix(tokenizer, ids: list[int], positions: list[int], words: list, fi
     return ids, positions, words
 
 
-def coda21_authors_encoding(tokenizer, prompt: str, continuation: str, max_tokens: int | None = None,
+def released_mlm_input(tokenizer, prompt: str, continuation: str, max_tokens: int | None = None,
                             max_length: int | None = None) -> tuple[list[int], list[int], list[int | None]]:
     """(ids, scored positions, word ids) as CoDA21's released code builds a masked-LM input
     (lksenel/CoDA21 @f5393e6, ``Aligner._create_batch_for_mlm``), token for token::
@@ -102,7 +102,7 @@ def coda21_authors_encoding(tokenizer, prompt: str, continuation: str, max_token
 
 
 #: how a ``PseudoLogLikelihood`` request's texts become the model's input (its ``encoding``)
-ENCODINGS: dict[str, Callable] = {"text": encode_pair, "coda21-authors": coda21_authors_encoding}
+ENCODINGS: dict[str, Callable] = {"text": encode_pair, "released-mlm-input": released_mlm_input}
 
 
 def prefix_cut(scorer: Any, prefix: str, continuation: str, max_tokens: int | None = None,

@@ -36,9 +36,10 @@ class RandomScorer(Scorer):
     def token_vectors(self, requests, progress: bool = False) -> list[np.ndarray]:
         """``core.requests.TokenVector``: a seeded random vector per (document, sentence, words, word), whatever the
         layer and tokenisation, so every ranking is uniformly random whatever the order or batching."""
-        return [self.vector(r.sentence[0], r.sentence[1], r.words, r.index) for r in requests]
+        return [self.vector(r.sentence[0], r.sentence[1], r.words, r.target) for r in requests]
 
-    def vector(self, doc_id: str, sent_id: str, tokens, index: int) -> np.ndarray:
-        key = f"{doc_id}\0{sent_id}\0{' '.join(tokens)}\0{index}"
+    def vector(self, doc_id: str, sent_id: str, tokens, index: int | tuple[int, int]) -> np.ndarray:
+        where = index if isinstance(index, int) else f"{index[0]}:{index[1]}"
+        key = f"{doc_id}\0{sent_id}\0{' '.join(tokens)}\0{where}"
         rng = np.random.default_rng([self.seed, zlib.crc32(key.encode("utf-8"))])
         return rng.standard_normal(VECTOR_DIM).astype(np.float32)

@@ -14,7 +14,7 @@ its own, so byte-level BPE sees "dog", not "Ġdog". Each distinct sentence is en
 from __future__ import annotations
 
 import copy
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import torch
@@ -105,12 +105,13 @@ class TokenEmbedder(Scorer):
             alone = self.words_alone if r.words_alone is None else bool(r.words_alone)
             by_tokenisation.setdefault(alone, {}).setdefault(tuple(r.words), []).append(i)
         for alone, sentences in by_tokenisation.items():
-            jobs = sorted(((words, sorted({requests[i].index for i in where})) for words, where in sentences.items()),
-                          key=lambda j: (-len(" ".join(j[0])), j))
+            jobs = sorted(((words, sorted({requests[i].target for i in where}, key=_target_order))
+                           for words, where in sentences.items()),
+                          key=lambda j: (-len(" ".join(j[0])), j[0], [_target_order(t) for t in j[1]]))
             encoder = self if alone == self.words_alone else self.view(words_alone=alone)
             for (words, targets), (vectors, ok) in zip(jobs, encoder.encode_jobs(jobs, layers)):
                 for i in sentences[words]:
-                    r, j = requests[i], targets.index(requests[i].index)
+                    r, j = requests[i], targets.index(requests[i].target)
                     at = layers.index(self.layer_index(self.layer if r.layer is None else r.layer))
                     out[i] = vectors[j, at].copy() if ok[j] else None
         return out
@@ -124,7 +125,7 @@ class TokenEmbedder(Scorer):
             hidden = torch.stack([states[x] for x in layers], dim=2)
         return hidden.float().cpu().numpy()
 
-    def encode_jobs(self, jobs: list[tuple[tuple[str, ...], list[int]]],
+    def encode_jobs(self, jobs: Sequence[tuple[tuple[str, ...], Sequence[int | tuple[int, int]]]],
                     layers: Sequence[int] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
         """(vectors [n_targets, len(layers), d], aligned) of each (tokens, target indices) job, batched
         longest first, no cache; ``layers``: hidden_states indices (default: this embedder's layer)."""
@@ -139,7 +140,7 @@ class TokenEmbedder(Scorer):
         return vecs[:, 0], ok
 
     @torch.inference_mode()
-    def _encode_batch(self, jobs: list[tuple[tuple[str, ...], list[int]]],
+    def _encode_batch(self, jobs: Sequence[tuple[tuple[str, ...], Sequence[int | tuple[int, int]]]],
                       layers: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per sentence: vectors [n_targets, len(layers), d] and which targets aligned."""
         inputs = words_alone_inputs if self.words_alone else text_inputs
@@ -159,8 +160,16 @@ class TokenEmbedder(Scorer):
         return results
 
 
-def words_alone_inputs(tok, jobs: Sequence[tuple[Sequence[str], Sequence[int]]], max_length: int):
+def _target_order(target: int | tuple[int, int]) -> tuple:
+    """Word indices before character spans, each in order (a sentence's targets sorted, whichever kind)."""
+    return (1, *target) if isinstance(target, tuple) else (0, target)
+
+
+def words_alone_inputs(tok, jobs: Sequence[tuple[Sequence[str], Sequence[Any]]], max_length: int):
     """Inputs of words tokenised one by one (AllenNLP's mismatched indexer), and each word's piece positions."""
+    if any(isinstance(t, tuple) for _, targets in jobs for t in targets):
+        raise ModelError("a target given as a character span needs its text tokenised whole, not word by word "
+                         "(words_alone)")
     prefix, suffix = _special_frame(tok)
     keep = max(0, max_length - len(prefix) - len(suffix))
     rows, word_pieces = [], []
@@ -177,8 +186,9 @@ def words_alone_inputs(tok, jobs: Sequence[tuple[Sequence[str], Sequence[int]]],
     return {"input_ids": input_ids, "attention_mask": attention}, word_pieces
 
 
-def text_inputs(tok, jobs: Sequence[tuple[Sequence[str], Sequence[int]]], max_length: int):
-    """Inputs of the sentences' texts, and each target word's subword positions (by character offsets)."""
+def text_inputs(tok, jobs: Sequence[tuple[Sequence[str], Sequence[Any]]], max_length: int):
+    """Inputs of the sentences' texts, and each target's subword positions (by character offsets): a word index's
+    characters in the joined words, or a character span of the text as given."""
     enc = tok([" ".join(tokens) for tokens, _ in jobs], return_offsets_mapping=True, padding=True, truncation=True,
               max_length=max_length, return_tensors="pt", return_special_tokens_mask=True)
     offsets = enc.pop("offset_mapping").numpy()
@@ -186,7 +196,9 @@ def text_inputs(tok, jobs: Sequence[tuple[Sequence[str], Sequence[int]]], max_le
     word_pieces = []
     for b, (tokens, idxs) in enumerate(jobs):
         spans, starts, ends = token_char_spans(tokens), offsets[b, :, 0], offsets[b, :, 1]
-        word_pieces.append({t: np.flatnonzero(target_subwords(starts, ends, real[b], *spans[t])) for t in idxs})
+        word_pieces.append({t: np.flatnonzero(target_subwords(starts, ends, real[b], *(t if isinstance(t, tuple)
+                                                                                        else spans[t])))
+                            for t in idxs})
     return dict(enc), word_pieces
 
 

@@ -8,15 +8,26 @@ socket (a trickle, a body cut mid-way, a bad status line, a redirect). ``version
 ``/version`` as vLLM does (and echo ``token_id:N`` tokens when asked). Every request is recorded
 (path, body, Authorization header); error bodies echo the header back, as a careless server might,
 and ``echo_auth`` puts it in the model ids and the generated text too, so a test can check the client
-never repeats it. ``Recorder`` is a second server that records every request it gets (a redirect's
-target: the key must never reach it).
+never repeats it. ``token_ids_ignored`` makes it echo each token's text even when asked for ids (a server
+that ignores ``return_tokens_as_token_ids``), ``token_text`` how it writes a token's text. ``tls``
+serves https with a certificate (``self_signed``: openssl's, made for the test). ``Recorder`` is a
+second server that records every request it gets (a redirect's target: the key must never reach it);
+``RecordingProxy`` an HTTP proxy that records what goes through it (absolute-URI requests forwarded,
+CONNECT tunnelled) and can answer every request with a status of its own (407, 502).
 """
 
 from __future__ import annotations
 
+import http.client
 import json
+import select
+import socket
+import ssl
+import subprocess
 import threading
+import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Callable
 
 
@@ -60,9 +71,108 @@ class Recorder:
         self.httpd.server_close()
 
 
+class RecordingProxy:
+    """An HTTP proxy on 127.0.0.1: records (method, target, headers) of every request it receives, forwards an
+    absolute-URI request (``GET http://host/path``) to its host and tunnels a CONNECT (``https://``) as it is;
+    ``answer`` set: every request answered with that status instead."""
+
+    def __init__(self):
+        self.seen: list[tuple[str, str, dict[str, str]]] = []
+        self.answer: int | None = None
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def _refused(self) -> bool:
+                if proxy.answer is None:
+                    return False
+                data = json.dumps({"error": {"message": f"proxy says {proxy.answer}"}}).encode()
+                self.send_response(proxy.answer)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                return True
+
+            def _forward(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                proxy.seen.append((self.command, self.path, dict(self.headers.items())))
+                if self._refused():
+                    return
+                target = urllib.parse.urlsplit(self.path)
+                upstream = http.client.HTTPConnection(target.hostname, target.port or 80, timeout=60)
+                hop = ("proxy-connection", "connection", "keep-alive", "proxy-authorization")
+                upstream.request(self.command, target.path + (f"?{target.query}" if target.query else ""),
+                                 body=body, headers={k: v for k, v in self.headers.items() if k.lower() not in hop})
+                answer = upstream.getresponse()
+                data = answer.read()
+                self.send_response(answer.status)
+                for name, value in answer.getheaders():
+                    if name.lower() not in ("transfer-encoding", "connection", "content-length"):
+                        self.send_header(name, value)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                upstream.close()
+
+            do_GET = do_POST = _forward  # noqa: N815
+
+            def do_CONNECT(self):  # noqa: N802
+                proxy.seen.append(("CONNECT", self.path, dict(self.headers.items())))
+                if self._refused():
+                    return
+                host, _, port = self.path.rpartition(":")
+                upstream = socket.create_connection((host, int(port)), timeout=60)
+                self.send_response(200, "Connection established")
+                self.end_headers()
+                self.close_connection = True
+                ends = [self.connection, upstream]
+                try:
+                    while True:
+                        ready, _, _ = select.select(ends, [], [], 60)
+                        if not ready:
+                            return
+                        for end in ready:
+                            data = end.recv(65536)
+                            if not data:
+                                return
+                            (upstream if end is self.connection else self.connection).sendall(data)
+                except OSError:
+                    return
+                finally:
+                    upstream.close()
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def __enter__(self) -> "RecordingProxy":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def self_signed(folder: Path, name: str = "server", hosts: str = "IP:127.0.0.1,DNS:localhost") -> tuple[Path, Path]:
+    """(certificate, key) in PEM of a self-signed certificate for ``hosts`` (openssl, made for the test)."""
+    cert, key = folder / f"{name}.pem", folder / f"{name}.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "2", "-subj", f"/CN={name}", "-addext", f"subjectAltName={hosts}"],
+                   check=True, capture_output=True)
+    return cert, key
+
+
 class FakeOpenAI:
     def __init__(self, scorer: Any, name: str = "fake-model", models: list[str] | None = None,
-                 root: str | None = None, port: int = 0):
+                 root: str | None = None, port: int = 0, tls: tuple[Path, Path] | None = None):
         self.scorer = scorer
         self.name = name
         self.models = models or [name]
@@ -83,13 +193,24 @@ class FakeOpenAI:
         self.completions_calls = 0
         self.chat_only = False
         self.wrong_tokens = False
+        #: echo each token's text even when asked for ids (``return_tokens_as_token_ids`` ignored)
+        self.token_ids_ignored = False
+        #: how an echoed token's text is written (default: the tokenizer's decoding of the one token)
+        self.token_text: Callable[[int], str] | None = None
         self.lock = threading.Lock()
         self.httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
+        self.httpd.daemon_threads = True
+        self.scheme = "http"
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*map(str, tls))
+            self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)
+            self.scheme = "https"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        return f"{self.scheme}://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
     def __enter__(self) -> "FakeOpenAI":
         self.thread.start()
@@ -156,8 +277,9 @@ class FakeOpenAI:
             ids = list(self.scorer.tokenizer(p)["input_ids"]) if isinstance(p, str) else list(p)
             if body.get("echo"):
                 lps = [None] + [float(v) for v in self.scorer.token_logprobs([(tuple(ids[:1]), tuple(ids[1:]))])[0]]
-                tokens = [f"token_id:{t}" if body.get("return_tokens_as_token_ids") else
-                          self.scorer.tokenizer.decode([t]) for t in ids]
+                as_ids = body.get("return_tokens_as_token_ids") and not self.token_ids_ignored
+                text = self.token_text or (lambda t: self.scorer.tokenizer.decode([t]))
+                tokens = [f"token_id:{t}" if as_ids else text(t) for t in ids]
                 choices.append({"index": i, "text": "", "logprobs": {"token_logprobs": lps, "tokens": tokens}})
             else:
                 text = self._generate_ids(ids, body.get("max_tokens", 16), body.get("stop"))

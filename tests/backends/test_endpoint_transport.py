@@ -115,7 +115,8 @@ def test_the_deadline_is_the_cli_option(fake, wdlmpro_data, tmp_path, capsys, mo
     finally:
         stop.set()
     err = capsys.readouterr().err.strip()
-    assert "no whole answer within 0.5 s" in err and len(err.splitlines()) == 1
+    shown = [line.rsplit("\r", 1)[-1] for line in err.split("\n")]  # as a terminal shows it: the bar erased
+    assert "no whole answer within 0.5 s" in err and len(shown) == 1 and shown[0].startswith("lexprobe: error: ")
 
 
 @pytest.mark.parametrize("status", [301, 302, 303, 307, 308])

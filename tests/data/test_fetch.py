@@ -27,6 +27,7 @@ import pytest
 
 from lexprobe.cli import main
 from lexprobe.data import download, registry, store
+from lexprobe.data import semcor as semcor_data
 from lexprobe.data.registry import DATASETS, mirror_url
 from lexprobe.errors import DataError
 
@@ -95,7 +96,7 @@ def mirror_root(shared_data, tmp_path_factory) -> Path:
     semcor = DATASETS["semcor"].files[0]
     dest = _mirror_path(root, semcor.url)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    prefix = f"wsd_corpora-{registry.SEMCOR_COMMIT}"
+    prefix = f"wsd_corpora-{semcor_data.COMMIT}"
     with tarfile.open(shared_data / "semcor3.0" / "semcor3.0_naf.tar.xz") as src, \
             tarfile.open(dest, "w:gz", compresslevel=1) as out:
         for m in src:
@@ -259,7 +260,7 @@ def test_semcor_repository_archive_fetch_and_read(server):
 
     store.fetch("semcor", progress=False, say=lambda line: None)
     archive = semcor.default_archive()
-    assert archive.name == f"wsd_corpora-{registry.SEMCOR_COMMIT}.tar.gz" and archive.is_file()
+    assert archive.name == f"wsd_corpora-{semcor_data.COMMIT}.tar.gz" and archive.is_file()
     names = [n for n, _ in semcor.iter_naf_members(archive)]
     assert len(names) == 352 and names[0] == "semcor3.0/brown1/br-a01.naf"  # the semcor1.6 decoy is skipped
     assert store.read_state("semcor")["pinned_on_first_fetch"] == [DATASETS["semcor"].files[0].relpath]

@@ -3,7 +3,7 @@
 Before: the zip was pinned on its first fetch whatever it held, each member was read whole into memory (an 8 MB
 zip took 4.3 GB), 2 GiB of NULs were pinned as "verified", a member ``wordnet/..`` raised ``IsADirectoryError``.
 Now every member name is checked (a plain file directly under ``wordnet/``), declared and streamed sizes are capped
-(``store.WORDNET_MEMBER_CAP``/``WORDNET_TOTAL_CAP``; a small cap in the tests stands for the 2 GiB member), the
+(``wordnet.WORDNET_MEMBER_CAP``/``WORDNET_TOTAL_CAP``; a small cap in the tests stands for the 2 GiB member), the
 required files must begin as WordNet's do, and only then is the zip put in place and pinned. Each test fails on
 the code before the change.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from lexprobe.cli import main
-from lexprobe.data import registry, store
+from lexprobe.data import registry, store, wordnet
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -85,7 +85,7 @@ def fetch(capsys) -> tuple[int, str]:
 def test_D17_a_member_over_the_cap_is_refused_and_nothing_pinned(wordnet_dict, mirror_zip, capsys, monkeypatch):
     """The issue's repro with a smaller cap: ``wordnet/data.noun`` of 20 MiB of NULs under a 16 MiB cap (the real
     data.noun has 15,300,280 bytes)."""
-    monkeypatch.setattr(store, "WORDNET_MEMBER_CAP", 16 << 20)
+    monkeypatch.setattr(wordnet, "WORDNET_MEMBER_CAP", 16 << 20)
     write_zip(mirror_zip, wordnet_dict, replace={"data.noun": 20 << 20})
     code, err = fetch(capsys)
     assert code == 2 and err.count("\n") == 0, err
@@ -98,18 +98,18 @@ def test_D17_a_member_that_unpacks_to_more_than_declared_is_stopped_while_stream
                                                                                   capsys, monkeypatch):
     """The second guard: sizes are counted as the member streams to disk, so a member whose header understates it
     stops at the cap too (here the header check is let through, as a lying header would)."""
-    checked = store._wordnet_members
+    checked = wordnet._wordnet_members
 
     def lying_header(archive):
-        cap = store.WORDNET_MEMBER_CAP
-        monkeypatch.setattr(store, "WORDNET_MEMBER_CAP", 1 << 40)
+        cap = wordnet.WORDNET_MEMBER_CAP
+        monkeypatch.setattr(wordnet, "WORDNET_MEMBER_CAP", 1 << 40)
         try:
             return checked(archive)
         finally:
-            monkeypatch.setattr(store, "WORDNET_MEMBER_CAP", cap)
+            monkeypatch.setattr(wordnet, "WORDNET_MEMBER_CAP", cap)
 
-    monkeypatch.setattr(store, "_wordnet_members", lying_header)
-    monkeypatch.setattr(store, "WORDNET_MEMBER_CAP", 16 << 20)
+    monkeypatch.setattr(wordnet, "_wordnet_members", lying_header)
+    monkeypatch.setattr(wordnet, "WORDNET_MEMBER_CAP", 16 << 20)
     write_zip(mirror_zip, wordnet_dict, replace={"data.noun": 20 << 20})
     code, err = fetch(capsys)
     assert code == 2 and "member wordnet/data.noun unpacks to more than its caps allow" in err, err
@@ -124,7 +124,7 @@ def test_D17_nuls_under_the_cap_are_not_wordnet_and_nothing_is_pinned(wordnet_di
 
 
 def test_D17_members_over_the_total_cap_are_refused(wordnet_dict, mirror_zip, capsys, monkeypatch):
-    monkeypatch.setattr(store, "WORDNET_TOTAL_CAP", 8 << 20)  # every member is under the member cap
+    monkeypatch.setattr(wordnet, "WORDNET_TOTAL_CAP", 8 << 20)  # every member is under the member cap
     write_zip(mirror_zip, wordnet_dict)
     code, err = fetch(capsys)
     assert code == 2 and "members would unpack to" in err and nothing_installed(), err

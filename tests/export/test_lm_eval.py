@@ -216,7 +216,7 @@ def test_all_benchmarks_leave_out_one_without_data(tmp_path):
     """`lexprobe export lm-eval` without a benchmark named: a benchmark whose data is absent (CoDA21 in an empty
     data directory) is left out in one line and the others are written; named, it is an error."""
     from lexprobe.errors import DataError
-    from lexprobe.export.declaration import ExportOptions
+    from lexprobe.core.exports import ExportOptions
     from lexprobe.export.lm_eval import export_lm_eval
     from lexprobe.export.registry import get
 

@@ -53,12 +53,12 @@ def test_the_lm_eval_task_is_lexprobes_summed_likelihood(mini, tmp_path, tiny_gp
     assert main(["export", "lm-eval", "wsd", "--data", str(mini), "--out", str(folder)]) == 0
     ours = _eval(mini, tmp_path / "sum.json", "--model", tiny_gpt2, "--reduce", "sum")
     scorer = load_scorer(str(tiny_gpt2), kind="causal")
-    theirs, samples, _ = run_lm_eval(folder, ["lexprobe_wsd_senseval2"], scorer)
-    by_id = samples["lexprobe_wsd_senseval2"]
+    theirs, samples, _ = run_lm_eval(folder, ["lexprobe_wsd_mini"], scorer)
+    by_id = samples["lexprobe_wsd_mini"]
     assert len(by_id) == len(ours["instances"]) == 5
     for record in ours["instances"]:
         sample = by_id[record["id"]]
         assert sample["acc"] == record["correct"]
         if "scores" in record:  # an instance with one sense: lexprobe answers without scoring
             assert lm_eval_scores(sample) == pytest.approx(record["scores"], abs=1e-4)
-    assert theirs["lexprobe_wsd_senseval2"]["acc,none"] == pytest.approx(ours["metrics"]["wsd"]["all"]["f1"], abs=1e-12)
+    assert theirs["lexprobe_wsd_mini"]["acc,none"] == pytest.approx(ours["metrics"]["wsd"]["all"]["f1"], abs=1e-12)

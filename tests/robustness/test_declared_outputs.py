@@ -132,9 +132,10 @@ def test_D3_a_figures_folder_that_is_a_link_is_refused(wresult, tmp_path, capsys
 def test_D3_other_writers_replace_a_link_and_keep_its_target(writer, wresult, tmp_path, capsys):
     notes = _planted(tmp_path)
     data = wdlmpro_data(tmp_path)
-    if writer == "eval --plot":
+    if writer == "eval --plot":  # a file at --plot is another file a run replaces only with --overwrite
         link = tmp_path / "p.png"
-        argv = ["wdlmpro", "eval", "--model", "random", "--data", data, "--out", tmp_path / "r.json", "--plot", link]
+        argv = ["wdlmpro", "eval", "--model", "random", "--data", data, "--out", tmp_path / "r.json", "--plot", link,
+                "--overwrite"]
     elif writer == "compare --json":
         link = tmp_path / "cmp.json"
         argv = ["compare", wresult, wresult, "--json", link]

@@ -27,7 +27,8 @@ def datasets(tmp_path_factory):
 
     folder = tmp_path_factory.mktemp("wdl")
     first = build_groups("v", targets=["beckon.v.01", "wink.v.01", "whistle.v.04"])
-    second = build_groups("v", targets=["crawl.v.01", "creep.v.01", "slither.v.01", "wriggle.v.01"])
+    # four distinct groups (creep.v.01 is crawl.v.01's synset: a group given twice is refused)
+    second = build_groups("v", targets=["crawl.v.01", "sneak.v.01", "slither.v.01", "wriggle.v.01"])
     write_jsonl(first, folder / "first.jsonl")
     write_jsonl(second, folder / "second.jsonl")
     write_jsonl(build_groups("n", targets=["crooning.n.01"]), folder / "nouns.jsonl")

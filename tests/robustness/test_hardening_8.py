@@ -257,18 +257,19 @@ def test_D5_a_planted_semcor_cache_runs_no_code(tmp_path):
     assert not (Path(os.environ["LEXPROBE_CACHE"]) / "PWNED").exists()
     assert sentences and all(isinstance(s, semcor.SemcorSentence) for s in sentences)
     assert list(semcor.iter_semcor_sentences(archive)) == sentences  # read back from the (JSON) cache
-    assert json.loads(cache.read_bytes())["format"] == semcor._CACHE_FORMAT
+    assert json.loads(cache.read_bytes().split(b"\n", 1)[1])["format"] == semcor._CACHE_FORMAT
 
 
 def test_D5_a_cache_of_the_wrong_shape_is_parsed_again(tmp_path):
+    from lexprobe.cache import cache_entry
     from lexprobe.data import semcor
 
     archive = semcor.sample_archive()
     good = list(semcor.iter_semcor_sentences(archive))
     cache = semcor._cache_file(archive)
-    data = json.loads(cache.read_bytes())
+    data = json.loads(cache.read_bytes().split(b"\n", 1)[1])
     data["sentences"][0][3] = [[1, "x", "NN", 5, False, ""]]  # a sense key that is not a string
-    cache.write_text(json.dumps(data))
+    cache.write_bytes(cache_entry(data, {"cache": "semcor-sentences", "key": semcor._cache_key(archive)}))
     assert list(semcor.iter_semcor_sentences(archive)) == good
 
 
@@ -398,11 +399,12 @@ def test_D16_an_empty_read_only_cache_works_without_storing(tmp_path, capsys, re
 def test_D16_a_prefilled_read_only_cache_is_read(tmp_path, remountable_folder, monkeypatch):
     from lexprobe.benchmarks.wdlmpro import dataset
     from lexprobe.benchmarks.wdlmpro.dataset import load_groups
-    from lexprobe.cache import write_cache_file
+    from lexprobe.cache import cache_entry, write_cache_file
 
     monkeypatch.setenv("LEXPROBE_CACHE", str(remountable_folder))
     groups = [g for g in load_groups(wdlmpro_data(tmp_path)) if g.pos == "v"]
-    write_cache_file(dataset._cache_path("v", False), json.dumps(dataset._cache_rows(groups)).encode("utf-8"))
+    write_cache_file(dataset._cache_path("v", False),
+                     cache_entry(dataset._cache_rows(groups), dataset._cache_inputs("v", False)))
     remount_read_only(remountable_folder)
     monkeypatch.setattr(dataset, "build_groups", lambda *a, **k: pytest.fail("the shared cache was not read"))
     assert [g.target for g in dataset.default_dataset("v", progress=False)] == [g.target for g in groups]
@@ -462,7 +464,7 @@ def test_D21_two_writers_of_the_groups_cache_at_once_both_succeed(tmp_path, monk
     real_replace, nested = os.replace, []
 
     def store() -> None:  # a first run's build stored as ``dataset.default_dataset`` stores it
-        cached_json(path, dataset.GroupsCache, lambda: groups, stored=dataset._cache_rows)
+        cached_json(path, dataset.GroupsCache, lambda: groups, inputs="groups", stored=dataset._cache_rows)
 
     def replace(src, dst, **kw):  # the second run writes the whole cache while the first one renames
         if not nested:
@@ -473,7 +475,7 @@ def test_D21_two_writers_of_the_groups_cache_at_once_both_succeed(tmp_path, monk
     monkeypatch.setattr(os, "replace", replace)
     store()
     monkeypatch.setattr(os, "replace", real_replace)
-    read_back = cached_json(path, dataset.GroupsCache, lambda: pytest.fail("the cache was not read"),
+    read_back = cached_json(path, dataset.GroupsCache, lambda: pytest.fail("the cache was not read"), inputs="groups",
                             read=lambda data: dataset._groups_from_cache(data, "v"))
     assert nested and [g.target for g in read_back] == [g.target for g in groups]
     assert [p.name for p in path.parent.iterdir()] == ["groups.json"]  # no temporary file left

@@ -29,7 +29,8 @@ def datasets(tmp_path_factory):
     from lexprobe.benchmarks.wdlmpro.dataset import build_groups, write_jsonl
 
     folder = tmp_path_factory.mktemp("wdl9")
-    write_jsonl(build_groups("v", targets=["crawl.v.01", "creep.v.01", "slither.v.01", "wriggle.v.01"]),
+    # four distinct groups (creep.v.01 is crawl.v.01's synset: a group given twice is refused)
+    write_jsonl(build_groups("v", targets=["crawl.v.01", "sneak.v.01", "slither.v.01", "wriggle.v.01"]),
                 folder / "v.jsonl")
     write_jsonl(build_groups("v", targets=["crawl.v.01", "wink.v.01"]), folder / "choose.jsonl")  # 106 and 11 options
     return folder
@@ -452,19 +453,19 @@ def test_D26_enospc_copying_wordnet_names_the_destination(tmp_path, monkeypatch,
 def test_caches_of_another_shape_are_recomputed_not_used(tmp_path):
     """A WDLMPro groups cache holding a number where a text belongs is not used: rebuilt."""
     from lexprobe.benchmarks.wdlmpro import dataset
-    from lexprobe.cache import cached_json
+    from lexprobe.cache import cache_entry, cached_json
 
     def read(path):  # the groups cache as ``dataset.default_dataset`` reads it ("rebuilt": not used)
-        return cached_json(path, dataset.GroupsCache, lambda: "rebuilt",
+        return cached_json(path, dataset.GroupsCache, lambda: "rebuilt", inputs="v",
                            read=lambda data: dataset._groups_from_cache(data, "v"))
 
     bad = tmp_path / "groups.json"
-    bad.write_text(json.dumps({"format": "wdlmpro-cache/1", "pos": "v", "candidates": [[1, "w", "d"]],
-                               "groups": [[0]]}))
+    bad.write_bytes(cache_entry({"format": "wdlmpro-cache/1", "pos": "v", "candidates": [[1, "w", "d"]],
+                                 "groups": [[0]]}, "v"))
     assert read(bad) == "rebuilt"
     good = tmp_path / "good.json"
-    good.write_text(json.dumps({"format": "wdlmpro-cache/1", "pos": "v", "candidates": [["a.v.01", "a", "d"]],
-                                "groups": [[0]]}))
+    good.write_bytes(cache_entry({"format": "wdlmpro-cache/1", "pos": "v", "candidates": [["a.v.01", "a", "d"]],
+                                  "groups": [[0]]}, "v"))
     assert [g.target for g in read(good)] == ["a.v.01"]
 
 

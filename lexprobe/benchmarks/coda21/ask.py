@@ -32,7 +32,7 @@ from lexprobe.benchmarks.coda21.likelihood import (
 )
 from lexprobe.benchmarks.coda21.tables import ask_tables, format_ask
 from lexprobe.core.contract import Method, Presentation, Records
-from lexprobe.core.engine import Engine
+from lexprobe.core.engine import as_engine
 from lexprobe.core.requests import Continuation, Slot
 
 #: the three questions by POS, evaluator.py:66-73, verbatim (the second verb question lacks "be" there too)
@@ -121,7 +121,7 @@ def check_answers(backend: Any, answers: Sequence[str]) -> None:
 def yes_probabilities(engine: Any, texts: Sequence[str], answers: Sequence[str] | None = None) -> np.ndarray:
     """P(Yes) / (P(Yes) + P(No)) of the next token after each text (causal) or at a mask appended to it
     (masked): the authors' two-way softmax (``engine``: an ``Engine``, or a backend to make one for)."""
-    engine = engine if isinstance(engine, Engine) else Engine(engine)
+    engine = as_engine(engine)
     kind = engine.require(REQUESTS, "CoDA21 --method ask")[0]
     answers = ANSWERS if answers is None else answers
     check_answers(engine.backend, answers)
@@ -168,13 +168,13 @@ class Ask(Method):
     requests = REQUESTS
     presentation = Presentation(tables=ask_tables, format_result=format_ask)
 
-    def check_backend(self, scorer: Any, config: Any, what: str) -> None:
+    def check_backend(self, engine: Any, config: Any, what: str) -> None:
         """The request types, then answers the model cannot tell apart: refused before any work."""
-        super().check_backend(scorer, config, what)
-        check_answers(scorer, ANSWERS)
+        super().check_backend(engine, config, what)
+        check_answers(engine.backend, ANSWERS)
 
     def run(self, job) -> Records | None:
-        config, engine = job.config, Engine(job.scorer)
+        config, engine = job.config, job.engine
         kind = engine.require(self.requests, "coda21 --method ask")[0]
         which, answers = [q - 1 for q in config.ask.questions], ANSWERS
         hide = partial(hide_target, recipe=config.recipe)
@@ -210,7 +210,7 @@ class Ask(Method):
                     for q, one in zip(which, (group_record(g, m[:, :, j], config) for j in range(len(which))))]
             return out
 
-        records = run_groups(job, engine, runnable, compute, config.groups_per_chunk or 16, "CoDA21 groups (ask)")
+        records = run_groups(job, engine, runnable, compute, config.groups_per_chunk or 16)
         if records is None:  # another rank than 0: rank 0 writes the result
             return None
         asked = [g for g, r in zip(runnable, records) if "skipped" not in r]

@@ -17,6 +17,7 @@ from lexprobe.benchmarks.coda21.ask import Ask
 from lexprobe.benchmarks.coda21.choose import Choose
 from lexprobe.benchmarks.coda21.cli import load_items, register_commands, run_default
 from lexprobe.benchmarks.coda21.config import CodaConfig
+from lexprobe.benchmarks.coda21.export import EXPORT
 from lexprobe.benchmarks.coda21.human_set import coda_results, human_item_set
 from lexprobe.benchmarks.coda21.likelihood import Likelihood
 from lexprobe.benchmarks.coda21.recipe import RECIPES
@@ -119,4 +120,5 @@ CODA21 = Benchmark(
         # read after the prompt before the definition letter of context c (the label likelihood)
         "coda_row": TemplateField(frozenset({"context"}), texts={"default": " {context}:"}, after_answer=True),
     },
+    exports=EXPORT,
 )

@@ -69,4 +69,5 @@ def cached_build(key: str, build: Callable[[], list], say: Callable[[str], None]
                       f"({path})"))
         return data.groups
 
-    return cached_json(path, Any, build, read=reused, stored=groups_to_official)
+    return cached_json(path, Any, build, inputs={"cache": "coda21-build", "key": key}, read=reused,
+                       stored=groups_to_official)

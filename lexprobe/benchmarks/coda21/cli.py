@@ -15,7 +15,8 @@ from lexprobe.benchmarks.coda21.config import CodaConfig, parts_of_speech
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.core.cli_common import batch_size_arg, non_negative_float, non_negative_int, positive_int
 from lexprobe.core.options import add_commands, option
-from lexprobe.data.locations import default_coda_dir, missing_message
+from lexprobe.data.coda21 import default_coda_dir
+from lexprobe.data.locations import missing_message
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.outputs import IMAGE, INPUT, OUTPUT, output_lock
 from lexprobe.reporting import command_lines, wrap_text, write_json

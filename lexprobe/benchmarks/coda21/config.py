@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.core.cli_common import non_negative_int, positive_int
 from lexprobe.core.options import nested, option
+from lexprobe.data.exported import read_beside
 from lexprobe.prompting.choose_cli import ChooseOptions
 
 ALIGN_METHODS = ("optimal", "exhaustive", "none")
@@ -35,7 +36,7 @@ class AskOptions:
 class CodaConfig:
     data: str = option(None, "CoDA21 JSON file (official format), or a variant name (clean-easy, clean-hard, "
                              "noisy-easy, noisy-hard) read from the data directory (`lexprobe data fetch coda21`)",
-                       required=True, key=False, input=True)
+                       required=True, key=False, input=True, reads=read_beside)
     method: str = option("likelihood", "likelihood: a match score per (context, definition); choose: ask a "
                          "causal LM to match them; ask: P(Yes) to the authors' yes/no question per pair (causal or "
                          "masked LMs)", choices=("likelihood", "choose", "ask"))

@@ -19,18 +19,40 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from lexprobe.data.exported import RowFormat
+from lexprobe.data.exported import Items, RowFormat, RowRule, Text, Unique
 from lexprobe.data.files import read_json
 from lexprobe.errors import DataError
 
 POS_NAMES = {"n": "noun", "v": "verb"}
 VARIANTS = ("clean-hard", "clean-easy", "noisy-hard", "noisy-easy")
 MIN_GROUP_SIZE = 2  # an alignment of one item is trivially right
-#: an exported CoDA21 row (``lexprobe export hf coda21``): a group with its id, one file per variant and POS
+#: the most candidates of a group (the official files: 10) and bytes of a definition (WordNet's longest: 505) or
+#: a context (SemCor's longest in the official files: 1,477)
+MAX_GROUP_SIZE = 1000
+DEFINITION_BYTES = 8192
+CONTEXT_BYTES = 16384
+
+
+def _missing_targets(row: dict) -> str | None:
+    """The first candidate whose target word is not in its context, in words; None when every one is."""
+    for c in row["candidates"]:
+        if not find_target(c["context"], c["word"]):
+            return f"target word {c['word']!r} of {c['synset']} not found in its context"
+    return None
+
+
+#: a CoDA21 group as one row: what an exported file holds (``lexprobe export hf coda21``: one file per variant and
+#: POS) and what an official file's group is read into, so both are checked by the same declaration
 ROWS = RowFormat("coda21-groups/1", "coda21", (
-    ("id", "string"), ("pos", "string"), ("relation", "string"), ("ancestor", "string"),
-    ("candidates", [{"synset": "string", "definition": "string", "context": "string", "word": "string"}])),
-    key=("variant", "pos"))
+    ("id", Text(pattern=r"\S+", what="an id without spaces")), ("pos", Text(choices=tuple(POS_NAMES))),
+    ("relation", Text(blank=True)), ("ancestor", Text(blank=True)),
+    ("candidates", Items({"synset": Text(), "definition": Text(max_bytes=DEFINITION_BYTES),
+                          "context": Text(max_bytes=CONTEXT_BYTES), "word": Text()},
+                         least=MIN_GROUP_SIZE, most=MAX_GROUP_SIZE))),
+    key=("variant", "pos"),
+    rules=(RowRule(lambda row: _missing_targets(row) is None, lambda row: str(_missing_targets(row))),),
+    unique=(Unique("group id", lambda row: row["id"]),
+            Unique("the group of candidates", lambda row: tuple(sorted(c["synset"] for c in row["candidates"])))))
 
 
 @dataclass(frozen=True)
@@ -107,8 +129,9 @@ def replace_target(context: str, word: str, replacement: str) -> str:
 
 # --- loading and validation --------------------------------------------------------
 
-def _parse_group(raw: Any, group_id: str, pos: str) -> Group:
-    """Build a Group or raise ValueError with the reason."""
+def _row_of(raw: Any, group_id: str, pos: str) -> dict[str, Any]:
+    """An official file's group as a row (``ROWS``), or ValueError saying what is wrong with its structure; the
+    row's values are checked by ``ROWS`` after."""
     if not isinstance(raw, dict):
         raise ValueError("is not an object")
     info = raw.get("common_ancestor_info") or {}
@@ -129,26 +152,36 @@ def _parse_group(raw: Any, group_id: str, pos: str) -> Group:
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ValueError(f"candidate {i}: '{field_name}' must be a list of strings, "
                                  f"got {type(value).__name__}")
-        for field_name in ("synset_name", "definition"):
-            if not isinstance(c[field_name], str):
-                raise ValueError(f"candidate {i}: '{field_name}' must be a string, got {type(c[field_name]).__name__}")
-        if not contexts or not words or not str(contexts[0]).strip() or not str(words[0]).strip():
-            raise ValueError(f"candidate {i} ({c['synset_name']}) has an empty context or target word")
-        if not str(c["definition"]).strip():
-            raise ValueError(f"candidate {i} ({c['synset_name']}) has an empty definition")
-        context, word = str(contexts[0]), str(words[0])
-        if not find_target(context, word):
-            raise ValueError(f"target word {word!r} of {c['synset_name']} not found in its context")
-        out.append(Candidate(str(c["synset_name"]), str(c["definition"]).strip(), context, word))
-    if len(out) < MIN_GROUP_SIZE:
-        raise ValueError(f"has {len(out)} candidate(s); an alignment needs at least {MIN_GROUP_SIZE}")
-    return Group(group_id, pos, str(info.get("relation", "")), str(info.get("ancestor_name", "")), out)
+        if not contexts or not words:
+            raise ValueError(f"candidate {i} ({c['synset_name']}) has no context or target word")
+        definition = c["definition"].strip() if isinstance(c["definition"], str) else c["definition"]
+        out.append({"synset": c["synset_name"], "definition": definition, "context": contexts[0], "word": words[0]})
+    return {"id": group_id, "pos": pos, "relation": info.get("relation", ""), "ancestor": info.get("ancestor_name", ""),
+            "candidates": out}
+
+
+def _group_of(row: dict[str, Any]) -> Group:
+    """A row ``ROWS`` accepted, as a group."""
+    return Group(row["id"], row["pos"], row["relation"], row["ancestor"],
+                 [Candidate(c["synset"], c["definition"], c["context"], c["word"]) for c in row["candidates"]])
+
+
+def _parse_group(raw: Any, group_id: str, pos: str) -> Group:
+    """Build a Group (through ``ROWS``) or raise ValueError with the reason."""
+    row = _row_of(raw, group_id, pos)
+    wrong = ROWS.problems(row)
+    if wrong:
+        raise ValueError("; ".join(wrong[:3]))
+    return _group_of(row)
 
 
 def parse_coda(obj: Any, source: str = "", pos: Iterable[str] = ("n", "v")) -> CodaData:
+    """The groups of an official file's content; a group that is malformed, or the same as one before it, is
+    reported in ``.problems`` (and skipped), never read twice."""
     if not isinstance(obj, dict) or not any(p in obj for p in POS_NAMES):
         raise DataError(f"{source or 'data'} is not a CoDA21 file: expected a JSON object with keys 'n' and/or 'v'")
     data = CodaData(groups=[], source=source)
+    seen = ROWS.seen()
     for p in pos:
         raw_groups = obj.get(p, [])
         if not isinstance(raw_groups, list):
@@ -156,9 +189,15 @@ def parse_coda(obj: Any, source: str = "", pos: Iterable[str] = ("n", "v")) -> C
         for i, raw in enumerate(raw_groups):
             gid = f"{p}/{i}"
             try:
-                data.groups.append(_parse_group(raw, gid, p))
+                group = _parse_group(raw, gid, p)
             except (ValueError, TypeError, AttributeError, KeyError) as err:
                 data.problems.append(GroupProblem(gid, str(err)))
+                continue
+            again = seen.earlier(group_to_row(group), f"group {gid}")
+            if again is not None:
+                data.problems.append(GroupProblem(gid, f"{again[0]} is the same as {again[2]}'s (an item is scored once)"))
+                continue
+            data.groups.append(group)
     return data
 
 
@@ -169,17 +208,10 @@ def group_to_row(group: Group) -> dict[str, Any]:
                            for c in group.candidates]}
 
 
-def _group_from_row(row: dict[str, Any]) -> Group:
-    """An exported row back as a group, through the official format's checks (``_parse_group``)."""
-    group = Group(row["id"], row["pos"], row["relation"], row["ancestor"],
-                  [Candidate(c["synset"], c["definition"], c["context"], c["word"]) for c in row["candidates"]])
-    return _parse_group(_official(group), group.id, group.pos)
-
-
 def load_exported(path: Path, pos: Iterable[str], option: str) -> CodaData | None:
     """The groups (and the source's problems) of an exported folder for ``pos``; None when ``path`` is no
     export. An export of several variants must be narrowed to one (``DIR/<variant>``): groups of two variants
-    are never mixed."""
+    are never mixed. Every row was checked against ``ROWS`` by ``open_export``."""
     from lexprobe.data.exported import open_export
 
     pos = tuple(pos)
@@ -195,13 +227,9 @@ def load_exported(path: Path, pos: Iterable[str], option: str) -> CodaData | Non
         for part in (part for part in parts if part.key["pos"] == p):
             data.problems += [GroupProblem(q["group"], q["reason"]) for q in part.problems]
             for i, row in enumerate(part.rows):
-                try:
-                    group = _group_from_row(row)
-                except (ValueError, TypeError, AttributeError, KeyError) as err:
-                    raise DataError(f"{part.path}: row {i}: {err}; export it again") from None
-                if group.pos != p:
-                    raise DataError(f"{part.path}: row {i} is a {group.pos!r} group in the {p!r} part; export it again")
-                data.groups.append(group)
+                if row["pos"] != p:
+                    raise DataError(f"{part.path}: row {i} is a {row['pos']!r} group in the {p!r} part; export it again")
+                data.groups.append(_group_of(row))
     return data
 
 

@@ -5,7 +5,7 @@ and the per-group loop the ask method shares (groups as resume units, their reco
 (seeded, keyed ``coda21:<group id>``); ``Continuation`` (causal LMs: log P(" " + definition | prompt), its first
 48 tokens, summed or averaged by ``--normalize``; the prompt is the context with the target replaced by the nonce,
 then ``--pattern``); ``PseudoLogLikelihood`` (masked LMs, ``--pll``; ``authors`` asks for the released code's
-input, ``encoding="coda21-authors"``); ``Embed`` (the cosine of the context without its target and the
+input, ``encoding="released-mlm-input"``); ``Embed`` (the cosine of the context without its target and the
 definition; under ``authors`` a group with a text embedded as the zero vector is skipped, as their
 ``get_mean_emb`` stopped there). A prompt too long for the model loses its start (``truncated_contexts``); a group
 with a definition that alone does not fit is skipped (``skipped_too_long``). Hiding and ties follow the recipe
@@ -18,17 +18,17 @@ import logging
 from typing import Any, Callable, Sequence, TypedDict
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.coda21.config import PATTERNS, CodaConfig, parts_of_speech
 from lexprobe.benchmarks.coda21.dataset import CodaData, Group, GroupProblem, replace_target
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.benchmarks.coda21.results import TASK
 from lexprobe.core.contract import Method, Records
-from lexprobe.core.engine import Engine
+from lexprobe.core.engine import Engine, as_engine
 from lexprobe.core.requests import Continuation, Embed, Fit, PseudoLogLikelihood, RandomScores, Request
-from lexprobe.distributed import is_main, run_units
 from lexprobe.metrics import alignment as al
+from lexprobe.tasks import loop
+from lexprobe.tasks.loop import Units
 
 log = logging.getLogger(__name__)
 #: the request types a model must serve for the likelihood method, by alternative (the first served is asked)
@@ -77,7 +77,7 @@ def group_requests(kind: type[Request], group: Group, config: CodaConfig) -> lis
     pairs = [(p, " " + d.definition) for p in prompts for d in group.candidates]
     if kind is Continuation:
         return [Continuation(p, d, config.max_definition_tokens) for p, d in pairs]
-    encoding = "coda21-authors" if RECIPES[config.recipe].authors_pll_input else "text"
+    encoding = "released-mlm-input" if RECIPES[config.recipe].authors_pll_input else "text"
     return [PseudoLogLikelihood(p, d, config.max_definition_tokens, config.pll, encoding) for p, d in pairs]
 
 
@@ -96,7 +96,7 @@ def match_matrices(groups: Sequence[Group], engine: Any, config: CodaConfig = Co
                    kind: type[Request] | None = None) -> list[np.ndarray]:
     """One k x k matrix per group, rows = contexts, columns = definitions, the groups' requests asked together
     (``engine``: an ``Engine``, or a backend to make one for)."""
-    engine = engine if isinstance(engine, Engine) else Engine(engine)
+    engine = as_engine(engine)
     kind = kind or engine.require(REQUESTS, "coda21 --method likelihood")[0]
     per_group = [group_requests(kind, g, config) for g in groups]
     flat = [r for rs in per_group for r in rs]
@@ -210,19 +210,17 @@ def _check_group(group: Group, config: CodaConfig) -> str | None:
     return None
 
 
-def run_groups(job, engine: Engine, groups: Sequence[Group], compute: Any, step: int,
-               desc: str) -> list[dict] | None:
-    """The groups as resume units through ``distributed.run_units`` (keyed by the job's one resume key; under
-    ``torchrun`` split across ranks by their tokens: k prompts, each followed by the k definitions); their
-    records on rank 0, None on the others."""
-    key = job.key([[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]]
-                   for g in groups])
+def run_groups(job, engine: Engine, groups: Sequence[Group], compute: Any, step: int) -> list[dict] | None:
+    """The groups as resume units through the one loop (``tasks.loop``: keyed by the job's one resume key; under
+    ``torchrun`` split across ranks by their tokens: k prompts, each followed by the k definitions), asked through
+    ``engine``; their records on rank 0, None on the others."""
     texts = sorted({t for g in groups for c in g.candidates for t in (c.context, c.definition)})
     count = dict(zip(texts, engine.costs(texts)))
     costs = [g.k * sum(count[c.context] + count[c.definition] for c in g.candidates) for g in groups]
-    return run_units([g.id for g in groups], compute, costs, step=step, log_base=job.log_base, log_key=key,
-                     record=GroupRecord, make_bar=lambda: tqdm(total=len(groups), desc=desc, unit="group",
-                                                               disable=not (job.progress and is_main())))
+    units = Units([g.id for g in groups], costs,
+                  [[g.id, g.pos, [(c.synset, c.definition, c.context, c.word) for c in g.candidates]] for g in groups],
+                  GroupRecord, step)
+    return loop.run(job, units, lambda _engine, indices: compute(indices), unit="group")
 
 
 def group_records(records: Sequence[dict], problems: Sequence[GroupProblem], runnable: Sequence[Group],
@@ -242,7 +240,7 @@ class Likelihood(Method):
     def run(self, job) -> Records | None:
         """Every group's match-score matrix, aligned; groups are resume units."""
         data, config = job.items, job.config
-        engine = Engine(job.scorer)
+        engine = job.engine
         kind = engine.require(self.requests, "coda21 --method likelihood")[0]
         lm = kind in (Continuation, PseudoLogLikelihood)
 
@@ -264,7 +262,7 @@ class Likelihood(Method):
             return {**group_record(g, scores, config), **({"truncated_contexts": cut} if cut else {})}
 
         step = config.groups_per_chunk or (16 if lm else 256)
-        records = run_groups(job, engine, runnable, compute, step, "CoDA21 groups")
+        records = run_groups(job, engine, runnable, compute, step)
         if records is None:  # another rank than 0: rank 0 writes the result
             return None
         counts: dict[str, int] = {}

@@ -39,14 +39,16 @@ from lexprobe.benchmarks.senserank.recipe import RECIPES
 from lexprobe.benchmarks.senserank.store import EmbeddingStore, StoreWriter, sentence_digest
 from lexprobe.cache import partial_path
 from lexprobe.core.contract import Job, Method, Records, sections
-from lexprobe.core.engine import Engine
+from lexprobe.core.engine import as_engine
 from lexprobe.core.options import recorded
 from lexprobe.core.requests import TokenVector
 from lexprobe.data.instances import SenseInstance
-from lexprobe.distributed import assign, barrier, broadcast, context, remove_logs, run_units
+from lexprobe.distributed import assign, barrier, broadcast, context, remove_logs
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.metrics import retrieval as R
 from lexprobe.provenance import model_revision
+from lexprobe.tasks import loop
+from lexprobe.tasks.loop import Units
 from lexprobe.validation import Rule
 
 CHUNK = 2048  # sentences per engine call and store append (what an interruption can lose per rank)
@@ -103,11 +105,12 @@ def rank_senses(job: Job) -> Records | None:
         store: Any
         if getattr(scorer, "kind", None) == "random":  # drawn from a seed on the fly: nothing worth storing
             store = InMemoryVectors(identity)
-            locations, ok, stats = store.ask(scorer, targets, layers[0], words_alone)
+            locations, ok, stats = store.ask(job.engine, targets, layers[0], words_alone)
         else:
             store = EmbeddingStore(store_path(out) if out is not None else Path(tmp) / "store", identity)
             chunk = 4 * int(getattr(scorer, "batch_size", 32) or 32) if sweep else CHUNK
-            locations, ok, stats = embed_to_store(scorer, targets, store, layers, words_alone, job.progress, chunk)
+            locations, ok, stats = embed_to_store(job.engine, targets, store, layers, words_alone, job.progress,
+                                                  chunk)
         t_embed = time.time() - t1
         db_ok = ok[: len(database)]
         q_loc = np.zeros((len(queries), 2), dtype=np.int64)
@@ -117,7 +120,7 @@ def rank_senses(job: Job) -> Records | None:
         for row, layer in enumerate(layers):
             t2 = time.time()
             report = rank_from_store(cfg, store, database, locations[: len(database)], db_ok, queries, q_loc, q_ok,
-                                     device=ranking_device(scorer), layer=row, run_key=job.key,
+                                     device=ranking_device(scorer), layer=row, job=job,
                                      log_base=partial_path(out, f"layer{layer}" if sweep else None) if out else None)
             if report is None:  # another rank than 0: rank 0 writes the result
                 return None
@@ -178,9 +181,10 @@ class InMemoryVectors:
     def __init__(self, identity: dict):
         self.identity, self.vectors = identity, np.zeros((0, 0), dtype=np.float32)
 
-    def ask(self, scorer: Any, targets: Sequence[SenseInstance], layer: int, words_alone: bool):
-        """Every target's vector (seeded by its document and sentence ids too); locations, aligned, stats."""
-        answers = Engine(scorer)([TokenVector(tuple(t.tokens), t.index, layer, words_alone, (t.doc_id, t.sent_id))
+    def ask(self, engine: Any, targets: Sequence[SenseInstance], layer: int, words_alone: bool):
+        """Every target's vector (seeded by its document and sentence ids too); locations, aligned, stats
+        (``engine``: an ``Engine``, or a backend to make one for)."""
+        answers = as_engine(engine)([TokenVector(tuple(t.tokens), t.index, layer, words_alone, (t.doc_id, t.sent_id))
                                   for t in targets])
         self.vectors = np.array(answers, dtype=np.float32) if answers else np.zeros((0, 1), dtype=np.float32)
         locations = np.stack([np.zeros(len(targets), np.int64), np.arange(len(targets))], axis=1)
@@ -191,11 +195,13 @@ class InMemoryVectors:
         return self.vectors[np.asarray(locations, dtype=np.int64).reshape(-1, 2)[:, 1]]
 
 
-def embed_to_store(scorer: Any, targets: Sequence[SenseInstance], store: EmbeddingStore, layers: list[int],
+def embed_to_store(engine: Any, targets: Sequence[SenseInstance], store: EmbeddingStore, layers: list[int],
                    words_alone: bool, progress: bool = True, chunk: int = CHUNK):
     """Ask the vectors of every distinct sentence not yet in ``store``; returns (writer, row) per target, aligned
     flags, stats. Sentences are dealt to ranks by token count; each chunk of ``chunk`` sentences is one engine
-    call (a fresh engine: the answers go to the store, not to a memo) appended to the rank's files at once."""
+    call (a fresh engine: the answers go to the store, not to a memo) appended to the rank's files at once.
+    ``engine``: an ``Engine``, or a backend to make one for."""
+    engine = as_engine(engine)
     ctx = context()
     sentences: dict[str, tuple[tuple[str, ...], set]] = {}
     digests = []
@@ -214,7 +220,7 @@ def embed_to_store(scorer: Any, targets: Sequence[SenseInstance], store: Embeddi
                 pending.append((d, sorted(idx | stored)))
     pending = broadcast(pending)
     jobs = [(sentences[d][0], idx) for d, idx in pending]
-    costs = Engine(scorer).costs([" ".join(tokens) for tokens, _ in jobs])
+    costs = engine.costs([" ".join(tokens) for tokens, _ in jobs])
     mine = [jobs[i] for i in assign(costs, ctx.world_size)[ctx.rank]]
     mine.sort(key=lambda j: (-len(" ".join(j[0])), j))  # longest first: similar lengths share a batch
     writer = store.writer(ctx.rank)
@@ -223,8 +229,8 @@ def embed_to_store(scorer: Any, targets: Sequence[SenseInstance], store: Embeddi
     try:
         for start in range(0, len(mine), chunk):
             part = mine[start : start + chunk]
-            answers = iter(Engine(scorer)([TokenVector(tokens, i, layer, words_alone)
-                                           for tokens, idx in part for i in idx for layer in layers]))
+            answers = iter(engine.fresh()([TokenVector(tokens, i, layer, words_alone)
+                                            for tokens, idx in part for i in idx for layer in layers]))
             # per sentence: its tokens, targets and each target's answers at every layer
             held = _append(writer, held + [(tokens, idx, [[next(answers) for _ in layers] for _ in idx])
                                            for tokens, idx in part])
@@ -342,15 +348,15 @@ class RankedRecord(TypedDict):
 
 
 def rank_from_store(cfg, store: EmbeddingStore, database, db_loc, db_ok, queries, q_loc, q_ok, device=None,
-                    log_base: Path | None = None, layer: int = 0, run_key=None) -> RankingReport | None:
+                    log_base: Path | None = None, layer: int = 0, job: Job | None = None) -> RankingReport | None:
     """Rank lemma by lemma, reading only each lemma's vectors (row ``layer`` of a multi-layer
-    store) from the store; lemmas are resume units (and are dealt to ranks by |Q| x |D|).
-    Rank 0 gets the report."""
+    store) from the store; lemmas are resume units (and are dealt to ranks by |Q| x |D|) of ``job``'s loop
+    (None: a script's ranking, not logged). Rank 0 gets the report."""
     report, pools, by_lemma = plan_ranking(database, queries, cfg.min_sense_count, cfg.match_pos, db_ok, q_ok)
     lemmas = sorted(by_lemma, key=str)
     units = [json.dumps(k) for k in lemmas]
 
-    def compute(indices: list[int]) -> list[list[dict]]:
+    def compute(_engine: Any, indices: list[int]) -> list[list[dict]]:
         records = []
         for i in indices:
             lem = lemmas[i]
@@ -364,15 +370,13 @@ def rank_from_store(cfg, store: EmbeddingStore, database, db_loc, db_ok, queries
 
     # the run's key (``evaluate``'s: weights, method, recipe, config) and what the ranking read; asked of every run
     # given one, logged or not (``evaluate`` records the first key asked as the result's ``run.job``)
-    if log_base is not None and run_key is None:
-        raise ValueError("rank_from_store: a resume log (log_base) is keyed by the run's key: give run_key")
-    key = None
-    if run_key is not None:
-        key = run_key([[_instance_key(x) for x in database], [_instance_key(x) for x in queries]],
-                      store=store.identity, layer=layer, k=cfg.k, min_sense_count=cfg.min_sense_count,
-                      match_pos=cfg.match_pos)
-    per_lemma = run_units(units, compute, [len(by_lemma[k]) * len(pools[k]) for k in lemmas], step=64,
-                          log_base=log_base, log_key=key, record=list[RankedRecord])
+    if log_base is not None and job is None:
+        raise ValueError("rank_from_store: a resume log (log_base) is keyed by the run's key: give the job")
+    planned = Units(units, [len(by_lemma[k]) * len(pools[k]) for k in lemmas],
+                    [[_instance_key(x) for x in database], [_instance_key(x) for x in queries]], list[RankedRecord],
+                    64, key_extra={"store": store.identity, "layer": layer, "k": cfg.k,
+                                   "min_sense_count": cfg.min_sense_count, "match_pos": cfg.match_pos})
+    per_lemma = loop.run(job, planned, compute, log_base=log_base, bar=False)
     if per_lemma is None:
         return None
     report.ranked = sorted(

@@ -276,4 +276,5 @@ def cached_stats(key: str, compute: Callable[[], dict]) -> dict:
         return json.loads(json.dumps(compute()))  # the shape a cached read gives (tuples as lists)
 
     return cached_json(cache_dir() / "wdlmpro" / f"stats-{key}.json", CachedStats, computed,
+                       inputs={"cache": "wdlmpro-stats", "key": key},
                        stored=lambda figures: {"format": "wdlmpro-stats/1", **figures})

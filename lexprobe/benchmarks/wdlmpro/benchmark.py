@@ -14,6 +14,7 @@ from typing import Any
 from lexprobe.benchmarks.wdlmpro import cli, human, plot, results, tables
 from lexprobe.benchmarks.wdlmpro.choose import Choose
 from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig, WDLMProItems
+from lexprobe.benchmarks.wdlmpro.export import EXPORT
 from lexprobe.benchmarks.wdlmpro.likelihood import Likelihood
 from lexprobe.benchmarks.wdlmpro.recipe import RECIPES
 from lexprobe.core.contract import (
@@ -96,7 +97,7 @@ WDLMPRO = Benchmark(
     meta=BenchmarkMeta(
         name="wdlmpro", title="WDLMPro", help="WDLMPro: word <-> definition matching among WordNet sisters",
         unit="target", tasks=("w2d", "d2w"), datasets=("wordnet",), main_score="p_at_1",
-        unit_metrics=(("p_at_1", "P@1"), ("rank_score", "RS")),
+        unit_metrics=(("p_at_1", "P@1"), ("rank_score", "RS")), binary_metrics=("p_at_1",),
         summary=(SummaryColumn("W2D P@1 (%)", task="w2d", part="W2D"), SummaryColumn("D2W P@1 (%)", task="d2w", part="D2W")),
     ),
     Config=WDLMProConfig,
@@ -135,4 +136,5 @@ WDLMPRO = Benchmark(
             "dictionary": ('A dictionary entry reads: "{definition}". Which headword does it define?\n{options}\n'
                            "Give only the number.")}),
     },
+    exports=EXPORT,
 )

@@ -7,6 +7,7 @@ from typing import Callable
 
 from lexprobe.core.cli_common import non_negative_int, positive_int
 from lexprobe.core.options import nested, option
+from lexprobe.data.exported import read_beside
 from lexprobe.outputs import OUTPUT
 from lexprobe.prompting.choose_cli import ChooseOptions
 
@@ -28,7 +29,7 @@ class WDLMProConfig:
                        choices=tuple(TASK_CHOICES))
     pos: str = option("both", "part of speech", choices=("n", "v", "both"))
     data: str | None = option(None, "dataset folder or JSONL file from `wdlmpro build` (default: built from "
-                                    "WordNet once, cached)", key=False, input=True)
+                                    "WordNet once, cached)", key=False, input=True, reads=read_beside)
     limit: int | None = option(None, "evaluate a seeded sample of N groups per POS (default: all)", type=positive_int)
     draw: str = option("dataset", "how --limit draws its groups: dataset (a seeded sample of the built dataset, or of "
                        "--data) or wordnet (seeded rejection sampling straight from WordNet, no build: `lexprobe "

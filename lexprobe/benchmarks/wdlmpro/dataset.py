@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Iterable, Literal, Sequence, TypedDict
 
 from lexprobe.cache import cache_dir, cached_json
-from lexprobe.data.exported import RowFormat
+from lexprobe.data.exported import Items, RowFormat, RowRule, Text, Unique
 from lexprobe.data.wordnet import load_wordnet, synset_string, wordnet_key
 from lexprobe.errors import DataError
 from lexprobe.reporting import format_table
@@ -35,10 +35,21 @@ MIN_GROUP_SIZE = 5
 POS_NAMES = {"n": "noun", "v": "verb"}
 BUILDER_VERSION = 1  # bump when the construction changes: invalidates cached builds
 BUILD_HINT = "rebuild it with `lexprobe wdlmpro build --out DIR`"
-#: an exported WDLMPro row (``lexprobe export hf wdlmpro``): a group as in the JSONL files, one file per POS
+#: the most candidates of a group (WordNet 3.0's largest: 595 before de-duplication) and bytes of a definition
+#: (WordNet's longest: 505)
+MAX_GROUP_SIZE = 2000
+DEFINITION_BYTES = 8192
+#: a WDLMPro group as one row: a line of the JSONL files and a row of an exported file (``lexprobe export hf
+#: wdlmpro``, one file per POS) alike, checked by this one declaration; a target is one group
 ROWS = RowFormat("wdlmpro-groups/1", "wdlmpro", (
-    ("target", "string"), ("pos", "string"), ("word", "string"),
-    ("candidates", [{"synset": "string", "word": "string", "definition": "string"}])), key=("pos",))
+    ("target", Text()), ("pos", Text(choices=tuple(POS_NAMES))), ("word", Text()),
+    ("candidates", Items({"synset": Text(), "word": Text(), "definition": Text(max_bytes=DEFINITION_BYTES)},
+                         least=2, most=MAX_GROUP_SIZE))),
+    key=("pos",),
+    rules=(RowRule(lambda row: row["candidates"][0]["synset"] == row["target"],
+                   lambda row: f"the first candidate must be the target {row['target']!r}, got "
+                               f"{row['candidates'][0]['synset']!r}"),),
+    unique=(Unique("the group of target", lambda row: row["target"]),))
 
 
 @dataclass(frozen=True)
@@ -159,37 +170,22 @@ def write_jsonl(groups: Iterable[SynsetGroup], path: str | Path) -> Path:
     return write_atomic(path, lines)
 
 
-def _group_from_dict(obj: Any, interned: dict | None = None) -> SynsetGroup:
-    """Parse one JSONL record; raises ValueError saying what is wrong. ``interned`` maps (synset, word,
-    definition) to one shared Candidate: loading is several times faster and the dataset several times smaller."""
+def _group_from_dict(row: dict, interned: dict | None = None) -> SynsetGroup:
+    """A row ``ROWS`` accepted, as a group. ``interned`` maps (synset, word, definition) to one shared Candidate:
+    loading is several times faster and the dataset several times smaller."""
     interned = {} if interned is None else interned
-    if not isinstance(obj, dict):
-        raise ValueError("expected a JSON object")
-    missing = [k for k in ("target", "pos", "word", "candidates") if k not in obj]
-    if missing:
-        raise ValueError("missing key(s) " + ", ".join(missing))
-    if obj["pos"] not in POS_NAMES:
-        raise ValueError(f"pos must be n or v, got {obj['pos']!r}")
-    raw = obj["candidates"]
-    if not isinstance(raw, list) or len(raw) < 2:
-        raise ValueError("candidates must be a list of at least 2 entries")
     cands = []
-    for i, c in enumerate(raw):
-        key = (c.get("synset"), c.get("word"), c.get("definition")) if isinstance(c, dict) else None
-        if key is None or not all(isinstance(v, str) and v.strip() for v in key):
-            raise ValueError(f"candidate {i} needs non-empty string fields synset, word, definition")
+    for c in row["candidates"]:
+        key = (c["synset"], c["word"], c["definition"])
         if key not in interned:
-            interned[key] = Candidate(*key)  # type: ignore[arg-type]  # all three checked str above
+            interned[key] = Candidate(*key)
         cands.append(interned[key])
-    if not isinstance(obj["target"], str) or not isinstance(obj["word"], str) or not obj["word"].strip():
-        raise ValueError("target and word must be non-empty strings")
-    if cands[0].synset != obj["target"]:
-        raise ValueError(f"the first candidate must be the target {obj['target']!r}, got {cands[0].synset!r}")
-    return SynsetGroup(str(obj["target"]), obj["pos"], str(obj["word"]), tuple(cands))
+    return SynsetGroup(row["target"], row["pos"], row["word"], tuple(cands))
 
 
 def load_groups(path: str | Path) -> list[SynsetGroup]:
-    """Read a WDLMPro JSONL file; an empty or malformed file raises DataError (file, line, fix)."""
+    """Read a WDLMPro JSONL file, every line checked against ``ROWS`` (a group given twice is refused: it would be
+    scored twice); an empty or malformed file raises DataError (file, line, fix)."""
     from lexprobe.data.files import require_regular, unique_keys
 
     path = require_regular(Path(path), BUILD_HINT)
@@ -197,18 +193,22 @@ def load_groups(path: str | Path) -> list[SynsetGroup]:
         raise DataError(f"WDLMPro dataset file {path} not found; {BUILD_HINT}")
     groups = []
     interned: dict = {}
+    seen = ROWS.seen()
+    fix = f"fix the line or {BUILD_HINT}"
     lineno = 0
     try:
         with path.open(encoding="utf-8") as f:
             for lineno, line in enumerate(f, 1):
                 if not line.strip():
                     continue
+                where = f"{path}:{lineno}"
                 try:
-                    groups.append(_group_from_dict(json.loads(line, object_pairs_hook=unique_keys), interned))
-                except (json.JSONDecodeError, ValueError, TypeError, AttributeError, RecursionError) as exc:
-                    raise DataError(
-                        f"{path}:{lineno}: malformed WDLMPro group ({str(exc)[:120]}); fix the line or {BUILD_HINT}"
-                    ) from None
+                    row = json.loads(line, object_pairs_hook=unique_keys)
+                except (json.JSONDecodeError, ValueError, RecursionError) as exc:
+                    raise DataError(f"{where}: malformed WDLMPro group ({str(exc)[:120]}); {fix}") from None
+                ROWS.check(row, where, fix)
+                seen.check(row, where, fix)
+                groups.append(_group_from_dict(row, interned))
     except (UnicodeDecodeError, OSError) as exc:
         raise DataError(f"{path}:{lineno + 1}: cannot read the WDLMPro file ({exc}); {BUILD_HINT}") from None
     if not groups:
@@ -243,13 +243,9 @@ def load_exported(data: Path, pos: str) -> list[SynsetGroup] | None:
             held = sorted({key.get("pos", "?") for key in part_keys(data)})
             raise DataError(f"the export {data} holds no {POS_NAMES[p]} groups; pass --pos {' or '.join(held)}, "
                             "or export them")
-        for part in mine:
+        for part in mine:  # every row checked against ``ROWS`` by ``open_export``
             for i, row in enumerate(part.rows):
-                try:
-                    group = _group_from_dict(row, interned)
-                except (ValueError, TypeError, AttributeError) as exc:
-                    raise DataError(f"{part.path}: row {i}: malformed WDLMPro group ({str(exc)[:120]}); export it "
-                                    "again") from None
+                group = _group_from_dict(row, interned)
                 if group.pos != p:
                     raise DataError(f"{part.path}: row {i} is a {POS_NAMES.get(group.pos, group.pos)} group in the "
                                     f"{POS_NAMES[p]} part; export it again")
@@ -287,6 +283,13 @@ def _cache_path(pos: str, keep_duplicates: bool) -> Path:
     return cache_dir() / "wdlmpro" / f"{wordnet_key()}_b{BUILDER_VERSION}_{variant}_{pos}.json"
 
 
+def _cache_inputs(pos: str, keep_duplicates: bool) -> dict:
+    """What a groups cache entry is built from (recorded in it: ``cache.cached_json``): a noun entry in the verb
+    entry's place is built again, not read as verbs."""
+    return {"cache": "wdlmpro-groups", "wordnet": wordnet_key(), "builder": BUILDER_VERSION,
+            "keep_duplicates": keep_duplicates, "pos": pos}
+
+
 def _cache_rows(groups: Sequence[SynsetGroup]) -> dict:
     """Compact form: each candidate once in a table, groups as lists of table indices."""
     index: dict[Candidate, int] = {}  # each candidate's row in the table, in order of first use
@@ -317,13 +320,15 @@ def default_dataset(pos: str = "both", keep_duplicates: bool = False, progress: 
     """The full dataset, built once (1-3 minutes) and cached under cache_dir()/wdlmpro/; loading it takes seconds.
 
     The cache file name carries the WordNet version and fingerprint, the builder version and the variant, so a
-    different WordNet or construction never reuses a stale build; a damaged cache file is rebuilt
-    (``cache.cached_json``; a read-only cache is one notice and the groups are used without storing them, D16).
+    different WordNet or construction never reuses a stale build; the entry records them (``_cache_inputs``) and
+    its own digest, so an entry of another part of speech or an edited one is rebuilt, as is a damaged one
+    (``cache.cached_json``; a read-only cache is one notice and the groups are used without storing them).
     """
     groups = []
     for p in pos_list(pos):
         build = partial(build_groups, p, keep_duplicates, progress=progress)
         cached: list[SynsetGroup] = cached_json(_cache_path(p, keep_duplicates), GroupsCache, build,
+                                                inputs=_cache_inputs(p, keep_duplicates),
                                                 read=partial(_groups_from_cache, pos=p), stored=_cache_rows)
         groups.extend(cached)
     return groups

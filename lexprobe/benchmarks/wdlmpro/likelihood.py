@@ -22,7 +22,6 @@ from functools import lru_cache, partial
 from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.wdlmpro.config import TASK_CHOICES
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup, group_to_dict
@@ -31,9 +30,10 @@ from lexprobe.benchmarks.wdlmpro.results import LikelihoodRecord
 from lexprobe.core.contract import Job, Method, Records
 from lexprobe.core.engine import Engine
 from lexprobe.core.requests import Continuation, Embed, RandomScores, Request, Slot, VectorCoverage
-from lexprobe.distributed import is_main, run_units
 from lexprobe.errors import DataError
 from lexprobe.metrics.ranking import gold_rank, predicted_index, rank_score
+from lexprobe.tasks import loop
+from lexprobe.tasks.loop import Units
 
 #: the definition a word's token count is measured with (any short text: the word sits between spaces)
 PROBE_DEFINITION = "a word"
@@ -54,7 +54,7 @@ class Likelihood(Method):
         if not groups:
             raise DataError("no WDLMPro groups to evaluate; check --data, --pos and --limit")
         recipe = job.recipe.with_aggregation(job.config.pattern_aggregation)
-        kind = Engine(job.scorer).require(self.requests, "wdlmpro --method likelihood")[0]
+        kind = job.engine.require(self.requests, "wdlmpro --method likelihood")[0]
         extra = {}
         if job.config.counts:
             from lexprobe.provenance import file_sha256
@@ -62,25 +62,24 @@ class Likelihood(Method):
             extra["counts_sha256"] = file_sha256(job.config.counts)  # bands change with the file's contents
         # keyed by the exact groups, the weights and every score-changing option (never the data path, nor the
         # number of processes: any number may resume)
-        key = job.key({"groups": [group_to_dict(g) for g in groups], "tasks": list(tasks)}, **extra)
+        units = Units(unit_ids(groups), group_costs(job.engine, groups),
+                      {"groups": [group_to_dict(g) for g in groups], "tasks": list(tasks)}, UNIT_RECORD,
+                      job.config.chunk_size, bundles=[tuple(sorted(c.synset for c in g.candidates)) for g in groups],
+                      key_extra=extra)
 
-        def compute(indices: list[int]) -> list[list[dict]]:
+        def compute(engine: Engine, indices: list[int]) -> list[list[dict]]:
             chunk = [groups[i] for i in indices]
             attrs = attributes(chunk) if attributes else [{} for _ in chunk]
-            return instance_records(Engine(job.scorer), kind, chunk, tasks, attrs, recipe)
+            return instance_records(engine, kind, chunk, tasks, attrs, recipe)
 
-        per_group = run_units(unit_ids(groups), compute, group_costs(Engine(job.scorer), groups),
-                              step=job.config.chunk_size, log_base=job.log_base, log_key=key, record=UNIT_RECORD,
-                              bundles=[tuple(sorted(c.synset for c in g.candidates)) for g in groups],
-                              make_bar=lambda: tqdm(total=len(groups), desc=f"WDLMPro {job.scorer.name}",
-                                                    unit="group", disable=not (job.progress and is_main())))
+        per_group = loop.run(job, units, compute, engine_per_chunk=True, unit="group")
         if per_group is None:  # another rank than 0: rank 0 writes the result
             return None
         records = [r for recs in per_group for r in recs]
         too_long = [r for r in records if "skipped" in r]
         records = [r for r in records if "skipped" not in r]
         skipped = [{"unit": f"{r['task']}:{r['target']}", "reason": r["skipped"]} for r in too_long]
-        counts = run_counts(Engine(job.scorer), kind, recipe_groups(groups, recipe), recipe, records, too_long)
+        counts = run_counts(job.engine, kind, recipe_groups(groups, recipe), recipe, records, too_long)
         return Records(records, items=groups, counts=counts, skipped=skipped, tasks=list(tasks))
 
 

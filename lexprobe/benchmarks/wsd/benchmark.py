@@ -18,6 +18,7 @@ from typing import Any
 from lexprobe.benchmarks.wsd import methods
 from lexprobe.benchmarks.wsd import results as res
 from lexprobe.benchmarks.wsd.config import WsdConfig, WsdRecipe
+from lexprobe.benchmarks.wsd.export import EXPORT
 from lexprobe.benchmarks.wsd.methods import Embedding, Likelihood
 from lexprobe.core.contract import (
     Benchmark,
@@ -34,7 +35,8 @@ from lexprobe.prompting.templates import TemplateField
 
 
 class Choose(methods.Choose):
-    presentation = Presentation(tables=res.choose_tables, format_result=res.format_choose, written=lambda *_: None)
+    presentation = Presentation(tables=res.choose_tables, format_result=res.format_choose, written=lambda *_: None,
+                                outputs=lambda out, config: {"--out": [out]})
 
 
 def load_items(config: WsdConfig):
@@ -50,11 +52,17 @@ def load_items(config: WsdConfig):
     return items
 
 
+def key_file(out: Path) -> Path:
+    """Where a result's key file is: ``<out>.key.txt`` (declared with ``--out``: guarded as an output)."""
+    return Path(out).with_suffix(".key.txt")
+
+
 def written(result: dict, out: Path, config: WsdConfig) -> None:
-    """The answers as a key file beside the result, for the framework's own scorer (``Scorer.java``)."""
+    """The answers as a key file beside the result, for the framework's own scorer (``Scorer.java``); the result
+    records it (``evaluate.write`` writes it again)."""
     from lexprobe.outputs import write_atomic
 
-    path = out.with_suffix(".key.txt")
+    path = key_file(out)
     write_atomic(path, res.key_lines(result))
     result["key_file"] = str(path)
 
@@ -113,7 +121,7 @@ WSD = Benchmark(
                     counts=counts),
     presentation=Presentation(
         tables=res.tables, format_result=res.format_result, failure_rows=res.failure_rows, written=written,
-        outputs=lambda out, config: {"--out": [out], "key file": [out.with_suffix(".key.txt")]},
+        outputs=lambda out, config: {"--out": [out], "--out (its key file)": [key_file(out)]},
         failure_columns=(("set", "set"), ("word", "word"), ("sentence", "sentence"), ("gold", "gold sense"),
                          ("predicted", "chosen sense")),
         failure_note="a failure is an instance whose chosen sense is none of its gold senses (or that was not answered)."),
@@ -130,4 +138,5 @@ WSD = Benchmark(
                         "{options}\nReply with the letter of the definition only."),
             "dictionary": ('A dictionary lists several senses of "{word}". Which one is meant here?\n{sentence}\n'
                            "{options}\nGive only the number.")})},
+    exports=EXPORT,
 )

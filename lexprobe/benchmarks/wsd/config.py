@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from lexprobe.core.cli_common import non_negative_int, positive_int
 from lexprobe.core.options import nested, option
+from lexprobe.data.wsd import read_beside
 from lexprobe.prompting.choose_cli import ChooseOptions
 
 #: ``--pattern``: the context before each definition ({marked}: the sentence with the target in double quotes)
@@ -42,7 +43,7 @@ class WsdConfig:
     data: str = option("ALL", "a set of the framework (senseval2, senseval3, semeval2007, semeval2013, "
                               "semeval2015, ALL: their concatenation) from the data directory (`lexprobe data "
                               "fetch wsd`), or a <name>.data.xml file with its <name>.gold.key.txt beside it",
-                       key=False, input=True)
+                       key=False, input=True, reads=read_beside)
     method: str = option("likelihood", "likelihood: log P(definition | sentence) per sense (causal LMs); "
                          "embedding: cosine of the target's (or the sentence's) vector and each definition's "
                          "(encoders, static vectors); choose: ask to choose among the numbered definitions",

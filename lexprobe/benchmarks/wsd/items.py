@@ -15,6 +15,8 @@ from typing import Any
 from lexprobe.data.wsd import ALL, NAMES, PUBLISHED_COUNTS, SHORT, WsdInstance
 from lexprobe.errors import DataError
 
+POS_WORDS = {"N": "noun", "V": "verb", "A": "adjective", "R": "adverb"}
+
 
 @dataclass
 class WsdItems:
@@ -26,6 +28,13 @@ class WsdItems:
     mfs: dict[str, tuple[str, str]] = field(default_factory=dict)  #: id -> (key, rule); empty without SemCor
     mfs_source: str | None = None  #: what the MFS counts came from (None: no SemCor, no MFS baseline)
     dataset: dict | None = None
+
+    def unscorable(self, inst: WsdInstance) -> str | None:
+        """Why ``inst`` cannot be scored (its lemma has no WordNet sense of its part of speech: nothing to choose
+        from), decided with the items, before any unit is scored; None when it can be."""
+        if self.senses[inst.id]:
+            return None
+        return f"no WordNet 3.0 sense of {inst.lemma!r} as a {POS_WORDS[inst.pos]} (nothing to choose from)"
 
     def unit(self, inst: WsdInstance) -> dict[str, Any]:
         """The fields every record of ``inst`` carries (the baselines are read from them)."""
@@ -61,11 +70,27 @@ def load_items(config: Any) -> WsdItems:
         instances = sample_per_set(instances, config.limit, config.seed)
     if not instances:
         raise DataError(f"no WSD instances selected from {config.data}; check --pos and --limit")
-    senses = sense_inventory(instances, load_wordnet())
+    wordnet = load_wordnet()
+    senses = sense_inventory(instances, wordnet)
+    check_gold_keys([i for i in instances if senses[i.id]], wordnet)  # one without senses is skipped, whatever its gold
     mfs, source = most_frequent(instances, senses)
     items = WsdItems(instances, senses, mfs, source)
     items.dataset = dataset_record(config, instances)
     return items
+
+
+def check_gold_keys(instances: list[WsdInstance], wordnet: Any) -> None:
+    """Every gold key must be a sense key of WordNet 3.0 (its ``index.sense``): one the inventory lacks can never
+    be answered, so a run would score 0 on it and say nothing. One ``DataError`` naming where the key was read."""
+    from lexprobe.data.wsd_senses import known_keys
+
+    known = known_keys(wordnet)
+    for inst in instances:
+        unknown = next((k for k in inst.gold if k not in known), None)
+        if unknown is not None:
+            raise DataError(f"{inst.where or inst.id}: the gold key {unknown!r} of instance {inst.id!r} is not a "
+                            "WordNet 3.0 sense key (the candidates' inventory: its index.sense); correct the key, "
+                            "or leave the instance out")
 
 
 def sample_per_set(instances: list[WsdInstance], n: int, seed: int) -> list[WsdInstance]:

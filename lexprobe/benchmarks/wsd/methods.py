@@ -11,24 +11,26 @@
   ``--debias cyclic``), any of several gold senses right.
 
 The random baseline model (``--model random``) answers the first two with seeded scores. An instance with one
-sense is answered without asking (its only sense); one with none (a lemma WordNet lacks) is left unanswered.
+sense is answered without asking (its only sense); one with none (a lemma WordNet lacks) is skipped with its
+reason (``WsdItems.unscorable``): unanswered, counted, never asked.
 Instances are the resumable units (``distributed.run_units`` under the job's key): an interrupted run resumes.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Optional, TypedDict
+from typing import Annotated, Any, ClassVar, Optional, TypedDict
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from lexprobe.benchmarks.wsd.config import PATTERNS
 from lexprobe.benchmarks.wsd.items import WsdItems, marked
 from lexprobe.core.contract import Job, Method, Records
 from lexprobe.core.engine import Engine
 from lexprobe.core.requests import Continuation, Embed, RandomScores, TokenVector
-from lexprobe.distributed import is_main, run_units
 from lexprobe.prompting.method import ChooseMethod
+from lexprobe.tasks import loop
+from lexprobe.tasks.loop import Units
+from lexprobe.validation import Rule
 
 
 class _Unit(TypedDict):
@@ -56,6 +58,11 @@ class WsdRecord(_Unit, total=False):
     skipped: str
 
 
+#: a record the likelihood and embedding methods log: answered (``correct``) or skipped with its reason, never
+#: neither (a logged record of neither, written before that held, is recomputed rather than read back)
+ScoredRecord = Annotated[WsdRecord, Rule(lambda r: ("correct" in r) != ("skipped" in r), "answered or skipped")]
+
+
 def key_items(items: WsdItems) -> list:
     """What the resume key digests: every instance with its candidates' keys and definitions."""
     return [[i.id, i.lemma, i.pos, list(i.tokens), i.index, list(i.gold),
@@ -70,28 +77,20 @@ class ScoredSenses(Method):
 
     def run(self, job: Job) -> Records | None:
         items: WsdItems = job.items
-        engine = Engine(job.scorer, progress=False)
-        kind = self.pick(engine, job.config)
         instances = items.instances
-
-        def compute(indices: list[int]) -> list[dict]:
-            chunk = [instances[i] for i in indices]
-            return self.score(engine, kind, job.config, items, chunk)
-
-        records = run_units([i.id for i in instances], compute, [len(items.senses[i.id]) or 1 for i in instances],
-                            step=job.config.chunk_size, log_base=job.log_base, log_key=job.key(key_items(items)),
-                            record=WsdRecord,
-                            make_bar=lambda: tqdm(total=len(instances), desc=f"WSD {job.scorer.name}",
-                                                  unit="instance", disable=not (job.progress and is_main())))
+        kind = self.pick(job.engine, job.config)
+        units = Units([i.id for i in instances], [len(items.senses[i.id]) or 1 for i in instances],
+                      key_items(items), ScoredRecord, job.config.chunk_size)
+        records = loop.run(job, units, lambda engine, indices: self.score(
+            engine, kind, job.config, items, [instances[i] for i in indices]))
         if records is None:  # another rank than 0: rank 0 writes the result
             return None
-        counts = {"skipped_too_long": sum("skipped" in r for r in records),
+        counts = {"skipped_too_long": sum("skipped" in r and bool(r["candidates"]) for r in records),
                   "truncated_contexts": sum(r.get("truncated", 0) for r in records),
                   "unanswered_without_senses": sum(not r["candidates"] for r in records),
                   "one_sense": sum(len(r["candidates"]) == 1 for r in records)}
-        skipped = [{"unit": r["id"], "reason": r["skipped"]} for r in records if "skipped" in r]
-        return Records(records, items=key_items(items), counts=counts, skipped=skipped, tasks=["wsd"],
-                       resolved={"requests": {"asked": [k.__name__ for k in kind]}})
+        return Records(records, items=key_items(items), counts=counts, skipped=loop.left_out(records, lambda r: r["id"]),
+                       tasks=["wsd"], resolved={"requests": {"asked": [k.__name__ for k in kind]}})
 
     def pick(self, engine: Engine, config: Any) -> tuple[type, ...]:
         return engine.require(self.requests, f"wsd --method {self.name}")
@@ -109,12 +108,15 @@ class ScoredSenses(Method):
             record = items.unit(inst)
             mine, start = fits[start:start + len(reqs)], start + len(reqs)
             too_long = next((f.too_long for f in mine if f.too_long), None)
-            if too_long:
+            unscorable = items.unscorable(inst)
+            if unscorable:
+                record["skipped"] = unscorable
+            elif too_long:
                 record["skipped"] = f"{too_long} (skipped: cutting a definition would change what is scored)"
             elif len(record["candidates"]) == 1:
                 record.update(predicted=record["candidates"][0], correct=float(record["candidates"][0] in inst.gold),
                               predicted_definition=items.senses[inst.id][0].definition)
-            elif record["candidates"]:
+            else:
                 record["truncated"] = sum(f.cut for f in mine)
                 where.append((len(out), len(asked), len(reqs)))
                 asked += reqs
@@ -173,8 +175,8 @@ class Embedding(ScoredSenses):
         wanted = {"token": ((TokenVector,),), "sentence": ((Embed,),)}.get(config.vector, self.requests)
         return engine.require(wanted, f"wsd --method embedding --vector {config.vector}")
 
-    def check_backend(self, scorer, config, what):
-        self.pick(Engine(scorer), config)
+    def check_backend(self, engine, config, what):
+        self.pick(engine, config)
 
     def requests_of(self, kind, config, items, inst):
         senses = items.senses[inst.id]

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from lexprobe.scorers.pll import coda21_authors_encoding as authors_pll_encoding
+from lexprobe.scorers.pll import released_mlm_input as authors_pll_encoding
 from lexprobe.benchmarks.coda21.dataset import load_coda
 from lexprobe.benchmarks.coda21.config import CodaConfig
 from lexprobe.benchmarks.coda21.likelihood import match_matrices, prompt

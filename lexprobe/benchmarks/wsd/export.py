@@ -12,8 +12,7 @@ counterpart).
 
 from __future__ import annotations
 
-from lexprobe.data.wsd import ROWS, SETS
-from lexprobe.export.declaration import (
+from lexprobe.core.exports import (
     BenchmarkExport,
     Configuration,
     ExportOptions,
@@ -22,6 +21,7 @@ from lexprobe.export.declaration import (
     Selection,
     Source,
 )
+from lexprobe.data.wsd import ROWS, SETS
 
 CITATION = """@inproceedings{raganato-etal-2017-word,
     title = "Word Sense Disambiguation: A Unified Evaluation Framework and Empirical Comparison",
@@ -54,11 +54,15 @@ def select(options: ExportOptions) -> Selection:
     from lexprobe.benchmarks.wsd.items import load_items
     from lexprobe.data.registry import DATASETS
     from lexprobe.data.wsd import instance_row
+    from lexprobe.outputs import require_name
+    from lexprobe.tables import md_code
 
-    config = WsdConfig(data=options.data or "ALL", pos=_pos(options.pos), limit=options.limit, seed=options.seed)
+    config = WsdConfig(data=options.data or "ALL", pos=options.pos_of(WsdConfig, "wsd"), limit=options.limit,
+                       seed=options.seed)
     items = load_items(config)
     parts = []
     for name in dict.fromkeys(i.set_name for i in items.instances):
+        require_name(name, "the WSD set")  # a set names a part's folder and a task: one name (`...data.xml`: '..')
         rows = [instance_row(i, items.senses[i.id]) for i in items.instances if i.set_name == name]
         parts.append(PartRows({"set": name}, name, rows))
     folders = tuple(p.folder for p in parts)
@@ -70,17 +74,10 @@ def select(options: ExportOptions) -> Selection:
                     licence_link="http://lcl.uniroma1.it/wsdeval/")
     wordnet = Source("WordNet 3.0 (candidate senses and definitions)", "WordNet 3.0 licence", "wordnet.princeton.edu",
                      "3.0", hub_licence=None)
-    counts = ", ".join(f"{p.folder}: {len(p.rows)} instances" for p in parts)
+    counts = ", ".join(f"{md_code(p.folder)}: {len(p.rows)} instances" for p in parts)
     built = f"{BUILT}\n\nThis export: {counts}" + (f"; a seeded sample of {options.limit} per set (--limit, --seed "
                                                   f"{options.seed})." if options.limit else ".")
     return Selection(parts, configurations, [source, wordnet], built, items=items)
-
-
-def _pos(pos: str) -> tuple[str, ...] | None:
-    """The export's ``--pos`` (``both`` = every part of speech here) as ``WsdConfig.pos``."""
-    if pos in ("both", "all", None):
-        return None
-    return tuple(p.upper() for p in pos.split(","))
 
 
 def lm_eval(selection: Selection) -> list[LMEvalTask]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lexprobe.benchmarks.wdlmpro import dataset as ds
-from lexprobe.export.declaration import (
+from lexprobe.core.exports import (
     BenchmarkExport,
     Configuration,
     ExportOptions,
@@ -59,7 +59,9 @@ NOTES = """- **W2D** scores ` word` after `<definition> is the definition of` (v
 
 
 def select(options: ExportOptions) -> Selection:
-    groups = ds.select_groups(options.data, options.pos, options.limit, options.seed)
+    from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig
+
+    groups = ds.select_groups(options.data, options.pos_of(WDLMProConfig, "wdlmpro"), options.limit, options.seed)
     parts = []
     for pos in ("n", "v"):
         mine = [ds.group_to_dict(g) for g in groups if g.pos == pos]
@@ -90,7 +92,9 @@ def _sources(options: ExportOptions) -> list[Source]:
 
 def _built(options: ExportOptions, parts: list[PartRows]) -> str:
     counts = ", ".join(f"{len(p.rows):,} {p.folder} groups" for p in parts)
-    source = f"read from `{Path(options.data).name}`" if options.data else "built from WordNet (the full build)"
+    from lexprobe.tables import md_code
+
+    source = f"read from {md_code(Path(options.data).name)}" if options.data else "built from WordNet (the full build)"
     sample = (f"; a seeded sample of {options.limit} groups per part of speech (seed {options.seed}), the sample "
               f"`lexprobe wdlmpro eval --limit {options.limit} --seed {options.seed}` reads") if options.limit else ""
     return f"{BUILT}\n\nThis export: {counts}, {source}{sample}."

@@ -19,12 +19,21 @@ from lexprobe.data.exported import RowFormat
 @dataclass(frozen=True)
 class ExportOptions:
     """The data options every export takes, read as ``eval`` reads them (``--data``, ``--pos``, ``--limit``,
-    ``--seed``): the same options select the same items."""
+    ``--seed``): the same options select the same items. ``pos``: the words given (None: all), read by each
+    benchmark through its own ``eval --pos`` declaration (``pos_of``)."""
 
     data: str | None = None
-    pos: str = "both"
+    pos: str | tuple[str, ...] | None = None
     limit: int | None = None
     seed: int = 0
+
+    def pos_of(self, config: type, benchmark: str) -> Any:
+        """``pos`` as ``lexprobe <benchmark> eval --pos`` takes it (``config``: the benchmark's ``Config``, where
+        the option is declared once): WDLMPro's and CoDA21's ``n``, ``v`` or ``both``, WSD's any of ``N V A R``;
+        a value that ``eval`` refuses is one line."""
+        from lexprobe.core.options import option_value
+
+        return option_value(config, "pos", self.pos, benchmark)
 
 
 @dataclass(frozen=True)
@@ -110,3 +119,5 @@ class BenchmarkExport:
     lm_eval: Callable[[Selection], list[LMEvalTask]]
     #: Markdown: what lm-eval's machinery changes against lexprobe's own run (README of the lm-eval export)
     lm_eval_notes: str = ""
+    #: the languages of its texts (ISO 639-1), as the card's header lists them
+    languages: tuple[str, ...] = ("en",)

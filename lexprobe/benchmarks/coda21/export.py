@@ -13,8 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lexprobe.benchmarks.coda21 import dataset as ds
-from lexprobe.errors import DataError
-from lexprobe.export.declaration import (
+from lexprobe.core.exports import (
     BenchmarkExport,
     Configuration,
     ExportOptions,
@@ -23,6 +22,7 @@ from lexprobe.export.declaration import (
     Selection,
     Source,
 )
+from lexprobe.errors import DataError
 
 CITATION = """@inproceedings{senel-etal-2022-coda21,
     title = "{C}o{DA}21: Evaluating Language Understanding Capabilities of {NLP} Models With Context-Definition Alignment",
@@ -80,12 +80,14 @@ def _files(options: ExportOptions) -> list[tuple[str, Path]]:
 
 
 def _variant_of(path: Path) -> str:
-    """``clean-hard`` for ``CoDA-clean-hard.json``; another file's or folder's name, made a configuration name."""
+    """``clean-hard`` for ``CoDA-clean-hard.json``; another file's or folder's name, made a configuration name (and
+    a folder's: ASCII letters and digits, ``-`` for the rest, a name ``outputs.files_inside`` takes)."""
     for v in ds.VARIANTS:
         if path.name in (f"CoDA-{v}.json", v):
             return v
     stem = path.stem if path.is_file() else path.name
-    return "".join(ch if ch.isalnum() else "-" for ch in stem).strip("-").lower() or "data"
+    name = "".join(ch if ch.isascii() and ch.isalnum() else "-" for ch in stem).lower()
+    return name.strip("-")[:60].strip("-") or "data"
 
 
 def _source(variant: str, path: Path) -> Source:
@@ -118,11 +120,12 @@ def select(options: ExportOptions) -> Selection:
     from lexprobe.benchmarks.coda21.likelihood import select_groups
 
     parts, configurations, sources, items, canaries = [], [], [], [], set()
+    chosen = options.pos_of(CodaConfig, "coda21")
     for variant, path in _files(options):
-        data = ds.load_coda(path, pos=parts_of_speech(options.pos))
-        groups = select_groups(data, CodaConfig(data=str(path), pos=options.pos, limit=options.limit))
+        data = ds.load_coda(path, pos=parts_of_speech(chosen))
+        groups = select_groups(data, CodaConfig(data=str(path), pos=chosen, limit=options.limit))
         folders = []
-        for pos in parts_of_speech(options.pos):
+        for pos in parts_of_speech(chosen):
             rows = [ds.group_to_row(g) for g in groups if g.pos == pos]
             problems = [{"group": p.group_id, "reason": p.reason} for p in data.problems
                         if p.group_id.split("/")[0] == pos]
@@ -142,7 +145,9 @@ def select(options: ExportOptions) -> Selection:
 
 
 def _built(options: ExportOptions, parts: list[PartRows]) -> str:
-    counts = ", ".join(f"{p.folder}: {len(p.rows)} groups" + (f" ({len(p.problems)} malformed in the source, listed "
+    from lexprobe.tables import md_code
+
+    counts = ", ".join(f"{md_code(p.folder)}: {len(p.rows)} groups" + (f" ({len(p.problems)} malformed in the source, listed "
                                                               "in lexprobe-export.json)" if p.problems else "")
                        for p in parts)
     limit = f"; the first {options.limit} groups of each part of speech (`--limit`)" if options.limit else ""
