@@ -198,3 +198,18 @@ def test_a_span_is_the_same_target_as_its_word(tiny_bert):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="not a non-empty part"):
         TokenVector.of_span(text, 3, 3)
+
+
+def test_the_words_alone_are_a_no_context_control(tmp_path, minilm_path):
+    """``--vector word``: the cosine of the two targets' words embedded alone, what a static vector can say."""
+    from lexprobe.core.requests import Embed
+    from lexprobe.models import load_scorer
+
+    r = _eval(tmp_path, "--model", str(minilm_path), "--kind", "embedding", "--vector", "word")
+    assert r["config"]["requests"]["vector"] == "word"
+    scorer = load_scorer(str(minilm_path), kind="embedding")
+    pairs = {p.id: p for p in SAMESENSE.items.load(SAMESENSE.Config()).pairs}
+    for record in r["instances"][:3]:
+        p = pairs[record["id"]]
+        a, b = scorer.embeddings([Embed(p.first.word), Embed(p.second.word)])
+        assert record["score"] == pytest.approx(pair.cosine(a, b), abs=1e-5)

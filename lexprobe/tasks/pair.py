@@ -39,8 +39,9 @@ from lexprobe.tasks import loop
 
 #: the task's name in results (``tasks``, ``metrics``)
 TASK = "pair"
-#: ``--vector``: what the embedding method compares
-VECTORS = ("auto", "token", "sentence")
+#: ``--vector``: what the embedding method compares (``word``: the two targets' words alone, no context: the control
+#: that shows what context adds, and all a static vector can say)
+VECTORS = ("auto", "token", "sentence", "word")
 #: the unit metrics of every pair benchmark: (key, label); ``accuracy`` is the headline
 UNIT_METRICS = (("accuracy", "accuracy"), ("accuracy_zero", "accuracy at log-odds 0"))
 BINARY_METRICS = ("accuracy", "accuracy_zero")
@@ -130,6 +131,7 @@ class PairOptions:
     limit: int | None = option(None, "a seeded sample of N pairs of each group (default: all)", type=positive_int)
     seed: int = option(0, "seed of the sample and of the random scorer", type=non_negative_int)
     vector: str = option("auto", "token: the target's contextual vectors (--layer); sentence: the texts' vectors; "
+                         "word: the two words' vectors alone, without their sentences (a no-context control); "
                          "auto: token where the model gives token vectors (embedding)", choices=VECTORS,
                          method="embedding")
     layer: int = option(-1, "hidden_states index of the token vectors (0 = embeddings, -1 = last; embedding)",
@@ -244,9 +246,10 @@ class PairMethod(Method):
         fitted = {"threshold": thresholds(items, records)} if items.fit else {}
         counts = {"skipped_pairs": sum("skipped" in r for r in scored),
                   "skipped_fit_pairs": sum("skipped" in r for r in records if r["split"] != "scored")}
+        vector = "token" if kind == (TokenVector,) else "word" if job.config.vector == "word" else "sentence"
         resolved = {"requests": {"asked": [k.__name__ for k in kind],
-                                 **({"vector": "token" if kind == (TokenVector,) else "sentence"}
-                                    if self.name == "embedding" and kind != (RandomScores,) else {})}}
+                                 **({"vector": vector} if self.name == "embedding" and kind != (RandomScores,)
+                                    else {})}}
         return Records([r for r in scored if "skipped" not in r], items=key_items(items), counts=counts,
                        skipped=loop.left_out(scored, lambda r: r["id"]), tasks=[TASK], fitted=fitted,
                        resolved=resolved)
@@ -281,7 +284,8 @@ class PairEmbedding(PairMethod):
     requests = ((TokenVector,), (Embed,), (RandomScores,))
 
     def pick(self, engine: Any, config: Any) -> tuple[type, ...]:
-        wanted = {"token": ((TokenVector,),), "sentence": ((Embed,),)}.get(config.vector, self.requests)
+        wanted = {"token": ((TokenVector,),), "sentence": ((Embed,),), "word": ((Embed,),)}.get(config.vector,
+                                                                                              self.requests)
         return engine.require(wanted, f"--method embedding --vector {config.vector}")
 
     def requests_of(self, kind, config, pair):
@@ -290,6 +294,8 @@ class PairEmbedding(PairMethod):
         if kind == (TokenVector,):  # a vector per range of each target (one range for most)
             return [TokenVector.of_span(t.text, a, b, config.layer) for t in (pair.first, pair.second)
                     for a, b in t.ranges]
+        if config.vector == "word":  # the targets' words alone: what is left without context
+            return [Embed(pair.first.word), Embed(pair.second.word)]
         return [Embed(pair.first.text), Embed(pair.second.text)]
 
     def reduce(self, kind, answers, pair):
