@@ -28,10 +28,10 @@ from typing import Any, Callable, ClassVar, Optional, Sequence, TypedDict
 
 import numpy as np
 
+from lexprobe.asking.requests import Continuation, Embed, Message, RandomScores, TokenVector
 from lexprobe.core.cli_common import non_negative_int, positive_int
 from lexprobe.core.contract import Job, Method, Presentation, Records, Results, Unit, default_slices, mean_aggregate
 from lexprobe.core.options import nested, option
-from lexprobe.core.requests import Continuation, Embed, Message, RandomScores, TokenVector
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.prompting.choose_cli import ChooseOptions
 from lexprobe.prompting.method import ChooseMethod

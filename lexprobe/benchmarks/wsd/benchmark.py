@@ -87,10 +87,10 @@ def default_run(out_dir: Path, part: Any) -> dict:
     """``lexprobe run``'s part: a seeded sample of each set of ALL (``--limit N --seed 0``, exactly what
     ``lexprobe wsd eval`` draws with those options); a model without continuations (MiniLM) by embedding.
     Without the framework in the data directory the part is skipped (``DataMissing``): nothing stands in."""
+    from lexprobe.asking.engine import serves
+    from lexprobe.asking.requests import Continuation
     from lexprobe.benchmarks.wsd.config import WsdChooseOptions
-    from lexprobe.core.engine import serves
     from lexprobe.core.evaluate import run_part
-    from lexprobe.core.requests import Continuation
     from lexprobe.data.wsd import default_root
     from lexprobe.errors import DataMissing
     from lexprobe.models import detect_kind, load_scorer
