@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable, ClassVar, Optional, Sequence, TypedDict
 
 import numpy as np
@@ -663,13 +664,30 @@ def row_format(name: str) -> Any:
     (``split``: ``scored``, or the fitted-on set's name), a part per split and group; ``label`` 1 for the same
     meaning, 0 for different; ``ranges1``/``ranges2``: further ranges of a discontinuous target (``"a-b,c-d"``); ``fit_set``: on a
     scored pair, the set its group's threshold is fitted on."""
-    from lexprobe.data.exported import RowFormat
+    from lexprobe.data.exported import Int, RowFormat, RowRule, Text, Unique
 
+    sentence, offset = Text(max_bytes=SENTENCE_BYTES), Int("int32", low=0)
+    ranges = Text(blank=True, pattern=r"((\d+-\d+)(,\d+-\d+)*)?", what="a-b[,c-d] character ranges")
     return RowFormat(f"{name}-pairs/1", name, (
-        ("id", "string"), ("split", "string"), ("group", "string"), ("lemma", "string"), ("pos", "string"),
-        ("sentence1", "string"), ("start1", "int32"), ("end1", "int32"), ("ranges1", "string"),
-        ("sentence2", "string"), ("start2", "int32"), ("end2", "int32"), ("ranges2", "string"),
-        ("label", "int32"), ("fit_set", "string")), key=("split", "group"))
+        ("id", Text()), ("split", Text()), ("group", Text()), ("lemma", Text(blank=True)), ("pos", Text(blank=True)),
+        ("sentence1", sentence), ("start1", offset), ("end1", offset), ("ranges1", ranges),
+        ("sentence2", sentence), ("start2", offset), ("end2", offset), ("ranges2", ranges),
+        ("label", Int("int32", low=0, high=1)), ("fit_set", Text(blank=True))), key=("split", "group"),
+        rules=tuple(RowRule(partial(_inside, k=k), f"a target range of sentence{k} is not inside it") for k in ("1", "2")),
+        unique=(Unique("pair of its split", lambda row: (row["split"], row["id"])),))
+
+
+#: at most this many bytes of UTF-8 in an exported sentence
+SENTENCE_BYTES = 64 << 10
+
+
+def _inside(row: dict, k: str) -> bool:
+    return all(0 <= a < b <= len(row[f"sentence{k}"]) for a, b in _spans(row, k))
+
+
+def _spans(row: dict, k: str) -> list[tuple[int, int]]:
+    return [(row[f"start{k}"], row[f"end{k}"])] + [tuple(int(x) for x in r.split("-"))  # type: ignore[misc]
+                                                    for r in row[f"ranges{k}"].split(",") if r]
 
 
 def _row(p: PairItem, split: str, fit_set: str) -> dict:
