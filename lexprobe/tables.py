@@ -320,3 +320,40 @@ def to_latex(table: Table) -> str:
     lines += [r"\bottomrule", r"\end{tabular}",
               f"\\caption{{{tex_escape(table.title)}. {tex_escape(' '.join(_notes(table)))}}}", r"\end{table}"]
     return "\n".join(lines).replace(FLAG_MARK, r"$^\dagger$")  # the mark in a font every TeX engine has
+
+
+# --- figure data -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Series:
+    """A line of a breakdown figure: a value (0..1) and its interval per x."""
+
+    label: str
+    x: tuple[str, ...]
+    y: tuple[float | None, ...]
+    ci: tuple[tuple[float, float] | None, ...]
+    kind: str = "model"  #: "model", or a baseline's name
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """A breakdown figure of several results of one benchmark (``Presentation.breakdowns`` gives them, the report
+    draws them): panels of lines, one per model and baseline, by bucket."""
+
+    benchmark: str
+    title: str
+    panels: tuple[tuple[str, tuple[Series, ...]], ...]  #: (panel title, its lines)
+    counts: tuple[dict[str, int], ...] = ()  #: per panel: units per x (of the first result)
+    lines: tuple[tuple[str, str, float], ...] = ()  #: horizontal lines across every panel: (baseline, label, value)
+    ylabel: str = ""
+
+
+def interval_of(block: dict, key: str) -> tuple[float, float] | None:
+    """A metric's 95% interval in a metrics block (None: none)."""
+    ci = (block.get("ci") or {}).get(key)
+    return (float(ci[0]), float(ci[1])) if ci and None not in ci else None
+
+
+def value_of(block: dict | None, key: str) -> float | None:
+    value = (block or {}).get(key)
+    return None if value is None else float(value)

@@ -266,6 +266,9 @@ class Presentation:
     written: Callable[[dict, Path, Any], None] | None = None
     #: every file a run writes, by option (none may overwrite an input): ``--out`` and its companions
     outputs: Callable[[Path, Any], dict] | None = None
+    #: the report's breakdown figures of several results of the benchmark (``tables.Breakdown``: a line per model
+    #: by bucket, with the baselines' lines): WSD's F1 by number of senses, CoDA21's accuracy by k
+    breakdowns: Callable[[list], list] | None = None
     failure_columns: tuple[tuple[str, str], ...] = ()  #: (row key, header) of the items page
     failure_note: str = ""  #: what a "failure" is on the items page, in one sentence
 
@@ -464,6 +467,29 @@ def tables(bench: Benchmark, results: list[dict]) -> list:
     order = [bench.presentation.tables, *(reader(bench, m, "presentation", "tables") for m in bench.methods)]
     return [t for build in dict.fromkeys(order) if build is not None and build in shown_by
             for t in build(shown_by[build])]
+
+
+def breakdown_figures(bench: Benchmark, results: list[dict]) -> list:
+    """The benchmark's breakdown figures of ``results`` (``Presentation.breakdowns``; none where it has none)."""
+    figures = bench.presentation.breakdowns
+    return [] if figures is None else figures(results)
+
+
+def result_words(bench: Benchmark, result: dict, twice: bool = False) -> tuple[str, list[str]]:
+    """How a figure names a result: its model (with the file where ``twice``: the same name for another result), and
+    its method, recipe where not the paper's and summary tag (the layer read)."""
+    from lexprobe.tables import model_name
+
+    words = [str(result["method"])] + ([str(result["recipe"])] if result.get("recipe") not in (None, "paper") else [])
+    tag = summary_tag(bench, result)
+    words += [tag] if tag else []
+    return model_name(result) + (f" ({Path(result['_path']).name})" if twice and result.get("_path") else ""), words
+
+
+def result_label(bench: Benchmark, result: dict, twice: bool = False) -> str:
+    """``model · method[, recipe][, tag]``: a result's line in a figure."""
+    model, words = result_words(bench, result, twice)
+    return f"{model} · {', '.join(words)}"
 
 
 def format_result(bench: Benchmark, result: dict) -> str:

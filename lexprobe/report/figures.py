@@ -31,7 +31,7 @@ from lexprobe.core.result_schema import model_name
 from lexprobe.prompting.readings import label as reading_label
 from lexprobe.report.results import per_reading, units
 from lexprobe.reporting import figure_chars, figure_wrap, save_figure
-from lexprobe.tables import Cell, digest, vs_random
+from lexprobe.tables import Breakdown, Cell, digest, vs_random
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ class Drawn:
     benchmark: str
     title: str
     path: Path
-    kind: str = ""  #: "forest", "wsd-senses", "position-bias", "by-k", "slope" (the section's order)
+    kind: str = ""  #: "forest", "breakdown", "position-bias", "slope" (the section's order)
 
 
 # --- the data ------------------------------------------------------------------------------------
@@ -112,13 +112,18 @@ def row_label(result: dict, reading: str | None, twice: bool = False) -> str:
 
 def row_parts(result: dict, reading: str | None, twice: bool = False) -> tuple[str, str]:
     """``row_label``'s two parts: the model (with the file where ``twice``) and how it was asked."""
-    bench = get(result["benchmark"])
-    words = [str(result["method"])] + ([str(result["recipe"])] if result.get("recipe") not in (None, "paper") else [])
-    tag = contract.summary_tag(bench, result)
-    words += [tag] if tag else []
+    model, words = contract.result_words(get(result["benchmark"]), result, twice)
     words += [reading_label(reading)] if reading else []
-    return (model_name(result) + (f" ({Path(result['_path']).name})" if twice and result.get("_path") else ""),
-            ", ".join(words))
+    return model, ", ".join(words)
+
+
+def breakdowns(results: list[dict]) -> list[Breakdown]:
+    """Each benchmark's own breakdown figures of its results (``Presentation.breakdowns``: WSD's F1 by number of
+    senses and MFS/LFS, CoDA21's accuracy by k), in the benchmarks' order."""
+    out: list[Breakdown] = []
+    for name in dict.fromkeys(r["benchmark"] for r in results):
+        out += contract.breakdown_figures(get(name), [r for r in results if r["benchmark"] == name])
+    return out
 
 
 def _group(result: dict) -> str:
@@ -180,96 +185,6 @@ def _points(results: list[dict], task: str, slice_: str, main: str) -> list[Poin
                                                           else "")
                 points.append(Point(words, float(b[main]), _ci(b, main), name))
     return points
-
-
-@dataclass(frozen=True)
-class Series:
-    """A line of a breakdown figure: a value (0..1) and its interval per x."""
-
-    label: str
-    x: tuple[str, ...]
-    y: tuple[float | None, ...]
-    ci: tuple[tuple[float, float] | None, ...]
-    kind: str = "model"  #: "model", or a baseline's name
-
-
-@dataclass(frozen=True)
-class Breakdown:
-    benchmark: str
-    title: str
-    panels: tuple[tuple[str, tuple[Series, ...]], ...]  #: (panel title, its lines)
-    counts: tuple[dict[str, int], ...] = ()  #: per panel: units per x (of the first result)
-    lines: tuple[tuple[str, str, float], ...] = ()  #: horizontal lines across every panel: (baseline, label, value)
-    ylabel: str = ""
-
-
-def wsd_breakdowns(results: list[dict]) -> list[Breakdown]:
-    """Per WSD data set: F1 by number of senses and by whether the gold is the WordNet first sense (MFS) or not
-    (LFS), each result's ``breakdowns.wsd.senses`` and ``first_sense`` with their intervals, the first-sense
-    baseline's line from the same breakdowns and SemCor MFS's F1 over all instances (``baselines.mfs``)."""
-    out = []
-    have = [r for r in results if r["benchmark"] == "wsd" and (r.get("breakdowns") or {}).get("wsd", {}).get("senses")]
-    # a figure per set of items: the baselines' lines are those of its instances, and no two models are compared
-    # on different instances
-    for group, items in dict.fromkeys((_group(r), digest(r)) for r in have):
-        members = [r for r in have if _group(r) == group and digest(r) == items]
-        panels, counts = [], []
-        for name, title in (("senses", "by number of senses (candidates)"),
-                            ("first_sense", "by whether the gold sense is WordNet's first (MFS) or not (LFS)")):
-            xs = tuple(dict.fromkeys(x for r in members for x in r["breakdowns"]["wsd"][name]))
-            series = []
-            for r in members:
-                block = r["breakdowns"]["wsd"][name]
-                series.append(Series(row_label(r, None), xs, tuple(_value(block.get(x, {}).get("model"), "f1")
-                                                                     for x in xs),
-                                     tuple(_ci(block.get(x, {}).get("model") or {}, "f1") for x in xs)))
-            block = members[0]["breakdowns"]["wsd"][name]
-            series.append(Series(BASELINE_WORDS["first_sense"], xs,
-                                 tuple(_value(block.get(x, {}).get("first_sense"), "f1") for x in xs),
-                                 tuple(_ci(block.get(x, {}).get("first_sense") or {}, "f1") for x in xs),
-                                 "first_sense"))
-            panels.append((title, tuple(series)))
-            first = members[0]["breakdowns"]["wsd"][name]
-            counts.append({x: int((first.get(x, {}).get("model") or {}).get("n") or 0) for x in xs})
-        lines = []
-        for r in members[:1]:
-            for name in ("first_sense", "mfs"):
-                value = (((r.get("baselines") or {}).get(name) or {}).get("wsd") or {}).get("all", {}).get("f1")
-                if value is not None:
-                    lines.append((name, f"{BASELINE_WORDS[name]}, all instances", float(value)))
-        n = ((members[0]["metrics"].get("wsd") or {}).get("all") or {}).get("n")
-        files = ", ".join(Path(r["_path"]).name for r in members if r.get("_path"))
-        out.append(Breakdown("wsd", f"All-words WSD {group}, {n} instances" + (f" ({files})" if files else ""),
-                             tuple(panels), tuple(counts), tuple(lines), "F1 (%)"))
-    return out
-
-
-def _value(block: dict | None, key: str) -> float | None:
-    value = (block or {}).get(key)
-    return None if value is None else float(value)
-
-
-def coda_by_k(results: list[dict]) -> list[Breakdown]:
-    """Per CoDA21 data file: each result's accuracy by group size k (``breakdowns.alignment.by_k``) with its
-    interval, and the random alignment's 1/k."""
-    out = []
-    have = [r for r in results if r["benchmark"] == "coda21"
-            and (r.get("breakdowns") or {}).get("alignment", {}).get("by_k")]
-    for group in dict.fromkeys(_group(r) for r in have):
-        members = [r for r in have if _group(r) == group]
-        ks = tuple(sorted({k for r in members for k in r["breakdowns"]["alignment"]["by_k"]}, key=int))
-        series = [Series(row_label(r, None), ks,
-                         tuple(_value(r["breakdowns"]["alignment"]["by_k"].get(k), "accuracy") for k in ks),
-                         tuple(_ci(r["breakdowns"]["alignment"]["by_k"].get(k) or {}, "accuracy") for k in ks))
-                  for r in members]
-        chance = {k: v["random_baseline"] for r in members for k, v in r["breakdowns"]["alignment"]["by_k"].items()}
-        series.append(Series("random alignment (1/k)", ks, tuple(chance.get(k) for k in ks), (None,) * len(ks),
-                             "random"))
-        counts = {k: int(members[0]["breakdowns"]["alignment"]["by_k"].get(k, {}).get("groups") or 0) for k in ks}
-        out.append(Breakdown("coda21", f"CoDA21 {group}: accuracy by group size k",
-                             (("accuracy by the number of synsets k in a group", tuple(series)),), (counts,), (),
-                             "alignment accuracy (%)"))
-    return out
 
 
 @dataclass(frozen=True)
@@ -602,9 +517,7 @@ def report_figures(results: list[dict], folder: Path) -> list[Drawn]:
     logged and left out (the tables still hold its numbers)."""
     plans = ([_Plan("forest", f.benchmark, f"{f.title}: {f.metric} of every model and method, with the "
                     "baselines", forest_figure, f) for f in forests(results)]
-             + [_Plan("wsd-senses", b.benchmark, f"{b.title}: F1 by number of senses and MFS/LFS", breakdown_figure, b)
-                for b in wsd_breakdowns(results)]
-             + [_Plan("by-k", b.benchmark, b.title, breakdown_figure, b) for b in coda_by_k(results)]
+             + [_Plan("breakdown", b.benchmark, b.title, breakdown_figure, b) for b in breakdowns(results)]
              + [_Plan("slope", s.benchmark, s.title, slope_figure, s) for s in slopes(results)]
              + [_Plan("position-bias", b.benchmark, b.title, bars_figure, b) for b in position_bars(results)])
     if plans:

@@ -14,6 +14,8 @@ import pytest
 
 from lexprobe.core.registry import get
 from lexprobe.core.result_schema import load
+from lexprobe.benchmarks.coda21 import results as coda_results
+from lexprobe.benchmarks.wsd import results as wsd_results
 from lexprobe.report import figures as fg
 from tests.report.figlayout import collisions
 
@@ -113,7 +115,7 @@ def test_a_forest_by_hand_and_as_drawn():
 
 
 def test_wsd_breakdowns_are_the_results_breakdowns_and_baselines(results):
-    data = fg.wsd_breakdowns(results)
+    data = wsd_results.breakdown_figures([r for r in results if r["benchmark"] == "wsd"])
     wsd = [r for r in results if r["benchmark"] == "wsd" and r["breakdowns"].get("wsd", {}).get("senses")]
     assert len(data) == 1 and len(wsd) == 2  # likelihood and random on the same instances: one figure
     (senses_title, senses), (_, first) = data[0].panels
@@ -151,8 +153,8 @@ def test_position_bars_are_the_shares_of_the_recorded_answers():
 
 
 def test_coda21_accuracy_by_k_is_by_k(results):
-    data = fg.coda_by_k(results)
     coda = [r for r in results if r["benchmark"] == "coda21" and r["breakdowns"].get("alignment", {}).get("by_k")]
+    data = coda_results.breakdown_figures(coda)
     assert data and coda
     for panel in data:
         (_, series), = panel.panels

@@ -136,7 +136,7 @@ def test_every_field_reaches_the_index_page_escaped(hostile_report, every_kind_o
             kinds.append(attrs.get("class", ""))
         elif tag == "img":
             titles.append((kinds[-1], attrs.get("alt", "")))
-    own = [t for kind, t in titles if kind in ("forest", "wsd-senses", "by-k")]  # of every model: named in the plot
+    own = [t for kind, t in titles if kind in ("forest", "breakdown")]  # of every model: named in the plot
     assert own and titles and all(PAYLOAD in t for kind, t in titles if t not in own)  # the others name the model
     assert all(t + " (full size)" in in_text for _, t in titles)
     # captions made of a model name (a layer sweep's) or a data file's name (CoDA21's: what follows the

@@ -102,7 +102,7 @@ CODA21 = Benchmark(
                         result["instances"], intervals=result["method"] != "human")}}),
     presentation=Presentation(
         tables=tab.likelihood_tables, format_result=tab.format_result, figures=figures, failure_rows=res.failure_rows,
-        table_group=res.data_name, failure_columns=tuple(res.FAILURE_COLUMNS),
+        table_group=res.data_name, breakdowns=res.breakdown_figures, failure_columns=tuple(res.FAILURE_COLUMNS),
         failure_note=("a failure is a group with at least one context aligned to another synset's definition "
                       "(alignment accuracy below 100%).")),
     commands=register_commands,

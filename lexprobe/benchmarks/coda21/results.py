@@ -150,3 +150,29 @@ def choose_rows(r: dict) -> list[dict]:
                     [answered(answer, text)] if reading in GENERATED else [])
 
     return item_rows(r, row, task)
+
+
+def breakdown_figures(results: list[dict]) -> list:
+    """Per CoDA21 data file: each result's accuracy by group size k (``breakdowns.alignment.by_k``) with its
+    interval, and the random alignment's 1/k."""
+    from lexprobe.core.contract import result_label, table_group
+    from lexprobe.core.registry import get
+    from lexprobe.tables import Breakdown, Series, interval_of, value_of
+
+    out = []
+    have = [r for r in results if (r.get("breakdowns") or {}).get("alignment", {}).get("by_k")]
+    for group in dict.fromkeys(table_group(get(r['benchmark']), r) for r in have):
+        members = [r for r in have if table_group(get(r['benchmark']), r) == group]
+        ks = tuple(sorted({k for r in members for k in r["breakdowns"]["alignment"]["by_k"]}, key=int))
+        series = [Series(result_label(get(r['benchmark']), r), ks,
+                         tuple(value_of(r["breakdowns"]["alignment"]["by_k"].get(k), "accuracy") for k in ks),
+                         tuple(interval_of(r["breakdowns"]["alignment"]["by_k"].get(k) or {}, "accuracy") for k in ks))
+                  for r in members]
+        chance = {k: v["random_baseline"] for r in members for k, v in r["breakdowns"]["alignment"]["by_k"].items()}
+        series.append(Series("random alignment (1/k)", ks, tuple(chance.get(k) for k in ks), (None,) * len(ks),
+                             "random"))
+        counts = {k: int(members[0]["breakdowns"]["alignment"]["by_k"].get(k, {}).get("groups") or 0) for k in ks}
+        out.append(Breakdown("coda21", f"CoDA21 {group}: accuracy by group size k",
+                             (("accuracy by the number of synsets k in a group", tuple(series)),), (counts,), (),
+                             "alignment accuracy (%)"))
+    return out

@@ -129,7 +129,7 @@ WSD = Benchmark(
                     counts=counts),
     presentation=Presentation(
         tables=res.tables, format_result=res.format_result, failure_rows=res.failure_rows, written=written,
-        table_group=res.data_group,
+        table_group=res.data_group, breakdowns=res.breakdown_figures,
         outputs=lambda out, config: {"--out": [out], "--out (its key file)": [key_file(out)]},
         failure_columns=(("set", "set"), ("word", "word"), ("sentence", "sentence"), ("gold", "gold sense"),
                          ("predicted", "chosen sense")),

@@ -14,6 +14,7 @@ Slices of the one task: each set present (``senseval2`` ... in the paper's order
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -220,3 +221,52 @@ def failure_rows(result: dict) -> list[dict]:
                      "sentence": r.get("sentence", ""), "gold": r.get("gold_definition") or ", ".join(r["gold"]),
                      "predicted": r.get("predicted_definition") or picked or "(not answered)", "ok": ok})
     return rows
+
+
+#: the baselines' names in the figures
+BASELINE_WORDS = {"first_sense": "WordNet first sense", "mfs": "SemCor MFS"}
+
+
+def breakdown_figures(results: list[dict]) -> list:
+    """Per WSD data set: F1 by number of senses and by whether the gold is the WordNet first sense (MFS) or not
+    (LFS), each result's ``breakdowns.wsd.senses`` and ``first_sense`` with their intervals, the first-sense
+    baseline's line from the same breakdowns and SemCor MFS's F1 over all instances (``baselines.mfs``)."""
+    from lexprobe.core.contract import result_label
+    from lexprobe.core.registry import get
+    from lexprobe.tables import Breakdown, Series, digest, interval_of, value_of
+
+    out = []
+    have = [r for r in results if (r.get("breakdowns") or {}).get("wsd", {}).get("senses")]
+    # a figure per set of items: the baselines' lines are those of its instances, and no two models are compared
+    # on different instances
+    for group, items in dict.fromkeys((data_group(r), digest(r)) for r in have):
+        members = [r for r in have if data_group(r) == group and digest(r) == items]
+        panels, counts = [], []
+        for name, title in (("senses", "by number of senses (candidates)"),
+                            ("first_sense", "by whether the gold sense is WordNet's first (MFS) or not (LFS)")):
+            xs = tuple(dict.fromkeys(x for r in members for x in r["breakdowns"]["wsd"][name]))
+            series = []
+            for r in members:
+                block = r["breakdowns"]["wsd"][name]
+                series.append(Series(result_label(get(r['benchmark']), r), xs, tuple(value_of(block.get(x, {}).get("model"), "f1")
+                                                                     for x in xs),
+                                     tuple(interval_of(block.get(x, {}).get("model") or {}, "f1") for x in xs)))
+            block = members[0]["breakdowns"]["wsd"][name]
+            series.append(Series(BASELINE_WORDS["first_sense"], xs,
+                                 tuple(value_of(block.get(x, {}).get("first_sense"), "f1") for x in xs),
+                                 tuple(interval_of(block.get(x, {}).get("first_sense") or {}, "f1") for x in xs),
+                                 "first_sense"))
+            panels.append((title, tuple(series)))
+            first = members[0]["breakdowns"]["wsd"][name]
+            counts.append({x: int((first.get(x, {}).get("model") or {}).get("n") or 0) for x in xs})
+        lines = []
+        for r in members[:1]:
+            for name in ("first_sense", "mfs"):
+                value = (((r.get("baselines") or {}).get(name) or {}).get("wsd") or {}).get("all", {}).get("f1")
+                if value is not None:
+                    lines.append((name, f"{BASELINE_WORDS[name]}, all instances", float(value)))
+        n = ((members[0]["metrics"].get("wsd") or {}).get("all") or {}).get("n")
+        files = ", ".join(Path(r["_path"]).name for r in members if r.get("_path"))
+        out.append(Breakdown("wsd", f"All-words WSD {group}, {n} instances" + (f" ({files})" if files else ""),
+                             tuple(panels), tuple(counts), tuple(lines), "F1 (%)"))
+    return out
