@@ -65,7 +65,7 @@ def default_run(out_dir: Path, part: Any) -> dict:
         raise DataMissing(f"MCL-WiC is not in the data directory (nothing can stand in for it): `lexprobe data fetch "
                           f"{mcl_wic.NAME}`, or `lexprobe data import {mcl_wic.NAME} PATH` for a copy you have",
                           method=method)
-    limit = part.sample or 200
+    limit = part.sample or 100
     choose = ChooseOptions(chat=part.chat, units_per_batch=1) if method == "choose" else ChooseOptions()
     config = WicConfig(method=method, limit=limit, fit_limit=2 * limit, choose=choose)
     result = run_part(WIC, part, config, out_dir / f"{part.stem('wic')}.json", quiet=True)
@@ -82,5 +82,5 @@ WIC = pair.benchmark(
     WicConfig, Items(load=items.load, dataset=items.dataset), pair.PairPhrasing(question, yes="yes", no="no"),
     sources=SOURCES, citation=CITATION, languages=mcl_wic.LANGUAGES,
     meta_datasets=(mcl_wic.NAME,), meta_summary=(SummaryColumn("WiC acc. (%)"),),
-    run=RunParts(default_run, {"quick": 200, "full": 1000}, (LLMPart("ask", False, {"quick": 60, "full": 300}),)),
+    run=RunParts(default_run, {"quick": 100, "full": 1000}, (LLMPart("ask", False, {"quick": 30, "full": 300}),)),
 )
