@@ -35,14 +35,19 @@ from lexprobe.prompting.templates import TemplateField
 
 
 class Choose(methods.Choose):
-    presentation = Presentation(tables=res.choose_tables, format_result=res.format_choose, written=lambda *_: None,
-                                outputs=lambda out, config: {"--out": [out]})
+    presentation = Presentation(tables=res.choose_tables, format_result=res.format_choose, figures=res.figures,
+                                written=lambda *_: None, outputs=lambda out, config: {"--out": [out]})
 
 
 def load_items(config: WsdConfig):
+    """The run's items, with the systems its answers are compared with (the published systems' answers on these
+    instances, ``--answers`` files): read before the model loads, so a bad answer file stops the run before any
+    work."""
+    from lexprobe.benchmarks.wsd import systems
     from lexprobe.benchmarks.wsd.items import load_items
 
     items = load_items(config)
+    items.systems = systems.load(config, items.instances, items.universe)
     if config.method == "choose":  # a too-large --permutations or lettered options refused before the model loads
         from lexprobe.prompting.choose import check_labels, check_permutations
 
@@ -78,7 +83,9 @@ def counts(result: dict) -> dict[str, int]:
 def default_run(out_dir: Path, part: Any) -> dict:
     """``lexprobe run``'s part: a seeded sample of each set of ALL (``--limit N --seed 0``, exactly what
     ``lexprobe wsd eval`` draws with those options); a model without continuations (MiniLM) by embedding.
-    Without the framework in the data directory the part is skipped (``DataMissing``): nothing stands in."""
+    Without the framework in the data directory the part is skipped (``DataMissing``): nothing stands in. With the
+    published systems' answers there (``lexprobe data fetch wsd-hard``) the part's result holds them on the same
+    sample and their rows are printed; without them one line says so."""
     from lexprobe.benchmarks.wsd.config import WsdChooseOptions
     from lexprobe.core.engine import serves
     from lexprobe.core.evaluate import run_part
@@ -100,6 +107,9 @@ def default_run(out_dir: Path, part: Any) -> dict:
     choose = WsdChooseOptions(chat=part.chat, units_per_batch=1) if method == "choose" else WsdChooseOptions()
     config = WsdConfig(method=method, limit=part.sample, seed=0, choose=choose)
     result = run_part(WSD, part, config, out_dir / f"{part.stem('wsd')}.json", scorer=scorer, quiet=True)
+    shown = res.format_systems(result)  # the published systems on the same sample (none: ``systems.load`` said so)
+    if shown:
+        print(shown.strip(), flush=True)
     return {"metrics": result["metrics"]}
 
 
@@ -120,7 +130,8 @@ WSD = Benchmark(
                     breakdowns=lambda result: res.breakdowns(result["instances"]),
                     counts=counts),
     presentation=Presentation(
-        tables=res.tables, format_result=res.format_result, failure_rows=res.failure_rows, written=written,
+        tables=res.tables, format_result=res.format_result, figures=res.figures, failure_rows=res.failure_rows,
+        written=written,
         outputs=lambda out, config: {"--out": [out], "--out (its key file)": [key_file(out)]},
         failure_columns=(("set", "set"), ("word", "word"), ("sentence", "sentence"), ("gold", "gold sense"),
                          ("predicted", "chosen sense")),

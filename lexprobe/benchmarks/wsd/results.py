@@ -14,12 +14,14 @@ Slices of the one task: each set present (``senseval2`` ... in the paper's order
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from lexprobe.core.contract import Unit
-from lexprobe.data.wsd import POS_ORDER, SETS, SHORT
+from lexprobe.data.wsd import POS_ORDER, SETS, short_name
 from lexprobe.metrics.wsd import LFS, MFS, first_sense_group, sense_bucket
 from lexprobe.metrics.wsd_baselines import random_credit
 
@@ -66,30 +68,53 @@ def slices(records: list[dict], units: list[Unit]) -> dict[str, list[Unit]]:
 
 def aggregate(units: list[Unit]) -> dict[str, Any]:
     """P, R and F1 of a slice with their 95% bootstrap intervals over instances (see the module docstring)."""
+    return aggregates([units])[0]
+
+
+def aggregates(slices: list[list[Unit]]) -> list[dict[str, Any]]:
+    """``aggregate`` of each of ``slices``, lists of units of the same instances in the same order (several systems'
+    answers on one slice): the bootstrap resamples are drawn once for all, the draws each would make alone (they
+    depend only on the number of instances and the seed)."""
     from lexprobe.stats.bootstrap import percentile_interval, resampled_means
 
-    n = len(units)
-    out: dict[str, Any] = {"f1": None, "precision": None, "recall": None, "n": n, "answered": 0, "ci": {}}
-    if not n:
-        return out
-    c = np.array([u.values.get("recall") or 0.0 for u in units])
-    a = np.array([u.values.get("precision") is not None for u in units], dtype=np.float64)
-    out["answered"] = int(a.sum())
-    out["recall"] = float(c.mean())
-    out["precision"] = float(c.sum() / a.sum()) if a.sum() else None
-    out["f1"] = float(2 * c.sum() / (a.sum() + n))
-    means = resampled_means(np.column_stack([c, a, 2 * c, a + 1]))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratios = {"recall": means[:, 0], "precision": means[:, 0] / means[:, 1], "f1": means[:, 2] / means[:, 3]}
-    for name, samples in ratios.items():
-        if out[name] is None:
+    outs: list[dict[str, Any]] = []
+    columns: list[tuple[np.ndarray, np.ndarray] | None] = []
+    for units in slices:
+        n = len(units)
+        out: dict[str, Any] = {"f1": None, "precision": None, "recall": None, "n": n, "answered": 0, "ci": {}}
+        outs.append(out)
+        if not n:
+            columns.append(None)
             continue
-        if np.all(c == c[0]) and np.all(a == a[0]):  # constant units: the value itself, no drift
-            out["ci"][name] = [round(out[name], 6)] * 2
-            continue
-        lo, hi = percentile_interval(samples[np.isfinite(samples)][:, None])[:, 0]
-        out["ci"][name] = [round(float(lo), 6), round(float(hi), 6)]
-    return out
+        c = np.array([u.values.get("recall") or 0.0 for u in units])
+        a = np.array([u.values.get("precision") is not None for u in units], dtype=np.float64)
+        out["answered"] = int(a.sum())
+        out["recall"] = float(c.mean())
+        out["precision"] = float(c.sum() / a.sum()) if a.sum() else None
+        out["f1"] = float(2 * c.sum() / (a.sum() + n))
+        columns.append((c, a))
+    drawn = [j for j, col in enumerate(columns) if col is not None]
+    if not drawn:
+        return outs
+    if len({len(slices[j]) for j in drawn}) != 1:
+        raise ValueError("aggregates takes slices of the same instances")
+    pairs = [col for col in columns if col is not None]
+    stacked = np.column_stack([np.column_stack([c, a, 2 * c, a + 1]) for c, a in pairs])
+    means = resampled_means(stacked)
+    for k, j in enumerate(drawn):
+        c, a = columns[j]  # type: ignore[misc]  # drawn: the slices with units
+        out, m = outs[j], means[:, 4 * k: 4 * k + 4]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratios = {"recall": m[:, 0], "precision": m[:, 0] / m[:, 1], "f1": m[:, 2] / m[:, 3]}
+        for name, samples in ratios.items():
+            if out[name] is None:
+                continue
+            if np.all(c == c[0]) and np.all(a == a[0]):  # constant units: the value itself, no drift
+                out["ci"][name] = [round(out[name], 6)] * 2
+                continue
+            lo, hi = percentile_interval(samples[np.isfinite(samples)][:, None])[:, 0]
+            out["ci"][name] = [round(float(lo), 6), round(float(hi), 6)]
+    return outs
 
 
 def breakdowns(records: list[dict]) -> dict:
@@ -122,7 +147,7 @@ def score_rows(result: dict) -> tuple[list[str], list[list[str]]]:
     """(headers, rows): F1 (%) per set and per part of speech, the model then each baseline."""
     metrics = result["metrics"][TASK]
     cols = [s for s in metrics if s != "all"]
-    headers = ["", *[SHORT.get(s, s) for s in cols], "all"]
+    headers = ["", *[short_name(s) for s in cols], "all"]
     rows = [[str(result["model"].get("name")), *[_f1(metrics[s]) for s in cols], _f1(metrics["all"])]]
     for name, label in BASELINES.items():
         base = (result.get("baselines") or {}).get(name, {}).get(TASK)
@@ -148,17 +173,20 @@ def tables(results: list[dict]) -> list:
             table.rows.append(score_rows(r)[1][0])
         table.rows += score_rows(members[0])[1][1:]
         out.append(table)
+    for r in results:
+        out += systems_tables(r)
     return out
 
 
 def format_result(result: dict) -> str:
-    """The console table: F1 (%) per set and POS for the model and the baselines (at most ~80 columns)."""
+    """The console table: F1 (%) per set and POS for the model and the baselines (at most ~80 columns), then the
+    published systems on the same instances where the result has them."""
     from lexprobe.reporting import format_table
 
     headers, rows = score_rows(result)
     n = result["metrics"][TASK]["all"].get("n")
     return (f"All-words WSD, {result['method']}: {result['model'].get('name')} on {n} instances, F1 (%)\n"
-            + format_table(headers, rows))
+            + format_table(headers, rows) + format_systems(result))
 
 
 def key_lines(result: dict) -> str:
@@ -175,7 +203,7 @@ def choose_rows(result: dict) -> tuple[list[str], list[list[str]]]:
 
     metrics = result["metrics"][TASK]
     cols = [s for s in metrics if s != "all"] + ["all"]
-    headers = ["", *[SHORT.get(s, s) for s in cols]]
+    headers = ["", *[short_name(s) for s in cols]]
     name = str(result["model"].get("name"))
     rows = [[f"{name} ({label(reading)})", *[_f1({"f1": metrics[s].get(f"{reading}.f1")}) for s in cols]]
             for reading in result.get("readings") or []]
@@ -197,6 +225,7 @@ def choose_tables(results: list[dict]) -> list:
                            "instance with one sense is answered without asking.")
         table.rows += rows
         out.append(table)
+        out += systems_tables(r)
     return out
 
 
@@ -204,7 +233,7 @@ def format_choose(result: dict) -> str:
     from lexprobe.reporting import format_table
 
     headers, rows = choose_rows(result)
-    return "All-words WSD, asked to choose, F1 (%)\n" + format_table(headers, rows)
+    return "All-words WSD, asked to choose, F1 (%)\n" + format_table(headers, rows) + format_systems(result)
 
 
 def failure_rows(result: dict) -> list[dict]:
@@ -221,3 +250,156 @@ def failure_rows(result: dict) -> list[dict]:
                      "sentence": r.get("sentence", ""), "gold": r.get("gold_definition") or ", ".join(r["gold"]),
                      "predicted": r.get("predicted_definition") or picked or "(not answered)", "ok": ok})
     return rows
+
+
+# --- among the published systems ---------------------------------------------------------------------------------
+
+@dataclass
+class FieldRow:
+    """One row of a result's comparison with the published systems: the model (a choose run: each reading), a
+    system or a baseline, with its figures per slice and, where known, by breakdown, its macro F1 and the paired
+    comparison of the model with it."""
+
+    label: str
+    kind: str  #: "model", "system" or "baseline"
+    metrics: dict[str, dict]  #: slice -> {"f1", "ci", ...}
+    breakdowns: dict[str, dict[str, dict]] = field(default_factory=dict)  #: "senses"/"first_sense" -> group -> figures
+    macro: dict[str, Any] = field(default_factory=dict)  #: slice -> macro F1
+    paired: dict[str, dict] = field(default_factory=dict)  #: slice -> the first model minus this row
+
+
+def field_rows(result: dict) -> list[FieldRow]:
+    """The model, each published system (and ``--answers`` file) and the baselines as rows on the same instances,
+    read from the result (its ``systems`` section checked: ``systems.read``); [] without the section."""
+    from lexprobe.benchmarks.wsd.systems import read
+
+    section = read(result)
+    if section is None:
+        return []
+    models = section.get("models") or {}
+    metrics = result["metrics"][TASK]
+    rows: list[FieldRow] = []
+    name = str(result["model"].get("name"))
+    if result.get("readings"):
+        from lexprobe.prompting.readings import label as reading_label
+
+        for reading in result["readings"]:
+            shown = {s: {"f1": block.get(f"{reading}.f1"), "ci": {"f1": (block.get("ci") or {}).get(f"{reading}.f1")}}
+                     for s, block in metrics.items()}
+            rows.append(FieldRow(f"{name} ({reading_label(reading)})", "model", shown,
+                                 (models.get(reading) or {}).get("breakdowns") or {}))
+        first = result["readings"][0] if result["readings"] else "model"
+    else:
+        own = (result.get("breakdowns") or {}).get(TASK) or {}
+        breakdowns = {kind: {group: figures["model"] for group, figures in own.get(kind, {}).items()}
+                      for kind in ("senses", "first_sense")}
+        rows.append(FieldRow(name, "model", metrics, breakdowns, (models.get("model") or {}).get("macro_f1") or {}))
+        first = "model"
+    for system, row in section["systems"].items():
+        rows.append(FieldRow(system, "system", row["metrics"], row["breakdowns"], row.get("macro_f1") or {},
+                             (row.get("paired") or {}).get(first) or {}))
+    own = (result.get("breakdowns") or {}).get(TASK) or {}
+    for base, text in BASELINES.items():
+        block = (result.get("baselines") or {}).get(base, {}).get(TASK)
+        if not block:
+            continue
+        label = "chance (options shown)" if base == "random" and result.get("readings") else text
+        breakdowns = ({kind: {group: figures["first_sense"] for group, figures in own.get(kind, {}).items()}
+                       for kind in ("senses", "first_sense")} if base == "first_sense" and own else {})
+        macro = ((section.get("baselines") or {}).get(base) or {}).get("macro_f1") or {}
+        rows.append(FieldRow(label, "baseline", block, breakdowns, macro))
+    return rows
+
+
+def _f1_of(row: FieldRow) -> float:
+    return (row.metrics.get("all") or {}).get("f1") or 0.0
+
+
+def systems_tables(result: dict) -> list:
+    """Two tables where the result has published systems beside it: the field on the run's instances (F1 with its
+    interval, macro F1 on the release's sets, MFS/LFS, the model minus each system with its paired interval and
+    exact test), and F1 by part of speech, number of senses and MFS/LFS, the model and every system in one table."""
+    from lexprobe.reporting import format_p
+    from lexprobe.tables import Cell, Table, cell
+
+    rows = field_rows(result)
+    if not rows:
+        return []
+    section = result["systems"]
+    model = rows[0].label
+    data = str((result.get("dataset") or {}).get("name") or result["config"].get("data"))
+    macro = bool(section.get("macro"))
+    headers = ["", "F1", *(["macro F1"] if macro else []), "MFS F1", "LFS F1", f"{model} − row [95% CI]",
+               "p (McNemar)"]
+    field_table = Table("wsd", f"All-words WSD among the published systems: {model} on {data} "
+                               f"({section['n']:,} instances)", headers,
+                        note="F1 (%) of the framework's scorer on exactly the run's instances, each with its 95% "
+                             "bootstrap interval; MFS/LFS: the instances whose gold is (not) WordNet's first sense; "
+                             f"{model} − row: the difference of the model's and the row's credit per instance (an "
+                             "unanswered one 0) with its paired-bootstrap interval, and the exact McNemar test of "
+                             "the instances only one of the two gets right (as `lexprobe compare`)"
+                             + ("; macro F1: the mean over gold senses of each sense's F1 (the release's "
+                                "evaluate_macro_F1.py)" if macro else "") + ".")
+    for row in sorted(rows, key=_f1_of, reverse=True):
+        first = row.breakdowns.get("first_sense") or {}
+        paired = row.paired.get("all")
+        shown = [row.label if row.kind != "model" else f"▶ {row.label}", cell(row.metrics.get("all"), "f1")]
+        if macro:
+            shown.append(Cell(row.macro.get("all")) if row.macro else Cell(None))
+        shown += [cell(first.get("MFS"), "f1"), cell(first.get("LFS"), "f1"),
+                  _difference(paired), format_p(paired["p_value"]) if paired else ""]
+        field_table.rows.append(shown)
+    absent = section.get("absent") or []
+    if absent:
+        field_table.remarks.append("Not among the rows: " + "; ".join(a["why"] for a in absent) + ".")
+    skipped = [f"{name}: {row['unanswered']} of the {section['n']} instances unanswered"
+               for name, row in section["systems"].items() if row.get("unanswered")]
+    skipped += [f"{name}'s {Path(f['file']).name}: {n} line(s) {fault.replace('_', ' ')}"
+                for name, row in section["systems"].items() for f in row.get("files") or []
+                for fault, n in f.items() if fault not in ("file", "sha256", "lines") and n]
+    if skipped:
+        field_table.remarks.append("Left out: " + "; ".join(skipped) + " (unanswered instances count in R, not "
+                                   "in P, as the framework's scorer counts them).")
+    pos = [p for p in POS_ORDER if p in result["metrics"][TASK]]
+    buckets = list(dict.fromkeys(b for row in rows for b in (row.breakdowns.get("senses") or {})))
+    by = Table("wsd", f"All-words WSD by part of speech, number of senses and MFS/LFS: {model} and the published "
+                      f"systems on {data}", ["", *pos, *[f"{b} sense{'s' if b != '1' else ''}" for b in buckets],
+                                             "MFS", "LFS"],
+               note="F1 (%) on the same instances for every row; senses: the instance's number of WordNet "
+                    "candidates; MFS/LFS: whether its gold is WordNet's first sense.")
+    for row in sorted((r for r in rows if r.kind != "baseline" or r.breakdowns), key=_f1_of, reverse=True):
+        senses, first = row.breakdowns.get("senses") or {}, row.breakdowns.get("first_sense") or {}
+        by.rows.append([row.label, *[cell(row.metrics.get(p), "f1") for p in pos],
+                        *[cell(senses.get(b), "f1") for b in buckets], cell(first.get("MFS"), "f1"),
+                        cell(first.get("LFS"), "f1")])
+    return [field_table, by]
+
+
+def _difference(paired: dict | None) -> Any:
+    """The model minus a row, x100, with its paired interval (one text: the console shows it whole)."""
+    from lexprobe.tables import Text
+
+    if not paired:
+        return ""
+    lo, hi = paired["ci"]
+    return Text([f"{100 * paired['difference']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"])
+
+
+def format_systems(result: dict) -> str:
+    """The console's lines for the published systems (the first of ``systems_tables``), or nothing."""
+    from lexprobe.tables import to_text
+
+    tables = systems_tables(result)
+    return "\n\n" + to_text(tables[0]) if tables else ""
+
+
+def figures(result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
+    """The report's figure where the result has published systems beside it: each row's F1 with its interval on
+    all, MFS and LFS instances side by side (``plot.py``)."""
+    rows = field_rows(result)
+    if not rows:
+        return []
+    from lexprobe.benchmarks.wsd.plot import field_figure
+
+    path = field_figure(result, rows, folder / f"{stem}-systems.png")
+    return [(f"All-words WSD among the published systems: {rows[0].label}", path)]
