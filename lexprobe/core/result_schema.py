@@ -77,7 +77,7 @@ only through ``load`` and the accessors below.
 ``systems`` (dict, optional)
     Other systems' answers on the same units, beside the model's (all-words WSD: the published systems of Maru et
     al. 2022 and ``--answers`` files): per system its figures per slice, breakdowns and the paired comparison of
-    the model with it (``benchmarks/wsd/systems.py`` documents and checks its shape).
+    the model with it (``benchmarks/wsd/systems.py`` builds it, ``benchmarks/wsd/results.py`` checks its shape).
 ``run`` (dict)
     The run record (``run_record.py``): versions, commit, device, dtype, batch size, model
     revision, items digest, method, recipe, seed, command, processes, and ``reproduce``: the ``eval`` command

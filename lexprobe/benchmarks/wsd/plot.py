@@ -23,9 +23,10 @@ def _figures(row, where: str) -> dict | None:
     return (row.breakdowns.get("first_sense") or {}).get(where)
 
 
-def field_figure(result: dict, rows: list, path: Path) -> Path:
+def field_figure(result: dict, rows: list, path: Path, data: str) -> Path:
     """Each row's F1 (x100) with its 95% interval, the rows in the order of their F1 on all instances, one panel
-    per ``PANELS`` entry; a row without figures in a panel (a baseline without breakdowns) is left out of it."""
+    per ``PANELS`` entry (its number of instances in its title: every row is on the same ones); a row without
+    figures in a panel (a baseline without breakdowns) is left out of it."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -37,6 +38,7 @@ def field_figure(result: dict, rows: list, path: Path) -> Path:
                              layout="constrained")
     labels = [figure_wrap(r.label, 34) for r in ordered]
     for ax, (title, where) in zip(axes, PANELS):
+        counts = set()
         for y, row in enumerate(ordered):
             figures = _figures(row, where)
             if not figures or figures.get("f1") is None:
@@ -45,11 +47,9 @@ def field_figure(result: dict, rows: list, path: Path) -> Path:
             lo, hi = ((figures.get("ci") or {}).get("f1") or [figures["f1"]] * 2)
             ax.errorbar(f1, y, xerr=[[f1 - 100 * lo], [100 * hi - f1]], fmt="o" if row.kind != "baseline" else "s",
                         color=COLOURS[row.kind], ms=5, capsize=2, lw=1.2)
-            n = figures.get("n")
-            if where != "all" and n:
-                ax.annotate(f"n={n}", (100 * hi, y), xytext=(3, 0), textcoords="offset points", va="center",
-                            fontsize=6, color="0.4")
-        ax.set_title(title, fontsize=9)
+            counts.add(figures.get("n"))
+        shown = f" ({counts.pop():,} instances)" if len(counts) == 1 and None not in counts else ""
+        ax.set_title(title + shown, fontsize=9)
         ax.set_xlim(0, 105)
         ax.set_xlabel("F1 (%), 95% interval", fontsize=8)
         ax.grid(axis="x", alpha=0.3)
@@ -58,7 +58,6 @@ def field_figure(result: dict, rows: list, path: Path) -> Path:
     axes[0].set_yticklabels(labels)
     for tick, row in zip(axes[0].get_yticklabels(), ordered):
         tick.set_color(COLOURS[row.kind])
-    data = str((result.get("dataset") or {}).get("name") or result["config"].get("data"))
     n = result["systems"]["n"]
     model = next((r.label for r in rows if r.kind == "model"), "the model")
     fig.suptitle(figure_wrap(f"All-words WSD on {data} ({n:,} instances): {model} in red; blue: the published "

@@ -10,13 +10,19 @@ means do.
 
 Slices of the one task: each set present (``senseval2`` ... in the paper's order), each part of speech
 (N, V, A, R), and ``all`` (ALL when the data is ALL). Units are instance ids; a record names its set.
+
+Where a result has the published systems beside it (its ``systems`` section, ``systems.py``), its presentation
+shows them on the same instances: ``field_rows`` reads the model, each system and the baselines as rows (the
+section checked: ``read_systems``), ``systems_tables`` makes the field's table (F1, macro F1, MFS/LFS, the model
+minus each system) and the table by part of speech, number of senses and MFS/LFS, and ``figures`` draws them
+(``plot.py``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional, TypedDict
 
 import numpy as np
 
@@ -254,6 +260,59 @@ def failure_rows(result: dict) -> list[dict]:
 
 # --- among the published systems ---------------------------------------------------------------------------------
 
+class PairedRow(TypedDict, total=False):
+    """The model minus a system on the same instances (``stats.paired.PairedResult.as_dict``)."""
+
+    n: int
+    a: float
+    b: float
+    difference: float
+    ci: list[float]
+    test: str
+    p_value: float
+    only_a: int
+    only_b: int
+
+
+class SystemRow(TypedDict, total=False):
+    """One system of a result's ``systems`` section."""
+
+    cite: str
+    release: bool
+    published_all: Optional[float]
+    files: list[dict[str, Any]]
+    answered: int
+    unanswered: int
+    metrics: dict[str, dict[str, Any]]
+    breakdowns: dict[str, dict[str, dict[str, Any]]]
+    macro_f1: dict[str, Optional[float]]
+    paired: dict[str, dict[str, PairedRow]]
+
+
+class Section(TypedDict, total=False):
+    """A result's ``systems`` section, as the presentation reads it back (``validation``)."""
+
+    n: int
+    release: dict[str, str]
+    macro: bool
+    systems: dict[str, SystemRow]
+    absent: list[dict[str, str]]
+    models: dict[str, dict[str, Any]]
+    baselines: dict[str, dict[str, Any]]
+
+
+def read_systems(result: dict) -> dict | None:
+    """A result's ``systems`` section, checked (``validation``), or None where it has none."""
+    from lexprobe import validation
+
+    found = result.get("systems")
+    if found is None:
+        return None
+    return validation.check(found, Section, f"the systems section of {result.get('_path', 'the result')}",
+                            "rerun the evaluation")
+
+
+
 @dataclass
 class FieldRow:
     """One row of a result's comparison with the published systems: the model (a choose run: each reading), a
@@ -271,9 +330,7 @@ class FieldRow:
 def field_rows(result: dict) -> list[FieldRow]:
     """The model, each published system (and ``--answers`` file) and the baselines as rows on the same instances,
     read from the result (its ``systems`` section checked: ``systems.read``); [] without the section."""
-    from lexprobe.benchmarks.wsd.systems import read
-
-    section = read(result)
+    section = read_systems(result)
     if section is None:
         return []
     models = section.get("models") or {}
@@ -311,6 +368,12 @@ def field_rows(result: dict) -> list[FieldRow]:
     return rows
 
 
+def data_name(result: dict) -> str:
+    """What a result ran on, in a title: the set's name, or a file's name (not its whole path)."""
+    name = str((result.get("dataset") or {}).get("name") or result["config"].get("data"))
+    return Path(name).name if "/" in name else name
+
+
 def _f1_of(row: FieldRow) -> float:
     return (row.metrics.get("all") or {}).get("f1") or 0.0
 
@@ -327,7 +390,7 @@ def systems_tables(result: dict) -> list:
         return []
     section = result["systems"]
     model = rows[0].label
-    data = str((result.get("dataset") or {}).get("name") or result["config"].get("data"))
+    data = data_name(result)
     macro = bool(section.get("macro"))
     headers = ["", "F1", *(["macro F1"] if macro else []), "MFS F1", "LFS F1", f"{model} − row [95% CI]",
                "p (McNemar)"]
@@ -401,5 +464,5 @@ def figures(result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
         return []
     from lexprobe.benchmarks.wsd.plot import field_figure
 
-    path = field_figure(result, rows, folder / f"{stem}-systems.png")
+    path = field_figure(result, rows, folder / f"{stem}-systems.png", data_name(result))
     return [(f"All-words WSD among the published systems: {rows[0].label}", path)]

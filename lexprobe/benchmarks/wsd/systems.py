@@ -12,7 +12,7 @@ the model minus each system with its paired-bootstrap interval and exact McNemar
 system of one's own (read strictly: a bad line is one error naming the file and line).
 
 The section (``systems``) is built once, by the method, from its records (``section``); tables and the figure
-read it (``results.py``, ``plot.py``). Without the release in the data directory a result has no such section
+read it back checked (``results.read_systems``, ``results.systems_tables``, ``plot.py``). Without the release in the data directory a result has no such section
 (one line says so).
 """
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, TypedDict
+from typing import Any, Optional
 
 from lexprobe.core.contract import Unit
 
@@ -88,47 +88,6 @@ def own_answers(path: Path, instances: list, universe: frozenset[str], taken: se
 
 
 # --- the section -------------------------------------------------------------------------------------------------
-
-class PairedRow(TypedDict, total=False):
-    """The model minus a system on the same instances (``stats.paired.PairedResult.as_dict``)."""
-
-    n: int
-    a: float
-    b: float
-    difference: float
-    ci: list[float]
-    test: str
-    p_value: float
-    only_a: int
-    only_b: int
-
-
-class SystemRow(TypedDict, total=False):
-    """One system of a result's ``systems`` section."""
-
-    cite: str
-    release: bool
-    published_all: Optional[float]
-    files: list[dict[str, Any]]
-    answered: int
-    unanswered: int
-    metrics: dict[str, dict[str, Any]]
-    breakdowns: dict[str, dict[str, dict[str, Any]]]
-    macro_f1: dict[str, Optional[float]]
-    paired: dict[str, dict[str, PairedRow]]
-
-
-class Section(TypedDict, total=False):
-    """A result's ``systems`` section, as the presentation reads it back (``validation``)."""
-
-    n: int
-    release: dict[str, str]
-    macro: bool
-    systems: dict[str, SystemRow]
-    absent: list[dict[str, str]]
-    models: dict[str, dict[str, Any]]
-    baselines: dict[str, dict[str, Any]]
-
 
 def groups(records: list[dict]) -> dict[str, dict[str, list[str]]]:
     """Instance ids by number of senses (``metrics.wsd.sense_bucket``) and by whether the gold holds WordNet's
@@ -250,14 +209,3 @@ def section(records: list[dict], models: dict[str, list[Unit]], systems: Systems
             out["baselines"]["mfs"] = {"macro_f1": macro_slices(records, {r["id"]: (r["mfs"],) for r in records
                                                                           if "mfs" in r})}
     return out
-
-
-def read(result: dict) -> dict | None:
-    """A result's ``systems`` section, checked (``validation``), or None where it has none."""
-    from lexprobe import validation
-
-    found = result.get("systems")
-    if found is None:
-        return None
-    return validation.check(found, Section, f"the systems section of {result.get('_path', 'the result')}",
-                            "rerun the evaluation")
