@@ -219,7 +219,7 @@ def release_answers(scored: list[WsdInstance]) -> tuple[list[SystemAnswers], lis
             answers, faults = read_answer_file(folder() / rel, known[source], strict=False)
             for key, value in answers.items():
                 merged.setdefault(key, value)
-            records.append({"file": f"{NAME}/{rel}", "sha256": FILES[rel][0], **_faults(faults)})
+            records.append({"file": f"{NAME}/{rel}", "set": source, "sha256": FILES[rel][0], **_faults(faults)})
         mine = {inst.id: merged[_lookup_id(inst)] for inst in scored if _lookup_id(inst) in merged}
         out.append(SystemAnswers(system.name, system.cite, mine, records, True, system.published_all))
     return out, absent

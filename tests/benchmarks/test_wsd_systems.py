@@ -112,7 +112,8 @@ def test_an_answer_file_of_ones_own_is_a_row_and_its_unanswered_instances_are_co
     figures = row["metrics"]["all"]
     assert figures["precision"] == 0.5 and figures["recall"] == 0.2 and figures["f1"] == pytest.approx(2 / 7)
     assert row["files"][0]["file"] == str(mine) and len(row["files"][0]["sha256"]) == 64
-    assert "my-system: 3 of the 5 instances unanswered" in " ".join(capsys.readouterr().out.split())
+    assert "my-system answers 2 of the 5 instances: the others count in R, not in P" in " ".join(
+        capsys.readouterr().out.split())
     assert "answers" not in result["config"]  # recorded in the section, not in the config (its key is unchanged)
 
 
@@ -164,3 +165,14 @@ def test_runs_wsd_part_prints_the_systems_rows(with_hard, tmp_path, capsys):
     assert main(["run", "--only", "wsd", "--no-llm", "--no-fetch", "--sample", "2", "--out-dir", str(out)]) == 0
     assert "among the published systems" in capsys.readouterr().out
     assert json.loads((out / "wsd.json").read_text())["systems"]["n"] == 10
+
+
+def test_on_harden_every_system_scores_0_and_the_release_files_skipped_lines_are_in_the_result(with_hard, tmp_path):
+    result = _eval(tmp_path, "--data", "hardEN")
+    rows = result["systems"]["systems"]
+    assert len(rows) == 7 and all(r["metrics"]["all"]["f1"] == 0.0 and r["macro_f1"]["all"] == 0.0
+                                  for r in rows.values())
+    files = {(name, f["set"]): f for name, r in rows.items() for f in r["files"]}
+    assert files[("GlossBERT", "ALLamended")]["outside_the_set"] == 23 and files[("ARES", "42D")]["lines"] == 370
+    model = result["metrics"]["wsd"]["all"]["recall"]
+    assert rows["BEM"]["paired"]["model"]["all"]["difference"] == pytest.approx(model)

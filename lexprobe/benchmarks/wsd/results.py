@@ -368,6 +368,12 @@ def field_rows(result: dict) -> list[FieldRow]:
     return rows
 
 
+#: a skipped line of an answer file, by fault (``metrics.wsd.AnswerFaults``), as a remark says it
+FAULT_WORDS = {"without_key": "without a sense key", "twice": "repeating an instance",
+               "not_a_sense_key": "with a field that is not a sense key",
+               "outside_the_set": "naming no instance of {set}"}
+
+
 def data_name(result: dict) -> str:
     """What a result ran on, in a title: the set's name, or a file's name (not its whole path)."""
     name = str((result.get("dataset") or {}).get("name") or result["config"].get("data"))
@@ -415,14 +421,16 @@ def systems_tables(result: dict) -> list:
     absent = section.get("absent") or []
     if absent:
         field_table.remarks.append("Not among the rows: " + "; ".join(a["why"] for a in absent) + ".")
-    skipped = [f"{name}: {row['unanswered']} of the {section['n']} instances unanswered"
-               for name, row in section["systems"].items() if row.get("unanswered")]
-    skipped += [f"{name}'s {Path(f['file']).name}: {n} line(s) {fault.replace('_', ' ')}"
-                for name, row in section["systems"].items() for f in row.get("files") or []
-                for fault, n in f.items() if fault not in ("file", "sha256", "lines") and n]
+    unanswered = [f"{name} answers {row['answered']:,} of the {section['n']:,} instances"
+                  for name, row in section["systems"].items() if row.get("unanswered")]
+    if unanswered:
+        field_table.remarks.append("; ".join(unanswered) + ": the others count in R, not in P, as the framework's "
+                                   "scorer counts an instance without an answer.")
+    skipped = [f"{name}'s {Path(f['file']).name}: {n} {FAULT_WORDS.get(fault, fault).format(set=f.get('set', 'the set'))}"
+               for name, row in section["systems"].items() for f in row.get("files") or []
+               for fault, n in f.items() if fault in FAULT_WORDS and n]
     if skipped:
-        field_table.remarks.append("Left out: " + "; ".join(skipped) + " (unanswered instances count in R, not "
-                                   "in P, as the framework's scorer counts them).")
+        field_table.remarks.append("Lines of the answer files skipped: " + "; ".join(skipped) + ".")
     pos = [p for p in POS_ORDER if p in result["metrics"][TASK]]
     buckets = list(dict.fromkeys(b for row in rows for b in (row.breakdowns.get("senses") or {})))
     by = Table("wsd", f"All-words WSD by part of speech, number of senses and MFS/LFS: {model} and the published "
