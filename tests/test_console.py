@@ -81,24 +81,46 @@ def test_every_console_table_fits_100_columns_and_names_its_model(results, name,
     _check(format_result(get(result["benchmark"]), result), model)
 
 
+def _figures(row: str) -> list[str]:
+    """A console line's figures, their intervals ("[lo, hi]") and flags left out."""
+    return re.sub(r"\[[^\]]*\]", "", row).replace("⚠", "").split()
+
+
 def test_console_figures_are_percentages(results):
     """One unit: the console's P@1, rank score, accuracy and parse rates are the result's fractions x100."""
     wdl = results["wdlmpro-likelihood"]
     text = format_result(get("wdlmpro"), wdl)
     m = wdl["metrics"]["w2d"]["all"]
     w2d = text.split("\n\n")[0]  # W2D's table: a line per figure, the model's column first
-    assert next(x for x in w2d.splitlines() if x.startswith("All P@1 (%)")).split()[3] == f"{100 * m['p_at_1']:.1f}"
-    assert next(x for x in w2d.splitlines() if x.startswith("All RS")).split()[2] == f"{100 * m['rank_score']:.1f}"
+    assert _figures(next(x for x in w2d.splitlines() if x.startswith("All P@1 (%)")))[3] == f"{100 * m['p_at_1']:.1f}"
+    assert _figures(next(x for x in w2d.splitlines() if x.startswith("All RS")))[2] == f"{100 * m['rank_score']:.1f}"
     choose = results["wdlmpro-choose"]
     c = choose["metrics"]["w2d"]["all"]
     lines = format_result(get("wdlmpro"), choose).split("\n\n")[0].splitlines()  # W2D; columns Nouns, Verbs, All
     for label, key in (("Label P@1 (%)", "likelihood.p_at_1"), ("Label RS", "likelihood.rank_score"),
                        ("Parsed (%)", "generation.valid")):
         row = next(x for x in lines if x.startswith(label))
-        assert row.replace("⚠", "").split()[-1] == f"{100 * c[key]:.1f}", (label, row)
+        assert _figures(row)[-1] == f"{100 * c[key]:.1f}", (label, row)
     coda = results["coda21-likelihood"]
     acc = coda["metrics"]["alignment"]["all"]["accuracy"]
     assert f"{100 * acc:.1f}" in format_result(get("coda21"), coda)
+
+
+@pytest.mark.parametrize("name", ["wdlmpro-likelihood", "wdlmpro-choose", "coda21-likelihood", "coda21-ask",
+                                  "coda21-choose", "senserank-similarity", "senserank-sweep"])
+def test_the_console_prints_the_intervals_its_tables_announce(results, name):
+    """Every figure the result's tables hold with an interval is printed with it: the console's tables said "95%
+    bootstrap intervals ... in brackets" and printed none (#48). The intervals are read from the result's own
+    tables (``contract.tables``), and the sentence is there only with them."""
+    from lexprobe.core.contract import tables
+    from lexprobe.tables import Cell
+
+    result = results[name]
+    text = format_result(get(result["benchmark"]), result).replace("\u00a0", " ")  # (an interval is one word)
+    intervals = {c.interval() for t in tables(get(result["benchmark"]), [result]) for row in t.rows for c in row
+                 if isinstance(c, Cell) and c.interval()}
+    assert intervals and "in brackets" in " ".join(t.note for t in tables(get(result["benchmark"]), [result]))
+    assert [i for i in intervals if i not in text] == [], text
 
 
 def test_run_closing_table_fits_and_names_each_model(results, tmp_path, capsys):
@@ -121,6 +143,11 @@ def test_run_closing_table_fits_and_names_each_model(results, tmp_path, capsys):
     assert "all-MiniLM-L6-v2" in flat and "smollm2-135m-instruct" in flat
     value = results["wdlmpro-choose"]["metrics"]["w2d"]["all"]["generation_lenient.p_at_1"]
     assert f"lenient {100 * value:.1f}" in flat  # the choose part's readings, in %
+    # each headline named as the tables name its metric, never by the result's key (#48: "p_at_1: w2d ...")
+    for d in done:
+        label = dict(get(d["benchmark"]).meta.unit_metrics)[get(d["benchmark"]).meta.main_score]
+        assert f"{label}: " in flat
+    assert "p_at_1" not in flat and "accuracy:" in flat
     n = results["wdlmpro-likelihood"]["metrics"]["w2d"]["all"]["n"]
     assert done[0]["scored"] == f"{n} targets per task" and f"{n} targets per" in flat  # the items the part scored
 

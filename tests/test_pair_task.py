@@ -62,9 +62,9 @@ def test_unit_values_decide_by_the_fitted_threshold_and_at_zero():
 def test_a_run_records_its_threshold_and_where_it_was_fitted(tmp_path, tiny_bert):
     r = _eval(tmp_path, "--model", str(tiny_bert))
     fitted = r["fitted"]["threshold"]
-    assert fitted["groups"] == {"all": "train split"} and fitted["sets"]["train split"]["n"] == 12
+    assert fitted["groups"] == {"all": "train"} and fitted["sets"]["train"]["n"] == 12
     scores = [i["score"] for i in r["instances"]]
-    said = [s > fitted["sets"]["train split"]["value"] for s in scores]
+    said = [s > fitted["sets"]["train"]["value"] for s in scores]
     right = [s == i["same"] for s, i in zip(said, r["instances"])]
     assert r["metrics"]["pair"]["all"]["accuracy"] == pytest.approx(np.mean(right))
     assert r["metrics"]["pair"]["all"]["auc"] == pytest.approx(pair.roc_auc(scores, [i["same"] for i in r["instances"]]))
@@ -155,7 +155,7 @@ def test_report_and_compare_take_it(tmp_path, tiny_bert, capsys):
     assert "McNemar exact" in out and "accuracy" in out
     assert main(["report", str(a), str(tmp_path / "b.json"), "--out", str(tmp_path / "report")]) == 0
     index = (tmp_path / "report" / "index.html").read_text()
-    assert "Same sense: same meaning or not" in index and "on train split" in index
+    assert "Same sense: same meaning or not" in index and "on train" in index
     items = (tmp_path / "report" / "samesense.html").read_text()
     assert '"lemma"' in items and '"said"' in items  # the items page: its rows with the task type's columns
 

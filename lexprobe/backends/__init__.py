@@ -96,3 +96,7 @@ def is_endpoint(reference: str) -> bool:
 
 def is_vllm(reference: str) -> bool:
     return str(reference).startswith("vllm:")
+
+
+def is_llamacpp(reference: str) -> bool:
+    return str(reference).startswith("llamacpp:")

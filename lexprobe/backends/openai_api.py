@@ -23,7 +23,7 @@ from lexprobe.batching import chunks
 from lexprobe.core.requests import Generate
 from lexprobe.errors import ModelError
 from lexprobe.scorers.base import Scorer
-from lexprobe.scorers.causal import CausalTokenization, cut_at_stop, tokenizer_limit
+from lexprobe.scorers.causal_tokens import CausalTokenization, cut_at_stop, tokenizer_limit
 
 log = logging.getLogger(__name__)
 

@@ -152,6 +152,9 @@ MODEL_OPTIONS: tuple[ModelOption, ...] = (
                      "in the result's run.backend; lexprobe cannot see it; default: not recorded)"),
     ModelOption("tensor_parallel_size", "--tensor-parallel-size", positive_int,
                 help="vllm: models: GPUs one model is split over (vLLM's tensor parallelism)"),
+    ModelOption("threads", "--threads", positive_int,
+                help="llamacpp: models: CPU threads llama.cpp computes with (default: the CPUs this process may "
+                     "use)"),
     ModelOption("seed", "--seed", non_negative_int, default=0, common=True,
                 help="seed for sampling and the random scorer"),
     ModelOption("prefer", None, text, common=True),

@@ -14,7 +14,7 @@ from lexprobe.batching import chunks
 from lexprobe.errors import ModelError
 from lexprobe.model_names import resolve_model_path
 from lexprobe.scorers.base import Scorer
-from lexprobe.scorers.causal import CausalTokenization, cut_at_stop
+from lexprobe.scorers.causal_tokens import CausalTokenization, cut_at_stop
 
 
 def load(reference: str, kind: str | None = None, batch_size=None, dtype: str | None = None,

@@ -39,7 +39,7 @@ from typing import Any
 
 from lexprobe.backends.options import MODEL_OPTIONS
 from lexprobe.core.cli_common import OVERWRITE_HELP, model_option_args, positive_int
-from lexprobe.core.contract import RunPart, main_scores
+from lexprobe.core.contract import RunPart, main_score_label, main_scores
 from lexprobe.core.options import add_commands, nested, option
 from lexprobe.core.registry import get, names
 from lexprobe.errors import CapabilityError, DataMissing, LexprobeError, ModelError
@@ -237,9 +237,10 @@ _READING_WORDS = {"likelihood": "label", "likelihood_cyclic": "debiased", "gener
                   "generation_lenient": "lenient"}
 
 
-def _headline(main_score: dict) -> str:
-    """"p_at_1: w2d 31.2, d2w 25.0" in % (a file's name before its figures when the part wrote several; a choose
-    run's readings after their task: "w2d label 25.0, strict 12.5, lenient 12.5")."""
+def _headline(main_score: dict, label: str) -> str:
+    """"P@1: w2d 31.2, d2w 25.0" in % (``label``: the metric as tables name it, never the result's key
+    ``p_at_1``; a file's name before its figures when the part wrote several; a choose run's readings after
+    their task: "w2d label 25.0, strict 12.5, lenient 12.5")."""
     values, shown = main_score["values"], []
     for file, by_task in values.items():
         if not by_task:
@@ -252,7 +253,7 @@ def _headline(main_score: dict) -> str:
             figures.append(f"{name} {'–' if v is None else f'{100 * v:.1f}'}")
             last = task
         shown.append((Path(file).stem + " " if len(values) > 1 else "") + ", ".join(figures))
-    return f"{main_score['metric']}: {'; '.join(shown)}" if shown else ""
+    return f"{label}: {'; '.join(shown)}" if shown else ""
 
 
 def _scored(name: str, files: dict[str, dict]) -> str:
@@ -284,7 +285,8 @@ def _print_times(done: list[dict], skipped: list[dict], total: float, cpu_total:
     busy machine the wall time says how busy it was, the CPU time what the part cost) and headline in %, in at most
     100 columns (``reporting.format_table`` wraps the headline of an ask-to-choose part inside its column)."""
     rows = [[d["model"], d["benchmark"], d["method"] + (" (chat)" if d["chat"] else ""), d.get("scored", ""),
-             f"{d['seconds']:.1f}", f"{d['cpu_seconds']:.1f}", _headline(d["main_score"])] for d in done]
+             f"{d['seconds']:.1f}", f"{d['cpu_seconds']:.1f}",
+             _headline(d["main_score"], main_score_label(get(d["benchmark"])))] for d in done]
     rows += [[s["model"], s["benchmark"], s["method"], "", s.get("why", "not installed"), "", ""] for s in skipped]
     print("\n" + format_table(["model", "benchmark", "method", "scored", "s", "CPU s", "main score (%)"], rows))
     print(f"main job: {total:.1f} s in all (data, parts and report), {cpu_total:.1f} s of CPU")

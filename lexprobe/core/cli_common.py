@@ -133,8 +133,9 @@ def add_model_args(parser: argparse.ArgumentParser, default_model: str | None = 
     path_arg(
         parser, "--model", kind=INPUT, group=g, default=default_model, required=default_model is None,
         help="Hugging Face name or local path, `random`, a .vec/.bin vectors file, an OpenAI-compatible "
-             "endpoint (http://HOST:PORT/v1; key from $LEXPROBE_API_KEY or $OPENAI_API_KEY) or vllm:PATH "
-             "(docs/backends.md)"
+             "endpoint (http://HOST:PORT/v1; key from $LEXPROBE_API_KEY or $OPENAI_API_KEY), vllm:PATH, or "
+             "llamacpp:FILE.gguf (a GGUF file run by llama.cpp at its quantisation; a bare .gguf is de-quantised "
+             "to float32 and run by transformers) (docs/backends.md)"
              + (f" (default: {default_model})" if default_model else " (required)"),
     )
     from lexprobe.backends.options import MODEL_OPTIONS

@@ -200,6 +200,10 @@ class Records:
     tasks: list[str] | None = None  #: the result's tasks (None: those of the units, in ``meta.tasks`` order)
     readings: list[str] = field(default_factory=list)  #: answer readings (choose), in report order
     resolved: dict = field(default_factory=dict)  #: what the method resolved from the config, by option (a template's text)
+    #: what the method read of the model beyond how it was loaded (the layer its vectors came from), over the
+    #: scorer's ``describe()`` in the result's ``model``: a model loaded at its default layer and asked at
+    #: ``--layer 4`` once recorded ``layer: -1``, and the report labelled a layer-4 score "the last"
+    model: dict = field(default_factory=dict)
     timing: dict = field(default_factory=dict)  #: the method's own timings (seconds per stage)
     sections: dict = field(default_factory=dict)  #: sections built otherwise, as they are (a layer sweep's ``sweep``)
     #: values the run fitted on a declared split before scoring (a decision threshold): the result's ``fitted``
@@ -222,6 +226,11 @@ class Items:
     resolve: Callable[[Any], Any] = lambda config: config
     #: the data a run read (the result's ``dataset``: ``{"name", "sample", "what", "get"}``); None: not recorded
     dataset: Callable[[Any], dict | None] = _none
+    #: how the run drew its items from that data, in words with the options that drew them ("a seeded sample of
+    #: 100 instances of each set (--limit 100 --seed 0)"), recorded as the result's ``dataset.draw``; None: every
+    #: item. Said by the benchmark that draws, because ``--limit`` means another draw in each: the report once
+    #: read every ``--limit`` as "the first N items of each part of speech"
+    draw: Callable[[Any], str | None] = _none
 
 
 @dataclass(frozen=True)
@@ -439,6 +448,11 @@ def main_scores(bench: Benchmark, result: dict) -> dict[str, float | None]:
             if key.endswith("." + main):
                 out[f"{task} {key[: -len(main) - 1]}"] = value
     return out
+
+
+def main_score_label(bench: Benchmark) -> str:
+    """The headline as tables name it (its ``unit_metrics`` label: "P@1", not the result's key ``p_at_1``)."""
+    return dict(bench.meta.unit_metrics).get(bench.meta.main_score) or bench.meta.main_score
 
 
 def tables(bench: Benchmark, results: list[dict]) -> list:

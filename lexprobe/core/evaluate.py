@@ -121,9 +121,10 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
         if out is not None and not overwrite and not checked:
             refuse_replacing(out, None, expected=(bench.meta.name, config.method, config.recipe),
                              beside=companions(bench, out, config))
-        reproduce = _reproduce(bench, scorer, config, out, model) if items is None or items_from_config else None
+        from_config = items is None or items_from_config
+        reproduce = _reproduce(bench, scorer, config, out, model) if from_config else None
         return _evaluate(bench, scorer, config, out, method, recipe, items, progress, keep_instances, overwrite,
-                         reproduce)
+                         reproduce, from_config)
 
 
 def _reproduce(bench: Benchmark, scorer: Any, config: Any, out: Path | None, model: str | None) -> str | None:
@@ -159,7 +160,7 @@ def run_part(benchmark: str | Benchmark, part: RunPart, config: Any, out: Path, 
 
 def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, method: Any, recipe: Any, items: Any,
               progress: bool, keep_instances: bool, overwrite: bool = False,
-              reproduce: str | None = None) -> dict | None:
+              reproduce: str | None = None, from_config: bool = True) -> dict | None:
     from lexprobe.cache import resume_key, stable_hash
     from lexprobe.provenance import scorer_options, scorer_revision
 
@@ -187,6 +188,9 @@ def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, meth
     result["run"]["reproduce"] = reproduce
     if getattr(items, "dataset", None):  # items a caller drew itself say what they are (a sample, #29)
         result["dataset"] = items.dataset
+    drawn = bench.items.draw(config) if from_config else None  # a caller's own items: it drew them
+    if drawn:
+        result["dataset"] = {**(result.get("dataset") or {}), "draw": drawn}
     result["timing"] = {"seconds": round(time.time() - started, 2), **output.timing,
                         "scorer_stats": dict(getattr(scorer, "stats", {}) or {})}
     if out is not None:
@@ -295,7 +299,7 @@ def assemble(bench: Benchmark, scorer: Any, config: Any, output: Records) -> dic
     from lexprobe.core.result_schema import new_result
     from lexprobe.run_record import finish_result
 
-    model = scorer.describe() if hasattr(scorer, "describe") else {"name": str(scorer)}
+    model = {**(scorer.describe() if hasattr(scorer, "describe") else {"name": str(scorer)}), **output.model}
     config_record = recorded(config)
     for key, extra in output.resolved.items():  # what the method resolved from the config (a template's text)
         config_record[key] = {**config_record.get(key, {}), **extra}

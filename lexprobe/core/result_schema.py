@@ -14,7 +14,9 @@ only through ``load`` and the accessors below.
     The tasks the result holds, keys of ``metrics``: ``w2d``/``d2w``; ``alignment``; the
     sense-ranking corpus (``semcor``, ...).
 ``model`` (dict)
-    The scorer's ``describe()``: at least ``name`` and ``kind`` (``human`` for people).
+    The scorer's ``describe()``: at least ``name`` and ``kind`` (``human`` for people), with what the method read
+    of the model over it (``Records.model``): a token-vector run's ``layer`` as asked and its
+    ``hidden_states_index``, whatever layer the model was loaded at; a layer sweep's ``layers`` and its best.
 ``method`` (str) / ``recipe`` (str)
     How the model was asked (``likelihood``, ``choose``, ``similarity``, ``human``) and how
     faithfully the source was followed (``paper``, ``authors``). Both are in the resume key.
@@ -86,8 +88,9 @@ only through ``load`` and the accessors below.
 ``dataset`` (dict, optional)
     The data the run read (``Items.dataset``): ``name``, ``sample`` (true for a stand-in such as the
     bundled SemCor sample or a CoDA21-style set built from WordNet when the official files are missing),
-    ``what`` (in words) and ``get`` (the command that fetches the real data). The report puts a banner on
-    results with ``sample`` true.
+    ``what`` (in words) and ``get`` (the command that fetches the real data); ``draw``: how the run drew its
+    items from it, in the benchmark's words (``Items.draw``: "a seeded sample of 100 instances of each set
+    (--limit 100 --seed 0)"). The report puts a banner on results with ``sample`` true or a ``draw``.
 ``intervals`` (dict)
     How every ``ci`` was obtained (method, unit, level, resamples, seed).
 ``timing`` (dict)

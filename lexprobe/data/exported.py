@@ -411,6 +411,9 @@ def _check_part_names(manifest_path: Path, entries: list[ManifestPart], fix: str
             if problem is not None:
                 raise DataError(f"{manifest_path}: part {shown(rel)} has {name} {shown(value)}, which {problem}; "
                                 f"{fix}")
+        if rel in seen.values():  # the same part twice: its rows would be read, and scored, twice
+            raise DataError(f"{manifest_path}: part {shown(rel)} is given twice in the manifest; an item is scored "
+                            f"once; {fix}")
         if rel.casefold() in seen:
             raise DataError(f"{manifest_path}: parts {shown(seen[rel.casefold()])} and {shown(rel)} name one file "
                             f"(on a file system that ignores case, as the export's readers may); {fix}")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lexprobe.backends import Backend, backend_for, is_endpoint, is_vllm, kinds, register_backend
+from lexprobe.backends import Backend, backend_for, is_endpoint, is_llamacpp, is_vllm, kinds, register_backend
 from lexprobe.backends.options import ATTN_IMPLEMENTATIONS, DTYPES
 from lexprobe.errors import ModelError
 from lexprobe.model_names import DEFAULT_ALIASES, DEFAULT_MODEL, STATIC_SUFFIXES, resolve_model_path
@@ -411,6 +411,12 @@ def load_vllm(reference: str, **options) -> Any:
     return load(reference, **options)
 
 
+def load_llamacpp(reference: str, **options) -> Any:
+    from lexprobe.backends.llamacpp import load
+
+    return load(reference, **options)
+
+
 register_backend(Backend(
     "openai", load_endpoint, is_endpoint, ("causal", "chat"), order=10,
     offers="an OpenAI-compatible server (vLLM, SGLang, ...): with /v1/completions prompt log-probabilities, "
@@ -431,9 +437,18 @@ register_backend(Backend(
               "of a device for transformers: give the prompts handed to vLLM at once (--batch-size N, default "
               "256) or drop it"),)))
 register_backend(Backend(
+    "llamacpp", load_llamacpp, is_llamacpp, ("causal",), order=30,
+    offers="a GGUF file run by llama.cpp in this process at its own quantisation (--model llamacpp:FILE.gguf; "
+           "needs `bash scripts/setup_llamacpp.sh`): every causal-LM method and ask-to-choose",
+    takes=frozenset({"threads"}),
+    label="a GGUF model run by llama.cpp in this process", form="llamacpp:FILE.gguf",
+    refuses=((("batch_size", "auto"), "llama.cpp is given tokens per decode call, not a device's memory to search: "
+              "give them (--batch-size N, default 512) or drop it"),)))
+register_backend(Backend(
     "transformers", load_transformers, lambda reference: True,
     ("masked", "causal", "embedding", "static", "token", "random"), order=100,
-    offers="models loaded in this process with transformers / sentence-transformers (safetensors or GGUF), "
+    offers="models loaded in this process with transformers / sentence-transformers (safetensors, or GGUF "
+           "de-quantised to float32), "
            "static vectors and the random baseline: every method of their kind",
     takes=frozenset({"device", "dtype", "attn", "device_map"}),
     label="a model loaded here with transformers", form="NAME_OR_PATH"))

@@ -57,15 +57,19 @@ def check_architecture(path: str | Path, fields: dict | None = None) -> str:
     return "causal"
 
 
-def weights_record(path: str | Path, fields: dict | None = None) -> dict:
-    """What a result's weights are: a de-quantised GGUF file (its name, quantisation, SHA-256); ``fields``: its
-    header, when already read."""
+def weights_record(path: str | Path, fields: dict | None = None, run_by: str | None = None) -> dict:
+    """What a result's weights are: a GGUF file (its name, quantisation, SHA-256), de-quantised by transformers,
+    or run at its quantisation by ``run_by`` (``llama.cpp``); ``fields``: its header, when already read."""
     from lexprobe.provenance import model_revision
 
     fields = metadata(path) if fields is None else fields
-    return {"format": "gguf", "file": Path(path).name, "quantisation": quantisation_name(fields.get("general.file_type")),
-            "dequantised_to": "float32, then the run's dtype", "revision": model_revision(str(path)),
-            "gguf_name": fields.get("general.name")}
+    record = {"format": "gguf", "file": Path(path).name,
+              "quantisation": quantisation_name(fields.get("general.file_type")),
+              "dequantised_to": None if run_by else "float32, then the run's dtype",
+              "revision": model_revision(str(path)), "gguf_name": fields.get("general.name")}
+    if run_by:
+        record["run_by"] = f"{run_by}, at the file's quantisation"
+    return record
 
 
 def quantisation_name(file_type) -> str | None:

@@ -13,6 +13,7 @@ from lexprobe.core.registry import get
 from lexprobe.core.result_schema import load, looks_like_result, model_name
 from lexprobe.errors import DataError
 from lexprobe.outputs import private_folder_in, write_atomic
+from lexprobe.report.figures import report_figures
 from lexprobe.report.html import bench_titles, failure_page, index_page
 from lexprobe.report.tables import build_tables, run_record_table
 from lexprobe.tables import UNITS, to_latex, to_markdown
@@ -33,7 +34,9 @@ def write_report(paths, out_dir: str | Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     tables = build_tables(results)
     record = run_record_table(results)
-    figures = draw_figures(results, private_folder_in(out_dir, "figures"))
+    folder = private_folder_in(out_dir, "figures")
+    figures = [Figure(d.benchmark, d.title, d.path, d.kind) for d in report_figures(results, folder)]
+    figures += draw_figures(results, folder)
     pages = {}
     texts: dict[str, str] = {}  # file name in out_dir -> its text
     for bench in bench_titles():
@@ -54,11 +57,13 @@ def write_report(paths, out_dir: str | Path) -> Path:
 
 @dataclass
 class Figure:
-    """A benchmark's own plot, drawn for the report (a PNG file)."""
+    """A figure of the report (a PNG file): the report's own (``report.figures``: ``kind`` names it, "forest" the
+    one that stands in for the section's tables) or a benchmark's (``Presentation.figures``)."""
 
     benchmark: str
     title: str
     path: Path
+    kind: str = ""
 
 
 def draw_figures(results: list[dict], folder: Path) -> list[Figure]:

@@ -134,21 +134,25 @@ Part = tuple[str, bool]
 
 
 def sample_note(result: dict) -> tuple[Part, ...]:
-    """What part of the data a result ran on, when it ran on a stand-in dataset (``dataset.sample``) or on part
-    of the data (a ``limit`` or ``max_instances`` in its config); empty otherwise."""
+    """What part of the data a result ran on, in the words of its own record: a stand-in dataset
+    (``dataset.sample``: what it is and how to get the real data) and how its items were drawn (``dataset.draw``,
+    written by the benchmark that drew them: ``--limit`` is another draw in each); a result from before lexprobe
+    recorded the draw is said to have run with its sampling options as given, never read as any one draw.
+    Empty for a result on the whole of its data."""
     clauses: list[list[Part]] = []
     data = result.get("dataset") or {}
     if data.get("sample"):
         clauses.append([(f"ran on {data.get('what') or data.get('name') or 'a sample'}", False)])
         if data.get("get"):
             clauses[-1] += [(" (for the real data: ", False), (str(data["get"]), True), (")", False)]
-    config = result.get("config") or {}
-    if config.get("limit") and config.get("draw") != "wordnet":  # a --draw wordnet sample: its dataset says it
-        clauses.append([(f"evaluated only the first {config['limit']} items of each part of speech (--limit)",
-                         False)])
-    if config.get("max_instances"):
-        clauses.append([(f"sampled whole lemmas up to {config['max_instances']} instances (--max-instances)",
-                         False)])
+    if data.get("draw"):
+        clauses.append([(f"{'' if clauses else 'ran on '}{data['draw']}", False)])
+    elif not data.get("sample"):
+        config = result.get("config") or {}
+        given = [f"--{k.replace('_', '-')} {config[k]}" for k in ("limit", "max_instances") if config.get(k)]
+        if given:
+            clauses.append([("ran with ", False), (" ".join(given), True),
+                            (" (part of the data, drawn as the benchmark's option says)", False)])
     out: list[Part] = []
     for i, clause in enumerate(clauses):
         out += ([("; ", False)] if i else []) + clause
@@ -195,6 +199,7 @@ class FigureLink:
     title: str
     src: str
     href: str
+    kind: str = ""
 
 
 def figure_view(figure, out_dir: Path) -> FigureLink:
@@ -203,7 +208,8 @@ def figure_view(figure, out_dir: Path) -> FigureLink:
         rel = Path(figure.path).resolve().relative_to(Path(out_dir).resolve())
     except ValueError:
         rel = Path("figures") / Path(figure.path).name
-    return FigureLink(figure.title, f"data:image/png;base64,{data}", "/".join(quote(p) for p in rel.parts))
+    return FigureLink(figure.title, f"data:image/png;base64,{data}", "/".join(quote(p) for p in rel.parts),
+                      getattr(figure, "kind", ""))
 
 
 def index_page(tables: list[Table], figures, record: Table, results: list[dict], pages: dict[str, str],
@@ -213,13 +219,17 @@ def index_page(tables: list[Table], figures, record: Table, results: list[dict],
     # the sections: the benchmarks, then docs/llm.md's table of models by method
     for bench, title in {**titles, "llm": "Models by method"}.items():
         bench_tables = [t for t in tables if t.benchmark == bench]
-        bench_figures = [f for f in figures if f.benchmark == bench]
+        bench_figures = [figure_view(f, out_dir or Path(f.path).parent.parent)
+                         for f in figures if f.benchmark == bench]
         if not bench_tables and not bench_figures:
             continue
+        # a forest plot stands in for the section's tables, which open on a click (a table wider than a phone
+        # scrolls in its box: the figure shows every row at once)
+        forest = [f for f in bench_figures if f.kind == "forest"]
         sections.append({"id": bench, "title": title,
                          "banners": sample_banners([r for r in results if r["benchmark"] == bench]),
-                         "tables": [table_view(t) for t in bench_tables],
-                         "figures": [figure_view(f, out_dir or Path(f.path).parent.parent) for f in bench_figures]})
+                         "tables": [table_view(t) for t in bench_tables], "tables_folded": bool(forest),
+                         "forest": forest, "figures": [f for f in bench_figures if f.kind != "forest"]})
     return render("index.html", title="lexprobe report", n_results=len(results), generated=generated,
                   version=version, units=UNITS, flag_mark=FLAG_MARK, record_note=RECORD_NOTE, sections=sections,
                   pages=[{"href": quote(f), "title": titles[b]} for b, f in pages.items()],

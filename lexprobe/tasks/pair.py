@@ -28,6 +28,7 @@ from typing import Any, Callable, ClassVar, Optional, Sequence, TypedDict
 
 import numpy as np
 
+from lexprobe.core.cli_common import non_negative_int, positive_int
 from lexprobe.core.contract import Job, Method, Presentation, Records, Results, Unit, default_slices, mean_aggregate
 from lexprobe.core.options import nested, option
 from lexprobe.core.requests import Continuation, Embed, Message, RandomScores, TokenVector
@@ -126,15 +127,15 @@ class PairOptions:
                          "choose: the two answers as options to choose from (causal LMs, chat APIs)",
                          choices=("embedding", "ask", "choose"))
     recipe: str = option("paper", "the task's protocol", choices=("paper",))
-    limit: int | None = option(None, "a seeded sample of N pairs of each group (default: all)", type=int)
-    seed: int = option(0, "seed of the sample and of the random scorer", type=int)
+    limit: int | None = option(None, "a seeded sample of N pairs of each group (default: all)", type=positive_int)
+    seed: int = option(0, "seed of the sample and of the random scorer", type=non_negative_int)
     vector: str = option("auto", "token: the target's contextual vectors (--layer); sentence: the texts' vectors; "
                          "auto: token where the model gives token vectors (embedding)", choices=VECTORS,
                          method="embedding")
     layer: int = option(-1, "hidden_states index of the token vectors (0 = embeddings, -1 = last; embedding)",
                         type=int, method="embedding")
     ask_chat: bool = option(False, "put the question in the model's chat template (ask)", method="ask")
-    chunk_size: int = option(64, "pairs per resumable chunk", type=int, cli=False, key=False)
+    chunk_size: int = option(64, "pairs per resumable chunk", type=positive_int, cli=False, key=False)
     choose: ChooseOptions = nested(ChooseOptions, "ask-to-choose prompting (--method choose; causal LMs and chat "
                                                   "APIs)", method="choose")
 

@@ -19,8 +19,9 @@ from lexprobe.models import load_scorer
 #: a valid value of each declared option (for the table-driven refusals)
 VALID = {"kind": "causal", "device": "cpu", "dtype": "bfloat16", "batch_size": 4, "attn": "eager",
          "device_map": "auto", "served_model": "m", "tokenizer": "t", "concurrency": 4, "request_timeout": 5.0,
-         "served_dtype": "bfloat16", "tensor_parallel_size": 2, "seed": 3, "prefer": "token"}
-REFERENCES = {"openai": "http://127.0.0.1:1/v1", "vllm": "vllm:/models/x", "transformers": "/models/x"}
+         "served_dtype": "bfloat16", "tensor_parallel_size": 2, "threads": 2, "seed": 3, "prefer": "token"}
+REFERENCES = {"openai": "http://127.0.0.1:1/v1", "vllm": "vllm:/models/x", "llamacpp": "llamacpp:/models/x.gguf",
+              "transformers": "/models/x"}
 
 
 @pytest.mark.parametrize("option,value,reason", [
@@ -58,7 +59,7 @@ def test_good_python_values_are_used(fake):
     assert remote.backend_record["served_dtype"] == "bfloat16"
 
 
-@pytest.mark.parametrize("backend", ["openai", "vllm", "transformers"])
+@pytest.mark.parametrize("backend", ["openai", "vllm", "llamacpp", "transformers"])
 @pytest.mark.parametrize("option", [o.name for o in MODEL_OPTIONS])
 def test_every_option_is_taken_or_refused_by_its_declaration(option, backend):
     """The table: each backend takes the options it declares (and the common ones); any other, given a value

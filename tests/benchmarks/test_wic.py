@@ -62,14 +62,14 @@ def test_every_pair_of_the_test_split_scores_and_random_is_exactly_half(with_wic
         assert metrics[p]["n"] == 1000 and random[p]["accuracy"] == 0.5
         assert r["baselines"]["majority"]["pair"][p]["accuracy"] == 0.5  # each set is balanced
     fitted = r["fitted"]["threshold"]
-    assert fitted["sets"]["training en-en"]["n"] == 100 and set(fitted["groups"].values()) == {"training en-en"}
+    assert fitted["sets"]["training.en-en"]["n"] == 100 and set(fitted["groups"].values()) == {"training.en-en"}
 
 
 def test_fit_on_dev_uses_each_pairs_own_dev_and_en_en_for_crosslingual(with_wic, tmp_path):
     r = _run(tmp_path, "--model", "random", "--data", "mcl-wic:all", "--limit", "20", "--fit-on", "dev",
              "--fit-limit", "50")
     groups = r["fitted"]["threshold"]["groups"]
-    assert groups["fr-fr"] == "dev fr-fr" and groups["en-fr"] == "dev en-en" and groups["zh-zh"] == "dev zh-zh"
+    assert groups["fr-fr"] == "dev.fr-fr" and groups["en-fr"] == "dev.en-en" and groups["zh-zh"] == "dev.zh-zh"
 
 
 def test_a_threshold_is_never_fitted_on_the_split_scored(with_wic, tmp_path, capsys):
@@ -157,7 +157,7 @@ def test_a_data_file_that_is_not_json_and_a_pair_that_does_not_exist(with_wic, t
 def test_an_own_file_with_its_gold_scores(with_wic, tmp_path, shared_data):
     data = _own_set(tmp_path, shared_data)
     r = _run(tmp_path, "--model", "random", "--data", str(data), "--fit-limit", "40")
-    assert r["metrics"]["pair"]["all"]["n"] == 30 and r["fitted"]["threshold"]["groups"] == {"mine": "training en-en"}
+    assert r["metrics"]["pair"]["all"]["n"] == 30 and r["fitted"]["threshold"]["groups"] == {"mine": "training.en-en"}
 
 
 # --- import and fetch --------------------------------------------------------------------------------------------

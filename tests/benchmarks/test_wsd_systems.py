@@ -149,7 +149,7 @@ def test_choose_readings_are_each_paired_with_the_systems(mini, tmp_path):
     section = result["systems"]
     assert list(section["systems"]) == ["other"] and "generation" in section["systems"]["other"]["paired"]
     assert section["models"]["generation"]["breakdowns"]["first_sense"]
-    assert "among the published systems" in res.format_choose(result)
+    assert "among the published systems" in res.format_result(result)
 
 
 def test_the_report_shows_the_systems_tables_and_figure(with_hard, tmp_path):

@@ -119,9 +119,9 @@ def test_a_crafted_export_whose_set_is_a_path_writes_nothing_outside_out(crafted
 
 def test_parts_whose_names_differ_only_in_case_are_refused_before_anything_is_written(tmp_path):
     """Sets ``ok`` and ``OK``: one folder on a case-insensitive file system, so one part would be lost."""
-    from lexprobe.export.declaration import ExportOptions, PartRows
+    from lexprobe.core.exports import ExportOptions, PartRows
     from lexprobe.export.hf import write_export
-    from lexprobe.export.wsd import EXPORT
+    from lexprobe.benchmarks.wsd.export import EXPORT
 
     selection = EXPORT.select(ExportOptions(data=str(own_pair(tmp_path / "src", "ok"))))
     first = selection.parts[0]
@@ -134,9 +134,9 @@ def test_parts_whose_names_differ_only_in_case_are_refused_before_anything_is_wr
 
 
 def test_lm_eval_tasks_whose_names_differ_only_in_case_are_refused_before_anything_is_written(tmp_path):
-    from lexprobe.export.declaration import ExportOptions, LMEvalTask
+    from lexprobe.core.exports import ExportOptions, LMEvalTask
     from lexprobe.export.lm_eval import write_tasks
-    from lexprobe.export.wsd import EXPORT
+    from lexprobe.benchmarks.wsd.export import EXPORT
 
     selection = EXPORT.select(ExportOptions(data=str(own_pair(tmp_path / "src", "ok"))))
     doc = {"id": "a", "pos": "N", "gold": 0, "golds": [0], "context": "c", "continuations": ["d"], "keys": ["k"]}

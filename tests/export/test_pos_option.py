@@ -48,7 +48,7 @@ def test_the_wsd_export_takes_what_wsd_eval_takes(pos, tmp_path):
     ("coda21", "N", "unknown --pos 'N' for coda21; use n, v, both"),
 ])
 def test_what_eval_refuses_the_export_refuses_before_reading_data(benchmark, pos, says, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(f"lexprobe.export.{benchmark}.select", lambda *_: pytest.fail("the data was read"))
+    monkeypatch.setattr(f"lexprobe.benchmarks.{benchmark}.export.select", lambda *_: pytest.fail("the data was read"))
     eval_code, _ = run_cli([benchmark, "eval", "--pos", pos, "--model", "random", "--out", tmp_path / "r.json"], capsys)
     assert eval_code == 2  # eval refuses it too (argparse)
     for command in ("hf", "lm-eval"):

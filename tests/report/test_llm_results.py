@@ -270,6 +270,9 @@ def test_report_fits_1400px_and_says_what_the_numbers_mean(flagged_report):
             width, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
             assert width <= inner, f"{name} scrolls sideways: {width} px wide in a {inner} px window"
         page.goto((flagged_report / "index.html").as_uri())
+        assert page.locator("figure.forest img").first.is_visible()  # the forest plot first, its tables folded
+        assert not page.locator("td.flag-chance").first.is_visible()
+        page.evaluate("document.querySelectorAll('details.tables').forEach(d => d.open = true)")
         for kind in ("chance", "parse", "bias"):
             cell = page.locator(f"td.flag-{kind}").first
             assert cell.is_visible(), kind

@@ -41,7 +41,7 @@ def load(config: SameSenseConfig) -> pair.PairItems:
                              pair.Target(r["sentence2"], r["start2"], r["end2"]), r["same"], r["lemma"], r["pos"])
 
     scored = [item(r) for r in rows if r["split"] == config.split][: config.limit]
-    return pair.PairItems(scored, {f"{config.fit_on} split": [item(r) for r in rows if r["split"] == config.fit_on]})
+    return pair.PairItems(scored, {config.fit_on: [item(r) for r in rows if r["split"] == config.fit_on]})
 
 
 def question(p: pair.PairItem) -> str:

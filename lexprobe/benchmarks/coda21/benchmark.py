@@ -64,8 +64,13 @@ def dataset(config: CodaConfig) -> dict | None:
     return {"name": f"CoDA21 {variant}" if variant else name, "sample": False}
 
 
+def draw(config: CodaConfig) -> str | None:
+    """``--limit`` as the methods take it: the file's first groups of each part of speech, in file order."""
+    return f"the first {config.limit} groups of each part of speech (--limit {config.limit})" if config.limit else None
+
+
 def figures(result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
-    """A misaligned and an aligned group's score matrices as heatmaps."""
+    """A misaligned and an aligned group's score matrices as heatmaps, each beside its column-centred map."""
     from lexprobe.benchmarks.coda21.plot import draw_heatmap
     from lexprobe.core.result_schema import model_name
 
@@ -75,8 +80,8 @@ def figures(result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
     for what, group in (("a misaligned group", wrong[:1]), ("an aligned group", right[:1])):
         for g in group:
             slug = "".join(ch if ch.isalnum() else "-" for ch in g["id"])
-            path = draw_heatmap(g, folder / f"{stem}-{slug}.png")
-            out.append((f"CoDA21 {model_name(result)}: {what} ({g['id']})", path))
+            path = draw_heatmap(g, folder / f"{stem}-{slug}.png", centred=True)
+            out.append((f"CoDA21 {model_name(result)}: {what} ({g['id']}), raw and column-centred scores", path))
     return out
 
 
@@ -88,7 +93,7 @@ CODA21 = Benchmark(
         aliases=("coda",), summary=(SummaryColumn("CoDA21 acc. (%)", task="alignment", part="CoDA21"),),
     ),
     Config=CodaConfig,
-    items=Items(load=load_items, check=check_config, dataset=dataset),
+    items=Items(load=load_items, check=check_config, dataset=dataset, draw=draw),
     methods={"likelihood": Likelihood(), "ask": Ask(), "choose": Choose()},
     recipes=RECIPES,
     results=Results(unit_values=res.unit_values, baseline_values=lambda result: {"random": res.random_units(result)},

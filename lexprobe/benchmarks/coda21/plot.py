@@ -41,12 +41,15 @@ def load_result(path: str | Path) -> dict[str, Any]:
     return result
 
 
-def draw_heatmap(instance: dict[str, Any], out: str | Path, title: str | None = None) -> Path:
+def draw_heatmap(instance: dict[str, Any], out: str | Path, title: str | None = None, centred: bool = False) -> Path:
+    """The group's score matrix; ``centred``: beside it the same matrix with each column's mean taken out (a
+    definition's pull on every context removed: a definition that scores high against every context fills its
+    raw column, and the centred map shows which context it fits best). Frames as in the module's docstring;
+    the predicted pairs are the model's (from the raw scores) on both maps."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Rectangle
 
     scores = np.asarray(instance["scores"], dtype=float)
     k = scores.shape[0]
@@ -56,11 +59,34 @@ def draw_heatmap(instance: dict[str, Any], out: str | Path, title: str | None = 
         names = [str(i + 1) for i in range(k)]
     labels = [f"{i + 1}: {_short(n)}" for i, n in enumerate(names)]
     room = max(len(label) for label in labels) * 0.075  # inches the longest label takes at 8 points
-    # constrained layout (compressed: the map keeps square cells) keeps labels, title and colour bar apart; the size leaves room for the longest label
-    fig, ax = plt.subplots(figsize=(max(5.0, 2.6 + room + 0.85 * k), max(4.2, 2.0 + room + 0.75 * k)),
-                           layout="compressed")
+    width, height = max(5.0, 2.6 + room + 0.85 * k), max(4.2, 2.0 + room + 0.75 * k)
+    maps = [(scores, "match score\n(higher = better match)", "raw scores")]
+    if centred:
+        maps.append((scores - scores.mean(axis=0, keepdims=True), "score minus its column's mean",
+                     "column-centred (each definition's mean taken out)"))
+    # constrained layout (compressed: the map keeps square cells) keeps labels, title and colour bar apart; the size
+    # leaves room for the longest label
+    fig, axes = plt.subplots(1, len(maps), figsize=(width + (width - room - 0.6) * (len(maps) - 1), height),
+                             layout="compressed", squeeze=False)
+    for j, (ax, (matrix, bar, what)) in enumerate(zip(axes[0], maps)):
+        _matrix(fig, ax, matrix, predicted, labels, bar, rows_named=j == 0)
+        if centred:
+            ax.set_title(what, fontsize=9)
+    correct = sum(1 for c, d in predicted if c == d)
+    fig.suptitle(title or f"CoDA21 group {instance.get('id')} ({_short(str(instance.get('ancestor', '')))}): "
+                 f"{correct}/{k} correct\nred frame: predicted pair;\nblack-and-white dashed frame: gold pair",
+                 fontsize=9)
+    return save_figure(fig, out, dpi=150)
+
+
+def _matrix(fig, ax, scores: np.ndarray, predicted: set, labels: list[str], bar: str, rows_named: bool = True) -> None:
+    """One score matrix with its values, frames and colour bar (``rows_named``: the contexts' labels on its
+    left; a map beside another leaves them to the first)."""
+    from matplotlib.patches import Rectangle
+
+    k = scores.shape[0]
     image = ax.imshow(scores, cmap="viridis", aspect="equal")
-    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="match score\n(higher = better match)")
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label=bar)
     spread = float(scores.max() - scores.min()) or 1.0
     for c in range(k):
         for d in range(k):
@@ -76,14 +102,10 @@ def draw_heatmap(instance: dict[str, Any], out: str | Path, title: str | None = 
         ax.add_patch(Rectangle((c - 0.36, c - 0.36), 0.72, 0.72, fill=False, edgecolor="white", linewidth=1.4,
                                linestyle=(0, (3, 2))))
     ax.set_xticks(range(k), labels, rotation=90, fontsize=8)  # upright: long names never run into each other
-    ax.set_yticks(range(k), labels, fontsize=8)
+    ax.set_yticks(range(k), labels if rows_named else [""] * k, fontsize=8)
     ax.set_xlabel("definition of synset")
-    ax.set_ylabel("context of synset\n(target word hidden)")
-    correct = sum(1 for c, d in predicted if c == d)
-    fig.suptitle(title or f"CoDA21 group {instance.get('id')} ({_short(str(instance.get('ancestor', '')))}): "
-                 f"{correct}/{k} correct\nred frame: predicted pair;\nblack-and-white dashed frame: gold pair",
-                 fontsize=9)
-    return save_figure(fig, out, dpi=150)
+    if rows_named:
+        ax.set_ylabel("context of synset\n(target word hidden)")
 
 
 #: synset names longer than this are cut (with "…") on the heatmap's axes

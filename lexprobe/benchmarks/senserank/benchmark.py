@@ -65,6 +65,17 @@ def dataset(config: SenseConfig) -> dict | None:
     return {"name": "semcor", "sample": False}
 
 
+def draw(config: SenseConfig) -> str | None:
+    """The samples of ``similarity.select_instances``: whole lemmas (``--max-instances``), then queries (``--limit``)."""
+    drawn = []
+    if config.max_instances:
+        drawn.append(f"whole lemmas drawn with seed {config.seed} until database and queries reach "
+                     f"{config.max_instances:,} instances (--max-instances {config.max_instances})")
+    if config.limit:
+        drawn.append(f"a seeded sample of {config.limit:,} queries (--limit {config.limit} --seed {config.seed})")
+    return ", then ".join(drawn) or None
+
+
 def written(result: dict, out: Path, config: Any) -> None:
     """The plot beside the result; none for a run that ranked no query (no curves: nothing to draw)."""
     plot_path = Path(out).with_suffix(".png")
@@ -141,7 +152,8 @@ SENSERANK = Benchmark(
         summary=(SummaryColumn("Sense ranking MAP@50 (layer)", digits=2),),
     ),
     Config=SenseConfig,
-    items=Items(load=load_instances, check=lambda config: config.validate(), resolve=resolve_data, dataset=dataset),
+    items=Items(load=load_instances, check=lambda config: config.validate(), resolve=resolve_data, dataset=dataset,
+                draw=draw),
     methods={"similarity": similarity.Similarity()},
     recipes=RECIPES,
     results=Results(unit_values=unit_values,

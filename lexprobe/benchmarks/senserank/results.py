@@ -98,19 +98,62 @@ FAILURE_COLUMNS = [("model", "Model"), ("task", "Corpus"), ("pos", "POS"), ("ite
 
 def failure_rows(result: dict) -> list[dict]:
     """One row per query; a failure (``ok`` false) ranks its same-sense instances no better than chance: AP@50
-    below R/N, the share of the lemma's database instances with the query's sense (``SenseRank.failure_note``)."""
+    below R/N, the share of the lemma's database instances with the query's sense (``SenseRank.failure_note``).
+    A sense that is a WordNet sense key reads with its gloss beside it (``glosses``); the neighbours one a line."""
+    glossed = glosses({q.get("label", "") for q in result["instances"]}
+                      | {label for q in result["instances"] for label in q.get("top", [])})
+
+    def sense(label: str, said: set | None = None) -> str:
+        """The label with its gloss, the first time a row names it (``said``: the row's labels glossed)."""
+        if label not in glossed or (said is not None and label in said):
+            return label
+        if said is not None:
+            said.add(label)
+        return f"{label} ({glossed[label]})"
+
     rows = []
     for q in result["instances"]:
         hits, top = q.get("hits", ""), q.get("top", [])
-        chosen = ", ".join(f"{'✓' if h == '1' else '✗'} {label}" for h, label in zip(hits, top))
+        said = {q.get("label", "")}  # the query's sense is glossed in its own column
+        chosen = "\n".join(f"{'✓' if h == '1' else '✗'} {sense(label, said)}" for h, label in zip(hits, top))
         r, n = q.get("n_relevant"), q.get("n_candidates")  # R/N: a random order's mean precision
         ap, chance = q.get("ap", 0.0), (r / n if r is not None and n else None)
         item = f"{q.get('lemma', '')}: {q['context']} ({q['id']})" if q.get("context") else f"{q.get('lemma', '')} ({q['id']})"
-        rows.append({"task": corpus(result), "item": item, "gold": q.get("label", ""),
+        rows.append({"task": corpus(result), "item": item, "gold": sense(q.get("label", "")),
                      "chosen": chosen, "ok": ap >= chance if chance is not None else hits[:1] == "1",
                      "score": f"{100 * ap:.1f}" + (f" ({100 * chance:.1f})" if chance is not None else ""),
                      "model": model_name(result), "pos": q.get("pos", "")})
     return rows
+
+
+#: a WordNet sense key (``interest%1:09:00::``, ``mean%5:00:00:average:00``)
+SENSE_KEY = r"[^\s%]+%[1-5]:\d\d:\d\d:[^\s:]*:\d*"
+
+
+def glosses(labels: set[str]) -> dict[str, str]:
+    """The WordNet definition of each label that is a sense key (SemCor's senses; other corpora's labels are
+    their own inventories', left as they are); none where WordNet is not installed (the keys stay readable)."""
+    import logging
+    import re
+
+    keys = sorted(label for label in labels if re.fullmatch(SENSE_KEY, label))
+    if not keys:
+        return {}
+    from lexprobe.data.wordnet import load_wordnet
+    from lexprobe.errors import LexprobeError
+
+    try:
+        wordnet = load_wordnet()
+    except (LexprobeError, LookupError, OSError) as err:
+        logging.getLogger(__name__).warning("sense keys shown without their glosses: %s", err)
+        return {}
+    out = {}
+    for key in keys:
+        try:
+            out[key] = wordnet.lemma_from_key(key).synset().definition()
+        except Exception:  # noqa: BLE001 - NLTK raises WordNetError or others for a key it lacks: no gloss
+            continue
+    return out
 
 
 def bucket_columns(result: dict) -> list[str]:

@@ -127,7 +127,10 @@ def rank_senses(job: Job) -> Records | None:
             per_layer[layer] = query_records(cfg, database, queries, report, info, db_ok=db_ok, timing={
                 "read_s": t_read, "embed_s": t_embed, "rank_s": time.time() - t2, "total_s": time.time() - t0})
             per_layer[layer].counts.update(stats)
+    read_at = {} if getattr(scorer, "layer_index", None) is None else {"layer": cfg.layer,
+                                                                        "hidden_states_index": layers[0]}
     if not sweep:
+        per_layer[layers[0]].model = read_at  # the layer asked, not the one the model was loaded at
         return per_layer[layers[0]]
     config = recorded(cfg)  # each layer's records aggregated as a single run's
     values = {str(layer): {k: v for k, v in sections(job.benchmark, records, "similarity", config).items()
@@ -135,6 +138,7 @@ def rank_senses(job: Job) -> Records | None:
     best = max(layers, key=lambda x: (values[str(x)]["metrics"][cfg.corpus]["all"].get("pooled") or 0.0, -x))
     first = per_layer[layers[0]]
     return Records([], items=first.items, counts=first.counts, tasks=[cfg.corpus],
+                   model={"layer": best, "hidden_states_index": best, "layers": layers},  # metrics: the best's
                    timing={"total_s": round(time.time() - t0, 2)},
                    sections={**values[str(best)], "breakdowns": {},
                              "sweep": {"parameter": "layer", "values": values, "best": best}})

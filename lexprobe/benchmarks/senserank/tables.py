@@ -3,20 +3,20 @@ and, the same tables, for the console (``format_result``)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from lexprobe.benchmarks.senserank.results import corpus, sweep_rows
 from lexprobe.core.result_schema import model_name
-from lexprobe.reporting import format_table, wrap_text
+from lexprobe.reporting import wrap_text
 from lexprobe.tables import (
-    FLAG_MARK,
-    Cell,
     Table,
     baseline_label,
     by_group,
     cell,
     digest,
-    flag_notes,
     label,
     name_counts,
+    to_text,
     vs_random,
 )
 
@@ -108,17 +108,12 @@ def outside_buckets(result: dict) -> str:
 
 
 def format_result(result: dict) -> str:
-    """What the CLI prints after a run: this result's tables (``tables``; figures without their intervals), each
-    with its remarks and flags, and what the run counted."""
-    def text(c) -> str:
-        if isinstance(c, Cell):
-            return c.main() + (f" {FLAG_MARK}" if c.flags else "")
-        return "" if c is None else (c.text() if hasattr(c, "text") else str(c))
-
+    """What the CLI prints after a run: this result's tables (``tables``) as ``tables.to_text`` prints every
+    table, with the intervals their notes announce (a bucket table a line per bucket: its buckets side by side
+    do not fit 100 columns with their intervals), and what the run counted."""
     name = model_name(result)  # in each title too: a long name wraps inside its row's cell
-    blocks = [[format_table(t.headers, [[text(c) for c in row] for row in t.rows],
-                            title=t.title if name in t.title else f"{t.title}, {name}")]
-              + [wrap_text(line) for line in t.remarks + flag_notes(t)] for t in tables([result])]
+    blocks = [[to_text(replace(t, title=t.title if name in t.title else f"{t.title}, {name}"),
+                       transpose=not result.get("sweep"))] for t in tables([result])]
     if not result.get("sweep"):
         c = result["counts"]
         blocks[-1].append(wrap_text(

@@ -54,6 +54,13 @@ def dataset(config: WDLMProConfig) -> dict | None:
     return wordnet_sample_record(config.limit) if config.draw == "wordnet" and config.limit else None
 
 
+def draw(config: WDLMProConfig) -> str | None:
+    """``--limit`` as ``select_groups`` draws it (a ``--draw wordnet`` sample: its ``dataset`` record says it)."""
+    if not config.limit or config.draw == "wordnet":
+        return None
+    return f"a seeded sample of {config.limit} groups per part of speech (--limit {config.limit} --seed {config.seed})"
+
+
 def load_items(config: WDLMProConfig) -> WDLMProItems:
     from lexprobe.benchmarks.wdlmpro import dataset as ds
     from lexprobe.benchmarks.wdlmpro.attributes import attributes_fn
@@ -101,7 +108,7 @@ WDLMPRO = Benchmark(
         summary=(SummaryColumn("W2D P@1 (%)", task="w2d", part="W2D"), SummaryColumn("D2W P@1 (%)", task="d2w", part="D2W")),
     ),
     Config=WDLMProConfig,
-    items=Items(load=load_items, check=check_config, dataset=dataset),
+    items=Items(load=load_items, check=check_config, dataset=dataset, draw=draw),
     methods={"likelihood": Likelihood(), "choose": Choose()},
     recipes=RECIPES,
     results=Results(unit_values=results.unit_values, baseline_values=results.baseline_values, slices=slices,

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from lexprobe.benchmarks.wic import items
+from lexprobe.core.cli_common import positive_int
 from lexprobe.core.contract import Items, LLMPart, RunParts, SummaryColumn
 from lexprobe.core.exports import Source
 from lexprobe.core.options import option
@@ -40,7 +41,8 @@ class WicConfig(pair.PairOptions):
     fit_on: str = option("training", "where each threshold is fitted: the en-en training set, or each pair's own "
                                      "dev set (cross-lingual pairs: en-en's); never the split scored",
                          choices=("training", "dev"))
-    fit_limit: int | None = option(None, "a seeded sample of N pairs of each set fitted on (default: all)", type=int)
+    fit_limit: int | None = option(None, "a seeded sample of N pairs of each set fitted on (default: all)",
+                                   type=positive_int)
 
 
 def question(p: pair.PairItem) -> str:

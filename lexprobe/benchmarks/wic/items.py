@@ -93,7 +93,7 @@ def load(config: Any) -> pair.PairItems:
     for p in pairs:
         source = ("training", "en-en") if config.fit_on == "training" else (
             "dev", p if p in mcl_wic.SPLITS["dev"] else "en-en")
-        name = f"{source[0]} {source[1]}"
+        name = f"{source[0]}.{source[1]}"  # as the release names its files: training.en-en
         if name not in fit:
             fit[name] = _sample(_official(*source), config.fit_limit, config.seed, name)
         fit_for[p] = name

@@ -35,7 +35,8 @@ from lexprobe.prompting.templates import TemplateField
 
 
 class Choose(methods.Choose):
-    presentation = Presentation(tables=res.choose_tables, format_result=res.format_choose, figures=res.figures,
+    #: its results in the benchmark's tables, beside the other methods' on the same data (one table per data set)
+    presentation = Presentation(tables=res.tables, format_result=res.format_result, figures=res.figures,
                                 written=lambda *_: None, outputs=lambda out, config: {"--out": [out]})
 
 
@@ -60,6 +61,13 @@ def load_items(config: WsdConfig):
 def key_file(out: Path) -> Path:
     """Where a result's key file is: ``<out>.key.txt`` (declared with ``--out``: guarded as an output)."""
     return Path(out).with_suffix(".key.txt")
+
+
+def draw(config: WsdConfig) -> str | None:
+    """``--limit`` as ``items.sample_per_set`` draws it: per set of the data, seeded (a smaller set whole)."""
+    if not config.limit:
+        return None
+    return f"a seeded sample of {config.limit} instances of each set (--limit {config.limit} --seed {config.seed})"
 
 
 def written(result: dict, out: Path, config: WsdConfig) -> None:
@@ -120,7 +128,7 @@ WSD = Benchmark(
         unit_metrics=(("f1", "F1"), ("precision", "P"), ("recall", "R")),
         summary=(SummaryColumn("WSD F1 (%)", part="WSD"),)),
     Config=WsdConfig,
-    items=Items(load=load_items),  # the dataset is recorded from the items (``WsdItems.dataset``)
+    items=Items(load=load_items, draw=draw),  # the dataset is recorded from the items (``WsdItems.dataset``)
     methods={"likelihood": Likelihood(), "embedding": Embedding(), "choose": Choose()},
     recipes={"paper": WsdRecipe()},
     results=Results(unit_values=lambda result: res.unit_values(result["instances"]),
@@ -131,7 +139,7 @@ WSD = Benchmark(
                     counts=counts),
     presentation=Presentation(
         tables=res.tables, format_result=res.format_result, figures=res.figures, failure_rows=res.failure_rows,
-        written=written,
+        written=written, table_group=res.data_group,
         outputs=lambda out, config: {"--out": [out], "--out (its key file)": [key_file(out)]},
         failure_columns=(("set", "set"), ("word", "word"), ("sentence", "sentence"), ("gold", "gold sense"),
                          ("predicted", "chosen sense")),

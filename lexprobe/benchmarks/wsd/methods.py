@@ -89,8 +89,11 @@ class ScoredSenses(Method):
                   "truncated_contexts": sum(r.get("truncated", 0) for r in records),
                   "unanswered_without_senses": sum(not r["candidates"] for r in records),
                   "one_sense": sum(len(r["candidates"]) == 1 for r in records)}
+        index = getattr(job.scorer, "layer_index", None)  # token vectors: the layer asked, not the loaded one
+        read_at = ({"layer": job.config.layer, "hidden_states_index": index(job.config.layer)}
+                   if kind == (TokenVector,) and index is not None else {})
         return Records(records, items=key_items(items), counts=counts, skipped=loop.left_out(records, lambda r: r["id"]),
-                       tasks=["wsd"], resolved={"requests": {"asked": [k.__name__ for k in kind]}},
+                       tasks=["wsd"], resolved={"requests": {"asked": [k.__name__ for k in kind]}}, model=read_at,
                        sections=systems_sections(records, items))
 
     def pick(self, engine: Engine, config: Any) -> tuple[type, ...]:

@@ -144,55 +144,96 @@ def breakdowns(records: list[dict]) -> dict:
 
 # --- tables and console ----------------------------------------------------------------------------
 
-def _f1(block: dict | None) -> str:
-    value = (block or {}).get("f1")
-    return "-" if value is None else f"{100 * value:.1f}"
+def method_words(result: dict, reading: str | None = None) -> str:
+    """How a row's figures were obtained, from the result's own record: its method, the layer its vectors
+    came from (``model.hidden_states_index``, the layer the run asked) and a choose run's reading."""
+    from lexprobe.prompting.readings import label
+
+    words = [str(result["method"])]
+    index = (result.get("model") or {}).get("hidden_states_index")
+    if index is not None and (result.get("config") or {}).get("requests", {}).get("asked") == ["TokenVector"]:
+        words.append(f"layer {index}")
+    if reading is not None:
+        words.append(label(reading))
+    return ", ".join(words)
 
 
-def score_rows(result: dict) -> tuple[list[str], list[list[str]]]:
-    """(headers, rows): F1 (%) per set and per part of speech, the model then each baseline."""
-    metrics = result["metrics"][TASK]
-    cols = [s for s in metrics if s != "all"]
-    headers = ["", *[short_name(s) for s in cols], "all"]
-    rows = [[str(result["model"].get("name")), *[_f1(metrics[s]) for s in cols], _f1(metrics["all"])]]
-    for name, label in BASELINES.items():
-        base = (result.get("baselines") or {}).get(name, {}).get(TASK)
-        if base:
-            rows.append([label, *[_f1(base.get(s)) for s in cols], _f1(base.get("all"))])
-    return headers, rows
+def _readings(result: dict) -> list[str | None]:
+    """A choose result's readings (its figures are ``<reading>.f1``), else the one plain score (None)."""
+    return list(result.get("readings") or []) or [None]
+
+
+def data_group(result: dict) -> str:
+    """Which table (and figure) a result belongs in: its data set."""
+    return str((result.get("dataset") or {}).get("name", (result.get("config") or {}).get("data")))
 
 
 def tables(results: list[dict]) -> list:
-    """One table per data set and method: every model's F1 (%) per set and POS, the baselines of the first."""
-    from lexprobe.tables import Table
+    """The report's tables: one per data set (``data_tables``), then, for each result with the published systems
+    beside it, its two tables among them (``systems_tables``)."""
+    return data_tables(results) + [t for r in results for t in systems_tables(r)]
 
-    groups: dict[tuple, list[dict]] = {}
+
+def data_tables(results: list[dict]) -> list:
+    """One table per data set: every model and method (a choose run: each reading) on its rows, F1 (%) per set
+    and part of speech with its 95% interval, flagged where it is not above the random baseline of the
+    result's own instances; then the baselines of each set of instances (random among all senses, or among
+    the options a choose run showed; WordNet first sense; SemCor MFS). Every method's results share the table
+    of their data (``Choose.presentation`` shows them here too), so two methods on the same items sit side by
+    side."""
+    from collections import Counter
+    from pathlib import Path
+
+    from lexprobe.tables import Table, baseline_label, cell, digest, model_name, vs_random
+
+    groups: dict[str, list[dict]] = {}
     for r in results:
-        groups.setdefault((str((r.get("dataset") or {}).get("name", r["config"].get("data"))), r["method"]), []).append(r)
+        groups.setdefault(data_group(r), []).append(r)
     out = []
-    for (data, method), members in groups.items():
-        headers, _ = score_rows(members[0])
-        table = Table("wsd", f"All-words WSD, {data} ({method})", ["Model", *headers[1:]],
-                      note="F1 (%) of the framework's scorer (P = correct/answered, R = correct/total); the "
-                           "baselines on the first result's instances.")
+    runs = Counter((model_name(r), r["method"]) for r in results)
+
+    def label(r: dict) -> str:  # a model run twice the same way: its rows told apart by file
+        twice = runs[(model_name(r), r["method"])] > 1 and r.get("_path")
+        return f"{model_name(r)} ({Path(r['_path']).name})" if twice else model_name(r)
+
+    for data, members in groups.items():
+        slices = list(dict.fromkeys(s for r in members for s in r["metrics"][TASK] if s != "all")) + ["all"]
+        table = Table("wsd", f"All-words WSD, {data}: F1 (%)",
+                      ["Model", "Method", *[short_name(s) for s in slices[:-1]], "all", "instances"],
+                      note="F1 (%) of the framework's scorer (P = correct/answered, R = correct/total), 95% "
+                           "bootstrap intervals over instances in brackets; random: the exact expectation over all "
+                           "senses, or over the options a choose run showed.")
         for r in members:
-            table.rows.append(score_rows(r)[1][0])
-        table.rows += score_rows(members[0])[1][1:]
+            m, rnd = r["metrics"][TASK], r["baselines"].get("random", {}).get(TASK, {})
+            for reading in _readings(r):
+                key = f"{reading}.f1" if reading else "f1"
+                table.rows.append([label(r), method_words(r, reading)]
+                                  + [vs_random(cell(m.get(s), key), rnd.get(s), "f1") for s in slices]
+                                  + [(m.get("all") or {}).get("n")])
+        seen: set = set()
+        for r in members:
+            shown = bool(r.get("readings"))
+            if (digest(r), shown) in seen:
+                continue
+            seen.add((digest(r), shown))
+            for name, words in BASELINES.items():
+                base = (r.get("baselines") or {}).get(name, {}).get(TASK)
+                if not base:
+                    continue
+                words = "random (options shown)" if name == "random" and shown else words
+                table.rows.append([baseline_label(words[0].upper() + words[1:], r, members), "baseline"]
+                                  + [cell(base.get(s), "f1") for s in slices] + [(base.get("all") or {}).get("n")])
         out.append(table)
-    for r in results:
-        out += systems_tables(r)
     return out
 
 
 def format_result(result: dict) -> str:
-    """The console table: F1 (%) per set and POS for the model and the baselines (at most ~80 columns), then the
-    published systems on the same instances where the result has them."""
-    from lexprobe.reporting import format_table
+    """The console text: the report's table of this one result, a line per set and part of speech, the model
+    and its baselines side by side, with the intervals (``tables.to_text``); then the published systems on the
+    same instances, where the result has them."""
+    from lexprobe.tables import to_text
 
-    headers, rows = score_rows(result)
-    n = result["metrics"][TASK]["all"].get("n")
-    return (f"All-words WSD, {result['method']}: {result['model'].get('name')} on {n} instances, F1 (%)\n"
-            + format_table(headers, rows) + format_systems(result))
+    return "\n\n".join(to_text(t, transpose=True) for t in data_tables([result])) + format_systems(result)
 
 
 def key_lines(result: dict) -> str:
@@ -201,45 +242,6 @@ def key_lines(result: dict) -> str:
 
     return format_key_lines({r["id"]: (r["predicted"],) for r in result["instances"]
                              if r.get("predicted") is not None})
-
-
-def choose_rows(result: dict) -> tuple[list[str], list[list[str]]]:
-    """(headers, rows) of a choose result: F1 (%) per set and POS for each reading, then the baselines."""
-    from lexprobe.prompting.readings import label
-
-    metrics = result["metrics"][TASK]
-    cols = [s for s in metrics if s != "all"] + ["all"]
-    headers = ["", *[short_name(s) for s in cols]]
-    name = str(result["model"].get("name"))
-    rows = [[f"{name} ({label(reading)})", *[_f1({"f1": metrics[s].get(f"{reading}.f1")}) for s in cols]]
-            for reading in result.get("readings") or []]
-    for base, text in BASELINES.items():
-        block = (result.get("baselines") or {}).get(base, {}).get(TASK)
-        if block:
-            rows.append([text if base != "random" else "chance (options shown)", *[_f1(block.get(s)) for s in cols]])
-    return headers, rows
-
-
-def choose_tables(results: list[dict]) -> list:
-    from lexprobe.tables import Table
-
-    out = []
-    for r in results:
-        headers, rows = choose_rows(r)
-        table = Table("wsd", f"All-words WSD, asked to choose: {r['model'].get('name')}", ["Model", *headers[1:]],
-                      note="F1 (%) of each answer reading (the numbered definitions in one question); an "
-                           "instance with one sense is answered without asking.")
-        table.rows += rows
-        out.append(table)
-        out += systems_tables(r)
-    return out
-
-
-def format_choose(result: dict) -> str:
-    from lexprobe.reporting import format_table
-
-    headers, rows = choose_rows(result)
-    return "All-words WSD, asked to choose, F1 (%)\n" + format_table(headers, rows) + format_systems(result)
 
 
 def failure_rows(result: dict) -> list[dict]:

@@ -36,9 +36,12 @@ function group(key, g, open) {
   d.dataset.model = g.model; d.dataset.task = g.task;
   d.open = open;
   const s = el('summary');
-  const fails = g.rows.filter(r => !r.ok).length;
-  s.append(el('strong', '', g.model), ' · ' + TASK.toLowerCase() + ' ' + g.task + ': ' + g.rows.length +
-           (g.rows.length === 1 ? ' item' : ' items'), el('span', 'fails', fails ? ', ' + fails + ' failed' : ''));
+  // the group's own counts (every item it has under the filters), whatever the "failures only" box hides:
+  // a 16-item group with 10 right once read "6 items, 6 failed"
+  const fails = g.all.filter(r => !r.ok).length;
+  s.append(el('strong', '', g.model), ' · ' + TASK.toLowerCase() + ' ' + g.task + ': ' + g.all.length +
+           (g.all.length === 1 ? ' item' : ' items'), el('span', 'fails', ', ' + fails + ' failed'),
+           g.rows.length < g.all.length ? el('span', 'shown', ' (' + g.rows.length + ' shown: failures only)') : '');
   d.appendChild(s);
   d.addEventListener('toggle', () => { if (d.open) opened.add(key); else opened.delete(key); });
   const box = el('div', 'tablebox'), table = el('table', 'items'), head = el('tr'), body = el('tbody');
@@ -68,14 +71,16 @@ function render() {
   const groups = new Map();
   let matched = 0;
   for (const r of DATA.rows) {
-    if (failures && r.ok) continue;
     if ((m && r.model !== m) || (t && r.task !== t) || (p && r.pos !== p)) continue;
     if (q && !r._text.includes(q)) continue;
-    matched++;
     const key = JSON.stringify([r.model, r.task]);
-    if (!groups.has(key)) groups.set(key, {model: r.model, task: r.task, rows: []});
+    if (!groups.has(key)) groups.set(key, {model: r.model, task: r.task, rows: [], all: []});
+    groups.get(key).all.push(r);
+    if (failures && r.ok) continue;
+    matched++;
     groups.get(key).rows.push(r);
   }
+  for (const [key, g] of groups) if (!g.rows.length) groups.delete(key);  // nothing of it shown
   const narrowed = Boolean(q || m || t || p);
   const out = $('groups');
   out.replaceChildren();

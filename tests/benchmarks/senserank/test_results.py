@@ -51,3 +51,20 @@ def test_sections_of_query_records_equal_the_reference_summary():
             for key in keys:
                 assert got["ci"][key.split("_")[0]] == pytest.approx(ref["ci"][key], abs=1e-6)
         assert built["breakdowns"]["synthetic"]["curves"][name] == ref["curves"]
+
+
+def test_the_items_page_reads_sense_keys_with_their_glosses():
+    """A SemCor query's sense and its neighbours' are WordNet sense keys: each reads with its WordNet gloss, once a
+    row (the query's own in its column); a label that is no sense key (another corpus's inventory) as it is."""
+    from lexprobe.benchmarks.senserank.results import failure_rows
+
+    interest, reason = "interest%1:09:00::", "interest%1:07:01::"
+    query = {"id": "d#1#2", "lemma": "interest", "pos": "n", "label": interest, "n_candidates": 4, "n_relevant": 2,
+             "ap": 1.0, "hits": "1010", "top": [interest, reason, interest, reason]}
+    other = {**query, "id": "d#1#3", "label": "bank_01", "top": ["bank_01", "bank_02"], "hits": "10"}
+    row, plain = failure_rows({"tasks": ["semcor"], "config": {"corpus": "semcor"}, "model": {"name": "m"},
+                               "metrics": {"semcor": {}}, "instances": [query, other]})
+    assert row["gold"] == f"{interest} (a sense of concern with and curiosity about someone or something)"
+    assert row["chosen"].splitlines() == [f"✓ {interest}", f"✗ {reason} (a reason for wanting something done)",
+                                          f"✓ {interest}", f"✗ {reason}"]
+    assert (plain["gold"], plain["chosen"]) == ("bank_01", "✓ bank_01\n✗ bank_02")
