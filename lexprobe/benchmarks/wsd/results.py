@@ -400,15 +400,15 @@ def systems_tables(result: dict) -> list:
     model = rows[0].label
     data = data_name(result)
     macro = bool(section.get("macro"))
-    headers = ["", "F1", *(["macro F1"] if macro else []), "MFS F1", "LFS F1", f"{model} − row [95% CI]",
+    headers = ["", "F1", *(["macro F1"] if macro else []), "MFS F1", "LFS F1", "model − row [95% CI]",
                "p (McNemar)"]
     field_table = Table("wsd", f"All-words WSD among the published systems: {model} on {data} "
                                f"({section['n']:,} instances)", headers,
-                        note="F1 (%) of the framework's scorer on exactly the run's instances, each with its 95% "
-                             "bootstrap interval; MFS/LFS: the instances whose gold is (not) WordNet's first sense; "
-                             f"{model} − row: the difference of the model's and the row's credit per instance (an "
-                             "unanswered one 0) with its paired-bootstrap interval, and the exact McNemar test of "
-                             "the instances only one of the two gets right (as `lexprobe compare`)"
+                        note="F1 (%) of the framework's scorer on exactly the run's instances (their 95% bootstrap "
+                             "intervals: in the report and the result); MFS/LFS: the instances whose gold is (not) "
+                             f"WordNet's first sense; model − row: the difference of {model}'s and the row's credit "
+                             "per instance (an unanswered one 0) with its paired-bootstrap interval, and the exact "
+                             "McNemar test of the instances only one of the two gets right (as `lexprobe compare`)"
                              + ("; macro F1: the mean over gold senses of each sense's F1 (the release's "
                                 "evaluate_macro_F1.py)" if macro else "") + ".")
     for row in sorted(rows, key=_f1_of, reverse=True):
@@ -459,11 +459,16 @@ def _difference(paired: dict | None) -> Any:
 
 
 def format_systems(result: dict) -> str:
-    """The console's lines for the published systems (the first of ``systems_tables``), or nothing."""
-    from lexprobe.tables import to_text
+    """The console's lines for the published systems: the first of ``systems_tables``, its figures without their
+    intervals (the difference keeps its own: it is what the rows are for), in at most ~80 columns."""
+    from lexprobe.tables import Cell, to_text
 
     tables = systems_tables(result)
-    return "\n\n" + to_text(tables[0]) if tables else ""
+    if not tables:
+        return ""
+    table = tables[0]
+    table.rows = [[c.main() if isinstance(c, Cell) else c for c in row] for row in table.rows]
+    return "\n\n" + to_text(table)
 
 
 def figures(result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
