@@ -176,3 +176,22 @@ def test_on_harden_every_system_scores_0_and_the_release_files_skipped_lines_are
     assert files[("GlossBERT", "ALLamended")]["outside_the_set"] == 23 and files[("ARES", "42D")]["lines"] == 370
     model = result["metrics"]["wsd"]["all"]["recall"]
     assert rows["BEM"]["paired"]["model"]["all"]["difference"] == pytest.approx(model)
+
+
+def test_an_export_of_a_release_set_carries_its_licence_and_reads_back_as_the_set(with_hard, tmp_path):
+    export = tmp_path / "export"
+    assert main(["export", "hf", "wsd", "--data", "42D", "--limit", "5", "--out", str(export)]) == 0
+    card = (export / "README.md").read_text(encoding="utf-8")
+    assert "CC BY-NC 4.0" in card and "wsd-hard-benchmark" in card
+    again = _eval(tmp_path, "--data", str(export / "42D"), name="again.json")
+    assert {r["set"] for r in again["instances"]} == {"42D"} and again["systems"]["n"] == 5
+
+
+def test_a_damaged_systems_section_is_one_line_when_read_back():
+    from lexprobe.benchmarks.wsd import results as res
+    from lexprobe.errors import DataError
+
+    assert res.read_systems({"metrics": {}}) is None
+    with pytest.raises(DataError, match="systems") as err:
+        res.read_systems({"_path": "r.json", "systems": {"n": "many", "systems": {"X": {"answered": "all"}}}})
+    assert "\n" not in str(err.value) and "r.json" in str(err.value)
