@@ -26,7 +26,7 @@ class OutputBusyError(LexprobeError):
 
 
 class CapabilityError(ModelError):
-    """A model that cannot do what a method needs (``core.engine.require``): ``lexprobe run`` skips
+    """A model that cannot do what a method needs (``asking.engine.require``): ``lexprobe run`` skips
     the part and says why, where a single ``eval`` stops."""
 
     def __init__(self, message: str, needs: str = "", offers: str = ""):

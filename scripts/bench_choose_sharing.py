@@ -28,8 +28,8 @@ from lexprobe.benchmarks.coda21 import choose as choose_coda  # noqa: E402
 from lexprobe.benchmarks.coda21.cli import resolve_coda_file  # noqa: E402
 from lexprobe.benchmarks.coda21.config import CodaConfig  # noqa: E402
 from lexprobe.benchmarks.coda21.dataset import load_coda  # noqa: E402
-from lexprobe.core.engine import Engine  # noqa: E402
-from lexprobe.core.requests import Continuation  # noqa: E402
+from lexprobe.asking.engine import Engine  # noqa: E402
+from lexprobe.asking.requests import Continuation  # noqa: E402
 from lexprobe.models import load_scorer  # noqa: E402
 from lexprobe.prompting.choose_cli import ChooseOptions  # noqa: E402
 from lexprobe.prompting.templates import default_template, option_labels  # noqa: E402

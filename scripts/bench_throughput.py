@@ -258,7 +258,7 @@ def wdlmpro_pairs(seeds_per_pos: int, seed: int) -> list[tuple[str, str, str]]:
 
 def wdlmpro_causal_requests(seeds_per_pos: int, seed: int) -> list[tuple[str, str]]:
     from lexprobe.benchmarks.wdlmpro.likelihood import Asker
-    from lexprobe.core.requests import Continuation
+    from lexprobe.asking.requests import Continuation
 
     ask = Asker(Continuation)
     return [(r.context, r.continuation) for pos, word, definition in wdlmpro_pairs(seeds_per_pos, seed)
@@ -267,7 +267,7 @@ def wdlmpro_causal_requests(seeds_per_pos: int, seed: int) -> list[tuple[str, st
 
 def wdlmpro_masked_requests(scorer, seeds_per_pos: int, seed: int):
     from lexprobe.benchmarks.wdlmpro.likelihood import Asker
-    from lexprobe.core.requests import Slot
+    from lexprobe.asking.requests import Slot
 
     ask = Asker(Slot)
     return [scorer.slot_request(r.left, r.word, r.right) for pos, word, definition in wdlmpro_pairs(seeds_per_pos, seed)
@@ -279,7 +279,7 @@ def coda21_requests(path: str | None, n_groups: int, limit: int | None = None) -
     from lexprobe.benchmarks.coda21.dataset import load_coda
     from lexprobe.benchmarks.coda21.config import CodaConfig
     from lexprobe.benchmarks.coda21.likelihood import group_requests
-    from lexprobe.core.requests import Continuation
+    from lexprobe.asking.requests import Continuation
 
     # a file, or the official clean-hard file of the data directory (`lexprobe data fetch coda21-clean-hard`)
     data = load_coda(resolve_coda_file(path or "clean-hard"))

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from lexprobe.benchmarks.wdlmpro.dataset import wordnet_sample  # noqa: E402
 from lexprobe.benchmarks.wdlmpro.likelihood import Chunk, fill  # noqa: E402
 from lexprobe.benchmarks.wdlmpro.recipe import PAPER  # noqa: E402
-from lexprobe.core.engine import Engine  # noqa: E402
+from lexprobe.asking.engine import Engine  # noqa: E402
 from lexprobe.models import load_scorer  # noqa: E402
 from lexprobe.scorers import reference  # noqa: E402
 from scripts.bench_report import report  # noqa: E402

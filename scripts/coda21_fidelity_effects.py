@@ -68,8 +68,8 @@ def cmd_pll_space(args):
     import dataclasses
 
     from lexprobe.benchmarks.coda21.likelihood import group_matrix, group_record, group_requests
-    from lexprobe.core.engine import Engine
-    from lexprobe.core.requests import PseudoLogLikelihood
+    from lexprobe.asking.engine import Engine
+    from lexprobe.asking.requests import PseudoLogLikelihood
 
     data = load_coda(args.data)
     groups = [g for p in ("n", "v") for g in data.by_pos(p)[: args.limit]]

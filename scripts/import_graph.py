@@ -31,7 +31,7 @@ LAYERS = (
     (3, ("lexprobe.benchmarks",)),
     (2, ("lexprobe.core", "lexprobe.prompting", "lexprobe.tasks")),
     (1, ("lexprobe.data", "lexprobe.scorers", "lexprobe.backends", "lexprobe.models")),
-    (0, ("lexprobe", "lexprobe.core.requests", "lexprobe.core.engine")),
+    (0, ("lexprobe",)),
 )
 
 #: ``"lexprobe.pkg.mod:attr"``: a module named in a string, to be imported later

@@ -34,7 +34,7 @@ from gguf_models import load_any  # noqa: E402
 
 from lexprobe.benchmarks.wdlmpro.dataset import default_dataset, sample_groups  # noqa: E402
 from lexprobe.benchmarks.wdlmpro.likelihood import Likelihood, instance_records  # noqa: E402
-from lexprobe.core.engine import Engine  # noqa: E402
+from lexprobe.asking.engine import Engine  # noqa: E402
 from lexprobe.benchmarks.wdlmpro.recipe import AUTHORS, PAPER  # noqa: E402
 from lexprobe.metrics.ranking import summarize  # noqa: E402
 from lexprobe.reporting import format_table  # noqa: E402

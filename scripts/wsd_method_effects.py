@@ -17,8 +17,8 @@ from lexprobe.benchmarks.wsd import results as res
 from lexprobe.benchmarks.wsd.config import PATTERNS, WsdConfig
 from lexprobe.benchmarks.wsd.items import load_items
 from lexprobe.benchmarks.wsd.methods import Embedding, Likelihood
-from lexprobe.core.engine import Engine
-from lexprobe.core.requests import Continuation, Embed, TokenVector
+from lexprobe.asking.engine import Engine
+from lexprobe.asking.requests import Continuation, Embed, TokenVector
 from lexprobe.data.wsd import SHORT
 from lexprobe.models import load_scorer
 

@@ -66,7 +66,7 @@ def _items_and_config(name: str, method: str, inputs):
 
 def _model_for(name: str, method: str, tiny_bert, tiny_llama) -> str:
     """The tiny masked LM where it can serve the method (by the method's own request types), else the causal one."""
-    from lexprobe.core.requests import Continuation, Generate, RandomScores
+    from lexprobe.asking.requests import Continuation, Generate, RandomScores
 
     asks = [a for a in registry.get(name).methods[method].requests if a != (RandomScores,)]  # the random model's
     if all(any(kind in (Continuation, Generate) for kind in alternative) for alternative in asks):

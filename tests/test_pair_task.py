@@ -94,7 +94,7 @@ def test_pairs_fitted_on_and_scored_are_refused_by_content():
 
 
 def test_ask_scores_the_log_odds_of_the_answer_words(tmp_path, tiny_gpt2):
-    from lexprobe.core.requests import Continuation
+    from lexprobe.asking.requests import Continuation
     from lexprobe.models import load_scorer
 
     r = _eval(tmp_path, "--model", str(tiny_gpt2), "--method", "ask")
@@ -185,7 +185,7 @@ def test_lm_eval_on_the_export_gives_asks_accuracy_at_zero(tmp_path, tiny_gpt2):
 
 def test_a_span_is_the_same_target_as_its_word(tiny_bert):
     """The character-span path against the word-index path it generalises: the same subwords, the same vector."""
-    from lexprobe.core.requests import TokenVector
+    from lexprobe.asking.requests import TokenVector
     from lexprobe.data.instances import token_char_spans
     from lexprobe.models import load_scorer
 
@@ -198,3 +198,18 @@ def test_a_span_is_the_same_target_as_its_word(tiny_bert):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="not a non-empty part"):
         TokenVector.of_span(text, 3, 3)
+
+
+def test_the_words_alone_are_a_no_context_control(tmp_path, minilm_path):
+    """``--vector word``: the cosine of the two targets' words embedded alone, what a static vector can say."""
+    from lexprobe.asking.requests import Embed
+    from lexprobe.models import load_scorer
+
+    r = _eval(tmp_path, "--model", str(minilm_path), "--kind", "embedding", "--vector", "word")
+    assert r["config"]["requests"]["vector"] == "word"
+    scorer = load_scorer(str(minilm_path), kind="embedding")
+    pairs = {p.id: p for p in SAMESENSE.items.load(SAMESENSE.Config()).pairs}
+    for record in r["instances"][:3]:
+        p = pairs[record["id"]]
+        a, b = scorer.embeddings([Embed(p.first.word), Embed(p.second.word)])
+        assert record["score"] == pytest.approx(pair.cosine(a, b), abs=1e-5)

@@ -34,8 +34,8 @@ from lexprobe.core.contract import (
     main_scores,
 )
 from lexprobe.core.options import nested, option  # nested: the choose options as a group
-from lexprobe.core.engine import Engine
-from lexprobe.core.requests import Embed, RandomScores
+from lexprobe.asking.engine import Engine
+from lexprobe.asking.requests import Embed, RandomScores
 from lexprobe.distributed import run_units
 from lexprobe.prompting.choose_cli import ChooseOptions
 from lexprobe.prompting.method import ChooseMethod

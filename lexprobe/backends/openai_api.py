@@ -17,10 +17,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from lexprobe.asking.requests import Generate
 from lexprobe.backends import server_answers as answers
 from lexprobe.backends.client import Endpoint, api_key
 from lexprobe.batching import chunks
-from lexprobe.core.requests import Generate
 from lexprobe.errors import ModelError
 from lexprobe.scorers.base import Scorer
 from lexprobe.scorers.causal_tokens import CausalTokenization, cut_at_stop, tokenizer_limit

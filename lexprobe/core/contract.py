@@ -6,7 +6,7 @@ A benchmark is a ``Benchmark`` record of parts (after Inspect AI's dataset + sol
 - ``Config``: a frozen dataclass of ``option(...)`` fields, compiled once (``core.options``) into the CLI,
   the recorded config, the resume key and the checks; ``recipes``: how faithfully to follow a source;
 - ``items``: how items are loaded, checked and recorded;
-- ``methods``: ``{name: Method}``: items -> requests (``core.requests``) -> per-unit ``Records``;
+- ``methods``: ``{name: Method}``: items -> requests (``asking.requests``) -> per-unit ``Records``;
 - ``results``: per-unit records -> the result's sections and back (``Results``); ``presentation``: tables,
   console text, figures, the items page's rows (``Presentation``); a method with a result shape of its own
   (``--method choose``) brings its own, so no generic code branches on the method;
@@ -74,7 +74,7 @@ class BenchmarkMeta:
 
 
 class Method(ABC):
-    """How a benchmark asks the model. ``requests``: the request types (``core.requests``) it asks, by
+    """How a benchmark asks the model. ``requests``: the request types (``asking.requests``) it asks, by
     alternative — a backend must serve every type of one of them (what a backend can do *is* the request
     types it serves)."""
 
@@ -93,7 +93,7 @@ class Method(ABC):
     presentation: Presentation | None = None
 
     def check_backend(self, engine: Any, config: Any, what: str) -> None:
-        """One line, before any work, where the model (asked through ``engine``, a ``core.engine.Engine``) serves
+        """One line, before any work, where the model (asked through ``engine``, a ``asking.engine.Engine``) serves
         none of the method's alternatives."""
         if self.requests:
             engine.require(self.requests, what)
@@ -124,7 +124,7 @@ class Job:
     def engine(self) -> Any:
         """A new ``Engine`` on the run's model: how a method asks it (requests in, answers out). A method never
         calls the model itself."""
-        from lexprobe.core.engine import Engine
+        from lexprobe.asking.engine import Engine
 
         return Engine(self.scorer)
 

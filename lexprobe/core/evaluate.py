@@ -106,7 +106,7 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
         from lexprobe.outputs import overwrite_allowed
 
         overwrite = overwrite_allowed()
-    from lexprobe.core.engine import Engine
+    from lexprobe.asking.engine import Engine
 
     method.check_backend(Engine(scorer), config, f"{bench.meta.name} --method {method.name}")
     out = None if out is None else Path(out)

@@ -19,7 +19,7 @@ from lexprobe.prompting.parse import parse_choice, parse_choice_lenient
 from lexprobe.prompting.templates import Template, option_labels
 
 if TYPE_CHECKING:
-    from lexprobe.core.engine import Engine
+    from lexprobe.asking.engine import Engine
     from lexprobe.prompting.choose_cli import ChooseOptions
 
 ANSWER_TOKENS = 8  # "12" and a little room: the first line is all that is read

@@ -3,7 +3,7 @@
 The answer to a prompt is read as label likelihood (``likelihood``, with ``--debias cyclic`` also
 ``likelihood_cyclic``) and as greedy generation parsed strictly (``generation``) and leniently
 (``generation_lenient``); each reading is a block of that name in every record and metrics slice.
-``ask`` turns asked items into requests (``core.requests``) and reads the answers.
+``ask`` turns asked items into requests (``asking.requests``) and reads the answers.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Callable, Optional, Sequence, 
 
 import numpy as np
 
-from lexprobe.core.engine import Engine
-from lexprobe.core.requests import Continuation, Generate
+from lexprobe.asking.engine import Engine
+from lexprobe.asking.requests import Continuation, Generate
 from lexprobe.errors import LexprobeError
 from lexprobe.prompting.parse import FAILURES, LENIENT_FAILURES
 from lexprobe.prompting.readings import READINGS

@@ -31,9 +31,9 @@ import dataclasses
 from abc import abstractmethod
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
+from lexprobe.asking.engine import Engine, describe_served
+from lexprobe.asking.requests import Continuation, Generate
 from lexprobe.core.contract import Benchmark, Job, Method, Records, Results, Unit, default_slices, reader
-from lexprobe.core.engine import Engine, describe_served
-from lexprobe.core.requests import Continuation, Generate
 from lexprobe.errors import DataError, ModelError
 from lexprobe.prompting.readings import GENERATED, READINGS
 

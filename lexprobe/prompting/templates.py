@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Sequence
 
-from lexprobe.core.requests import Message, Prompt
+from lexprobe.asking.requests import Message, Prompt
 from lexprobe.data.files import read_json
 from lexprobe.errors import DataError
 

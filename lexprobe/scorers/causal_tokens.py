@@ -10,7 +10,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from lexprobe.core.requests import Continuation, Fit, Generate, Message, Prompt
+from lexprobe.asking.requests import Continuation, Fit, Generate, Message, Prompt
 from lexprobe.errors import ModelError
 from lexprobe.scorers.base import Memoised, TooLong
 

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from lexprobe.core.requests import Fit
+from lexprobe.asking.requests import Fit
 from lexprobe.errors import DataError, ModelError
 from lexprobe.scorers.base import Scorer
 
@@ -40,7 +40,7 @@ class EmbeddingScorer(Scorer):
         raise NotImplementedError
 
     def embeddings(self, requests: Sequence[Any], progress: bool = False) -> list[np.ndarray]:
-        """``core.requests.Embed``: each text's vector (``encode``, which memoises and batches)."""
+        """``asking.requests.Embed``: each text's vector (``encode``, which memoises and batches)."""
         return list(self.encode([r.text for r in requests], progress=progress))
 
 
@@ -181,7 +181,7 @@ class StaticVectorsScorer(EmbeddingScorer):
                 "static_tokens": len(tokens), "skipped_oov_tokens": sum(tok not in self.vectors for tok in tokens)}
 
     def vector_coverage(self, requests: Sequence[Any], progress: bool = False) -> list[tuple[int, int]]:
-        """``core.requests.VectorCoverage``: (tokens, tokens with a vector) of each text."""
+        """``asking.requests.VectorCoverage``: (tokens, tokens with a vector) of each text."""
         return [(len(toks), sum(t in self.vectors for t in toks)) for toks in (self.tokens(r.text) for r in requests)]
 
     def coverage(self) -> dict[str, int]:

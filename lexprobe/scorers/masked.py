@@ -14,8 +14,8 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from lexprobe.asking.requests import Fit
 from lexprobe.batching import pad_batch, run_batched
-from lexprobe.core.requests import Fit
 from lexprobe.scorers.base import Scorer, TooLong, max_input_length
 from lexprobe.scorers.encoder_tail import last_layer_cut, scored_logits
 

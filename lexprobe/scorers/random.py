@@ -30,11 +30,11 @@ class RandomScorer(Scorer):
         return rng.random(n)
 
     def random_scores(self, requests, progress: bool = False) -> list[np.ndarray]:
-        """``core.requests.RandomScores``: ``scores(key, n)`` of each."""
+        """``asking.requests.RandomScores``: ``scores(key, n)`` of each."""
         return [self.scores(r.key, r.n) for r in requests]
 
     def token_vectors(self, requests, progress: bool = False) -> list[np.ndarray]:
-        """``core.requests.TokenVector``: a seeded random vector per (document, sentence, words, word), whatever the
+        """``asking.requests.TokenVector``: a seeded random vector per (document, sentence, words, word), whatever the
         layer and tokenisation, so every ranking is uniformly random whatever the order or batching."""
         return [self.vector(r.sentence[0], r.sentence[1], r.words, r.target) for r in requests]
 

@@ -19,8 +19,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import torch
 
+from lexprobe.asking.requests import TokenVector
 from lexprobe.batching import pad_batch, run_batched
-from lexprobe.core.requests import TokenVector
 from lexprobe.data.instances import token_char_spans
 from lexprobe.errors import ModelError
 from lexprobe.scorers.base import Scorer
@@ -95,7 +95,7 @@ class TokenEmbedder(Scorer):
         return layer % (self.n_layers + 1)
 
     def token_vectors(self, requests: Sequence[TokenVector], progress: bool = False) -> list[np.ndarray | None]:
-        """``core.requests.TokenVector``: the word's vector at the request's layer (None: this embedder's), None
+        """``asking.requests.TokenVector``: the word's vector at the request's layer (None: this embedder's), None
         where its subwords were not found; each distinct sentence encoded once for every layer asked, in one
         ``encode_jobs`` call per tokenisation, no disk cache."""
         layers = sorted({self.layer_index(self.layer if r.layer is None else r.layer) for r in requests})

@@ -3,7 +3,7 @@
 Why one: each benchmark once ran its own ``distributed.run_units`` call with its own bar, its own resume key
 and its own tally of what it left out. Here a method says only what its units are (ids, costs, what the resume
 key digests, the shape of a unit's record) and how a chunk of them becomes records from the model's answers
-(``compute(engine, indices)``: requests in, answers out through ``core.engine.Engine``, never the model
+(``compute(engine, indices)``: requests in, answers out through ``asking.engine.Engine``, never the model
 itself); the loop keys the run (``Job.key``), logs each finished chunk for a resume, deals units to ranks by
 cost, shows one bar named after the benchmark, the method and the model, and gathers the records on rank 0
 (None on the others). ``left_out`` turns the records that say ``skipped`` into the result's ``skipped`` list.

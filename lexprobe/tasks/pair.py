@@ -24,14 +24,15 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable, ClassVar, Optional, Sequence, TypedDict
 
 import numpy as np
 
+from lexprobe.asking.requests import Continuation, Embed, Message, RandomScores, TokenVector
 from lexprobe.core.cli_common import non_negative_int, positive_int
 from lexprobe.core.contract import Job, Method, Presentation, Records, Results, Unit, default_slices, mean_aggregate
 from lexprobe.core.options import nested, option
-from lexprobe.core.requests import Continuation, Embed, Message, RandomScores, TokenVector
 from lexprobe.errors import DataError, LexprobeError
 from lexprobe.prompting.choose_cli import ChooseOptions
 from lexprobe.prompting.method import ChooseMethod
@@ -39,8 +40,9 @@ from lexprobe.tasks import loop
 
 #: the task's name in results (``tasks``, ``metrics``)
 TASK = "pair"
-#: ``--vector``: what the embedding method compares
-VECTORS = ("auto", "token", "sentence")
+#: ``--vector``: what the embedding method compares (``word``: the two targets' words alone, no context: the control
+#: that shows what context adds, and all a static vector can say)
+VECTORS = ("auto", "token", "sentence", "word")
 #: the unit metrics of every pair benchmark: (key, label); ``accuracy`` is the headline
 UNIT_METRICS = (("accuracy", "accuracy"), ("accuracy_zero", "accuracy at log-odds 0"))
 BINARY_METRICS = ("accuracy", "accuracy_zero")
@@ -130,6 +132,7 @@ class PairOptions:
     limit: int | None = option(None, "a seeded sample of N pairs of each group (default: all)", type=positive_int)
     seed: int = option(0, "seed of the sample and of the random scorer", type=non_negative_int)
     vector: str = option("auto", "token: the target's contextual vectors (--layer); sentence: the texts' vectors; "
+                         "word: the two words' vectors alone, without their sentences (a no-context control); "
                          "auto: token where the model gives token vectors (embedding)", choices=VECTORS,
                          method="embedding")
     layer: int = option(-1, "hidden_states index of the token vectors (0 = embeddings, -1 = last; embedding)",
@@ -244,9 +247,10 @@ class PairMethod(Method):
         fitted = {"threshold": thresholds(items, records)} if items.fit else {}
         counts = {"skipped_pairs": sum("skipped" in r for r in scored),
                   "skipped_fit_pairs": sum("skipped" in r for r in records if r["split"] != "scored")}
+        vector = "token" if kind == (TokenVector,) else "word" if job.config.vector == "word" else "sentence"
         resolved = {"requests": {"asked": [k.__name__ for k in kind],
-                                 **({"vector": "token" if kind == (TokenVector,) else "sentence"}
-                                    if self.name == "embedding" and kind != (RandomScores,) else {})}}
+                                 **({"vector": vector} if self.name == "embedding" and kind != (RandomScores,)
+                                    else {})}}
         return Records([r for r in scored if "skipped" not in r], items=key_items(items), counts=counts,
                        skipped=loop.left_out(scored, lambda r: r["id"]), tasks=[TASK], fitted=fitted,
                        resolved=resolved)
@@ -281,7 +285,8 @@ class PairEmbedding(PairMethod):
     requests = ((TokenVector,), (Embed,), (RandomScores,))
 
     def pick(self, engine: Any, config: Any) -> tuple[type, ...]:
-        wanted = {"token": ((TokenVector,),), "sentence": ((Embed,),)}.get(config.vector, self.requests)
+        wanted = {"token": ((TokenVector,),), "sentence": ((Embed,),), "word": ((Embed,),)}.get(config.vector,
+                                                                                              self.requests)
         return engine.require(wanted, f"--method embedding --vector {config.vector}")
 
     def requests_of(self, kind, config, pair):
@@ -290,6 +295,8 @@ class PairEmbedding(PairMethod):
         if kind == (TokenVector,):  # a vector per range of each target (one range for most)
             return [TokenVector.of_span(t.text, a, b, config.layer) for t in (pair.first, pair.second)
                     for a, b in t.ranges]
+        if config.vector == "word":  # the targets' words alone: what is left without context
+            return [Embed(pair.first.word), Embed(pair.second.word)]
         return [Embed(pair.first.text), Embed(pair.second.text)]
 
     def reduce(self, kind, answers, pair):
@@ -657,13 +664,30 @@ def row_format(name: str) -> Any:
     (``split``: ``scored``, or the fitted-on set's name), a part per split and group; ``label`` 1 for the same
     meaning, 0 for different; ``ranges1``/``ranges2``: further ranges of a discontinuous target (``"a-b,c-d"``); ``fit_set``: on a
     scored pair, the set its group's threshold is fitted on."""
-    from lexprobe.data.exported import RowFormat
+    from lexprobe.data.exported import Int, RowFormat, RowRule, Text, Unique
 
+    sentence, offset = Text(max_bytes=SENTENCE_BYTES), Int("int32", low=0)
+    ranges = Text(blank=True, pattern=r"((\d+-\d+)(,\d+-\d+)*)?", what="a-b[,c-d] character ranges")
     return RowFormat(f"{name}-pairs/1", name, (
-        ("id", "string"), ("split", "string"), ("group", "string"), ("lemma", "string"), ("pos", "string"),
-        ("sentence1", "string"), ("start1", "int32"), ("end1", "int32"), ("ranges1", "string"),
-        ("sentence2", "string"), ("start2", "int32"), ("end2", "int32"), ("ranges2", "string"),
-        ("label", "int32"), ("fit_set", "string")), key=("split", "group"))
+        ("id", Text()), ("split", Text()), ("group", Text()), ("lemma", Text(blank=True)), ("pos", Text(blank=True)),
+        ("sentence1", sentence), ("start1", offset), ("end1", offset), ("ranges1", ranges),
+        ("sentence2", sentence), ("start2", offset), ("end2", offset), ("ranges2", ranges),
+        ("label", Int("int32", low=0, high=1)), ("fit_set", Text(blank=True))), key=("split", "group"),
+        rules=tuple(RowRule(partial(_inside, k=k), f"a target range of sentence{k} is not inside it") for k in ("1", "2")),
+        unique=(Unique("pair of its split", lambda row: (row["split"], row["id"])),))
+
+
+#: at most this many bytes of UTF-8 in an exported sentence
+SENTENCE_BYTES = 64 << 10
+
+
+def _inside(row: dict, k: str) -> bool:
+    return all(0 <= a < b <= len(row[f"sentence{k}"]) for a, b in _spans(row, k))
+
+
+def _spans(row: dict, k: str) -> list[tuple[int, int]]:
+    return [(row[f"start{k}"], row[f"end{k}"])] + [tuple(int(x) for x in r.split("-"))  # type: ignore[misc]
+                                                    for r in row[f"ranges{k}"].split(",") if r]
 
 
 def _row(p: PairItem, split: str, fit_set: str) -> dict:

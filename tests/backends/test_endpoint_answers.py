@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from lexprobe.cli import main
-from lexprobe.core.requests import Generate
+from lexprobe.asking.requests import Generate
 from lexprobe.errors import ModelError
 from lexprobe.models import load_scorer
 from tests.backends.fake_openai import send

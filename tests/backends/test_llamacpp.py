@@ -19,7 +19,7 @@ import pytest
 
 from lexprobe.backends import backend_for
 from lexprobe.cli import main
-from lexprobe.core.requests import Continuation, Generate, Message
+from lexprobe.asking.requests import Continuation, Generate, Message
 from tests.benchmarks.wdlmpro.test_scoring import GROUPS
 from tests.optional import has_package, needs_package, without_package
 

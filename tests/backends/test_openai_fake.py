@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from lexprobe.cli import main
-from lexprobe.core.engine import Engine
-from lexprobe.core.requests import Generate, Message
+from lexprobe.asking.engine import Engine
+from lexprobe.asking.requests import Generate, Message
 from lexprobe.errors import ModelError
 from lexprobe.models import load_scorer
 from tests.benchmarks.coda21.helpers import write_small

@@ -13,7 +13,7 @@ import pytest
 from lexprobe.backends import Backend, backend_for, kinds, register_backend, unregister_backend
 from lexprobe.core.registry import all_benchmarks
 from lexprobe.cli import main
-from lexprobe.core.engine import serves
+from lexprobe.asking.engine import serves
 from lexprobe.models import KINDS
 from lexprobe.models import load_scorer
 from lexprobe.scorers.base import Scorer
@@ -23,7 +23,7 @@ from tests.benchmarks.wdlmpro.test_scoring import GROUPS
 
 class StandIn(Scorer):
     """A causal LM seen only through the model contract (``scorers.capabilities``, the request types it
-    serves: ``core.requests``)."""
+    serves: ``asking.requests``)."""
 
     def __init__(self, inner):
         super().__init__(f"standin:{inner.name}")
@@ -49,7 +49,7 @@ class StandIn(Scorer):
         self._note("continuation_logprobs")
         return self._inner.continuation_logprobs(requests, progress)
 
-    # the request layer's names (lexprobe.core.requests)
+    # the request layer's names (lexprobe.asking.requests)
     def fit_continuations(self, requests):
         return self._inner.fit_continuations(requests)
 

@@ -25,7 +25,7 @@ import pytest
 
 from lexprobe.backends.openai_api import OpenAICompletionsScorer
 from lexprobe.cli import main
-from lexprobe.core.requests import Generate
+from lexprobe.asking.requests import Generate
 from tests.backends.vllm_server import VLLMServer, free_port, missing, model_folder
 
 pytestmark = pytest.mark.skipif(missing() is not None, reason=missing() or "")
@@ -214,7 +214,7 @@ def test_vllm_in_process_gives_the_server_scores(vllm, tmp_path):
             "s = load_scorer('vllm:' + sys.argv[1], device='cpu', dtype='float32')\n"
             "pairs = [tuple(p) for p in json.load(open(sys.argv[2]))]\n"
             "print('RESULT', json.dumps([[float(v) for v in lp] for lp in s.continuation_logprobs(pairs)]))\n"
-            "from lexprobe.core.requests import Generate\n"
+            "from lexprobe.asking.requests import Generate\n"
             "print('GEN', json.dumps(s.generations([Generate('The capital of France is', 6)])))\n")
     env = {**os.environ, "PYTHONPATH": str(REPO), "VLLM_CPU_KVCACHE_SPACE": "1", "HF_HUB_OFFLINE": "1"}
     done = subprocess.run([str(VENV / "bin" / "python"), "-c", code, str(vllm.model), str(tmp_path / "pairs.json")],

@@ -141,7 +141,7 @@ def test_likelihood_on_a_tiny_causal_lm_equals_one_pair_at_a_time(mini, tmp_path
 
 
 def test_token_vectors_of_a_tiny_encoder_equal_the_embedder(mini, tmp_path, tiny_bert):
-    from lexprobe.core.requests import TokenVector
+    from lexprobe.asking.requests import TokenVector
 
     scorer = load_scorer(str(tiny_bert), device="cpu", prefer=prefers(BENCH, "embedding"))
     assert scorer.kind == "token"

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from lexprobe.core.engine import Engine, require, served
-from lexprobe.core.requests import (
+from lexprobe.asking.engine import Engine, require, served
+from lexprobe.asking.requests import (
     Continuation,
     Embed,
     Fit,
@@ -49,7 +49,7 @@ def test_the_engine_asks_each_distinct_request_once_across_calls():
 
 
 def test_the_memo_is_bounded_and_keeps_what_was_just_asked(monkeypatch):
-    from lexprobe.core import engine as engine_module
+    from lexprobe.asking import engine as engine_module
 
     monkeypatch.setattr(engine_module, "MEMO_BYTES", 16 * 3)  # three answers of two float64s
     backend = Counting()

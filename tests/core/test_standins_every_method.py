@@ -14,8 +14,8 @@ import pytest
 from lexprobe.core import result_schema
 from lexprobe.core import registry
 from lexprobe.core.evaluate import evaluate
-from lexprobe.core.engine import serves
-from lexprobe.core.requests import Continuation, Embed, Generate
+from lexprobe.asking.engine import serves
+from lexprobe.asking.requests import Continuation, Embed, Generate
 from lexprobe.errors import ModelError
 from tests.standins.continuation import ContinuationOnly
 from tests.standins.embedding import EmbedOnly

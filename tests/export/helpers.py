@@ -104,8 +104,8 @@ def d2w_word_logprobs(scorer, groups) -> dict[tuple[str, str, str], np.ndarray]:
     value lexprobe's D2W score."""
     from lexprobe.benchmarks.wdlmpro.likelihood import Asker
     from lexprobe.benchmarks.wdlmpro.recipe import PAPER
-    from lexprobe.core.engine import Engine
-    from lexprobe.core.requests import Continuation
+    from lexprobe.asking.engine import Engine
+    from lexprobe.asking.requests import Continuation
 
     asker = Asker(Continuation, PAPER)
     keys = sorted({(g.pos, c.word, g.definition) for g in groups for c in g.candidates})

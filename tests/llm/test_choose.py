@@ -14,8 +14,8 @@ from lexprobe.metrics import alignment as al
 from lexprobe.models import load_scorer
 from lexprobe.benchmarks.coda21 import choose as choose_coda
 from lexprobe.benchmarks.wdlmpro import choose as choose_wdlmpro
-from lexprobe.core.engine import Engine
-from lexprobe.core.requests import Continuation, Generate
+from lexprobe.asking.engine import Engine
+from lexprobe.asking.requests import Continuation, Generate
 from lexprobe.prompting.choice import ANSWER_TOKENS
 from lexprobe.benchmarks.coda21.config import CodaConfig
 from lexprobe.benchmarks.wdlmpro.config import WDLMProConfig

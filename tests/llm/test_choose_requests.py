@@ -11,7 +11,7 @@ import pytest
 from lexprobe.core import registry
 from lexprobe.benchmarks.coda21.dataset import load_coda
 from lexprobe.core.evaluate import evaluate
-from lexprobe.core.requests import Continuation, Generate, Message
+from lexprobe.asking.requests import Continuation, Generate, Message
 from lexprobe.errors import ModelError
 from lexprobe.prompting.choose_cli import ChooseOptions
 from tests.benchmarks.coda21.helpers import write_small

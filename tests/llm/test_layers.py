@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lexprobe.core.evaluate import evaluate
-from lexprobe.core.requests import TokenVector
+from lexprobe.asking.requests import TokenVector
 from lexprobe.core.registry import get
 from lexprobe.benchmarks.senserank.config import SenseConfig, parse_layers
 from lexprobe.benchmarks.senserank.plot import plot_sweep

@@ -185,8 +185,8 @@ def test_4_a_cut_causal_context_scores_as_its_kept_end(few_positions, tmp_path):
     from lexprobe.benchmarks.coda21.dataset import load_coda
     from lexprobe.benchmarks.coda21.config import CodaConfig
     from lexprobe.benchmarks.coda21.likelihood import fits_by_group, group_requests, match_matrices, prompt
-    from lexprobe.core.engine import Engine
-    from lexprobe.core.requests import Continuation
+    from lexprobe.asking.engine import Engine
+    from lexprobe.asking.requests import Continuation
     from lexprobe.models import load_scorer
     from lexprobe.scorers.reference import causal_continuation_logprobs
     from tests.benchmarks.coda21.helpers import write_small

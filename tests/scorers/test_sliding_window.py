@@ -213,8 +213,8 @@ def test_label_likelihood_and_generation_past_the_window(tiny_gemma3):
     """``Continuation`` and ``Generate`` requests (ask-to-choose's labels and answers): label likelihood goes
     through the packed scorer; generation through ``model.generate`` (left-padded batches), which must equal
     one prompt at a time."""
-    from lexprobe.core.engine import Engine
-    from lexprobe.core.requests import Continuation, Generate
+    from lexprobe.asking.engine import Engine
+    from lexprobe.asking.requests import Continuation, Generate
     from tests.llm.choose_runs import greedy_reference, prompt_ids
 
     scorer = load_scorer(tiny_gemma3, kind="causal", batch_size=4)

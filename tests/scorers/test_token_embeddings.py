@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from lexprobe.core.requests import TokenVector
+from lexprobe.asking.requests import TokenVector
 from lexprobe.data.instances import SenseInstance
 from lexprobe.models import load_scorer
 

@@ -1,2 +1,2 @@
-"""Stand-in backends, one file each, each serving one request type (``core.requests``): what a method asks is
+"""Stand-in backends, one file each, each serving one request type (``asking.requests``): what a method asks is
 all a backend needs to serve (issue #37)."""

@@ -1,7 +1,7 @@
 """A backend that serves only ``Continuation``: each whitespace word of a continuation is a "token" whose
 log-probability is minus its length over ten, so scores are known by hand; ``limit`` words of context +
 continuation fit (longer: the context's start is cut; a continuation over the limit is too long; ``max_tokens``
-scores the first words, fitted with the whole continuation, as ``core.requests.Continuation`` says). A context
+scores the first words, fitted with the whole continuation, as ``asking.requests.Continuation`` says). A context
 of chat messages counts their words (a chat model's template is the backend's business), the answer prefix
 and the ``given`` text count as context (fed, not scored)."""
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lexprobe.core.requests import Fit
+from lexprobe.asking.requests import Fit
 
 
 def words(request) -> int:

@@ -20,6 +20,8 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from lexprobe.asking.engine import as_engine
+from lexprobe.asking.requests import Continuation, Slot
 from lexprobe.benchmarks.coda21.dataset import GroupProblem
 from lexprobe.benchmarks.coda21.likelihood import (
     chunk_records,
@@ -32,8 +34,6 @@ from lexprobe.benchmarks.coda21.likelihood import (
 )
 from lexprobe.benchmarks.coda21.tables import ask_tables, format_ask
 from lexprobe.core.contract import Method, Presentation, Records
-from lexprobe.core.engine import as_engine
-from lexprobe.core.requests import Continuation, Slot
 
 #: the three questions by POS, evaluator.py:66-73, verbatim (the second verb question lacks "be" there too)
 QUESTION_TEXTS = {

@@ -1,4 +1,4 @@
-"""CoDA21's likelihood method: a k x k match-score matrix per group from requests (``core.requests``), aligned;
+"""CoDA21's likelihood method: a k x k match-score matrix per group from requests (``asking.requests``), aligned;
 and the per-group loop the ask method shares (groups as resume units, their records, what was counted).
 
 ``scores[c, d]`` (context c, definition d) comes from the first request type the model serves: ``RandomScores``
@@ -19,13 +19,13 @@ from typing import Any, Callable, Sequence, TypedDict
 
 import numpy as np
 
+from lexprobe.asking.engine import Engine, as_engine
+from lexprobe.asking.requests import Continuation, Embed, Fit, PseudoLogLikelihood, RandomScores, Request
 from lexprobe.benchmarks.coda21.config import PATTERNS, CodaConfig, parts_of_speech
 from lexprobe.benchmarks.coda21.dataset import CodaData, Group, GroupProblem, replace_target
 from lexprobe.benchmarks.coda21.recipe import RECIPES
 from lexprobe.benchmarks.coda21.results import TASK
 from lexprobe.core.contract import Method, Records
-from lexprobe.core.engine import Engine, as_engine
-from lexprobe.core.requests import Continuation, Embed, Fit, PseudoLogLikelihood, RandomScores, Request
 from lexprobe.metrics import alignment as al
 from lexprobe.tasks import loop
 from lexprobe.tasks.loop import Units

@@ -1,7 +1,7 @@
 """CWE similarity ranking: the ``similarity`` method, from a corpus to one record per query.
 
 Pipeline: the corpus's ``SenseInstance``s -> D = train split, Q = the rest -> drop queries whose sense has
-fewer than ``min_sense_count`` instances in D -> a ``TokenVector`` request (``core.requests``: the mean of
+fewer than ``min_sense_count`` instances in D -> a ``TokenVector`` request (``asking.requests``: the mean of
 the target's subword vectors at a layer) per target -> rank same-lemma D instances by cosine (``ranking.py``)
 -> one record per query (hits of the top k, R, N, bucket), which ``results.py`` aggregates (AP@50 and the
 paper's pooled precision, exact random and oracle figures, per (frequency x sense proportion) bucket).
@@ -33,15 +33,15 @@ from typing import Annotated, Any, Sequence, TypedDict
 import numpy as np
 from tqdm.auto import tqdm
 
+from lexprobe.asking.engine import as_engine
+from lexprobe.asking.requests import TokenVector
 from lexprobe.benchmarks.senserank.config import SenseConfig, parse_layers
 from lexprobe.benchmarks.senserank.ranking import RankedQuery, RankingReport, lemma_key, plan_ranking, rank_lemma
 from lexprobe.benchmarks.senserank.recipe import RECIPES
 from lexprobe.benchmarks.senserank.store import EmbeddingStore, StoreWriter, sentence_digest
 from lexprobe.cache import partial_path
 from lexprobe.core.contract import Job, Method, Records, sections
-from lexprobe.core.engine import as_engine
 from lexprobe.core.options import recorded
-from lexprobe.core.requests import TokenVector
 from lexprobe.data.instances import SenseInstance
 from lexprobe.distributed import assign, barrier, broadcast, context, remove_logs
 from lexprobe.errors import DataError, LexprobeError

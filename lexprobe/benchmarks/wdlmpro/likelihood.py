@@ -23,13 +23,13 @@ from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
+from lexprobe.asking.engine import Engine
+from lexprobe.asking.requests import Continuation, Embed, RandomScores, Request, Slot, VectorCoverage
 from lexprobe.benchmarks.wdlmpro.config import TASK_CHOICES
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup, group_to_dict
 from lexprobe.benchmarks.wdlmpro.recipe import PAPER, Recipe, argsort_rank, best_pattern_rank
 from lexprobe.benchmarks.wdlmpro.results import LikelihoodRecord
 from lexprobe.core.contract import Job, Method, Records
-from lexprobe.core.engine import Engine
-from lexprobe.core.requests import Continuation, Embed, RandomScores, Request, Slot, VectorCoverage
 from lexprobe.errors import DataError
 from lexprobe.metrics.ranking import gold_rank, predicted_index, rank_score
 from lexprobe.tasks import loop

@@ -94,10 +94,10 @@ def default_run(out_dir: Path, part: Any) -> dict:
     Without the framework in the data directory the part is skipped (``DataMissing``): nothing stands in. With the
     published systems' answers there (``lexprobe data fetch wsd-hard``) the part's result holds them on the same
     sample and their rows are printed; without them one line says so."""
+    from lexprobe.asking.engine import serves
+    from lexprobe.asking.requests import Continuation
     from lexprobe.benchmarks.wsd.config import WsdChooseOptions
-    from lexprobe.core.engine import serves
     from lexprobe.core.evaluate import run_part
-    from lexprobe.core.requests import Continuation
     from lexprobe.data.wsd import default_root
     from lexprobe.errors import DataMissing
     from lexprobe.models import detect_kind, load_scorer

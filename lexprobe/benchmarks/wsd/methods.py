@@ -1,4 +1,4 @@
-"""WSD's three methods: each turns instances into requests (``core.requests``) and picks a sense.
+"""WSD's three methods: each turns instances into requests (``asking.requests``) and picks a sense.
 
 - ``likelihood``: one ``Continuation`` per candidate — the sentence with the target marked and a cue
   (``--pattern``), then `` <definition>`` — reduced by the mean (default) or the sum of its tokens'
@@ -22,11 +22,11 @@ from typing import Annotated, Any, ClassVar, Optional, TypedDict
 
 import numpy as np
 
+from lexprobe.asking.engine import Engine
+from lexprobe.asking.requests import Continuation, Embed, RandomScores, TokenVector
 from lexprobe.benchmarks.wsd.config import PATTERNS
 from lexprobe.benchmarks.wsd.items import WsdItems, marked
 from lexprobe.core.contract import Job, Method, Records
-from lexprobe.core.engine import Engine
-from lexprobe.core.requests import Continuation, Embed, RandomScores, TokenVector
 from lexprobe.prompting.method import ChooseMethod
 from lexprobe.tasks import loop
 from lexprobe.tasks.loop import Units

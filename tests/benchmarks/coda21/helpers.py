@@ -71,7 +71,7 @@ class MatrixScorer:
         return m.ravel()
 
     def random_scores(self, requests, progress=False):
-        """``core.requests.RandomScores``: the group's given matrix (its key names the group)."""
+        """``asking.requests.RandomScores``: the group's given matrix (its key names the group)."""
         return [self.scores(r.key, r.n) for r in requests]
 
 

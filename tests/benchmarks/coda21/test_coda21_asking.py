@@ -62,7 +62,7 @@ class TwoAnswers(Scorer):
 
         self.tokenizer = Tok()
 
-    def continuations(self, requests, progress=False):  # ``core.requests.Continuation``
+    def continuations(self, requests, progress=False):  # ``asking.requests.Continuation``
         assert all(r.max_tokens == 1 for r in requests), "asking reads the answer's first token only"
         self.asked = getattr(self, "asked", 0) + len(requests)
         return [np.array([self.table[r.context][(" Yes", " No").index(r.continuation)]]) for r in requests]

@@ -129,7 +129,7 @@ class FakeEmbedder:
         v = np.stack([r.normal(size=8) for r in rng])
         return v / np.linalg.norm(v, axis=1, keepdims=True)
 
-    def embeddings(self, requests, progress=False):  # ``core.requests.Embed``
+    def embeddings(self, requests, progress=False):  # ``asking.requests.Embed``
         return list(self.encode([r.text for r in requests]))
 
 

@@ -13,8 +13,8 @@ import pytest
 from lexprobe.core.evaluate import evaluate
 from lexprobe.benchmarks.senserank import similarity
 from lexprobe.benchmarks.senserank.config import SenseConfig
-from lexprobe.core.engine import Engine
-from lexprobe.core.requests import TokenVector
+from lexprobe.asking.engine import Engine
+from lexprobe.asking.requests import TokenVector
 from lexprobe.data.instances import SenseInstance
 from lexprobe.errors import LexprobeError, ModelError
 from lexprobe.models import load_scorer

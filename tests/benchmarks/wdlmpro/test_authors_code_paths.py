@@ -9,8 +9,8 @@ import torch
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
 from lexprobe.benchmarks.wdlmpro.likelihood import Asker
 from lexprobe.benchmarks.wdlmpro.recipe import AUTHORS, PAPER
-from lexprobe.core.engine import Engine
-from lexprobe.core.requests import Continuation, Slot
+from lexprobe.asking.engine import Engine
+from lexprobe.asking.requests import Continuation, Slot
 from lexprobe.models import load_scorer
 from tests.benchmarks.wdlmpro.helpers import evaluate_groups
 from tests.benchmarks.wdlmpro.test_scoring import score_groups

@@ -9,7 +9,7 @@ import pytest
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
 from lexprobe.benchmarks.wdlmpro.likelihood import Asker, fill, rank_of_gold
 from lexprobe.benchmarks.wdlmpro.recipe import AUTHORS, PAPER, argsort_rank, best_pattern_rank
-from lexprobe.core.requests import Continuation, Slot
+from lexprobe.asking.requests import Continuation, Slot
 from lexprobe.errors import LexprobeError
 from lexprobe.models import load_scorer
 from lexprobe.scorers import reference

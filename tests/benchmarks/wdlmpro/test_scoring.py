@@ -8,8 +8,8 @@ import pytest
 from lexprobe.benchmarks.wdlmpro.dataset import Candidate, SynsetGroup
 from lexprobe.benchmarks.wdlmpro.likelihood import Asker, Chunk, fill
 from lexprobe.benchmarks.wdlmpro.recipe import PAPER, RECIPES
-from lexprobe.core.engine import Engine
-from lexprobe.core.requests import Continuation, Slot
+from lexprobe.asking.engine import Engine
+from lexprobe.asking.requests import Continuation, Slot
 from lexprobe.errors import CapabilityError
 from lexprobe.models import load_scorer
 from lexprobe.scorers import reference

@@ -1,4 +1,4 @@
-"""The engine: resolves a method's requests (``core.requests``) on the run's backend.
+"""The engine: resolves a method's requests (``asking.requests``) on the run's backend.
 
 De-duplication, fitting, cost estimates, memoised answers and the capability check were once written
 per benchmark, each a little differently; here they are done once for every request type:
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from lexprobe.core.requests import FITS, REQUEST_TYPES, Fit, Request
+from lexprobe.asking.requests import FITS, REQUEST_TYPES, Fit, Request
 from lexprobe.errors import CapabilityError, ModelError
 
 #: bytes of answers kept for reuse; past this, the older half is dropped (a memo, not a store)

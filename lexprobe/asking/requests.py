@@ -1,6 +1,6 @@
 """Requests: what a benchmark's method asks of a model, as typed values (after lm-eval's ``Instance``).
 
-A method turns its items into requests and the engine (``core.engine``) resolves them on whatever
+A method turns its items into requests and the engine (``asking.engine``) resolves them on whatever
 backend the run has, so no benchmark keeps its own capability table, fit check and de-duplication. What
 a backend can do *is* the set of request types it serves: it serves one by having its ``serve`` method,
 ``serve(requests, progress) -> answers`` in order (structural, like MTEB's model protocols), and fits
