@@ -76,6 +76,10 @@ only through ``load`` and the accessors below.
 ``sweep`` (dict, optional)
     A parameter sweep (``senserank eval --layers``): ``{"parameter", "values": {value:
     {"metrics", "baselines", "breakdowns"}}, "best"}``; ``metrics`` then holds the best value's.
+``systems`` (dict, optional)
+    Other systems' answers on the same units, beside the model's (all-words WSD: the published systems of Maru et
+    al. 2022 and ``--answers`` files): per system its figures per slice, breakdowns and the paired comparison of
+    the model with it (``benchmarks/wsd/systems.py`` builds it, ``benchmarks/wsd/results.py`` checks its shape).
 ``run`` (dict)
     The run record (``run_record.py``): versions, commit, device, dtype, batch size, model
     revision, items digest, method, recipe, seed, command, processes, and ``reproduce``: the ``eval`` command
@@ -115,7 +119,7 @@ def new_result(benchmark: str, model: dict, method: str, recipe: str, config: di
         result[name] = sections.get(name) or {}
     result["skipped"] = sections.get("skipped") or []
     result["instances"] = sections.get("instances") or []
-    for optional in ("fitted", "sweep"):
+    for optional in ("fitted", "sweep", "systems"):
         if sections.get(optional) is not None:
             result[optional] = sections[optional]
     return result
@@ -162,6 +166,7 @@ class ResultFile(_Required, total=False):
     instances: list[dict[str, Any]]
     fitted: dict[str, dict[str, Any]]
     sweep: dict[str, Any]
+    systems: dict[str, Any]
     run: RunRecord
     intervals: dict[str, Any]
     timing: dict[str, Any]

@@ -15,4 +15,5 @@ import lexprobe.data.streusle  # noqa: F401
 import lexprobe.data.pdep  # noqa: F401
 import lexprobe.data.ontonotes  # noqa: F401
 import lexprobe.data.wsd  # noqa: F401
+import lexprobe.data.wsd_hard  # noqa: F401
 # isort: on

@@ -14,7 +14,9 @@ Every instance, from the framework's files or an export, is then checked against
 A set's name is the framework's (``senseval2`` ... ``ALL``, reported in its column: SE2 ...) only for the pinned
 files, known by their SHA-256 (``official_set``), or for an export's rows that are those files' instances
 (``_official_rows``); a file of one's own keeps its own name, never an official one, whatever it is called, its
-``<corpus source>`` says or its ids begin with (``own_name``).
+``<corpus source>`` says or its ids begin with (``own_name``). The official sets are declared as ``OfficialSet``s
+(``register_set``): the framework's six here, other releases in the framework's format in their dataset's module
+(``data/wsd_hard.py``: ALLamended, S10amended, 42D, hardEN, softEN), read by the same reader with the same checks.
 """
 
 from __future__ import annotations
@@ -105,6 +107,46 @@ class WsdInstance(TargetInSentence):
         return self.id
 
 
+# --- the official sets ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class OfficialSet:
+    """A set published in the framework's format, known by its pinned files: where they are in the data directory
+    and what identifies them (their SHA-256, and the content digest of their instances for exports)."""
+
+    name: str  #: as ``--data`` takes it and results report it (``senseval2``, ``ALLamended``)
+    short: str  #: its column in tables (``SE2``)
+    count: int  #: its published number of instances
+    dataset: str  #: the registered dataset that holds its files (``wsd``, ``wsd-hard``)
+    data: str  #: its ``.data.xml`` relative to the dataset's entry
+    gold: str  #: its gold key file relative to the dataset's entry
+    data_sha256: str
+    gold_sha256: str
+    content: str  #: ``content_digest`` of its instances (an export of the whole set is known to be it)
+
+    def files(self, root: Path | None = None) -> tuple[Path, Path]:
+        """Its data and gold files under ``root`` (default: its dataset's entry in the data directory)."""
+        from lexprobe.data.locations import entry_path
+
+        base = Path(root) if root is not None else entry_path(self.dataset)
+        return base / self.data, base / self.gold
+
+
+#: every official set by name, in registration order (the framework's six first)
+OFFICIAL: dict[str, OfficialSet] = {}
+
+
+def register_set(official: OfficialSet) -> OfficialSet:
+    """Declare a set in the framework's format as official (its module registers it when imported)."""
+    OFFICIAL[official.name] = official
+    return official
+
+
+def short_name(name: str) -> str:
+    """A set's column label: an official set's short name (``SE2``), else the name itself."""
+    return OFFICIAL[name].short if name in OFFICIAL else name
+
+
 # --- reading ----------------------------------------------------------------------------------------
 
 def read_wsd(data_xml: str | Path, gold_key: str | Path | None = None,
@@ -154,19 +196,18 @@ def _notice(line: str, say: Callable[[str], None] | None) -> None:
 def own_name(stem: str) -> str:
     """The set name of a file of one's own: its stem, unless that is an official set's name (``senseval2``):
     then ``<stem>-own``, so it is never reported in the official set's column."""
-    return f"{stem}-own" if stem in NAMES else stem
+    return f"{stem}-own" if stem in OFFICIAL else stem
 
 
 def official_set(data_xml: Path, gold_path: Path) -> str | None:
-    """The framework's set (``senseval2`` ... ``ALL``) whose pinned data and gold files these two are, by their
-    SHA-256 (``FILES``); None for any other pair, whatever the files are called."""
+    """The official set (``senseval2`` ... ``ALL``, ``ALLamended`` ...: ``OFFICIAL``) whose pinned data and gold
+    files these two are, by their SHA-256; None for any other pair, whatever the files are called."""
     from lexprobe.provenance import file_sha256
 
-    pins = {Path(rel).name: sha for rel, (sha, _) in FILES.items()}
     digest = file_sha256(data_xml)
-    for name in NAMES:
-        if pins.get(f"{name}{DATA_SUFFIX}") == digest:
-            return name if pins.get(f"{name}{GOLD_SUFFIX}") == file_sha256(gold_path) else None
+    for official in OFFICIAL.values():
+        if official.data_sha256 == digest:
+            return official.name if official.gold_sha256 == file_sha256(gold_path) else None
     return None
 
 
@@ -181,7 +222,7 @@ def read_beside(data: str | Path) -> dict[str, Path]:
     sub-folder belongs to; nothing for a set name (the data directory is guarded as a whole)."""
     from lexprobe.data.exported import read_beside as export_read_beside
 
-    if str(data) in NAMES:
+    if str(data) in OFFICIAL:
         return {}
     path = Path(data)
     if path.is_dir():
@@ -201,6 +242,12 @@ def write_key_file(path: str | Path, answers: Answers) -> Path:
     from lexprobe.outputs import write_atomic
 
     return write_atomic(path, format_key_lines(answers))
+
+
+def read_text(path: Path, fix: str) -> str:
+    """A text file read whole: a regular file, its pin checked where it is a dataset file, UTF-8 (one line naming
+    the file and line otherwise)."""
+    return _read_text(path, fix)
 
 
 def _read_text(path: Path, fix: str) -> str:
@@ -276,7 +323,7 @@ def read_export(path: str | Path, say: Callable[[str], None] | None = None) -> l
             raise DataError(f"{part.path}: row {stray} is of the set {rows[stray]['set']!r} in the part of "
                             f"{part.key['set']!r}; export it again")
         names = {r["set"] for r in rows}
-        claimed = sorted(names & set(NAMES))
+        claimed = sorted(names & set(OFFICIAL))
         for name in claimed:
             mine = [r for r in rows if r["set"] == name]
             if not _official_rows(name, mine):
@@ -289,8 +336,8 @@ def read_export(path: str | Path, say: Callable[[str], None] | None = None) -> l
     return out
 
 
-#: the SHA-256 of each official set's instances (``content_digest`` of the pinned files' instances, ids with their
-#: set's prefix as in ALL): an export holding a whole set is known to be it without the framework at hand
+#: the SHA-256 of each of the framework's sets' instances (``content_digest`` of the pinned files' instances, ids with
+#: their set's prefix as in ALL): an export holding a whole set is known to be it without the framework at hand
 OFFICIAL_CONTENT = {
     "senseval2": "37eee181ab0ff169a2ed23ef71faf2e6da0b072e92f12838c80692ee7dc3ab27",
     "senseval3": "a6f223ce2fe22210563e0c708dea71b9379d721e12ba723123c3b395c1673ae6",
@@ -324,7 +371,7 @@ def _official_rows(name: str, rows: list[dict]) -> bool:
     """Are ``rows``, exported as the set ``name``, the official set's instances? The whole set: by its pinned
     ``OFFICIAL_CONTENT``; a part of it (``--limit``, ``--pos``): each row against the pinned files in the data
     directory, where they are (without them a part cannot be told from data of one's own)."""
-    if OFFICIAL_CONTENT.get(name) == content_digest(name, rows):
+    if OFFICIAL[name].content == content_digest(name, rows):
         return True
     try:
         framework = load_wsd(name, say=lambda line: None)
@@ -343,22 +390,26 @@ def _official_rows(name: str, rows: list[dict]) -> bool:
 
 def load_wsd(data: str | Path = ALL, root: str | Path | None = None,
              say: Callable[[str], None] | None = None) -> list[WsdInstance]:
-    """A set by name (``senseval2`` ... ``semeval2015``, ``ALL``) from ``root`` (default: the data
-    directory), a ``.data.xml`` file of one's own (its gold key file beside it), or an exported folder."""
-    if str(data) in NAMES:
-        folder = Path(root) if root is not None else default_root()
+    """An official set by name (``senseval2`` ... ``semeval2015``, ``ALL``; ``ALLamended`` ...: ``OFFICIAL``) from
+    ``root`` (its dataset's folder; default: the data directory), a ``.data.xml`` file of one's own (its gold key
+    file beside it), or an exported folder."""
+    if str(data) in OFFICIAL:
+        official = OFFICIAL[str(data)]
+        from lexprobe.data.locations import entry_path
+
+        folder = Path(root) if root is not None else entry_path(official.dataset)
         if root is None and not folder.is_dir():
             from lexprobe.data.locations import missing_message
 
-            raise DataError(missing_message("wsd"))
-        xml_path, gold_path = set_files(folder, str(data))
+            raise DataError(missing_message(official.dataset))
+        xml_path, gold_path = official.files(folder)
         if not xml_path.exists():
-            raise DataError(f"{xml_path} does not exist; {folder} should be the framework's folder "
-                            f"({', '.join(NAMES)}, each with its .data.xml and .gold.key.txt)")
+            raise DataError(f"{xml_path} does not exist; {folder} should hold {official.name}'s {official.data} and "
+                            f"{official.gold} (`lexprobe data import {official.dataset} PATH`)")
         return read_wsd(xml_path, gold_path, say)
     path = Path(data)
     if not path.exists():
-        raise DataError(f"{path} does not exist; give a set ({', '.join(NAMES)}), a <name>.data.xml file "
+        raise DataError(f"{path} does not exist; give a set ({', '.join(OFFICIAL)}), a <name>.data.xml file "
                         "with its <name>.gold.key.txt beside it, or a folder `lexprobe export hf wsd` wrote")
     exported = read_export(path, say)
     return exported if exported is not None else read_wsd(path, say=say)
@@ -491,6 +542,12 @@ def import_framework(sources: list[Path], say: Callable[[str], None]) -> None:
     install_copies(data_dir() / ds.entry, [(src, rel.split("/", 1)[1]) for src, rel in chosen])
     files = {rel: sha256_of(data_dir() / rel) for _, rel in chosen}
     record_import("wsd", ds.entry, files, root, say)
+
+
+for _name in NAMES:
+    register_set(OfficialSet(_name, SHORT[_name], PUBLISHED_COUNTS[_name], "wsd", f"{_name}/{_name}{DATA_SUFFIX}",
+                             f"{_name}/{_name}{GOLD_SUFFIX}", FILES[f"{_name}/{_name}{DATA_SUFFIX}"][0],
+                             FILES[f"{_name}/{_name}{GOLD_SUFFIX}"][0], OFFICIAL_CONTENT[_name]))
 
 
 DATASET = register_dataset(Dataset(

@@ -22,6 +22,14 @@ Key files: one line per answered instance, ``<instance id> <sense key> [<sense k
 separated by single spaces (the Java reader splits on ``" "``); ``parse_key_lines`` is strict where the
 Java reader is silent (a line without a key, a tab, an id twice, a field that is not a sense key, a byte-order
 mark: one ``DataError`` naming the source and the line), and ``format_key_lines`` writes what it reads.
+
+Systems' answer files (``parse_answer_lines``) come as published: fields separated by tabs or spaces (the
+released answers of Maru et al. 2022 are both), read strictly (one ``DataError`` naming the file and line) or,
+for a pinned release whose own lines are at fault, with each faulty line skipped and counted by its fault.
+
+Macro F1 (``macro_f1``) is the mean over gold sense keys of each key's F1, as the release of Maru, Conia,
+Bevilacqua & Navigli (ACL 2022, "Nibbling at the Hard Core of WSD") defines it in its
+``evaluation/evaluate_macro_F1.py`` (lines 23-84 at commit 74ff055).
 """
 
 from __future__ import annotations
@@ -185,6 +193,105 @@ def parse_key_lines(lines: Iterable[str], source: str) -> dict[str, tuple[str, .
         out[instance] = tuple(dict.fromkeys(keys))
         first_line[instance] = number
     return out
+
+
+#: the faults of an answer file's line (``parse_answer_lines``), by the name ``AnswerFaults`` counts them under
+WITHOUT_KEY, TWICE, NOT_A_KEY, OUTSIDE = "without_key", "twice", "not_a_sense_key", "outside_the_set"
+
+
+@dataclass
+class AnswerFaults:
+    """The lines of an answer file skipped, by fault (``parse_answer_lines`` with ``strict=False``): what a
+    result says was left out of a system's answers, never a silent gap."""
+
+    lines: int = 0  #: non-blank lines read
+    without_key: int = 0  #: an id and no sense key
+    twice: int = 0  #: an id given again (the first line kept)
+    not_a_sense_key: int = 0  #: a field that is not a WordNet sense key
+    outside_the_set: int = 0  #: an id that is not an instance of the set
+
+    def as_dict(self) -> dict[str, int]:
+        return {"lines": self.lines, WITHOUT_KEY: self.without_key, TWICE: self.twice, NOT_A_KEY: self.not_a_sense_key,
+                OUTSIDE: self.outside_the_set}
+
+
+def parse_answer_lines(lines: Iterable[str], source: str, known: Collection[str] | None = None,
+                       strict: bool = True) -> tuple[dict[str, tuple[str, ...]], AnswerFaults]:
+    """A system's answer file as id -> keys: ``<instance id><tab or spaces><sense key> [...]`` per line (blank lines
+    and a trailing carriage return ignored). ``known``: the set's instance ids (None: any id). ``strict``: a line
+    without a key, an id twice, a field that is not a sense key or an id not in ``known`` is one ``DataError``
+    naming ``source:line``; otherwise each such line is skipped and counted (``AnswerFaults``)."""
+    out: dict[str, tuple[str, ...]] = {}
+    first_line: dict[str, int] = {}
+    faults = AnswerFaults()
+    fix = "a line is `<instance id> <sense key> [<sense key> ...]`, separated by a tab or spaces"
+    for number, raw in enumerate(lines, 1):
+        if number == 1 and raw.startswith("\ufeff"):
+            raise DataError(f"{source}:1: the file begins with a UTF-8 byte-order mark (BOM), which would become "
+                            "part of the first instance id; save it as UTF-8 without a BOM")
+        fields = raw.split()
+        if not fields:
+            continue
+        faults.lines += 1
+        where = f"{source}:{number}"
+        instance, keys = fields[0], fields[1:]
+        if not keys:
+            fault, message = WITHOUT_KEY, f"instance {_shown(instance)} has no sense key; {fix}"
+        elif any(not SENSE_KEY.fullmatch(k) for k in keys):
+            bad = next(k for k in keys if not SENSE_KEY.fullmatch(k))
+            fault, message = NOT_A_KEY, f"{_shown(bad)} is not a WordNet sense key (lemma%1:09:00::); {fix}"
+        elif instance in out:
+            fault, message = TWICE, (f"instance {_shown(instance)} is given twice (first on line "
+                                     f"{first_line[instance]}); give each instance one line")
+        elif known is not None and instance not in known:
+            fault, message = OUTSIDE, (f"instance {_shown(instance)} is not an instance of the set evaluated; give "
+                                       "the answers of this set")
+        else:
+            out[instance] = tuple(dict.fromkeys(keys))
+            first_line[instance] = number
+            continue
+        if strict:
+            raise DataError(f"{where}: {message}")
+        setattr(faults, fault, getattr(faults, fault) + 1)
+    return out, faults
+
+
+def macro_f1(gold: Answers, answers: Answers) -> float | None:
+    """The release's macro F1 of ``answers`` on ``gold`` (both id -> keys; only ``gold``'s instances count), as
+    ``evaluate_macro_F1.py`` computes it without ``--strict`` (lines 23-59): an instance answered with k distinct
+    keys has tp = 1/k when one of them is gold and fp = 1/k when one of them is not (both, for a partly right
+    answer); every answer key gets its fp, every gold key its tp, and fn = 1/k when tp is 0 (an unanswered
+    instance: k = 1, fn = 1). Then per gold key P = tp / (tp + fp), R = tp / (tp + fn), F1 = 2PR / (P + R), and
+    the figure is their mean over the gold keys (lines 61-84). None when ``gold`` is empty (the script divides by
+    zero there)."""
+    from collections import defaultdict
+
+    tp: dict[str, float] = defaultdict(float)
+    fp: dict[str, float] = defaultdict(float)
+    fn: dict[str, float] = defaultdict(float)
+    keys: set[str] = set()
+    for instance, gold_keys in gold.items():
+        given, wanted = set(answers.get(instance, ())), set(gold_keys)
+        k = len(given) or 1
+        hit = 1 / k if given & wanted else 0.0
+        miss = 1 / k if given - wanted else 0.0
+        for key in given:
+            fp[key] += miss
+        for key in wanted:
+            keys.add(key)
+            tp[key] += hit
+            if hit == 0.0:
+                fn[key] += 1 / k
+    total, summed = 0, 0.0
+    for key in keys:
+        t, f, n = tp.get(key, 0.0), fp.get(key, 0.0), fn.get(key, 0.0)
+        if t == 0 and f == 0 and n == 0:
+            continue
+        p = t / (t + f) if t + f else 0.0
+        r = t / (t + n) if t + n else 0.0
+        summed += 2 * p * r / (p + r) if p + r else 0.0
+        total += 1
+    return summed / total if total else None
 
 
 def format_key_lines(answers: Answers) -> str:

@@ -84,22 +84,38 @@ def paired_difference(a: Sequence[float], b: Sequence[float], binary: bool | Non
                       level: float = LEVEL, resamples: int = BOOTSTRAP_RESAMPLES,
                       permutations: int = PERMUTATIONS, seed: int = SEED) -> PairedResult:
     """Compare per-unit values of two runs (same units, same order)."""
+    return paired_differences(a, [b], binary, level, resamples, permutations, seed)[0]
+
+
+def paired_differences(a: Sequence[float], others: Sequence[Sequence[float]], binary: bool | None = None,
+                       level: float = LEVEL, resamples: int = BOOTSTRAP_RESAMPLES,
+                       permutations: int = PERMUTATIONS, seed: int = SEED) -> list[PairedResult]:
+    """``paired_difference(a, b)`` for each ``b`` of ``others`` (all on the same units as ``a``), the bootstrap
+    resamples drawn once for all of them: the same draws each single comparison makes (they depend only on the
+    number of units and the seed), at the cost of one. Why: a model against eight published systems on 7,253
+    instances, per slice, took a minute drawn one by one."""
     x = np.asarray(a, dtype=np.float64)
-    y = np.asarray(b, dtype=np.float64)
-    if x.shape != y.shape or x.ndim != 1 or len(x) == 0:
+    ys = [np.asarray(b, dtype=np.float64) for b in others]
+    if not ys or any(y.shape != x.shape for y in ys) or x.ndim != 1 or len(x) == 0:
         raise ValueError("paired values need the same (non-zero) number of units")
-    if binary is None:
-        binary = bool(np.all(np.isin(x, (0.0, 1.0))) and np.all(np.isin(y, (0.0, 1.0))))
-    d = x - y
-    if np.all(d == d[0]):
-        ci = [float(d[0]), float(d[0])]
-    else:
-        lo, hi = percentile_interval(resampled_means(d, resamples, seed), level)[:, 0]
-        ci = [float(lo), float(hi)]
-    if binary:
-        p, detail = mcnemar_exact(x, y)
-        test = "McNemar exact"
-    else:
-        p, detail = sign_flip_test(d, permutations, seed)
-        test = "paired permutation"
-    return PairedResult(len(x), float(x.mean()), float(y.mean()), float(d.mean()), ci, test, p, detail)
+    ds = np.column_stack([x - y for y in ys])
+    varying = [j for j in range(ds.shape[1]) if not np.all(ds[:, j] == ds[0, j])]
+    bounds = {}
+    if varying:
+        intervals = percentile_interval(resampled_means(ds[:, varying], resamples, seed), level)
+        bounds = {j: [float(intervals[0, k]), float(intervals[1, k])] for k, j in enumerate(varying)}
+    out = []
+    for j, y in enumerate(ys):
+        d = ds[:, j]
+        ci = bounds.get(j, [float(d[0]), float(d[0])])
+        right_or_wrong = binary
+        if right_or_wrong is None:
+            right_or_wrong = bool(np.all(np.isin(x, (0.0, 1.0))) and np.all(np.isin(y, (0.0, 1.0))))
+        if right_or_wrong:
+            p, detail = mcnemar_exact(x, y)
+            test = "McNemar exact"
+        else:
+            p, detail = sign_flip_test(d, permutations, seed)
+            test = "paired permutation"
+        out.append(PairedResult(len(x), float(x.mean()), float(y.mean()), float(d.mean()), ci, test, p, detail))
+    return out

@@ -225,3 +225,13 @@ def test_runs_part_is_reproduced_by_its_eval_command(imported_data, tmp_path):
     again = json.loads(Path(command[command.index("--out") + 1]).read_text())
     assert [r["id"] for r in again["instances"]] == [r["id"] for r in first["instances"]]
     assert again["metrics"] == first["metrics"]
+
+
+def test_aggregates_of_several_slices_equal_each_aggregated_alone():
+    """The published systems' figures are drawn together per slice (``results.aggregates``): each equals its own
+    ``aggregate``."""
+    rng = np.random.default_rng(5)
+    lists = [[res.unit(str(i), "N", None if rng.random() < 0.1 else float(rng.random() < 0.6)) for i in range(200)]
+             for _ in range(3)] + [[res.unit(str(i), "N", 1.0) for i in range(200)]]
+    for together, units in zip(res.aggregates(lists), lists):
+        assert together == res.aggregate(units)

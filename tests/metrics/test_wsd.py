@@ -274,3 +274,40 @@ def test_real_key_files_equal_scorer_java(scorer_java, imported_data, tmp_path):
             printed = java_printed(scorer_java, gold_file, system)
             assert printed == [f"P=\t{100 * mine.precision:.1f}%", f"R=\t{100 * mine.recall:.1f}%",
                                f"F1=\t{100 * mine.f1:.1f}%"], (name, n)
+
+
+# --- systems' answer files and the release's macro F1 ---------------------------------------------------------------
+
+def test_answer_lines_take_tabs_or_spaces_and_refuse_each_fault_with_file_and_line():
+    from lexprobe.metrics.wsd import parse_answer_lines
+
+    answers, faults = parse_answer_lines([f"a\t{K[1]}", f"b  {K[2]} {K[3]}\r", "", f"c {K[4]}"], "sys.key", {"a", "b", "c"})
+    assert answers == {"a": (K[1],), "b": (K[2], K[3]), "c": (K[4],)} and faults.lines == 3
+    for line, message in [("a", "has no sense key"), (f"b {K[1]}", r"given twice \(first on line 1\)"),
+                          ("c bank", "is not a WordNet sense key"), (f"z {K[1]}", "is not an instance of the set")]:
+        with pytest.raises(DataError, match=message) as err:
+            parse_answer_lines([f"b {K[2]}", line], "sys.key", {"a", "b", "c"})
+        assert str(err.value).startswith("sys.key:2:") and "\n" not in str(err.value)
+
+
+def test_a_released_files_faulty_lines_are_skipped_and_counted_by_fault():
+    from lexprobe.metrics.wsd import parse_answer_lines
+
+    lines = [f"a {K[1]}", "b", f"a {K[2]}", "c bank", f"z {K[3]}", f"d\t{K[4]}"]
+    answers, faults = parse_answer_lines(lines, "release.key", {"a", "b", "c", "d"}, strict=False)
+    assert answers == {"a": (K[1],), "d": (K[4],)}  # the first of an id given twice is kept
+    assert faults.as_dict() == {"lines": 6, "without_key": 1, "twice": 1, "not_a_sense_key": 1, "outside_the_set": 1}
+
+
+def test_macro_f1_by_hand():
+    """Three gold senses: x (instances 1, 2), y (3), z (4, with x too). Answers: 1 x (right), 2 y (wrong), 3 y
+    (right), 4 unanswered. x: tp 1, fn 1 (instance 2) + 1 (instance 4), fp 0 -> P 1, R 1/3, F1 1/2; y: tp 1, fp 1
+    (instance 2) -> P 1/2, R 1, F1 2/3; z: fn 1 -> F1 0. Macro F1 = (1/2 + 2/3 + 0) / 3."""
+    from lexprobe.metrics.wsd import macro_f1
+
+    x, y, z = K[1], K[2], K[3]
+    gold = {"1": (x,), "2": (x,), "3": (y,), "4": (z, x)}
+    assert macro_f1(gold, {"1": (x,), "2": (y,), "3": (y,)}) == pytest.approx((1 / 2 + 2 / 3 + 0) / 3)
+    # a partly right answer of two keys: tp 1/2 for the gold key, fp 1/2 for both answer keys (the script's rule)
+    assert macro_f1({"1": (x,)}, {"1": (x, y)}) == pytest.approx(2 * (0.5 / 1.0) * 1.0 / (0.5 + 1.0))
+    assert macro_f1({}, {"1": (x,)}) is None

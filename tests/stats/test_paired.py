@@ -64,3 +64,21 @@ def test_paired_bootstrap_interval_agrees_with_scipy():
     ref = sps.bootstrap((a - b,), np.mean, n_resamples=20000, method="percentile",
                         rng=np.random.default_rng(5)).confidence_interval
     assert r.ci[0] == pytest.approx(ref.low, abs=0.006) and r.ci[1] == pytest.approx(ref.high, abs=0.006)
+
+
+def test_several_comparisons_drawn_at_once_equal_each_drawn_alone():
+    """``paired_differences`` draws the bootstrap resamples once for every comparison with ``a``: each result is the
+    one ``paired_difference`` gives alone (same draws: they depend on the number of units and the seed)."""
+    import numpy as np
+
+    from lexprobe.stats.paired import paired_difference, paired_differences
+
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 2, 300).astype(float)
+    others = [rng.integers(0, 2, 300).astype(float), a.copy(), rng.random(300)]
+    together = paired_differences(a, others)
+    for b, result in zip(others, together):
+        alone = paired_difference(a, b).as_dict()
+        mine = result.as_dict()
+        assert mine.pop("ci") == pytest.approx(alone.pop("ci"), abs=1e-12) and mine == alone
+    assert together[1].ci == [0.0, 0.0] and together[2].test == "paired permutation"

@@ -36,14 +36,19 @@ from lexprobe.prompting.templates import TemplateField
 
 class Choose(methods.Choose):
     #: its results in the benchmark's tables, beside the other methods' on the same data (one table per data set)
-    presentation = Presentation(tables=res.tables, format_result=res.format_result, written=lambda *_: None,
-                                outputs=lambda out, config: {"--out": [out]})
+    presentation = Presentation(tables=res.tables, format_result=res.format_result, figures=res.figures,
+                                written=lambda *_: None, outputs=lambda out, config: {"--out": [out]})
 
 
 def load_items(config: WsdConfig):
+    """The run's items, with the systems its answers are compared with (the published systems' answers on these
+    instances, ``--answers`` files): read before the model loads, so a bad answer file stops the run before any
+    work."""
+    from lexprobe.benchmarks.wsd import systems
     from lexprobe.benchmarks.wsd.items import load_items
 
     items = load_items(config)
+    items.systems = systems.load(config, items.instances, items.universe)
     if config.method == "choose":  # a too-large --permutations or lettered options refused before the model loads
         from lexprobe.prompting.choose import check_labels, check_permutations
 
@@ -86,7 +91,9 @@ def counts(result: dict) -> dict[str, int]:
 def default_run(out_dir: Path, part: Any) -> dict:
     """``lexprobe run``'s part: a seeded sample of each set of ALL (``--limit N --seed 0``, exactly what
     ``lexprobe wsd eval`` draws with those options); a model without continuations (MiniLM) by embedding.
-    Without the framework in the data directory the part is skipped (``DataMissing``): nothing stands in."""
+    Without the framework in the data directory the part is skipped (``DataMissing``): nothing stands in. With the
+    published systems' answers there (``lexprobe data fetch wsd-hard``) the part's result holds them on the same
+    sample and their rows are printed; without them one line says so."""
     from lexprobe.asking.engine import serves
     from lexprobe.asking.requests import Continuation
     from lexprobe.benchmarks.wsd.config import WsdChooseOptions
@@ -108,6 +115,9 @@ def default_run(out_dir: Path, part: Any) -> dict:
     choose = WsdChooseOptions(chat=part.chat, units_per_batch=1) if method == "choose" else WsdChooseOptions()
     config = WsdConfig(method=method, limit=part.sample, seed=0, choose=choose)
     result = run_part(WSD, part, config, out_dir / f"{part.stem('wsd')}.json", scorer=scorer, quiet=True)
+    shown = res.format_systems(result)  # the published systems on the same sample (none: ``systems.load`` said so)
+    if shown:
+        print(shown.strip(), flush=True)
     return {"metrics": result["metrics"]}
 
 
@@ -128,8 +138,8 @@ WSD = Benchmark(
                     breakdowns=lambda result: res.breakdowns(result["instances"]),
                     counts=counts),
     presentation=Presentation(
-        tables=res.tables, format_result=res.format_result, failure_rows=res.failure_rows, written=written,
-        table_group=res.data_group, breakdowns=res.breakdown_figures,
+        tables=res.tables, format_result=res.format_result, figures=res.figures, failure_rows=res.failure_rows,
+        written=written, table_group=res.data_group, breakdowns=res.breakdown_figures,
         outputs=lambda out, config: {"--out": [out], "--out (its key file)": [key_file(out)]},
         failure_columns=(("set", "set"), ("word", "word"), ("sentence", "sentence"), ("gold", "gold sense"),
                          ("predicted", "chosen sense")),

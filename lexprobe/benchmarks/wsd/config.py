@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from lexprobe.core.cli_common import non_negative_int, positive_int
 from lexprobe.core.options import nested, option
+from lexprobe.data import wsd_hard  # noqa: F401  (registers the release's sets: --data ALLamended ...)
 from lexprobe.data.wsd import read_beside
 from lexprobe.prompting.choose_cli import ChooseOptions
 
@@ -41,9 +42,10 @@ class WsdChooseOptions(ChooseOptions):
 @dataclass(frozen=True)
 class WsdConfig:
     data: str = option("ALL", "a set of the framework (senseval2, senseval3, semeval2007, semeval2013, "
-                              "semeval2015, ALL: their concatenation) from the data directory (`lexprobe data "
-                              "fetch wsd`), or a <name>.data.xml file with its <name>.gold.key.txt beside it",
-                       key=False, input=True, reads=read_beside)
+                              "semeval2015, ALL: their concatenation; `lexprobe data fetch wsd`) or of Maru et al. "
+                              "2022 (ALLamended, S10amended, 42D, hardEN, softEN; `lexprobe data fetch wsd-hard`) "
+                              "from the data directory, or a <name>.data.xml file with its <name>.gold.key.txt beside "
+                              "it", key=False, input=True, reads=read_beside)
     method: str = option("likelihood", "likelihood: log P(definition | sentence) per sense (causal LMs); "
                          "embedding: cosine of the target's (or the sentence's) vector and each definition's "
                          "(encoders, static vectors); choose: ask to choose among the numbered definitions",
@@ -64,6 +66,10 @@ class WsdConfig:
                          method="embedding")
     layer: int = option(-1, "hidden_states index of the token vectors (0 = embeddings, -1 = last; embedding)",
                         type=int, method="embedding")
+    answers: tuple[str, ...] | None = option(
+        None, "key files of other systems' answers on the same set (`<instance id> <sense key>` per line, tab or "
+              "space separated), each compared with the model instance by instance beside the published systems "
+              "(named by the file's name without .key.txt)", nargs="+", metavar="FILE", input=True, record=False)
     chunk_size: int = option(64, "instances per resumable chunk", type=positive_int, cli=False, key=False)
     choose: WsdChooseOptions = nested(WsdChooseOptions, "ask-to-choose prompting (--method choose; causal LMs and "
                                       "chat APIs)", method="choose")

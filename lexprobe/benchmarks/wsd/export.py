@@ -52,8 +52,9 @@ NOTES = """- One task per set; a doc is an instance, its choices the candidates'
 def select(options: ExportOptions) -> Selection:
     from lexprobe.benchmarks.wsd.config import WsdConfig
     from lexprobe.benchmarks.wsd.items import load_items
+    from lexprobe.data import wsd_hard
     from lexprobe.data.registry import DATASETS
-    from lexprobe.data.wsd import instance_row
+    from lexprobe.data.wsd import OFFICIAL, instance_row
     from lexprobe.outputs import require_name
     from lexprobe.tables import md_code
 
@@ -72,6 +73,10 @@ def select(options: ExportOptions) -> Selection:
     source = Source(ds.title, ds.licence, ds.upstream, ds.pin, redistributable=True, hub_licence="other",
                     licence_name="research use under the WSD framework's terms",
                     licence_link="http://lcl.uniroma1.it/wsdeval/")
+    if any(OFFICIAL[p.folder].dataset == wsd_hard.NAME for p in parts if p.folder in OFFICIAL):
+        hard = DATASETS[wsd_hard.NAME]  # Maru et al.'s sets: their licence, not the framework's
+        source = Source(hard.title, hard.licence, hard.upstream, hard.pin, redistributable=False, hub_licence="other",
+                        licence_name="CC BY-NC 4.0", licence_link="https://creativecommons.org/licenses/by-nc/4.0/")
     wordnet = Source("WordNet 3.0 (candidate senses and definitions)", "WordNet 3.0 licence", "wordnet.princeton.edu",
                      "3.0", hub_licence=None)
     counts = ", ".join(f"{md_code(p.folder)}: {len(p.rows)} instances" for p in parts)

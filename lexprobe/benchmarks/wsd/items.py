@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from lexprobe.data.wsd import ALL, NAMES, PUBLISHED_COUNTS, SHORT, WsdInstance
+from lexprobe.data.wsd import ALL, OFFICIAL, WsdInstance
 from lexprobe.errors import DataError
 
 POS_WORDS = {"N": "noun", "V": "verb", "A": "adjective", "R": "adverb"}
@@ -28,6 +28,10 @@ class WsdItems:
     mfs: dict[str, tuple[str, str]] = field(default_factory=dict)  #: id -> (key, rule); empty without SemCor
     mfs_source: str | None = None  #: what the MFS counts came from (None: no SemCor, no MFS baseline)
     dataset: dict | None = None
+    #: the ids of every instance of ``--data`` (before ``--pos`` and ``--limit``): what an answer file may name
+    universe: frozenset[str] = frozenset()
+    #: the systems the run's answers are compared with (``systems.Systems``; None: none)
+    systems: Any = None
 
     def unscorable(self, inst: WsdInstance) -> str | None:
         """Why ``inst`` cannot be scored (its lemma has no WordNet sense of its part of speech: nothing to choose
@@ -64,6 +68,7 @@ def load_items(config: Any) -> WsdItems:
     from lexprobe.data.wsd_senses import sense_inventory
 
     instances = load_wsd(config.data)
+    universe = frozenset(i.id for i in instances)
     if config.pos:
         instances = [i for i in instances if i.pos in config.pos]
     if config.limit is not None:
@@ -74,7 +79,7 @@ def load_items(config: Any) -> WsdItems:
     senses = sense_inventory(instances, wordnet)
     check_gold_keys([i for i in instances if senses[i.id]], wordnet)  # one without senses is skipped, whatever its gold
     mfs, source = most_frequent(instances, senses)
-    items = WsdItems(instances, senses, mfs, source)
+    items = WsdItems(instances, senses, mfs, source, universe=universe)
     items.dataset = dataset_record(config, instances)
     return items
 
@@ -121,9 +126,9 @@ def most_frequent(instances: list[WsdInstance], senses: dict[str, tuple]) -> tup
 
 def dataset_record(config: Any, instances: list[WsdInstance]) -> dict:
     name = str(config.data)
-    full = PUBLISHED_COUNTS.get(name)
+    full = OFFICIAL[name].count if name in OFFICIAL else None
     sample = config.limit is not None and full is not None and len(instances) < full
-    out: dict[str, Any] = {"name": SHORT.get(name, name) if name in NAMES else name, "sample": False,
+    out: dict[str, Any] = {"name": OFFICIAL[name].short if name in OFFICIAL else name, "sample": False,
                            "instances": len(instances)}
     if sample:
         out["what"] = (f"a seeded sample of {config.limit} instances per set (--limit {config.limit} --seed "

@@ -93,7 +93,8 @@ class ScoredSenses(Method):
         read_at = ({"layer": job.config.layer, "hidden_states_index": index(job.config.layer)}
                    if kind == (TokenVector,) and index is not None else {})
         return Records(records, items=key_items(items), counts=counts, skipped=loop.left_out(records, lambda r: r["id"]),
-                       tasks=["wsd"], resolved={"requests": {"asked": [k.__name__ for k in kind]}}, model=read_at)
+                       tasks=["wsd"], resolved={"requests": {"asked": [k.__name__ for k in kind]}}, model=read_at,
+                       sections=systems_sections(records, items))
 
     def pick(self, engine: Engine, config: Any) -> tuple[type, ...]:
         return engine.require(self.requests, f"wsd --method {self.name}")
@@ -202,6 +203,20 @@ class Embedding(ScoredSenses):
         return np.array([_cosine(target, d) for d in definitions])
 
 
+def systems_sections(records: list[dict], items: WsdItems) -> dict:
+    """The result's ``systems`` section (``systems.section``: the published systems on these instances, paired
+    with the model), where the run has systems; else nothing (the result is what it was without them)."""
+    if items.systems is None:
+        return {}
+    from lexprobe.benchmarks.wsd import results as res
+    from lexprobe.benchmarks.wsd import systems
+
+    predicted: dict[str, tuple[str, ...]] = {r["id"]: (r["predicted"],) for r in records
+                                             if r.get("predicted") is not None}
+    return {"systems": systems.section(records, {"model": res.unit_values(records)}, items.systems,
+                                       {"model": predicted})}
+
+
 def _cosine(a, b) -> float:
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     norm = np.linalg.norm(a) * np.linalg.norm(b)
@@ -213,6 +228,22 @@ class Choose(ChooseMethod):
     an instance, right when the chosen sense is one of its gold senses."""
 
     unit_field, answer_key = "id", "choice"
+
+    def run(self, job):
+        """The choose machinery's records, with the systems section where the run has systems: each reading's
+        answers paired with each system's on the same instances."""
+        out = super().run(job)
+        if out is None or job.items.systems is None:
+            return out
+        from lexprobe.benchmarks.wsd import results as res
+        from lexprobe.benchmarks.wsd import systems
+
+        firsts = list({r["item"]: r for r in out.instances}.values())
+        units = self.unit_values({"method": self.name, "instances": out.instances, "readings": out.readings})
+        models = {reading: [res.unit(u.key, u.pos, u.values.get(f"{reading}.f1")) for u in units]
+                  for reading in out.readings}
+        out.sections["systems"] = systems.section(firsts, models, job.items.systems, model_breakdowns=True)
+        return out
 
     def units(self, job):
         return [(inst.id, inst) for inst in job.items.instances]
@@ -321,4 +352,5 @@ class Choose(ChooseMethod):
         baselines = {**res.baseline_values(firsts), "random": chance}
         out["baselines"] = {name: {res.TASK: {s: res.aggregate(m) for s, m in res.slices(firsts, base).items()}}
                             for name, base in baselines.items()}
+        out.update(records.sections)  # the systems section, where the run has systems (``run``)
         return out

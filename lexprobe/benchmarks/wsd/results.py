@@ -10,17 +10,24 @@ means do.
 
 Slices of the one task: each set present (``senseval2`` ... in the paper's order), each part of speech
 (N, V, A, R), and ``all`` (ALL when the data is ALL). Units are instance ids; a record names its set.
+
+Where a result has the published systems beside it (its ``systems`` section, ``systems.py``), its presentation
+shows them on the same instances: ``field_rows`` reads the model, each system and the baselines as rows (the
+section checked: ``read_systems``), ``systems_tables`` makes the field's table (F1, macro F1, MFS/LFS, the model
+minus each system) and the table by part of speech, number of senses and MFS/LFS, and ``figures`` draws them
+(``plot.py``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional, TypedDict
 
 import numpy as np
 
 from lexprobe.core.contract import Unit
-from lexprobe.data.wsd import POS_ORDER, SETS, SHORT
+from lexprobe.data.wsd import POS_ORDER, SETS, short_name
 from lexprobe.metrics.wsd import LFS, MFS, first_sense_group, sense_bucket
 from lexprobe.metrics.wsd_baselines import random_credit
 
@@ -67,30 +74,53 @@ def slices(records: list[dict], units: list[Unit]) -> dict[str, list[Unit]]:
 
 def aggregate(units: list[Unit]) -> dict[str, Any]:
     """P, R and F1 of a slice with their 95% bootstrap intervals over instances (see the module docstring)."""
+    return aggregates([units])[0]
+
+
+def aggregates(slices: list[list[Unit]]) -> list[dict[str, Any]]:
+    """``aggregate`` of each of ``slices``, lists of units of the same instances in the same order (several systems'
+    answers on one slice): the bootstrap resamples are drawn once for all, the draws each would make alone (they
+    depend only on the number of instances and the seed)."""
     from lexprobe.stats.bootstrap import percentile_interval, resampled_means
 
-    n = len(units)
-    out: dict[str, Any] = {"f1": None, "precision": None, "recall": None, "n": n, "answered": 0, "ci": {}}
-    if not n:
-        return out
-    c = np.array([u.values.get("recall") or 0.0 for u in units])
-    a = np.array([u.values.get("precision") is not None for u in units], dtype=np.float64)
-    out["answered"] = int(a.sum())
-    out["recall"] = float(c.mean())
-    out["precision"] = float(c.sum() / a.sum()) if a.sum() else None
-    out["f1"] = float(2 * c.sum() / (a.sum() + n))
-    means = resampled_means(np.column_stack([c, a, 2 * c, a + 1]))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ratios = {"recall": means[:, 0], "precision": means[:, 0] / means[:, 1], "f1": means[:, 2] / means[:, 3]}
-    for name, samples in ratios.items():
-        if out[name] is None:
+    outs: list[dict[str, Any]] = []
+    columns: list[tuple[np.ndarray, np.ndarray] | None] = []
+    for units in slices:
+        n = len(units)
+        out: dict[str, Any] = {"f1": None, "precision": None, "recall": None, "n": n, "answered": 0, "ci": {}}
+        outs.append(out)
+        if not n:
+            columns.append(None)
             continue
-        if np.all(c == c[0]) and np.all(a == a[0]):  # constant units: the value itself, no drift
-            out["ci"][name] = [round(out[name], 6)] * 2
-            continue
-        lo, hi = percentile_interval(samples[np.isfinite(samples)][:, None])[:, 0]
-        out["ci"][name] = [round(float(lo), 6), round(float(hi), 6)]
-    return out
+        c = np.array([u.values.get("recall") or 0.0 for u in units])
+        a = np.array([u.values.get("precision") is not None for u in units], dtype=np.float64)
+        out["answered"] = int(a.sum())
+        out["recall"] = float(c.mean())
+        out["precision"] = float(c.sum() / a.sum()) if a.sum() else None
+        out["f1"] = float(2 * c.sum() / (a.sum() + n))
+        columns.append((c, a))
+    drawn = [j for j, col in enumerate(columns) if col is not None]
+    if not drawn:
+        return outs
+    if len({len(slices[j]) for j in drawn}) != 1:
+        raise ValueError("aggregates takes slices of the same instances")
+    pairs = [col for col in columns if col is not None]
+    stacked = np.column_stack([np.column_stack([c, a, 2 * c, a + 1]) for c, a in pairs])
+    means = resampled_means(stacked)
+    for k, j in enumerate(drawn):
+        c, a = columns[j]  # type: ignore[misc]  # drawn: the slices with units
+        out, m = outs[j], means[:, 4 * k: 4 * k + 4]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratios = {"recall": m[:, 0], "precision": m[:, 0] / m[:, 1], "f1": m[:, 2] / m[:, 3]}
+        for name, samples in ratios.items():
+            if out[name] is None:
+                continue
+            if np.all(c == c[0]) and np.all(a == a[0]):  # constant units: the value itself, no drift
+                out["ci"][name] = [round(out[name], 6)] * 2
+                continue
+            lo, hi = percentile_interval(samples[np.isfinite(samples)][:, None])[:, 0]
+            out["ci"][name] = [round(float(lo), 6), round(float(hi), 6)]
+    return outs
 
 
 def breakdowns(records: list[dict]) -> dict:
@@ -139,6 +169,12 @@ def data_group(result: dict) -> str:
 
 
 def tables(results: list[dict]) -> list:
+    """The report's tables: one per data set (``data_tables``), then, for each result with the published systems
+    beside it, its two tables among them (``systems_tables``)."""
+    return data_tables(results) + [t for r in results for t in systems_tables(r)]
+
+
+def data_tables(results: list[dict]) -> list:
     """One table per data set: every model and method (a choose run: each reading) on its rows, F1 (%) per set
     and part of speech with its 95% interval, flagged where it is not above the random baseline of the
     result's own instances; then the baselines of each set of instances (random among all senses, or among
@@ -163,7 +199,7 @@ def tables(results: list[dict]) -> list:
     for data, members in groups.items():
         slices = list(dict.fromkeys(s for r in members for s in r["metrics"][TASK] if s != "all")) + ["all"]
         table = Table("wsd", f"All-words WSD, {data}: F1 (%)",
-                      ["Model", "Method", *[SHORT.get(s, s) for s in slices[:-1]], "all", "instances"],
+                      ["Model", "Method", *[short_name(s) for s in slices[:-1]], "all", "instances"],
                       note="F1 (%) of the framework's scorer (P = correct/answered, R = correct/total), 95% "
                            "bootstrap intervals over instances in brackets; random: the exact expectation over all "
                            "senses, or over the options a choose run showed.")
@@ -193,10 +229,11 @@ def tables(results: list[dict]) -> list:
 
 def format_result(result: dict) -> str:
     """The console text: the report's table of this one result, a line per set and part of speech, the model
-    and its baselines side by side, with the intervals (``tables.to_text``)."""
+    and its baselines side by side, with the intervals (``tables.to_text``); then the published systems on the
+    same instances, where the result has them."""
     from lexprobe.tables import to_text
 
-    return "\n\n".join(to_text(t, transpose=True) for t in tables([result]))
+    return "\n\n".join(to_text(t, transpose=True) for t in data_tables([result])) + format_systems(result)
 
 
 def key_lines(result: dict) -> str:
@@ -270,3 +307,226 @@ def breakdown_figures(results: list[dict]) -> list:
         out.append(Breakdown("wsd", f"All-words WSD {group}, {n} instances" + (f" ({files})" if files else ""),
                              tuple(panels), tuple(counts), tuple(lines), "F1 (%)"))
     return out
+
+
+# --- among the published systems ---------------------------------------------------------------------------------
+
+class PairedRow(TypedDict, total=False):
+    """The model minus a system on the same instances (``stats.paired.PairedResult.as_dict``)."""
+
+    n: int
+    a: float
+    b: float
+    difference: float
+    ci: list[float]
+    test: str
+    p_value: float
+    only_a: int
+    only_b: int
+
+
+class SystemRow(TypedDict, total=False):
+    """One system of a result's ``systems`` section."""
+
+    cite: str
+    release: bool
+    published_all: Optional[float]
+    files: list[dict[str, Any]]
+    answered: int
+    unanswered: int
+    metrics: dict[str, dict[str, Any]]
+    breakdowns: dict[str, dict[str, dict[str, Any]]]
+    macro_f1: dict[str, Optional[float]]
+    paired: dict[str, dict[str, PairedRow]]
+
+
+class Section(TypedDict, total=False):
+    """A result's ``systems`` section, as the presentation reads it back (``validation``)."""
+
+    n: int
+    release: dict[str, str]
+    macro: bool
+    systems: dict[str, SystemRow]
+    absent: list[dict[str, str]]
+    models: dict[str, dict[str, Any]]
+    baselines: dict[str, dict[str, Any]]
+
+
+def read_systems(result: dict) -> dict | None:
+    """A result's ``systems`` section, checked (``validation``), or None where it has none."""
+    from lexprobe import validation
+
+    found = result.get("systems")
+    if found is None:
+        return None
+    return validation.check(found, Section, f"the systems section of {result.get('_path', 'the result')}",
+                            "rerun the evaluation")
+
+
+
+@dataclass
+class FieldRow:
+    """One row of a result's comparison with the published systems: the model (a choose run: each reading), a
+    system or a baseline, with its figures per slice and, where known, by breakdown, its macro F1 and the paired
+    comparison of the model with it."""
+
+    label: str
+    kind: str  #: "model", "system" or "baseline"
+    metrics: dict[str, dict]  #: slice -> {"f1", "ci", ...}
+    breakdowns: dict[str, dict[str, dict]] = field(default_factory=dict)  #: "senses"/"first_sense" -> group -> figures
+    macro: dict[str, Any] = field(default_factory=dict)  #: slice -> macro F1
+    paired: dict[str, dict] = field(default_factory=dict)  #: slice -> the first model minus this row
+
+
+def field_rows(result: dict) -> list[FieldRow]:
+    """The model, each published system (and ``--answers`` file) and the baselines as rows on the same instances,
+    read from the result (its ``systems`` section checked: ``systems.read``); [] without the section."""
+    section = read_systems(result)
+    if section is None:
+        return []
+    models = section.get("models") or {}
+    metrics = result["metrics"][TASK]
+    rows: list[FieldRow] = []
+    name = str(result["model"].get("name"))
+    if result.get("readings"):
+        from lexprobe.prompting.readings import label as reading_label
+
+        for reading in result["readings"]:
+            shown = {s: {"f1": block.get(f"{reading}.f1"), "ci": {"f1": (block.get("ci") or {}).get(f"{reading}.f1")}}
+                     for s, block in metrics.items()}
+            rows.append(FieldRow(f"{name} ({reading_label(reading)})", "model", shown,
+                                 (models.get(reading) or {}).get("breakdowns") or {}))
+        first = result["readings"][0] if result["readings"] else "model"
+    else:
+        own = (result.get("breakdowns") or {}).get(TASK) or {}
+        breakdowns = {kind: {group: figures["model"] for group, figures in own.get(kind, {}).items()}
+                      for kind in ("senses", "first_sense")}
+        rows.append(FieldRow(name, "model", metrics, breakdowns, (models.get("model") or {}).get("macro_f1") or {}))
+        first = "model"
+    for system, row in section["systems"].items():
+        rows.append(FieldRow(system, "system", row["metrics"], row["breakdowns"], row.get("macro_f1") or {},
+                             (row.get("paired") or {}).get(first) or {}))
+    own = (result.get("breakdowns") or {}).get(TASK) or {}
+    for base, text in BASELINES.items():
+        block = (result.get("baselines") or {}).get(base, {}).get(TASK)
+        if not block:
+            continue
+        label = "chance (options shown)" if base == "random" and result.get("readings") else text
+        breakdowns = ({kind: {group: figures["first_sense"] for group, figures in own.get(kind, {}).items()}
+                       for kind in ("senses", "first_sense")} if base == "first_sense" and own else {})
+        macro = ((section.get("baselines") or {}).get(base) or {}).get("macro_f1") or {}
+        rows.append(FieldRow(label, "baseline", block, breakdowns, macro))
+    return rows
+
+
+#: a skipped line of an answer file, by fault (``metrics.wsd.AnswerFaults``), as a remark says it
+FAULT_WORDS = {"without_key": "without a sense key", "twice": "repeating an instance",
+               "not_a_sense_key": "with a field that is not a sense key",
+               "outside_the_set": "naming no instance of {set}"}
+
+
+def data_name(result: dict) -> str:
+    """What a result ran on, in a title: the set's name, or a file's name (not its whole path)."""
+    name = str((result.get("dataset") or {}).get("name") or result["config"].get("data"))
+    return Path(name).name if "/" in name else name
+
+
+def _f1_of(row: FieldRow) -> float:
+    return (row.metrics.get("all") or {}).get("f1") or 0.0
+
+
+def systems_tables(result: dict) -> list:
+    """Two tables where the result has published systems beside it: the field on the run's instances (F1 with its
+    interval, macro F1 on the release's sets, MFS/LFS, the model minus each system with its paired interval and
+    exact test), and F1 by part of speech, number of senses and MFS/LFS, the model and every system in one table."""
+    from lexprobe.reporting import format_p
+    from lexprobe.tables import Cell, Table, cell
+
+    rows = field_rows(result)
+    if not rows:
+        return []
+    section = result["systems"]
+    model = rows[0].label
+    data = data_name(result)
+    macro = bool(section.get("macro"))
+    headers = ["", "F1", *(["macro F1"] if macro else []), "MFS F1", "LFS F1", "model − row [95% CI]",
+               "p (McNemar)"]
+    field_table = Table("wsd", f"All-words WSD among the published systems: {model} on {data} "
+                               f"({section['n']:,} instances)", headers,
+                        note="F1 (%) of the framework's scorer on exactly the run's instances (their 95% bootstrap "
+                             "intervals: in the report and the result); MFS/LFS: the instances whose gold is (not) "
+                             f"WordNet's first sense; model − row: the difference of {model}'s and the row's credit "
+                             "per instance (an unanswered one 0) with its paired-bootstrap interval, and the exact "
+                             "McNemar test of the instances only one of the two gets right (as `lexprobe compare`)"
+                             + ("; macro F1: the mean over gold senses of each sense's F1 (the release's "
+                                "evaluate_macro_F1.py)" if macro else "") + ".")
+    for row in sorted(rows, key=_f1_of, reverse=True):
+        first = row.breakdowns.get("first_sense") or {}
+        paired = row.paired.get("all")
+        shown = [row.label if row.kind != "model" else f"▶ {row.label}", cell(row.metrics.get("all"), "f1")]
+        if macro:
+            shown.append(Cell(row.macro.get("all")) if row.macro else Cell(None))
+        shown += [cell(first.get("MFS"), "f1"), cell(first.get("LFS"), "f1"),
+                  _difference(paired), format_p(paired["p_value"]) if paired else ""]
+        field_table.rows.append(shown)
+    absent = section.get("absent") or []
+    if absent:
+        field_table.remarks.append("Not among the rows: " + "; ".join(a["why"] for a in absent) + ".")
+    unanswered = [f"{name} answers {row['answered']:,} of the {section['n']:,} instances"
+                  for name, row in section["systems"].items() if row.get("unanswered")]
+    if unanswered:
+        field_table.remarks.append("; ".join(unanswered) + ": the others count in R, not in P, as the framework's "
+                                   "scorer counts an instance without an answer.")
+    skipped = [f"{name}'s {Path(f['file']).name}: {n} {FAULT_WORDS.get(fault, fault).format(set=f.get('set', 'the set'))}"
+               for name, row in section["systems"].items() for f in row.get("files") or []
+               for fault, n in f.items() if fault in FAULT_WORDS and n]
+    if skipped:
+        field_table.remarks.append("Lines of the answer files skipped: " + "; ".join(skipped) + ".")
+    pos = [p for p in POS_ORDER if p in result["metrics"][TASK]]
+    buckets = list(dict.fromkeys(b for row in rows for b in (row.breakdowns.get("senses") or {})))
+    by = Table("wsd", f"All-words WSD by part of speech, number of senses and MFS/LFS: {model} and the published "
+                      f"systems on {data}", ["", *pos, *[f"{b} sense{'s' if b != '1' else ''}" for b in buckets],
+                                             "MFS", "LFS"],
+               note="F1 (%) on the same instances for every row; senses: the instance's number of WordNet "
+                    "candidates; MFS/LFS: whether its gold is WordNet's first sense.")
+    for row in sorted((r for r in rows if r.kind != "baseline" or r.breakdowns), key=_f1_of, reverse=True):
+        senses, first = row.breakdowns.get("senses") or {}, row.breakdowns.get("first_sense") or {}
+        by.rows.append([row.label, *[cell(row.metrics.get(p), "f1") for p in pos],
+                        *[cell(senses.get(b), "f1") for b in buckets], cell(first.get("MFS"), "f1"),
+                        cell(first.get("LFS"), "f1")])
+    return [field_table, by]
+
+
+def _difference(paired: dict | None) -> Any:
+    """The model minus a row, x100, with its paired interval (one text: the console shows it whole)."""
+    from lexprobe.tables import Text
+
+    if not paired:
+        return ""
+    lo, hi = paired["ci"]
+    return Text([f"{100 * paired['difference']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}]"])
+
+
+def format_systems(result: dict) -> str:
+    """The console's lines for the published systems: the first of ``systems_tables``, its figures without their
+    intervals (the difference keeps its own: it is what the rows are for), in at most ~80 columns."""
+    from lexprobe.tables import Cell, to_text
+
+    tables = systems_tables(result)
+    if not tables:
+        return ""
+    table = tables[0]
+    table.rows = [[c.main() if isinstance(c, Cell) else c for c in row] for row in table.rows]
+    return "\n\n" + to_text(table)
+
+
+def figures(result: dict, folder: Path, stem: str) -> list[tuple[str, Path]]:
+    """The report's figure where the result has published systems beside it: each row's F1 with its interval on
+    all, MFS and LFS instances side by side (``plot.py``)."""
+    rows = field_rows(result)
+    if not rows:
+        return []
+    from lexprobe.benchmarks.wsd.plot import field_figure
+
+    path = field_figure(result, rows, folder / f"{stem}-systems.png", data_name(result))
+    return [(f"All-words WSD among the published systems: {rows[0].label}", path)]
