@@ -189,7 +189,7 @@ def test_an_export_to_a_linked_out_is_refused_before_any_work(command, link, tmp
     stopped with ``NotADirectoryError`` (the folder is put in place by a rename, which cannot fill a link)."""
     benchmark = command.split()[1]
     data = own_pair(tmp_path / "w") if benchmark == "wsd" else wdlmpro_data(tmp_path)
-    monkeypatch.setattr(f"lexprobe.export.{benchmark}.select", _never)
+    monkeypatch.setattr(f"lexprobe.benchmarks.{benchmark}.export.select", _never)
     target = tmp_path / "emptydir"
     if link == "to an empty folder":
         target.mkdir()
