@@ -87,7 +87,8 @@ def imported_data_dir(shared_data, tmp_path_factory) -> Path:
     try:
         for name, rel in (("coda21", "coda21"), ("semcor", "semcor3.0/semcor3.0_naf.tar.xz"),
                           ("streusle", "streusle-4.4"), ("pdep-inventory", "pdep/prepdefs.sqlite"),
-                          ("ontonotes-nota", "pdep/ontonotes_nota_senses.txt"), ("wsd", "wsd-raganato")):
+                          ("ontonotes-nota", "pdep/ontonotes_nota_senses.txt"), ("wsd", "wsd-raganato"),
+                          ("mcl-wic", "mcl-wic")):
             if (shared_data / rel).exists():
                 store.import_dataset(name, [shared_data / rel], say=lambda line: None)
     finally:

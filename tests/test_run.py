@@ -123,7 +123,8 @@ def _plan(argv, monkeypatch):
 
 
 def test_main_job_default_is_the_quick_sample_and_full_is_one_flag_away(monkeypatch):
-    """Every method in both (MiniLM on every benchmark, SmolLM2 by likelihood and chat on WDLMPro and CoDA21);
+    """Every method in both (MiniLM on every benchmark, SmolLM2 by likelihood and chat on WDLMPro, CoDA21 and WSD,
+    by asking on word-in-context);
     the default's samples are the small ones (5 minutes of CPU on two cores), --full the larger, --sample N
     every part's."""
     from lexprobe.core.registry import get
@@ -134,13 +135,14 @@ def test_main_job_default_is_the_quick_sample_and_full_is_one_flag_away(monkeypa
     assert shape == [(n, p.model, p.method, p.chat) for n, p in full] == [(n, p.model, p.method, p.chat)
                                                                           for n, p in given]
     assert {(n, p.method, p.chat) for n, p in quick if p.model == LLM} == {
-        (b, m, c) for b in ("wdlmpro", "coda21", "wsd") for m, c in (("likelihood", False), ("choose", True))}
-    assert {n for n, p in quick if p.model != LLM} == {"wdlmpro", "coda21", "senserank", "wsd"}
+        (b, m, c) for b in ("wdlmpro", "coda21", "wsd") for m, c in (("likelihood", False), ("choose", True))} | {
+        ("wic", "ask", False)}
+    assert {n for n, p in quick if p.model != LLM} == {"wdlmpro", "coda21", "senserank", "wsd", "wic"}
     assert [p.sample for _, p in quick] == [get(n).run.samples["quick"] for n, p in quick if p.model != LLM] + [
-        lp.samples["quick"] for n in ("wdlmpro", "coda21", "wsd") for lp in get(n).run.llm_parts]
+        lp.samples["quick"] for n in ("wdlmpro", "coda21", "wsd", "wic") for lp in get(n).run.llm_parts]
     # the samples the quick job ran before WSD, then WSD's (instances per set)
-    assert [p.sample for _, p in quick] == [30, 10, 1500, 20, 8, 8, 4, 4, 6, 3]
-    assert [p.sample for _, p in full] == [100, None, 4000, 100, 25, 25, 15, 15, 40, 20]
+    assert [p.sample for _, p in quick] == [30, 10, 1500, 20, 100, 8, 8, 4, 4, 6, 3, 30]
+    assert [p.sample for _, p in full] == [100, None, 4000, 100, 1000, 25, 25, 15, 15, 40, 20, 300]
     assert all(q.sample < (f.sample or 10**9) for (_, q), (_, f) in zip(quick, full))
     assert {p.sample for _, p in given} == {3}
 

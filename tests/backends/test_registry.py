@@ -109,7 +109,7 @@ def offered(backend, method) -> bool:
     return any(all(serves(backend, kind) for kind in option) for option in method.requests)
 
 
-def test_a_standin_backend_runs_every_method_it_offers(standin, tiny_llama, tmp_path, capsys, monkeypatch):
+def test_a_standin_backend_runs_every_method_it_offers(standin, tiny_llama, tmp_path, capsys, monkeypatch, request):
     import lexprobe.benchmarks.coda21.ask as asking
     from lexprobe.benchmarks.wdlmpro.dataset import write_jsonl
     from tests.benchmarks.coda21.test_coda21_ask_method import TINY_ANSWERS
@@ -123,10 +123,15 @@ def test_a_standin_backend_runs_every_method_it_offers(standin, tiny_llama, tmp_
             "coda21": ["--data", str(write_small(tmp_path / "coda.json")), "--pos", "v"],
             "senserank": ["--corpus", "semcor", "--path", str(sample_archive()), "--max-instances", "20"],
             "wsd": ["--data", str(write_pair(tmp_path / "wsd", name="mini"))]}
+    from tests.optional import SHARED_DATA
+
+    if (SHARED_DATA / "mcl-wic").is_dir():  # MCL-WiC's own pairs (a threshold is fitted on its training set)
+        request.getfixturevalue("imported_data")
+        data["wic"] = ["--data", "mcl-wic:en-en", "--limit", "6", "--fit-limit", "10"]
     extra = {"choose": ["--max-candidates", "3", "--max-new-tokens", "4"]}
     ran, refused = [], []
     probe = load_standin(f"standin:{tiny_llama}")
-    for bench in all_benchmarks():
+    for bench in (b for b in all_benchmarks() if b.meta.name in data):
         for name, method in bench.methods.items():
             args = [bench.meta.name, "eval", "--method", name, *extra.get(name, [])]
             if not offered(probe, method):
@@ -145,6 +150,7 @@ def test_a_standin_backend_runs_every_method_it_offers(standin, tiny_llama, tmp_
             ran.append((bench.meta.name, name))
             a.unlink(), b.unlink()
     assert {("wdlmpro", "likelihood"), ("wdlmpro", "choose"), ("coda21", "likelihood"), ("coda21", "choose"),
-            ("coda21", "ask"), ("wsd", "likelihood"), ("wsd", "choose")} <= set(ran)
+            ("coda21", "ask"), ("wsd", "likelihood"), ("wsd", "choose")} | ({("wic", "ask")} if "wic" in data else
+                                                                               set()) <= set(ran)
     assert ("wsd", "embedding") in refused
     assert ("senserank", "similarity") in refused

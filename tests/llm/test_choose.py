@@ -231,7 +231,9 @@ def test_a_choose_run_is_logged_under_the_job_key_and_resumes(bench, llama, tmp_
         items, n_units = GROUPS, len(GROUPS)
     else:
         small = json.loads(write_small(tmp_path / "c.json").read_text())
-        small["v"] = small["v"] * 3  # three verb groups (ids are positions in the file)
+        # three verb groups (ids are positions in the file) of their own senses (a repeated group is scored once)
+        small["v"] = [{**small["v"][0], "candidates": [{**c, "synset_name": f"{c['synset_name']}{i or ''}"}
+                                                     for c in small["v"][0]["candidates"]]} for i in range(3)]
         items, n_units = load_coda(write_small(tmp_path / "c.json", small)), 3
     full = ask(bench, llama, items, reading="likelihood")
     keys, jobs = [], []

@@ -210,7 +210,7 @@ def test_4_a_long_context_on_a_small_model_is_counted_and_printed(tiny_gpt2, tmp
 
     obj = json.loads(json.dumps(small_coda()))  # a copy: small_coda() shares its dicts
     first = obj["n"][0]["candidates"][0]
-    first["contexts"] = [" ".join(["the dust"] * 5000)]
+    first["contexts"] = [" ".join(["the dust"] * 1000)]  # ~2,000 tokens, under the 16 KB a context may be
     first["words_in_contexts"] = ["dust"]
     out = tmp_path / "r.json"
     code, printed = _eval(["coda", "eval", "--data", write_small(tmp_path / "coda.json", obj), "--model", tiny_gpt2,
