@@ -128,6 +128,10 @@ def plan(args: Run) -> tuple[list[tuple[str, RunPart]], list[dict]]:
         return parts, skipped
     try:
         resolve_model_path(llm)  # a packaged model's package is missing: one ``ModelError`` (found, not loaded)
+        if args.llm:
+            from lexprobe.models import prepare_model
+
+            prepare_model(llm)  # a name that is not at hand: one line naming the close matches, before any work
     except ModelError as err:
         if args.llm:  # asked for by name: an error, before any work
             raise
@@ -153,20 +157,20 @@ def benchmarks_of(args: Run) -> list[str]:
 
 
 def cmd_run(args: Run) -> int:
-    benchmarks_of(args)  # refused before the output folder is made
+    job_started = time.time()
+    planned = plan(args)  # its benchmarks and models checked before the output folder is made
     out_dir = make_output_dir(args.out_dir, "--out-dir")  # made before any work (outputs.guard checked it against --model)
     # a second job on --out-dir stops before any fetch or model; each part's result file is replaced only if it
     # holds the same job's result, or with --overwrite (``evaluate``)
     with output_lock(out_dir, "--out-dir", folder=True), overwriting(args.overwrite):
-        return _run(args, out_dir)
+        return _run(args, out_dir, planned, job_started)
 
 
-def _run(args: Run, out_dir: Path) -> int:
+def _run(args: Run, out_dir: Path, planned: tuple[list[tuple[str, RunPart]], list[dict]], job_started: float) -> int:
     from lexprobe.report.build import report_new_results, result_files_in
 
-    job_started = time.time()
     run_started = job_started - 1
-    parts, skipped = plan(args)
+    parts, skipped = planned
     _prepare_data(list(dict.fromkeys(name for name, _ in parts)), fetch=not args.no_fetch)
     done, failed, samples, by_benchmark = [], [], {}, {}
     for name, part in parts:

@@ -48,9 +48,6 @@ def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
     config = bench.items.resolve(config)
     # --template too; the inputs the command's declared-path guard checked are compared with the outputs only
     out = check_paths(bench, args.out, config, args.model, {"--tokenizer": args.tokenizer}, checked=guarded(args))
-    from lexprobe.models.hub import check_hub_name
-
-    check_hub_name(args.model)  # a Hub name without a network: one line now, not after the data loads
     with output_lock(out):  # a second writer on --out stops here, before the data and the model load
         if not args.overwrite:  # an --out holding another run's result: refused before the model loads
             refuse_replacing(out, None, expected=(bench.meta.name, config.method, config.recipe))

@@ -262,7 +262,9 @@ class PreparedModel:
 
 def prepare_model(name_or_path: str, kind: str | None = None, *, parsed: bool = False, **options) -> PreparedModel:
     """``name_or_path`` with its backend, ``kind`` and ``options`` checked, not loaded. ``parsed``: the options
-    are the command line's, already parsed by their declared checkers."""
+    are the command line's, already parsed by their declared checkers. A Hugging Face name that cannot be had
+    (offline and not cached, or the Hub unreachable) is one line here, naming the close matches among the models
+    at hand: every command prepares its models before any data loads."""
     known = kinds()
     if kind is not None and kind not in known:
         raise ModelError(f"unknown kind {kind!r}; choose one of {', '.join(known)}")
@@ -270,7 +272,12 @@ def prepare_model(name_or_path: str, kind: str | None = None, *, parsed: bool = 
     if kind is not None and kind not in backend.kinds:
         raise ModelError(f"--kind {kind} does not apply to {backend.name} models ({name_or_path}); "
                          f"use {' or '.join(backend.kinds)}, or drop --kind")
-    return PreparedModel(str(name_or_path), backend, kind, backend.check(str(name_or_path), kind, parsed, **options))
+    checked = backend.check(str(name_or_path), kind, parsed, **options)
+    if backend.name == "transformers":
+        from lexprobe.models.hub import check_hub_name
+
+        check_hub_name(str(name_or_path))
+    return PreparedModel(str(name_or_path), backend, kind, checked)
 
 
 def load_scorer(name_or_path: str, kind: str | None = None, **options):
