@@ -28,12 +28,29 @@ def register_benchmark(sub: Any, bench: Any) -> None:
     path_arg(e, "--out", kind=OUTPUT, required=True, help="result JSON file (required)")
     e.add_argument("--no-instances", action="store_true", help="leave per-instance records out of the result file")
     add_overwrite_arg(e)
+    e.add_argument("--estimate", action="store_true",
+                   help="print how long the run would take here (data and model loaded, a few seconds of items "
+                        "scored) and the --limit that fits about 5 minutes, then stop; the items scored are kept "
+                        "in the resume log beside --out, so the run itself resumes them")
     e.set_defaults(func=lambda args: cmd_eval(bench, args))
     if bench.commands is not None:
         bench.commands(bsub)
 
 
 def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
+    """The run, watched from here (``estimate``: loading counts): a run expected to take minutes says so in one
+    line with the --limit that fits about 5 minutes, and ``--estimate`` stops once that is known."""
+    from lexprobe import estimate
+
+    try:
+        with estimate.watching(estimate.Watch(stop=args.estimate)):
+            return _checked_eval(bench, args)
+    except estimate.EstimateReady as ready:
+        print(ready.estimate.line().removeprefix("lexprobe: "))
+        return 0
+
+
+def _checked_eval(bench: Any, args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from lexprobe.core.cli_common import check_model_args, guarded

@@ -198,6 +198,16 @@ def _none(*args: Any) -> None:
 
 
 @dataclass(frozen=True)
+class Sample:
+    """How a run's size is chosen (``estimate``: the value that fits a time budget): the config field that
+    samples (``limit``) and, of loaded items, how many units each of its groups holds (per part of speech, per
+    set): the option at N keeps at most N of each."""
+
+    field: str
+    sizes: Callable[[Any, Any], list[int]]  #: ``(config, items) -> [units of each group]``
+
+
+@dataclass(frozen=True)
 class Items:
     """A benchmark's items: how they are loaded, checked and recorded (``load`` before the model loads: data
     errors come first)."""
@@ -209,6 +219,8 @@ class Items:
     resolve: Callable[[Any], Any] = lambda config: config
     #: the data a run read (the result's ``dataset``: ``{"name", "sample", "what", "get"}``); None: not recorded
     dataset: Callable[[Any], dict | None] = _none
+    #: the option that sizes a run and its groups' sizes (the estimate's suggestion); None: not said
+    sample: Sample | None = None
 
 
 @dataclass(frozen=True)

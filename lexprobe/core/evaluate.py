@@ -153,6 +153,7 @@ def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, meth
 
     if items is None:
         items = bench.items.load(config)
+    _describe_sample(bench, config, items)
     started = time.time()
     jobs: list[str] = []  # the digest of the job's (first) resume key: what the result records as ``run.job``
 
@@ -180,6 +181,20 @@ def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, meth
     if out is not None:
         write(bench, result, Path(out), config, keep_instances)
     return result
+
+
+def _describe_sample(bench: Benchmark, config: Any, items: Any) -> None:
+    """The estimate in force, if any (``--estimate``, a long run's line), told the run's unit and the option that
+    sizes it with its groups' sizes (``Items.sample``), so it can say which value fits a time budget."""
+    from lexprobe import estimate
+    from lexprobe.core.options import field_named
+
+    if estimate.current() is None:
+        return
+    sample = bench.items.sample
+    declared = field_named(bench.Config, sample.field) if sample is not None else None
+    estimate.describe(bench.meta.unit, declared.flag if declared else None,
+                      sample.sizes(config, items) if sample is not None else ())
 
 
 def check_paths(bench: Benchmark, out: str | Path, config: Any, model: Any, model_inputs: dict | None = None,

@@ -26,6 +26,7 @@ from lexprobe.core.contract import (
     Presentation,
     Results,
     RunParts,
+    Sample,
     SummaryColumn,
     likelihood_only,
     mean_aggregate,
@@ -141,7 +142,10 @@ SENSERANK = Benchmark(
         summary=(SummaryColumn("Sense ranking MAP@50 (layer)", digits=2),),
     ),
     Config=SenseConfig,
-    items=Items(load=load_instances, check=lambda config: config.validate(), resolve=resolve_data, dataset=dataset),
+    #: --max-instances N: whole lemmas up to N instances of the corpus (the estimate's suggestion)
+    items=Items(load=load_instances, check=lambda config: config.validate(), resolve=resolve_data, dataset=dataset,
+                sample=Sample("max_instances", lambda config, items: [min(len(items), config.max_instances
+                                                                         or len(items))])),
     methods={"similarity": similarity.Similarity()},
     recipes=RECIPES,
     results=Results(unit_values=unit_values,

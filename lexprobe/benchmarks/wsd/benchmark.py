@@ -12,6 +12,7 @@ distribution over ranks, run records, intervals, ``report``, ``compare`` and ``r
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from lexprobe.core.contract import (
     Presentation,
     Results,
     RunParts,
+    Sample,
     SummaryColumn,
     prefers,
 )
@@ -102,7 +104,9 @@ WSD = Benchmark(
         unit_metrics=(("f1", "F1"), ("precision", "P"), ("recall", "R")),
         summary=(SummaryColumn("WSD F1 (%)", part="WSD"),)),
     Config=WsdConfig,
-    items=Items(load=load_items),  # the dataset is recorded from the items (``WsdItems.dataset``)
+    #: the dataset is recorded from the items (``WsdItems.dataset``); --limit N: N instances of each set
+    items=Items(load=load_items, sample=Sample("limit", lambda config, items: list(
+        Counter(i.set_name for i in items.instances).values()))),
     methods={"likelihood": Likelihood(), "embedding": Embedding(), "choose": Choose()},
     recipes={"paper": WsdRecipe()},
     results=Results(unit_values=lambda result: res.unit_values(result["instances"]),
