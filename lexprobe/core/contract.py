@@ -325,6 +325,21 @@ def prefers(bench: Benchmark, method: str) -> str | None:
     return method_named(bench, method).load_as or bench.meta.load_as
 
 
+def served_method(bench: Benchmark, serves: Callable[[str | None], Any]) -> str | None:
+    """The first of ``bench``'s methods, in their declared order, that a model serves: ``serves(kind)`` gives the
+    request types it serves loaded as that kind (the kind each method ``prefers``; None: not known before it
+    loads). None where none is served or it is not known: the declared default stands, and its refusal says why.
+    Why: ``wsd eval --model all-MiniLM-L6-v2`` was refused for the likelihood method (no continuations) where
+    ``--method embedding`` runs it, while ``wdlmpro eval`` took the same model (its likelihood method embeds)."""
+    for name, method in bench.methods.items():
+        types = serves(prefers(bench, name))
+        if types is None:
+            return None
+        if not method.requests or any(all(t in types for t in option) for option in method.requests):
+            return name
+    return None
+
+
 def _method_of(bench: Benchmark, method: str | dict | None) -> Method | None:
     name = method.get("method") if isinstance(method, dict) else method
     return bench.methods.get(name or "")

@@ -95,7 +95,7 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     from lexprobe.outputs import output_lock
 
     bench = resolve(benchmark)
-    config = bench.Config() if config is None else config
+    config = default_config(bench, scorer) if config is None else config
     prepared = config if isinstance(config, Prepared) else prepare(bench, config, items is not None)
     method, recipe = prepared.method, prepared.recipe
     config = cast(Any, bench.items.resolve(prepared.config))  # the default data resolved (once: it is then given)
@@ -112,6 +112,19 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
         reproduce = _reproduce(bench, scorer, config, out, model) if items is None or items_from_config else None
         return _evaluate(bench, scorer, config, out, method, recipe, items, progress, keep_instances, overwrite,
                          reproduce)
+
+
+def default_config(bench: Benchmark, scorer: Any) -> Any:
+    """The benchmark's default options, with the first of its methods the loaded ``scorer`` serves (as ``eval``
+    without ``--method``: ``contract.served_method``)."""
+    import dataclasses
+
+    from lexprobe.core.contract import served_method
+    from lexprobe.core.engine import served
+
+    config = bench.Config()
+    method = served_method(bench, lambda kind: served(scorer))
+    return dataclasses.replace(config, method=method) if method and method != config.method else config
 
 
 def _reproduce(bench: Benchmark, scorer: Any, config: Any, out: Path | None, model: str | None) -> str | None:

@@ -12,7 +12,7 @@ without it.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -255,9 +255,59 @@ class PreparedModel:
     backend: Backend
     kind: str | None
     options: dict[str, Any]
+    #: what ``inspect_model`` read (``serves``), handed to the load so the reference is read once
+    inspected: list[Inspected] = field(default_factory=list, compare=False, repr=False)
 
     def load(self) -> Any:
-        return self.backend.load(self.reference, self.kind, **self.options)
+        extra = {"inspected": self.inspected[0]} if self.inspected else {}
+        return self.backend.load(self.reference, self.kind, **self.options, **extra)
+
+    def serves(self, prefer: str | None) -> list[type] | None:
+        """The request types the scorer would serve loaded as a method ``prefer``s, from the model's files and
+        without loading its weights (None: not known before loading: an endpoint, vLLM)."""
+        if self.backend.name != "transformers":
+            return None
+        if not self.inspected:
+            self.inspected.append(inspect_model(self.reference))
+        from lexprobe.core.engine import served
+
+        found = self.inspected[0]
+        return served(scorer_class(load_kind(found.kind, self.kind, prefer)))
+
+
+def load_kind(detected: str, kind: str | None, prefer: str | None) -> str:
+    """The kind a model is loaded as: ``--kind``, else the kind a method prefers (not for random or static
+    vectors), else the detected one."""
+    if kind is None and prefer is not None and detected not in ("random", "static"):
+        kind = prefer
+    return kind or detected
+
+
+def scorer_class(kind: str) -> type:
+    """The scorer class ``load_transformers`` makes for ``kind`` (what it serves is its methods)."""
+    if kind == "masked":
+        from lexprobe.scorers.masked import MaskedLMScorer
+
+        return MaskedLMScorer
+    if kind == "causal":
+        from lexprobe.scorers.causal import CausalLMScorer
+
+        return CausalLMScorer
+    if kind == "token":
+        from lexprobe.scorers.token_embeddings import TokenEmbedder
+
+        return TokenEmbedder
+    if kind == "static":
+        from lexprobe.scorers.embedding import StaticVectorsScorer
+
+        return StaticVectorsScorer
+    if kind == "random":
+        from lexprobe.scorers.random import RandomScorer
+
+        return RandomScorer
+    from lexprobe.scorers.embedding import SentenceEmbeddingScorer
+
+    return SentenceEmbeddingScorer
 
 
 def prepare_model(name_or_path: str, kind: str | None = None, *, parsed: bool = False, **options) -> PreparedModel:
@@ -288,20 +338,21 @@ def load_scorer(name_or_path: str, kind: str | None = None, **options):
 
 def load_transformers(name_or_path: str, kind: str | None = None, device: str | None = None, dtype: str | None = None,
                       batch_size: int | str | None = None, seed: int = 0, attn: str | None = None,
-                      device_map: str | None = None, prefer: str | None = None, **options):
+                      device_map: str | None = None, prefer: str | None = None, inspected: Inspected | None = None,
+                      **options):
     """Load ``name_or_path`` as a scorer of ``kind`` (detected when None; ``prefer``: the kind a benchmark
     wants then, except for random and static vectors). ``options`` go to the token-embedding scorer.
     ``dtype="auto"``: bfloat16 on a GPU that supports it; ``batch_size="auto"``: the largest token budget
-    that fits; ``device_map="auto"``: spread over the visible devices with accelerate."""
+    that fits; ``device_map="auto"``: spread over the visible devices with accelerate. ``inspected``: what
+    ``inspect_model`` read of it already (``PreparedModel.serves``)."""
     from lexprobe.scorers.random import RandomScorer
 
     if kind == "chat":
         raise ModelError(f"--kind chat applies to an endpoint URL (http://HOST:PORT/v1), not to {name_or_path!r}")
     check_device_map(device_map)  # attn and device_map values: checked by ``backends.options`` (prepare_model)
-    found = inspect_model(name_or_path)
+    found = inspected if inspected is not None else inspect_model(name_or_path)
     detected = found.kind
-    if kind is None and prefer is not None and detected not in ("random", "static"):
-        kind = prefer
+    kind = load_kind(detected, kind, prefer) if kind is None else kind
     if options and kind != "token":
         raise ModelError(f"options {', '.join(sorted(options))} apply to --kind token only")
     if kind in ("masked", "causal") and detected in ("masked", "causal") and kind != detected:
