@@ -140,9 +140,16 @@ class RunPart:
     tag: str = ""
     #: the model options ``load_scorer`` gets for ``model`` (``lexprobe run --model URL --served-model ...``)
     model_options: tuple[tuple[str, Any], ...] = ()
+    #: options of the benchmark's ``Config`` the part sets (a run plan's ``--layer``), applied by ``run_part``
+    config: tuple[tuple[str, Any], ...] = ()
+    full: bool = False  #: the benchmark's whole data, no sample (a run plan's ``sample: full``)
 
     def stem(self, name: str) -> str:
         return f"{name}-{self.tag}" if self.tag else name
+
+    def configure(self, config: Any) -> Any:
+        """``config`` with the part's own options (``self.config``) set."""
+        return dataclasses.replace(config, **dict(self.config)) if self.config else config
 
     @property
     def options(self) -> dict[str, Any]:
@@ -331,13 +338,23 @@ def served_method(bench: Benchmark, serves: Callable[[str | None], Any]) -> str 
     loads). None where none is served or it is not known: the declared default stands, and its refusal says why.
     Why: ``wsd eval --model all-MiniLM-L6-v2`` was refused for the likelihood method (no continuations) where
     ``--method embedding`` runs it, while ``wdlmpro eval`` took the same model (its likelihood method embeds)."""
-    for name, method in bench.methods.items():
-        types = serves(prefers(bench, name))
-        if types is None:
+    for name in bench.methods:
+        served = serves_method(bench, name, serves)
+        if served is None:
             return None
-        if not method.requests or any(all(t in types for t in option) for option in method.requests):
+        if served:
             return name
     return None
+
+
+def serves_method(bench: Benchmark, name: str, serves: Callable[[str | None], Any]) -> bool | None:
+    """Whether a model serves every request type of one of method ``name``'s alternatives, loaded as the method
+    ``prefers`` (``serves(kind)``, as for ``served_method``; None: not known before it loads)."""
+    method = method_named(bench, name)
+    types = serves(prefers(bench, name))
+    if types is None:
+        return None
+    return not method.requests or any(all(t in types for t in option) for option in method.requests)
 
 
 def _method_of(bench: Benchmark, method: str | dict | None) -> Method | None:
@@ -502,6 +519,7 @@ def outputs(bench: Benchmark, out: Path, config: Any) -> dict[str, list]:
 
 
 def likelihood_only(bench: Benchmark, part: RunPart) -> None:
-    """One line when a ``lexprobe run`` part asks a method the benchmark's default run has not."""
-    if part.method != "likelihood" or part.chat:
+    """One line when a ``lexprobe run`` part asks a method the benchmark's default run has not (its one method is
+    asked as the main job's "likelihood" part, or by its own name in a run plan)."""
+    if part.method not in ("likelihood", *list(bench.methods)[:1]) or part.chat:
         raise LexprobeError(f"{bench.meta.name}'s default run has only the likelihood method, not {part.label}")

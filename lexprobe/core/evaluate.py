@@ -147,6 +147,7 @@ def run_part(benchmark: str | Benchmark, part: RunPart, config: Any, out: Path, 
     from lexprobe.models import load_scorer
 
     bench = resolve(benchmark)
+    config = part.configure(config)  # a run plan's options (``--layer``)
     if scorer is None:
         out = check_paths(bench, out, config, part.model)
         scorer = load_scorer(part.model, prefer=prefers(bench, config.method), **part.options)

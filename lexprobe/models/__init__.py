@@ -11,10 +11,11 @@ without it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from lexprobe.backends import Backend, backend_for, is_endpoint, is_vllm, kinds, register_backend
 from lexprobe.backends.options import ATTN_IMPLEMENTATIONS, DTYPES
@@ -259,8 +260,38 @@ class PreparedModel:
     inspected: list[Inspected] = field(default_factory=list, compare=False, repr=False)
 
     def load(self) -> Any:
+        """The scorer; while ``shared_loads`` is in force, the one loaded last when it is this model loaded the
+        same way (its counters cleared: each result counts its own work)."""
+        key = self.share_key() if _SHARING else None
+        if key is not None and _SHARED and _SHARED[0][0] == key:
+            _, scorer, counters = _SHARED[0]
+            if isinstance(getattr(scorer, "stats", None), dict):  # as loaded: each result counts its own work
+                scorer.stats.clear()
+                scorer.stats.update(counters)
+            return scorer
+        if key in _FAILED:  # said once, with its details, where it first failed (a server that does not answer)
+            raise ModelError(f"model {self.reference} could not be loaded (said above)")
+        _SHARED.clear()  # one model at a time: the one before is let go before the next loads
         extra = {"inspected": self.inspected[0]} if self.inspected else {}
-        return self.backend.load(self.reference, self.kind, **self.options, **extra)
+        try:
+            scorer = self.backend.load(self.reference, self.kind, **self.options, **extra)
+        except ModelError as err:
+            if key is not None:
+                _FAILED[key] = str(err)
+            raise
+        if key is not None:
+            _SHARED.append((key, scorer, dict(getattr(scorer, "stats", None) or {})))
+        return scorer
+
+    def share_key(self) -> tuple:
+        """What makes two loads the same scorer: the reference, the kind it loads as and every other option."""
+        options = {k: v for k, v in self.options.items() if k != "prefer"}
+        kind: Any = self.kind  # (a served model's kind does not follow what a method prefers)
+        if self.backend.name == "transformers":
+            if not self.inspected:
+                self.inspected.append(inspect_model(self.reference))
+            kind = load_kind(self.inspected[0].kind, self.kind, self.options.get("prefer"))
+        return (self.reference, self.backend.name, kind, tuple(sorted((k, repr(v)) for k, v in options.items())))
 
     def serves(self, prefer: str | None) -> list[type] | None:
         """The request types the scorer would serve loaded as a method ``prefer``s, from the model's files and
@@ -273,6 +304,27 @@ class PreparedModel:
 
         found = self.inspected[0]
         return served(scorer_class(load_kind(found.kind, self.kind, prefer)))
+
+
+_SHARING: list[bool] = []
+_SHARED: list[tuple[tuple, Any, dict]] = []  #: (share key, scorer, its counters as loaded): the last, while sharing
+_FAILED: dict[tuple, str] = {}  #: share key -> why its load failed, while sharing
+
+
+@contextlib.contextmanager
+def shared_loads() -> Iterator[None]:
+    """Inside, a model loaded the same way again is the scorer loaded before (``PreparedModel.load``): ``lexprobe
+    run`` loads each model once per kind, not once per part (SmolLM2's six parts loaded it six times). One model
+    is kept at a time, so a big model loaded as two kinds is never held twice. A load that failed fails again at
+    once, in a short line (an unreachable server was asked, and reported in full, once per part)."""
+    _SHARING.append(True)
+    try:
+        yield
+    finally:
+        _SHARING.pop()
+        if not _SHARING:
+            _SHARED.clear()
+            _FAILED.clear()
 
 
 def load_kind(detected: str, kind: str | None, prefer: str | None) -> str:

@@ -120,7 +120,8 @@ def default_run(out_dir: Path, part: Any) -> dict:
     from lexprobe.data.semcor import SAMPLE_NOTE, is_sample
 
     likelihood_only(SENSERANK, part)
-    config = resolve_data(SenseConfig(corpus="semcor", max_instances=part.sample or DEFAULT_SAMPLE, seed=0))
+    sample = None if part.full else part.sample or DEFAULT_SAMPLE  # (a run plan's ``sample: full``: the whole corpus)
+    config = resolve_data(SenseConfig(corpus="semcor", max_instances=sample, seed=0))
     out = Path(out_dir) / f"{part.stem('senserank-semcor')}.json"
     result = run_part(SENSERANK, part, config, out)  # the instances loaded as ``senserank eval`` loads them
     plotted = f" and {result['plot']}" if result.get("plot") else " (no plot: no query was ranked)"

@@ -74,16 +74,20 @@ def default_run(out_dir: Path, part: Any) -> dict:
     ``lexprobe wsd eval`` draws with those options); a model without continuations (MiniLM) by embedding.
     Without the framework in the data directory the part is skipped (``DataMissing``): nothing stands in."""
     from lexprobe.benchmarks.wsd.config import WsdChooseOptions
+    from lexprobe.core.contract import serves_method
     from lexprobe.core.engine import serves
     from lexprobe.core.evaluate import run_part
     from lexprobe.core.requests import Continuation
     from lexprobe.data.wsd import default_root
     from lexprobe.errors import DataMissing
-    from lexprobe.models import detect_kind, load_scorer
+    from lexprobe.models import load_scorer, prepare_model
 
     method = part.method
-    if method == "likelihood" and detect_kind(part.model) not in ("causal", "random"):
-        method = "embedding"  # a model without continuations (MiniLM): its token vectors
+    # a model without continuations (MiniLM): its token vectors; read from its files (``PreparedModel.serves``: a
+    # served model is known only once asked, so it keeps likelihood; its kind was once read as a local path)
+    if method == "likelihood" and serves_method(WSD, "likelihood", prepare_model(part.model, **part.options).serves) \
+            is False:
+        method = "embedding"
     if not default_root().is_dir():
         raise DataMissing("the WSD framework is not in the data directory (nothing can stand in for it): "
                           "`lexprobe data fetch wsd`, or `lexprobe data import wsd PATH` for a copy you have",
