@@ -154,7 +154,7 @@ class Watch:
         self.estimate = _with_fit(estimate, self.sizes)
         if self.stop:
             raise EstimateReady(self.estimate)
-        if self.estimate.total > self.announce:
+        if self.estimate.total > self.announce and not finished:  # (a finished run's time is the run's to say)
             self.say(self.estimate.line())
 
     def end(self) -> None:

@@ -304,6 +304,7 @@ def _estimates(parts: list[tuple[str, RunPart]], out_dir: Path) -> dict[int, Any
 
 def _parts(parts: list[tuple[str, RunPart]], out_dir: Path, skipped: list[dict],
            outcomes: dict[int, Any]) -> tuple[list[dict], list[str], dict, dict]:
+    from lexprobe import estimate
     from lexprobe.report.build import result_files_in
 
     done: list[dict] = []
@@ -318,7 +319,8 @@ def _parts(parts: list[tuple[str, RunPart]], out_dir: Path, skipped: list[dict],
             probed = outcomes.get(i)
             if isinstance(probed, LexprobeError):
                 raise probed  # the estimate's probe met it: not tried again
-            result = get(name).run.default_run(out_dir, part)
+            with estimate.watching(estimate.Watch()):  # a part expected to take minutes says so in one line
+                result = get(name).run.default_run(out_dir, part)
         except CapabilityError as err:  # the model cannot do what the part needs: skipped, not failed
             reason = f"{part.model} offers {err.offers}; {name} needs {err.needs}"
             print(wrap_text(f"lexprobe: {label} skipped: {reason}"), file=sys.stderr, flush=True)
@@ -447,4 +449,4 @@ def _prepare_data(benchmarks, fetch: bool) -> None:
     from lexprobe.data.store import ensure
 
     needed = list(dict.fromkeys(d for b in benchmarks for d in get(b).meta.datasets))
-    ensure(needed, allow_fetch=fetch, say=lambda line: print(line, file=sys.stderr, flush=True))
+    ensure(needed, allow_fetch=fetch, say=lambda line: print(wrap_text(line), file=sys.stderr, flush=True))
