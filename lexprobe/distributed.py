@@ -279,6 +279,7 @@ def run_units(
             mine.sort(key=lambda i: (first[bundles[i]], i))
         # the estimate of the run in force (``estimate``: one process only) is told each batch's cost and time
         watched = estimate.stage([costs[i] for i in mine], enabled=not ctx.enabled)
+        mine = watched.order(mine)  # (a probe that stops: a random sample of the units)
         for start in range(0, len(mine), max(1, step)):
             batch = mine[start : start + max(1, step)]
             records = compute(batch)

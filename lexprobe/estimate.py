@@ -221,6 +221,18 @@ class Stage:
         self.watch = watch if watch is not None and watch.begin(costs, unit) else None
         self._since = time.monotonic() if self.watch is None else self.watch.clock()
 
+    def order(self, items: list) -> list:
+        """The order to compute ``items`` in: as given; for a probe that stops (``--estimate``), a seeded random
+        order, so the probe's units are a sample as ``--limit`` draws one (in order, sister units share work a
+        sample does not: MiniLM's first 416 WDLMPro groups took a quarter of a sample's time per group)."""
+        if self.watch is None or not self.watch.stop:
+            return items
+        import random
+
+        shuffled = list(items)
+        random.Random(0).shuffle(shuffled)
+        return shuffled
+
     def batch(self, units: int, cost: float) -> None:
         if self.watch is None:
             return

@@ -225,6 +225,7 @@ def embed_to_store(scorer: Any, targets: Sequence[SenseInstance], store: Embeddi
     held: list = []
     # the encoding is most of a run's time and not in ``run_units``: the estimate in force is told of it here
     watched = estimate.stage([cost_of[id(j)] for j in mine], enabled=not ctx.enabled, unit="sentence")
+    mine = watched.order(mine)  # (a probe that stops: a random sample of the sentences, not the longest first)
     starts = list(range(0, len(mine), chunk))
     if watched.watch is not None and len(mine) > PROBE_CHUNK:  # an estimate's probe: seconds, not a whole chunk
         starts = [0, *range(PROBE_CHUNK, len(mine), chunk)]
