@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Hashable, Sequence
 
+from lexprobe import estimate
 from lexprobe.cache import ResumeLog, same_record
 from lexprobe.errors import LexprobeError
 
@@ -276,6 +277,9 @@ def run_units(
             for i in mine:
                 first.setdefault(bundles[i], i)
             mine.sort(key=lambda i: (first[bundles[i]], i))
+        # the estimate of the run in force (``estimate``: one process only) is told each batch's cost and time
+        watched = estimate.stage([costs[i] for i in mine], enabled=not ctx.enabled)
+        mine = watched.order(mine)  # (a probe that stops: a random sample of the units)
         try:
             for start in range(0, len(mine), max(1, step)):
                 batch = mine[start : start + max(1, step)]
@@ -288,11 +292,13 @@ def run_units(
                         writer.append(units[i], rec)
                 if bar is not None:
                     bar.update(len(batch))
+                watched.batch(len(batch), sum(costs[i] for i in batch))  # logged first: a stop loses nothing
         except BaseException:
             if bar is not None:  # erased now, not redrawn after the error line when it is collected
                 bar.leave = False
                 bar.close()
             raise
+        watched.end()
         if bar is not None:
             bar.close()
     finally:

@@ -73,13 +73,19 @@ def packaged_file(name: str) -> str | None:
     return path
 
 
+def assembled_path(package) -> Path:
+    """Where a chunked package's GGUF file is assembled (``<LEXPROBE_CACHE>/packaged/<its file name>``), whether
+    or not it is there yet (``lexprobe models`` shows it without assembling it)."""
+    # cache.cache_dir()'s folder, named here: cache -> provenance -> this module would be an import cycle
+    root = Path(os.environ.get("LEXPROBE_CACHE", Path.home() / ".cache" / "lexprobe"))
+    return root / "packaged" / package.MODEL_NAME
+
+
 def _assembled(package, name: str, key: str) -> str:
     """The package's chunks joined once into ``<LEXPROBE_CACHE>/packaged/`` under a temporary name, renamed
     once its SHA-256 is right (the package's own default wrote in place, so an interrupted assembly was
     refused for ever, #26 D24); a file of another hash there is assembled again."""
-    # cache.cache_dir()'s folder, named here: cache -> provenance -> this module would be an import cycle
-    root = Path(os.environ.get("LEXPROBE_CACHE", Path.home() / ".cache" / "lexprobe"))
-    target = root / "packaged" / package.MODEL_NAME
+    target = assembled_path(package)
     if target.is_file():
         try:
             return str(package.assemble(target))  # an existing file: its SHA-256 checked

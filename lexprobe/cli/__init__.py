@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import importlib.abc
 import logging
 import os
 import sys
@@ -24,6 +25,7 @@ COMMANDS = {
     "report": ("report", "write an HTML/Markdown/LaTeX report of result files"),
     "compare": ("report", "compare two runs item by item (paired intervals and exact tests)"),
     "data": ("data", "list, fetch, import and verify the datasets the benchmarks use"),
+    "models": ("models", "the models at hand (short names, cached, local), their kind, size, revision and paths"),
     "human": ("human", "human baselines: a local web page where people take the models' items"),
     "check-endpoint": ("check-endpoint", "score a probe set through an endpoint and in process: do they "
                                          "agree? (a server's precision changes scores)"),
@@ -54,6 +56,10 @@ def command_module(group: str) -> ModuleType:
         from lexprobe.cli import data as data_cli
 
         return data_cli
+    if group == "models":
+        from lexprobe.cli import models as models_cli
+
+        return models_cli
     if group == "human":
         from lexprobe.human import cli as human_cli
 
@@ -180,18 +186,62 @@ def main(argv: list[str] | None = None) -> int:
                 stream.close_run()
 
 
+class _QuietWhenImported(importlib.abc.MetaPathFinder):
+    """Quiets transformers and huggingface_hub as they are first imported, not before: importing transformers
+    to quiet it cost every command 1-2.5 s (a wrong ``--model`` took 5 s to be named, ``data list`` as long), and
+    most commands never import it. The modules' own loaders run; then ``_quiet_libraries``."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname not in ("transformers", "huggingface_hub"):
+            return None
+        import importlib.util
+
+        sys.meta_path.remove(self)  # the real finders, from here on (and no recursion below)
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            sys.meta_path.insert(0, self)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+
+        class Loader(importlib.abc.Loader):
+            def create_module(self, spec):
+                return loader.create_module(spec)
+
+            def exec_module(self, module):
+                loader.exec_module(module)
+                _quiet_library(fullname)
+
+            def __getattr__(self, name):  # the rest (get_source, resource readers, ...) is the real loader's
+                return getattr(loader, name)
+
+        spec.loader = Loader()
+        return spec
+
+
 def _quiet_libraries() -> None:
+    """transformers' and huggingface_hub's messages and progress bars quieted where they are imported already,
+    else as soon as they are (``_QuietWhenImported``)."""
+    pending = [name for name in ("transformers", "huggingface_hub") if name not in sys.modules]
+    for name in ("transformers", "huggingface_hub"):
+        if name in sys.modules:
+            _quiet_library(name)
+    if pending and not any(isinstance(f, _QuietWhenImported) for f in sys.meta_path):
+        sys.meta_path.insert(0, _QuietWhenImported())
+
+
+def _quiet_library(name: str) -> None:
+    if name == "huggingface_hub":
+        from huggingface_hub.utils import logging as hub_logging
+
+        hub_logging.set_verbosity_error()  # offline retries are reported once, as our own error
+        return
     try:
         from transformers.utils import logging as hf_logging
 
         hf_logging.set_verbosity_error()
         hf_logging.disable_progress_bar()
-    except ImportError:  # pragma: no cover
-        pass
-    try:
-        from huggingface_hub.utils import logging as hub_logging
-
-        hub_logging.set_verbosity_error()  # offline retries are reported once, as our own error
     except ImportError:  # pragma: no cover
         pass
 

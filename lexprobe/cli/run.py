@@ -66,6 +66,29 @@ ModelOptionsOfRun = make_dataclass("ModelOptionsOfRun", [(o.name, Any, option(fl
                                                          for o in MODEL_OPTIONS_OF_RUN], frozen=True)
 
 
+def _method_names() -> tuple[str, ...]:
+    return ("all", *dict.fromkeys(m for n in names() for m in get(n).methods))
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    """A run plan's options (``cli.run_plan``): what ``--model``'s model is asked, besides the samples."""
+
+    methods: tuple[str, ...] | None = option(None, "the methods each benchmark asks --model (`all`: every method of "
+                                                   "each; default: its first); a benchmark with one method runs it",
+                                             nargs="+", choices=_method_names, metavar="METHOD")
+    chat: bool = option(False, "ask-to-choose (choose) in the tokenizer's chat template (instruction-tuned models)")
+    layer: int | None = option(None, "hidden-states index of the token vectors, where a part takes one (sense ranking, "
+                                     "WSD embedding)")
+    layers: str | None = option(None, "a layer sweep where a part takes one (sense ranking): `all` or 0,4,8-12,-1")
+    file: str | None = option(None, "a YAML run plan: model, methods, chat, sample (`full`: the whole data), options "
+                                    "and per benchmark its own (docs/llm.md); the flags above win over it",
+                              flag="--plan", metavar="PLAN.yaml", path=INPUT)
+
+    def given(self) -> bool:
+        return bool(self.methods or self.chat or self.layer is not None or self.layers or self.file)
+
+
 @dataclass(frozen=True)
 class Run:
     model: str | None = option(None, "run only this model, on every benchmark (default: the embedded "
@@ -83,7 +106,11 @@ class Run:
                                "ones")
     no_fetch: bool = option(False, "do not download missing datasets; run on what is present and the bundled samples")
     overwrite: bool = option(False, OVERWRITE_HELP)
+    estimate: bool = option(False, "probe each part (its data and model loaded, a few seconds of its items scored), "
+                                   "print how long each and the whole job would take here and the sample that fits "
+                                   "about 5 minutes, then stop (the items scored are kept: a run resumes them)")
     backend: Any = nested(ModelOptionsOfRun, "options of --model's model (as every eval takes them: docs/backends.md)")
+    plan: Any = nested(PlanOptions, "a run plan for --model's model, estimated first (docs/llm.md: A run plan)")
 
 
 def register(sub) -> None:
@@ -112,6 +139,8 @@ def plan(args: Run) -> tuple[list[tuple[str, RunPart]], list[dict]]:
     chosen = benchmarks_of(args)
     if args.model is not None and (args.llm or args.no_llm):
         raise LexprobeError("--model runs only that model; leave out --llm/--no-llm, or drop --model")
+    if args.plan.given():
+        return planned(args, chosen)
     main_model = args.model or DEFAULT_MODEL
     options = tuple(sorted(model_options(args).items()))
     size = "full" if args.full else "quick"
@@ -128,13 +157,67 @@ def plan(args: Run) -> tuple[list[tuple[str, RunPart]], list[dict]]:
         return parts, skipped
     try:
         resolve_model_path(llm)  # a packaged model's package is missing: one ``ModelError`` (found, not loaded)
+        if args.llm:
+            from lexprobe.models import prepare_model
+
+            prepare_model(llm)  # a name that is not at hand: one line naming the close matches, before any work
     except ModelError as err:
         if args.llm:  # asked for by name: an error, before any work
             raise
-        print(f"lexprobe: {llm} parts skipped: {err} (or `bash scripts/setup.sh`)", file=sys.stderr, flush=True)
+        print(wrap_text(f"lexprobe: {llm} parts skipped: {err} (or `bash scripts/setup.sh`)"), file=sys.stderr, flush=True)
         skipped += [{"model": llm, "benchmark": n, "method": p.label, "reason": str(err)} for n, p in llm_parts]
         return parts, skipped
     return parts + llm_parts, skipped
+
+
+def planned(args: Run, chosen: list[str]) -> tuple[list[tuple[str, RunPart]], list[dict]]:
+    """A run plan's parts for one model (``cli.run_plan``: the flags over the file), each checked against its
+    benchmark's declarations; parts the model cannot serve (read from its files: ``PreparedModel.serves``) left
+    out with the reason, before any work."""
+    from lexprobe.cli.run_plan import PlanFile, planned_parts, read_plan, unused_options
+    from lexprobe.core.contract import serves_method
+    from lexprobe.models import prepare_model
+
+    if args.llm or args.no_llm:
+        raise LexprobeError("a run plan runs one model (--model or the plan's `model:`); leave out --llm/--no-llm")
+    file = read_plan(args.plan.file) if args.plan.file else PlanFile()
+    model = args.model or file.model
+    if model is None:
+        raise LexprobeError("a run plan (--plan, --methods, --chat, --layer, --layers) is for one model: pass --model, "
+                            "or name it in the plan (`model: NAME`)")
+    if args.model and file.model and args.model != file.model:
+        raise LexprobeError(f"--model {args.model} and the plan's model {file.model} differ; drop one of them")
+    flags = {k: v for k, v in (("layer", args.plan.layer), ("layers", args.plan.layers)) if v is not None}
+    given = {k: v for k, v in (("methods", ("all" if "all" in args.plan.methods else list(args.plan.methods))
+                                            if args.plan.methods else None),
+                               ("chat", args.plan.chat or None), ("sample", args.sample)) if v is not None}
+    # the command line wins over the file, its benchmarks' own choices too
+    own = {name: choices.model_copy(update={k: None for k in given}) for name, choices in (file.benchmarks or {}).items()}
+    top = file.model_copy(update={**given, "options": {**file.options, **flags}, "benchmarks": own or file.benchmarks})
+    size = "full" if args.full else "quick"
+    found, notes = planned_parts(top, chosen, {n: get(n).run.samples.get(size) for n in chosen})
+    unused = unused_options(top.options, found)
+    if unused:
+        raise LexprobeError(f"no part of the plan takes {', '.join(unused)} (a part takes an option its benchmark and "
+                            "method declare); drop it or add the method that takes it")
+    chosen_options = model_options(Run(model=model, backend=args.backend))
+    prepared = prepare_model(model, parsed=True, **chosen_options)
+    parts, skipped = [], []
+    for p in found:
+        label = p.method + (" (chat)" if p.chat else "")
+        if serves_method(get(p.benchmark), p.method, prepared.serves) is False:
+            notes.append(f"{p.benchmark} {label}: {model} does not serve what it asks")
+            skipped.append({"model": model, "benchmark": p.benchmark, "method": label,
+                            "reason": f"{model} does not serve what {p.method} asks", "why": "cannot run"})
+            continue
+        parts.append((p.benchmark, RunPart(model, p.method, p.chat, p.sample, p.data, tag=_tag(model, p.method, p.chat),
+                                           model_options=tuple(sorted(chosen_options.items())), config=p.options,
+                                           full=p.full)))
+    for note in notes:
+        print(wrap_text(f"lexprobe: plan: {note}"), file=sys.stderr, flush=True)
+    if not parts:
+        raise LexprobeError(f"no part of the plan can run on {model}: it serves none of what they ask")
+    return parts, skipped
 
 
 def _tag(model: str, method: str, chat: bool) -> str:
@@ -153,42 +236,105 @@ def benchmarks_of(args: Run) -> list[str]:
 
 
 def cmd_run(args: Run) -> int:
-    benchmarks_of(args)  # refused before the output folder is made
+    job_started = time.time()
+    planned = plan(args)  # its benchmarks and models checked before the output folder is made
     out_dir = make_output_dir(args.out_dir, "--out-dir")  # made before any work (outputs.guard checked it against --model)
     # a second job on --out-dir stops before any fetch or model; each part's result file is replaced only if it
     # holds the same job's result, or with --overwrite (``evaluate``)
     with output_lock(out_dir, "--out-dir", folder=True), overwriting(args.overwrite):
-        return _run(args, out_dir)
+        return _run(args, out_dir, planned, job_started)
 
 
-def _run(args: Run, out_dir: Path) -> int:
-    from lexprobe.report.build import report_new_results, result_files_in
+def _run(args: Run, out_dir: Path, planned: tuple[list[tuple[str, RunPart]], list[dict]], job_started: float) -> int:
+    from lexprobe.models import shared_loads
 
-    job_started = time.time()
     run_started = job_started - 1
-    parts, skipped = plan(args)
+    parts, skipped = planned
     _prepare_data(list(dict.fromkeys(name for name, _ in parts)), fetch=not args.no_fetch)
-    done, failed, samples, by_benchmark = [], [], {}, {}
-    for name, part in parts:
-        label = name if not part.tag else f"{name} / {part.model} / {part.label}"
+    with shared_loads():  # each model loaded once per kind, not once per part
+        outcomes: dict[int, Any] = {}
+        if args.estimate or args.plan.given():  # the estimate first: before a plan's long work, or instead of it
+            outcomes = _estimates(parts, out_dir)
+            if args.estimate:
+                return 0
+        done, failed, samples, by_benchmark = _parts(parts, out_dir, skipped, outcomes)
+    return _close(args, out_dir, run_started, job_started, done, skipped, failed, samples, by_benchmark)
+
+
+def _part_label(name: str, part: RunPart) -> str:
+    return name if not part.tag else f"{name} / {part.model} / {part.label}"
+
+
+def _estimates(parts: list[tuple[str, RunPart]], out_dir: Path) -> dict[int, Any]:
+    """Each part probed (``estimate``: its data and model loaded, a few seconds of its units scored and kept in its
+    resume log, so the run resumes them), then a table: each part's estimate here and the sample that fits about
+    5 minutes, and the whole job's. A part that cannot run says so now, and is not tried again."""
+    from lexprobe import estimate
+
+    print(f"\n=== the estimate: a short probe of each of {len(parts)} parts ===", flush=True)
+    outcomes: dict[int, Any] = {}
+    for i, (name, part) in enumerate(parts):
+        print(f"--- probing {_part_label(name, part)}", flush=True)
+        watch = estimate.Watch(stop=True)
+        try:
+            with estimate.watching(watch):
+                get(name).run.default_run(out_dir, part)
+        except estimate.EstimateReady as ready:
+            outcomes[i] = ready.estimate
+        except LexprobeError as err:  # said when the part comes, once
+            outcomes[i] = err
+        else:  # nothing to score, or no unit went through the estimate: the part ran whole
+            outcomes[i] = watch.estimate
+    rows, total = [], 0.0
+    for i, (name, part) in enumerate(parts):
+        found = outcomes.get(i)
+        if isinstance(found, estimate.Estimate):
+            total += found.total
+            fits = f"{found.fits:,}" if found.fits else "(all)" if found.total <= found.budget else \
+                "(loading alone)" if found.option else ""
+            rows.append([name, part.label, str(part.sample or ("full" if part.full else "default")),
+                         estimate.duration(found.total), fits])
+        else:
+            rows.append([name, part.label, str(part.sample or "default"), "cannot run" if found else "done", ""])
+    print("\n" + format_table(["benchmark", "method", "sample", "estimate", "sample for ~5 min"], rows))
+    print(f"the whole job: about {estimate.duration(total)} here (estimated from a short probe of each part; its "
+          "scored items are kept)", flush=True)
+    return outcomes
+
+
+def _parts(parts: list[tuple[str, RunPart]], out_dir: Path, skipped: list[dict],
+           outcomes: dict[int, Any]) -> tuple[list[dict], list[str], dict, dict]:
+    from lexprobe import estimate
+    from lexprobe.report.build import result_files_in
+
+    done: list[dict] = []
+    failed: list[str] = []
+    samples: dict = {}
+    by_benchmark: dict = {}
+    for i, (name, part) in enumerate(parts):
+        label = _part_label(name, part)
         print(f"\n=== {label} ===", flush=True)
         started, cpu_started = time.time(), time.process_time()
         try:
-            result = get(name).run.default_run(out_dir, part)
+            probed = outcomes.get(i)
+            if isinstance(probed, LexprobeError):
+                raise probed  # the estimate's probe met it: not tried again
+            with estimate.watching(estimate.Watch()):  # a part expected to take minutes says so in one line
+                result = get(name).run.default_run(out_dir, part)
         except CapabilityError as err:  # the model cannot do what the part needs: skipped, not failed
             reason = f"{part.model} offers {err.offers}; {name} needs {err.needs}"
-            print(f"lexprobe: {label} skipped: {reason}", file=sys.stderr, flush=True)
+            print(wrap_text(f"lexprobe: {label} skipped: {reason}"), file=sys.stderr, flush=True)
             skipped.append({"model": part.model, "benchmark": name, "method": part.label, "reason": reason,
                             "why": "cannot run"})
             continue
         except DataMissing as err:  # data that is not here and has no stand-in: skipped, with how to get it
-            print(f"lexprobe: {label} skipped: {err}", file=sys.stderr, flush=True)
+            print(wrap_text(f"lexprobe: {label} skipped: {err}"), file=sys.stderr, flush=True)
             method = replace(part, method=err.method).label if err.method else part.label  # as it would have run
             skipped.append({"model": part.model, "benchmark": name, "method": method, "reason": str(err),
                             "why": "no data"})
             continue
         except LexprobeError as err:
-            print(f"lexprobe: {label} skipped: {err}", file=sys.stderr)
+            print(wrap_text(f"lexprobe: {label} skipped: {err}"), file=sys.stderr, flush=True)
             failed.append(label)
             continue
         seconds, cpu_seconds = round(time.time() - started, 1), round(time.process_time() - cpu_started, 1)
@@ -203,11 +349,19 @@ def _run(args: Run, out_dir: Path) -> int:
         if not part.tag:
             by_benchmark[name] = {k: record[k] for k in ("seconds", "cpu_seconds", "metrics", "sample_data")
                                   if k in record}
+    return done, failed, samples, by_benchmark
+
+
+def _close(args: Run, out_dir: Path, run_started: float, job_started: float, done: list[dict], skipped: list[dict],
+           failed: list[str], samples: dict, by_benchmark: dict) -> int:
+    """The report of the results written, summary.json, the closing table and notes."""
+    from lexprobe.report.build import report_new_results
+
     try:
         index = report_new_results(out_dir, since=run_started)
     except LexprobeError as err:
         index = None
-        print(f"lexprobe: no report: {err}", file=sys.stderr)
+        print(wrap_text(f"lexprobe: no report: {err}"), file=sys.stderr)
     total, cpu_total = round(time.time() - job_started, 1), round(time.process_time(), 1)
     write_json(out_dir / "summary.json", {
         "model": args.model or DEFAULT_MODEL, "llm": None if args.model or args.no_llm else (args.llm or LLM),
@@ -297,4 +451,4 @@ def _prepare_data(benchmarks, fetch: bool) -> None:
     from lexprobe.data.store import ensure
 
     needed = list(dict.fromkeys(d for b in benchmarks for d in get(b).meta.datasets))
-    ensure(needed, allow_fetch=fetch, say=lambda line: print(line, file=sys.stderr, flush=True))
+    ensure(needed, allow_fetch=fetch, say=lambda line: print(wrap_text(line), file=sys.stderr, flush=True))

@@ -25,32 +25,70 @@ def register_benchmark(sub: Any, bench: Any) -> None:
     e = bsub.add_parser("eval", help=f"evaluate a model on {meta.title}")
     add_model_args(e, seed=False)
     add_options(e, bench.Config)
+    served_by_default(e, bench)
     path_arg(e, "--out", kind=OUTPUT, required=True, help="result JSON file (required)")
     e.add_argument("--no-instances", action="store_true", help="leave per-instance records out of the result file")
     add_overwrite_arg(e)
+    e.add_argument("--estimate", action="store_true",
+                   help="print how long the run would take here (data and model loaded, a few seconds of items "
+                        "scored) and the --limit that fits about 5 minutes, then stop; the items scored are kept "
+                        "in the resume log beside --out, so the run itself resumes them")
     e.set_defaults(func=lambda args: cmd_eval(bench, args))
     if bench.commands is not None:
         bench.commands(bsub)
 
 
+def served_by_default(parser: argparse.ArgumentParser, bench: Any) -> None:
+    """``--method`` not given: the first of the benchmark's methods the model serves (``cmd_eval``), said in its
+    help; the config's own default stands for Python callers and where the model is not known before it loads."""
+    if len(bench.methods) < 2:
+        return
+    for action in parser._actions:
+        if action.dest == "method":
+            action.default = None
+            action.help = (f"{action.help} (default: the first of {', '.join(bench.methods)} that the model serves; "
+                           f"{next(iter(bench.methods))} for a served model)")
+
+
 def cmd_eval(bench: Any, args: argparse.Namespace) -> int:
+    """The run, watched from here (``estimate``: loading counts): a run expected to take minutes says so in one
+    line with the --limit that fits about 5 minutes, and ``--estimate`` stops once that is known."""
+    from lexprobe import estimate
+
+    try:
+        with estimate.watching(estimate.Watch(stop=args.estimate)):
+            return _checked_eval(bench, args)
+    except estimate.EstimateReady as ready:
+        print(ready.estimate.line().removeprefix("lexprobe: "))
+        return 0
+
+
+def _checked_eval(bench: Any, args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from lexprobe.core.cli_common import check_model_args, guarded
-    from lexprobe.core.contract import prefers
+    from lexprobe.core.contract import prefers, served_method
     from lexprobe.core.evaluate import check_paths, companions, prepare, refuse_replacing
-    from lexprobe.core.options import config_from_args
+    from lexprobe.core.options import config_from_args, field_named
     from lexprobe.outputs import output_lock
 
+    given = getattr(args, "method", "") is not None
+    if not given:  # the declared default for the checks; the model's own below
+        declared = field_named(bench.Config, "method")
+        args.method = declared.default if declared is not None else None
     prepared = prepare(bench, config_from_args(bench.Config, args, checked=False), items_given=True)  # checked once
     config = prepared.config
-    check_model_args(args, prefer=prefers(bench, config.method), seed=getattr(config, "seed", 0))  # prepared once
+    model = check_model_args(args, prefer=prefers(bench, config.method), seed=getattr(config, "seed", 0))  # once
+    if not given:
+        method = served_method(bench, model.serves)
+        if method is not None and method != config.method:
+            args.method = method
+            prepared = prepare(bench, replace(config, method=method), items_given=True)
+            config = prepared.config
+            args.prepared_model = replace(model, options={**model.options, "prefer": prefers(bench, method)})
     config = bench.items.resolve(config)
     # --template too; the inputs the command's declared-path guard checked are compared with the outputs only
     out = check_paths(bench, args.out, config, args.model, {"--tokenizer": args.tokenizer}, checked=guarded(args))
-    from lexprobe.models.hub import check_hub_name
-
-    check_hub_name(args.model)  # a Hub name without a network: one line now, not after the data loads
     with output_lock(out):  # a second writer on --out stops here, before the data and the model load
         if not args.overwrite:  # an --out holding another run's result: refused before the model loads
             refuse_replacing(out, None, expected=(bench.meta.name, config.method, config.recipe),

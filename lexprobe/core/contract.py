@@ -151,9 +151,16 @@ class RunPart:
     tag: str = ""
     #: the model options ``load_scorer`` gets for ``model`` (``lexprobe run --model URL --served-model ...``)
     model_options: tuple[tuple[str, Any], ...] = ()
+    #: options of the benchmark's ``Config`` the part sets (a run plan's ``--layer``), applied by ``run_part``
+    config: tuple[tuple[str, Any], ...] = ()
+    full: bool = False  #: the benchmark's whole data, no sample (a run plan's ``sample: full``)
 
     def stem(self, name: str) -> str:
         return f"{name}-{self.tag}" if self.tag else name
+
+    def configure(self, config: Any) -> Any:
+        """``config`` with the part's own options (``self.config``) set."""
+        return dataclasses.replace(config, **dict(self.config)) if self.config else config
 
     @property
     def options(self) -> dict[str, Any]:
@@ -215,6 +222,16 @@ def _none(*args: Any) -> None:
 
 
 @dataclass(frozen=True)
+class Sample:
+    """How a run's size is chosen (``estimate``: the value that fits a time budget): the config field that
+    samples (``limit``) and, of loaded items, how many units each of its groups holds (per part of speech, per
+    set): the option at N keeps at most N of each."""
+
+    field: str
+    sizes: Callable[[Any, Any], list[int]]  #: ``(config, items) -> [units of each group]``
+
+
+@dataclass(frozen=True)
 class Items:
     """A benchmark's items: how they are loaded, checked and recorded (``load`` before the model loads: data
     errors come first)."""
@@ -231,6 +248,8 @@ class Items:
     #: item. Said by the benchmark that draws, because ``--limit`` means another draw in each: the report once
     #: read every ``--limit`` as "the first N items of each part of speech"
     draw: Callable[[Any], str | None] = _none
+    #: the option that sizes a run and its groups' sizes (the estimate's suggestion); None: not said
+    sample: Sample | None = None
 
 
 @dataclass(frozen=True)
@@ -338,6 +357,31 @@ def prefers(bench: Benchmark, method: str) -> str | None:
     """The scorer kind to load a model as for ``method`` when --kind is not given (the method's, else the
     benchmark's ``meta.load_as``; None: detected)."""
     return method_named(bench, method).load_as or bench.meta.load_as
+
+
+def served_method(bench: Benchmark, serves: Callable[[str | None], Any]) -> str | None:
+    """The first of ``bench``'s methods, in their declared order, that a model serves: ``serves(kind)`` gives the
+    request types it serves loaded as that kind (the kind each method ``prefers``; None: not known before it
+    loads). None where none is served or it is not known: the declared default stands, and its refusal says why.
+    Why: ``wsd eval --model all-MiniLM-L6-v2`` was refused for the likelihood method (no continuations) where
+    ``--method embedding`` runs it, while ``wdlmpro eval`` took the same model (its likelihood method embeds)."""
+    for name in bench.methods:
+        served = serves_method(bench, name, serves)
+        if served is None:
+            return None
+        if served:
+            return name
+    return None
+
+
+def serves_method(bench: Benchmark, name: str, serves: Callable[[str | None], Any]) -> bool | None:
+    """Whether a model serves every request type of one of method ``name``'s alternatives, loaded as the method
+    ``prefers`` (``serves(kind)``, as for ``served_method``; None: not known before it loads)."""
+    method = method_named(bench, name)
+    types = serves(prefers(bench, name))
+    if types is None:
+        return None
+    return not method.requests or any(all(t in types for t in option) for option in method.requests)
 
 
 def _method_of(bench: Benchmark, method: str | dict | None) -> Method | None:
@@ -540,6 +584,7 @@ def outputs(bench: Benchmark, out: Path, config: Any) -> dict[str, list]:
 
 
 def likelihood_only(bench: Benchmark, part: RunPart) -> None:
-    """One line when a ``lexprobe run`` part asks a method the benchmark's default run has not."""
-    if part.method != "likelihood" or part.chat:
+    """One line when a ``lexprobe run`` part asks a method the benchmark's default run has not (its one method is
+    asked as the main job's "likelihood" part, or by its own name in a run plan)."""
+    if part.method not in ("likelihood", *list(bench.methods)[:1]) or part.chat:
         raise LexprobeError(f"{bench.meta.name}'s default run has only the likelihood method, not {part.label}")

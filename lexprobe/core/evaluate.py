@@ -98,7 +98,7 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
     from lexprobe.outputs import output_lock
 
     bench = resolve(benchmark)
-    config = bench.Config() if config is None else config
+    config = default_config(bench, scorer) if config is None else config
     prepared = config if isinstance(config, Prepared) else prepare(bench, config, items is not None)
     method, recipe = prepared.method, prepared.recipe
     config = cast(Any, bench.items.resolve(prepared.config))  # the default data resolved (once: it is then given)
@@ -127,6 +127,19 @@ def evaluate(benchmark: str | Benchmark, scorer: Any, config: Any = None, out: s
                          reproduce, from_config)
 
 
+def default_config(bench: Benchmark, scorer: Any) -> Any:
+    """The benchmark's default options, with the first of its methods the loaded ``scorer`` serves (as ``eval``
+    without ``--method``: ``contract.served_method``)."""
+    import dataclasses
+
+    from lexprobe.asking.engine import served
+    from lexprobe.core.contract import served_method
+
+    config = bench.Config()
+    method = served_method(bench, lambda kind: served(scorer))
+    return dataclasses.replace(config, method=method) if method and method != config.method else config
+
+
 def _reproduce(bench: Benchmark, scorer: Any, config: Any, out: Path | None, model: str | None) -> str | None:
     """``run.reproduce``: the eval command of these items, its ``--out`` beside this result (never over it)."""
     from lexprobe.core.options import eval_command
@@ -147,6 +160,7 @@ def run_part(benchmark: str | Benchmark, part: RunPart, config: Any, out: Path, 
     from lexprobe.models import load_scorer
 
     bench = resolve(benchmark)
+    config = part.configure(config)  # a run plan's options (``--layer``)
     if scorer is None:
         out = check_paths(bench, out, config, part.model)
         scorer = load_scorer(part.model, prefer=prefers(bench, config.method), **part.options)
@@ -166,6 +180,7 @@ def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, meth
 
     if items is None:
         items = bench.items.load(config)
+    _describe_sample(bench, config, items)
     started = time.time()
     jobs: list[str] = []  # the digest of the job's (first) resume key: what the result records as ``run.job``
 
@@ -196,6 +211,20 @@ def _evaluate(bench: Benchmark, scorer: Any, config: Any, out: Path | None, meth
     if out is not None:
         write(bench, result, Path(out), config, keep_instances)
     return result
+
+
+def _describe_sample(bench: Benchmark, config: Any, items: Any) -> None:
+    """The estimate in force, if any (``--estimate``, a long run's line), told the run's unit and the option that
+    sizes it with its groups' sizes (``Items.sample``), so it can say which value fits a time budget."""
+    from lexprobe import estimate
+    from lexprobe.core.options import field_named
+
+    if estimate.current() is None:
+        return
+    sample = bench.items.sample
+    declared = field_named(bench.Config, sample.field) if sample is not None else None
+    estimate.describe(bench.meta.unit, declared.flag if declared else None,
+                      sample.sizes(config, items) if sample is not None else ())
 
 
 def check_paths(bench: Benchmark, out: str | Path, config: Any, model: Any, model_inputs: dict | None = None,

@@ -11,10 +11,11 @@ without it.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from lexprobe.backends import Backend, backend_for, is_endpoint, is_llamacpp, is_vllm, kinds, register_backend
 from lexprobe.backends.options import ATTN_IMPLEMENTATIONS, DTYPES
@@ -255,14 +256,117 @@ class PreparedModel:
     backend: Backend
     kind: str | None
     options: dict[str, Any]
+    #: what ``inspect_model`` read (``serves``), handed to the load so the reference is read once
+    inspected: list[Inspected] = field(default_factory=list, compare=False, repr=False)
 
     def load(self) -> Any:
-        return self.backend.load(self.reference, self.kind, **self.options)
+        """The scorer; while ``shared_loads`` is in force, the one loaded last when it is this model loaded the
+        same way (its counters cleared: each result counts its own work)."""
+        key = self.share_key() if _SHARING else None
+        if key is not None and _SHARED and _SHARED[0][0] == key:
+            _, scorer, counters = _SHARED[0]
+            if isinstance(getattr(scorer, "stats", None), dict):  # as loaded: each result counts its own work
+                scorer.stats.clear()
+                scorer.stats.update(counters)
+            return scorer
+        if key in _FAILED:  # said once, with its details, where it first failed (a server that does not answer)
+            raise ModelError(f"model {self.reference} could not be loaded (said above)")
+        _SHARED.clear()  # one model at a time: the one before is let go before the next loads
+        extra = {"inspected": self.inspected[0]} if self.inspected else {}
+        try:
+            scorer = self.backend.load(self.reference, self.kind, **self.options, **extra)
+        except ModelError as err:
+            if key is not None:
+                _FAILED[key] = str(err)
+            raise
+        if key is not None:
+            _SHARED.append((key, scorer, dict(getattr(scorer, "stats", None) or {})))
+        return scorer
+
+    def share_key(self) -> tuple:
+        """What makes two loads the same scorer: the reference, the kind it loads as and every other option."""
+        options = {k: v for k, v in self.options.items() if k != "prefer"}
+        kind: Any = self.kind  # (a served model's kind does not follow what a method prefers)
+        if self.backend.name == "transformers":
+            if not self.inspected:
+                self.inspected.append(inspect_model(self.reference))
+            kind = load_kind(self.inspected[0].kind, self.kind, self.options.get("prefer"))
+        return (self.reference, self.backend.name, kind, tuple(sorted((k, repr(v)) for k, v in options.items())))
+
+    def serves(self, prefer: str | None) -> list[type] | None:
+        """The request types the scorer would serve loaded as a method ``prefer``s, from the model's files and
+        without loading its weights (None: not known before loading: an endpoint, vLLM)."""
+        if self.backend.name != "transformers":
+            return None
+        if not self.inspected:
+            self.inspected.append(inspect_model(self.reference))
+        from lexprobe.asking.engine import served
+
+        found = self.inspected[0]
+        return served(scorer_class(load_kind(found.kind, self.kind, prefer)))
+
+
+_SHARING: list[bool] = []
+_SHARED: list[tuple[tuple, Any, dict]] = []  #: (share key, scorer, its counters as loaded): the last, while sharing
+_FAILED: dict[tuple, str] = {}  #: share key -> why its load failed, while sharing
+
+
+@contextlib.contextmanager
+def shared_loads() -> Iterator[None]:
+    """Inside, a model loaded the same way again is the scorer loaded before (``PreparedModel.load``): ``lexprobe
+    run`` loads each model once per kind, not once per part (SmolLM2's six parts loaded it six times). One model
+    is kept at a time, so a big model loaded as two kinds is never held twice. A load that failed fails again at
+    once, in a short line (an unreachable server was asked, and reported in full, once per part)."""
+    _SHARING.append(True)
+    try:
+        yield
+    finally:
+        _SHARING.pop()
+        if not _SHARING:
+            _SHARED.clear()
+            _FAILED.clear()
+
+
+def load_kind(detected: str, kind: str | None, prefer: str | None) -> str:
+    """The kind a model is loaded as: ``--kind``, else the kind a method prefers (not for random or static
+    vectors), else the detected one."""
+    if kind is None and prefer is not None and detected not in ("random", "static"):
+        kind = prefer
+    return kind or detected
+
+
+def scorer_class(kind: str) -> type:
+    """The scorer class ``load_transformers`` makes for ``kind`` (what it serves is its methods)."""
+    if kind == "masked":
+        from lexprobe.scorers.masked import MaskedLMScorer
+
+        return MaskedLMScorer
+    if kind == "causal":
+        from lexprobe.scorers.causal import CausalLMScorer
+
+        return CausalLMScorer
+    if kind == "token":
+        from lexprobe.scorers.token_embeddings import TokenEmbedder
+
+        return TokenEmbedder
+    if kind == "static":
+        from lexprobe.scorers.embedding import StaticVectorsScorer
+
+        return StaticVectorsScorer
+    if kind == "random":
+        from lexprobe.scorers.random import RandomScorer
+
+        return RandomScorer
+    from lexprobe.scorers.embedding import SentenceEmbeddingScorer
+
+    return SentenceEmbeddingScorer
 
 
 def prepare_model(name_or_path: str, kind: str | None = None, *, parsed: bool = False, **options) -> PreparedModel:
     """``name_or_path`` with its backend, ``kind`` and ``options`` checked, not loaded. ``parsed``: the options
-    are the command line's, already parsed by their declared checkers."""
+    are the command line's, already parsed by their declared checkers. A Hugging Face name that cannot be had
+    (offline and not cached, or the Hub unreachable) is one line here, naming the close matches among the models
+    at hand: every command prepares its models before any data loads."""
     known = kinds()
     if kind is not None and kind not in known:
         raise ModelError(f"unknown kind {kind!r}; choose one of {', '.join(known)}")
@@ -270,7 +374,12 @@ def prepare_model(name_or_path: str, kind: str | None = None, *, parsed: bool = 
     if kind is not None and kind not in backend.kinds:
         raise ModelError(f"--kind {kind} does not apply to {backend.name} models ({name_or_path}); "
                          f"use {' or '.join(backend.kinds)}, or drop --kind")
-    return PreparedModel(str(name_or_path), backend, kind, backend.check(str(name_or_path), kind, parsed, **options))
+    checked = backend.check(str(name_or_path), kind, parsed, **options)
+    if backend.name == "transformers":
+        from lexprobe.models.hub import check_hub_name
+
+        check_hub_name(str(name_or_path))
+    return PreparedModel(str(name_or_path), backend, kind, checked)
 
 
 def load_scorer(name_or_path: str, kind: str | None = None, **options):
@@ -281,20 +390,21 @@ def load_scorer(name_or_path: str, kind: str | None = None, **options):
 
 def load_transformers(name_or_path: str, kind: str | None = None, device: str | None = None, dtype: str | None = None,
                       batch_size: int | str | None = None, seed: int = 0, attn: str | None = None,
-                      device_map: str | None = None, prefer: str | None = None, **options):
+                      device_map: str | None = None, prefer: str | None = None, inspected: Inspected | None = None,
+                      **options):
     """Load ``name_or_path`` as a scorer of ``kind`` (detected when None; ``prefer``: the kind a benchmark
     wants then, except for random and static vectors). ``options`` go to the token-embedding scorer.
     ``dtype="auto"``: bfloat16 on a GPU that supports it; ``batch_size="auto"``: the largest token budget
-    that fits; ``device_map="auto"``: spread over the visible devices with accelerate."""
+    that fits; ``device_map="auto"``: spread over the visible devices with accelerate. ``inspected``: what
+    ``inspect_model`` read of it already (``PreparedModel.serves``)."""
     from lexprobe.scorers.random import RandomScorer
 
     if kind == "chat":
         raise ModelError(f"--kind chat applies to an endpoint URL (http://HOST:PORT/v1), not to {name_or_path!r}")
     check_device_map(device_map)  # attn and device_map values: checked by ``backends.options`` (prepare_model)
-    found = inspect_model(name_or_path)
+    found = inspected if inspected is not None else inspect_model(name_or_path)
     detected = found.kind
-    if kind is None and prefer is not None and detected not in ("random", "static"):
-        kind = prefer
+    kind = load_kind(detected, kind, prefer) if kind is None else kind
     if options and kind != "token":
         raise ModelError(f"options {', '.join(sorted(options))} apply to --kind token only")
     if kind in ("masked", "causal") and detected in ("masked", "causal") and kind != detected:

@@ -3,7 +3,9 @@
 ``huggingface_hub`` retries with back-off, so ``--model gpt2`` without a network once printed nothing for
 45-63 s. ``check_hub_name`` asks the Hub once, with a short timeout, before anything loads: any HTTP answer
 goes on; unreachable with the name cached, one notice and this process goes offline; unreachable and not
-cached, one ``ModelError``. With ``HF_HUB_OFFLINE=1`` nothing is asked.
+cached, one ``ModelError``. With ``HF_HUB_OFFLINE=1`` nothing is asked, and a name that is not cached is one
+``ModelError`` at once (it cost 11-30 s of data loading first, then said "couldn't connect to huggingface.co").
+Both errors name the close matches among the models at hand and ``lexprobe models`` (``models.catalog``).
 """
 
 from __future__ import annotations
@@ -70,7 +72,14 @@ def _unreachable(endpoint: str, name: str) -> str | None:
 @functools.lru_cache(maxsize=None)
 def check_hub_name(reference: str) -> None:
     """Before a Hub name loads: one probe (see the module's docstring). Once per name and process."""
-    if not looks_like_hub_name(reference) or offline():
+    if not looks_like_hub_name(reference):
+        return
+    if offline():
+        if not _cached(reference):
+            from lexprobe.models.catalog import not_at_hand
+
+            raise not_at_hand(reference, "not here: no local path, short name or Hugging Face cache entry has that "
+                                         "name (HF_HUB_OFFLINE=1: the Hub is not asked)")
         return
     from huggingface_hub import constants
 
@@ -84,6 +93,10 @@ def check_hub_name(reference: str) -> None:
         print(f"lexprobe: the Hugging Face Hub ({endpoint}) is unreachable ({why}); using the cached copy of "
               f"{reference!r} (set HF_HUB_OFFLINE=1 to skip this check)", file=sys.stderr, flush=True)
         return
+    from lexprobe.models.catalog import close_matches
+
+    near = close_matches(reference)
     raise ModelError(f"cannot load model {reference!r}: the Hugging Face Hub ({endpoint}) is unreachable ({why}) and "
                      "the model is not in the local cache; without a network, set HF_HUB_OFFLINE=1 and pass a local "
-                     f"folder with config.json and safetensors weights (--model ~/models/{reference.split('/')[-1]})")
+                     f"folder with config.json and safetensors weights (--model ~/models/{reference.split('/')[-1]})"
+                     + (f" or a model at hand: {' or '.join(near)}" if near else "") + " (`lexprobe models` lists them)")

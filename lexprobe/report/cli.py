@@ -20,6 +20,8 @@ class Report:
                                       path=INPUT, outputs_inside=True)
     out: str = option(None, "directory for index.html, tables.md, tables.tex", required=True, metavar="DIR",
                       path=OUTPUT_DIR, writes=REPORT_FILES)
+    overwrite: bool = option(False, "replace the report a --out folder already holds (without it such a folder is "
+                                    "refused: an earlier report is never replaced unasked)")
 
 
 @dataclass(frozen=True)
@@ -41,9 +43,24 @@ def register(sub) -> None:
 def cmd_report(args: Report) -> int:
     from lexprobe.report.build import write_report
 
+    refuse_replacing_report(args.out, args.overwrite)
     index = write_report(args.results, args.out)
     print(f"report written to {index}")
     return 0
+
+
+def refuse_replacing_report(out: str, overwrite: bool) -> None:
+    """One ``OutputError`` where ``out`` holds a report already (any of ``REPORT_FILES``) and ``--overwrite`` is not
+    given, before any result is read: a second ``report --out report/`` once replaced the README's earlier report
+    without a word, as result files no longer can (``evaluate.refuse_replacing``)."""
+    from pathlib import Path
+
+    from lexprobe.errors import OutputError
+
+    found = [name for name in REPORT_FILES if (Path(out) / name).exists()]
+    if found and not overwrite:
+        raise OutputError(f"--out {out} holds a report already ({found[0]}); pass --overwrite to replace it, or "
+                          "choose another --out")
 
 
 def cmd_compare(args: Compare) -> int:

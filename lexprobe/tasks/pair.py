@@ -639,10 +639,16 @@ def benchmark(name: str, title: str, help: str, Config: type, items: Any, phrasi
     (``core.exports.Source``: where the pairs come from, their licence), ``citation`` (BibTeX) and ``languages``
     are what its exports say; without sources it has none. ``parts``: any other part of the ``Benchmark`` record
     (``commands``, ``run``, ``meta`` fields as ``meta_<field>``)."""
-    from lexprobe.core.contract import Benchmark, BenchmarkMeta
+    from collections import Counter
+    from dataclasses import replace
+
+    from lexprobe.core.contract import Benchmark, BenchmarkMeta, Sample
 
     if not (isinstance(Config, type) and issubclass(Config, PairOptions)):
         raise TypeError(f"{name}: a pair benchmark's Config subclasses tasks.pair.PairOptions")
+    if items.sample is None:  # --limit N: N pairs of each group (the estimate's suggestion)
+        items = replace(items, sample=Sample("limit", lambda config, loaded: list(
+            Counter(p.group for p in loaded.pairs).values())))
     meta_fields = {k[len("meta_"):]: parts.pop(k) for k in list(parts) if k.startswith("meta_")}
     meta = BenchmarkMeta(name=name, title=title, help=help, unit="pair", tasks=(TASK,), main_score="accuracy",
                          unit_metrics=UNIT_METRICS, binary_metrics=BINARY_METRICS, **meta_fields)

@@ -38,6 +38,8 @@ def test_the_recipe_block_is_the_documented_commands():
     assert "-m vllm.entrypoints.openai.api_server" in block and "vllm serve" not in block
     assert "--dtype float32" in block and "--enforce-eager" in block and "VLLM_CPU_KVCACHE_SPACE=" in block
     assert "lexprobe check-endpoint" in block and "kill $SERVER" in block
+    # the server's log goes to a file, not between lexprobe's lines (its lines run to 3,439 columns)
+    assert "> vllm.log 2>&1 &" in block and "tail -n 20 vllm.log" in block
 
 
 def test_the_cpu_recipe_runs_as_written(tmp_path):

@@ -16,7 +16,7 @@ from lexprobe.benchmarks.coda21 import tables as tab
 from lexprobe.benchmarks.coda21.ask import Ask
 from lexprobe.benchmarks.coda21.choose import Choose
 from lexprobe.benchmarks.coda21.cli import load_items, register_commands, run_default
-from lexprobe.benchmarks.coda21.config import CodaConfig
+from lexprobe.benchmarks.coda21.config import CodaConfig, parts_of_speech
 from lexprobe.benchmarks.coda21.export import EXPORT
 from lexprobe.benchmarks.coda21.human_set import coda_results, human_item_set
 from lexprobe.benchmarks.coda21.likelihood import Likelihood
@@ -30,6 +30,7 @@ from lexprobe.core.contract import (
     Presentation,
     Results,
     RunParts,
+    Sample,
     SummaryColumn,
 )
 from lexprobe.errors import LexprobeError
@@ -93,7 +94,11 @@ CODA21 = Benchmark(
         aliases=("coda",), summary=(SummaryColumn("CoDA21 acc. (%)", task="alignment", part="CoDA21"),),
     ),
     Config=CodaConfig,
-    items=Items(load=load_items, check=check_config, dataset=dataset, draw=draw),
+    #: --limit N keeps the first N groups of each part of speech (the estimate's suggested --limit)
+    items=Items(load=load_items, check=check_config, dataset=dataset, draw=draw,
+                sample=Sample("limit", lambda config, items: [min(len(items.by_pos(p)),
+                                                                  config.limit or len(items.groups))
+                                                              for p in parts_of_speech(config.pos)])),
     methods={"likelihood": Likelihood(), "ask": Ask(), "choose": Choose()},
     recipes=RECIPES,
     results=Results(unit_values=res.unit_values, baseline_values=lambda result: {"random": res.random_units(result)},

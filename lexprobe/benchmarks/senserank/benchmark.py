@@ -26,6 +26,7 @@ from lexprobe.core.contract import (
     Presentation,
     Results,
     RunParts,
+    Sample,
     SummaryColumn,
     likelihood_only,
     mean_aggregate,
@@ -130,7 +131,8 @@ def default_run(out_dir: Path, part: Any) -> dict:
     from lexprobe.data.semcor import SAMPLE_NOTE, is_sample
 
     likelihood_only(SENSERANK, part)
-    config = resolve_data(SenseConfig(corpus="semcor", max_instances=part.sample or DEFAULT_SAMPLE, seed=0))
+    sample = None if part.full else part.sample or DEFAULT_SAMPLE  # (a run plan's ``sample: full``: the whole corpus)
+    config = resolve_data(SenseConfig(corpus="semcor", max_instances=sample, seed=0))
     out = Path(out_dir) / f"{part.stem('senserank-semcor')}.json"
     result = run_part(SENSERANK, part, config, out)  # the instances loaded as ``senserank eval`` loads them
     plotted = f" and {result['plot']}" if result.get("plot") else " (no plot: no query was ranked)"
@@ -152,8 +154,10 @@ SENSERANK = Benchmark(
         summary=(SummaryColumn("Sense ranking MAP@50 (layer)", digits=2),),
     ),
     Config=SenseConfig,
+    #: --max-instances N: whole lemmas up to N instances of the corpus (the estimate's suggestion)
     items=Items(load=load_instances, check=lambda config: config.validate(), resolve=resolve_data, dataset=dataset,
-                draw=draw),
+                draw=draw, sample=Sample("max_instances", lambda config, items: [min(len(items), config.max_instances
+                                                                                     or len(items))])),
     methods={"similarity": similarity.Similarity()},
     recipes=RECIPES,
     results=Results(unit_values=unit_values,

@@ -33,6 +33,7 @@ from typing import Annotated, Any, Sequence, TypedDict
 import numpy as np
 from tqdm.auto import tqdm
 
+from lexprobe import estimate
 from lexprobe.asking.engine import as_engine
 from lexprobe.asking.requests import TokenVector
 from lexprobe.benchmarks.senserank.config import SenseConfig, parse_layers
@@ -52,6 +53,7 @@ from lexprobe.tasks.loop import Units
 from lexprobe.validation import Rule
 
 CHUNK = 2048  # sentences per engine call and store append (what an interruption can lose per rank)
+PROBE_CHUNK = 128  # the first chunk's sentences where an estimate is in force (``estimate``)
 
 
 #: corpora whose sense proportion r divides by the lemma+POS count (the authors' lemma "make_v")
@@ -225,20 +227,29 @@ def embed_to_store(engine: Any, targets: Sequence[SenseInstance], store: Embeddi
     pending = broadcast(pending)
     jobs = [(sentences[d][0], idx) for d, idx in pending]
     costs = engine.costs([" ".join(tokens) for tokens, _ in jobs])
-    mine = [jobs[i] for i in assign(costs, ctx.world_size)[ctx.rank]]
+    shares = assign(costs, ctx.world_size)[ctx.rank]
+    mine, cost_of = [jobs[i] for i in shares], {id(jobs[i]): costs[i] for i in shares}
     mine.sort(key=lambda j: (-len(" ".join(j[0])), j))  # longest first: similar lengths share a batch
     writer = store.writer(ctx.rank)
     bar = tqdm(total=len(mine), unit="sent", desc="encoding", disable=not (progress and ctx.is_main), leave=False)
     held: list = []
+    # the encoding is most of a run's time and not in ``run_units``: the estimate in force is told of it here
+    watched = estimate.stage([cost_of[id(j)] for j in mine], enabled=not ctx.enabled, unit="sentence")
+    mine = watched.order(mine)  # (a probe that stops: a random sample of the sentences, not the longest first)
+    starts = list(range(0, len(mine), chunk))
+    if watched.watch is not None and len(mine) > PROBE_CHUNK:  # an estimate's probe: seconds, not a whole chunk
+        starts = [0, *range(PROBE_CHUNK, len(mine), chunk)]
     try:
-        for start in range(0, len(mine), chunk):
-            part = mine[start : start + chunk]
+        for start, end in zip(starts, [*starts[1:], len(mine)]):
+            part = mine[start:end]
             answers = iter(engine.fresh()([TokenVector(tokens, i, layer, words_alone)
                                             for tokens, idx in part for i in idx for layer in layers]))
             # per sentence: its tokens, targets and each target's answers at every layer
             held = _append(writer, held + [(tokens, idx, [[next(answers) for _ in layers] for _ in idx])
                                            for tokens, idx in part])
             bar.update(len(part))
+            watched.batch(len(part), sum(cost_of[id(j)] for j in part))
+        watched.end()
         _append(writer, held, final=True)
     finally:
         writer.close()

@@ -26,6 +26,7 @@ from lexprobe.core.contract import (
     Presentation,
     Results,
     RunParts,
+    Sample,
     SummaryColumn,
     default_slices,
     mean_aggregate,
@@ -108,7 +109,10 @@ WDLMPRO = Benchmark(
         summary=(SummaryColumn("W2D P@1 (%)", task="w2d", part="W2D"), SummaryColumn("D2W P@1 (%)", task="d2w", part="D2W")),
     ),
     Config=WDLMProConfig,
-    items=Items(load=load_items, check=check_config, dataset=dataset, draw=draw),
+    #: --limit N keeps N groups of each part of speech (the estimate's suggested --limit)
+    items=Items(load=load_items, check=check_config, dataset=dataset, draw=draw,
+                sample=Sample("limit", lambda config, items: [sum(g.pos == p for g in items.groups)
+                                                             for p in sorted({g.pos for g in items.groups})])),
     methods={"likelihood": Likelihood(), "choose": Choose()},
     recipes=RECIPES,
     results=Results(unit_values=results.unit_values, baseline_values=results.baseline_values, slices=slices,

@@ -169,7 +169,9 @@ def run_default(out_dir: Path, part) -> dict:
     # cores (choose: one target per batch, ``ChooseOptions.units_per_batch``)
     options: dict[str, Any] = {"choose": ChooseOptions(chat=part.chat, units_per_batch=1)} \
         if part.method == "choose" else {"chunk_size": RUN_CHUNK}
-    config = WDLMProConfig(method=part.method, limit=part.sample or DEFAULT_RUN_SAMPLE, draw="wordnet", **options)
+    # a run plan's ``sample: full``: the whole built dataset (built once, cached), not a draw from WordNet
+    config = WDLMProConfig(method=part.method, limit=None if part.full else part.sample or DEFAULT_RUN_SAMPLE,
+                           draw="dataset" if part.full else "wordnet", **options)
     out = Path(out_dir) / f"{part.stem('wdlmpro')}.json"
     result = run_part("wdlmpro", part, config, out)
     plot = f", breakdown plot to {result['plot']}" if result.get("plot") else ""

@@ -12,6 +12,7 @@ distribution over ranks, run records, intervals, ``report``, ``compare`` and ``r
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from lexprobe.core.contract import (
     Presentation,
     Results,
     RunParts,
+    Sample,
     SummaryColumn,
     prefers,
 )
@@ -97,14 +99,18 @@ def default_run(out_dir: Path, part: Any) -> dict:
     from lexprobe.asking.engine import serves
     from lexprobe.asking.requests import Continuation
     from lexprobe.benchmarks.wsd.config import WsdChooseOptions
+    from lexprobe.core.contract import serves_method
     from lexprobe.core.evaluate import run_part
     from lexprobe.data.wsd import default_root
     from lexprobe.errors import DataMissing
-    from lexprobe.models import detect_kind, load_scorer
+    from lexprobe.models import load_scorer, prepare_model
 
     method = part.method
-    if method == "likelihood" and detect_kind(part.model) not in ("causal", "random"):
-        method = "embedding"  # a model without continuations (MiniLM): its token vectors
+    # a model without continuations (MiniLM): its token vectors; read from its files (``PreparedModel.serves``: a
+    # served model is known only once asked, so it keeps likelihood; its kind was once read as a local path)
+    if method == "likelihood" and serves_method(WSD, "likelihood", prepare_model(part.model, **part.options).serves) \
+            is False:
+        method = "embedding"
     if not default_root().is_dir():
         raise DataMissing("the WSD framework is not in the data directory (nothing can stand in for it): "
                           "`lexprobe data fetch wsd`, or `lexprobe data import wsd PATH` for a copy you have",
@@ -128,7 +134,9 @@ WSD = Benchmark(
         unit_metrics=(("f1", "F1"), ("precision", "P"), ("recall", "R")),
         summary=(SummaryColumn("WSD F1 (%)", part="WSD"),)),
     Config=WsdConfig,
-    items=Items(load=load_items, draw=draw),  # the dataset is recorded from the items (``WsdItems.dataset``)
+    #: the dataset is recorded from the items (``WsdItems.dataset``); --limit N: N instances of each set
+    items=Items(load=load_items, draw=draw, sample=Sample("limit", lambda config, items: list(
+        Counter(i.set_name for i in items.instances).values()))),
     methods={"likelihood": Likelihood(), "embedding": Embedding(), "choose": Choose()},
     recipes={"paper": WsdRecipe()},
     results=Results(unit_values=lambda result: res.unit_values(result["instances"]),
