@@ -5,9 +5,9 @@ over ``--seconds`` are written to ``tests/slow_tests.txt``, which ``tests/confte
 Why measured: a test's cost is what it does (a real model, a server, a full WordNet build), not its name or
 folder; the list is regenerated from a full run when the suite changes:
 
-    python -m pytest -q --junitxml=/tmp/junit.xml          # the whole suite (CI's test command)
+    python -m pytest -q -n auto --dist loadfile --junitxml=/tmp/junit.xml   # the whole suite (CI's test command)
     python scripts/test_tiers.py /tmp/junit.xml             # tests/slow_tests.txt
-    python -m pytest -q -m "not slow"                       # the fast tier: a few minutes
+    python -m pytest -q -n auto -m "not slow"               # the fast tier: a few minutes
 
 Prints how many tests and seconds each tier holds. Tests that use the real corpora, real models or servers are
 slow whatever this list says (``conftest.SLOW_FIXTURES``), so a new such test never lands in the fast tier.
@@ -38,7 +38,7 @@ def node_id(case: ET.Element) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("junit", type=Path, help="pytest --junitxml report of a full run")
-    parser.add_argument("--seconds", type=float, default=3.0, help="a test this slow or slower is in the slow tier")
+    parser.add_argument("--seconds", type=float, default=1.5, help="a test this slow or slower is in the slow tier")
     args = parser.parse_args()
     cases = [(node_id(c), float(c.get("time", 0))) for c in ET.parse(args.junit).getroot().iter("testcase")]
     slow = sorted(n for n, t in cases if t >= args.seconds)

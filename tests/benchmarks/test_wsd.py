@@ -160,7 +160,9 @@ def test_token_vectors_of_a_tiny_encoder_equal_the_embedder(mini, tmp_path, tiny
 
 
 def test_the_cli_refuses_a_model_without_the_request_types_before_any_work(mini, tmp_path, tiny_bert, capsys):
-    code = main(["wsd", "eval", "--data", str(mini), "--model", str(tiny_bert), "--out", str(tmp_path / "r.json")])
+    # --method given (without it the method follows what the model serves: embedding)
+    code = main(["wsd", "eval", "--data", str(mini), "--model", str(tiny_bert), "--method", "likelihood", "--out",
+                 str(tmp_path / "r.json")])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "log-probabilities of continuations" in err[0]
     assert not (tmp_path / "r.json").exists()

@@ -168,7 +168,9 @@ def test_ctrl_c_keeps_the_finished_item_groups(bench, tiny_llama, tmp_path, caps
         n_units = len(GROUPS)
     else:
         small = json.loads(write_small(tmp_path / "c.json").read_text())
-        small["n"] = small["n"] * 3  # six noun groups (ids are positions in the file)
+        # six noun groups (ids are positions in the file) of their own senses (a repeated group is scored once)
+        small["n"] = [{**g, "candidates": [{**c, "synset_name": f"{c['synset_name']}{i or ''}"} for c in g["candidates"]]}
+                      for i in range(3) for g in small["n"]]
         data = write_small(tmp_path / "c.json", small)
         argv = ["coda", "eval", "--data", str(data), "--pos", "n", "--max-new-tokens", "3"]
         n_units = 6

@@ -107,7 +107,7 @@ def test_D3_the_report_replaces_links_in_its_folder_and_never_writes_through_the
     rep.mkdir()
     for name in ("index.html", "tables.md", "tables.tex", "wdlmpro.html"):
         (rep / name).symlink_to(notes)
-    code, err = run_cli(["report", wresult, "--out", rep], capsys)
+    code, err = run_cli(["report", wresult, "--out", rep, "--overwrite"], capsys)  # a report's files: replaced
     assert code == 0, err
     assert notes.read_text() == "precious notes\n"
     for name in ("index.html", "tables.md", "tables.tex", "wdlmpro.html"):
@@ -323,7 +323,7 @@ def test_D3_a_folder_where_a_report_file_goes_is_one_line(wresult, tmp_path, cap
     rep = tmp_path / "rep"
     (rep / "tables.md").mkdir(parents=True)
     (rep / "tables.md" / "mine.txt").write_text("kept")
-    err = _one_line(*run_cli(["report", wresult, "--out", rep], capsys))
+    err = _one_line(*run_cli(["report", wresult, "--out", rep, "--overwrite"], capsys))  # even when told to replace
     assert "tables.md is a folder" in err and (rep / "tables.md" / "mine.txt").read_text() == "kept"
 
 

@@ -357,7 +357,7 @@ def test_7_progress_moves_per_chunk_and_ctrl_c_keeps_most_work(tmp_path, monkeyp
     from tests.benchmarks.wdlmpro.test_evaluate import _group
 
     groups = [_group(f"g{i}", "n", 5) for i in range(200)]
-    monkeypatch.setattr(ev, "tqdm", CountingBar)
+    monkeypatch.setattr("tqdm.auto.tqdm", CountingBar)  # the one loop's bar (``tasks.loop``)
     CountingBar.updates = []
     evaluate_groups(RandomScorer(0), groups, task="w2d")
     assert len(CountingBar.updates) >= 5 and sum(CountingBar.updates) == 200  # moves with the work

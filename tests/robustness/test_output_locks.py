@@ -19,7 +19,7 @@ from lexprobe.outputs import FOLDER_LOCK
 #: after the lock: module attribute the command looks up when it runs)
 COMMANDS = {
     "run": (["run", "--no-fetch", "--no-llm", "--out-dir", "OUT"], "results", f"results/{FOLDER_LOCK}", "--out-dir",
-            "lexprobe.cli.run.plan"),
+            "lexprobe.cli.run._prepare_data"),  # (the plan, models and options checked, comes before the lock)
     "senserank finetune": (["senserank", "finetune", "--instances", "100", "--out", "OUT"], "tuned",
                            f"tuned/{FOLDER_LOCK}", "--out", "lexprobe.benchmarks.senserank.finetune.finetune"),
     # --contexts wordnet: no SemCor needed, so WordNet (the work) is the one thing build lacks when it fails
