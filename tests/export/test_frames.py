@@ -80,3 +80,21 @@ def test_the_docs_python_snippets_run(results):
         exec(compile(code, str(DOC), "exec"), scope)  # noqa: S102 - the documentation's own example
         frame = scope["frame"]
         assert len(frame) > 0 and "gold_rank" in frame.columns
+
+
+def test_a_script_reads_results_with_the_one_import_of_lexprobe_api(results):
+    """A fresh interpreter (a user's script) gets ``results_frame`` from ``lexprobe.api``, which registers the
+    benchmarks the reading needs; before, the documented import was ``lexprobe.export.frames`` and the call failed
+    with "no benchmark is registered in this process" outside a process that had imported ``lexprobe.api``."""
+    import os
+    import subprocess
+    import sys
+
+    needs_package("pandas")
+    code = ("from lexprobe.api import results_frame\n"
+            "frame = results_frame('wdlmpro.json', 'coda21.json')\n"
+            "print(sorted(set(frame.benchmark)), len(frame))\n")
+    env = {**os.environ, "PYTHONPATH": str(DOC.parents[1])}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.startswith("['coda21', 'wdlmpro']")

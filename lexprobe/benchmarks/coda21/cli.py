@@ -95,7 +95,9 @@ def _official_easy() -> Path:
 
 @dataclass(frozen=True)
 class Stats:
-    files: tuple[str, ...] = option((), "CoDA21 JSON files", flag="files", nargs="+")
+    files: tuple[str, ...] = option((), "CoDA21 JSON files or variant names (clean-hard, ...) read from the data "
+                                        "directory, as `coda21 eval --data` takes them (default: every CoDA21 file "
+                                        "in the data directory)", flag="files", nargs="*")
 
 
 @dataclass(frozen=True)
@@ -213,8 +215,21 @@ def _build_inputs(args: Build):
 
 # --- stats / heatmap ---------------------------------------------------------------
 
+def stats_files(names: tuple[str, ...]) -> list[Path]:
+    """``coda21 stats``' operands as ``eval --data`` reads them (a file, an exported folder, or a variant name read
+    from the data directory: ``resolve_coda_file``); none: every variant the data directory holds."""
+    if names:
+        return [resolve_coda_file(name) for name in names]
+    found = [default_coda_dir() / f"CoDA-{variant}.json" for variant in ds.VARIANTS]
+    found = [path for path in found if path.is_file()]
+    if not found:
+        raise DataError(f"no CoDA21 file in {default_coda_dir()}: `lexprobe data fetch coda21` gets the official "
+                        "ones, or name files (or variants) to read")
+    return found
+
+
 def cmd_stats(args: Stats) -> int:
-    for i, path in enumerate(args.files):
+    for i, path in enumerate(stats_files(args.files)):
         data = ds.load_coda(path, option="the file argument of `coda stats`")
         if i:
             print()

@@ -131,3 +131,30 @@ def test_a_missing_official_file_names_the_offline_set_too(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "lexprobe data fetch coda21-clean-easy" in err
     assert f"`{coda_cli.small_set_command('wordnet', 'small.json')}`" in err
+
+
+def test_stats_reads_variant_names_and_the_data_directory_as_eval_does(tmp_path, capsys, monkeypatch):
+    """`coda21 stats clean-hard` and `coda21 stats` (every CoDA21 file of the data directory), as `eval --data
+    clean-hard` reads it; before, a variant name was "file not found" and no operand an argparse error. (The CoDA21
+    folder is moved by $LEXPROBE_CODA_DIR: the data directory's own copies are checked against the release's pins.)"""
+    from lexprobe.data.coda21 import default_coda_dir
+
+    monkeypatch.setenv("LEXPROBE_CODA_DIR", str(tmp_path / "coda21"))
+    assert main(["coda21", "stats"]) == 2  # nothing in the data directory: one line naming the fetch
+    err = capsys.readouterr().err
+    assert "lexprobe data fetch coda21" in err and err.count("\n") == 1
+    default_coda_dir().mkdir(parents=True)
+    hard = write_small(default_coda_dir() / "CoDA-clean-hard.json")
+    obj = small_coda()
+    obj["v"] = []
+    easy = write_small(default_coda_dir() / "CoDA-clean-easy.json", obj)
+    assert main(["coda21", "stats", "clean-easy", "clean-hard"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.index(str(easy)) < printed.index(str(hard))  # the operands' order
+    assert main(["coda21", "stats"]) == 0
+    printed = capsys.readouterr().out
+    assert str(hard) in printed and str(easy) in printed
+    own = write_small(tmp_path / "mine.json")
+    assert main(["coda21", "stats", str(own)]) == 0 and str(own) in capsys.readouterr().out
+    assert main(["coda21", "stats", "noisy-hard"]) == 2  # a variant the data directory lacks: named with its fetch
+    assert "coda21-noisy-hard" in capsys.readouterr().err
