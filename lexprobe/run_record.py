@@ -34,13 +34,16 @@ INCIDENTAL_FIELDS = ("command", "created", "n_items", "job")
 SCORE_NEUTRAL_FIELDS = ("batch_size", "processes", "argv_bytes_b64", "reproduce")
 
 
-def finish_result(result: dict, scorer: Any, items: Any, unit: str) -> dict:
-    """Add ``run`` and ``intervals`` to ``result`` (in place) and return it."""
+def finish_result(result: dict, scorer: Any, items: Any, unit: str, n_items: int | None = None) -> dict:
+    """Add ``run`` and ``intervals`` to ``result`` (in place) and return it (``n_items``: how many items were
+    scored, where ``items`` is not a list of them)."""
     config = dict(result.get("config") or {})
     for key in ("method", "recipe"):  # schema 2 keeps them at the top level
         if key in result:
             config[key] = result[key]
     result["run"] = run_record(scorer, items, config)
+    if n_items is not None:
+        result["run"]["n_items"] = n_items
     result["intervals"] = describe_intervals(unit)
     return result
 

@@ -63,6 +63,7 @@ def test_a_run_records_its_threshold_and_where_it_was_fitted(tmp_path, tiny_bert
     r = _eval(tmp_path, "--model", str(tiny_bert))
     fitted = r["fitted"]["threshold"]
     assert fitted["groups"] == {"all": "train"} and fitted["sets"]["train"]["n"] == 12
+    assert r["run"]["n_items"] == len(r["instances"]) > 3  # the pairs scored (it once counted the digest's 3 parts)
     scores = [i["score"] for i in r["instances"]]
     said = [s > fitted["sets"]["train"]["value"] for s in scores]
     right = [s == i["same"] for s, i in zip(said, r["instances"])]

@@ -64,6 +64,10 @@ def test_a_plan_file_sets_methods_samples_and_options_per_benchmark(tmp_path, ti
      "--layer only apply with --method embedding"),
     ("model: x\noptions: {vector: token}\nbenchmarks: {wdlmpro: {}}\n", "no part of the plan takes vector"),
     ("model: x\nbenchmarks: {pdep: {}}\n", "the plan names pdep"),
+    ("model: x\nsample: five\n", "--plan {}: sample must be a whole number of 1 or more, or `full`"),
+    ("model: x\nbenchmarks: {wic: {sample: five}}\n", "benchmarks.wic.sample must be a whole number"),
+    ("model: x\nbenchmarks: {wic: {methods: [bogus]}}\n",
+     "the plan asks wic for the method bogus, which it has not; its methods: embedding, ask, choose"),
     ("model: [x\n", "--plan {}: not YAML at line")])
 def test_a_wrong_plan_is_one_line_before_any_work(text, message, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(run, "_prepare_data", lambda *a, **k: pytest.fail("data prepared before the plan was checked"))

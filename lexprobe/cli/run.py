@@ -297,8 +297,8 @@ def _estimates(parts: list[tuple[str, RunPart]], out_dir: Path) -> dict[int, Any
         else:
             rows.append([name, part.label, str(part.sample or "default"), "cannot run" if found else "done", ""])
     print("\n" + format_table(["benchmark", "method", "sample", "estimate", "sample for ~5 min"], rows))
-    print(f"the whole job: about {estimate.duration(total)} here (estimated from a short probe of each part; its "
-          "scored items are kept)", flush=True)
+    print(wrap_text(f"the whole job: about {estimate.duration(total)} here (estimated from a short probe of each "
+                    "part; its scored items are kept)"), flush=True)
     return outcomes
 
 

@@ -71,7 +71,11 @@ def read_plan(path: str | Path) -> PlanFile:
         plan = PlanFile.model_validate(data if data is not None else {})
     except ValidationError as err:
         first = err.errors()[0]
-        where = ".".join(str(x) for x in first["loc"]) or "the file"
+        loc = [str(x) for x in first["loc"]]
+        if "sample" in loc:  # pydantic names each branch of ``int | "full"``, the last one tried first
+            where = ".".join(loc[: loc.index("sample") + 1])
+            raise LexprobeError(f"--plan {path}: {where} must be a whole number of 1 or more, or `full`") from None
+        where = ".".join(loc) or "the file"
         raise LexprobeError(f"--plan {path}: {where}: {first['msg']} (keys: model, methods, chat, sample, data, "
                             "options, benchmarks)") from None
     if isinstance(plan.sample, int) and plan.sample < 1:
@@ -114,7 +118,7 @@ def planned_parts(plan: PlanFile, benchmarks: list[str], default_sample: dict[st
         own = (plan.benchmarks or {}).get(name) or Choices()
         bench = get(name)
         methods = own.methods if own.methods is not None else plan.methods
-        chosen = _methods(name, list(bench.methods), methods, notes)
+        chosen = _methods(name, list(bench.methods), methods, notes, strict=own.methods is not None)
         sample = own.sample if own.sample is not None else plan.sample
         size = None if sample == "full" else sample if sample is not None else default_sample.get(name)
         chat = bool(own.chat if own.chat is not None else plan.chat)
@@ -124,12 +128,16 @@ def planned_parts(plan: PlanFile, benchmarks: list[str], default_sample: dict[st
                                      sample == "full"))
         _taken(name, chosen, own.options, [p for p in parts if p.benchmark == name])
     if not parts:
-        raise LexprobeError("the plan has no part to run: no benchmark has the methods it names")
+        raise LexprobeError("the plan has no part to run: no benchmark has the methods it names"
+                            + (f" ({'; '.join(notes)})" if notes else ""))
     return parts, notes
 
 
-def _methods(name: str, declared: list[str], wanted: Methods | None, notes: list[str]) -> list[str]:
-    """The methods of benchmark ``name`` the plan asks (``declared``: the benchmark's, first the default)."""
+def _methods(name: str, declared: list[str], wanted: Methods | None, notes: list[str], strict: bool = False) -> list[
+        str]:
+    """The methods of benchmark ``name`` the plan asks (``declared``: the benchmark's, first the default); one it
+    lacks is a note where the plan's methods are for every benchmark, an error where they are this one's
+    (``strict``)."""
     if len(declared) == 1:
         return declared  # its one method (sense ranking's similarity): not a choice
     if wanted is None:
@@ -137,6 +145,9 @@ def _methods(name: str, declared: list[str], wanted: Methods | None, notes: list
     if wanted == "all":
         return declared
     unknown = [m for m in wanted if m not in declared]
+    if unknown and strict:
+        raise LexprobeError(f"the plan asks {name} for the method {', '.join(unknown)}, which it has not; its methods: "
+                            f"{', '.join(declared)}")
     if unknown:
         notes.append(f"{name} has no {' or '.join(unknown)} method ({', '.join(declared)})")
     return [m for m in wanted if m in declared]

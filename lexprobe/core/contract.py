@@ -202,6 +202,8 @@ class Records:
 
     instances: list[dict]  #: one record per unit (per unit and option order for choose): the result's instances
     items: Any = None  #: what the run record's items digest covers (None: the instances)
+    #: how many items the run scored, where ``items`` is not a list of them (the run record's ``n_items``)
+    n_items: int | None = None
     counts: dict[str, int] = field(default_factory=dict)  #: truncations, skips and drops counted while scoring
     skipped: list[dict] = field(default_factory=list)  #: units not evaluated: [{"unit", "reason"}]
     tasks: list[str] | None = None  #: the result's tasks (None: those of the units, in ``meta.tasks`` order)

@@ -334,7 +334,8 @@ def assemble(bench: Benchmark, scorer: Any, config: Any, output: Records) -> dic
         config_record[key] = {**config_record.get(key, {}), **extra}
     built = sections(bench, output, config.method, config_record)
     result = new_result(bench.meta.name, model, config.method, config.recipe, config_record, built)
-    finish_result(result, scorer, output.instances if output.items is None else output.items, unit=bench.meta.unit)
+    finish_result(result, scorer, output.instances if output.items is None else output.items, unit=bench.meta.unit,
+                  n_items=output.n_items)
     dataset = bench.items.dataset(config)
     if dataset:
         result["dataset"] = dataset

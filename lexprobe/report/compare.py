@@ -288,7 +288,8 @@ def format_comparison(c: dict) -> str:
     if left_out:
         notes.append(f"up to {left_out} {unit}(s) per row left out: not answered in one of the runs (e.g. skipped as "
                      "too long)")
+    mcnemar = sorted({r["metric"] for r in c["rows"] if "mcnemar" in str(r["test"]).lower()})
     notes.append(f"n = paired {unit}s; interval: paired bootstrap of the mean difference; p: two-sided, exact McNemar "
-                 "for P@1, paired permutation for scores (exact up to 16 differing units, else 10,000 seeded sign "
-                 "flips)")
+                 f"for {', '.join(mcnemar) or 'a right-or-wrong metric'} (each {unit} right or wrong), paired "
+                 "permutation for scores (exact up to 16 differing units, else 10,000 seeded sign flips)")
     return text + "\n" + "\n".join(wrap_text(n) for n in notes)

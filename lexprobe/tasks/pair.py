@@ -251,7 +251,8 @@ class PairMethod(Method):
         resolved = {"requests": {"asked": [k.__name__ for k in kind],
                                  **({"vector": vector} if self.name == "embedding" and kind != (RandomScores,)
                                     else {})}}
-        return Records([r for r in scored if "skipped" not in r], items=key_items(items), counts=counts,
+        return Records([r for r in scored if "skipped" not in r], items=key_items(items), n_items=len(items.pairs),
+                       counts=counts,
                        skipped=loop.left_out(scored, lambda r: r["id"]), tasks=[TASK], fitted=fitted,
                        resolved=resolved)
 

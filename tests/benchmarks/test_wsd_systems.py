@@ -5,6 +5,7 @@ files of one's own, strict; a choose run's readings; the report's tables and fig
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -85,7 +86,9 @@ def test_without_the_release_a_result_is_what_it_was_and_one_line_says_why(frame
     monkeypatch.setenv("LEXPROBE_DATA", str(framework_only))
     capsys.readouterr()
     alone = _eval(tmp_path, "--limit", "3", name="alone.json")
-    err = [line for line in capsys.readouterr().err.splitlines() if "published systems" in line]
+    # the notice, its wrapped lines read as one
+    err = [" ".join(n.split()) for n in re.findall(r"^lexprobe: .*(?:\n[ \t]+\S.*)*", capsys.readouterr().err, flags=re.M)
+           if "published systems" in n]
     assert "systems" not in alone and len(err) == 1 and "lexprobe data fetch wsd-hard" in err[0]
     monkeypatch.setenv("LEXPROBE_DATA", str(hard_data))
     beside = _eval(tmp_path, "--limit", "3", name="beside.json")

@@ -40,6 +40,12 @@ class Systems:
     macro: bool = False
 
 
+def _say(line: str) -> None:
+    """A notice, wrapped to the console's width."""
+    from lexprobe.reporting import wrap_text
+
+    print(wrap_text(line), file=sys.stderr, flush=True)
+
 def load(config: Any, instances: list, universe: frozenset[str]) -> Systems | None:
     """The systems of a run on ``instances`` (``universe``: the ids of every instance of ``--data``, before
     ``--pos`` and ``--limit``): the release's published systems where the instances are an official set's and
@@ -55,8 +61,8 @@ def load(config: Any, instances: list, universe: frozenset[str]) -> Systems | No
                        "cite": wsd_hard.CITATION}
         out.macro = {i.set_name for i in instances} <= set(wsd_hard.HARD_SETS)
     elif instances and all(i.set_name in wsd_hard.ANSWERS_OF for i in instances) and not wsd_hard.present():
-        print("lexprobe: no published systems beside this result: their answers (the wsd-hard release) are not in "
-              "the data directory; `lexprobe data fetch wsd-hard` gets them", file=sys.stderr, flush=True)
+        _say("lexprobe: no published systems beside this result: their answers (the wsd-hard release) are not "
+                  "in the data directory; `lexprobe data fetch wsd-hard` gets them")
     taken = {row.name for row in out.rows}
     for path in getattr(config, "answers", None) or ():
         row = own_answers(Path(path), instances, universe, taken)
