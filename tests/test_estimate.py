@@ -156,8 +156,9 @@ def test_eval_estimate_is_within_2x_of_a_measured_1_in_50_sample(slow_model, gro
     assert measured / 2 <= predicted <= measured * 2
     assert json.loads((tmp_path / "sample.json").read_text())["metrics"]["w2d"]["all"]["n"] == 100
     # the limit offered fits: its share of the groups scored at the measured rate stays within 5 minutes
-    fits = int(found.group(5))
-    assert loading + (total - loading) * (2 * fits / 5000) <= 300 * 1.05
+    # (the line rounds the whole run's time to the minute past 60 s: the fit is checked against the least it can be)
+    fits, least = int(found.group(5)), total - (30 if found.group(1).endswith("min") else 0.5)
+    assert loading + (least - loading) * (2 * fits / 5000) <= 300 * 1.05
 
 
 def test_a_long_eval_says_its_estimate_once_then_finishes_and_resumes_the_probe(slow_model, groups_file, tmp_path,

@@ -1,8 +1,8 @@
 """The datasets lexprobe ships, registered (``data.registry``) when this module is imported: one import line each.
 
 Each is declared once, in its own module, with its files, pins and ways (``Dataset``'s hooks); the data commands,
-``store`` and ``importing`` import this list, so they know every dataset without naming any. A benchmark's own
-dataset (MCL-WiC) is registered by its benchmark's package, which imports its module.
+``store`` and ``importing`` import this list, so they know every dataset without naming any. A dataset that only
+one benchmark reads is registered by that benchmark's package instead, which imports its module.
 """
 
 from __future__ import annotations
