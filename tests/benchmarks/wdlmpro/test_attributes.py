@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from lexprobe.benchmarks.wdlmpro import attributes as at
@@ -183,3 +185,29 @@ def test_stats_prints_depth_and_frequency_bands_beside_paper(wn, tmp_path, capsy
     assert re.search(r"Noun\s+3–5\s+0\s+2,106\s+110", out)  # the paper's bands are all shown
     assert re.search(r"Verb\s+3–5\s+1\s+11", out)
     assert re.search(r"Noun\s+rare\s+1\s+10,703\s+-10,702", out) and re.search(r"Verb\s+frequent\s+0\s+6,754", out)
+
+
+def _nltk_tokens(word: str) -> list[str]:
+    from nltk.tokenize import NLTKWordTokenizer
+
+    return NLTKWordTokenizer().tokenize(word)
+
+
+@pytest.mark.parametrize("word", ["dog", "hot dog", "cannot", "Cannot stand", "wanna", "wanna be", "gonna", "gotta go",
+                                  "lemme", "gimme five", "more", "St. John's wort", "well-known", "U.S.", "a  b",
+                                  "Dr. No", "rock 'n' roll", "tis", "x", "ABC def"])
+def test_word_tokens_are_nltks_tokens(word):
+    """The shortcut for plain forms gives what NLTK's tokenizer gives, contractions included."""
+    assert at.word_tokens(word) == _nltk_tokens(word)
+
+
+def test_word_tokens_of_wordnet_lemmas_are_nltks_tokens(wn):
+    """Every lemma of WordNet that looks like a contraction, and a seeded 5,000 of the rest, as NLTK tokenizes
+    them (a form is a lemma name with spaces for underscores, as WDLMPro's targets are written)."""
+    import random
+
+    forms = sorted({name.replace("_", " ") for name in wn.all_lemma_names()})
+    risky = [f for f in forms if re.search(r"(?i)can|gim|gon|got|lem|more|wan|'t|'ye|d'", f)]
+    sample = random.Random(0).sample(forms, 5000)
+    differ = [f for f in [*risky, *sample] if at.word_tokens(f) != _nltk_tokens(f)]
+    assert len(risky) > 100 and differ == []
