@@ -278,8 +278,9 @@ def run_units(
                 first.setdefault(bundles[i], i)
             mine.sort(key=lambda i: (first[bundles[i]], i))
         # the estimate of the run in force (``estimate``: one process only) is told each batch's cost and time
-        watched = estimate.stage([costs[i] for i in mine], enabled=not ctx.enabled)
-        mine = watched.order(mine)  # (a probe that stops: a random sample of the units)
+        watched = estimate.stage([costs[i] for i in mine], enabled=not ctx.enabled, resumed=len(units) - len(pending))
+        # (a probe that stops: a random sample of the units, a bundle's together)
+        mine = watched.order(mine, (lambda i: bundles[i]) if bundles is not None else None)
         try:
             for start in range(0, len(mine), max(1, step)):
                 batch = mine[start : start + max(1, step)]

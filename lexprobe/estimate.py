@@ -21,10 +21,13 @@ import contextlib
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Hashable, Iterator, Sequence
 
-#: seconds of batches measured before the watch extrapolates (at least one whole batch)
-PROBE_SECONDS = 10.0
+#: seconds of batches measured before the watch extrapolates (at least one whole batch). Why 30: on a CPU the
+#: first batches of a run are slower while torch meets each new input shape (MiniLM's WDLMPro batches: 7.5 s, then
+#: 5.2, 3.1, ..., 2.7 s for like costs); a 10 s probe saw two batches and over-estimated a 1/50 sample 2.2x, a 60 s
+#: one 1.45x (``scripts/bench_estimate.py``). The probed units are kept: a run that follows resumes them.
+PROBE_SECONDS = 30.0
 #: a run expected to take longer than this gets the estimate line
 ANNOUNCE_SECONDS = 180.0
 #: the sample the line suggests fits this many seconds
@@ -54,14 +57,19 @@ class Estimate:
     fits: int | None = None  #: its value that fits ``budget`` (None: no option, the run fits, or nothing does)
     budget: float = BUDGET_SECONDS
     finished: bool = False  #: the run's units all finished within the probe (the figures are measured)
+    resumed: int = 0  #: units a resumed run had done before (not in ``units``, nor in the time)
 
     def seconds_for(self, fraction: float) -> float:
-        """The run with ``fraction`` of its units (a smaller sample): loading as measured, units in proportion."""
-        return self.before + fraction * self.units_seconds
+        """The run with ``fraction`` of its units (a smaller sample, from nothing done): loading as measured, every
+        unit at the measured rate. (A sample shares less work than the whole run, whose sister groups share their
+        candidates: MiniLM's 1/50 WDLMPro sample took 1.6-2x this; ``scripts/bench_estimate.py``.)"""
+        whole = self.units_seconds * (self.units + self.resumed) / self.units if self.units else 0.0
+        return self.before + fraction * whole
 
     def line(self) -> str:
         """One line of at most 100 columns (two where very long numbers and names would pass 100)."""
-        units = f"{self.units:,} {self.unit}{'' if self.units == 1 else 's'}"
+        total = self.units + self.resumed  # what the progress bar counts
+        units = f"{total:,} {self.unit}{'' if total == 1 else 's'}" + (f", {self.resumed:,} resumed" if self.resumed else "")
         if self.finished:
             return f"lexprobe: took {duration(self.total)} ({units}; loading {duration(self.before)})"
         head = (f"lexprobe: estimate {duration(self.total)} ({self.measured:,} of {units}: "
@@ -107,6 +115,7 @@ class Watch:
     estimate: Estimate | None = None
     _left: float = 0.0  #: cost of the units not yet done
     _units: int = 0
+    _resumed: int = 0
     _loop_started: float | None = None
     _batches: list[tuple[int, float, float]] = field(default_factory=list)  #: (units, cost, seconds)
 
@@ -121,12 +130,14 @@ class Watch:
         """What the run's units are called, and its sample option with the units of each of its groups."""
         self.unit, self.option, self.sizes = unit, option, tuple(int(n) for n in sizes)
 
-    def begin(self, costs: Sequence[float], unit: str | None = None) -> bool:
-        """The units left to compute (their costs; ``unit``: what they are, where not the run's unit). Only the
-        first stage of a run is watched (a later one is a part of the work the first did not see)."""
+    def begin(self, costs: Sequence[float], unit: str | None = None, resumed: int = 0) -> bool:
+        """The units left to compute (their costs; ``unit``: what they are, where not the run's unit; ``resumed``:
+        units a resumed run had done). Only the first stage of a run is watched (a later one is a part of the work
+        the first did not see)."""
         if self._loop_started is not None:
             return False
         self._loop_started, self._left, self._units = self.clock(), float(sum(costs)), len(costs)
+        self._resumed = resumed
         self.unit = unit or self.unit
         return True
 
@@ -142,7 +153,9 @@ class Watch:
 
     def _estimate(self, finished: bool) -> None:
         assert self._loop_started is not None
-        batches = self._batches[1:] if len(self._batches) >= 3 else self._batches  # the first warms up
+        # the first third of the batches (at least one, of three or more) warms up: not in the rate
+        warm = max(1, len(self._batches) // 3) if len(self._batches) >= 3 else 0
+        batches = self._batches[warm:]
         cost, seconds = sum(c for _, c, _ in batches), sum(s for _, _, s in batches)
         rate = seconds / cost if cost > 0 else 0.0
         measured_units = sum(u for u, _, _ in self._batches)
@@ -150,7 +163,8 @@ class Watch:
         before = self._loop_started - self.started
         units_seconds = measured_seconds + max(0.0, self._left) * rate
         estimate = Estimate(before + units_seconds, before, units_seconds, measured_units, self._units,
-                            measured_seconds, self.unit, self.option, budget=self.budget, finished=finished)
+                            measured_seconds, self.unit, self.option, budget=self.budget, finished=finished,
+                            resumed=self._resumed)
         self.estimate = _with_fit(estimate, self.sizes)
         if self.stop:
             raise EstimateReady(self.estimate)
@@ -216,22 +230,26 @@ class Stage:
     """A loop's reports to the watch in force: ``begin`` with the costs of what is left, ``batch`` per batch
     (its units and cost; the time is taken here), ``end``. Without a watch every call does nothing."""
 
-    def __init__(self, costs: Sequence[float], enabled: bool = True, unit: str | None = None):
+    def __init__(self, costs: Sequence[float], enabled: bool = True, unit: str | None = None, resumed: int = 0):
         watch = current() if enabled else None
-        self.watch = watch if watch is not None and watch.begin(costs, unit) else None
+        self.watch = watch if watch is not None and watch.begin(costs, unit, resumed) else None
         self._since = time.monotonic() if self.watch is None else self.watch.clock()
 
-    def order(self, items: list) -> list:
-        """The order to compute ``items`` in: as given; for a probe that stops (``--estimate``), a seeded random
-        order, so the probe's units are a sample as ``--limit`` draws one (in order, sister units share work a
-        sample does not: MiniLM's first 416 WDLMPro groups took a quarter of a sample's time per group)."""
+    def order(self, items: list, together: Callable[[Any], Hashable] | None = None) -> list:
+        """The order to compute ``items`` in: as given; for a probe that stops (``--estimate``), the runs of items
+        that share work (``together``: the same key, kept next to each other as the loop put them: sister groups
+        score their shared candidates once) in a seeded random order, so the probe's units are a sample of the
+        run's work as the run does it. Why not item by item: shuffled one by one, no two sisters met in a batch and
+        MiniLM's WDLMPro probe priced a group at its whole candidate set, 2.2x a 1/50 sample's time (a sample keeps
+        sisters together too) and more for the whole run, whose sisters always share."""
         if self.watch is None or not self.watch.stop:
             return items
+        import itertools
         import random
 
-        shuffled = list(items)
-        random.Random(0).shuffle(shuffled)
-        return shuffled
+        runs = [list(run) for _, run in itertools.groupby(items, key=together)] if together else [[i] for i in items]
+        random.Random(0).shuffle(runs)
+        return [item for run in runs for item in run]
 
     def batch(self, units: int, cost: float) -> None:
         if self.watch is None:
@@ -246,7 +264,7 @@ class Stage:
             self.watch.end()
 
 
-def stage(costs: Sequence[float], enabled: bool = True, unit: str | None = None) -> Stage:
+def stage(costs: Sequence[float], enabled: bool = True, unit: str | None = None, resumed: int = 0) -> Stage:
     """A loop's ``Stage``: ``costs`` of the units it is about to compute (``unit``: what they are, where not the
-    run's unit: sense ranking encodes sentences)."""
-    return Stage(costs, enabled, unit)
+    run's unit: sense ranking encodes sentences; ``resumed``: units done before, which its bar counts)."""
+    return Stage(costs, enabled, unit, resumed)

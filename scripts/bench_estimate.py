@@ -33,7 +33,8 @@ def child(argv: list[str]) -> None:
         try:
             original(self, finished)
         finally:
-            made.append({**asdict(self.estimate), "sizes": list(self.sizes)} if self.estimate else None)
+            made.append({**asdict(self.estimate), "sizes": list(self.sizes), "batches": list(self._batches)}
+                        if self.estimate else None)
 
     estimate.Watch._estimate = recorded  # type: ignore[method-assign]
     main(argv)
@@ -60,13 +61,17 @@ def main() -> None:
         while sum(min(limit + 1, s) for s in sizes) <= units / args.fraction:
             limit += 1
         kept = sum(min(limit, s) for s in sizes) / units
-        predicted = est["before"] + kept * est["units_seconds"]
+        from lexprobe.estimate import Estimate
+
+        fields = {k: v for k, v in est.items() if k not in ("sizes", "batches")}
+        predicted = Estimate(**fields).seconds_for(kept)
         started = time.monotonic()
         subprocess.run([sys.executable, "-m", "lexprobe", *base, "--limit", str(limit), "--out", f"{tmp}/s.json"],
                        capture_output=True, text=True, check=True)
         measured = time.monotonic() - started
     print(f"model {args.model}: estimate of the whole run {est['total']:.0f} s ({est['measured']} of {est['units']} "
           f"groups measured in {est['measured_seconds']:.1f} s; loading {est['before']:.1f} s)")
+    print("probe batches (units, cost, seconds): " + ", ".join(f"({u}, {c:.0f}, {t:.2f})" for u, c, t in est["batches"]))
     print(f"1/{args.fraction} sample: --limit {limit} ({kept:.2%} of the groups): estimate {predicted:.1f} s, "
           f"measured {measured:.1f} s (ratio {predicted / measured:.2f})")
 

@@ -49,6 +49,28 @@ def test_the_estimate_extrapolates_the_probe_by_cost_and_finds_the_limit_that_fi
     assert len(est.line()) <= 100
 
 
+def test_a_resumed_run_counts_what_its_bar_counts_and_fits_a_sample_from_nothing_done():
+    """The bar of a resumed run counts every unit, the done ones ticked: the line says the same total and how many
+    were resumed; the time is the units left's, and ``--limit`` is fitted to a run from nothing done."""
+    clock = Clock()
+    watch = _watch(clock, probe=20.0)
+    clock.now = 40.0
+    watch.describe("group", "--limit", [3000, 1000])
+    assert watch.begin([2.0] * 2000, resumed=2000)  # half of the 4,000 units done before: 4,000 cost left
+    for _ in range(4):
+        clock.now += 3.0
+        watch.batch(25, 50.0, 9.0 if watch._batches == [] else 5.0)
+    est = watch.estimate
+    assert est is not None and est.units == 2000 and est.resumed == 2000
+    # 1 s per 10 cost: the 3,800 cost left after the probe take 380 s
+    assert est.units_seconds == pytest.approx(24.0 + 380.0) and est.total == pytest.approx(444.0)
+    # a whole run from nothing: 4,000 units at the same rate, 808 s; 40 + (2N / 4000) * 808 <= 300 -> N <= 643
+    assert est.seconds_for(1.0) == pytest.approx(40.0 + 808.0) and est.fits == 640
+    assert est.line() == ("lexprobe: estimate 7 min (100 of 4,000 groups, 2,000 resumed: 24 s; loading 40 s);\n"
+                          "  --limit 640: ~5 min")
+    assert max(len(line) for line in est.line().splitlines()) <= 100
+
+
 def test_a_short_run_says_nothing_and_a_later_stage_is_not_watched():
     said: list[str] = []
     clock = Clock()
