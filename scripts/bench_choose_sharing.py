@@ -24,6 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import lexprobe.api  # noqa: E402,F401  (registers the benchmarks the run looks up)
 from lexprobe.benchmarks.coda21 import choose as choose_coda  # noqa: E402
 from lexprobe.benchmarks.coda21.cli import resolve_coda_file  # noqa: E402
 from lexprobe.benchmarks.coda21.config import CodaConfig  # noqa: E402

@@ -21,6 +21,26 @@ import pytest
 import lexprobe.api  # noqa: F401  (registers the shipped benchmarks)
 from tests.optional import SHARED_DATA, SHARED_DATA_HINT
 
+
+def _register_extra_benchmark() -> None:
+    """``LEXPROBE_TEST_EXTRA_BENCHMARK=module:NAME`` registers one more benchmark for the whole session (before the
+    test modules build their parameters from the registry): the tests that hold for every benchmark then cover it,
+    and one that names the shipped benchmarks instead of asking the registry fails on it, as on a fifth benchmark
+    (``tests/test_a_new_benchmark.py`` runs them so with ``tests/samesense``)."""
+    spec = os.environ.get("LEXPROBE_TEST_EXTRA_BENCHMARK")
+    if not spec:
+        return
+    import importlib
+
+    from lexprobe.core.registry import REGISTRY
+
+    module, _, attr = spec.partition(":")
+    bench = getattr(importlib.import_module(module), attr)
+    REGISTRY[bench.meta.name] = bench
+
+
+_register_extra_benchmark()
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

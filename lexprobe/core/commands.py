@@ -110,10 +110,10 @@ def _eval(bench: Any, args: argparse.Namespace, prepared: Any, out: Any) -> int:
     if result is None:  # another rank than 0
         return 0
     print(format_result(bench, result))
+    from lexprobe.reporting import wrap_text
+
     line = counts_line(result)
     if line:
-        from lexprobe.reporting import wrap_text
-
         print(wrap_text(line))
-    print(f"\nresults written to {out}" + (f", plot to {result['plot']}" if result.get("plot") else ""))
+    print("\n" + wrap_text(f"results written to {out}" + (f", plot to {result['plot']}" if result.get("plot") else "")))
     return 0

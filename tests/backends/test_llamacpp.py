@@ -289,7 +289,7 @@ def test_the_main_job_runs_with_a_llamacpp_model(imported_data, tmp_path, capsys
     needs_package("llama_cpp")
     model = f"llamacpp:{smollm2_file()}"
     code = main(["run", "--model", model, "--threads", "1", "--only", "wdlmpro", "coda21", "senserank",
-                 "--sample", "2", "--no-fetch", "--out-dir", str(tmp_path)])
+                 "--sample", "1", "--no-fetch", "--out-dir", str(tmp_path)])
     assert code == 0
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["failed"] == []

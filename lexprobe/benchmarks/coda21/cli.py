@@ -379,6 +379,6 @@ def run_default(out_dir: Path, part) -> dict:
         result = run_part(bench, part, config, out, scorer=scorer, items=items,
                           heading=name if len(files) > 1 else None)
         print(wrap_text(scored_line(path, items.groups, result)))
-        print(f"CoDA21 {name} results written to {out}")
+        print(wrap_text(f"CoDA21 {name} results written to {out}"))
         metrics[name] = result["metrics"]
     return {"metrics": metrics, "sample_data": sample_data}

@@ -16,6 +16,7 @@ from lexprobe.core.cli_common import non_negative_int, positive_int
 from lexprobe.core.options import option
 from lexprobe.errors import DataError
 from lexprobe.outputs import IMAGE, INPUT, OUTPUT_DIR, make_output_dir
+from lexprobe.reporting import wrap_text
 
 #: what ``build`` writes into its --out folder
 BUILD_FILES = tuple(ds.dataset_filename(pos) for pos in ("n", "v"))
@@ -175,5 +176,5 @@ def run_default(out_dir: Path, part) -> dict:
     out = Path(out_dir) / f"{part.stem('wdlmpro')}.json"
     result = run_part("wdlmpro", part, config, out)
     plot = f", breakdown plot to {result['plot']}" if result.get("plot") else ""
-    print(f"WDLMPro results written to {out}{plot}")
+    print(wrap_text(f"WDLMPro results written to {out}{plot}"))
     return result
