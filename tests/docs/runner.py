@@ -94,7 +94,7 @@ def _document_run(doc: str, doc_runs, tmp_path_factory, doc_bin, corpora_dir, do
     models = {}
     table = stand_ins()
     for fixture in sorted(set(re.findall(r"\{(tiny_\w+)\}", " ".join(table.values())))):
-        if any(hub in texts for hub, local in table.items() if local == "{" + fixture + "}"):
+        if any(hub in texts for hub, local in table.items() if "{" + fixture + "}" in local):
             models[fixture] = str(request.getfixturevalue(fixture))
         else:
             models[fixture] = f"<{fixture}: not built>"
