@@ -49,7 +49,7 @@ def stand_ins() -> dict[str, str]:
 
 #: the sample-size options and their floors: a value at or below the floor is kept as written
 SMALL: dict[str, int] = {"--limit": 1, "--fit-limit": 4, "limit=": 1, "--groups": 2, "--max-instances": 300,
-                         "--instances": 20, "--epochs": 0, "--max-groups": 2, "--permutations": 1,
+                         "--epochs": 0, "--max-groups": 2, "--permutations": 1,
                          "--sample": 2}
 #: commands that read every item unless told otherwise, and the sample options they get when the line has none
 EVERY_ITEM = re.compile(r"^lexprobe (?:wdlmpro|coda21|coda|senserank|wsd|wic) eval\b|^lexprobe export (?:hf|lm-eval)\b")
@@ -61,7 +61,7 @@ SHARED_PATHS: dict[str, str] = {
     "path/to/CoDA21/Data/": "coda21/",
     "WSD_Unified_Evaluation_Datasets/": "wsd-raganato/",
     "wsd-hard-benchmark/": "wsd-hard/",
-    "mine.key.txt": "wsd-hard/evaluation/predictions/ALLamended/glossbert-predictions.ALLamended.key.txt",
+    "mine.key.txt": "wsd-hard/wsd_hard_benchmark/ALLamended/ALLamended.gold.key.txt",  # a system that answers gold
 }
 
 #: (document, command) -> the command run instead, and why
@@ -77,6 +77,9 @@ EXIT_CODES: dict[tuple[str, str], int] = {
 
 #: (document, command) -> the exit code the CI run (the tiny stand-ins, ``REAL_MODELS`` off) gives it, and why
 QUICK_EXIT_CODES: dict[tuple[str, str], tuple[int, str]] = {
+    ("docs/llm.md", "lexprobe run --plan plan.yaml --out-dir my-model/"):
+        (2, "the plan asks hidden-states layers 3 and 6, which the tiny Llama (2 layers) lacks: one line, exit 2, "
+            "before any work; SmolLM2 (30 layers) runs the plan"),
     ("README.md", "lexprobe coda21 eval --data clean-easy --model smollm2-135m-instruct --method ask --limit 1 --out "
                   "coda-ask.json"):
         (2, "the tiny Llama's tokenizer spells ' Yes' and ' No' with one first token, so --method ask refuses it in "
