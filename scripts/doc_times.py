@@ -45,6 +45,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--doc", action="append", help="only this document (README.md, docs/wsd.md, ...)")
     parser.add_argument("--fill", action="store_true", help="write the times in place of their placeholders")
+    parser.add_argument("--missing", action="store_true", help="only the commands whose time is a placeholder")
     args = parser.parse_args()
     load = os.getloadavg()[0]
     print(f"{os.cpu_count()} cores, load {load:.1f} at the start")
@@ -52,7 +53,8 @@ def main() -> int:
         if args.doc and name(doc) not in args.doc:
             continue
         timed = [s for s in snippets(doc) if s.kind == "shell" and " #" in s.text
-                 and PLACEHOLDER.search(s.text.split(" #", 1)[1].strip())]
+                 and PLACEHOLDER.search(s.text.split(" #", 1)[1].strip())
+                 and (not args.missing or "TIME_" in s.text)]
         if not timed:
             continue
         text = doc.read_text(encoding="utf-8")

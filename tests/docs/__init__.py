@@ -1,6 +1,11 @@
 """Every command and code block of README.md and docs/*.md runs here, or is listed below with why it cannot.
 
-How a snippet runs (``test_run_*.py``, slow: real models on real corpora; each run file holds a few documents, so
+Every run (CI's too) checks the lists against the documents and parses every ``lexprobe`` command line as written
+(``test_doc_snippets.py``, a second). The commands themselves run with ``LEXPROBE_TEST_DOCS=quick`` (the installed
+causal LMs stood in for by a tiny Llama: ``rules.QUICK_STAND_INS``) or ``=real`` (the installed models as written);
+CI leaves that run out for its time (``rules.DOCS_RUN``).
+
+How a snippet runs (``test_run_*.py``, slow: models on real corpora; each run file holds a few documents, so
 the workers share them). Each document's snippets run in the document's order in one fresh folder (a snippet
 reads what the ones above it wrote, as a reader's would): a command by ``bash -e -c`` with the document's variable
 settings before it, a ``python`` block as a file; ``lexprobe`` and ``python -m lexprobe`` are this checkout, run in

@@ -78,8 +78,8 @@ EXIT_CODES: dict[tuple[str, str], int] = {
 #: (document, command) -> the exit code the CI run (the tiny stand-ins, ``REAL_MODELS`` off) gives it, and why
 QUICK_EXIT_CODES: dict[tuple[str, str], tuple[int, str]] = {
     ("docs/llm.md", "lexprobe run --plan plan.yaml --out-dir my-model/"):
-        (2, "the plan asks hidden-states layers 3 and 6, which the tiny Llama (2 layers) lacks: one line, exit 2, "
-            "before any work; SmolLM2 (30 layers) runs the plan"),
+        (1, "the plan asks hidden-states layers 3 and 6, which the tiny Llama (2 layers) lacks: those parts cannot "
+            "run, the job runs the others and says so with exit 1; SmolLM2 (30 layers) runs the whole plan"),
     ("README.md", "lexprobe coda21 eval --data clean-easy --model smollm2-135m-instruct --method ask --limit 1 --out "
                   "coda-ask.json"):
         (2, "the tiny Llama's tokenizer spells ' Yes' and ' No' with one first token, so --method ask refuses it in "
