@@ -14,12 +14,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 #: the tests that hold for every benchmark and method (the contract, resume keys, declared options, stand-ins)
 GENERIC = ("tests/test_contract.py", "tests/test_one_resume_key.py", "tests/test_declared_options.py",
            "tests/core/test_standins_every_method.py")
 
 
+@pytest.mark.slow  # a pytest session of its own: ~20 s
 def test_the_generic_tests_cover_a_benchmark_registered_at_run_time():
     env = {**os.environ, "LEXPROBE_TEST_EXTRA_BENCHMARK": "tests.samesense:SAMESENSE", "PYTHONPATH": str(REPO)}
     proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "samesense",

@@ -147,15 +147,16 @@ def test_3_readme_api_example_writes_the_result(datasets, tmp_path, tiny_gpt2, m
 
     readme = (REPO / "README.md").read_text()
     code = re.search(r"```python\n(from lexprobe.api import evaluate, load_scorer.*?)```", readme, re.S).group(1)
-    code = code.replace('load_scorer("gpt2")', f'load_scorer({str(tiny_gpt2)!r})')
+    assert 'load_scorer("all-MiniLM-L6-v2")' in code
+    code = code.replace('load_scorer("all-MiniLM-L6-v2")', f'load_scorer({str(tiny_gpt2)!r})')
     monkeypatch.setattr(dataset, "default_dataset",
                         lambda pos, keep_duplicates=False: dataset.load_groups(datasets / "nouns.jsonl"))
     monkeypatch.chdir(tmp_path)
     exec(compile(code, "README.md", "exec"), {})
-    result = json.loads((tmp_path / "gpt2.json").read_text())
-    n_groups = len(dataset.load_groups(datasets / "nouns.jsonl"))
+    result = json.loads((tmp_path / "minilm-api.json").read_text())
+    n_groups = len(dataset.load_groups(datasets / "nouns.jsonl"))  # fewer than the snippet's limit=100: all of them
     assert result["benchmark"] == "wdlmpro" and len(result["instances"]) == 2 * n_groups
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["gpt2.json", "gpt2.png"]  # the result and its plot
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["minilm-api.json", "minilm-api.png"]  # result and plot
 
 
 # --- 4. numeric options are validated in the parser --------------------------------------------

@@ -138,10 +138,10 @@ def test_finetune_same_seed_same_sample(tmp_path):
         sample_balanced(pool, 100, random.Random(0))
 
 
-def test_cli_errors(capsys):
+def test_cli_errors(capsys, tmp_path):
     from lexprobe.cli import main
 
-    assert main(["senserank", "eval", "--corpus", "ontonotes", "--out", "/tmp/x.json"]) == 2
+    assert main(["senserank", "eval", "--corpus", "ontonotes", "--out", str(tmp_path / "x.json")]) == 2
     assert "--path" in capsys.readouterr().err
 
 
